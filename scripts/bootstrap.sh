@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Idempotent set-up shared by ./run-editor and ./run-tests:
+#  1. system packages for headless OpenGL (Xvfb, Mesa llvmpipe, Qt's xcb
+#     dependencies) and glslangValidator, installed with apt-get when missing;
+#  2. a virtual environment in .venv with the project and its test extras.
+# It prints what it does and is silent when everything is already there.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+
+system_packages=(
+  xvfb xauth libgl1-mesa-dri libgl1 libegl1 libegl-mesa0 libgles2 glslang-tools
+  libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
+  libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0
+  libfontconfig1 libdbus-1-3 libxkbcommon0 fonts-dejavu-core
+)
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for package in "${system_packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [[ "$status" == "install ok installed" ]] || missing+=("$package")
+  done
+fi
+if ((${#missing[@]})); then
+  echo "bootstrap: installing system packages: ${missing[*]}" >&2
+  if [[ $(id -u) -eq 0 ]]; then sudo_cmd=(); else sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq >&2
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+python=${PYTHON:-python3}
+stamp=.venv/.bootstrap-stamp
+if [[ ! -x .venv/bin/python ]]; then
+  echo "bootstrap: creating .venv" >&2
+  "$python" -m venv .venv
+fi
+if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
+  echo "bootstrap: installing Python packages" >&2
+  .venv/bin/python -m pip install -q --upgrade pip >&2
+  .venv/bin/python -m pip install -q -e '.[dev]' >&2
+  touch "$stamp"
+fi

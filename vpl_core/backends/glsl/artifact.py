@@ -1,0 +1,66 @@
+"""The program artifact (spec 12.1): code and reflection, immutable.
+
+This is the contract between the GLSL backend and its hosts (the preview,
+`vpl compile`, the export). Code strings carry no terminator; hosts upload
+them with explicit byte lengths. `gl_name` is the exact GLSL name; for
+native name queries a host appends one zero byte (`gl_name_bytes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from vpl_core.ir.module import Direction, Semantic, UniformKind
+from vpl_core.ir.types import Type
+
+
+@dataclass(frozen=True)
+class UniformBinding:
+    name: str                 # logical (display) name from the module
+    gl_name: str              # exact GLSL name: vpl_u<slot> (or the block instance for records)
+    type: Type
+    slot: int                 # position in the module's uniform list
+    location: int             # resolved location, -1 where GL assigns it (blocks, driver-assigned)
+    kind: UniformKind
+    block_binding: int = -1   # std140 block binding point, -1 for non-blocks
+    block_name: Optional[str] = None  # vpl_Block<slot> for record uniforms
+
+    @property
+    def gl_name_bytes(self) -> bytes:
+        return self.gl_name.encode("ascii") + b"\0"
+
+
+@dataclass(frozen=True)
+class InterfaceBinding:
+    name: str
+    gl_name: str              # vpl_attribute<loc> / vpl_varying<loc> / vpl_output<loc> / gl_Position / gl_FragCoord
+    type: Type
+    slot: int                 # position in the stage's interface list
+    location: int             # resolved location, -1 for Position
+    direction: Direction
+    semantic: Semantic
+
+    @property
+    def gl_name_bytes(self) -> bytes:
+        return self.gl_name.encode("ascii") + b"\0"
+
+
+@dataclass(frozen=True)
+class ProgramArtifact:
+    target: str               # "glsl420", later "es300" / "es320"
+    version: int              # 420, 300, 320
+    vertex_code: str
+    fragment_code: str
+    uniforms: tuple[UniformBinding, ...]
+    vertex_interface: tuple[InterfaceBinding, ...]
+    fragment_interface: tuple[InterfaceBinding, ...]
+    fragment_color_output: str        # GLSL name of the primary fragment colour output
+    fragment_color_location: int
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    def uniform(self, name: str) -> Optional[UniformBinding]:
+        for binding in self.uniforms:
+            if binding.name == name:
+                return binding
+        return None

@@ -1,0 +1,310 @@
+"""VPL instructions (spec 5.1, 7) and terminators (spec 8).
+
+Plain mutable data: a builder or reader creates them, the verifier checks
+them and never changes them. Each class's docstring states its typing rule;
+the verifier (`vpl_core.verify`) is the executable form of those rules.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional, Union
+
+from vpl_core.ir.types import Type
+from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
+
+if TYPE_CHECKING:
+    from vpl_core.ir.module import Block, Function
+
+
+class BinaryOperator(enum.Enum):
+    """Arithmetic and comparison operators; the value is the text spelling."""
+
+    ADD = "add"
+    SUBTRACT = "subtract"
+    MULTIPLY = "multiply"
+    DIVIDE = "divide"
+    EQUAL = "equal"
+    NOT_EQUAL = "not_equal"
+    LESS = "less"
+    LESS_EQUAL = "less_equal"
+    GREATER = "greater"
+    GREATER_EQUAL = "greater_equal"
+
+    @property
+    def is_arithmetic(self) -> bool:
+        return self in ARITHMETIC_OPERATORS
+
+    @property
+    def is_comparison(self) -> bool:
+        return not self.is_arithmetic
+
+
+ARITHMETIC_OPERATORS = frozenset(
+    {BinaryOperator.ADD, BinaryOperator.SUBTRACT, BinaryOperator.MULTIPLY, BinaryOperator.DIVIDE}
+)
+
+
+class Builtin(enum.Enum):
+    """Built-in call selectors; the value is the text spelling.
+
+    NONE marks a call of a module function. TEXTURE is VPL 1's only built-in
+    (spec 7.3). Every other member belongs to the `math` extension
+    (docs/vpl-math-extension.md) and needs `(extensions "math")` in text.
+    """
+
+    NONE = "none"
+    TEXTURE = "texture"
+    ABS = "abs"
+    SIGN = "sign"
+    FLOOR = "floor"
+    CEIL = "ceil"
+    FRACT = "fract"
+    TRUNC = "trunc"
+    ROUND_EVEN = "round_even"
+    SQRT = "sqrt"
+    INVERSESQRT = "inversesqrt"
+    EXP = "exp"
+    EXP2 = "exp2"
+    LOG = "log"
+    LOG2 = "log2"
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ASIN = "asin"
+    ACOS = "acos"
+    ATAN = "atan"
+    RADIANS = "radians"
+    DEGREES = "degrees"
+    NEGATE = "negate"
+    ATAN2 = "atan2"
+    POW = "pow"
+    MOD = "mod"
+    MIN = "min"
+    MAX = "max"
+    STEP = "step"
+    CLAMP = "clamp"
+    MIX = "mix"
+    SMOOTHSTEP = "smoothstep"
+    DOT = "dot"
+    CROSS = "cross"
+    LENGTH = "length"
+    DISTANCE = "distance"
+    NORMALIZE = "normalize"
+    REFLECT = "reflect"
+    REFRACT = "refract"
+    SELECT = "select"
+    LOGICAL_AND = "logical_and"
+    LOGICAL_OR = "logical_or"
+    LOGICAL_NOT = "logical_not"
+    FLOAT_TO_INT = "float_to_int"
+    DFDX = "dfdx"
+    DFDY = "dfdy"
+    FWIDTH = "fwidth"
+    TEXTURE_LOD = "texture_lod"
+
+    @property
+    def extension(self) -> str | None:
+        """The extension that provides this built-in, None for VPL 1's own."""
+        return None if self in (Builtin.NONE, Builtin.TEXTURE) else "math"
+
+
+class Instruction:
+    """Base class of instructions. Every instruction has `result`: the destination register or None."""
+
+    def operands(self) -> list[Operand]:
+        """The computation operands this instruction reads (not storage paths)."""
+        return []
+
+
+@dataclass(eq=False)
+class DeclareLocalInstruction(Instruction):
+    """Declares `register` with `type` (which must equal `register.type`).
+
+    Declarations form a prefix of the function's entry block; they assign
+    nothing and compute nothing.
+    """
+
+    register: RegisterValue
+    type: Type
+
+    @property
+    def result(self) -> None:
+        return None
+
+
+@dataclass(eq=False)
+class CopyInstruction(Instruction):
+    """`result = source`; the source has exactly the result's type."""
+
+    result: RegisterValue
+    source: Operand
+
+    def operands(self) -> list[Operand]:
+        return [self.source]
+
+
+@dataclass(eq=False)
+class LoadInstruction(Instruction):
+    """`result = *source`; root or derived storage of exactly the result's type."""
+
+    result: RegisterValue
+    source: ReferenceValue
+
+
+@dataclass(eq=False)
+class StoreInstruction(Instruction):
+    """`*target = value`; writable storage, value of exactly the target's type."""
+
+    target: ReferenceValue
+    value: Operand
+
+    @property
+    def result(self) -> None:
+        return None
+
+    def operands(self) -> list[Operand]:
+        return [self.value]
+
+
+@dataclass(eq=False)
+class BinaryInstruction(Instruction):
+    """`result = lhs OP rhs` following the operand table of spec 7.1."""
+
+    result: RegisterValue
+    operator: BinaryOperator
+    lhs: Operand
+    rhs: Operand
+
+    def operands(self) -> list[Operand]:
+        return [self.lhs, self.rhs]
+
+
+@dataclass(eq=False)
+class CallInstruction(Instruction):
+    """Call of a same-stage function (`builtin` NONE) or of a built-in (`callee` None).
+
+    Arguments match the callee's parameters (or the built-in's signature);
+    a non-void callee needs a result of its return type, a void one none.
+    """
+
+    result: Optional[RegisterValue]
+    callee: Optional["Function"]
+    builtin: Builtin
+    arguments: list[Operand] = field(default_factory=list)
+
+    def operands(self) -> list[Operand]:
+        return list(self.arguments)
+
+
+@dataclass(eq=False)
+class ConstructInstruction(Instruction):
+    """Construct a value of `type` (equal to the result's type) from components (spec 7.2)."""
+
+    result: RegisterValue
+    type: Type
+    arguments: list[Operand] = field(default_factory=list)
+
+    def operands(self) -> list[Operand]:
+        return list(self.arguments)
+
+
+@dataclass(eq=False)
+class SwizzleInstruction(Instruction):
+    """Select 1-4 `xyzw` components of a vector, in pattern order (repeats allowed)."""
+
+    result: RegisterValue
+    source: Operand
+    pattern: str
+
+    def operands(self) -> list[Operand]:
+        return [self.source]
+
+
+@dataclass(eq=False)
+class MemberInstruction(Instruction):
+    """Extract an existing field of a record value, with the field's declared type."""
+
+    result: RegisterValue
+    source: Operand
+    field_name: str
+
+    def operands(self) -> list[Operand]:
+        return [self.source]
+
+
+@dataclass(eq=False)
+class IndexInstruction(Instruction):
+    """Extract an array element with an integer scalar index; constant indices in bounds."""
+
+    result: RegisterValue
+    source: Operand
+    index: Operand
+
+    def operands(self) -> list[Operand]:
+        return [self.source, self.index]
+
+
+class Terminator:
+    """Base class of block terminators."""
+
+    def successors(self) -> list["Block"]:
+        return []
+
+    def operands(self) -> list[Operand]:
+        return []
+
+
+@dataclass(eq=False)
+class BranchTerminator(Terminator):
+    """Transfer to `target`, a block of the same function."""
+
+    target: "Block"
+
+    def successors(self) -> list["Block"]:
+        return [self.target]
+
+
+@dataclass(eq=False)
+class ConditionalBranchTerminator(Terminator):
+    """Test a bool scalar and transfer to one of two same-function blocks."""
+
+    condition: Operand
+    true_target: "Block"
+    false_target: "Block"
+
+    def successors(self) -> list["Block"]:
+        return [self.true_target, self.false_target]
+
+    def operands(self) -> list[Operand]:
+        return [self.condition]
+
+
+@dataclass(eq=False)
+class ReturnTerminator(Terminator):
+    """Finish the function: no value for void functions, an exactly matching one otherwise."""
+
+    value: Optional[Operand] = None
+
+    def operands(self) -> list[Operand]:
+        return [] if self.value is None else [self.value]
+
+
+@dataclass(eq=False)
+class DiscardTerminator(Terminator):
+    """Abandon the fragment invocation; fragment stages only."""
+
+
+AnyInstruction = Union[
+    DeclareLocalInstruction,
+    CopyInstruction,
+    LoadInstruction,
+    StoreInstruction,
+    BinaryInstruction,
+    CallInstruction,
+    ConstructInstruction,
+    SwizzleInstruction,
+    MemberInstruction,
+    IndexInstruction,
+]

@@ -1,0 +1,209 @@
+"""VPL types (spec 4).
+
+Structural types (void, scalars, vectors, matrices, samplers, arrays) are
+frozen dataclasses compared by value. A `RecordType` has nominal identity:
+one declaration is one object, and two declarations with the same display
+name and fields are different types. Records are mutable only so that a
+reader can create the declaration before its fields are bound; everything
+compares them by identity.
+
+Constructors check local invariants that the text format can also express
+(dimensions 2-4, positive array counts); the reader reports those as semantic
+diagnostics before constructing. Whole-module rules (no void values, no
+recursive records) belong to the verifier.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class ScalarKind(enum.Enum):
+    BOOL = "bool"
+    INT = "int"
+    FLOAT = "float"
+
+
+class Type:
+    """Base class of every VPL type."""
+
+    __slots__ = ()
+
+    @property
+    def is_void(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class VoidType(Type):
+    """No value; only a function return type."""
+
+    @property
+    def is_void(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return "void"
+
+
+@dataclass(frozen=True)
+class ScalarType(Type):
+    """A bool, int32 or binary32 float scalar."""
+
+    kind: ScalarKind
+
+    def __str__(self) -> str:
+        return self.kind.value
+
+
+@dataclass(frozen=True)
+class VectorType(Type):
+    """2 to 4 components of one scalar kind."""
+
+    kind: ScalarKind
+    size: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.size, int) or not 2 <= self.size <= 4:
+            raise ValueError(f"vector size must be 2, 3 or 4, not {self.size!r}")
+
+    @property
+    def element(self) -> ScalarType:
+        return ScalarType(self.kind)
+
+    def __str__(self) -> str:
+        return f"vector {self.kind.value} {self.size}"
+
+
+@dataclass(frozen=True)
+class MatrixType(Type):
+    """A floating matrix with 2-4 rows and 2-4 columns (rows first, as in the text)."""
+
+    rows: int
+    columns: int
+
+    def __post_init__(self) -> None:
+        for value in (self.rows, self.columns):
+            if not isinstance(value, int) or not 2 <= value <= 4:
+                raise ValueError(f"matrix dimensions must be 2, 3 or 4, not {value!r}")
+
+    @property
+    def column_type(self) -> VectorType:
+        return VectorType(ScalarKind.FLOAT, self.rows)
+
+    def __str__(self) -> str:
+        return f"matrix {self.rows} {self.columns}"
+
+
+@dataclass(frozen=True)
+class SamplerType(Type):
+    """An opaque sampler; version 1 has only sampler2D."""
+
+    kind: str = "sampler2D"
+
+    def __str__(self) -> str:
+        return self.kind
+
+
+@dataclass(frozen=True)
+class ArrayType(Type):
+    """A fixed, positive number of elements of one value type."""
+
+    element: Type
+    count: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.count, int) or isinstance(self.count, bool) or self.count < 1:
+            raise ValueError(f"array count must be a positive integer, not {self.count!r}")
+
+    def __str__(self) -> str:
+        return f"array {self.element} {self.count}"
+
+
+@dataclass(eq=False)
+class Field:
+    """A named record field."""
+
+    name: str
+    type: Type
+
+
+@dataclass(eq=False)
+class RecordType(Type):
+    """A record declaration; equality and hashing are by identity (nominal typing)."""
+
+    name: str
+    fields: list[Field] = field(default_factory=list)
+
+    def field_named(self, name: str) -> Field | None:
+        for candidate in self.fields:
+            if candidate.name == name:
+                return candidate
+        return None
+
+    def field_index(self, name: str) -> int:
+        for position, candidate in enumerate(self.fields):
+            if candidate.name == name:
+                return position
+        return -1
+
+    def __str__(self) -> str:
+        return f"record {self.name!r}"
+
+    def __repr__(self) -> str:
+        return f"RecordType({self.name!r}, id=0x{id(self):x})"
+
+
+# Shared instances of the common structural types; equal to fresh ones.
+VOID = VoidType()
+BOOL = ScalarType(ScalarKind.BOOL)
+INT = ScalarType(ScalarKind.INT)
+FLOAT = ScalarType(ScalarKind.FLOAT)
+SAMPLER2D = SamplerType()
+
+
+def vec(size: int, kind: ScalarKind = ScalarKind.FLOAT) -> VectorType:
+    return VectorType(kind, size)
+
+
+def ivec(size: int) -> VectorType:
+    return VectorType(ScalarKind.INT, size)
+
+
+def bvec(size: int) -> VectorType:
+    return VectorType(ScalarKind.BOOL, size)
+
+
+def mat(rows: int, columns: int | None = None) -> MatrixType:
+    return MatrixType(rows, rows if columns is None else columns)
+
+
+def element_kind(value_type: Type) -> ScalarKind | None:
+    """The scalar kind of a scalar, vector (its elements) or matrix (float)."""
+    if isinstance(value_type, ScalarType):
+        return value_type.kind
+    if isinstance(value_type, VectorType):
+        return value_type.kind
+    if isinstance(value_type, MatrixType):
+        return ScalarKind.FLOAT
+    return None
+
+
+def is_float_scalar(value_type: Type) -> bool:
+    return isinstance(value_type, ScalarType) and value_type.kind is ScalarKind.FLOAT
+
+
+def is_numeric_scalar(value_type: Type) -> bool:
+    return isinstance(value_type, ScalarType) and value_type.kind is not ScalarKind.BOOL
+
+
+def component_count(value_type: Type) -> int:
+    """Scalar components of a scalar (1), vector (size) or matrix (rows*columns); 0 otherwise."""
+    if isinstance(value_type, ScalarType):
+        return 1
+    if isinstance(value_type, VectorType):
+        return value_type.size
+    if isinstance(value_type, MatrixType):
+        return value_type.rows * value_type.columns
+    return 0

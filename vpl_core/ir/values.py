@@ -1,0 +1,196 @@
+"""VPL values (spec 5 and 6): registers, scalar constants, storage references.
+
+Computation operands are registers or scalar constants (`Operand`). Storage
+references are operands of loads and stores only. All value classes are
+frozen: a descriptor is a value, so two descriptors with the same fields are
+interchangeable. Derived references carry their own `storage_kind` (MEMBER
+or INDEX) and slot 0, as the spec's object model does, so that the verifier
+can reject a forged kind, slot or type.
+
+Float constants keep their exact binary32 bit pattern: `-0.0` and `0.0` are
+different constants, and equality and hashing go by bits.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import struct
+from dataclasses import dataclass
+from typing import Union
+
+from vpl_core.ir.types import BOOL, FLOAT, INT, ScalarKind, ScalarType, Type
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+def float32_bits(value: float) -> int:
+    """The binary32 bit pattern of `value`, which must be representable."""
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def float32_from_bits(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def round_to_float32(value: float) -> float:
+    """Round a Python float (binary64) to the nearest binary32, ties to even.
+
+    Raises OverflowError when the result is not finite.
+    """
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def is_float32(value: float) -> bool:
+    if not math.isfinite(value):
+        return False
+    try:
+        return round_to_float32(value) == value
+    except OverflowError:
+        return False
+
+
+@dataclass(frozen=True)
+class RegisterValue:
+    """A function-local mutable register, named by its numeric index and typed."""
+
+    index: int
+    type: Type
+
+    def __str__(self) -> str:
+        return f"r{self.index}"
+
+
+@dataclass(frozen=True, eq=False)
+class ConstantValue:
+    """A bool, int32 or finite binary32 scalar literal of an explicit scalar type.
+
+    For floats `value` is a Python float exactly representable in binary32;
+    equality compares bit patterns so that -0.0 differs from 0.0.
+    """
+
+    type: Type
+    value: Union[bool, int, float]
+
+    @staticmethod
+    def of_bool(value: bool) -> ConstantValue:
+        return ConstantValue(BOOL, bool(value))
+
+    @staticmethod
+    def of_int(value: int) -> ConstantValue:
+        if not INT32_MIN <= value <= INT32_MAX:
+            raise ValueError(f"integer constant {value} is outside the signed 32-bit range")
+        return ConstantValue(INT, int(value))
+
+    @staticmethod
+    def of_float(value: float) -> ConstantValue:
+        """A float constant; `value` is rounded to binary32 (nearest even)."""
+        if not math.isfinite(value):
+            raise ValueError("float constants must be finite")
+        rounded = round_to_float32(float(value))
+        return ConstantValue(FLOAT, rounded)
+
+    @staticmethod
+    def of_float_bits(bits: int) -> ConstantValue:
+        return ConstantValue(FLOAT, float32_from_bits(bits))
+
+    @property
+    def bits(self) -> int | None:
+        """The binary32 bits of a float constant, None for other kinds."""
+        if isinstance(self.type, ScalarType) and self.type.kind is ScalarKind.FLOAT:
+            return float32_bits(float(self.value))
+        return None
+
+    def _key(self) -> tuple:
+        if isinstance(self.type, ScalarType) and self.type.kind is ScalarKind.FLOAT:
+            try:
+                return (self.type, "float", float32_bits(float(self.value)))
+            except (OverflowError, TypeError, ValueError, struct.error):
+                return (self.type, "invalid", repr(self.value))
+        return (self.type, type(self.value).__name__, self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ConstantValue) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        return f"({self.type} {self.value!r})"
+
+
+Operand = Union[RegisterValue, ConstantValue]
+
+
+class StorageKind(enum.Enum):
+    """Root storage namespaces (spec 6) and the two derived kinds (spec 6.1)."""
+
+    LOCAL = "local"
+    PARAMETER = "parameter"
+    UNIFORM = "uniform"
+    STAGE = "stage"
+    MEMBER = "member"
+    INDEX = "index"
+
+    @property
+    def is_root(self) -> bool:
+        return self not in (StorageKind.MEMBER, StorageKind.INDEX)
+
+
+@dataclass(frozen=True)
+class ReferenceValue:
+    """A root storage descriptor: namespace, slot and the stored value type.
+
+    Slots: LOCAL is a register index, PARAMETER the position in the current
+    function's parameter list, UNIFORM the position in the module's uniform
+    list, STAGE the position in the current stage's interface list.
+    """
+
+    storage_kind: StorageKind
+    slot: int
+    type: Type
+
+    @property
+    def root(self) -> ReferenceValue:
+        return self
+
+
+@dataclass(frozen=True)
+class MemberReferenceValue(ReferenceValue):
+    """A record field of `base` storage; `type` is the field's declared type."""
+
+    base: ReferenceValue = None  # type: ignore[assignment]
+    field_name: str = ""
+
+    @staticmethod
+    def create(base: ReferenceValue, field_name: str, type: Type) -> MemberReferenceValue:
+        return MemberReferenceValue(StorageKind.MEMBER, 0, type, base, field_name)
+
+    @property
+    def root(self) -> ReferenceValue:
+        # Iterative, and bounded, so that a forged cyclic path cannot recurse forever.
+        reference: ReferenceValue = self
+        for _ in range(100_000):
+            if not isinstance(reference, (MemberReferenceValue, IndexReferenceValue)):
+                return reference
+            reference = reference.base
+        raise ValueError("reference path is cyclic or too deep")
+
+
+@dataclass(frozen=True)
+class IndexReferenceValue(ReferenceValue):
+    """An array element of `base` storage selected by an integer register or constant."""
+
+    base: ReferenceValue = None  # type: ignore[assignment]
+    index: Operand = None  # type: ignore[assignment]
+
+    @staticmethod
+    def create(base: ReferenceValue, index: Operand, type: Type) -> IndexReferenceValue:
+        return IndexReferenceValue(StorageKind.INDEX, 0, type, base, index)
+
+    root = MemberReferenceValue.root
+
+
+def local_ref(register: RegisterValue) -> ReferenceValue:
+    return ReferenceValue(StorageKind.LOCAL, register.index, register.type)
