@@ -41,6 +41,14 @@ class BinaryOperator(enum.Enum):
         return not self.is_arithmetic
 
 
+_BUILTIN_ARITY: dict[str, int] = {
+    "none": 0,
+    "texture": 2,
+    **{name: 2 for name in ("atan2", "pow", "mod", "min", "max", "step", "dot", "cross",
+                             "distance", "reflect", "logical_and", "logical_or")},
+    **{name: 3 for name in ("clamp", "mix", "smoothstep", "refract", "select", "texture_lod")},
+}
+
 ARITHMETIC_OPERATORS = frozenset(
     {BinaryOperator.ADD, BinaryOperator.SUBTRACT, BinaryOperator.MULTIPLY, BinaryOperator.DIVIDE}
 )
@@ -103,6 +111,11 @@ class Builtin(enum.Enum):
     DFDY = "dfdy"
     FWIDTH = "fwidth"
     TEXTURE_LOD = "texture_lod"
+
+    @property
+    def arity(self) -> int:
+        """The number of operands the built-in takes (its text form's operand count)."""
+        return _BUILTIN_ARITY.get(self.value, 1)
 
     @property
     def extension(self) -> str | None:
