@@ -73,10 +73,11 @@ class OutputLayout:
 
     def __init__(self, stage: Stage) -> None:
         self.stage = stage
-        # Keyed by id(): types stay alive in the module for the whole run, and
-        # id() avoids hashing deeply nested structural types recursively.
-        self._leaf_counts: dict[int, int] = {}
-        self._field_offsets: dict[int, list[int]] = {}
+        # Keyed by id() to avoid hashing deeply nested structural types
+        # recursively; each entry holds its type so that the id cannot be
+        # reused by another object while the layout lives.
+        self._leaf_counts: dict[int, tuple[Type, int]] = {}
+        self._field_offsets: dict[int, tuple[RecordType, list[int]]] = {}
         self._ranges: dict[int, tuple[int, int]] = {}
         self._range_starts: list[int] = []
         self._range_slots: list[int] = []
@@ -99,7 +100,7 @@ class OutputLayout:
         """Observable leaves of a value of `value_type` (iterative: types may nest deeply)."""
         cached = self._leaf_counts.get(id(value_type))
         if cached is not None:
-            return cached
+            return cached[1]
         in_progress: set[int] = set()
         stack: list[Type] = [value_type]
         while stack:
@@ -119,21 +120,23 @@ class OutputLayout:
             stack.pop()
             in_progress.discard(key)
             if isinstance(current, ArrayType):
-                self._leaf_counts[key] = current.count * self._leaf_counts[id(current.element)]
+                count = current.count * self._leaf_counts[id(current.element)][1]
             elif isinstance(current, RecordType):
-                self._leaf_counts[key] = sum(self._leaf_counts[id(field.type)] for field in current.fields)
+                count = sum(self._leaf_counts[id(field.type)][1] for field in current.fields)
             else:
-                self._leaf_counts[key] = 1
-        return self._leaf_counts[id(value_type)]
+                count = 1
+            self._leaf_counts[key] = (current, count)
+        return self._leaf_counts[id(value_type)][1]
 
     def field_offsets(self, record: RecordType) -> list[int]:
         """Leaf offset of each field inside one record value, plus the total at the end."""
-        offsets = self._field_offsets.get(id(record))
-        if offsets is None:
-            offsets = [0]
-            for field in record.fields:
-                offsets.append(offsets[-1] + self.leaf_count(field.type))
-            self._field_offsets[id(record)] = offsets
+        cached = self._field_offsets.get(id(record))
+        if cached is not None:
+            return cached[1]
+        offsets = [0]
+        for field in record.fields:
+            offsets.append(offsets[-1] + self.leaf_count(field.type))
+        self._field_offsets[id(record)] = (record, offsets)
         return offsets
 
     # Outputs ----------------------------------------------------------------------------
