@@ -1,0 +1,154 @@
+"""Well-formedness of type objects (spec 4): shapes, void placement, recursion.
+
+Every type the verifier meets (declarations, registers, constants,
+references, constructions) goes through `TypeChecker` before any typing rule
+compares it, so the typing rules in `typing.py` only ever see well-formed,
+acyclic types. A `TypeChecker` lives for one verifier run: it remembers the
+type objects it has accepted (by identity, holding them so that identities
+stay unique) and is discarded afterwards.
+
+Rules: exact classes only (a subclass of a type class could change equality
+behind the verifier's back); vector sizes and matrix dimensions 2-4; the
+only sampler kind is sampler2D; array counts positive; records have nonempty
+display names and uniquely, nonemptily named fields; void is never a field
+or element type; no type contains itself through fields or elements, at
+any depth. Forged cycles through frozen arrays are rejected the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from vpl_core.ir.types import (
+    ArrayType,
+    Field,
+    MatrixType,
+    RecordType,
+    SamplerType,
+    ScalarKind,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+)
+from vpl_core.verify.errors import VerificationError
+
+_KNOWN_TYPE_CLASSES = (VoidType, ScalarType, VectorType, MatrixType, SamplerType, ArrayType, RecordType)
+_SAMPLER_KINDS = frozenset({"sampler2D"})
+
+
+def is_dimension(value: object, low: int, high: int) -> bool:
+    return type(value) is int and low <= value <= high
+
+
+class TypeChecker:
+    """Validates type objects once per verifier run."""
+
+    def __init__(self) -> None:
+        self._accepted: dict[int, object] = {}
+
+    def check_type(self, value_type: object, subject: Any, context: Sequence[Any], what: str) -> Type:
+        """`value_type` must be a well-formed type (void allowed); returns it.
+
+        `subject` is blamed when `value_type` is not a type at all (the
+        declaration holding it); problems inside a type blame the type or
+        field itself, with `context` extended by `subject`.
+        """
+        if type(value_type) not in _KNOWN_TYPE_CLASSES:
+            if isinstance(value_type, Type):
+                raise VerificationError(f"{what} has unknown type class {type(value_type).__name__}", subject, context)
+            raise VerificationError(f"{what} is not a type", subject, context)
+        if id(value_type) not in self._accepted:
+            self._walk(value_type, (*context, subject))
+        assert isinstance(value_type, Type)
+        return value_type
+
+    def check_value_type(self, value_type: object, subject: Any, context: Sequence[Any], what: str) -> Type:
+        """`value_type` must be a well-formed type other than void."""
+        checked = self.check_type(value_type, subject, context, what)
+        if isinstance(checked, VoidType):
+            raise VerificationError(f"{what} cannot be void", subject, context)
+        return checked
+
+    # Depth-first walk with an explicit stack (deep nesting must not exhaust Python's).
+    def _walk(self, root: Type, context: tuple[Any, ...]) -> None:
+        in_progress: set[int] = set()
+        self._check_shape(root, context)
+        in_progress.add(id(root))
+        stack: list[tuple[Type, list[tuple[Any, Any, Any]], int]] = [(root, self._children(root), 0)]
+        while stack:
+            node, children, position = stack[-1]
+            if position == len(children):
+                stack.pop()
+                in_progress.discard(id(node))
+                self._accepted[id(node)] = node
+                continue
+            stack[-1] = (node, children, position + 1)
+            child, owner, holder = children[position]
+            if type(child) not in _KNOWN_TYPE_CLASSES:
+                what = "field type" if isinstance(holder, Field) else "array element"
+                message = f"{what} has unknown type class" if isinstance(child, Type) else f"{what} is not a type"
+                raise VerificationError(message, holder, context)
+            if isinstance(child, VoidType):
+                if isinstance(holder, Field):
+                    raise VerificationError(f"field {holder.name!r} cannot have type void", holder, context)
+                raise VerificationError("array element type cannot be void", holder, context)
+            if id(child) in in_progress:
+                if isinstance(child, RecordType):
+                    raise VerificationError(
+                        f"record type {child.name!r} contains itself", child, context
+                    )
+                raise VerificationError("array type contains itself", child, context)
+            if id(child) in self._accepted:
+                continue
+            self._check_shape(child, context)
+            in_progress.add(id(child))
+            stack.append((child, self._children(child), 0))
+
+    @staticmethod
+    def _children(node: Type) -> list[tuple[Any, Any, Any]]:
+        """(child type, owning type, object to blame) for each contained type."""
+        if isinstance(node, ArrayType):
+            return [(node.element, node, node)]
+        if isinstance(node, RecordType):
+            return [(field.type, node, field) for field in node.fields]
+        return []
+
+    @staticmethod
+    def _check_shape(node: Type, context: tuple[Any, ...]) -> None:
+        if isinstance(node, ScalarType):
+            if not isinstance(node.kind, ScalarKind):
+                raise VerificationError("scalar type has no valid element kind", node, context)
+        elif isinstance(node, VectorType):
+            if not isinstance(node.kind, ScalarKind):
+                raise VerificationError("vector type has no valid element kind", node, context)
+            if not is_dimension(node.size, 2, 4):
+                raise VerificationError(f"vector size must be 2, 3 or 4, got {node.size!r}", node, context)
+        elif isinstance(node, MatrixType):
+            if not is_dimension(node.rows, 2, 4) or not is_dimension(node.columns, 2, 4):
+                raise VerificationError(
+                    f"matrix dimensions must be 2, 3 or 4, got {node.rows!r} by {node.columns!r}", node, context
+                )
+        elif isinstance(node, SamplerType):
+            if not isinstance(node.kind, str) or node.kind not in _SAMPLER_KINDS:
+                raise VerificationError(f"unsupported sampler kind {node.kind!r}", node, context)
+        elif isinstance(node, ArrayType):
+            if type(node.count) is not int or node.count < 1:
+                raise VerificationError(f"array count must be positive, got {node.count!r}", node, context)
+        elif isinstance(node, RecordType):
+            if not isinstance(node.name, str) or not node.name:
+                raise VerificationError("record display name must be a nonempty string", node, context)
+            fields = node.fields
+            if not isinstance(fields, (list, tuple)):
+                raise VerificationError(f"record {node.name!r} has no field list", node, context)
+            names: set[str] = set()
+            for field in fields:
+                if not isinstance(field, Field):
+                    raise VerificationError(f"record {node.name!r} holds a non-field", node, context)
+                if not isinstance(field.name, str) or not field.name:
+                    raise VerificationError(
+                        f"field names of record {node.name!r} must be nonempty strings", field, context
+                    )
+                if field.name in names:
+                    raise VerificationError(f"record {node.name!r} has two fields named {field.name!r}", field, context)
+                names.add(field.name)
