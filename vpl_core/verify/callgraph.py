@@ -21,6 +21,8 @@ from vpl_core.verify.errors import VerificationError
 
 CallSite = tuple[CallInstruction, Block]
 
+_CYCLE_NAMES_SHOWN = 8
+
 
 def call_sites(function: Function) -> list[CallSite]:
     """Every call of a module function in `function`, in block and instruction order."""
@@ -85,6 +87,10 @@ def _recursion_error(stage: Stage, cycle: list[Function], call: CallInstruction,
     if len(cycle) == 1:
         message = f"function '{caller.name}' calls itself; recursion is not allowed"
     else:
-        names = " -> ".join(f"'{function.name}'" for function in cycle + [cycle[0]])
-        message = f"recursive call cycle {names}; recursion is not allowed"
+        names = [f"'{function.name}'" for function in cycle + [cycle[0]]]
+        if len(names) > _CYCLE_NAMES_SHOWN:
+            # Keep the message readable for long cycles: both ends and an ellipsis.
+            half = _CYCLE_NAMES_SHOWN // 2
+            names = names[:half] + ["..."] + names[-half:]
+        message = f"recursive call cycle {' -> '.join(names)} ({len(cycle)} functions); recursion is not allowed"
     return VerificationError(message, call, (stage, caller, block, call))
