@@ -1,0 +1,83 @@
+"""Shared builders and assertions for the structural-layer tests (this file holds no tests).
+
+`sample()` builds a module that is valid for the whole verifier: a vertex
+stage storing its Position output and a fragment stage storing its
+FragmentColor output, both entries already terminated. Instructions a test
+appends through the builders land before those terminators (a terminator is
+a separate field of the block), so a test adds exactly what it is about.
+
+`assert_rejected` checks `structure.check_module` directly and through
+`Verifier().run`, and that the subject is the very object the test expects
+(identity, not equality: registers and references compare by value).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import pytest
+
+from vpl_core.ir import (
+    VOID,
+    FunctionBuilder,
+    Module,
+    ReferenceValue,
+    Semantic,
+    StageBuilder,
+    vec,
+)
+from vpl_core.verify import VerificationError, Verifier, structure
+
+
+@dataclass
+class Sample:
+    module: Module
+    vertex: StageBuilder
+    fragment: StageBuilder
+    vertex_main: FunctionBuilder
+    fragment_main: FunctionBuilder
+    position: ReferenceValue
+    color: ReferenceValue
+
+
+def sample() -> Sample:
+    module = Module()
+    vertex = StageBuilder(module.vertex)
+    position = vertex.output("position", vec(4), semantic=Semantic.POSITION)
+    vertex_main = vertex.function("vertex_main", VOID, entry=True)
+    vertex_main.store(position, vertex_main.construct(vec(4), vertex_main.f(1.0)))
+    vertex_main.ret()
+    fragment = StageBuilder(module.fragment)
+    color = fragment.output("color", vec(4), location=0, semantic=Semantic.FRAGMENT_COLOR)
+    fragment_main = fragment.function("fragment_main", VOID, entry=True)
+    value = fragment_main.construct(
+        vec(4), fragment_main.f(0.0), fragment_main.f(1.0), fragment_main.f(0.0), fragment_main.f(1.0)
+    )
+    fragment_main.store(color, value)
+    fragment_main.ret()
+    return Sample(module, vertex, fragment, vertex_main, fragment_main, position, color)
+
+
+def assert_accepted(module: Module) -> None:
+    """The structural layer accepts the module (data flow is not this layer's business)."""
+    structure.check_module(module)
+
+
+def assert_rejected(module: Module, gist: str, subject: Any, context: Optional[tuple[Any, ...]] = None) -> VerificationError:
+    """The structural layer rejects the module naming `subject`, with `gist` in the message."""
+    with pytest.raises(VerificationError) as caught:
+        structure.check_module(module)
+    error = caught.value
+    assert gist in error.message, f"expected {gist!r} in {error.message!r}"
+    assert error.subject is subject, f"subject is {error.subject!r}, expected {subject!r} ({error.message})"
+    assert not error.message.startswith(structure.INTERNAL_ERROR_PREFIX)
+    if context is not None:
+        assert len(error.context) == len(context) and all(
+            found is expected for found, expected in zip(error.context, context)
+        ), f"context {error.context!r}, expected {context!r}"
+    # The verifier runs the structural layer first: same first error.
+    with pytest.raises(VerificationError) as again:
+        Verifier().run(module)
+    assert again.value.message == error.message
+    return error
