@@ -1,0 +1,647 @@
+"""The preview renderer: a GL program built from a `ProgramArtifact` and a mesh drawn with it.
+
+No Qt widget here: everything needs only a current OpenGL 4.2+ core context
+(the widget's, or an offscreen one for tests and screenshots). The
+renderer follows the host side of spec 12.5 and the preview host contract
+(ARCHITECTURE.md):
+
+- both code strings are uploaded with explicit byte lengths; the primary
+  fragment output is bound to its resolved location before linking;
+- uniform locations come from `glGetUniformLocation` with the artifact's
+  GLSL names; record uniforms are std140 blocks whose binding points come
+  from the artifact (`glUniformBlockBinding` on the index of
+  `vpl_Block<slot>`), filled by `app.preview.std140` to the reflected type;
+- vertex inputs are bound by location: 0 position, 1 normal, 2 texcoord;
+  any other input reads a constant (zero; identity columns for matrices);
+- the record uniform `scene` is filled every frame by field name; every
+  other uniform is a material parameter whose value the host sets, zero
+  (matrices identity) until it does; samplers without an image read the
+  default checker texture.
+
+State the host changes (parameters, textures, mesh) is recorded at once and
+sent to GL at the next `render`, so a host may change it without making the
+context current, and a parameter change never relinks (`link_count`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+from OpenGL import GL
+from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source
+
+from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.preview import std140
+from app.preview.camera import OrbitCamera, normal_matrix
+from app.preview.mesh import Mesh, make_mesh
+from app.preview.textures import as_rgba_image, checker_rgba
+from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
+from vpl_core.ir.module import Direction, UniformKind
+from vpl_core.ir.types import (
+    ArrayType,
+    MatrixType,
+    RecordType,
+    SamplerType,
+    ScalarKind,
+    ScalarType,
+    Type,
+    VectorType,
+)
+
+GL_INVALID_INDEX = 0xFFFFFFFF
+DEFAULT_BACKGROUND = (0.18, 0.19, 0.21)
+DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)  # towards the light: upper left, in front
+
+#: Mesh attribute each contract location is fed from.
+_MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
+_ATTRIBUTE_LAYOUT = {"position": (3, 0), "normal": (3, 12), "texcoord": (2, 24)}  # components, byte offset
+_VERTEX_STRIDE = 32
+
+
+class ProgramBuildError(Exception):
+    """The driver rejected a program: `stage` is "vertex", "fragment" or "link"; `log` is the driver's log."""
+
+    def __init__(self, stage: str, log: str) -> None:
+        self.stage = stage
+        self.log = log.strip() or "(the driver gave no log)"
+        super().__init__(f"{stage} {'failed' if stage == 'link' else 'compilation failed'}: {self.log}")
+
+
+@dataclass
+class UniformSlot:
+    """One default-block uniform the renderer uploads: a root or a selector such as `vpl_u3[1].vpl_m0`."""
+
+    binding: UniformBinding
+    selector: str
+    type: Type            # scalar, vector, matrix or sampler
+    count: int            # > 1 for arrays of basic types (uploaded at once)
+    location: int
+    path: tuple[Any, ...]  # where the value sits inside the parameter's value (indices, field names)
+
+
+@dataclass
+class BlockInfo:
+    binding: UniformBinding
+    block_index: int      # GL_INVALID_INDEX when the driver optimised the block away
+    binding_point: int
+    size: int             # the std140 size computed from the reflected type
+    driver_size: int      # GL_UNIFORM_BLOCK_DATA_SIZE (0 when inactive)
+    buffer: int
+
+
+@dataclass
+class AttributeInfo:
+    name: str
+    location: int
+    type: Type
+    mesh_attribute: Optional[str]  # "position" / "normal" / "texcoord", or None for a constant
+
+
+@dataclass
+class ProgramInfo:
+    program: int
+    artifact: ProgramArtifact
+    uniforms: list[UniformSlot] = field(default_factory=list)
+    blocks: list[BlockInfo] = field(default_factory=list)
+    samplers: dict[str, int] = field(default_factory=dict)   # logical name -> texture unit
+    attributes: list[AttributeInfo] = field(default_factory=list)
+    link_log: str = ""
+
+    def block(self, name: str) -> Optional[BlockInfo]:
+        for block in self.blocks:
+            if block.binding.name == name:
+                return block
+        return None
+
+
+def _is_float_attribute(value_type: Type) -> bool:
+    return (isinstance(value_type, ScalarType) and value_type.kind is ScalarKind.FLOAT) or (
+        isinstance(value_type, VectorType) and value_type.kind is ScalarKind.FLOAT
+    )
+
+
+def _basic_slots(binding: UniformBinding, value_type: Type, selector: str, path: tuple[Any, ...]) -> list[tuple[str, Type, int, tuple[Any, ...]]]:
+    """(selector, leaf type, count, value path) for every uploadable leaf of a default-block uniform."""
+    if isinstance(value_type, RecordType):
+        slots = []
+        for index, record_field in enumerate(value_type.fields):
+            slots += _basic_slots(binding, record_field.type, f"{selector}.vpl_m{index}", path + (record_field.name,))
+        return slots
+    if isinstance(value_type, ArrayType):
+        if isinstance(value_type.element, (RecordType, ArrayType)):
+            slots = []
+            for index in range(value_type.count):
+                slots += _basic_slots(binding, value_type.element, f"{selector}[{index}]", path + (index,))
+            return slots
+        return [(selector, value_type.element, value_type.count, path)]
+    return [(selector, value_type, 1, path)]
+
+
+def _value_at(value: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        if value is None:
+            return None
+        if isinstance(step, str):
+            value = value.get(step) if isinstance(value, Mapping) else None
+        elif isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)):
+            value = value[step] if step < len(value) else None
+        else:
+            return None
+    return value
+
+
+def _leaf_values(leaf_type: Type, count: int, value: Any) -> list[Any]:
+    if count == 1:
+        return [value]
+    elements = list(value) if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)) else []
+    return [elements[index] if index < len(elements) else None for index in range(count)]
+
+
+def _vector_value(value: Any, size: int) -> list[float]:
+    """Components of a vector parameter: scalars splat; a colour given as RGB gets alpha 1."""
+    if value is None:
+        return [0.0] * size
+    if isinstance(value, (int, float, np.number)):
+        return [float(value)] * size
+    components = [float(c) for c in np.asarray(value, dtype=np.float64).reshape(-1)]
+    if size == 4 and len(components) == 3:
+        components.append(1.0)
+    return (components + [0.0] * size)[:size]
+
+
+def _upload_uniform(slot: UniformSlot, value: Any) -> None:
+    """glUniform* for one slot; `value` follows the std140 module's value conventions."""
+    leaf_type, count, location = slot.type, slot.count, slot.location
+    values = _leaf_values(leaf_type, count, value)
+    if isinstance(leaf_type, ScalarType):
+        if leaf_type.kind is ScalarKind.FLOAT:
+            data = np.array([float(std140._as_scalar(v) or 0.0) for v in values], dtype=np.float32)
+            GL.glUniform1fv(location, count, data)
+        else:
+            data = np.array([int(std140._as_scalar(v) or 0) for v in values], dtype=np.int32)
+            GL.glUniform1iv(location, count, data)
+    elif isinstance(leaf_type, VectorType):
+        size = leaf_type.size
+        if leaf_type.kind is ScalarKind.FLOAT:
+            data = np.array([_vector_value(v, size) for v in values], dtype=np.float32).reshape(-1)
+            (GL.glUniform2fv, GL.glUniform3fv, GL.glUniform4fv)[size - 2](location, count, data)
+        else:
+            data = np.array([[int(c) for c in _vector_value(v, size)] for v in values], dtype=np.int32).reshape(-1)
+            (GL.glUniform2iv, GL.glUniform3iv, GL.glUniform4iv)[size - 2](location, count, data)
+    elif isinstance(leaf_type, MatrixType):
+        columns = []
+        for v in values:
+            matrix = std140._as_matrix(std140.default_value(leaf_type) if v is None else v, leaf_type)
+            columns.append(np.ascontiguousarray(matrix.T).reshape(-1))
+        data = np.concatenate(columns).astype(np.float32)
+        function = {
+            (2, 2): GL.glUniformMatrix2fv, (3, 3): GL.glUniformMatrix3fv, (4, 4): GL.glUniformMatrix4fv,
+            (2, 3): GL.glUniformMatrix2x3fv, (2, 4): GL.glUniformMatrix2x4fv, (3, 2): GL.glUniformMatrix3x2fv,
+            (3, 4): GL.glUniformMatrix3x4fv, (4, 2): GL.glUniformMatrix4x2fv, (4, 3): GL.glUniformMatrix4x3fv,
+        }[(leaf_type.columns, leaf_type.rows)]  # GL names matrices columns x rows
+        function(location, count, GL.GL_FALSE, data)
+
+
+def _shader_log(shader: int) -> str:
+    log = GL.glGetShaderInfoLog(shader)
+    return log.decode("utf-8", "replace") if isinstance(log, bytes) else str(log or "")
+
+
+def _program_log(program: int) -> str:
+    log = GL.glGetProgramInfoLog(program)
+    return log.decode("utf-8", "replace") if isinstance(log, bytes) else str(log or "")
+
+
+def _compile_shader(kind: int, code: str, stage: str) -> int:
+    shader = GL.glCreateShader(kind)
+    data = code.encode("utf-8")
+    # Spec 12.1: the code carries no terminator; pass its exact byte length.
+    buffer = ctypes.create_string_buffer(data, len(data))
+    strings = (ctypes.POINTER(ctypes.c_char) * 1)(ctypes.cast(buffer, ctypes.POINTER(ctypes.c_char)))
+    lengths = (GL.GLint * 1)(len(data))
+    _raw_shader_source(shader, 1, strings, lengths)
+    GL.glCompileShader(shader)
+    if not GL.glGetShaderiv(shader, GL.GL_COMPILE_STATUS):
+        log = _shader_log(shader)
+        GL.glDeleteShader(shader)
+        raise ProgramBuildError(stage, log)
+    return shader
+
+
+class Framebuffer:
+    """An offscreen RGBA8 + depth framebuffer (tests, screenshots, `grab_preview`)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = int(width), int(height)
+        self.framebuffer = GL.glGenFramebuffers(1)
+        self.color, self.depth = GL.glGenRenderbuffers(2)
+        GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.color)
+        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_RGBA8, self.width, self.height)
+        GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.depth)
+        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH_COMPONENT24, self.width, self.height)
+        GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
+        previous = GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
+        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_RENDERBUFFER, self.color)
+        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT, GL.GL_RENDERBUFFER, self.depth)
+        status = GL.glCheckFramebufferStatus(GL.GL_FRAMEBUFFER)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, int(previous))
+        if status != GL.GL_FRAMEBUFFER_COMPLETE:
+            self.delete()
+            raise RuntimeError(f"offscreen framebuffer incomplete (status 0x{int(status):x})")
+
+    def bind(self) -> None:
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
+
+    def delete(self) -> None:
+        GL.glDeleteFramebuffers(1, [self.framebuffer])
+        GL.glDeleteRenderbuffers(2, [self.color, self.depth])
+
+
+def read_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
+    """RGBA8 pixels of the bound read framebuffer as (height, width, 4), top row first.
+
+    `x`, `y` are GL window coordinates (origin bottom left) of the region.
+    """
+    GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
+    data = GL.glReadPixels(x, y, width, height, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
+    pixels = np.frombuffer(data, dtype=np.uint8).reshape(height, width, 4)
+    return np.ascontiguousarray(pixels[::-1])
+
+
+class Renderer:
+    """Builds programs from artifacts and draws the preview mesh with the current one."""
+
+    def __init__(self) -> None:
+        self.camera = OrbitCamera()
+        self.background: tuple[float, float, float] = DEFAULT_BACKGROUND
+        self.light_direction: tuple[float, float, float] = DEFAULT_LIGHT_DIRECTION
+        self.time: float = 0.0
+        self.link_count = 0
+        self.program: Optional[ProgramInfo] = None
+        self.parameters: dict[str, Any] = {}
+        self.mesh_name = "sphere"
+        self._mesh: Optional[Mesh] = None
+        self._vertex_array = 0
+        self._vertex_buffer = 0
+        self._index_buffer = 0
+        self._index_count = 0
+        self._mesh_dirty = True
+        self._checker_texture = 0
+        self._images: dict[str, np.ndarray] = {}
+        self._textures: dict[str, int] = {}
+        self._dirty_textures: set[str] = set()
+        self._dirty_parameters: set[str] = set()
+        self._initialized = False
+
+    # ---- host-side state (no GL needed) ---------------------------------------------------
+
+    def set_parameter(self, name: str, value: Any) -> None:
+        """Record a parameter value; uploaded by the next `render` without relinking."""
+        self.parameters[name] = value
+        self._dirty_parameters.add(name)
+
+    def set_texture(self, name: str, image: Optional[np.ndarray]) -> None:
+        """Use `image` (uint8 RGBA, top row first) for sampler `name`; None restores the checker."""
+        if image is None:
+            self._images.pop(name, None)
+        else:
+            self._images[name] = as_rgba_image(image)
+        self._dirty_textures.add(name)
+
+    def set_mesh(self, name: str) -> None:
+        make_mesh(name)  # validates the name now rather than at the next frame
+        if name != self.mesh_name:
+            self.mesh_name = name
+            self._mesh_dirty = True
+
+    def set_background(self, rgb: Sequence[float]) -> None:
+        red, green, blue = (float(c) for c in rgb)
+        self.background = (red, green, blue)
+
+    def set_light_direction(self, direction: Sequence[float]) -> None:
+        vector = np.asarray(direction, dtype=np.float64).reshape(3)
+        length = float(np.linalg.norm(vector))
+        if length < 1e-9:
+            raise ValueError("the light direction must not be the zero vector")
+        self.light_direction = tuple(float(c) for c in vector / length)
+
+    def scene_values(self, width: int, height: int) -> dict[str, Any]:
+        """The scene record's fields by name (ARCHITECTURE.md host contract)."""
+        model = np.eye(4, dtype=np.float32)
+        return {
+            "model": model,
+            "view": self.camera.view_matrix(),
+            "projection": self.camera.projection_matrix(width / max(height, 1)),
+            "normal_matrix": normal_matrix(model),
+            "camera_position": tuple(float(c) for c in self.camera.position),
+            "time": float(self.time),
+            "light_direction": self.light_direction,
+        }
+
+    # ---- GL resources ---------------------------------------------------------------------
+
+    def initialize(self) -> None:
+        """Create the context-bound resources (idempotent; needs a current context)."""
+        if self._initialized:
+            return
+        self._vertex_array = int(GL.glGenVertexArrays(1))
+        self._vertex_buffer, self._index_buffer = (int(b) for b in GL.glGenBuffers(2))
+        self._checker_texture = self._upload_texture(0, checker_rgba())
+        self._initialized = True
+
+    def release(self) -> None:
+        """Delete every GL object (needs the same context current)."""
+        if not self._initialized:
+            return
+        self._delete_program(self.program)
+        self.program = None
+        GL.glDeleteVertexArrays(1, [self._vertex_array])
+        GL.glDeleteBuffers(2, [self._vertex_buffer, self._index_buffer])
+        textures = [self._checker_texture] + list(self._textures.values())
+        GL.glDeleteTextures(len(textures), textures)
+        self._textures.clear()
+        self._dirty_textures = set(self._images)
+        self._mesh_dirty = True
+        self._initialized = False
+
+    def _upload_texture(self, texture: int, image: np.ndarray) -> int:
+        if not texture:
+            texture = int(GL.glGenTextures(1))
+        height, width = image.shape[:2]
+        GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        # Flipped so that v = 0 reads the image's bottom row.
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, width, height, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
+                        np.ascontiguousarray(image[::-1]))
+        GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, GL.GL_REPEAT)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, GL.GL_REPEAT)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR_MIPMAP_LINEAR)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        return texture
+
+    def _sync_mesh(self) -> None:
+        if not self._mesh_dirty:
+            return
+        self._mesh = make_mesh(self.mesh_name)
+        GL.glBindVertexArray(self._vertex_array)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, self._mesh.interleaved(), GL.GL_STATIC_DRAW)
+        for location, attribute in _MESH_ATTRIBUTES.items():
+            components, offset = _ATTRIBUTE_LAYOUT[attribute]
+            GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, _VERTEX_STRIDE, ctypes.c_void_p(offset))
+        GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._index_buffer)
+        GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(self._mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
+        GL.glBindVertexArray(0)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+        self._index_count = int(self._mesh.indices.size)
+        self._mesh_dirty = False
+
+    def _sync_textures(self) -> None:
+        for name in sorted(self._dirty_textures):
+            image = self._images.get(name)
+            texture = self._textures.get(name, 0)
+            if image is None:
+                if texture:
+                    GL.glDeleteTextures(1, [texture])
+                    del self._textures[name]
+            else:
+                self._textures[name] = self._upload_texture(texture, image)
+        self._dirty_textures.clear()
+
+    # ---- programs -------------------------------------------------------------------------
+
+    def build_program(self, artifact: ProgramArtifact) -> ProgramInfo:
+        """Compile, link and reflect `artifact`; on success it becomes the drawn program.
+
+        Raises `ProgramBuildError` with the driver's log; the previous
+        program then stays in use.
+        """
+        self.initialize()
+        vertex = _compile_shader(GL.GL_VERTEX_SHADER, artifact.vertex_code, "vertex")
+        try:
+            fragment = _compile_shader(GL.GL_FRAGMENT_SHADER, artifact.fragment_code, "fragment")
+        except ProgramBuildError:
+            GL.glDeleteShader(vertex)
+            raise
+        program = GL.glCreateProgram()
+        GL.glAttachShader(program, vertex)
+        GL.glAttachShader(program, fragment)
+        # Spec 12.5: bind the resolved primary output before linking.
+        GL.glBindFragDataLocation(program, artifact.fragment_color_location, artifact.fragment_color_output.encode("ascii") + b"\0")
+        GL.glLinkProgram(program)
+        self.link_count += 1
+        linked = GL.glGetProgramiv(program, GL.GL_LINK_STATUS)
+        log = _program_log(program)
+        GL.glDetachShader(program, vertex)
+        GL.glDetachShader(program, fragment)
+        GL.glDeleteShader(vertex)
+        GL.glDeleteShader(fragment)
+        if not linked:
+            GL.glDeleteProgram(program)
+            raise ProgramBuildError("link", log)
+        info = self._reflect(int(program), artifact)
+        info.link_log = log.strip()
+        self._delete_program(self.program)
+        self.program = info
+        self._dirty_parameters = set(self.parameters)
+        self._upload_all_parameters()
+        return info
+
+    def _reflect(self, program: int, artifact: ProgramArtifact) -> ProgramInfo:
+        info = ProgramInfo(program, artifact)
+        unit = 0
+        for binding in artifact.uniforms:
+            if binding.kind is UniformKind.RECORD:
+                info.blocks.append(self._make_block(program, binding))
+                continue
+            for selector, leaf_type, count, path in _basic_slots(binding, binding.type, binding.gl_name, ()):
+                location = int(GL.glGetUniformLocation(program, selector.encode("ascii") + b"\0"))
+                if location < 0:
+                    continue  # optimised away by the driver: nothing to upload
+                info.uniforms.append(UniformSlot(binding, selector, leaf_type, count, location, path))
+            if isinstance(binding.type, SamplerType):
+                info.samplers[binding.name] = unit
+                unit += 1
+        for binding in artifact.vertex_interface:
+            if binding.direction is not Direction.IN or binding.location < 0:
+                continue
+            feed = _MESH_ATTRIBUTES.get(binding.location) if _is_float_attribute(binding.type) else None
+            info.attributes.append(AttributeInfo(binding.name, binding.location, binding.type, feed))
+        return info
+
+    def _make_block(self, program: int, binding: UniformBinding) -> BlockInfo:
+        block_name = binding.block_name or f"vpl_Block{binding.slot}"
+        index = int(GL.glGetUniformBlockIndex(program, block_name.encode("ascii") + b"\0"))
+        driver_size = 0
+        if index != GL_INVALID_INDEX:
+            GL.glUniformBlockBinding(program, index, binding.block_binding)
+            result = np.zeros(1, dtype=np.int32)
+            GL.glGetActiveUniformBlockiv(program, index, GL.GL_UNIFORM_BLOCK_DATA_SIZE, result)
+            driver_size = int(result[0])
+        size = std140.size_of(binding.type)
+        buffer = int(GL.glGenBuffers(1))
+        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, buffer)
+        GL.glBufferData(GL.GL_UNIFORM_BUFFER, max(size, driver_size, 16), None, GL.GL_DYNAMIC_DRAW)
+        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, 0)
+        return BlockInfo(binding, index, binding.block_binding, size, driver_size, buffer)
+
+    def _delete_program(self, info: Optional[ProgramInfo]) -> None:
+        if info is None:
+            return
+        GL.glDeleteProgram(info.program)
+        buffers = [block.buffer for block in info.blocks]
+        if buffers:
+            GL.glDeleteBuffers(len(buffers), buffers)
+
+    def _upload_all_parameters(self) -> None:
+        """Every parameter slot and block, current values or defaults (needs the program in use)."""
+        info = self.program
+        if info is None:
+            return
+        GL.glUseProgram(info.program)
+        for slot in info.uniforms:
+            if isinstance(slot.type, SamplerType):
+                GL.glUniform1i(slot.location, info.samplers.get(slot.binding.name, 0))
+            else:
+                _upload_uniform(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
+        for block in info.blocks:
+            if block.binding.name != SCENE_UNIFORM_NAME:
+                self._fill_block(block, self.parameters.get(block.binding.name))
+        GL.glUseProgram(0)
+        self._dirty_parameters.clear()
+
+    def _upload_dirty_parameters(self) -> None:
+        info = self.program
+        if info is None or not self._dirty_parameters:
+            return
+        for slot in info.uniforms:
+            if slot.binding.name in self._dirty_parameters and not isinstance(slot.type, SamplerType):
+                _upload_uniform(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
+        for block in info.blocks:
+            if block.binding.name in self._dirty_parameters and block.binding.name != SCENE_UNIFORM_NAME:
+                self._fill_block(block, self.parameters.get(block.binding.name))
+        self._dirty_parameters.clear()
+
+    def _fill_block(self, block: BlockInfo, value: Any) -> None:
+        data = bytearray(max(block.size, block.driver_size))
+        try:
+            std140.pack_into(data, block.binding.type, value)
+        except (TypeError, ValueError, IndexError):
+            # A value of the wrong shape for this record: show defaults rather than fail the frame.
+            data = bytearray(len(data))
+            std140.pack_into(data, block.binding.type, None)
+        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, block.buffer)
+        GL.glBufferSubData(GL.GL_UNIFORM_BUFFER, 0, len(data), bytes(data))
+        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, 0)
+
+    def _scene_value(self, record: Type, values: dict[str, Any]) -> Any:
+        if not isinstance(record, RecordType):
+            return None
+        result: dict[str, Any] = {}
+        for record_field in record.fields:
+            value = values.get(record_field.name)
+            if value is None:
+                continue
+            # A foreign record may use a contract name for another type: keep only what packs.
+            try:
+                std140.pack(record_field.type, value)
+            except (TypeError, ValueError, IndexError):
+                continue
+            result[record_field.name] = value
+        return result
+
+    # ---- drawing --------------------------------------------------------------------------
+
+    def render(self, width: int, height: int) -> None:
+        """Draw one frame into the currently bound framebuffer (viewport 0, 0, width, height)."""
+        self.initialize()
+        self._sync_mesh()
+        self._sync_textures()
+        GL.glViewport(0, 0, int(width), int(height))
+        GL.glClearColor(*self.background, 1.0)
+        GL.glClearDepth(1.0)
+        GL.glDisable(GL.GL_SCISSOR_TEST)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glDepthMask(GL.GL_TRUE)
+        GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        info = self.program
+        if info is None:
+            return
+        GL.glEnable(GL.GL_DEPTH_TEST)
+        GL.glDepthFunc(GL.GL_LESS)
+        # A foreign module's vertex stage may flip the winding: draw both faces.
+        GL.glDisable(GL.GL_CULL_FACE)
+        GL.glUseProgram(info.program)
+        self._upload_dirty_parameters()
+        scene = self._scene_for(info, width, height)
+        for block in info.blocks:
+            if block.binding.name == SCENE_UNIFORM_NAME:
+                self._fill_block(block, scene)
+            GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, block.binding_point, block.buffer)
+        for name, unit in info.samplers.items():
+            GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self._textures.get(name, self._checker_texture))
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindVertexArray(self._vertex_array)
+        self._bind_attributes(info)
+        GL.glDrawElements(GL.GL_TRIANGLES, self._index_count, GL.GL_UNSIGNED_INT, None)
+        # Leave no VAO or program bound: QPainter overlays draw with the same context.
+        GL.glBindVertexArray(0)
+        GL.glUseProgram(0)
+
+    def _scene_for(self, info: ProgramInfo, width: int, height: int) -> Any:
+        block = info.block(SCENE_UNIFORM_NAME)
+        if block is None:
+            return None
+        return self._scene_value(block.binding.type, self.scene_values(width, height))
+
+    def _bind_attributes(self, info: ProgramInfo) -> None:
+        fed = {attribute.location for attribute in info.attributes if attribute.mesh_attribute}
+        for location in _MESH_ATTRIBUTES:
+            if location in fed:
+                GL.glEnableVertexAttribArray(location)
+            else:
+                GL.glDisableVertexAttribArray(location)
+        for attribute in info.attributes:
+            if attribute.mesh_attribute:
+                continue
+            value_type = attribute.type
+            if isinstance(value_type, MatrixType):
+                # One location per column; identity columns leave a transform harmless.
+                for column in range(value_type.columns):
+                    unit = [0.0, 0.0, 0.0, 0.0]
+                    if column < 4:
+                        unit[column] = 1.0
+                    GL.glVertexAttrib4f(attribute.location + column, *unit)
+            elif isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is not ScalarKind.FLOAT:
+                GL.glVertexAttribI4i(attribute.location, 0, 0, 0, 0)
+            else:
+                GL.glVertexAttrib4f(attribute.location, 0.0, 0.0, 0.0, 0.0)
+
+    def read_pixels(self, x: int = 0, y: int = 0, width: int = 1, height: int = 1) -> np.ndarray:
+        """Pixels of the current read framebuffer, (height, width, 4) uint8, top row first."""
+        return read_pixels(x, y, width, height)
+
+    def render_image(self, width: int, height: int) -> np.ndarray:
+        """Render one frame into a temporary offscreen framebuffer and return its pixels."""
+        self.initialize()
+        previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
+        previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
+        target = Framebuffer(width, height)
+        try:
+            target.bind()
+            self.render(width, height)
+            GL.glFinish()
+            return read_pixels(0, 0, width, height)
+        finally:
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+            target.delete()

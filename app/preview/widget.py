@@ -1,0 +1,360 @@
+"""The preview widget: a thin QOpenGLWidget around `app.preview.renderer.Renderer`.
+
+The widget owns the context, turns mouse input into camera moves, runs
+the clock while playing, loads image files for samplers and paints the
+error overlay; all GL work is the renderer's. It never lets a driver
+failure escape: a program the driver rejects leaves the last good program
+on screen, shows the log over it and emits `programFailed`.
+
+Availability. If the context Qt creates is not OpenGL 4.2 core,
+`available` is False and the widget paints `unavailable_reason` as text.
+When no GL context can be created at all, a QOpenGLWidget can take its
+whole top-level window down with it on some platforms, so hosts should
+build the preview with `create_preview_widget`, which then returns an
+`UnavailablePreview` (a plain label with the same methods) instead.
+
+Artifacts set before the widget is first shown are built when its context
+exists (in `initializeGL`); `programReady`/`programFailed` come then.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Optional, Sequence
+
+from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtOpenGLWidgets import QOpenGLWidget
+from PySide6.QtWidgets import QLabel, QWidget
+
+from app.material.parameters import ParameterKind, ParameterSpec
+from app.preview.context import context_problem, preview_surface_format, probe
+from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
+from app.preview.parameter_specs import carry_over, specs_from_artifact
+from app.preview.renderer import ProgramBuildError, Renderer
+from vpl_core.backends.glsl.artifact import ProgramArtifact
+
+FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
+ORBIT_DEGREES_PER_PIXEL = 0.5
+ZOOM_PER_WHEEL_STEP = 0.9
+
+
+class PreviewWidget(QOpenGLWidget):
+    """Live material preview; see the module docstring for the contract."""
+
+    programReady = Signal()
+    programFailed = Signal(str)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setFormat(preview_surface_format())
+        self.setMinimumSize(120, 120)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self._renderer = Renderer()
+        self._initialized = False
+        self._available = True
+        self._unavailable_reason = ""
+        self._pending: Optional[ProgramArtifact] = None
+        self._error = ""
+        self._specs: dict[str, ParameterSpec] = {}
+        self._values: dict[str, Any] = {}
+        self._texture_paths: dict[str, Optional[str]] = {}
+        self._drag_origin: Optional[QPoint] = None
+        self._clock = QElapsedTimer()
+        self._time_base = 0.0
+        self._timer = QTimer(self)
+        self._timer.setInterval(FRAME_INTERVAL_MS)
+        self._timer.timeout.connect(self._tick)
+
+    # ---- properties -----------------------------------------------------------------------
+
+    @property
+    def available(self) -> bool:
+        return self._available
+
+    @property
+    def unavailable_reason(self) -> str:
+        return self._unavailable_reason
+
+    @property
+    def renderer(self) -> Renderer:
+        return self._renderer
+
+    @property
+    def error_text(self) -> str:
+        """The overlay's text: the last build failure, "" while the shown program is current."""
+        return self._error
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    @property
+    def parameter_values(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    # ---- the host API ---------------------------------------------------------------------
+
+    def set_artifact(self, artifact: ProgramArtifact, parameters: Optional[list[ParameterSpec]] = None) -> None:
+        """Compile and link `artifact`; keeps the values of parameters that kept their name and type."""
+        specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
+        values = carry_over(self._specs, self._values, specs)
+        self._specs = {spec.name: spec for spec in specs}
+        self._values = values
+        for spec in specs:
+            if spec.kind is ParameterKind.TEXTURE:
+                path = values.get(spec.name)
+                if spec.name not in self._texture_paths or self._texture_paths[spec.name] != path:
+                    self._load_texture(spec.name, path if isinstance(path, str) else None)
+            elif spec.kind is not ParameterKind.OTHER:
+                self._renderer.set_parameter(spec.name, values[spec.name])
+        if not self._initialized:
+            self._pending = artifact
+            return
+        self._build(artifact)
+
+    def set_parameter(self, name: str, value: Any) -> None:
+        """New value for a material parameter: re-uploaded at the next frame, no relink."""
+        self._values[name] = value
+        self._renderer.set_parameter(name, value)
+        self.update()
+
+    def set_texture(self, name: str, path: Optional[str]) -> bool:
+        """Image file for sampler `name` (None: the checker). False, keeping the checker, if unreadable."""
+        self._values[name] = path
+        loaded = self._load_texture(name, path)
+        self.update()
+        return loaded
+
+    def set_mesh(self, name: str) -> None:
+        self._renderer.set_mesh(name)
+        self.update()
+
+    def reset_camera(self) -> None:
+        self._renderer.camera.reset()
+        self.update()
+
+    def set_playing(self, playing: bool) -> None:
+        """Animate `time` (seconds) while playing; pausing freezes it where it is."""
+        if playing and not self._timer.isActive():
+            self._time_base = self._renderer.time
+            self._clock.start()
+            self._timer.start()
+        elif not playing and self._timer.isActive():
+            self._timer.stop()
+            self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+
+    def set_background(self, rgb: Sequence[float]) -> None:
+        self._renderer.set_background(rgb)
+        self.update()
+
+    def set_light_direction(self, direction: Sequence[float]) -> None:
+        """Unit vector from the surface towards the light, in world space (normalised here)."""
+        self._renderer.set_light_direction(direction)
+        self.update()
+
+    def grab_preview(self) -> QImage:
+        """The preview's own framebuffer (no overlay, no widget chrome) at the widget's pixel size."""
+        if not self._initialized:
+            self.grabFramebuffer()  # creates the context and runs initializeGL, even while hidden
+        if not self._available or not self._initialized:
+            return QImage()
+        width, height = self._pixel_size()
+        self.makeCurrent()
+        try:
+            pixels = self._renderer.render_image(width, height)
+        finally:
+            self.doneCurrent()
+        return rgba_to_qimage(pixels)
+
+    # ---- internals ------------------------------------------------------------------------
+
+    def _pixel_size(self) -> tuple[int, int]:
+        ratio = self.devicePixelRatioF()
+        return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
+
+    def _load_texture(self, name: str, path: Optional[str]) -> bool:
+        self._texture_paths[name] = path
+        if path is None:
+            self._renderer.set_texture(name, None)
+            return True
+        try:
+            self._renderer.set_texture(name, load_image_rgba(path))
+        except (ImageLoadError, ValueError):
+            self._renderer.set_texture(name, None)
+            return False
+        return True
+
+    def _build(self, artifact: ProgramArtifact) -> None:
+        self.makeCurrent()
+        try:
+            self._renderer.build_program(artifact)
+        except ProgramBuildError as error:
+            self._fail(str(error))
+            return
+        except Exception as error:  # noqa: BLE001 - a driver/binding problem must not take the editor down
+            self._fail(f"preview: {type(error).__name__}: {error}")
+            traceback.print_exc()
+            return
+        finally:
+            self.doneCurrent()
+        self._error = ""
+        self.update()
+        self.programReady.emit()
+
+    def _fail(self, message: str) -> None:
+        self._error = message
+        self.update()
+        self.programFailed.emit(message)
+
+    def _tick(self) -> None:
+        self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+        self.update()
+
+    # ---- QOpenGLWidget --------------------------------------------------------------------
+
+    def initializeGL(self) -> None:  # noqa: N802 - Qt override
+        problem = context_problem(self.context())
+        if problem:
+            self._available = False
+            self._unavailable_reason = problem
+            return
+        context = self.context()
+        context.aboutToBeDestroyed.connect(self._release_gl)
+        self._renderer.initialize()
+        self._initialized = True
+        if self._pending is not None:
+            artifact, self._pending = self._pending, None
+            # initializeGL runs with the context current; _build makes it current again, harmlessly.
+            self._build(artifact)
+            self.makeCurrent()
+
+    def _release_gl(self) -> None:
+        self.makeCurrent()
+        self._renderer.release()
+        self.doneCurrent()
+        self._initialized = False
+
+    def paintGL(self) -> None:  # noqa: N802 - Qt override
+        if not self._available:
+            self._paint_message(self._unavailable_reason, QColor(235, 235, 235), QColor(60, 60, 60))
+            return
+        width, height = self._pixel_size()
+        try:
+            self._renderer.render(width, height)
+        except Exception as error:  # noqa: BLE001 - a failing frame shows a message, never an exception
+            self._error = f"preview: {type(error).__name__}: {error}"
+        if self._error:
+            self._paint_overlay(self._error)
+
+    def _paint_overlay(self, text: str) -> None:
+        """The driver log over the last good image, in a dark band at the bottom."""
+        lines = text.splitlines()
+        shown = "\n".join(lines[:8] + (["…"] if len(lines) > 8 else []))
+        painter = QPainter(self)
+        font = QFont("monospace")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSizeF(8.5)
+        painter.setFont(font)
+        margin = 6
+        bounds = painter.boundingRect(QRect(margin, 0, self.width() - 2 * margin, self.height()),
+                                      int(Qt.TextFlag.TextWordWrap), shown)
+        band = QRect(0, self.height() - bounds.height() - 2 * margin, self.width(), bounds.height() + 2 * margin)
+        painter.fillRect(band, QColor(20, 0, 0, 200))
+        painter.setPen(QColor(255, 110, 100))
+        painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), shown)
+        painter.end()
+
+    def _paint_message(self, text: str, foreground: QColor, background: QColor) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), background)
+        painter.setPen(foreground)
+        painter.drawText(self.rect().adjusted(10, 10, -10, -10),
+                         int(Qt.AlignmentFlag.AlignCenter) | int(Qt.TextFlag.TextWordWrap), text)
+        painter.end()
+
+    # ---- mouse ----------------------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_origin = event.position().toPoint()
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if self._drag_origin is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            position = event.position().toPoint()
+            delta = position - self._drag_origin
+            self._drag_origin = position
+            # Dragging right turns the object right, i.e. the camera left around it.
+            self._renderer.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
+            self.update()
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_origin = None
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        self.reset_camera()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self._renderer.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
+            self.update()
+        event.accept()
+
+
+class UnavailablePreview(QLabel):
+    """Stands in for `PreviewWidget` when no OpenGL context exists: says so, accepts every call."""
+
+    programReady = Signal()
+    programFailed = Signal(str)
+
+    def __init__(self, reason: str, parent: Optional[QWidget] = None) -> None:
+        super().__init__(reason, parent)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setMinimumSize(120, 120)
+        self._reason = reason
+
+    available = property(lambda self: False)
+    unavailable_reason = property(lambda self: self._reason)
+    error_text = property(lambda self: "")
+    playing = property(lambda self: False)
+
+    def set_artifact(self, artifact: ProgramArtifact, parameters: Optional[list[ParameterSpec]] = None) -> None:
+        pass
+
+    def set_parameter(self, name: str, value: Any) -> None:
+        pass
+
+    def set_texture(self, name: str, path: Optional[str]) -> bool:
+        return False
+
+    def set_mesh(self, name: str) -> None:
+        pass
+
+    def reset_camera(self) -> None:
+        pass
+
+    def set_playing(self, playing: bool) -> None:
+        pass
+
+    def set_background(self, rgb: Sequence[float]) -> None:
+        pass
+
+    def set_light_direction(self, direction: Sequence[float]) -> None:
+        pass
+
+    def grab_preview(self) -> QImage:
+        return QImage()
+
+
+def create_preview_widget(parent: Optional[QWidget] = None) -> PreviewWidget | UnavailablePreview:
+    """A `PreviewWidget`, or an `UnavailablePreview` saying why when no GL context can be made."""
+    problem = probe()
+    if problem:
+        return UnavailablePreview(problem, parent)
+    return PreviewWidget(parent)

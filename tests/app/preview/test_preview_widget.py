@@ -1,0 +1,128 @@
+"""PreviewWidget under Xvfb: real context, signals, overlay, last good image, input, playing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QImage
+
+from app.preview.images import qimage_to_rgba
+from app.preview.widget import PreviewWidget, UnavailablePreview, create_preview_widget
+from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, lambert_artifact
+
+pytestmark = pytest.mark.gl
+
+
+@pytest.fixture
+def widget(qtbot):  # noqa: ANN001
+    widget = PreviewWidget()
+    widget.resize(200, 160)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def _pixels(image: QImage) -> np.ndarray:
+    return qimage_to_rgba(image)
+
+
+def test_widget_has_a_core_context_and_shows_a_program(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+    with qtbot.waitSignal(widget.programReady, timeout=5000):
+        widget.set_artifact(constant_color_artifact((1.0, 0.0, 0.0, 1.0)))
+    assert widget.available and widget.unavailable_reason == ""
+    pixels = _pixels(widget.grab_preview())
+    assert pixels.shape == (160, 200, 4)
+    assert tuple(pixels[80, 100, :3]) == (255, 0, 0)
+    assert widget.error_text == ""
+
+
+def test_rejected_program_keeps_last_image_and_reports(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+    widget.set_background((0.0, 0.0, 0.0))
+    widget.set_artifact(constant_color_artifact((0.0, 1.0, 0.0, 1.0)))
+    before = _pixels(widget.grab_preview())
+    with qtbot.waitSignal(widget.programFailed, timeout=5000) as failed:
+        widget.set_artifact(broken_artifact())
+    assert "this_is_not_declared" in failed.args[0]
+    assert "this_is_not_declared" in widget.error_text
+    after = _pixels(widget.grab_preview())
+    assert np.array_equal(before, after)
+    # The overlay is painted over the GL image in the widget's own framebuffer.
+    on_screen = _pixels(widget.grabFramebuffer())
+    assert not np.array_equal(on_screen[:, :, :3], after[:, :, :3])
+    with qtbot.waitSignal(widget.programReady, timeout=5000):
+        widget.set_artifact(constant_color_artifact((0.0, 0.0, 1.0, 1.0)))
+    assert widget.error_text == ""
+
+
+def test_parameter_change_does_not_relink(widget: PreviewWidget) -> None:
+    from app.material.parameters import ParameterKind, ParameterSpec
+    from vpl_core.ir.types import vec
+
+    spec = ParameterSpec("tint", ParameterKind.COLOR, vec(4), (1.0, 0.0, 0.0, 1.0))
+    widget.set_artifact(color_parameter_artifact(), [spec])
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (255, 0, 0)
+    links = widget.renderer.link_count
+    widget.set_parameter("tint", (0.0, 0.0, 1.0, 1.0))
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (0, 0, 255)
+    assert widget.renderer.link_count == links
+    # A recompile with the same parameter keeps the artist's value.
+    widget.set_artifact(color_parameter_artifact(), [spec])
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (0, 0, 255)
+
+
+def test_drag_orbits_and_wheel_zooms(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+    camera = widget.renderer.camera
+    yaw, distance = camera.yaw, camera.distance
+    qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=QPoint(50, 50))
+    qtbot.mouseMove(widget, QPoint(90, 60))
+    qtbot.mouseRelease(widget, Qt.MouseButton.LeftButton, pos=QPoint(90, 60))
+    assert camera.yaw != yaw
+    from PySide6.QtCore import QPoint as P
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    event = QWheelEvent(QPointF(50, 50), QPointF(widget.mapToGlobal(P(50, 50))), P(0, 0), P(0, 120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+    assert camera.distance < distance
+    widget.reset_camera()
+    assert (camera.yaw, camera.distance) == (0.0, pytest.approx(distance))
+
+
+def test_playing_advances_time(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+    widget.set_artifact(lambert_artifact())
+    widget.set_playing(True)
+    qtbot.wait(150)
+    assert widget.playing and widget.renderer.time > 0.05
+    widget.set_playing(False)
+    frozen = widget.renderer.time
+    qtbot.wait(80)
+    assert widget.renderer.time == frozen and not widget.playing
+
+
+def test_artifact_before_show_is_built_on_first_show(qtbot) -> None:  # noqa: ANN001
+    widget = PreviewWidget()
+    qtbot.addWidget(widget)
+    widget.resize(64, 64)
+    widget.set_artifact(constant_color_artifact((1.0, 1.0, 0.0, 1.0)))
+    with qtbot.waitSignal(widget.programReady, timeout=5000):
+        widget.show()
+        qtbot.waitExposed(widget)
+    assert tuple(_pixels(widget.grab_preview())[32, 32, :3]) == (255, 255, 0)
+
+
+def test_factory_gives_a_working_preview_here(qtbot) -> None:  # noqa: ANN001
+    widget = create_preview_widget()
+    qtbot.addWidget(widget)
+    assert isinstance(widget, PreviewWidget)
+
+
+def test_unavailable_stand_in_accepts_the_api(qtbot) -> None:  # noqa: ANN001
+    stand_in = UnavailablePreview("No OpenGL context could be created.")
+    qtbot.addWidget(stand_in)
+    stand_in.set_artifact(constant_color_artifact((1, 1, 1, 1)))
+    stand_in.set_parameter("x", 1.0)
+    assert not stand_in.available and "OpenGL" in stand_in.unavailable_reason and "OpenGL" in stand_in.text()
+    assert stand_in.grab_preview().isNull()
