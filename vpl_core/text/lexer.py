@@ -1,0 +1,217 @@
+"""The VPL lexer (spec 10.1): UTF-8 bytes to a list of tokens.
+
+Input is UTF-8 without a byte-order mark. Invalid bytes, overlong
+encodings, encoded surrogates and code points beyond U+10FFFF are lexical
+errors located at the offending byte.
+
+Outside strings, spaces, tabs, line endings (CR, LF, CR LF), `//` line
+comments, non-nesting `/* */` comments and a reverse solidus immediately
+followed by a line ending (line continuation) are trivia; they separate
+words but are not tokens. The words are:
+
+* `(` and `)`;
+* names: ASCII, zero or more underscores, a letter, then letters, digits
+  and underscores (the common name rule); `true`, `false` and `void` are
+  reserved and become KEYWORD tokens; register ids (`r0`, `r00`) are names
+  that the parser refines;
+* numbers: a maximal run of `[A-Za-z0-9_.+-]` that starts like a number
+  must match the common decimal spelling entirely (`1.2.3`, `1e`, `1x`
+  are malformed); the parser interprets the text by context (size, signed
+  integer, float);
+* strings in either quote style with exactly the escapes `\\\\ \\" \\' \\b
+  \\f \\n \\r \\t \\uHHHH`; surrogate escapes, raw C0 controls and line
+  endings inside strings are errors. A STRING token's value is decoded.
+
+Parentheses, quotes, trivia and end of input terminate a word, so
+`id"display"Type` is three tokens. Any other character outside a string is
+a lexical error.
+
+A token is the tuple ``(kind, value, start)``; `start` is the code-point
+index of its first character in the decoded text (see `source.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Union
+
+from vpl_core.diagnostics import Category
+from vpl_core.text.floats import NUMBER_PATTERN
+from vpl_core.text.source import SourceText
+
+OPEN = "("
+CLOSE = ")"
+NAME = "name"
+KEYWORD = "keyword"
+NUMBER = "number"
+STRING = "string"
+
+Token = tuple[str, str, int]
+
+RESERVED_WORDS = frozenset({"true", "false", "void"})
+
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+
+# One scanner for everything; the last alternative catches any character no
+# token can start with, so `finditer` never skips input silently.
+_SCANNER = re.compile(
+    r"""
+     (?:[ \t\r\n]+|//[^\r\n]*|/\*.*?\*/|\\(?:\r\n?|\n))+   # 1 trivia (lastindex None)
+    |(\()                                                  # 1 open
+    |(\))                                                  # 2 close
+    |([A-Za-z0-9_.+\-]+)                                   # 3 word
+    |"((?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*)"               # 4 double-quoted string body
+    |'((?:[^'\\\x00-\x1f]|\\[^\x00-\x1f])*)'               # 5 single-quoted string body
+    |(.)                                                   # 6 anything else: an error
+    """,
+    re.S | re.X,
+)
+_GROUP_OPEN, _GROUP_CLOSE, _GROUP_WORD, _GROUP_DOUBLE, _GROUP_SINGLE, _GROUP_ERROR = range(1, 7)
+
+_ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
+_SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def decode(source: Union[bytes, bytearray, memoryview, str], label: str | None) -> SourceText:
+    """Validate and decode the UTF-8 input; str input is encoded as UTF-8 first."""
+    if isinstance(source, str):
+        # Lone surrogates in a str cannot be UTF-8; pass them through so that
+        # the decoder reports them as encoded surrogates with a position.
+        data = source.encode("utf-8", "surrogatepass")
+    else:
+        data = bytes(source)
+    if data.startswith(_BYTE_ORDER_MARK):
+        SourceText("", label).fail(Category.LEXICAL, "byte-order mark: VPL text is UTF-8 without a BOM", 0)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        prefix = SourceText(data[: error.start].decode("utf-8"), label)
+        prefix.fail(Category.LEXICAL, _describe_utf8_error(data, error.start), len(prefix.text))
+    return SourceText(text, label)
+
+
+def _describe_utf8_error(data: bytes, start: int) -> str:
+    lead = data[start]
+    following = data[start + 1] if start + 1 < len(data) else None
+    if 0x80 <= lead <= 0xBF:
+        return f"invalid UTF-8: unexpected continuation byte 0x{lead:02x}"
+    if lead in (0xC0, 0xC1) or (lead == 0xE0 and following is not None and 0x80 <= following <= 0x9F) or (
+        lead == 0xF0 and following is not None and 0x80 <= following <= 0x8F
+    ):
+        return "invalid UTF-8: overlong encoding"
+    if lead == 0xED and following is not None and 0xA0 <= following <= 0xBF:
+        return "invalid UTF-8: encoded surrogate code point"
+    if lead >= 0xF5 or (lead == 0xF4 and following is not None and following >= 0x90):
+        return "invalid UTF-8: code point beyond U+10FFFF"
+    return f"invalid UTF-8: truncated or malformed sequence starting with byte 0x{lead:02x}"
+
+
+def _is_name(word: str) -> bool:
+    # Words contain only [A-Za-z0-9_.+-], so an identifier here is ASCII;
+    # the common rule additionally wants a letter after leading underscores.
+    return word.isidentifier() and (word[0] != "_" or word.lstrip("_")[:1].isalpha())
+
+
+def tokenize(source: SourceText) -> list[Token]:
+    """All tokens of the text, in order; raises LexicalError at the first bad character or word."""
+    text = source.text
+    tokens: list[Token] = []
+    append = tokens.append
+    for match in _SCANNER.finditer(text):
+        group = match.lastindex
+        if group is None:
+            continue  # trivia
+        start = match.start()
+        if group == _GROUP_OPEN:
+            append((OPEN, "(", start))
+        elif group == _GROUP_CLOSE:
+            append((CLOSE, ")", start))
+        elif group == _GROUP_WORD:
+            word = match.group(group)
+            if _is_name(word):
+                append((KEYWORD if word in RESERVED_WORDS else NAME, word, start))
+            elif NUMBER_PATTERN.match(word):
+                append((NUMBER, word, start))
+            elif word[0] in "0123456789+-.":
+                source.fail(Category.LEXICAL, f"malformed number '{word}'", start)
+            else:
+                source.fail(Category.LEXICAL, f"malformed name '{word}'", start)
+        elif group == _GROUP_DOUBLE or group == _GROUP_SINGLE:
+            body = match.group(group)
+            if "\\" in body:
+                body = _decode_escapes(source, body, start + 1)
+            append((STRING, body, start))
+        else:
+            _fail_at_character(source, start)
+    return tokens
+
+
+def _decode_escapes(source: SourceText, body: str, body_start: int) -> str:
+    def replace(escape: re.Match[str]) -> str:
+        sequence = escape.group(1)
+        simple = _SIMPLE_ESCAPES.get(sequence)
+        if simple is not None:
+            return simple
+        if len(sequence) == 5:
+            code_point = int(sequence[1:], 16)
+            if 0xD800 <= code_point <= 0xDFFF:
+                source.fail(
+                    Category.LEXICAL,
+                    f"surrogate escape \\{sequence} is not a Unicode scalar value",
+                    body_start + escape.start(),
+                )
+            return chr(code_point)
+        if sequence == "u":
+            message = "\\u escape needs exactly four hexadecimal digits"
+        else:
+            message = f"unknown escape sequence '\\{sequence}'"
+        source.fail(Category.LEXICAL, message, body_start + escape.start())
+
+    return _ESCAPE.sub(replace, body)
+
+
+def _fail_at_character(source: SourceText, index: int) -> None:
+    """Explain why no token starts at `index`; always raises."""
+    text = source.text
+    character = text[index]
+    if character == "/" and text.startswith("/*", index):
+        source.fail(Category.LEXICAL, "unterminated comment: '/*' without '*/'", index)
+    if character in "\"'":
+        _fail_in_string(source, index)
+    if character == "\\":
+        source.fail(
+            Category.LEXICAL, "a reverse solidus outside a string must be followed by a line ending", index
+        )
+    if " " < character < "\x7f":
+        source.fail(Category.LEXICAL, f"unexpected character '{character}'", index)
+    source.fail(Category.LEXICAL, f"unexpected character U+{ord(character):04X}", index)
+
+
+def _fail_in_string(source: SourceText, quote_index: int) -> None:
+    """The string opened at `quote_index` did not scan: find the first offending character."""
+    text = source.text
+    quote = text[quote_index]
+    index = quote_index + 1
+    length = len(text)
+    while index < length:
+        character = text[index]
+        if character == quote:
+            break  # closed: the problem is not here (cannot happen when scanning failed)
+        if character in "\r\n":
+            source.fail(Category.LEXICAL, "line ending inside a string (unterminated string?)", index)
+        if character < " ":
+            source.fail(
+                Category.LEXICAL, f"raw control character U+{ord(character):04X} inside a string", index
+            )
+        if character == "\\":
+            index += 1
+            if index >= length:
+                break
+            if text[index] in "\r\n":
+                source.fail(Category.LEXICAL, "line ending inside a string (unterminated string?)", index)
+            if text[index] < " ":
+                source.fail(
+                    Category.LEXICAL, f"raw control character U+{ord(text[index]):04X} inside a string", index
+                )
+        index += 1
+    source.fail(Category.LEXICAL, "unterminated string", quote_index)

@@ -1,0 +1,954 @@
+"""The VPL reader (spec 10, 11): text to a verified `Module`.
+
+`read` lexes (`lexer.py`), builds generic forms (`parser.py`), binds the
+forms to IR objects here, and then always runs the canonical verifier. It
+raises only `LexicalError`, `SyntacticError` or `SemanticError`, each with
+one positioned `Diagnostic`.
+
+Error categories (spec 11):
+
+* syntactic: a malformed form shape (missing or extra items, unknown form
+  heads) or a token of the wrong category (a string where an id belongs,
+  `void` as a texture destination, `1.5` where a size belongs), an
+  unsupported version, an extensions form in strict version-1 mode, the
+  wrong operand count of a math operation;
+* semantic: unknown or duplicate bindings, invalid type dimensions (vector
+  size 5, matrix 1x3, array length 0), void as a field or element type,
+  type cycles and type dependency depth, invalid uniform kinds, invalid
+  member/index base types and unknown fields of member references, unknown
+  or duplicate extensions, math operations without `(extensions "math")`,
+  and everything the verifier rejects;
+* lexical: besides `lexer.py`, numbers out of range for their position
+  (int32 operands and locations, sizes and register ids beyond 2**64-1 -
+  the "64-bit build" bound of spec 10.1 - and floats that overflow binary32).
+
+Scopes: type and uniform ids are module-wide, interface and function ids
+stage-local, parameter, register and block ids function-local; each kind of
+id has its own namespace. Types, same-stage functions and same-function
+blocks may be referenced before their declaration. Register ids are
+compared by number (`r0` and `r00` are one register).
+
+Binding creates fresh descriptor objects for every use (registers,
+references, constants), so each use has its own source position: the
+reader records the start of every IR object it creates in a map from
+`id(object)` to a text index. A verifier failure is placed at its subject,
+else at the innermost object of its context that has a position, else at
+the module's opening parenthesis. The map only holds objects reachable
+from the module being read, so ids cannot be reused while it is alive.
+
+Nothing here recurses on input structure except reference paths, whose
+depth the parser bounds (spec 10.2); type dependencies are walked with an
+explicit stack.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, NoReturn, Optional, Union
+
+from vpl_core.diagnostics import Category, SemanticError
+from vpl_core.ir.instructions import (
+    BinaryInstruction,
+    BinaryOperator,
+    Builtin,
+    BranchTerminator,
+    CallInstruction,
+    ConditionalBranchTerminator,
+    ConstructInstruction,
+    CopyInstruction,
+    DeclareLocalInstruction,
+    DiscardTerminator,
+    IndexInstruction,
+    Instruction,
+    LoadInstruction,
+    MemberInstruction,
+    ReturnTerminator,
+    StoreInstruction,
+    SwizzleInstruction,
+    Terminator,
+)
+from vpl_core.ir.module import (
+    Block,
+    Direction,
+    Function,
+    InterfaceVariable,
+    Module,
+    Semantic,
+    Stage,
+    StageKind,
+    Uniform,
+    UniformKind,
+)
+from vpl_core.ir.types import (
+    ArrayType,
+    Field,
+    MatrixType,
+    RecordType,
+    SamplerType,
+    ScalarKind,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+)
+from vpl_core.ir.values import (
+    INT32_MAX,
+    INT32_MIN,
+    ConstantValue,
+    IndexReferenceValue,
+    MemberReferenceValue,
+    Operand,
+    ReferenceValue,
+    RegisterValue,
+    StorageKind,
+)
+from vpl_core.text.floats import Float32OverflowError, float32_bits_to_value, parse_float32_bits
+from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, Token, decode, tokenize
+from vpl_core.text.parser import Form, Item, parse_forms
+from vpl_core.text.source import SourceText
+from vpl_core.verify import VerificationError, Verifier
+
+SIZE_MAX = 2**64 - 1
+"""Sizes, counts and register ids: Arcadia.Size of a 64-bit build (spec 10.1)."""
+
+MAX_TYPE_DEPTH = 128
+"""Longest path of named-type dependency edges (spec 10.2)."""
+
+KNOWN_EXTENSIONS = frozenset({"math"})
+
+STRICT_V1_EXTENSIONS_MESSAGE = "extensions are not part of VPL version 1 (strict mode)"
+
+MATH_BUILTINS: dict[str, Builtin] = {
+    builtin.value: builtin for builtin in Builtin if builtin.extension == "math"
+}
+
+_SCALAR_SHAPES: dict[str, Callable[[], Type]] = {
+    "void": VoidType,
+    "bool": lambda: ScalarType(ScalarKind.BOOL),
+    "int": lambda: ScalarType(ScalarKind.INT),
+    "float": lambda: ScalarType(ScalarKind.FLOAT),
+    "sampler2D": SamplerType,
+}
+_ELEMENT_KINDS = {"bool": ScalarKind.BOOL, "int": ScalarKind.INT, "float": ScalarKind.FLOAT}
+_DIRECTIONS = {direction.value: direction for direction in Direction}
+_SEMANTICS = {semantic.value: semantic for semantic in Semantic}
+_TERMINATOR_HEADS = frozenset({"branch", "branch_if", "return", "discard"})
+_MAX_INT32_DIGITS = 10
+_MAX_SIZE_DIGITS = 20
+
+
+def read(
+    source: Union[bytes, bytearray, memoryview, str], label: str | None = None, *, strict_v1: bool = False
+) -> Module:
+    """Read, bind and verify one module; raises LexicalError, SyntacticError or SemanticError."""
+    text = decode(source, label)
+    top = parse_forms(text, tokenize(text))
+    reader = _Reader(text, strict_v1)
+    module = reader.read_module(top)
+    reader.verify(module, top)
+    return module
+
+
+def read_file(path: Union[str, os.PathLike[str]], *, strict_v1: bool = False) -> Module:
+    """Read a .vpl file; the diagnostic label is the path as given. OSError if it cannot be read."""
+    with open(path, "rb") as stream:
+        data = stream.read()
+    return read(data, os.fspath(path), strict_v1=strict_v1)
+
+
+def _start(item: Item) -> int:
+    return item.start if isinstance(item, Form) else item[2]
+
+
+def _describe(item: Item) -> str:
+    if isinstance(item, Form):
+        if item.items and not isinstance(item.items[0], Form):
+            return f"form ({item.items[0][1]} ...)"
+        return "a form"
+    kind, value, _ = item
+    if kind == NAME:
+        return f"name '{value}'"
+    if kind == KEYWORD:
+        return f"reserved word '{value}'"
+    if kind == NUMBER:
+        return f"number '{value}'"
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    return f"string {shown!r}"
+
+
+def _head_name(item: Item) -> Optional[str]:
+    """The head word of a form, None for atoms and forms without a word head."""
+    if isinstance(item, Form) and item.items and not isinstance(item.items[0], Form):
+        return item.items[0][1]
+    return None
+
+
+def _is_register_spelling(text: str) -> bool:
+    return len(text) > 1 and text[0] == "r" and text[1:].isdigit()
+
+
+class _TypeDeclaration:
+    """One `(type ...)` form between syntax checking and construction."""
+
+    __slots__ = ("name", "start", "form", "shape", "dependencies", "length", "built")
+
+    def __init__(self, name: str, start: int, form: Form, shape: str) -> None:
+        self.name = name
+        self.start = start
+        self.form = form
+        self.shape = shape
+        # (type id, position of the reference) for array elements and record fields
+        self.dependencies: list[tuple[str, int]] = []
+        self.length = 0  # array types only
+        self.built: Optional[Type] = None
+
+
+class _FunctionScope:
+    """The function-local ids of one function, built before its blocks are bound."""
+
+    __slots__ = ("function", "form", "parameters", "registers", "blocks", "block_forms")
+
+    def __init__(self, function: Function, form: Form) -> None:
+        self.function = function
+        self.form = form
+        self.parameters: dict[str, tuple[int, Type]] = {}
+        self.registers: dict[int, Type] = {}
+        self.blocks: dict[str, Block] = {}
+        self.block_forms: list[Form] = []
+
+
+class _Reader:
+    def __init__(self, source: SourceText, strict_v1: bool) -> None:
+        self.source = source
+        self.strict_v1 = strict_v1
+        self.spans: dict[int, int] = {}
+        self.types: dict[str, Type] = {}
+        self.uniforms: dict[str, tuple[int, Type]] = {}
+        self.extensions: set[str] = set()
+        # Stage- and function-local scopes, replaced as the reader moves on.
+        self.interface: dict[str, tuple[int, Type]] = {}
+        self.functions: dict[str, Function] = {}
+        self.scope: Optional[_FunctionScope] = None
+        self.instruction_readers: dict[str, Callable[[Form], Instruction]] = {
+            "copy": self._read_copy,
+            "load": self._read_load,
+            "store": self._read_store,
+            "construct": self._read_construct,
+            "call": self._read_call,
+            "texture": self._read_texture,
+            "swizzle": self._read_swizzle,
+            "member": self._read_member,
+            "index": self._read_index,
+        }
+        for operator in BinaryOperator:
+            self.instruction_readers[operator.value] = self._binary_reader(operator)
+        for name, builtin in MATH_BUILTINS.items():
+            self.instruction_readers[name] = self._math_reader(builtin)
+
+    # Diagnostics -----------------------------------------------------------------------
+
+    def _syntactic(self, message: str, index: int) -> NoReturn:
+        self.source.fail(Category.SYNTACTIC, message, index)
+
+    def _semantic(self, message: str, index: int) -> NoReturn:
+        self.source.fail(Category.SEMANTIC, message, index)
+
+    def _lexical(self, message: str, index: int) -> NoReturn:
+        self.source.fail(Category.LEXICAL, message, index)
+
+    def _mark(self, value: object, index: int) -> None:
+        self.spans[id(value)] = index
+
+    def verify(self, module: Module, top: Form) -> None:
+        try:
+            Verifier().run(module)
+        except VerificationError as error:
+            index = self._position_of(error.subject)
+            if index is None:
+                for enclosing in reversed(error.context):
+                    index = self._position_of(enclosing)
+                    if index is not None:
+                        break
+            if index is None:
+                index = top.start
+            raise SemanticError(
+                self.source.diagnostic(Category.SEMANTIC, error.message, index, error.subject)
+            ) from error
+
+    def _position_of(self, value: object) -> Optional[int]:
+        if value is None:
+            return None
+        return self.spans.get(id(value))
+
+    # Form shapes -----------------------------------------------------------------------
+
+    def _form(self, item: Item, head: str, shape: str) -> Form:
+        """`item` as a form whose head is the name `head`."""
+        if not isinstance(item, Form):
+            self._syntactic(f"expected {shape}, found {_describe(item)}", _start(item))
+        if not item.items or isinstance(item.items[0], Form) or item.items[0][1] != head:
+            found = _describe(item.items[0]) if item.items else "()"
+            self._syntactic(f"expected {shape}, found {found}", _start(item.items[0]) if item.items else item.start)
+        return item
+
+    def _head(self, form: Form, what: str) -> str:
+        """The head name of a form whose head selects among alternatives."""
+        if not form.items:
+            self._syntactic(f"expected {what}, found an empty form", form.start)
+        head = form.items[0]
+        if isinstance(head, Form) or head[0] != NAME:
+            self._syntactic(f"expected {what}, found {_describe(head)}", _start(head))
+        return head[1]
+
+    def _count(self, form: Form, minimum: int, maximum: Optional[int], shape: str) -> list[Item]:
+        """The form's items, checking their number against the shape."""
+        items = form.items
+        if len(items) < minimum:
+            self._syntactic(f"incomplete form: expected {shape}, found ')'", form.end)
+        if maximum is not None and len(items) > maximum:
+            self._syntactic(f"unexpected {_describe(items[maximum])}: expected {shape}", _start(items[maximum]))
+        return items
+
+    # Atoms -----------------------------------------------------------------------------
+
+    def _id(self, item: Item, what: str) -> tuple[str, int]:
+        if isinstance(item, Form) or item[0] != NAME:
+            self._syntactic(f"expected {what}, found {_describe(item)}", _start(item))
+        return item[1], item[2]
+
+    def _word(self, item: Item, choices: object, what: str) -> str:
+        """A name or reserved word from a fixed set (type shapes, directions, semantics...)."""
+        if isinstance(item, Form) or item[0] not in (NAME, KEYWORD) or item[1] not in choices:  # type: ignore[operator]
+            self._syntactic(f"expected {what}, found {_describe(item)}", _start(item))
+        return item[1]
+
+    def _string(self, item: Item, what: str) -> str:
+        if isinstance(item, Form) or item[0] != STRING:
+            self._syntactic(f"expected {what} (a quoted string), found {_describe(item)}", _start(item))
+        return item[1]
+
+    def _size(self, item: Item, what: str) -> int:
+        if isinstance(item, Form) or item[0] != NUMBER or not item[1].isdigit():
+            self._syntactic(f"expected {what} (unsigned decimal digits), found {_describe(item)}", _start(item))
+        digits = item[1].lstrip("0") or "0"
+        if len(digits) > _MAX_SIZE_DIGITS or int(digits) > SIZE_MAX:
+            self._lexical(f"{what} {item[1]} is out of range (at most 2**64-1)", item[2])
+        return int(digits)
+
+    def _signed_integer(self, item: Item, what: str) -> int:
+        if isinstance(item, Form) or item[0] != NUMBER:
+            self._syntactic(f"expected {what} (a signed decimal integer), found {_describe(item)}", _start(item))
+        text = item[1]
+        unsigned = text[1:] if text[0] in "+-" else text
+        if not unsigned.isdigit():
+            self._syntactic(f"expected {what} (a signed decimal integer), found {_describe(item)}", item[2])
+        digits = unsigned.lstrip("0") or "0"
+        value = int(digits) if len(digits) <= _MAX_INT32_DIGITS else INT32_MAX * 10
+        if text[0] == "-":
+            value = -value
+        if not INT32_MIN <= value <= INT32_MAX:
+            self._lexical(f"{what} {text} is outside the signed 32-bit range", item[2])
+        return value
+
+    def _register_index(self, item: Item) -> int:
+        if isinstance(item, Form) or item[0] != NAME or not _is_register_spelling(item[1]):
+            self._syntactic(f"expected a register (r followed by digits), found {_describe(item)}", _start(item))
+        digits = item[1][1:].lstrip("0") or "0"
+        if len(digits) > _MAX_SIZE_DIGITS or int(digits) > SIZE_MAX:
+            self._lexical(f"register id {item[1]} is out of range (at most r{SIZE_MAX})", item[2])
+        return int(digits)
+
+    def _type_reference(self, item: Item) -> Type:
+        name, start = self._id(item, "a type id")
+        found = self.types.get(name)
+        if found is None:
+            self._semantic(f"unknown type '{name}'", start)
+        return found
+
+    # Module ----------------------------------------------------------------------------
+
+    def read_module(self, top: Form) -> Module:
+        module_shape = "(module version [extensions] types uniforms vertex fragment)"
+        form = self._form(top, "module", module_shape)
+        items = self._count(form, 2, None, module_shape)
+        version = self._size(items[1], "a version number")
+        if version != 1:
+            self._syntactic(f"unsupported VPL version {version}: this reader reads version 1", _start(items[1]))
+        position = 2
+        if len(items) > 2 and _head_name(items[2]) == "extensions":
+            self._read_extensions(items[2])  # type: ignore[arg-type]
+            position = 3
+        self._count(form, position + 4, position + 4, module_shape)
+        self._read_types(self._form(items[position], "types", "(types {type})"))
+        module = Module()
+        self._mark(module, form.start)
+        self._read_uniforms(module, self._form(items[position + 1], "uniforms", "(uniforms {uniform})"))
+        self._read_stage(module.vertex, self._form(items[position + 2], "vertex", "(vertex id interface functions)"))
+        self._read_stage(
+            module.fragment, self._form(items[position + 3], "fragment", "(fragment id interface functions)")
+        )
+        return module
+
+    def _read_extensions(self, form: Form) -> None:
+        if self.strict_v1:
+            self._syntactic(STRICT_V1_EXTENSIONS_MESSAGE, form.start)
+        for item in form.items[1:]:
+            name = self._string(item, "an extension name")
+            if name not in KNOWN_EXTENSIONS:
+                known = ", ".join(f'"{known}"' for known in sorted(KNOWN_EXTENSIONS))
+                self._semantic(f'unknown extension "{name}" (known: {known})', _start(item))
+            if name in self.extensions:
+                self._semantic(f'duplicate extension "{name}"', _start(item))
+            self.extensions.add(name)
+
+    # Types -----------------------------------------------------------------------------
+
+    def _read_types(self, form: Form) -> None:
+        declarations: dict[str, _TypeDeclaration] = {}
+        for item in form.items[1:]:
+            declaration = self._read_type_declaration(self._form(item, "type", "(type id shape ...)"))
+            if declaration.name in declarations:
+                self._semantic(f"duplicate type id '{declaration.name}'", declaration.start)
+            declarations[declaration.name] = declaration
+        for declaration in declarations.values():
+            for name, start in declaration.dependencies:
+                if name not in declarations:
+                    self._semantic(f"unknown type '{name}'", start)
+        for declaration in self._dependency_order(declarations):
+            self._build_type(declaration)
+            self.types[declaration.name] = declaration.built  # type: ignore[assignment]
+
+    def _read_type_declaration(self, form: Form) -> _TypeDeclaration:
+        shape_description = "(type id shape ...)"
+        items = self._count(form, 3, None, shape_description)
+        name, start = self._id(items[1], "a type id")
+        shape_item = items[2]
+        if isinstance(shape_item, Form) or shape_item[0] not in (NAME, KEYWORD):
+            self._syntactic(f"expected a type shape, found {_describe(shape_item)}", _start(shape_item))
+        shape = shape_item[1]
+        declaration = _TypeDeclaration(name, start, form, shape)
+        if shape in _SCALAR_SHAPES:
+            self._count(form, 3, 3, f"(type id {shape})")
+            declaration.built = _SCALAR_SHAPES[shape]()
+        elif shape == "vector":
+            items = self._count(form, 5, 5, "(type id vector elementKind size)")
+            kind = _ELEMENT_KINDS[self._word(items[3], _ELEMENT_KINDS, "an element kind (bool, int or float)")]
+            size = self._size(items[4], "a vector size")
+            if not 2 <= size <= 4:
+                self._semantic(f"invalid vector size {size} (must be 2, 3 or 4)", _start(items[4]))
+            declaration.built = VectorType(kind, size)
+        elif shape == "matrix":
+            items = self._count(form, 5, 5, "(type id matrix rows columns)")
+            rows = self._size(items[3], "a matrix row count")
+            columns = self._size(items[4], "a matrix column count")
+            for dimension, item in ((rows, items[3]), (columns, items[4])):
+                if not 2 <= dimension <= 4:
+                    self._semantic(
+                        f"invalid matrix dimensions {rows}x{columns} (rows and columns must be 2, 3 or 4)",
+                        _start(item),
+                    )
+            declaration.built = MatrixType(rows, columns)
+        elif shape == "array":
+            items = self._count(form, 5, 5, "(type id array elementType length)")
+            element_name, element_start = self._id(items[3], "an element type id")
+            length = self._size(items[4], "an array length")
+            if length == 0:
+                self._semantic("invalid array length 0 (must be positive)", _start(items[4]))
+            declaration.dependencies.append((element_name, element_start))
+            declaration.length = length
+        elif shape == "record":
+            items = self._count(form, 4, None, '(type id record "name" {field})')
+            record = RecordType(self._string(items[3], "a record name"))
+            self._mark(record, form.start)
+            for field_item in items[4:]:
+                field_form = self._form(field_item, "field", '(field "name" typeId)')
+                field_items = self._count(field_form, 3, 3, '(field "name" typeId)')
+                field_name = self._string(field_items[1], "a field name")
+                field_type_name, field_type_start = self._id(field_items[2], "a field type id")
+                declaration.dependencies.append((field_type_name, field_type_start))
+                # The type is bound once every declaration is known (forward references).
+                field = Field(field_name, None)  # type: ignore[arg-type]
+                self._mark(field, field_form.start)
+                record.fields.append(field)
+            declaration.built = record
+        else:
+            self._syntactic(f"unknown type shape {_describe(shape_item)}", shape_item[2])
+        if declaration.built is not None:
+            self._mark(declaration.built, form.start)
+        return declaration
+
+    def _dependency_order(self, declarations: dict[str, _TypeDeclaration]) -> list[_TypeDeclaration]:
+        """Declarations with dependencies first; rejects cycles and paths longer than MAX_TYPE_DEPTH edges.
+
+        Iterative depth-first search (no recursion on input structure); the
+        depth of a declaration is the longest dependency path below it.
+        """
+        depth: dict[str, int] = {}
+        on_path: set[str] = set()
+        order: list[_TypeDeclaration] = []
+        for root in declarations.values():
+            if root.name in depth:
+                continue
+            # Stack entries: (declaration, index of the next dependency to visit).
+            stack: list[list] = [[root, 0]]
+            on_path.add(root.name)
+            while stack:
+                entry = stack[-1]
+                declaration, next_dependency = entry
+                if next_dependency < len(declaration.dependencies):
+                    entry[1] += 1
+                    name, start = declaration.dependencies[next_dependency]
+                    if name in on_path:
+                        self._semantic(f"type cycle: '{declaration.name}' depends on '{name}', which depends on it", start)
+                    if name not in depth:
+                        on_path.add(name)
+                        stack.append([declarations[name], 0])
+                    continue
+                stack.pop()
+                on_path.discard(declaration.name)
+                longest = 0
+                for name, _ in declaration.dependencies:
+                    longest = max(longest, depth[name] + 1)
+                if longest > MAX_TYPE_DEPTH:
+                    self._semantic(
+                        f"type '{declaration.name}' has a dependency path of {longest} edges"
+                        f" (at most {MAX_TYPE_DEPTH})",
+                        declaration.start,
+                    )
+                depth[declaration.name] = longest
+                order.append(declaration)
+        return order
+
+    def _build_type(self, declaration: _TypeDeclaration) -> None:
+        if declaration.shape == "array":
+            element_name, element_start = declaration.dependencies[0]
+            element = self.types[element_name]
+            if isinstance(element, VoidType):
+                self._semantic("void is not a value type: it cannot be an array element type", element_start)
+            array = ArrayType(element, declaration.length)
+            self._mark(array, declaration.form.start)
+            declaration.built = array
+        elif declaration.shape == "record":
+            record = declaration.built
+            assert isinstance(record, RecordType)
+            for field, (type_name, type_start) in zip(record.fields, declaration.dependencies):
+                field_type = self.types[type_name]
+                if isinstance(field_type, VoidType):
+                    self._semantic("void is not a value type: it cannot be a record field type", type_start)
+                field.type = field_type
+
+    # Uniforms --------------------------------------------------------------------------
+
+    def _read_uniforms(self, module: Module, form: Form) -> None:
+        for item in form.items[1:]:
+            if not isinstance(item, Form):
+                self._syntactic(f"expected a uniform form, found {_describe(item)}", _start(item))
+            kind = self._head(item, "a uniform form ((scalar ...), (record ...) or (array ...))")
+            if kind == "scalar" or kind == "record":
+                items = self._count(item, 4, 4, f'({kind} id "name" typeId)')
+            elif kind == "array":
+                items = self._count(item, 5, 5, '(array id "name" elementTypeId length)')
+            else:
+                self._syntactic(
+                    f"unknown uniform kind '{kind}' (expected scalar, record or array)", _start(item.items[0])
+                )
+            uniform_id, uniform_start = self._id(items[1], "a uniform id")
+            if uniform_id in self.uniforms:
+                self._semantic(f"duplicate uniform id '{uniform_id}'", uniform_start)
+            name = self._string(items[2], "a uniform name")
+            uniform_type = self._type_reference(items[3])
+            if kind == "scalar":
+                if isinstance(uniform_type, (RecordType, ArrayType)):
+                    self._semantic(
+                        f"invalid uniform kind: scalar uniform '{uniform_id}' has {_type_category(uniform_type)} type;"
+                        f" use ({'record' if isinstance(uniform_type, RecordType) else 'array'} ...)",
+                        _start(items[3]),
+                    )
+                uniform_kind = UniformKind.SCALAR
+            elif kind == "record":
+                if not isinstance(uniform_type, RecordType):
+                    self._semantic(
+                        f"invalid uniform kind: record uniform '{uniform_id}' needs a record type,"
+                        f" not {_type_category(uniform_type)}",
+                        _start(items[3]),
+                    )
+                uniform_kind = UniformKind.RECORD
+            else:
+                length = self._size(items[4], "an array length")
+                if length == 0:
+                    self._semantic("invalid array length 0 (must be positive)", _start(items[4]))
+                if isinstance(uniform_type, VoidType):
+                    self._semantic("void is not a value type: it cannot be an array element type", _start(items[3]))
+                uniform_type = ArrayType(uniform_type, length)
+                uniform_kind = UniformKind.ARRAY
+            uniform = Uniform(uniform_kind, name, uniform_type)
+            self._mark(uniform, item.start)
+            self.uniforms[uniform_id] = (len(module.uniforms), uniform_type)
+            module.uniforms.append(uniform)
+
+    # Stages ----------------------------------------------------------------------------
+
+    def _read_stage(self, stage: Stage, form: Form) -> None:
+        kind = stage.kind.value
+        items = self._count(form, 4, 4, f"({kind} entryFunctionId interface functions)")
+        entry_id, entry_start = self._id(items[1], "an entry function id")
+        self._mark(stage, form.start)
+        self.interface = {}
+        self.functions = {}
+        self._read_interface(stage, self._form(items[2], "interface", "(interface {io})"))
+        functions_form = self._form(items[3], "functions", "(functions {function})")
+        scopes = [self._declare_function(stage, item) for item in functions_form.items[1:]]
+        entry = self.functions.get(entry_id)
+        if entry is None:
+            self._semantic(f"unknown entry function '{entry_id}' in the {kind} stage", entry_start)
+        stage.entry = entry
+        for scope in scopes:
+            self._read_function_body(scope)
+        self.scope = None
+
+    def _read_interface(self, stage: Stage, form: Form) -> None:
+        for item in form.items[1:]:
+            shape = '(in|out id "name" typeId location semantic)'
+            if not isinstance(item, Form):
+                self._syntactic(f"expected {shape}, found {_describe(item)}", _start(item))
+            direction = self._head(item, shape)
+            if direction not in _DIRECTIONS:
+                self._syntactic(f"expected (in ...) or (out ...), found form ({direction} ...)", _start(item.items[0]))
+            items = self._count(item, 6, 6, shape)
+            slot_id, slot_start = self._id(items[1], "an interface id")
+            if slot_id in self.interface:
+                self._semantic(f"duplicate interface id '{slot_id}'", slot_start)
+            name = self._string(items[2], "an interface name")
+            slot_type = self._type_reference(items[3])
+            location = self._signed_integer(items[4], "a location")
+            semantic = _SEMANTICS[
+                self._word(items[5], _SEMANTICS, "a semantic (none, position, color, texcoord or fragment_color)")
+            ]
+            variable = InterfaceVariable(_DIRECTIONS[direction], name, slot_type, location, semantic)
+            self._mark(variable, item.start)
+            self.interface[slot_id] = (len(stage.interface), slot_type)
+            stage.interface.append(variable)
+
+    def _declare_function(self, stage: Stage, item: Item) -> _FunctionScope:
+        shape = '(function id "name" returnTypeId parameters registers block {block})'
+        form = self._form(item, "function", shape)
+        items = self._count(form, 7, None, shape)
+        function_id, function_start = self._id(items[1], "a function id")
+        if function_id in self.functions:
+            self._semantic(f"duplicate function id '{function_id}' in the {stage.kind.value} stage", function_start)
+        name = self._string(items[2], "a function name")
+        return_type = self._type_reference(items[3])
+        function = Function(name, return_type)
+        self._mark(function, form.start)
+        scope = _FunctionScope(function, form)
+        for parameter_item in self._form(items[4], "parameters", "(parameters {parameter})").items[1:]:
+            parameter_form = self._form(parameter_item, "parameter", "(parameter id typeId)")
+            parameter_items = self._count(parameter_form, 3, 3, "(parameter id typeId)")
+            parameter_id, parameter_start = self._id(parameter_items[1], "a parameter id")
+            if parameter_id in scope.parameters:
+                self._semantic(f"duplicate parameter id '{parameter_id}'", parameter_start)
+            parameter_type = self._type_reference(parameter_items[2])
+            slot = len(function.parameters)
+            parameter = ReferenceValue(StorageKind.PARAMETER, slot, parameter_type)
+            self._mark(parameter, parameter_form.start)
+            scope.parameters[parameter_id] = (slot, parameter_type)
+            function.parameters.append(parameter)
+        entry_block = Block()
+        for register_item in self._form(items[5], "registers", "(registers {register})").items[1:]:
+            register_form = self._form(register_item, "register", "(register reg typeId)")
+            register_items = self._count(register_form, 3, 3, "(register reg typeId)")
+            index = self._register_index(register_items[1])
+            if index in scope.registers:
+                self._semantic(f"duplicate register r{index} ('{register_items[1][1]}')", register_items[1][2])  # type: ignore[index]
+            register_type = self._type_reference(register_items[2])
+            register = RegisterValue(index, register_type)
+            self._mark(register, register_items[1][2])  # type: ignore[index]
+            declaration = DeclareLocalInstruction(register, register_type)
+            self._mark(declaration, register_form.start)
+            scope.registers[index] = register_type
+            entry_block.instructions.append(declaration)
+        for position, block_item in enumerate(items[6:]):
+            block_form = self._form(block_item, "block", "(block id {instruction} terminator)")
+            block_items = self._count(block_form, 2, None, "(block id {instruction} terminator)")
+            block_id, block_start = self._id(block_items[1], "a block id")
+            if block_id in scope.blocks:
+                self._semantic(f"duplicate block id '{block_id}'", block_start)
+            block = entry_block if position == 0 else Block()
+            self._mark(block, block_form.start)
+            scope.blocks[block_id] = block
+            scope.block_forms.append(block_form)
+            function.blocks.append(block)
+        self.functions[function_id] = function
+        stage.functions.append(function)
+        return scope
+
+    # Function bodies -------------------------------------------------------------------
+
+    def _read_function_body(self, scope: _FunctionScope) -> None:
+        self.scope = scope
+        readers = self.instruction_readers
+        spans = self.spans
+        for block, form in zip(scope.function.blocks, scope.block_forms):
+            items = form.items
+            last = len(items) - 1
+            instructions = block.instructions
+            for position in range(2, len(items)):
+                item = items[position]
+                if not isinstance(item, Form):
+                    self._syntactic(f"expected an instruction or terminator form, found {_describe(item)}", item[2])
+                head = self._head(item, "an instruction or terminator")
+                if head in _TERMINATOR_HEADS:
+                    if position != last:
+                        self._syntactic(
+                            f"the terminator ({head} ...) must be the last form of its block", item.start
+                        )
+                    terminator = self._read_terminator(head, item)
+                    spans[id(terminator)] = item.start
+                    block.terminator = terminator
+                    break
+                reader = readers.get(head)
+                if reader is None:
+                    self._syntactic(f"unknown instruction '{head}'", _start(item.items[0]))
+                instruction = reader(item)
+                spans[id(instruction)] = item.start
+                instructions.append(instruction)
+            else:
+                self._syntactic(
+                    "a block must end with a terminator (branch, branch_if, return or discard)", form.end
+                )
+
+    # Operands and references -----------------------------------------------------------
+
+    def _register(self, item: Item) -> RegisterValue:
+        index = self._register_index(item)
+        register_type = self.scope.registers.get(index)  # type: ignore[union-attr]
+        if register_type is None:
+            self._semantic(f"unknown register {item[1]}", item[2])  # type: ignore[index]
+        register = RegisterValue(index, register_type)
+        self.spans[id(register)] = item[2]  # type: ignore[index]
+        return register
+
+    def _operand(self, item: Item) -> Operand:
+        if not isinstance(item, Form):
+            if item[0] == NAME and _is_register_spelling(item[1]):
+                return self._register(item)
+            self._syntactic(
+                f"expected an operand (a register, (bool ...), (int ...) or (float ...)), found {_describe(item)}",
+                item[2],
+            )
+        head = self._head(item, "an operand ((bool ...), (int ...) or (float ...))")
+        if head == "int":
+            items = self._count(item, 2, 2, "(int signedInteger)")
+            constant = ConstantValue.of_int(self._signed_integer(items[1], "an int literal"))
+        elif head == "float":
+            items = self._count(item, 2, 2, "(float number)")
+            literal = items[1]
+            if isinstance(literal, Form) or literal[0] != NUMBER:
+                self._syntactic(f"expected a decimal number, found {_describe(literal)}", _start(literal))
+            try:
+                bits = parse_float32_bits(literal[1])
+            except Float32OverflowError:
+                self._lexical(f"float literal {literal[1]} overflows binary32 (beyond 3.4028235e38)", literal[2])
+            constant = ConstantValue.of_float_bits(bits)
+        elif head == "bool":
+            items = self._count(item, 2, 2, "(bool true|false)")
+            constant = ConstantValue.of_bool(self._word(items[1], ("true", "false"), "true or false") == "true")
+        else:
+            self._syntactic(
+                f"expected an operand (a register, (bool ...), (int ...) or (float ...)), found {_describe(item)}",
+                item.start,
+            )
+        self.spans[id(constant)] = item.start
+        return constant
+
+    def _reference(self, item: Item) -> ReferenceValue:
+        expected = "a reference ((local ...), (parameter ...), (uniform ...), (stage ...), (member_ref ...) or (index_ref ...))"
+        if not isinstance(item, Form):
+            self._syntactic(f"expected {expected}, found {_describe(item)}", item[2])
+        head = self._head(item, expected)
+        scope = self.scope
+        assert scope is not None
+        reference: ReferenceValue
+        if head == "local":
+            items = self._count(item, 2, 2, "(local reg)")
+            register = self._register(items[1])
+            reference = ReferenceValue(StorageKind.LOCAL, register.index, register.type)
+        elif head == "parameter":
+            items = self._count(item, 2, 2, "(parameter id)")
+            name, start = self._id(items[1], "a parameter id")
+            found = scope.parameters.get(name)
+            if found is None:
+                self._semantic(f"unknown parameter '{name}'", start)
+            reference = ReferenceValue(StorageKind.PARAMETER, found[0], found[1])
+        elif head == "uniform":
+            items = self._count(item, 2, 2, "(uniform id)")
+            name, start = self._id(items[1], "a uniform id")
+            found = self.uniforms.get(name)
+            if found is None:
+                self._semantic(f"unknown uniform '{name}'", start)
+            reference = ReferenceValue(StorageKind.UNIFORM, found[0], found[1])
+        elif head == "stage":
+            items = self._count(item, 2, 2, "(stage id)")
+            name, start = self._id(items[1], "an interface id")
+            found = self.interface.get(name)
+            if found is None:
+                self._semantic(f"unknown interface id '{name}'", start)
+            reference = ReferenceValue(StorageKind.STAGE, found[0], found[1])
+        elif head == "member_ref":
+            items = self._count(item, 3, 3, '(member_ref reference "field")')
+            base = self._reference(items[1])
+            field_name = self._string(items[2], "a field name")
+            record = base.type
+            if not isinstance(record, RecordType):
+                self._semantic(
+                    f"invalid member reference base type: {_type_category(record)} storage has no fields",
+                    _start(items[1]),
+                )
+            selected = record.field_named(field_name)
+            if selected is None:
+                self._semantic(f"unknown field '{field_name}' in record '{record.name}'", _start(items[2]))
+            reference = MemberReferenceValue.create(base, field_name, selected.type)
+        elif head == "index_ref":
+            items = self._count(item, 3, 3, "(index_ref reference operand)")
+            base = self._reference(items[1])
+            index = self._operand(items[2])
+            array = base.type
+            if not isinstance(array, ArrayType):
+                self._semantic(
+                    f"invalid index reference base type: {_type_category(array)} storage is not an array",
+                    _start(items[1]),
+                )
+            reference = IndexReferenceValue.create(base, index, array.element)
+        else:
+            self._syntactic(f"expected {expected}, found {_describe(item)}", item.start)
+        self.spans[id(reference)] = item.start
+        return reference
+
+    # Instructions ----------------------------------------------------------------------
+
+    def _read_copy(self, form: Form) -> Instruction:
+        items = self._count(form, 3, 3, "(copy reg operand)")
+        return CopyInstruction(self._register(items[1]), self._operand(items[2]))
+
+    def _read_load(self, form: Form) -> Instruction:
+        items = self._count(form, 3, 3, "(load reg reference)")
+        return LoadInstruction(self._register(items[1]), self._reference(items[2]))
+
+    def _read_store(self, form: Form) -> Instruction:
+        items = self._count(form, 3, 3, "(store reference operand)")
+        return StoreInstruction(self._reference(items[1]), self._operand(items[2]))
+
+    def _binary_reader(self, operator: BinaryOperator) -> Callable[[Form], Instruction]:
+        shape = f"({operator.value} reg operand operand)"
+
+        def read_binary(form: Form) -> Instruction:
+            items = self._count(form, 4, 4, shape)
+            return BinaryInstruction(
+                self._register(items[1]), operator, self._operand(items[2]), self._operand(items[3])
+            )
+
+        return read_binary
+
+    def _read_construct(self, form: Form) -> Instruction:
+        items = self._count(form, 2, None, "(construct reg {operand})")
+        result = self._register(items[1])
+        return ConstructInstruction(result, result.type, [self._operand(item) for item in items[2:]])
+
+    def _read_call(self, form: Form) -> Instruction:
+        items = self._count(form, 3, None, "(call reg|void functionId {operand})")
+        destination = items[1]
+        result: Optional[RegisterValue]
+        if not isinstance(destination, Form) and destination[0] == KEYWORD and destination[1] == "void":
+            result = None
+        else:
+            result = self._register(destination)
+        callee_id, callee_start = self._id(items[2], "a function id")
+        callee = self.functions.get(callee_id)
+        if callee is None:
+            self._semantic(f"unknown function '{callee_id}' (calls name functions of the same stage)", callee_start)
+        return CallInstruction(result, callee, Builtin.NONE, [self._operand(item) for item in items[3:]])
+
+    def _read_texture(self, form: Form) -> Instruction:
+        items = self._count(form, 4, 4, "(texture reg sampler coordinates)")
+        return CallInstruction(
+            self._register(items[1]), None, Builtin.TEXTURE, [self._operand(items[2]), self._operand(items[3])]
+        )
+
+    def _math_reader(self, builtin: Builtin) -> Callable[[Form], Instruction]:
+        shape = f"({builtin.value} reg{' operand' * builtin.arity})"
+
+        def read_math(form: Form) -> Instruction:
+            if "math" not in self.extensions:
+                head_start = _start(form.items[0])
+                if self.strict_v1:
+                    self._syntactic(
+                        f"unknown instruction '{builtin.value}': math extension operations are not part of"
+                        " VPL version 1 (strict mode)",
+                        head_start,
+                    )
+                self._semantic(
+                    f"'{builtin.value}' is a math extension operation: the module must declare"
+                    ' (extensions "math") after its version',
+                    head_start,
+                )
+            items = self._count(form, 2 + builtin.arity, 2 + builtin.arity, shape)
+            return CallInstruction(self._register(items[1]), None, builtin, [self._operand(item) for item in items[2:]])
+
+        return read_math
+
+    def _read_swizzle(self, form: Form) -> Instruction:
+        items = self._count(form, 4, 4, '(swizzle reg operand "pattern")')
+        return SwizzleInstruction(
+            self._register(items[1]), self._operand(items[2]), self._string(items[3], "a swizzle pattern")
+        )
+
+    def _read_member(self, form: Form) -> Instruction:
+        items = self._count(form, 4, 4, '(member reg operand "field")')
+        return MemberInstruction(
+            self._register(items[1]), self._operand(items[2]), self._string(items[3], "a field name")
+        )
+
+    def _read_index(self, form: Form) -> Instruction:
+        items = self._count(form, 4, 4, "(index reg operand operand)")
+        return IndexInstruction(self._register(items[1]), self._operand(items[2]), self._operand(items[3]))
+
+    # Terminators -----------------------------------------------------------------------
+
+    def _block(self, item: Item) -> Block:
+        name, start = self._id(item, "a block id")
+        block = self.scope.blocks.get(name)  # type: ignore[union-attr]
+        if block is None:
+            self._semantic(f"unknown block '{name}'", start)
+        return block
+
+    def _read_terminator(self, head: str, form: Form) -> Terminator:
+        if head == "branch":
+            items = self._count(form, 2, 2, "(branch blockId)")
+            return BranchTerminator(self._block(items[1]))
+        if head == "branch_if":
+            items = self._count(form, 4, 4, "(branch_if operand trueBlockId falseBlockId)")
+            condition = self._operand(items[1])
+            return ConditionalBranchTerminator(condition, self._block(items[2]), self._block(items[3]))
+        if head == "return":
+            items = self._count(form, 1, 2, "(return [operand])")
+            return ReturnTerminator(self._operand(items[1]) if len(items) == 2 else None)
+        self._count(form, 1, 1, "(discard)")
+        return DiscardTerminator()
+
+
+def _type_category(value_type: Type) -> str:
+    if isinstance(value_type, RecordType):
+        return f"record '{value_type.name}'"
+    if isinstance(value_type, ArrayType):
+        return "an array"
+    if isinstance(value_type, VoidType):
+        return "void"
+    if isinstance(value_type, ScalarType):
+        return f"scalar {value_type.kind.value}"
+    if isinstance(value_type, VectorType):
+        return f"a {value_type.kind.value} vector"
+    if isinstance(value_type, MatrixType):
+        return "a matrix"
+    if isinstance(value_type, SamplerType):
+        return "a sampler"
+    return str(value_type)

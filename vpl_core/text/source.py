@@ -1,0 +1,42 @@
+"""Source text and positions for diagnostics (spec 11).
+
+The reader works on the decoded text and remembers positions as code-point
+indexes into it; only when a diagnostic is made is an index turned into the
+public position: byte offset into the UTF-8 input, one-based line and
+one-based column counted in code points, where CR, LF and CR LF are each one
+line ending. Converting lazily keeps the common (valid) path free of
+bookkeeping.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from vpl_core.diagnostics import Category, Diagnostic, ERROR_CLASSES
+
+
+def line_and_column(text: str, index: int) -> tuple[int, int]:
+    """One-based line and code-point column of `text[index]`."""
+    prefix = text[:index]
+    line_endings = prefix.count("\n") + prefix.count("\r") - prefix.count("\r\n")
+    line_start = max(prefix.rfind("\n"), prefix.rfind("\r")) + 1
+    return line_endings + 1, index - line_start + 1
+
+
+class SourceText:
+    """A decoded source and its label; makes positioned diagnostics and raises them."""
+
+    __slots__ = ("text", "label")
+
+    def __init__(self, text: str, label: str | None) -> None:
+        self.text = text
+        self.label = label
+
+    def diagnostic(self, category: Category, message: str, index: int, subject: object = None) -> Diagnostic:
+        index = max(0, min(index, len(self.text)))
+        line, column = line_and_column(self.text, index)
+        offset = len(self.text[:index].encode("utf-8"))
+        return Diagnostic(category, message, self.label, offset, line, column, subject)
+
+    def fail(self, category: Category, message: str, index: int, subject: object = None) -> NoReturn:
+        raise ERROR_CLASSES[category](self.diagnostic(category, message, index, subject))

@@ -1,0 +1,428 @@
+"""The canonical VPL writer (spec 11): a module to deterministic text.
+
+`write` verifies the module, emits canonical text and reads that text back
+through the reader (which verifies again) before returning it, so whatever
+it returns is a valid module text and ``write(read(write(m))) == write(m)``.
+
+Canonical ids:
+
+* types ``t0, t1, ...`` in first-discovery order. The traversal visits, in
+  order: each uniform's declared type (for an array uniform its element
+  type, since the text names the element), then per stage (vertex, then
+  fragment) each interface variable's type, then per function its return
+  type, its parameter types and its register declaration types. A type is
+  numbered when first reached and its components are then visited
+  depth-first in pre-order (record fields in order, array element). One
+  declaration per `RecordType` object (nominal identity), one per
+  structurally equal non-record type. Unused declarations are not kept.
+* uniforms ``u<i>``, interface variables ``s<i>``, functions ``f<i>``,
+  parameters ``p<i>``, blocks ``b<i>``: list positions. Register numbers
+  are preserved (``r<index>``).
+
+Layout: LF line endings, two-space indentation as in the spec examples;
+`types`, `uniforms`, `interface` and `functions` put each item on its own
+line, `parameters` and `registers` stay on one line with at most two items,
+each instruction is one line, closing parentheses gather at the end of the
+last line. Strings use double quotes; backslash, double quote and every
+control character (C0, DEL, C1) are escaped, controls as ``\\uXXXX``. Floats
+use the shortest binary32 round-trip spelling (`floats.format_float32`).
+
+Derived reference paths deeper than `MAX_REFERENCE_DEPTH` (spec 10.2: 120)
+cannot be written; like anything else the writer cannot express, that is a
+SemanticError naming the offending object.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from vpl_core.diagnostics import Category, Diagnostic, SemanticError
+from vpl_core.ir.instructions import (
+    BinaryInstruction,
+    Builtin,
+    BranchTerminator,
+    CallInstruction,
+    ConditionalBranchTerminator,
+    ConstructInstruction,
+    CopyInstruction,
+    DeclareLocalInstruction,
+    DiscardTerminator,
+    IndexInstruction,
+    Instruction,
+    LoadInstruction,
+    MemberInstruction,
+    ReturnTerminator,
+    StoreInstruction,
+    SwizzleInstruction,
+    Terminator,
+)
+from vpl_core.ir.module import Block, Function, Module, Stage, UniformKind
+from vpl_core.ir.types import (
+    ArrayType,
+    MatrixType,
+    RecordType,
+    SamplerType,
+    ScalarKind,
+    ScalarType,
+    Type,
+    VectorType,
+    VoidType,
+)
+from vpl_core.ir.values import (
+    ConstantValue,
+    IndexReferenceValue,
+    MemberReferenceValue,
+    ReferenceValue,
+    RegisterValue,
+    StorageKind,
+    float32_bits,
+)
+from vpl_core.text.floats import format_float32
+from vpl_core.verify import Verifier
+
+MAX_REFERENCE_DEPTH = 120
+"""Derived reference selectors per path, so that written forms fit the reader's nesting bound."""
+
+INDENT = "  "
+_INLINE_LIST_LIMIT = 2
+
+_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')
+
+
+def write(module: Module) -> str:
+    """Verify `module` and return its canonical text (read back and verified before returning)."""
+    from vpl_core.text.reader import read
+
+    Verifier().run(module)
+    text = _Writer(module).write()
+    read(text, label="<canonical text>")
+    return text
+
+
+def quote(text: str) -> str:
+    """A double-quoted VPL string literal for `text`."""
+    if _NEEDS_ESCAPE.search(text) is None:
+        return f'"{text}"'
+    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+
+
+def _escape(match: re.Match[str]) -> str:
+    character = match.group(0)
+    if character in '"\\':
+        return "\\" + character
+    return f"\\u{ord(character):04x}"
+
+
+def _fail(message: str, subject: object) -> SemanticError:
+    return SemanticError(Diagnostic(Category.SEMANTIC, message, subject=subject))
+
+
+class _Writer:
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.type_ids: dict[Type, str] = {}
+        self.type_order: list[Type] = []
+        self.lines: list[str] = []
+
+    # Types -----------------------------------------------------------------------------
+
+    def _discover(self, root: Type) -> None:
+        # Explicit stack: in-memory types may nest deeper than Python's recursion limit.
+        stack = [root]
+        while stack:
+            value_type = stack.pop()
+            if value_type in self.type_ids:
+                continue
+            self.type_ids[value_type] = f"t{len(self.type_order)}"
+            self.type_order.append(value_type)
+            if isinstance(value_type, RecordType):
+                stack.extend(field.type for field in reversed(value_type.fields))
+            elif isinstance(value_type, ArrayType):
+                stack.append(value_type.element)
+
+    def _discover_module_types(self) -> None:
+        for uniform in self.module.uniforms:
+            if uniform.kind is UniformKind.ARRAY and isinstance(uniform.type, ArrayType):
+                self._discover(uniform.type.element)
+            else:
+                self._discover(uniform.type)
+        for stage in self.module.stages:
+            for variable in stage.interface:
+                self._discover(variable.type)
+            for function in stage.functions:
+                self._discover(function.return_type)
+                for parameter in function.parameters:
+                    self._discover(parameter.type)
+                for declaration in _declarations(function):
+                    self._discover(declaration.type)
+
+    def _type_id(self, value_type: Type) -> str:
+        return self.type_ids[value_type]
+
+    def _type_declaration(self, value_type: Type) -> str:
+        type_id = self.type_ids[value_type]
+        if isinstance(value_type, VoidType):
+            shape = "void"
+        elif isinstance(value_type, ScalarType):
+            shape = value_type.kind.value
+        elif isinstance(value_type, SamplerType):
+            shape = value_type.kind
+        elif isinstance(value_type, VectorType):
+            shape = f"vector {value_type.kind.value} {value_type.size}"
+        elif isinstance(value_type, MatrixType):
+            shape = f"matrix {value_type.rows} {value_type.columns}"
+        elif isinstance(value_type, ArrayType):
+            shape = f"array {self.type_ids[value_type.element]} {value_type.count}"
+        elif isinstance(value_type, RecordType):
+            fields = "".join(f" (field {quote(field.name)} {self.type_ids[field.type]})" for field in value_type.fields)
+            shape = f"record {quote(value_type.name)}{fields}"
+        else:
+            raise _fail(f"cannot write type {value_type!r}", value_type)
+        return f"(type {type_id} {shape})"
+
+    # Layout helpers --------------------------------------------------------------------
+
+    def _list(self, depth: int, head: str, items: list[str], inline_limit: Optional[int] = None) -> None:
+        """A list form: inline when short enough, else one item per line."""
+        indent = INDENT * depth
+        if not items:
+            self.lines.append(f"{indent}({head})")
+        elif inline_limit is not None and len(items) <= inline_limit:
+            self.lines.append(f"{indent}({head} {' '.join(items)})")
+        else:
+            self.lines.append(f"{indent}({head}")
+            inner = INDENT * (depth + 1)
+            self.lines.extend(inner + item for item in items)
+            self.lines[-1] += ")"
+
+    # Module ----------------------------------------------------------------------------
+
+    def write(self) -> str:
+        self._discover_module_types()
+        lines = self.lines
+        lines.append("(module 1")
+        if _uses_math(self.module):
+            lines.append(f'{INDENT}(extensions "math")')
+        self._list(1, "types", [self._type_declaration(value_type) for value_type in self.type_order])
+        uniforms = []
+        for slot, uniform in enumerate(self.module.uniforms):
+            name = quote(uniform.name)
+            if uniform.kind is UniformKind.ARRAY:
+                if not isinstance(uniform.type, ArrayType):
+                    raise _fail("an array uniform needs an array type", uniform)
+                uniforms.append(
+                    f"(array u{slot} {name} {self._type_id(uniform.type.element)} {uniform.type.count})"
+                )
+            else:
+                uniforms.append(f"({uniform.kind.value} u{slot} {name} {self._type_id(uniform.type)})")
+        self._list(1, "uniforms", uniforms)
+        for stage in self.module.stages:
+            self._write_stage(stage)
+        lines[-1] += ")"
+        return "\n".join(lines) + "\n"
+
+    def _write_stage(self, stage: Stage) -> None:
+        function_ids = {id(function): f"f{position}" for position, function in enumerate(stage.functions)}
+        if stage.entry is None or id(stage.entry) not in function_ids:
+            raise _fail(f"the {stage.kind.value} stage has no entry function of its own", stage)
+        self.lines.append(f"{INDENT}({stage.kind.value} {function_ids[id(stage.entry)]}")
+        interface = [
+            f"({variable.direction.value} s{slot} {quote(variable.name)} {self._type_id(variable.type)}"
+            f" {variable.location} {variable.semantic.value})"
+            for slot, variable in enumerate(stage.interface)
+        ]
+        self._list(2, "interface", interface)
+        if not stage.functions:
+            self.lines.append(f"{INDENT * 2}(functions)")
+        else:
+            self.lines.append(f"{INDENT * 2}(functions")
+            for position, function in enumerate(stage.functions):
+                self._write_function(f"f{position}", function, function_ids)
+            self.lines[-1] += ")"
+        self.lines[-1] += ")"
+
+    def _write_function(self, function_id: str, function: Function, function_ids: dict[int, str]) -> None:
+        depth = 3
+        lines = self.lines
+        lines.append(
+            f"{INDENT * depth}(function {function_id} {quote(function.name)} {self._type_id(function.return_type)}"
+        )
+        parameters = [
+            f"(parameter p{slot} {self._type_id(parameter.type)})" for slot, parameter in enumerate(function.parameters)
+        ]
+        self._list(depth + 1, "parameters", parameters, _INLINE_LIST_LIMIT)
+        declarations = _declarations(function)
+        registers = [
+            f"(register r{declaration.register.index} {self._type_id(declaration.type)})" for declaration in declarations
+        ]
+        self._list(depth + 1, "registers", registers, _INLINE_LIST_LIMIT)
+        if not function.blocks:
+            raise _fail(f"function '{function.name}' has no blocks", function)
+        block_ids = {id(block): f"b{position}" for position, block in enumerate(function.blocks)}
+        instruction_writer = _InstructionWriter(block_ids, function_ids)
+        block_indent = INDENT * (depth + 1)
+        body_indent = INDENT * (depth + 2)
+        for position, block in enumerate(function.blocks):
+            lines.append(f"{block_indent}(block b{position}")
+            instructions = block.instructions[len(declarations) :] if position == 0 else block.instructions
+            for instruction in instructions:
+                lines.append(body_indent + instruction_writer.instruction(instruction))
+            if block.terminator is None:
+                raise _fail("a block has no terminator", block)
+            lines.append(body_indent + instruction_writer.terminator(block.terminator) + ")")
+        lines[-1] += ")"
+
+
+def _declarations(function: Function) -> list[DeclareLocalInstruction]:
+    """The register declaration prefix of the entry block."""
+    if not function.blocks:
+        return []
+    declarations = []
+    for instruction in function.blocks[0].instructions:
+        if not isinstance(instruction, DeclareLocalInstruction):
+            break
+        declarations.append(instruction)
+    return declarations
+
+
+def _uses_math(module: Module) -> bool:
+    for _, function in module.functions():
+        for block in function.blocks:
+            for instruction in block.instructions:
+                if isinstance(instruction, CallInstruction) and instruction.builtin.extension == "math":
+                    return True
+    return False
+
+
+class _InstructionWriter:
+    """Spells instructions, terminators, operands and references of one function."""
+
+    def __init__(self, block_ids: dict[int, str], function_ids: dict[int, str]) -> None:
+        self.block_ids = block_ids
+        self.function_ids = function_ids
+
+    def operand(self, operand: object) -> str:
+        if isinstance(operand, RegisterValue):
+            return f"r{operand.index}"
+        if isinstance(operand, ConstantValue) and isinstance(operand.type, ScalarType):
+            kind = operand.type.kind
+            if kind is ScalarKind.FLOAT:
+                try:
+                    return f"(float {format_float32(float32_bits(float(operand.value)))})"
+                except (ValueError, OverflowError, TypeError) as error:
+                    raise _fail(f"cannot write float constant {operand.value!r}: {error}", operand) from None
+            if kind is ScalarKind.INT and isinstance(operand.value, int) and not isinstance(operand.value, bool):
+                return f"(int {operand.value})"
+            if kind is ScalarKind.BOOL and isinstance(operand.value, bool):
+                return f"(bool {'true' if operand.value else 'false'})"
+        raise _fail(f"cannot write operand {operand!r}", operand)
+
+    def reference(self, reference: ReferenceValue) -> str:
+        # Walk to the root first (iteratively), then spell inside out.
+        path: list[ReferenceValue] = []
+        current: object = reference
+        while isinstance(current, (MemberReferenceValue, IndexReferenceValue)):
+            path.append(current)
+            if len(path) > MAX_REFERENCE_DEPTH:
+                raise _fail(
+                    f"reference path deeper than {MAX_REFERENCE_DEPTH} selectors cannot be written", reference
+                )
+            current = current.base
+        if not isinstance(current, ReferenceValue):
+            raise _fail(f"cannot write reference {reference!r}", reference)
+        kind = current.storage_kind
+        if kind is StorageKind.LOCAL:
+            text = f"(local r{current.slot})"
+        elif kind is StorageKind.PARAMETER:
+            text = f"(parameter p{current.slot})"
+        elif kind is StorageKind.UNIFORM:
+            text = f"(uniform u{current.slot})"
+        elif kind is StorageKind.STAGE:
+            text = f"(stage s{current.slot})"
+        else:
+            raise _fail(f"cannot write root reference of kind {kind.value}", current)
+        for selector in reversed(path):
+            if isinstance(selector, MemberReferenceValue):
+                text = f"(member_ref {text} {quote(selector.field_name)})"
+            else:
+                text = f"(index_ref {text} {self.operand(selector.index)})"
+        return text
+
+    def _destination(self, instruction: Instruction) -> str:
+        result = getattr(instruction, "result", None)
+        if not isinstance(result, RegisterValue):
+            raise _fail("the instruction needs a destination register", instruction)
+        return f"r{result.index}"
+
+    def instruction(self, instruction: Instruction) -> str:
+        operand = self.operand
+        if isinstance(instruction, CopyInstruction):
+            return f"(copy {self._destination(instruction)} {operand(instruction.source)})"
+        if isinstance(instruction, LoadInstruction):
+            return f"(load {self._destination(instruction)} {self.reference(instruction.source)})"
+        if isinstance(instruction, StoreInstruction):
+            return f"(store {self.reference(instruction.target)} {operand(instruction.value)})"
+        if isinstance(instruction, BinaryInstruction):
+            return (
+                f"({instruction.operator.value} {self._destination(instruction)}"
+                f" {operand(instruction.lhs)} {operand(instruction.rhs)})"
+            )
+        if isinstance(instruction, ConstructInstruction):
+            if instruction.result is not None and instruction.type != instruction.result.type:
+                raise _fail("a construct's type must be its destination register's type", instruction)
+            arguments = "".join(" " + operand(argument) for argument in instruction.arguments)
+            return f"(construct {self._destination(instruction)}{arguments})"
+        if isinstance(instruction, CallInstruction):
+            return self._call(instruction)
+        if isinstance(instruction, SwizzleInstruction):
+            return f"(swizzle {self._destination(instruction)} {operand(instruction.source)} {quote(instruction.pattern)})"
+        if isinstance(instruction, MemberInstruction):
+            return (
+                f"(member {self._destination(instruction)} {operand(instruction.source)}"
+                f" {quote(instruction.field_name)})"
+            )
+        if isinstance(instruction, IndexInstruction):
+            return f"(index {self._destination(instruction)} {operand(instruction.source)} {operand(instruction.index)})"
+        if isinstance(instruction, DeclareLocalInstruction):
+            raise _fail("register declarations belong in the entry block's declaration prefix", instruction)
+        raise _fail(f"cannot write instruction {instruction!r}", instruction)
+
+    def _call(self, instruction: CallInstruction) -> str:
+        arguments = "".join(" " + self.operand(argument) for argument in instruction.arguments)
+        if instruction.builtin is Builtin.NONE:
+            if instruction.callee is None or id(instruction.callee) not in self.function_ids:
+                raise _fail("a call must name a function of the same stage", instruction)
+            result = "void" if instruction.result is None else self._destination(instruction)
+            return f"(call {result} {self.function_ids[id(instruction.callee)]}{arguments})"
+        if instruction.callee is not None:
+            raise _fail("a built-in call cannot also name a function", instruction)
+        if len(instruction.arguments) != instruction.builtin.arity:
+            raise _fail(
+                f"built-in '{instruction.builtin.value}' takes {instruction.builtin.arity} operands,"
+                f" not {len(instruction.arguments)}",
+                instruction,
+            )
+        return f"({instruction.builtin.value} {self._destination(instruction)}{arguments})"
+
+    def _block(self, block: Block, terminator: Terminator) -> str:
+        block_id = self.block_ids.get(id(block))
+        if block_id is None:
+            raise _fail("a branch must target a block of the same function", terminator)
+        return block_id
+
+    def terminator(self, terminator: Terminator) -> str:
+        if isinstance(terminator, BranchTerminator):
+            return f"(branch {self._block(terminator.target, terminator)})"
+        if isinstance(terminator, ConditionalBranchTerminator):
+            return (
+                f"(branch_if {self.operand(terminator.condition)} {self._block(terminator.true_target, terminator)}"
+                f" {self._block(terminator.false_target, terminator)})"
+            )
+        if isinstance(terminator, ReturnTerminator):
+            if terminator.value is None:
+                return "(return)"
+            return f"(return {self.operand(terminator.value)})"
+        if isinstance(terminator, DiscardTerminator):
+            return "(discard)"
+        raise _fail(f"cannot write terminator {terminator!r}", terminator)
