@@ -1,0 +1,350 @@
+"""The parameters panel: one editor per material parameter (ParameterSpec).
+
+Float: a slider over the spec's range with a spin box beside it; vector:
+one spin box per component; colour: a swatch button opening QColorDialog;
+texture: a button opening QFileDialog (the checker when no file is set,
+otherwise the file name) and a reset button; anything else (records,
+arrays, ints, matrices) is shown read-only, since the preview fills it with
+zero/identity.
+
+Edits emit `parameterChanged(name, value)` (floats, tuples of floats) or
+`textureChanged(name, path_or_None)`. `set_parameters` called again with the
+same names, kinds and types keeps the shown values, so a recompile does not
+undo the artist's tweaks; only the ranges and labels follow the new specs.
+The dialogs are class attributes so tests (and other hosts) can replace them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Optional
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QColorDialog,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.material.parameters import ParameterKind, ParameterSpec
+from app.preview.parameter_specs import carry_over
+from vpl_core.ir.types import VectorType
+
+SLIDER_STEPS = 1000
+IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.tga *.tif *.tiff *.webp);;All files (*)"
+
+
+def _pick_color(initial: QColor, parent: QWidget, with_alpha: bool) -> QColor:
+    options = QColorDialog.ColorDialogOption.ShowAlphaChannel if with_alpha else QColorDialog.ColorDialogOption(0)
+    return QColorDialog.getColor(initial, parent, "Choose colour", options)
+
+
+def _pick_image(parent: QWidget) -> Optional[str]:
+    path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", IMAGE_FILTER)
+    return path or None
+
+
+class _FloatEditor(QWidget):
+    def __init__(self, spec: ParameterSpec, value: Any, changed: Callable[[Any], None]) -> None:
+        super().__init__()
+        self._changed = changed
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, SLIDER_STEPS)
+        self.spin = QDoubleSpinBox()
+        self.spin.setDecimals(3)
+        self.spin.setKeyboardTracking(False)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.spin)
+        self.apply_spec(spec)
+        self.set_value(float(value if value is not None else spec.default or 0.0))
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.spin.valueChanged.connect(self._spin_changed)
+
+    def apply_spec(self, spec: ParameterSpec) -> None:
+        low, high = float(spec.minimum), float(spec.maximum)
+        if high <= low:
+            high = low + 1.0
+        self._low, self._high = low, high
+        self.spin.blockSignals(True)
+        self.spin.setRange(low, high)
+        self.spin.setSingleStep((high - low) / 100.0)
+        self.spin.blockSignals(False)
+
+    def value(self) -> float:
+        return float(self.spin.value())
+
+    def set_value(self, value: float) -> None:
+        for widget in (self.spin, self.slider):
+            widget.blockSignals(True)
+        self.spin.setValue(value)
+        self.slider.setValue(round((self.spin.value() - self._low) / (self._high - self._low) * SLIDER_STEPS))
+        for widget in (self.spin, self.slider):
+            widget.blockSignals(False)
+
+    def _slider_moved(self, position: int) -> None:
+        value = self._low + (self._high - self._low) * position / SLIDER_STEPS
+        self.spin.blockSignals(True)
+        self.spin.setValue(value)
+        self.spin.blockSignals(False)
+        self._changed(self.value())
+
+    def _spin_changed(self, value: float) -> None:
+        self.slider.blockSignals(True)
+        self.slider.setValue(round((value - self._low) / (self._high - self._low) * SLIDER_STEPS))
+        self.slider.blockSignals(False)
+        self._changed(float(value))
+
+
+class _VectorEditor(QWidget):
+    def __init__(self, spec: ParameterSpec, value: Any, changed: Callable[[Any], None]) -> None:
+        super().__init__()
+        self._changed = changed
+        size = spec.type.size if isinstance(spec.type, VectorType) else 4
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.spins: list[QDoubleSpinBox] = []
+        for _ in range(size):
+            spin = QDoubleSpinBox()
+            spin.setDecimals(3)
+            spin.setRange(-1e6, 1e6)
+            spin.setSingleStep(0.05)
+            spin.setKeyboardTracking(False)
+            spin.valueChanged.connect(self._spin_changed)
+            layout.addWidget(spin)
+            self.spins.append(spin)
+        self.set_value(value if value is not None else spec.default)
+
+    def apply_spec(self, spec: ParameterSpec) -> None:
+        pass
+
+    def value(self) -> tuple[float, ...]:
+        return tuple(float(spin.value()) for spin in self.spins)
+
+    def set_value(self, value: Any) -> None:
+        components = list(value) if value is not None else []
+        for index, spin in enumerate(self.spins):
+            spin.blockSignals(True)
+            spin.setValue(float(components[index]) if index < len(components) else 0.0)
+            spin.blockSignals(False)
+
+    def _spin_changed(self, _: float) -> None:
+        self._changed(self.value())
+
+
+class _ColorEditor(QPushButton):
+    def __init__(self, spec: ParameterSpec, value: Any, changed: Callable[[Any], None], pick: Callable[..., QColor]) -> None:
+        super().__init__()
+        self._changed = changed
+        self._pick = pick
+        self._size = spec.type.size if isinstance(spec.type, VectorType) else 4
+        self._value: tuple[float, ...] = ()
+        self.set_value(value if value is not None else spec.default)
+        self.clicked.connect(self._choose)
+
+    def apply_spec(self, spec: ParameterSpec) -> None:
+        pass
+
+    def value(self) -> tuple[float, ...]:
+        return self._value
+
+    def set_value(self, value: Any) -> None:
+        components = [float(c) for c in (value or ())]
+        defaults = [0.0, 0.0, 0.0, 1.0]
+        self._value = tuple((components + defaults[len(components):])[: self._size])
+        color = self._qcolor()
+        swatch = QPixmap(28, 14)
+        swatch.fill(color)
+        self.setIcon(QIcon(swatch))
+        self.setText(color.name(QColor.NameFormat.HexArgb if self._size == 4 else QColor.NameFormat.HexRgb))
+
+    def _qcolor(self) -> QColor:
+        color = QColor()
+        clamped = [min(1.0, max(0.0, c)) for c in self._value] + [1.0] * 4
+        color.setRgbF(clamped[0], clamped[1], clamped[2], clamped[3] if self._size == 4 else 1.0)
+        return color
+
+    def _choose(self) -> None:
+        chosen = self._pick(self._qcolor(), self, self._size == 4)
+        if chosen is None or not chosen.isValid():
+            return
+        rgba = (chosen.redF(), chosen.greenF(), chosen.blueF(), chosen.alphaF())
+        self.set_value(rgba[: self._size])
+        self._changed(self._value)
+
+
+class _TextureEditor(QWidget):
+    def __init__(self, spec: ParameterSpec, value: Any, changed: Callable[[Any], None], pick: Callable[..., Optional[str]]) -> None:
+        super().__init__()
+        self._changed = changed
+        self._pick = pick
+        self._path: Optional[str] = None
+        self.button = QPushButton()
+        self.button.clicked.connect(self._choose)
+        self.reset = QToolButton()
+        self.reset.setText("×")
+        self.reset.setToolTip("Use the default checker texture")
+        self.reset.clicked.connect(self._clear)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.button, 1)
+        layout.addWidget(self.reset)
+        self.set_value(value if isinstance(value, str) else None)
+
+    def apply_spec(self, spec: ParameterSpec) -> None:
+        pass
+
+    def value(self) -> Optional[str]:
+        return self._path
+
+    def set_value(self, path: Optional[str]) -> None:
+        self._path = path
+        self.button.setText(os.path.basename(path) if path else "Checker (default)")
+        self.button.setToolTip(path or "No image chosen: the preview samples a checker texture")
+        self.reset.setEnabled(path is not None)
+
+    def _choose(self) -> None:
+        path = self._pick(self)
+        if path:
+            self.set_value(path)
+            self._changed(path)
+
+    def _clear(self) -> None:
+        self.set_value(None)
+        self._changed(None)
+
+
+class _ReadOnlyEditor(QLabel):
+    def __init__(self, spec: ParameterSpec) -> None:
+        super().__init__(f"{spec.type} (zero/identity in the preview)")
+        self.setEnabled(False)
+        self.setWordWrap(True)
+
+    def apply_spec(self, spec: ParameterSpec) -> None:
+        pass
+
+    def value(self) -> Any:
+        return None
+
+    def set_value(self, value: Any) -> None:
+        pass
+
+
+class ParametersPanel(QWidget):
+    """Editors for a material's parameters; see the module docstring."""
+
+    parameterChanged = Signal(str, object)
+    textureChanged = Signal(str, object)
+
+    #: Replaceable dialogs: (initial QColor, parent, with_alpha) -> QColor; (parent) -> path or None.
+    pick_color: Callable[[QColor, QWidget, bool], QColor] = staticmethod(_pick_color)
+    pick_image: Callable[[QWidget], Optional[str]] = staticmethod(_pick_image)
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self._specs: list[ParameterSpec] = []
+        self._editors: dict[str, QWidget] = {}
+        self._values: dict[str, Any] = {}
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._scroll)
+        self._rebuild()
+
+    # ---- API ------------------------------------------------------------------------------
+
+    @property
+    def specs(self) -> list[ParameterSpec]:
+        return list(self._specs)
+
+    def values(self) -> dict[str, Any]:
+        """Current value of every parameter (None for textures on the checker and read-only ones)."""
+        return dict(self._values)
+
+    def editor(self, name: str) -> Optional[QWidget]:
+        return self._editors.get(name)
+
+    def set_parameters(self, specs: list[ParameterSpec], values: Optional[dict[str, Any]] = None) -> None:
+        """Show `specs`; `values` (by name) win over kept values, which win over defaults."""
+        old_specs = {spec.name: spec for spec in self._specs}
+        new_values = carry_over(old_specs, self._values, specs)
+        for name, value in (values or {}).items():
+            if name in new_values:
+                new_values[name] = value
+        same_shape = [_shape(spec) for spec in specs] == [_shape(spec) for spec in self._specs]
+        self._specs = list(specs)
+        self._values = new_values
+        if same_shape and self._editors:
+            # Same parameters: keep the editors (and the artist's focus), update ranges, labels, values.
+            for spec in specs:
+                editor = self._editors[spec.name]
+                editor.apply_spec(spec)
+                editor.set_value(new_values[spec.name])
+                label = self._form.labelForField(editor)
+                if isinstance(label, QLabel):
+                    label.setText(spec.display_name)
+            return
+        self._rebuild()
+
+    def set_value(self, name: str, value: Any) -> None:
+        """Show `value` for `name` without emitting (the host changed it)."""
+        editor = self._editors.get(name)
+        if editor is not None:
+            self._values[name] = value
+            editor.set_value(value)
+
+    # ---- internals ------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        container = QWidget()
+        self._form = QFormLayout(container)
+        self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self._editors = {}
+        if not self._specs:
+            empty = QLabel("This material has no parameters.")
+            empty.setEnabled(False)
+            self._form.addRow(empty)
+        for spec in self._specs:
+            editor = self._make_editor(spec, self._values.get(spec.name))
+            editor.setObjectName(f"parameter:{spec.name}")
+            self._editors[spec.name] = editor
+            self._form.addRow(spec.display_name, editor)
+        self._scroll.setWidget(container)  # deletes the previous container and its editors
+
+    def _make_editor(self, spec: ParameterSpec, value: Any) -> QWidget:
+        name = spec.name
+        if spec.kind is ParameterKind.FLOAT:
+            return _FloatEditor(spec, value, lambda v: self._emit(name, v))
+        if spec.kind is ParameterKind.VECTOR:
+            return _VectorEditor(spec, value, lambda v: self._emit(name, v))
+        if spec.kind is ParameterKind.COLOR:
+            return _ColorEditor(spec, value, lambda v: self._emit(name, v), lambda *a: type(self).pick_color(*a))
+        if spec.kind is ParameterKind.TEXTURE:
+            return _TextureEditor(spec, value, lambda v: self._emit_texture(name, v), lambda *a: type(self).pick_image(*a))
+        return _ReadOnlyEditor(spec)
+
+    def _emit(self, name: str, value: Any) -> None:
+        self._values[name] = value
+        self.parameterChanged.emit(name, value)
+
+    def _emit_texture(self, name: str, path: Optional[str]) -> None:
+        self._values[name] = path
+        self.textureChanged.emit(name, path)
+
+
+def _shape(spec: ParameterSpec) -> tuple[str, ParameterKind, str]:
+    # Types compare by string here: a recompiled record type is a new object with the same text.
+    return (spec.name, spec.kind, str(spec.type))

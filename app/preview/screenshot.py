@@ -1,0 +1,214 @@
+"""`vpl-editor FILE --preview-screenshot PNG [--size WxH]`: one preview frame of a file, offscreen.
+
+The file is a material saved by the editor or any verified `.vpl` module.
+It is read (through `app.material.document.load_text` when the material
+document layer provides it, otherwise `vpl_core.text.read`), published as a
+`VerifiedModule`, compiled for GLSL 4.20 and drawn once on the default
+sphere with the default camera, light and background into an offscreen
+framebuffer of exactly `size`; that framebuffer is saved as PNG.
+
+Exit status 0 when the PNG was written; 1 when no program could be built
+(reading, verification, target or driver errors) or the image could not be
+written, with the diagnostics printed to stderr as
+`FILE:LINE:COLUMN: CATEGORY error: MESSAGE`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import sys
+from typing import Any, Optional, TextIO
+
+from app.material.parameters import ParameterKind, ParameterSpec, specs_from_module
+from vpl_core.diagnostics import Category, Diagnostic, VplError
+
+DEFAULT_SIZE = (512, 512)
+
+
+class _Failure(Exception):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def _diagnostic(label: str, category: Category, message: str) -> str:
+    return Diagnostic(category, message, label=label).format()
+
+
+def load_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
+    """(ProgramArtifact, parameter specs) for a file; raises _Failure with formatted diagnostics."""
+    try:
+        with open(source_path, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        raise _Failure([_diagnostic(source_path, Category.LEXICAL, f"cannot read the file: {error.strerror or error}")])
+
+    loaded = _load_with_document(source, source_path)
+    if loaded is not None:
+        return loaded
+
+    from vpl_core.backends.glsl import compile as compile_glsl
+    from vpl_core.publish import VerifiedModule
+    from vpl_core.text import read
+
+    try:
+        module = read(source, label=source_path)
+        verified = VerifiedModule.create(module, label=source_path)
+        artifact = compile_glsl(verified)
+    except VplError as error:
+        raise _Failure([_with_label(error.diagnostic, source_path).format()])
+    return artifact, specs_from_module(module)
+
+
+def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
+    if diagnostic.label is None:
+        from dataclasses import replace
+
+        return replace(diagnostic, label=label)
+    return diagnostic
+
+
+def _load_with_document(source: bytes, source_path: str) -> Optional[tuple[Any, list[ParameterSpec]]]:
+    """Use the material document layer when it exists (it knows editor-saved graphs and their parameters)."""
+    try:
+        document = importlib.import_module("app.material.document")
+    except ImportError:
+        return None
+    load_text = getattr(document, "load_text", None)
+    if load_text is None:
+        return None
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError:
+        return None  # let the reader report the position of the bad byte
+    takes_label = "label" in inspect.signature(load_text).parameters
+    try:
+        loaded = load_text(text, label=source_path) if takes_label else load_text(text)
+    except VplError as error:
+        raise _Failure([_with_label(error.diagnostic, source_path).format()])
+    artifact = getattr(loaded, "artifact", None)
+    if artifact is None:
+        diagnostics = getattr(loaded, "diagnostics", None) or []
+        lines = [_format_any(d, source_path) for d in diagnostics]
+        if not lines:
+            return None  # nothing compiled and nothing said: fall back to the plain reader
+        raise _Failure(lines)
+    parameters = getattr(loaded, "parameters", None)
+    if parameters is None:
+        from app.preview.parameter_specs import specs_from_artifact
+
+        parameters = specs_from_artifact(artifact)
+    return artifact, list(parameters)
+
+
+def _format_any(diagnostic: Any, label: str) -> str:
+    if isinstance(diagnostic, Diagnostic):
+        return _with_label(diagnostic, label).format()
+    category = getattr(diagnostic, "category", "semantic")
+    category = getattr(category, "value", category)
+    message = getattr(diagnostic, "message", str(diagnostic))
+    return f"{label}: {category} error: {message}"
+
+
+def preview_screenshot(
+    source_path: str,
+    png_path: str,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    stderr: Optional[TextIO] = None,
+) -> int:
+    """Render one default preview frame of `source_path` into `png_path`; 0 on success, 1 otherwise."""
+    stderr = stderr if stderr is not None else sys.stderr
+    width, height = int(size[0]), int(size[1])
+    if width < 1 or height < 1:
+        print(f"{png_path}: error: the screenshot size must be positive, not {width}x{height}", file=stderr)
+        return 1
+    try:
+        artifact, parameters = load_program(source_path)
+    except _Failure as failure:
+        for line in failure.lines:
+            print(line, file=stderr)
+        return 1
+
+    application = _ensure_gui_application()
+    if application is None:
+        print(_diagnostic(source_path, Category.TARGET, "no display: the preview needs an X server (try xvfb-run)"), file=stderr)
+        return 1
+
+    from app.preview.context import OffscreenContext
+    from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
+    from app.preview.renderer import ProgramBuildError, Renderer
+
+    try:
+        context = OffscreenContext()
+    except RuntimeError as error:
+        print(_diagnostic(source_path, Category.TARGET, str(error)), file=stderr)
+        return 1
+    renderer = Renderer()
+    try:
+        for spec in parameters:
+            if spec.kind is ParameterKind.TEXTURE:
+                if isinstance(spec.default, str):
+                    try:
+                        renderer.set_texture(spec.name, load_image_rgba(spec.default))
+                    except (ImageLoadError, ValueError) as error:
+                        print(f"{source_path}: warning: {error}; using the checker texture", file=stderr)
+            elif spec.kind is not ParameterKind.OTHER and spec.default is not None:
+                renderer.set_parameter(spec.name, spec.default)
+        try:
+            renderer.build_program(artifact)
+        except ProgramBuildError as error:
+            message = f"the OpenGL driver rejected the program ({error.stage}): {error.log}"
+            print(_diagnostic(source_path, Category.TARGET, message), file=stderr)
+            return 1
+        pixels = renderer.render_image(width, height)
+    finally:
+        renderer.release()
+        context.done()
+    image = rgba_to_qimage(pixels)
+    if not image.save(png_path, "PNG"):
+        print(f"{png_path}: error: cannot write the PNG file", file=stderr)
+        return 1
+    return 0
+
+
+def _ensure_gui_application() -> Any:
+    from PySide6.QtGui import QGuiApplication
+
+    application = QGuiApplication.instance()
+    if application is not None:
+        return application
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if not platform and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        return None  # Qt would abort the process instead of reporting
+    return QGuiApplication([sys.argv[0] if sys.argv else "vpl-editor"])
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'WxH' -> (W, H); raises ValueError for anything else."""
+    width, separator, height = text.lower().partition("x")
+    if not separator:
+        raise ValueError(f"expected WIDTHxHEIGHT, not {text!r}")
+    size = (int(width), int(height))
+    if size[0] < 1 or size[1] < 1 or size[0] > 16384 or size[1] > 16384:
+        raise ValueError(f"the size must be between 1x1 and 16384x16384, not {text!r}")
+    return size
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    """`python -m app.preview.screenshot FILE PNG [WxH]` (the editor's flag calls preview_screenshot)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if len(arguments) not in (2, 3):
+        print("usage: python -m app.preview.screenshot FILE PNG [WIDTHxHEIGHT]", file=sys.stderr)
+        return 2
+    try:
+        size = parse_size(arguments[2]) if len(arguments) == 3 else DEFAULT_SIZE
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    return preview_screenshot(arguments[0], arguments[1], size)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
