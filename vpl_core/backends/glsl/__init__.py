@@ -1,0 +1,156 @@
+"""The GLSL backend (spec 12): `compile(VerifiedModule) -> ProgramArtifact`.
+
+`compile` is the public entry point and accepts only the publication
+boundary: it materializes a fresh, separately verified module from the
+`VerifiedModule` snapshot and hands it to `generate`, which checks the
+target restrictions (12.4), resolves interface locations (12.2), numbers
+records and block bindings (12.1), writes both stages (12.3) and returns the
+code together with the reflection it computed while writing.
+
+Targets are profiles of this one backend (`profiles.py`): GLSL 4.20 core
+(the spec's configuration), and GLSL ES 3.00 and 3.20.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vpl_core.backends.glsl import names
+from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
+from vpl_core.backends.glsl.emit import ModuleContext, write_stage
+from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
+from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
+from vpl_core.backends.glsl.restrictions import check_module
+from vpl_core.diagnostics import TargetError
+from vpl_core.ir.module import Direction, Module, Semantic
+from vpl_core.ir.types import RecordType
+
+__all__ = [
+    "ES300",
+    "ES320",
+    "GLSL420",
+    "PROFILES",
+    "InterfaceBinding",
+    "ProgramArtifact",
+    "Profile",
+    "TargetError",
+    "UniformBinding",
+    "compile",
+    "compile_file",
+    "generate",
+    "resolve_profile",
+]
+
+
+def compile(verified: object, target: str | None = None, version: int | None = None) -> ProgramArtifact:  # noqa: A001
+    """Compile a `VerifiedModule` for `target` ("glsl420", "es300", "es320") or `version` (420, 300, 320).
+
+    The default is GLSL 4.20 core. Raises TargetError for another target or
+    version and for modules the target cannot express (spec 12.4); raises
+    TypeError for anything but a VerifiedModule.
+    """
+    from vpl_core.publish import VerifiedModule
+
+    profile = resolve_profile(target, version)
+    if not isinstance(verified, VerifiedModule):
+        raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
+    return generate(verified.materialize(), profile)
+
+
+def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
+    """Code and reflection for a module that has passed canonical verification.
+
+    Internal: `compile` is the public entry. Tests use it for builder-made
+    modules; the caller is responsible for having verified the module.
+    """
+    samplers = check_module(module, profile)
+    vertex_interface, fragment_interface = resolve_interfaces(module)
+    records = names.RecordNames()
+    for uniform in module.uniforms:
+        records.add(uniform.type)
+    for stage in module.stages:
+        for variable in stage.interface:
+            records.add(variable.type)
+        for function in stage.functions:
+            records.add(function.return_type)
+            for parameter in function.parameters:
+                records.add(parameter.type)
+            for block in function.blocks:
+                for instruction in block.instructions:
+                    register = getattr(instruction, "register", None)
+                    if register is not None:
+                        records.add(register.type)
+    block_bindings: dict[int, int] = {}
+    for slot, uniform in enumerate(module.uniforms):
+        if isinstance(uniform.type, RecordType):
+            block_bindings[slot] = len(block_bindings)
+    context = ModuleContext(
+        module=module,
+        profile=profile,
+        records=records,
+        interfaces={module.vertex.kind: vertex_interface, module.fragment.kind: fragment_interface},
+        block_bindings=block_bindings,
+        samplers=samplers,
+    )
+    vertex_code = write_stage(context, module.vertex)
+    fragment_code = write_stage(context, module.fragment)
+
+    uniforms = tuple(
+        UniformBinding(
+            name=uniform.name,
+            gl_name=names.uniform_name(slot),
+            type=uniform.type,
+            slot=slot,
+            location=-1,  # blocks have no location; plain uniforms are queried by name (no
+            # explicit uniform locations in GLSL 4.20 core or ESSL 3.00)
+            kind=uniform.kind,
+            block_binding=block_bindings.get(slot, -1),
+            block_name=names.block_name(slot) if slot in block_bindings else None,
+        )
+        for slot, uniform in enumerate(module.uniforms)
+    )
+    color = next(
+        (
+            assignment
+            for assignment in fragment_interface.assignments
+            if assignment.variable.direction is Direction.OUT
+            and assignment.variable.semantic is Semantic.FRAGMENT_COLOR
+        ),
+        None,
+    )
+    if color is None:
+        # Spec 6.3 makes the verifier require it; guard modules from elsewhere.
+        raise TargetError("the fragment stage declares no FragmentColor output", subject=module.fragment)
+    return ProgramArtifact(
+        target=profile.target,
+        version=profile.version,
+        vertex_code=vertex_code,
+        fragment_code=fragment_code,
+        uniforms=uniforms,
+        vertex_interface=_interface_bindings(vertex_interface),
+        fragment_interface=_interface_bindings(fragment_interface),
+        fragment_color_output=color.gl_name,
+        fragment_color_location=color.location,
+    )
+
+
+def _interface_bindings(interface: StageInterface) -> tuple[InterfaceBinding, ...]:
+    return tuple(
+        InterfaceBinding(
+            name=assignment.variable.name,
+            gl_name=assignment.gl_name,
+            type=assignment.variable.type,
+            slot=assignment.slot,
+            location=assignment.location,
+            direction=assignment.variable.direction,
+            semantic=assignment.variable.semantic,
+        )
+        for assignment in interface.assignments
+    )
+
+
+def compile_file(path: str | Path, target: str = "glsl420", out_dir: str | Path = ".") -> list[Path]:
+    """Read `path`, compile it for `target` and write `<stem>.vert.glsl`, `.frag.glsl`, `.json` to `out_dir`."""
+    from vpl_core.backends.glsl.export import compile_file as _compile_file
+
+    return _compile_file(path, target, out_dir)

@@ -1,0 +1,126 @@
+"""Control-flow lowering (spec 12.3): explicit block graphs to structured GLSL.
+
+GLSL has no goto. A function whose only reachable block ends in return or
+discard is written as straight-line code. Every other function becomes a
+dispatch loop over a function-local block selector:
+
+    int vpl_block = 0;
+    while (true) {
+        switch (vpl_block) {
+        case 0:
+            ...                          // the block's instructions
+            vpl_block = 2;               // branch: set the selector ...
+            continue;                    // ... and start the next iteration
+        case 2:
+            ...
+            vpl_block = vpl_r1 ? 3 : 4;  // conditional branch
+            continue;
+        case 3:
+            return vpl_r0;               // return leaves the function
+        case 4:
+            discard;                     // discard abandons the fragment
+        }
+    }
+    return 0;                            // non-void only; unreachable
+
+Case labels are the blocks' positions in the function's block list, so the
+entry block is case 0. Only blocks reachable from the entry are written:
+the verifier type-checks unreachable blocks but does not require their
+registers to be assigned, and they can never run. The fallback return after
+the loop satisfies front ends that want a value on every path; the verified
+graph never reaches it (every reachable block ends in a branch, return or
+discard, and the selector only takes case values).
+
+The loop gives no derivative-reconvergence promise (spec 7.3.1, 12.3).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from vpl_core.backends.glsl.names import BLOCK_SELECTOR
+from vpl_core.ir.instructions import (
+    BranchTerminator,
+    ConditionalBranchTerminator,
+    DiscardTerminator,
+    ReturnTerminator,
+    Terminator,
+)
+from vpl_core.ir.module import Block, Function
+
+INDENT = "    "
+
+
+class BlockWriter(Protocol):
+    """What the lowering needs from the instruction emitter."""
+
+    def block_statements(self, block: Block) -> list[str]: ...
+
+    def condition(self, terminator: ConditionalBranchTerminator) -> str: ...
+
+    def return_statement(self, terminator: ReturnTerminator) -> str: ...
+
+    def fallback_return(self) -> str | None: ...
+
+
+def reachable_blocks(function: Function) -> list[Block]:
+    """Blocks reachable from the entry, in the function's list order."""
+    if not function.blocks:
+        return []
+    seen = {id(function.blocks[0])}
+    stack = [function.blocks[0]]
+    while stack:
+        block = stack.pop()
+        terminator = block.terminator
+        if terminator is None:
+            continue
+        for successor in terminator.successors():
+            if id(successor) not in seen:
+                seen.add(id(successor))
+                stack.append(successor)
+    return [block for block in function.blocks if id(block) in seen]
+
+
+def _is_final(terminator: Terminator | None) -> bool:
+    return isinstance(terminator, (ReturnTerminator, DiscardTerminator))
+
+
+def lower_body(function: Function, writer: BlockWriter) -> list[str]:
+    """The statements of the function body, indented one level."""
+    blocks = reachable_blocks(function)
+    if len(blocks) == 1 and _is_final(blocks[0].terminator):
+        return [INDENT + line for line in _block(blocks[0], writer, {})]
+    case_of = {id(block): position for position, block in enumerate(function.blocks)}
+    lines = [f"{INDENT}int {BLOCK_SELECTOR} = {case_of[id(blocks[0])]};", f"{INDENT}while (true) {{"]
+    lines.append(f"{INDENT * 2}switch ({BLOCK_SELECTOR}) {{")
+    for block in blocks:
+        lines.append(f"{INDENT * 2}case {case_of[id(block)]}:")
+        lines.extend(INDENT * 3 + line for line in _block(block, writer, case_of))
+    lines.append(f"{INDENT * 2}}}")
+    lines.append(f"{INDENT}}}")
+    fallback = writer.fallback_return()
+    if fallback is not None:
+        lines.append(INDENT + fallback)
+    return lines
+
+
+def _block(block: Block, writer: BlockWriter, case_of: dict[int, int]) -> list[str]:
+    lines = list(writer.block_statements(block))
+    terminator = block.terminator
+    if isinstance(terminator, BranchTerminator):
+        lines.append(f"{BLOCK_SELECTOR} = {case_of[id(terminator.target)]};")
+        lines.append("continue;")
+    elif isinstance(terminator, ConditionalBranchTerminator):
+        true_case = case_of[id(terminator.true_target)]
+        false_case = case_of[id(terminator.false_target)]
+        lines.append(f"{BLOCK_SELECTOR} = {writer.condition(terminator)} ? {true_case} : {false_case};")
+        lines.append("continue;")
+    elif isinstance(terminator, ReturnTerminator):
+        lines.append(writer.return_statement(terminator))
+    elif isinstance(terminator, DiscardTerminator):
+        lines.append("discard;")
+    else:
+        # Verified functions have a terminator on every block.
+        raise AssertionError(f"block without a supported terminator: {terminator!r}")
+    return lines
+

@@ -1,0 +1,165 @@
+"""Writing a ProgramArtifact to disk: `<stem>.vert.glsl`, `<stem>.frag.glsl`, `<stem>.json`.
+
+The JSON file is the artifact's reflection: target, version, the primary
+fragment colour output and its location, and the uniform and interface
+bindings in source-slot order. Types are canonical VPL type text (spec 10.2
+shapes): every type a binding uses gets an ID t0, t1, ... in first-discovery
+order over the bindings, `"types"` maps each ID to its declaration body as
+the canonical writer spells it (`vector float 4`, `matrix 4 4`,
+`array t1 3`, `record "Light" (field "color" t0)`), and each binding names
+its type by ID. That keeps record identity nominal (two declarations with
+the same display name are two IDs) and the output deterministic. Keys are
+sorted; files end with a newline and use LF.
+
+`compile_file` is the one-call form for `vpl compile FILE --target T --out DIR`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
+from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, Type, VectorType, VoidType
+
+
+class TypeTable:
+    """Canonical type IDs and declaration bodies, in first-discovery order."""
+
+    def __init__(self) -> None:
+        self.bodies: dict[str, str] = {}
+        self._ids: dict[Any, str] = {}
+
+    @staticmethod
+    def _key(value_type: Type) -> Any:
+        # Records are nominal (identity); every other type is a value.
+        return ("record", id(value_type)) if isinstance(value_type, RecordType) else value_type
+
+    def id_of(self, value_type: Type) -> str:
+        key = self._key(value_type)
+        if key in self._ids:
+            return self._ids[key]
+        type_id = f"t{len(self._ids)}"
+        self._ids[key] = type_id
+        # Reserve the ID before spelling the body, so that discovery order is
+        # "this type, then the types it mentions", as in the canonical writer.
+        self.bodies[type_id] = ""
+        self.bodies[type_id] = self._body(value_type)
+        return type_id
+
+    def _body(self, value_type: Type) -> str:
+        if isinstance(value_type, (ScalarType, SamplerType, VoidType)):
+            return str(value_type)
+        if isinstance(value_type, VectorType):
+            return f"vector {value_type.kind.value} {value_type.size}"
+        if isinstance(value_type, MatrixType):
+            return f"matrix {value_type.rows} {value_type.columns}"
+        if isinstance(value_type, ArrayType):
+            return f"array {self.id_of(value_type.element)} {value_type.count}"
+        if isinstance(value_type, RecordType):
+            fields = "".join(f" (field {quote(field.name)} {self.id_of(field.type)})" for field in value_type.fields)
+            return f"record {quote(value_type.name)}{fields}"
+        raise ValueError(f"no canonical spelling for {value_type!r}")
+
+
+def quote(text: str) -> str:
+    """A double-quoted VPL string: escapes for the quote, reverse solidus and C0 controls."""
+    escapes = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    parts = []
+    for character in text:
+        if character in escapes:
+            parts.append(escapes[character])
+        elif ord(character) < 0x20 or ord(character) == 0x7F:
+            parts.append(f"\\u{ord(character):04X}")
+        else:
+            parts.append(character)
+    return '"' + "".join(parts) + '"'
+
+
+def _uniform(binding: UniformBinding, types: TypeTable) -> dict[str, Any]:
+    return {
+        "name": binding.name,
+        "gl_name": binding.gl_name,
+        "type": types.id_of(binding.type),
+        "slot": binding.slot,
+        "location": binding.location,
+        "kind": binding.kind.value,
+        "block_binding": binding.block_binding,
+        "block_name": binding.block_name,
+    }
+
+
+def _interface(binding: InterfaceBinding, types: TypeTable) -> dict[str, Any]:
+    return {
+        "name": binding.name,
+        "gl_name": binding.gl_name,
+        "type": types.id_of(binding.type),
+        "slot": binding.slot,
+        "location": binding.location,
+        "direction": binding.direction.value,
+        "semantic": binding.semantic.value,
+    }
+
+
+def artifact_json(artifact: ProgramArtifact) -> str:
+    """The reflection document (sorted keys, two-space indent, trailing newline)."""
+    types = TypeTable()
+    document = {
+        "target": artifact.target,
+        "version": artifact.version,
+        "fragment_color_output": artifact.fragment_color_output,
+        "fragment_color_location": artifact.fragment_color_location,
+        "uniforms": [_uniform(binding, types) for binding in artifact.uniforms],
+        "vertex_interface": [_interface(binding, types) for binding in artifact.vertex_interface],
+        "fragment_interface": [_interface(binding, types) for binding in artifact.fragment_interface],
+    }
+    document["types"] = dict(types.bodies)
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def export_artifact(artifact: ProgramArtifact, out_dir: str | Path, stem: str) -> list[Path]:
+    """Write the artifact's three files into `out_dir` (created if missing); return their paths."""
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    outputs = [
+        (directory / f"{stem}.vert.glsl", artifact.vertex_code),
+        (directory / f"{stem}.frag.glsl", artifact.fragment_code),
+        (directory / f"{stem}.json", artifact_json(artifact)),
+    ]
+    for path, text in outputs:
+        _write_atomically(path, text)
+    return [path for path, _ in outputs]
+
+
+def file_stem(path: str | Path) -> str:
+    """`dir/name.vpl` -> `name`."""
+    name = Path(path).name
+    return name[: -len(".vpl")] if name.endswith(".vpl") and len(name) > len(".vpl") else Path(path).stem
+
+
+def compile_file(path: str | Path, target: str = "glsl420", out_dir: str | Path = ".") -> list[Path]:
+    """Read and verify `path` (its name is the diagnostic label), compile it and export the result."""
+    from vpl_core.backends.glsl import compile as compile_module
+    from vpl_core.publish import VerifiedModule
+
+    source = Path(path).read_bytes()
+    verified = VerifiedModule.from_text(source, label=str(path))
+    artifact = compile_module(verified, target=target)
+    return export_artifact(artifact, out_dir, file_stem(path))

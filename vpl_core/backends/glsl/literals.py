@@ -1,0 +1,68 @@
+"""GLSL spellings of VPL scalar constants (spec 12.3).
+
+Floats: nine significant digits, which identify every binary32 value
+uniquely, formatted without the process locale (Python's %-formatting never
+consults it), always with a decimal point in the mantissa and a plain
+decimal exponent (`1.0e-10`, never `1e-10`, `inf` or hexadecimal), so every
+GLSL and ESSL front end reads the same value. Each spelling is read back and
+compared bit for bit before it is used. GLSL has no negative literals: a
+leading minus is unary negation, which is exact, and `-0.0` is negation of
+0.0, which yields negative zero — the stored bit pattern survives (the
+shader may still treat zero signs as interchangeable, spec 4.1).
+
+Integers: decimal; the minimum int is `(-2147483647 - 1)` because
+`2147483648` is out of range as a GLSL int literal before negation.
+"""
+
+from __future__ import annotations
+
+import math
+
+from vpl_core.ir.types import ScalarKind, ScalarType
+from vpl_core.ir.values import INT32_MIN, ConstantValue, float32_bits, round_to_float32
+
+
+def float_literal(value: float) -> str:
+    """A GLSL float literal (with a leading `-` for negative values) of a finite binary32 value."""
+    if not math.isfinite(value):
+        raise ValueError(f"float constant {value!r} is not finite")
+    bits = float32_bits(value)
+    negative = bool(bits >> 31)
+    magnitude = abs(value)
+    if magnitude == 0.0:
+        text = "0.0"
+    else:
+        mantissa, _, exponent = ("%.9g" % magnitude).partition("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        text = mantissa if not exponent else f"{mantissa}e{int(exponent)}"
+        if float32_bits(round_to_float32(float(text))) != bits & 0x7FFFFFFF:
+            # Nine digits always round-trip binary32; this guards the invariant.
+            raise AssertionError(f"float literal {text} does not round-trip {value!r}")
+    return f"-{text}" if negative else text
+
+
+def int_literal(value: int) -> str:
+    if value == INT32_MIN:
+        return "(-2147483647 - 1)"
+    return str(value)
+
+
+def bool_literal(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def constant_literal(constant: ConstantValue) -> str:
+    """The spelling of a bool, int or float constant."""
+    constant_type = constant.type
+    assert isinstance(constant_type, ScalarType)
+    if constant_type.kind is ScalarKind.FLOAT:
+        return float_literal(float(constant.value))
+    if constant_type.kind is ScalarKind.INT:
+        return int_literal(int(constant.value))
+    return bool_literal(bool(constant.value))
+
+
+def is_negative_spelling(text: str) -> bool:
+    """True if the spelling starts with unary minus (needs parentheses as an operator operand)."""
+    return text.startswith("-")

@@ -1,0 +1,176 @@
+"""Interface locations and names (spec 12.2).
+
+Per stage and direction, explicit locations are kept and checked; then the
+unspecified ones are allocated in source order, each taking the lowest free
+range of its span that avoids every explicit range and every range assigned
+before it. Spans follow GLSL: scalars and vectors one location, a matrix
+one per column, arrays and records the sum of their elements' and fields'
+spans. Fragment inputs are not allocated: each inherits the resolved
+location of the vertex output it links to (spec 3.1: equal explicit
+locations, or equal names when both are unspecified). Position is the
+built-in gl_Position / gl_FragCoord and has no location.
+
+Overlapping ranges and ranges outside the signed GL integer range are
+target errors. Device limits (GL_MAX_VERTEX_ATTRIBS and friends) are the
+driver's link-time check, as spec 12.4 leaves them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vpl_core.backends.glsl import names
+from vpl_core.diagnostics import TargetError
+from vpl_core.ir.module import Direction, InterfaceVariable, Module, Semantic, Stage, StageKind
+from vpl_core.ir.types import ArrayType, MatrixType, RecordType, ScalarKind, ScalarType, Type, VectorType
+from vpl_core.ir.values import INT32_MAX
+
+
+def location_span(value_type: Type) -> int:
+    """Locations a value of this type occupies in a GLSL interface."""
+    if isinstance(value_type, MatrixType):
+        return value_type.columns
+    if isinstance(value_type, ArrayType):
+        return value_type.count * location_span(value_type.element)
+    if isinstance(value_type, RecordType):
+        return sum(location_span(field.type) for field in value_type.fields)
+    return 1
+
+
+def contains_integer(value_type: Type) -> bool:
+    """True if any leaf of the type is an int scalar or vector (such varyings are `flat`)."""
+    if isinstance(value_type, (ScalarType, VectorType)):
+        return value_type.kind is ScalarKind.INT
+    if isinstance(value_type, ArrayType):
+        return contains_integer(value_type.element)
+    if isinstance(value_type, RecordType):
+        return any(contains_integer(field.type) for field in value_type.fields)
+    return False
+
+
+@dataclass(frozen=True)
+class InterfaceAssignment:
+    """How one interface variable appears in GLSL."""
+
+    variable: InterfaceVariable
+    slot: int
+    gl_name: str
+    location: int          # -1 for the built-in Position variables
+    builtin: bool          # gl_Position / gl_FragCoord: no declaration
+    flat: bool             # integer-containing varying: `flat` on both sides
+
+
+@dataclass(frozen=True)
+class StageInterface:
+    stage: Stage
+    assignments: tuple[InterfaceAssignment, ...]
+
+    def for_slot(self, slot: int) -> InterfaceAssignment:
+        return self.assignments[slot]
+
+
+def _describe(variable: InterfaceVariable) -> str:
+    return f"{variable.direction.value}put {variable.name!r}"
+
+
+def _allocate(stage: Stage, direction: Direction) -> dict[int, int]:
+    """Resolved locations of the non-Position variables of one direction, by slot."""
+    explicit: list[tuple[int, int, InterfaceVariable]] = []  # (start, end exclusive, variable)
+    resolved: dict[int, int] = {}
+    for slot, variable in enumerate(stage.interface):
+        if variable.direction is not direction or variable.semantic is Semantic.POSITION:
+            continue
+        if variable.location == -1:
+            continue
+        span = location_span(variable.type)
+        if variable.location < 0 or variable.location + span - 1 > INT32_MAX:
+            raise TargetError(
+                f"{stage.kind.value} {_describe(variable)} at location {variable.location} spans "
+                f"{span} locations, outside the GL location range 0..{INT32_MAX}",
+                subject=variable,
+            )
+        start, end = variable.location, variable.location + span
+        for other_start, other_end, other in explicit:
+            if start < other_end and other_start < end:
+                raise TargetError(
+                    f"{stage.kind.value} {_describe(variable)} occupies locations {start}..{end - 1}, "
+                    f"overlapping {_describe(other)} at {other_start}..{other_end - 1}",
+                    subject=variable,
+                )
+        explicit.append((start, end, variable))
+        resolved[slot] = start
+    occupied = sorted((start, end) for start, end, _ in explicit)
+    for slot, variable in enumerate(stage.interface):
+        if variable.direction is not direction or variable.semantic is Semantic.POSITION:
+            continue
+        if variable.location != -1:
+            continue
+        span = location_span(variable.type)
+        start = 0
+        for other_start, other_end in occupied:
+            if start + span <= other_start:
+                break
+            start = max(start, other_end)
+        if start + span - 1 > INT32_MAX:
+            raise TargetError(
+                f"{stage.kind.value} {_describe(variable)} needs {span} locations; none are free "
+                f"within the GL location range",
+                subject=variable,
+            )
+        occupied.append((start, start + span))
+        occupied.sort()
+        resolved[slot] = start
+    return resolved
+
+
+def _linked_output(vertex: Stage, variable: InterfaceVariable) -> int | None:
+    """Slot of the vertex output a fragment input links to (spec 3.1)."""
+    for slot, candidate in enumerate(vertex.interface):
+        if candidate.direction is not Direction.OUT or candidate.semantic is Semantic.POSITION:
+            continue
+        if variable.location != -1:
+            if candidate.location == variable.location:
+                return slot
+        elif candidate.location == -1 and candidate.name == variable.name:
+            return slot
+    return None
+
+
+def _gl_name(stage_kind: StageKind, direction: Direction, location: int) -> str:
+    if stage_kind is StageKind.VERTEX:
+        return names.attribute_name(location) if direction is Direction.IN else names.varying_name(location)
+    return names.varying_name(location) if direction is Direction.IN else names.output_name(location)
+
+
+def resolve_interfaces(module: Module) -> tuple[StageInterface, StageInterface]:
+    """The GLSL names and locations of both stages' interface variables."""
+    vertex, fragment = module.vertex, module.fragment
+    vertex_locations = {**_allocate(vertex, Direction.IN), **_allocate(vertex, Direction.OUT)}
+    fragment_locations = _allocate(fragment, Direction.OUT)
+    for slot, variable in enumerate(fragment.interface):
+        if variable.direction is not Direction.IN or variable.semantic is Semantic.POSITION:
+            continue
+        linked = _linked_output(vertex, variable)
+        if linked is None:
+            # The verifier guarantees linkage; this guards a module from elsewhere.
+            raise TargetError(f"fragment {_describe(variable)} has no linked vertex output", subject=variable)
+        fragment_locations[slot] = vertex_locations[linked]
+
+    def stage_interface(stage: Stage, locations: dict[int, int]) -> StageInterface:
+        assignments = []
+        for slot, variable in enumerate(stage.interface):
+            if variable.semantic is Semantic.POSITION:
+                gl_name = "gl_Position" if stage.kind is StageKind.VERTEX else "gl_FragCoord"
+                assignments.append(InterfaceAssignment(variable, slot, gl_name, -1, True, False))
+                continue
+            location = locations[slot]
+            is_varying = (stage.kind is StageKind.VERTEX) is (variable.direction is Direction.OUT)
+            flat = is_varying and contains_integer(variable.type)
+            assignments.append(
+                InterfaceAssignment(
+                    variable, slot, _gl_name(stage.kind, variable.direction, location), location, False, flat
+                )
+            )
+        return StageInterface(stage, tuple(assignments))
+
+    return stage_interface(vertex, vertex_locations), stage_interface(fragment, fragment_locations)
