@@ -13,6 +13,7 @@ from vpl_core.ir import (
     BinaryOperator,
     BOOL,
     CopyInstruction,
+    FunctionBuilder,
     IndexReferenceValue,
     LoadInstruction,
     StoreInstruction,
@@ -540,15 +541,11 @@ def test_vertex_stage_errors_come_before_fragment_stage_errors():
     main.copy(value)
     built.store_color(main)
     main.ret()
-    vertex_main = built.module.vertex.entry
-    vertex_value = vertex_main.blocks[0]
-    from vpl_core.ir import DeclareLocalInstruction, RegisterValue
-
-    unassigned = RegisterValue(99, INT)
-    vertex_value.instructions.insert(0, DeclareLocalInstruction(unassigned, INT))
-    read = CopyInstruction(RegisterValue(100, INT), unassigned)
-    vertex_value.instructions.insert(1, DeclareLocalInstruction(read.result, INT))
-    vertex_value.instructions.insert(2, read)
+    vertex_main = FunctionBuilder(built.module.vertex.entry)
+    unassigned = vertex_main.register(INT, index=99)
+    read = CopyInstruction(vertex_main.register(INT, index=100), unassigned)
+    entry_block = vertex_main.entry
+    entry_block.instructions.insert(entry_block.instructions.index(executable(entry_block)[0]), read)
     error = assert_rejected(built.module, "register r99", unassigned)
     assert error.context[0] is built.module.vertex
 
