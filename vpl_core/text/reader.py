@@ -132,6 +132,12 @@ _SCALAR_SHAPES: dict[str, Callable[[], Type]] = {
 _ELEMENT_KINDS = {"bool": ScalarKind.BOOL, "int": ScalarKind.INT, "float": ScalarKind.FLOAT}
 _DIRECTIONS = {direction.value: direction for direction in Direction}
 _SEMANTICS = {semantic.value: semantic for semantic in Semantic}
+_MODULE_SECTIONS = (
+    ("types", "(types {type})"),
+    ("uniforms", "(uniforms {uniform})"),
+    ("vertex", "(vertex entryFunctionId interface functions)"),
+    ("fragment", "(fragment entryFunctionId interface functions)"),
+)
 _TERMINATOR_HEADS = frozenset({"branch", "branch_if", "return", "discard"})
 _MAX_INT32_DIGITS = 10
 _MAX_SIZE_DIGITS = 20
@@ -174,6 +180,13 @@ def _describe(item: Item) -> str:
         return f"number '{value}'"
     shown = value if len(value) <= 40 else value[:37] + "..."
     return f"string {shown!r}"
+
+
+def _without_article(what: str) -> str:
+    for article in ("a ", "an "):
+        if what.startswith(article):
+            return what[len(article) :]
+    return what
 
 
 def _head_name(item: Item) -> Optional[str]:
@@ -332,7 +345,7 @@ class _Reader:
             self._syntactic(f"expected {what} (unsigned decimal digits), found {_describe(item)}", _start(item))
         digits = item[1].lstrip("0") or "0"
         if len(digits) > _MAX_SIZE_DIGITS or int(digits) > SIZE_MAX:
-            self._lexical(f"{what} {item[1]} is out of range (at most 2**64-1)", item[2])
+            self._lexical(f"{_without_article(what)} {item[1]} is out of range (at most 2**64-1)", item[2])
         return int(digits)
 
     def _signed_integer(self, item: Item, what: str) -> int:
@@ -347,7 +360,7 @@ class _Reader:
         if text[0] == "-":
             value = -value
         if not INT32_MIN <= value <= INT32_MAX:
-            self._lexical(f"{what} {text} is outside the signed 32-bit range", item[2])
+            self._lexical(f"{_without_article(what)} {text} is outside the signed 32-bit range", item[2])
         return value
 
     def _register_index(self, item: Item) -> int:
@@ -378,15 +391,19 @@ class _Reader:
         if len(items) > 2 and _head_name(items[2]) == "extensions":
             self._read_extensions(items[2])  # type: ignore[arg-type]
             position = 3
+        sections: list[Form] = []
+        for offset, (head, shape) in enumerate(_MODULE_SECTIONS):
+            if position + offset >= len(items):
+                self._syntactic(f"incomplete form: expected {module_shape}, found ')'", form.end)
+            sections.append(self._form(items[position + offset], head, shape))
         self._count(form, position + 4, position + 4, module_shape)
-        self._read_types(self._form(items[position], "types", "(types {type})"))
+        types_form, uniforms_form, vertex_form, fragment_form = sections
+        self._read_types(types_form)
         module = Module()
         self._mark(module, form.start)
-        self._read_uniforms(module, self._form(items[position + 1], "uniforms", "(uniforms {uniform})"))
-        self._read_stage(module.vertex, self._form(items[position + 2], "vertex", "(vertex id interface functions)"))
-        self._read_stage(
-            module.fragment, self._form(items[position + 3], "fragment", "(fragment id interface functions)")
-        )
+        self._read_uniforms(module, uniforms_form)
+        self._read_stage(module.vertex, vertex_form)
+        self._read_stage(module.fragment, fragment_form)
         return module
 
     def _read_extensions(self, form: Form) -> None:
