@@ -136,8 +136,12 @@ class AnyMatrix(Shape):
 class AnyValue(Shape):
     """Any value type but void and sampler; all AnyValue shapes of a signature are one type."""
 
+    @staticmethod
+    def accepts(argument: object) -> bool:
+        return isinstance(argument, Type) and not isinstance(argument, (VoidType, SamplerType))
+
     def match(self, argument: Type, environment: _Environment) -> bool:
-        if not isinstance(argument, Type) or isinstance(argument, (VoidType, SamplerType)):
+        if not self.accepts(argument):
             return False
         bound = environment.setdefault("T", argument)
         return types_equal(bound, argument)
@@ -432,7 +436,7 @@ def _environments(variables: set[str], value_types: Sequence[Type]) -> Iterator[
         elif variable == "m":
             domains.append((variable, list(_all_matrices())))
         elif variable == "T":
-            domains.append((variable, list(value_types)))
+            domains.append((variable, [value_type for value_type in value_types if AnyValue.accepts(value_type)]))
     for values in itertools.product(*(domain for _, domain in domains)):
         yield {name: value for (name, _), value in zip(domains, values)}
 
@@ -443,7 +447,8 @@ def concrete_signatures(
     """Every concrete (argument types, result type) the built-in accepts.
 
     gen* sizes and matrix shapes are enumerated completely; `T` ranges over
-    `value_types` (the set of any-value types is infinite). Duplicates from
+    the acceptable members of `value_types` (the set of any-value types is
+    infinite). Duplicates from
     overlapping signatures are listed once, in signature order.
     """
     spec = builtin_spec(builtin)
