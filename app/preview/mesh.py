@@ -39,12 +39,13 @@ class Mesh:
 
 
 def uv_sphere(radius: float = 1.0, segments: int = 64, rings: int = 32) -> Mesh:
-    """A latitude/longitude sphere; u runs around (seam duplicated), v from the south pole up."""
+    """A latitude/longitude sphere; u runs around (seam duplicated, at -z), v from the south pole up."""
     ring = np.linspace(0.0, 1.0, rings + 1)
     around = np.linspace(0.0, 1.0, segments + 1)
     v, u = np.meshgrid(ring, around, indexing="ij")
     polar = (1.0 - v) * np.pi  # 0 at the north pole
-    azimuth = u * 2.0 * np.pi
+    # u = 0.5 faces +z (the default camera), so the texture seam is at the back.
+    azimuth = (u - 0.5) * 2.0 * np.pi
     normals = np.stack(
         [np.sin(polar) * np.sin(azimuth), np.cos(polar), np.sin(polar) * np.cos(azimuth)],
         axis=-1,
