@@ -1,0 +1,383 @@
+"""The material graph: plain data that the editor snapshots and the lowering reads (no Qt).
+
+A `MaterialGraph` holds nodes by stable string id ("n1", "n2", ...), the
+connections between their ports, and frames (backdrops grouping nodes). Node
+ids are generated here, never reused while the node that holds them exists,
+and survive save/load unchanged (the Qt view's own ids do not).
+
+Invariants kept by the editing methods (a graph read from a file may break
+them; the lowering diagnoses that instead of failing):
+
+- an input port has at most one incoming connection (`connect` replaces);
+- connections and frames only name nodes of the graph (`remove_node`
+  removes both).
+
+Equality ignores the order of connections and frames (they are sets in
+meaning); `to_dict` writes them sorted, so equal graphs give equal JSON.
+"""
+
+from __future__ import annotations
+
+import copy as copy_module
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from app.material.types import node_id_key
+
+GRAPH_FORMAT = "vpl-material-graph"
+GRAPH_VERSION = 1
+
+
+@dataclass
+class Node:
+    id: str
+    type_name: str
+    properties: dict[str, Any] = field(default_factory=dict)
+    position: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A wire from an output port of `source_node` to an input port of `target_node`."""
+
+    source_node: str
+    source_port: str
+    target_node: str
+    target_port: str
+
+    def sort_key(self) -> tuple:
+        return (
+            node_id_key(self.target_node),
+            self.target_port,
+            node_id_key(self.source_node),
+            self.source_port,
+        )
+
+
+@dataclass
+class Frame:
+    """A titled backdrop around a group of nodes (purely visual)."""
+
+    id: str
+    title: str
+    position: tuple[float, float] = (0.0, 0.0)
+    size: tuple[float, float] = (200.0, 150.0)
+    node_ids: list[str] = field(default_factory=list)
+
+
+class GraphFormatError(ValueError):
+    """A graph dictionary that `from_dict` cannot read (wrong format, version or shape)."""
+
+
+_GENERATED_ID = re.compile(r"^n(\d+)$")
+_GENERATED_FRAME_ID = re.compile(r"^f(\d+)$")
+
+
+@dataclass(eq=False)
+class MaterialGraph:
+    nodes: dict[str, Node] = field(default_factory=dict)
+    connections: list[Connection] = field(default_factory=list)
+    frames: list[Frame] = field(default_factory=list)
+
+    # Equality ---------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MaterialGraph):
+            return NotImplemented
+        return (
+            self.nodes == other.nodes
+            and sorted(self.connections, key=Connection.sort_key) == sorted(other.connections, key=Connection.sort_key)
+            and sorted(self.frames, key=lambda frame: node_id_key(frame.id))
+            == sorted(other.frames, key=lambda frame: node_id_key(frame.id))
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    # Nodes ------------------------------------------------------------------------------
+
+    def new_node_id(self) -> str:
+        """A fresh "n<k>" id: one past the largest generated id in the graph."""
+        largest = 0
+        for node_id in self.nodes:
+            match = _GENERATED_ID.match(node_id)
+            if match is not None:
+                largest = max(largest, int(match.group(1)))
+        return f"n{largest + 1}"
+
+    def add_node(
+        self,
+        type_name: str,
+        position: tuple[float, float] = (0.0, 0.0),
+        properties: Optional[dict[str, Any]] = None,
+        node_id: Optional[str] = None,
+    ) -> Node:
+        """Add a node with the catalog's default properties, overridden by `properties`.
+
+        Parameter nodes get a "name" unique in the graph unless one is given.
+        An unknown type name is kept (with only the given properties) so that
+        no user data is lost; the lowering reports it.
+        """
+        from app.material.catalog import NODE_TYPES
+
+        if node_id is None:
+            node_id = self.new_node_id()
+        elif node_id in self.nodes:
+            raise ValueError(f"node id {node_id!r} is already used")
+        node_type = NODE_TYPES.get(type_name)
+        values: dict[str, Any] = {}
+        if node_type is not None:
+            values = node_type.default_properties()
+            if "name" in values and not (properties and "name" in properties):
+                values["name"] = self.unique_parameter_name(str(values["name"]))
+        if properties:
+            values.update(properties)
+        node = Node(node_id, type_name, values, (float(position[0]), float(position[1])))
+        self.nodes[node_id] = node
+        return node
+
+    def unique_parameter_name(self, base: str) -> str:
+        """`base`, or `base_2`, `base_3`, ... whichever no node in the graph uses as its "name"."""
+        used = {str(node.properties.get("name")) for node in self.nodes.values() if "name" in node.properties}
+        if base not in used:
+            return base
+        number = 2
+        while f"{base}_{number}" in used:
+            number += 1
+        return f"{base}_{number}"
+
+    def remove_node(self, node_id: str) -> None:
+        """Remove a node, its connections, and its membership in frames."""
+        if node_id not in self.nodes:
+            raise KeyError(node_id)
+        del self.nodes[node_id]
+        self.connections = [
+            connection
+            for connection in self.connections
+            if connection.source_node != node_id and connection.target_node != node_id
+        ]
+        for frame in self.frames:
+            if node_id in frame.node_ids:
+                frame.node_ids = [member for member in frame.node_ids if member != node_id]
+
+    # Connections ------------------------------------------------------------------------
+
+    def connect(self, source_node: str, source_port: str, target_node: str, target_port: str) -> Connection:
+        """Connect an output to an input, replacing the input's existing connection.
+
+        Only checks that both nodes exist; types are the business of
+        `types.can_connect` (the editor asks it first) and of the lowering.
+        """
+        for node_id in (source_node, target_node):
+            if node_id not in self.nodes:
+                raise KeyError(f"unknown node {node_id!r}")
+        self.disconnect_input(target_node, target_port)
+        connection = Connection(source_node, source_port, target_node, target_port)
+        self.connections.append(connection)
+        return connection
+
+    def disconnect(self, source_node: str, source_port: str, target_node: str, target_port: str) -> bool:
+        """Remove exactly this connection; False when there was none."""
+        connection = Connection(source_node, source_port, target_node, target_port)
+        if connection not in self.connections:
+            return False
+        self.connections = [existing for existing in self.connections if existing != connection]
+        return True
+
+    def disconnect_input(self, target_node: str, target_port: str) -> Optional[Connection]:
+        """Remove whatever feeds this input; returns the removed connection."""
+        removed = self.connection_into(target_node, target_port)
+        if removed is not None:
+            self.connections = [
+                connection
+                for connection in self.connections
+                if not (connection.target_node == target_node and connection.target_port == target_port)
+            ]
+        return removed
+
+    def connection_into(self, target_node: str, target_port: str) -> Optional[Connection]:
+        for connection in self.connections:
+            if connection.target_node == target_node and connection.target_port == target_port:
+                return connection
+        return None
+
+    def connections_from(self, source_node: str, source_port: Optional[str] = None) -> list[Connection]:
+        return [
+            connection
+            for connection in self.connections
+            if connection.source_node == source_node and (source_port is None or connection.source_port == source_port)
+        ]
+
+    # Frames -----------------------------------------------------------------------------
+
+    def add_frame(
+        self,
+        title: str,
+        position: tuple[float, float] = (0.0, 0.0),
+        size: tuple[float, float] = (200.0, 150.0),
+        node_ids: Optional[list[str]] = None,
+        frame_id: Optional[str] = None,
+    ) -> Frame:
+        if frame_id is None:
+            largest = 0
+            for frame in self.frames:
+                match = _GENERATED_FRAME_ID.match(frame.id)
+                if match is not None:
+                    largest = max(largest, int(match.group(1)))
+            frame_id = f"f{largest + 1}"
+        elif any(frame.id == frame_id for frame in self.frames):
+            raise ValueError(f"frame id {frame_id!r} is already used")
+        frame = Frame(frame_id, title, (float(position[0]), float(position[1])), (float(size[0]), float(size[1])), list(node_ids or []))
+        self.frames.append(frame)
+        return frame
+
+    def remove_frame(self, frame_id: str) -> None:
+        self.frames = [frame for frame in self.frames if frame.id != frame_id]
+
+    # Copies and serialization -----------------------------------------------------------
+
+    def copy(self) -> MaterialGraph:
+        """A deep copy: editing it never changes this graph."""
+        return MaterialGraph(
+            {node_id: Node(node.id, node.type_name, copy_module.deepcopy(node.properties), node.position) for node_id, node in self.nodes.items()},
+            list(self.connections),
+            [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids)) for frame in self.frames],
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deterministic, versioned, JSON-able dictionary (nodes, connections and frames sorted)."""
+        return {
+            "format": GRAPH_FORMAT,
+            "version": GRAPH_VERSION,
+            "nodes": [
+                {
+                    "id": node.id,
+                    "type": node.type_name,
+                    "position": [node.position[0], node.position[1]],
+                    "properties": {name: _json_value(value) for name, value in sorted(node.properties.items())},
+                }
+                for node in sorted(self.nodes.values(), key=lambda node: node_id_key(node.id))
+            ],
+            "connections": [
+                {
+                    "source_node": connection.source_node,
+                    "source_port": connection.source_port,
+                    "target_node": connection.target_node,
+                    "target_port": connection.target_port,
+                }
+                for connection in sorted(self.connections, key=Connection.sort_key)
+            ],
+            "frames": [
+                {
+                    "id": frame.id,
+                    "title": frame.title,
+                    "position": [frame.position[0], frame.position[1]],
+                    "size": [frame.size[0], frame.size[1]],
+                    "node_ids": list(frame.node_ids),
+                }
+                for frame in sorted(self.frames, key=lambda frame: node_id_key(frame.id))
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MaterialGraph:
+        """Read `to_dict` output. Raises `GraphFormatError` for anything of the wrong shape.
+
+        Unknown node types and ports are kept (the lowering reports them);
+        list-valued properties come back as tuples, as the catalog makes them.
+        """
+        try:
+            return _graph_from_dict(data)
+        except GraphFormatError:
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+            raise GraphFormatError(f"malformed material graph: {error}") from error
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    if isinstance(value, list):
+        return [_json_value(item) for item in value]
+    return value
+
+
+def _property_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_property_value(item) for item in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise GraphFormatError("property values must be finite numbers")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise GraphFormatError(f"unsupported property value {value!r}")
+
+
+def _pair(value: Any, what: str) -> tuple[float, float]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise GraphFormatError(f"{what} must be a pair of numbers")
+    first, second = value
+    for item in (first, second):
+        if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item):
+            raise GraphFormatError(f"{what} must be a pair of finite numbers")
+    return (float(first), float(second))
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise GraphFormatError(f"{what} must be a string")
+    return value
+
+
+def _graph_from_dict(data: Any) -> MaterialGraph:
+    if not isinstance(data, dict):
+        raise GraphFormatError("a material graph is a JSON object")
+    if data.get("format") != GRAPH_FORMAT:
+        raise GraphFormatError(f"not a material graph (format {data.get('format')!r})")
+    version = data.get("version")
+    if version != GRAPH_VERSION:
+        raise GraphFormatError(f"unsupported material graph version {version!r} (this editor reads {GRAPH_VERSION})")
+    graph = MaterialGraph()
+    for entry in data.get("nodes", []):
+        if not isinstance(entry, dict):
+            raise GraphFormatError("a node is a JSON object")
+        node_id = _text(entry.get("id"), "node id")
+        if not node_id or node_id in graph.nodes:
+            raise GraphFormatError(f"node id {node_id!r} is empty or repeated")
+        properties = entry.get("properties", {})
+        if not isinstance(properties, dict):
+            raise GraphFormatError("node properties are a JSON object")
+        graph.nodes[node_id] = Node(
+            node_id,
+            _text(entry.get("type"), "node type"),
+            {_text(name, "property name"): _property_value(value) for name, value in properties.items()},
+            _pair(entry.get("position", [0.0, 0.0]), "node position"),
+        )
+    for entry in data.get("connections", []):
+        if not isinstance(entry, dict):
+            raise GraphFormatError("a connection is a JSON object")
+        connection = Connection(
+            _text(entry.get("source_node"), "connection source"),
+            _text(entry.get("source_port"), "connection source port"),
+            _text(entry.get("target_node"), "connection target"),
+            _text(entry.get("target_port"), "connection target port"),
+        )
+        if connection.source_node not in graph.nodes or connection.target_node not in graph.nodes:
+            raise GraphFormatError("a connection names a node that is not in the graph")
+        graph.connections.append(connection)
+    for entry in data.get("frames", []):
+        if not isinstance(entry, dict):
+            raise GraphFormatError("a frame is a JSON object")
+        node_ids = entry.get("node_ids", [])
+        if not isinstance(node_ids, list):
+            raise GraphFormatError("frame node_ids is a list")
+        graph.frames.append(
+            Frame(
+                _text(entry.get("id"), "frame id"),
+                _text(entry.get("title", ""), "frame title"),
+                _pair(entry.get("position", [0.0, 0.0]), "frame position"),
+                _pair(entry.get("size", [200.0, 150.0]), "frame size"),
+                [_text(node_id, "frame member") for node_id in node_ids],
+            )
+        )
+    return graph

@@ -1,0 +1,585 @@
+"""Lowering a material graph to a VPL module, then verifying, publishing and compiling it.
+
+`lower(graph)` reads a plain-data `MaterialGraph` (no Qt) and never raises:
+every problem becomes a `NodeDiagnostic` naming the node it belongs to.
+
+What the generated module looks like (docs/material-nodes.md has details):
+
+- Uniforms: the scene record `scene` (app/material/scene.py) first, then one
+  uniform per parameter node, in emission order.
+- Vertex stage (`vertex_main`), per the preview host contract: inputs
+  position/normal/texcoord at locations 0/1/2; outputs the clip Position =
+  projection * view * model * vec4(position, 1), and the varyings
+  world_position (vec3, location 0), world_normal (vec3, location 1) and
+  surface_texcoord (vec2, location 2, texcoord semantic).
+- Fragment stage (`fragment_main`): the same three varyings as inputs, and
+  `color`, the FragmentColor output at location 0. Helper functions
+  (noise) live in the fragment stage and are emitted once however many nodes
+  call them.
+
+Guarantees:
+
+- Deterministic: nodes are emitted in a topological order whose ties are
+  broken by node id (natural order: n2 before n10), never by dict or set
+  iteration; the same graph always gives the same text.
+- Each node is lowered once; its outputs are registers that every consumer
+  reads, however many there are.
+- Control: an If node ends the current block with a conditional branch to
+  two blocks that join again; the Material Output's alpha clip branches to
+  a block that discards. Everything that does not depend on an If node is
+  emitted before the first branch, so every implicit-derivative texture
+  sample sits in the fragment entry block; a sample whose coordinates do
+  depend on an If result lowers to `texture_lod` at level 0 instead (spec
+  7.3.1: implicit derivatives are undefined in non-uniform control flow).
+- Provenance: every instruction, terminator, block, function, uniform and
+  interface variable the lowering creates maps (by `id()`) to the node that
+  emitted it. The generated vertex stage belongs to the Material Output;
+  a shared helper belongs to the first node that needed it. Verifier and
+  backend errors are mapped back through it.
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence, Union
+
+from vpl_core.diagnostics import VplError
+from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, member, record
+from vpl_core.ir.instructions import BinaryOperator, Builtin, Instruction, Terminator
+from vpl_core.ir.module import Block, Function, Module, Semantic
+from vpl_core.ir.types import FLOAT, INT, VOID, Type, vec
+from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterValue
+
+from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_number, as_numbers
+from app.material.graph import MaterialGraph, Node
+from app.material.parameters import ParameterSpec
+from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.types import PortType, TypeResolution, float_type, node_id_key, propagate, topological_order
+
+OUTPUT_NODE_TYPE = "material_output"
+
+#: Varyings from the generated vertex stage to the fragment stage: (name, type, location, semantic).
+VARYINGS: tuple[tuple[str, Type, int, Semantic], ...] = (
+    ("world_position", vec(3), 0, Semantic.NONE),
+    ("world_normal", vec(3), 1, Semantic.NONE),
+    ("surface_texcoord", vec(2), 2, Semantic.TEXCOORD),
+)
+FRAGMENT_OUTPUT_NAME = "color"
+VERTEX_ENTRY_NAME = "vertex_main"
+FRAGMENT_ENTRY_NAME = "fragment_main"
+
+DIAGNOSTIC_CATEGORIES = ("graph", "semantic", "target", "driver")
+
+
+@dataclass(frozen=True)
+class NodeDiagnostic:
+    """A problem shown on a node (or on the whole graph when `node_id` is None).
+
+    `category` is 'graph' (types, connections, names), 'semantic' (the VPL
+    verifier), 'target' (the GLSL backend) or 'driver' (the GL driver, from
+    the preview). `severity` 'warning' marks problems of nodes that do not
+    feed the output: they are shown but do not stop the material.
+    """
+
+    node_id: Optional[str]
+    category: str
+    message: str
+    severity: str = "error"
+
+
+@dataclass
+class LoweringResult:
+    module: Optional[Module] = None
+    verified: Any = None  # VerifiedModule
+    artifact: Any = None  # ProgramArtifact
+    text: str = ""
+    diagnostics: list[NodeDiagnostic] = field(default_factory=list)
+    port_types: dict[tuple[str, str], PortType] = field(default_factory=dict)
+    parameters: list[ParameterSpec] = field(default_factory=list)
+    provenance: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[NodeDiagnostic]:
+        return [diagnostic for diagnostic in self.diagnostics if diagnostic.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        """A verified module was produced and nothing is in error."""
+        return self.verified is not None and not self.errors
+
+    def node_for(self, subject: Any, context: Sequence[Any] = ()) -> Optional[str]:
+        """The node that emitted `subject` (or the innermost object of `context` that it finds)."""
+        for candidate in (subject, *reversed(tuple(context))):
+            if candidate is not None and id(candidate) in self.provenance:
+                return self.provenance[id(candidate)]
+        return None
+
+
+class LoweringFailure(Exception):
+    """A node cannot be lowered as configured; becomes a 'graph' diagnostic on that node."""
+
+
+# The tracking builder -----------------------------------------------------------------------
+
+
+class TrackingFunctionBuilder(FunctionBuilder):
+    """A FunctionBuilder that records the current node as provenance of everything it creates."""
+
+    def __init__(self, function: Function, lowering: "_Lowering") -> None:
+        self._lowering = lowering
+        super().__init__(function)
+        lowering.record(function)
+        lowering.record(self.entry)
+
+    def register(self, type: Type, index: Optional[int] = None) -> RegisterValue:
+        register = super().register(type, index)
+        self._lowering.record(self.entry.instructions[self._declared - 1])
+        return register
+
+    def emit(self, instruction: Instruction) -> Instruction:
+        self._lowering.record(instruction)
+        return super().emit(instruction)
+
+    def new_block(self) -> Block:
+        block = super().new_block()
+        self._lowering.record(block)
+        return block
+
+    def terminate(self, terminator: Terminator) -> None:
+        self._lowering.record(terminator)
+        super().terminate(terminator)
+
+    # Conveniences used by the node lowerings.
+
+    def builtin(self, builtin: Builtin, result_type: Union[PortType, Type], *arguments: Operand) -> RegisterValue:
+        vpl_type = result_type.vpl_type if isinstance(result_type, PortType) else result_type
+        return self.call_builtin(builtin, vpl_type, *arguments)
+
+    def splat(self, value: float, port_type: PortType) -> Operand:
+        """The constant `value` in every component of `port_type` (a constant for floats)."""
+        constant = ConstantValue.of_float(value)
+        if port_type.width <= 1:
+            return constant
+        return self.construct(port_type.vpl_type, constant)
+
+    def compare(self, operator: BinaryOperator, lhs: Operand, rhs: Operand) -> RegisterValue:
+        return self.binary(operator, lhs, rhs)
+
+
+# The per-node context -------------------------------------------------------------------------
+
+
+class NodeContext:
+    """What a node's `lower` function sees: its inputs as operands, its properties, the builder.
+
+    `input(name)` emits (once) whatever is needed to bring the connected
+    value or the default to the input's resolved type; `set_output` makes a
+    register or constant the value every consumer of that output reads.
+    """
+
+    def __init__(self, lowering: "_Lowering", node: Node, node_type: NodeType) -> None:
+        self.lowering = lowering
+        self.node = node
+        self.node_type = node_type
+        self._inputs: dict[str, Operand] = {}
+
+    # Builders and state.
+
+    @property
+    def fn(self) -> TrackingFunctionBuilder:
+        """The builder of the fragment entry function, positioned at the current block."""
+        return self.lowering.fragment_main
+
+    @property
+    def control_dependent(self) -> bool:
+        """True when this node runs after an If node's branch (so: not in the entry block)."""
+        return self.lowering.fragment_main.block is not self.lowering.fragment_main.entry
+
+    # Types and properties.
+
+    def input_type(self, name: str) -> PortType:
+        return self.lowering.resolution.port_types[(self.node.id, name)]
+
+    def output_type(self, name: str) -> PortType:
+        return self.lowering.resolution.port_types[(self.node.id, name)]
+
+    def is_connected(self, name: str) -> bool:
+        return (self.node.id, name) in self.lowering.incoming
+
+    def output_used(self, name: str) -> bool:
+        return (self.node.id, name) in self.lowering.used_outputs
+
+    def property(self, name: str) -> Any:
+        if name in self.node.properties:
+            return self.node.properties[name]
+        spec = self.node_type.property(name)
+        return spec.default if spec is not None else None
+
+    def number(self, name: str) -> float:
+        """A float property; the catalog default when the stored value is not a finite number."""
+        return as_number(self.property(name), self._property_default(name, 0.0))
+
+    def integer(self, name: str) -> int:
+        spec = self.node_type.property(name)
+        value = self.property(name)
+        fallback = int(spec.default) if spec is not None else 0
+        number = int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else fallback
+        if spec is not None and spec.minimum is not None:
+            number = max(number, int(spec.minimum))
+        if spec is not None and spec.maximum is not None:
+            number = min(number, int(spec.maximum))
+        return number
+
+    def choice(self, name: str) -> str:
+        spec = self.node_type.property(name)
+        value = self.property(name)
+        if spec is not None and value not in spec.choices:
+            return str(spec.default)
+        return str(value)
+
+    def _property_default(self, name: str, fallback: Any) -> Any:
+        spec = self.node_type.property(name)
+        return spec.default if spec is not None else fallback
+
+    # Values.
+
+    def input(self, name: str) -> Operand:
+        """The input's value, converted to its resolved type (emitted once per node)."""
+        if name in self._inputs:
+            return self._inputs[name]
+        target = self.input_type(name)
+        connection = self.lowering.incoming.get((self.node.id, name))
+        if connection is not None:
+            value, source_type = self.lowering.values[(connection.source_node, connection.source_port)]
+            result = self.lowering.coerce(value, source_type, target)
+        else:
+            default = self.node.properties.get(name) if self.node_type.property(name) is not None else None
+            if default is None:
+                spec = self.node_type.input(name)
+                default = spec.default if spec is not None else 0.0
+            result = self.lowering.default_operand(default, target)
+        self._inputs[name] = result
+        return result
+
+    def set_output(self, name: str, value: Operand) -> None:
+        self.lowering.values[(self.node.id, name)] = (value, self.output_type(name))
+
+    def source(self, name: str) -> Operand:
+        return self.lowering.source(name)
+
+    def scene(self, field_name: str) -> RegisterValue:
+        return self.lowering.scene_field(field_name)
+
+    def varying(self, name: str) -> RegisterValue:
+        return self.lowering.varying(name)
+
+    def helper(self, name: str, build: Callable[["_Lowering", TrackingFunctionBuilder], None], parameters: Sequence[Type], return_type: Type) -> Function:
+        return self.lowering.helper(name, build, parameters, return_type)
+
+    def parameter(self, spec: ParameterSpec) -> ReferenceValue:
+        """Declare the uniform of a parameter node and list it for the parameters panel."""
+        return self.lowering.add_parameter(spec)
+
+
+# The lowering itself --------------------------------------------------------------------------
+
+
+class _Lowering:
+    def __init__(self, graph: MaterialGraph, resolution: TypeResolution) -> None:
+        self.graph = graph
+        self.resolution = resolution
+        self.owner: str = ""
+        self.provenance: dict[int, str] = {}
+        self.values: dict[tuple[str, str], tuple[Operand, PortType]] = {}
+        self.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
+        self.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
+        self.parameters: list[ParameterSpec] = []
+        self.helpers: dict[str, Function] = {}
+        self.module = Module()
+
+    def record(self, item: Any) -> None:
+        self.provenance.setdefault(id(item), self.owner)
+
+    # Module skeleton.
+
+    def build_skeleton(self, output_node: str) -> None:
+        self.owner = output_node
+        module = self.module
+        scene_type = record(SCENE_RECORD_NAME, SCENE_FIELDS)
+        self.scene = add_uniform(module, SCENE_UNIFORM_NAME, scene_type)
+        self.record(module.uniforms[-1])
+        self.record(scene_type)
+
+        vertex = StageBuilder(module.vertex)
+        inputs = {
+            spec.name: vertex.input(spec.name, spec.type, spec.location, Semantic(spec.semantic)) for spec in VERTEX_INPUTS
+        }
+        clip = vertex.output("clip_position", vec(4), -1, Semantic.POSITION)
+        varying_outputs = {name: vertex.output(name, type, location, semantic) for name, type, location, semantic in VARYINGS}
+        for variable in module.vertex.interface:
+            self.record(variable)
+        main = TrackingFunctionBuilder(vertex.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, self)
+        model = main.load(member(self.scene, "model"))
+        view = main.load(member(self.scene, "view"))
+        projection = main.load(member(self.scene, "projection"))
+        normal_matrix = main.load(member(self.scene, "normal_matrix"))
+        position = main.load(inputs["position"])
+        position4 = main.construct(vec(4), position, main.f(1.0))
+        world4 = main.multiply(model, position4)
+        eye4 = main.multiply(view, world4)
+        main.store(clip, main.multiply(projection, eye4))
+        main.store(varying_outputs["world_position"], main.swizzle(world4, "xyz"))
+        normal = main.load(inputs["normal"])
+        normal4 = main.construct(vec(4), normal, main.f(0.0))
+        main.store(varying_outputs["world_normal"], main.swizzle(main.multiply(normal_matrix, normal4), "xyz"))
+        main.store(varying_outputs["surface_texcoord"], main.load(inputs["texcoord"]))
+        main.ret()
+
+        fragment = StageBuilder(module.fragment)
+        self.fragment_stage = fragment
+        self.varying_inputs = {name: fragment.input(name, type, location, semantic) for name, type, location, semantic in VARYINGS}
+        self.fragment_output = fragment.output(FRAGMENT_OUTPUT_NAME, vec(4), 0, Semantic.FRAGMENT_COLOR)
+        for variable in module.fragment.interface:
+            self.record(variable)
+        self.fragment_main = TrackingFunctionBuilder(fragment.function(FRAGMENT_ENTRY_NAME, VOID, entry=True).function, self)
+
+    # Values shared by nodes.
+
+    def scene_field(self, field_name: str) -> RegisterValue:
+        return self.fragment_main.load(member(self.scene, field_name))
+
+    def varying(self, name: str) -> RegisterValue:
+        return self.fragment_main.load(self.varying_inputs[name])
+
+    def source(self, name: str) -> Operand:
+        fn = self.fragment_main
+        if name == "texcoord":
+            return self.varying("surface_texcoord")
+        if name == "world_position":
+            return self.varying("world_position")
+        if name == "world_normal":
+            return fn.builtin(Builtin.NORMALIZE, PortType.VEC3, self.varying("world_normal"))
+        if name == "view_direction":
+            towards_camera = fn.subtract(self.scene_field("camera_position"), self.varying("world_position"))
+            return fn.builtin(Builtin.NORMALIZE, PortType.VEC3, towards_camera)
+        if name == "light_direction":
+            return fn.builtin(Builtin.NORMALIZE, PortType.VEC3, self.scene_field("light_direction"))
+        if name == "time":
+            return self.scene_field("time")
+        raise LoweringFailure(f"unknown default source {name!r}")
+
+    def coerce(self, value: Operand, source: PortType, target: PortType) -> Operand:
+        """Convert a value between port types by the rules of app/material/types.py."""
+        fn = self.fragment_main
+        if source is target or source.width == target.width and source.is_numeric and target.is_numeric:
+            return value
+        if source is PortType.FLOAT and target.is_numeric:
+            return fn.construct(target.vpl_type, value)
+        if source is PortType.COLOR and target is PortType.VEC3:
+            return fn.swizzle(value, "xyz")
+        if source is PortType.VEC3 and target is PortType.COLOR:
+            return fn.construct(vec(4), value, fn.f(1.0))
+        raise LoweringFailure(f"cannot convert {source} to {target}")
+
+    def default_operand(self, default: Any, target: PortType) -> Operand:
+        fn = self.fragment_main
+        if target is PortType.BOOL:
+            return fn.b(bool(default) if isinstance(default, (bool, int, float)) else False)
+        if target is PortType.TEXTURE:
+            raise LoweringFailure("a texture input must be connected (to a Texture Parameter)")
+        if isinstance(default, str):
+            source_type = DEFAULT_SOURCES.get(default)
+            if source_type is None:
+                raise LoweringFailure(f"unknown default source {default!r}")
+            return self.coerce(self.source(default), source_type, target)
+        if target.width == 1:
+            return fn.f(as_numbers(default, 1)[0])
+        if not isinstance(default, (list, tuple)):
+            return fn.splat(as_number(default, 0.0), target)
+        numbers = as_numbers(default, target.width, pad_alpha=target is PortType.COLOR)
+        return fn.construct(target.vpl_type, *(fn.f(number) for number in numbers))
+
+    def helper(
+        self,
+        name: str,
+        build: Callable[["_Lowering", TrackingFunctionBuilder], None],
+        parameters: Sequence[Type],
+        return_type: Type,
+    ) -> Function:
+        """The fragment helper function `name`, built by `build` the first time it is asked for."""
+        existing = self.helpers.get(name)
+        if existing is not None:
+            return existing
+        function = self.fragment_stage.function(name, return_type, parameters).function
+        self.helpers[name] = function
+        build(self, TrackingFunctionBuilder(function, self))
+        return function
+
+    def add_parameter(self, spec: ParameterSpec) -> ReferenceValue:
+        reference = add_uniform(self.module, spec.name, spec.type)
+        self.record(self.module.uniforms[-1])
+        self.parameters.append(spec)
+        return reference
+
+
+# Entry point ----------------------------------------------------------------------------------
+
+
+def lower(graph: MaterialGraph) -> LoweringResult:
+    """Lower, verify, publish and compile a material graph. Never raises."""
+    result = LoweringResult()
+    try:
+        _lower(graph, result)
+    except Exception as error:  # a bug must show as a diagnostic, not take the editor down
+        result.module = result.verified = result.artifact = None
+        result.text = ""
+        detail = traceback.format_exception_only(type(error), error)[-1].strip()
+        result.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while lowering: {detail}"))
+    return result
+
+
+def _ancestors(graph: MaterialGraph, roots: list[str]) -> set[str]:
+    predecessors: dict[str, list[str]] = {}
+    for connection in graph.connections:
+        predecessors.setdefault(connection.target_node, []).append(connection.source_node)
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        for source in predecessors.get(stack.pop(), ()):
+            if source not in seen and source in graph.nodes:
+                seen.add(source)
+                stack.append(source)
+    return seen
+
+
+def _descendants(graph: MaterialGraph, roots: set[str]) -> set[str]:
+    successors: dict[str, list[str]] = {}
+    for connection in graph.connections:
+        successors.setdefault(connection.source_node, []).append(connection.target_node)
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        for target in successors.get(stack.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
+    """Per parameter node: why its uniform name is unusable (empty, reserved, or taken)."""
+    from app.material.nodes.inputs import PARAMETER_NODE_TYPES
+
+    problems: dict[str, str] = {}
+    users: dict[str, list[str]] = {}
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        if node.type_name not in PARAMETER_NODE_TYPES:
+            continue
+        name = node.properties.get("name")
+        if not isinstance(name, str) or not name.strip():
+            problems[node_id] = "a parameter needs a nonempty name"
+        elif name == SCENE_UNIFORM_NAME:
+            problems[node_id] = f"the parameter name '{SCENE_UNIFORM_NAME}' is reserved for the scene data"
+        else:
+            users.setdefault(name, []).append(node_id)
+    for name, node_ids in users.items():
+        if len(node_ids) > 1:
+            for node_id in node_ids:
+                others = ", ".join(other for other in node_ids if other != node_id)
+                problems[node_id] = f"parameter name '{name}' is also used by {others}; names must be unique"
+    return problems
+
+
+def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
+    resolution = propagate(graph)
+    result.port_types = dict(resolution.port_types)
+
+    outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name == OUTPUT_NODE_TYPE), key=node_id_key)
+    output_node = outputs[0] if outputs else None
+    live = _ancestors(graph, [output_node]) if output_node is not None else set()
+
+    def report(node_id: Optional[str], message: str, category: str = "graph") -> None:
+        severity = "error" if node_id is None or node_id in live else "warning"
+        result.diagnostics.append(NodeDiagnostic(node_id, category, message, severity))
+
+    if output_node is None:
+        report(None, "the material has no Material Output node; add one and connect its inputs")
+    for extra in outputs[1:]:
+        report(extra, f"only one Material Output is used; this one is ignored ({output_node} is the output)")
+    for node_id in sorted(resolution.errors, key=node_id_key):
+        for message in resolution.errors[node_id]:
+            report(node_id, message)
+    for node_id, message in sorted(_parameter_name_problems(graph).items(), key=lambda item: node_id_key(item[0])):
+        report(node_id, message)
+    if output_node is None or result.errors:
+        return
+
+    control_nodes = {node_id for node_id in live if NODE_TYPES[graph.nodes[node_id].type_name].control}
+    controlled = _descendants(graph, control_nodes) & live
+    priority = {node_id: (1 if node_id in controlled else 0) for node_id in live}
+    priority[output_node] = 2
+    order, _ = topological_order(graph, priority)
+    order = [node_id for node_id in order if node_id in live]
+
+    lowering = _Lowering(graph, resolution)
+    lowering.build_skeleton(output_node)
+    for node_id in order:
+        node = graph.nodes[node_id]
+        node_type = NODE_TYPES[node.type_name]
+        lowering.owner = node_id
+        try:
+            node_type.lower(NodeContext(lowering, node, node_type))
+        except LoweringFailure as failure:
+            report(node_id, str(failure))
+    result.parameters = list(lowering.parameters)
+    result.provenance = lowering.provenance
+    if result.errors:
+        return
+    result.module = lowering.module
+    _verify_publish_compile(result)
+
+
+def _verify_publish_compile(result: LoweringResult) -> None:
+    module = result.module
+    assert module is not None
+    from vpl_core.verify import VerificationError, verify
+
+    try:
+        verify(module)
+    except VerificationError as error:
+        node_id = result.node_for(error.subject, getattr(error, "context", ()))
+        result.diagnostics.append(NodeDiagnostic(node_id, "semantic", error.message))
+        return
+    except VplError as error:
+        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject), "semantic", error.message))
+        return
+
+    try:
+        from vpl_core.publish import VerifiedModule
+
+        result.verified = VerifiedModule.create(module, label="material")
+    except ImportError:
+        return  # the text layer is not available: no canonical text yet
+    except VplError as error:
+        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject), "semantic", error.message))
+        return
+    result.text = result.verified.text
+
+    try:
+        from vpl_core.backends import glsl
+    except ImportError:
+        return
+    compile_function = getattr(glsl, "compile", None)
+    if compile_function is None:
+        return
+    try:
+        result.artifact = compile_function(result.verified)
+    except VplError as error:
+        result.diagnostics.append(NodeDiagnostic(_map_target_subject(result, error.subject), "target", error.message))
+
+
+def _map_target_subject(result: LoweringResult, subject: Any) -> Optional[str]:
+    return result.node_for(subject)

@@ -1,0 +1,226 @@
+"""Input nodes: constants, parameters (uniforms with panel widgets), scene and surface values."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vpl_core.ir.types import SAMPLER2D
+
+from app.material.catalog import NodeType, PortSpec, PropertySpec, as_number, as_numbers, register
+from app.material.parameters import ParameterKind, ParameterSpec
+from app.material.types import PortType, float_type
+
+if TYPE_CHECKING:
+    from app.material.lowering import NodeContext
+
+CATEGORY = "Input"
+
+#: Node types whose "name" property names a uniform (validated unique and nonempty).
+PARAMETER_NODE_TYPES = ("float_parameter", "vector_parameter", "color_parameter", "texture_parameter")
+
+
+# Constants ------------------------------------------------------------------------------------
+
+
+def _constant(type_name: str, display_name: str, port_type: PortType, kind: str, default: object, description: str) -> None:
+    def lower(ctx: NodeContext) -> None:
+        value = ctx.property("value")
+        if port_type is PortType.FLOAT:
+            ctx.set_output("out", ctx.fn.f(as_number(value, 0.0)))
+            return
+        numbers = as_numbers(value, port_type.width, pad_alpha=port_type is PortType.COLOR)
+        ctx.set_output("out", ctx.fn.construct(port_type.vpl_type, *(ctx.fn.f(number) for number in numbers)))
+
+    register(
+        NodeType(
+            type_name,
+            display_name,
+            CATEGORY,
+            description,
+            inputs=[],
+            outputs=[PortSpec("out", port_type)],
+            properties=[PropertySpec("value", kind, default)],
+            lower=lower,
+            notes="A float constant operand; vectors and colours one construct.",
+        )
+    )
+
+
+_constant("constant_float", "Float", PortType.FLOAT, "float", 1.0, "A constant number.")
+_constant("constant_vec2", "Vector 2", PortType.VEC2, "vector", (0.0, 0.0), "A constant 2-component vector.")
+_constant("constant_vec3", "Vector 3", PortType.VEC3, "vector", (0.0, 0.0, 0.0), "A constant 3-component vector.")
+_constant("constant_vec4", "Vector 4", PortType.VEC4, "vector", (0.0, 0.0, 0.0, 0.0), "A constant 4-component vector.")
+_constant("constant_color", "Color", PortType.COLOR, "color", (1.0, 1.0, 1.0, 1.0), "A constant RGBA colour.")
+
+
+# Parameters -----------------------------------------------------------------------------------
+
+
+def _name(ctx: NodeContext) -> str:
+    return str(ctx.property("name"))
+
+
+def _lower_float_parameter(ctx: NodeContext) -> None:
+    minimum, maximum = ctx.number("minimum"), ctx.number("maximum")
+    default = ctx.number("default")
+    spec = ParameterSpec(_name(ctx), ParameterKind.FLOAT, PortType.FLOAT.vpl_type, default, minimum, maximum)
+    ctx.set_output("out", ctx.fn.load(ctx.parameter(spec)))
+
+
+register(
+    NodeType(
+        "float_parameter",
+        "Float Parameter",
+        CATEGORY,
+        "A number the artist tunes with a slider; becomes a float uniform.",
+        inputs=[],
+        outputs=[PortSpec("out", PortType.FLOAT)],
+        properties=[
+            PropertySpec("name", "string", "value"),
+            PropertySpec("default", "float", 0.5),
+            PropertySpec("minimum", "float", 0.0),
+            PropertySpec("maximum", "float", 1.0),
+        ],
+        lower=_lower_float_parameter,
+        notes="A float uniform named by the node's name; one load.",
+    )
+)
+
+
+def _vector_size(ctx_or_node: object) -> int:
+    properties = getattr(ctx_or_node, "properties", None)
+    value = properties.get("size", 3) if isinstance(properties, dict) else 3
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 3
+    return min(4, max(2, int(value)))
+
+
+def _resolve_vector_parameter(node: object, inputs: dict[str, PortType], used: frozenset[str] = frozenset()) -> dict[str, PortType]:
+    return {"out": float_type(_vector_size(node))}
+
+
+def _lower_vector_parameter(ctx: NodeContext) -> None:
+    port_type = ctx.output_type("out")
+    default = tuple(as_numbers(ctx.property("default"), port_type.width))
+    spec = ParameterSpec(_name(ctx), ParameterKind.VECTOR, port_type.vpl_type, default, ctx.number("minimum"), ctx.number("maximum"))
+    ctx.set_output("out", ctx.fn.load(ctx.parameter(spec)))
+
+
+register(
+    NodeType(
+        "vector_parameter",
+        "Vector Parameter",
+        CATEGORY,
+        "A 2-4 component vector the artist tunes; becomes a vector uniform.",
+        inputs=[],
+        outputs=[PortSpec("out", PortType.VEC3)],
+        properties=[
+            PropertySpec("name", "string", "vector"),
+            PropertySpec("size", "int", 3, 2, 4),
+            PropertySpec("default", "vector", (0.0, 0.0, 0.0, 0.0)),
+            PropertySpec("minimum", "float", 0.0),
+            PropertySpec("maximum", "float", 1.0),
+        ],
+        lower=_lower_vector_parameter,
+        resolve=_resolve_vector_parameter,
+        notes="A vecN uniform (N = size; the default's first N components); one load.",
+    )
+)
+
+
+def _lower_color_parameter(ctx: NodeContext) -> None:
+    default = tuple(as_numbers(ctx.property("default"), 4, pad_alpha=True))
+    spec = ParameterSpec(_name(ctx), ParameterKind.COLOR, PortType.COLOR.vpl_type, default, 0.0, 1.0)
+    ctx.set_output("out", ctx.fn.load(ctx.parameter(spec)))
+
+
+register(
+    NodeType(
+        "color_parameter",
+        "Color Parameter",
+        CATEGORY,
+        "A colour the artist picks; becomes a vec4 (rgba) uniform.",
+        inputs=[],
+        outputs=[PortSpec("out", PortType.COLOR)],
+        properties=[PropertySpec("name", "string", "color"), PropertySpec("default", "color", (1.0, 1.0, 1.0, 1.0))],
+        lower=_lower_color_parameter,
+        notes="A vec4 uniform (rgba); one load.",
+    )
+)
+
+
+def _lower_texture_parameter(ctx: NodeContext) -> None:
+    image = ctx.property("image")
+    default = image if isinstance(image, str) and image else None
+    spec = ParameterSpec(_name(ctx), ParameterKind.TEXTURE, SAMPLER2D, default)
+    ctx.set_output("out", ctx.fn.load(ctx.parameter(spec)))
+
+
+register(
+    NodeType(
+        "texture_parameter",
+        "Texture Parameter",
+        CATEGORY,
+        "An image the artist chooses; becomes a sampler2D uniform (a checker until one is chosen).",
+        inputs=[],
+        outputs=[PortSpec("out", PortType.TEXTURE)],
+        properties=[PropertySpec("name", "string", "albedo"), PropertySpec("image", "texture", "")],
+        lower=_lower_texture_parameter,
+        notes="A sampler2D uniform; one load in the entry block (the sampler's single alias definition, spec 12.4).",
+    )
+)
+
+
+# Scene and surface values ---------------------------------------------------------------------
+
+
+def _source_node(type_name: str, display_name: str, source: str, port_type: PortType, description: str, notes: str) -> None:
+    def lower(ctx: NodeContext) -> None:
+        ctx.set_output("out", ctx.source(source))
+
+    register(
+        NodeType(type_name, display_name, CATEGORY, description, [], [PortSpec("out", port_type)], [], lower, notes=notes)
+    )
+
+
+_source_node("time", "Time", "time", PortType.FLOAT, "Seconds since the preview started (scene.time).", "Loads scene.time.")
+_source_node(
+    "texcoord",
+    "Texture Coordinate",
+    "texcoord",
+    PortType.VEC2,
+    "The mesh's UV coordinates.",
+    "Loads the surface_texcoord varying (vertex input 2, passed through).",
+)
+_source_node(
+    "world_position",
+    "World Position",
+    "world_position",
+    PortType.VEC3,
+    "The surface point in world space.",
+    "Loads the world_position varying (model * position).",
+)
+_source_node(
+    "normal",
+    "Normal",
+    "world_normal",
+    PortType.VEC3,
+    "The unit surface normal in world space.",
+    "normalize(world_normal varying); the vertex stage applies scene.normal_matrix.",
+)
+_source_node(
+    "view_direction",
+    "View Direction",
+    "view_direction",
+    PortType.VEC3,
+    "Unit vector from the surface towards the camera.",
+    "normalize(scene.camera_position - world_position).",
+)
+_source_node(
+    "light_direction",
+    "Light Direction",
+    "light_direction",
+    PortType.VEC3,
+    "Unit vector from the surface towards the light (scene.light_direction).",
+    "normalize(scene.light_direction).",
+)
