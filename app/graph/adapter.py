@@ -1,0 +1,195 @@
+"""The adapter between the NodeGraphQt view and `app.material`'s `MaterialGraph`.
+
+`snapshot(view)` reads the view into a new `MaterialGraph`; `populate(view,
+graph)` rebuilds the view from one. The view is the editing surface (its
+undo stack records every edit); the `MaterialGraph` is the truth that is
+lowered, saved and compared. Nothing else converts between them.
+
+Identity: a view node's `vpl_node_id` property is its `MaterialGraph` id.
+NodeGraphQt copies it along with every other property on paste and
+duplicate, so `renew_duplicate_ids` gives a fresh id to every node whose id
+is taken by another (the node that already had it keeps it) or is empty.
+Renewed ids are written outside the undo stack: undoing a paste removes the
+nodes, redoing re-adds the same node objects, which still carry their ids.
+
+Frames are NodeGraphQt backdrops (`FrameNode`), with their id in
+`vpl_frame_id` and the title as the backdrop's name; a frame's members are
+the nodes the backdrop encloses when the snapshot is taken, which is what
+the artist sees.
+
+Values: NodeGraphQt stores property values JSON-like (its clipboard is
+JSON, so tuples come back as lists); the snapshot turns lists back into the
+tuples the catalog uses, so a pasted node compares equal to its original.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.graph.nodes import (
+    EXTRA_PROPERTIES,
+    FRAME_ID_PROPERTY,
+    FrameNode,
+    MaterialNode,
+    property_key,
+    to_view_value,
+)
+from app.graph.view import MaterialNodeGraph
+from app.material.graph import Connection, Frame, MaterialGraph, Node
+from app.material.types import node_id_key
+
+def from_view_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(from_view_value(item) for item in value)
+    return value
+
+
+def _position(node: Any) -> tuple[float, float]:
+    x, y = node.pos()
+    return (float(x), float(y))
+
+
+def snapshot(view: MaterialNodeGraph) -> MaterialGraph:
+    """The view as a new MaterialGraph (ids must be unique: call renew_duplicate_ids first)."""
+    graph = MaterialGraph()
+    for view_node in view.material_nodes():
+        node_type = view_node.CATALOG_TYPE
+        properties: dict[str, Any] = {}
+        extra = view_node.get_property(EXTRA_PROPERTIES)
+        if isinstance(extra, dict):
+            properties.update({name: from_view_value(value) for name, value in extra.items()})
+        for spec in node_type.properties:
+            properties[spec.name] = from_view_value(view_node.get_property(property_key(spec.name)))
+        node_id = view_node.stable_id
+        graph.nodes[node_id] = Node(node_id, node_type.type_name, properties, _position(view_node))
+    for view_node in view.material_nodes():
+        for port in view_node.input_ports():
+            for source_port in port.connected_ports():
+                source = source_port.node()
+                if isinstance(source, MaterialNode):
+                    graph.connections.append(
+                        Connection(source.stable_id, source_port.name(), view_node.stable_id, port.name())
+                    )
+    for frame_node in _frame_nodes(view):
+        members = sorted(
+            (node.stable_id for node in frame_node.nodes() if isinstance(node, MaterialNode)), key=node_id_key
+        )
+        width, height = frame_node.size()
+        graph.frames.append(
+            Frame(str(frame_node.get_property(FRAME_ID_PROPERTY)), frame_node.name(), _position(frame_node),
+                  (float(width), float(height)), members)
+        )
+    return graph
+
+
+def _frame_nodes(view: MaterialNodeGraph) -> list[FrameNode]:
+    return [node for node in view.all_nodes() if isinstance(node, FrameNode)]
+
+
+def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
+    """Replace the view's content with `graph` (no undo entries; the undo stack is cleared).
+
+    Returns problems found: nodes of types the catalog does not know cannot
+    be shown (NodeGraphQt would drop them silently), so they are reported,
+    along with connections to them or to ports that do not exist.
+    """
+    assert view.registry is not None, "register_catalog first"
+    problems: list[str] = []
+    view.clear_session()
+    created: dict[str, MaterialNode] = {}
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        if node.type_name not in view.registry:
+            problems.append(f"node {node_id}: unknown node type '{node.type_name}' (not shown)")
+            continue
+        view_node = view.create_material_node(node.type_name, position=node.position, push_undo=False,
+                                              selected=False)
+        view_node.set_stable_id(node_id)
+        known = {spec.name for spec in view_node.CATALOG_TYPE.properties}
+        extra = {name: to_view_value(value) for name, value in node.properties.items() if name not in known}
+        if extra:
+            view_node.model.set_property(EXTRA_PROPERTIES, extra)
+        for name, value in node.properties.items():
+            if name in known:
+                view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
+        created[node_id] = view_node
+    for connection in graph.connections:
+        source = created.get(connection.source_node)
+        target = created.get(connection.target_node)
+        output = source.outputs().get(connection.source_port) if source else None
+        input_ = target.inputs().get(connection.target_port) if target else None
+        if output is None or input_ is None:
+            problems.append(
+                f"connection {connection.source_node}.{connection.source_port} -> "
+                f"{connection.target_node}.{connection.target_port} cannot be shown"
+            )
+            continue
+        output.connect_to(input_, push_undo=False, emit_signal=False)
+    for frame in graph.frames:
+        frame_node = view.create_node(FrameNode.type_, name=frame.title or "Frame", pos=frame.position,
+                                      push_undo=False, selected=False)
+        frame_node.model.set_property(FRAME_ID_PROPERTY, frame.id)
+        frame_node.view.width, frame_node.view.height = frame.size
+        frame_node.model.width, frame_node.model.height = frame.size
+    view.clear_selection()
+    view.undo_stack().clear()
+    view.refresh_constraint_tables()
+    return problems
+
+
+def renew_duplicate_ids(view: MaterialNodeGraph, graph_hint: MaterialGraph | None = None) -> list[MaterialNode]:
+    """Give every node with an empty or already taken stable id a fresh one; returns the renewed nodes.
+
+    Which of two nodes sharing an id keeps it: the one that had it in
+    `graph_hint` (the previous snapshot) at the same position, else the
+    first found. Pasted and duplicated nodes are new objects at new
+    positions, so the original always keeps its id.
+    """
+    nodes = view.material_nodes()
+    by_id: dict[str, list[MaterialNode]] = {}
+    for node in nodes:
+        by_id.setdefault(node.stable_id, []).append(node)
+    taken = MaterialGraph()
+    for node_id in by_id:
+        if node_id:
+            taken.nodes[node_id] = Node(node_id, "", {}, (0.0, 0.0))
+    renewed: list[MaterialNode] = []
+    for node_id, holders in by_id.items():
+        if node_id and len(holders) == 1:
+            continue
+        keeper: MaterialNode | None = None
+        if node_id:
+            keeper = holders[0]
+            if graph_hint is not None and node_id in graph_hint.nodes:
+                previous = graph_hint.nodes[node_id].position
+                for holder in holders:
+                    if _position(holder) == previous:
+                        keeper = holder
+                        break
+        for holder in holders:
+            if holder is keeper:
+                continue
+            fresh = taken.new_node_id()
+            taken.nodes[fresh] = Node(fresh, "", {}, (0.0, 0.0))
+            holder.set_stable_id(fresh)
+            renewed.append(holder)
+    _renew_frame_ids(view)
+    return renewed
+
+
+def _renew_frame_ids(view: MaterialNodeGraph) -> None:
+    frames = _frame_nodes(view)
+    seen: set[str] = set()
+    used = {str(frame.get_property(FRAME_ID_PROPERTY) or "") for frame in frames}
+    counter = 1
+    for frame in frames:
+        frame_id = str(frame.get_property(FRAME_ID_PROPERTY) or "")
+        if frame_id and frame_id not in seen:
+            seen.add(frame_id)
+            continue
+        while f"f{counter}" in used or f"f{counter}" in seen:
+            counter += 1
+        fresh = f"f{counter}"
+        frame.model.set_property(FRAME_ID_PROPERTY, fresh)
+        seen.add(fresh)
+        used.add(fresh)

@@ -1,0 +1,308 @@
+"""NodeGraphQt node classes generated from the material node catalog.
+
+One `MaterialNode` subclass per catalog `NodeType`, registered under the
+identifier `vpl.<category>` (dots: `::` breaks NodeGraphQt's drag and drop),
+so the node type id NodeGraphQt stores is `vpl.<category>.<ClassName>`.
+
+What a view node holds, and why:
+- ports named exactly as the catalog's ports, coloured by declared type;
+- `vpl_node_id`: the stable id of the node in the `MaterialGraph`.
+  NodeGraphQt's own ids are memory addresses that change on every load and
+  paste, so diagnostics, provenance and saved files use this one;
+- one hidden custom property `vpl_prop_<name>` per catalog property (hidden:
+  NodeGraphQt's embedded spin boxes are broken, the properties dock edits
+  them), so every change goes through `set_property` and the undo stack.
+  The prefix keeps catalog names such as `color` or `name` from colliding
+  with NodeGraphQt's built-in properties.
+
+The graphics item `MaterialNodeItem` adds the error marker (red border, a
+badge and the first message under the node) and rich tooltips.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from NodeGraphQt import BackdropNode, BaseNode
+from NodeGraphQt.qgraphics.node_base import NodeItem
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.graph.ports import port_color, port_tooltip, type_label
+
+IDENTIFIER_ROOT = "vpl"
+STABLE_ID_PROPERTY = "vpl_node_id"
+#: Properties a file gave a node that its catalog type does not declare: kept, not shown.
+EXTRA_PROPERTIES = "vpl_extra_properties"
+FRAME_ID_PROPERTY = "vpl_frame_id"
+PROPERTY_PREFIX = "vpl_prop_"
+
+ERROR_COLOR = QtGui.QColor(235, 64, 52)
+MARKER_TEXT_WIDTH = 260
+
+#: Header colours per category (lower-case category name); others stay neutral.
+CATEGORY_COLORS: dict[str, tuple[int, int, int]] = {
+    "input": (38, 78, 112),
+    "inputs": (38, 78, 112),
+    "parameter": (44, 96, 84),
+    "parameters": (44, 96, 84),
+    "constant": (70, 70, 96),
+    "constants": (70, 70, 96),
+    "math": (60, 60, 60),
+    "vector": (72, 62, 40),
+    "texture": (104, 52, 52),
+    "textures": (104, 52, 52),
+    "control": (88, 56, 96),
+    "output": (110, 70, 30),
+    "outputs": (110, 70, 30),
+}
+
+
+def property_key(name: str) -> str:
+    """The NodeGraphQt property that holds catalog property `name`."""
+    return PROPERTY_PREFIX + name
+
+
+def category_identifier(category: str) -> str:
+    slug = re.sub(r"[^0-9a-zA-Z]+", "_", category.strip().lower()).strip("_") or "misc"
+    return f"{IDENTIFIER_ROOT}.{slug}"
+
+
+def class_name_for(type_name: str) -> str:
+    """A Python identifier for a catalog type name (NodeGraphQt uses it in node type ids)."""
+    words = [word for word in re.split(r"[^0-9a-zA-Z]+", type_name) if word]
+    name = "".join(word[:1].upper() + word[1:] for word in words) or "Unnamed"
+    if name[0].isdigit():
+        name = "N" + name
+    return name + "Node"
+
+
+def to_view_value(value: Any) -> Any:
+    """Property values as NodeGraphQt keeps them: JSON-like (tuples become lists on copy/paste)."""
+    if isinstance(value, tuple):
+        return [to_view_value(item) for item in value]
+    return value
+
+
+class MaterialNodeItem(NodeItem):
+    """Node graphics with an error marker and catalog-aware tooltips."""
+
+    def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
+        super().__init__(name, parent)
+        self._type_display = ""
+        self._description = ""
+        self._diagnostics: list[str] = []
+        self._marker_text = QtWidgets.QGraphicsSimpleTextItem(self)
+        self._marker_text.setBrush(QtGui.QBrush(ERROR_COLOR))
+        font = self._marker_text.font()
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
+        self._marker_text.setFont(font)
+        self._marker_text.setVisible(False)
+
+    # --- catalog information and diagnostics ---
+
+    def set_catalog_info(self, type_display: str, description: str) -> None:
+        self._type_display = type_display
+        self._description = description
+        self._tooltip_disable(self.disabled)
+
+    @property
+    def diagnostics(self) -> list[str]:
+        return list(self._diagnostics)
+
+    @property
+    def has_error_marker(self) -> bool:
+        return bool(self._diagnostics) and self._marker_text.isVisible()
+
+    @property
+    def marker_text(self) -> str:
+        return self._marker_text.text() if self._marker_text.isVisible() else ""
+
+    def set_diagnostics(self, messages: Sequence[str]) -> None:
+        messages = list(messages)
+        if messages == self._diagnostics:
+            return
+        self._diagnostics = messages
+        if messages:
+            metrics = QtGui.QFontMetricsF(self._marker_text.font())
+            first = messages[0] if len(messages) == 1 else f"{messages[0]} (+{len(messages) - 1} more)"
+            self._marker_text.setText("\u26a0 " + metrics.elidedText(first, QtCore.Qt.TextElideMode.ElideRight, MARKER_TEXT_WIDTH))
+        self._marker_text.setVisible(bool(messages))
+        self._place_marker()
+        self._tooltip_disable(self.disabled)
+        self.update()
+
+    def _place_marker(self) -> None:
+        self._marker_text.setPos(2.0, self._height + 3.0)
+
+    # --- NodeItem overrides ---
+
+    def _tooltip_disable(self, state: bool) -> None:
+        # NodeGraphQt rebuilds the tooltip from this method on every redraw;
+        # overriding it keeps the description and diagnostics in place.
+        parts = [f"<b>{self.name}</b>"]
+        if state:
+            parts[0] += ' <font color="red"><b>(disabled)</b></font>'
+        if self._type_display:
+            parts.append(f"<i>{self._type_display}</i>")
+        if self._description:
+            parts.append(self._description)
+        for message in self._diagnostics:
+            parts.append(f'<font color="#eb4034">\u26a0 {_escape(message)}</font>')
+        self.setToolTip("<br/>".join(parts))
+
+    def draw_node(self) -> None:
+        super().draw_node()
+        self._place_marker()
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
+        super().paint(painter, option, widget)
+        if not self._diagnostics:
+            return
+        painter.save()
+        rect = self.boundingRect().adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        painter.setPen(QtGui.QPen(ERROR_COLOR, 2.5))
+        painter.drawRoundedRect(rect, 4.0, 4.0)
+        # The badge: a red disc with "!" on the top-right corner.
+        radius = 8.0
+        center = QtCore.QPointF(rect.right() - radius - 2.0, rect.top() + radius + 2.0)
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(ERROR_COLOR)
+        painter.drawEllipse(center, radius, radius)
+        painter.setPen(QtGui.QPen(QtGui.QColor(255, 255, 255)))
+        font = painter.font()
+        font.setBold(True)
+        painter.setFont(font)
+        painter.drawText(QtCore.QRectF(center.x() - radius, center.y() - radius, 2 * radius, 2 * radius),
+                         QtCore.Qt.AlignmentFlag.AlignCenter, "!")
+        painter.restore()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class MaterialNode(BaseNode):
+    """Base of the generated classes; `CATALOG_TYPE` is the catalog `NodeType`."""
+
+    __identifier__ = IDENTIFIER_ROOT
+    NODE_NAME = "Material node"
+    CATALOG_TYPE: Any = None
+
+    def __init__(self) -> None:
+        super().__init__(qgraphics_item=MaterialNodeItem)
+        node_type = self.CATALOG_TYPE
+        self.create_property(STABLE_ID_PROPERTY, "")
+        self.create_property(EXTRA_PROPERTIES, {})
+        self._declared_types: dict[tuple[str, str], object] = {}
+        for spec in node_type.inputs:
+            port = self.add_input(spec.name, multi_input=False, color=port_color(spec.type))
+            self._declared_types[("in", spec.name)] = spec.type
+            self._label_port(self.view.get_input_text_item(port.view), spec)
+        for spec in node_type.outputs:
+            port = self.add_output(spec.name, multi_output=True, color=port_color(spec.type))
+            self._declared_types[("out", spec.name)] = spec.type
+            self._label_port(self.view.get_output_text_item(port.view), spec)
+        for spec in node_type.properties:
+            self.create_property(property_key(spec.name), to_view_value(spec.default))
+        color = CATEGORY_COLORS.get(str(node_type.category).strip().lower())
+        if color:
+            self.set_color(*color)
+        self.view.set_catalog_info(f"{node_type.display_name} ({node_type.category})", node_type.description)
+        self.show_port_types({})
+
+    @staticmethod
+    def _label_port(text_item: QtWidgets.QGraphicsTextItem, spec: Any) -> None:
+        # Ports keep the catalog's names (connections and files use them);
+        # the label shows the friendlier display name.
+        label = getattr(spec, "display_name", spec.name)
+        if label != spec.name:
+            text_item.setPlainText(label)
+
+    @property
+    def type_name(self) -> str:
+        return self.CATALOG_TYPE.type_name
+
+    @property
+    def stable_id(self) -> str:
+        return str(self.get_property(STABLE_ID_PROPERTY) or "")
+
+    def set_stable_id(self, stable_id: str) -> None:
+        # Written to the model directly, outside the undo stack: the id is
+        # identity, not an edit, and undoing a paste must not resurrect the
+        # clipboard's ids on the pasted nodes.
+        self.model.set_property(STABLE_ID_PROPERTY, stable_id)
+
+    def material_property(self, name: str) -> Any:
+        return self.get_property(property_key(name))
+
+    def set_material_property(self, name: str, value: Any, push_undo: bool = True) -> None:
+        self.set_property(property_key(name), to_view_value(value), push_undo=push_undo)
+
+    def show_port_types(self, resolved: dict[tuple[str, str], object]) -> None:
+        """Colour and describe every port by its resolved type (declared type when unknown).
+
+        `resolved` maps ("in"|"out", port name) to the type the lowering inferred.
+        """
+        for direction, ports in (("in", self.input_ports()), ("out", self.output_ports())):
+            for port in ports:
+                declared = self._declared_types.get((direction, port.name()))
+                actual = resolved.get((direction, port.name()))
+                item = port.view
+                color = port_color(actual if actual is not None else declared)
+                if tuple(item.color[:3]) != color:
+                    item.color = color
+                    item.border_color = [min(255, component + 80) for component in color]
+                label = type_label(actual if actual is not None else declared)
+                item.setToolTip(port_tooltip(port.name(), declared, actual))
+                item.setData(0, label)
+
+    def port_type_label(self, direction: str, port_name: str) -> str:
+        ports = self.inputs() if direction == "in" else self.outputs()
+        return str(ports[port_name].view.data(0) or "")
+
+
+class FrameNode(BackdropNode):
+    """A backdrop that remembers its `MaterialGraph` frame id (replaces NodeGraphQt's Backdrop)."""
+
+    __identifier__ = IDENTIFIER_ROOT
+    NODE_NAME = "Frame"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.create_property(FRAME_ID_PROPERTY, "")
+
+
+def make_node_class(node_type: Any) -> type[MaterialNode]:
+    """The NodeGraphQt class of one catalog type."""
+    attributes = {
+        "__identifier__": category_identifier(str(node_type.category)),
+        "NODE_NAME": node_type.display_name,
+        "CATALOG_TYPE": node_type,
+        "__doc__": node_type.description,
+        "__module__": __name__,
+    }
+    return type(class_name_for(node_type.type_name), (MaterialNode,), attributes)
+
+
+class NodeClassRegistry:
+    """Catalog type name <-> generated class <-> NodeGraphQt node type id."""
+
+    def __init__(self, node_types: Iterable[Any]) -> None:
+        self.classes: dict[str, type[MaterialNode]] = {}
+        self._by_view_type: dict[str, str] = {}
+        for node_type in node_types:
+            cls = make_node_class(node_type)
+            self.classes[node_type.type_name] = cls
+            self._by_view_type[cls.type_] = node_type.type_name
+
+    def view_type(self, type_name: str) -> str:
+        return self.classes[type_name].type_
+
+    def type_name(self, view_type: str) -> str | None:
+        return self._by_view_type.get(view_type)
+
+    def __contains__(self, type_name: object) -> bool:
+        return type_name in self.classes

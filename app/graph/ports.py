@@ -1,0 +1,86 @@
+"""How a port's data type looks in the graph: its colour and its tooltip.
+
+Colours are fixed per type family so an artist learns them once: scalars
+grey, 2/3/4-vectors green/yellow/blue, colours orange, matrices purple,
+samplers red, booleans and integers their own hues. A type the table does not
+know gets a stable colour derived from its name, never a random one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+Color = tuple[int, int, int]
+
+TYPE_COLORS: dict[str, Color] = {
+    "float": (161, 161, 161),
+    "vec2": (99, 199, 99),
+    "vec3": (230, 200, 60),
+    "vec4": (100, 150, 240),
+    "color": (240, 140, 50),
+    "color3": (240, 140, 50),
+    "color4": (240, 110, 80),
+    "bool": (200, 100, 200),
+    "int": (60, 200, 200),
+    "uint": (60, 170, 200),
+    "mat2": (170, 110, 230),
+    "mat3": (150, 100, 230),
+    "mat4": (130, 90, 230),
+    "sampler2d": (220, 60, 60),
+    "texture": (220, 60, 60),
+}
+
+#: Ports that adapt to what is connected (their type comes from propagation).
+GENERIC_COLOR: Color = (220, 220, 220)
+GENERIC_NAMES = {"dynamic", "any", "generic"}
+
+
+def type_label(port_type: object) -> str:
+    """The short, GLSL-like spelling of a port type: "vec3" for VPL's `vector float 3`.
+
+    Catalog port types may be VPL types or plain strings (generic ports such
+    as "any"); both are accepted.
+    """
+    if port_type is None:
+        return "?"
+    words = str(port_type).split()
+    if "(dynamic)" in words:
+        return "dynamic"
+    if len(words) == 3 and words[0] == "vector":
+        prefix = {"float": "", "int": "i", "bool": "b", "uint": "u"}.get(words[1], words[1][:1])
+        return f"{prefix}vec{words[2]}"
+    if len(words) == 3 and words[0] == "matrix":
+        return f"mat{words[1]}" if words[1] == words[2] else f"mat{words[2]}x{words[1]}"
+    return " ".join(words)
+
+
+def _normalise(label: str) -> str:
+    text = label.strip().lower().replace(" ", "")
+    if "dynamic" in text:
+        return "dynamic"
+    if text.startswith("sampler"):
+        return "sampler2d"
+    return text
+
+
+def port_color(port_type: object) -> Color:
+    label = _normalise(type_label(port_type))
+    if label in TYPE_COLORS:
+        return TYPE_COLORS[label]
+    if label in GENERIC_NAMES or not label or label == "?":
+        return GENERIC_COLOR
+    digest = hashlib.sha1(label.encode("utf-8")).digest()
+    # Keep derived colours light enough to read on the dark graph background.
+    return (90 + digest[0] % 150, 90 + digest[1] % 150, 90 + digest[2] % 150)
+
+
+def port_tooltip(port_name: str, declared: object, resolved: object | None, connected_from: str = "") -> str:
+    lines = [f"<b>{port_name}</b>"]
+    declared_label = type_label(declared)
+    if resolved is not None and type_label(resolved) != declared_label:
+        lines.append(f"type: {type_label(resolved)} (declared {declared_label})")
+    else:
+        lines.append(f"type: {declared_label}")
+    if connected_from:
+        lines.append(f"from: {connected_from}")
+    return "<br/>".join(lines)

@@ -1,0 +1,110 @@
+"""View <-> MaterialGraph adapter: round trips, stable ids across paste, frames, unknown types."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.graph.adapter import populate, renew_duplicate_ids, snapshot
+from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
+from app.graph.view import MaterialNodeGraph
+from app.material.catalog import NODE_TYPES
+from app.material.graph import MaterialGraph
+
+
+@pytest.fixture
+def view(qapp):  # noqa: ANN001, ANN201
+    graph = MaterialNodeGraph()
+    graph.register_catalog(NODE_TYPES.values())
+    yield graph
+    graph.clear_session()
+    graph.deleteLater()
+
+
+def small_graph() -> MaterialGraph:
+    graph = MaterialGraph()
+    color = graph.add_node("constant_color", (-400.0, 10.5), {"value": (0.25, 0.5, 0.75, 1.0)})
+    scale = graph.add_node("constant_float", (-400.0, 200.0), {"value": 0.5})
+    multiply = graph.add_node("multiply", (-120.0, 80.0))
+    output = graph.add_node("material_output", (200.0, 0.0))
+    graph.connect(color.id, "out", multiply.id, "a")
+    graph.connect(scale.id, "out", multiply.id, "b")
+    graph.connect(multiply.id, "out", output.id, "base_color")
+    return graph
+
+
+def ports_exist(graph: MaterialGraph) -> None:
+    for connection in graph.connections:
+        assert NODE_TYPES[graph.nodes[connection.source_node].type_name].output(connection.source_port)
+        assert NODE_TYPES[graph.nodes[connection.target_node].type_name].input(connection.target_port)
+
+
+def test_populate_then_snapshot_gives_the_graph_back(view: MaterialNodeGraph) -> None:
+    graph = small_graph()
+    ports_exist(graph)
+    assert populate(view, graph) == []
+    assert snapshot(view) == graph
+    assert view.undo_stack().count() == 0  # loading is not an edit
+
+
+def test_every_catalog_type_round_trips_with_its_defaults(view: MaterialNodeGraph) -> None:
+    graph = MaterialGraph()
+    for index, type_name in enumerate(NODE_TYPES):
+        graph.add_node(type_name, (float(index * 170 % 2000), float(index // 12 * 220)))
+    assert populate(view, graph) == []
+    assert snapshot(view) == graph
+
+
+def test_unknown_node_types_are_reported_not_dropped_silently(view: MaterialNodeGraph) -> None:
+    graph = small_graph()
+    graph.add_node("no_such_node", (0.0, 0.0))
+    problems = populate(view, graph)
+    assert any("no_such_node" in problem for problem in problems)
+
+
+def test_properties_unknown_to_the_catalog_are_kept(view: MaterialNodeGraph) -> None:
+    graph = small_graph()
+    graph.nodes["n1"].properties["from_the_future"] = (1.0, 2.0)
+    populate(view, graph)
+    assert snapshot(view).nodes["n1"].properties["from_the_future"] == (1.0, 2.0)
+
+
+def test_frames_round_trip_with_geometry_membership(view: MaterialNodeGraph) -> None:
+    graph = small_graph()
+    graph.add_frame("Inputs", (-450.0, -40.0), (330.0, 380.0), ["n1", "n2"])
+    populate(view, graph)
+    frames = [node for node in view.all_nodes() if isinstance(node, FrameNode)]
+    assert len(frames) == 1 and frames[0].get_property(FRAME_ID_PROPERTY) == "f1"
+    assert snapshot(view) == graph
+
+
+def test_paste_and_duplicate_get_fresh_stable_ids(view: MaterialNodeGraph) -> None:
+    populate(view, small_graph())
+    before = snapshot(view)
+    original = view.node_by_stable_id("n3")
+    copies = list(view.duplicate_nodes([original]))
+    renewed = renew_duplicate_ids(view, before)
+    assert [node.stable_id for node in renewed] == [copies[0].stable_id]
+    assert original.stable_id == "n3"
+    assert copies[0].stable_id not in before.nodes
+    ids = [node.stable_id for node in view.material_nodes()]
+    assert len(ids) == len(set(ids))
+
+    view.clear_selection()
+    before_paste = snapshot(view)
+    view.copy_nodes([view.node_by_stable_id("n1"), view.node_by_stable_id("n2")])
+    pasted = list(view.paste_nodes())
+    renew_duplicate_ids(view, before_paste)
+    assert {node.stable_id for node in pasted}.isdisjoint({"n1", "n2"})
+    assert view.node_by_stable_id("n1") is not None and view.node_by_stable_id("n1") not in pasted
+    after = snapshot(view)
+    assert len(after.nodes) == len(before.nodes) + 3
+
+
+def test_pasted_values_come_back_as_catalog_tuples(view: MaterialNodeGraph) -> None:
+    populate(view, small_graph())
+    view.copy_nodes([view.node_by_stable_id("n1")])
+    pasted = list(view.paste_nodes())
+    renew_duplicate_ids(view)
+    node = pasted[0]
+    assert isinstance(node, MaterialNode)
+    assert snapshot(view).nodes[node.stable_id].properties["value"] == (0.25, 0.5, 0.75, 1.0)

@@ -1,0 +1,102 @@
+"""The generated NodeGraphQt node classes mirror the catalog: identifiers, ports, colours, tooltips, markers."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.graph.nodes import (
+    STABLE_ID_PROPERTY,
+    MaterialNode,
+    NodeClassRegistry,
+    category_identifier,
+    class_name_for,
+    property_key,
+)
+from app.graph.ports import GENERIC_COLOR, port_color, type_label
+from app.graph.view import MaterialNodeGraph
+from app.material.catalog import NODE_TYPES
+from app.material.types import DYNAMIC, PortType
+
+
+@pytest.fixture
+def graph(qapp):  # noqa: ANN001, ANN201
+    view = MaterialNodeGraph()
+    view.register_catalog(NODE_TYPES.values())
+    yield view
+    view.clear_session()
+    view.deleteLater()
+
+
+def test_every_catalog_type_gets_one_class_with_a_dotted_identifier() -> None:
+    registry = NodeClassRegistry(NODE_TYPES.values())
+    assert set(registry.classes) == set(NODE_TYPES)
+    view_types = [registry.view_type(name) for name in NODE_TYPES]
+    assert len(set(view_types)) == len(view_types)
+    for name, view_type in zip(NODE_TYPES, view_types):
+        # `::` in an identifier breaks NodeGraphQt's palette drag and drop.
+        assert "::" not in view_type
+        assert view_type.startswith(category_identifier(NODE_TYPES[name].category) + ".")
+        assert registry.type_name(view_type) == name
+
+
+def test_class_names_are_identifiers() -> None:
+    assert class_name_for("constant_vec3") == "ConstantVec3Node"
+    assert class_name_for("3d noise").isidentifier()
+
+
+def test_node_ports_and_properties_follow_the_catalog(graph: MaterialNodeGraph) -> None:
+    for type_name, node_type in NODE_TYPES.items():
+        node = graph.create_material_node(type_name, push_undo=False)
+        assert isinstance(node, MaterialNode)
+        assert [port.name() for port in node.input_ports()] == [port.name for port in node_type.inputs]
+        assert [port.name() for port in node.output_ports()] == [port.name for port in node_type.outputs]
+        for spec in node_type.properties:
+            assert node.has_property(property_key(spec.name))
+        assert node.has_property(STABLE_ID_PROPERTY)
+        assert node_type.description in node.view.toolTip()
+
+
+def test_ports_are_coloured_by_type(graph: MaterialNodeGraph) -> None:
+    colours = {port_color(port_type) for port_type in PortType}
+    assert len(colours) == len(PortType)  # every port type its own colour
+    assert GENERIC_COLOR not in colours
+    assert port_color(DYNAMIC) == GENERIC_COLOR
+    node = graph.create_material_node("constant_vec3", push_undo=False)
+    assert tuple(node.output_ports()[0].view.color[:3]) == port_color(PortType.VEC3)
+
+
+def test_type_labels_use_glsl_spelling() -> None:
+    from vpl_core.ir.types import mat, vec
+
+    assert type_label(vec(3)) == "vec3"
+    assert type_label(mat(4)) == "mat4"
+    assert type_label(PortType.COLOR) == "color"
+    assert type_label(DYNAMIC) == "dynamic"
+
+
+def test_resolved_port_types_show_in_colour_and_tooltip(graph: MaterialNodeGraph) -> None:
+    node = graph.create_material_node("add", push_undo=False)
+    output = node.output_ports()[0]
+    assert tuple(output.view.color[:3]) == GENERIC_COLOR
+    node.show_port_types({("out", output.name()): PortType.VEC3})
+    assert tuple(output.view.color[:3]) == port_color(PortType.VEC3)
+    assert "vec3" in output.view.toolTip()
+    assert node.port_type_label("out", output.name()) == "vec3"
+    node.show_port_types({})
+    assert tuple(output.view.color[:3]) == GENERIC_COLOR
+
+
+def test_error_marker_appears_and_clears(graph: MaterialNodeGraph) -> None:
+    node = graph.create_material_node("constant_float", push_undo=False)
+    item = node.view
+    assert not item.has_error_marker
+    item.set_diagnostics(["value must be finite"])
+    assert item.has_error_marker
+    assert "value must be finite" in item.marker_text
+    assert "value must be finite" in item.toolTip()
+    # NodeGraphQt rebuilds tooltips on redraw; the message must survive it.
+    item.draw_node()
+    assert "value must be finite" in item.toolTip()
+    item.set_diagnostics([])
+    assert not item.has_error_marker
+    assert "value must be finite" not in item.toolTip()

@@ -1,0 +1,87 @@
+"""Typed connections: the viewer's live-connection validation and programmatic connects ask the type check."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.graph.adapter import populate, snapshot
+from app.graph.view import MaterialNodeGraph
+from app.material.catalog import NODE_TYPES
+from app.material.graph import MaterialGraph
+from app.material.types import can_connect
+
+
+@pytest.fixture
+def view(qapp):  # noqa: ANN001, ANN201
+    graph = MaterialNodeGraph()
+    graph.register_catalog(NODE_TYPES.values())
+    graph.connection_check = lambda *ports: can_connect(snapshot(graph), *ports)
+    graph.widget.resize(800, 600)
+    yield graph
+    graph.clear_session()
+    graph.deleteLater()
+
+
+def texture_and_output(view: MaterialNodeGraph) -> None:
+    graph = MaterialGraph()
+    graph.add_node("texture_parameter", (-300.0, 0.0))
+    graph.add_node("constant_vec2", (-300.0, 200.0))
+    graph.add_node("material_output", (100.0, 0.0))
+    populate(view, graph)
+
+
+def test_the_viewer_refuses_a_type_mismatch_while_dragging_and_says_why(view: MaterialNodeGraph, qtbot) -> None:  # noqa: ANN001
+    texture_and_output(view)
+    texture = view.node_by_stable_id("n1")
+    output = view.node_by_stable_id("n3")
+    source_item = texture.outputs()["out"].view
+    target_item = output.inputs()["base_color"].view
+    viewer = view.typed_viewer
+    with qtbot.waitSignal(viewer.connection_refused, timeout=5000) as refused:
+        # The exact hook NodeGraphQt calls while a live pipe hovers a port and on release.
+        accepted = viewer._validate_accept_connection(source_item, target_item)
+    assert accepted is False
+    assert "texture" in refused.args[0] and "color" in refused.args[0]
+    # Dragging from the input end asks the same question the other way round.
+    assert viewer._validate_accept_connection(target_item, source_item) is False
+
+
+def test_the_viewer_accepts_a_matching_connection(view: MaterialNodeGraph) -> None:
+    texture_and_output(view)
+    vector = view.node_by_stable_id("n2")
+    output = view.node_by_stable_id("n3")
+    assert view.typed_viewer._validate_accept_connection(
+        vector.outputs()["out"].view, output.inputs()["opacity"].view
+    ) is False  # vec2 into a float input: refused
+    constant = view.create_material_node("constant_float", push_undo=False)
+    constant.set_stable_id("n9")
+    assert view.typed_viewer._validate_accept_connection(
+        constant.outputs()["out"].view, output.inputs()["opacity"].view
+    ) is True
+
+
+def test_programmatic_connects_are_guarded(view: MaterialNodeGraph) -> None:
+    texture_and_output(view)
+    texture = view.node_by_stable_id("n1")
+    output = view.node_by_stable_id("n3")
+    allowed, reason = view.connect_ports(texture, "out", output, "base_color")
+    assert not allowed and "texture" in reason
+    assert not output.inputs()["base_color"].connected_ports()
+    assert view.undo_stack().count() == 0
+
+    constant = view.create_material_node("constant_color", push_undo=False)
+    constant.set_stable_id("n4")
+    allowed, reason = view.connect_ports(constant, "out", output, "base_color")
+    assert allowed, reason
+    assert snapshot(view).connection_into("n3", "base_color") is not None
+    assert view.undo_stack().count() == 1
+
+
+def test_cycles_are_refused(view: MaterialNodeGraph) -> None:
+    graph = MaterialGraph()
+    first = graph.add_node("add", (0.0, 0.0))
+    second = graph.add_node("add", (200.0, 0.0))
+    graph.connect(first.id, "out", second.id, "a")
+    populate(view, graph)
+    allowed, reason = view.connect_ports(view.node_by_stable_id("n2"), "out", view.node_by_stable_id("n1"), "a")
+    assert not allowed and "cycle" in reason
