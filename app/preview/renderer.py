@@ -269,6 +269,7 @@ def read_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
     """
     GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
     data = GL.glReadPixels(x, y, width, height, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE)
+    GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 4)
     pixels = np.frombuffer(data, dtype=np.uint8).reshape(height, width, 4)
     return np.ascontiguousarray(pixels[::-1])
 
@@ -378,6 +379,8 @@ class Renderer:
         # Flipped so that v = 0 reads the image's bottom row.
         GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, width, height, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
                         np.ascontiguousarray(image[::-1]))
+        # Back to GL's default: QPainter's glyph cache shares this context and assumes 4.
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
         GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
         GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, GL.GL_REPEAT)
         GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, GL.GL_REPEAT)

@@ -252,17 +252,31 @@ class PreviewWidget(QOpenGLWidget):
         lines = text.splitlines()
         shown = "\n".join(lines[:8] + (["…"] if len(lines) > 8 else []))
         painter = QPainter(self)
-        font = QFont("monospace")
-        font.setStyleHint(QFont.StyleHint.Monospace)
-        font.setPointSizeF(8.5)
-        painter.setFont(font)
-        margin = 6
-        bounds = painter.boundingRect(QRect(margin, 0, self.width() - 2 * margin, self.height()),
-                                      int(Qt.TextFlag.TextWordWrap), shown)
-        band = QRect(0, self.height() - bounds.height() - 2 * margin, self.width(), bounds.height() + 2 * margin)
-        painter.fillRect(band, QColor(20, 0, 0, 200))
-        painter.setPen(QColor(255, 110, 100))
-        painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), shown)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        heading_font = QFont(self.font())
+        heading_font.setPixelSize(13)
+        heading_font.setBold(True)
+        log_font = QFont("monospace")
+        log_font.setStyleHint(QFont.StyleHint.Monospace)
+        log_font.setPixelSize(12)
+        margin = 8
+        heading = "Shader error: showing the last program that worked"
+        text_width = self.width() - 2 * margin
+        painter.setFont(heading_font)
+        heading_bounds = painter.boundingRect(QRect(0, 0, text_width, self.height()), int(Qt.TextFlag.TextWordWrap), heading)
+        painter.setFont(log_font)
+        log_bounds = painter.boundingRect(QRect(0, 0, text_width, self.height()), int(Qt.TextFlag.TextWordWrap), shown)
+        band_height = min(self.height(), heading_bounds.height() + log_bounds.height() + 3 * margin)
+        band = QRect(0, self.height() - band_height, self.width(), band_height)
+        painter.fillRect(band, QColor(25, 4, 4, 215))
+        painter.setPen(QColor(255, 140, 120))
+        painter.setFont(heading_font)
+        top = band.top() + margin
+        painter.drawText(QRect(margin, top, text_width, heading_bounds.height()), int(Qt.TextFlag.TextWordWrap), heading)
+        painter.setPen(QColor(255, 215, 205))
+        painter.setFont(log_font)
+        top += heading_bounds.height() + margin
+        painter.drawText(QRect(margin, top, text_width, band.bottom() - top), int(Qt.TextFlag.TextWordWrap), shown)
         painter.end()
 
     def _paint_message(self, text: str, foreground: QColor, background: QColor) -> None:

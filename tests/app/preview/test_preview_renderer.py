@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.preview.renderer import ProgramBuildError, Renderer
-from app.preview.textures import checker_color_at, checker_rgba
+from app.preview.textures import checker_color_at
 from preview_helpers import (
     broken_artifact,
     color_parameter_artifact,
@@ -104,9 +104,10 @@ def test_set_texture_uses_the_image_upright(renderer: Renderer) -> None:
     assert _rgb(shown[centre - 20, centre]) == (255, 0, 0)
     assert _rgb(shown[centre + 20, centre]) == (0, 255, 0)
     renderer.set_texture("albedo", None)
-    shown = renderer.render_image(SIZE, SIZE)
-    checker_colours = {tuple(int(c) for c in colour[:3]) for colour in np.unique(checker_rgba().reshape(-1, 4), axis=0)}
-    assert _rgb(shown[centre - 20, centre]) in checker_colours
+    # 256 px: the plane spans about 170 px, so a checker cell is about 21 px; sample cell (4, 4)'s centre.
+    shown = renderer.render_image(256, 256)
+    assert _rgb(shown[128 - 11, 128 + 11]) == checker_color_at(0.5625, 0.5625)[:3]
+    assert _rgb(shown[128 - 11, 128 - 11]) == checker_color_at(0.4375, 0.5625)[:3]
 
 
 def test_lambert_lit_side_follows_the_light(renderer: Renderer) -> None:
@@ -130,3 +131,17 @@ def test_broken_program_raises_and_keeps_the_previous_one(renderer: Renderer) ->
     assert raised.value.stage == "fragment"
     assert "this_is_not_declared" in raised.value.log
     assert _rgb(renderer.render_image(SIZE, SIZE)[SIZE // 2, SIZE // 2]) == (0, 255, 0)
+
+
+def test_shared_state_is_left_at_defaults_for_qpainter(renderer: Renderer) -> None:
+    """QPainter overlays draw with the same context: a leaked unpack alignment shears its glyphs."""
+    from OpenGL import GL
+
+    renderer.build_program(texture_artifact())
+    renderer.set_texture("albedo", np.full((3, 5, 4), 200, dtype=np.uint8))  # odd row length
+    renderer.render_image(32, 32)
+    assert GL.glGetIntegerv(GL.GL_UNPACK_ALIGNMENT) == 4
+    assert GL.glGetIntegerv(GL.GL_PACK_ALIGNMENT) == 4
+    assert GL.glGetIntegerv(GL.GL_VERTEX_ARRAY_BINDING) == 0
+    assert GL.glGetIntegerv(GL.GL_CURRENT_PROGRAM) == 0
+    assert GL.glGetIntegerv(GL.GL_ACTIVE_TEXTURE) == GL.GL_TEXTURE0
