@@ -101,6 +101,8 @@ def _describe_utf8_error(data: bytes, start: int) -> str:
         return "invalid UTF-8: overlong encoding"
     if lead == 0xED and following is not None and 0xA0 <= following <= 0xBF:
         return "invalid UTF-8: encoded surrogate code point"
+    if lead >= 0xF8:
+        return f"invalid UTF-8: byte 0x{lead:02x} never occurs in UTF-8"
     if lead >= 0xF5 or (lead == 0xF4 and following is not None and following >= 0x90):
         return "invalid UTF-8: code point beyond U+10FFFF"
     return f"invalid UTF-8: truncated or malformed sequence starting with byte 0x{lead:02x}"
