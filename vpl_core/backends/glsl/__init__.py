@@ -13,15 +13,17 @@ Targets are profiles of this one backend (`profiles.py`): GLSL 4.20 core
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from vpl_core.backends.glsl import names
+from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
 from vpl_core.diagnostics import TargetError
+from vpl_core.ir.instructions import DeclareLocalInstruction
 from vpl_core.ir.module import Direction, Module, Semantic
 from vpl_core.ir.types import RecordType
 
@@ -54,7 +56,14 @@ def compile(verified: object, target: str | None = None, version: int | None = N
     profile = resolve_profile(target, version)
     if not isinstance(verified, VerifiedModule):
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
-    return generate(verified.materialize(), profile)
+    try:
+        return generate(verified.materialize(), profile)
+    except TargetError as error:
+        # Restriction diagnostics name an IR object of the snapshot; the
+        # publication's label at least says which source it came from.
+        if error.diagnostic.label is None and verified.label is not None:
+            raise TargetError(replace(error.diagnostic, label=verified.label)) from None
+        raise
 
 
 def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
@@ -77,9 +86,8 @@ def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
                 records.add(parameter.type)
             for block in function.blocks:
                 for instruction in block.instructions:
-                    register = getattr(instruction, "register", None)
-                    if register is not None:
-                        records.add(register.type)
+                    if isinstance(instruction, DeclareLocalInstruction):
+                        records.add(instruction.type)
     block_bindings: dict[int, int] = {}
     for slot, uniform in enumerate(module.uniforms):
         if isinstance(uniform.type, RecordType):
@@ -106,6 +114,7 @@ def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
             kind=uniform.kind,
             block_binding=block_bindings.get(slot, -1),
             block_name=names.block_name(slot) if slot in block_bindings else None,
+            block_size=std140.block_size(uniform.type) if isinstance(uniform.type, RecordType) else -1,
         )
         for slot, uniform in enumerate(module.uniforms)
     )

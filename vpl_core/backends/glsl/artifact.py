@@ -25,6 +25,7 @@ class UniformBinding:
     kind: UniformKind
     block_binding: int = -1   # std140 block binding point, -1 for non-blocks
     block_name: Optional[str] = None  # vpl_Block<slot> for record uniforms
+    block_size: int = -1      # std140 data size in bytes (GL_UNIFORM_BLOCK_DATA_SIZE), -1 for non-blocks
 
     @property
     def gl_name_bytes(self) -> bytes:

@@ -89,6 +89,7 @@ def _uniform(binding: UniformBinding, types: TypeTable) -> dict[str, Any]:
         "kind": binding.kind.value,
         "block_binding": binding.block_binding,
         "block_name": binding.block_name,
+        "block_size": binding.block_size,
     }
 
 
