@@ -180,6 +180,23 @@ class MaterialNodeItem(NodeItem):
         painter.restore()
 
 
+def paint_typed_port(painter: QtGui.QPainter, rect: QtCore.QRectF, info: dict[str, Any]) -> None:
+    """Ports always show their type colour (NodeGraphQt's own painter hides it once connected)."""
+    painter.save()
+    color = QtGui.QColor(*info["color"][:3])
+    border = QtGui.QColor(255, 255, 255) if info["hovered"] else color.darker(170)
+    painter.setPen(QtGui.QPen(border, 2.0 if info["hovered"] else 1.4))
+    painter.setBrush(color)
+    painter.drawEllipse(rect)
+    if info["connected"]:
+        # A dark centre marks a connected port without hiding its type.
+        inner = rect.width() / 2.8
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(QtGui.QColor(30, 30, 30))
+        painter.drawEllipse(rect.center(), inner / 2, inner / 2)
+    painter.restore()
+
+
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -198,11 +215,13 @@ class MaterialNode(BaseNode):
         self.create_property(EXTRA_PROPERTIES, {})
         self._declared_types: dict[tuple[str, str], object] = {}
         for spec in node_type.inputs:
-            port = self.add_input(spec.name, multi_input=False, color=port_color(spec.type))
+            port = self.add_input(spec.name, multi_input=False, color=port_color(spec.type),
+                                  painter_func=paint_typed_port)
             self._declared_types[("in", spec.name)] = spec.type
             self._label_port(self.view.get_input_text_item(port.view), spec)
         for spec in node_type.outputs:
-            port = self.add_output(spec.name, multi_output=True, color=port_color(spec.type))
+            port = self.add_output(spec.name, multi_output=True, color=port_color(spec.type),
+                                   painter_func=paint_typed_port)
             self._declared_types[("out", spec.name)] = spec.type
             self._label_port(self.view.get_output_text_item(port.view), spec)
         for spec in node_type.properties:

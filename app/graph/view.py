@@ -66,6 +66,17 @@ class TypedNodeViewer(NodeViewer):
             self.connection_refused.emit(reason)
         QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self)
 
+    def frame_items(self, items: list[QtWidgets.QGraphicsItem], margin: float = 40.0) -> None:
+        """Fit the items in view with a margin (NodeGraphQt's zoom_to_nodes fits edge to edge)."""
+        if not items:
+            return
+        rect = self._combined_rect(items).adjusted(-margin, -margin, margin, margin)
+        self._scene_range = rect
+        self._update_scene()
+        if self.get_zoom() > 0.1:
+            # Never magnify a small graph beyond (about) its natural size.
+            self.reset_zoom(rect.center())
+
     def start_live_connection(self, selected_port: PortItem) -> None:
         self._last_refusal = ""
         super().start_live_connection(selected_port)

@@ -1,0 +1,151 @@
+"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH]]`.
+
+Without FILE the editor opens on the built-in example material
+(`app.material.examples.DEFAULT_EXAMPLE`). After the window is up it offers
+any autosave a crashed editor left behind.
+
+`--screenshot PNG` opens the file (or the example), lets the window render
+until the preview has drawn or failed (bounded by `--timeout` seconds), saves
+a grab of the whole window and exits 0; no dialog is shown in this mode
+(problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
+offscreen preview frame of the file (`app.preview.screenshot`) without
+opening the window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+APPLICATION_NAME = "vpl-editor"
+DEFAULT_SCREENSHOT_TIMEOUT = 20.0
+SETTLE_MS = 300
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vpl-editor", description="Node-based material editor for VPL.")
+    parser.add_argument("file", nargs="?", help="a .vpl file to open (default: the built-in example material)")
+    parser.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window and exit")
+    parser.add_argument("--preview-screenshot", metavar="PNG",
+                        help="render one preview frame of FILE offscreen, save it and exit")
+    parser.add_argument("--size", metavar="WxH", default=None, help="size of --preview-screenshot (default 512x512)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_SCREENSHOT_TIMEOUT,
+                        help="longest wait, in seconds, for the preview before --screenshot grabs the window")
+    return parser
+
+
+def _example_source() -> str:
+    """The default example saved to a temporary .vpl file (for --preview-screenshot without FILE)."""
+    from app.material.document import save_text
+    from app.material.examples import DEFAULT_EXAMPLE, load_example
+
+    directory = Path(tempfile.mkdtemp(prefix="vpl-editor-"))
+    path = directory / f"{DEFAULT_EXAMPLE}.vpl"
+    path.write_text(save_text(load_example(DEFAULT_EXAMPLE)), encoding="utf-8")
+    return str(path)
+
+
+def _preview_screenshot(arguments: argparse.Namespace) -> int:
+    from app.preview.screenshot import DEFAULT_SIZE, parse_size, preview_screenshot
+
+    try:
+        size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
+    except ValueError as error:
+        print(f"vpl-editor: {error}", file=sys.stderr)
+        return 2
+    source = arguments.file or _example_source()
+    return preview_screenshot(source, arguments.preview_screenshot, size)
+
+
+def _quiet_prompts():  # noqa: ANN202 - app.ui is imported lazily
+    """Prompts for unattended runs: nothing modal, problems to stderr."""
+    from app.ui.dialogs import Prompts, SaveChoice
+
+    def report(_parent: object, title: str, message: str, details: Sequence[str]) -> None:
+        print(f"vpl-editor: {title}: {message}", file=sys.stderr)
+        for line in details:
+            print(f"  {line}", file=sys.stderr)
+
+    return Prompts(
+        ask_save_changes=lambda _parent, _name: SaveChoice.DISCARD,
+        show_error=report,
+        offer_recovery=lambda _parent, _entries: None,
+        choose_open_path=lambda _parent, _directory: None,
+        choose_save_path=lambda _parent, _suggested: None,
+        choose_export_dir=lambda _parent, _directory: None,
+    )
+
+
+def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:  # noqa: ANN001
+    """Run the event loop until the preview has drawn or failed (bounded), then grab the window."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    window.flush()
+    loop = QEventLoop()
+    waits_for_preview = window.current_artifact is not None and getattr(window.preview, "available", False)
+    if waits_for_preview and not preview_settled[0]:
+        window.preview.programReady.connect(loop.quit)
+        window.preview.programFailed.connect(loop.quit)
+        QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
+        if not preview_settled[0]:
+            loop.exec()
+    # A little longer so the last frame and the docks are painted.
+    QTimer.singleShot(SETTLE_MS, loop.quit)
+    loop.exec()
+    image = window.grab()
+    if image.isNull() or not image.save(png_path, "PNG"):
+        print(f"vpl-editor: cannot write the screenshot {png_path}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if arguments.preview_screenshot:
+        return _preview_screenshot(arguments)
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    application = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APPLICATION_NAME])
+    application.setApplicationName(APPLICATION_NAME)
+    application.setOrganizationName(APPLICATION_NAME)
+
+    from app.ui.main_window import MainWindow
+
+    unattended = bool(arguments.screenshot)
+    window = MainWindow(prompts=_quiet_prompts() if unattended else None)
+    preview_settled = [False]
+
+    def settled(*_: object) -> None:
+        preview_settled[0] = True
+
+    # Connected before anything can build a program, so no signal is missed.
+    window.preview.programReady.connect(settled)
+    window.preview.programFailed.connect(settled)
+
+    opened = False
+    if arguments.file:
+        opened = window.open_file(arguments.file, ask_to_save=False)
+        if not opened and unattended:
+            window.close()
+            return 1
+    if not opened:
+        window.load_example()
+    window.show()
+
+    if unattended:
+        try:
+            return take_screenshot(window, arguments.screenshot, arguments.timeout, preview_settled)
+        finally:
+            window.close()
+
+    QTimer.singleShot(0, window.check_recovery)
+    return application.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The editor's desktop application: main window, panels, actions, dialogs, autosave."""

@@ -1,0 +1,98 @@
+"""Every question the main window asks the user, as replaceable functions.
+
+The window never calls QMessageBox or QFileDialog directly; it calls the
+functions of its `Prompts`. The defaults show the real dialogs; tests pass a
+`Prompts` whose functions return canned answers and record their arguments,
+so no test ever waits on a modal dialog.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+
+from app.ui.recovery import RecoveryEntry
+
+VPL_FILTER = "VPL modules (*.vpl);;All files (*)"
+
+
+class SaveChoice(enum.Enum):
+    SAVE = "save"
+    DISCARD = "discard"
+    CANCEL = "cancel"
+
+
+def ask_save_changes(parent: QWidget | None, document_name: str) -> SaveChoice:
+    answer = QMessageBox.question(
+        parent,
+        "Unsaved changes",
+        f"Save the changes to {document_name} before closing?",
+        QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Save,
+    )
+    if answer == QMessageBox.StandardButton.Save:
+        return SaveChoice.SAVE
+    if answer == QMessageBox.StandardButton.Discard:
+        return SaveChoice.DISCARD
+    return SaveChoice.CANCEL
+
+
+def show_error(parent: QWidget | None, title: str, message: str, details: Sequence[str]) -> None:
+    box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent)
+    if details:
+        box.setDetailedText("\n".join(details))
+        # The first few lines are what the user needs; the rest are one click away.
+        box.setInformativeText("\n".join(details[:5]))
+    box.exec()
+
+
+def offer_recovery(parent: QWidget | None, entries: Sequence[RecoveryEntry]) -> RecoveryEntry | None:
+    if not entries:
+        return None
+    if len(entries) == 1:
+        answer = QMessageBox.question(
+            parent,
+            "Recover unsaved work",
+            "The editor did not close cleanly last time.\n"
+            f"Recover {entries[0].description}?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes,
+        )
+        return entries[0] if answer == QMessageBox.StandardButton.Yes else None
+    labels = [entry.description for entry in entries]
+    label, accepted = QInputDialog.getItem(
+        parent, "Recover unsaved work", "The editor did not close cleanly. Recover:", labels, 0, False
+    )
+    return entries[labels.index(label)] if accepted and label in labels else None
+
+
+def choose_open_path(parent: QWidget | None, directory: str) -> str | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Open material", directory, VPL_FILTER)
+    return path or None
+
+
+def choose_save_path(parent: QWidget | None, suggested: str) -> str | None:
+    path, _ = QFileDialog.getSaveFileName(parent, "Save material", suggested, VPL_FILTER)
+    if path and not path.endswith(".vpl"):
+        path += ".vpl"
+    return path or None
+
+
+def choose_export_dir(parent: QWidget | None, directory: str) -> str | None:
+    path = QFileDialog.getExistingDirectory(parent, "Export GLSL to folder", directory)
+    return path or None
+
+
+@dataclass
+class Prompts:
+    """The window's questions; replace any of them (tests inject answers)."""
+
+    ask_save_changes: Callable[[QWidget | None, str], SaveChoice] = ask_save_changes
+    show_error: Callable[[QWidget | None, str, str, Sequence[str]], None] = show_error
+    offer_recovery: Callable[[QWidget | None, Sequence[RecoveryEntry]], RecoveryEntry | None] = offer_recovery
+    choose_open_path: Callable[[QWidget | None, str], str | None] = choose_open_path
+    choose_save_path: Callable[[QWidget | None, str], str | None] = choose_save_path
+    choose_export_dir: Callable[[QWidget | None, str], str | None] = choose_export_dir

@@ -1,0 +1,131 @@
+"""The node palette: every catalog node type, grouped by category.
+
+Double-click (or Enter) on a type emits `nodeRequested(type_name)`; the main
+window adds the node at the centre of the graph view. Dragging a type onto
+the graph drops it where the mouse is: the drag carries NodeGraphQt's own
+node MIME data (`nodegraphqt::node:<node type id>`), so NodeGraphQt's drop
+handler creates the node through its undo stack. A filter box narrows the
+list by name, category or description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from NodeGraphQt.constants import MIME_TYPE, URN_SCHEME
+from PySide6.QtCore import QByteArray, QMimeData, Qt, Signal
+from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+TYPE_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class _PaletteTree(QTreeWidget):
+    def __init__(self, view_type_of: Callable[[str], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._view_type_of = view_type_of
+        self.setHeaderHidden(True)
+        self.setDragEnabled(True)
+        self.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
+        self.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
+
+    def mimeTypes(self) -> list[str]:
+        return [MIME_TYPE]
+
+    def mimeData(self, items: Sequence[QTreeWidgetItem]) -> QMimeData:
+        type_names = [item.data(0, TYPE_NAME_ROLE) for item in items if item.data(0, TYPE_NAME_ROLE)]
+        urn = URN_SCHEME + ";".join(f"node:{self._view_type_of(name)}" for name in type_names)
+        mime = QMimeData()
+        mime.setData(MIME_TYPE, QByteArray(urn.encode("utf-8")))
+        return mime
+
+
+class NodePalette(QWidget):
+    nodeRequested = Signal(str)
+
+    def __init__(self, categories: Mapping[str, Sequence[Any]], view_type_of: Callable[[str], str],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("nodePalette")
+        self._filter = QLineEdit(self)
+        self._filter.setPlaceholderText("Filter nodes…")
+        self._filter.setClearButtonEnabled(True)
+        self._filter.textChanged.connect(self.set_filter)
+        self._tree = _PaletteTree(view_type_of, self)
+        self._tree.itemActivated.connect(self._on_activated)
+        self._tree.itemDoubleClicked.connect(self._on_activated)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self._filter)
+        layout.addWidget(self._tree)
+        for category, node_types in categories.items():
+            category_item = QTreeWidgetItem([category])
+            category_item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            font = category_item.font(0)
+            font.setBold(True)
+            category_item.setFont(0, font)
+            for node_type in node_types:
+                item = QTreeWidgetItem([node_type.display_name])
+                item.setData(0, TYPE_NAME_ROLE, node_type.type_name)
+                item.setToolTip(0, f"<b>{node_type.display_name}</b><br/>{node_type.description}")
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
+                category_item.addChild(item)
+            self._tree.addTopLevelItem(category_item)
+            category_item.setExpanded(True)
+
+    @property
+    def tree(self) -> QTreeWidget:
+        return self._tree
+
+    def type_names(self, visible_only: bool = False) -> list[str]:
+        names = []
+        for category_item in self._category_items():
+            for index in range(category_item.childCount()):
+                item = category_item.child(index)
+                if visible_only and (item.isHidden() or category_item.isHidden()):
+                    continue
+                names.append(item.data(0, TYPE_NAME_ROLE))
+        return names
+
+    def item_for(self, type_name: str) -> QTreeWidgetItem | None:
+        for category_item in self._category_items():
+            for index in range(category_item.childCount()):
+                item = category_item.child(index)
+                if item.data(0, TYPE_NAME_ROLE) == type_name:
+                    return item
+        return None
+
+    def request(self, type_name: str) -> None:
+        """What a double-click on the type's row does."""
+        item = self.item_for(type_name)
+        if item is None:
+            raise KeyError(type_name)
+        self._on_activated(item)
+
+    def mime_data_for(self, type_name: str) -> QMimeData:
+        """What dragging the type's row carries."""
+        item = self.item_for(type_name)
+        if item is None:
+            raise KeyError(type_name)
+        return self._tree.mimeData([item])
+
+    def set_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for category_item in self._category_items():
+            category_match = needle in category_item.text(0).lower()
+            any_visible = False
+            for index in range(category_item.childCount()):
+                item = category_item.child(index)
+                haystack = f"{item.text(0)} {item.data(0, TYPE_NAME_ROLE)} {item.toolTip(0)}".lower()
+                visible = not needle or category_match or needle in haystack
+                item.setHidden(not visible)
+                any_visible = any_visible or visible
+            category_item.setHidden(not any_visible)
+
+    def _category_items(self) -> list[QTreeWidgetItem]:
+        return [self._tree.topLevelItem(index) for index in range(self._tree.topLevelItemCount())]
+
+    def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        type_name = item.data(0, TYPE_NAME_ROLE)
+        if type_name:
+            self.nodeRequested.emit(type_name)

@@ -1,0 +1,335 @@
+"""Node properties dock: edits the catalog properties of the selected node.
+
+Built from the catalog's `PropertySpec`s, with the project's own widgets
+(NodeGraphQt's embedded spin boxes store strings and break load and paste,
+and its PropertiesBinWidget crashes after node deletion). A finished edit
+emits `propertyEdited(node_id, name, value)` with a value of the catalog's
+Python type; the main window applies it through NodeGraphQt's `set_property`,
+so it lands on the undo stack. `show_node` refreshes the widgets from the
+graph (after undo, redo, paste ...) without emitting anything.
+
+Float fields accept any Python float spelling; an invalid entry turns the
+field red and is not applied. A float with a range also gets a slider.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QColorDialog,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+INVALID_STYLE = "QLineEdit { border: 1px solid #eb4034; background: #4a2020; }"
+SLIDER_STEPS = 1000
+
+
+def parse_float(text: str) -> float | None:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def format_float(value: Any) -> str:
+    try:
+        return repr(float(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class FloatEdit(QLineEdit):
+    """A line edit that commits a finite float on Enter or focus loss."""
+
+    committed = Signal(float)
+
+    def __init__(self, value: float = 0.0, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._value = float(value)
+        self.setText(format_float(value))
+        self.editingFinished.connect(self._commit)
+        self.textEdited.connect(self._check)
+
+    @property
+    def value(self) -> float:
+        return self._value
+
+    def set_value(self, value: float) -> None:
+        self._value = float(value)
+        if not self.hasFocus() or parse_float(self.text()) != self._value:
+            self.setText(format_float(value))
+        self.setStyleSheet("")
+
+    def _check(self, text: str) -> None:
+        self.setStyleSheet("" if parse_float(text) is not None else INVALID_STYLE)
+
+    def _commit(self) -> None:
+        value = parse_float(self.text())
+        if value is None:
+            self.setStyleSheet(INVALID_STYLE)
+            return
+        self.setStyleSheet("")
+        if value != self._value:
+            self._value = value
+            self.committed.emit(value)
+
+
+class _Editor:
+    """One property's widget(s): `widget` to place, `set_value`, and a commit callback."""
+
+    def __init__(self, widget: QWidget, set_value: Callable[[Any], None]) -> None:
+        self.widget = widget
+        self.set_value = set_value
+
+
+class PropertiesPanel(QWidget):
+    propertyEdited = Signal(str, str, object)
+
+    def __init__(self, parent: QWidget | None = None,
+                 choose_texture: Callable[[QWidget], str | None] | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("propertiesPanel")
+        self._choose_texture = choose_texture or _choose_texture
+        self._node_id: str | None = None
+        self._type_name: str | None = None
+        self._editors: dict[str, _Editor] = {}
+        self._updating = False
+
+        self._title = QLabel(self)
+        self._title.setWordWrap(True)
+        self._title.setTextFormat(Qt.TextFormat.RichText)
+        self._form_host = QWidget(self)
+        self._form = QFormLayout(self._form_host)
+        self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self._form_host)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self._title)
+        layout.addWidget(scroll, 1)
+        self.show_nothing()
+
+    # --- what is shown ---
+
+    @property
+    def node_id(self) -> str | None:
+        return self._node_id
+
+    def editor_widget(self, name: str) -> QWidget:
+        return self._editors[name].widget
+
+    def show_nothing(self, message: str = "Select one node to edit its properties.") -> None:
+        self._node_id = None
+        self._type_name = None
+        self._clear_form()
+        self._title.setText(f"<i>{message}</i>")
+
+    def show_node(self, node_id: str, node_type: Any, values: dict[str, Any],
+                  connected_inputs: Iterable[str] = (), editable: bool = True) -> None:
+        """Show (or refresh) the node's properties; emits nothing."""
+        if node_id != self._node_id or node_type.type_name != self._type_name:
+            self._build(node_id, node_type)
+        connected = set(connected_inputs)
+        self._updating = True
+        try:
+            for spec in node_type.properties:
+                editor = self._editors[spec.name]
+                editor.set_value(values.get(spec.name, spec.default))
+                # A property that shadows a connected input is unused: say so.
+                editor.widget.setEnabled(editable and spec.name not in connected)
+                editor.widget.setToolTip("driven by the connected input" if spec.name in connected else "")
+        finally:
+            self._updating = False
+
+    def _clear_form(self) -> None:
+        while self._form.rowCount():
+            self._form.removeRow(0)
+        self._editors.clear()
+
+    def _build(self, node_id: str, node_type: Any) -> None:
+        self._clear_form()
+        self._node_id = node_id
+        self._type_name = node_type.type_name
+        self._title.setText(
+            f"<b>{node_type.display_name}</b> <span style='color:#999'>({node_type.category}, {node_id})</span>"
+            f"<br/><span style='color:#bbb'>{node_type.description}</span>"
+        )
+        if not node_type.properties:
+            self._form.addRow(QLabel("<i>No properties.</i>"))
+        for spec in node_type.properties:
+            editor = self._make_editor(spec)
+            self._editors[spec.name] = editor
+            self._form.addRow(spec.display_name, editor.widget)
+
+    # --- editors per property kind ---
+
+    def _emit(self, name: str, value: Any) -> None:
+        if not self._updating and self._node_id is not None:
+            self.propertyEdited.emit(self._node_id, name, value)
+
+    def _make_editor(self, spec: Any) -> _Editor:
+        kind = spec.kind
+        if kind == "float":
+            return self._float_editor(spec)
+        if kind in ("vector", "color"):
+            return self._vector_editor(spec)
+        if kind == "int":
+            box = QSpinBox()
+            box.setRange(int(spec.minimum) if spec.minimum is not None else -1_000_000,
+                         int(spec.maximum) if spec.maximum is not None else 1_000_000)
+            box.valueChanged.connect(lambda value, name=spec.name: self._emit(name, int(value)))
+            return _Editor(box, lambda value: box.setValue(int(value)))
+        if kind == "bool":
+            check = QCheckBox()
+            check.toggled.connect(lambda state, name=spec.name: self._emit(name, bool(state)))
+            return _Editor(check, lambda value: check.setChecked(bool(value)))
+        if kind == "enum":
+            combo = QComboBox()
+            combo.addItems(list(spec.choices))
+            combo.currentTextChanged.connect(lambda text, name=spec.name: self._emit(name, text))
+            return _Editor(combo, lambda value: combo.setCurrentText(str(value)))
+        if kind == "texture":
+            return self._texture_editor(spec)
+        line = QLineEdit()
+        line.editingFinished.connect(lambda name=spec.name: self._emit(name, line.text()))
+        return _Editor(line, lambda value: line.setText("" if value is None else str(value)))
+
+    def _float_editor(self, spec: Any) -> _Editor:
+        host = QWidget()
+        row = QHBoxLayout(host)
+        row.setContentsMargins(0, 0, 0, 0)
+        edit = FloatEdit(float(spec.default or 0.0))
+        edit.setObjectName(f"float:{spec.name}")
+        row.addWidget(edit, 1)
+        slider: QSlider | None = None
+        low, high = spec.minimum, spec.maximum
+        if low is not None and high is not None and high > low:
+            slider = QSlider(Qt.Orientation.Horizontal)
+            slider.setRange(0, SLIDER_STEPS)
+            row.addWidget(slider, 2)
+
+            def slider_value(position: int) -> float:
+                return low + (high - low) * position / SLIDER_STEPS
+
+            def commit_slider() -> None:
+                if self._updating:
+                    return
+                value = slider_value(slider.value())
+                edit.set_value(value)
+                self._emit(spec.name, value)
+
+            # While dragging only the number follows; one edit (one undo step)
+            # is committed on release. Clicks and keys commit at once.
+            slider.sliderMoved.connect(lambda position: edit.set_value(slider_value(position)))
+            slider.sliderReleased.connect(commit_slider)
+            slider.valueChanged.connect(lambda _position: None if slider.isSliderDown() else commit_slider())
+        edit.committed.connect(lambda value: self._emit(spec.name, value))
+
+        def set_value(value: Any) -> None:
+            number = float(value) if value is not None else 0.0
+            edit.set_value(number)
+            if slider is not None:
+                blocked = slider.blockSignals(True)
+                slider.setValue(round((min(max(number, low), high) - low) / (high - low) * SLIDER_STEPS))
+                slider.blockSignals(blocked)
+
+        return _Editor(host, set_value)
+
+    def _vector_editor(self, spec: Any) -> _Editor:
+        host = QWidget()
+        row = QHBoxLayout(host)
+        row.setContentsMargins(0, 0, 0, 0)
+        size = len(spec.default) if isinstance(spec.default, (tuple, list)) else 4
+        edits = [FloatEdit(0.0) for _ in range(size)]
+        swatch: QPushButton | None = None
+        if spec.kind == "color":
+            swatch = QPushButton()
+            swatch.setFixedWidth(28)
+            swatch.setToolTip("Pick a colour")
+            row.addWidget(swatch)
+        for index, edit in enumerate(edits):
+            edit.setObjectName(f"component:{spec.name}:{index}")
+            edit.setMinimumWidth(40)
+            row.addWidget(edit, 1)
+
+        def current() -> tuple[float, ...]:
+            return tuple(edit.value for edit in edits)
+
+        def show_swatch(values: tuple[float, ...]) -> None:
+            if swatch is not None:
+                red, green, blue = (max(0, min(255, round(component * 255))) for component in (list(values) + [0, 0, 0])[:3])
+                swatch.setStyleSheet(f"QPushButton {{ background: rgb({red},{green},{blue}); border: 1px solid #888; }}")
+
+        def commit(_value: float) -> None:
+            show_swatch(current())
+            self._emit(spec.name, current())
+
+        for edit in edits:
+            edit.committed.connect(commit)
+
+        if swatch is not None:
+            def pick() -> None:
+                values = list(current()) + [1.0] * 4
+                initial = QColor.fromRgbF(*(max(0.0, min(1.0, component)) for component in values[:4]))
+                chosen = QColorDialog.getColor(initial, self, "Colour", QColorDialog.ColorDialogOption.ShowAlphaChannel)
+                if chosen.isValid():
+                    picked = (chosen.redF(), chosen.greenF(), chosen.blueF(), chosen.alphaF())[:size]
+                    for edit, component in zip(edits, picked):
+                        edit.set_value(component)
+                    commit(0.0)
+
+            swatch.clicked.connect(pick)
+
+        def set_value(value: Any) -> None:
+            values = tuple(value) if isinstance(value, (tuple, list)) else (float(value or 0.0),) * size
+            for edit, component in zip(edits, values):
+                edit.set_value(float(component))
+            show_swatch(values)
+
+        return _Editor(host, set_value)
+
+    def _texture_editor(self, spec: Any) -> _Editor:
+        host = QWidget()
+        row = QHBoxLayout(host)
+        row.setContentsMargins(0, 0, 0, 0)
+        line = QLineEdit()
+        line.setPlaceholderText("checker (default)")
+        browse = QPushButton("…")
+        browse.setFixedWidth(28)
+        row.addWidget(line, 1)
+        row.addWidget(browse)
+        line.editingFinished.connect(lambda: self._emit(spec.name, line.text() or None))
+
+        def pick() -> None:
+            path = self._choose_texture(self)
+            if path:
+                line.setText(path)
+                self._emit(spec.name, path)
+
+        browse.clicked.connect(pick)
+        return _Editor(host, lambda value: line.setText("" if value is None else str(value)))
+
+
+def _choose_texture(parent: QWidget) -> str | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", "Images (*.png *.jpg *.jpeg *.bmp);;All files (*)")
+    return path or None

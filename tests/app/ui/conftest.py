@@ -1,0 +1,111 @@
+"""Fixtures for driving the real main window under Xvfb.
+
+`prompts` answers every question the window asks and records the calls;
+`window` is a shown MainWindow on the default example with its settings,
+recovery directory and prompts isolated in the test's temporary directory.
+Teardown answers "discard" to any unsaved-changes question and closes the
+window, so no test leaves a top-level window behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.ui.dialogs import Prompts, SaveChoice
+from app.ui.recovery import RECOVERY_DIR_ENV, RecoveryStore
+
+LOWERING_TIMEOUT_MS = 20_000
+
+
+class RecordingPrompts:
+    """Canned answers for every dialog, with a record of what was asked."""
+
+    def __init__(self) -> None:
+        self.save_choice = SaveChoice.DISCARD
+        self.open_path: str | None = None
+        self.save_path: str | None = None
+        self.export_dir: str | None = None
+        self.recovery_choice: Any = "first"  # "first": take the first entry offered; None: decline
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def named(self, name: str) -> list[tuple[Any, ...]]:
+        return [arguments for called, arguments in self.calls if called == name]
+
+    def as_prompts(self) -> Prompts:
+        def ask_save_changes(_parent: object, name: str) -> SaveChoice:
+            self.calls.append(("ask_save_changes", (name,)))
+            return self.save_choice
+
+        def show_error(_parent: object, title: str, message: str, details: Any) -> None:
+            self.calls.append(("show_error", (title, message, list(details))))
+
+        def offer_recovery(_parent: object, entries: Any) -> Any:
+            self.calls.append(("offer_recovery", (list(entries),)))
+            if self.recovery_choice == "first":
+                return list(entries)[0] if entries else None
+            return self.recovery_choice
+
+        def choose_open_path(_parent: object, _directory: str) -> str | None:
+            self.calls.append(("choose_open_path", ()))
+            return self.open_path
+
+        def choose_save_path(_parent: object, suggested: str) -> str | None:
+            self.calls.append(("choose_save_path", (suggested,)))
+            return self.save_path
+
+        def choose_export_dir(_parent: object, _directory: str) -> str | None:
+            self.calls.append(("choose_export_dir", ()))
+            return self.export_dir
+
+        return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
+                       choose_export_dir)
+
+
+@pytest.fixture
+def recovery_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "recovery"
+    monkeypatch.setenv(RECOVERY_DIR_ENV, str(directory))
+    return directory
+
+
+@pytest.fixture
+def prompts() -> RecordingPrompts:
+    return RecordingPrompts()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_dir: Path):  # noqa: ANN001, ANN201
+    """Builds shown main windows on the default example; all are closed at teardown."""
+    from app.ui.main_window import MainWindow
+
+    windows: list[MainWindow] = []
+
+    def make(load_example: bool = True) -> MainWindow:
+        window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
+        qtbot.addWidget(window)
+        if load_example:
+            window.load_example()
+        window.show()
+        qtbot.waitExposed(window)
+        windows.append(window)
+        return window
+
+    yield make
+    prompts.save_choice = SaveChoice.DISCARD
+    for window in windows:
+        window.close()
+
+
+@pytest.fixture
+def window(make_window) -> Iterator[Any]:  # noqa: ANN001
+    return make_window()
