@@ -145,3 +145,17 @@ def test_shared_state_is_left_at_defaults_for_qpainter(renderer: Renderer) -> No
     assert GL.glGetIntegerv(GL.GL_VERTEX_ARRAY_BINDING) == 0
     assert GL.glGetIntegerv(GL.GL_CURRENT_PROGRAM) == 0
     assert GL.glGetIntegerv(GL.GL_ACTIVE_TEXTURE) == GL.GL_TEXTURE0
+
+
+def test_link_failure_is_reported_as_link(renderer: Renderer) -> None:
+    from preview_helpers import make_artifact
+
+    # The fragment stage reads a varying the vertex stage does not write: both compile, linking fails.
+    artifact = make_artifact("  vpl_output0 = vec4(missing_varying, 1.0);")
+    artifact = type(artifact)(**{**artifact.__dict__, "fragment_code": artifact.fragment_code.replace(
+        "layout(location = 0) out vec4 vpl_output0;",
+        "layout(location = 0) out vec4 vpl_output0;\nin vec3 missing_varying;")})
+    with pytest.raises(ProgramBuildError) as raised:
+        renderer.build_program(artifact)
+    assert raised.value.stage == "link" and "missing_varying" in raised.value.log
+    assert renderer.program is None and renderer.link_count == 1

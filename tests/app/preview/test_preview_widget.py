@@ -126,3 +126,36 @@ def test_unavailable_stand_in_accepts_the_api(qtbot) -> None:  # noqa: ANN001
     stand_in.set_parameter("x", 1.0)
     assert not stand_in.available and "OpenGL" in stand_in.unavailable_reason and "OpenGL" in stand_in.text()
     assert stand_in.grab_preview().isNull()
+
+
+def test_texture_file_reaches_the_sampler(qtbot, widget: PreviewWidget, tmp_path) -> None:  # noqa: ANN001
+    from preview_helpers import texture_artifact
+
+    image = QImage(8, 8, QImage.Format.Format_RGBA8888)
+    image.fill(Qt.GlobalColor.magenta)
+    path = tmp_path / "magenta.png"
+    assert image.save(str(path))
+    widget.set_mesh("plane")
+    widget.set_artifact(texture_artifact())
+    assert widget.set_texture("albedo", str(path))
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (255, 0, 255)
+    assert not widget.set_texture("albedo", str(tmp_path / "missing.png"))  # unreadable: checker, no exception
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) != (255, 0, 255)
+
+
+def test_wrong_context_version_is_shown_as_text(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    import app.preview.widget as widget_module
+
+    reason = "The preview needs OpenGL 4.2 core; this system offers OpenGL 3.1."
+    monkeypatch.setattr(widget_module, "context_problem", lambda context: reason)
+    widget = PreviewWidget()
+    widget.resize(320, 120)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.set_artifact(constant_color_artifact((1.0, 0.0, 0.0, 1.0)))  # accepted, never built
+    assert not widget.available and widget.unavailable_reason == reason
+    shown = _pixels(widget.grabFramebuffer())
+    assert (shown[:, :, :3] == (60, 60, 60)).all(axis=2).mean() > 0.8  # the message background...
+    assert ((shown[:, :, :3] > 150).all(axis=2)).sum() > 30            # ...with light text on it
+    assert widget.grab_preview().isNull()
