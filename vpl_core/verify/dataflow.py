@@ -348,9 +348,11 @@ class _FunctionAnalysis:
             steps = plan.steps if plan.terminator is None else plan.steps + [plan.terminator]
             for statement, needs, gen in steps:
                 for need in needs:
-                    missing = need.mask & ~state
-                    if not missing:
+                    # `state & mask` is only as long as the shorter operand, so
+                    # this test stays cheap for low bits of a wide state.
+                    if state & need.mask == need.mask:
                         continue
+                    missing = need.mask & ~state
                     if need.kind in _OUTPUT_KINDS and not self.is_entry:
                         prerequisites |= missing
                     elif error is None:

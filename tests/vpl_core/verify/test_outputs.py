@@ -30,7 +30,7 @@ from vpl_core.ir import (
 )
 from vpl_core.ir.module import Direction, InterfaceVariable
 from vpl_core.ir.values import ReferenceValue, StorageKind
-from vpl_core.verify.outputs import OutputLayout, repeat_bits
+from vpl_core.verify.outputs import OutputLayout
 
 
 def _cells_type(count: int):
@@ -62,7 +62,7 @@ def test_leaf_counts_split_records_and_arrays_and_skip_empty_records():
     assert layout.leaf_count(ArrayType(ArrayType(cells, 5), 7)) == 6 * 5 * 7
 
 
-def test_outputs_are_numbered_in_interface_order_and_inputs_have_no_leaves():
+def test_outputs_without_inner_paths_are_one_class_each():
     _, cells = _cells_type(3)
     stage = _stage(
         (Direction.OUT, "first", vec(4)),
@@ -72,13 +72,25 @@ def test_outputs_are_numbered_in_interface_order_and_inputs_have_no_leaves():
         (Direction.OUT, "last", INT),
     )
     layout = OutputLayout(stage)
-    assert layout.leaf_total == 8
+    # No access path enters `cells`, so its six leaves are always assigned together.
+    assert layout.leaf_total == 3
     assert layout.output_range(0) == (0, 1)
     assert layout.output_range(1) is None
-    assert layout.output_range(2) == (1, 6)
-    assert layout.output_range(3) == (7, 0)
-    assert layout.output_range(4) == (7, 1)
+    assert layout.output_range(2) == (1, 1)
+    assert layout.output_range(3) == (2, 0)
+    assert layout.output_range(4) == (2, 1)
     assert layout.select(_reference(stage, 1)) is None
+    assert [layout.describe_leaf(leaf) for leaf in range(3)] == ["first", "cells[0].color", "last"]
+
+
+def test_paths_that_tell_every_leaf_apart_give_one_class_per_leaf_in_leaf_order():
+    _, cells = _cells_type(3)
+    stage = _stage((Direction.OUT, "first", vec(4)), (Direction.OUT, "cells", cells), (Direction.OUT, "last", INT))
+    root = _reference(stage, 1)
+    paths = [member(element(root, index), name) for index in (2, 0, 1) for name in ("weight", "color", "empty")]
+    layout = OutputLayout(stage, paths)
+    assert layout.leaf_total == 8
+    assert layout.output_range(1) == (1, 6)
     assert [layout.describe_leaf(leaf) for leaf in range(8)] == [
         "first",
         "cells[0].color",
@@ -96,58 +108,63 @@ def test_selections_of_member_constant_and_dynamic_paths():
 
     _, cells = _cells_type(3)
     stage = _stage((Direction.OUT, "first", vec(4)), (Direction.OUT, "cells", cells))
-    layout = OutputLayout(stage)
     root = _reference(stage, 1)
-    whole = layout.select(root)
+    whole_path = root
+    weight_1_path = member(element(root, 1), "weight")
+    cell_2_path = element(root, 2)
+    dynamic_path = member(element(root, RegisterValue(0, INT)), "color")
+    empty_path = member(element(root, 0), "empty")
+    layout = OutputLayout(stage, [whole_path, weight_1_path, cell_2_path, dynamic_path, empty_path])
+    # Classes: first | cells[0].color cells[0].weight | [1].color [1].weight | [2].color [2].weight
+    whole = layout.select(whole_path)
     assert whole.read == whole.written == 0b1111110
-    weight_1 = layout.select(member(element(root, 1), "weight"))
+    weight_1 = layout.select(weight_1_path)
     assert weight_1.read == weight_1.written == 1 << 4
-    cell_2 = layout.select(element(root, 2))
+    cell_2 = layout.select(cell_2_path)
     assert cell_2.read == cell_2.written == 0b1100000
-    dynamic = layout.select(member(element(root, RegisterValue(0, INT)), "color"))
+    dynamic = layout.select(dynamic_path)
     assert dynamic.read == 0b0101010  # every element's color, not its weight
     assert dynamic.written == 0
-    empty = layout.select(member(element(root, 0), "empty"))
+    empty = layout.select(empty_path)
     assert empty.read == empty.written == 0
 
 
-def test_dynamic_selection_in_nested_arrays_selects_every_potential_leaf():
+def test_elements_never_told_apart_share_a_class():
     from vpl_core.ir import RegisterValue
 
-    inner = ArrayType(vec(2), 3)
-    outer = ArrayType(inner, 4)
-    stage = _stage((Direction.OUT, "grid", outer))
-    layout = OutputLayout(stage)
+    grid = ArrayType(ArrayType(vec(2), 3), 4)
+    stage = _stage((Direction.OUT, "grid", grid))
     root = _reference(stage, 0)
     index = RegisterValue(0, INT)
-    column = layout.select(element(element(root, index), 1))
-    assert column.read == sum(1 << (row * 3 + 1) for row in range(4))
-    row = layout.select(element(element(root, 2), index))
-    assert row.read == 0b111 << 6
-    assert layout.select(element(element(root, index), index)).read == (1 << 12) - 1
+    column_path = element(element(root, index), 1)
+    row_path = element(element(root, 2), index)
+    layout = OutputLayout(stage, [column_path, row_path])
+    # Rows {0,1,3} x columns {0,2}, rows {0,1,3} x column 1, row 2 x columns {0,2}, row 2 x column 1.
+    assert layout.leaf_total == 4
+    column = layout.select(column_path)
+    row = layout.select(row_path)
+    assert column.read.bit_count() == 2 and row.read.bit_count() == 2
+    assert (column.read & row.read).bit_count() == 1
+    assert layout.describe_first(column.read & row.read) == "grid[2][1]"
+    assert column.written == row.written == 0
 
 
-def test_repeat_bits_matches_the_definition():
-    for pattern, stride, count in [(1, 1, 1), (0b101, 3, 5), (0b11, 4, 1000), (1, 7, 33), (0b1, 2, 0)]:
-        expected = 0
-        for copy in range(count):
-            expected |= pattern << (copy * stride)
-        assert repeat_bits(pattern, stride, count) == expected
-
-
-def test_layout_of_a_huge_output_array_is_arithmetic():
-    cell = record("Cell", [("a", vec(4)), ("b", vec(4)), ("c", FLOAT)])
-    big = ArrayType(ArrayType(cell, 10_000), 100)
-    stage = _stage((Direction.OUT, "big", big))
+def test_layout_of_huge_output_arrays_is_bounded_by_the_code_not_the_counts():
     from vpl_core.ir import RegisterValue
 
+    cell = record("Cell", [("a", vec(4)), ("b", vec(4)), ("c", FLOAT)])
+    big = ArrayType(ArrayType(cell, 2**40), 2**20)
+    stage = _stage((Direction.OUT, "big", big))
+    root = _reference(stage, 0)
+    path = member(element(element(root, RegisterValue(0, INT)), 9_999), "c")
     started = time.perf_counter()
-    layout = OutputLayout(stage)
-    assert layout.leaf_total == 3_000_000
-    selection = layout.select(member(element(element(_reference(stage, 0), RegisterValue(0, INT)), 9_999), "c"))
-    assert selection.read.bit_count() == 100
+    layout = OutputLayout(stage, [path, element(element(root, 5), 0)])
+    assert layout.leaf_count(big) == 3 * 2**60
+    assert layout.leaf_total < 20
+    selection = layout.select(path)
     assert layout.describe_first(selection.read) == "big[0][9999].c"
-    assert time.perf_counter() - started < 1.0
+    assert layout.describe_first(layout.all_leaves & ~selection.read) == "big[0][0].a"
+    assert time.perf_counter() - started < 0.5
 
 
 # Definedness at entry returns --------------------------------------------------------------
@@ -364,3 +381,41 @@ def test_store_paths_do_not_need_siblings_assigned():
     # The second load reads all of cells[1], whose color is not assigned yet.
     assert_rejected(module, "before 'cells[1].color'", load_cell.source)
     assert isinstance(executable(main.entry)[-1], StoreInstruction)
+
+
+def test_huge_output_arrays_verify_in_time_bounded_by_the_code():
+    from vpl_core.ir import add_uniform
+
+    module, vertex, position = vertex_module()
+    cell, _ = _cells_type(1)
+    huge = ArrayType(cell, 2**40)
+    big = vertex.output("big", huge, location=0)
+    source = add_uniform(module, "source", huge)
+    main = vertex.function("vertex_main", VOID, entry=True)
+    main.store(position, main.construct(vec(4), main.f(1.0)))
+    main.store(member(element(big, 0), "weight"), main.f(1.0))
+    main.ret()
+    started = time.perf_counter()
+    assert_rejected(module, "('big[0].color' may be unassigned)", main.entry.terminator)
+    main.entry.terminator = None
+    main.position_at(main.entry)
+    main.store(big, main.load(source))
+    main.load(member(element(big, main.copy(main.i(3))), "weight"))
+    main.ret()
+    assert_accepted(module)
+    assert time.perf_counter() - started < 1.0
+
+
+def test_selection_of_a_path_the_layout_did_not_collect_is_conservative():
+    from vpl_core.ir import RegisterValue
+
+    _, cells = _cells_type(3)
+    stage = _stage((Direction.OUT, "cells", cells))
+    root = _reference(stage, 0)
+    layout = OutputLayout(stage, [member(element(root, 1), "color")])
+    unseen = layout.select(member(element(root, RegisterValue(0, INT)), "weight"))
+    # It may read the classes holding every weight, and establishes nothing.
+    assert unseen.written == 0
+    assert layout.select(member(element(root, 1), "color")).read & unseen.read == 0
+    constant_unseen = layout.select(member(element(root, 2), "weight"))
+    assert constant_unseen.written == 0 and constant_unseen.read
