@@ -430,3 +430,83 @@ def minimal_module() -> Module:
     main.store(color, main.construct(vec(4), main.f(0.0), main.f(1.0), main.f(0.0), main.f(1.0)))
     main.ret()
     return module
+
+
+def assert_same_module(left: Module, right: Module) -> None:
+    """Assert that two modules describe the same program, up to object identity.
+
+    Records must correspond one to one (nominal identity is preserved, not
+    merged or split); blocks and callees must sit at the same list positions;
+    float constants must have the same bits.
+    """
+    import dataclasses
+
+    from vpl_core.ir.module import Block as BlockClass, Stage
+
+    records: dict[int, RecordType] = {}
+    records_reverse: dict[int, RecordType] = {}
+
+    def same_type(left_type: object, right_type: object) -> None:
+        # Explicit stack: types may nest deeply.
+        stack = [(left_type, right_type)]
+        while stack:
+            a, b = stack.pop()
+            if isinstance(a, RecordType):
+                assert isinstance(b, RecordType), (a, b)
+                if id(a) in records:
+                    assert records[id(a)] is b, f"record {a.name!r} maps to two declarations"
+                    continue
+                assert id(b) not in records_reverse, f"two records map to {b.name!r}"
+                records[id(a)], records_reverse[id(b)] = b, a
+                assert a.name == b.name and len(a.fields) == len(b.fields)
+                for field_a, field_b in zip(a.fields, b.fields):
+                    assert field_a.name == field_b.name
+                    stack.append((field_a.type, field_b.type))
+            elif isinstance(a, ArrayType):
+                assert isinstance(b, ArrayType) and a.count == b.count
+                stack.append((a.element, b.element))
+            else:
+                assert a == b, (a, b)
+
+    def same_value(a: object, b: object, stage_pair: tuple[Stage, Stage], blocks_pair: tuple[list, list]) -> None:
+        if isinstance(a, BlockClass):
+            assert blocks_pair[0].index(a) == blocks_pair[1].index(b)
+        elif isinstance(a, Function):
+            assert stage_pair[0].functions.index(a) == stage_pair[1].functions.index(b)
+        elif isinstance(a, ConstantValue):
+            assert isinstance(b, ConstantValue) and a == b and a.bits == b.bits
+            same_type(a.type, b.type)
+        elif isinstance(a, Type):
+            same_type(a, b)
+        elif isinstance(a, list):
+            assert isinstance(b, list) and len(a) == len(b)
+            for item_a, item_b in zip(a, b):
+                same_value(item_a, item_b, stage_pair, blocks_pair)
+        elif dataclasses.is_dataclass(a) and not isinstance(a, type):
+            assert type(a) is type(b), (a, b)
+            for field in dataclasses.fields(a):
+                same_value(getattr(a, field.name), getattr(b, field.name), stage_pair, blocks_pair)
+        else:
+            assert a == b, (a, b)
+
+    assert len(left.uniforms) == len(right.uniforms)
+    for a, b in zip(left.uniforms, right.uniforms):
+        assert (a.kind, a.name) == (b.kind, b.name)
+        same_type(a.type, b.type)
+    for stage_a, stage_b in zip(left.stages, right.stages):
+        assert stage_a.kind is stage_b.kind
+        assert len(stage_a.interface) == len(stage_b.interface)
+        for a, b in zip(stage_a.interface, stage_b.interface):
+            assert (a.direction, a.name, a.location, a.semantic) == (b.direction, b.name, b.location, b.semantic)
+            same_type(a.type, b.type)
+        assert len(stage_a.functions) == len(stage_b.functions)
+        assert stage_a.functions.index(stage_a.entry) == stage_b.functions.index(stage_b.entry)
+        for function_a, function_b in zip(stage_a.functions, stage_b.functions):
+            assert function_a.name == function_b.name
+            same_type(function_a.return_type, function_b.return_type)
+            blocks_pair = (function_a.blocks, function_b.blocks)
+            same_value(function_a.parameters, function_b.parameters, (stage_a, stage_b), blocks_pair)
+            assert len(function_a.blocks) == len(function_b.blocks)
+            for block_a, block_b in zip(function_a.blocks, function_b.blocks):
+                same_value(block_a.instructions, block_b.instructions, (stage_a, stage_b), blocks_pair)
+                same_value(block_a.terminator, block_b.terminator, (stage_a, stage_b), blocks_pair)
