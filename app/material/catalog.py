@@ -160,6 +160,29 @@ def as_numbers(value: Any, width: int, pad_alpha: bool = False) -> list[float]:
     return numbers
 
 
+def _is_value(value: Any) -> bool:
+    """A property value an input default can be: a number, bool, or a 1-4 sequence of numbers."""
+    if isinstance(value, (bool, int, float)):
+        return True
+    return isinstance(value, (list, tuple)) and 1 <= len(value) <= 4 and all(
+        isinstance(item, (int, float)) and not isinstance(item, bool) for item in value
+    )
+
+
+def input_default(node: Node, node_type: NodeType, port_name: str) -> DefaultValue:
+    """What an unconnected input reads: its same-named property (if well-formed), else the port default.
+
+    Only `PortSpec.default` can name a source such as "texcoord"; a stored
+    property of the wrong shape falls back to the property's catalog default.
+    """
+    spec = node_type.property(port_name)
+    if spec is not None:
+        value = node.properties.get(port_name, spec.default)
+        return value if _is_value(value) else spec.default
+    port = node_type.input(port_name)
+    return port.default if port is not None else 0.0
+
+
 def register(node_type: NodeType) -> NodeType:
     if node_type.type_name in NODE_TYPES:
         raise ValueError(f"node type {node_type.type_name!r} registered twice")

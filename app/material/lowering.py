@@ -52,7 +52,7 @@ from vpl_core.ir.module import Block, Function, Module, Semantic
 from vpl_core.ir.types import FLOAT, INT, VOID, Type, vec
 from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterValue
 
-from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_number, as_numbers
+from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_number, as_numbers, input_default
 from app.material.graph import MaterialGraph, Node
 from app.material.parameters import ParameterSpec
 from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
@@ -255,11 +255,7 @@ class NodeContext:
             value, source_type = self.lowering.values[(connection.source_node, connection.source_port)]
             result = self.lowering.coerce(value, source_type, target)
         else:
-            default = self.node.properties.get(name) if self.node_type.property(name) is not None else None
-            if default is None:
-                spec = self.node_type.input(name)
-                default = spec.default if spec is not None else 0.0
-            result = self.lowering.default_operand(default, target)
+            result = self.lowering.default_operand(input_default(self.node, self.node_type, name), target)
         self._inputs[name] = result
         return result
 
@@ -582,4 +578,51 @@ def _verify_publish_compile(result: LoweringResult) -> None:
 
 
 def _map_target_subject(result: LoweringResult, subject: Any) -> Optional[str]:
-    return result.node_for(subject)
+    """The node behind a backend diagnostic's subject.
+
+    `glsl.compile` works on its own materialized copy of the published
+    module, so its subjects are not our objects. The copy has the same
+    structure (the writer preserves uniform, interface, function, block and
+    instruction order), so: reproduce the error on a materialized copy we
+    hold, find the subject's position there, and look up our object at the
+    same position.
+    """
+    node_id = result.node_for(subject)
+    if node_id is not None or result.module is None or result.verified is None:
+        return node_id
+    try:
+        from vpl_core.backends.glsl import generate
+
+        copy = result.verified.materialize()
+        try:
+            generate(copy)
+        except VplError as again:
+            path = _object_paths(copy).get(id(again.subject))
+            if path is not None:
+                ours = {value: key for key, value in _object_paths(result.module).items()}
+                counterpart_id = ours.get(path)
+                if counterpart_id is not None:
+                    return result.provenance.get(counterpart_id)
+    except Exception:  # mapping is best effort; the diagnostic is shown either way
+        return None
+    return None
+
+
+def _object_paths(module: Module) -> dict[int, tuple]:
+    """id() of every uniform, interface variable, function, block, instruction and terminator -> its position."""
+    paths: dict[int, tuple] = {}
+    for index, uniform in enumerate(module.uniforms):
+        paths[id(uniform)] = ("uniform", index)
+    for stage in module.stages:
+        kind = stage.kind.value
+        for index, variable in enumerate(stage.interface):
+            paths[id(variable)] = ("interface", kind, index)
+        for function_index, function in enumerate(stage.functions):
+            paths[id(function)] = ("function", kind, function_index)
+            for block_index, block in enumerate(function.blocks):
+                paths[id(block)] = ("block", kind, function_index, block_index)
+                for instruction_index, instruction in enumerate(block.instructions):
+                    paths[id(instruction)] = ("instruction", kind, function_index, block_index, instruction_index)
+                if block.terminator is not None:
+                    paths[id(block.terminator)] = ("terminator", kind, function_index, block_index)
+    return paths

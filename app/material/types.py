@@ -208,15 +208,12 @@ def topological_order(graph: MaterialGraph, priority: Optional[dict[str, int]] =
 
 def _default_width(node: Node, node_type: NodeType, port_name: str) -> int:
     """Width of an unconnected input's default (its same-named property, else the port default)."""
-    value: Any = node.properties.get(port_name, None)
-    if value is None:
-        spec = node_type.input(port_name)
-        value = spec.default if spec is not None else 0.0
+    from app.material.catalog import DEFAULT_SOURCES, input_default
+
+    value = input_default(node, node_type, port_name)
     if isinstance(value, (tuple, list)):
         return len(value) if 1 <= len(value) <= 4 else 1
     if isinstance(value, str):
-        from app.material.catalog import DEFAULT_SOURCES
-
         source_type = DEFAULT_SOURCES.get(value)
         return source_type.width if source_type is not None else 1
     return 1

@@ -1,0 +1,159 @@
+"""Graph-building helpers shared by the material tests.
+
+`node_cases()` lists, for every catalog node type, the variants the
+catalog test lowers: defaults only, and for node types with dynamic inputs
+each input width 1-4 (plus colour), each wired from constant nodes.
+`wire_to_output` reduces every output of a node to one float (length of a
+vector, select of a bool, a sample of a texture) and sums them into the
+Material Output, so all of a node's outputs are live.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.material.catalog import NODE_TYPES, NodeType
+from app.material.graph import MaterialGraph
+from app.material.types import PortType
+
+CONSTANT_FOR: dict[PortType, tuple[str, str]] = {
+    PortType.FLOAT: ("constant_float", "out"),
+    PortType.VEC2: ("constant_vec2", "out"),
+    PortType.VEC3: ("constant_vec3", "out"),
+    PortType.VEC4: ("constant_vec4", "out"),
+    PortType.COLOR: ("constant_color", "out"),
+}
+WIDTH_TYPES = {1: PortType.FLOAT, 2: PortType.VEC2, 3: PortType.VEC3, 4: PortType.VEC4, "color": PortType.COLOR}
+
+
+@dataclass
+class NodeCase:
+    type_name: str
+    variant: str
+    dynamic: Any = None  # None: leave dynamic inputs unconnected; else a key of WIDTH_TYPES
+    properties: dict[str, Any] = field(default_factory=dict)
+    connect_fixed: bool = True
+
+    @property
+    def id(self) -> str:
+        return f"{self.type_name}-{self.variant}"
+
+
+def _has_dynamic(node_type: NodeType) -> bool:
+    return any(not isinstance(port.type, PortType) for port in node_type.inputs)
+
+
+def node_cases() -> list[NodeCase]:
+    cases: list[NodeCase] = []
+    for type_name, node_type in NODE_TYPES.items():
+        if type_name == "material_output":
+            cases.append(NodeCase(type_name, "defaults", connect_fixed=False))
+            cases.append(NodeCase(type_name, "connected"))
+            cases.append(NodeCase(type_name, "clip", properties={"alpha_clip": 0.5}))
+            continue
+        cases.append(NodeCase(type_name, "defaults", connect_fixed=False))
+        if node_type.inputs:
+            cases.append(NodeCase(type_name, "connected"))
+        if _has_dynamic(node_type):
+            for width in (1, 2, 3, 4, "color"):
+                # A float has only x to swizzle, a vec2 only x and y.
+                properties = {"pattern": {1: "xx", 2: "yx"}[width]} if type_name == "swizzle" and width in (1, 2) else {}
+                cases.append(NodeCase(type_name, f"dynamic-{width}", dynamic=width, properties=properties))
+    # Properties that change types.
+    for size in (2, 3, 4):
+        cases.append(NodeCase("compose", f"size-{size}", properties={"size": size}))
+        cases.append(NodeCase("vector_parameter", f"size-{size}", properties={"size": size}))
+    for pattern in ("x", "yx", "zyx", "wzyx", "rgb"):
+        cases.append(NodeCase("swizzle", f"pattern-{pattern}", dynamic=4, properties={"pattern": pattern}))
+    for operator in ("<", "<=", ">", ">=", "==", "!="):
+        cases.append(NodeCase("if", f"operator-{operator}", dynamic=3, properties={"operator": operator}))
+    return cases
+
+
+def source_for(graph: MaterialGraph, port_type: PortType) -> tuple[str, str]:
+    """A new node producing a value of `port_type`; returns (node id, output port)."""
+    if port_type is PortType.TEXTURE:
+        node = graph.add_node("texture_parameter")
+        return node.id, "out"
+    if port_type is PortType.BOOL:
+        node = graph.add_node("compare", properties={"operator": "<"})
+        return node.id, "out"
+    type_name, port = CONSTANT_FOR[port_type]
+    node = graph.add_node(type_name, properties={"value": (0.25, 0.5, 0.75, 1.0)[: port_type.width] if port_type.width > 1 else 0.5})
+    return node.id, port
+
+
+def to_float(graph: MaterialGraph, node_id: str, port: str, port_type: PortType) -> tuple[str, str]:
+    """A float derived from an output, so that every output can reach the Material Output."""
+    if port_type is PortType.FLOAT:
+        return node_id, port
+    if port_type is PortType.BOOL:
+        select = graph.add_node("select")
+        graph.connect(node_id, port, select.id, "condition")
+        return select.id, "out"
+    if port_type is PortType.TEXTURE:
+        sample = graph.add_node("sample_texture")
+        graph.connect(node_id, port, sample.id, "texture")
+        return sample.id, "a"
+    length = graph.add_node("length")
+    graph.connect(node_id, port, length.id, "vector")
+    return length.id, "out"
+
+
+def wire_to_output(graph: MaterialGraph, node_id: str, port_types: dict[tuple[str, str], PortType]) -> str:
+    """Sum every output of the node (as floats) into a new Material Output; returns its id."""
+    node_type = NODE_TYPES[graph.nodes[node_id].type_name]
+    output = graph.add_node("material_output")
+    total: tuple[str, str] | None = None
+    for port in node_type.outputs:
+        port_type = port_types.get((node_id, port.name), port.type if isinstance(port.type, PortType) else PortType.FLOAT)
+        if graph.nodes[node_id].type_name == "split":
+            width = port_types[(node_id, "vector")].width
+            if "xyzw".index(port.name) >= width:
+                continue  # a component the input does not have
+        value = to_float(graph, node_id, port.name, port_type)
+        if total is None:
+            total = value
+        else:
+            add = graph.add_node("add")
+            graph.connect(total[0], total[1], add.id, "a")
+            graph.connect(value[0], value[1], add.id, "b")
+            total = (add.id, "out")
+    if total is not None:
+        graph.connect(total[0], total[1], output.id, "base_color")
+    return output.id
+
+
+def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
+    """The graph of one catalog case and the id of the node under test."""
+    from app.material.types import propagate
+
+    graph = MaterialGraph()
+    node = graph.add_node(case.type_name, properties=dict(case.properties))
+    node_type = NODE_TYPES[case.type_name]
+    for port in node_type.inputs:
+        if isinstance(port.type, PortType):
+            if case.connect_fixed or port.type is PortType.TEXTURE:
+                source = source_for(graph, port.type)
+                graph.connect(source[0], source[1], node.id, port.name)
+        elif case.dynamic is not None:
+            source = source_for(graph, WIDTH_TYPES[case.dynamic])
+            graph.connect(source[0], source[1], node.id, port.name)
+    if case.type_name == "material_output":
+        return graph, node.id
+    port_types = propagate(graph).port_types
+    wire_to_output(graph, node.id, port_types)
+    return graph, node.id
+
+
+def glslang_check(validator: str, directory: Path, stem: str, vertex_code: str, fragment_code: str) -> None:
+    """Write both stages and run glslangValidator on each and on the link; assert success."""
+    vertex = directory / f"{stem}.vert.glsl"
+    fragment = directory / f"{stem}.frag.glsl"
+    vertex.write_text(vertex_code)
+    fragment.write_text(fragment_code)
+    completed = subprocess.run([validator, "-l", str(vertex), str(fragment)], capture_output=True, text=True)
+    assert completed.returncode == 0, f"glslangValidator failed for {stem}:\n{completed.stdout}\n{completed.stderr}"
