@@ -3,7 +3,8 @@
 The file is a material saved by the editor or any verified `.vpl` module.
 It is read (through `app.material.document.load_text` when the material
 document layer provides it, otherwise `vpl_core.text.read`), published as a
-`VerifiedModule`, compiled for GLSL 4.20 and drawn once on the default
+`VerifiedModule`, compiled for GLSL 4.20 and drawn once (parameters at
+their defaults: from the saved graph when there is one, else zero) on the default
 sphere with the default camera, light and background into an offscreen
 framebuffer of exactly `size`; that framebuffer is saved as PNG.
 
@@ -71,7 +72,12 @@ def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
 
 
 def _load_with_document(source: bytes, source_path: str) -> Optional[tuple[Any, list[ParameterSpec]]]:
-    """Use the material document layer when it exists (it knows editor-saved graphs and their parameters)."""
+    """Open through the material document layer when it exists.
+
+    It knows editor-saved graphs: the saved module is what is drawn, and the
+    graph (lowered again) supplies the parameters' editor defaults, which a
+    module alone does not carry (a colour parameter would otherwise be black).
+    """
     try:
         document = importlib.import_module("app.material.document")
     except ImportError:
@@ -79,28 +85,41 @@ def _load_with_document(source: bytes, source_path: str) -> Optional[tuple[Any, 
     load_text = getattr(document, "load_text", None)
     if load_text is None:
         return None
-    try:
-        text = source.decode("utf-8")
-    except UnicodeDecodeError:
-        return None  # let the reader report the position of the bad byte
     takes_label = "label" in inspect.signature(load_text).parameters
+    loaded = load_text(source, label=source_path) if takes_label else load_text(source)
+    verified = getattr(loaded, "verified", None)
+    if verified is None:
+        lines = [_format_any(d, source_path) for d in getattr(loaded, "diagnostics", None) or []]
+        if not lines:
+            return None  # nothing read and nothing said: let the plain reader explain
+        raise _Failure(lines)
+
+    from vpl_core.backends.glsl import compile as compile_glsl
+
     try:
-        loaded = load_text(text, label=source_path) if takes_label else load_text(text)
+        artifact = compile_glsl(verified)
     except VplError as error:
         raise _Failure([_with_label(error.diagnostic, source_path).format()])
-    artifact = getattr(loaded, "artifact", None)
-    if artifact is None:
-        diagnostics = getattr(loaded, "diagnostics", None) or []
-        lines = [_format_any(d, source_path) for d in diagnostics]
-        if not lines:
-            return None  # nothing compiled and nothing said: fall back to the plain reader
-        raise _Failure(lines)
-    parameters = getattr(loaded, "parameters", None)
-    if parameters is None:
-        from app.preview.parameter_specs import specs_from_artifact
+    module = getattr(loaded, "module", None) or verified.materialize()
+    parameters = specs_from_module(module)
+    graph = getattr(loaded, "graph", None)
+    if graph is not None:
+        parameters = _graph_parameters(graph, parameters)
+    return artifact, parameters
 
-        parameters = specs_from_artifact(artifact)
-    return artifact, list(parameters)
+
+def _graph_parameters(graph: Any, fallback: list[ParameterSpec]) -> list[ParameterSpec]:
+    try:
+        from app.material.lowering import lower
+    except ImportError:
+        return fallback
+    lowered = lower(graph)
+    if not lowered.ok:
+        return fallback
+    by_name = {spec.name: spec for spec in lowered.parameters}
+    # The saved module decides which parameters exist; the graph only their defaults and ranges.
+    return [by_name[spec.name] if spec.name in by_name and by_name[spec.name].type == spec.type else spec
+            for spec in fallback]
 
 
 def _format_any(diagnostic: Any, label: str) -> str:

@@ -318,3 +318,33 @@ def test_every_uniform_kind_is_reflected(renderer: Renderer) -> None:
                      "pattern": UniformKind.SCALAR}
     assert info.samplers == {"pattern": 0}
     assert {slot.selector for slot in info.uniforms} >= {"vpl_u1", "vpl_u2[1].vpl_m0", "vpl_u3"}
+
+
+EXAMPLES = sorted((ROOT / "app" / "material" / "examples").glob("*.vpl"))
+
+
+def test_the_editor_examples_are_here() -> None:
+    assert len(EXAMPLES) >= 6
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+def test_editor_example_screenshots(current_gl, tmp_path: Path, path: Path, capsys) -> None:  # noqa: ANN001
+    png = tmp_path / "example.png"
+    assert preview_screenshot(str(path), str(png), (128, 128)) == 0, capsys.readouterr().err
+    image = load_image_rgba(str(png))
+    background = _rgb(image[0, 0])
+    covered = (image[:, :, :3] != background).any(axis=2)
+    assert 0.2 < covered.mean() < 0.5  # a sphere of 2/3 the height covers about 35% of the frame
+
+
+def test_screenshot_uses_the_saved_graphs_parameter_defaults(current_gl, tmp_path: Path) -> None:  # noqa: ANN001
+    from app.material.document import save_text
+
+    graph, output = _output_graph()
+    tint = graph.add_node("color_parameter", properties={"name": "tint", "default": (0.0, 0.0, 1.0, 1.0)})
+    graph.connect(tint.id, "out", output, "base_color")
+    source = tmp_path / "tinted.vpl"
+    source.write_text(save_text(graph), encoding="utf-8")
+    png = tmp_path / "tinted.png"
+    assert preview_screenshot(str(source), str(png), (64, 64)) == 0
+    assert _rgb(load_image_rgba(str(png))[32, 32]) == (0, 0, 255)  # not black: the default came from the graph
