@@ -10,7 +10,9 @@ Per stage, vertex then fragment:
    - registers (5.2): every read needs definite assignment on every path;
    - local aggregates (6.2): tracked per whole register; derived loads and
      partial stores need the whole register assigned and never establish it;
-   - outputs (6.3): tracked per observable leaf (`outputs.OutputLayout`);
+   - outputs (6.3): tracked per observable leaf, represented by leaf
+     classes (`outputs.OutputLayout`: leaves no access path in the stage
+     tells apart share one bit, which gives exactly the per-leaf answers);
      every output must be fully assigned at each normal return of the
      entry function reachable from its entry block;
    - helpers (6.3): each function gets a summary (output leaves it reads
@@ -25,10 +27,12 @@ Availability is a forward must-analysis over the blocks reachable from the
 entry block (after cuts): IN is the intersection of the reachable
 predecessors' OUT (nothing at the entry block), OUT = IN | GEN because
 assignments are never undone. Sets are Python ints: bits [0, L) are the
-stage's output leaves, bits [L, L + R) the function's declared registers in
-declaration order, so a fixed-point step costs O((L + R) / 64) machine
-words. The fixed point runs a worklist in reverse postorder. Unreachable
-blocks are neither analysed nor checked (the structural layer types them).
+stage's output leaf classes, bits [L, L + R) the function's declared
+registers in declaration order. Each block's GEN is computed once; the
+fixed point is a worklist in reverse postorder, so it visits each block
+O(loop nesting depth) times at O((L + R) / 64) machine words per visit, and
+the final checking pass walks each instruction once. Unreachable blocks are
+neither analysed nor checked (the structural layer types them).
 
 Invariants relied on: the structural layer accepted the module (declared
 registers, typed operands, same-stage callees, same-function branch targets,
@@ -73,7 +77,7 @@ __all__ = ["HelperSummary", "check_module", "check_stage", "summarize_stage"]
 class HelperSummary:
     """What a call of a function means for its caller's output availability (spec 6.3).
 
-    Masks are sets of the stage's output leaves (`OutputLayout` numbering).
+    Masks are sets of the stage's output leaf classes (`OutputLayout` numbering).
     `prerequisites`: leaves the function may read before writing them itself;
     a caller must have them assigned. `guarantees`: leaves assigned on every
     normal return. `returns_normally`: some normal return is reachable; if
