@@ -46,7 +46,7 @@ from app.material.document import LoadedDocument, load_text, save_file, save_tex
 from app.material.examples import DEFAULT_EXAMPLE, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic, lower
-from app.material.parameters import ParameterSpec, specs_from_module
+from app.material.parameters import ParameterKind, ParameterSpec, specs_from_module
 from app.material.types import can_connect
 from app.preview.parameters_panel import ParametersPanel
 from app.preview.widget import create_preview_widget
@@ -450,18 +450,38 @@ class MainWindow(QMainWindow):
             artifact.fragment_code if artifact is not None else None,
             missing_reason=reason or "not compiled",
         )
-        self._set_parameters(result.parameters)
-        if artifact is not None:
-            self.preview.set_artifact(artifact, result.parameters)
+        self._set_parameters(result.parameters, artifact)
         self._update_actions()
         errors = len(result.errors)
         self.statusBar().showMessage("Material OK" if result.ok else f"{errors} error(s) in the material", 4000)
 
-    def _set_parameters(self, specs: list[ParameterSpec]) -> None:
+    def _set_parameters(self, specs: list[ParameterSpec], artifact: Any = None) -> None:
+        """Show `specs` in the panel and hand the artifact to the preview.
+
+        A value the artist set in the panel survives recompiles while the
+        parameter keeps its name, type and default; a parameter whose default
+        changed (its node's property was edited) shows the new default.
+        """
+        previous = {spec.name: spec for spec in self._parameter_specs}
+        current = self.parameters_panel.values()
+        merged: dict[str, Any] = {}
+        for spec in specs:
+            old = previous.get(spec.name)
+            keep = old is not None and old.type == spec.type and old.kind == spec.kind and old.default == spec.default
+            merged[spec.name] = current.get(spec.name, spec.default) if keep else spec.default
         self._parameter_specs = list(specs)
-        values = self.preview.parameter_values if hasattr(self.preview, "parameter_values") else {}
-        merged = {spec.name: values.get(spec.name, spec.default) for spec in specs}
         self.parameters_panel.set_parameters(specs, merged)
+        if artifact is None:
+            return
+        self.preview.set_artifact(artifact, specs)
+        shown = getattr(self.preview, "parameter_values", {})
+        for spec in specs:
+            value = merged[spec.name]
+            if spec.name in shown and shown[spec.name] != value:
+                if spec.kind is ParameterKind.TEXTURE:
+                    self.preview.set_texture(spec.name, value if isinstance(value, str) else None)
+                elif spec.kind is not ParameterKind.OTHER:
+                    self.preview.set_parameter(spec.name, value)
 
     def _node_label(self, node_id: str | None) -> str:
         if node_id is None:
@@ -603,9 +623,7 @@ class MainWindow(QMainWindow):
         self.code_view.show_code(verified.text, artifact.vertex_code if artifact else None,
                                  artifact.fragment_code if artifact else None,
                                  missing_reason=compile_problem or "not compiled")
-        self._set_parameters(specs)
-        if artifact is not None:
-            self.preview.set_artifact(artifact, specs)
+        self._set_parameters(specs, artifact)
         for node in self.graph.material_nodes():
             node.view.set_diagnostics([])
         self._show_read_only_diagnostics()

@@ -1,0 +1,366 @@
+"""The real main window under Xvfb: build, lower, mark errors, save/open, read-only modules, export, close.
+
+Every test drives the window through the code paths the UI uses (palette
+requests, the viewer's connection hook, the properties panel's signal, the
+undo stack) and asserts on the plain-data `MaterialGraph` and the panels.
+`window.flush()` applies a pending lowering at once, so no test waits on
+the debounce timer except the one that checks the timer itself.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint
+
+from app.graph.adapter import snapshot
+from app.material.examples import DEFAULT_EXAMPLE, load_example
+from app.material.graph import MaterialGraph
+from app.ui.code_view import FRAGMENT_TAB, VERTEX_TAB, VPL_TAB
+from app.ui.dialogs import SaveChoice
+from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.backends.glsl.export import compile_file, export_artifact
+
+PREVIEW_TIMEOUT_MS = 30_000
+SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"
+
+
+def bad_graph() -> MaterialGraph:
+    """A texture wired into a colour input: loads (files may hold anything) but does not lower."""
+    graph = MaterialGraph()
+    texture = graph.add_node("texture_parameter", (-300.0, 0.0))
+    output = graph.add_node("material_output", (100.0, 0.0))
+    graph.connect(texture.id, "out", output.id, "base_color")
+    return graph
+
+
+def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:  # noqa: ANN001
+    expected = load_example(DEFAULT_EXAMPLE).graph
+    assert window.material == expected
+    assert not window.is_modified and not window.isWindowModified()
+    assert DEFAULT_EXAMPLE in window.windowTitle() and "[*]" in window.windowTitle()
+    window.flush()
+    result = window.result
+    assert result is not None and result.ok, result.diagnostics
+    assert window.code_view.text(VPL_TAB) == result.text
+    assert window.code_view.text(VERTEX_TAB) == result.artifact.vertex_code
+    assert window.code_view.text(FRAGMENT_TAB) == result.artifact.fragment_code
+    for title in (VPL_TAB, VERTEX_TAB, FRAGMENT_TAB):
+        assert window.code_view.editor(title).isReadOnly()
+    assert [spec.name for spec in window.parameters_panel.specs] == [spec.name for spec in result.parameters]
+    assert window.diagnostics_panel.count() == 0
+    assert window.graph.undo_stack().count() == 0
+
+
+def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None:  # noqa: ANN001
+    window.new_document()
+    assert window.material == MaterialGraph()
+    with qtbot.waitSignal(window.palette.nodeRequested, timeout=5000):
+        window.palette.request("constant_color")
+    window.palette.request("float_parameter")
+    window.palette.request("multiply")
+    window.palette.request("material_output")
+    ids = {node.type_name: node_id for node_id, node in window.material.nodes.items()}
+    assert set(ids) == {"constant_color", "float_parameter", "multiply", "material_output"}
+    for source, source_port, target, target_port in (
+        ("constant_color", "out", "multiply", "a"),
+        ("float_parameter", "out", "multiply", "b"),
+        ("multiply", "out", "material_output", "base_color"),
+    ):
+        allowed, reason = window.connect_nodes(ids[source], source_port, ids[target], target_port)
+        assert allowed, reason
+    assert len(window.material.connections) == 3
+    window.flush()
+    result = window.result
+    assert result.ok, result.diagnostics
+    assert result.verified is not None and result.verified.text == result.text
+    assert "#version 420" in result.artifact.vertex_code and "#version 420" in result.artifact.fragment_code
+    # The resolved type of the dynamic multiply shows on its output port.
+    multiply = window.graph.node_by_stable_id(ids["multiply"])
+    assert multiply.port_type_label("out", "out") == "color"
+    assert window.is_modified
+
+
+def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:  # noqa: ANN001
+    before = len(window.material.nodes)
+    mime = window.palette.mime_data_for("sin")
+    # What the viewer's dropEvent hands to the graph.
+    window.graph._on_node_data_dropped(mime, QPoint(10, 20))
+    graph = window.material
+    assert len(graph.nodes) == before + 1
+    assert sum(node.type_name == "sin" for node in graph.nodes.values()) == 1
+
+
+def test_the_palette_filter_narrows_the_list(window) -> None:  # noqa: ANN001
+    window.palette.set_filter("noise")
+    visible = window.palette.type_names(visible_only=True)
+    assert visible and all("noise" in name for name in visible)
+    window.palette.set_filter("")
+    assert len(window.palette.type_names(visible_only=True)) == len(window.palette.type_names())
+
+
+def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbot) -> None:  # noqa: ANN001
+    window.load_graph(bad_graph(), "bad")
+    window.flush()
+    output = window.graph.node_by_stable_id("n2")
+    assert output.view.has_error_marker
+    assert "texture" in output.view.toolTip()
+    assert not window.graph.node_by_stable_id("n1").view.has_error_marker
+    rows = window.diagnostics_panel.rows
+    assert any(row.node_id == "n2" for row in rows)
+    # Clicking the row selects the node.
+    item = next(window.diagnostics_panel.item(index) for index in range(window.diagnostics_panel.count())
+                if window.diagnostics_panel.rows[index].node_id == "n2")
+    with qtbot.waitSignal(window.diagnostics_panel.nodeActivated, timeout=5000):
+        window.diagnostics_panel.itemClicked.emit(item)
+    assert [node.stable_id for node in window.graph.selected_nodes()] == ["n2"]
+    assert window.properties_panel.node_id == "n2"
+    assert window.code_view.text(VERTEX_TAB).startswith("//")  # no stale code for a broken graph
+    # Fix: remove the wire (an undoable edit), the marker goes.
+    texture_out = window.graph.node_by_stable_id("n1").outputs()["out"]
+    texture_out.disconnect_from(output.inputs()["base_color"])
+    window.flush()
+    assert not output.view.has_error_marker
+    assert window.diagnostics_panel.count() == 0
+    assert window.result.ok
+
+
+def test_refused_connection_shows_the_reason(window) -> None:  # noqa: ANN001
+    window.load_graph(MaterialGraph(), "empty")
+    window.palette.request("texture_parameter")
+    window.palette.request("material_output")
+    graph = window.material
+    texture = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "texture_parameter")
+    output = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "material_output")
+    source = window.graph.node_by_stable_id(texture).outputs()["out"].view
+    target = window.graph.node_by_stable_id(output).inputs()["base_color"].view
+    # The hook NodeGraphQt's viewer calls while a live pipe is dragged over a port.
+    assert window.graph.typed_viewer._validate_accept_connection(source, target) is False
+    message = window.statusBar().currentMessage()
+    assert "refused" in message and "texture" in message and "color" in message
+    allowed, reason = window.connect_nodes(texture, "out", output, "base_color")
+    assert not allowed and "texture" in reason
+    assert window.material.connections == []
+
+
+def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:  # noqa: ANN001
+    graph = load_example("textured").graph
+    assert graph.frames, "the textured example has a frame"
+    window.load_graph(graph, "textured")
+    node = window.graph.node_by_stable_id("n4")
+    node.set_pos(123.5, -45.25)
+    window.set_node_property("n1", "name", "albedo_map")
+    window.set_node_property("n2", "tiling", (3.0, 0.5))
+    edited = window.material
+    assert window.is_modified and window.isWindowModified()
+    path = tmp_path / "saved.vpl"
+    assert window.save_to(path)
+    assert not window.is_modified and not window.isWindowModified()
+    assert "saved.vpl" in window.windowTitle()
+    assert str(path.resolve()) in window.recent_files()
+
+    window.load_graph(MaterialGraph(), "other")
+    assert window.open_file(path)
+    assert not window.read_only
+    reopened = window.material
+    assert reopened == edited
+    assert reopened.nodes == edited.nodes
+    assert sorted(map(repr, reopened.connections)) == sorted(map(repr, edited.connections))
+    assert reopened.frames == edited.frames
+    assert window.path == path and not window.is_modified
+
+
+def test_save_asks_for_a_path_when_untitled(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+    prompts.save_path = str(tmp_path / "chosen.vpl")
+    window.graph.node_by_stable_id("n1").set_pos(0.0, 0.0)
+    assert window.save()
+    assert prompts.named("choose_save_path")
+    assert Path(prompts.save_path).is_file()
+    assert window.path == Path(prompts.save_path)
+
+
+@pytest.mark.parametrize("spec_file", sorted(SPEC_EXAMPLES.glob("*.vpl")), ids=lambda path: path.name)
+def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_path: Path, spec_file: Path) -> None:  # noqa: ANN001
+    outcomes: list[str] = []
+    window.preview.programReady.connect(lambda: outcomes.append("ready"))
+    window.preview.programFailed.connect(lambda message: outcomes.append(message))
+    assert window.open_file(spec_file)
+    assert window.read_only and window.read_only_document is not None
+    assert "read-only" in window.windowTitle()
+    verified = window.read_only_document.verified
+    # The instruction view replaces the graph and shows every instruction line of the module.
+    assert window.centralWidget().currentWidget() is window.instruction_view
+    texts = window.instruction_view.item_texts()
+    assert any(text.startswith("(block") for text in texts)
+    assert any(text.startswith("(function") for text in texts)
+    lines = [line.strip() for line in verified.text.splitlines() if line.strip()]
+    assert texts == lines
+    assert "Read-only" in window.instruction_view.banner_text
+    # Code view filled.
+    assert window.code_view.text(VPL_TAB) == verified.text
+    artifact = window.current_artifact
+    assert artifact is not None
+    assert window.code_view.text(VERTEX_TAB) == artifact.vertex_code
+    assert window.code_view.text(FRAGMENT_TAB) == artifact.fragment_code
+    # Graph editing disabled.
+    assert not window.save_action.isEnabled() and not window.paste_action.isEnabled()
+    assert not window.palette.isEnabled()
+    assert window.add_node_from_palette("add") is None
+    assert window.graph.all_nodes() == []
+    # Preview set: the widget built (or reported) the program.
+    qtbot.waitUntil(lambda: bool(outcomes), timeout=PREVIEW_TIMEOUT_MS)
+    assert outcomes[-1] == "ready", outcomes
+    # Export still works, exactly as `vpl compile` would write it.
+    assert window.export_action.isEnabled()
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    assert window.export_to(ours)
+    compile_file(spec_file, out_dir=theirs)
+    assert sorted(path.name for path in ours.iterdir()) == sorted(path.name for path in theirs.iterdir())
+    for produced in theirs.iterdir():
+        assert (ours / produced.name).read_bytes() == produced.read_bytes()
+
+
+def test_export_matches_vpl_compile_output(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+    saved = tmp_path / "material.vpl"
+    assert window.save_to(saved)
+    prompts.export_dir = str(tmp_path / "exported")
+    assert window.export_dialog()
+    exported = sorted((tmp_path / "exported").iterdir())
+    assert [path.name for path in exported] == ["material.frag.glsl", "material.json", "material.vert.glsl"]
+    # The same bytes as `vpl compile material.vpl --out DIR` ...
+    cli = tmp_path / "cli"
+    compile_file(saved, out_dir=cli)
+    # ... and as export_artifact on the verified module compiled afresh.
+    direct = tmp_path / "direct"
+    export_artifact(compile_glsl(window.result.verified), direct, "material")
+    for path in exported:
+        assert (cli / path.name).read_bytes() == path.read_bytes()
+        assert (direct / path.name).read_bytes() == path.read_bytes()
+
+
+def test_export_of_a_broken_material_reports_instead_of_writing(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+    window.load_graph(bad_graph(), "bad")
+    assert not window.export_to(tmp_path / "out")
+    assert prompts.named("show_error")
+    assert not (tmp_path / "out").exists()
+
+
+def test_corrupt_file_shows_diagnostics_and_keeps_the_current_graph(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+    window.graph.node_by_stable_id("n1").set_pos(10.0, 10.0)
+    before = window.material
+    title = window.windowTitle()
+    corrupt = tmp_path / "corrupt.vpl"
+    corrupt.write_bytes(b"(module 1\n  (types (type Void void))\n  (uniforms\n  \xff\xfe garbage")
+    assert not window.open_file(corrupt)
+    errors = prompts.named("show_error")
+    assert len(errors) == 1
+    _title, message, details = errors[0]
+    assert "corrupt.vpl" in message
+    assert details and all("corrupt.vpl" in line for line in details)
+    assert any("error" in line for line in details)
+    assert window.material == before and window.is_modified
+    assert window.windowTitle() == title and window.path is None
+    assert not window.read_only
+    assert not prompts.named("ask_save_changes")  # nothing to decide: the file never opened
+
+
+def test_closing_with_unsaved_changes_asks(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+    window.graph.node_by_stable_id("n1").set_pos(-5.0, -5.0)
+    prompts.save_choice = SaveChoice.CANCEL
+    assert window.close() is False
+    assert window.isVisible()
+    assert len(prompts.named("ask_save_changes")) == 1
+
+    prompts.save_choice = SaveChoice.SAVE
+    prompts.save_path = str(tmp_path / "on-close.vpl")
+    assert window.close() is True
+    assert Path(prompts.save_path).is_file()
+
+
+def test_closing_an_unmodified_window_does_not_ask(window, prompts) -> None:  # noqa: ANN001
+    assert window.close() is True
+    assert not prompts.named("ask_save_changes")
+
+
+def test_undoing_back_to_the_saved_state_clears_the_modified_marker(window) -> None:  # noqa: ANN001
+    node = window.graph.node_by_stable_id("n1")
+    node.set_pos(999.0, 999.0)
+    assert window.isWindowModified()
+    window.undo_action.trigger()
+    assert not window.isWindowModified()
+
+
+def test_lowering_follows_edits_after_a_short_delay(window, qtbot) -> None:  # noqa: ANN001
+    window.flush()
+    before = window.code_view.text(VPL_TAB)
+    with qtbot.waitSignal(window.lowered, timeout=10_000):
+        window.set_node_property("n7", "power", 2.5)  # the fresnel's unconnected power input
+    assert window.code_view.text(VPL_TAB) != before
+    assert "2.5" in window.code_view.text(VPL_TAB)
+
+
+def test_tab_search_creates_the_chosen_node(window, qtbot) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QTimer
+
+    before = len(window.material.nodes)
+    search = window.graph.viewer()._search_widget
+
+    def choose() -> None:
+        # The search is a modal menu: answer it from inside its event loop.
+        search.line_edit.setText("Smooth Step")
+        search._on_search_submitted()
+
+    QTimer.singleShot(0, choose)
+    window.open_tab_search()
+    qtbot.waitUntil(lambda: len(window.material.nodes) == before + 1, timeout=5000)
+    assert any(node.type_name == "smoothstep" for node in window.material.nodes.values())
+
+
+def test_autosave_writes_a_recovery_file_that_a_new_window_offers(make_window, prompts, recovery_dir: Path) -> None:  # noqa: ANN001
+    first = make_window()
+    assert first._autosave_timer.interval() == 30_000 and first._autosave_timer.isActive()
+    first.graph.node_by_stable_id("n2").set_pos(-777.0, 55.0)
+    first.set_node_property("n4", "default", 3.0)
+    edited = first.material
+    first._autosave_timer.timeout.emit()  # what the 30 s timer does
+    saved = sorted(recovery_dir.glob("autosave-*"))
+    assert len(saved) == 2  # the document and its note
+    # A crash leaves the slot behind; a clean close removes it.
+    kept = recovery_dir.parent / "kept"
+    kept.mkdir()
+    for path in saved:
+        shutil.copy2(path, kept / path.name)
+    first.close()
+    assert not list(recovery_dir.glob("autosave-*"))
+    for path in kept.iterdir():
+        shutil.copy2(path, recovery_dir / path.name)
+
+    second = make_window()
+    assert second.check_recovery()
+    offered = prompts.named("offer_recovery")
+    assert len(offered) == 1 and len(offered[0][0]) == 1
+    assert second.material == edited
+    assert second.is_modified
+    # Offered once: the next start does not ask again.
+    assert not second.recovery.orphans()
+
+
+def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Path) -> None:  # noqa: ANN001
+    first = make_window()
+    first.graph.node_by_stable_id("n2").set_pos(1.0, 2.0)
+    first.autosave_now()
+    files = {path.name: path.read_bytes() for path in recovery_dir.glob("autosave-*")}
+    first.close()
+    for name, data in files.items():
+        (recovery_dir / name).write_bytes(data)
+    prompts.recovery_choice = None
+    second = make_window()
+    assert not second.check_recovery()
+    assert second.material == load_example(DEFAULT_EXAMPLE).graph
+    assert not list(recovery_dir.glob("autosave-*"))
+
+
+def test_snapshot_matches_the_view(window) -> None:  # noqa: ANN001
+    assert snapshot(window.graph) == window.material
