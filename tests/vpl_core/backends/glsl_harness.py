@@ -156,15 +156,21 @@ def pack_block(record: RecordType, values: Mapping[str, Any]) -> bytes:
 
 
 def _set_uniform(program: int, name: str, value_type: Type, value: Any) -> None:
-    location = GL.glGetUniformLocation(program, name.encode("ascii") + b"\0")
-    if location < 0:
-        return  # inactive: optimized away by the driver
+    """Upload a non-block uniform leaf by leaf (`vpl_u1[2]`, `vpl_u2[1].vpl_m0`)."""
     if isinstance(value_type, ArrayType):
         element = value_type.element
         values = list(value)
         for index in range(value_type.count):
             _set_uniform(program, f"{name}[{index}]", element, values[index])
         return
+    if isinstance(value_type, RecordType):
+        for position, record_field in enumerate(value_type.fields):
+            if record_field.name in value:
+                _set_uniform(program, f"{name}.vpl_m{position}", record_field.type, value[record_field.name])
+        return
+    location = GL.glGetUniformLocation(program, name.encode("ascii") + b"\0")
+    if location < 0:
+        return  # inactive: optimized away by the driver
     if isinstance(value_type, MatrixType):
         data = np.asarray(value, dtype=np.float32).reshape(-1)
         setter = {
@@ -181,11 +187,6 @@ def _set_uniform(program: int, name: str, value_type: Type, value: Any) -> None:
             getattr(GL, f"glUniform{size}f")(location, *[float(item) for item in items])
         else:
             getattr(GL, f"glUniform{size}i")(location, *[int(item) for item in items])
-        return
-    if isinstance(value_type, RecordType):
-        for position, record_field in enumerate(value_type.fields):
-            if record_field.name in value:
-                _set_uniform(program, f"{name}.vpl_m{position}", record_field.type, value[record_field.name])
         return
     raise TypeError(f"cannot upload {value_type}")
 

@@ -1,0 +1,29 @@
+#version 320 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform mat4 vpl_u0;
+uniform vec4 vpl_u1;
+uniform sampler2D vpl_u2;
+
+layout(location = 0) in vec2 vpl_varying0;
+layout(location = 0) out vec4 vpl_output0;
+
+void vpl_ff0();
+
+void vpl_ff0() {
+    vec2 vpl_r1;
+    vec4 vpl_r2;
+    vec4 vpl_r3;
+    vpl_r1 = vpl_varying0;
+    vpl_r2 = texture(vpl_u2, vpl_r1);
+    vpl_r3 = vpl_u1;
+    vpl_r2 = vpl_r2 * vpl_r3;
+    vpl_output0 = vpl_r2;
+    return;
+}
+
+void main() {
+    vpl_ff0();
+}

@@ -1,0 +1,33 @@
+#version 320 es
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+
+uniform sampler2D vpl_u0;
+uniform int vpl_u1;
+
+layout(location = 0) in vec3 vpl_attribute0;
+layout(location = 2) in vec2 vpl_attribute2;
+layout(location = 0) out vec2 vpl_varying0;
+layout(location = 1) out vec4 vpl_varying1;
+
+void vpl_fv0();
+
+void vpl_fv0() {
+    vec3 vpl_r0;
+    vec4 vpl_r1;
+    vec2 vpl_r2;
+    vpl_r0 = vpl_attribute0;
+    vpl_r1 = vec4(vpl_r0, 1.0);
+    gl_Position = vpl_r1;
+    vpl_r2 = vpl_attribute2;
+    vpl_varying0 = vpl_r2;
+    vpl_r2 = vec2(0.5, 0.5);
+    vpl_r1 = texture(vpl_u0, vpl_r2);
+    vpl_varying1 = vpl_r1;
+    return;
+}
+
+void main() {
+    vpl_fv0();
+}

@@ -1,0 +1,114 @@
+#version 420 core
+
+uniform sampler2D vpl_u0;
+
+layout(location = 0) in vec4 vpl_varying0;
+layout(location = 0) out vec4 vpl_output0;
+layout(location = 1) out vec4 vpl_output1;
+
+void vpl_ff0();
+
+void vpl_ff0() {
+    float vpl_r0;
+    float vpl_r1;
+    vec3 vpl_r2;
+    vec3 vpl_r3;
+    int vpl_r4;
+    ivec2 vpl_r5;
+    bool vpl_r6;
+    bvec3 vpl_r7;
+    mat2 vpl_r8;
+    vec2 vpl_r9;
+    vec4 vpl_r10;
+    float vpl_r12;
+    float vpl_r13;
+    float vpl_r14;
+    float vpl_r15;
+    vec4 vpl_r16;
+    int vpl_r17;
+    vpl_r0 = -0.75;
+    vpl_r1 = abs(vpl_r0);
+    vpl_r1 = sign(vpl_r0);
+    vpl_r1 = floor(vpl_r0);
+    vpl_r1 = ceil(vpl_r0);
+    vpl_r1 = fract(vpl_r0);
+    vpl_r1 = trunc(vpl_r0);
+    vpl_r1 = roundEven(vpl_r0);
+    vpl_r0 = abs(vpl_r1);
+    vpl_r1 = sqrt(vpl_r0);
+    vpl_r1 = inversesqrt(vpl_r0);
+    vpl_r1 = exp(vpl_r0);
+    vpl_r1 = exp2(vpl_r0);
+    vpl_r1 = log(vpl_r0);
+    vpl_r1 = log2(vpl_r0);
+    vpl_r1 = sin(vpl_r0);
+    vpl_r1 = cos(vpl_r0);
+    vpl_r1 = tan(vpl_r0);
+    vpl_r1 = asin(vpl_r0);
+    vpl_r1 = acos(vpl_r0);
+    vpl_r1 = atan(vpl_r0);
+    vpl_r1 = radians(vpl_r0);
+    vpl_r1 = degrees(vpl_r0);
+    vpl_r1 = -vpl_r0;
+    vpl_r1 = atan(vpl_r0, -1.0);
+    vpl_r1 = pow(vpl_r0, 2.0);
+    vpl_r4 = -3;
+    vpl_r4 = abs(vpl_r4);
+    vpl_r4 = -vpl_r4;
+    vpl_r5 = ivec2(vpl_r4, 5);
+    vpl_r5 = sign(vpl_r5);
+    vpl_r5 = min(vpl_r5, 0);
+    vpl_r4 = max(vpl_r4, 1);
+    vpl_r4 = clamp(vpl_r4, 0, 10);
+    vpl_r2 = vec3(1.0, 2.0, 3.0);
+    vpl_r3 = floor(vpl_r2);
+    vpl_r3 = ceil(vpl_r3);
+    vpl_r3 = mod(vpl_r2, vpl_r3);
+    vpl_r3 = mod(vpl_r2, 2.0);
+    vpl_r1 = min(vpl_r0, vpl_r1);
+    vpl_r1 = max(vpl_r0, vpl_r1);
+    vpl_r12 = step(0.5, 0.25);
+    vpl_r3 = step(1.5, vpl_r2);
+    vpl_r13 = clamp(2.0, 0.0, 1.0);
+    vpl_r3 = clamp(vpl_r2, 0.0, 1.0);
+    vpl_r3 = mix(vpl_r2, vpl_r3, vpl_r2);
+    vpl_r3 = mix(vpl_r2, vpl_r3, 0.5);
+    vpl_r6 = vpl_r0 > 0.0;
+    vpl_r7 = bvec3(vpl_r6, false, true);
+    vpl_r3 = mix(vpl_r2, vpl_r3, vpl_r7);
+    vpl_r3 = smoothstep(0.0, 1.0, vpl_r3);
+    vpl_r3 = smoothstep(vpl_r2, vpl_r3, vpl_r2);
+    vpl_r1 = dot(vpl_r2, vpl_r3);
+    vpl_r3 = cross(vpl_r2, vpl_r3);
+    vpl_r1 = length(vpl_r3);
+    vpl_r1 = distance(vpl_r2, vpl_r3);
+    vpl_r3 = normalize(vpl_r2);
+    vpl_r3 = reflect(vpl_r2, vpl_r3);
+    vpl_r3 = refract(vpl_r2, vpl_r3, 0.5);
+    vpl_r6 = vpl_r6 && true;
+    vpl_r6 = vpl_r6 || false;
+    vpl_r6 = !vpl_r6;
+    vpl_r9 = vec2(1.5, -2.5);
+    vpl_r5 = ivec2(vpl_r9);
+    vpl_r17 = int(0.75);
+    vpl_r14 = float(vpl_r17);
+    vpl_r8 = mat2(1.0, 2.0, 3.0, 4.0);
+    vpl_r8 = -vpl_r8;
+    vpl_r9 = dFdx(vpl_r9);
+    vpl_r1 = dFdy(vpl_r1);
+    vpl_r9 = fwidth(vpl_r9);
+    vpl_r10 = textureLod(vpl_u0, vpl_r9, 1.0);
+    vpl_r15 = true ? 1.0 : 0.0;
+    vpl_r16 = vpl_varying0;
+    vpl_r10 = vpl_r6 ? vpl_r10 : vpl_r16;
+    vpl_r16 = vec4(vpl_r12, vpl_r13, vpl_r14, vpl_r15);
+    vpl_output0 = vpl_r16;
+    vpl_r16 = vec4(vpl_r3, vpl_r1);
+    vpl_r16 = vpl_r16 + vpl_r10;
+    vpl_output1 = vpl_r16;
+    return;
+}
+
+void main() {
+    vpl_ff0();
+}

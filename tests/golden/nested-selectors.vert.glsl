@@ -1,0 +1,29 @@
+#version 420 core
+
+struct vpl_R0 {
+    int vpl_m0[3];
+    float vpl_m1;
+};
+struct vpl_R1 {
+    vpl_R0 vpl_m0[2];
+    int vpl_m1;
+};
+
+uniform vpl_R0 vpl_u0[2];
+
+layout(location = 0) in vec3 vpl_attribute0;
+
+void vpl_fv0();
+
+void vpl_fv0() {
+    vec3 vpl_r0;
+    vec4 vpl_r1;
+    vpl_r0 = vpl_attribute0;
+    vpl_r1 = vec4(vpl_r0, 1.0);
+    gl_Position = vpl_r1;
+    return;
+}
+
+void main() {
+    vpl_fv0();
+}

@@ -1,0 +1,30 @@
+#version 420 core
+
+uniform sampler2D vpl_u0;
+uniform int vpl_u1;
+
+layout(location = 0) in vec2 vpl_varying0;
+layout(location = 1) in vec4 vpl_varying1;
+layout(location = 0) out vec4 vpl_output0;
+
+void vpl_ff0();
+
+void vpl_ff0() {
+    vec2 vpl_r1;
+    vec4 vpl_r2;
+    vec4 vpl_r3;
+    int vpl_r4;
+    bool vpl_r5;
+    vpl_r1 = vpl_varying0;
+    vpl_r2 = texture(vpl_u0, vpl_r1);
+    vpl_r3 = vpl_varying1;
+    vpl_r4 = vpl_u1;
+    vpl_r5 = vpl_r4 != 0;
+    vpl_r2 = vpl_r5 ? vpl_r3 : vpl_r2;
+    vpl_output0 = vpl_r2;
+    return;
+}
+
+void main() {
+    vpl_ff0();
+}

@@ -1,0 +1,16 @@
+#version 420 core
+
+layout(location = 0) out vec4 vpl_output0;
+
+void vpl_ff0();
+
+void vpl_ff0() {
+    vec4 vpl_r0;
+    vpl_r0 = vec4(1.0, 0.0, 0.0, 1.0);
+    vpl_output0 = vpl_r0;
+    return;
+}
+
+void main() {
+    vpl_ff0();
+}

@@ -1,0 +1,14 @@
+#version 420 core
+
+void vpl_fv0();
+
+void vpl_fv0() {
+    vec4 vpl_r0;
+    vpl_r0 = vec4(1.0);
+    gl_Position = vpl_r0;
+    return;
+}
+
+void main() {
+    vpl_fv0();
+}

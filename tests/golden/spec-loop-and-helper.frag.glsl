@@ -1,0 +1,47 @@
+#version 420 core
+
+layout(location = 0) out vec4 vpl_output0;
+
+void vpl_ff0();
+int vpl_ff1(int vpl_p0);
+
+void vpl_ff0() {
+    int vpl_r0;
+    bool vpl_r1;
+    float vpl_r2;
+    vec4 vpl_r3;
+    int vpl_block = 0;
+    while (true) {
+        switch (vpl_block) {
+        case 0:
+            vpl_r0 = 0;
+            vpl_block = 1;
+            continue;
+        case 1:
+            vpl_r1 = vpl_r0 < 2;
+            vpl_block = vpl_r1 ? 2 : 3;
+            continue;
+        case 2:
+            vpl_r0 = vpl_ff1(vpl_r0);
+            vpl_block = 1;
+            continue;
+        case 3:
+            vpl_r2 = float(vpl_r0);
+            vpl_r2 = vpl_r2 / 2.0;
+            vpl_r3 = vec4(0.0, vpl_r2, 0.0, 1.0);
+            vpl_output0 = vpl_r3;
+            return;
+        }
+    }
+}
+
+int vpl_ff1(int vpl_p0) {
+    int vpl_r0;
+    vpl_r0 = vpl_p0;
+    vpl_r0 = vpl_r0 + 1;
+    return vpl_r0;
+}
+
+void main() {
+    vpl_ff0();
+}
