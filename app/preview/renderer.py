@@ -206,6 +206,14 @@ def _upload_uniform(slot: UniformSlot, value: Any) -> None:
         function(location, count, GL.GL_FALSE, data)
 
 
+def _upload_or_default(slot: UniformSlot, value: Any) -> None:
+    """Upload `value`; a value of the wrong shape uploads the default instead of failing every frame."""
+    try:
+        _upload_uniform(slot, value)
+    except (TypeError, ValueError, IndexError):
+        _upload_uniform(slot, None)
+
+
 def _shader_log(shader: int) -> str:
     log = GL.glGetShaderInfoLog(shader)
     return log.decode("utf-8", "replace") if isinstance(log, bytes) else str(log or "")
@@ -513,7 +521,7 @@ class Renderer:
             if isinstance(slot.type, SamplerType):
                 GL.glUniform1i(slot.location, info.samplers.get(slot.binding.name, 0))
             else:
-                _upload_uniform(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
+                _upload_or_default(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
         for block in info.blocks:
             if block.binding.name != SCENE_UNIFORM_NAME:
                 self._fill_block(block, self.parameters.get(block.binding.name))
@@ -526,7 +534,7 @@ class Renderer:
             return
         for slot in info.uniforms:
             if slot.binding.name in self._dirty_parameters and not isinstance(slot.type, SamplerType):
-                _upload_uniform(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
+                _upload_or_default(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
         for block in info.blocks:
             if block.binding.name in self._dirty_parameters and block.binding.name != SCENE_UNIFORM_NAME:
                 self._fill_block(block, self.parameters.get(block.binding.name))

@@ -149,8 +149,14 @@ class PreviewWidget(QOpenGLWidget):
         self.update()
 
     def set_light_direction(self, direction: Sequence[float]) -> None:
-        """Unit vector from the surface towards the light, in world space (normalised here)."""
-        self._renderer.set_light_direction(direction)
+        """Unit vector from the surface towards the light, in world space (normalised here).
+
+        A zero or malformed vector is ignored: the light keeps its direction.
+        """
+        try:
+            self._renderer.set_light_direction(direction)
+        except (TypeError, ValueError):
+            return
         self.update()
 
     def grab_preview(self) -> QImage:

@@ -159,3 +159,11 @@ def test_link_failure_is_reported_as_link(renderer: Renderer) -> None:
         renderer.build_program(artifact)
     assert raised.value.stage == "link" and "missing_varying" in raised.value.log
     assert renderer.program is None and renderer.link_count == 1
+
+
+def test_malformed_parameter_values_fall_back_to_defaults(renderer: Renderer) -> None:
+    renderer.build_program(color_parameter_artifact())
+    renderer.set_parameter("tint", "not a colour")
+    assert _rgb(renderer.render_image(SIZE, SIZE)[SIZE // 2, SIZE // 2]) == (0, 0, 0)  # zero, no exception
+    renderer.set_parameter("tint", (0.0, 1.0, 0.0, 1.0))
+    assert _rgb(renderer.render_image(SIZE, SIZE)[SIZE // 2, SIZE // 2]) == (0, 255, 0)
