@@ -20,10 +20,12 @@ check and NodeGraphQt's cycle check before connecting through the undo stack.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from NodeGraphQt import NodeGraph
+from NodeGraphQt.base.commands import NodeMovedCmd
 from NodeGraphQt.constants import PortTypeEnum
 from NodeGraphQt.qgraphics.port import PortItem
 from NodeGraphQt.widgets.viewer import NodeViewer
@@ -163,6 +165,47 @@ class MaterialNodeGraph(NodeGraph):
         # connect_to misbehaves when called on an already connected single input.
         output.connect_to(input_, push_undo=push_undo)
         return True, ""
+
+    # --- paste with a correct redo ---
+
+    def paste_nodes(self, adjust_graph_style: bool = True) -> list[Any]:
+        """NodeGraphQt's paste, made redoable at the pasted position.
+
+        NodeGraphQt adds pasted nodes at their clipboard positions (that is
+        what its add command remembers) and then moves them to the cursor
+        without an undo command, so a redo would put them back on top of the
+        originals. A move command from the clipboard position to the final
+        one, in the same macro, fixes that.
+        """
+        clipboard_positions = self._clipboard_positions()
+        if clipboard_positions is None:
+            return []
+        stack = self.undo_stack()
+        stack.beginMacro("paste nodes")
+        try:
+            nodes = list(super().paste_nodes(adjust_graph_style) or [])
+            if len(clipboard_positions) == len(nodes):
+                for node, previous in zip(nodes, clipboard_positions):
+                    final = list(node.view.xy_pos)
+                    if previous is not None and list(previous) != final:
+                        stack.push(NodeMovedCmd(node, final, list(previous)))
+        finally:
+            stack.endMacro()
+        return nodes
+
+    def _clipboard_positions(self) -> list[list[float] | None] | None:
+        """Positions of the nodes NodeGraphQt will create from the clipboard, in creation order."""
+        try:
+            data = json.loads(QtWidgets.QApplication.clipboard().text() or "null")
+        except ValueError:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("nodes"), dict):
+            return None
+        known = set(self.node_factory.nodes) | set(self.node_factory.aliases)
+        return [
+            entry.get("pos") for entry in data["nodes"].values()
+            if isinstance(entry, dict) and entry.get("type_") in known
+        ]
 
     def refresh_constraint_tables(self) -> None:
         """Point the viewer at the model's current tables (deserialising replaces them)."""
