@@ -71,7 +71,7 @@ from vpl_core.ir.values import (
 )
 from vpl_core.verify.builtins import builtin_result_type
 from vpl_core.verify.errors import VerificationError
-from vpl_core.verify.types_check import TypeChecker
+from vpl_core.verify.types_check import TypeChecker, short_repr
 from vpl_core.verify.typing import (
     binary_result_type,
     binary_type_error,
@@ -106,15 +106,6 @@ class StageScope:
     kind: StageKind
     interface: tuple[InterfaceVariable, ...]
     signatures: dict[int, FunctionSignature]  # by id() of the Function: identity, not equality
-
-
-def short_repr(value: object, limit: int = 40) -> str:
-    """repr() for messages, bounded (a forged value may be huge or may fail to print)."""
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def as_sequence(value: object, what: str, subject: Any, context: Sequence[Any]) -> tuple[Any, ...]:

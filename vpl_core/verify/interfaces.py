@@ -26,7 +26,7 @@ from typing import Sequence
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, Stage, StageKind
 from vpl_core.ir.types import ScalarKind, VectorType
 from vpl_core.verify.errors import VerificationError
-from vpl_core.verify.types_check import TypeChecker
+from vpl_core.verify.types_check import TypeChecker, short_repr
 from vpl_core.verify.typing import describe_type, types_equal
 
 _FLOAT_VEC4 = VectorType(ScalarKind.FLOAT, 4)
@@ -83,7 +83,7 @@ def _check_variable_fields(variable: InterfaceVariable, context: tuple[Stage], t
     location = variable.location
     if type(location) is not int or location < -1:
         raise VerificationError(
-            f"interface location must be -1 (unspecified) or nonnegative, got {location!r}", variable, context
+            f"interface location must be -1 (unspecified) or nonnegative, got {short_repr(location)}", variable, context
         )
 
 

@@ -44,10 +44,9 @@ from vpl_core.verify.instructions import (
     ModuleScope,
     StageScope,
     as_sequence,
-    short_repr,
 )
 from vpl_core.verify.interfaces import check_interface, check_linkage
-from vpl_core.verify.types_check import TypeChecker
+from vpl_core.verify.types_check import TypeChecker, short_repr
 from vpl_core.verify.typing import describe_type
 
 INTERNAL_ERROR_PREFIX = "internal verifier error"

@@ -17,7 +17,7 @@ any depth. Forged cycles through frozen arrays are rejected the same way.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from vpl_core.ir.types import (
     ArrayType,
@@ -35,6 +35,15 @@ from vpl_core.verify.errors import VerificationError
 
 _KNOWN_TYPE_CLASSES = (VoidType, ScalarType, VectorType, MatrixType, SamplerType, ArrayType, RecordType)
 _SAMPLER_KINDS = frozenset({"sampler2D"})
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    """repr() for messages, bounded (a forged value may be huge or may fail to print)."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def is_dimension(value: object, low: int, high: int) -> bool:
@@ -58,8 +67,14 @@ class TypeChecker:
             if isinstance(value_type, Type):
                 raise VerificationError(f"{what} has unknown type class {type(value_type).__name__}", subject, context)
             raise VerificationError(f"{what} is not a type", subject, context)
-        if id(value_type) not in self._accepted:
-            self._walk(value_type, (*context, subject))
+        if isinstance(value_type, (ArrayType, RecordType)):
+            if id(value_type) not in self._accepted:
+                self._walk(value_type, (*context, subject))
+        else:
+            # Leaf types have no children and are often fresh objects: check the shape, skip the walk.
+            problem = _shape_problem(value_type)
+            if problem is not None:
+                raise VerificationError(problem[0], problem[1], (*context, subject))
         assert isinstance(value_type, Type)
         return value_type
 
@@ -73,7 +88,7 @@ class TypeChecker:
     # Depth-first walk with an explicit stack (deep nesting must not exhaust Python's).
     def _walk(self, root: Type, context: tuple[Any, ...]) -> None:
         in_progress: set[int] = set()
-        self._check_shape(root, context)
+        self._raise_shape_problem(root, context)
         in_progress.add(id(root))
         stack: list[tuple[Type, list[tuple[Any, Any, Any]], int]] = [(root, self._children(root), 0)]
         while stack:
@@ -101,9 +116,15 @@ class TypeChecker:
                 raise VerificationError("array type contains itself", child, context)
             if id(child) in self._accepted:
                 continue
-            self._check_shape(child, context)
+            self._raise_shape_problem(child, context)
             in_progress.add(id(child))
             stack.append((child, self._children(child), 0))
+
+    @staticmethod
+    def _raise_shape_problem(node: Type, context: tuple[Any, ...]) -> None:
+        problem = _shape_problem(node)
+        if problem is not None:
+            raise VerificationError(problem[0], problem[1], context)
 
     @staticmethod
     def _children(node: Type) -> list[tuple[Any, Any, Any]]:
@@ -114,41 +135,39 @@ class TypeChecker:
             return [(field.type, node, field) for field in node.fields]
         return []
 
-    @staticmethod
-    def _check_shape(node: Type, context: tuple[Any, ...]) -> None:
-        if isinstance(node, ScalarType):
-            if not isinstance(node.kind, ScalarKind):
-                raise VerificationError("scalar type has no valid element kind", node, context)
-        elif isinstance(node, VectorType):
-            if not isinstance(node.kind, ScalarKind):
-                raise VerificationError("vector type has no valid element kind", node, context)
-            if not is_dimension(node.size, 2, 4):
-                raise VerificationError(f"vector size must be 2, 3 or 4, got {node.size!r}", node, context)
-        elif isinstance(node, MatrixType):
-            if not is_dimension(node.rows, 2, 4) or not is_dimension(node.columns, 2, 4):
-                raise VerificationError(
-                    f"matrix dimensions must be 2, 3 or 4, got {node.rows!r} by {node.columns!r}", node, context
-                )
-        elif isinstance(node, SamplerType):
-            if not isinstance(node.kind, str) or node.kind not in _SAMPLER_KINDS:
-                raise VerificationError(f"unsupported sampler kind {node.kind!r}", node, context)
-        elif isinstance(node, ArrayType):
-            if type(node.count) is not int or node.count < 1:
-                raise VerificationError(f"array count must be positive, got {node.count!r}", node, context)
-        elif isinstance(node, RecordType):
-            if not isinstance(node.name, str) or not node.name:
-                raise VerificationError("record display name must be a nonempty string", node, context)
-            fields = node.fields
-            if not isinstance(fields, (list, tuple)):
-                raise VerificationError(f"record {node.name!r} has no field list", node, context)
-            names: set[str] = set()
-            for field in fields:
-                if not isinstance(field, Field):
-                    raise VerificationError(f"record {node.name!r} holds a non-field", node, context)
-                if not isinstance(field.name, str) or not field.name:
-                    raise VerificationError(
-                        f"field names of record {node.name!r} must be nonempty strings", field, context
-                    )
-                if field.name in names:
-                    raise VerificationError(f"record {node.name!r} has two fields named {field.name!r}", field, context)
-                names.add(field.name)
+
+def _shape_problem(node: Type) -> Optional[tuple[str, Any]]:
+    """(message, object to blame) when the type's own fields are malformed, else None."""
+    if isinstance(node, ScalarType):
+        if not isinstance(node.kind, ScalarKind):
+            return ("scalar type has no valid element kind", node)
+    elif isinstance(node, VectorType):
+        if not isinstance(node.kind, ScalarKind):
+            return ("vector type has no valid element kind", node)
+        if not is_dimension(node.size, 2, 4):
+            return (f"vector size must be 2, 3 or 4, got {short_repr(node.size)}", node)
+    elif isinstance(node, MatrixType):
+        if not is_dimension(node.rows, 2, 4) or not is_dimension(node.columns, 2, 4):
+            return (f"matrix dimensions must be 2, 3 or 4, got {short_repr(node.rows)} by {short_repr(node.columns)}", node)
+    elif isinstance(node, SamplerType):
+        if not isinstance(node.kind, str) or node.kind not in _SAMPLER_KINDS:
+            return (f"unsupported sampler kind {short_repr(node.kind)}", node)
+    elif isinstance(node, ArrayType):
+        if type(node.count) is not int or node.count < 1:
+            return (f"array count must be positive, got {short_repr(node.count)}", node)
+    elif isinstance(node, RecordType):
+        if not isinstance(node.name, str) or not node.name:
+            return ("record display name must be a nonempty string", node)
+        fields = node.fields
+        if not isinstance(fields, (list, tuple)):
+            return (f"record {node.name!r} has no field list", node)
+        names: set[str] = set()
+        for field in fields:
+            if not isinstance(field, Field):
+                return (f"record {node.name!r} holds a non-field", node)
+            if not isinstance(field.name, str) or not field.name:
+                return (f"field names of record {node.name!r} must be nonempty strings", field)
+            if field.name in names:
+                return (f"record {node.name!r} has two fields named {field.name!r}", field)
+            names.add(field.name)
+    return None
