@@ -30,12 +30,27 @@ GRAPH_FORMAT = "vpl-material-graph"
 GRAPH_VERSION = 1
 
 
-@dataclass
+@dataclass(eq=False)
 class Node:
+    """A node instance. Vector and colour properties are tuples; lists compare equal to them
+    (JSON has only lists), so a node survives a save/load round trip equal to itself."""
+
     id: str
     type_name: str
     properties: dict[str, Any] = field(default_factory=dict)
     position: tuple[float, float] = (0.0, 0.0)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Node):
+            return NotImplemented
+        return (
+            self.id == other.id
+            and self.type_name == other.type_name
+            and tuple(self.position) == tuple(other.position)
+            and _json_value(self.properties) == _json_value(other.properties)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
 
 @dataclass(frozen=True)
@@ -296,10 +311,10 @@ class MaterialGraph:
 
 
 def _json_value(value: Any) -> Any:
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         return [_json_value(item) for item in value]
-    if isinstance(value, list):
-        return [_json_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json_value(item) for key, item in value.items()}
     return value
 
 

@@ -41,7 +41,7 @@ def _constant(type_name: str, display_name: str, port_type: PortType, kind: str,
             outputs=[PortSpec("out", port_type)],
             properties=[PropertySpec("value", kind, default)],
             lower=lower,
-            notes="A float constant operand; vectors and colours one construct.",
+            notes="Float: a constant operand, no instruction; vectors and colours: one construct.",
         )
     )
 

@@ -1,0 +1,124 @@
+"""docs/material-nodes.md, generated from the catalog so the reference cannot drift from the code.
+
+`python -m app.material.reference` rewrites the file; a test fails when the
+checked-in file differs from `render()`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from app.material.catalog import NodeType, PortSpec, PropertySpec, categories
+from app.material.types import Constraint
+
+INTRO = """\
+# Material nodes
+
+Generated from `app/material/catalog.py` by `python -m app.material.reference`;
+do not edit by hand (a test compares this file with the catalog).
+
+## Port types
+
+| type | VPL type | notes |
+|---|---|---|
+| `float` | float | broadcast (splat) into any float-valued input |
+| `vec2`, `vec3`, `vec4` | vector float 2/3/4 | |
+| `color` | vector float 4 | rgba; prefers a colour widget; connects to `vec4` freely, to `vec3` by dropping alpha; a `vec3` into a colour input gains alpha 1 |
+| `texture` | sampler2D | only from a Texture Parameter |
+| `bool` | bool | from Compare / And / Or / Not |
+| dynamic | any of float, vec2-4, color | all dynamic inputs of a node take one width W (floats broadcast); dynamic outputs are `vecW` (`color` when a colour came in and W = 4) |
+
+A refused connection names both types. Unconnected inputs read the node
+property of the same name (shown as a widget), else the port default; `uv`
+inputs default to the mesh texture coordinates, directions to the scene's
+normal / view / light directions.
+
+## How a material lowers
+
+- Uniforms: `scene` (the preview host's record: model, view, projection,
+  normal_matrix, camera_position, time, light_direction), then one uniform
+  per parameter node, named by its *name* property (unique, nonempty, not
+  `scene`).
+- Vertex stage `vertex_main`: inputs position/normal/texcoord at locations
+  0/1/2; outputs the clip position (projection * view * model *
+  vec4(position, 1)) and the varyings world_position (location 0),
+  world_normal (location 1, normal_matrix applied) and surface_texcoord
+  (location 2).
+- Fragment stage `fragment_main`: nodes in topological order (ties by node
+  id), each lowered once; output `color` (FragmentColor, location 0) =
+  vec4(base_color.rgb + emissive, opacity).
+- Explicit blocks: If branches to two blocks that join; alpha clip branches
+  to a block that discards; Fractal Noise calls a helper whose octave loop
+  has an explicit back-edge. Everything not depending on an If is emitted
+  before the first branch, so texture samples stay in uniform control flow;
+  a sample whose inputs come from behind an If uses `texture_lod` (level 0).
+- Lighting convention: `scene.light_direction` points from the surface
+  towards the light; lighting nodes give float factors that you multiply
+  into the base colour (the output does no lighting of its own).
+"""
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_value(item) for item in value) + ")"
+    if isinstance(value, str):
+        return value if value else '""'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _port(port: PortSpec, with_default: bool, node_type: NodeType) -> str:
+    kind = "dynamic" if isinstance(port.type, Constraint) else port.type.value
+    text = f"`{port.name}`: {kind}"
+    if with_default:
+        prop = node_type.property(port.name)
+        if prop is not None:
+            text += " = property"
+        elif port.default is not None:
+            text += f" = {_value(port.default)}"
+    return text
+
+
+def _property(prop: PropertySpec) -> str:
+    text = f"`{prop.name}` ({prop.kind}) = {_value(prop.default)}"
+    if prop.minimum is not None or prop.maximum is not None:
+        text += f" [{_value(prop.minimum)}..{_value(prop.maximum)}]"
+    if prop.choices:
+        text += " {" + " ".join(prop.choices) + "}"
+    return text
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render() -> str:
+    lines = [INTRO]
+    grouped = categories()
+    total = sum(len(types) for types in grouped.values())
+    lines.append(f"## Catalog ({total} node types)\n")
+    for category, types in grouped.items():
+        lines.append(f"### {category}\n")
+        lines.append("| node | inputs | outputs | properties | description | lowering |")
+        lines.append("|---|---|---|---|---|---|")
+        for node_type in types:
+            inputs = "<br>".join(_port(port, True, node_type) for port in node_type.inputs) or "-"
+            outputs = "<br>".join(_port(port, False, node_type) for port in node_type.outputs) or "-"
+            properties = "<br>".join(_property(prop) for prop in node_type.properties) or "-"
+            lines.append(
+                f"| **{node_type.display_name}**<br>`{node_type.type_name}` | {_cell(inputs)} | {_cell(outputs)} | "
+                f"{_cell(properties)} | {_cell(node_type.description)} | {_cell(node_type.notes)} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def reference_path() -> Path:
+    return Path(__file__).resolve().parents[2] / "docs" / "material-nodes.md"
+
+
+if __name__ == "__main__":
+    reference_path().write_text(render(), encoding="utf-8")
+    print(reference_path())

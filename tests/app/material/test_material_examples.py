@@ -1,0 +1,76 @@
+"""Shipped examples: in sync with their generating graphs, loading, lowering, compiling; generated docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vpl_core.ir.instructions import Builtin, CallInstruction, ConditionalBranchTerminator, DiscardTerminator
+
+from app.material import reference
+from app.material.examples import (
+    DEFAULT_EXAMPLE,
+    EXAMPLE_GRAPHS,
+    example_names,
+    example_path,
+    example_text,
+    load_example,
+)
+from app.material.lowering import lower
+
+from material_testing import glslang_check
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_at_least_six_examples_are_shipped_and_default_exists() -> None:
+    assert set(example_names()) == set(EXAMPLE_GRAPHS)
+    assert len(example_names()) >= 6
+    assert DEFAULT_EXAMPLE in example_names()
+    with pytest.raises(KeyError):
+        example_path("no_such_example")
+    assert load_example("no_such_example").module is None
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_GRAPHS))
+def test_checked_in_example_equals_its_regeneration(name: str) -> None:
+    checked_in = (ROOT / "resources" / "examples" / f"{name}.vpl").read_text(encoding="utf-8")
+    assert checked_in == example_text(name), f"run `python -m app.material.examples` to regenerate {name}.vpl"
+    assert example_path(name).read_text(encoding="utf-8") == checked_in
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_GRAPHS))
+def test_example_loads_lowers_verifies_and_compiles(name: str, glslang_validator: str, tmp_path: Path) -> None:
+    loaded = load_example(name)
+    assert loaded.graph is not None and not loaded.read_only, loaded.message
+    assert loaded.graph == EXAMPLE_GRAPHS[name]()
+    result = lower(loaded.graph)
+    assert result.ok and result.diagnostics == [], result.diagnostics
+    assert result.verified == loaded.verified
+    glslang_check(glslang_validator, tmp_path, name, result.artifact.vertex_code, result.artifact.fragment_code)
+
+
+def _instructions(module):  # noqa: ANN001, ANN202
+    return [i for _, f in module.functions() for b in f.blocks for i in b.instructions]
+
+
+def _terminators(module):  # noqa: ANN001, ANN202
+    return [b.terminator for _, f in module.functions() for b in f.blocks]
+
+
+def test_examples_show_what_their_names_promise() -> None:
+    modules = {name: lower(EXAMPLE_GRAPHS[name]()) for name in EXAMPLE_GRAPHS}
+    builtins = {name: {i.builtin for i in _instructions(r.module) if isinstance(i, CallInstruction)} for name, r in modules.items()}
+    assert Builtin.TEXTURE in builtins["textured"]
+    assert '"time"' in modules["animated"].text
+    assert any(f.name == "fractal_noise" for f in modules["procedural_noise"].module.fragment.functions)
+    assert Builtin.POW in builtins["lit_blinn_phong"]
+    assert any(isinstance(t, DiscardTerminator) for t in _terminators(modules["alpha_clip"].module))
+    main = modules["compare_and_branch"].module.fragment.entry
+    assert any(isinstance(b.terminator, ConditionalBranchTerminator) for b in main.blocks)
+
+
+def test_material_nodes_reference_is_in_sync_with_the_catalog() -> None:
+    checked_in = (ROOT / "docs" / "material-nodes.md").read_text(encoding="utf-8")
+    assert checked_in == reference.render(), "run `python -m app.material.reference` to regenerate docs/material-nodes.md"
