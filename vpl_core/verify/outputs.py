@@ -26,6 +26,12 @@ range, and a selection is the union of the ranges of the nodes a path
 reaches. The number of classes is bounded by the size of the stage's code,
 not by array counts, and the rules are exactly the per-leaf rules of 6.3.
 
+Exact classes can still multiply: constant and dynamic indices crossing at
+several nesting levels distinguish K^depth genuinely different leaf sets.
+Building more than `MAX_CLASS_NODES` tree nodes for one stage is rejected
+as an implementation resource bound (a VerificationError naming the output)
+rather than exhausting memory; ordinary shaders stay far below it.
+
 Invariants relied on: the structural layer has accepted the module (types
 acyclic, member selectors name fields, constant indices in bounds, paths
 typed consistently with the declared interface type). All work is
@@ -49,6 +55,10 @@ from vpl_core.ir.values import (
     ReferenceValue,
     StorageKind,
 )
+from vpl_core.verify.errors import VerificationError
+
+# The implementation bound on leaf-class tree nodes per stage (see above).
+MAX_CLASS_NODES = 1 << 18
 
 # One step of an access path below an output: a field position, a constant
 # element index, or DYNAMIC for an index register.
@@ -72,6 +82,10 @@ class OutputSelection:
     written: int
 
 
+_NO_NODES: list = []  # never appended to: expanded nodes get their own lists
+_NO_CONSTANTS: dict = {}
+
+
 class _Node:
     """A node of an output's compressed type tree.
 
@@ -86,9 +100,11 @@ class _Node:
 
     def __init__(self, value_type: Type) -> None:
         self.type = value_type
-        self.children: list[_Node] = []
-        self.fields: list[_Node] = []
-        self.constants: dict[int, _Node] = {}
+        # Most nodes are classes without children: share empty containers
+        # until _build expands the node.
+        self.children: list[_Node] = _NO_NODES
+        self.fields: list[_Node] = _NO_NODES
+        self.constants: dict[int, _Node] = _NO_CONSTANTS
         self.rest: Optional[_Node] = None
         self.rest_index = 0
         self.offset = 0
@@ -113,9 +129,16 @@ def reference_path(reference: ReferenceValue) -> tuple[ReferenceValue, list[Unio
 class OutputLayout:
     """Leaf-class numbering of one stage's outputs for one verifier run."""
 
-    def __init__(self, stage: Stage, extra_references: Iterable[ReferenceValue] = ()) -> None:
-        """Collect the output paths of every load and store in `stage` (plus `extra_references`)."""
+    def __init__(
+        self, stage: Stage, extra_references: Iterable[ReferenceValue] = (), max_nodes: int = MAX_CLASS_NODES
+    ) -> None:
+        """Collect the output paths of every load and store in `stage` (plus `extra_references`).
+
+        Raises VerificationError when the class trees need more than `max_nodes` nodes.
+        """
         self.stage = stage
+        self._max_nodes = max_nodes
+        self._nodes_left = max_nodes
         # Keyed by id() to avoid hashing deeply nested structural types
         # recursively; each entry holds its type so that the id cannot be
         # reused by another object while the layout lives.
@@ -134,7 +157,7 @@ class OutputLayout:
         self._range_slots: list[int] = []
         offset = 0
         for slot in paths:
-            root_node = self._build(stage.interface[slot].type, paths[slot])
+            root_node = self._build(stage.interface[slot], paths[slot])
             offset = self._number(root_node, offset)
             self._roots[slot] = root_node
             if root_node.count:
@@ -219,16 +242,25 @@ class OutputLayout:
                 current = current.element
         return tuple(path)
 
-    def _build(self, value_type: Type, paths: set[Path]) -> _Node:
+    def _build(self, variable: InterfaceVariable, paths: set[Path]) -> _Node:
         """The compressed tree of one output, built top-down with an explicit stack."""
-        root = _Node(value_type)
+        root = _Node(variable.type)
         stack: list[tuple[_Node, set[Path]]] = [(root, paths)]
         while stack:
             node, node_paths = stack.pop()
+            self._nodes_left -= 1
+            if self._nodes_left < 0:
+                raise VerificationError(
+                    f"the access paths of output '{variable.name}' distinguish too many leaf classes: this"
+                    f" verifier tracks at most {self._max_nodes} per stage (an implementation resource bound)",
+                    variable,
+                    (self.stage,),
+                )
             if not node_paths:
                 node.count = 1 if self.leaf_count(node.type) else 0
                 continue
             if isinstance(node.type, RecordType):
+                node.children, node.fields = [], []
                 by_field: dict[int, set[Path]] = {}
                 for path in node_paths:
                     by_field.setdefault(int(path[0][1]), set()).update([path[1:]] if len(path) > 1 else [])
@@ -238,6 +270,7 @@ class OutputLayout:
                     node.children.append(child)
                     stack.append((child, by_field.get(position, set())))
             elif isinstance(node.type, ArrayType):
+                node.children, node.constants = [], {}
                 dynamic: set[Path] = set()
                 by_index: dict[int, set[Path]] = {}
                 for path in node_paths:

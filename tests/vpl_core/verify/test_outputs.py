@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from test_dataflow_support import (
     assert_accepted,
     assert_rejected,
@@ -419,3 +421,25 @@ def test_selection_of_a_path_the_layout_did_not_collect_is_conservative():
     assert layout.select(member(element(root, 1), "color")).read & unseen.read == 0
     constant_unseen = layout.select(member(element(root, 2), "weight"))
     assert constant_unseen.written == 0 and constant_unseen.read
+
+
+def test_too_many_leaf_classes_is_an_implementation_bound_not_a_crash():
+    from vpl_core.ir import RegisterValue
+    from vpl_core.verify import VerificationError
+
+    cube = ArrayType(ArrayType(ArrayType(FLOAT, 16), 16), 16)
+    stage = _stage((Direction.OUT, "cube", cube))
+    root = _reference(stage, 0)
+    anywhere = RegisterValue(0, INT)
+    paths = []
+    for k in range(16):
+        paths.append(element(element(element(root, k), anywhere), anywhere))
+        paths.append(element(element(element(root, anywhere), k), anywhere))
+        paths.append(element(element(element(root, anywhere), anywhere), k))
+    # 48 paths distinguish all 16^3 leaves: exact, within the default bound.
+    assert OutputLayout(stage, paths).leaf_total == 16**3
+    with pytest.raises(VerificationError) as caught:
+        OutputLayout(stage, paths, max_nodes=1000)
+    assert "output 'cube' distinguish too many leaf classes" in caught.value.message
+    assert "at most 1000" in caught.value.message
+    assert caught.value.subject is stage.interface[0]
