@@ -1,0 +1,129 @@
+"""The `vpl` command: check and fmt exit codes and output (ARCHITECTURE.md, "The `vpl` command")."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vpl_core import cli
+from vpl_core.text import read_file, write
+
+SPEC_EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "spec"
+EXAMPLES = sorted(str(path) for path in SPEC_EXAMPLES.glob("*.vpl"))
+DIAGNOSTIC_LINE = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<column>\d+): (?P<category>lexical|syntactic|semantic|target) error: (?P<message>.+)$")
+
+MATH_MODULE = """(module 1 (extensions "math")
+ (types (type V void) (type C vector float 4) (type F float))
+ (uniforms)
+ (vertex main (interface (out p "p" C -1 position))
+  (functions (function main "main" V (parameters) (registers (register r0 C) (register r1 F))
+   (block b (construct r1 (float 0.5)) (sin r1 r1) (construct r0 r1) (store (stage p) r0) (return)))))
+ (fragment main (interface (out c "c" C 0 fragment_color))
+  (functions (function main "main" V (parameters) (registers (register r0 C))
+   (block b (construct r0 (float 1.0)) (store (stage c) r0) (return))))))
+"""
+
+
+@pytest.fixture
+def broken_files(tmp_path: Path) -> list[str]:
+    lexical = tmp_path / "lexical.vpl"
+    lexical.write_bytes(b"(module 1\n  #)")
+    syntactic = tmp_path / "syntactic.vpl"
+    syntactic.write_text("(module 2 (types) (uniforms) (vertex) (fragment))", encoding="utf-8")
+    semantic = tmp_path / "semantic.vpl"
+    semantic.write_text("(module 1 (types (type A array A 2)) (uniforms) (vertex) (fragment))", encoding="utf-8")
+    return [str(lexical), str(syntactic), str(semantic)]
+
+
+def test_check_accepts_valid_files_silently(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", *EXAMPLES]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+def test_check_reports_every_invalid_file_in_the_diagnostic_format(
+    broken_files: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["check", EXAMPLES[0], *broken_files]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3
+    matches = [DIAGNOSTIC_LINE.match(line) for line in lines]
+    assert all(matches), lines
+    assert [(match["file"], match["line"], match["column"], match["category"]) for match in matches] == [
+        (broken_files[0], "2", "3", "lexical"),
+        (broken_files[1], "1", "9", "syntactic"),
+        (broken_files[2], "1", "32", "semantic"),
+    ]
+    assert "unexpected character '#'" in matches[0]["message"]
+
+
+def test_check_reports_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = str(tmp_path / "missing.vpl")
+    assert cli.main(["check", missing, EXAMPLES[0]]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith(f"{missing}: error: cannot read: ") and error.count("\n") == 1
+    assert cli.main(["check", str(tmp_path)]) == 1  # a directory
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_strict_mode_rejects_extensions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "math.vpl"
+    path.write_text(MATH_MODULE, encoding="utf-8")
+    assert cli.main(["check", str(path)]) == 0
+    assert cli.main(["check", "--strict-v1", str(path)]) == 1
+    assert "extensions are not part of VPL version 1 (strict mode)" in capsys.readouterr().err
+
+
+def test_fmt_prints_the_canonical_text(capsys: pytest.CaptureFixture[str]) -> None:
+    for path in EXAMPLES:
+        assert cli.main(["fmt", path]) == 0
+        captured = capsys.readouterr()
+        assert captured.out == write(read_file(path)) and captured.err == ""
+
+
+def test_fmt_of_an_invalid_file_fails(broken_files: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["fmt", broken_files[1]]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and DIAGNOSTIC_LINE.match(captured.err.strip())
+
+
+def test_usage_errors_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in ([], ["check"], ["frobnicate"], ["fmt", "a.vpl", "b.vpl"]):
+        with pytest.raises(SystemExit) as raised:
+            cli.main(argv)
+        assert raised.value.code == 2
+    capsys.readouterr()
+
+
+def test_subcommands_come_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    def configure(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("file")
+
+    def handler(arguments: argparse.Namespace) -> int:
+        seen.append(arguments.file)
+        return 7
+
+    monkeypatch.setitem(cli.COMMANDS, "compile", ("compile a file", configure, handler))
+    assert cli.main(["compile", "x.vpl"]) == 7 and seen == ["x.vpl"]
+
+
+def console_script() -> list[str]:
+    script = Path(sys.executable).parent / "vpl"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "vpl_core.cli"]
+
+
+def test_the_installed_console_script(broken_files: list[str]) -> None:
+    valid = subprocess.run([*console_script(), "check", *EXAMPLES], capture_output=True, text=True, timeout=120)
+    assert (valid.returncode, valid.stdout, valid.stderr) == (0, "", "")
+    invalid = subprocess.run([*console_script(), "check", broken_files[2]], capture_output=True, text=True, timeout=120)
+    assert invalid.returncode == 1
+    assert invalid.stderr == f"{broken_files[2]}:1:32: semantic error: type cycle: 'A' depends on 'A', which depends on it\n"
+    formatted = subprocess.run([*console_script(), "fmt", EXAMPLES[0]], capture_output=True, text=True, timeout=120)
+    assert formatted.returncode == 0 and formatted.stdout == write(read_file(EXAMPLES[0]))
