@@ -38,14 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _example_source() -> str:
-    """The default example saved to a temporary .vpl file (for --preview-screenshot without FILE)."""
-    from app.material.document import save_text
-    from app.material.examples import DEFAULT_EXAMPLE, load_example
+    """The shipped file of the default example (for --preview-screenshot without FILE)."""
+    from app.material.examples import DEFAULT_EXAMPLE, example_path
 
-    directory = Path(tempfile.mkdtemp(prefix="vpl-editor-"))
-    path = directory / f"{DEFAULT_EXAMPLE}.vpl"
-    path.write_text(save_text(load_example(DEFAULT_EXAMPLE)), encoding="utf-8")
-    return str(path)
+    return str(example_path(DEFAULT_EXAMPLE))
 
 
 def _preview_screenshot(arguments: argparse.Namespace) -> int:
@@ -117,7 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.ui.main_window import MainWindow
 
     unattended = bool(arguments.screenshot)
-    window = MainWindow(prompts=_quiet_prompts() if unattended else None)
+    settings = None
+    if unattended:
+        from PySide6.QtCore import QSettings
+
+        # A screenshot run must not touch the user's recent-files list.
+        scratch = Path(tempfile.mkdtemp(prefix="vpl-editor-settings-")) / "settings.ini"
+        settings = QSettings(str(scratch), QSettings.Format.IniFormat)
+    window = MainWindow(prompts=_quiet_prompts() if unattended else None, settings=settings)
     preview_settled = [False]
 
     def settled(*_: object) -> None:
