@@ -26,6 +26,7 @@ def float_literal(value: float) -> str:
     """A GLSL float literal (with a leading `-` for negative values) of a finite binary32 value."""
     if not math.isfinite(value):
         raise ValueError(f"float constant {value!r} is not finite")
+    value = round_to_float32(value)  # constants are binary32 already; this makes the contract explicit
     bits = float32_bits(value)
     negative = bool(bits >> 31)
     magnitude = abs(value)
