@@ -260,6 +260,19 @@ class MaterialNode(BaseNode):
     def set_material_property(self, name: str, value: Any, push_undo: bool = True) -> None:
         self.set_property(property_key(name), to_view_value(value), push_undo=push_undo)
 
+    def refresh_title(self) -> None:
+        """Parameter nodes show their parameter name: "Color Parameter: base_color".
+
+        A view-only label derived from the `name` property every time the
+        graph changes, so undo needs nothing of its own.
+        """
+        if not any(spec.name == "name" for spec in self.CATALOG_TYPE.properties):
+            return
+        title = f"{self.CATALOG_TYPE.display_name}: {self.material_property('name')}"
+        if self.view.name != title:
+            self.view.name = title
+            self.view.draw_node()
+
     def show_port_types(self, resolved: dict[tuple[str, str], object]) -> None:
         """Colour and describe every port by its resolved type (declared type when unknown).
 

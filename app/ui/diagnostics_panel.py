@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 NODE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -63,6 +63,18 @@ class DiagnosticsPanel(QListWidget):
             if row.category not in ("warning", "note", "info"):
                 item.setForeground(QBrush(QColor(220, 70, 60)))
             self.addItem(item)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        super().paintEvent(event)
+        if self.count() == 0:
+            # An empty white box reads as "broken"; say that nothing is wrong.
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(self.palette().ColorRole.PlaceholderText))
+            painter.drawText(self.viewport().rect().adjusted(8, 8, -8, -8),
+                             int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop), self.empty_text)
+            painter.end()
+
+    empty_text = "No problems."
 
     def _on_item_activated(self, item: QListWidgetItem) -> None:
         node_id = item.data(NODE_ID_ROLE)

@@ -151,18 +151,18 @@ class MainWindow(QMainWindow):
         self.preview.programFailed.connect(self._on_program_failed)
         self.preview_dock = self._dock("Preview", self.preview, Qt.DockWidgetArea.RightDockWidgetArea, "previewDock")
 
-        self.properties_panel = PropertiesPanel(self)
-        self.properties_panel.propertyEdited.connect(self.set_node_property)
-        self.properties_dock = self._dock("Properties", self.properties_panel, Qt.DockWidgetArea.RightDockWidgetArea,
-                                          "propertiesDock")
-
+        # Right column, top to bottom: preview, the material's parameters
+        # (what the preview is tweaked with), the selected node's properties.
         self.parameters_panel = ParametersPanel(self)
         self.parameters_panel.parameterChanged.connect(self._on_parameter_changed)
         self.parameters_panel.textureChanged.connect(self._on_texture_changed)
-        self.parameters_dock = self._dock("Parameters", self.parameters_panel, Qt.DockWidgetArea.RightDockWidgetArea,
-                                          "parametersDock")
-        self.tabifyDockWidget(self.properties_dock, self.parameters_dock)
-        self.properties_dock.raise_()
+        self.parameters_dock = self._dock("Material parameters", self.parameters_panel,
+                                          Qt.DockWidgetArea.RightDockWidgetArea, "parametersDock")
+
+        self.properties_panel = PropertiesPanel(self)
+        self.properties_panel.propertyEdited.connect(self.set_node_property)
+        self.properties_dock = self._dock("Node properties", self.properties_panel,
+                                          Qt.DockWidgetArea.RightDockWidgetArea, "propertiesDock")
 
         self.diagnostics_panel = DiagnosticsPanel(self)
         self.diagnostics_panel.nodeActivated.connect(self.select_node)
@@ -516,6 +516,7 @@ class MainWindow(QMainWindow):
 
     def _show_port_types(self, result: LoweringResult) -> None:
         for node in self.graph.material_nodes():
+            node.refresh_title()
             resolved: dict[tuple[str, str], object] = {}
             for direction, ports in (("in", node.input_ports()), ("out", node.output_ports())):
                 for port in ports:
@@ -615,8 +616,8 @@ class MainWindow(QMainWindow):
             compile_problem = f"{type(error).__name__}: {error}" if not str(error) else str(error)
         self._read_only_artifact = artifact
         self._read_only_compile_problem = compile_problem
-        reason = document.message or "This module has no editor graph; it is shown read-only."
-        self.instruction_view.show_module(verified.text, f"Read-only: {reason} Preview and export still work.")
+        reason = (document.message or "this module has no editor graph").rstrip(". ")
+        self.instruction_view.show_module(verified.text, f"Read-only \u2014 {reason}. Preview and export still work.")
         self._centre.setCurrentWidget(self.instruction_view)
         module = document.module if document.module is not None else verified.materialize()
         specs = specs_from_module(module)
@@ -842,8 +843,8 @@ class MainWindow(QMainWindow):
         width, height = self.width(), self.height()
         self.resizeDocks([self.palette_dock], [max(170, width // 8)], Qt.Orientation.Horizontal)
         self.resizeDocks([self.preview_dock], [max(320, width // 4)], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.preview_dock, self.properties_dock], [max(300, height * 2 // 5), height // 3],
-                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.preview_dock, self.parameters_dock, self.properties_dock],
+                         [max(300, height * 2 // 5), height // 4, height // 3], Qt.Orientation.Vertical)
         self.resizeDocks([self.diagnostics_dock], [max(180, height // 4)], Qt.Orientation.Vertical)
         self.resizeDocks([self.diagnostics_dock, self.code_dock], [width * 3 // 10, width * 7 // 10],
                          Qt.Orientation.Horizontal)
