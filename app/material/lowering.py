@@ -41,22 +41,26 @@ Guarantees:
 from __future__ import annotations
 
 import math
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Union
 
+from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, member, record
 from vpl_core.ir.instructions import BinaryOperator, Builtin, Instruction, Terminator
 from vpl_core.ir.module import Block, Function, Module, Semantic
-from vpl_core.ir.types import FLOAT, INT, VOID, Type, vec
+from vpl_core.ir.types import VOID, Type, vec
 from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterValue
+from vpl_core.publish import VerifiedModule
+from vpl_core.verify import VerificationError
 
 from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_number, as_numbers, input_default
 from app.material.graph import MaterialGraph, Node
 from app.material.parameters import ParameterSpec
 from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.material.types import PortType, TypeResolution, float_type, node_id_key, propagate, topological_order
+from app.material.types import PortType, TypeResolution, node_id_key, propagate, topological_order
 
 OUTPUT_NODE_TYPE = "material_output"
 
@@ -99,6 +103,9 @@ class LoweringResult:
     port_types: dict[tuple[str, str], PortType] = field(default_factory=dict)
     parameters: list[ParameterSpec] = field(default_factory=list)
     provenance: dict[int, str] = field(default_factory=dict)
+    #: Seconds spent per phase: types, lowering, publication (verification, canonical text
+    #: and its read-back), glsl (materialization and generation).
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[NodeDiagnostic]:
@@ -293,6 +300,7 @@ class _Lowering:
         self.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
         self.parameters: list[ParameterSpec] = []
         self.helpers: dict[str, Function] = {}
+        self.sources: dict[str, Operand] = {}
         self.module = Module()
 
     def record(self, item: Any) -> None:
@@ -350,6 +358,19 @@ class _Lowering:
         return self.fragment_main.load(self.varying_inputs[name])
 
     def source(self, name: str) -> Operand:
+        """A scene/surface value, computed once per material.
+
+        Safe to share across nodes: nodes are emitted in a chain of blocks
+        (entry, then each If's join) in which every block dominates the later
+        ones, so a register assigned in an earlier block is assigned on every
+        path to a later use.
+        """
+        cached = self.sources.get(name)
+        if cached is None:
+            cached = self.sources[name] = self._compute_source(name)
+        return cached
+
+    def _compute_source(self, name: str) -> Operand:
         fn = self.fragment_main
         if name == "texcoord":
             return self.varying("surface_texcoord")
@@ -490,8 +511,10 @@ def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
 
 
 def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
+    started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
+    result.timings["types"] = time.perf_counter() - started
 
     outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name == OUTPUT_NODE_TYPE), key=node_id_key)
     output_node = outputs[0] if outputs else None
@@ -520,6 +543,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
     order, _ = topological_order(graph, priority)
     order = [node_id for node_id in order if node_id in live]
 
+    started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
     lowering.build_skeleton(output_node)
     for node_id in order:
@@ -532,6 +556,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
             report(node_id, str(failure))
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
+    result.timings["lowering"] = time.perf_counter() - started
     if result.errors:
         return
     result.module = lowering.module
@@ -539,42 +564,31 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
 
 
 def _verify_publish_compile(result: LoweringResult) -> None:
+    """Publish (verify and write) the lowered module and compile it; errors become node diagnostics."""
     module = result.module
     assert module is not None
-    from vpl_core.verify import VerificationError, verify
-
+    # Publication runs the verifier on our module first (the writer verifies before writing),
+    # so verifier errors name our objects and map straight back through provenance.
+    started = time.perf_counter()
     try:
-        verify(module)
-    except VerificationError as error:
-        node_id = result.node_for(error.subject, getattr(error, "context", ()))
-        result.diagnostics.append(NodeDiagnostic(node_id, "semantic", error.message))
-        return
-    except VplError as error:
-        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject), "semantic", error.message))
-        return
-
-    try:
-        from vpl_core.publish import VerifiedModule
-
         result.verified = VerifiedModule.create(module, label="material")
-    except ImportError:
-        return  # the text layer is not available: no canonical text yet
+    except VerificationError as error:
+        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject, error.context), "semantic", error.message))
+        return
     except VplError as error:
         result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject), "semantic", error.message))
         return
+    finally:
+        result.timings["publication"] = time.perf_counter() - started
     result.text = result.verified.text
 
+    started = time.perf_counter()
     try:
-        from vpl_core.backends import glsl
-    except ImportError:
-        return
-    compile_function = getattr(glsl, "compile", None)
-    if compile_function is None:
-        return
-    try:
-        result.artifact = compile_function(result.verified)
+        result.artifact = glsl.compile(result.verified)
     except VplError as error:
         result.diagnostics.append(NodeDiagnostic(_map_target_subject(result, error.subject), "target", error.message))
+    finally:
+        result.timings["glsl"] = time.perf_counter() - started
 
 
 def _map_target_subject(result: LoweringResult, subject: Any) -> Optional[str]:
@@ -591,11 +605,9 @@ def _map_target_subject(result: LoweringResult, subject: Any) -> Optional[str]:
     if node_id is not None or result.module is None or result.verified is None:
         return node_id
     try:
-        from vpl_core.backends.glsl import generate
-
         copy = result.verified.materialize()
         try:
-            generate(copy)
+            glsl.generate(copy)
         except VplError as again:
             path = _object_paths(copy).get(id(again.subject))
             if path is not None:
