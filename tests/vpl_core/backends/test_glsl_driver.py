@@ -22,7 +22,25 @@ from OpenGL import GL
 
 import glsl_harness as harness
 from golden_cases import CASES, artifact
+from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.backends.glsl import std140
+from vpl_core.ir import (
+    BOOL,
+    FLOAT,
+    INT,
+    VOID,
+    ArrayType,
+    BinaryOperator,
+    ConstantValue,
+    Module,
+    Semantic,
+    StageBuilder,
+    add_uniform,
+    element,
+    vec,
+)
 from vpl_core.ir.module import Direction
+from vpl_core.publish import VerifiedModule
 
 GREEN = (0, 255, 0, 255)
 RED = (255, 0, 0, 255)
@@ -174,8 +192,6 @@ def _check_reflection(case_name: str, target: str, program: int) -> None:
             assert case_name not in ALL_ACTIVE, f"{binding.block_name} is inactive"
             continue  # optimized away; the binding point stays reserved (spec 12.5)
         assert size == binding.block_size, f"{binding.block_name}: driver size {size}, reflected {binding.block_size}"
-        from vpl_core.backends.glsl import std140
-
         for selector, offset, _ in std140.member_offsets(binding.type):
             if any(f"[{index}]" in selector for index in range(1, 64)):
                 continue  # GL reports offsets of the first array element only
@@ -282,3 +298,68 @@ def test_numeric_conformance_detects_wrong_inputs(target: str, broken: str, requ
     uniforms = {**NUMERIC_UNIFORMS, broken: NUMERIC_BROKEN[broken]}
     pixels = harness.render(artifact("numeric-conformance", target), harness.Inputs(uniforms=uniforms), es=es)
     assert tuple(pixels[0, 0]) != GREEN and pixels[0, 0, 0] > 0, f"perturbed {broken}: {tuple(pixels[0, 0])}"
+
+
+# Literals on the driver ----------------------------------------------------------------------------------------
+
+#: binary32 values whose nine-digit spellings the driver must read back exactly (normal numbers only:
+#: drivers may flush subnormals, spec 4.1).
+LITERAL_FLOATS = [
+    0.1, 1.0 / 3.0, 3.4028234663852886e38, -3.4028234663852886e38, 1.1754943508222875e-38, 16777216.0,
+    -2.5, 1e10, 1e-10, 0.7, 123456.789, 2.0**-20, 6.02214076e23,
+]
+LITERAL_INTS = [-2147483648, 2147483647, -1, 0, 65536]
+
+
+def _literal_module(perturbed: int | None = None) -> VerifiedModule:
+    """Compare each uniform element with its literal; `perturbed` changes one literal (to see the test fail)."""
+
+    module = Module()
+    floats = add_uniform(module, "floats", ArrayType(FLOAT, len(LITERAL_FLOATS)))
+    ints = add_uniform(module, "ints", ArrayType(INT, len(LITERAL_INTS)))
+    vertex = StageBuilder(module.vertex)
+    position = vertex.input("position", vec(3), 0)
+    clip = vertex.output("clip", vec(4), semantic=Semantic.POSITION)
+    main = vertex.function("vertex_main", VOID, entry=True)
+    main.store(clip, main.construct(vec(4), main.load(position), main.f(1.0)))
+    main.ret()
+    fragment = StageBuilder(module.fragment)
+    color = fragment.output("color", vec(4), 0, Semantic.FRAGMENT_COLOR)
+    entry = fragment.function("fragment_main", VOID, entry=True)
+    value = entry.register(FLOAT)
+    integer = entry.register(INT)
+    same = entry.register(BOOL)
+    failure = entry.new_block()
+    entry.position_at(failure)
+    entry.store(color, entry.construct(vec(4), entry.f(1.0), entry.f(0.0), entry.f(0.0), entry.f(1.0)))
+    entry.ret()
+    entry.position_at(entry.entry)
+    checks = [
+        (floats, index, ConstantValue.of_float(number * (1.0 + 2.0**-20) if index == perturbed else number))
+        for index, number in enumerate(LITERAL_FLOATS)
+    ]
+    checks += [(ints, index, ConstantValue.of_int(number)) for index, number in enumerate(LITERAL_INTS)]
+    for storage, index, literal in checks:
+        target = value if storage is floats else integer
+        entry.load(element(storage, index), result=target)
+        entry.binary(BinaryOperator.EQUAL, target, literal, result=same)
+        following = entry.new_block()
+        entry.branch_if(same, following, failure)
+        entry.position_at(following)
+    entry.store(color, entry.construct(vec(4), entry.f(0.0), entry.f(1.0), entry.f(0.0), entry.f(1.0)))
+    entry.ret()
+    return VerifiedModule.create(module)
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("target", ["glsl420", "es300", "es320"])
+def test_float_and_int_literals_reach_the_driver_bit_exact(target: str, request: pytest.FixtureRequest) -> None:
+    es = target != "glsl420"
+    request.getfixturevalue("current_gles" if es else "current_gl")
+    result = compile_glsl(_literal_module(), target=target)
+    assert "(-2147483647 - 1)" in result.fragment_code and "3.40282347e38" in result.fragment_code
+    inputs = harness.Inputs(uniforms={"floats": np.array(LITERAL_FLOATS, dtype=np.float32), "ints": LITERAL_INTS})
+    _uniform(GREEN)(harness.render(result, inputs, es=es))
+    # One binary32 step away is visible: the comparison is exact, not approximate.
+    perturbed = compile_glsl(_literal_module(perturbed=0), target=target)
+    _uniform(RED)(harness.render(perturbed, inputs, es=es))
