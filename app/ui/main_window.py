@@ -581,7 +581,9 @@ class MainWindow(QMainWindow):
         self._path = path
         self._document_name = name
         self._material = snapshot(self.graph)
-        self._baseline = None if modified else self._material.copy()
+        # A graph the view could not show completely differs from its file:
+        # saving would change it, so say so.
+        self._baseline = None if (modified or problems) else self._material.copy()
         self._lowered_graph = None
         self._result = None
         self._driver_error = ""

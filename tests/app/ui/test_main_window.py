@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, Qt
 
 from app.graph.adapter import snapshot
 from app.material.examples import DEFAULT_EXAMPLE, load_example
@@ -142,6 +142,40 @@ def test_refused_connection_shows_the_reason(window) -> None:  # noqa: ANN001
     assert "refused" in message and "texture" in message and "color" in message
     allowed, reason = window.connect_nodes(texture, "out", output, "base_color")
     assert not allowed and "texture" in reason
+    assert window.material.connections == []
+
+
+def drag_between_ports(qtbot, window, source_item, target_item) -> None:  # noqa: ANN001
+    """A real mouse drag from one port to another in the graph view."""
+    viewer = window.graph.viewer()
+    start = viewer.mapFromScene(source_item.sceneBoundingRect().center())
+    end = viewer.mapFromScene(target_item.sceneBoundingRect().center())
+    qtbot.mousePress(viewer.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 6):
+        qtbot.mouseMove(viewer.viewport(), start + (end - start) * (step / 5))
+    qtbot.mouseRelease(viewer.viewport(), Qt.MouseButton.LeftButton, pos=end)
+
+
+def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> None:  # noqa: ANN001
+    graph = MaterialGraph()
+    graph.add_node("texture_parameter", (-300.0, 0.0))
+    graph.add_node("constant_color", (-300.0, 200.0))
+    graph.add_node("material_output", (100.0, 0.0))
+    window.load_graph(graph, "drag")
+    window.frame_all()
+    texture = window.graph.node_by_stable_id("n1").outputs()["out"].view
+    color = window.graph.node_by_stable_id("n2").outputs()["out"].view
+    target = window.graph.node_by_stable_id("n3").inputs()["base_color"].view
+
+    drag_between_ports(qtbot, window, texture, target)
+    assert window.material.connections == []
+    assert "texture cannot connect" in window.statusBar().currentMessage()
+    assert window.graph.undo_stack().count() == 0
+
+    drag_between_ports(qtbot, window, color, target)
+    assert [(c.source_node, c.target_node, c.target_port) for c in window.material.connections] == [
+        ("n2", "n3", "base_color")]
+    window.undo_action.trigger()
     assert window.material.connections == []
 
 
@@ -364,3 +398,48 @@ def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Pa
 
 def test_snapshot_matches_the_view(window) -> None:  # noqa: ANN001
     assert snapshot(window.graph) == window.material
+
+
+def test_unknown_node_types_in_a_file_are_reported(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+    from app.material.document import save_file
+
+    graph = load_example(DEFAULT_EXAMPLE).graph
+    graph.add_node("node_from_a_newer_editor", (0.0, 400.0))
+    path = tmp_path / "newer.vpl"
+    save_file(path, graph)
+    assert window.open_file(path)
+    errors = prompts.named("show_error")
+    assert errors and any("node_from_a_newer_editor" in line for line in errors[-1][2])
+    assert "n11" not in window.material.nodes
+    # What is shown differs from the file: saving would change it.
+    assert window.is_modified
+
+
+def test_standard_shortcuts(window) -> None:  # noqa: ANN001
+    from PySide6.QtGui import QKeySequence
+
+    standard = QKeySequence.StandardKey
+    for action, key in (
+        (window.new_action, standard.New), (window.open_action, standard.Open), (window.save_action, standard.Save),
+        (window.save_as_action, standard.SaveAs), (window.undo_action, standard.Undo),
+        (window.redo_action, standard.Redo), (window.cut_action, standard.Cut), (window.copy_action, standard.Copy),
+        (window.paste_action, standard.Paste), (window.delete_action, standard.Delete),
+        (window.quit_action, standard.Quit),
+    ):
+        assert action.shortcuts() == QKeySequence.keyBindings(key), action.text()
+    assert window.duplicate_action.shortcut().toString() == "Ctrl+D"
+    assert window.frame_action.shortcut().toString() == "F"
+    assert window.export_action.shortcut().toString() == "Ctrl+E"
+    menus = {action.text().replace("&", "") for action in window.menuBar().actions()}
+    assert {"File", "Edit", "View"} <= menus
+    assert window.recent_menu.title().replace("&", "") == "Open Recent"
+
+
+def test_open_recent_lists_opened_files(window, tmp_path: Path) -> None:  # noqa: ANN001
+    path = tmp_path / "recent.vpl"
+    assert window.save_to(path)
+    entries = [action.text() for action in window.recent_menu.actions()]
+    assert entries and entries[0] == str(path.resolve())
+    window.load_graph(MaterialGraph(), "other")
+    window.recent_menu.actions()[0].trigger()
+    assert window.path == path
