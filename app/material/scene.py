@@ -19,7 +19,9 @@ SCENE_RECORD_NAME = "Scene"
 
 #: Fields of the scene record, in declaration order. Matrices are 4x4,
 #: column-major as in GLSL; `normal_matrix` is the inverse transpose of the
-#: model matrix (as a 4x4, so std140 packing stays simple).
+#: model matrix (as a 4x4, so std140 packing stays simple). `light_direction`
+#: is a unit vector in world space pointing from the surface towards the
+#: light (the lighting nodes' L); `time` is in seconds.
 SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("model", mat(4)),
     ("view", mat(4)),

@@ -306,12 +306,19 @@ def resolve_node(
     return outputs
 
 
-def propagate(graph: MaterialGraph) -> TypeResolution:
-    """Resolve every port of the graph; errors become per-node messages, never exceptions."""
+def propagate(graph: MaterialGraph, restrict: Optional[set[str]] = None) -> TypeResolution:
+    """Resolve every port of the graph; errors become per-node messages, never exceptions.
+
+    `restrict`, a set of node ids closed under "feeds into" (every source of
+    a member is a member), limits the work to those nodes.
+    """
     from app.material.catalog import NODE_TYPES
 
     resolution = TypeResolution()
     order, cyclic = topological_order(graph)
+    if restrict is not None:
+        order = [node_id for node_id in order if node_id in restrict]
+        cyclic = [node_id for node_id in cyclic if node_id in restrict]
     resolution.order = order
     resolution.cyclic = cyclic
     for node_id in cyclic:
@@ -426,6 +433,15 @@ def _can_connect(
     if _reaches(graph, target_node, source_node):
         return False, "this connection would create a cycle"
 
+    if not _can_change_types(target_type_spec, source_type_spec):
+        # Nothing downstream can change: only the source's type matters.
+        source_type = propagate(graph, _ancestors(graph, source_node)).port_types.get((source_node, source_port))
+        if source_type is not None:
+            problem = refusal(source_type, target_spec.type, target_port)
+            if problem is not None:
+                return False, problem
+        return True, ""
+
     trial = graph.copy()
     trial.connections = [
         connection
@@ -446,6 +462,30 @@ def _can_connect(
             where = "" if node_id == target_node else f" at {_describe(graph, node_id)}"
             return False, f"{new_errors[0]}{where}"
     return True, ""
+
+
+def _can_change_types(target: NodeType, source: NodeType) -> bool:
+    """Whether a new wire can change types or errors beyond the target input itself.
+
+    A dynamic input can change the target's width and so everything
+    downstream; a source whose outputs are checked against their use
+    (Split) can gain an error. Fixed inputs of other nodes cannot.
+    """
+    return source.resolve is not None or any(isinstance(port.type, Constraint) for port in target.inputs)
+
+
+def _ancestors(graph: MaterialGraph, node_id: str) -> set[str]:
+    predecessors: dict[str, list[str]] = {}
+    for connection in graph.connections:
+        predecessors.setdefault(connection.target_node, []).append(connection.source_node)
+    seen = {node_id}
+    stack = [node_id]
+    while stack:
+        for source in predecessors.get(stack.pop(), ()):
+            if source not in seen:
+                seen.add(source)
+                stack.append(source)
+    return seen
 
 
 def _describe(graph: MaterialGraph, node_id: str) -> str:

@@ -599,3 +599,28 @@ def test_graphs_of_approved_connections_have_no_type_errors_and_compile(graph: M
 def test_node_dataclass_shape() -> None:
     node = Node("n1", "time", {}, (1.0, 2.0))
     assert (node.id, node.type_name, node.position) == ("n1", "time", (1.0, 2.0))
+
+
+def test_backend_errors_map_back_by_position(monkeypatch) -> None:  # noqa: ANN001
+    """glsl.compile reports objects of its own materialized copy; the lowering maps them by position."""
+    from vpl_core.backends import glsl
+    from vpl_core.diagnostics import TargetError
+
+    graph = MaterialGraph()
+    image = graph.add_node("texture_parameter")
+    sample = graph.add_node("sample_texture")
+    output = graph.add_node("material_output")
+    graph.connect(image.id, "out", sample.id, "texture")
+    graph.connect(sample.id, "rgba", output.id, "base_color")
+
+    def texture_call(module: Module) -> CallInstruction:
+        return next(i for i in module.fragment.entry.blocks[0].instructions if isinstance(i, CallInstruction))
+
+    def fake_generate(module: Module, *arguments: object) -> None:
+        raise TargetError("this target cannot sample here", subject=texture_call(module))
+
+    monkeypatch.setattr(glsl, "compile", lambda verified, *arguments: fake_generate(verified.materialize()))
+    monkeypatch.setattr(glsl, "generate", fake_generate)
+    result = lower(graph)
+    assert result.artifact is None and result.verified is not None
+    assert [(d.node_id, d.category) for d in result.diagnostics] == [(sample.id, "target")]
