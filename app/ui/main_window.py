@@ -216,6 +216,13 @@ class MainWindow(QMainWindow):
         self.select_all_action = self._action("Select &All", self.select_all, standard.SelectAll)
         self.frame_action = self._action("&Frame Selection", self.frame_selection, "F",
                                          "Fit the selected nodes (all nodes when none is selected) in view")
+        # Graph editing keys act on the graph only while it has focus: Delete
+        # or Ctrl+C in the code view or a property field must not touch nodes.
+        for action in (self.cut_action, self.copy_action, self.paste_action, self.duplicate_action,
+                       self.delete_action, self.select_all_action, self.frame_action):
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.removeAction(action)
+            self.graph.viewer().addAction(action)
         self.search_action = QAction("Search Nodes…", self)
         self.search_action.setShortcut(QKeySequence(Qt.Key.Key_Tab))
         # Only while the graph has focus: Tab must keep moving focus in forms.
@@ -530,9 +537,13 @@ class MainWindow(QMainWindow):
             self.properties_panel.show_nothing("Read-only document: no node properties.")
             return
         try:
-            selected = [node for node in self.graph.selected_nodes() if isinstance(node, MaterialNode)]
+            # Through the scene, not NodeGraph.selected_nodes: while nodes are
+            # being removed the scene can report an item the model dropped.
+            items = self.graph.viewer().selected_nodes()
         except RuntimeError:
             return  # the scene is being torn down
+        selected = [node for node in (self.graph.get_node_by_id(item.id) for item in items)
+                    if isinstance(node, MaterialNode)]
         if len(selected) != 1:
             self.properties_panel.show_nothing(
                 "Select one node to edit its properties." if not selected else f"{len(selected)} nodes selected."

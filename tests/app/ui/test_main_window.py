@@ -443,3 +443,18 @@ def test_open_recent_lists_opened_files(window, tmp_path: Path) -> None:  # noqa
     window.load_graph(MaterialGraph(), "other")
     window.recent_menu.actions()[0].trigger()
     assert window.path == path
+
+
+def test_graph_keys_act_only_while_the_graph_has_focus(window, qtbot) -> None:  # noqa: ANN001
+    viewer = window.graph.viewer()
+    window.activateWindow()
+    qtbot.waitActive(window)
+    window.select_node("n7")
+    window.code_view.editor(VPL_TAB).setFocus()
+    qtbot.waitUntil(lambda: window.code_view.editor(VPL_TAB).hasFocus(), timeout=5000)
+    qtbot.keyClick(window.code_view.editor(VPL_TAB), Qt.Key.Key_Delete)
+    assert "n7" in window.material.nodes
+    viewer.setFocus()
+    qtbot.waitUntil(viewer.hasFocus, timeout=5000)
+    qtbot.keyClick(viewer, Qt.Key.Key_Delete)
+    assert "n7" not in window.material.nodes
