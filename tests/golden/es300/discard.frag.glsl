@@ -7,6 +7,7 @@ layout(location = 0) out vec4 vpl_output0;
 
 void vpl_ff0();
 void vpl_ff1();
+float vpl_ff2();
 
 void vpl_ff0() {
     vec4 vpl_r0;
@@ -25,13 +26,20 @@ void vpl_ff0() {
             discard;
         case 2:
             vpl_r1 = vpl_r0.y;
-            vpl_r2 = vpl_r1 < 2.0;
-            vpl_block = vpl_r2 ? 3 : 4;
+            vpl_r2 = vpl_r1 < 1.0;
+            vpl_block = vpl_r2 ? 4 : 3;
             continue;
         case 3:
+            vpl_r2 = vpl_r1 < 2.0;
+            vpl_block = vpl_r2 ? 5 : 6;
+            continue;
+        case 4:
             vpl_ff1();
             return;
-        case 4:
+        case 5:
+            vpl_r1 = vpl_ff2();
+            return;
+        case 6:
             vpl_r0 = vec4(0.0, 1.0, 0.0, 1.0);
             vpl_output0 = vpl_r0;
             return;
@@ -41,6 +49,11 @@ void vpl_ff0() {
 
 void vpl_ff1() {
     discard;
+}
+
+float vpl_ff2() {
+    discard;
+    return 0.0;
 }
 
 void main() {

@@ -285,6 +285,8 @@ def test_discard_in_dispatch_and_direct_functions() -> None:
     code = artifact("discard", "glsl420").fragment_code
     assert "        case 1:\n            discard;\n" in code
     assert "void vpl_ff1() {\n    discard;\n}\n" in code
+    # glslang rejects a non-void function without a return statement.
+    assert "float vpl_ff2() {\n    discard;\n    return 0.0;\n}\n" in code
 
 
 def test_main_calls_the_selected_entry_not_the_first_function() -> None:

@@ -27,9 +27,12 @@ Case labels are the blocks' positions in the function's block list, so the
 entry block is case 0. Only blocks reachable from the entry are written:
 the verifier type-checks unreachable blocks but does not require their
 registers to be assigned, and they can never run. The fallback return after
-the loop satisfies front ends that want a value on every path; the verified
+the loop satisfies front ends that want a return statement in every non-void
+function (glslang rejects a non-void function without one); the verified
 graph never reaches it (every reachable block ends in a branch, return or
-discard, and the selector only takes case values).
+discard, and the selector only takes case values). For the same reason a
+straight-line non-void function that ends in discard gets the same
+unreachable return after the discard.
 
 The loop gives no derivative-reconvergence promise (spec 7.3.1, 12.3).
 """
@@ -89,7 +92,13 @@ def lower_body(function: Function, writer: BlockWriter) -> list[str]:
     """The statements of the function body, indented one level."""
     blocks = reachable_blocks(function)
     if len(blocks) == 1 and _is_final(blocks[0].terminator):
-        return [INDENT + line for line in _block(blocks[0], writer, {})]
+        lines = [INDENT + line for line in _block(blocks[0], writer, {})]
+        fallback = writer.fallback_return()
+        if isinstance(blocks[0].terminator, DiscardTerminator) and fallback is not None:
+            # A non-void function that only discards still needs a return
+            # statement for GLSL front ends; it is never reached.
+            lines.append(INDENT + fallback)
+        return lines
     case_of = {id(block): position for position, block in enumerate(function.blocks)}
     lines = [f"{INDENT}int {BLOCK_SELECTOR} = {case_of[id(blocks[0])]};", f"{INDENT}while (true) {{"]
     lines.append(f"{INDENT * 2}switch ({BLOCK_SELECTOR}) {{")

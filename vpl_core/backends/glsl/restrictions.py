@@ -36,7 +36,7 @@ from vpl_core.ir.instructions import (
     LoadInstruction,
     StoreInstruction,
 )
-from vpl_core.ir.module import Direction, Function, InterfaceVariable, Module, Semantic, Stage, StageKind, Uniform
+from vpl_core.ir.module import Direction, Function, InterfaceVariable, Module, Semantic, Stage, StageKind
 from vpl_core.ir.types import (
     ArrayType,
     MatrixType,
@@ -90,7 +90,7 @@ def check_module(module: Module, profile: Profile) -> SamplerAliases:
 
 def _declarations(module: Module) -> Iterator[tuple[Any, Type, str]]:
     """Every (subject, type, description) through which a type enters the module."""
-    for slot, uniform in enumerate(module.uniforms):
+    for uniform in module.uniforms:
         yield uniform, uniform.type, f"uniform {uniform.name!r}"
     for stage in module.stages:
         for variable in stage.interface:
@@ -177,7 +177,7 @@ def _check_interface(stage: Stage, profile: Profile) -> None:
             continue  # a built-in vec4 (the verifier checks its type)
         role = _role(stage, variable)
         for leaf in _leaves(variable.type):
-            if isinstance(leaf, ScalarType | VectorType) and leaf.kind is ScalarKind.BOOL:
+            if isinstance(leaf, (ScalarType, VectorType)) and leaf.kind is ScalarKind.BOOL:
                 raise TargetError(
                     f"{role} {variable.name!r} has a bool type; GLSL interfaces cannot carry bool values",
                     subject=variable,
