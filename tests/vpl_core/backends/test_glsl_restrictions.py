@@ -240,6 +240,15 @@ def test_record_vertex_attribute(target: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_bool_fragment_output(target: str) -> None:
+    error = rejection(
+        target, fragment_interface='(out mask "mask" Bool 1 none)', fragment_body="(store (stage mask) (bool true))",
+    )
+    assert "fragment output 'mask' has a bool type" in error.message
+    assert_subject(error, InterfaceVariable, "mask")
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_matrix_fragment_output(target: str) -> None:
     error = rejection(
         target, fragment_interface='(out basis "basis" Mat2 1 none)', fragment_registers="(register r1 Mat2)",
