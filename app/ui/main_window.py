@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         self._driver_error = ""
         self._loading = False
         self._read_only_compile_problem = ""
+        self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
 
         self._build_graph()
         self._build_panels()
@@ -329,7 +330,14 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ graph edits
 
     def _check_connection(self, source_id: str, source_port: str, target_id: str, target_port: str) -> tuple[bool, str]:
-        return can_connect(self._material, source_id, source_port, target_id, target_port)
+        # The viewer asks on every mouse move over a port; the answer only
+        # changes when the graph does (the cache is dropped on every edit).
+        key = (source_id, source_port, target_id, target_port)
+        answer = self._connection_answers.get(key)
+        if answer is None:
+            answer = can_connect(self._material, source_id, source_port, target_id, target_port)
+            self._connection_answers[key] = answer
+        return answer
 
     def _on_connection_refused(self, reason: str) -> None:
         self.statusBar().showMessage(f"Connection refused: {reason}", 8000)
@@ -339,6 +347,7 @@ class MainWindow(QMainWindow):
             return
         renew_duplicate_ids(self.graph, self._material)
         self._material = snapshot(self.graph)
+        self._connection_answers.clear()
         self.graph.refresh_constraint_tables()
         self._update_title()
         self._update_actions()
@@ -592,6 +601,7 @@ class MainWindow(QMainWindow):
         self._path = path
         self._document_name = name
         self._material = snapshot(self.graph)
+        self._connection_answers.clear()
         # A graph the view could not show completely differs from its file:
         # saving would change it, so say so.
         self._baseline = None if (modified or problems) else self._material.copy()
@@ -616,6 +626,7 @@ class MainWindow(QMainWindow):
         self._path = path
         self._document_name = name
         self._material = MaterialGraph()
+        self._connection_answers.clear()
         self._baseline = MaterialGraph()
         self._lowered_graph = None
         self._result = None
