@@ -8,11 +8,15 @@ backend's own materialized snapshot, so they are checked by kind and name.
 
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.backends.glsl import generate, resolve_profile
 from vpl_core.diagnostics import Category, TargetError
 from vpl_core.ir.instructions import (
     CallInstruction,
@@ -454,3 +458,28 @@ def test_glsl420_accepts_a_dynamic_fragment_output_index() -> None:
     artifact = compile_glsl(publish(**DYNAMIC_FRAGMENT_OUTPUT_INDEX), target="glsl420")
     assert "vpl_output1[vpl_r2] = vpl_r0;" in artifact.fragment_code
 
+
+
+@pytest.mark.glslang
+@pytest.mark.parametrize("target", ["es300", "es320"])
+@pytest.mark.parametrize(
+    ("parts", "relaxed_flag", "stage"),
+    [
+        (ARRAY_OF_RECORDS_VARYING, "flat_varying_records_only", "vert"),
+        (RECORD_WITH_ARRAY_VARYING, "flat_varying_records_only", "vert"),
+        (RECORD_WITH_RECORD_VARYING, "flat_varying_records_only", "vert"),
+        (DYNAMIC_FRAGMENT_OUTPUT_INDEX, "constant_fragment_output_indices", "frag"),
+    ],
+    ids=["array-of-records", "record-with-array", "record-with-record", "dynamic-output-index"],
+)
+def test_each_es_restriction_is_one_the_reference_front_end_enforces(
+    target: str, parts: dict[str, str], relaxed_flag: str, stage: str, glslang_validator: str, tmp_path: Path
+) -> None:
+    # Without the restriction the backend would emit code glslangValidator rejects for that ES version.
+    profile = dataclasses.replace(resolve_profile(target), **{relaxed_flag: False})
+    result = generate(publish(**parts).materialize(), profile)
+    path = tmp_path / f"case.{stage}.glsl"
+    path.write_text(result.vertex_code if stage == "vert" else result.fragment_code, encoding="utf-8")
+    completed = subprocess.run([glslang_validator, str(path)], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 2, completed.stdout
+    assert "not supported with this profile: es" in completed.stdout
