@@ -36,7 +36,6 @@ import re
 from typing import Union
 
 from vpl_core.diagnostics import Category
-from vpl_core.text.floats import NUMBER_PATTERN
 from vpl_core.text.source import SourceText
 
 OPEN = "("
@@ -52,21 +51,32 @@ RESERVED_WORDS = frozenset({"true", "false", "void"})
 
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 
-# One scanner for everything; the last alternative catches any character no
-# token can start with, so `finditer` never skips input silently.
+# One scanner for everything. Each match is the trivia before a token and
+# the token; the group number is the token's kind. Names and numbers must
+# be whole words (the lookaheads), otherwise the malformed-word group takes
+# the maximal word. The error group catches any character no token can start
+# with, so `finditer` never skips input silently; the empty alternative
+# matches only at the end of the input.
+_WORD_CHARACTER = r"[A-Za-z0-9_.+\-]"
 _SCANNER = re.compile(
     r"""
-     (?:[ \t\r\n]+|//[^\r\n]*|/\*.*?\*/|\\(?:\r\n?|\n))+   # 1 trivia (lastindex None)
-    |(\()                                                  # 1 open
-    |(\))                                                  # 2 close
-    |([A-Za-z0-9_.+\-]+)                                   # 3 word
-    |"((?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*)"               # 4 double-quoted string body
-    |'((?:[^'\\\x00-\x1f]|\\[^\x00-\x1f])*)'               # 5 single-quoted string body
-    |(.)                                                   # 6 anything else: an error
-    """,
+    (?:[ \t\r\n]+|//[^\r\n]*|/\*.*?\*/|\\(?:\r\n?|\n))*             # trivia
+    (?:
+     (\()                                                           # 1 open
+    |(\))                                                           # 2 close
+    |(_*[A-Za-z][A-Za-z0-9_]*)(?!WORD)                              # 3 name
+    |([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)(?!WORD)  # 4 number
+    |(WORD+)                                                        # 5 malformed word
+    |"((?:[^"\\\x00-\x1f]|\\[^\x00-\x1f])*)"                        # 6 double-quoted string body
+    |'((?:[^'\\\x00-\x1f]|\\[^\x00-\x1f])*)'                        # 7 single-quoted string body
+    |(.)                                                            # 8 anything else: an error
+    |\Z                                                             # end of input
+    )
+    """.replace("WORD", _WORD_CHARACTER),
     re.S | re.X,
 )
-_GROUP_OPEN, _GROUP_CLOSE, _GROUP_WORD, _GROUP_DOUBLE, _GROUP_SINGLE, _GROUP_ERROR = range(1, 7)
+_GROUP_NAME, _GROUP_MALFORMED, _GROUP_DOUBLE, _GROUP_SINGLE = 3, 5, 6, 7
+_KIND_OF_GROUP = (None, OPEN, CLOSE, NAME, NUMBER)
 
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -108,43 +118,36 @@ def _describe_utf8_error(data: bytes, start: int) -> str:
     return f"invalid UTF-8: truncated or malformed sequence starting with byte 0x{lead:02x}"
 
 
-def _is_name(word: str) -> bool:
-    # Words contain only [A-Za-z0-9_.+-], so an identifier here is ASCII;
-    # the common rule additionally wants a letter after leading underscores.
-    return word.isidentifier() and (word[0] != "_" or word.lstrip("_")[:1].isalpha())
-
-
 def tokenize(source: SourceText) -> list[Token]:
     """All tokens of the text, in order; raises LexicalError at the first bad character or word."""
     text = source.text
     tokens: list[Token] = []
     append = tokens.append
+    kind_of_group = _KIND_OF_GROUP
+    reserved = RESERVED_WORDS
     for match in _SCANNER.finditer(text):
         group = match.lastindex
         if group is None:
-            continue  # trivia
-        start = match.start()
-        if group == _GROUP_OPEN:
-            append((OPEN, "(", start))
-        elif group == _GROUP_CLOSE:
-            append((CLOSE, ")", start))
-        elif group == _GROUP_WORD:
-            word = match.group(group)
-            if _is_name(word):
-                append((KEYWORD if word in RESERVED_WORDS else NAME, word, start))
-            elif NUMBER_PATTERN.match(word):
-                append((NUMBER, word, start))
-            elif word[0] in "0123456789+-.":
-                source.fail(Category.LEXICAL, f"malformed number '{word}'", start)
+            break  # end of input
+        if group <= 4:
+            value = match.group(group)
+            if group == _GROUP_NAME and value in reserved:
+                append((KEYWORD, value, match.start(group)))
             else:
-                source.fail(Category.LEXICAL, f"malformed name '{word}'", start)
+                append((kind_of_group[group], value, match.start(group)))
         elif group == _GROUP_DOUBLE or group == _GROUP_SINGLE:
             body = match.group(group)
+            start = match.start(group) - 1  # the opening quote
             if "\\" in body:
                 body = _decode_escapes(source, body, start + 1)
             append((STRING, body, start))
+        elif group == _GROUP_MALFORMED:
+            word = match.group(group)
+            start = match.start(group)
+            kind = "number" if word[0] in "0123456789+-." else "name"
+            source.fail(Category.LEXICAL, f"malformed {kind} '{word}'", start)
         else:
-            _fail_at_character(source, start)
+            _fail_at_character(source, match.start(group))
     return tokens
 
 

@@ -92,11 +92,12 @@ _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')
 
 def write(module: Module) -> str:
     """Verify `module` and return its canonical text (read back and verified before returning)."""
-    from vpl_core.text.reader import read
+    from vpl_core.text.reader import collector_paused, read
 
-    Verifier().run(module)
-    text = _Writer(module).write()
-    read(text, label="<canonical text>")
+    with collector_paused():  # see collector_paused: the same reasoning holds for writing
+        Verifier().run(module)
+        text = _Writer(module).write()
+        read(text, label="<canonical text>")
     return text
 
 
