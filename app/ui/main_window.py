@@ -65,6 +65,7 @@ LOWERING_DELAY_MS = 150
 MAX_RECENT_FILES = 8
 RECENT_FILES_KEY = "recentFiles"
 PALETTE_DROP_OFFSET = 40.0
+DUPLICATE_KEY = "Ctrl+D"
 
 
 class MainWindow(QMainWindow):
@@ -212,8 +213,14 @@ class MainWindow(QMainWindow):
         self.cut_action = self._action("Cu&t", self.cut, standard.Cut)
         self.copy_action = self._action("&Copy", self.copy, standard.Copy)
         self.paste_action = self._action("&Paste", self.paste, standard.Paste)
-        self.duplicate_action = self._action("D&uplicate", self.duplicate, "Ctrl+D")
+        self.duplicate_action = self._action("D&uplicate", self.duplicate, DUPLICATE_KEY)
         self.delete_action = self._action("&Delete", self.delete_selection, standard.Delete)
+        # On X11 the standard Delete keys include Ctrl+D, which is Duplicate
+        # here; Backspace deletes too, as in most node editors.
+        self.delete_action.setShortcuts(
+            [key for key in QKeySequence.keyBindings(standard.Delete) if key != QKeySequence(DUPLICATE_KEY)]
+            + [QKeySequence(Qt.Key.Key_Backspace)]
+        )
         self.select_all_action = self._action("Select &All", self.select_all, standard.SelectAll)
         self.frame_action = self._action("&Frame Selection", self.frame_selection, "F",
                                          "Fit the selected nodes (all nodes when none is selected) in view")
@@ -230,10 +237,32 @@ class MainWindow(QMainWindow):
         self.search_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.search_action.triggered.connect(lambda _checked=False: self.open_tab_search())
         self.graph.viewer().addAction(self.search_action)
+        self._adopt_viewer_context_menu()
         self.reset_camera_action = self._action("Reset Preview Camera", lambda: self.preview.reset_camera())
         self.play_action = QAction("Animate Preview", self)
         self.play_action.setCheckable(True)
         self.play_action.toggled.connect(lambda playing: self.preview.set_playing(playing))
+
+    def _adopt_viewer_context_menu(self) -> None:
+        """Give the graph's right-click menu the window's actions.
+
+        NodeGraphQt puts its own Undo/Redo actions, with the standard keys,
+        in a hidden menu bar inside the viewer; two actions on Ctrl+Z make
+        the key ambiguous and neither fires. Those actions are dropped in
+        favour of the window's.
+        """
+        viewer = self.graph.viewer()
+        menu = viewer.context_menus()["graph"]
+        for action in list(menu.actions()):
+            action.setShortcuts([])
+            menu.removeAction(action)
+        for action in (self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
+                       self.paste_action, self.duplicate_action, self.delete_action, None, self.select_all_action,
+                       self.frame_action, self.search_action):
+            if action is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(action)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

@@ -423,10 +423,13 @@ def test_standard_shortcuts(window) -> None:  # noqa: ANN001
         (window.new_action, standard.New), (window.open_action, standard.Open), (window.save_action, standard.Save),
         (window.save_as_action, standard.SaveAs), (window.undo_action, standard.Undo),
         (window.redo_action, standard.Redo), (window.cut_action, standard.Cut), (window.copy_action, standard.Copy),
-        (window.paste_action, standard.Paste), (window.delete_action, standard.Delete),
-        (window.quit_action, standard.Quit),
+        (window.paste_action, standard.Paste), (window.quit_action, standard.Quit),
     ):
         assert action.shortcuts() == QKeySequence.keyBindings(key), action.text()
+    # Delete: the standard keys except Ctrl+D (Duplicate; X11 binds it to Delete too), plus Backspace.
+    delete_keys = window.delete_action.shortcuts()
+    assert QKeySequence(Qt.Key.Key_Delete) in delete_keys and QKeySequence(Qt.Key.Key_Backspace) in delete_keys
+    assert QKeySequence("Ctrl+D") not in delete_keys
     assert window.duplicate_action.shortcut().toString() == "Ctrl+D"
     assert window.frame_action.shortcut().toString() == "F"
     assert window.export_action.shortcut().toString() == "Ctrl+E"
@@ -458,3 +461,49 @@ def test_graph_keys_act_only_while_the_graph_has_focus(window, qtbot) -> None:  
     qtbot.waitUntil(viewer.hasFocus, timeout=5000)
     qtbot.keyClick(viewer, Qt.Key.Key_Delete)
     assert "n7" not in window.material.nodes
+
+
+def test_undo_and_redo_keys_work_in_the_graph(window, qtbot) -> None:  # noqa: ANN001
+    """NodeGraphQt's hidden context-menu actions must not make Ctrl+Z ambiguous."""
+    from PySide6.QtGui import QKeySequence
+
+    viewer = window.graph.viewer()
+    window.activateWindow()
+    qtbot.waitActive(window)
+    viewer.setFocus()
+    qtbot.waitUntil(viewer.hasFocus, timeout=5000)
+    before = window.material
+    window.graph.node_by_stable_id("n1").set_pos(-300.0, -300.0)
+    after = window.material
+    undo = QKeySequence.keyBindings(QKeySequence.StandardKey.Undo)[0][0]
+    redo = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)[0][0]
+    qtbot.keyClick(viewer, undo.key(), undo.keyboardModifiers())
+    assert window.material == before
+    qtbot.keyClick(viewer, redo.key(), redo.keyboardModifiers())
+    assert window.material == after
+
+
+def test_edit_keys_work_in_the_graph_and_are_never_ambiguous(window, qtbot, qtlog) -> None:  # noqa: ANN001
+    from PySide6.QtGui import QKeySequence
+
+    viewer = window.graph.viewer()
+    window.activateWindow()
+    qtbot.waitActive(window)
+    viewer.setFocus()
+    qtbot.waitUntil(viewer.hasFocus, timeout=5000)
+
+    def press(sequence: QKeySequence) -> None:
+        combination = sequence[0]
+        qtbot.keyClick(viewer, combination.key(), combination.keyboardModifiers())
+
+    count = len(window.material.nodes)
+    window.select_node("n7")
+    press(QKeySequence("Ctrl+D"))
+    assert len(window.material.nodes) == count + 1
+    window.select_node("n7")
+    press(QKeySequence(QKeySequence.StandardKey.Copy))
+    press(QKeySequence(QKeySequence.StandardKey.Paste))
+    assert len(window.material.nodes) == count + 2
+    press(QKeySequence(QKeySequence.StandardKey.SelectAll))
+    assert len(window.graph.selected_nodes()) == count + 2
+    assert not [record for record in qtlog.records if "Ambiguous" in record.message]
