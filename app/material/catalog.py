@@ -149,6 +149,20 @@ def as_number(value: Any, fallback: float) -> float:
         return float(fallback)
 
 
+def as_integer(value: Any, fallback: int, minimum: Optional[float] = None, maximum: Optional[float] = None) -> int:
+    """A stored property as an int within [minimum, maximum]; `fallback` when it is not a finite number."""
+    number = fallback
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, float) and math.isfinite(value):
+        number = int(value)
+    if minimum is not None:
+        number = max(number, int(minimum))
+    if maximum is not None:
+        number = min(number, int(maximum))
+    return number
+
+
 def as_numbers(value: Any, width: int, pad_alpha: bool = False) -> list[float]:
     """`value` (a number or a sequence) as exactly `width` finite floats."""
     if isinstance(value, (list, tuple)):

@@ -40,7 +40,6 @@ Guarantees:
 
 from __future__ import annotations
 
-import math
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -56,7 +55,7 @@ from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterV
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
 
-from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_number, as_numbers, input_default
+from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integer, as_number, as_numbers, input_default
 from app.material.graph import MaterialGraph, Node
 from app.material.parameters import ParameterSpec
 from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
@@ -229,15 +228,11 @@ class NodeContext:
         return as_number(self.property(name), self._property_default(name, 0.0))
 
     def integer(self, name: str) -> int:
+        """An int property clamped to its catalog range; the catalog default when it is not a number."""
         spec = self.node_type.property(name)
-        value = self.property(name)
-        fallback = int(spec.default) if spec is not None else 0
-        number = int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else fallback
-        if spec is not None and spec.minimum is not None:
-            number = max(number, int(spec.minimum))
-        if spec is not None and spec.maximum is not None:
-            number = min(number, int(spec.maximum))
-        return number
+        if spec is None:
+            return as_integer(self.property(name), 0)
+        return as_integer(self.property(name), int(spec.default), spec.minimum, spec.maximum)
 
     def choice(self, name: str) -> str:
         spec = self.node_type.property(name)

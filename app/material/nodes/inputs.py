@@ -6,11 +6,12 @@ from typing import TYPE_CHECKING
 
 from vpl_core.ir.types import SAMPLER2D
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, as_number, as_numbers, register
+from app.material.catalog import NodeType, PortSpec, PropertySpec, as_integer, as_number, as_numbers, register
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.material.types import PortType, float_type
 
 if TYPE_CHECKING:
+    from app.material.graph import Node
     from app.material.lowering import NodeContext
 
 CATEGORY = "Input"
@@ -87,15 +88,11 @@ register(
 )
 
 
-def _vector_size(ctx_or_node: object) -> int:
-    properties = getattr(ctx_or_node, "properties", None)
-    value = properties.get("size", 3) if isinstance(properties, dict) else 3
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 3
-    return min(4, max(2, int(value)))
+def _vector_size(node: Node) -> int:
+    return as_integer(node.properties.get("size", 3), 3, 2, 4)
 
 
-def _resolve_vector_parameter(node: object, inputs: dict[str, PortType], used: frozenset[str] = frozenset()) -> dict[str, PortType]:
+def _resolve_vector_parameter(node: Node, inputs: dict[str, PortType], used: frozenset[str]) -> dict[str, PortType]:
     return {"out": float_type(_vector_size(node))}
 
 

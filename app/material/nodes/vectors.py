@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Union
 
 from vpl_core.ir.instructions import Builtin
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.catalog import NodeType, PortSpec, PropertySpec, as_integer, register
 from app.material.types import DYNAMIC, PortType, float_type
 
 if TYPE_CHECKING:
@@ -19,10 +19,7 @@ COLOR_COMPONENTS = "rgba"
 
 
 def _size(node: Node) -> int:
-    value = node.properties.get("size", 3)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return 3
-    return min(4, max(2, int(value)))
+    return as_integer(node.properties.get("size", 3), 3, 2, 4)
 
 
 def _resolve_compose(node: Node, inputs: dict[str, PortType], used: frozenset[str]) -> dict[str, PortType]:

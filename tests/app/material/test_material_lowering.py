@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -624,3 +625,24 @@ def test_backend_errors_map_back_by_position(monkeypatch) -> None:  # noqa: ANN0
     result = lower(graph)
     assert result.artifact is None and result.verified is not None
     assert [(d.node_id, d.category) for d in result.diagnostics] == [(sample.id, "target")]
+
+
+STRANGE_VALUES = (None, "x", float("nan"), float("inf"), 10**400, [1, 2, 3, 4, 5], {"k": 1})
+
+
+@pytest.mark.parametrize("type_name", sorted(NODE_TYPES))
+def test_strange_property_values_never_raise(type_name: str) -> None:
+    """Any value the properties panel or a hand-edited file could put in a property gives at worst a diagnostic."""
+    for name in [spec.name for spec in NODE_TYPES[type_name].properties] + ["unexpected"]:
+        for value in STRANGE_VALUES:
+            graph = MaterialGraph()
+            node = graph.add_node(type_name, properties={name: value})
+            if type_name != "material_output":
+                output = graph.add_node("material_output")
+                for port in NODE_TYPES[type_name].outputs:
+                    if can_connect(graph, node.id, port.name, output.id, "base_color")[0]:
+                        graph.connect(node.id, port.name, output.id, "base_color")
+                        break
+            result = lower(graph)
+            assert not any("internal error" in d.message for d in result.diagnostics), (name, value, result.diagnostics)
+            can_connect(graph, node.id, "out", node.id, "a")
