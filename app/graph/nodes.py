@@ -99,6 +99,9 @@ class MaterialNodeItem(NodeItem):
         font.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
         self._marker_text.setFont(font)
         self._marker_text.setVisible(False)
+        # Titles are derived (type name, or the parameter name), not saved:
+        # an in-place rename would be silently lost, so it is not offered.
+        self._text_item.set_locked(True)
 
     # --- catalog information and diagnostics ---
 
