@@ -45,7 +45,7 @@ from app.material import catalog
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.examples import DEFAULT_EXAMPLE, load_example
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, NodeDiagnostic, lower
+from app.material.lowering import OUTPUT_NODE_TYPE, LoweringResult, NodeDiagnostic, lower
 from app.material.parameters import ParameterKind, ParameterSpec, specs_from_module
 from app.material.types import can_connect
 from app.preview.parameters_panel import ParametersPanel
@@ -709,9 +709,13 @@ class MainWindow(QMainWindow):
             self.load_example(name)
 
     def new_document(self) -> bool:
+        """An untitled material holding just a Material Output (every material needs one)."""
         if not self.maybe_save():
             return False
-        self._set_graph_document(MaterialGraph(), None, "untitled")
+        graph = MaterialGraph()
+        if OUTPUT_NODE_TYPE in catalog.NODE_TYPES:
+            graph.add_node(OUTPUT_NODE_TYPE, (0.0, 0.0))
+        self._set_graph_document(graph, None, "untitled")
         return True
 
     def open_dialog(self) -> bool:

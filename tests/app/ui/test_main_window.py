@@ -56,7 +56,11 @@ def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:  
 
 def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None:  # noqa: ANN001
     window.new_document()
-    assert window.material == MaterialGraph()
+    assert [node.type_name for node in window.material.nodes.values()] == ["material_output"]
+    assert not window.is_modified and window.path is None
+    window.load_graph(MaterialGraph(), "empty")
+    window.flush()
+    assert not window.result.ok and window.diagnostics_panel.count() == 1  # no output node
     with qtbot.waitSignal(window.palette.nodeRequested, timeout=5000):
         window.palette.request("constant_color")
     window.palette.request("float_parameter")
@@ -507,3 +511,12 @@ def test_edit_keys_work_in_the_graph_and_are_never_ambiguous(window, qtbot, qtlo
     press(QKeySequence(QKeySequence.StandardKey.SelectAll))
     assert len(window.graph.selected_nodes()) == count + 2
     assert not [record for record in qtlog.records if "Ambiguous" in record.message]
+
+
+def test_driver_errors_from_the_preview_are_listed(window) -> None:  # noqa: ANN001
+    window.flush()
+    window.preview.programFailed.emit("0:12(3): error: something the driver disliked")
+    rows = window.diagnostics_panel.rows
+    assert [row.category for row in rows] == ["driver"] and "driver disliked" in rows[0].message
+    window.preview.programReady.emit()
+    assert window.diagnostics_panel.rows == []
