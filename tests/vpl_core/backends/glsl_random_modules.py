@@ -29,7 +29,6 @@ from vpl_core.ir import (
     ArrayType,
     BinaryOperator,
     Builtin,
-    ConstantValue,
     FunctionBuilder,
     Module,
     RegisterValue,
@@ -333,6 +332,3 @@ class RandomModule:
                 operations.append(lambda reference=reference: f.load(reference, result=r["iv2"]))
         return operations
 
-
-def constant(value: float) -> ConstantValue:
-    return ConstantValue.of_float(value)
