@@ -66,6 +66,19 @@ class RecordingPrompts:
                        choose_export_dir)
 
 
+@pytest.fixture(autouse=True)
+def no_leaked_windows(qapp):  # noqa: ANN001, ANN201
+    """Fail a test that leaves a main window open (autouse: set up first, torn down last)."""
+    yield
+    from app.ui.main_window import MainWindow
+
+    leaked = [widget for widget in qapp.topLevelWidgets() if isinstance(widget, MainWindow) and widget.isVisible()]
+    for widget in leaked:
+        widget.prompts.ask_save_changes = lambda _parent, _name: SaveChoice.DISCARD
+        widget.close()
+    assert not leaked, f"{len(leaked)} main window(s) left open"
+
+
 @pytest.fixture
 def recovery_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "recovery"
