@@ -11,10 +11,14 @@ Guarantees, so that later stages need no defensive code for them:
   missing form likewise;
 * parentheses balance: a ')' after the module form is trailing input, an
   unclosed '(' an error at end of input naming the open form's position;
-* nesting depth is at most `MAX_NESTING_DEPTH` (spec 10.2: 128): the
-  outermost form has depth 1, and opening a form at depth 129 is an error
-  at its '('. The tree is built with an explicit stack, and everything that
-  walks it recursively is bounded by this depth.
+* form/atom nesting depth is at most `MAX_NESTING_DEPTH` (spec 10.2: 128):
+  the outermost form has depth 1 and every item of a form at depth d (a
+  nested form or an atom) has depth d + 1, so a form at depth 129, or an
+  atom inside a form at depth 128, is an error at that item. Counting atoms
+  is what makes the writer's derived-reference limit of 120 fit exactly:
+  six enclosing forms (module to instruction), 120 reference forms, the
+  root form and its atom. The tree is built with an explicit stack, and
+  everything that walks it recursively is bounded by this depth.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from vpl_core.text.lexer import CLOSE, OPEN, Token
 from vpl_core.text.source import SourceText, line_and_column
 
 MAX_NESTING_DEPTH = 128
+_TOO_DEEP = f"forms and atoms nest deeper than {MAX_NESTING_DEPTH} levels"
 
 
 class Form:
@@ -60,11 +65,7 @@ def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
             source.fail(Category.SYNTACTIC, f"trailing input after the module form: '{token[1]}'", token[2])
         if kind == OPEN:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(
-                    Category.SYNTACTIC,
-                    f"forms nest deeper than {MAX_NESTING_DEPTH} levels",
-                    token[2],
-                )
+                source.fail(Category.SYNTACTIC, _TOO_DEEP, token[2])
             form = Form(token[2])
             if stack:
                 stack[-1].items.append(form)
@@ -77,6 +78,8 @@ def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
             if not stack:
                 top = form
         else:
+            if len(stack) >= MAX_NESTING_DEPTH:
+                source.fail(Category.SYNTACTIC, _TOO_DEEP, token[2])
             stack[-1].items.append(token)
     if top is None:
         line, column = line_and_column(source.text, stack[-1].start)

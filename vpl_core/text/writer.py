@@ -28,8 +28,10 @@ control character (C0, DEL, C1) are escaped, controls as ``\\uXXXX``. Floats
 use the shortest binary32 round-trip spelling (`floats.format_float32`).
 
 Derived reference paths deeper than `MAX_REFERENCE_DEPTH` (spec 10.2: 120)
-cannot be written; like anything else the writer cannot express, that is a
-SemanticError naming the offending object.
+and types whose dependency paths exceed the reader's 128 edges cannot be
+written; like anything else the writer cannot express, that is a
+SemanticError naming the offending object (never a RecursionError, however
+deep the in-memory graph).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ from vpl_core.ir.values import (
     float32_bits,
 )
 from vpl_core.text.floats import format_float32
+from vpl_core.text.reader import MAX_TYPE_DEPTH, collector_paused, read
 from vpl_core.verify import Verifier
 
 MAX_REFERENCE_DEPTH = 120
@@ -92,8 +95,6 @@ _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')
 
 def write(module: Module) -> str:
     """Verify `module` and return its canonical text (read back and verified before returning)."""
-    from vpl_core.text.reader import collector_paused, read
-
     with collector_paused():  # see collector_paused: the same reasoning holds for writing
         Verifier().run(module)
         text = _Writer(module).write()
@@ -124,12 +125,49 @@ class _Writer:
         self.module = module
         self.type_ids: dict[Type, str] = {}
         self.type_order: list[Type] = []
+        self.type_depths: dict[int, int] = {}
         self.lines: list[str] = []
 
     # Types -----------------------------------------------------------------------------
 
-    def _discover(self, root: Type) -> None:
-        # Explicit stack: in-memory types may nest deeper than Python's recursion limit.
+    def _check_type_depth(self, root: Type, subject: object) -> None:
+        """Reject recursive types and dependency paths the reader would refuse (over MAX_TYPE_DEPTH edges).
+
+        Iterative and memoized by identity, so that even absurdly deep
+        in-memory types neither recurse nor get hashed (hashing a nested
+        structural type recurses) before they are known to be shallow.
+        """
+        depths = self.type_depths
+        if id(root) in depths:
+            return
+        on_path: set[int] = set()
+        stack: list[tuple[Type, int]] = [(root, 0)]
+        on_path.add(id(root))
+        while stack:
+            value_type, next_child = stack[-1]
+            children = _component_types(value_type)
+            if next_child < len(children):
+                stack[-1] = (value_type, next_child + 1)
+                child = children[next_child]
+                if id(child) in on_path:
+                    raise _fail("a recursive type cannot be written", subject)
+                if id(child) not in depths:
+                    on_path.add(id(child))
+                    stack.append((child, 0))
+                continue
+            stack.pop()
+            on_path.discard(id(value_type))
+            depth = max((depths[id(child)] + 1 for child in children), default=0)
+            if depth > MAX_TYPE_DEPTH:
+                raise _fail(
+                    f"a type with a dependency path of {depth} edges cannot be written (at most {MAX_TYPE_DEPTH})",
+                    subject,
+                )
+            depths[id(value_type)] = depth
+
+    def _discover(self, root: Type, subject: object) -> None:
+        self._check_type_depth(root, subject)
+        # Explicit stack, pre-order: a type is numbered before its components.
         stack = [root]
         while stack:
             value_type = stack.pop()
@@ -145,18 +183,18 @@ class _Writer:
     def _discover_module_types(self) -> None:
         for uniform in self.module.uniforms:
             if uniform.kind is UniformKind.ARRAY and isinstance(uniform.type, ArrayType):
-                self._discover(uniform.type.element)
+                self._discover(uniform.type.element, uniform)
             else:
-                self._discover(uniform.type)
+                self._discover(uniform.type, uniform)
         for stage in self.module.stages:
             for variable in stage.interface:
-                self._discover(variable.type)
+                self._discover(variable.type, variable)
             for function in stage.functions:
-                self._discover(function.return_type)
+                self._discover(function.return_type, function)
                 for parameter in function.parameters:
-                    self._discover(parameter.type)
+                    self._discover(parameter.type, function)
                 for declaration in _declarations(function):
-                    self._discover(declaration.type)
+                    self._discover(declaration.type, declaration)
 
     def _type_id(self, value_type: Type) -> str:
         return self.type_ids[value_type]
@@ -273,6 +311,15 @@ class _Writer:
                 raise _fail("a block has no terminator", block)
             lines.append(body_indent + instruction_writer.terminator(block.terminator) + ")")
         lines[-1] += ")"
+
+
+def _component_types(value_type: Type) -> list[Type]:
+    """The types a declaration of `value_type` refers to (its dependency edges)."""
+    if isinstance(value_type, RecordType):
+        return [field.type for field in value_type.fields]
+    if isinstance(value_type, ArrayType):
+        return [value_type.element]
+    return []
 
 
 def _declarations(function: Function) -> list[DeclareLocalInstruction]:

@@ -265,23 +265,37 @@ def member_chain_text(depth: int) -> str:
     )
 
 
-def test_forms_may_nest_128_deep() -> None:
-    # module, vertex, functions, function, block, load = 6 levels; 121 member_ref levels; the root is level 128.
-    module = read(member_chain_text(121))
+def test_forms_and_atoms_may_nest_128_deep() -> None:
+    # module, vertex, functions, function, block, load: 6 levels; 120 member_ref levels;
+    # the root form (uniform u) is level 127 and its atom u level 128.
+    module = read(member_chain_text(120))
     load = module.vertex.entry.blocks[0].instructions[2]
     depth = 0
     reference = load.source
     while isinstance(reference, MemberReferenceValue):
         depth += 1
         reference = reference.base
-    assert depth == 121 and reference.storage_kind is StorageKind.UNIFORM
+    assert depth == 120 and reference.storage_kind is StorageKind.UNIFORM
 
 
-def test_forms_nesting_129_deep_are_rejected_at_the_innermost_parenthesis() -> None:
-    text = member_chain_text(122)
-    with pytest.raises(SyntacticError, match="forms nest deeper than 128 levels") as raised:
+def test_an_atom_at_level_129_is_rejected() -> None:
+    # One more member_ref puts the root form at level 128 and its head word at 129.
+    text = member_chain_text(121)
+    with pytest.raises(SyntacticError, match="forms and atoms nest deeper than 128 levels") as raised:
         read(text)
-    assert raised.value.diagnostic.offset == text.index("(uniform u)")
+    assert raised.value.diagnostic.offset == text.index("(uniform u)") + 1
+
+
+def test_a_form_at_level_129_is_rejected_at_its_parenthesis() -> None:
+    with pytest.raises(SyntacticError, match="nest deeper than 128 levels") as raised:
+        read("(" * 129 + ")" * 129)
+    assert raised.value.diagnostic.offset == 128
+
+
+def test_an_empty_form_may_sit_at_level_128() -> None:
+    with pytest.raises(SyntacticError) as raised:
+        read("(" * 128 + ")" * 128)
+    assert "nest deeper" not in raised.value.message
 
 
 @pytest.mark.parametrize("depth", [10_000, 200_000])

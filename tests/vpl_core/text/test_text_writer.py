@@ -19,6 +19,7 @@ from vpl_core.ir import (
     ConstantValue,
     ConstructInstruction,
     CopyInstruction,
+    Field,
     FunctionBuilder,
     MatrixType,
     Module,
@@ -249,3 +250,34 @@ def test_random_modules_round_trip_and_writing_is_a_fixed_point(seed: int) -> No
     text = fixed_point(module)
     assert text == write(read(text))
     assert VerifiedModule.create(module).text == text
+
+
+def deep_array_module(depth: int) -> Module:
+    module = minimal_module()
+    value_type = FLOAT
+    for _ in range(depth):
+        value_type = ArrayType(value_type, 2)
+    add_uniform(module, "deep", value_type)
+    return module
+
+
+def test_types_up_to_the_reader_depth_are_written() -> None:
+    # The uniform names its element type: 128 array declarations over float, 128 edges.
+    fixed_point(deep_array_module(129))
+
+
+@pytest.mark.parametrize("depth", [130, 5_000])
+def test_types_deeper_than_the_reader_accepts_are_rejected_without_recursion(depth: int) -> None:
+    module = deep_array_module(depth)
+    with pytest.raises(SemanticError, match="dependency path of") as raised:
+        write(module)
+    assert raised.value.subject is module.uniforms[-1]
+
+
+def test_recursive_records_are_rejected() -> None:
+    module = minimal_module()
+    loop = record("Loop", [])
+    loop.fields.append(Field("self", ArrayType(loop, 2)))
+    add_uniform(module, "loop", loop)
+    with pytest.raises(SemanticError):
+        write(module)
