@@ -171,8 +171,8 @@ class PropertiesPanel(QWidget):
         self._node_id = node_id
         self._type_name = node_type.type_name
         self._title.setText(
-            f"<b>{node_type.display_name}</b> <span style='color:#999'>({node_type.category}, {node_id})</span>"
-            f"<br/><span style='color:#bbb'>{node_type.description}</span>"
+            f"<b>{node_type.display_name}</b> ({node_type.category}, {node_id})"
+            f"<br/><i>{node_type.description}</i>"
         )
         if not node_type.properties:
             self._form.addRow(QLabel("<i>No properties.</i>"))
