@@ -109,9 +109,12 @@ def _declarations(module: Module) -> Iterator[tuple[Any, Type, str]]:
 def _check_declared_types(module: Module) -> None:
     for subject, value_type, description in _declarations(module):
         _check_type(value_type, subject, description)
-        if isinstance(subject, Function) and value_type is subject.return_type and isinstance(value_type, SamplerType):
+    for stage, function in module.functions():
+        if isinstance(function.return_type, SamplerType):
             raise TargetError(
-                f"{description} is a sampler; GLSL functions cannot return samplers", subject=subject
+                f"the return type of function {function.name!r} ({stage.kind.value} stage) is a sampler; "
+                f"GLSL functions cannot return samplers",
+                subject=function,
             )
 
 
