@@ -33,12 +33,14 @@ references, constants), so each use has its own source position: the
 reader records the start of every IR object it creates in a map from
 `id(object)` to a text index. A verifier failure is placed at its subject,
 else at the innermost object of its context that has a position, else at
-the module's opening parenthesis. The map only holds objects reachable
-from the module being read, so ids cannot be reused while it is alive.
+the module's opening parenthesis. The map only holds objects kept alive by
+the module or the reader (unused type declarations), so no id in it can be
+reused by another object while verification runs.
 
 Nothing here recurses on input structure except reference paths, whose
 depth the parser bounds (spec 10.2); type dependencies are walked with an
-explicit stack.
+explicit stack. Reading pauses the cyclic garbage collector (see
+`collector_paused`).
 """
 
 from __future__ import annotations
@@ -622,6 +624,7 @@ class _Reader:
                 if isinstance(uniform_type, VoidType):
                     self._semantic("void is not a value type: it cannot be an array element type", _start(items[3]))
                 uniform_type = ArrayType(uniform_type, length)
+                self._mark(uniform_type, item.start)
                 uniform_kind = UniformKind.ARRAY
             uniform = Uniform(uniform_kind, name, uniform_type)
             self._mark(uniform, item.start)
@@ -766,18 +769,22 @@ class _Reader:
 
     # Operands and references -----------------------------------------------------------
 
-    def _register(self, item: Item) -> RegisterValue:
+    def _register_binding(self, item: Item) -> tuple[int, Type]:
+        """Number and declared type of the register spelled by `item`."""
         if type(item) is tuple:
             known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]
             if known is not None:
-                register = RegisterValue(known[0], known[1])
-                self.spans[id(register)] = item[2]
-                return register
+                return known
         index = self._register_index(item)
         register_type = self.scope.registers.get(index)  # type: ignore[union-attr]
         if register_type is None:
             self._semantic(f"unknown register {item[1]}", item[2])  # type: ignore[index]
-        self.scope.register_spellings[item[1]] = (index, register_type)  # type: ignore[union-attr,index]
+        known = (index, register_type)
+        self.scope.register_spellings[item[1]] = known  # type: ignore[union-attr,index]
+        return known
+
+    def _register(self, item: Item) -> RegisterValue:
+        index, register_type = self._register_binding(item)
         register = RegisterValue(index, register_type)
         self.spans[id(register)] = item[2]  # type: ignore[index]
         return register
@@ -825,8 +832,8 @@ class _Reader:
         reference: ReferenceValue
         if head == "local":
             items = self._count(item, 2, 2, "(local reg)")
-            register = self._register(items[1])
-            reference = ReferenceValue(StorageKind.LOCAL, register.index, register.type)
+            index, register_type = self._register_binding(items[1])
+            reference = ReferenceValue(StorageKind.LOCAL, index, register_type)
         elif head == "parameter":
             items = self._count(item, 2, 2, "(parameter id)")
             name, start = self._id(items[1], "a parameter id")
