@@ -774,7 +774,7 @@ class MainWindow(QMainWindow):
         path = Path(path)
         graph = self._material.copy()
         try:
-            save_file(path, graph)
+            save_file(path, graph, self._current_lowering())
         except Exception as error:  # noqa: BLE001 - any failure is reported, the document stays modified
             self.prompts.show_error(self, "Cannot save", f"{path} could not be written.", [str(error)])
             return False
@@ -786,6 +786,12 @@ class MainWindow(QMainWindow):
         self.recovery.clear()
         self.statusBar().showMessage(f"Saved {path}", 4000)
         return True
+
+    def _current_lowering(self) -> LoweringResult | None:
+        """The lowering of exactly the current graph, if there is one (saving need not lower again)."""
+        if self._result is not None and self._lowered_graph is not None and self._lowered_graph == self._material:
+            return self._result
+        return None
 
     def export_dialog(self) -> bool:
         directory = str(self._path.parent) if self._path else os.getcwd()
@@ -851,7 +857,8 @@ class MainWindow(QMainWindow):
             self.recovery.clear()
             return None
         try:
-            return self.recovery.write(save_text(self._material.copy()), str(self._path) if self._path else None)
+            text = save_text(self._material.copy(), self._current_lowering())
+            return self.recovery.write(text, str(self._path) if self._path else None)
         except OSError as error:
             self.statusBar().showMessage(f"Autosave failed: {error}", 8000)
             return None
