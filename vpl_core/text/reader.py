@@ -79,7 +79,6 @@ from vpl_core.ir.module import (
     Module,
     Semantic,
     Stage,
-    StageKind,
     Uniform,
     UniformKind,
 )
@@ -106,8 +105,8 @@ from vpl_core.ir.values import (
     RegisterValue,
     StorageKind,
 )
-from vpl_core.text.floats import Float32OverflowError, float32_bits_to_value, parse_float32_bits
-from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, Token, decode, tokenize
+from vpl_core.text.floats import Float32OverflowError, parse_float32_bits
+from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, decode, tokenize
 from vpl_core.text.parser import Form, Item, parse_forms
 from vpl_core.text.source import SourceText
 from vpl_core.verify import VerificationError, Verifier

@@ -28,7 +28,6 @@ from vpl_core.ir import (
     StorageKind,
     StoreInstruction,
     UniformKind,
-    VectorType,
     vec,
 )
 from vpl_core.text import read, read_file

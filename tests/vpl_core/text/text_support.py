@@ -15,8 +15,6 @@ quotes, backslashes, controls and non-ASCII characters.
 from __future__ import annotations
 
 import random
-import struct
-from typing import Optional
 
 from vpl_core.ir import (
     BOOL,
@@ -26,7 +24,6 @@ from vpl_core.ir import (
     VOID,
     ArrayType,
     BinaryOperator,
-    Block,
     Builtin,
     ConstantValue,
     FunctionBuilder,
