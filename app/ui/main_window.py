@@ -389,9 +389,11 @@ class MainWindow(QMainWindow):
             return None
         if position is None:
             centre = self.graph.viewer().mapToScene(self.graph.viewer().viewport().rect().center())
-            # Successive additions should not pile up exactly on top of each other.
-            offset = PALETTE_DROP_OFFSET * (len(self.graph.selected_nodes()) % 4)
-            position = (centre.x() + offset, centre.y() + offset)
+            position = (centre.x(), centre.y())
+            # Successive additions must not pile up exactly on top of each other.
+            taken = [node.pos() for node in self.graph.all_nodes()]
+            while any(abs(x - position[0]) < 10 and abs(y - position[1]) < 10 for x, y in taken):
+                position = (position[0] + PALETTE_DROP_OFFSET, position[1] + PALETTE_DROP_OFFSET)
         node = self.graph.create_material_node(type_name, position=position)
         self.statusBar().showMessage(f"Added {node.name()}", 3000)
         return node

@@ -520,3 +520,10 @@ def test_driver_errors_from_the_preview_are_listed(window) -> None:  # noqa: ANN
     assert [row.category for row in rows] == ["driver"] and "driver disliked" in rows[0].message
     window.preview.programReady.emit()
     assert window.diagnostics_panel.rows == []
+
+
+def test_palette_additions_do_not_pile_up(window) -> None:  # noqa: ANN001
+    for _ in range(3):
+        window.palette.request("add")
+    positions = [node.position for node in window.material.nodes.values() if node.type_name == "add"]
+    assert len(set(positions)) == len(positions)
