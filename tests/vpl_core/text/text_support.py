@@ -45,7 +45,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
-from vpl_core.ir.module import Function
+from vpl_core.ir.module import Function, StageKind
 from vpl_core.verify.builtins import builtin_result_type
 
 NAME_ALPHABET = "abcxyz_ 09\"'\\\t\n\u0000\u007f\u0085éß漢🎨\u200b"
@@ -122,12 +122,14 @@ class _FunctionWriter:
         self.stage_is_fragment = stage_is_fragment
         self.use_math = use_math
         self.assigned: list[RegisterValue] = []
+        self.next_register_index = 0
 
     # Registers -------------------------------------------------------------------------
 
     def new_register(self, value_type: Type) -> RegisterValue:
         # Sometimes skip numbers: register ids need not be dense.
-        index = self.builder._next_register + (self.rng.randint(1, 5) if self.rng.random() < 0.2 else 0)
+        index = self.next_register_index + (self.rng.randint(1, 5) if self.rng.random() < 0.2 else 0)
+        self.next_register_index = index + 1
         return self.builder.register(value_type, index=index)
 
     def assigned_of(self, value_type: Type) -> list[RegisterValue]:
@@ -270,9 +272,6 @@ class _FunctionWriter:
         return index
 
     def emit_math(self) -> None:
-        stage = None
-        from vpl_core.ir.module import StageKind
-
         stage = StageKind.FRAGMENT if self.stage_is_fragment else StageKind.VERTEX
         for _ in range(10):
             builtin = self.rng.choice(MATH_BUILTINS)
