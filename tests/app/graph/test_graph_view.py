@@ -85,3 +85,21 @@ def test_cycles_are_refused(view: MaterialNodeGraph) -> None:
     populate(view, graph)
     allowed, reason = view.connect_ports(view.node_by_stable_id("n2"), "out", view.node_by_stable_id("n1"), "a")
     assert not allowed and "cycle" in reason
+
+
+def test_type_checks_survive_load_and_paste(view: MaterialNodeGraph) -> None:
+    """NodeGraphQt's own constraint tables go stale after a load; the typed check must not."""
+    texture_and_output(view)
+    view.copy_nodes([view.node_by_stable_id("n1")])
+    pasted = list(view.paste_nodes())
+    pasted[0].set_stable_id("n9")
+    view.refresh_constraint_tables()
+    assert view.typed_viewer.accept_connection_types is view.model.accept_connection_types
+    output = view.node_by_stable_id("n3")
+    assert view.typed_viewer._validate_accept_connection(
+        pasted[0].outputs()["out"].view, output.inputs()["base_color"].view
+    ) is False
+    texture_and_output(view)  # load again
+    assert view.typed_viewer._validate_accept_connection(
+        view.node_by_stable_id("n1").outputs()["out"].view, view.node_by_stable_id("n3").inputs()["base_color"].view
+    ) is False
