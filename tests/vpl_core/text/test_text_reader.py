@@ -450,3 +450,29 @@ def test_real_verifier_failures_are_semantic_errors_inside_the_module(body: str,
         start_line, start_column = position(text, needle)
         assert (diagnostic.line, diagnostic.column) >= (start_line, start_column)
         assert diagnostic.line == start_line
+
+
+def test_number_spellings_are_resolved_by_context() -> None:
+    text = module_text(
+        "(copy r1 (float 1)) (copy r1 (float -0)) (copy r1 (float .5)) (copy r1 (float 2.)) (copy r1 (float 1E2))"
+        " (copy r2 (int +5)) (copy r2 (int -0)) (copy r2 (int 007))"
+        " (construct r0 r1) (store (stage p) r0) (return)",
+        vertex_registers="(register r0 C) (register r1 F) (register r2 I)",
+    )
+    instructions = read(text).vertex.entry.blocks[0].instructions[3:11]
+    assert [instruction.source.bits for instruction in instructions[:5]] == [0x3F800000, 0x80000000, 0x3F000000, 0x40000000, 0x42C80000]
+    assert [instruction.source.value for instruction in instructions[5:]] == [5, 0, 7]
+
+
+def test_form_head_words_are_contextual_and_can_be_ids() -> None:
+    text = module_text(
+        "(construct r0 (float 1.0)) (branch return)) (block return (store (stage p) r0) (call void module) (return)",
+        types=TYPES + " (type module int) (type record vector float 2)",
+        uniforms='(scalar uniform "u" record)',
+        vertex_functions='(function module "m" V (parameters (parameter load I)) (registers) (block block (return)))',
+    ).replace("(call void module)", "(copy r1 (int 1)) (call void module r1)").replace(
+        "(registers (register r0 C))", "(registers (register r0 C) (register r1 module))", 1
+    )
+    module = read(text)
+    assert module.uniforms[0].type == vec(2)
+    assert module.vertex.functions[1].name == "m"
