@@ -14,7 +14,9 @@ rendering into GL_RGBA32F attachments that are read back as float32.
   and in a helper function;
 * texture_lod picking (and blending) the requested mip level of a texture
   with a different colour per level, in both stages.
-* every signature module of test_math_glsl compiles and links on the driver.
+* every signature module of test_math_glsl compiles and links on the driver;
+* the scalar and widest forms again through the ES 3.00 and 3.20 profiles on an
+  OpenGL ES 3.2 context (`current_gles`).
 
 Tolerances and the inputs that are not compared (GLSL leaves the result
 undefined there) are in `math_eval` and docs/vpl-math-extension.md.
@@ -50,10 +52,10 @@ def _id(combination: tuple[str, tuple[str, ...], str]) -> str:
     return f"{operation}({','.join(arguments)})"
 
 
-def _artifact(text: str, label: str) -> ProgramArtifact:
-    """The public pipeline: read (and verify) the text, publish, compile for GLSL 4.20."""
+def _artifact(text: str, label: str, target: str = "glsl420") -> ProgramArtifact:
+    """The public pipeline: read (and verify) the text, publish, compile (GLSL 4.20 unless told otherwise)."""
     module = read(text, label=label)
-    return compile(VerifiedModule.create(module, label=label), target="glsl420")
+    return compile(VerifiedModule.create(module, label=label), target=target)
 
 
 def _gpu_lanes(outputs: dict[int, np.ndarray], lanes: int) -> np.ndarray:
@@ -95,9 +97,9 @@ def _float_inputs(evaluation: Evaluation) -> list[np.ndarray]:
     return [data.astype(np.float64) for data in evaluation.inputs]
 
 
-def _check(evaluation: Evaluation) -> None:
+def _check(evaluation: Evaluation, target: str = "glsl420") -> None:
     text = evaluation.module_text()
-    artifact = _artifact(text, f"{evaluation.operation}.vpl")
+    artifact = _artifact(text, f"{evaluation.operation}.vpl", target)
     draw = Draw(uniforms=evaluation.uniforms())
     if evaluation.stage == "vertex":
         count = evaluation.cases
@@ -353,3 +355,17 @@ def test_every_signature_module_links_on_the_driver(current_gl: object, operatio
     artifact = _artifact(operation_module(operation), f"{operation}.vpl")
     program = build_program(artifact)
     GL.glDeleteProgram(program)
+
+
+# OpenGL ES targets ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["es300", "es320"])
+@pytest.mark.parametrize(
+    ("operation", "arguments", "result"), sorted(VERTEX_COMBINATIONS), ids=map(_id, sorted(VERTEX_COMBINATIONS))
+)
+def test_operation_on_an_es_driver(
+    current_gles: object, target: str, operation: str, arguments: tuple[str, ...], result: str
+) -> None:
+    """The scalar and widest forms of every operation through the ES profiles, on an OpenGL ES 3.2 context."""
+    _check(Evaluation(operation, arguments, result), target=target)
