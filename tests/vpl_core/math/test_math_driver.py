@@ -30,7 +30,8 @@ from math_eval import Evaluation, tolerance
 from math_gl import Draw, MipTexture, build_program, render
 from math_support import FRAGMENT_ONLY, MATH_OPERATIONS, TYPES, accepted_combinations
 from OpenGL import GL
-from test_math_glsl import operation_module
+from test_math_glsl import operation_module, undefined_values_module
+from test_math_text_typing import divergent_derivatives_module
 
 from vpl_core.backends.glsl import ProgramArtifact, compile
 from vpl_core.publish import VerifiedModule
@@ -355,6 +356,13 @@ def test_every_signature_module_links_on_the_driver(current_gl: object, operatio
     artifact = _artifact(operation_module(operation), f"{operation}.vpl")
     program = build_program(artifact)
     GL.glDeleteProgram(program)
+
+
+def test_undefined_constants_and_divergent_derivatives_link_on_the_driver(current_gl: object) -> None:
+    """Valid modules whose results GLSL leaves undefined must still compile: constant folding may not reject them."""
+    for label, text in (("undefined.vpl", undefined_values_module()), ("divergent.vpl", divergent_derivatives_module())):
+        program = build_program(_artifact(text, label))
+        GL.glDeleteProgram(program)
 
 
 # OpenGL ES targets ---------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from math_support import (
     accepted_combinations,
     module_text,
 )
-from test_math_text_typing import UNDEFINED_BUT_ACCEPTED
+from test_math_text_typing import UNDEFINED_BUT_ACCEPTED, divergent_derivatives_module
 
 from vpl_core.backends.glsl import PROFILES, ProgramArtifact, compile
 from vpl_core.publish import VerifiedModule
@@ -142,13 +142,23 @@ def test_glsl_spelling(operation: str) -> None:
         assert re.fullmatch(r"vpl_r1 = atan\(vpl_r10, vpl_r11\);", assignment), assignment
 
 
-def test_undefined_operand_values_compile_as_constants(glslang_validator: str, tmp_path: Path) -> None:
+def undefined_values_module() -> str:
+    """Every operation with constant operands whose result GLSL leaves undefined, in both stages."""
     registers = []
     lines = []
     for number, (result, instruction) in enumerate(UNDEFINED_BUT_ACCEPTED, start=1):
         register = f"r{number}"
         registers.append((register, result))
         lines.append(instruction.replace(" r1 ", f" {register} ", 1))
-    text = module_text(Function(registers, lines), Function(list(registers), list(lines)))
+    return module_text(Function(registers, lines), Function(list(registers), list(lines)))
+
+
+def test_undefined_operand_values_compile_as_constants(glslang_validator: str, tmp_path: Path) -> None:
+    text = undefined_values_module()
     for target in TARGETS:
         _validate(_compile(text, target), tmp_path, f"undefined-{target}", glslang_validator)
+
+
+def test_derivatives_in_divergent_control_flow_compile(glslang_validator: str, tmp_path: Path) -> None:
+    for target in TARGETS:
+        _validate(_compile(divergent_derivatives_module(), target), tmp_path, f"divergent-{target}", glslang_validator)

@@ -263,8 +263,8 @@ def test_constant_operands_of_every_kind_are_accepted() -> None:
         assert line in canonical
 
 
-def test_derivatives_in_non_uniform_control_flow_are_accepted() -> None:
-    """GLSL leaves derivatives in divergent control flow undefined; VPL does not reject them (no uniformity analysis)."""
+def divergent_derivatives_module() -> str:
+    """A fragment entry that takes derivatives on both sides of a branch on gl_FragCoord.x."""
     text = module_text(Function([], []))
     divergent = """      (function fmain "fragment_main" Void
         (parameters)
@@ -280,10 +280,11 @@ def test_derivatives_in_non_uniform_control_flow_are_accepted() -> None:
           (branch done))
         (block left
           (dfdy r2 r2)
-          (copy r1 (float 0.0))
+          (construct r1 (float 0.0))
           (branch done))
         (block done
-          (construct r0 (float 1.0))
+          (construct r0 r2)
+          (add r0 r0 r1)
           (store (stage color) r0)
           (return))))))
 """
@@ -292,10 +293,12 @@ def test_derivatives_in_non_uniform_control_flow_are_accepted() -> None:
         '(interface (in frag_coord "frag_coord" Vec4 -1 position) (out color "color" Vec4 0 fragment_color))',
     )
     start = text.index('      (function fmain "fragment_main"')
-    text = text[:start] + divergent
-    # `copy r1 (float 0.0)` is a vec4 := float mismatch; use a construct instead.
-    text = text.replace("(copy r1 (float 0.0))", "(construct r1 (float 0.0))")
-    canonical = _canonical_fixed_point(text)
+    return text[:start] + divergent
+
+
+def test_derivatives_in_non_uniform_control_flow_are_accepted() -> None:
+    """GLSL leaves derivatives in divergent control flow undefined; VPL does not reject them (no uniformity analysis)."""
+    canonical = _canonical_fixed_point(divergent_derivatives_module())
     assert "(dfdx r2 r2)" in canonical and "(fwidth r1 r1)" in canonical and "(dfdy r2 r2)" in canonical
 
 
