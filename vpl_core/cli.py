@@ -1,4 +1,4 @@
-"""The `vpl` command: `vpl check` and `vpl fmt` (ARCHITECTURE.md, "The `vpl` command").
+"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (ARCHITECTURE.md, "The `vpl` command").
 
 Every failure is printed to stderr as one line, `FILE:LINE:COLUMN: CATEGORY
 error: MESSAGE` (`Diagnostic.format`), and makes the exit status 1; a file
@@ -7,7 +7,7 @@ Successful runs print nothing on stderr.
 
 Subcommands are registered in `COMMANDS`: each entry pairs a function that
 adds the subcommand's arguments with the handler that runs it and returns
-the exit status. Adding `compile` means adding one entry.
+the exit status.
 """
 
 from __future__ import annotations
@@ -72,12 +72,45 @@ def run_fmt(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+TARGETS = ("glsl420", "es300", "es320")
+
+
+def _configure_compile(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="VPL text file to compile")
+    parser.add_argument("--target", choices=TARGETS, default="glsl420", help="GLSL target (default: glsl420)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory for <stem>.vert.glsl, .frag.glsl, .json")
+    parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
+
+
+def run_compile(arguments: argparse.Namespace) -> int:
+    """Read, verify, publish and compile one file; write the artifact's three files."""
+    from vpl_core.backends.glsl import compile as compile_module
+    from vpl_core.backends.glsl.export import export_artifact, file_stem
+    from vpl_core.publish import VerifiedModule
+
+    module = load_module(arguments.file, sys.stderr, strict_v1=arguments.strict_v1)
+    if module is None:
+        return EXIT_FAILURE
+    try:
+        artifact = compile_module(VerifiedModule.create(module, label=arguments.file), target=arguments.target)
+    except VplError as error:
+        _report(error, sys.stderr)
+        return EXIT_FAILURE
+    try:
+        export_artifact(artifact, arguments.out, file_stem(arguments.file))
+    except OSError as error:
+        print(f"{arguments.out}: error: cannot write: {error.strerror or error}", file=sys.stderr)
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
 
 COMMANDS: dict[str, tuple[str, Configure, Handler]] = {
     "check": ("read and verify VPL files", _configure_check, run_check),
     "fmt": ("print the canonical text of a VPL file", _configure_fmt, run_fmt),
+    "compile": ("compile a VPL file to GLSL (vertex, fragment, reflection JSON)", _configure_compile, run_compile),
 }
 """Subcommand name -> (help, add its arguments, handler returning the exit status)."""
 
