@@ -72,6 +72,8 @@ from vpl_core.ir.types import (
     VoidType,
 )
 from vpl_core.ir.values import (
+    INT32_MAX,
+    INT32_MIN,
     ConstantValue,
     IndexReferenceValue,
     MemberReferenceValue,
@@ -81,7 +83,7 @@ from vpl_core.ir.values import (
     float32_bits,
 )
 from vpl_core.text.floats import format_float32
-from vpl_core.text.reader import MAX_TYPE_DEPTH, collector_paused, read
+from vpl_core.text.reader import MAX_TYPE_DEPTH, SIZE_MAX, collector_paused, read
 from vpl_core.verify import Verifier
 
 MAX_REFERENCE_DEPTH = 120
@@ -212,7 +214,7 @@ class _Writer:
         elif isinstance(value_type, MatrixType):
             shape = f"matrix {value_type.rows} {value_type.columns}"
         elif isinstance(value_type, ArrayType):
-            shape = f"array {self.type_ids[value_type.element]} {value_type.count}"
+            shape = f"array {self.type_ids[value_type.element]} {_size(value_type.count, value_type)}"
         elif isinstance(value_type, RecordType):
             fields = "".join(f" (field {quote(field.name)} {self.type_ids[field.type]})" for field in value_type.fields)
             shape = f"record {quote(value_type.name)}{fields}"
@@ -251,7 +253,7 @@ class _Writer:
                 if not isinstance(uniform.type, ArrayType):
                     raise _fail("an array uniform needs an array type", uniform)
                 uniforms.append(
-                    f"(array u{slot} {name} {self._type_id(uniform.type.element)} {uniform.type.count})"
+                    f"(array u{slot} {name} {self._type_id(uniform.type.element)} {_size(uniform.type.count, uniform)})"
                 )
             else:
                 uniforms.append(f"({uniform.kind.value} u{slot} {name} {self._type_id(uniform.type)})")
@@ -268,7 +270,7 @@ class _Writer:
         self.lines.append(f"{INDENT}({stage.kind.value} {function_ids[id(stage.entry)]}")
         interface = [
             f"({variable.direction.value} s{slot} {quote(variable.name)} {self._type_id(variable.type)}"
-            f" {variable.location} {variable.semantic.value})"
+            f" {_int32(variable.location, variable)} {variable.semantic.value})"
             for slot, variable in enumerate(stage.interface)
         ]
         self._list(2, "interface", interface)
@@ -293,7 +295,8 @@ class _Writer:
         self._list(depth + 1, "parameters", parameters, _INLINE_LIST_LIMIT)
         declarations = _declarations(function)
         registers = [
-            f"(register r{declaration.register.index} {self._type_id(declaration.type)})" for declaration in declarations
+            f"(register {_register(declaration.register, declaration)} {self._type_id(declaration.type)})"
+            for declaration in declarations
         ]
         self._list(depth + 1, "registers", registers, _INLINE_LIST_LIMIT)
         if not function.blocks:
@@ -311,6 +314,25 @@ class _Writer:
                 raise _fail("a block has no terminator", block)
             lines.append(body_indent + instruction_writer.terminator(block.terminator) + ")")
         lines[-1] += ")"
+
+
+def _size(count: object, subject: object) -> int:
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 < count <= SIZE_MAX:
+        raise _fail(f"array length {count!r} cannot be written (1 to 2**64-1)", subject)
+    return count
+
+
+def _int32(value: object, subject: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX:
+        raise _fail(f"{value!r} cannot be written as a signed 32-bit integer", subject)
+    return value
+
+
+def _register(register: object, subject: object) -> str:
+    index = getattr(register, "index", None)
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= SIZE_MAX:
+        raise _fail(f"register number {index!r} cannot be written (0 to 2**64-1)", subject)
+    return f"r{index}"
 
 
 def _component_types(value_type: Type) -> list[Type]:
@@ -352,7 +374,7 @@ class _InstructionWriter:
 
     def operand(self, operand: object) -> str:
         if isinstance(operand, RegisterValue):
-            return f"r{operand.index}"
+            return _register(operand, operand)
         if isinstance(operand, ConstantValue) and isinstance(operand.type, ScalarType):
             kind = operand.type.kind
             if kind is ScalarKind.FLOAT:
@@ -360,8 +382,8 @@ class _InstructionWriter:
                     return f"(float {format_float32(float32_bits(float(operand.value)))})"
                 except (ValueError, OverflowError, TypeError) as error:
                     raise _fail(f"cannot write float constant {operand.value!r}: {error}", operand) from None
-            if kind is ScalarKind.INT and isinstance(operand.value, int) and not isinstance(operand.value, bool):
-                return f"(int {operand.value})"
+            if kind is ScalarKind.INT:
+                return f"(int {_int32(operand.value, operand)})"
             if kind is ScalarKind.BOOL and isinstance(operand.value, bool):
                 return f"(bool {'true' if operand.value else 'false'})"
         raise _fail(f"cannot write operand {operand!r}", operand)
@@ -381,7 +403,7 @@ class _InstructionWriter:
             raise _fail(f"cannot write reference {reference!r}", reference)
         kind = current.storage_kind
         if kind is StorageKind.LOCAL:
-            text = f"(local r{current.slot})"
+            text = f"(local {_register(RegisterValue(current.slot, current.type), current)})"
         elif kind is StorageKind.PARAMETER:
             text = f"(parameter p{current.slot})"
         elif kind is StorageKind.UNIFORM:
@@ -401,7 +423,7 @@ class _InstructionWriter:
         result = getattr(instruction, "result", None)
         if not isinstance(result, RegisterValue):
             raise _fail("the instruction needs a destination register", instruction)
-        return f"r{result.index}"
+        return _register(result, instruction)
 
     def instruction(self, instruction: Instruction) -> str:
         operand = self.operand

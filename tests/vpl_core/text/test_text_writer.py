@@ -281,3 +281,15 @@ def test_recursive_records_are_rejected() -> None:
     add_uniform(module, "loop", loop)
     with pytest.raises(SemanticError):
         write(module)
+
+
+def test_numbers_the_text_cannot_hold_are_semantic_errors_of_the_writer() -> None:
+    too_far = minimal_module()
+    too_far.fragment.interface[0].location = 2**31
+    huge = minimal_module()
+    add_uniform(huge, "huge", ArrayType(FLOAT, 2**64))
+    for module, subject in ((too_far, too_far.fragment.interface[0]), (huge, huge.uniforms[0])):
+        with pytest.raises(SemanticError) as raised:
+            write(module)
+        assert raised.value.subject is subject
+        assert raised.value.diagnostic.label is None  # the writer's own diagnostic, not a read-back failure
