@@ -145,7 +145,8 @@ def tokenize(source: SourceText) -> list[Token]:
             word = match.group(group)
             start = match.start(group)
             kind = "number" if word[0] in "0123456789+-." else "name"
-            source.fail(Category.LEXICAL, f"malformed {kind} '{word}'", start)
+            shown = word if len(word) <= 40 else word[:37] + "..."
+            source.fail(Category.LEXICAL, f"malformed {kind} '{shown}'", start)
         else:
             _fail_at_character(source, match.start(group))
     return tokens

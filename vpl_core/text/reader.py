@@ -192,17 +192,21 @@ def _start(item: Item) -> int:
 def _describe(item: Item) -> str:
     if isinstance(item, Form):
         if item.items and not isinstance(item.items[0], Form):
-            return f"form ({item.items[0][1]} ...)"
+            return f"form ({_shortened(item.items[0][1])} ...)"
         return "a form"
     kind, value, _ = item
     if kind == NAME:
-        return f"name '{value}'"
+        return f"name '{_shortened(value)}'"
     if kind == KEYWORD:
         return f"reserved word '{value}'"
     if kind == NUMBER:
-        return f"number '{value}'"
-    shown = value if len(value) <= 40 else value[:37] + "..."
-    return f"string {shown!r}"
+        return f"number '{_shortened(value)}'"
+    return f"string {_shortened(value)!r}"
+
+
+def _shortened(text: str) -> str:
+    """Long words stay readable in one-line diagnostics."""
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _without_article(what: str) -> str:
