@@ -1,4 +1,4 @@
-"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH]]`.
+"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH]] [--gl desktop|es|auto]`.
 
 Without FILE the editor opens on the built-in example material
 (`app.material.examples.DEFAULT_EXAMPLE`). After the window is up it offers
@@ -10,6 +10,12 @@ a grab of the whole window and exits 0; no dialog is shown in this mode
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
 opening the window.
+
+`--gl` picks the preview's OpenGL profile: `desktop` (OpenGL 4.2 core),
+`es` (OpenGL ES 3.2) or `auto` (desktop when a 4.2 core context can be
+created, else ES 3.2). Without it the `VPL_PREVIEW_GL` environment variable
+decides, and without that `auto`. The window shows the active profile in
+its status bar.
 """
 
 from __future__ import annotations
@@ -34,7 +40,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--size", metavar="WxH", default=None, help="size of --preview-screenshot (default 512x512)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_SCREENSHOT_TIMEOUT,
                         help="longest wait, in seconds, for the preview before --screenshot grabs the window")
+    parser.add_argument("--gl", choices=("desktop", "es", "auto"), default=None,
+                        help="the preview's OpenGL profile: desktop (4.2 core), es (ES 3.2) or auto "
+                             "(desktop if available, else ES); default: $VPL_PREVIEW_GL, else auto")
     return parser
+
+
+def preview_gl_choice(arguments: argparse.Namespace) -> str:
+    """--gl when given, else VPL_PREVIEW_GL, else auto; ValueError for a bad VPL_PREVIEW_GL."""
+    from app.preview.context import choose
+
+    return choose(arguments.gl)
 
 
 def _example_source() -> str:
@@ -44,7 +60,7 @@ def _example_source() -> str:
     return str(example_path(DEFAULT_EXAMPLE))
 
 
-def _preview_screenshot(arguments: argparse.Namespace) -> int:
+def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
     from app.preview.screenshot import DEFAULT_SIZE, parse_size, preview_screenshot
 
     try:
@@ -53,7 +69,7 @@ def _preview_screenshot(arguments: argparse.Namespace) -> int:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
     source = arguments.file or _example_source()
-    return preview_screenshot(source, arguments.preview_screenshot, size)
+    return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl)
 
 
 def _quiet_prompts():  # noqa: ANN202 - app.ui is imported lazily
@@ -100,8 +116,13 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        gl = preview_gl_choice(arguments)
+    except ValueError as error:
+        print(f"vpl-editor: {error}", file=sys.stderr)
+        return 2
     if arguments.preview_screenshot:
-        return _preview_screenshot(arguments)
+        return _preview_screenshot(arguments, gl)
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -120,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A screenshot run must not touch the user's recent-files list.
         scratch = Path(tempfile.mkdtemp(prefix="vpl-editor-settings-")) / "settings.ini"
         settings = QSettings(str(scratch), QSettings.Format.IniFormat)
-    window = MainWindow(prompts=_quiet_prompts() if unattended else None, settings=settings)
+    window = MainWindow(prompts=_quiet_prompts() if unattended else None, settings=settings, preview_gl=gl)
     preview_settled = [False]
 
     def settled(*_: object) -> None:

@@ -1,12 +1,20 @@
 """The preview renderer: a GL program built from a `ProgramArtifact` and a mesh drawn with it.
 
-No Qt widget here: everything needs only a current OpenGL 4.2+ core context
-(the widget's, or an offscreen one for tests and screenshots). The
-renderer follows the host side of spec 12.5 and the preview host contract
-(ARCHITECTURE.md):
+No Qt widget here: everything needs only a current context, OpenGL 4.2+
+core or OpenGL ES 3.2 (the widget's, or an offscreen one for tests and
+screenshots); the renderer finds out which at `initialize` and then expects
+artifacts of the matching target family (`glsl420` on desktop GL, `es300` /
+`es320` on ES). The GL calls it makes exist in both APIs; the one desktop-only
+call, glBindFragDataLocation, is skipped on ES, where the `layout(location)`
+the backend emits decides alone. The renderer follows the host side of spec
+12.5 and the preview host contract (ARCHITECTURE.md):
 
-- both code strings are uploaded with explicit byte lengths; the primary
-  fragment output is bound to its resolved location before linking;
+- both code strings are uploaded with explicit byte lengths; on desktop GL
+  the primary fragment output is bound to its resolved location before
+  linking; the artifact's `fragment_color_location` L says which draw buffer
+  carries the colour: when L is not 0 the frame is drawn into a framebuffer
+  whose draw buffer L is its colour attachment and blitted to the target
+  (a window's or Qt's framebuffer only has draw buffer 0);
 - uniform locations come from `glGetUniformLocation` with the artifact's
   GLSL names; record uniforms are std140 blocks whose binding points come
   from the artifact (`glUniformBlockBinding` on the index of
@@ -60,6 +68,20 @@ DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)  # towards the light: upper left, i
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
 _ATTRIBUTE_LAYOUT = {"position": (3, 0), "normal": (3, 12), "texcoord": (2, 24)}  # components, byte offset
 _VERTEX_STRIDE = 32
+
+
+def context_is_es() -> bool:
+    """Whether the current context is OpenGL ES (its GL_VERSION starts with "OpenGL ES")."""
+    version = GL.glGetString(GL.GL_VERSION) or b""
+    if isinstance(version, bytes):
+        version = version.decode("latin-1", "replace")
+    return str(version).startswith("OpenGL ES")
+
+
+def renderer_name() -> str:
+    """GL_RENDERER of the current context ("llvmpipe (LLVM 15.0.6, 256 bits)"), "" if unknown."""
+    name = GL.glGetString(GL.GL_RENDERER) or b""
+    return name.decode("latin-1", "replace") if isinstance(name, bytes) else str(name)
 
 
 class ProgramBuildError(Exception):
@@ -241,10 +263,18 @@ def _compile_shader(kind: int, code: str, stage: str) -> int:
 
 
 class Framebuffer:
-    """An offscreen RGBA8 + depth framebuffer (tests, screenshots, `grab_preview`)."""
+    """An offscreen RGBA8 + depth framebuffer (tests, screenshots, `grab_preview`).
 
-    def __init__(self, width: int, height: int) -> None:
+    The colour renderbuffer is attachment `color_index` and draw buffer
+    `color_index` (the others draw nowhere), so a program whose colour output
+    has location L draws into it when `color_index` is L. That is the only
+    arrangement ES allows (draw buffer i may only be COLOR_ATTACHMENTi).
+    """
+
+    def __init__(self, width: int, height: int, color_index: int = 0) -> None:
         self.width, self.height = int(width), int(height)
+        self.color_index = int(color_index)
+        self.color_attachment = GL.GL_COLOR_ATTACHMENT0 + self.color_index
         self.framebuffer = GL.glGenFramebuffers(1)
         self.color, self.depth = GL.glGenRenderbuffers(2)
         GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.color)
@@ -254,8 +284,12 @@ class Framebuffer:
         GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
         previous = GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
-        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_RENDERBUFFER, self.color)
+        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, self.color_attachment, GL.GL_RENDERBUFFER, self.color)
         GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT, GL.GL_RENDERBUFFER, self.depth)
+        if self.color_index:
+            buffers = [GL.GL_NONE] * self.color_index + [self.color_attachment]
+            GL.glDrawBuffers(len(buffers), np.array(buffers, dtype=np.uint32))
+            GL.glReadBuffer(self.color_attachment)
         status = GL.glCheckFramebufferStatus(GL.GL_FRAMEBUFFER)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, int(previous))
         if status != GL.GL_FRAMEBUFFER_COMPLETE:
@@ -305,7 +339,14 @@ class Renderer:
         self._textures: dict[str, int] = {}
         self._dirty_textures: set[str] = set()
         self._dirty_parameters: set[str] = set()
+        self._color_target: Optional[Framebuffer] = None
         self._initialized = False
+        self.is_es = False
+
+    @property
+    def target_family(self) -> str:
+        """"es" on an OpenGL ES context, "glsl" on desktop GL (known after `initialize`)."""
+        return "es" if self.is_es else "glsl"
 
     # ---- host-side state (no GL needed) ---------------------------------------------------
 
@@ -358,6 +399,7 @@ class Renderer:
         """Create the context-bound resources (idempotent; needs a current context)."""
         if self._initialized:
             return
+        self.is_es = context_is_es()
         self._vertex_array = int(GL.glGenVertexArrays(1))
         self._vertex_buffer, self._index_buffer = (int(b) for b in GL.glGenBuffers(2))
         self._checker_texture = self._upload_texture(0, checker_rgba())
@@ -374,6 +416,9 @@ class Renderer:
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
+        if self._color_target is not None:
+            self._color_target.delete()
+            self._color_target = None
         self._dirty_textures = set(self._images)
         self._mesh_dirty = True
         self._initialized = False
@@ -435,6 +480,10 @@ class Renderer:
         program then stays in use.
         """
         self.initialize()
+        if self.is_es and not artifact.target.startswith("es"):
+            raise ProgramBuildError(
+                "vertex", f"this is an OpenGL ES context; the program was compiled for {artifact.target}, "
+                "not for an ES target (es300 or es320)")
         vertex = _compile_shader(GL.GL_VERTEX_SHADER, artifact.vertex_code, "vertex")
         try:
             fragment = _compile_shader(GL.GL_FRAGMENT_SHADER, artifact.fragment_code, "fragment")
@@ -444,8 +493,11 @@ class Renderer:
         program = GL.glCreateProgram()
         GL.glAttachShader(program, vertex)
         GL.glAttachShader(program, fragment)
-        # Spec 12.5: bind the resolved primary output before linking.
-        GL.glBindFragDataLocation(program, artifact.fragment_color_location, artifact.fragment_color_output.encode("ascii") + b"\0")
+        if not self.is_es:
+            # Spec 12.5: bind the resolved primary output before linking. ES has no such
+            # call; the layout(location) qualifier the backend always writes says the same.
+            GL.glBindFragDataLocation(program, artifact.fragment_color_location,
+                                      artifact.fragment_color_output.encode("ascii") + b"\0")
         GL.glLinkProgram(program)
         self.link_count += 1
         linked = GL.glGetProgramiv(program, GL.GL_LINK_STATUS)
@@ -573,11 +625,37 @@ class Renderer:
     def render(self, width: int, height: int) -> None:
         """Draw one frame into the currently bound framebuffer (viewport 0, 0, width, height)."""
         self.initialize()
+        location = self.program.artifact.fragment_color_location if self.program is not None else 0
+        if location <= 0:
+            self._draw(width, height)
+            return
+        # The colour goes to draw buffer `location`; the bound framebuffer (a window's,
+        # Qt's) only draws buffer 0. Draw where buffer `location` exists, then copy.
+        previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
+        previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
+        target = self._color_target
+        if target is None or (target.width, target.height, target.color_index) != (int(width), int(height), location):
+            if target is not None:
+                target.delete()
+                self._color_target = None
+            target = self._color_target = Framebuffer(width, height, location)
+        try:
+            target.bind()
+            self._draw(width, height)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, target.framebuffer)
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            GL.glBlitFramebuffer(0, 0, target.width, target.height, 0, 0, target.width, target.height,
+                                 GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
+        finally:
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+
+    def _draw(self, width: int, height: int) -> None:
         self._sync_mesh()
         self._sync_textures()
         GL.glViewport(0, 0, int(width), int(height))
         GL.glClearColor(*self.background, 1.0)
-        GL.glClearDepth(1.0)
+        GL.glClearDepthf(1.0)  # glClearDepth (double) is desktop-only
         GL.glDisable(GL.GL_SCISSOR_TEST)
         GL.glDisable(GL.GL_BLEND)
         GL.glDepthMask(GL.GL_TRUE)

@@ -1,12 +1,16 @@
-"""`vpl-editor FILE --preview-screenshot PNG [--size WxH]`: one preview frame of a file, offscreen.
+"""`vpl-editor FILE --preview-screenshot PNG [--size WxH] [--gl desktop|es|auto]`: one preview frame, offscreen.
 
 The file is a material saved by the editor or any verified `.vpl` module.
 It is read (through `app.material.document.load_text` when the material
-document layer provides it, otherwise `vpl_core.text.read`), published as a
-`VerifiedModule`, compiled for GLSL 4.20 and drawn once (parameters at
-their defaults: from the saved graph when there is one, else zero) on the default
-sphere with the default camera, light and background into an offscreen
-framebuffer of exactly `size`; that framebuffer is saved as PNG.
+document layer provides it, otherwise `vpl_core.text.read`) and published
+as a `VerifiedModule`; then the preview profile is chosen (`gl`, as the
+editor's `--gl`: desktop OpenGL 4.2 core, OpenGL ES 3.2, or auto), the
+module is compiled for that profile's target (`glsl420` / `es320`) and drawn
+once (parameters at their defaults: from the saved graph when there is one,
+else zero) on the default sphere with the default camera, light and
+background into an offscreen framebuffer of exactly `size`; that
+framebuffer is saved as PNG. Both profiles give the same picture (to within
+rounding of a few 1/255 steps on a conforming driver).
 
 Exit status 0 when the PNG was written; 1 when no program could be built
 (reading, verification, target or driver errors) or the image could not be
@@ -38,8 +42,24 @@ def _diagnostic(label: str, category: Category, message: str) -> str:
     return Diagnostic(category, message, label=label).format()
 
 
-def load_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
-    """(ProgramArtifact, parameter specs) for a file; raises _Failure with formatted diagnostics."""
+def load_program(source_path: str, target: str = "glsl420") -> tuple[Any, list[ParameterSpec]]:
+    """(ProgramArtifact for `target`, parameter specs) for a file; raises _Failure with formatted diagnostics."""
+    verified, parameters = read_program(source_path)
+    return compile_program(verified, source_path, target), parameters
+
+
+def compile_program(verified: Any, source_path: str, target: str) -> Any:
+    """The `VerifiedModule` compiled for `target`; raises _Failure with the formatted target error."""
+    from vpl_core.backends.glsl import compile as compile_glsl
+
+    try:
+        return compile_glsl(verified, target=target)
+    except VplError as error:
+        raise _Failure([_with_label(error.diagnostic, source_path).format()])
+
+
+def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
+    """(VerifiedModule, parameter specs) for a file; raises _Failure with formatted diagnostics."""
     try:
         with open(source_path, "rb") as handle:
             source = handle.read()
@@ -50,17 +70,15 @@ def load_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
     if loaded is not None:
         return loaded
 
-    from vpl_core.backends.glsl import compile as compile_glsl
     from vpl_core.publish import VerifiedModule
     from vpl_core.text import read
 
     try:
         module = read(source, label=source_path)
         verified = VerifiedModule.create(module, label=source_path)
-        artifact = compile_glsl(verified)
     except VplError as error:
         raise _Failure([_with_label(error.diagnostic, source_path).format()])
-    return artifact, specs_from_module(module)
+    return verified, specs_from_module(module)
 
 
 def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
@@ -94,18 +112,12 @@ def _load_with_document(source: bytes, source_path: str) -> Optional[tuple[Any, 
             return None  # nothing read and nothing said: let the plain reader explain
         raise _Failure(lines)
 
-    from vpl_core.backends.glsl import compile as compile_glsl
-
-    try:
-        artifact = compile_glsl(verified)
-    except VplError as error:
-        raise _Failure([_with_label(error.diagnostic, source_path).format()])
     module = getattr(loaded, "module", None) or verified.materialize()
     parameters = specs_from_module(module)
     graph = getattr(loaded, "graph", None)
     if graph is not None:
         parameters = _graph_parameters(graph, parameters)
-    return artifact, parameters
+    return verified, parameters
 
 
 def _graph_parameters(graph: Any, fallback: list[ParameterSpec]) -> list[ParameterSpec]:
@@ -136,15 +148,26 @@ def preview_screenshot(
     png_path: str,
     size: tuple[int, int] = DEFAULT_SIZE,
     stderr: Optional[TextIO] = None,
+    gl: Optional[str] = None,
 ) -> int:
-    """Render one default preview frame of `source_path` into `png_path`; 0 on success, 1 otherwise."""
+    """Render one default preview frame of `source_path` into `png_path`; 0 on success, 1 otherwise.
+
+    `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto).
+    """
     stderr = stderr if stderr is not None else sys.stderr
     width, height = int(size[0]), int(size[1])
     if width < 1 or height < 1:
         print(f"{png_path}: error: the screenshot size must be positive, not {width}x{height}", file=stderr)
         return 1
+    from app.preview.context import choose
+
     try:
-        artifact, parameters = load_program(source_path)
+        choice = choose(gl)
+    except ValueError as error:
+        print(f"error: {error}", file=stderr)
+        return 1
+    try:
+        verified, parameters = read_program(source_path)
     except _Failure as failure:
         for line in failure.lines:
             print(line, file=stderr)
@@ -155,12 +178,19 @@ def preview_screenshot(
         print(_diagnostic(source_path, Category.TARGET, "no display: the preview needs an X server (try xvfb-run)"), file=stderr)
         return 1
 
-    from app.preview.context import OffscreenContext
+    from app.preview.context import OffscreenContext, select_profile
     from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer
 
+    selection = select_profile(choice)
     try:
-        context = OffscreenContext()
+        artifact = compile_program(verified, source_path, selection.profile.target)
+    except _Failure as failure:
+        for line in failure.lines:
+            print(line, file=stderr)
+        return 1
+    try:
+        context = OffscreenContext(selection.profile)
     except RuntimeError as error:
         print(_diagnostic(source_path, Category.TARGET, str(error)), file=stderr)
         return 1
@@ -216,7 +246,10 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """`python -m app.preview.screenshot FILE PNG [WxH]` (the editor's flag calls preview_screenshot)."""
+    """`python -m app.preview.screenshot FILE PNG [WxH]` (the editor's flag calls preview_screenshot).
+
+    The profile comes from `VPL_PREVIEW_GL` (default auto).
+    """
     arguments = list(sys.argv[1:] if argv is None else argv)
     if len(arguments) not in (2, 3):
         print("usage: python -m app.preview.screenshot FILE PNG [WIDTHxHEIGHT]", file=sys.stderr)

@@ -6,12 +6,21 @@ error overlay; all GL work is the renderer's. It never lets a driver
 failure escape: a program the driver rejects leaves the last good program
 on screen, shows the log over it and emits `programFailed`.
 
-Availability. If the context Qt creates is not OpenGL 4.2 core,
+Profiles. A widget runs one `app.preview.context.Profile`: desktop OpenGL
+4.2 core or OpenGL ES 3.2. Its `target` ("glsl420" / "es320") is the GLSL
+backend target hosts must compile the artifacts they hand it for;
+`context_description` ("OpenGL 4.5 core (llvmpipe)", "OpenGL ES 3.2
+(llvmpipe)") says what was actually created, and `contextCreated` carries it
+once the context exists.
+
+Availability. If the context Qt creates does not satisfy the profile,
 `available` is False and the widget paints `unavailable_reason` as text.
 When no GL context can be created at all, a QOpenGLWidget can take its
 whole top-level window down with it on some platforms, so hosts should
-build the preview with `create_preview_widget`, which then returns an
-`UnavailablePreview` (a plain label with the same methods) instead.
+build the preview with `create_preview_widget`, which resolves the profile
+choice (`--gl` / `VPL_PREVIEW_GL`: desktop, es, auto) and returns an
+`UnavailablePreview` (a plain label with the same methods) when no context
+of the chosen profile can be made.
 
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
@@ -28,10 +37,17 @@ from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
 
 from app.material.parameters import ParameterKind, ParameterSpec
-from app.preview.context import context_problem, preview_surface_format, probe
+from app.preview.context import (
+    DEFAULT_PROFILE,
+    Profile,
+    context_problem,
+    describe,
+    preview_surface_format,
+    select_profile,
+)
 from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
 from app.preview.parameter_specs import carry_over, specs_from_artifact
-from app.preview.renderer import ProgramBuildError, Renderer
+from app.preview.renderer import ProgramBuildError, Renderer, renderer_name
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
@@ -44,10 +60,15 @@ class PreviewWidget(QOpenGLWidget):
 
     programReady = Signal()
     programFailed = Signal(str)
+    #: The context exists: its description ("OpenGL ES 3.2 (llvmpipe)").
+    contextCreated = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: Optional[QWidget] = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
-        self.setFormat(preview_surface_format())
+        self._profile = profile
+        self._context_description = ""
+        self.setFormat(preview_surface_format(profile))
+        self.setToolTip(f"Material preview ({profile.title})")
         self.setMinimumSize(120, 120)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._renderer = Renderer()
@@ -67,6 +88,20 @@ class PreviewWidget(QOpenGLWidget):
         self._timer.timeout.connect(self._tick)
 
     # ---- properties -----------------------------------------------------------------------
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    @property
+    def target(self) -> str:
+        """The GLSL backend target of the artifacts this preview runs: "glsl420" or "es320"."""
+        return self._profile.target
+
+    @property
+    def context_description(self) -> str:
+        """The context as created ("OpenGL 4.5 core (llvmpipe)"); the profile's title until then."""
+        return self._context_description or self._profile.title
 
     @property
     def available(self) -> bool:
@@ -112,6 +147,10 @@ class PreviewWidget(QOpenGLWidget):
             self._pending = artifact
             return
         self._build(artifact)
+
+    def show_problem(self, message: str) -> None:
+        """No artifact could be made for this preview (e.g. a target error): keep the last image, show why."""
+        self._fail(message)
 
     def set_parameter(self, name: str, value: Any) -> None:
         """New value for a material parameter: re-uploaded at the next frame, no relink."""
@@ -220,7 +259,7 @@ class PreviewWidget(QOpenGLWidget):
     # ---- QOpenGLWidget --------------------------------------------------------------------
 
     def initializeGL(self) -> None:  # noqa: N802 - Qt override
-        problem = context_problem(self.context())
+        problem = context_problem(self.context(), self._profile)
         if problem:
             self._available = False
             self._unavailable_reason = problem
@@ -229,6 +268,9 @@ class PreviewWidget(QOpenGLWidget):
         context.aboutToBeDestroyed.connect(self._release_gl)
         self._renderer.initialize()
         self._initialized = True
+        self._context_description = describe(context, renderer_name())
+        self.setToolTip(f"Material preview ({self._context_description})")
+        self.contextCreated.emit(self._context_description)
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -331,20 +373,28 @@ class UnavailablePreview(QLabel):
 
     programReady = Signal()
     programFailed = Signal(str)
+    contextCreated = Signal(str)
 
-    def __init__(self, reason: str, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, reason: str, parent: Optional[QWidget] = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(reason, parent)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
         self.setMinimumSize(120, 120)
         self._reason = reason
+        self._profile = profile
 
+    profile = property(lambda self: self._profile)
+    target = property(lambda self: self._profile.target)
+    context_description = property(lambda self: "off (no OpenGL context)")
     available = property(lambda self: False)
     unavailable_reason = property(lambda self: self._reason)
     error_text = property(lambda self: "")
     playing = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Optional[list[ParameterSpec]] = None) -> None:
+        pass
+
+    def show_problem(self, message: str) -> None:
         pass
 
     def set_parameter(self, name: str, value: Any) -> None:
@@ -372,9 +422,13 @@ class UnavailablePreview(QLabel):
         return QImage()
 
 
-def create_preview_widget(parent: Optional[QWidget] = None) -> PreviewWidget | UnavailablePreview:
-    """A `PreviewWidget`, or an `UnavailablePreview` saying why when no GL context can be made."""
-    problem = probe()
-    if problem:
-        return UnavailablePreview(problem, parent)
-    return PreviewWidget(parent)
+def create_preview_widget(parent: Optional[QWidget] = None, choice: Optional[str] = None) -> PreviewWidget | UnavailablePreview:
+    """A `PreviewWidget` of the chosen profile, or an `UnavailablePreview` saying why none can be made.
+
+    `choice` is "desktop", "es" or "auto"; None reads `VPL_PREVIEW_GL` (default auto).
+    An invalid value is a ValueError.
+    """
+    selection = select_profile(choice)
+    if selection.problem:
+        return UnavailablePreview(selection.problem, parent, selection.profile)
+    return PreviewWidget(parent, selection.profile)

@@ -13,6 +13,13 @@ Documents: a graph document (opened from a file saved by the editor, an
 example, a recovered autosave, or new) is edited in the graph. A read-only
 document (a module without a graph, or a hand-edited file) replaces the
 graph with the instruction view; preview, code and export still work.
+
+The preview runs one OpenGL profile (`preview_gl`: desktop, es or auto, see
+`app.preview.context`); its `target` decides which GLSL target the preview's
+artifact is compiled for. The generated-code view and export always show
+the GLSL 4.20 program; when the preview runs ES 3.2, the same verified
+module is compiled once more for `es320` and only the preview gets that one.
+The status bar shows the preview's context ("Preview: OpenGL ES 3.2 (llvmpipe)").
 "Modified" means the current snapshot differs from the one taken when the
 document was opened or saved, so undoing back to the saved state clears it.
 
@@ -77,8 +84,10 @@ class MainWindow(QMainWindow):
     documentOpened = Signal()
 
     def __init__(self, prompts: Prompts | None = None, settings: QSettings | None = None,
-                 recovery: RecoveryStore | None = None, parent: QWidget | None = None) -> None:
+                 recovery: RecoveryStore | None = None, parent: QWidget | None = None,
+                 preview_gl: str | None = None) -> None:
         super().__init__(parent)
+        self._preview_gl = preview_gl
         self.prompts = prompts or Prompts()
         self.settings = settings if settings is not None else QSettings("vpl-editor", "vpl-editor")
         self.recovery = recovery if recovery is not None else RecoveryStore()
@@ -147,10 +156,11 @@ class MainWindow(QMainWindow):
         self.palette.nodeRequested.connect(self.add_node_from_palette)
         self.palette_dock = self._dock("Nodes", self.palette, Qt.DockWidgetArea.LeftDockWidgetArea, "paletteDock")
 
-        self.preview = create_preview_widget(self)
+        self.preview = create_preview_widget(self, self._preview_gl)
         self.preview.setMinimumSize(280, 260)
         self.preview.programReady.connect(self._on_program_ready)
         self.preview.programFailed.connect(self._on_program_failed)
+        self.preview.contextCreated.connect(self._show_preview_context)
         self.preview_dock = self._dock("Preview", self.preview, Qt.DockWidgetArea.RightDockWidgetArea, "previewDock")
 
         # Right column, top to bottom: preview, the material's parameters
@@ -179,6 +189,14 @@ class MainWindow(QMainWindow):
 
         self._mode_label = QLabel(self)
         self.statusBar().addPermanentWidget(self._mode_label)
+        self.preview_context_label = QLabel(self)
+        self.preview_context_label.setObjectName("previewContextLabel")
+        self.preview_context_label.setToolTip("The OpenGL profile the preview runs (vpl-editor --gl desktop|es|auto)")
+        self.statusBar().addPermanentWidget(self.preview_context_label)
+        self._show_preview_context(self.preview.context_description)
+
+    def _show_preview_context(self, description: str) -> None:
+        self.preview_context_label.setText(f"Preview: {description}")
 
     def _action(self, text: str, slot: Any, shortcut: QKeySequence.StandardKey | str | None = None,
                 tip: str = "") -> QAction:
@@ -497,12 +515,12 @@ class MainWindow(QMainWindow):
             artifact.fragment_code if artifact is not None else None,
             missing_reason=reason or "not compiled",
         )
-        self._set_parameters(result.parameters, artifact)
+        self._set_parameters(result.parameters, artifact, result.verified)
         self._update_actions()
         errors = len(result.errors)
         self.statusBar().showMessage("Material OK" if result.ok else f"{errors} error(s) in the material", 4000)
 
-    def _set_parameters(self, specs: list[ParameterSpec], artifact: Any = None) -> None:
+    def _set_parameters(self, specs: list[ParameterSpec], artifact: Any = None, verified: Any = None) -> None:
         """Show `specs` in the panel and hand the artifact to the preview.
 
         A value the artist set in the panel survives recompiles while the
@@ -520,6 +538,10 @@ class MainWindow(QMainWindow):
         self.parameters_panel.set_parameters(specs, merged)
         if artifact is None:
             return
+        artifact, problem = self._preview_artifact(artifact, verified)
+        if artifact is None:
+            self.preview.show_problem(problem)
+            return
         self.preview.set_artifact(artifact, specs)
         shown = getattr(self.preview, "parameter_values", {})
         for spec in specs:
@@ -529,6 +551,20 @@ class MainWindow(QMainWindow):
                     self.preview.set_texture(spec.name, value if isinstance(value, str) else None)
                 elif spec.kind is not ParameterKind.OTHER:
                     self.preview.set_parameter(spec.name, value)
+
+    def _preview_artifact(self, artifact: Any, verified: Any) -> tuple[Any, str]:
+        """The artifact for the preview's target: `artifact` itself or `verified` compiled again.
+
+        (None, reason) when the module cannot be compiled for that target.
+        """
+        target = getattr(self.preview, "target", artifact.target)
+        if artifact.target == target or verified is None:
+            return artifact, ""
+        try:
+            return compile_glsl(verified, target=target), ""
+        except Exception as error:  # noqa: BLE001 - a target error is shown, never raised
+            message = str(error) or type(error).__name__
+            return None, f"{target} target error (preview: {self.preview.context_description}): {message}"
 
     def _node_label(self, node_id: str | None) -> str:
         if node_id is None:
@@ -679,7 +715,7 @@ class MainWindow(QMainWindow):
         self.code_view.show_code(verified.text, artifact.vertex_code if artifact else None,
                                  artifact.fragment_code if artifact else None,
                                  missing_reason=compile_problem or "not compiled")
-        self._set_parameters(specs, artifact)
+        self._set_parameters(specs, artifact, verified)
         for node in self.graph.material_nodes():
             node.view.set_diagnostics([])
         self._show_read_only_diagnostics()

@@ -147,7 +147,7 @@ def test_wrong_context_version_is_shown_as_text(qtbot, monkeypatch) -> None:  # 
     import app.preview.widget as widget_module
 
     reason = "The preview needs OpenGL 4.2 core; this system offers OpenGL 3.1."
-    monkeypatch.setattr(widget_module, "context_problem", lambda context: reason)
+    monkeypatch.setattr(widget_module, "context_problem", lambda context, profile=None: reason)
     widget = PreviewWidget()
     widget.resize(320, 120)
     qtbot.addWidget(widget)
