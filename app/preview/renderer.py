@@ -40,6 +40,7 @@ from typing import Any, Optional
 
 import numpy as np
 from OpenGL import GL
+from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source
 
 from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
@@ -655,7 +656,10 @@ class Renderer:
         self._sync_textures()
         GL.glViewport(0, 0, int(width), int(height))
         GL.glClearColor(*self.background, 1.0)
-        GL.glClearDepthf(1.0)  # glClearDepth (double) is desktop-only
+        # glClearDepth (double) is desktop-only. GL.glClearDepthf is PyOpenGL's
+        # ARB_ES2_compatibility entry, which it refuses to load on an ES context
+        # (no such extension there); the GL 4.1 core entry loads on both.
+        _clear_depthf(1.0)
         GL.glDisable(GL.GL_SCISSOR_TEST)
         GL.glDisable(GL.GL_BLEND)
         GL.glDepthMask(GL.GL_TRUE)

@@ -450,3 +450,26 @@ def test_vpl_editor_rejects_a_bad_environment_value(monkeypatch: pytest.MonkeyPa
     assert ENVIRONMENT_VARIABLE in capsys.readouterr().err
     # The command line wins, so an explicit --gl still works.
     assert main(["--preview-screenshot", str(tmp_path / "x.png"), "--size", "16x16", "--gl", "desktop"]) == 0
+
+
+def test_es_preview_screenshot_in_a_fresh_process(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+    """ES first in a new process: PyOpenGL resolves every entry point on the ES context.
+
+    (In this test process the desktop tests may have resolved them already; an entry
+    point PyOpenGL only loads on desktop GL, such as its ARB_ES2_compatibility
+    glClearDepthf, would pass here and fail in the editor.)
+    """
+    import os
+    import subprocess
+    import sys
+
+    es_png, desktop_png = tmp_path / "es.png", tmp_path / "desktop.png"
+    environment = dict(os.environ, QT_QPA_PLATFORM="xcb")
+    environment.pop(ENVIRONMENT_VARIABLE, None)
+    completed = subprocess.run(
+        [sys.executable, "-m", "app", "--preview-screenshot", str(es_png), "--size", "96x96", "--gl", "es"],
+        cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    assert preview_screenshot(str(EXAMPLES[[p.stem for p in EXAMPLES].index("lit_blinn_phong")]), str(desktop_png),
+                              (96, 96), gl="desktop") == 0
+    _assert_same_picture(load_image_rgba(str(desktop_png)), load_image_rgba(str(es_png)))

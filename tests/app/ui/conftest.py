@@ -103,8 +103,9 @@ def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_
 
     windows: list[MainWindow] = []
 
-    def make(load_example: bool = True) -> MainWindow:
-        window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
+    def make(load_example: bool = True, preview_gl: str | None = None) -> MainWindow:
+        window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir),
+                            preview_gl=preview_gl)
         qtbot.addWidget(window)
         if load_example:
             window.load_example()
