@@ -84,15 +84,17 @@ def _configure_compile(parser: argparse.ArgumentParser) -> None:
 
 def run_compile(arguments: argparse.Namespace) -> int:
     """Read, verify, publish and compile one file; write the artifact's three files."""
-    from vpl_core.backends.glsl import compile as compile_module
+    from vpl_core.backends.glsl import compile_source
     from vpl_core.backends.glsl.export import export_artifact, file_stem
-    from vpl_core.publish import VerifiedModule
 
-    module = load_module(arguments.file, sys.stderr, strict_v1=arguments.strict_v1)
-    if module is None:
+    try:
+        with open(arguments.file, "rb") as stream:
+            source = stream.read()
+    except OSError as error:
+        print(f"{arguments.file}: error: cannot read: {error.strerror or error}", file=sys.stderr)
         return EXIT_FAILURE
     try:
-        artifact = compile_module(VerifiedModule.create(module, label=arguments.file), target=arguments.target)
+        artifact = compile_source(source, arguments.file, arguments.target, strict_v1=arguments.strict_v1)
     except VplError as error:
         _report(error, sys.stderr)
         return EXIT_FAILURE

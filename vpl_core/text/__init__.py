@@ -2,7 +2,9 @@
 
 `read` and `read_file` turn text into a verified mutable `Module` (lexer,
 generic forms, binding, then always the verifier); `write` turns a module
-into deterministic canonical text. For bad input `read` raises only
+into deterministic canonical text. `read_located` also returns a
+`SourceLocator` that places later diagnostics (for example target errors)
+about the module's objects in the source. For bad input `read` raises only
 `LexicalError`, `SyntacticError` or `SemanticError`, each with one
 positioned `Diagnostic`; `write` raises `SemanticError` (from the verifier,
 or for a module the text format cannot express).
@@ -10,7 +12,7 @@ or for a module the text format cannot express).
 
 from __future__ import annotations
 
-from vpl_core.text.reader import STRICT_V1_EXTENSIONS_MESSAGE, read, read_file
+from vpl_core.text.reader import STRICT_V1_EXTENSIONS_MESSAGE, SourceLocator, read, read_file, read_located
 from vpl_core.text.writer import write
 
-__all__ = ["STRICT_V1_EXTENSIONS_MESSAGE", "read", "read_file", "write"]
+__all__ = ["STRICT_V1_EXTENSIONS_MESSAGE", "SourceLocator", "read", "read_file", "read_located", "write"]

@@ -48,9 +48,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from typing import Callable, Iterator, NoReturn, Optional, Union
+from typing import Callable, Iterator, NoReturn, Optional, Sequence, Union
 
-from vpl_core.diagnostics import Category, SemanticError
+from vpl_core.diagnostics import Category, Diagnostic, SemanticError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
@@ -150,13 +150,59 @@ def read(
     source: Union[bytes, bytearray, memoryview, str], label: str | None = None, *, strict_v1: bool = False
 ) -> Module:
     """Read, bind and verify one module; raises LexicalError, SyntacticError or SemanticError."""
+    return read_located(source, label, strict_v1=strict_v1)[0]
+
+
+def read_located(
+    source: Union[bytes, bytearray, memoryview, str], label: str | None = None, *, strict_v1: bool = False
+) -> tuple[Module, SourceLocator]:
+    """`read`, also returning a locator that places diagnostics about the module's objects in the source."""
     with collector_paused():
         text = decode(source, label)
         top = parse_forms(text, tokenize(text))
         reader = _Reader(text, strict_v1)
         module = reader.read_module(top)
-        reader.verify(module, top)
-        return module
+        locator = SourceLocator(text, reader.spans, top.start)
+        locator.verify(module)
+        return module, locator
+
+
+class SourceLocator:
+    """Source positions of the objects one read created (kept alive by the module it read).
+
+    Positions are keyed by object identity, so a locator only answers for
+    objects of its own module instance; `vpl_core.ir.paths` translates
+    objects of another instance of the same module.
+    """
+
+    __slots__ = ("source", "spans", "module_start")
+
+    def __init__(self, source: SourceText, spans: dict[int, int], module_start: int) -> None:
+        self.source = source
+        self.spans = spans
+        self.module_start = module_start
+
+    def index_of(self, subject: object, context: Sequence[object] = ()) -> int:
+        """The character index of `subject`, else of the innermost located `context`
+        object, else of the module's opening parenthesis (spec 11)."""
+        for candidate in (subject, *reversed(tuple(context))):
+            if candidate is not None:
+                index = self.spans.get(id(candidate))
+                if index is not None:
+                    return index
+        return self.module_start
+
+    def diagnostic(self, category: Category, message: str, subject: object, context: Sequence[object] = ()) -> Diagnostic:
+        return self.source.diagnostic(category, message, self.index_of(subject, context), subject)
+
+    def verify(self, module: Module) -> None:
+        """Run the verifier; its error is re-raised as a positioned SemanticError."""
+        try:
+            Verifier().run(module)
+        except VerificationError as error:
+            raise SemanticError(
+                self.diagnostic(Category.SEMANTIC, error.message, error.subject, error.context)
+            ) from error
 
 
 @contextlib.contextmanager
@@ -301,27 +347,6 @@ class _Reader:
 
     def _mark(self, value: object, index: int) -> None:
         self.spans[id(value)] = index
-
-    def verify(self, module: Module, top: Form) -> None:
-        try:
-            Verifier().run(module)
-        except VerificationError as error:
-            index = self._position_of(error.subject)
-            if index is None:
-                for enclosing in reversed(error.context):
-                    index = self._position_of(enclosing)
-                    if index is not None:
-                        break
-            if index is None:
-                index = top.start
-            raise SemanticError(
-                self.source.diagnostic(Category.SEMANTIC, error.message, index, error.subject)
-            ) from error
-
-    def _position_of(self, value: object) -> Optional[int]:
-        if value is None:
-            return None
-        return self.spans.get(id(value))
 
     # Form shapes -----------------------------------------------------------------------
 

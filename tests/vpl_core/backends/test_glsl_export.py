@@ -94,7 +94,13 @@ def test_compile_file_errors_carry_the_file_name(tmp_path: Path) -> None:
     )
     with pytest.raises(TargetError) as target_error:
         compile_file(empty, "glsl420", tmp_path)
-    assert target_error.value.diagnostic.format().startswith(f"{empty}: target error: register r1 of function 'fragment_main'")
+    # The diagnostic points into the file: at the declaration of the offending register.
+    lines = empty.read_text(encoding="utf-8").splitlines()
+    declaration_line = next(number for number, line in enumerate(lines, 1) if "(register r1 Empty)" in line)
+    declaration_column = lines[declaration_line - 1].index("(register r1 Empty)") + 1
+    assert target_error.value.diagnostic.format().startswith(
+        f"{empty}:{declaration_line}:{declaration_column}: target error: register r1 of function 'fragment_main'"
+    ), target_error.value.diagnostic.format()
     assert not (tmp_path / "empty-record.json").exists()
 
 

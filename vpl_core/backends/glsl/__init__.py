@@ -22,7 +22,8 @@ from vpl_core.backends.glsl.emit import ModuleContext, write_stage
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
-from vpl_core.diagnostics import TargetError
+from vpl_core.diagnostics import Category, TargetError
+from vpl_core.ir import paths
 from vpl_core.ir.instructions import DeclareLocalInstruction
 from vpl_core.ir.module import Direction, Module, Semantic
 from vpl_core.ir.types import RecordType
@@ -39,6 +40,7 @@ __all__ = [
     "UniformBinding",
     "compile",
     "compile_file",
+    "compile_source",
     "generate",
     "resolve_profile",
 ]
@@ -56,14 +58,47 @@ def compile(verified: object, target: str | None = None, version: int | None = N
     profile = resolve_profile(target, version)
     if not isinstance(verified, VerifiedModule):
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
+    snapshot = verified.materialize()
     try:
-        return generate(verified.materialize(), profile)
+        return generate(snapshot, profile)
     except TargetError as error:
-        # Restriction diagnostics name an IR object of the snapshot; the
-        # publication's label at least says which source it came from.
-        if error.diagnostic.label is None and verified.label is not None:
-            raise TargetError(replace(error.diagnostic, label=verified.label)) from None
-        raise
+        # Restriction diagnostics name an IR object of this private snapshot.
+        # The publication's label says which source it came from, and the
+        # subject's structural path lets `compile_source` find the same
+        # object in the caller's module, whose source positions it knows.
+        diagnostic = error.diagnostic
+        if diagnostic.label is None and verified.label is not None:
+            diagnostic = replace(diagnostic, label=verified.label)
+        located = TargetError(diagnostic)
+        located.subject_path = paths.path_of(snapshot, error.subject) if error.subject is not None else None
+        raise located from None
+
+
+def compile_source(
+    source: str | bytes, label: str | None = None, target: str = "glsl420", *, strict_v1: bool = False
+) -> ProgramArtifact:
+    """Read, verify, publish and compile VPL source text in one step.
+
+    Unlike `compile`, target diagnostics carry the line and column in `source`
+    of the object they name (or of the module when the object has no
+    position of its own). Raises the reader's three error classes and
+    TargetError.
+    """
+    from vpl_core.publish import VerifiedModule
+    from vpl_core.text import read_located
+
+    module, locator = read_located(source, label, strict_v1=strict_v1)
+    try:
+        return compile(VerifiedModule.create(module, label=label), target=target)
+    except TargetError as error:
+        subject_path = getattr(error, "subject_path", None)
+        if subject_path is None:
+            raise
+        subject = paths.object_at(module, subject_path)
+        diagnostic = locator.diagnostic(Category.TARGET, error.diagnostic.message, subject)
+        if subject is None:
+            diagnostic = replace(diagnostic, subject=error.diagnostic.subject)
+        raise TargetError(diagnostic) from None
 
 
 def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:

@@ -156,11 +156,11 @@ def file_stem(path: str | Path) -> str:
 
 
 def compile_file(path: str | Path, target: str = "glsl420", out_dir: str | Path = ".") -> list[Path]:
-    """Read and verify `path` (its name is the diagnostic label), compile it and export the result."""
-    from vpl_core.backends.glsl import compile as compile_module
-    from vpl_core.publish import VerifiedModule
+    """Read and verify `path` (its name is the diagnostic label), compile it and export the result.
 
-    source = Path(path).read_bytes()
-    verified = VerifiedModule.from_text(source, label=str(path))
-    artifact = compile_module(verified, target=target)
+    Target diagnostics carry the line and column in the file (`compile_source`).
+    """
+    from vpl_core.backends.glsl import compile_source
+
+    artifact = compile_source(Path(path).read_bytes(), label=str(path), target=target)
     return export_artifact(artifact, out_dir, file_stem(path))

@@ -1,0 +1,89 @@
+"""Structural paths: the same object in two copies of one module.
+
+Publication (spec 11) keeps canonical text, and every consumer materializes
+its own module instance, so a diagnostic raised on one instance (the GLSL
+backend's snapshot) names objects the caller's instance (the module it read
+from a file, with source positions) does not hold. Writing preserves the
+order of uniforms, interface variables, functions, parameters, blocks,
+instructions and operands, so an object's path through the module — list
+positions and field names — names the corresponding object in any other
+instance of the same canonical module.
+
+`walk` enumerates every object reachable from the module in one fixed order
+with its path; record types get the path of their first use, which is the
+same in every instance because the walk order is. Structural types and
+value descriptors are not deduplicated: one instance may share a descriptor
+object between uses where another has one per use, and paths must not
+depend on that.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any, Iterator, Optional
+
+from vpl_core.ir.module import Module
+from vpl_core.ir.types import ArrayType, RecordType
+
+Path = tuple[Any, ...]
+
+_SCALAR_LEAVES = (str, int, float, bool, type(None), enum.Enum)
+
+
+def walk(module: Module) -> Iterator[tuple[Path, Any]]:
+    """Every object of `module` (uniforms, interfaces, functions, blocks,
+    instructions, terminators, operands, references, types) with its path.
+
+    A record type is reported only at its first use; links to functions and
+    blocks (entries, branch targets, callees) are not followed, since the
+    stage and function lists enumerate them.
+    """
+    seen_records: set[int] = set()
+    # An explicit stack keeps deep reference paths and type nests off the Python stack.
+    stack: list[tuple[Path, Any]] = [((), module)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _SCALAR_LEAVES):
+            continue
+        if isinstance(value, RecordType):
+            if id(value) in seen_records:
+                continue
+            seen_records.add(id(value))
+        if path:
+            yield path, value
+        children: list[tuple[Path, Any]] = []
+        if isinstance(value, (list, tuple)):
+            children = [(path + (position,), item) for position, item in enumerate(value)]
+        elif isinstance(value, RecordType):
+            children = [(path + ("fields", position), field) for position, field in enumerate(value.fields)]
+        elif isinstance(value, ArrayType):
+            children = [(path + ("element",), value.element)]
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for field in dataclasses.fields(value):
+                child = getattr(value, field.name, None)
+                if field.name == "entry" or field.name.endswith("target") or field.name == "callee":
+                    # Links to functions and blocks that the lists already enumerate.
+                    continue
+                children.append((path + (field.name,), child))
+        stack.extend(reversed(children))
+
+
+def path_of(module: Module, target: Any) -> Optional[Path]:
+    for path, value in walk(module):
+        if value is target:
+            return path
+    return None
+
+
+def object_at(module: Module, path: Path) -> Optional[Any]:
+    for candidate, value in walk(module):
+        if candidate == path:
+            return value
+    return None
+
+
+def corresponding(source_module: Module, target_module: Module, value: Any) -> Optional[Any]:
+    """The object of `target_module` at the path `value` has in `source_module`, if any."""
+    path = path_of(source_module, value)
+    return None if path is None else object_at(target_module, path)
