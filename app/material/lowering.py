@@ -47,6 +47,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
+from vpl_core.ir import paths
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, member, record
 from vpl_core.ir.instructions import BinaryOperator, Builtin, Instruction, Terminator
 from vpl_core.ir.module import Block, Function, Module, Semantic
@@ -581,55 +582,29 @@ def _verify_publish_compile(result: LoweringResult) -> None:
     try:
         result.artifact = glsl.compile(result.verified)
     except VplError as error:
-        result.diagnostics.append(NodeDiagnostic(_map_target_subject(result, error.subject), "target", error.message))
+        result.diagnostics.append(NodeDiagnostic(_map_target_subject(result, error), "target", error.message))
     finally:
         result.timings["glsl"] = time.perf_counter() - started
 
 
-def _map_target_subject(result: LoweringResult, subject: Any) -> Optional[str]:
-    """The node behind a backend diagnostic's subject.
+def _map_target_subject(result: LoweringResult, error: VplError) -> Optional[str]:
+    """The node behind a backend diagnostic.
 
     `glsl.compile` works on its own materialized copy of the published
-    module, so its subjects are not our objects. The copy has the same
-    structure (the writer preserves uniform, interface, function, block and
-    instruction order), so: reproduce the error on a materialized copy we
-    hold, find the subject's position there, and look up our object at the
-    same position.
+    module, so its subject is not one of our objects; the error carries the
+    subject's structural path (`vpl_core.ir.paths`), which names the
+    corresponding object of our module. Operands and references have no
+    provenance of their own, so the path is shortened until it reaches an
+    object that has one (the instruction, block or function around it).
     """
-    node_id = result.node_for(subject)
-    if node_id is not None or result.module is None or result.verified is None:
+    node_id = result.node_for(error.subject)
+    subject_path = getattr(error, "subject_path", None)
+    if node_id is not None or subject_path is None or result.module is None:
         return node_id
-    try:
-        copy = result.verified.materialize()
-        try:
-            glsl.generate(copy)
-        except VplError as again:
-            path = _object_paths(copy).get(id(again.subject))
-            if path is not None:
-                ours = {value: key for key, value in _object_paths(result.module).items()}
-                counterpart_id = ours.get(path)
-                if counterpart_id is not None:
-                    return result.provenance.get(counterpart_id)
-    except Exception:  # mapping is best effort; the diagnostic is shown either way
-        return None
+    for length in range(len(subject_path), 0, -1):
+        ours = paths.object_at(result.module, subject_path[:length])
+        if ours is not None:
+            node_id = result.node_for(ours)
+            if node_id is not None:
+                return node_id
     return None
-
-
-def _object_paths(module: Module) -> dict[int, tuple]:
-    """id() of every uniform, interface variable, function, block, instruction and terminator -> its position."""
-    paths: dict[int, tuple] = {}
-    for index, uniform in enumerate(module.uniforms):
-        paths[id(uniform)] = ("uniform", index)
-    for stage in module.stages:
-        kind = stage.kind.value
-        for index, variable in enumerate(stage.interface):
-            paths[id(variable)] = ("interface", kind, index)
-        for function_index, function in enumerate(stage.functions):
-            paths[id(function)] = ("function", kind, function_index)
-            for block_index, block in enumerate(function.blocks):
-                paths[id(block)] = ("block", kind, function_index, block_index)
-                for instruction_index, instruction in enumerate(block.instructions):
-                    paths[id(instruction)] = ("instruction", kind, function_index, block_index, instruction_index)
-                if block.terminator is not None:
-                    paths[id(block.terminator)] = ("terminator", kind, function_index, block_index)
-    return paths
