@@ -40,6 +40,7 @@ from typing import Any, Optional
 
 import numpy as np
 from OpenGL import GL
+from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source
 
@@ -77,6 +78,20 @@ def context_is_es() -> bool:
     if isinstance(version, bytes):
         version = version.decode("latin-1", "replace")
     return str(version).startswith("OpenGL ES")
+
+
+def clear_pending_errors() -> None:
+    """Drop GL errors someone else left on the current context.
+
+    PyOpenGL checks glGetError after every call, so an error left pending by
+    other code sharing the context would be blamed on the renderer's next
+    call. Qt's QPainter (the widget's overlay) does leave one on an OpenGL
+    ES context: it calls an entry point ES lacks ("unsupported function
+    called", GL_INVALID_OPERATION).
+    """
+    for _ in range(32):  # the error flags are finite; bounded in case a broken driver never clears
+        if not _raw_get_error():
+            return
 
 
 def renderer_name() -> str:
@@ -410,6 +425,7 @@ class Renderer:
         """Delete every GL object (needs the same context current)."""
         if not self._initialized:
             return
+        clear_pending_errors()
         self._delete_program(self.program)
         self.program = None
         GL.glDeleteVertexArrays(1, [self._vertex_array])
@@ -480,6 +496,7 @@ class Renderer:
         Raises `ProgramBuildError` with the driver's log; the previous
         program then stays in use.
         """
+        clear_pending_errors()
         self.initialize()
         if self.is_es and not artifact.target.startswith("es"):
             raise ProgramBuildError(
@@ -625,6 +642,7 @@ class Renderer:
 
     def render(self, width: int, height: int) -> None:
         """Draw one frame into the currently bound framebuffer (viewport 0, 0, width, height)."""
+        clear_pending_errors()
         self.initialize()
         location = self.program.artifact.fragment_color_location if self.program is not None else 0
         if location <= 0:
@@ -725,6 +743,7 @@ class Renderer:
 
     def render_image(self, width: int, height: int) -> np.ndarray:
         """Render one frame into a temporary offscreen framebuffer and return its pixels."""
+        clear_pending_errors()
         self.initialize()
         previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))

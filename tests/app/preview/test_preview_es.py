@@ -473,3 +473,38 @@ def test_es_preview_screenshot_in_a_fresh_process(qapp, tmp_path: Path) -> None:
     assert preview_screenshot(str(EXAMPLES[[p.stem for p in EXAMPLES].index("lit_blinn_phong")]), str(desktop_png),
                               (96, 96), gl="desktop") == 0
     _assert_same_picture(load_image_rgba(str(desktop_png)), load_image_rgba(str(es_png)))
+
+
+@pytest.mark.parametrize("gl_fixture", ["current_gl", "current_gles"])
+def test_errors_left_by_others_are_not_blamed_on_the_renderer(request, gl_fixture: str) -> None:  # noqa: ANN001
+    """PyOpenGL raises for any pending error; Qt's QPainter leaves one on ES contexts (see below)."""
+    from OpenGL import platform
+    from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError
+
+    glEnable = platform.PLATFORM.GL.glEnable  # the bare C entry point: no error check  # noqa: N806
+    gl = request.getfixturevalue(gl_fixture)
+    verified = _material(_constant_colour_graph()).verified
+    renderer = Renderer()
+    try:
+        glEnable(0x7FFF)  # GL_INVALID_ENUM, left pending as foreign code would
+        renderer.build_program(compile_glsl(verified, target="es320" if gl.is_es else "glsl420"))
+        glEnable(0x7FFF)
+        image = renderer.render_image(32, 32)
+        assert _rgb(image[16, 16]) == (255, 128, 0)
+        assert glGetError() == 0
+    finally:
+        gl.make_current()
+        renderer.release()
+
+
+def test_es_widget_overlay_does_not_break_the_next_frames(qtbot) -> None:  # noqa: ANN001
+    """The overlay is painted with QPainter, which leaves GL_INVALID_OPERATION on an ES context."""
+    widget = _shown(qtbot, PreviewWidget(profile=Profile.ES))
+    with qtbot.waitSignal(widget.programFailed, timeout=5000):
+        widget.show_problem("es320 target error: shown over the preview")
+    for _ in range(3):
+        widget.grabFramebuffer()  # paintGL: frame + overlay
+        assert widget.error_text == "es320 target error: shown over the preview"
+    grabbed, on_screen = _widget_pixels(qtbot, widget, _material(_constant_colour_graph()).verified)
+    assert widget.error_text == ""
+    assert _rgb(grabbed[80, 100]) == (255, 128, 0) and _rgb(on_screen[80, 100]) == (255, 128, 0)
