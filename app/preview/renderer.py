@@ -674,7 +674,7 @@ class Renderer:
         self._sync_textures()
         GL.glViewport(0, 0, int(width), int(height))
         GL.glClearColor(*self.background, 1.0)
-        # glClearDepth (double) is desktop-only. GL.glClearDepthf is PyOpenGL's
+        # glClearDepth (double) is desktop-only. The glClearDepthf in OpenGL.GL is PyOpenGL's
         # ARB_ES2_compatibility entry, which it refuses to load on an ES context
         # (no such extension there); the GL 4.1 core entry loads on both.
         _clear_depthf(1.0)

@@ -508,3 +508,40 @@ def test_es_widget_overlay_does_not_break_the_next_frames(qtbot) -> None:  # noq
     grabbed, on_screen = _widget_pixels(qtbot, widget, _material(_constant_colour_graph()).verified)
     assert widget.error_text == ""
     assert _rgb(grabbed[80, 100]) == (255, 128, 0) and _rgb(on_screen[80, 100]) == (255, 128, 0)
+
+
+# ---- the renderer's GL calls, statically --------------------------------------------------------
+
+RENDERER_SOURCE = (ROOT / "app" / "preview" / "renderer.py").read_text(encoding="utf-8")
+#: Desktop-only entry points and enums (not in OpenGL ES 3.2), and the ES-safe replacement.
+DESKTOP_ONLY = {
+    "glPolygonMode": "none needed", "glDrawBuffer(": "glDrawBuffers", "glGetTexImage": "read a framebuffer",
+    "GL_TEXTURE_BORDER_COLOR": "-", "GL_CLAMP_TO_BORDER": "GL_CLAMP_TO_EDGE / GL_REPEAT",
+    "glClearDepth(": "glClearDepthf", "glTexImage1D": "-", "glMapBuffer(": "glMapBufferRange",
+    "GL_BGRA": "GL_RGBA", "glPointSize": "-", "GL_QUADS": "triangles",
+}
+
+
+def test_the_renderer_uses_no_desktop_only_gl() -> None:
+    used = [name for name in DESKTOP_ONLY if name in RENDERER_SOURCE]
+    assert not used, {name: DESKTOP_ONLY[name] for name in used}
+    # The one desktop-only call, guarded.
+    assert RENDERER_SOURCE.count("glBindFragDataLocation(") == 1
+    assert "if not self.is_es:\n" in RENDERER_SOURCE.split("glBindFragDataLocation(")[0][-400:]
+
+
+def test_every_gl_entry_point_the_renderer_uses_is_a_core_one() -> None:
+    """PyOpenGL loads an entry point tagged with an ARB extension only when the context lists that
+    extension, which an ES context never does (GL.glClearDepthf is ARB_ES2_compatibility's)."""
+    import re
+
+    from OpenGL import GL
+
+    tagged = {}
+    for name in sorted(set(re.findall(r"\bGL\.(gl[A-Za-z0-9]+)", RENDERER_SOURCE))):
+        function = getattr(GL, name)
+        extension = getattr(function, "extension", None) or getattr(getattr(function, "wrappedOperation", None),
+                                                                     "extension", None)
+        if extension is not None and not str(extension).startswith("GL_VERSION_"):
+            tagged[name] = extension
+    assert tagged == {}
