@@ -1,18 +1,11 @@
-"""std140 layout and packing of VPL types (GLSL 4.20 section 7.6.2.2, rule by rule).
+"""std140 packing of VPL values (GLSL 4.20 section 7.6.2.2); the layout is the backend's.
 
 Record uniforms compile to std140 interface blocks (spec 12.1), so the
 preview fills each block's buffer from Python values to exactly the layout
-the driver uses. The rules, for a type T:
-
-1. scalar (bool, int, float): 4 bytes, aligned to 4 (bool is stored as a
-   32-bit 0/1);
-2. vec2: 8 bytes aligned to 8; vec3 and vec4: 12/16 bytes aligned to 16;
-4. arrays: the element alignment rounded up to 16 (a vec4) is the array
-   alignment and the element stride (the element size rounded up to it);
-5. a matrix with C columns of R rows is an array of C column vectors;
-9. a record's alignment is its largest member alignment rounded up to 16;
-   its size is rounded up to that alignment (padding at its end);
-10. an array of records: each element aligned to the record alignment.
+the driver uses. The layout rules (offsets, strides, sizes) are
+`vpl_core.backends.glsl.std140`'s, the same code that reports block sizes in
+the artifact's reflection; this module adds the leaves the driver reflects
+and packing.
 
 Value conventions (shared with the renderer): a scalar is a Python number, a
 vector any sequence, a matrix a numpy array of shape (rows, columns) in
@@ -31,6 +24,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from vpl_core.backends.glsl import std140 as layout
 from vpl_core.ir.types import (
     ArrayType,
     MatrixType,
@@ -43,61 +37,21 @@ from vpl_core.ir.types import (
 
 VEC4_ALIGNMENT = 16
 
-
-def _round_up(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
-
-
-def base_alignment(value_type: Type) -> int:
-    """The std140 base alignment of a type, in bytes."""
-    if isinstance(value_type, ScalarType):
-        return 4
-    if isinstance(value_type, VectorType):
-        return 8 if value_type.size == 2 else 16
-    if isinstance(value_type, MatrixType):
-        return VEC4_ALIGNMENT
-    if isinstance(value_type, ArrayType):
-        return _round_up(base_alignment(value_type.element), VEC4_ALIGNMENT)
-    if isinstance(value_type, RecordType):
-        member_alignment = max((base_alignment(f.type) for f in value_type.fields), default=4)
-        return _round_up(member_alignment, VEC4_ALIGNMENT)
-    raise TypeError(f"{value_type} has no std140 layout")
+# The layout rules live in the backend, which also reports block sizes in the
+# reflection: one implementation, so the preview packs exactly what the
+# artifact promises.
+base_alignment = layout.alignment
+size_of = layout.size
+field_offsets = layout.field_offsets
 
 
 def array_stride(element_type: Type) -> int:
     """Bytes from one array element to the next."""
-    return _round_up(size_of(element_type), base_alignment(ArrayType(element_type, 1)))
-
-
-def size_of(value_type: Type) -> int:
-    """Bytes a value of the type occupies (records include their tail padding)."""
-    if isinstance(value_type, ScalarType):
-        return 4
-    if isinstance(value_type, VectorType):
-        return 4 * value_type.size
-    if isinstance(value_type, MatrixType):
-        return VEC4_ALIGNMENT * value_type.columns
-    if isinstance(value_type, ArrayType):
-        return array_stride(value_type.element) * value_type.count
-    if isinstance(value_type, RecordType):
-        end = 0
-        for offset, field_type in _field_offsets(value_type):
-            end = offset + size_of(field_type)
-        return _round_up(end, base_alignment(value_type))
-    raise TypeError(f"{value_type} has no std140 layout")
+    return layout.array_stride(ArrayType(element_type, 1))
 
 
 def _field_offsets(record: RecordType) -> Iterator[tuple[int, Type]]:
-    offset = 0
-    for record_field in record.fields:
-        offset = _round_up(offset, base_alignment(record_field.type))
-        yield offset, record_field.type
-        offset += size_of(record_field.type)
-
-
-def field_offsets(record: RecordType) -> list[int]:
-    """Offsets of the record's fields, in declaration order."""
-    return [offset for offset, _ in _field_offsets(record)]
+    return zip(layout.field_offsets(record), (record_field.type for record_field in record.fields))
 
 
 @dataclass(frozen=True)

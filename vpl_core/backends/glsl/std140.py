@@ -64,11 +64,21 @@ def array_stride(array: ArrayType) -> int:
     return _round_up(size(array.element), 16)
 
 
-def _members_end(record: RecordType) -> int:
+def field_offsets(record: RecordType) -> list[int]:
+    """Byte offsets of the record's fields, in declaration order."""
+    offsets: list[int] = []
     offset = 0
     for field in record.fields:
-        offset = _round_up(offset, alignment(field.type)) + size(field.type)
-    return offset
+        offset = _round_up(offset, alignment(field.type))
+        offsets.append(offset)
+        offset += size(field.type)
+    return offsets
+
+
+def _members_end(record: RecordType) -> int:
+    if not record.fields:
+        return 0
+    return field_offsets(record)[-1] + size(record.fields[-1].type)
 
 
 def block_size(record: RecordType) -> int:
@@ -81,11 +91,8 @@ def member_offsets(record: RecordType, base: int = 0, prefix: str = "") -> Itera
 
     Selectors use the generated member names: `vpl_m0`, `vpl_m2[1].vpl_m0`.
     """
-    offset = 0
-    for position, field in enumerate(record.fields):
-        offset = _round_up(offset, alignment(field.type))
+    for position, (field, offset) in enumerate(zip(record.fields, field_offsets(record))):
         yield from _leaf_offsets(field.type, base + offset, f"{prefix}vpl_m{position}")
-        offset += size(field.type)
 
 
 def _leaf_offsets(value_type: Type, offset: int, selector: str) -> Iterator[tuple[str, int, Type]]:
