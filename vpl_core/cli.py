@@ -68,8 +68,7 @@ def run_fmt(arguments: argparse.Namespace) -> int:
     except VplError as error:
         _report(error, sys.stderr)
         return EXIT_FAILURE
-    # Canonical text has no final line ending; a file on a terminal or disk wants one.
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.write(text)
     return EXIT_OK
 
 
