@@ -201,8 +201,12 @@ class FunctionChecker:
                 raise _fail(f"{role} is missing", register, context)
             raise _fail(f"{role} must be a register, got {type(register).__name__}", register, context)
         index = self._register_index(register, context)
-        own = self.types.check_value_type(register.type, register, context, f"register r{index}")
         declared = self.registers.get(index)
+        if declared is not None and register.type is declared:
+            # The common case (the reader and the builder reuse the declared type object):
+            # the declaration's type was checked when the declaration was.
+            return declared
+        own = self.types.check_value_type(register.type, register, context, f"register r{index}")
         if declared is None:
             raise VerificationError(f"register r{index} is not declared", register, context)
         if not types_equal(own, declared):
