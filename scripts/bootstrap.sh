@@ -15,12 +15,18 @@ system_packages=(
   libfontconfig1 libdbus-1-3 libxkbcommon0 fonts-dejavu-core
 )
 
+python=${PYTHON:-python3}
+
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
   for package in "${system_packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
     [[ "$status" == "install ok installed" ]] || missing+=("$package")
   done
+  # Debian's own python3 ships venv/ensurepip separately.
+  if ! "$python" -c "import ensurepip, venv" >/dev/null 2>&1; then
+    missing+=(python3-venv)
+  fi
 fi
 if ((${#missing[@]})); then
   echo "bootstrap: installing system packages: ${missing[*]}" >&2
@@ -30,7 +36,6 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-python=${PYTHON:-python3}
 stamp=.venv/.bootstrap-stamp
 if [[ ! -x .venv/bin/python ]]; then
   echo "bootstrap: creating .venv" >&2
