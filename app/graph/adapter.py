@@ -13,9 +13,13 @@ Renewed ids are written outside the undo stack: undoing a paste removes the
 nodes, redoing re-adds the same node objects, which still carry their ids.
 
 Frames are NodeGraphQt backdrops (`FrameNode`), with their id in
-`vpl_frame_id` and the title as the backdrop's name; a frame's members are
-the nodes the backdrop encloses when the snapshot is taken, which is what
-the artist sees.
+`vpl_frame_id` and the title as the backdrop's name. A frame's members are
+the ones the document stored, changed only by what the artist does: a node
+that moves into the backdrop's rectangle joins it, a node that moves out
+leaves it (compared with the nodes the rectangle enclosed when the document
+was loaded). So a loaded graph snapshots back exactly as stored even when a
+file's member list and the drawn geometry disagree, and a frame the artist
+draws has the nodes it encloses.
 
 Values: NodeGraphQt stores property values JSON-like (its clipboard is
 JSON, so tuples come back as lists); the snapshot turns lists back into the
@@ -28,7 +32,9 @@ from typing import Any
 
 from app.graph.nodes import (
     EXTRA_PROPERTIES,
+    FRAME_ENCLOSED_PROPERTY,
     FRAME_ID_PROPERTY,
+    FRAME_MEMBERS_PROPERTY,
     FrameNode,
     MaterialNode,
     property_key,
@@ -71,15 +77,29 @@ def snapshot(view: MaterialNodeGraph) -> MaterialGraph:
                         Connection(source.stable_id, source_port.name(), view_node.stable_id, port.name())
                     )
     for frame_node in _frame_nodes(view):
-        members = sorted(
-            (node.stable_id for node in frame_node.nodes() if isinstance(node, MaterialNode)), key=node_id_key
-        )
+        members = sorted(_frame_members(frame_node) & set(graph.nodes), key=node_id_key)
         width, height = frame_node.size()
         graph.frames.append(
             Frame(str(frame_node.get_property(FRAME_ID_PROPERTY)), frame_node.name(), _position(frame_node),
                   (float(width), float(height)), members)
         )
     return graph
+
+
+def _enclosed_ids(frame_node: FrameNode) -> set[str]:
+    return {node.stable_id for node in frame_node.nodes() if isinstance(node, MaterialNode)}
+
+
+def _id_set(value: Any) -> set[str]:
+    return {str(item) for item in value} if isinstance(value, (list, tuple)) else set()
+
+
+def _frame_members(frame_node: FrameNode) -> set[str]:
+    """Stored members, plus nodes moved into the rectangle, minus nodes moved out of it."""
+    stored = _id_set(frame_node.get_property(FRAME_MEMBERS_PROPERTY))
+    enclosed_at_load = _id_set(frame_node.get_property(FRAME_ENCLOSED_PROPERTY))
+    enclosed = _enclosed_ids(frame_node)
+    return (stored | (enclosed - enclosed_at_load)) - (enclosed_at_load - enclosed)
 
 
 def _frame_nodes(view: MaterialNodeGraph) -> list[FrameNode]:
@@ -131,6 +151,8 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
         frame_node.model.set_property(FRAME_ID_PROPERTY, frame.id)
         frame_node.view.width, frame_node.view.height = frame.size
         frame_node.model.width, frame_node.model.height = frame.size
+        frame_node.model.set_property(FRAME_MEMBERS_PROPERTY, list(frame.node_ids))
+        frame_node.model.set_property(FRAME_ENCLOSED_PROPERTY, sorted(_enclosed_ids(frame_node), key=node_id_key))
     view.clear_selection()
     view.undo_stack().clear()
     view.refresh_constraint_tables()
@@ -191,5 +213,8 @@ def _renew_frame_ids(view: MaterialNodeGraph) -> None:
             counter += 1
         fresh = f"f{counter}"
         frame.model.set_property(FRAME_ID_PROPERTY, fresh)
+        # A pasted or duplicated frame starts with the nodes it encloses.
+        frame.model.set_property(FRAME_MEMBERS_PROPERTY, [])
+        frame.model.set_property(FRAME_ENCLOSED_PROPERTY, [])
         seen.add(fresh)
         used.add(fresh)

@@ -36,6 +36,11 @@ STABLE_ID_PROPERTY = "vpl_node_id"
 #: Properties a file gave a node that its catalog type does not declare: kept, not shown.
 EXTRA_PROPERTIES = "vpl_extra_properties"
 FRAME_ID_PROPERTY = "vpl_frame_id"
+# A frame's members as the document stored them, and the nodes its rectangle
+# enclosed when it was loaded (see app.graph.adapter: membership changes only
+# when a node moves in or out).
+FRAME_MEMBERS_PROPERTY = "vpl_frame_members"
+FRAME_ENCLOSED_PROPERTY = "vpl_frame_enclosed"
 PROPERTY_PREFIX = "vpl_prop_"
 
 ERROR_COLOR = QtGui.QColor(235, 64, 52)
@@ -308,6 +313,8 @@ class FrameNode(BackdropNode):
     def __init__(self) -> None:
         super().__init__()
         self.create_property(FRAME_ID_PROPERTY, "")
+        self.create_property(FRAME_MEMBERS_PROPERTY, [])
+        self.create_property(FRAME_ENCLOSED_PROPERTY, [])
 
 
 def make_node_class(node_type: Any) -> type[MaterialNode]:

@@ -79,7 +79,9 @@ def textured() -> MaterialGraph:
     graph.connect(sample.id, "rgba", shade.id, "a")
     graph.connect(lit.id, "out", shade.id, "b")
     graph.connect(shade.id, "out", output.id, "base_color")
-    graph.add_frame("Texture", _at(0, -0.3), (460.0, 320.0), [texture.id, tiling.id, sample.id])
+    # The frame's rectangle encloses its members with a margin on every side,
+    # so the drawn frame (which NodeGraphQt drags nodes with) agrees with them.
+    graph.add_frame("Texture", (-20.0, -42.0), (440.0, 320.0), [texture.id, tiling.id, sample.id])
     return graph
 
 

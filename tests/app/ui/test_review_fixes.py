@@ -1,0 +1,72 @@
+"""Regression tests for bugs found while reviewing the editor as an artist would use it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.graph.adapter import populate, snapshot
+from app.graph.nodes import FrameNode
+from app.material.document import load_text
+from app.material.examples import example_names, load_example
+from app.material.graph import MaterialGraph
+
+
+# Frames: the stored member list survives open + save ---------------------------------------
+
+
+@pytest.mark.parametrize("name", example_names())
+def test_opening_then_saving_every_example_gives_an_equal_graph(window, tmp_path: Path, name: str) -> None:  # noqa: ANN001
+    stored = load_example(name).graph
+    assert stored is not None
+    window.load_example(name)
+    assert window.material == stored
+    target = tmp_path / f"{name}.vpl"
+    assert window.save_to(target)
+    reopened = load_text(target.read_bytes(), str(target))
+    assert reopened.graph == stored
+
+
+def _frame_graph(members: list[str]) -> MaterialGraph:
+    graph = MaterialGraph()
+    graph.add_node("constant_float", (0.0, 0.0))
+    graph.add_node("constant_float", (0.0, 200.0))
+    graph.add_node("material_output", (400.0, 0.0))
+    # The rectangle encloses n2 only (n1's edge lies on the frame's edge).
+    graph.add_frame("Mixed", (-20.0, 150.0), (300.0, 200.0), members)
+    return graph
+
+
+def test_stored_frame_members_survive_even_when_the_geometry_disagrees(window) -> None:  # noqa: ANN001
+    graph = _frame_graph(["n1", "n3"])
+    window.load_graph(graph)
+    assert window.material == graph
+    assert not window.is_modified
+
+
+def test_moving_a_node_into_or_out_of_a_frame_changes_membership(window) -> None:  # noqa: ANN001
+    window.load_graph(_frame_graph(["n1", "n2"]))
+    n2 = window.graph.node_by_stable_id("n2")
+    n3 = window.graph.node_by_stable_id("n3")
+    n2.set_pos(600.0, 600.0)  # out of the rectangle
+    n3.set_pos(0.0, 200.0)  # into it
+    frames = window.material.frames
+    assert frames[0].node_ids == ["n1", "n3"]
+    window.graph.undo_stack().undo()
+    window.graph.undo_stack().undo()
+    assert window.material.frames[0].node_ids == ["n1", "n2"]
+
+
+def test_a_pasted_frame_holds_only_the_nodes_it_encloses(window) -> None:  # noqa: ANN001
+    window.load_graph(_frame_graph(["n1", "n3"]))
+    frame = next(node for node in window.graph.all_nodes() if isinstance(node, FrameNode))
+    window.graph.scene().clearSelection()
+    frame.view.setSelected(True)
+    window.graph.copy_nodes([frame])
+    window.graph.paste_nodes()
+    frames = sorted(window.material.frames, key=lambda item: item.id)
+    assert len(frames) == 2
+    assert frames[0].node_ids == ["n1", "n3"]
+    assert "n1" not in frames[1].node_ids and "n3" not in frames[1].node_ids
+
