@@ -264,7 +264,7 @@ def _without_article(what: str) -> str:
 
 def _head_name(item: Item) -> Optional[str]:
     """The head word of a form, None for atoms and forms without a word head."""
-    if isinstance(item, Form) and item.items and not isinstance(item.items[0], Form):
+    if isinstance(item, Form) and item.items and not isinstance(item.items[0], Form) and item.items[0][0] == NAME:
         return item.items[0][1]
     return None
 
@@ -354,7 +354,7 @@ class _Reader:
         """`item` as a form whose head is the name `head`."""
         if not isinstance(item, Form):
             self._syntactic(f"expected {shape}, found {_describe(item)}", _start(item))
-        if not item.items or isinstance(item.items[0], Form) or item.items[0][1] != head:
+        if not item.items or isinstance(item.items[0], Form) or item.items[0][0] != NAME or item.items[0][1] != head:
             found = _describe(item.items[0]) if item.items else "()"
             self._syntactic(f"expected {shape}, found {found}", _start(item.items[0]) if item.items else item.start)
         return item

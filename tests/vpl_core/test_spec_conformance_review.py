@@ -1,0 +1,103 @@
+"""Spec conformance review: rules of vpl-1 sections 2-11 checked by experiment.
+
+Each test names the rule it checks. Negative cases assert the error class,
+the one-based line and column, and the gist of the message.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from vpl_core.diagnostics import LexicalError, SemanticError, SyntacticError, VplError
+from vpl_core.text import read, write
+
+TYPES = (
+    '(type Void void) (type Int int) (type Bool bool) (type Float float) (type Color vector float 4)'
+    ' (type Rec record "Rec" (field "a" Int) (field "b" Color)) (type Arr array Int 3)'
+)
+
+
+def module_text(body: str = "(return)", registers: str = "", types: str = "", uniforms: str = "") -> str:
+    """A valid module (with `body` ending the fragment entry) laid out on fixed lines.
+
+    Line 2 holds the type declarations, line 3 the uniforms, line 9 the
+    fragment entry's registers and line 10 its entry block, which begins at
+    column 3 with `(block entry ` followed by the store of the fragment color.
+    """
+    return (
+        "(module 1\n"
+        f" (types {TYPES} {types})\n"
+        f" (uniforms {uniforms})\n"
+        ' (vertex vmain (interface (out pos "pos" Color -1 position)) (functions\n'
+        '  (function vmain "vmain" Void (parameters) (registers (register r0 Color))\n'
+        "   (block entry (construct r0 (float 1.0)) (store (stage pos) r0) (return)))))\n"
+        ' (fragment fmain (interface (out color "color" Color 0 fragment_color)) (functions\n'
+        '  (function fmain "fmain" Void (parameters)\n'
+        f"   (registers (register r9 Color) {registers})\n"
+        f"   (block entry (construct r9 (float 1.0)) (store (stage color) r9) {body})))))\n"
+    )
+
+
+def at(text: str, needle: str) -> tuple[int, int]:
+    """One-based line and column of the first occurrence of `needle` (all test texts are ASCII, LF only)."""
+    index = text.index(needle)
+    return text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def expect(error_class: type[VplError], text: str, line: int, column: int, gist: str) -> None:
+    with pytest.raises(error_class) as caught:
+        read(text)
+    diagnostic = caught.value.diagnostic
+    assert (diagnostic.line, diagnostic.column) == (line, column), diagnostic.format()
+    assert gist in diagnostic.message, diagnostic.message
+
+
+def test_template_is_valid_and_round_trips() -> None:
+    module = read(module_text())
+    assert read(write(module)) is not None
+
+
+# Spec 10.2: form heads are literal words ('module', 'types', ...); a quoted
+# string with the same contents is a token of the wrong category, a
+# syntactic failure (spec 11).
+
+
+@pytest.mark.parametrize(
+    "head, shape",
+    [
+        ("module", "(module version"),
+        ("types", "(types {type})"),
+        ("uniforms", "(uniforms {uniform})"),
+        ("vertex", "(vertex entryFunctionId"),
+        ("fragment", "(fragment entryFunctionId"),
+        ("interface", "(interface {io})"),
+        ("functions", "(functions {function})"),
+        ("function", "(function id"),
+        ("parameters", "(parameters {parameter})"),
+        ("registers", "(registers {register})"),
+        ("block", "(block id"),
+        ("type", "(type id shape ...)"),
+        ("register", "(register reg typeId)"),
+    ],
+)
+def test_a_string_is_not_a_form_head(head: str, shape: str) -> None:
+    text = re.sub(rf"\({head}(?=[ )\n])", f'("{head}"', module_text(), count=1)
+    expect(SyntacticError, text, *at(text, f'"{head}"'), f"expected {shape}")
+    with pytest.raises(SyntacticError) as caught:
+        read(text)
+    assert f"found string '{head}'" in caught.value.diagnostic.message
+
+
+def test_a_string_is_not_a_field_head() -> None:
+    text = module_text(types='(type X record "X" ("field" "a" Int))')
+    expect(SyntacticError, text, *at(text, '"field"'), "expected (field \"name\" typeId), found string 'field'")
+
+
+def test_a_string_is_not_the_extensions_head() -> None:
+    # The optional extensions form is recognized by its word head only; a
+    # string head is no extensions form, so the types form is expected there.
+    read(module_text().replace("(types", '(extensions "math")\n (types', 1))
+    text = module_text().replace("(types", '("extensions" "math") (types', 1)
+    expect(SyntacticError, text, 2, 3, "expected (types {type}), found string 'extensions'")
