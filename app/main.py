@@ -6,7 +6,7 @@ any autosave a crashed editor left behind.
 
 `--screenshot PNG` opens the file (or the example), lets the window render
 until the preview has drawn or failed (bounded by `--timeout` seconds), saves
-a grab of the whole window and exits 0; no dialog is shown in this mode
+a grab of the whole window as shown (preview overlay included) and exits 0; no dialog is shown in this mode
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
 opening the window.
@@ -107,7 +107,7 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
     # A little longer so the last frame and the docks are painted.
     QTimer.singleShot(SETTLE_MS, loop.quit)
     loop.exec()
-    image = window.grab()
+    image = window.grab_window()  # with the preview's error overlay, which window.grab() misses
     if image.isNull() or not image.save(png_path, "PNG"):
         print(f"vpl-editor: cannot write the screenshot {png_path}", file=sys.stderr)
         return 1

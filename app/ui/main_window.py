@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -950,6 +950,24 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.diagnostics_dock], [max(180, height // 4)], Qt.Orientation.Vertical)
         self.resizeDocks([self.diagnostics_dock, self.code_dock], [width * 3 // 10, width * 7 // 10],
                          Qt.Orientation.Horizontal)
+
+    def grab_window(self) -> QPixmap:
+        """The window as the user sees it, preview included.
+
+        `QWidget.grab` draws a QOpenGLWidget from its last composited
+        texture, without what `paintGL` painted over the GL image with
+        QPainter (the preview's error overlay); the preview's own
+        framebuffer (`grabFramebuffer`) has it, so it is drawn over its place.
+        """
+        image = self.grab()
+        preview = self.preview
+        if getattr(preview, "available", False) and hasattr(preview, "grabFramebuffer") and preview.isVisible():
+            frame = preview.grabFramebuffer()
+            if not frame.isNull():
+                painter = QPainter(image)
+                painter.drawImage(QRect(preview.mapTo(self, preview.rect().topLeft()), preview.size()), frame)
+                painter.end()
+        return image
 
     # ------------------------------------------------------------------ closing
 
