@@ -101,3 +101,34 @@ def test_a_string_is_not_the_extensions_head() -> None:
     read(module_text().replace("(types", '(extensions "math")\n (types', 1))
     text = module_text().replace("(types", '("extensions" "math") (types', 1)
     expect(SyntacticError, text, 2, 3, "expected (types {type}), found string 'extensions'")
+
+
+# Spec 3: record display names and field names shall be nonempty, field
+# names unique within their record. The reader rejects invalid dimensions of
+# unused type declarations (spec 11), so it holds unused record declarations
+# to these rules too; used declarations were already rejected by the verifier.
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_record_field_names_are_unique(used: bool) -> None:
+    text = module_text(
+        registers="(register r1 X)" if used else "",
+        types='(type X record "X" (field "a" Int) (field "a" Int))',
+    )
+    expect(SemanticError, text, *at(text, '"a" Int))'), "record 'X' has two fields named 'a'")
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_record_field_names_are_nonempty(used: bool) -> None:
+    text = module_text(registers="(register r1 X)" if used else "", types='(type X record "X" (field "" Int))')
+    expect(SemanticError, text, *at(text, '"" Int'), "field names of record 'X' must be nonempty strings")
+
+
+@pytest.mark.parametrize("used", [False, True])
+def test_record_display_names_are_nonempty(used: bool) -> None:
+    text = module_text(registers="(register r1 X)" if used else "", types='(type X record "" (field "a" Int))')
+    expect(SemanticError, text, *at(text, '"" (field'), "record display name must be a nonempty string")
+
+
+def test_unused_records_with_repeated_display_names_and_distinct_fields_are_valid() -> None:
+    read(module_text(types='(type X record "Rec" (field "a" Int) (field "A" Int)) (type E record "E")'))

@@ -531,11 +531,24 @@ class _Reader:
         elif shape == "record":
             items = self._count(form, 4, None, '(type id record "name" {field})')
             record = RecordType(self._string(items[3], "a record name"))
+            # Checked here too, so that unused declarations are held to the same rules (spec 3).
+            if not record.name:
+                self._semantic("record display name must be a nonempty string", _start(items[3]))
             self._mark(record, form.start)
+            field_names: set[str] = set()
             for field_item in items[4:]:
                 field_form = self._form(field_item, "field", '(field "name" typeId)')
                 field_items = self._count(field_form, 3, 3, '(field "name" typeId)')
                 field_name = self._string(field_items[1], "a field name")
+                if not field_name:
+                    self._semantic(
+                        f"field names of record {record.name!r} must be nonempty strings", _start(field_items[1])
+                    )
+                if field_name in field_names:
+                    self._semantic(
+                        f"record {record.name!r} has two fields named {field_name!r}", _start(field_items[1])
+                    )
+                field_names.add(field_name)
                 field_type_name, field_type_start = self._id(field_items[2], "a field type id")
                 declaration.dependencies.append((field_type_name, field_type_start))
                 # The type is bound once every declaration is known (forward references).
