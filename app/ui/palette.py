@@ -52,8 +52,10 @@ class NodePalette(QWidget):
         self._filter.setClearButtonEnabled(True)
         self._filter.textChanged.connect(self.set_filter)
         self._tree = _PaletteTree(view_type_of, self)
+        # itemActivated alone: it fires on a double-click (or a single click,
+        # as the platform has it) and on Enter. Listening to itemDoubleClicked
+        # as well added two nodes per double-click.
         self._tree.itemActivated.connect(self._on_activated)
-        self._tree.itemDoubleClicked.connect(self._on_activated)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self._filter)

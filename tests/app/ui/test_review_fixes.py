@@ -103,3 +103,23 @@ def test_window_screenshot_shows_the_preview_error_overlay(window, qtbot, tmp_pa
     framebuffer = _rgb(preview.grabFramebuffer())  # the image with the overlay, as on screen
     # pytest-xvfb's screen has 16-bit colour, so the window grab is quantized.
     assert abs(region - framebuffer).max() <= 10
+
+
+# A double-click in the palette adds one node ----------------------------------------------------
+
+
+def test_double_clicking_a_palette_entry_adds_one_node(window, qtbot) -> None:  # noqa: ANN001
+    from PySide6.QtCore import Qt
+
+    tree = window.palette.tree
+    item = window.palette.item_for("add")
+    tree.scrollToItem(item)
+    centre = tree.visualItemRect(item).center()
+    before = sum(node.type_name == "add" for node in window.material.nodes.values())
+    # What a real double-click delivers: press, release, press + double-click, release.
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    qtbot.mouseDClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    qtbot.mouseRelease(tree.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    after = sum(node.type_name == "add" for node in window.material.nodes.values())
+    assert after == before + 1
+    assert window.graph.undo_stack().count() == 1

@@ -92,7 +92,7 @@ def test_palette_lists_every_type_by_category(qtbot) -> None:  # noqa: ANN001
     mime = palette.mime_data_for("add")
     assert bytes(mime.data("nodegraphqt/nodes")).decode() == "nodegraphqt::node:vpl.test.add"
     with qtbot.waitSignal(palette.nodeRequested, timeout=5000) as requested:
-        palette.tree.itemDoubleClicked.emit(palette.item_for("mix"), 0)
+        palette.tree.itemActivated.emit(palette.item_for("mix"), 0)
     assert requested.args == ["mix"]
 
 
