@@ -132,3 +132,43 @@ def test_record_display_names_are_nonempty(used: bool) -> None:
 
 def test_unused_records_with_repeated_display_names_and_distinct_fields_are_valid() -> None:
     read(module_text(types='(type X record "Rec" (field "a" Int) (field "A" Int)) (type E record "E")'))
+
+
+# Spec 10.1/11: text is UTF-8 and strings hold Unicode scalar values; a lone
+# surrogate in a builder's Python str cannot be written. `write` raises
+# SemanticError for what the format cannot express (not the LexicalError of
+# reading its own output back).
+
+
+def _builder_module(fragment_entry_name: str):
+    from vpl_core.ir import VOID, Module, Semantic, StageBuilder, vec
+
+    module = Module()
+    vertex = StageBuilder(module.vertex)
+    position = vertex.output("pos", vec(4), semantic=Semantic.POSITION)
+    vertex_main = vertex.function("vmain", VOID, entry=True)
+    vertex_main.store(position, vertex_main.construct(vec(4), vertex_main.f(1.0)))
+    vertex_main.ret()
+    fragment = StageBuilder(module.fragment)
+    color = fragment.output("color", vec(4), location=0, semantic=Semantic.FRAGMENT_COLOR)
+    fragment_main = fragment.function(fragment_entry_name, VOID, entry=True)
+    fragment_main.store(color, fragment_main.construct(vec(4), fragment_main.f(1.0)))
+    fragment_main.ret()
+    return module
+
+
+@pytest.mark.parametrize("name", ["\ud800", "a\udfffb", "\udfff\ud800"])
+def test_writing_a_lone_surrogate_is_a_semantic_error(name: str) -> None:
+    from vpl_core.publish import VerifiedModule
+
+    module = _builder_module(name)
+    for publish in (write, VerifiedModule.create):
+        with pytest.raises(SemanticError) as caught:
+            publish(module)
+        assert "lone surrogate" in caught.value.diagnostic.message
+
+
+@pytest.mark.parametrize("name", ["\U0010ffff", "\ufeff", "a\x00\x7f\x85\u2028b", "\U0001f3a8"])
+def test_non_bmp_and_control_names_round_trip(name: str) -> None:
+    text = write(_builder_module(name))
+    assert read(text).fragment.functions[0].name == name

@@ -93,6 +93,7 @@ INDENT = "  "
 _INLINE_LIST_LIMIT = 2
 
 _NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f-\x9f"\\]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def write(module: Module) -> str:
@@ -105,7 +106,19 @@ def write(module: Module) -> str:
 
 
 def quote(text: str) -> str:
-    """A double-quoted VPL string literal for `text`."""
+    """A double-quoted VPL string literal for `text`.
+
+    A lone surrogate (possible in a Python str) is no Unicode scalar value:
+    neither UTF-8 nor a \\u escape can carry it (spec 10.1), so it is a
+    SemanticError like anything else the format cannot express.
+    """
+    surrogate = _SURROGATE.search(text)
+    if surrogate is not None:
+        raise _fail(
+            f"the string {text!r} cannot be written: it contains the lone surrogate"
+            f" U+{ord(surrogate.group(0)):04X}, which is not a Unicode scalar value",
+            None,
+        )
     if _NEEDS_ESCAPE.search(text) is None:
         return f'"{text}"'
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
