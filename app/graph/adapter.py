@@ -42,6 +42,7 @@ from app.graph.nodes import (
 )
 from app.graph.view import MaterialNodeGraph
 from app.material.graph import Connection, Frame, MaterialGraph, Node
+from app.material.nodes.inputs import PARAMETER_NODE_TYPES
 from app.material.types import node_id_key
 
 def from_view_value(value: Any) -> Any:
@@ -195,8 +196,34 @@ def renew_duplicate_ids(view: MaterialNodeGraph, graph_hint: MaterialGraph | Non
             taken.nodes[fresh] = Node(fresh, "", {}, (0.0, 0.0))
             holder.set_stable_id(fresh)
             renewed.append(holder)
+    _renew_parameter_names(nodes, renewed)
     _renew_frame_ids(view)
     return renewed
+
+
+def _renew_parameter_names(nodes: list[MaterialNode], renewed: list[MaterialNode]) -> None:
+    """A pasted or duplicated parameter node whose name is taken gets a fresh one (`shininess2`).
+
+    Two parameters may not share a name, so a copy that kept its original's
+    name would break the material the moment it was made. Written outside
+    the undo stack, like the ids: undoing the paste removes the node.
+    """
+    key = property_key("name")
+    fresh_nodes = {id(node) for node in renewed}
+    used = {node.get_property(key) for node in nodes
+            if node.CATALOG_TYPE.type_name in PARAMETER_NODE_TYPES and id(node) not in fresh_nodes}
+    for node in renewed:
+        if node.CATALOG_TYPE.type_name not in PARAMETER_NODE_TYPES:
+            continue
+        name = node.get_property(key)
+        if isinstance(name, str) and name and name in used:
+            base = name.rstrip("0123456789") or name
+            counter = 2
+            while f"{base}{counter}" in used:
+                counter += 1
+            name = f"{base}{counter}"
+            node.model.set_property(key, name)
+        used.add(name)
 
 
 def _renew_frame_ids(view: MaterialNodeGraph) -> None:

@@ -123,3 +123,30 @@ def test_double_clicking_a_palette_entry_adds_one_node(window, qtbot) -> None:  
     after = sum(node.type_name == "add" for node in window.material.nodes.values())
     assert after == before + 1
     assert window.graph.undo_stack().count() == 1
+
+
+# Duplicating a parameter node does not break the material -------------------------------------
+
+
+def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:  # noqa: ANN001
+    window.flush()
+    assert window.result.ok
+    parameter = next(node.id for node in window.material.nodes.values() if node.type_name == "float_parameter")
+    name = window.material.nodes[parameter].properties["name"]
+    window.select_node(parameter)
+    window.duplicate()
+    window.copy()
+    window.paste()
+    window.flush()
+    names = sorted(node.properties["name"] for node in window.material.nodes.values()
+                   if node.type_name == "float_parameter")
+    assert names == sorted([name, f"{name}2", f"{name}3"])
+    assert window.result.ok, [diagnostic.message for diagnostic in window.result.diagnostics]
+    for _ in range(2):
+        window.undo_action.trigger()
+    window.flush()
+    assert [node.properties["name"] for node in window.material.nodes.values()
+            if node.type_name == "float_parameter"] == [name]
+    window.redo_action.trigger()
+    assert sorted(node.properties["name"] for node in window.material.nodes.values()
+                  if node.type_name == "float_parameter") == sorted([name, f"{name}2"])
