@@ -32,7 +32,10 @@ function (glslang rejects a non-void function without one); the verified
 graph never reaches it (every reachable block ends in a branch, return or
 discard, and the selector only takes case values). For the same reason a
 straight-line non-void function that ends in discard gets the same
-unreachable return after the discard.
+unreachable return after the discard. The fallback value is a constant
+(`return 0;`) unless the return type contains an array: a constructor would
+spell every element (up to 2^31-1 of them), so such functions return an
+unassigned local instead (`float vpl_fallback[N]; return vpl_fallback;`).
 
 The loop gives no derivative-reconvergence promise (spec 7.3.1, 12.3).
 """
@@ -63,7 +66,7 @@ class BlockWriter(Protocol):
 
     def return_statement(self, terminator: ReturnTerminator) -> str: ...
 
-    def fallback_return(self) -> str | None: ...
+    def fallback_return(self) -> list[str]: ...
 
 
 def reachable_blocks(function: Function) -> list[Block]:
@@ -93,11 +96,10 @@ def lower_body(function: Function, writer: BlockWriter) -> list[str]:
     blocks = reachable_blocks(function)
     if len(blocks) == 1 and _is_final(blocks[0].terminator):
         lines = [INDENT + line for line in _block(blocks[0], writer, {})]
-        fallback = writer.fallback_return()
-        if isinstance(blocks[0].terminator, DiscardTerminator) and fallback is not None:
+        if isinstance(blocks[0].terminator, DiscardTerminator):
             # A non-void function that only discards still needs a return
             # statement for GLSL front ends; it is never reached.
-            lines.append(INDENT + fallback)
+            lines.extend(INDENT + line for line in writer.fallback_return())
         return lines
     case_of = {id(block): position for position, block in enumerate(function.blocks)}
     lines = [f"{INDENT}int {BLOCK_SELECTOR} = {case_of[id(blocks[0])]};", f"{INDENT}while (true) {{"]
@@ -107,9 +109,7 @@ def lower_body(function: Function, writer: BlockWriter) -> list[str]:
         lines.extend(INDENT * 3 + line for line in _block(block, writer, case_of))
     lines.append(f"{INDENT * 2}}}")
     lines.append(f"{INDENT}}}")
-    fallback = writer.fallback_return()
-    if fallback is not None:
-        lines.append(INDENT + fallback)
+    lines.extend(INDENT + line for line in writer.fallback_return())
     return lines
 
 

@@ -181,6 +181,14 @@ def declaration(value_type: Type, name: str, records: names.RecordNames) -> str:
     return f"{base_type_name(value_type, records)} {name}"
 
 
+def _contains_array(value_type: Type) -> bool:
+    if isinstance(value_type, ArrayType):
+        return True
+    if isinstance(value_type, RecordType):
+        return any(_contains_array(field.type) for field in value_type.fields)
+    return False
+
+
 def zero_value(value_type: Type, records: names.RecordNames) -> str:
     """A constant expression of the type (for the unreachable dispatch fallback)."""
     if isinstance(value_type, ScalarType):
@@ -318,10 +326,19 @@ class FunctionWriter:
             return "return;"
         return f"return {self.operand(terminator.value)};"
 
-    def fallback_return(self) -> str | None:
-        if isinstance(self.function.return_type, VoidType):
-            return None
-        return f"return {zero_value(self.function.return_type, self.records)};"
+    def fallback_return(self) -> list[str]:
+        """The unreachable return statement(s) after a non-void dispatch loop or straight-line discard."""
+        return_type = self.function.return_type
+        if isinstance(return_type, VoidType):
+            return []
+        if _contains_array(return_type):
+            # A constant would spell every element, and lengths go up to 2^31-1:
+            # return an unassigned local instead; the statement never runs.
+            return [
+                f"{declaration(return_type, names.FALLBACK_VALUE, self.records)};",
+                f"return {names.FALLBACK_VALUE};",
+            ]
+        return [f"return {zero_value(return_type, self.records)};"]
 
     # Operands and references -------------------------------------------------------------
 

@@ -23,6 +23,9 @@ PREFIX = "vpl_"
 #: Name of the dispatch loop's block selector local (spec 12.3).
 BLOCK_SELECTOR = "vpl_block"
 
+#: Name of the unassigned local an array-containing fallback return returns (spec 12.3).
+FALLBACK_VALUE = "vpl_fallback"
+
 #: GLSL 4.20 and ESSL 3.00/3.20 keywords and reserved words, plus the type names.
 RESERVED_WORDS: frozenset[str] = frozenset(
     """
