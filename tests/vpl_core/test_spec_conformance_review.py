@@ -172,3 +172,44 @@ def test_writing_a_lone_surrogate_is_a_semantic_error(name: str) -> None:
 def test_non_bmp_and_control_names_round_trip(name: str) -> None:
     text = write(_builder_module(name))
     assert read(text).fragment.functions[0].name == name
+
+
+# Spec 3: names are compared by their exact decoded contents, without case
+# folding or Unicode normalization (coverage: no other test checked this).
+
+
+def _linked_text(fragment_input_name: str, vertex_output_name: str) -> str:
+    text = module_text()
+    text = text.replace(
+        '(out pos "pos" Color -1 position)',
+        f'(out pos "pos" Color -1 position) (out v "{vertex_output_name}" Color -1 none)',
+    ).replace("(store (stage pos) r0)", "(store (stage pos) r0) (store (stage v) r0)")
+    return text.replace(
+        '(out color "color" Color 0 fragment_color)',
+        f'(out color "color" Color 0 fragment_color) (in f "{fragment_input_name}" Color -1 none)',
+    )
+
+
+def test_linkage_by_name_matches_the_exact_decoded_contents() -> None:
+    read(_linked_text("caf\\u00e9", "café"))  # an escape and the UTF-8 character decode alike
+
+
+@pytest.mark.parametrize(
+    "fragment_name, vertex_name",
+    [("café", "cafe\u0301"), ("Tint", "tint"), ("ß", "ss")],
+)
+def test_linkage_by_name_neither_normalizes_nor_folds_case(fragment_name: str, vertex_name: str) -> None:
+    text = _linked_text(fragment_name, vertex_name)
+    expect(
+        SemanticError,
+        text,
+        *at(text, "(in f "),
+        f"fragment input '{fragment_name}' has no vertex output named '{fragment_name}' without a location",
+    )
+
+
+def test_names_differing_only_by_case_or_normalization_are_distinct() -> None:
+    text = module_text(uniforms='(scalar a "u" Int) (scalar b "U" Int) (scalar c "\u00e9" Int) (scalar d "e\u0301" Int)')
+    assert [uniform.name for uniform in read(text).uniforms] == ["u", "U", "\u00e9", "e\u0301"]
+    duplicate = module_text(uniforms='(scalar a "\u00e9" Int) (scalar b "\\u00e9" Int)')
+    expect(SemanticError, duplicate, *at(duplicate, '(scalar b'), "two uniforms are named 'é'")
