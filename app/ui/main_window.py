@@ -645,6 +645,8 @@ class MainWindow(QMainWindow):
     def _on_program_failed(self, message: str) -> None:
         self._driver_error = message
         self._refresh_diagnostics()
+        # Replaces a "Material OK" from the lowering: the material verified, but the driver refused it.
+        self.statusBar().showMessage("The preview's driver rejected the program (see Diagnostics)", 8000)
 
     def _refresh_diagnostics(self) -> None:
         if self._read_only is not None:

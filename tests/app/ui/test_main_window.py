@@ -518,6 +518,7 @@ def test_driver_errors_from_the_preview_are_listed(window) -> None:  # noqa: ANN
     window.preview.programFailed.emit("0:12(3): error: something the driver disliked")
     rows = window.diagnostics_panel.rows
     assert [row.category for row in rows] == ["driver"] and "driver disliked" in rows[0].message
+    assert "rejected" in window.statusBar().currentMessage()
     window.preview.programReady.emit()
     assert window.diagnostics_panel.rows == []
 
