@@ -119,20 +119,26 @@ def check_linkage(
     fragment_interface: Sequence[InterfaceVariable],
 ) -> None:
     """Every ordinary fragment input links to exactly one ordinary vertex output (spec 3.1)."""
-    outputs = [
-        variable
-        for variable in vertex_interface
-        if variable.direction is Direction.OUT and variable.semantic is not Semantic.POSITION
-    ]
+    # Candidates keyed by what an input matches on (explicit location, or name when both are -1),
+    # so linkage stays linear in the number of interface variables.
+    by_location: dict[int, list[InterfaceVariable]] = {}
+    by_name: dict[str, list[InterfaceVariable]] = {}
+    for output in vertex_interface:
+        if output.direction is not Direction.OUT or output.semantic is Semantic.POSITION:
+            continue
+        if output.location != -1:
+            by_location.setdefault(output.location, []).append(output)
+        else:
+            by_name.setdefault(output.name, []).append(output)
     context = (fragment,)
     for variable in fragment_interface:
         if variable.direction is not Direction.IN or variable.semantic is Semantic.POSITION:
             continue
         if variable.location != -1:
-            matches = [output for output in outputs if output.location == variable.location]
+            matches = by_location.get(variable.location, [])
             where = f"at location {variable.location}"
         else:
-            matches = [output for output in outputs if output.location == -1 and output.name == variable.name]
+            matches = by_name.get(variable.name, [])
             where = f"named {variable.name!r} without a location"
         if not matches:
             raise VerificationError(
