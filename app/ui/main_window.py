@@ -945,7 +945,8 @@ class MainWindow(QMainWindow):
 
     def _size_docks(self) -> None:
         width, height = self.width(), self.height()
-        self.resizeDocks([self.palette_dock], [max(170, width // 8)], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.palette_dock], [max(self.palette.preferred_width(), width // 8)],
+                         Qt.Orientation.Horizontal)
         self.resizeDocks([self.preview_dock], [max(320, width // 4)], Qt.Orientation.Horizontal)
         self.resizeDocks([self.preview_dock, self.parameters_dock, self.properties_dock],
                          [max(300, height * 2 // 5), height // 4, height // 3], Qt.Orientation.Vertical)

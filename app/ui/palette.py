@@ -79,6 +79,18 @@ class NodePalette(QWidget):
     def tree(self) -> QTreeWidget:
         return self._tree
 
+    def preferred_width(self) -> int:
+        """Wide enough for the longest node name beside its indentation and a scroll bar."""
+        metrics = self._tree.fontMetrics()
+        longest = max(
+            (metrics.horizontalAdvance(category_item.child(index).text(0))
+             for category_item in self._category_items()
+             for index in range(category_item.childCount())),
+            default=100,
+        )
+        scroll_bar = self._tree.verticalScrollBar().sizeHint().width()
+        return longest + 2 * self._tree.indentation() + scroll_bar + 16
+
     def type_names(self, visible_only: bool = False) -> list[str]:
         names = []
         for category_item in self._category_items():
