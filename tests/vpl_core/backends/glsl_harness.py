@@ -20,7 +20,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION import GL_2_0 as raw_gl
 
 from vpl_core.backends.glsl import std140
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
@@ -41,62 +40,8 @@ FULL_SCREEN_POSITIONS = np.array([[-1.0, -1.0, 0.0], [3.0, -1.0, 0.0], [-1.0, 3.
 FULL_SCREEN_TEXCOORDS = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]], dtype=np.float32)
 
 
-class ProgramError(AssertionError):
-    pass
-
-
-def _info_log(getter: Any, name: int) -> str:
-    log = getter(name)
-    return log.decode(errors="replace") if isinstance(log, bytes) else str(log)
-
-
-def compile_shader(kind: int, code: str) -> int:
-    """Compile one stage, passing the source with an explicit byte length (no terminator)."""
-    shader = GL.glCreateShader(kind)
-    data = code.encode("utf-8")
-    strings = (ctypes.c_char_p * 1)(data)
-    lengths = (GL.GLint * 1)(len(data))
-    raw_gl.glShaderSource(shader, 1, ctypes.cast(strings, ctypes.POINTER(ctypes.POINTER(GL.GLchar))), lengths)
-    GL.glCompileShader(shader)
-    if not GL.glGetShaderiv(shader, GL.GL_COMPILE_STATUS):
-        log = _info_log(GL.glGetShaderInfoLog, shader)
-        GL.glDeleteShader(shader)
-        stage = "vertex" if kind == GL.GL_VERTEX_SHADER else "fragment"
-        raise ProgramError(f"{stage} shader failed to compile:\n{log}\n--- source ---\n{code}")
-    return shader
-
-
-def build_program(artifact: ProgramArtifact, es: bool = False) -> int:
-    """Compile and link both stages; raise ProgramError with the driver's log on failure."""
-    vertex = compile_shader(GL.GL_VERTEX_SHADER, artifact.vertex_code)
-    try:
-        fragment = compile_shader(GL.GL_FRAGMENT_SHADER, artifact.fragment_code)
-    except BaseException:
-        GL.glDeleteShader(vertex)
-        raise
-    program = GL.glCreateProgram()
-    GL.glAttachShader(program, vertex)
-    GL.glAttachShader(program, fragment)
-    if not es:
-        output = artifact.fragment_interface[
-            next(i for i, b in enumerate(artifact.fragment_interface) if b.gl_name == artifact.fragment_color_output)
-        ]
-        GL.glBindFragDataLocation(program, artifact.fragment_color_location, output.gl_name_bytes)
-    GL.glLinkProgram(program)
-    GL.glDeleteShader(vertex)
-    GL.glDeleteShader(fragment)
-    if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
-        log = _info_log(GL.glGetProgramInfoLog, program)
-        GL.glDeleteProgram(program)
-        raise ProgramError(f"program failed to link:\n{log}")
-    # Binding points are in the code for 4.20 and ESSL 3.20; ESSL 3.00 blocks
-    # have none, so the host applies the reflected ones (as every host may).
-    for binding in artifact.uniforms:
-        if binding.block_binding >= 0:
-            index = GL.glGetUniformBlockIndex(program, binding.block_name.encode("ascii") + b"\0")
-            if index != GL.GL_INVALID_INDEX:
-                GL.glUniformBlockBinding(program, index, binding.block_binding)
-    return program
+# Program building is shared with the math driver tests.
+from gl_programs import ProgramError, build_program, compile_shader  # noqa: E402,F401
 
 
 def block_data_size(program: int, binding: UniformBinding) -> int | None:

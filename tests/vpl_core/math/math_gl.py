@@ -13,13 +13,11 @@ Needs a current OpenGL 4.2+ core context (the `current_gl` fixture).
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION import GL_2_0 as raw_gl
 
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.ir.module import Direction
@@ -31,49 +29,8 @@ FULL_SCREEN_TRIANGLE = np.array([[-1.0, -1.0, 0.0], [3.0, -1.0, 0.0], [-1.0, 3.0
 SENTINEL = -12345.0
 
 
-class ProgramError(AssertionError):
-    pass
-
-
-def _log(getter: object, name: int) -> str:
-    log = getter(name)  # type: ignore[operator]
-    return log.decode(errors="replace") if isinstance(log, bytes) else str(log)
-
-
-def _compile_shader(kind: int, code: str) -> int:
-    shader = GL.glCreateShader(kind)
-    data = code.encode("utf-8")
-    strings = (ctypes.c_char_p * 1)(data)
-    lengths = (GL.GLint * 1)(len(data))
-    raw_gl.glShaderSource(shader, 1, ctypes.cast(strings, ctypes.POINTER(ctypes.POINTER(GL.GLchar))), lengths)
-    GL.glCompileShader(shader)
-    if not GL.glGetShaderiv(shader, GL.GL_COMPILE_STATUS):
-        log = _log(GL.glGetShaderInfoLog, shader)
-        GL.glDeleteShader(shader)
-        stage = "vertex" if kind == GL.GL_VERTEX_SHADER else "fragment"
-        raise ProgramError(f"{stage} shader failed to compile:\n{log}\n--- source ---\n{code}")
-    return int(shader)
-
-
-def build_program(artifact: ProgramArtifact) -> int:
-    """Compile and link both stages of the artifact; ProgramError with the driver's log on failure."""
-    vertex = _compile_shader(GL.GL_VERTEX_SHADER, artifact.vertex_code)
-    try:
-        fragment = _compile_shader(GL.GL_FRAGMENT_SHADER, artifact.fragment_code)
-    except BaseException:
-        GL.glDeleteShader(vertex)
-        raise
-    program = GL.glCreateProgram()
-    GL.glAttachShader(program, vertex)
-    GL.glAttachShader(program, fragment)
-    GL.glLinkProgram(program)
-    GL.glDeleteShader(vertex)
-    GL.glDeleteShader(fragment)
-    if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
-        log = _log(GL.glGetProgramInfoLog, program)
-        GL.glDeleteProgram(program)
-        raise ProgramError(f"program failed to link:\n{log}")
-    return int(program)
+# Program building is shared with the backend's driver tests.
+from gl_programs import ProgramError, build_program  # noqa: E402,F401
 
 
 @dataclass
