@@ -33,6 +33,14 @@ def pytest_runtest_makereport(item, call):  # noqa: ANN001
 
 
 @pytest.fixture(scope="session")
+def built_package(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package built once per session as a wheel would build it (tests/packaging_support.py)."""
+    from packaging_support import build_package
+
+    return build_package(tmp_path_factory.mktemp("package"))
+
+
+@pytest.fixture(scope="session")
 def glslang_validator() -> str:
     """Path of glslangValidator; skips (fails on CI) when it is missing."""
     path = shutil.which("glslangValidator")

@@ -3,13 +3,10 @@ any working-directory or source-tree dependence, labelled with their file names.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from packaging_support import run_from_build
 
 from vpl_core import programs
 from vpl_core.backends.glsl import compile as compile_glsl
@@ -69,40 +66,19 @@ def test_loading_does_not_depend_on_the_working_directory(tmp_path: Path, monkey
     assert programs.load("texture-vertex-ambient-color").label == "texture-vertex-ambient-color.vpl"
 
 
-def test_a_built_package_ships_the_exact_bytes_and_works_without_the_source_tree(tmp_path: Path) -> None:
-    # Build the package as a wheel would (setuptools build_py with the project's
-    # pyproject.toml), then import vpl_core from the build, with no site
-    # packages and no source tree on the path, from an unrelated directory.
-    project = tmp_path / "project"
-    project.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, project / name)
-    shutil.copytree(ROOT / "vpl_core", project / "vpl_core", symlinks=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(SOURCES, project / "resources" / "programs")
-    build = tmp_path / "build"
-    result = subprocess.run(
-        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py", "--build-lib", str(build)],
-        cwd=project, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    shipped = build / "vpl_core" / "builtin_programs"
+def test_a_built_package_ships_the_exact_bytes_and_works_without_the_source_tree(
+    built_package: Path, tmp_path: Path
+) -> None:
+    shipped = built_package / "vpl_core" / "builtin_programs"
     for name in NAMES:
         path = shipped / f"{name}.vpl"
         assert path.is_file() and not path.is_symlink()
         assert path.read_bytes() == (SOURCES / f"{name}.vpl").read_bytes()
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
     probe = (
         "import sys; sys.path.insert(0, sys.argv[1]); from vpl_core import programs; "
         "import vpl_core; assert vpl_core.__file__.startswith(sys.argv[1]), vpl_core.__file__; "
         "print(len(programs.source('mesh-ambient-color')), programs.load('texture-ambient-color').label)"
     )
-    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    result = subprocess.run(
-        [sys.executable, "-S", "-c", probe, str(build)], cwd=elsewhere, capture_output=True, text=True,
-        timeout=120, env=environment,
-    )
+    result = run_from_build(built_package, probe, tmp_path / "elsewhere")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.split() == [str(len((SOURCES / "mesh-ambient-color.vpl").read_bytes())), "texture-ambient-color.vpl"]
-
