@@ -60,7 +60,7 @@ from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integ
 from app.material.graph import MaterialGraph, Node
 from app.material.parameters import ParameterSpec
 from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.material.types import PortType, TypeResolution, node_id_key, propagate, topological_order
+from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
 
 OUTPUT_NODE_TYPE = "material_output"
 
@@ -453,34 +453,6 @@ def lower(graph: MaterialGraph) -> LoweringResult:
     return result
 
 
-def _ancestors(graph: MaterialGraph, roots: list[str]) -> set[str]:
-    predecessors: dict[str, list[str]] = {}
-    for connection in graph.connections:
-        predecessors.setdefault(connection.target_node, []).append(connection.source_node)
-    seen = set(roots)
-    stack = list(roots)
-    while stack:
-        for source in predecessors.get(stack.pop(), ()):
-            if source not in seen and source in graph.nodes:
-                seen.add(source)
-                stack.append(source)
-    return seen
-
-
-def _descendants(graph: MaterialGraph, roots: set[str]) -> set[str]:
-    successors: dict[str, list[str]] = {}
-    for connection in graph.connections:
-        successors.setdefault(connection.source_node, []).append(connection.target_node)
-    seen = set(roots)
-    stack = list(roots)
-    while stack:
-        for target in successors.get(stack.pop(), ()):
-            if target not in seen:
-                seen.add(target)
-                stack.append(target)
-    return seen
-
-
 def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
     """Per parameter node: why its uniform name is unusable (empty, reserved, or taken)."""
     from app.material.nodes.inputs import PARAMETER_NODE_TYPES
@@ -514,7 +486,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
 
     outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name == OUTPUT_NODE_TYPE), key=node_id_key)
     output_node = outputs[0] if outputs else None
-    live = _ancestors(graph, [output_node]) if output_node is not None else set()
+    live = connected_nodes(graph, [output_node]) if output_node is not None else set()
 
     def report(node_id: Optional[str], message: str, category: str = "graph") -> None:
         severity = "error" if node_id is None or node_id in live else "warning"
@@ -533,7 +505,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
         return
 
     control_nodes = {node_id for node_id in live if NODE_TYPES[graph.nodes[node_id].type_name].control}
-    controlled = _descendants(graph, control_nodes) & live
+    controlled = connected_nodes(graph, control_nodes, upstream=False) & live
     priority = {node_id: (1 if node_id in controlled else 0) for node_id in live}
     priority[output_node] = 2
     order, _ = topological_order(graph, priority)

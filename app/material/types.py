@@ -36,7 +36,7 @@ import enum
 import heapq
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 from vpl_core.ir.types import BOOL as VPL_BOOL
 from vpl_core.ir.types import FLOAT as VPL_FLOAT
@@ -435,7 +435,7 @@ def _can_connect(
 
     if not _can_change_types(target_type_spec, source_type_spec):
         # Nothing downstream can change: only the source's type matters.
-        source_type = propagate(graph, _ancestors(graph, source_node)).port_types.get((source_node, source_port))
+        source_type = propagate(graph, connected_nodes(graph, [source_node])).port_types.get((source_node, source_port))
         if source_type is not None:
             problem = refusal(source_type, target_spec.type, target_port)
             if problem is not None:
@@ -474,17 +474,22 @@ def _can_change_types(target: NodeType, source: NodeType) -> bool:
     return source.resolve is not None or any(isinstance(port.type, Constraint) for port in target.inputs)
 
 
-def _ancestors(graph: MaterialGraph, node_id: str) -> set[str]:
-    predecessors: dict[str, list[str]] = {}
+def connected_nodes(graph: MaterialGraph, roots: Iterable[str], upstream: bool = True) -> set[str]:
+    """The roots and every node of the graph reachable from them against the
+    connections (`upstream`: everything they depend on) or along them (what depends on them)."""
+    neighbours: dict[str, list[str]] = {}
     for connection in graph.connections:
-        predecessors.setdefault(connection.target_node, []).append(connection.source_node)
-    seen = {node_id}
-    stack = [node_id]
+        if upstream:
+            neighbours.setdefault(connection.target_node, []).append(connection.source_node)
+        else:
+            neighbours.setdefault(connection.source_node, []).append(connection.target_node)
+    seen = set(roots)
+    stack = list(seen)
     while stack:
-        for source in predecessors.get(stack.pop(), ()):
-            if source not in seen:
-                seen.add(source)
-                stack.append(source)
+        for neighbour in neighbours.get(stack.pop(), ()):
+            if neighbour not in seen and neighbour in graph.nodes:
+                seen.add(neighbour)
+                stack.append(neighbour)
     return seen
 
 
