@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 
-
 def test_pyside_void_methods_keep_the_refcount_of_none() -> None:
     """PySide6 6.12.0 drops a reference to None on every void method call (process dies later).
 
