@@ -1,5 +1,9 @@
 """`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH]] [--gl desktop|es|auto]`.
 
+`vpl-editor --version` prints the version; `vpl-editor --about` prints what
+Help > About shows (version, Qt, platform, and the OpenGL context the
+preview would get, probed offscreen), for bug reports and support.
+
 Without FILE the editor opens on the built-in example material
 (`app.material.examples.DEFAULT_EXAMPLE`). After the window is up it offers
 any autosave a crashed editor left behind.
@@ -26,6 +30,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from vpl_core.version import version
+
 APPLICATION_NAME = "vpl-editor"
 DEFAULT_SCREENSHOT_TIMEOUT = 20.0
 SETTLE_MS = 300
@@ -33,6 +39,9 @@ SETTLE_MS = 300
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vpl-editor", description="Node-based material editor for VPL.")
+    parser.add_argument("--version", action="version", version=f"vpl-editor {version()}")
+    parser.add_argument("--about", action="store_true",
+                        help="print the About details (version, Qt, OpenGL renderer) and exit")
     parser.add_argument("file", nargs="?", help="a .vpl file to open (default: the built-in example material)")
     parser.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window and exit")
     parser.add_argument("--preview-screenshot", metavar="PNG",
@@ -70,6 +79,17 @@ def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
         return 2
     source = arguments.file or _example_source()
     return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl)
+
+
+def _print_about(gl: str) -> int:
+    """`--about`: the About facts on stdout; the OpenGL rows from an offscreen probe of the preview's profile."""
+    from app.preview.screenshot import ensure_gui_application
+    from app.ui.about import about_facts, facts_text, gl_facts, probe_gl_facts
+
+    application = ensure_gui_application()
+    gl_rows = probe_gl_facts(gl) if application is not None else gl_facts("", {}, "no display")
+    sys.stdout.write(facts_text(about_facts(gl=gl_rows)))
+    return 0
 
 
 def _quiet_prompts():  # noqa: ANN202 - app.ui is imported lazily
@@ -123,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if arguments.preview_screenshot:
         return _preview_screenshot(arguments, gl)
+    if arguments.about:
+        return _print_about(gl)
 
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -130,6 +152,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     application = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APPLICATION_NAME])
     application.setApplicationName(APPLICATION_NAME)
     application.setOrganizationName(APPLICATION_NAME)
+    application.setApplicationVersion(version())
+    application.setDesktopFileName(APPLICATION_NAME)  # matches vpl-editor.desktop (taskbar icon on Wayland)
+
+    from app.ui.icons import application_icon
+
+    application.setWindowIcon(application_icon())
 
     from app.ui.main_window import MainWindow
 

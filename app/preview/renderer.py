@@ -94,10 +94,19 @@ def clear_pending_errors() -> None:
             return
 
 
-def renderer_name() -> str:
-    """GL_RENDERER of the current context ("llvmpipe (LLVM 15.0.6, 256 bits)"), "" if unknown."""
-    name = GL.glGetString(GL.GL_RENDERER) or b""
-    return name.decode("latin-1", "replace") if isinstance(name, bytes) else str(name)
+def _gl_string(name: int) -> str:
+    value = GL.glGetString(name) or b""
+    return value.decode("latin-1", "replace") if isinstance(value, bytes) else str(value)
+
+
+def gl_strings() -> dict[str, str]:
+    """The current context's identification: vendor, renderer, version, shading_language ("" if unknown)."""
+    return {
+        "vendor": _gl_string(GL.GL_VENDOR),
+        "renderer": _gl_string(GL.GL_RENDERER),
+        "version": _gl_string(GL.GL_VERSION),
+        "shading_language": _gl_string(GL.GL_SHADING_LANGUAGE_VERSION),
+    }
 
 
 class ProgramBuildError(Exception):

@@ -173,7 +173,7 @@ def preview_screenshot(
             print(line, file=stderr)
         return 1
 
-    application = _ensure_gui_application()
+    application = ensure_gui_application()
     if application is None:
         print(_diagnostic(source_path, Category.TARGET, "no display: the preview needs an X server (try xvfb-run)"), file=stderr)
         return 1
@@ -222,7 +222,8 @@ def preview_screenshot(
     return 0
 
 
-def _ensure_gui_application() -> Any:
+def ensure_gui_application() -> Any:
+    """The QGuiApplication (made if needed); None when there is no display, where Qt would abort instead."""
     from PySide6.QtGui import QGuiApplication
 
     application = QGuiApplication.instance()

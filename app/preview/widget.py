@@ -47,7 +47,7 @@ from app.preview.context import (
 )
 from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
 from app.preview.parameter_specs import carry_over, specs_from_artifact
-from app.preview.renderer import ProgramBuildError, Renderer, renderer_name
+from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
@@ -67,6 +67,7 @@ class PreviewWidget(QOpenGLWidget):
         super().__init__(parent)
         self._profile = profile
         self._context_description = ""
+        self._gl_strings: dict[str, str] = {}
         self.setFormat(preview_surface_format(profile))
         self.setToolTip(f"Material preview ({profile.title})")
         self.setMinimumSize(120, 120)
@@ -102,6 +103,11 @@ class PreviewWidget(QOpenGLWidget):
     def context_description(self) -> str:
         """The context as created ("OpenGL 4.5 core (llvmpipe)"); the profile's title until then."""
         return self._context_description or self._profile.title
+
+    @property
+    def gl_strings(self) -> dict[str, str]:
+        """GL_VENDOR, GL_RENDERER, GL_VERSION, GL_SHADING_LANGUAGE_VERSION of the context; {} until it exists."""
+        return dict(self._gl_strings)
 
     @property
     def available(self) -> bool:
@@ -268,7 +274,8 @@ class PreviewWidget(QOpenGLWidget):
         context.aboutToBeDestroyed.connect(self._release_gl)
         self._renderer.initialize()
         self._initialized = True
-        self._context_description = describe(context, renderer_name())
+        self._gl_strings = gl_strings()
+        self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
         if self._pending is not None:
@@ -386,6 +393,7 @@ class UnavailablePreview(QLabel):
     profile = property(lambda self: self._profile)
     target = property(lambda self: self._profile.target)
     context_description = property(lambda self: "off (no OpenGL context)")
+    gl_strings = property(lambda self: {})
     available = property(lambda self: False)
     unavailable_reason = property(lambda self: self._reason)
     error_text = property(lambda self: "")

@@ -57,7 +57,9 @@ from app.material.parameters import ParameterKind, ParameterSpec, specs_from_mod
 from app.material.types import can_connect
 from app.preview.parameters_panel import ParametersPanel
 from app.preview.widget import create_preview_widget
+from app.ui.about import AboutDialog, about_facts
 from app.ui.code_view import CodeView
+from app.ui.icons import application_icon
 from app.ui.diagnostics_panel import DiagnosticRow, DiagnosticsPanel
 from app.ui.dialogs import Prompts, SaveChoice
 from app.ui.instruction_view import InstructionView
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
         self.recovery = recovery if recovery is not None else RecoveryStore()
         self.setObjectName("mainWindow")
         self.resize(1500, 920)
+        self.setWindowIcon(application_icon())
 
         self._path: Path | None = None
         self._document_name = "untitled"
@@ -220,6 +223,9 @@ class MainWindow(QMainWindow):
         self.export_action = self._action("&Export GLSL…", self.export_dialog, "Ctrl+E",
                                           "Write .vert.glsl, .frag.glsl and .json as `vpl compile` does")
         self.quit_action = self._action("&Quit", self.close, standard.Quit)
+        self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
+                                         "Version, Qt and the OpenGL renderer the preview got")
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
 
         stack = self.graph.undo_stack()
         self.undo_action = stack.createUndoAction(self, "&Undo")
@@ -322,6 +328,16 @@ class MainWindow(QMainWindow):
         for dock in (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                      self.diagnostics_dock, self.code_dock):
             view_menu.addAction(dock.toggleViewAction())
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.about_action)
+
+    def show_about(self) -> AboutDialog:
+        """Open Help > About (window-modal, not blocking) and return the dialog."""
+        dialog = AboutDialog(about_facts(self.preview), self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        return dialog
 
     # ------------------------------------------------------------------ state
 
