@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by ./run-editor and ./run-tests:
 #  1. system packages for headless OpenGL (Xvfb, Mesa llvmpipe, Qt's xcb
-#     dependencies) and glslangValidator, installed with apt-get when missing;
+#     dependencies), glslangValidator, and what the bundle test needs
+#     (desktop-file-validate, objdump, Python's shared library), installed
+#     with apt-get when missing;
 #  2. a virtual environment in .venv with the project and its test extras.
 # It prints what it does and is silent when everything is already there.
 set -euo pipefail
@@ -13,6 +15,7 @@ system_packages=(
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0
   libfontconfig1 libdbus-1-3 libxkbcommon0 fonts-dejavu-core
+  desktop-file-utils binutils
 )
 
 python=${PYTHON:-python3}
@@ -26,6 +29,12 @@ if command -v dpkg-query >/dev/null 2>&1; then
   # Debian's own python3 ships venv/ensurepip separately.
   if ! "$python" -c "import ensurepip, venv" >/dev/null 2>&1; then
     missing+=(python3-venv)
+  fi
+  # The Linux bundle (installers/build-linux.sh, PyInstaller) needs Python's shared
+  # library; Debian's python3 ships it in libpython3.X.
+  shared_library=$("$python" -c 'import os, sysconfig; v = sysconfig.get_config_var; print(os.path.join(v("LIBDIR") or "", v("INSTSONAME") or ""))')
+  if [[ ! -e "$shared_library" && "$shared_library" == /usr/* ]]; then
+    missing+=("libpython$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')")
   fi
 fi
 if ((${#missing[@]})); then

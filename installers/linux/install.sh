@@ -31,7 +31,8 @@ icons="$prefix/share/icons/hicolor/scalable/apps"
 
 if ((uninstall)); then
   rm -rf "$share"
-  rm -f "$bin/vpl" "$bin/vpl-editor" "$applications/vpl-editor.desktop" "$icons/vpl-editor.svg"
+  rm -f "$bin/vpl" "$bin/vpl-editor" "$applications/vpl-editor.desktop" "$icons/vpl-editor.svg" \
+    "$prefix/share/mime/packages/vpl-editor-mime.xml"
   echo "removed the VPL material editor from $prefix"
   exit 0
 fi
@@ -49,6 +50,9 @@ LAUNCHER
   chmod +x "$bin/$command"
 done
 install -m 0644 "$here/resources/icons/vpl-editor.svg" "$icons/vpl-editor.svg"
-sed -e "s|@BIN@|$bin|" -e "s|@ICON@|$icons/vpl-editor.svg|" \
+sed -e "s|@EXEC@|\"$bin/vpl-editor\"|" -e "s|@ICON@|$icons/vpl-editor.svg|" \
   "$here/installers/linux/vpl-editor.desktop.in" > "$applications/vpl-editor.desktop"
+mkdir -p "$prefix/share/mime/packages"
+install -m 0644 "$here/installers/linux/vpl-editor-mime.xml" "$prefix/share/mime/packages/vpl-editor-mime.xml"
+if command -v update-mime-database >/dev/null; then update-mime-database "$prefix/share/mime" >/dev/null 2>&1 || true; fi
 echo "installed: $bin/vpl-editor, $bin/vpl (environment in $share/venv)"

@@ -1,0 +1,139 @@
+"""What every platform's PyInstaller spec shares: entry points, data, imports.
+
+The three spec files (`installers/linux`, `installers/windows`,
+`installers/macos`) import this module and differ only in what is really
+per-platform (icon format, console flag, the macOS .app wrapper). Keep
+the lists here so a new run-time resource is added once.
+
+Everything is taken from the *installed* distribution in the build
+environment (`pip install .`, never an editable install), so the bundle
+holds exactly what a wheel holds: the package data (examples, built-in
+programs, icons) and the distribution metadata the version is read from
+(`vpl_core.version`).
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+
+from PyInstaller.utils.hooks import collect_data_files, copy_metadata
+
+DISTRIBUTION = "vpl-material-editor"
+#: Folder name of the one-folder build; the editor's executable has the same name.
+BUNDLE_NAME = "vpl-editor"
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPOSITORY = os.path.dirname(os.path.dirname(HERE))
+ICONS = os.path.join(REPOSITORY, "resources", "icons")
+
+ENTRY_EDITOR = os.path.join(HERE, "entry_vpl_editor.py")
+ENTRY_CLI = os.path.join(HERE, "entry_vpl.py")
+
+#: Qt modules loaded by name at run time: NodeGraphQt goes through the Qt.py
+#: shim, which imports its binding's modules with __import__ (invisible to
+#: PyInstaller's analysis); NodeGraphQt uses QtSvg for its icons.
+HIDDEN_IMPORTS = [
+    "PySide6.QtCore",
+    "PySide6.QtGui",
+    "PySide6.QtWidgets",
+    "PySide6.QtSvg",
+    "PySide6.QtOpenGL",
+    "PySide6.QtOpenGLWidgets",
+]
+
+#: Never needed at run time; some are pulled in by optional imports of
+#: numpy, PyOpenGL or the Qt.py shim and would only add size.
+EXCLUDES = [
+    "tkinter",
+    "pytest",
+    "hypothesis",
+    "setuptools",
+    "pip",
+    "PySide6.QtQml",
+    "PySide6.QtQuick",
+    "PySide6.QtQuickWidgets",
+    "PySide6.QtNetwork",
+    "PySide6.QtSql",
+    "PySide6.QtTest",
+    "PySide6.QtDesigner",
+    "PySide6.QtUiTools",
+    "PySide6.QtXml",
+    "PySide6.QtPdf",
+    "PySide6.QtDBus",
+    "PySide6.QtConcurrent",
+    "PySide6.QtHelp",
+]
+
+#: The `vpl` command is the language core only: no Qt, no GL, no numpy.
+CLI_EXCLUDES = EXCLUDES + ["PySide6", "shiboken6", "NodeGraphQt", "Qt", "OpenGL", "numpy", "app"]
+
+
+def version() -> str:
+    """The version, from the installed package metadata (the one source of it)."""
+    return metadata.version(DISTRIBUTION)
+
+
+def editor_datas() -> list[tuple[str, str]]:
+    """Data files the editor reads at run time."""
+    return (
+        collect_data_files("app")  # example materials, application icons
+        + collect_data_files("vpl_core")  # built-in programs
+        + collect_data_files("NodeGraphQt")  # its node icon
+        + copy_metadata(DISTRIBUTION)  # the version shown by --version and About
+    )
+
+
+def cli_datas() -> list[tuple[str, str]]:
+    """Data files the `vpl` command reads at run time."""
+    return collect_data_files("vpl_core") + copy_metadata(DISTRIBUTION)
+
+
+#: Qt plugins left out of the Linux bundle, and why.
+LINUX_DROPPED_PLUGINS = {
+    # Qt's GTK 3 theme plugin loads the desktop's own libgtk-3, which would
+    # then run against the build machine's GLib, Pango and Cairo that the
+    # bundle would carry for it: a classic source of symbol errors on newer
+    # distributions. Without it Qt uses its own Fusion style (and the XDG
+    # desktop portal theme where there is one).
+    "PySide6/Qt/plugins/platformthemes/libqgtk3.so": "GTK 3 theme",
+}
+
+
+def drop_binaries(binaries: list, dropped: dict[str, str]) -> list:
+    """`binaries` (an Analysis TOC) without `dropped` and without the libraries only they needed.
+
+    A library is removed only if the dropped binaries' dependencies reached
+    it and nothing that stays does (closure over ELF NEEDED entries,
+    following the libraries PyInstaller placed at the top of the bundle).
+    """
+    from PyInstaller.depend.bindepend import get_imports
+
+    dropped_names = {name.replace("\\", "/") for name in dropped}
+
+    def is_dropped(dest: str) -> bool:
+        return dest.replace("\\", "/") in dropped_names
+
+    top_level = {dest: src for dest, src, _kind in binaries if "/" not in dest.replace("\\", "/")}
+
+    def reached(roots: list[str]) -> set[str]:
+        seen: set[str] = set()
+        stack = [src for src in roots if os.path.isfile(src)]
+        while stack:
+            for name, _path in get_imports(stack.pop()):
+                base = os.path.basename(name)
+                if base in top_level and base not in seen:
+                    seen.add(base)
+                    if os.path.isfile(top_level[base]):
+                        stack.append(top_level[base])
+        return seen
+
+    kept_roots = [src for dest, src, _kind in binaries if dest not in top_level and not is_dropped(dest)]
+    dropped_roots = [src for dest, src, _kind in binaries if is_dropped(dest)]
+    only_for_dropped = reached(dropped_roots) - reached(kept_roots)
+    return [entry for entry in binaries if not is_dropped(entry[0]) and entry[0] not in only_for_dropped]
+
+
+def icon(extension: str) -> str:
+    """The application icon in one format: "png" (256 px), "ico" or "icns"."""
+    name = "vpl-editor-256.png" if extension == "png" else f"vpl-editor.{extension}"
+    return os.path.join(ICONS, name)
