@@ -258,7 +258,7 @@ def test_macos_app_bundle_and_info_plist(monkeypatch: pytest.MonkeyPatch) -> Non
     assert plist["LSBackgroundOnly"] is False
     assert plist["CFBundleShortVersionString"] == plist["CFBundleVersion"] == bundle.kwargs["version"]
     assert plist["NSHighResolutionCapable"] is True
-    assert plist["LSMinimumSystemVersion"] == "11.0"
+    assert plist["LSMinimumSystemVersion"] == "13.0"
     assert plist["NSRequiresAquaSystemAppearance"] is False
     (document,) = plist["CFBundleDocumentTypes"]
     assert (document["CFBundleTypeRole"], document["LSHandlerRank"]) == ("Editor", "Owner")
