@@ -25,6 +25,7 @@ its status bar.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -134,7 +135,20 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
     return 0
 
 
+def ensure_standard_streams() -> None:
+    """Give a windowed executable somewhere to write.
+
+    A windowed PyInstaller build (Windows' vpl-editor.exe, the macOS .app)
+    starts with sys.stdout and sys.stderr set to None; argparse's --version
+    and --help, and every problem report, would then raise instead.
+    """
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    ensure_standard_streams()
     arguments = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         gl = preview_gl_choice(arguments)

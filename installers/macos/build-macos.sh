@@ -25,6 +25,9 @@ arch="$(uname -m)"  # the bundle is built for the architecture the build Python 
 started=$SECONDS
 work="$here/build/macos-bundle"
 mkdir -p "$work" "$here/dist"
+# Run from the work folder: in the checkout, Python would import the source tree
+# (and a stale egg-info's version) instead of the installed package.
+cd "$work"
 
 # 1. The Python: 3.10 to 3.12 (as the Windows build; the Linux build uses the same pins).
 if ! "$python" -c 'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] <= (3, 12))'; then

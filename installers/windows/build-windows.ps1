@@ -105,10 +105,11 @@ or clone again with: git clone -c core.symlinks=true <url>
 }
 
 # 3. The build environment.
-$Work = "build\windows-bundle"
+$Work = Join-Path $Root "build\windows-bundle"
+New-Item -ItemType Directory -Force -Path $Work | Out-Null
 $Venv = "$Work\venv"
 $VenvPython = "$Venv\Scripts\python.exe"
-$Requirements = "installers\requirements-build.txt"
+$Requirements = Join-Path $Root "installers\requirements-build.txt"
 $Stamp = "$Venv\requirements-build.txt"
 $Fresh = -not (Test-Path -LiteralPath $VenvPython) -or -not (Test-Path -LiteralPath $Stamp)
 if (-not $Fresh) {
@@ -125,9 +126,12 @@ if ($Fresh) {
 
 # 4. The project, as a wheel installs it (never editable); dependencies as the project pins
 # them, the project itself always reinstalled from this checkout.
+# From here on run in the work folder: in the checkout, Python would import the source tree
+# (and a stale egg-info's version) instead of the installed package.
+Set-Location -LiteralPath $Work
 Write-Host "== installing the project from $Root"
-Invoke-Native "pip install ." { & $VenvPython -m pip install -q . }
-Invoke-Native "pip install --force-reinstall ." { & $VenvPython -m pip install -q --no-deps --force-reinstall . }
+Invoke-Native "pip install ." { & $VenvPython -m pip install -q $Root }
+Invoke-Native "pip install --force-reinstall ." { & $VenvPython -m pip install -q --no-deps --force-reinstall $Root }
 $Version = & $VenvPython -c "from importlib.metadata import version; print(version('vpl-material-editor'))"
 if ($LASTEXITCODE -ne 0 -or -not $Version) { throw "build-windows.ps1: cannot read the version of vpl-material-editor" }
 $Version = "$Version".Trim()
@@ -138,8 +142,8 @@ Write-Host "== PyInstaller ($Name)"
 if (Test-Path -LiteralPath "$Work\dist") { Remove-Item -LiteralPath "$Work\dist" -Recurse -Force }
 Invoke-Native "PyInstaller" {
     & $VenvPython -m PyInstaller --noconfirm --clean --log-level WARN `
-        --distpath build\windows-bundle\dist --workpath build\windows-bundle\work `
-        installers\windows\vpl-editor.spec
+        --distpath "$Work\dist" --workpath "$Work\work" `
+        (Join-Path $Root "installers\windows\vpl-editor.spec")
 }
 $Bundle = "$Work\dist\vpl-editor"
 
@@ -152,8 +156,8 @@ Invoke-Native "vpl.exe check $($Example.Name)" { & "$Bundle\vpl.exe" check $Exam
 Invoke-Native "vpl.exe --version" { & "$Bundle\vpl.exe" --version }
 # vpl-editor.exe is a windowed program: PowerShell does not wait for it, and it may have
 # no usable stdout, so run it with Start-Process, a timeout and redirected output.
-$EditorOut = Join-Path $Root "$Work\editor-version.txt"
-$EditorErr = Join-Path $Root "$Work\editor-version-stderr.txt"
+$EditorOut = "$Work\editor-version.txt"
+$EditorErr = "$Work\editor-version-stderr.txt"
 $Editor = Start-Process -FilePath (Resolve-Path -LiteralPath "$Bundle\vpl-editor.exe").Path -ArgumentList "--version" `
     -NoNewWindow -PassThru -RedirectStandardOutput $EditorOut -RedirectStandardError $EditorErr
 $null = $Editor.Handle  # keeps the process handle so ExitCode is readable after exit
@@ -179,8 +183,9 @@ $Stage = "$Work\stage"
 if (Test-Path -LiteralPath $Stage) { Remove-Item -LiteralPath $Stage -Recurse -Force }
 New-Item -ItemType Directory -Path $Stage | Out-Null
 Move-Item -LiteralPath $Bundle -Destination "$Stage\$Name"
-New-Item -ItemType Directory -Force -Path "dist" | Out-Null
-$Zip = "dist\vpl-editor-$Version-windows-x86_64.zip"
+$Dist = Join-Path $Root "dist"
+New-Item -ItemType Directory -Force -Path $Dist | Out-Null
+$Zip = "$Dist\vpl-editor-$Version-windows-x86_64.zip"
 if (Test-Path -LiteralPath $Zip) { Remove-Item -LiteralPath $Zip -Force }
 Write-Host "== $Zip"
 Compress-Archive -Path "$Stage\$Name" -DestinationPath $Zip -CompressionLevel Optimal

@@ -207,12 +207,14 @@ def test_windows_script_steps() -> None:
     assert script.isascii(), "Windows PowerShell 5.1 reads a BOM-less script as ANSI: keep it ASCII"
     assert "installers\\requirements-build.txt" in script
     assert "installers\\windows\\vpl-editor.spec" in script
-    assert "--distpath build\\windows-bundle\\dist --workpath build\\windows-bundle\\work" in script
-    assert '$Venv = "$Work\\venv"' in script and '$Work = "build\\windows-bundle"' in script
-    assert "pip install -q ." in script and "-e ." not in script, "non-editable install"
+    assert '--distpath "$Work\\dist" --workpath "$Work\\work"' in script
+    # PyInstaller and the version query run outside the checkout, which would shadow the installed package.
+    assert script.index("Set-Location -LiteralPath $Work") < script.index("-m PyInstaller")
+    assert '$Venv = "$Work\\venv"' in script and '$Work = Join-Path $Root "build\\windows-bundle"' in script
+    assert "pip install -q $Root" in script and "-e " not in script, "non-editable install"
     assert re.search(r"\$Version = & \$VenvPython -c \"from importlib\.metadata import version; "
                      r"print\(version\('vpl-material-editor'\)\)\"", script)
-    assert '$Zip = "dist\\vpl-editor-$Version-windows-x86_64.zip"' in script
+    assert '$Zip = "$Dist\\vpl-editor-$Version-windows-x86_64.zip"' in script
     assert "Compress-Archive" in script and "-DestinationPath $Zip" in script
     assert re.search(r'& "\$Bundle\\vpl\.exe" check', script)
     assert '"$Bundle\\vpl-editor.exe"' in script and '-ArgumentList "--version"' in script
@@ -282,6 +284,8 @@ def test_macos_script_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     assert '"$here/installers/requirements-build.txt"' in script
     assert '"$here/installers/macos/vpl-editor.spec"' in script
     assert 'venv="$work/venv"' in script and 'work="$here/build/macos-bundle"' in script
+    # PyInstaller and the version query run outside the checkout, which would shadow the installed package.
+    assert script.index('cd "$work"') < script.index("-m PyInstaller")
     assert 'pip install -q "$here"' in script and " -e " not in script, "non-editable install"
     # The app the script signs, tests and packs is the one the spec names.
     calls, _ = run_spec(SPECS["macos"], monkeypatch)

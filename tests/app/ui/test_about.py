@@ -119,3 +119,14 @@ def test_about_on_the_command_line_probes_the_preview_context(tmp_path: Path) ->
     assert facts["OpenGL context"].startswith("OpenGL 4.")
     assert facts["OpenGL renderer"] not in ("", "unknown")
     assert facts["Shading language"].startswith("4.")
+
+
+def test_a_windowed_build_without_standard_streams_still_answers_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.main import main
+
+    monkeypatch.setattr(sys, "stdout", None)
+    monkeypatch.setattr(sys, "stderr", None)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert sys.stdout is not None and sys.stderr is not None
