@@ -56,22 +56,9 @@ work="$(cd "$work" && pwd)"
 cd "$work"
 
 # 1. The build environment.
+source "$here/installers/bundle/build-environment.sh"
 venv="$work/venv"
-requirements="$here/installers/requirements-build.txt"
-stamp="$venv/.requirements-build"
-if [[ ! -x "$venv/bin/python" ]] || ! cmp -s "$requirements" "$stamp"; then
-  echo "== build environment in $venv" >&2
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -r "$requirements"
-  cp "$requirements" "$stamp"
-fi
-echo "== installing the project from $here" >&2
-# Dependencies as the project pins them; the project itself always reinstalled from this checkout.
-"$venv/bin/python" -m pip install -q "$here"
-"$venv/bin/python" -m pip install -q --no-deps --force-reinstall "$here"
-version="$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("vpl-material-editor"))')"
+version="$(bundle_build_environment "$here" "$work" "$python")"
 name="vpl-editor-$version"
 
 # 2. PyInstaller.

@@ -35,22 +35,10 @@ if ! "$python" -c 'import sys; sys.exit(not (3, 10) <= sys.version_info[:2] <= (
   exit 2
 fi
 
-# 2. The build environment.
+# 2. The build environment (shared with the Linux build).
+source "$here/installers/bundle/build-environment.sh"
 venv="$work/venv"
-requirements="$here/installers/requirements-build.txt"
-stamp="$venv/.requirements-build"
-if [[ ! -x "$venv/bin/python" ]] || ! cmp -s "$requirements" "$stamp"; then
-  echo "== build environment in $venv" >&2
-  rm -rf "$venv"
-  "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -r "$requirements"
-  cp "$requirements" "$stamp"
-fi
-echo "== installing the project from $here" >&2
-"$venv/bin/python" -m pip install -q "$here"
-"$venv/bin/python" -m pip install -q --no-deps --force-reinstall "$here"
-version="$("$venv/bin/python" -c 'from importlib.metadata import version; print(version("vpl-material-editor"))')"
+version="$(bundle_build_environment "$here" "$work" "$python")"
 
 # 3. PyInstaller.
 echo "== PyInstaller (vpl-editor $version, $arch)" >&2

@@ -270,6 +270,15 @@ def test_macos_app_bundle_and_info_plist(monkeypatch: pytest.MonkeyPatch) -> Non
     assert declared["UTTypeTagSpecification"]["public.filename-extension"] == ["vpl"]
 
 
+def test_the_shared_build_environment_installs_pinned_tools_and_the_project_non_editable() -> None:
+    shared = (ROOT / "installers" / "bundle" / "build-environment.sh").read_text(encoding="utf-8")
+    assert '"$checkout/installers/requirements-build.txt"' in shared
+    assert 'pip install -q "$checkout"' in shared and " -e " not in shared
+    assert '(cd "$work" && "$venv/bin/python" -c' in shared  # the version from the installed metadata
+    for script in (MACOS_SCRIPT, ROOT / "installers" / "build-linux.sh"):
+        assert 'source "$here/installers/bundle/build-environment.sh"' in script.read_text(encoding="utf-8")
+
+
 def test_macos_script_passes_bash_syntax_check() -> None:
     bash = shutil.which("bash")
     assert bash is not None
@@ -281,12 +290,12 @@ def test_macos_script_passes_bash_syntax_check() -> None:
 def test_macos_script_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     script = MACOS_SCRIPT.read_text(encoding="utf-8")
     assert "set -euo pipefail" in script
-    assert '"$here/installers/requirements-build.txt"' in script
+    assert 'version="$(bundle_build_environment "$here" "$work" "$python")"' in script
     assert '"$here/installers/macos/vpl-editor.spec"' in script
     assert 'venv="$work/venv"' in script and 'work="$here/build/macos-bundle"' in script
     # PyInstaller and the version query run outside the checkout, which would shadow the installed package.
     assert script.index('cd "$work"') < script.index("-m PyInstaller")
-    assert 'pip install -q "$here"' in script and " -e " not in script, "non-editable install"
+    assert " -e " not in script, "non-editable install"
     # The app the script signs, tests and packs is the one the spec names.
     calls, _ = run_spec(SPECS["macos"], monkeypatch)
     (bundle,) = of_kind(calls, "BUNDLE")
