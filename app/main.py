@@ -164,6 +164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     application = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else APPLICATION_NAME])
+    from app.preview.context import align_pyopengl_platform
+
+    align_pyopengl_platform(application.platformName())  # before anything imports OpenGL
     application.setApplicationName(APPLICATION_NAME)
     application.setOrganizationName(APPLICATION_NAME)
     application.setApplicationVersion(version())

@@ -90,6 +90,42 @@ def preview_surface_format(profile: Profile = DEFAULT_PROFILE) -> QSurfaceFormat
     return surface_format
 
 
+PYOPENGL_PLATFORM = "PYOPENGL_PLATFORM"
+
+
+def pyopengl_platform(qt_platform: str, environment: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """PyOpenGL's name ("glx", "egl") for the window-system API Qt's contexts use on `qt_platform`; None if unknown."""
+    environment = os.environ if environment is None else environment
+    name = qt_platform.strip().lower()
+    if name == "xcb":
+        integration = environment.get("QT_XCB_GL_INTEGRATION", "").strip().lower()
+        return "egl" if integration == "xcb_egl" else "glx"
+    if name.startswith("wayland") or name in ("eglfs", "minimalegl"):
+        return "egl"
+    return None
+
+
+def align_pyopengl_platform(qt_platform: str, environment: Optional[dict[str, str]] = None) -> Optional[str]:
+    """Make PyOpenGL bind the same window-system API (GLX or EGL) as Qt's contexts; returns the choice.
+
+    PyOpenGL picks GLX or EGL once, when `OpenGL` is first imported, from
+    PYOPENGL_PLATFORM, else from XDG_SESSION_TYPE and WAYLAND_DISPLAY; Qt
+    picks from its platform plugin. On a Wayland session with Qt on X11
+    (QT_QPA_PLATFORM=xcb, or no usable Wayland plugin) PyOpenGL would take
+    EGL while Qt's context is GLX, and the preview's first draw fails with
+    "Attempt to retrieve context when no valid context". Call it once the
+    QGuiApplication exists and before anything imports `OpenGL`. A
+    PYOPENGL_PLATFORM the user set is kept; None when nothing was set.
+    """
+    environment = os.environ if environment is None else environment
+    if environment.get(PYOPENGL_PLATFORM, "").strip():
+        return environment[PYOPENGL_PLATFORM]
+    choice = pyopengl_platform(qt_platform, environment)
+    if choice is not None:
+        environment[PYOPENGL_PLATFORM] = choice
+    return choice
+
+
 def context_problem(context: Optional[QOpenGLContext], profile: Profile = DEFAULT_PROFILE) -> str:
     """Why `context` cannot run the preview with `profile`, or "" when it can."""
     if context is None or not context.isValid():

@@ -223,16 +223,23 @@ def preview_screenshot(
 
 
 def ensure_gui_application() -> Any:
-    """The QGuiApplication (made if needed); None when there is no display, where Qt would abort instead."""
+    """The QGuiApplication (made if needed); None when there is no display, where Qt would abort instead.
+
+    PyOpenGL is pointed at the window-system API of Qt's platform
+    (`app.preview.context.align_pyopengl_platform`).
+    """
     from PySide6.QtGui import QGuiApplication
 
+    from app.preview.context import align_pyopengl_platform
+
     application = QGuiApplication.instance()
-    if application is not None:
-        return application
-    platform = os.environ.get("QT_QPA_PLATFORM", "")
-    if not platform and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-        return None  # Qt would abort the process instead of reporting
-    return QGuiApplication([sys.argv[0] if sys.argv else "vpl-editor"])
+    if application is None:
+        platform = os.environ.get("QT_QPA_PLATFORM", "")
+        if not platform and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            return None  # Qt would abort the process instead of reporting
+        application = QGuiApplication([sys.argv[0] if sys.argv else "vpl-editor"])
+    align_pyopengl_platform(application.platformName())
+    return application
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -41,6 +41,12 @@ HIDDEN_IMPORTS = [
     "PySide6.QtOpenGLWidgets",
 ]
 
+#: PyOpenGL's window-system bindings that PyInstaller's hook leaves out on Linux
+#: (it collects GLX only). The preview binds EGL when Qt's contexts are EGL:
+#: on Wayland, or X11 with QT_XCB_GL_INTEGRATION=xcb_egl
+#: (app.preview.context.align_pyopengl_platform).
+LINUX_HIDDEN_IMPORTS = HIDDEN_IMPORTS + ["OpenGL.platform.glx", "OpenGL.platform.egl"]
+
 #: Never needed at run time; some are pulled in by optional imports of
 #: numpy, PyOpenGL or the Qt.py shim and would only add size.
 EXCLUDES = [

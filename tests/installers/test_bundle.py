@@ -143,12 +143,23 @@ def test_the_readme_names_the_version_and_the_measured_glibc(bundle: Path) -> No
 # ---- running it ------------------------------------------------------------------------------
 
 
-def test_bundled_preview_screenshot_shows_the_sphere(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "session",
+    [
+        pytest.param({}, id="x11"),
+        # A Wayland desktop's environment with Qt on X11: PyOpenGL must still bind GLX like Qt.
+        pytest.param({"XDG_SESSION_TYPE": "wayland", "QT_QPA_PLATFORM": "xcb"}, id="wayland-session-qt-on-x11"),
+        # Qt's contexts through EGL: needs PyOpenGL's EGL binding inside the bundle.
+        pytest.param({"QT_XCB_GL_INTEGRATION": "xcb_egl"}, id="egl"),
+    ],
+)
+def test_bundled_preview_screenshot_shows_the_sphere(bundle: Path, clean_env: dict[str, str], tmp_path: Path,
+                                                     session: dict[str, str]) -> None:
     example = tmp_path / "lit_blinn_phong.vpl"
     shutil.copy(EXAMPLES / "lit_blinn_phong.vpl", example)
     shot = tmp_path / "bundled.png"
     result = _run([str(bundle / "vpl-editor"), str(example), "--preview-screenshot", str(shot), "--size", "256x256"],
-                  clean_env, tmp_path)
+                  dict(clean_env, **session), tmp_path)
     assert result.returncode == 0, result.stderr
     pixels = _load_png(shot)
     assert pixels.shape == (256, 256, 3)
