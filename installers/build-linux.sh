@@ -103,8 +103,8 @@ tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime="$mtime"
   -cf - "$name" | gzip -n -6 > "$archive.partial"
 mv "$archive.partial" "$archive"
 
-unpacked="$(du -sm "$root" | cut -f1)"
-packed="$(du -m "$archive" | cut -f1)"
+unpacked="$(du -sb "$root" | awk '{printf "%.1f", $1 / 1048576}')"
+packed="$(stat -c %s "$archive" | awk '{printf "%.1f", $1 / 1048576}')"
 echo "built $archive" >&2
-echo "  version $version, $packed MB packed, $unpacked MB unpacked, needs glibc $glibc or newer, $((SECONDS - started)) s" >&2
+echo "  version $version, $packed MiB packed, $unpacked MiB unpacked, needs glibc $glibc or newer, $((SECONDS - started)) s" >&2
 echo "$archive"

@@ -17,8 +17,6 @@ from __future__ import annotations
 import os
 from importlib import metadata
 
-from PyInstaller.utils.hooks import collect_data_files, copy_metadata
-
 DISTRIBUTION = "vpl-material-editor"
 #: Folder name of the one-folder build; the editor's executable has the same name.
 BUNDLE_NAME = "vpl-editor"
@@ -81,6 +79,8 @@ def version() -> str:
 
 def editor_datas() -> list[tuple[str, str]]:
     """Data files the editor reads at run time."""
+    from PyInstaller.utils.hooks import collect_data_files, copy_metadata  # imported here: tests load this module
+
     return (
         collect_data_files("app")  # example materials, application icons
         + collect_data_files("vpl_core")  # built-in programs
@@ -91,6 +91,8 @@ def editor_datas() -> list[tuple[str, str]]:
 
 def cli_datas() -> list[tuple[str, str]]:
     """Data files the `vpl` command reads at run time."""
+    from PyInstaller.utils.hooks import collect_data_files, copy_metadata
+
     return collect_data_files("vpl_core") + copy_metadata(DISTRIBUTION)
 
 
@@ -103,6 +105,27 @@ LINUX_DROPPED_PLUGINS = {
     # desktop portal theme where there is one).
     "PySide6/Qt/plugins/platformthemes/libqgtk3.so": "GTK 3 theme",
 }
+
+
+#: Libraries the system's OpenGL driver stack loads too (Mesa's DRI drivers,
+#: libGLX_mesa, libEGL_mesa and their dependencies, read off Debian 12 with
+#: ldd): the bundle must use the system's copies. A bundled copy is loaded
+#: first, and a driver built against a newer one then fails to load
+#: ("libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by
+#: radeonsi_dri.so)", pyinstaller/pyinstaller#5573 and #6993), which turns
+#: the preview off. Every desktop with an OpenGL driver has them.
+LINUX_SYSTEM_LIBRARIES = frozenset({
+    "libstdc++.so.6", "libgcc_s.so.1",
+    "libX11.so.6", "libX11-xcb.so.1", "libXau.so.6", "libXdmcp.so.6", "libbsd.so.0", "libmd.so.0",
+    "libxcb-glx.so.0", "libxcb-randr.so.0", "libxcb-shm.so.0", "libxcb-sync.so.1", "libxcb-xfixes.so.0",
+    "libexpat.so.1", "libffi.so.8", "libz.so.1", "libzstd.so.1", "liblzma.so.5", "libtinfo.so.6",
+})
+
+
+def without_system_libraries(binaries: list) -> list:
+    """`binaries` without the top-level copies of `LINUX_SYSTEM_LIBRARIES`."""
+    return [entry for entry in binaries
+            if "/" in entry[0].replace("\\", "/") or entry[0] not in LINUX_SYSTEM_LIBRARIES]
 
 
 def drop_binaries(binaries: list, dropped: dict[str, str]) -> list:

@@ -125,6 +125,37 @@ def test_the_bundle_carries_its_resources_and_metadata_and_nothing_of_the_tests(
     assert not files & {"pytest", "_pytest", "hypothesis", "tkinter", "pytestqt"}
 
 
+def _is_elf(path: Path) -> bool:
+    with open(path, "rb") as stream:
+        return stream.read(4) == b"\x7fELF"
+
+
+def test_libraries_the_gl_driver_also_loads_come_from_the_system_and_everything_else_resolves(bundle: Path) -> None:
+    sys.path.insert(0, str(ROOT / "installers" / "bundle"))
+    try:
+        from common import LINUX_SYSTEM_LIBRARIES
+    finally:
+        sys.path.pop(0)
+    internal = bundle / "_internal"
+    assert "libstdc++.so.6" in LINUX_SYSTEM_LIBRARIES
+    assert not sorted(name for name in LINUX_SYSTEM_LIBRARIES if (internal / name).exists())
+    # With the bundle's library path (as its bootloader sets it), every dependency of every bundled
+    # binary is found: in the bundle, or on the system. Only the Wayland client libraries, which
+    # a Wayland desktop has and this build machine may lack, may be missing (optional Qt plugins).
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{internal}:{internal / 'PySide6' / 'Qt' / 'lib'}")
+    binaries = [path for path in internal.rglob("*.so*") if path.is_file() and not path.is_symlink() and _is_elf(path)]
+    binaries += [bundle / "vpl-editor", bundle / "vpl"]
+    missing: dict[str, set[str]] = {}
+    for binary in binaries:
+        listing = subprocess.run(["ldd", str(binary)], env=env, capture_output=True, text=True).stdout
+        for name in re.findall(r"^\s*(\S+) => not found", listing, re.MULTILINE):
+            missing.setdefault(name, set()).add(binary.name)
+    assert not {name for name in missing if not name.startswith("libwayland-")}, missing
+    system = subprocess.run(["ldd", str(internal / "PySide6" / "Qt" / "plugins" / "platforms" / "libqxcb.so")],
+                            env=env, capture_output=True, text=True).stdout
+    assert re.search(r"libstdc\+\+\.so\.6 => /(usr/)?lib", system), system
+
+
 def test_the_shipped_desktop_entry_is_valid(bundle: Path) -> None:
     entry = (bundle / "vpl-editor.desktop").read_text(encoding="utf-8")
     assert "Exec=vpl-editor %f" in entry and "Icon=vpl-editor" in entry and "@" not in entry

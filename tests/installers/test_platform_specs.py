@@ -62,7 +62,7 @@ class Target:
 
 
 def stub_pyinstaller(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stand-ins for the PyInstaller modules installers/bundle/common.py imports at the top."""
+    """Stand-ins for the PyInstaller modules installers/bundle/common.py imports."""
     hooks = ModuleType("PyInstaller.utils.hooks")
     hooks.collect_data_files = lambda package, **_: [(f"<data of {package}>", package)]
     hooks.copy_metadata = lambda distribution, **_: [(f"<metadata of {distribution}>", ".")]
