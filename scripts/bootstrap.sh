@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up shared by ./run-editor and ./run-tests:
 #  1. system packages for headless OpenGL (Xvfb, Mesa llvmpipe, Qt's xcb
-#     dependencies), glslangValidator, and what the bundle test needs
+#     dependencies), weston (a headless Wayland compositor for the Wayland
+#     tests), glslangValidator, and what the bundle test needs
 #     (desktop-file-validate, objdump, Python's shared library), installed
 #     with apt-get when missing;
 #  2. a virtual environment in .venv with the project and its test extras.
@@ -15,7 +16,7 @@ system_packages=(
   libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
   libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0
   libfontconfig1 libdbus-1-3 libxkbcommon0 fonts-dejavu-core
-  desktop-file-utils binutils
+  desktop-file-utils binutils weston libwayland-cursor0 libwayland-egl1
 )
 
 python=${PYTHON:-python3}

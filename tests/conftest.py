@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -47,6 +50,39 @@ def glslang_validator() -> str:
     if path is None:
         pytest.skip("glslangValidator not found (Debian package glslang-tools)")
     return path
+
+
+@pytest.fixture(scope="session")
+def wayland_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A real Wayland compositor (weston, headless backend) for the session: the variables a
+    Wayland desktop gives its programs (WAYLAND_DISPLAY, XDG_RUNTIME_DIR, XDG_SESSION_TYPE).
+    Skips (fails on CI) when weston is missing (Debian package weston)."""
+    weston = shutil.which("weston")
+    if weston is None:
+        pytest.skip("weston not found (Debian package weston)")
+    runtime = tmp_path_factory.mktemp("xdg-runtime")
+    runtime.chmod(0o700)
+    socket = "wayland-vpl-test"
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    log = open(runtime / "weston.log", "w", encoding="utf-8")  # noqa: SIM115 - closed at teardown
+    process = subprocess.Popen([weston, "--backend=headless-backend.so", f"--socket={socket}", "--idle-time=0"],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while not (runtime / socket).exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            log.close()
+            pytest.fail(f"weston did not start: {(runtime / 'weston.log').read_text(encoding='utf-8')[-2000:]}")
+        time.sleep(0.05)
+    try:
+        yield {"WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": str(runtime), "XDG_SESSION_TYPE": "wayland"}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
 
 
 class GLContext:

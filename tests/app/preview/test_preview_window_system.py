@@ -94,3 +94,23 @@ def test_the_editor_window_previews_on_a_wayland_session_with_qt_on_x11(tmp_path
     # The lit sphere's saturated red (the broken preview showed black under a pink error text).
     sphere_red = (pixels[..., 0] > 150) & (pixels[..., 1] < 60) & (pixels[..., 2] < 60)
     assert sphere_red.sum() > 2000, sphere_red.sum()
+
+
+@pytest.mark.gl
+def test_the_preview_draws_on_a_real_wayland_compositor(wayland_session: dict[str, str], tmp_path: Path) -> None:
+    """Qt's own Wayland platform (no X server in the environment), contexts through EGL."""
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in (PYOPENGL_PLATFORM, "DISPLAY", "QT_QPA_PLATFORM")}
+    environment.update(wayland_session)
+    shot = tmp_path / "shot.png"
+    result = subprocess.run(
+        [sys.executable, "-m", "app.main", str(EXAMPLE), "--preview-screenshot", str(shot), "--size", "96x96"],
+        env=environment, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    about = subprocess.run([sys.executable, "-m", "app.main", "--about"], env=environment, cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+    assert "Window system:    wayland" in about.stdout, about.stdout + about.stderr
+    image = QImage(str(shot)).convertToFormat(QImage.Format.Format_RGB888)
+    reds = np.array([[image.pixelColor(x, y).red() for x in range(0, 96, 8)] for y in range(0, 96, 8)])
+    assert reds.max() > 150 and reds[0, 0] < 80
