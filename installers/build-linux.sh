@@ -33,7 +33,7 @@ while (($#)); do
   esac
 done
 if [[ "$(uname -s)" != Linux ]]; then
-  echo "build-linux.sh: builds the Linux bundle and must run on Linux (see installers/README.md)" >&2
+  echo "build-linux.sh: builds the Linux bundle and must run on Linux (see docs/installers.md)" >&2
   exit 2
 fi
 arch="$(uname -m)"
@@ -95,8 +95,9 @@ example="$(find "$root/_internal/app/material/examples" -name '*.vpl' | sort | h
 env -i PATH=/usr/bin:/bin HOME="$work" "$root/vpl" check "$example"
 env -i PATH=/usr/bin:/bin HOME="$work" "$root/vpl" --version >/dev/null
 
-# 5. The archive: sorted, owned by root, dated by the last commit, so it is reproducible
-# for a given checkout and build environment.
+# 5. The archive: entries sorted, owned by root and dated by the last commit, gzip without
+# a timestamp, so the archive adds nothing of who built it when (PyInstaller's own output
+# is not bit-for-bit reproducible).
 archive="$dist/$name-linux-$arch.tar.gz"
 mtime="$(git -C "$here" log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)"
 tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime="$mtime" \
