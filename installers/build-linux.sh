@@ -40,6 +40,10 @@ arch="$(uname -m)"
 for tool in objdump tar gzip; do
   command -v "$tool" >/dev/null || { echo "build-linux.sh: needs $tool (Debian: apt-get install binutils tar gzip)" >&2; exit 2; }
 done
+if ! "$python" -c "import ensurepip, venv" >/dev/null 2>&1; then
+  echo "build-linux.sh: $python cannot make virtual environments (Debian: apt-get install python3-venv)" >&2
+  exit 2
+fi
 shared_library="$("$python" -c 'import os, sysconfig; v = sysconfig.get_config_var; print(os.path.join(v("LIBDIR") or "", v("INSTSONAME") or ""))')"
 if [[ ! -e "$shared_library" ]]; then
   echo "build-linux.sh: $python has no shared library ($shared_library); PyInstaller needs one" \
