@@ -212,6 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             window.close()
 
+    from app.ui.file_open import FileOpenRelay
+
+    application.installEventFilter(FileOpenRelay(window))  # files from Finder while running (macOS)
     QTimer.singleShot(0, window.check_recovery)
     return application.exec()
 

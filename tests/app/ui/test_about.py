@@ -1,4 +1,4 @@
-"""Help > About, the application icon and the version: real windows under Xvfb.
+"""Help > About, the application icon, the version, and files the desktop opens: real windows under Xvfb.
 
 The version has one source (the package metadata); About shows it with the
 Qt version and the OpenGL context and renderer the preview really got, and
@@ -130,3 +130,22 @@ def test_a_windowed_build_without_standard_streams_still_answers_version(monkeyp
         main(["--version"])
     assert exit_info.value.code == 0
     assert sys.stdout is not None and sys.stderr is not None
+
+
+def test_a_file_the_desktop_opens_while_running_opens_in_the_window(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+    """macOS sends QFileOpenEvent to the application; the relay opens the file like File > Open."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QFileOpenEvent
+
+    from app.ui.file_open import FileOpenRelay
+
+    material = tmp_path / "textured.vpl"
+    material.write_bytes((ROOT / "resources" / "examples" / "textured.vpl").read_bytes())
+    relay = FileOpenRelay(window)
+    application = QCoreApplication.instance()
+    application.installEventFilter(relay)
+    try:
+        QCoreApplication.sendEvent(application, QFileOpenEvent(str(material)))
+        qtbot.waitUntil(lambda: window.path == material, timeout=10_000)
+    finally:
+        application.removeEventFilter(relay)
