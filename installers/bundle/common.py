@@ -2,8 +2,9 @@
 
 The three spec files (`installers/linux`, `installers/windows`,
 `installers/macos`) import this module and differ only in what is really
-per-platform (icon format, console flag, the macOS .app wrapper). Keep
-the lists here so a new run-time resource is added once.
+per-platform (icon format, console flag, the macOS .app wrapper, the
+Linux bundle's library policy: `LINUX_*` below). Keep the lists here so a
+new run-time resource is added once.
 
 Everything is taken from the *installed* distribution in the build
 environment (`pip install .`, never an editable install), so the bundle
