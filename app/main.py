@@ -31,7 +31,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from vpl_core.version import version
+from vpl_core.version import VersionAction, version
 
 APPLICATION_NAME = "vpl-editor"
 DEFAULT_SCREENSHOT_TIMEOUT = 20.0
@@ -40,7 +40,7 @@ SETTLE_MS = 300
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vpl-editor", description="Node-based material editor for VPL.")
-    parser.add_argument("--version", action="version", version=f"vpl-editor {version()}")
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument("--about", action="store_true",
                         help="print the About details (version, Qt, OpenGL renderer) and exit")
     parser.add_argument("file", nargs="?", help="a .vpl file to open (default: the built-in example material)")

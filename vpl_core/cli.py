@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence, TextIO
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.module import Module
 from vpl_core.text import read_file, write
-from vpl_core.version import version
+from vpl_core.version import VersionAction
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -120,7 +120,7 @@ COMMANDS: dict[str, tuple[str, Configure, Handler]] = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vpl", description="Tools for VPL, the typed three-address shader language.")
-    parser.add_argument("--version", action="version", version=f"vpl {version()}")
+    parser.add_argument("--version", action=VersionAction)
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, configure, handler) in COMMANDS.items():
         subparser = subcommands.add_parser(name, help=help_text, description=help_text)

@@ -45,7 +45,7 @@ def test_without_metadata_the_source_tree_pyproject_answers(monkeypatch: pytest.
     def missing(_name: str) -> str:
         raise metadata.PackageNotFoundError(_name)
 
-    monkeypatch.setattr(version_module.metadata, "version", missing)
+    monkeypatch.setattr(metadata, "version", missing)
     version_module.version.cache_clear()
     try:
         assert version_module.version() == VERSION
