@@ -142,6 +142,12 @@ _MODULE_SECTIONS = (
     ("fragment", "(fragment entryFunctionId interface functions)"),
 )
 _TERMINATOR_HEADS = frozenset({"branch", "branch_if", "return", "discard"})
+#: (KIND id) references: head -> storage kind, what the id names, the unknown-id message.
+_NAMED_REFERENCES = {
+    "parameter": (StorageKind.PARAMETER, "a parameter id", "unknown parameter"),
+    "uniform": (StorageKind.UNIFORM, "a uniform id", "unknown uniform"),
+    "stage": (StorageKind.STAGE, "an interface id", "unknown interface id"),
+}
 _MAX_INT32_DIGITS = 10
 _MAX_SIZE_DIGITS = 20
 
@@ -875,27 +881,15 @@ class _Reader:
             items = self._count(item, 2, 2, "(local reg)")
             index, register_type = self._register_binding(items[1])
             reference = ReferenceValue(StorageKind.LOCAL, index, register_type)
-        elif head == "parameter":
-            items = self._count(item, 2, 2, "(parameter id)")
-            name, start = self._id(items[1], "a parameter id")
-            found = scope.parameters.get(name)
+        elif head in _NAMED_REFERENCES:
+            kind, expected_id, unknown = _NAMED_REFERENCES[head]
+            table = scope.parameters if head == "parameter" else self.uniforms if head == "uniform" else self.interface
+            items = self._count(item, 2, 2, f"({head} id)")
+            name, start = self._id(items[1], expected_id)
+            found = table.get(name)
             if found is None:
-                self._semantic(f"unknown parameter '{name}'", start)
-            reference = ReferenceValue(StorageKind.PARAMETER, found[0], found[1])
-        elif head == "uniform":
-            items = self._count(item, 2, 2, "(uniform id)")
-            name, start = self._id(items[1], "a uniform id")
-            found = self.uniforms.get(name)
-            if found is None:
-                self._semantic(f"unknown uniform '{name}'", start)
-            reference = ReferenceValue(StorageKind.UNIFORM, found[0], found[1])
-        elif head == "stage":
-            items = self._count(item, 2, 2, "(stage id)")
-            name, start = self._id(items[1], "an interface id")
-            found = self.interface.get(name)
-            if found is None:
-                self._semantic(f"unknown interface id '{name}'", start)
-            reference = ReferenceValue(StorageKind.STAGE, found[0], found[1])
+                self._semantic(f"{unknown} '{name}'", start)
+            reference = ReferenceValue(kind, found[0], found[1])
         elif head == "member_ref":
             items = self._count(item, 3, 3, '(member_ref reference "field")')
             base = self._reference(items[1])
