@@ -93,7 +93,7 @@ def _print_about(gl: str) -> int:
     return 0
 
 
-def _quiet_prompts():  # noqa: ANN202 - app.ui is imported lazily
+def _quiet_prompts():
     """Prompts for unattended runs: nothing modal, problems to stderr."""
     from app.ui.dialogs import Prompts, SaveChoice
 
@@ -112,7 +112,7 @@ def _quiet_prompts():  # noqa: ANN202 - app.ui is imported lazily
     )
 
 
-def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:  # noqa: ANN001
+def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:
     """Run the event loop until the preview has drawn or failed (bounded), then grab the window."""
     from PySide6.QtCore import QEventLoop, QTimer
 

@@ -35,10 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vpl_core.backends.glsl import compile as compile_glsl  # noqa: E402
-from vpl_core.backends.glsl import generate, resolve_profile  # noqa: E402
-from vpl_core.ir.instructions import DeclareLocalInstruction  # noqa: E402
-from vpl_core.publish import VerifiedModule  # noqa: E402
+from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.backends.glsl import generate, resolve_profile
+from vpl_core.ir.instructions import DeclareLocalInstruction
+from vpl_core.publish import VerifiedModule
 
 BLOCK_SIZE = 40  # instructions per block in the generated fragment entry
 
@@ -126,7 +126,7 @@ def generate_module(instructions: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _median_seconds(action, repeat: int) -> float:  # noqa: ANN001
+def _median_seconds(action, repeat: int) -> float:
     timings = []
     for _ in range(repeat):
         start = time.perf_counter()

@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.material.graph import MaterialGraph  # noqa: E402
-from app.material.lowering import lower  # noqa: E402
-from vpl_core.verify import verify  # noqa: E402
+from app.material.graph import MaterialGraph
+from app.material.lowering import lower
+from vpl_core.verify import verify
 
 PHASES = ("snapshot", "types", "lowering", "publication", "glsl")
 COLUMNS = ("snapshot", "types", "lowering", "verification", "publication", "glsl")

@@ -28,8 +28,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
@@ -38,11 +39,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 if "--shader-cache" not in sys.argv:
     os.environ["MESA_SHADER_CACHE_DISABLE"] = "true"
 
-from OpenGL import GL  # noqa: E402
-from PySide6.QtGui import QGuiApplication  # noqa: E402
+from OpenGL import GL
+from PySide6.QtGui import QGuiApplication
 
-from app.preview.context import OffscreenContext  # noqa: E402
-from app.preview.renderer import Framebuffer, Renderer, read_pixels  # noqa: E402
+from app.preview.context import OffscreenContext
+from app.preview.renderer import Framebuffer, Renderer, read_pixels
 
 CHAIN_TYPES = ("multiply", "add", "sin", "fract", "subtract", "power", "saturate", "one_minus")
 
@@ -167,7 +168,7 @@ def _generated_artifact(chain_constant: float) -> Any:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "app" / "preview"))
     from preview_helpers import make_artifact
 
-    lines = ["  float x = vpl_varying1.x * %r;" % chain_constant]
+    lines = [f"  float x = vpl_varying1.x * {chain_constant!r};"]
     for index in range(50):
         lines.append(f"  x = fract(sin(x * {1.0 + 0.01 * index!r}) + {0.5 + 0.01 * index!r});")
     lines.append("  float lit = max(dot(normalize(vpl_varying0), normalize(vpl_u0.vpl_m6)), 0.0);")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from vpl_core.text import read, write
 from vpl_core.text.lexer import decode, tokenize

@@ -23,12 +23,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vpl_core.ir import (  # noqa: E402
+from vpl_core.ir import (
     BOOL,
     FLOAT,
     INT,
@@ -44,7 +44,7 @@ from vpl_core.ir import (  # noqa: E402
     record,
     vec,
 )
-from vpl_core.verify import Verifier, dataflow  # noqa: E402
+from vpl_core.verify import Verifier, dataflow
 
 
 def _module_with_vertex() -> tuple[Module, StageBuilder]:
@@ -57,7 +57,7 @@ def _module_with_vertex() -> tuple[Module, StageBuilder]:
     return module, StageBuilder(module.fragment)
 
 
-def _counted_loop(main: FunctionBuilder, counter, flag, limit: int, body: Callable[[], None]) -> None:  # noqa: ANN001
+def _counted_loop(main: FunctionBuilder, counter, flag, limit: int, body: Callable[[], None]) -> None:
     """counter = 0; while counter < limit { body; counter += 1 } -- 3 blocks plus the body's."""
     main.copy(main.i(0), result=counter)
     header, body_block, exit_block = main.new_block(), main.new_block(), main.new_block()
@@ -146,7 +146,7 @@ def build_outputs(count: int) -> Module:
     return module
 
 
-def _root(fragment: StageBuilder, slot: int):  # noqa: ANN202
+def _root(fragment: StageBuilder, slot: int):
     from vpl_core.ir.values import ReferenceValue, StorageKind
 
     return ReferenceValue(StorageKind.STAGE, slot, fragment.stage.interface[slot].type)

@@ -26,7 +26,7 @@ SPEC_EXAMPLES = ROOT / "tests" / "data" / "spec"
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):  # noqa: ANN001
+def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if os.environ.get("VPL_FORBID_SKIPS") == "1" and report.skipped and not hasattr(report, "wasxfail"):
@@ -88,7 +88,7 @@ def wayland_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[s
 class GLContext:
     """A current OpenGL context with an offscreen surface, owned by the session."""
 
-    def __init__(self, context, surface) -> None:  # noqa: ANN001
+    def __init__(self, context, surface) -> None:
         self.context = context
         self.surface = surface
 
@@ -100,7 +100,7 @@ class GLContext:
         return bool(self.context.isOpenGLES())
 
 
-def _create_context(qapp, es: bool):  # noqa: ANN001
+def _create_context(qapp, es: bool):
     from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
     surface_format = QSurfaceFormat()
@@ -130,7 +130,7 @@ def _create_context(qapp, es: bool):  # noqa: ANN001
 
 
 @pytest.fixture(scope="session")
-def gl_context(qapp) -> GLContext:  # noqa: ANN001
+def gl_context(qapp) -> GLContext:
     """A current OpenGL 4.2+ core context (skips, failing on CI, when there is none)."""
     context, reason = _create_context(qapp, es=False)
     if context is None:
@@ -140,7 +140,7 @@ def gl_context(qapp) -> GLContext:  # noqa: ANN001
 
 
 @pytest.fixture(scope="session")
-def gles_context(qapp) -> GLContext:  # noqa: ANN001
+def gles_context(qapp) -> GLContext:
     """A current OpenGL ES 3.2 context (skips, failing on CI, when there is none)."""
     context, reason = _create_context(qapp, es=True)
     if context is None:

@@ -12,10 +12,10 @@ Needs a current context (the `current_gl` / `current_gles` fixtures).
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Optional
+from typing import Any
 
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION import GL_2_0 as raw_gl
+from OpenGL.raw.GL.VERSION import GL_2_0 as raw_gl  # noqa: N811 - the raw GL 2.0 entry points
 
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -45,7 +45,7 @@ def compile_shader(kind: int, code: str) -> int:
     return int(shader)
 
 
-def build_program(artifact: ProgramArtifact, es: Optional[bool] = None) -> int:
+def build_program(artifact: ProgramArtifact, es: bool | None = None) -> int:
     """Compile and link both stages; raise ProgramError with the driver's log on failure.
 
     `es` defaults to what the artifact's target implies.

@@ -49,7 +49,7 @@ def png_name(size: int) -> str:
     return f"{NAME}-{size}.png"
 
 
-def _application():  # noqa: ANN202
+def _application():
     """The running QGuiApplication, or a new offscreen one (the renderer wants one)."""
     from PySide6.QtGui import QGuiApplication
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Optional, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.module import Module
@@ -29,7 +30,7 @@ def _report(error: VplError, stream: TextIO) -> None:
     print(error.diagnostic.format(), file=stream)
 
 
-def load_module(path: str, stderr: TextIO, *, strict_v1: bool = False) -> Optional[Module]:
+def load_module(path: str, stderr: TextIO, *, strict_v1: bool = False) -> Module | None:
     """Read and verify one file, reporting any failure on `stderr`; None if it failed."""
     try:
         return read_file(path, strict_v1=strict_v1)
@@ -129,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `vpl` console script; returns the exit status."""
     arguments = build_parser().parse_args(argv)
     return arguments.handler(arguments)

@@ -13,7 +13,7 @@ from vpl_core.ir.module import Module
 
 
 class VerifiedModule:
-    __slots__ = ("_text", "_label")
+    __slots__ = ("_label", "_text")
 
     def __init__(self, *_: object, **__: object) -> None:
         raise TypeError("use VerifiedModule.create(module) or VerifiedModule.from_text(text)")

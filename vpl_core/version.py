@@ -12,9 +12,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 DISTRIBUTION = "vpl-material-editor"
 UNKNOWN = "0+unknown"
@@ -50,10 +51,10 @@ class VersionAction(argparse.Action):
     """
 
     def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: Any = argparse.SUPPRESS, help: str = "print the version and exit") -> None:  # noqa: A002
+                 default: Any = argparse.SUPPRESS, help: str = "print the version and exit") -> None:
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: Optional[str] = None) -> None:
+                 option_string: str | None = None) -> None:
         print(f"{parser.prog} {version()}", file=sys.stdout)
         parser.exit()

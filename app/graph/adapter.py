@@ -45,6 +45,7 @@ from app.material.graph import Connection, Frame, MaterialGraph, Node
 from app.material.nodes.inputs import PARAMETER_NODE_TYPES
 from app.material.types import node_id_key
 
+
 def from_view_value(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(from_view_value(item) for item in value)

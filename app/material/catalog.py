@@ -21,12 +21,12 @@ Conventions every node type follows (the lowering relies on them):
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
-
-from vpl_core.ir.values import round_to_float32
+from typing import TYPE_CHECKING, Any
 
 from app.material.types import PortConstraint, PortType
+from vpl_core.ir.values import round_to_float32
 
 if TYPE_CHECKING:
     from app.material.graph import Node
@@ -47,7 +47,7 @@ DEFAULT_SOURCES: dict[str, PortType] = {
 
 PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture")
 
-DefaultValue = Union[float, tuple[float, ...], bool, str, None]
+DefaultValue = float | tuple[float, ...] | bool | str | None
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,8 @@ class PropertySpec:
     name: str
     kind: str
     default: Any
-    minimum: Optional[float] = None
-    maximum: Optional[float] = None
+    minimum: float | None = None
+    maximum: float | None = None
     choices: tuple[str, ...] = ()
     label: str = ""
 
@@ -91,7 +91,7 @@ class PropertySpec:
 
 
 LowerFunction = Callable[["NodeContext"], None]
-ResolveFunction = Callable[["Node", dict[str, PortType], frozenset[str]], Union[dict[str, PortType], str]]
+ResolveFunction = Callable[["Node", dict[str, PortType], frozenset[str]], dict[str, PortType] | str]
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class NodeType:
     outputs: list[PortSpec]
     properties: list[PropertySpec]
     lower: LowerFunction
-    resolve: Optional[ResolveFunction] = None
+    resolve: ResolveFunction | None = None
     notes: str = ""  # how the node lowers, for docs/material-nodes.md
     control: bool = False  # creates blocks and branches in the fragment entry (If)
     _inputs_by_name: dict[str, PortSpec] = field(default_factory=dict, compare=False, repr=False)
@@ -114,13 +114,13 @@ class NodeType:
         self._inputs_by_name.update({port.name: port for port in self.inputs})
         self._outputs_by_name.update({port.name: port for port in self.outputs})
 
-    def input(self, name: str) -> Optional[PortSpec]:
+    def input(self, name: str) -> PortSpec | None:
         return self._inputs_by_name.get(name)
 
-    def output(self, name: str) -> Optional[PortSpec]:
+    def output(self, name: str) -> PortSpec | None:
         return self._outputs_by_name.get(name)
 
-    def property(self, name: str) -> Optional[PropertySpec]:
+    def property(self, name: str) -> PropertySpec | None:
         for spec in self.properties:
             if spec.name == name:
                 return spec
@@ -149,7 +149,7 @@ def as_number(value: Any, fallback: float) -> float:
         return float(fallback)
 
 
-def as_integer(value: Any, fallback: int, minimum: Optional[float] = None, maximum: Optional[float] = None) -> int:
+def as_integer(value: Any, fallback: int, minimum: float | None = None, maximum: float | None = None) -> int:
     """A stored property as an int within [minimum, maximum]; `fallback` when it is not a finite number."""
     number = fallback
     if isinstance(value, int) and not isinstance(value, bool):

@@ -38,18 +38,18 @@ checkout that converts line endings does not turn documents read-only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
-
-from vpl_core.diagnostics import Category, Diagnostic, VplError
-from vpl_core.ir.module import Module
+from typing import Any
 
 from app.material.graph import GraphFormatError, MaterialGraph
+from vpl_core.diagnostics import Category, Diagnostic, VplError
+from vpl_core.ir.module import Module
 
 MAGIC_LINE = "// VPL material editor document"
 FORMAT_LINE = "// format: vpl-material-graph 1"
@@ -67,9 +67,9 @@ PLACEHOLDER_COLOR = (1.0, 0.0, 1.0, 1.0)
 class LoadedDocument:
     """What opening a .vpl file gave. `graph` is None for read-only and invalid files."""
 
-    graph: Optional[MaterialGraph] = None
+    graph: MaterialGraph | None = None
     verified: Any = None  # VerifiedModule
-    module: Optional[Module] = None
+    module: Module | None = None
     read_only: bool = False
     diagnostics: list[Diagnostic] = field(default_factory=list)
     message: str = ""
@@ -89,7 +89,7 @@ def _normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-_placeholder_text: Optional[str] = None
+_placeholder_text: str | None = None
 
 
 def placeholder_module_text() -> str:
@@ -133,7 +133,7 @@ def save_text(graph: MaterialGraph, lowered: Any = None) -> str:
     return "\n".join(lines) + "\n" + module_text
 
 
-def save_file(path: Union[str, os.PathLike[str]], graph: MaterialGraph, lowered: Any = None) -> None:
+def save_file(path: str | os.PathLike[str], graph: MaterialGraph, lowered: Any = None) -> None:
     """Save atomically: write a temporary file next to `path`, fsync it, then replace `path`.
 
     On any failure the temporary file is removed and the previous file is
@@ -150,10 +150,8 @@ def save_file(path: Union[str, os.PathLike[str]], graph: MaterialGraph, lowered:
             os.fsync(stream.fileno())
         os.replace(temporary, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         raise
 
 
@@ -190,7 +188,7 @@ class _Header:
     module_text: str
 
 
-def _split_header(text: str) -> Optional[_Header]:
+def _split_header(text: str) -> _Header | None:
     """The graph block, saved hash and module text of an editor document; None if there is no block."""
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != MAGIC_LINE:
@@ -215,24 +213,24 @@ def _split_header(text: str) -> Optional[_Header]:
     return None
 
 
-def load_text(data: Union[bytes, str], label: str = "<document>") -> LoadedDocument:
+def load_text(data: bytes | str, label: str = "<document>") -> LoadedDocument:
     """Open a document from its bytes. Never raises; see the module docstring for the cases."""
     try:
         return _load_text(data, label)
-    except Exception as error:  # anything else is a bug, but opening must not crash the editor
+    except Exception as error:  # noqa: BLE001 - anything else is a bug, but opening must not crash the editor
         diagnostic = Diagnostic(Category.SEMANTIC, f"internal error while opening: {error}", label=label)
         return LoadedDocument(diagnostics=[diagnostic], message=f"{label} could not be opened", label=label)
 
 
-def _load_text(data: Union[bytes, str], label: str) -> LoadedDocument:
+def _load_text(data: bytes | str, label: str) -> LoadedDocument:
     from vpl_core.publish import VerifiedModule
     from vpl_core.text import read
 
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    graph: Optional[MaterialGraph] = None
+    graph: MaterialGraph | None = None
     graph_message = ""
     try:
-        text: Optional[str] = raw.decode("utf-8")
+        text: str | None = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = None  # the reader reports the exact position as a lexical error
     header = _split_header(text) if text is not None else None
@@ -268,7 +266,7 @@ def _load_text(data: Union[bytes, str], label: str) -> LoadedDocument:
     return LoadedDocument(verified=verified, module=module, read_only=True, message=f"{label}: {graph_message}", label=label)
 
 
-def load_file(path: Union[str, os.PathLike[str]]) -> LoadedDocument:
+def load_file(path: str | os.PathLike[str]) -> LoadedDocument:
     """Open a document from disk; an unreadable file gives a message, not an exception."""
     target = Path(path)
     try:

@@ -11,10 +11,10 @@ working directory.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Callable, Optional
 
 from app.material.document import LoadedDocument, load_text, save_text
 from app.material.graph import MaterialGraph
@@ -217,7 +217,7 @@ def example_text(name: str) -> str:
     return save_text(EXAMPLE_GRAPHS[name]())
 
 
-def write_examples(directory: Optional[Path] = None) -> list[Path]:
+def write_examples(directory: Path | None = None) -> list[Path]:
     """Regenerate every example file (default: the source tree's resources/examples)."""
     target = directory if directory is not None else Path(__file__).resolve().parents[2] / "resources" / "examples"
     target.mkdir(parents=True, exist_ok=True)

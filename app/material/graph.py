@@ -22,7 +22,7 @@ import copy as copy_module
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from app.material.types import node_id_key
 
@@ -125,8 +125,8 @@ class MaterialGraph:
         self,
         type_name: str,
         position: tuple[float, float] = (0.0, 0.0),
-        properties: Optional[dict[str, Any]] = None,
-        node_id: Optional[str] = None,
+        properties: dict[str, Any] | None = None,
+        node_id: str | None = None,
     ) -> Node:
         """Add a node with the catalog's default properties, overridden by `properties`.
 
@@ -200,7 +200,7 @@ class MaterialGraph:
         self.connections = [existing for existing in self.connections if existing != connection]
         return True
 
-    def disconnect_input(self, target_node: str, target_port: str) -> Optional[Connection]:
+    def disconnect_input(self, target_node: str, target_port: str) -> Connection | None:
         """Remove whatever feeds this input; returns the removed connection."""
         removed = self.connection_into(target_node, target_port)
         if removed is not None:
@@ -211,13 +211,13 @@ class MaterialGraph:
             ]
         return removed
 
-    def connection_into(self, target_node: str, target_port: str) -> Optional[Connection]:
+    def connection_into(self, target_node: str, target_port: str) -> Connection | None:
         for connection in self.connections:
             if connection.target_node == target_node and connection.target_port == target_port:
                 return connection
         return None
 
-    def connections_from(self, source_node: str, source_port: Optional[str] = None) -> list[Connection]:
+    def connections_from(self, source_node: str, source_port: str | None = None) -> list[Connection]:
         return [
             connection
             for connection in self.connections
@@ -231,8 +231,8 @@ class MaterialGraph:
         title: str,
         position: tuple[float, float] = (0.0, 0.0),
         size: tuple[float, float] = (200.0, 150.0),
-        node_ids: Optional[list[str]] = None,
-        frame_id: Optional[str] = None,
+        node_ids: list[str] | None = None,
+        frame_id: str | None = None,
     ) -> Frame:
         if frame_id is None:
             largest = 0

@@ -42,9 +42,15 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any
 
+from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integer, as_number, as_numbers, input_default
+from app.material.graph import MaterialGraph, Node
+from app.material.parameters import ParameterSpec
+from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
 from vpl_core.ir import paths
@@ -55,12 +61,6 @@ from vpl_core.ir.types import VOID, Type, vec
 from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterValue
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
-
-from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integer, as_number, as_numbers, input_default
-from app.material.graph import MaterialGraph, Node
-from app.material.parameters import ParameterSpec
-from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
 
 OUTPUT_NODE_TYPE = "material_output"
 
@@ -87,7 +87,7 @@ class NodeDiagnostic:
     feed the output: they are shown but do not stop the material.
     """
 
-    node_id: Optional[str]
+    node_id: str | None
     category: str
     message: str
     severity: str = "error"
@@ -95,7 +95,7 @@ class NodeDiagnostic:
 
 @dataclass
 class LoweringResult:
-    module: Optional[Module] = None
+    module: Module | None = None
     verified: Any = None  # VerifiedModule
     artifact: Any = None  # ProgramArtifact
     text: str = ""
@@ -116,7 +116,7 @@ class LoweringResult:
         """A verified module was produced and nothing is in error."""
         return self.verified is not None and not self.errors
 
-    def node_for(self, subject: Any, context: Sequence[Any] = ()) -> Optional[str]:
+    def node_for(self, subject: Any, context: Sequence[Any] = ()) -> str | None:
         """The node that emitted `subject` (or the innermost object of `context` that it finds)."""
         for candidate in (subject, *reversed(tuple(context))):
             if candidate is not None and id(candidate) in self.provenance:
@@ -124,7 +124,7 @@ class LoweringResult:
         return None
 
 
-class LoweringFailure(Exception):
+class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside the lowering, not an error type callers see
     """A node cannot be lowered as configured; becomes a 'graph' diagnostic on that node."""
 
 
@@ -134,13 +134,13 @@ class LoweringFailure(Exception):
 class TrackingFunctionBuilder(FunctionBuilder):
     """A FunctionBuilder that records the current node as provenance of everything it creates."""
 
-    def __init__(self, function: Function, lowering: "_Lowering") -> None:
+    def __init__(self, function: Function, lowering: _Lowering) -> None:
         self._lowering = lowering
         super().__init__(function)
         lowering.record(function)
         lowering.record(self.entry)
 
-    def register(self, type: Type, index: Optional[int] = None) -> RegisterValue:
+    def register(self, type: Type, index: int | None = None) -> RegisterValue:
         register = super().register(type, index)
         self._lowering.record(self.entry.instructions[self._declared - 1])
         return register
@@ -160,7 +160,7 @@ class TrackingFunctionBuilder(FunctionBuilder):
 
     # Conveniences used by the node lowerings.
 
-    def builtin(self, builtin: Builtin, result_type: Union[PortType, Type], *arguments: Operand) -> RegisterValue:
+    def builtin(self, builtin: Builtin, result_type: PortType | Type, *arguments: Operand) -> RegisterValue:
         vpl_type = result_type.vpl_type if isinstance(result_type, PortType) else result_type
         return self.call_builtin(builtin, vpl_type, *arguments)
 
@@ -186,7 +186,7 @@ class NodeContext:
     register or constant the value every consumer of that output reads.
     """
 
-    def __init__(self, lowering: "_Lowering", node: Node, node_type: NodeType) -> None:
+    def __init__(self, lowering: _Lowering, node: Node, node_type: NodeType) -> None:
         self.lowering = lowering
         self.node = node
         self.node_type = node_type
@@ -274,7 +274,7 @@ class NodeContext:
     def varying(self, name: str) -> RegisterValue:
         return self.lowering.varying(name)
 
-    def helper(self, name: str, build: Callable[["_Lowering", TrackingFunctionBuilder], None], parameters: Sequence[Type], return_type: Type) -> Function:
+    def helper(self, name: str, build: Callable[[_Lowering, TrackingFunctionBuilder], None], parameters: Sequence[Type], return_type: Type) -> Function:
         return self.lowering.helper(name, build, parameters, return_type)
 
     def parameter(self, spec: ParameterSpec) -> ReferenceValue:
@@ -386,7 +386,7 @@ class _Lowering:
     def coerce(self, value: Operand, source: PortType, target: PortType) -> Operand:
         """Convert a value between port types by the rules of app/material/types.py."""
         fn = self.fragment_main
-        if source is target or source.width == target.width and source.is_numeric and target.is_numeric:
+        if source is target or (source.width == target.width and source.is_numeric and target.is_numeric):
             return value
         if source is PortType.FLOAT and target.is_numeric:
             return fn.construct(target.vpl_type, value)
@@ -417,7 +417,7 @@ class _Lowering:
     def helper(
         self,
         name: str,
-        build: Callable[["_Lowering", TrackingFunctionBuilder], None],
+        build: Callable[[_Lowering, TrackingFunctionBuilder], None],
         parameters: Sequence[Type],
         return_type: Type,
     ) -> Function:
@@ -445,7 +445,7 @@ def lower(graph: MaterialGraph) -> LoweringResult:
     result = LoweringResult()
     try:
         _lower(graph, result)
-    except Exception as error:  # a bug must show as a diagnostic, not take the editor down
+    except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
         result.text = ""
         detail = traceback.format_exception_only(type(error), error)[-1].strip()
@@ -488,7 +488,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
     output_node = outputs[0] if outputs else None
     live = connected_nodes(graph, [output_node]) if output_node is not None else set()
 
-    def report(node_id: Optional[str], message: str, category: str = "graph") -> None:
+    def report(node_id: str | None, message: str, category: str = "graph") -> None:
         severity = "error" if node_id is None or node_id in live else "warning"
         result.diagnostics.append(NodeDiagnostic(node_id, category, message, severity))
 
@@ -559,7 +559,7 @@ def _verify_publish_compile(result: LoweringResult) -> None:
         result.timings["glsl"] = time.perf_counter() - started
 
 
-def _map_target_subject(result: LoweringResult, error: VplError) -> Optional[str]:
+def _map_target_subject(result: LoweringResult, error: VplError) -> str | None:
     """The node behind a backend diagnostic.
 
     `glsl.compile` works on its own materialized copy of the published

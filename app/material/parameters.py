@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Optional, Union
 
+from app.material.scene import SCENE_UNIFORM_NAME
 from vpl_core.ir.module import Module, UniformKind
 from vpl_core.ir.types import SamplerType, ScalarKind, ScalarType, Type, VectorType
 
-from app.material.scene import SCENE_UNIFORM_NAME
-
-ParameterValue = Union[float, tuple[float, ...], Optional[str]]
+ParameterValue = float | tuple[float, ...] | str | None
 
 
 class ParameterKind(enum.Enum):

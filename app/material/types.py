@@ -35,8 +35,9 @@ from __future__ import annotations
 import enum
 import heapq
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any
 
 from vpl_core.ir.types import BOOL as VPL_BOOL
 from vpl_core.ir.types import FLOAT as VPL_FLOAT
@@ -112,10 +113,10 @@ class Constraint(enum.Enum):
 
 
 DYNAMIC = Constraint.DYNAMIC
-PortConstraint = Union[PortType, Constraint]
+PortConstraint = PortType | Constraint
 
 
-def conversion(source: PortType, target: PortType) -> Optional[str]:
+def conversion(source: PortType, target: PortType) -> str | None:
     """How a value of `source` type reaches a fixed `target` input, or None if it cannot.
 
     Returns "same", "broadcast" (float splat), "drop_alpha" (colour to vec3)
@@ -134,7 +135,7 @@ def conversion(source: PortType, target: PortType) -> Optional[str]:
     return None
 
 
-def refusal(source: PortType, target: PortConstraint, target_port: str) -> Optional[str]:
+def refusal(source: PortType, target: PortConstraint, target_port: str) -> str | None:
     """Why `source` cannot feed an input of `target` type, or None when it can (ignoring siblings)."""
     if isinstance(target, Constraint):
         if source.is_numeric:
@@ -177,14 +178,14 @@ def node_id_key(node_id: str) -> tuple[str, int, str]:
     return (match.group(1), int(match.group(2)), node_id)
 
 
-def topological_order(graph: MaterialGraph, priority: Optional[dict[str, int]] = None) -> tuple[list[str], list[str]]:
+def topological_order(graph: MaterialGraph, priority: dict[str, int] | None = None) -> tuple[list[str], list[str]]:
     """Kahn's algorithm over connections; ties broken by (priority, node id).
 
     Returns (ordered node ids, node ids on or downstream of a cycle).
     Connections naming missing nodes are ignored (they are diagnosed elsewhere).
     """
     priority = priority or {}
-    indegree: dict[str, int] = {node_id: 0 for node_id in graph.nodes}
+    indegree: dict[str, int] = dict.fromkeys(graph.nodes, 0)
     successors: dict[str, list[str]] = {node_id: [] for node_id in graph.nodes}
     for connection in graph.connections:
         if connection.source_node in indegree and connection.target_node in indegree:
@@ -222,10 +223,10 @@ def _default_width(node: Node, node_type: NodeType, port_name: str) -> int:
 def resolve_node(
     node: Node,
     node_type: NodeType,
-    sources: dict[str, Optional[PortType]],
+    sources: dict[str, PortType | None],
     resolution: TypeResolution,
     used_outputs: frozenset[str] = frozenset(),
-) -> Optional[dict[str, PortType]]:
+) -> dict[str, PortType] | None:
     """Resolve one node's input and output types from its connected source types.
 
     `sources` maps each connected input to its source's type (None when the
@@ -269,7 +270,7 @@ def resolve_node(
                 resolution.error(node_id, f"input '{port.name}' needs a texture: connect a Texture Parameter")
                 ok = False
             resolution.port_types[(node_id, port.name)] = port.type
-    for port_name, width, connected in dynamic_inputs:
+    for port_name, width, _connected in dynamic_inputs:
         if width not in (1, dynamic_width):
             widest = next(name for name, other, _ in dynamic_inputs if other == dynamic_width)
             resolution.error(
@@ -285,11 +286,11 @@ def resolve_node(
         return None
     input_types = {port.name: resolution.port_types[(node_id, port.name)] for port in node_type.inputs}
     outputs: dict[str, PortType] = {}
-    custom: Union[dict[str, PortType], str, None] = None
+    custom: dict[str, PortType] | str | None = None
     if node_type.resolve is not None:
         try:
             custom = node_type.resolve(node, input_types, used_outputs)
-        except Exception as error:  # a property of the wrong shape must not crash the editor
+        except Exception as error:  # noqa: BLE001 - a property of the wrong shape must not crash the editor
             custom = f"invalid properties: {error}"
         if isinstance(custom, str):
             resolution.error(node_id, custom)
@@ -306,7 +307,7 @@ def resolve_node(
     return outputs
 
 
-def propagate(graph: MaterialGraph, restrict: Optional[set[str]] = None) -> TypeResolution:
+def propagate(graph: MaterialGraph, restrict: set[str] | None = None) -> TypeResolution:
     """Resolve every port of the graph; errors become per-node messages, never exceptions.
 
     `restrict`, a set of node ids closed under "feeds into" (every source of
@@ -336,7 +337,7 @@ def propagate(graph: MaterialGraph, restrict: Optional[set[str]] = None) -> Type
             resolution.error(node_id, f"unknown node type '{node.type_name}'")
             resolution.blocked.add(node_id)
             continue
-        sources: dict[str, Optional[PortType]] = {}
+        sources: dict[str, PortType | None] = {}
         for connection in incoming.get(node_id, []):
             if node_type.input(connection.target_port) is None:
                 resolution.error(node_id, f"unknown input port '{connection.target_port}'")
@@ -349,7 +350,7 @@ def propagate(graph: MaterialGraph, restrict: Optional[set[str]] = None) -> Type
             if source_node is None:
                 resolution.error(node_id, f"input '{connection.target_port}' is connected to a missing node")
                 continue
-            source_type: Optional[PortType] = None
+            source_type: PortType | None = None
             if source_outputs is not None:
                 source_type = source_outputs.get(connection.source_port)
                 if source_type is None:
@@ -402,7 +403,7 @@ def can_connect(
     """
     try:
         return _can_connect(graph, source_node, source_port, target_node, target_port)
-    except Exception as error:  # the editor must get an answer, not a traceback
+    except Exception as error:  # noqa: BLE001 - the editor must get an answer, not a traceback
         return False, f"cannot check this connection: {error}"
 
 

@@ -25,7 +25,6 @@ import enum
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Optional
 
 from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
@@ -57,7 +56,7 @@ DEFAULT_CHOICE = "auto"
 ENVIRONMENT_VARIABLE = "VPL_PREVIEW_GL"
 
 
-def choose(command_line: Optional[str] = None, environment: Optional[Mapping[str, str]] = None) -> str:
+def choose(command_line: str | None = None, environment: Mapping[str, str] | None = None) -> str:
     """The profile choice: the command line's when given, else `VPL_PREVIEW_GL`, else "auto".
 
     Raises ValueError naming the source for a value that is not one of `CHOICES`.
@@ -93,7 +92,7 @@ def preview_surface_format(profile: Profile = DEFAULT_PROFILE) -> QSurfaceFormat
 PYOPENGL_PLATFORM = "PYOPENGL_PLATFORM"
 
 
-def pyopengl_platform(qt_platform: str, environment: Optional[Mapping[str, str]] = None) -> Optional[str]:
+def pyopengl_platform(qt_platform: str, environment: Mapping[str, str] | None = None) -> str | None:
     """PyOpenGL's name ("glx", "egl") for the window-system API Qt's contexts use on `qt_platform`; None if unknown."""
     environment = os.environ if environment is None else environment
     name = qt_platform.strip().lower()
@@ -105,7 +104,7 @@ def pyopengl_platform(qt_platform: str, environment: Optional[Mapping[str, str]]
     return None
 
 
-def align_pyopengl_platform(qt_platform: str, environment: Optional[dict[str, str]] = None) -> Optional[str]:
+def align_pyopengl_platform(qt_platform: str, environment: dict[str, str] | None = None) -> str | None:
     """Make PyOpenGL bind the same window-system API (GLX or EGL) as Qt's contexts; returns the choice.
 
     PyOpenGL picks GLX or EGL once, when `OpenGL` is first imported, from
@@ -126,7 +125,7 @@ def align_pyopengl_platform(qt_platform: str, environment: Optional[dict[str, st
     return choice
 
 
-def context_problem(context: Optional[QOpenGLContext], profile: Profile = DEFAULT_PROFILE) -> str:
+def context_problem(context: QOpenGLContext | None, profile: Profile = DEFAULT_PROFILE) -> str:
     """Why `context` cannot run the preview with `profile`, or "" when it can."""
     if context is None or not context.isValid():
         return f"No {profile.title} context could be created, so the material preview is off."
@@ -157,7 +156,7 @@ def describe(context: QOpenGLContext, renderer: str = "") -> str:
     return f"{text} ({short})" if short else text
 
 
-def create_context(profile: Profile) -> Optional[QOpenGLContext]:
+def create_context(profile: Profile) -> QOpenGLContext | None:
     """A new context with `profile`'s format, or None when the platform cannot create one.
 
     Probes and offscreen contexts come from here (tests replace it to make
@@ -220,7 +219,7 @@ class Selection:
     problem: str
 
 
-def select_profile(choice: Optional[str] = None) -> Selection:
+def select_profile(choice: str | None = None) -> Selection:
     """Resolve a choice (None: `choose()`, i.e. `VPL_PREVIEW_GL` or "auto") to a profile.
 
     `desktop` and `es` are taken as asked (the problem says why the preview

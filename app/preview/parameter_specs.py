@@ -9,7 +9,7 @@ and type survive a recompile.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from app.material.parameters import ParameterKind, ParameterSpec, zero_value
 from app.material.scene import SCENE_UNIFORM_NAME
@@ -36,7 +36,7 @@ def specs_from_artifact(artifact: ProgramArtifact) -> list[ParameterSpec]:
     return specs
 
 
-def same_parameter(old: Optional[ParameterSpec], new: ParameterSpec) -> bool:
+def same_parameter(old: ParameterSpec | None, new: ParameterSpec) -> bool:
     """Whether a value set for `old` still means the same for `new` (same name, kind and type)."""
     return old is not None and old.name == new.name and old.kind is new.kind and old.type == new.type
 

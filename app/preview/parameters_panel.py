@@ -17,7 +17,8 @@ The dialogs are class attributes so tests (and other hosts) can replace them.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
@@ -49,7 +50,7 @@ def _pick_color(initial: QColor, parent: QWidget, with_alpha: bool) -> QColor:
     return QColorDialog.getColor(initial, parent, "Choose colour", options)
 
 
-def _pick_image(parent: QWidget) -> Optional[str]:
+def _pick_image(parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", IMAGE_FILTER)
     return path or None
 
@@ -185,11 +186,11 @@ class _ColorEditor(QPushButton):
 
 
 class _TextureEditor(QWidget):
-    def __init__(self, spec: ParameterSpec, value: Any, changed: Callable[[Any], None], pick: Callable[..., Optional[str]]) -> None:
+    def __init__(self, spec: ParameterSpec, value: Any, changed: Callable[[Any], None], pick: Callable[..., str | None]) -> None:
         super().__init__()
         self._changed = changed
         self._pick = pick
-        self._path: Optional[str] = None
+        self._path: str | None = None
         self.button = QPushButton()
         self.button.clicked.connect(self._choose)
         self.reset = QToolButton()
@@ -205,10 +206,10 @@ class _TextureEditor(QWidget):
     def apply_spec(self, spec: ParameterSpec) -> None:
         pass
 
-    def value(self) -> Optional[str]:
+    def value(self) -> str | None:
         return self._path
 
-    def set_value(self, path: Optional[str]) -> None:
+    def set_value(self, path: str | None) -> None:
         self._path = path
         self.button.setText(os.path.basename(path) if path else "Checker (default)")
         self.button.setToolTip(path or "No image chosen: the preview samples a checker texture")
@@ -249,9 +250,9 @@ class ParametersPanel(QWidget):
 
     #: Replaceable dialogs: (initial QColor, parent, with_alpha) -> QColor; (parent) -> path or None.
     pick_color: Callable[[QColor, QWidget, bool], QColor] = staticmethod(_pick_color)
-    pick_image: Callable[[QWidget], Optional[str]] = staticmethod(_pick_image)
+    pick_image: Callable[[QWidget], str | None] = staticmethod(_pick_image)
 
-    def __init__(self, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._specs: list[ParameterSpec] = []
         self._editors: dict[str, QWidget] = {}
@@ -274,10 +275,10 @@ class ParametersPanel(QWidget):
         """Current value of every parameter (None for textures on the checker and read-only ones)."""
         return dict(self._values)
 
-    def editor(self, name: str) -> Optional[QWidget]:
+    def editor(self, name: str) -> QWidget | None:
         return self._editors.get(name)
 
-    def set_parameters(self, specs: list[ParameterSpec], values: Optional[dict[str, Any]] = None) -> None:
+    def set_parameters(self, specs: list[ParameterSpec], values: dict[str, Any] | None = None) -> None:
         """Show `specs`; `values` (by name) win over kept values, which win over defaults."""
         old_specs = {spec.name: spec for spec in self._specs}
         new_values = carry_over(old_specs, self._values, specs)
@@ -340,7 +341,7 @@ class ParametersPanel(QWidget):
         self._values[name] = value
         self.parameterChanged.emit(name, value)
 
-    def _emit_texture(self, name: str, path: Optional[str]) -> None:
+    def _emit_texture(self, name: str, path: str | None) -> None:
         self._values[name] = path
         self.textureChanged.emit(name, path)
 

@@ -36,13 +36,13 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error
-from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf
-from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source
+from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
+from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
+from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
 from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
 from app.preview import std140
@@ -145,7 +145,7 @@ class AttributeInfo:
     name: str
     location: int
     type: Type
-    mesh_attribute: Optional[str]  # "position" / "normal" / "texcoord", or None for a constant
+    mesh_attribute: str | None  # "position" / "normal" / "texcoord", or None for a constant
 
 
 @dataclass
@@ -158,7 +158,7 @@ class ProgramInfo:
     attributes: list[AttributeInfo] = field(default_factory=list)
     link_log: str = ""
 
-    def block(self, name: str) -> Optional[BlockInfo]:
+    def block(self, name: str) -> BlockInfo | None:
         for block in self.blocks:
             if block.binding.name == name:
                 return block
@@ -350,10 +350,10 @@ class Renderer:
         self.light_direction: tuple[float, float, float] = DEFAULT_LIGHT_DIRECTION
         self.time: float = 0.0
         self.link_count = 0
-        self.program: Optional[ProgramInfo] = None
+        self.program: ProgramInfo | None = None
         self.parameters: dict[str, Any] = {}
         self.mesh_name = "sphere"
-        self._mesh: Optional[Mesh] = None
+        self._mesh: Mesh | None = None
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
@@ -364,7 +364,7 @@ class Renderer:
         self._textures: dict[str, int] = {}
         self._dirty_textures: set[str] = set()
         self._dirty_parameters: set[str] = set()
-        self._color_target: Optional[Framebuffer] = None
+        self._color_target: Framebuffer | None = None
         self._initialized = False
         self.is_es = False
 
@@ -380,7 +380,7 @@ class Renderer:
         self.parameters[name] = value
         self._dirty_parameters.add(name)
 
-    def set_texture(self, name: str, image: Optional[np.ndarray]) -> None:
+    def set_texture(self, name: str, image: np.ndarray | None) -> None:
         """Use `image` (uint8 RGBA, top row first) for sampler `name`; None restores the checker."""
         if image is None:
             self._images.pop(name, None)
@@ -582,7 +582,7 @@ class Renderer:
         GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, 0)
         return BlockInfo(binding, index, binding.block_binding, size, driver_size, buffer)
 
-    def _delete_program(self, info: Optional[ProgramInfo]) -> None:
+    def _delete_program(self, info: ProgramInfo | None) -> None:
         if info is None:
             return
         GL.glDeleteProgram(info.program)

@@ -24,7 +24,7 @@ import importlib
 import inspect
 import os
 import sys
-from typing import Any, Optional, TextIO
+from typing import Any, TextIO
 
 from app.material.parameters import ParameterKind, ParameterSpec, specs_from_module
 from vpl_core.diagnostics import Category, Diagnostic, VplError
@@ -32,7 +32,7 @@ from vpl_core.diagnostics import Category, Diagnostic, VplError
 DEFAULT_SIZE = (512, 512)
 
 
-class _Failure(Exception):
+class _Failure(Exception):  # noqa: N818 - internal control flow of this module
     def __init__(self, lines: list[str]) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
@@ -55,7 +55,7 @@ def compile_program(verified: Any, source_path: str, target: str) -> Any:
     try:
         return compile_glsl(verified, target=target)
     except VplError as error:
-        raise _Failure([_with_label(error.diagnostic, source_path).format()])
+        raise _Failure([_with_label(error.diagnostic, source_path).format()]) from error
 
 
 def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
@@ -64,7 +64,7 @@ def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
         with open(source_path, "rb") as handle:
             source = handle.read()
     except OSError as error:
-        raise _Failure([_diagnostic(source_path, Category.LEXICAL, f"cannot read the file: {error.strerror or error}")])
+        raise _Failure([_diagnostic(source_path, Category.LEXICAL, f"cannot read the file: {error.strerror or error}")]) from error
 
     loaded = _load_with_document(source, source_path)
     if loaded is not None:
@@ -77,7 +77,7 @@ def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
         module = read(source, label=source_path)
         verified = VerifiedModule.create(module, label=source_path)
     except VplError as error:
-        raise _Failure([_with_label(error.diagnostic, source_path).format()])
+        raise _Failure([_with_label(error.diagnostic, source_path).format()]) from error
     return verified, specs_from_module(module)
 
 
@@ -89,7 +89,7 @@ def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
     return diagnostic
 
 
-def _load_with_document(source: bytes, source_path: str) -> Optional[tuple[Any, list[ParameterSpec]]]:
+def _load_with_document(source: bytes, source_path: str) -> tuple[Any, list[ParameterSpec]] | None:
     """Open through the material document layer when it exists.
 
     It knows editor-saved graphs: the saved module is what is drawn, and the
@@ -147,8 +147,8 @@ def preview_screenshot(
     source_path: str,
     png_path: str,
     size: tuple[int, int] = DEFAULT_SIZE,
-    stderr: Optional[TextIO] = None,
-    gl: Optional[str] = None,
+    stderr: TextIO | None = None,
+    gl: str | None = None,
 ) -> int:
     """Render one default preview frame of `source_path` into `png_path`; 0 on success, 1 otherwise.
 
@@ -253,7 +253,7 @@ def parse_size(text: str) -> tuple[int, int]:
     return size
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """`python -m app.preview.screenshot FILE PNG [WxH]` (the editor's flag calls preview_screenshot).
 
     The profile comes from `VPL_PREVIEW_GL` (default auto).

@@ -29,7 +29,8 @@ exists (in `initializeGL`); `programReady`/`programFailed` come then.
 from __future__ import annotations
 
 import traceback
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
@@ -63,7 +64,7 @@ class PreviewWidget(QOpenGLWidget):
     #: The context exists: its description ("OpenGL ES 3.2 (llvmpipe)").
     contextCreated = Signal(str)
 
-    def __init__(self, parent: Optional[QWidget] = None, profile: Profile = DEFAULT_PROFILE) -> None:
+    def __init__(self, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
         self._profile = profile
         self._context_description = ""
@@ -76,12 +77,12 @@ class PreviewWidget(QOpenGLWidget):
         self._initialized = False
         self._available = True
         self._unavailable_reason = ""
-        self._pending: Optional[ProgramArtifact] = None
+        self._pending: ProgramArtifact | None = None
         self._error = ""
         self._specs: dict[str, ParameterSpec] = {}
         self._values: dict[str, Any] = {}
-        self._texture_paths: dict[str, Optional[str]] = {}
-        self._drag_origin: Optional[QPoint] = None
+        self._texture_paths: dict[str, str | None] = {}
+        self._drag_origin: QPoint | None = None
         self._clock = QElapsedTimer()
         self._time_base = 0.0
         self._timer = QTimer(self)
@@ -136,7 +137,7 @@ class PreviewWidget(QOpenGLWidget):
 
     # ---- the host API ---------------------------------------------------------------------
 
-    def set_artifact(self, artifact: ProgramArtifact, parameters: Optional[list[ParameterSpec]] = None) -> None:
+    def set_artifact(self, artifact: ProgramArtifact, parameters: list[ParameterSpec] | None = None) -> None:
         """Compile and link `artifact`; keeps the values of parameters that kept their name and type."""
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         values = carry_over(self._specs, self._values, specs)
@@ -164,7 +165,7 @@ class PreviewWidget(QOpenGLWidget):
         self._renderer.set_parameter(name, value)
         self.update()
 
-    def set_texture(self, name: str, path: Optional[str]) -> bool:
+    def set_texture(self, name: str, path: str | None) -> bool:
         """Image file for sampler `name` (None: the checker). False, keeping the checker, if unreadable."""
         self._values[name] = path
         loaded = self._load_texture(name, path)
@@ -224,7 +225,7 @@ class PreviewWidget(QOpenGLWidget):
         ratio = self.devicePixelRatioF()
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
-    def _load_texture(self, name: str, path: Optional[str]) -> bool:
+    def _load_texture(self, name: str, path: str | None) -> bool:
         self._texture_paths[name] = path
         if path is None:
             self._renderer.set_texture(name, None)
@@ -382,7 +383,7 @@ class UnavailablePreview(QLabel):
     programFailed = Signal(str)
     contextCreated = Signal(str)
 
-    def __init__(self, reason: str, parent: Optional[QWidget] = None, profile: Profile = DEFAULT_PROFILE) -> None:
+    def __init__(self, reason: str, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(reason, parent)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
@@ -399,7 +400,7 @@ class UnavailablePreview(QLabel):
     error_text = property(lambda self: "")
     playing = property(lambda self: False)
 
-    def set_artifact(self, artifact: ProgramArtifact, parameters: Optional[list[ParameterSpec]] = None) -> None:
+    def set_artifact(self, artifact: ProgramArtifact, parameters: list[ParameterSpec] | None = None) -> None:
         pass
 
     def show_problem(self, message: str) -> None:
@@ -408,7 +409,7 @@ class UnavailablePreview(QLabel):
     def set_parameter(self, name: str, value: Any) -> None:
         pass
 
-    def set_texture(self, name: str, path: Optional[str]) -> bool:
+    def set_texture(self, name: str, path: str | None) -> bool:
         return False
 
     def set_mesh(self, name: str) -> None:
@@ -430,7 +431,7 @@ class UnavailablePreview(QLabel):
         return QImage()
 
 
-def create_preview_widget(parent: Optional[QWidget] = None, choice: Optional[str] = None) -> PreviewWidget | UnavailablePreview:
+def create_preview_widget(parent: QWidget | None = None, choice: str | None = None) -> PreviewWidget | UnavailablePreview:
     """A `PreviewWidget` of the chosen profile, or an `UnavailablePreview` saying why none can be made.
 
     `choice` is "desktop", "es" or "auto"; None reads `VPL_PREVIEW_GL` (default auto).

@@ -16,9 +16,9 @@ import os
 import platform
 import sys
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
-from PySide6 import __version__ as PYSIDE_VERSION
+from PySide6 import __version__ as PYSIDE_VERSION  # noqa: N812 - a constant for this module
 from PySide6.QtCore import Qt, qVersion
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
@@ -70,7 +70,7 @@ def gl_facts(description: str, strings: Mapping[str, str], unavailable: str = ""
     ]
 
 
-def about_facts(preview: Optional[Any] = None, gl: Optional[Facts] = None) -> Facts:
+def about_facts(preview: Any | None = None, gl: Facts | None = None) -> Facts:
     """Everything About shows. OpenGL rows from `gl` when given, else from `preview` (the window's)."""
     application = QGuiApplication.instance()
     facts: Facts = [
@@ -92,7 +92,7 @@ def about_facts(preview: Optional[Any] = None, gl: Optional[Facts] = None) -> Fa
     return facts + gl
 
 
-def probe_gl_facts(choice: Optional[str] = None) -> Facts:
+def probe_gl_facts(choice: str | None = None) -> Facts:
     """The OpenGL rows for the context the preview would get (needs a QGuiApplication)."""
     from app.preview.context import OffscreenContext, describe, select_profile
     from app.preview.renderer import gl_strings
@@ -121,7 +121,7 @@ def facts_text(facts: Facts) -> str:
 class AboutDialog(QDialog):
     """The product name, icon and version over a table of `about_facts`; "Copy details" copies them."""
 
-    def __init__(self, facts: Facts, parent: Optional[QWidget] = None) -> None:
+    def __init__(self, facts: Facts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(f"About {PRODUCT_NAME}")
         self.setObjectName("aboutDialog")

@@ -18,7 +18,7 @@ from PySide6.QtGui import QFileOpenEvent
 class FileOpenRelay(QObject):
     """Event filter on the QApplication: QFileOpenEvent -> `window.open_file(path)`."""
 
-    def __init__(self, window) -> None:  # noqa: ANN001 - the MainWindow
+    def __init__(self, window) -> None:
         super().__init__(window)
         self._window = window
 

@@ -59,9 +59,9 @@ from app.preview.parameters_panel import ParametersPanel
 from app.preview.widget import create_preview_widget
 from app.ui.about import AboutDialog, about_facts
 from app.ui.code_view import CodeView
-from app.ui.icons import application_icon
 from app.ui.diagnostics_panel import DiagnosticRow, DiagnosticsPanel
 from app.ui.dialogs import Prompts, SaveChoice
+from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.palette import NodePalette
 from app.ui.properties_panel import PropertiesPanel

@@ -29,10 +29,10 @@ class _PaletteTree(QTreeWidget):
         self.setDragDropMode(QTreeWidget.DragDropMode.DragOnly)
         self.setSelectionMode(QTreeWidget.SelectionMode.SingleSelection)
 
-    def mimeTypes(self) -> list[str]:
+    def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt override
         return [MIME_TYPE]
 
-    def mimeData(self, items: Sequence[QTreeWidgetItem]) -> QMimeData:
+    def mimeData(self, items: Sequence[QTreeWidgetItem]) -> QMimeData:  # noqa: N802 - Qt override
         type_names = [item.data(0, TYPE_NAME_ROLE) for item in items if item.data(0, TYPE_NAME_ROLE)]
         urn = URN_SCHEME + ";".join(f"node:{self._view_type_of(name)}" for name in type_names)
         mime = QMimeData()

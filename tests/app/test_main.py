@@ -28,7 +28,7 @@ def test_parser_knows_every_option() -> None:
         "m.vpl", "a.png", "b.png", "64x32", 5.0)
 
 
-def test_window_screenshot_of_the_default_example(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+def test_window_screenshot_of_the_default_example(qapp, tmp_path: Path) -> None:
     png = tmp_path / "editor.png"
     assert main(["--screenshot", str(png)]) == 0
     image = QImage(str(png))
@@ -36,13 +36,13 @@ def test_window_screenshot_of_the_default_example(qapp, tmp_path: Path) -> None:
     assert not [widget for widget in qapp.topLevelWidgets() if widget.isVisible() and widget.objectName() == "mainWindow"]
 
 
-def test_window_screenshot_of_a_read_only_spec_module(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+def test_window_screenshot_of_a_read_only_spec_module(qapp, tmp_path: Path) -> None:
     png = tmp_path / "spec.png"
     assert main([str(SPEC_EXAMPLES / "canonical-example.vpl"), "--screenshot", str(png)]) == 0
     assert not QImage(str(png)).isNull()
 
 
-def test_window_screenshot_of_an_invalid_file_fails(qapp, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_window_screenshot_of_an_invalid_file_fails(qapp, tmp_path: Path, capsys) -> None:
     bad = tmp_path / "bad.vpl"
     bad.write_text("(module 2)", encoding="utf-8")
     assert main([str(bad), "--screenshot", str(tmp_path / "never.png")]) == 1
@@ -50,14 +50,14 @@ def test_window_screenshot_of_an_invalid_file_fails(qapp, tmp_path: Path, capsys
     assert not (tmp_path / "never.png").exists()
 
 
-def test_preview_screenshot(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+def test_preview_screenshot(qapp, tmp_path: Path) -> None:
     png = tmp_path / "preview.png"
     assert main([str(SPEC_EXAMPLES / "canonical-example.vpl"), "--preview-screenshot", str(png), "--size", "64x48"]) == 0
     image = QImage(str(png))
     assert (image.width(), image.height()) == (64, 48)
 
 
-def test_preview_screenshot_without_a_file_renders_the_example(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+def test_preview_screenshot_without_a_file_renders_the_example(qapp, tmp_path: Path) -> None:
     png = tmp_path / "example.png"
     assert main(["--preview-screenshot", str(png), "--size", "96x96"]) == 0
     image = QImage(str(png))

@@ -68,14 +68,14 @@ def parse_icns(data: bytes) -> list[tuple[str, bytes]]:
     return elements
 
 
-def alpha_values(image) -> bytes:  # noqa: ANN001
+def alpha_values(image) -> bytes:
     from PySide6.QtGui import QImage
 
     rgba = image.convertToFormat(QImage.Format.Format_RGBA8888)
     return bytes(rgba.constBits())[3::4]
 
 
-def load(data: bytes):  # noqa: ANN201
+def load(data: bytes):
     from PySide6.QtGui import QImage
 
     image = QImage()
@@ -97,7 +97,7 @@ def tool() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def regenerated(qapp, tool: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:  # noqa: ANN001
+def regenerated(qapp, tool: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two fresh runs of the tool: one through its command line, one through make_icons()."""
     first = tmp_path_factory.mktemp("icons-cli")
     assert tool.main([str(first)]) == 0
@@ -110,7 +110,7 @@ def regenerated(qapp, tool: ModuleType, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.mark.parametrize("size", PNG_SIZES)
-def test_png_has_its_size_and_is_not_blank(qapp, size: int) -> None:  # noqa: ANN001
+def test_png_has_its_size_and_is_not_blank(qapp, size: int) -> None:
     data = (ICONS / f"vpl-editor-{size}.png").read_bytes()
     assert png_size(data) == (size, size)
     image = load(data)
@@ -137,7 +137,7 @@ def test_ico_entries_are_the_pngs() -> None:
     assert end == len(data)
 
 
-def test_qt_reads_the_ico(qapp) -> None:  # noqa: ANN001
+def test_qt_reads_the_ico(qapp) -> None:
     from PySide6.QtGui import QImageReader
 
     path = ICONS / "vpl-editor.ico"
@@ -163,7 +163,7 @@ def test_icns_elements_are_the_pngs() -> None:
         assert payload == (ICONS / f"vpl-editor-{size}.png").read_bytes(), kind
 
 
-def test_qt_reads_the_icns(qapp) -> None:  # noqa: ANN001
+def test_qt_reads_the_icns(qapp) -> None:
     from PySide6.QtGui import QImageReader
 
     reader = QImageReader(str(ICONS / "vpl-editor.icns"))
@@ -189,7 +189,7 @@ def test_two_runs_give_identical_bytes(regenerated: tuple[Path, Path]) -> None:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
-def test_regenerated_files_match_the_committed_ones(qapp, regenerated: tuple[Path, Path]) -> None:  # noqa: ANN001
+def test_regenerated_files_match_the_committed_ones(qapp, regenerated: tuple[Path, Path]) -> None:
     fresh = regenerated[0]
     committed = {path.name for path in ICONS.iterdir() if path.suffix != ".svg"}
     assert {path.name for path in fresh.iterdir()} == committed
@@ -207,7 +207,7 @@ def test_regenerated_files_match_the_committed_ones(qapp, regenerated: tuple[Pat
 
 
 @pytest.mark.parametrize("size", (16, 64, 256))
-def test_committed_pngs_are_current_with_the_svg(qapp, regenerated: tuple[Path, Path], size: int) -> None:  # noqa: ANN001
+def test_committed_pngs_are_current_with_the_svg(qapp, regenerated: tuple[Path, Path], size: int) -> None:
     """Pixels, not bytes, with a tolerance for renderer differences: fails when the SVG changed
     and `tools/make_icons.py` was not rerun."""
     from PySide6.QtGui import QImage

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCED = {"installers/bundle/build-environment.sh"}  # a library of functions, never run directly
 SCRIPTS = sorted(
     [path.relative_to(ROOT).as_posix() for path in (ROOT / "installers").rglob("*.sh")]
-    + ["scripts/bootstrap.sh", "run-tests", "run-editor", ".ci/run"]
+    + ["scripts/bootstrap.sh", "run-tests", "run-lint", "run-editor", ".ci/run"]
 )
 
 

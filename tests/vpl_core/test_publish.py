@@ -9,12 +9,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "text"))
 
-from text_support import assert_same_module, minimal_module, random_module  # noqa: E402
+from text_support import assert_same_module, minimal_module, random_module
 
-from vpl_core.diagnostics import SemanticError  # noqa: E402
-from vpl_core.ir import FLOAT, ConstantValue, FunctionBuilder, add_uniform  # noqa: E402
-from vpl_core.publish import VerifiedModule  # noqa: E402
-from vpl_core.text import read, write  # noqa: E402
+from vpl_core.diagnostics import SemanticError
+from vpl_core.ir import FLOAT, ConstantValue, FunctionBuilder, add_uniform
+from vpl_core.publish import VerifiedModule
+from vpl_core.text import read, write
 
 SPEC_EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
 

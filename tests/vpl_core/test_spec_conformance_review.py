@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from vpl_core.diagnostics import LexicalError, SemanticError, SyntacticError, VplError
+from vpl_core.diagnostics import SemanticError, SyntacticError, VplError
 from vpl_core.text import read, write
 
 TYPES = (

@@ -1,12 +1,12 @@
 """The canonical VPL object model (spec 3-8): plain data, no behaviour beyond local invariants."""
 
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, element, member, record
-from vpl_core.ir.instructions import *  # noqa: F401,F403
+from vpl_core.ir.instructions import *  # noqa: F403
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
-    Builtin,
     BranchTerminator,
+    Builtin,
     CallInstruction,
     ConditionalBranchTerminator,
     ConstructInstruction,

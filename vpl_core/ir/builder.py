@@ -19,13 +19,13 @@ Example::
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
-    Builtin,
     BranchTerminator,
+    Builtin,
     CallInstruction,
     ConditionalBranchTerminator,
     ConstructInstruction,
@@ -52,7 +52,7 @@ from vpl_core.ir.module import (
     Uniform,
     UniformKind,
 )
-from vpl_core.ir.types import ArrayType, RecordType, Type, VOID, Field
+from vpl_core.ir.types import VOID, ArrayType, Field, RecordType, Type
 from vpl_core.ir.values import (
     ConstantValue,
     IndexReferenceValue,
@@ -161,7 +161,7 @@ class FunctionBuilder:
 
     # Registers, parameters, blocks ------------------------------------------------------
 
-    def register(self, type: Type, index: Optional[int] = None) -> RegisterValue:
+    def register(self, type: Type, index: int | None = None) -> RegisterValue:
         """Declare a register (in the entry block's declaration prefix)."""
         if index is None:
             index = self._next_register
@@ -206,15 +206,15 @@ class FunctionBuilder:
         self.block.instructions.append(instruction)
         return instruction
 
-    def _destination(self, type: Type, result: Optional[RegisterValue]) -> RegisterValue:
+    def _destination(self, type: Type, result: RegisterValue | None) -> RegisterValue:
         return result if result is not None else self.register(type)
 
-    def copy(self, source: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def copy(self, source: Operand, result: RegisterValue | None = None) -> RegisterValue:
         destination = self._destination(source.type, result)
         self.emit(CopyInstruction(destination, source))
         return destination
 
-    def load(self, source: ReferenceValue, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def load(self, source: ReferenceValue, result: RegisterValue | None = None) -> RegisterValue:
         destination = self._destination(source.type, result)
         self.emit(LoadInstruction(destination, source))
         return destination
@@ -227,8 +227,8 @@ class FunctionBuilder:
         operator: BinaryOperator,
         lhs: Operand,
         rhs: Operand,
-        result_type: Optional[Type] = None,
-        result: Optional[RegisterValue] = None,
+        result_type: Type | None = None,
+        result: RegisterValue | None = None,
     ) -> RegisterValue:
         """Emit a binary instruction; the result type defaults to the operator's typing rule."""
         if result is None:
@@ -242,26 +242,26 @@ class FunctionBuilder:
         self.emit(BinaryInstruction(result, operator, lhs, rhs))
         return result
 
-    def add(self, lhs: Operand, rhs: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def add(self, lhs: Operand, rhs: Operand, result: RegisterValue | None = None) -> RegisterValue:
         return self.binary(BinaryOperator.ADD, lhs, rhs, result=result)
 
-    def subtract(self, lhs: Operand, rhs: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def subtract(self, lhs: Operand, rhs: Operand, result: RegisterValue | None = None) -> RegisterValue:
         return self.binary(BinaryOperator.SUBTRACT, lhs, rhs, result=result)
 
-    def multiply(self, lhs: Operand, rhs: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def multiply(self, lhs: Operand, rhs: Operand, result: RegisterValue | None = None) -> RegisterValue:
         return self.binary(BinaryOperator.MULTIPLY, lhs, rhs, result=result)
 
-    def divide(self, lhs: Operand, rhs: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def divide(self, lhs: Operand, rhs: Operand, result: RegisterValue | None = None) -> RegisterValue:
         return self.binary(BinaryOperator.DIVIDE, lhs, rhs, result=result)
 
-    def construct(self, type: Type, *arguments: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def construct(self, type: Type, *arguments: Operand, result: RegisterValue | None = None) -> RegisterValue:
         destination = self._destination(type, result)
         self.emit(ConstructInstruction(destination, type, list(arguments)))
         return destination
 
     def call(
-        self, callee: Function, *arguments: Operand, result: Optional[RegisterValue] = None
-    ) -> Optional[RegisterValue]:
+        self, callee: Function, *arguments: Operand, result: RegisterValue | None = None
+    ) -> RegisterValue | None:
         destination = None
         if not callee.return_type.is_void:
             destination = self._destination(callee.return_type, result)
@@ -269,18 +269,18 @@ class FunctionBuilder:
         return destination
 
     def call_builtin(
-        self, builtin: Builtin, result_type: Type, *arguments: Operand, result: Optional[RegisterValue] = None
+        self, builtin: Builtin, result_type: Type, *arguments: Operand, result: RegisterValue | None = None
     ) -> RegisterValue:
         destination = self._destination(result_type, result)
         self.emit(CallInstruction(destination, None, builtin, list(arguments)))
         return destination
 
-    def texture(self, sampler: Operand, coordinates: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def texture(self, sampler: Operand, coordinates: Operand, result: RegisterValue | None = None) -> RegisterValue:
         from vpl_core.ir.types import vec
 
         return self.call_builtin(Builtin.TEXTURE, vec(4), sampler, coordinates, result=result)
 
-    def swizzle(self, source: Operand, pattern: str, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def swizzle(self, source: Operand, pattern: str, result: RegisterValue | None = None) -> RegisterValue:
         from vpl_core.ir.types import ScalarType, VectorType
 
         if result is None:
@@ -290,7 +290,7 @@ class FunctionBuilder:
         self.emit(SwizzleInstruction(result, source, pattern))
         return result
 
-    def member(self, source: Operand, field_name: str, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def member(self, source: Operand, field_name: str, result: RegisterValue | None = None) -> RegisterValue:
         if result is None:
             record_type = source.type
             assert isinstance(record_type, RecordType)
@@ -300,7 +300,7 @@ class FunctionBuilder:
         self.emit(MemberInstruction(result, source, field_name))
         return result
 
-    def index(self, source: Operand, index: Operand, result: Optional[RegisterValue] = None) -> RegisterValue:
+    def index(self, source: Operand, index: Operand, result: RegisterValue | None = None) -> RegisterValue:
         if result is None:
             array_type = source.type
             assert isinstance(array_type, ArrayType)
@@ -319,7 +319,7 @@ class FunctionBuilder:
     def branch_if(self, condition: Operand, true_target: Block, false_target: Block) -> None:
         self.terminate(ConditionalBranchTerminator(condition, true_target, false_target))
 
-    def ret(self, value: Optional[Operand] = None) -> None:
+    def ret(self, value: Operand | None = None) -> None:
         self.terminate(ReturnTerminator(value))
 
     def discard(self) -> None:

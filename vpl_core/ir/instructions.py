@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional, Union
+from typing import TYPE_CHECKING
 
 from vpl_core.ir.types import Type
 from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
@@ -44,9 +44,8 @@ class BinaryOperator(enum.Enum):
 _BUILTIN_ARITY: dict[str, int] = {
     "none": 0,
     "texture": 2,
-    **{name: 2 for name in ("atan2", "pow", "mod", "min", "max", "step", "dot", "cross",
-                             "distance", "reflect", "logical_and", "logical_or")},
-    **{name: 3 for name in ("clamp", "mix", "smoothstep", "refract", "select", "texture_lod")},
+    **dict.fromkeys(("atan2", "pow", "mod", "min", "max", "step", "dot", "cross", "distance", "reflect", "logical_and", "logical_or"), 2),
+    **dict.fromkeys(("clamp", "mix", "smoothstep", "refract", "select", "texture_lod"), 3),
 }
 
 ARITHMETIC_OPERATORS = frozenset(
@@ -202,8 +201,8 @@ class CallInstruction(Instruction):
     a non-void callee needs a result of its return type, a void one none.
     """
 
-    result: Optional[RegisterValue]
-    callee: Optional["Function"]
+    result: RegisterValue | None
+    callee: Function | None
     builtin: Builtin
     arguments: list[Operand] = field(default_factory=list)
 
@@ -262,7 +261,7 @@ class IndexInstruction(Instruction):
 class Terminator:
     """Base class of block terminators."""
 
-    def successors(self) -> list["Block"]:
+    def successors(self) -> list[Block]:
         return []
 
     def operands(self) -> list[Operand]:
@@ -273,9 +272,9 @@ class Terminator:
 class BranchTerminator(Terminator):
     """Transfer to `target`, a block of the same function."""
 
-    target: "Block"
+    target: Block
 
-    def successors(self) -> list["Block"]:
+    def successors(self) -> list[Block]:
         return [self.target]
 
 
@@ -284,10 +283,10 @@ class ConditionalBranchTerminator(Terminator):
     """Test a bool scalar and transfer to one of two same-function blocks."""
 
     condition: Operand
-    true_target: "Block"
-    false_target: "Block"
+    true_target: Block
+    false_target: Block
 
-    def successors(self) -> list["Block"]:
+    def successors(self) -> list[Block]:
         return [self.true_target, self.false_target]
 
     def operands(self) -> list[Operand]:
@@ -298,7 +297,7 @@ class ConditionalBranchTerminator(Terminator):
 class ReturnTerminator(Terminator):
     """Finish the function: no value for void functions, an exactly matching one otherwise."""
 
-    value: Optional[Operand] = None
+    value: Operand | None = None
 
     def operands(self) -> list[Operand]:
         return [] if self.value is None else [self.value]
@@ -309,15 +308,15 @@ class DiscardTerminator(Terminator):
     """Abandon the fragment invocation; fragment stages only."""
 
 
-AnyInstruction = Union[
-    DeclareLocalInstruction,
-    CopyInstruction,
-    LoadInstruction,
-    StoreInstruction,
-    BinaryInstruction,
-    CallInstruction,
-    ConstructInstruction,
-    SwizzleInstruction,
-    MemberInstruction,
-    IndexInstruction,
-]
+AnyInstruction = (
+    DeclareLocalInstruction
+    | CopyInstruction
+    | LoadInstruction
+    | StoreInstruction
+    | BinaryInstruction
+    | CallInstruction
+    | ConstructInstruction
+    | SwizzleInstruction
+    | MemberInstruction
+    | IndexInstruction
+)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
 
 from vpl_core.ir.instructions import Instruction, Terminator
 from vpl_core.ir.types import Type
@@ -63,7 +63,7 @@ class Block:
     """Ordered instructions and exactly one terminator (None only while building)."""
 
     instructions: list[Instruction] = field(default_factory=list)
-    terminator: Optional[Terminator] = None
+    terminator: Terminator | None = None
 
     def __repr__(self) -> str:
         return f"Block(0x{id(self):x}, {len(self.instructions)} instructions)"
@@ -83,7 +83,7 @@ class Function:
     blocks: list[Block] = field(default_factory=list)
 
     @property
-    def entry_block(self) -> Optional[Block]:
+    def entry_block(self) -> Block | None:
         return self.blocks[0] if self.blocks else None
 
     def __repr__(self) -> str:
@@ -95,7 +95,7 @@ class Stage:
     kind: StageKind
     interface: list[InterfaceVariable] = field(default_factory=list)
     functions: list[Function] = field(default_factory=list)
-    entry: Optional[Function] = None
+    entry: Function | None = None
 
     def __repr__(self) -> str:
         return f"Stage({self.kind.value})"

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from vpl_core.ir.module import Module
 from vpl_core.ir.types import ArrayType, RecordType
@@ -69,21 +70,21 @@ def walk(module: Module) -> Iterator[tuple[Path, Any]]:
         stack.extend(reversed(children))
 
 
-def path_of(module: Module, target: Any) -> Optional[Path]:
+def path_of(module: Module, target: Any) -> Path | None:
     for path, value in walk(module):
         if value is target:
             return path
     return None
 
 
-def object_at(module: Module, path: Path) -> Optional[Any]:
+def object_at(module: Module, path: Path) -> Any | None:
     for candidate, value in walk(module):
         if candidate == path:
             return value
     return None
 
 
-def corresponding(source_module: Module, target_module: Module, value: Any) -> Optional[Any]:
+def corresponding(source_module: Module, target_module: Module, value: Any) -> Any | None:
     """The object of `target_module` at the path `value` has in `source_module`, if any."""
     path = path_of(source_module, value)
     return None if path is None else object_at(target_module, path)

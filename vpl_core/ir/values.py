@@ -17,7 +17,6 @@ import enum
 import math
 import struct
 from dataclasses import dataclass
-from typing import Union
 
 from vpl_core.ir.types import BOOL, FLOAT, INT, ScalarKind, ScalarType, Type
 
@@ -71,7 +70,7 @@ class ConstantValue:
     """
 
     type: Type
-    value: Union[bool, int, float]
+    value: bool | int | float
 
     @staticmethod
     def of_bool(value: bool) -> ConstantValue:
@@ -120,7 +119,7 @@ class ConstantValue:
         return f"({self.type} {self.value!r})"
 
 
-Operand = Union[RegisterValue, ConstantValue]
+Operand = RegisterValue | ConstantValue
 
 
 class StorageKind(enum.Enum):

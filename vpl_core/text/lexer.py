@@ -33,7 +33,6 @@ index of its first character in the decoded text (see `source.py`).
 from __future__ import annotations
 
 import re
-from typing import Union
 
 from vpl_core.diagnostics import Category
 from vpl_core.text.source import SourceText
@@ -82,7 +81,7 @@ _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
-def decode(source: Union[bytes, bytearray, memoryview, str], label: str | None) -> SourceText:
+def decode(source: bytes | bytearray | memoryview | str, label: str | None) -> SourceText:
     """Validate and decode the UTF-8 input; str input is encoded as UTF-8 first."""
     if isinstance(source, str):
         # Lone surrogates in a str cannot be UTF-8; pass them through so that
@@ -135,7 +134,7 @@ def tokenize(source: SourceText) -> list[Token]:
                 append((KEYWORD, value, match.start(group)))
             else:
                 append((kind_of_group[group], value, match.start(group)))
-        elif group == _GROUP_DOUBLE or group == _GROUP_SINGLE:
+        elif group in (_GROUP_DOUBLE, _GROUP_SINGLE):
             body = match.group(group)
             start = match.start(group) - 1  # the opening quote
             if "\\" in body:

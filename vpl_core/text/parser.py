@@ -23,8 +23,6 @@ Guarantees, so that later stages need no defensive code for them:
 
 from __future__ import annotations
 
-from typing import Union
-
 from vpl_core.diagnostics import Category
 from vpl_core.text.lexer import CLOSE, OPEN, Token
 from vpl_core.text.source import SourceText, line_and_column
@@ -36,7 +34,7 @@ _TOO_DEEP = f"forms and atoms nest deeper than {MAX_NESTING_DEPTH} levels"
 class Form:
     """A parenthesized form: `items` are tokens or forms; `start`/`end` index its '(' and ')'."""
 
-    __slots__ = ("items", "start", "end")
+    __slots__ = ("end", "items", "start")
 
     def __init__(self, start: int) -> None:
         self.items: list[Item] = []
@@ -47,7 +45,7 @@ class Form:
         return f"Form({len(self.items)} items at {self.start})"
 
 
-Item = Union[Token, Form]
+Item = Token | Form
 
 
 def parse_forms(source: SourceText, tokens: list[Token]) -> Form:

@@ -48,14 +48,15 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from typing import Callable, Iterator, NoReturn, Optional, Sequence, Union
+from collections.abc import Callable, Iterator, Sequence
+from typing import NoReturn
 
 from vpl_core.diagnostics import Category, Diagnostic, SemanticError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
-    Builtin,
     BranchTerminator,
+    Builtin,
     CallInstruction,
     ConditionalBranchTerminator,
     ConstructInstruction,
@@ -153,14 +154,14 @@ _MAX_SIZE_DIGITS = 20
 
 
 def read(
-    source: Union[bytes, bytearray, memoryview, str], label: str | None = None, *, strict_v1: bool = False
+    source: bytes | bytearray | memoryview | str, label: str | None = None, *, strict_v1: bool = False
 ) -> Module:
     """Read, bind and verify one module; raises LexicalError, SyntacticError or SemanticError."""
     return read_located(source, label, strict_v1=strict_v1)[0]
 
 
 def read_located(
-    source: Union[bytes, bytearray, memoryview, str], label: str | None = None, *, strict_v1: bool = False
+    source: bytes | bytearray | memoryview | str, label: str | None = None, *, strict_v1: bool = False
 ) -> tuple[Module, SourceLocator]:
     """`read`, also returning a locator that places diagnostics about the module's objects in the source."""
     with collector_paused():
@@ -181,7 +182,7 @@ class SourceLocator:
     objects of another instance of the same module.
     """
 
-    __slots__ = ("source", "spans", "module_start")
+    __slots__ = ("module_start", "source", "spans")
 
     def __init__(self, source: SourceText, spans: dict[int, int], module_start: int) -> None:
         self.source = source
@@ -230,7 +231,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def read_file(path: Union[str, os.PathLike[str]], *, strict_v1: bool = False) -> Module:
+def read_file(path: str | os.PathLike[str], *, strict_v1: bool = False) -> Module:
     """Read a .vpl file; the diagnostic label is the path as given. OSError if it cannot be read."""
     with open(path, "rb") as stream:
         data = stream.read()
@@ -268,7 +269,7 @@ def _without_article(what: str) -> str:
     return what
 
 
-def _head_name(item: Item) -> Optional[str]:
+def _head_name(item: Item) -> str | None:
     """The head word of a form, None for atoms and forms without a word head."""
     if isinstance(item, Form) and item.items and not isinstance(item.items[0], Form) and item.items[0][0] == NAME:
         return item.items[0][1]
@@ -282,7 +283,7 @@ def _is_register_spelling(text: str) -> bool:
 class _TypeDeclaration:
     """One `(type ...)` form between syntax checking and construction."""
 
-    __slots__ = ("name", "start", "form", "shape", "dependencies", "length", "built")
+    __slots__ = ("built", "dependencies", "form", "length", "name", "shape", "start")
 
     def __init__(self, name: str, start: int, form: Form, shape: str) -> None:
         self.name = name
@@ -292,13 +293,13 @@ class _TypeDeclaration:
         # (type id, position of the reference) for array elements and record fields
         self.dependencies: list[tuple[str, int]] = []
         self.length = 0  # array types only
-        self.built: Optional[Type] = None
+        self.built: Type | None = None
 
 
 class _FunctionScope:
     """The function-local ids of one function, built before its blocks are bound."""
 
-    __slots__ = ("function", "form", "parameters", "registers", "register_spellings", "blocks", "block_forms")
+    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "register_spellings", "registers")
 
     def __init__(self, function: Function, form: Form) -> None:
         self.function = function
@@ -323,7 +324,7 @@ class _Reader:
         # Stage- and function-local scopes, replaced as the reader moves on.
         self.interface: dict[str, tuple[int, Type]] = {}
         self.functions: dict[str, Function] = {}
-        self.scope: Optional[_FunctionScope] = None
+        self.scope: _FunctionScope | None = None
         self.instruction_readers: dict[str, Callable[[Form], Instruction]] = {
             "copy": self._read_copy,
             "load": self._read_load,
@@ -374,7 +375,7 @@ class _Reader:
             self._syntactic(f"expected {what}, found {_describe(head)}", _start(head))
         return head[1]
 
-    def _count(self, form: Form, minimum: int, maximum: Optional[int], shape: str) -> list[Item]:
+    def _count(self, form: Form, minimum: int, maximum: int | None, shape: str) -> list[Item]:
         """The form's items, checking their number against the shape."""
         items = form.items
         if len(items) < minimum:
@@ -953,7 +954,7 @@ class _Reader:
     def _read_call(self, form: Form) -> Instruction:
         items = self._count(form, 3, None, "(call reg|void functionId {operand})")
         destination = items[1]
-        result: Optional[RegisterValue]
+        result: RegisterValue | None
         if not isinstance(destination, Form) and destination[0] == KEYWORD and destination[1] == "void":
             result = None
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from vpl_core.diagnostics import Category, Diagnostic, ERROR_CLASSES
+from vpl_core.diagnostics import ERROR_CLASSES, Category, Diagnostic
 
 
 def line_and_column(text: str, index: int) -> tuple[int, int]:
@@ -26,7 +26,7 @@ def line_and_column(text: str, index: int) -> tuple[int, int]:
 class SourceText:
     """A decoded source and its label; makes positioned diagnostics and raises them."""
 
-    __slots__ = ("text", "label")
+    __slots__ = ("label", "text")
 
     def __init__(self, text: str, label: str | None) -> None:
         self.text = text

@@ -37,13 +37,12 @@ deep the in-memory graph).
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from vpl_core.diagnostics import Category, Diagnostic, SemanticError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
-    Builtin,
     BranchTerminator,
+    Builtin,
     CallInstruction,
     ConditionalBranchTerminator,
     ConstructInstruction,
@@ -237,7 +236,7 @@ class _Writer:
 
     # Layout helpers --------------------------------------------------------------------
 
-    def _list(self, depth: int, head: str, items: list[str], inline_limit: Optional[int] = None) -> None:
+    def _list(self, depth: int, head: str, items: list[str], inline_limit: int | None = None) -> None:
         """A list form: inline when short enough, else one item per line."""
         indent = INDENT * depth
         if not items:

@@ -30,8 +30,8 @@ condition; derivatives (`dfdx`, `dfdy`, `fwidth`) are fragment-only,
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, Sequence, Union
 
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.module import StageKind
@@ -177,7 +177,7 @@ class Signature:
     parameters: tuple[Shape, ...]
     result: Shape
 
-    def match(self, arguments: Sequence[Type]) -> Optional[Type]:
+    def match(self, arguments: Sequence[Type]) -> Type | None:
         if len(arguments) != len(self.parameters):
             return None
         environment: _Environment = {}
@@ -383,7 +383,7 @@ BUILTINS: dict[Builtin, BuiltinSpec] = _table(
 )
 
 
-def builtin_spec(builtin: object) -> Optional[BuiltinSpec]:
+def builtin_spec(builtin: object) -> BuiltinSpec | None:
     """The table entry of a built-in selector; None for NONE and for non-selectors."""
     if not isinstance(builtin, Builtin):
         return None
@@ -391,8 +391,8 @@ def builtin_spec(builtin: object) -> Optional[BuiltinSpec]:
 
 
 def builtin_result_type(
-    builtin: Builtin, argument_types: Sequence[Type], stage_kind: Optional[StageKind] = None
-) -> Union[Type, str]:
+    builtin: Builtin, argument_types: Sequence[Type], stage_kind: StageKind | None = None
+) -> Type | str:
     """The result type of calling `builtin` with arguments of these (well-formed) types.
 
     Returns a `Type`, or a short message saying why the call is invalid.

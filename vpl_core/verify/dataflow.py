@@ -46,7 +46,7 @@ from __future__ import annotations
 import enum
 import heapq
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from vpl_core.ir.instructions import (
     Builtin,
@@ -129,7 +129,7 @@ class _BlockPlan:
     steps: list[_Step]
     gen: int
     successors: list[Block]
-    terminator: Optional[_Step]  # None when a non-returning call cuts the block
+    terminator: _Step | None  # None when a non-returning call cuts the block
 
 
 def check_module(module: Module) -> None:
@@ -275,7 +275,7 @@ class _FunctionAnalysis:
 
     # The analysis -----------------------------------------------------------------------
 
-    def run(self) -> tuple[HelperSummary, Optional[VerificationError]]:
+    def run(self) -> tuple[HelperSummary, VerificationError | None]:
         entry = self.function.entry_block
         if entry is None:
             return _NO_EFFECT, None
@@ -337,10 +337,10 @@ class _FunctionAnalysis:
 
     def _check(
         self, plans: dict[Block, _BlockPlan], position: dict[Block, int], incoming: Any
-    ) -> tuple[HelperSummary, Optional[VerificationError]]:
+    ) -> tuple[HelperSummary, VerificationError | None]:
         """Walk reachable blocks in list order with the fixed point's IN sets."""
         all_leaves = self.layout.all_leaves
-        error: Optional[VerificationError] = None
+        error: VerificationError | None = None
         prerequisites = 0
         guarantees = all_leaves
         returns_normally = False

@@ -10,7 +10,8 @@ object it has a source position for.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from vpl_core.diagnostics import Category, Diagnostic, SemanticError
 

@@ -24,8 +24,9 @@ block list) of the stage are well formed.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from vpl_core.ir.instructions import (
     BinaryInstruction,

@@ -21,7 +21,7 @@ nominally, arrays with lengths).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, Stage, StageKind
 from vpl_core.ir.types import ScalarKind, VectorType

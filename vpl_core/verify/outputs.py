@@ -42,8 +42,8 @@ for one verifier run; nothing is stored on the module.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional, Union
 
 from vpl_core.ir.instructions import LoadInstruction, StoreInstruction
 from vpl_core.ir.module import Direction, InterfaceVariable, Stage
@@ -63,7 +63,7 @@ MAX_CLASS_NODES = 1 << 18
 # One step of an access path below an output: a field position, a constant
 # element index, or DYNAMIC for an index register.
 DYNAMIC = "dynamic"
-Step = tuple[str, Union[int, str]]
+Step = tuple[str, int | str]
 Path = tuple[Step, ...]
 
 
@@ -96,7 +96,7 @@ class _Node:
     when its type has leaves (`count` 1) and none otherwise.
     """
 
-    __slots__ = ("type", "children", "fields", "constants", "rest", "rest_index", "offset", "count")
+    __slots__ = ("children", "constants", "count", "fields", "offset", "rest", "rest_index", "type")
 
     def __init__(self, value_type: Type) -> None:
         self.type = value_type
@@ -105,7 +105,7 @@ class _Node:
         self.children: list[_Node] = _NO_NODES
         self.fields: list[_Node] = _NO_NODES
         self.constants: dict[int, _Node] = _NO_CONSTANTS
-        self.rest: Optional[_Node] = None
+        self.rest: _Node | None = None
         self.rest_index = 0
         self.offset = 0
         self.count = 0
@@ -115,9 +115,9 @@ class _Node:
         return ((1 << self.count) - 1) << self.offset
 
 
-def reference_path(reference: ReferenceValue) -> tuple[ReferenceValue, list[Union[MemberReferenceValue, IndexReferenceValue]]]:
+def reference_path(reference: ReferenceValue) -> tuple[ReferenceValue, list[MemberReferenceValue | IndexReferenceValue]]:
     """The root of `reference` and its derived steps from the root outwards (iterative)."""
-    steps: list[Union[MemberReferenceValue, IndexReferenceValue]] = []
+    steps: list[MemberReferenceValue | IndexReferenceValue] = []
     root = reference
     while isinstance(root, (MemberReferenceValue, IndexReferenceValue)):
         steps.append(root)
@@ -224,7 +224,7 @@ class OutputLayout:
             self._field_positions[id(record)] = cached
         return cached[1][name]
 
-    def _path_of(self, root: ReferenceValue, steps: list[Union[MemberReferenceValue, IndexReferenceValue]]) -> Path:
+    def _path_of(self, root: ReferenceValue, steps: list[MemberReferenceValue | IndexReferenceValue]) -> Path:
         path: list[Step] = []
         current = root.type
         for step in steps:
@@ -339,7 +339,7 @@ class OutputLayout:
         exact = True
         for step in steps:
             reached: list[_Node] = []
-            position: Optional[int] = None
+            position: int | None = None
             for node in nodes:
                 if not node.children:
                     # Only a reference this layout did not collect can go below

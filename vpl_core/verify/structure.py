@@ -32,7 +32,7 @@ starts with "internal verifier error", which tests treat as a failure.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from vpl_core.ir.module import Block, Function, Module, Stage, StageKind, Uniform, UniformKind
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, VectorType, VoidType
@@ -121,7 +121,7 @@ class _ModuleChecker:
     # Stages (spec 3) --------------------------------------------------------------------------
 
     def _check_stage(
-        self, scope: ModuleScope, stage: object, kind: StageKind, vertex: Optional[StageScope]
+        self, scope: ModuleScope, stage: object, kind: StageKind, vertex: StageScope | None
     ) -> StageScope:
         if not isinstance(stage, Stage):
             raise VerificationError(f"module has no {kind.value} stage object", self.module, ())

@@ -17,7 +17,8 @@ any depth. Forged cycles through frozen arrays are rejected the same way.
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from vpl_core.ir.types import (
     ArrayType,
@@ -41,7 +42,7 @@ def short_repr(value: object, limit: int = 40) -> str:
     """repr() for messages, bounded (a forged value may be huge or may fail to print)."""
     try:
         text = repr(value)
-    except Exception:
+    except Exception:  # noqa: BLE001 - repr of a forged object may raise anything
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -99,7 +100,7 @@ class TypeChecker:
                 self._accepted[id(node)] = node
                 continue
             stack[-1] = (node, children, position + 1)
-            child, owner, holder = children[position]
+            child, _owner, holder = children[position]
             if type(child) not in _KNOWN_TYPE_CLASSES:
                 what = "field type" if isinstance(holder, Field) else "array element"
                 message = f"{what} has unknown type class" if isinstance(child, Type) else f"{what} is not a type"
@@ -136,7 +137,7 @@ class TypeChecker:
         return []
 
 
-def _shape_problem(node: Type) -> Optional[tuple[str, Any]]:
+def _shape_problem(node: Type) -> tuple[str, Any] | None:
     """(message, object to blame) when the type's own fields are malformed, else None."""
     if isinstance(node, ScalarType):
         if not isinstance(node.kind, ScalarKind):

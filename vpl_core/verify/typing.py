@@ -13,7 +13,7 @@ int-to-float widening exists only as an explicit construction (spec 7.2).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from collections.abc import Sequence
 
 from vpl_core.ir.instructions import BinaryOperator
 from vpl_core.ir.types import (
@@ -79,9 +79,7 @@ def types_equal(first: object, second: object) -> bool:
             return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[union-attr]
         if isinstance(first, SamplerType):
             return isinstance(first.kind, str) and first.kind == second.kind  # type: ignore[union-attr]
-        if isinstance(first, VoidType):
-            return True
-        return False
+        return bool(isinstance(first, VoidType))
 
 
 def _same_int(first: object, second: object) -> bool:
@@ -120,7 +118,7 @@ def _describe_leaf(value_type: object) -> str:
             return str(value_type.kind)
         if isinstance(value_type, RecordType):
             return f"record {value_type.name!r}"
-    except Exception:  # a forged field (e.g. kind=None) must not break a diagnostic
+    except Exception:  # noqa: BLE001 - a forged field (e.g. kind=None) must not break a diagnostic
         pass
     return f"<{type(value_type).__name__}>"
 
@@ -129,7 +127,7 @@ def _describe_leaf(value_type: object) -> str:
 # 7.1 Arithmetic and comparisons
 
 
-def binary_result_type(operator: BinaryOperator, lhs: Type, rhs: Type) -> Optional[Type]:
+def binary_result_type(operator: BinaryOperator, lhs: Type, rhs: Type) -> Type | None:
     """The result type of `lhs OP rhs` by the complete operand table of spec 7.1."""
     if operator.is_comparison:
         if not isinstance(lhs, ScalarType) or lhs != rhs:
@@ -154,9 +152,12 @@ def binary_result_type(operator: BinaryOperator, lhs: Type, rhs: Type) -> Option
             return VectorType(ScalarKind.FLOAT, lhs.rows) if lhs.columns == rhs.size else None
         if _is_float_scalar(lhs) and (_is_float_vector(rhs) or isinstance(rhs, MatrixType)):
             return rhs
-    if operator in (BinaryOperator.MULTIPLY, BinaryOperator.DIVIDE):
-        if (_is_float_vector(lhs) or isinstance(lhs, MatrixType)) and _is_float_scalar(rhs):
-            return lhs
+    if (
+        operator in (BinaryOperator.MULTIPLY, BinaryOperator.DIVIDE)
+        and (_is_float_vector(lhs) or isinstance(lhs, MatrixType))
+        and _is_float_scalar(rhs)
+    ):
+        return lhs
     return None
 
 
@@ -166,7 +167,7 @@ def _is_numeric(value_type: Type) -> bool:
     return isinstance(value_type, MatrixType)
 
 
-def binary_type_error(operator: BinaryOperator, lhs: Type, rhs: Type) -> Optional[str]:
+def binary_type_error(operator: BinaryOperator, lhs: Type, rhs: Type) -> str | None:
     """Why `lhs OP rhs` is not in the 7.1 table, or None when it is."""
     if binary_result_type(operator, lhs, rhs) is not None:
         return None
@@ -184,9 +185,8 @@ def binary_type_error(operator: BinaryOperator, lhs: Type, rhs: Type) -> Optiona
         return f"{name} needs matching operand types, {got}"
     if not _is_numeric(lhs) or not _is_numeric(rhs):
         return f"{name} needs numeric operands, {got}"
-    if operator is BinaryOperator.MULTIPLY and isinstance(lhs, MatrixType):
-        if isinstance(rhs, MatrixType) or _is_float_vector(rhs):
-            return f"{name} needs matching inner dimensions, {got}"
+    if operator is BinaryOperator.MULTIPLY and isinstance(lhs, MatrixType) and (isinstance(rhs, MatrixType) or _is_float_vector(rhs)):
+        return f"{name} needs matching inner dimensions, {got}"
     if isinstance(lhs, MatrixType) and types_equal(lhs, rhs):
         return f"{name} is not defined for matrices, {got}"
     return f"{name} needs matching operand types, {got}"
@@ -196,7 +196,7 @@ def binary_type_error(operator: BinaryOperator, lhs: Type, rhs: Type) -> Optiona
 # 7.2 Construction and conversion
 
 
-def construct_type_error(target: Type, argument_types: Sequence[Type]) -> Optional[str]:
+def construct_type_error(target: Type, argument_types: Sequence[Type]) -> str | None:
     """Why constructing `target` from operands of `argument_types` violates spec 7.2, or None."""
     name = describe_type(target)
     count = len(argument_types)
@@ -239,7 +239,7 @@ def construct_type_error(target: Type, argument_types: Sequence[Type]) -> Option
     return f"{name} cannot be constructed"
 
 
-def _components_error(target: Union[VectorType, MatrixType], argument_types: Sequence[Type]) -> Optional[str]:
+def _components_error(target: VectorType | MatrixType, argument_types: Sequence[Type]) -> str | None:
     name = describe_type(target)
     if isinstance(target, VectorType):
         kind, needed = target.kind, target.size
@@ -272,7 +272,7 @@ def _components_error(target: Union[VectorType, MatrixType], argument_types: Seq
 # 7.4 Extraction
 
 
-def swizzle_result_type(source: Type, pattern: object) -> Union[Type, str]:
+def swizzle_result_type(source: Type, pattern: object) -> Type | str:
     """The type a swizzle of `source` by `pattern` yields, or why it is invalid."""
     if not isinstance(source, VectorType):
         return f"swizzle needs a vector source, got {describe_type(source)}"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vpl_core.ir.types import SAMPLER2D
-
 from app.material.catalog import NodeType, PortSpec, PropertySpec, as_integer, as_number, as_numbers, register
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.material.types import PortType, float_type
+from vpl_core.ir.types import SAMPLER2D
 
 if TYPE_CHECKING:
     from app.material.graph import Node

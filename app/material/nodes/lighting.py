@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vpl_core.ir.instructions import Builtin
-
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
 from app.material.types import PortType
+from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -27,11 +26,11 @@ _LIGHT = PortSpec("light_direction", PortType.VEC3, "light_direction")
 _VIEW = PortSpec("view_direction", PortType.VEC3, "view_direction")
 
 
-def _unit(ctx: NodeContext, name: str):  # noqa: ANN202 - a RegisterValue
+def _unit(ctx: NodeContext, name: str):
     return ctx.fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input(name))
 
 
-def _clamped_dot(ctx: NodeContext, first, second):  # noqa: ANN001,ANN202
+def _clamped_dot(ctx: NodeContext, first, second):
     fn = ctx.fn
     return fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, first, second), fn.f(0.0))
 

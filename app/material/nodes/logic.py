@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vpl_core.ir.instructions import BinaryOperator, Builtin
-
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
 from app.material.types import DYNAMIC, PortType
+from vpl_core.ir.instructions import BinaryOperator, Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -33,7 +32,7 @@ OPERATORS: dict[str, BinaryOperator] = {
 OPERATOR_PROPERTY = PropertySpec("operator", "enum", ">", choices=tuple(OPERATORS))
 
 
-def _condition(ctx: NodeContext):  # noqa: ANN202 - a RegisterValue
+def _condition(ctx: NodeContext):
     return ctx.fn.compare(OPERATORS[ctx.choice("operator")], ctx.input("a"), ctx.input("b"))
 
 

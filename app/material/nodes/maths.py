@@ -7,12 +7,12 @@ matching operand types, and the output has the unified type.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
-
-from vpl_core.ir.instructions import Builtin
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
 from app.material.types import DYNAMIC
+from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -25,7 +25,7 @@ def _math_node(
     display_name: str,
     description: str,
     inputs: Sequence[tuple[str, float]],
-    lower: Callable[["NodeContext"], None],
+    lower: Callable[[NodeContext], None],
     notes: str,
 ) -> None:
     """A node whose inputs are dynamic, each with a same-named float property as its default."""
@@ -44,7 +44,7 @@ def _math_node(
     )
 
 
-def _binary_operator(method: str) -> Callable[["NodeContext"], None]:
+def _binary_operator(method: str) -> Callable[[NodeContext], None]:
     def lower(ctx: NodeContext) -> None:
         ctx.set_output("out", getattr(ctx.fn, method)(ctx.input("a"), ctx.input("b")))
 
@@ -68,7 +68,7 @@ _math_node(
 )
 
 
-def _builtin(builtin: Builtin, *names: str) -> Callable[["NodeContext"], None]:
+def _builtin(builtin: Builtin, *names: str) -> Callable[[NodeContext], None]:
     def lower(ctx: NodeContext) -> None:
         ctx.set_output("out", ctx.fn.builtin(builtin, ctx.output_type("out"), *(ctx.input(name) for name in names)))
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vpl_core.ir.instructions import BinaryOperator
-from vpl_core.ir.types import vec
-
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
 from app.material.types import PortType
+from vpl_core.ir.instructions import BinaryOperator
+from vpl_core.ir.types import vec
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext

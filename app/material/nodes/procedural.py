@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vpl_core.ir.instructions import BinaryOperator, Builtin
-from vpl_core.ir.types import FLOAT, INT, vec
-
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
 from app.material.types import PortType
+from vpl_core.ir.instructions import BinaryOperator, Builtin
+from vpl_core.ir.types import FLOAT, INT, vec
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
@@ -97,7 +96,7 @@ def _fractal_noise(lowering: _Lowering) -> object:
     return lowering.helper("fractal_noise", _build_fractal_noise, [vec(2), INT, FLOAT, FLOAT], FLOAT)
 
 
-def _scaled_uv(ctx: NodeContext):  # noqa: ANN202 - a RegisterValue
+def _scaled_uv(ctx: NodeContext):
     return ctx.fn.multiply(ctx.input("uv"), ctx.fn.construct(vec(2), ctx.input("scale")))
 
 

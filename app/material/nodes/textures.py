@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from vpl_core.ir.instructions import Builtin
-
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
 from app.material.types import PortType
+from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
-
-from vpl_core.ir.instructions import Builtin
+from typing import TYPE_CHECKING
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, as_integer, register
 from app.material.types import DYNAMIC, PortType, float_type
+from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:
     from app.material.graph import Node
@@ -48,18 +47,18 @@ register(
 )
 
 
-def _resolve_split(node: Node, inputs: dict[str, PortType], used: frozenset[str]) -> Union[dict[str, PortType], str]:
+def _resolve_split(node: Node, inputs: dict[str, PortType], used: frozenset[str]) -> dict[str, PortType] | str:
     width = inputs["vector"].width
     for index, name in enumerate(COMPONENTS):
         if name in used and index >= width:
             return f"output '{name}' is used but the input is a {inputs['vector']} (it has no '{name}' component)"
-    return {name: PortType.FLOAT for name in COMPONENTS}
+    return dict.fromkeys(COMPONENTS, PortType.FLOAT)
 
 
 def _lower_split(ctx: NodeContext) -> None:
     source = ctx.input("vector")
     width = ctx.input_type("vector").width
-    for index, name in enumerate(COMPONENTS[:width]):
+    for _index, name in enumerate(COMPONENTS[:width]):
         if ctx.output_used(name):
             ctx.set_output(name, source if width == 1 else ctx.fn.swizzle(source, name))
 
@@ -80,7 +79,7 @@ register(
 )
 
 
-def swizzle_pattern(pattern: object) -> Union[str, None]:
+def swizzle_pattern(pattern: object) -> str | None:
     """The xyzw spelling of a 1-4 letter xyzw or rgba pattern, None if it is not one."""
     if not isinstance(pattern, str) or not 1 <= len(pattern) <= 4:
         return None
@@ -91,7 +90,7 @@ def swizzle_pattern(pattern: object) -> Union[str, None]:
     return None
 
 
-def _resolve_swizzle(node: Node, inputs: dict[str, PortType], used: frozenset[str]) -> Union[dict[str, PortType], str]:
+def _resolve_swizzle(node: Node, inputs: dict[str, PortType], used: frozenset[str]) -> dict[str, PortType] | str:
     pattern = swizzle_pattern(node.properties.get("pattern", "xyz"))
     if pattern is None:
         return "the swizzle pattern must be 1-4 letters of xyzw (or of rgba)"

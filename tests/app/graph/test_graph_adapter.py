@@ -12,7 +12,7 @@ from app.material.graph import MaterialGraph
 
 
 @pytest.fixture
-def view(qapp):  # noqa: ANN001, ANN201
+def view(qapp):
     graph = MaterialNodeGraph()
     graph.register_catalog(NODE_TYPES.values())
     yield graph

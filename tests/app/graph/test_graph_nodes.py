@@ -19,7 +19,7 @@ from app.material.types import DYNAMIC, PortType
 
 
 @pytest.fixture
-def graph(qapp):  # noqa: ANN001, ANN201
+def graph(qapp):
     view = MaterialNodeGraph()
     view.register_catalog(NODE_TYPES.values())
     yield view

@@ -12,7 +12,7 @@ from app.material.types import can_connect
 
 
 @pytest.fixture
-def view(qapp):  # noqa: ANN001, ANN201
+def view(qapp):
     graph = MaterialNodeGraph()
     graph.register_catalog(NODE_TYPES.values())
     graph.connection_check = lambda *ports: can_connect(snapshot(graph), *ports)
@@ -30,7 +30,7 @@ def texture_and_output(view: MaterialNodeGraph) -> None:
     populate(view, graph)
 
 
-def test_the_viewer_refuses_a_type_mismatch_while_dragging_and_says_why(view: MaterialNodeGraph, qtbot) -> None:  # noqa: ANN001
+def test_the_viewer_refuses_a_type_mismatch_while_dragging_and_says_why(view: MaterialNodeGraph, qtbot) -> None:
     texture_and_output(view)
     texture = view.node_by_stable_id("n1")
     output = view.node_by_stable_id("n3")

@@ -11,12 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from material_testing import build_case, glslang_check, node_cases
 
 from app.material.catalog import CATEGORIES, NODE_TYPES, PROPERTY_KINDS, categories, node_type
 from app.material.lowering import lower
 from app.material.types import Constraint, PortType
-
-from material_testing import build_case, glslang_check, node_cases
 
 REQUIRED_NODE_TYPES = {
     # Inputs
@@ -43,7 +42,7 @@ REQUIRED_NODE_TYPES = {
 
 def test_catalog_has_at_least_45_node_types_including_the_required_ones() -> None:
     assert len(NODE_TYPES) >= 45
-    assert REQUIRED_NODE_TYPES <= set(NODE_TYPES)
+    assert set(NODE_TYPES) >= REQUIRED_NODE_TYPES
 
 
 @pytest.mark.parametrize("type_name", sorted(NODE_TYPES))
@@ -55,8 +54,8 @@ def test_node_type_is_well_formed(type_name: str) -> None:
     assert spec.description.strip() and "\n" not in spec.description and len(spec.description) <= 100
     assert spec.notes.strip(), "lowering notes feed docs/material-nodes.md"
     names = [port.name for port in spec.inputs] + [port.name for port in spec.outputs]
-    assert len(set(port.name for port in spec.inputs)) == len(spec.inputs)
-    assert len(set(port.name for port in spec.outputs)) == len(spec.outputs)
+    assert len({port.name for port in spec.inputs}) == len(spec.inputs)
+    assert len({port.name for port in spec.outputs}) == len(spec.outputs)
     for port in spec.inputs + spec.outputs:
         assert isinstance(port.type, (PortType, Constraint))
     for prop in spec.properties:
@@ -82,7 +81,7 @@ CASES = node_cases()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_every_node_type_lowers_verifies_and_compiles(case, glslang_validator: str, tmp_path: Path) -> None:  # noqa: ANN001
+def test_every_node_type_lowers_verifies_and_compiles(case, glslang_validator: str, tmp_path: Path) -> None:
     graph, node_id = build_case(case)
     result = lower(graph)
     assert [d for d in result.diagnostics if d.severity == "error"] == [], result.diagnostics

@@ -8,9 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vpl_core.diagnostics import Category
-from vpl_core.text import read
-
 from app.material import document
 from app.material.document import (
     MAGIC_LINE,
@@ -25,6 +22,8 @@ from app.material.document import (
 from app.material.examples import lit_blinn_phong
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
+from vpl_core.diagnostics import Category
+from vpl_core.text import read
 
 SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"
 

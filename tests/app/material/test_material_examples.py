@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from vpl_core.ir.instructions import Builtin, CallInstruction, ConditionalBranchTerminator, DiscardTerminator
+from material_testing import glslang_check
 
 from app.material import reference
 from app.material.examples import (
@@ -18,8 +17,7 @@ from app.material.examples import (
     load_example,
 )
 from app.material.lowering import lower
-
-from material_testing import glslang_check
+from vpl_core.ir.instructions import Builtin, CallInstruction, ConditionalBranchTerminator, DiscardTerminator
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -51,11 +49,11 @@ def test_example_loads_lowers_verifies_and_compiles(name: str, glslang_validator
     glslang_check(glslang_validator, tmp_path, name, result.artifact.vertex_code, result.artifact.fragment_code)
 
 
-def _instructions(module):  # noqa: ANN001, ANN202
+def _instructions(module):
     return [i for _, f in module.functions() for b in f.blocks for i in b.instructions]
 
 
-def _terminators(module):  # noqa: ANN001, ANN202
+def _terminators(module):
     return [b.terminator for _, f in module.functions() for b in f.blocks]
 
 

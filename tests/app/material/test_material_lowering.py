@@ -6,22 +6,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vpl_core.ir.instructions import (
-    Builtin,
-    BranchTerminator,
-    CallInstruction,
-    ConditionalBranchTerminator,
-    DeclareLocalInstruction,
-    DiscardTerminator,
-)
-from vpl_core.ir.module import Block, Direction, Function, Module, Semantic
-
 from app.material.catalog import NODE_TYPES
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.lowering import FRAGMENT_ENTRY_NAME, lower
 from app.material.parameters import ParameterKind
 from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
 from app.material.types import PortType, can_connect
+from vpl_core.ir.instructions import (
+    BranchTerminator,
+    Builtin,
+    CallInstruction,
+    ConditionalBranchTerminator,
+    DeclareLocalInstruction,
+    DiscardTerminator,
+)
+from vpl_core.ir.module import Block, Direction, Function, Module, Semantic
 
 
 def function_named(module: Module, name: str) -> Function:
@@ -360,7 +359,7 @@ def test_port_types_cover_inputs_and_outputs_after_propagation() -> None:
 # Bad graphs ---------------------------------------------------------------------------------------
 
 
-def _errors(result) -> list[tuple]:  # noqa: ANN001
+def _errors(result) -> list[tuple]:
     return [(d.node_id, d.category, d.message) for d in result.diagnostics if d.severity == "error"]
 
 
@@ -502,7 +501,7 @@ def test_verifier_errors_map_back_to_the_emitting_node() -> None:
     output = next(node for node in graph.nodes.values() if node.type_name == "material_output")
     graph.connect(sine.id, "out", output.id, "opacity")
 
-    def broken(ctx) -> None:  # noqa: ANN001 - emits an ill-typed call the verifier rejects
+    def broken(ctx) -> None:
         ctx.set_output("out", ctx.fn.call_builtin(Builtin.SIN, vec(3), ctx.input("x")))
 
     original = NODE_TYPES["sin"].lower
@@ -522,7 +521,7 @@ TYPE_NAMES = sorted(NODE_TYPES) + ["unknown_type"]
 
 
 @st.composite
-def random_graphs(draw) -> MaterialGraph:  # noqa: ANN001
+def random_graphs(draw) -> MaterialGraph:
     graph = MaterialGraph()
     count = draw(st.integers(min_value=0, max_value=12))
     for _ in range(count):
@@ -555,7 +554,7 @@ def test_random_graphs_never_raise(graph: MaterialGraph) -> None:
 
 
 @st.composite
-def approved_graphs(draw) -> MaterialGraph:  # noqa: ANN001
+def approved_graphs(draw) -> MaterialGraph:
     """Graphs built only from connections can_connect approves, with one output node."""
     graph = MaterialGraph()
     known = sorted(name for name in NODE_TYPES if name != "material_output")
@@ -602,7 +601,7 @@ def test_node_dataclass_shape() -> None:
     assert (node.id, node.type_name, node.position) == ("n1", "time", (1.0, 2.0))
 
 
-def test_backend_errors_map_back_by_position(monkeypatch) -> None:  # noqa: ANN001
+def test_backend_errors_map_back_by_position(monkeypatch) -> None:
     """glsl.compile reports objects of its own materialized copy; the lowering maps them by structural path."""
     from vpl_core.backends import glsl
     from vpl_core.diagnostics import TargetError

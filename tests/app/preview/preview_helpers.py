@@ -26,8 +26,8 @@ SCENE_BLOCK = "layout(std140) uniform vpl_Block0 {\n" + "".join(
 ) + "} vpl_u0;\n"
 
 # vpl_u0.vpl_m0..m6: model, view, projection, normal_matrix, camera_position, time, light_direction
-VERTEX_CODE = """#version 420 core
-{scene}
+VERTEX_CODE = f"""#version 420 core
+{SCENE_BLOCK}
 layout(location = 0) in vec3 vpl_attribute0;
 layout(location = 1) in vec3 vpl_attribute1;
 layout(location = 2) in vec2 vpl_attribute2;
@@ -38,14 +38,14 @@ void main() {{
   vpl_varying0 = (vpl_u0.vpl_m3 * vec4(vpl_attribute1, 0.0)).xyz;
   vpl_varying1 = vpl_attribute2;
   gl_Position = vpl_u0.vpl_m2 * (vpl_u0.vpl_m1 * world);
-}}""".format(scene=SCENE_BLOCK)
+}}"""
 
-FRAGMENT_HEADER = """#version 420 core
-{scene}
+FRAGMENT_HEADER = f"""#version 420 core
+{SCENE_BLOCK}
 layout(location = 0) in vec3 vpl_varying0;
 layout(location = 1) in vec2 vpl_varying1;
 layout(location = 0) out vec4 vpl_output0;
-""".format(scene=SCENE_BLOCK)
+"""
 
 
 def make_artifact(fragment_body: str, parameters: list[tuple[str, Type]] = (), vertex_code: str = VERTEX_CODE) -> ProgramArtifact:

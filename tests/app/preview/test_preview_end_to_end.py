@@ -33,12 +33,12 @@ FOREIGN = Path(__file__).resolve().parent / "data" / "foreign-uniforms.vpl"
 SIZE = 160
 
 
-def _compile_file(path: Path):  # noqa: ANN202
+def _compile_file(path: Path):
     return compile_glsl(VerifiedModule.from_text(path.read_text(encoding="utf-8"), label=str(path)))
 
 
 @pytest.fixture
-def renderer(current_gl):  # noqa: ANN001
+def renderer(current_gl):
     renderer = Renderer()
     renderer.set_background((0.0, 0.0, 1.0))
     yield renderer
@@ -107,13 +107,13 @@ def _output_graph() -> tuple[MaterialGraph, str]:
     return graph, output.id
 
 
-def _lowered(graph: MaterialGraph):  # noqa: ANN202
+def _lowered(graph: MaterialGraph):
     result = lower(graph)
     assert result.ok, result.diagnostics
     return result
 
 
-def _apply_defaults(renderer: Renderer, result) -> None:  # noqa: ANN001
+def _apply_defaults(renderer: Renderer, result) -> None:
     for spec in result.parameters:
         if spec.kind not in (ParameterKind.TEXTURE, ParameterKind.OTHER):
             renderer.set_parameter(spec.name, spec.default)
@@ -269,7 +269,7 @@ def test_time_reaches_the_shader(renderer: Renderer) -> None:
 
 
 @pytest.mark.parametrize("path", SPEC_EXAMPLES + [FOREIGN], ids=lambda path: path.stem)
-def test_screenshot_writes_exactly_the_framebuffer(current_gl, tmp_path: Path, path: Path, capsys) -> None:  # noqa: ANN001
+def test_screenshot_writes_exactly_the_framebuffer(current_gl, tmp_path: Path, path: Path, capsys) -> None:
     png = tmp_path / "shot.png"
     assert preview_screenshot(str(path), str(png), (96, 64)) == 0
     assert capsys.readouterr().err == ""
@@ -277,7 +277,7 @@ def test_screenshot_writes_exactly_the_framebuffer(current_gl, tmp_path: Path, p
     assert image.shape == (64, 96, 4)
 
 
-def test_screenshot_of_a_material_file(current_gl, tmp_path: Path) -> None:  # noqa: ANN001
+def test_screenshot_of_a_material_file(current_gl, tmp_path: Path) -> None:
     graph, output = _output_graph()
     colour = graph.add_node("constant_color", properties={"value": (0.0, 1.0, 0.0, 1.0)})
     graph.connect(colour.id, "out", output, "base_color")
@@ -293,7 +293,7 @@ def test_screenshot_of_a_material_file(current_gl, tmp_path: Path) -> None:  # n
     assert len(corners) == 1 and corners != {(0, 255, 0)}
 
 
-def test_screenshot_of_a_bad_file_reports_diagnostics(current_gl, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_screenshot_of_a_bad_file_reports_diagnostics(current_gl, tmp_path: Path, capsys) -> None:
     source = tmp_path / "broken.vpl"
     source.write_text("(module 1\n  (types)\n  (uniforms)\n  (vertex v\n", encoding="utf-8")
     png = tmp_path / "broken.png"
@@ -306,7 +306,7 @@ def test_screenshot_of_a_bad_file_reports_diagnostics(current_gl, tmp_path: Path
     assert not png.exists()
 
 
-def test_screenshot_of_a_missing_file(current_gl, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_screenshot_of_a_missing_file(current_gl, tmp_path: Path, capsys) -> None:
     assert preview_screenshot(str(tmp_path / "nope.vpl"), str(tmp_path / "nope.png")) == 1
     assert "nope.vpl" in capsys.readouterr().err
 
@@ -328,7 +328,7 @@ def test_the_editor_examples_are_here() -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
-def test_editor_example_screenshots(current_gl, tmp_path: Path, path: Path, capsys) -> None:  # noqa: ANN001
+def test_editor_example_screenshots(current_gl, tmp_path: Path, path: Path, capsys) -> None:
     png = tmp_path / "example.png"
     assert preview_screenshot(str(path), str(png), (128, 128)) == 0, capsys.readouterr().err
     image = load_image_rgba(str(png))
@@ -337,7 +337,7 @@ def test_editor_example_screenshots(current_gl, tmp_path: Path, path: Path, caps
     assert 0.2 < covered.mean() < 0.5  # a sphere of 2/3 the height covers about 35% of the frame
 
 
-def test_screenshot_uses_the_saved_graphs_parameter_defaults(current_gl, tmp_path: Path) -> None:  # noqa: ANN001
+def test_screenshot_uses_the_saved_graphs_parameter_defaults(current_gl, tmp_path: Path) -> None:
     from app.material.document import save_text
 
     graph, output = _output_graph()

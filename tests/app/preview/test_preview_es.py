@@ -51,7 +51,7 @@ TOLERANCE = 2  # in 1/255 steps, per channel
 
 
 @pytest.fixture(autouse=True)
-def fresh_probes():  # noqa: ANN201
+def fresh_probes():
     """Probe results are cached per process; tests that fake failures must not leak them."""
     clear_probes()
     yield
@@ -67,7 +67,7 @@ def _rgb(pixel: np.ndarray) -> tuple[int, int, int]:
     return tuple(int(c) for c in pixel[:3])
 
 
-def _render(gl, verified: VerifiedModule, target: str, parameters=(), size=(SIZE, SIZE), light=None):  # noqa: ANN001, ANN202
+def _render(gl, verified: VerifiedModule, target: str, parameters=(), size=(SIZE, SIZE), light=None):
     """One frame of `verified` compiled for `target`, drawn by a fresh Renderer on context `gl`."""
     gl.make_current()
     renderer = Renderer()
@@ -85,7 +85,7 @@ def _render(gl, verified: VerifiedModule, target: str, parameters=(), size=(SIZE
         renderer.release()
 
 
-def _both(gl_context, gles_context, verified, parameters=(), light=None):  # noqa: ANN001, ANN202
+def _both(gl_context, gles_context, verified, parameters=(), light=None):
     desktop = _render(gl_context, verified, "glsl420", parameters, light=light)
     es = _render(gles_context, verified, "es320", parameters, light=light)
     return desktop, es
@@ -97,13 +97,13 @@ def _assert_same_picture(desktop: np.ndarray, es: np.ndarray) -> None:
     assert int(difference.max()) <= TOLERANCE, f"pixel {worst[:2]}: desktop {desktop[worst[:2]]}, ES {es[worst[:2]]}"
 
 
-def _material(graph: MaterialGraph):  # noqa: ANN202
+def _material(graph: MaterialGraph):
     result = lower(graph)
     assert result.ok, result.diagnostics
     return result
 
 
-def _constant_colour_graph(rgba=(1.0, 0.5, 0.0, 1.0)) -> MaterialGraph:  # noqa: ANN001
+def _constant_colour_graph(rgba=(1.0, 0.5, 0.0, 1.0)) -> MaterialGraph:
     graph = MaterialGraph()
     output = graph.add_node("material_output")
     colour = graph.add_node("constant_color", properties={"value": rgba})
@@ -126,7 +126,7 @@ def _lambert_graph() -> MaterialGraph:
 # ---- the renderer on an ES context ------------------------------------------------------------
 
 
-def test_the_renderer_knows_which_api_it_runs_on(current_gl, current_gles) -> None:  # noqa: ANN001
+def test_the_renderer_knows_which_api_it_runs_on(current_gl, current_gles) -> None:
     for gl, expected in ((current_gl, False), (current_gles, True)):
         gl.make_current()
         renderer = Renderer()
@@ -135,7 +135,7 @@ def test_the_renderer_knows_which_api_it_runs_on(current_gl, current_gles) -> No
         renderer.release()
 
 
-def test_constant_colour_material_on_es_matches_desktop(gl_context, gles_context) -> None:  # noqa: ANN001
+def test_constant_colour_material_on_es_matches_desktop(gl_context, gles_context) -> None:
     verified = _material(_constant_colour_graph()).verified
     desktop, es = _both(gl_context, gles_context, verified)
     assert _rgb(es[SIZE // 2, SIZE // 2]) == (255, 128, 0)
@@ -144,7 +144,7 @@ def test_constant_colour_material_on_es_matches_desktop(gl_context, gles_context
 
 
 @pytest.mark.parametrize("light", [(-0.45, 0.6, 0.66), (1.0, 0.0, 0.4), (0.0, -1.0, 0.2)])
-def test_lambert_material_on_es_matches_desktop(gl_context, gles_context, light) -> None:  # noqa: ANN001
+def test_lambert_material_on_es_matches_desktop(gl_context, gles_context, light) -> None:
     verified = _material(_lambert_graph()).verified
     desktop, es = _both(gl_context, gles_context, verified, light=light)
     _assert_same_picture(desktop, es)
@@ -152,7 +152,7 @@ def test_lambert_material_on_es_matches_desktop(gl_context, gles_context, light)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
-def test_editor_examples_on_es_match_desktop(gl_context, gles_context, path: Path) -> None:  # noqa: ANN001
+def test_editor_examples_on_es_match_desktop(gl_context, gles_context, path: Path) -> None:
     """Lit (Blinn-Phong), textured (checker, mipmaps), noise, alpha clip (discard), branches, time."""
     verified, parameters = read_program(str(path))
     desktop, es = _both(gl_context, gles_context, verified, parameters)
@@ -162,7 +162,7 @@ def test_editor_examples_on_es_match_desktop(gl_context, gles_context, path: Pat
 
 
 @pytest.mark.parametrize("path", SPEC_EXAMPLES, ids=lambda path: path.stem)
-def test_spec_examples_preview_on_es(gl_context, gles_context, path: Path) -> None:  # noqa: ANN001
+def test_spec_examples_preview_on_es(gl_context, gles_context, path: Path) -> None:
     verified = VerifiedModule.from_text(path.read_text(encoding="utf-8"), label=str(path))
     desktop, es = _both(gl_context, gles_context, verified)
     assert np.array_equal(desktop, es)
@@ -173,7 +173,7 @@ def test_spec_examples_preview_on_es(gl_context, gles_context, path: Path) -> No
         assert _rgb(es[2, 2]) == (0, 0, 255)
 
 
-def test_foreign_module_on_es(current_gles) -> None:  # noqa: ANN001
+def test_foreign_module_on_es(current_gles) -> None:
     """Records, arrays, arrays of records, an unknown sampler and an unfed input, bound on ES."""
     verified = VerifiedModule.from_text(FOREIGN.read_text(encoding="utf-8"), label=str(FOREIGN))
     renderer = Renderer()
@@ -195,7 +195,7 @@ def test_foreign_module_on_es(current_gles) -> None:  # noqa: ANN001
         renderer.release()
 
 
-def test_es300_artifacts_run_too(current_gles) -> None:  # noqa: ANN001
+def test_es300_artifacts_run_too(current_gles) -> None:
     """ESSL 3.00 has no `binding =` on blocks: the renderer's glUniformBlockBinding is what binds the scene."""
     verified = _material(_lambert_graph()).verified
     renderer = Renderer()
@@ -211,7 +211,7 @@ def test_es300_artifacts_run_too(current_gles) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("gl_fixture", ["current_gl", "current_gles"])
-def test_the_colour_output_at_location_1_is_what_is_shown(request, gl_fixture: str) -> None:  # noqa: ANN001
+def test_the_colour_output_at_location_1_is_what_is_shown(request, gl_fixture: str) -> None:
     gl = request.getfixturevalue(gl_fixture)
     verified = VerifiedModule.from_text(COLOR_AT_LOCATION_1.read_text(encoding="utf-8"), label="loc1.vpl")
     target = "es320" if gl.is_es else "glsl420"
@@ -220,7 +220,7 @@ def test_the_colour_output_at_location_1_is_what_is_shown(request, gl_fixture: s
     assert _rgb(image[2, 2]) == (0, 0, 255)
 
 
-def test_a_desktop_artifact_on_es_is_refused_with_a_clear_log(current_gles) -> None:  # noqa: ANN001
+def test_a_desktop_artifact_on_es_is_refused_with_a_clear_log(current_gles) -> None:
     renderer = Renderer()
     try:
         with pytest.raises(ProgramBuildError) as caught:
@@ -232,13 +232,13 @@ def test_a_desktop_artifact_on_es_is_refused_with_a_clear_log(current_gles) -> N
         renderer.release()
 
 
-def test_es_leaves_no_gl_error_behind(current_gles) -> None:  # noqa: ANN001
+def test_es_leaves_no_gl_error_behind(current_gles) -> None:
     """PyOpenGL checks errors after each call; this also checks the state after a whole frame."""
     from OpenGL import GL
 
     renderer = Renderer()
     try:
-        verified, parameters = read_program(str(EXAMPLES[0]))
+        verified, _parameters = read_program(str(EXAMPLES[0]))
         renderer.build_program(compile_glsl(verified, target="es320"))
         renderer.render_image(64, 64)
         assert GL.glGetError() == GL.GL_NO_ERROR
@@ -275,7 +275,7 @@ def test_the_command_line_wins_over_the_environment() -> None:
         choose("gles2", {})
 
 
-def test_auto_picks_desktop_here(qapp) -> None:  # noqa: ANN001
+def test_auto_picks_desktop_here(qapp) -> None:
     selection = select_profile("auto")
     assert (selection.profile, selection.problem) == (Profile.DESKTOP, "")
     assert select_profile("es").profile is Profile.ES and select_profile("es").problem == ""
@@ -286,7 +286,7 @@ def _fail_for(monkeypatch: pytest.MonkeyPatch, *failing: Profile) -> list[Profil
     real = context_module.create_context
     attempts: list[Profile] = []
 
-    def create(profile: Profile):  # noqa: ANN202
+    def create(profile: Profile):
         attempts.append(profile)
         return None if profile in failing else real(profile)
 
@@ -295,7 +295,7 @@ def _fail_for(monkeypatch: pytest.MonkeyPatch, *failing: Profile) -> list[Profil
     return attempts
 
 
-def test_auto_picks_es_when_desktop_cannot_be_created(qapp, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_auto_picks_es_when_desktop_cannot_be_created(qapp, monkeypatch: pytest.MonkeyPatch) -> None:
     attempts = _fail_for(monkeypatch, Profile.DESKTOP)
     selection = select_profile("auto")
     assert (selection.profile, selection.problem) == (Profile.ES, "")
@@ -305,20 +305,20 @@ def test_auto_picks_es_when_desktop_cannot_be_created(qapp, monkeypatch: pytest.
     assert desktop.profile is Profile.DESKTOP and "OpenGL 4.2 core" in desktop.problem
 
 
-def test_auto_without_any_context(qapp, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_auto_without_any_context(qapp, monkeypatch: pytest.MonkeyPatch) -> None:
     _fail_for(monkeypatch, Profile.DESKTOP, Profile.ES)
     selection = select_profile("auto")
     assert selection.profile is Profile.DESKTOP
     assert "OpenGL 4.2 core" in selection.problem and "OpenGL ES 3.2" in selection.problem
 
 
-def test_the_environment_variable_selects_the_profile(qapp, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_the_environment_variable_selects_the_profile(qapp, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "es")
     assert select_profile().profile is Profile.ES
     assert select_profile("desktop").profile is Profile.DESKTOP
 
 
-def test_offscreen_es_context(qapp) -> None:  # noqa: ANN001
+def test_offscreen_es_context(qapp) -> None:
     offscreen = OffscreenContext(Profile.ES)
     try:
         assert offscreen.context.isOpenGLES()
@@ -330,7 +330,7 @@ def test_offscreen_es_context(qapp) -> None:  # noqa: ANN001
 # ---- the widget ---------------------------------------------------------------------------
 
 
-def _shown(qtbot, widget):  # noqa: ANN001, ANN202
+def _shown(qtbot, widget):
     widget.resize(200, 160)
     qtbot.addWidget(widget)
     widget.show()
@@ -338,14 +338,14 @@ def _shown(qtbot, widget):  # noqa: ANN001, ANN202
     return widget
 
 
-def _widget_pixels(qtbot, widget, verified: VerifiedModule):  # noqa: ANN001, ANN202
+def _widget_pixels(qtbot, widget, verified: VerifiedModule):
     with qtbot.waitSignal(widget.programReady, timeout=10000):
         widget.set_artifact(compile_glsl(verified, target=widget.target))
     widget.set_background((0.0, 0.0, 1.0))
     return qimage_to_rgba(widget.grab_preview()), qimage_to_rgba(widget.grabFramebuffer())
 
 
-def test_es_widget_shows_its_profile_and_renders_like_desktop(qtbot) -> None:  # noqa: ANN001
+def test_es_widget_shows_its_profile_and_renders_like_desktop(qtbot) -> None:
     es_widget = create_preview_widget(choice="es")
     assert isinstance(es_widget, PreviewWidget)
     assert es_widget.profile is Profile.ES and es_widget.target == "es320"
@@ -366,7 +366,7 @@ def test_es_widget_shows_its_profile_and_renders_like_desktop(qtbot) -> None:  #
     assert es_widget.error_text == ""
 
 
-def test_es_widget_reports_driver_errors_and_keeps_the_last_image(qtbot) -> None:  # noqa: ANN001
+def test_es_widget_reports_driver_errors_and_keeps_the_last_image(qtbot) -> None:
     widget = _shown(qtbot, PreviewWidget(profile=Profile.ES))
     before, _ = _widget_pixels(qtbot, widget, _material(_constant_colour_graph()).verified)
     with qtbot.waitSignal(widget.programFailed, timeout=10000) as failed:
@@ -378,14 +378,14 @@ def test_es_widget_reports_driver_errors_and_keeps_the_last_image(qtbot) -> None
     assert widget.error_text == "es320 target error: something"
 
 
-def test_es_widget_draws_a_colour_output_at_location_1(qtbot) -> None:  # noqa: ANN001
+def test_es_widget_draws_a_colour_output_at_location_1(qtbot) -> None:
     widget = _shown(qtbot, PreviewWidget(profile=Profile.ES))
     verified = VerifiedModule.from_text(COLOR_AT_LOCATION_1.read_text(encoding="utf-8"), label="loc1.vpl")
     grabbed, on_screen = _widget_pixels(qtbot, widget, verified)
     assert _rgb(grabbed[80, 100]) == (0, 255, 0) and _rgb(on_screen[80, 100]) == (0, 255, 0)
 
 
-def test_auto_widget_falls_back_to_es(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_auto_widget_falls_back_to_es(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
     _fail_for(monkeypatch, Profile.DESKTOP)
     widget = create_preview_widget(choice="auto")
     assert isinstance(widget, PreviewWidget) and widget.profile is Profile.ES
@@ -394,7 +394,7 @@ def test_auto_widget_falls_back_to_es(qtbot, monkeypatch: pytest.MonkeyPatch) ->
     assert _rgb(grabbed[80, 100]) == (255, 128, 0)
 
 
-def test_es_that_cannot_be_created_gives_an_unavailable_preview(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_es_that_cannot_be_created_gives_an_unavailable_preview(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
     _fail_for(monkeypatch, Profile.ES)
     widget = create_preview_widget(choice="es")
     qtbot.addWidget(widget)
@@ -409,7 +409,7 @@ def test_es_that_cannot_be_created_gives_an_unavailable_preview(qtbot, monkeypat
 
 @pytest.mark.parametrize("path", [path for path in EXAMPLES if path.stem in ("lit_blinn_phong", "textured")]
                          + SPEC_EXAMPLES[1:2], ids=lambda path: path.stem)
-def test_es_screenshot_matches_desktop(qapp, tmp_path: Path, path: Path, capsys) -> None:  # noqa: ANN001
+def test_es_screenshot_matches_desktop(qapp, tmp_path: Path, path: Path, capsys) -> None:
     desktop_png, es_png = tmp_path / "desktop.png", tmp_path / "es.png"
     assert preview_screenshot(str(path), str(desktop_png), (128, 96), gl="desktop") == 0, capsys.readouterr().err
     assert preview_screenshot(str(path), str(es_png), (128, 96), gl="es") == 0, capsys.readouterr().err
@@ -418,7 +418,7 @@ def test_es_screenshot_matches_desktop(qapp, tmp_path: Path, path: Path, capsys)
     _assert_same_picture(desktop, es)
 
 
-def test_es_screenshot_compiles_for_es320(qapp, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_es_screenshot_compiles_for_es320(qapp, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
     """The ES path really runs ES code: a module ES cannot express fails with the target error."""
     png = tmp_path / "shot.png"
     assert preview_screenshot(str(ES_REJECTS), str(png), (32, 32), gl="desktop") == 0
@@ -431,7 +431,7 @@ def test_es_screenshot_compiles_for_es320(qapp, tmp_path: Path, capsys, monkeypa
     assert preview_screenshot(str(ES_REJECTS), str(png), (32, 32), gl="desktop") == 0
 
 
-def test_vpl_editor_preview_screenshot_with_gl_es(qapp, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_vpl_editor_preview_screenshot_with_gl_es(qapp, tmp_path: Path, capsys) -> None:
     from app.main import main
 
     desktop_png, es_png = tmp_path / "desktop.png", tmp_path / "es.png"
@@ -442,7 +442,7 @@ def test_vpl_editor_preview_screenshot_with_gl_es(qapp, tmp_path: Path, capsys) 
     assert "es320" in capsys.readouterr().err
 
 
-def test_vpl_editor_rejects_a_bad_environment_value(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_vpl_editor_rejects_a_bad_environment_value(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> None:
     from app.main import main
 
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "vulkan")
@@ -452,7 +452,7 @@ def test_vpl_editor_rejects_a_bad_environment_value(monkeypatch: pytest.MonkeyPa
     assert main(["--preview-screenshot", str(tmp_path / "x.png"), "--size", "16x16", "--gl", "desktop"]) == 0
 
 
-def test_es_preview_screenshot_in_a_fresh_process(qapp, tmp_path: Path) -> None:  # noqa: ANN001
+def test_es_preview_screenshot_in_a_fresh_process(qapp, tmp_path: Path) -> None:
     """ES first in a new process: PyOpenGL resolves every entry point on the ES context.
 
     (In this test process the desktop tests may have resolved them already; an entry
@@ -476,7 +476,7 @@ def test_es_preview_screenshot_in_a_fresh_process(qapp, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("gl_fixture", ["current_gl", "current_gles"])
-def test_errors_left_by_others_are_not_blamed_on_the_renderer(request, gl_fixture: str) -> None:  # noqa: ANN001
+def test_errors_left_by_others_are_not_blamed_on_the_renderer(request, gl_fixture: str) -> None:
     """PyOpenGL raises for any pending error; Qt's QPainter leaves one on ES contexts (see below)."""
     from OpenGL import platform
     from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError
@@ -497,7 +497,7 @@ def test_errors_left_by_others_are_not_blamed_on_the_renderer(request, gl_fixtur
         renderer.release()
 
 
-def test_es_widget_overlay_does_not_break_the_next_frames(qtbot) -> None:  # noqa: ANN001
+def test_es_widget_overlay_does_not_break_the_next_frames(qtbot) -> None:
     """The overlay is painted with QPainter, which leaves GL_INVALID_OPERATION on an ES context."""
     widget = _shown(qtbot, PreviewWidget(profile=Profile.ES))
     with qtbot.waitSignal(widget.programFailed, timeout=5000):

@@ -19,7 +19,7 @@ SPECS = [ROUGHNESS, OFFSET, TINT, ALBEDO, RECORD]
 
 
 @pytest.fixture
-def panel(qtbot):  # noqa: ANN001
+def panel(qtbot):
     panel = ParametersPanel()
     qtbot.addWidget(panel)
     panel.set_parameters(SPECS)
@@ -37,7 +37,7 @@ def test_one_editor_per_parameter_with_defaults(panel: ParametersPanel) -> None:
     assert isinstance(panel.editor("light"), QLabel) and not panel.editor("light").isEnabled()
 
 
-def test_slider_and_spin_box_emit_values(qtbot, panel: ParametersPanel) -> None:  # noqa: ANN001
+def test_slider_and_spin_box_emit_values(qtbot, panel: ParametersPanel) -> None:
     roughness = panel.editor("roughness")
     with qtbot.waitSignal(panel.parameterChanged) as emitted:
         roughness.slider.setValue(1000)
@@ -51,10 +51,10 @@ def test_slider_and_spin_box_emit_values(qtbot, panel: ParametersPanel) -> None:
     assert emitted.args == ["offset", (0.0, -3.0, 2.0)]
 
 
-def test_colour_button_uses_the_colour_dialog(qtbot, panel: ParametersPanel, monkeypatch) -> None:  # noqa: ANN001
+def test_colour_button_uses_the_colour_dialog(qtbot, panel: ParametersPanel, monkeypatch) -> None:
     asked = []
 
-    def pick(initial: QColor, parent, with_alpha: bool) -> QColor:  # noqa: ANN001
+    def pick(initial: QColor, parent, with_alpha: bool) -> QColor:
         asked.append((initial.name(), with_alpha))
         return QColor.fromRgbF(0.0, 0.5, 1.0, 0.25)
 
@@ -66,14 +66,14 @@ def test_colour_button_uses_the_colour_dialog(qtbot, panel: ParametersPanel, mon
     assert name == "tint" and value == pytest.approx((0.0, 0.5, 1.0, 0.25), abs=1 / 255)
 
 
-def test_cancelled_colour_dialog_changes_nothing(qtbot, panel: ParametersPanel, monkeypatch) -> None:  # noqa: ANN001
+def test_cancelled_colour_dialog_changes_nothing(qtbot, panel: ParametersPanel, monkeypatch) -> None:
     monkeypatch.setattr(ParametersPanel, "pick_color", lambda initial, parent, alpha: QColor())
     with qtbot.assertNotEmitted(panel.parameterChanged):
         panel.editor("tint").click()
     assert panel.values()["tint"] == (1.0, 0.0, 0.0, 1.0)
 
 
-def test_image_picker_shows_the_file_name_and_resets(qtbot, panel: ParametersPanel, monkeypatch) -> None:  # noqa: ANN001
+def test_image_picker_shows_the_file_name_and_resets(qtbot, panel: ParametersPanel, monkeypatch) -> None:
     monkeypatch.setattr(ParametersPanel, "pick_image", lambda parent: "/textures/bricks.png")
     editor = panel.editor("albedo")
     with qtbot.waitSignal(panel.textureChanged) as emitted:
@@ -105,7 +105,7 @@ def test_explicit_values_win(panel: ParametersPanel) -> None:
     assert panel.editor("albedo").button.text() == "wood.jpg"
 
 
-def test_empty_material(qtbot) -> None:  # noqa: ANN001
+def test_empty_material(qtbot) -> None:
     panel = ParametersPanel()
     qtbot.addWidget(panel)
     panel.set_parameters([])

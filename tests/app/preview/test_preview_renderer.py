@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from app.preview.renderer import ProgramBuildError, Renderer
-from app.preview.textures import checker_color_at
 from preview_helpers import (
     broken_artifact,
     color_parameter_artifact,
@@ -16,13 +13,16 @@ from preview_helpers import (
     texture_artifact,
 )
 
+from app.preview.renderer import ProgramBuildError, Renderer
+from app.preview.textures import checker_color_at
+
 pytestmark = pytest.mark.gl
 
 SIZE = 128
 
 
 @pytest.fixture
-def renderer(current_gl):  # noqa: ANN001
+def renderer(current_gl):
     renderer = Renderer()
     renderer.set_background((0.0, 0.0, 1.0))
     yield renderer

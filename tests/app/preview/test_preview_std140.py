@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from OpenGL import GL
 from OpenGL.raw.GL.VERSION.GL_3_1 import glGetActiveUniformsiv, glGetUniformIndices
+from preview_helpers import scene_record
 
 from app.preview import std140
 from app.preview.renderer import _compile_shader
-from preview_helpers import scene_record
 from vpl_core.ir.types import (
     BOOL,
     FLOAT,
@@ -150,7 +150,7 @@ CASES = {
 
 @pytest.mark.gl
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_layout_matches_the_driver(current_gl, case: str) -> None:  # noqa: ANN001
+def test_layout_matches_the_driver(current_gl, case: str) -> None:
     _assert_matches_driver(CASES[case])
 
 
@@ -176,7 +176,7 @@ def _types(depth: int) -> st.SearchStrategy[Type]:
 @pytest.mark.gl
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_types(2), min_size=1, max_size=6))
-def test_random_records_match_the_driver(current_gl, field_types: list[Type]) -> None:  # noqa: ANN001
+def test_random_records_match_the_driver(current_gl, field_types: list[Type]) -> None:
     _assert_matches_driver(_record(*field_types))
 
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, lambert_artifact
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage
 
 from app.preview.images import qimage_to_rgba
 from app.preview.widget import PreviewWidget, UnavailablePreview, create_preview_widget
-from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, lambert_artifact
 
 pytestmark = pytest.mark.gl
 
 
 @pytest.fixture
-def widget(qtbot):  # noqa: ANN001
+def widget(qtbot):
     widget = PreviewWidget()
     widget.resize(200, 160)
     qtbot.addWidget(widget)
@@ -28,7 +28,7 @@ def _pixels(image: QImage) -> np.ndarray:
     return qimage_to_rgba(image)
 
 
-def test_widget_has_a_core_context_and_shows_a_program(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+def test_widget_has_a_core_context_and_shows_a_program(qtbot, widget: PreviewWidget) -> None:
     with qtbot.waitSignal(widget.programReady, timeout=5000):
         widget.set_artifact(constant_color_artifact((1.0, 0.0, 0.0, 1.0)))
     assert widget.available and widget.unavailable_reason == ""
@@ -38,7 +38,7 @@ def test_widget_has_a_core_context_and_shows_a_program(qtbot, widget: PreviewWid
     assert widget.error_text == ""
 
 
-def test_rejected_program_keeps_last_image_and_reports(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+def test_rejected_program_keeps_last_image_and_reports(qtbot, widget: PreviewWidget) -> None:
     widget.set_background((0.0, 0.0, 0.0))
     widget.set_artifact(constant_color_artifact((0.0, 1.0, 0.0, 1.0)))
     before = _pixels(widget.grab_preview())
@@ -72,7 +72,7 @@ def test_parameter_change_does_not_relink(widget: PreviewWidget) -> None:
     assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (0, 0, 255)
 
 
-def test_drag_orbits_and_wheel_zooms(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+def test_drag_orbits_and_wheel_zooms(qtbot, widget: PreviewWidget) -> None:
     camera = widget.renderer.camera
     yaw, distance = camera.yaw, camera.distance
     qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=QPoint(50, 50))
@@ -91,7 +91,7 @@ def test_drag_orbits_and_wheel_zooms(qtbot, widget: PreviewWidget) -> None:  # n
     assert (camera.yaw, camera.distance) == (0.0, pytest.approx(distance))
 
 
-def test_playing_advances_time(qtbot, widget: PreviewWidget) -> None:  # noqa: ANN001
+def test_playing_advances_time(qtbot, widget: PreviewWidget) -> None:
     widget.set_artifact(lambert_artifact())
     widget.set_playing(True)
     qtbot.wait(150)
@@ -102,7 +102,7 @@ def test_playing_advances_time(qtbot, widget: PreviewWidget) -> None:  # noqa: A
     assert widget.renderer.time == frozen and not widget.playing
 
 
-def test_artifact_before_show_is_built_on_first_show(qtbot) -> None:  # noqa: ANN001
+def test_artifact_before_show_is_built_on_first_show(qtbot) -> None:
     widget = PreviewWidget()
     qtbot.addWidget(widget)
     widget.resize(64, 64)
@@ -113,13 +113,13 @@ def test_artifact_before_show_is_built_on_first_show(qtbot) -> None:  # noqa: AN
     assert tuple(_pixels(widget.grab_preview())[32, 32, :3]) == (255, 255, 0)
 
 
-def test_factory_gives_a_working_preview_here(qtbot) -> None:  # noqa: ANN001
+def test_factory_gives_a_working_preview_here(qtbot) -> None:
     widget = create_preview_widget()
     qtbot.addWidget(widget)
     assert isinstance(widget, PreviewWidget)
 
 
-def test_unavailable_stand_in_accepts_the_api(qtbot) -> None:  # noqa: ANN001
+def test_unavailable_stand_in_accepts_the_api(qtbot) -> None:
     stand_in = UnavailablePreview("No OpenGL context could be created.")
     qtbot.addWidget(stand_in)
     stand_in.set_artifact(constant_color_artifact((1, 1, 1, 1)))
@@ -128,7 +128,7 @@ def test_unavailable_stand_in_accepts_the_api(qtbot) -> None:  # noqa: ANN001
     assert stand_in.grab_preview().isNull()
 
 
-def test_texture_file_reaches_the_sampler(qtbot, widget: PreviewWidget, tmp_path) -> None:  # noqa: ANN001
+def test_texture_file_reaches_the_sampler(qtbot, widget: PreviewWidget, tmp_path) -> None:
     from preview_helpers import texture_artifact
 
     image = QImage(8, 8, QImage.Format.Format_RGBA8888)
@@ -143,7 +143,7 @@ def test_texture_file_reaches_the_sampler(qtbot, widget: PreviewWidget, tmp_path
     assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) != (255, 0, 255)
 
 
-def test_wrong_context_version_is_shown_as_text(qtbot, monkeypatch) -> None:  # noqa: ANN001
+def test_wrong_context_version_is_shown_as_text(qtbot, monkeypatch) -> None:
     import app.preview.widget as widget_module
 
     reason = "The preview needs OpenGL 4.2 core; this system offers OpenGL 3.1."

@@ -47,7 +47,7 @@ class RecordingPrompts:
         def offer_recovery(_parent: object, entries: Any) -> Any:
             self.calls.append(("offer_recovery", (list(entries),)))
             if self.recovery_choice == "first":
-                return list(entries)[0] if entries else None
+                return next(iter(entries)) if entries else None
             return self.recovery_choice
 
         def choose_open_path(_parent: object, _directory: str) -> str | None:
@@ -67,7 +67,7 @@ class RecordingPrompts:
 
 
 @pytest.fixture(autouse=True)
-def no_leaked_windows(qapp):  # noqa: ANN001, ANN201
+def no_leaked_windows(qapp):
     """Fail a test that leaves a main window open (autouse: set up first, torn down last)."""
     yield
     from app.ui.main_window import MainWindow
@@ -97,7 +97,7 @@ def settings(tmp_path: Path) -> QSettings:
 
 
 @pytest.fixture
-def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_dir: Path):  # noqa: ANN001, ANN201
+def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_dir: Path):
     """Builds shown main windows on the default example; all are closed at teardown."""
     from app.ui.main_window import MainWindow
 
@@ -121,5 +121,5 @@ def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_
 
 
 @pytest.fixture
-def window(make_window) -> Iterator[Any]:  # noqa: ANN001
+def window(make_window) -> Iterator[Any]:
     return make_window()

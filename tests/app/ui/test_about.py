@@ -65,7 +65,7 @@ def test_both_commands_print_the_version(command: list[str]) -> None:
     assert result.stdout.strip() == f"{name} {VERSION}"
 
 
-def test_the_application_icon_has_every_shipped_size(qapp) -> None:  # noqa: ANN001
+def test_the_application_icon_has_every_shipped_size(qapp) -> None:
     icon = application_icon()
     assert not icon.isNull()
     assert sorted(size.width() for size in icon.availableSizes()) == sorted(PNG_SIZES)
@@ -74,7 +74,7 @@ def test_the_application_icon_has_every_shipped_size(qapp) -> None:  # noqa: ANN
 
 
 @pytest.mark.gl
-def test_about_shows_version_qt_and_the_preview_renderer(window, qtbot) -> None:  # noqa: ANN001
+def test_about_shows_version_qt_and_the_preview_renderer(window, qtbot) -> None:
     assert not window.windowIcon().isNull()
     help_menu = next(action.menu() for action in window.menuBar().actions() if action.text() == "&Help")
     assert window.about_action in help_menu.actions()
@@ -98,7 +98,7 @@ def test_about_shows_version_qt_and_the_preview_renderer(window, qtbot) -> None:
     dialog.close()
 
 
-def test_about_says_why_there_is_no_opengl(qapp) -> None:  # noqa: ANN001
+def test_about_says_why_there_is_no_opengl(qapp) -> None:
     facts = dict(about_facts(UnavailablePreview("No OpenGL 4.2 core context could be created.")))
     assert facts["OpenGL"] == "unavailable: No OpenGL 4.2 core context could be created."
     assert facts["Version"] == VERSION
@@ -132,7 +132,7 @@ def test_a_windowed_build_without_standard_streams_still_answers_version(monkeyp
     assert sys.stdout is not None and sys.stderr is not None
 
 
-def test_a_file_the_desktop_opens_while_running_opens_in_the_window(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_file_the_desktop_opens_while_running_opens_in_the_window(window, qtbot, tmp_path: Path) -> None:
     """macOS sends QFileOpenEvent to the application; the relay opens the file like File > Open."""
     from PySide6.QtCore import QCoreApplication
     from PySide6.QtGui import QFileOpenEvent

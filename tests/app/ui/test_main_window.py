@@ -36,7 +36,7 @@ def bad_graph() -> MaterialGraph:
     return graph
 
 
-def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:  # noqa: ANN001
+def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:
     expected = load_example(DEFAULT_EXAMPLE).graph
     assert window.material == expected
     assert not window.is_modified and not window.isWindowModified()
@@ -54,7 +54,7 @@ def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:  
     assert window.graph.undo_stack().count() == 0
 
 
-def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None:  # noqa: ANN001
+def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None:
     window.new_document()
     assert [node.type_name for node in window.material.nodes.values()] == ["material_output"]
     assert not window.is_modified and window.path is None
@@ -87,7 +87,7 @@ def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None
     assert window.is_modified
 
 
-def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:  # noqa: ANN001
+def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:
     before = len(window.material.nodes)
     mime = window.palette.mime_data_for("sin")
     # What the viewer's dropEvent hands to the graph.
@@ -97,7 +97,7 @@ def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:  #
     assert sum(node.type_name == "sin" for node in graph.nodes.values()) == 1
 
 
-def test_the_palette_filter_narrows_the_list(window) -> None:  # noqa: ANN001
+def test_the_palette_filter_narrows_the_list(window) -> None:
     window.palette.set_filter("noise")
     visible = window.palette.type_names(visible_only=True)
     assert visible and all("noise" in name for name in visible)
@@ -105,7 +105,7 @@ def test_the_palette_filter_narrows_the_list(window) -> None:  # noqa: ANN001
     assert len(window.palette.type_names(visible_only=True)) == len(window.palette.type_names())
 
 
-def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbot) -> None:  # noqa: ANN001
+def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbot) -> None:
     window.load_graph(bad_graph(), "bad")
     window.flush()
     output = window.graph.node_by_stable_id("n2")
@@ -131,7 +131,7 @@ def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbo
     assert window.result.ok
 
 
-def test_refused_connection_shows_the_reason(window) -> None:  # noqa: ANN001
+def test_refused_connection_shows_the_reason(window) -> None:
     window.load_graph(MaterialGraph(), "empty")
     window.palette.request("texture_parameter")
     window.palette.request("material_output")
@@ -149,7 +149,7 @@ def test_refused_connection_shows_the_reason(window) -> None:  # noqa: ANN001
     assert window.material.connections == []
 
 
-def drag_between_ports(qtbot, window, source_item, target_item) -> None:  # noqa: ANN001
+def drag_between_ports(qtbot, window, source_item, target_item) -> None:
     """A real mouse drag from one port to another in the graph view."""
     viewer = window.graph.viewer()
     start = viewer.mapFromScene(source_item.sceneBoundingRect().center())
@@ -160,7 +160,7 @@ def drag_between_ports(qtbot, window, source_item, target_item) -> None:  # noqa
     qtbot.mouseRelease(viewer.viewport(), Qt.MouseButton.LeftButton, pos=end)
 
 
-def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> None:  # noqa: ANN001
+def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> None:
     graph = MaterialGraph()
     graph.add_node("texture_parameter", (-300.0, 0.0))
     graph.add_node("constant_color", (-300.0, 200.0))
@@ -183,7 +183,7 @@ def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> 
     assert window.material.connections == []
 
 
-def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:  # noqa: ANN001
+def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:
     graph = load_example("textured").graph
     assert graph.frames, "the textured example has a frame"
     window.load_graph(graph, "textured")
@@ -210,7 +210,7 @@ def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:  
     assert window.path == path and not window.is_modified
 
 
-def test_save_asks_for_a_path_when_untitled(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+def test_save_asks_for_a_path_when_untitled(window, prompts, tmp_path: Path) -> None:
     prompts.save_path = str(tmp_path / "chosen.vpl")
     window.graph.node_by_stable_id("n1").set_pos(0.0, 0.0)
     assert window.save()
@@ -220,7 +220,7 @@ def test_save_asks_for_a_path_when_untitled(window, prompts, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("spec_file", sorted(SPEC_EXAMPLES.glob("*.vpl")), ids=lambda path: path.name)
-def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_path: Path, spec_file: Path) -> None:  # noqa: ANN001
+def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_path: Path, spec_file: Path) -> None:
     outcomes: list[str] = []
     window.preview.programReady.connect(lambda: outcomes.append("ready"))
     window.preview.programFailed.connect(lambda message: outcomes.append(message))
@@ -260,7 +260,7 @@ def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_pa
         assert (ours / produced.name).read_bytes() == produced.read_bytes()
 
 
-def test_export_matches_vpl_compile_output(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_matches_vpl_compile_output(window, prompts, tmp_path: Path) -> None:
     saved = tmp_path / "material.vpl"
     assert window.save_to(saved)
     prompts.export_dir = str(tmp_path / "exported")
@@ -278,14 +278,14 @@ def test_export_matches_vpl_compile_output(window, prompts, tmp_path: Path) -> N
         assert (direct / path.name).read_bytes() == path.read_bytes()
 
 
-def test_export_of_a_broken_material_reports_instead_of_writing(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+def test_export_of_a_broken_material_reports_instead_of_writing(window, prompts, tmp_path: Path) -> None:
     window.load_graph(bad_graph(), "bad")
     assert not window.export_to(tmp_path / "out")
     assert prompts.named("show_error")
     assert not (tmp_path / "out").exists()
 
 
-def test_corrupt_file_shows_diagnostics_and_keeps_the_current_graph(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+def test_corrupt_file_shows_diagnostics_and_keeps_the_current_graph(window, prompts, tmp_path: Path) -> None:
     window.graph.node_by_stable_id("n1").set_pos(10.0, 10.0)
     before = window.material
     title = window.windowTitle()
@@ -304,7 +304,7 @@ def test_corrupt_file_shows_diagnostics_and_keeps_the_current_graph(window, prom
     assert not prompts.named("ask_save_changes")  # nothing to decide: the file never opened
 
 
-def test_closing_with_unsaved_changes_asks(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+def test_closing_with_unsaved_changes_asks(window, prompts, tmp_path: Path) -> None:
     window.graph.node_by_stable_id("n1").set_pos(-5.0, -5.0)
     prompts.save_choice = SaveChoice.CANCEL
     assert window.close() is False
@@ -317,12 +317,12 @@ def test_closing_with_unsaved_changes_asks(window, prompts, tmp_path: Path) -> N
     assert Path(prompts.save_path).is_file()
 
 
-def test_closing_an_unmodified_window_does_not_ask(window, prompts) -> None:  # noqa: ANN001
+def test_closing_an_unmodified_window_does_not_ask(window, prompts) -> None:
     assert window.close() is True
     assert not prompts.named("ask_save_changes")
 
 
-def test_undoing_back_to_the_saved_state_clears_the_modified_marker(window) -> None:  # noqa: ANN001
+def test_undoing_back_to_the_saved_state_clears_the_modified_marker(window) -> None:
     node = window.graph.node_by_stable_id("n1")
     node.set_pos(999.0, 999.0)
     assert window.isWindowModified()
@@ -330,7 +330,7 @@ def test_undoing_back_to_the_saved_state_clears_the_modified_marker(window) -> N
     assert not window.isWindowModified()
 
 
-def test_lowering_follows_edits_after_a_short_delay(window, qtbot) -> None:  # noqa: ANN001
+def test_lowering_follows_edits_after_a_short_delay(window, qtbot) -> None:
     window.flush()
     before = window.code_view.text(VPL_TAB)
     with qtbot.waitSignal(window.lowered, timeout=10_000):
@@ -339,7 +339,7 @@ def test_lowering_follows_edits_after_a_short_delay(window, qtbot) -> None:  # n
     assert "2.5" in window.code_view.text(VPL_TAB)
 
 
-def test_tab_search_creates_the_chosen_node(window, qtbot) -> None:  # noqa: ANN001
+def test_tab_search_creates_the_chosen_node(window, qtbot) -> None:
     from PySide6.QtCore import QTimer
 
     before = len(window.material.nodes)
@@ -356,7 +356,7 @@ def test_tab_search_creates_the_chosen_node(window, qtbot) -> None:  # noqa: ANN
     assert any(node.type_name == "smoothstep" for node in window.material.nodes.values())
 
 
-def test_autosave_writes_a_recovery_file_that_a_new_window_offers(make_window, prompts, recovery_dir: Path) -> None:  # noqa: ANN001
+def test_autosave_writes_a_recovery_file_that_a_new_window_offers(make_window, prompts, recovery_dir: Path) -> None:
     first = make_window()
     assert first._autosave_timer.interval() == 30_000 and first._autosave_timer.isActive()
     first.graph.node_by_stable_id("n2").set_pos(-777.0, 55.0)
@@ -385,7 +385,7 @@ def test_autosave_writes_a_recovery_file_that_a_new_window_offers(make_window, p
     assert not second.recovery.orphans()
 
 
-def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Path) -> None:  # noqa: ANN001
+def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Path) -> None:
     first = make_window()
     first.graph.node_by_stable_id("n2").set_pos(1.0, 2.0)
     first.autosave_now()
@@ -400,11 +400,11 @@ def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Pa
     assert not list(recovery_dir.glob("autosave-*"))
 
 
-def test_snapshot_matches_the_view(window) -> None:  # noqa: ANN001
+def test_snapshot_matches_the_view(window) -> None:
     assert snapshot(window.graph) == window.material
 
 
-def test_unknown_node_types_in_a_file_are_reported(window, prompts, tmp_path: Path) -> None:  # noqa: ANN001
+def test_unknown_node_types_in_a_file_are_reported(window, prompts, tmp_path: Path) -> None:
     from app.material.document import save_file
 
     graph = load_example(DEFAULT_EXAMPLE).graph
@@ -419,7 +419,7 @@ def test_unknown_node_types_in_a_file_are_reported(window, prompts, tmp_path: Pa
     assert window.is_modified
 
 
-def test_standard_shortcuts(window) -> None:  # noqa: ANN001
+def test_standard_shortcuts(window) -> None:
     from PySide6.QtGui import QKeySequence
 
     standard = QKeySequence.StandardKey
@@ -442,7 +442,7 @@ def test_standard_shortcuts(window) -> None:  # noqa: ANN001
     assert window.recent_menu.title().replace("&", "") == "Open Recent"
 
 
-def test_open_recent_lists_opened_files(window, tmp_path: Path) -> None:  # noqa: ANN001
+def test_open_recent_lists_opened_files(window, tmp_path: Path) -> None:
     path = tmp_path / "recent.vpl"
     assert window.save_to(path)
     entries = [action.text() for action in window.recent_menu.actions()]
@@ -452,7 +452,7 @@ def test_open_recent_lists_opened_files(window, tmp_path: Path) -> None:  # noqa
     assert window.path == path
 
 
-def test_graph_keys_act_only_while_the_graph_has_focus(window, qtbot) -> None:  # noqa: ANN001
+def test_graph_keys_act_only_while_the_graph_has_focus(window, qtbot) -> None:
     viewer = window.graph.viewer()
     window.activateWindow()
     qtbot.waitActive(window)
@@ -467,7 +467,7 @@ def test_graph_keys_act_only_while_the_graph_has_focus(window, qtbot) -> None:  
     assert "n7" not in window.material.nodes
 
 
-def test_undo_and_redo_keys_work_in_the_graph(window, qtbot) -> None:  # noqa: ANN001
+def test_undo_and_redo_keys_work_in_the_graph(window, qtbot) -> None:
     """NodeGraphQt's hidden context-menu actions must not make Ctrl+Z ambiguous."""
     from PySide6.QtGui import QKeySequence
 
@@ -487,7 +487,7 @@ def test_undo_and_redo_keys_work_in_the_graph(window, qtbot) -> None:  # noqa: A
     assert window.material == after
 
 
-def test_edit_keys_work_in_the_graph_and_are_never_ambiguous(window, qtbot, qtlog) -> None:  # noqa: ANN001
+def test_edit_keys_work_in_the_graph_and_are_never_ambiguous(window, qtbot, qtlog) -> None:
     from PySide6.QtGui import QKeySequence
 
     viewer = window.graph.viewer()
@@ -513,7 +513,7 @@ def test_edit_keys_work_in_the_graph_and_are_never_ambiguous(window, qtbot, qtlo
     assert not [record for record in qtlog.records if "Ambiguous" in record.message]
 
 
-def test_driver_errors_from_the_preview_are_listed(window) -> None:  # noqa: ANN001
+def test_driver_errors_from_the_preview_are_listed(window) -> None:
     window.flush()
     window.preview.programFailed.emit("0:12(3): error: something the driver disliked")
     rows = window.diagnostics_panel.rows
@@ -523,7 +523,7 @@ def test_driver_errors_from_the_preview_are_listed(window) -> None:  # noqa: ANN
     assert window.diagnostics_panel.rows == []
 
 
-def test_palette_additions_do_not_pile_up(window) -> None:  # noqa: ANN001
+def test_palette_additions_do_not_pile_up(window) -> None:
     for _ in range(3):
         window.palette.request("add")
     positions = [node.position for node in window.material.nodes.values() if node.type_name == "add"]

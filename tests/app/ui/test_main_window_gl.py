@@ -34,7 +34,7 @@ def no_profile_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     clear_probes()
 
 
-def _drawn(window, qtbot) -> np.ndarray:  # noqa: ANN001
+def _drawn(window, qtbot) -> np.ndarray:
     """The preview's pixels once its current artifact is built."""
     window.flush()
     qtbot.waitUntil(lambda: window.preview.renderer.program is not None and not window.preview.error_text,
@@ -47,7 +47,7 @@ def _assert_same_picture(desktop: np.ndarray, es: np.ndarray) -> None:
     assert int(np.abs(desktop.astype(np.int16) - es.astype(np.int16)).max()) <= TOLERANCE
 
 
-def test_editor_on_es_shows_the_profile_and_the_same_preview(make_window, qtbot) -> None:  # noqa: ANN001
+def test_editor_on_es_shows_the_profile_and_the_same_preview(make_window, qtbot) -> None:
     es_window = make_window(preview_gl="es")
     preview = es_window.preview
     assert preview.profile is Profile.ES and preview.target == "es320"
@@ -74,7 +74,7 @@ def test_editor_on_es_shows_the_profile_and_the_same_preview(make_window, qtbot)
     assert len({tuple(pixel) for pixel in es_pixels[::6, ::6, :3].reshape(-1, 3)}) > 20  # a lit sphere
 
 
-def test_edits_reach_the_es_preview(make_window, qtbot) -> None:  # noqa: ANN001
+def test_edits_reach_the_es_preview(make_window, qtbot) -> None:
     window = make_window(preview_gl="es")
     before = _drawn(window, qtbot)
     links = window.preview.renderer.link_count
@@ -92,7 +92,7 @@ def test_edits_reach_the_es_preview(make_window, qtbot) -> None:  # noqa: ANN001
     assert not np.array_equal(after, changed)
 
 
-def test_a_module_es_cannot_express_is_reported_on_es_and_previewed_on_desktop(make_window, qtbot) -> None:  # noqa: ANN001
+def test_a_module_es_cannot_express_is_reported_on_es_and_previewed_on_desktop(make_window, qtbot) -> None:
     es_window = make_window(preview_gl="es")
     _drawn(es_window, qtbot)
     with qtbot.waitSignal(es_window.preview.programFailed, timeout=PREVIEW_TIMEOUT_MS) as failed:

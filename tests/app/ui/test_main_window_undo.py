@@ -14,7 +14,7 @@ from app.material.graph import MaterialGraph
 from app.ui.properties_panel import FloatEdit
 
 
-def undo_redo_round_trip(window, edit: Callable[[], None]) -> tuple[MaterialGraph, MaterialGraph]:  # noqa: ANN001
+def undo_redo_round_trip(window, edit: Callable[[], None]) -> tuple[MaterialGraph, MaterialGraph]:
     before = window.material
     edit()
     after = window.material
@@ -29,14 +29,14 @@ def undo_redo_round_trip(window, edit: Callable[[], None]) -> tuple[MaterialGrap
     return before, after
 
 
-def test_create(window) -> None:  # noqa: ANN001
+def test_create(window) -> None:
     before, after = undo_redo_round_trip(window, lambda: window.palette.request("value_noise"))
     assert len(after.nodes) == len(before.nodes) + 1
     (new_id,) = set(after.nodes) - set(before.nodes)
     assert after.nodes[new_id].type_name == "value_noise"
 
 
-def test_delete(window) -> None:  # noqa: ANN001
+def test_delete(window) -> None:
     def delete() -> None:
         window.select_node("n3")
         window.delete_action.trigger()
@@ -46,7 +46,7 @@ def test_delete(window) -> None:  # noqa: ANN001
     assert all("n3" not in (c.source_node, c.target_node) for c in after.connections)
 
 
-def test_connect(window) -> None:  # noqa: ANN001
+def test_connect(window) -> None:
     def connect() -> None:
         allowed, reason = window.connect_nodes("n4", "out", "n10", "opacity")
         assert allowed, reason
@@ -56,7 +56,7 @@ def test_connect(window) -> None:  # noqa: ANN001
     assert before.connection_into("n10", "opacity") is None
 
 
-def test_disconnect(window) -> None:  # noqa: ANN001
+def test_disconnect(window) -> None:
     connection = window.material.connection_into("n10", "base_color")
     assert connection is not None
 
@@ -69,7 +69,7 @@ def test_disconnect(window) -> None:  # noqa: ANN001
     assert after.connection_into("n10", "base_color") is None
 
 
-def test_move(window) -> None:  # noqa: ANN001
+def test_move(window) -> None:
     """A mouse drag ends in the viewer's moved_nodes signal with the previous positions."""
     node = window.graph.node_by_stable_id("n2")
 
@@ -83,7 +83,7 @@ def test_move(window) -> None:  # noqa: ANN001
     assert after.nodes["n2"].position == (x + 150.0, y - 40.0)
 
 
-def test_property_change_from_the_properties_panel(window) -> None:  # noqa: ANN001
+def test_property_change_from_the_properties_panel(window) -> None:
     window.select_node("n7")  # fresnel
     assert window.properties_panel.node_id == "n7"
     edit = window.properties_panel.editor_widget("power").findChild(FloatEdit)
@@ -101,7 +101,7 @@ def test_property_change_from_the_properties_panel(window) -> None:  # noqa: ANN
     assert edit.value == 4.0
 
 
-def test_invalid_float_entries_are_not_applied(window) -> None:  # noqa: ANN001
+def test_invalid_float_entries_are_not_applied(window) -> None:
     window.select_node("n7")
     edit = window.properties_panel.editor_widget("power").findChild(FloatEdit)
     before = window.material
@@ -113,7 +113,7 @@ def test_invalid_float_entries_are_not_applied(window) -> None:  # noqa: ANN001
     assert "border" in edit.styleSheet()
 
 
-def test_paste(window) -> None:  # noqa: ANN001
+def test_paste(window) -> None:
     window.select_node("n3")
     window.copy_action.trigger()
 
@@ -128,7 +128,7 @@ def test_paste(window) -> None:  # noqa: ANN001
     assert window.graph.node_by_stable_id(new_id) is not window.graph.node_by_stable_id("n3")
 
 
-def test_duplicate_and_cut(window) -> None:  # noqa: ANN001
+def test_duplicate_and_cut(window) -> None:
     window.select_node("n7")
     before, after = undo_redo_round_trip(window, lambda: window.duplicate_action.trigger())
     assert len(after.nodes) == len(before.nodes) + 1
@@ -140,7 +140,7 @@ def test_duplicate_and_cut(window) -> None:  # noqa: ANN001
     assert "n7" not in after.nodes
 
 
-def test_undo_is_disabled_for_read_only_documents(window, prompts) -> None:  # noqa: ANN001
+def test_undo_is_disabled_for_read_only_documents(window, prompts) -> None:
     spec = Path(__file__).resolve().parents[2] / "data" / "spec" / "canonical-example.vpl"
     window.graph.node_by_stable_id("n1").set_pos(1.0, 1.0)
     assert window.open_file(spec)

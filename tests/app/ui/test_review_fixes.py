@@ -6,18 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from app.graph.adapter import populate, snapshot
 from app.graph.nodes import FrameNode
 from app.material.document import load_text
 from app.material.examples import example_names, load_example
 from app.material.graph import MaterialGraph
 
-
 # Frames: the stored member list survives open + save ---------------------------------------
 
 
 @pytest.mark.parametrize("name", example_names())
-def test_opening_then_saving_every_example_gives_an_equal_graph(window, tmp_path: Path, name: str) -> None:  # noqa: ANN001
+def test_opening_then_saving_every_example_gives_an_equal_graph(window, tmp_path: Path, name: str) -> None:
     stored = load_example(name).graph
     assert stored is not None
     window.load_example(name)
@@ -38,14 +36,14 @@ def _frame_graph(members: list[str]) -> MaterialGraph:
     return graph
 
 
-def test_stored_frame_members_survive_even_when_the_geometry_disagrees(window) -> None:  # noqa: ANN001
+def test_stored_frame_members_survive_even_when_the_geometry_disagrees(window) -> None:
     graph = _frame_graph(["n1", "n3"])
     window.load_graph(graph)
     assert window.material == graph
     assert not window.is_modified
 
 
-def test_moving_a_node_into_or_out_of_a_frame_changes_membership(window) -> None:  # noqa: ANN001
+def test_moving_a_node_into_or_out_of_a_frame_changes_membership(window) -> None:
     window.load_graph(_frame_graph(["n1", "n2"]))
     n2 = window.graph.node_by_stable_id("n2")
     n3 = window.graph.node_by_stable_id("n3")
@@ -58,7 +56,7 @@ def test_moving_a_node_into_or_out_of_a_frame_changes_membership(window) -> None
     assert window.material.frames[0].node_ids == ["n1", "n2"]
 
 
-def test_a_pasted_frame_holds_only_the_nodes_it_encloses(window) -> None:  # noqa: ANN001
+def test_a_pasted_frame_holds_only_the_nodes_it_encloses(window) -> None:
     window.load_graph(_frame_graph(["n1", "n3"]))
     frame = next(node for node in window.graph.all_nodes() if isinstance(node, FrameNode))
     window.graph.scene().clearSelection()
@@ -74,7 +72,7 @@ def test_a_pasted_frame_holds_only_the_nodes_it_encloses(window) -> None:  # noq
 # --screenshot shows the preview's error overlay -----------------------------------------------
 
 
-def _rgb(image) -> "np.ndarray":  # noqa: ANN001
+def _rgb(image):  # -> numpy array (numpy is imported lazily, like Qt)
     import numpy as np
     from PySide6.QtGui import QImage
 
@@ -84,7 +82,7 @@ def _rgb(image) -> "np.ndarray":  # noqa: ANN001
         image.height(), image.width(), 3).astype(int)
 
 
-def test_window_screenshot_shows_the_preview_error_overlay(window, qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_window_screenshot_shows_the_preview_error_overlay(window, qtbot, tmp_path: Path) -> None:
     from PySide6.QtGui import QImage
 
     from app.main import take_screenshot
@@ -108,7 +106,7 @@ def test_window_screenshot_shows_the_preview_error_overlay(window, qtbot, tmp_pa
 # A double-click in the palette adds one node ----------------------------------------------------
 
 
-def test_double_clicking_a_palette_entry_adds_one_node(window, qtbot) -> None:  # noqa: ANN001
+def test_double_clicking_a_palette_entry_adds_one_node(window, qtbot) -> None:
     from PySide6.QtCore import Qt
 
     tree = window.palette.tree
@@ -128,7 +126,7 @@ def test_double_clicking_a_palette_entry_adds_one_node(window, qtbot) -> None:  
 # Duplicating a parameter node does not break the material -------------------------------------
 
 
-def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:  # noqa: ANN001
+def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:
     window.flush()
     assert window.result.ok
     parameter = next(node.id for node in window.material.nodes.values() if node.type_name == "float_parameter")

@@ -14,16 +14,16 @@ from app.ui.diagnostics_panel import DiagnosticRow, DiagnosticsPanel
 from app.ui.instruction_view import InstructionView
 from app.ui.palette import NodePalette
 from app.ui.properties_panel import FloatEdit, PropertiesPanel, parse_float
-from app.ui.recovery import RecoveryStore, recovery_dir, RECOVERY_DIR_ENV
+from app.ui.recovery import RECOVERY_DIR_ENV, RecoveryStore, recovery_dir
 
 SPEC_EXAMPLE = Path(__file__).resolve().parents[2] / "data" / "spec" / "loop-and-helper.vpl"
 
 
-def test_properties_panel_builds_an_editor_for_every_catalog_property(qtbot) -> None:  # noqa: ANN001
+def test_properties_panel_builds_an_editor_for_every_catalog_property(qtbot) -> None:
     panel = PropertiesPanel()
     qtbot.addWidget(panel)
     kinds_seen = set()
-    for type_name, node_type in NODE_TYPES.items():
+    for _type_name, node_type in NODE_TYPES.items():
         panel.show_node("n1", node_type, node_type.default_properties())
         for spec in node_type.properties:
             assert panel.editor_widget(spec.name) is not None
@@ -31,7 +31,7 @@ def test_properties_panel_builds_an_editor_for_every_catalog_property(qtbot) -> 
     assert {"float", "color", "string"} <= kinds_seen
 
 
-def test_properties_panel_emits_values_of_the_catalog_type(qtbot) -> None:  # noqa: ANN001
+def test_properties_panel_emits_values_of_the_catalog_type(qtbot) -> None:
     panel = PropertiesPanel()
     qtbot.addWidget(panel)
     node_type = NODE_TYPES["constant_color"]
@@ -44,7 +44,7 @@ def test_properties_panel_emits_values_of_the_catalog_type(qtbot) -> None:  # no
     assert emitted.args == ["n7", "value", (0.1, 0.75, 0.3, 1.0)]
 
 
-def test_refreshing_the_panel_emits_nothing(qtbot) -> None:  # noqa: ANN001
+def test_refreshing_the_panel_emits_nothing(qtbot) -> None:
     panel = PropertiesPanel()
     qtbot.addWidget(panel)
     emitted: list[tuple] = []
@@ -55,7 +55,7 @@ def test_refreshing_the_panel_emits_nothing(qtbot) -> None:  # noqa: ANN001
     assert emitted == []
 
 
-def test_every_property_kind_round_trips_through_its_widget(qtbot) -> None:  # noqa: ANN001
+def test_every_property_kind_round_trips_through_its_widget(qtbot) -> None:
     panel = PropertiesPanel()
     qtbot.addWidget(panel)
     emitted: list[tuple] = []
@@ -84,7 +84,7 @@ def test_float_parsing_accepts_python_floats_only() -> None:
     assert parse_float("nan") is None and parse_float("inf") is None and parse_float("1,5") is None
 
 
-def test_palette_lists_every_type_by_category(qtbot) -> None:  # noqa: ANN001
+def test_palette_lists_every_type_by_category(qtbot) -> None:
     palette = NodePalette(categories(), lambda name: f"vpl.test.{name}")
     qtbot.addWidget(palette)
     assert sorted(palette.type_names()) == sorted(NODE_TYPES)
@@ -96,7 +96,7 @@ def test_palette_lists_every_type_by_category(qtbot) -> None:  # noqa: ANN001
     assert requested.args == ["mix"]
 
 
-def test_code_view_is_read_only_and_shows_why_code_is_missing(qtbot) -> None:  # noqa: ANN001
+def test_code_view_is_read_only_and_shows_why_code_is_missing(qtbot) -> None:
     view = CodeView()
     qtbot.addWidget(view)
     view.show_code("(module 1)", None, None, missing_reason="the material has errors")
@@ -106,7 +106,7 @@ def test_code_view_is_read_only_and_shows_why_code_is_missing(qtbot) -> None:  #
     assert all(view.editor(title).isReadOnly() for title in (VPL_TAB, VERTEX_TAB, FRAGMENT_TAB))
 
 
-def test_instruction_view_nests_functions_blocks_and_instructions(qtbot) -> None:  # noqa: ANN001
+def test_instruction_view_nests_functions_blocks_and_instructions(qtbot) -> None:
     from vpl_core.publish import VerifiedModule
 
     verified = VerifiedModule.from_text(SPEC_EXAMPLE.read_bytes(), label=str(SPEC_EXAMPLE))
@@ -116,7 +116,7 @@ def test_instruction_view_nests_functions_blocks_and_instructions(qtbot) -> None
     module_item = view.tree.topLevelItem(0)
     assert module_item.text(0) == "(module 1"
 
-    def find(item, prefix):  # noqa: ANN001, ANN202
+    def find(item, prefix):
         for index in range(item.childCount()):
             child = item.child(index)
             if child.text(0).startswith(prefix):
@@ -134,7 +134,7 @@ def test_instruction_view_nests_functions_blocks_and_instructions(qtbot) -> None
         "(load r0 (parameter p0))", "(add r0 r0 (int 1))", "(return r0))))))"]
 
 
-def test_diagnostics_rows_lead_to_their_node(qtbot) -> None:  # noqa: ANN001
+def test_diagnostics_rows_lead_to_their_node(qtbot) -> None:
     panel = DiagnosticsPanel()
     qtbot.addWidget(panel)
     panel.set_rows([DiagnosticRow("broken", "graph", "n4", "Mix (n4)"), DiagnosticRow("module-wide", "semantic")])

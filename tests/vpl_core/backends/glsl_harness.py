@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ctypes
 import struct
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from OpenGL import GL

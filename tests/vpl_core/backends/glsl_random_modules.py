@@ -16,7 +16,7 @@ assignment and output definedness hold on every path without bookkeeping.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
@@ -52,7 +52,7 @@ class RandomModule:
         self.cells = ArrayType(self.cell, 2)
         self.floats = ArrayType(FLOAT, 3)
 
-    def draw(self, strategy):  # noqa: ANN001, ANN201
+    def draw(self, strategy):
         return self.data.draw(strategy)
 
     def chance(self) -> bool:
@@ -105,7 +105,7 @@ class RandomModule:
         main.ret()
         return varyings
 
-    def _constant_value(self, builder: FunctionBuilder, value_type) -> RegisterValue:  # noqa: ANN001
+    def _constant_value(self, builder: FunctionBuilder, value_type) -> RegisterValue:
         if value_type == FLOAT:
             return builder.copy(builder.f(0.5))
         if value_type == INT:

@@ -59,13 +59,13 @@ def expected_paths(case: Case, target: str) -> dict[str, Path]:
     }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def verified(case_name: str) -> VerifiedModule:
     case = CASES[case_name]
     return VerifiedModule.from_text(case.source.read_bytes(), label=case.source.name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def artifact(case_name: str, target: str) -> ProgramArtifact:
     return compile_glsl(verified(case_name), target=target)
 

@@ -10,17 +10,17 @@ import re
 import subprocess
 from pathlib import Path
 
+import glsl_harness as harness
 import numpy as np
 import pytest
 from OpenGL import GL
 
-import glsl_harness as harness
 from vpl_core.backends.glsl import compile_source, std140
 
 TARGETS = ("glsl420", "es300", "es320")
 
 
-def _validate(validator: str, tmp_path: Path, artifact, name: str = "case") -> None:  # noqa: ANN001
+def _validate(validator: str, tmp_path: Path, artifact, name: str = "case") -> None:
     vertex = tmp_path / f"{name}.vert"
     fragment = tmp_path / f"{name}.frag"
     vertex.write_text(artifact.vertex_code, encoding="utf-8")

@@ -14,14 +14,14 @@ arithmetic and signed-zero comparison behave as VPL specifies.
 
 from __future__ import annotations
 
-from typing import Callable
-
-import numpy as np
-import pytest
-from OpenGL import GL
+from collections.abc import Callable
 
 import glsl_harness as harness
+import numpy as np
+import pytest
 from golden_cases import CASES, artifact
+from OpenGL import GL
+
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.backends.glsl import std140
 from vpl_core.ir import (

@@ -10,11 +10,12 @@ import re
 import struct
 
 import pytest
+from golden_cases import CASES, TARGETS, artifact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golden_cases import CASES, TARGETS, artifact
-from vpl_core.backends.glsl import GLSL420, compile as compile_glsl, generate, names
+from vpl_core.backends.glsl import GLSL420, generate, names
+from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.backends.glsl.literals import float_literal, int_literal
 from vpl_core.backends.glsl.profiles import ES300, ES320, resolve_profile
 from vpl_core.diagnostics import TargetError

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from golden_cases import CASES, artifact
+
 from vpl_core.backends.glsl import compile_file
 from vpl_core.backends.glsl.export import TypeTable, artifact_json, export_artifact, file_stem, quote
 from vpl_core.diagnostics import TargetError
@@ -61,6 +61,7 @@ def test_quote_escapes_like_the_canonical_writer() -> None:
 @pytest.mark.parametrize("case_name", sorted(CASES))
 def test_json_is_deterministic_across_compilations(case_name: str) -> None:
     from golden_cases import verified
+
     from vpl_core.backends.glsl import compile as compile_glsl
 
     assert artifact_json(compile_glsl(verified(case_name))) == artifact_json(compile_glsl(verified(case_name)))

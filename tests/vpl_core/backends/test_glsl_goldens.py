@@ -11,7 +11,6 @@ import difflib
 import subprocess
 
 import pytest
-
 from golden_cases import CASES, TARGETS, expected_paths, generated_texts
 
 PARAMETERS = [pytest.param(name, target, id=f"{target}-{name}") for target in TARGETS for name in CASES]

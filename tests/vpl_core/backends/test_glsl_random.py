@@ -11,12 +11,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import glsl_harness as harness
 import pytest
+from glsl_random_modules import RandomModule
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import glsl_harness as harness
-from glsl_random_modules import RandomModule
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.publish import VerifiedModule
 

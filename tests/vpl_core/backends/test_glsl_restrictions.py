@@ -396,30 +396,30 @@ def test_unused_sampler_register_needs_no_definition(target: str) -> None:
 # ES profiles -------------------------------------------------------------------------------------------------
 
 
-ARRAY_OF_RECORDS_VARYING = dict(
-    types='(type Pair record "Pair" (field "a" Vec4) (field "b" Float)) (type Pairs array Pair 2)',
-    vertex_interface='(out pairs "pairs" Pairs -1 none)',
-    vertex_registers="(register r1 Pair) (register r2 Pairs)",
-    vertex_body="(construct r1 r0 (float 1.0)) (construct r2 r1 r1) (store (stage pairs) r2)",
-)
-RECORD_WITH_ARRAY_VARYING = dict(
-    types='(type Floats array Float 2) (type Holder record "Holder" (field "values" Floats))',
-    vertex_interface='(out holder "holder" Holder -1 none)',
-    vertex_registers="(register r1 Floats) (register r2 Holder)",
-    vertex_body="(construct r1 (float 1.0) (float 2.0)) (construct r2 r1) (store (stage holder) r2)",
-)
-RECORD_WITH_RECORD_VARYING = dict(
-    types='(type Inner record "Inner" (field "x" Float)) (type Outer record "Outer" (field "inner" Inner))',
-    vertex_interface='(in unused "unused" Float 1 none) (out outer "outer" Outer -1 none)',
-    vertex_registers="(register r1 Inner) (register r2 Outer)",
-    vertex_body="(construct r1 (float 1.0)) (construct r2 r1) (store (stage outer) r2)",
-)
-DYNAMIC_FRAGMENT_OUTPUT_INDEX = dict(
-    types="(type Vec4s array Vec4 2)",
-    fragment_interface='(out extras "extras" Vec4s 1 none)',
-    fragment_registers="(register r1 Vec4s) (register r2 Int)",
-    fragment_body="(construct r1 r0 r0) (store (stage extras) r1) (copy r2 (int 1)) (store (index_ref (stage extras) r2) r0)",
-)
+ARRAY_OF_RECORDS_VARYING = {
+    "types": '(type Pair record "Pair" (field "a" Vec4) (field "b" Float)) (type Pairs array Pair 2)',
+    "vertex_interface": '(out pairs "pairs" Pairs -1 none)',
+    "vertex_registers": "(register r1 Pair) (register r2 Pairs)",
+    "vertex_body": "(construct r1 r0 (float 1.0)) (construct r2 r1 r1) (store (stage pairs) r2)",
+}
+RECORD_WITH_ARRAY_VARYING = {
+    "types": '(type Floats array Float 2) (type Holder record "Holder" (field "values" Floats))',
+    "vertex_interface": '(out holder "holder" Holder -1 none)',
+    "vertex_registers": "(register r1 Floats) (register r2 Holder)",
+    "vertex_body": "(construct r1 (float 1.0) (float 2.0)) (construct r2 r1) (store (stage holder) r2)",
+}
+RECORD_WITH_RECORD_VARYING = {
+    "types": '(type Inner record "Inner" (field "x" Float)) (type Outer record "Outer" (field "inner" Inner))',
+    "vertex_interface": '(in unused "unused" Float 1 none) (out outer "outer" Outer -1 none)',
+    "vertex_registers": "(register r1 Inner) (register r2 Outer)",
+    "vertex_body": "(construct r1 (float 1.0)) (construct r2 r1) (store (stage outer) r2)",
+}
+DYNAMIC_FRAGMENT_OUTPUT_INDEX = {
+    "types": "(type Vec4s array Vec4 2)",
+    "fragment_interface": '(out extras "extras" Vec4s 1 none)',
+    "fragment_registers": "(register r1 Vec4s) (register r2 Int)",
+    "fragment_body": "(construct r1 r0 r0) (store (stage extras) r1) (copy r2 (int 1)) (store (index_ref (stage extras) r2) r0)",
+}
 
 
 @pytest.mark.parametrize("target", ["es300", "es320"])

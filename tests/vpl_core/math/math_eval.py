@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
 
 import numpy as np
 from math_support import TYPES
@@ -397,7 +397,7 @@ def _wrap(values: np.ndarray) -> np.ndarray:
 F32 = np.float32
 
 
-def _unary(function: Callable[[np.ndarray], np.ndarray], undefined: Optional[Callable[[np.ndarray], np.ndarray]] = None):
+def _unary(function: Callable[[np.ndarray], np.ndarray], undefined: Callable[[np.ndarray], np.ndarray] | None = None):
     def reference(x: np.ndarray) -> Expected:
         with np.errstate(all="ignore"):
             return Expected(function(x), False if undefined is None else undefined(x))
@@ -584,12 +584,10 @@ TRIGONOMETRIC = "trigonometric"  # no GLSL bound: 1e-3 abs + 1e-3 rel
 GLSL_BOUND = "glsl bound"  # exp, exp2, log, log2, pow, sqrt, inversesqrt: section 4.7.1
 
 TOLERANCE_CLASS: dict[str, str] = {
-    **{name: EXACT for name in ("abs sign floor ceil fract trunc round_even negate min max step clamp select "
-                                "logical_and logical_or logical_not float_to_int").split()},
-    **{name: ARITHMETIC for name in ("radians degrees mod mix smoothstep dot cross length distance normalize "
-                                     "reflect refract dfdx dfdy fwidth").split()},
-    **{name: TRIGONOMETRIC for name in "sin cos tan asin acos atan atan2".split()},
-    **{name: GLSL_BOUND for name in "exp exp2 log log2 pow sqrt inversesqrt".split()},
+    **dict.fromkeys(["abs", "sign", "floor", "ceil", "fract", "trunc", "round_even", "negate", "min", "max", "step", "clamp", "select", "logical_and", "logical_or", "logical_not", "float_to_int"], EXACT),
+    **dict.fromkeys(["radians", "degrees", "mod", "mix", "smoothstep", "dot", "cross", "length", "distance", "normalize", "reflect", "refract", "dfdx", "dfdy", "fwidth"], ARITHMETIC),
+    **dict.fromkeys(["sin", "cos", "tan", "asin", "acos", "atan", "atan2"], TRIGONOMETRIC),
+    **dict.fromkeys(["exp", "exp2", "log", "log2", "pow", "sqrt", "inversesqrt"], GLSL_BOUND),
 }  # fmt: skip
 
 

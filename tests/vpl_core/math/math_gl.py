@@ -13,8 +13,8 @@ Needs a current OpenGL 4.2+ core context (the `current_gl` fixture).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from OpenGL import GL

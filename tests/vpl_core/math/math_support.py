@@ -15,8 +15,8 @@ sampler.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional, Sequence
 
 from vpl_core.ir import Builtin
 
@@ -26,13 +26,7 @@ _UNARY_FLOAT = ("genF -> genF",)
 EXPECTED_SIGNATURES: dict[str, tuple[str, ...]] = {
     "abs": ("genF -> genF", "genI -> genI"),
     "sign": ("genF -> genF", "genI -> genI"),
-    **{
-        name: _UNARY_FLOAT
-        for name in (
-            "floor ceil fract trunc round_even sqrt inversesqrt exp exp2 log log2 "
-            "sin cos tan asin acos atan radians degrees normalize dfdx dfdy fwidth"
-        ).split()
-    },
+    **dict.fromkeys(["floor", "ceil", "fract", "trunc", "round_even", "sqrt", "inversesqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "asin", "acos", "atan", "radians", "degrees", "normalize", "dfdx", "dfdy", "fwidth"], _UNARY_FLOAT),
     "negate": ("genF -> genF", "genI -> genI", "mat -> mat"),
     "atan2": ("genF, genF -> genF",),
     "pow": ("genF, genF -> genF",),
@@ -121,7 +115,7 @@ def _parse(signature: str) -> tuple[list[str], str]:
     return [item.strip() for item in parameters.split(",")], result.strip()
 
 
-def _gen_size(key: str, kind: str) -> Optional[int]:
+def _gen_size(key: str, kind: str) -> int | None:
     scalar, prefix = {"F": ("float", "vec"), "I": ("int", "ivec"), "B": ("bool", "bvec")}[kind]
     if key == scalar:
         return 1
@@ -156,7 +150,7 @@ def _instantiate(pattern: str, bound: dict[str, object]) -> str:
     return pattern
 
 
-def expected_result(operation: str, argument_keys: Sequence[str]) -> Optional[str]:
+def expected_result(operation: str, argument_keys: Sequence[str]) -> str | None:
     """The result type key of `operation` applied to these argument types, or None if it is rejected."""
     for signature in EXPECTED_SIGNATURES[operation]:
         parameters, result = _parse(signature)
@@ -211,9 +205,9 @@ def _function_text(name: str, display: str, function: Function, output: str, ind
 
 def module_text(
     fragment: Function,
-    vertex: Optional[Function] = None,
+    vertex: Function | None = None,
     *,
-    extension: Optional[str] = '(extensions "math")',
+    extension: str | None = '(extensions "math")',
     fragment_helpers: Sequence[str] = (),
     vertex_helpers: Sequence[str] = (),
 ) -> str:

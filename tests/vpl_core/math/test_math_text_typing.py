@@ -100,7 +100,7 @@ def test_accepted_combinations_read_and_round_trip(operation: str) -> None:
     combinations = accepted_combinations(operation)
     assert combinations, operation
     for arguments, result in combinations:
-        body, instruction = call_function(operation, arguments, result)
+        body, _instruction = call_function(operation, arguments, result)
         text = module_text(body)
         canonical = _canonical_fixed_point(text)
         assert canonical.startswith('(module 1\n  (extensions "math")\n'), canonical[:60]

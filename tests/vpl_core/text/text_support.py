@@ -437,7 +437,8 @@ def assert_same_module(left: Module, right: Module) -> None:
     """
     import dataclasses
 
-    from vpl_core.ir.module import Block as BlockClass, Stage
+    from vpl_core.ir.module import Block as BlockClass
+    from vpl_core.ir.module import Stage
 
     records: dict[int, RecordType] = {}
     records_reverse: dict[int, RecordType] = {}

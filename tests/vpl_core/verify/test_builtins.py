@@ -9,7 +9,7 @@ compared. Then the verifier's use of the table is checked on modules.
 from __future__ import annotations
 
 import itertools
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import pytest
 from test_structure_support import assert_accepted, assert_rejected, sample
@@ -51,7 +51,7 @@ UNIVERSE: list[Type] = [
 ]  # fmt: skip
 
 
-def float_size(t: Type) -> Optional[int]:
+def float_size(t: Type) -> int | None:
     """Component count of a float scalar/vector, else None (written independently of the implementation)."""
     if t == FLOAT:
         return 1
@@ -78,42 +78,42 @@ def int_like(t: Type) -> Type:
     return INT if size == 1 else ivec(size)  # type: ignore[arg-type]
 
 
-Rule = Callable[..., Optional[Type]]
+Rule = Callable[..., Type | None]
 
 
-def unary_float(a: Type) -> Optional[Type]:
+def unary_float(a: Type) -> Type | None:
     return a if gen_float(a) else None
 
 
-def float_or_int(a: Type) -> Optional[Type]:
+def float_or_int(a: Type) -> Type | None:
     return a if gen_float(a) or gen_int(a) else None
 
 
-def negate(a: Type) -> Optional[Type]:
+def negate(a: Type) -> Type | None:
     return a if gen_float(a) or gen_int(a) or isinstance(a, type(mat(2))) else None
 
 
-def same_float_pair(a: Type, b: Type) -> Optional[Type]:
+def same_float_pair(a: Type, b: Type) -> Type | None:
     return a if gen_float(a) and b == a else None
 
 
-def mod(a: Type, b: Type) -> Optional[Type]:
-    return a if gen_float(a) and (b == a or b == FLOAT) else None
+def mod(a: Type, b: Type) -> Type | None:
+    return a if gen_float(a) and (b in (a, FLOAT)) else None
 
 
-def min_max(a: Type, b: Type) -> Optional[Type]:
-    if gen_float(a) and (b == a or b == FLOAT):
+def min_max(a: Type, b: Type) -> Type | None:
+    if gen_float(a) and (b in (a, FLOAT)):
         return a
-    if gen_int(a) and (b == a or b == INT):
+    if gen_int(a) and (b in (a, INT)):
         return a
     return None
 
 
-def step(a: Type, b: Type) -> Optional[Type]:
-    return b if gen_float(b) and (a == b or a == FLOAT) else None
+def step(a: Type, b: Type) -> Type | None:
+    return b if gen_float(b) and (a in (b, FLOAT)) else None
 
 
-def clamp(a: Type, b: Type, c: Type) -> Optional[Type]:
+def clamp(a: Type, b: Type, c: Type) -> Type | None:
     if gen_float(a) and ((b == a and c == a) or (b == FLOAT and c == FLOAT)):
         return a
     if gen_int(a) and ((b == a and c == a) or (b == INT and c == INT)):
@@ -121,55 +121,55 @@ def clamp(a: Type, b: Type, c: Type) -> Optional[Type]:
     return None
 
 
-def mix(a: Type, b: Type, c: Type) -> Optional[Type]:
-    if gen_float(a) and b == a and (c == a or c == FLOAT or c == bool_like(a)):
+def mix(a: Type, b: Type, c: Type) -> Type | None:
+    if gen_float(a) and b == a and (c in (a, FLOAT) or c == bool_like(a)):
         return a
     return None
 
 
-def smoothstep(a: Type, b: Type, c: Type) -> Optional[Type]:
+def smoothstep(a: Type, b: Type, c: Type) -> Type | None:
     if gen_float(c) and ((a == c and b == c) or (a == FLOAT and b == FLOAT)):
         return c
     return None
 
 
-def dot_or_distance(a: Type, b: Type) -> Optional[Type]:
+def dot_or_distance(a: Type, b: Type) -> Type | None:
     return FLOAT if gen_float(a) and b == a else None
 
 
-def cross(a: Type, b: Type) -> Optional[Type]:
+def cross(a: Type, b: Type) -> Type | None:
     return vec(3) if a == vec(3) and b == vec(3) else None
 
 
-def length(a: Type) -> Optional[Type]:
+def length(a: Type) -> Type | None:
     return FLOAT if gen_float(a) else None
 
 
-def refract(a: Type, b: Type, c: Type) -> Optional[Type]:
+def refract(a: Type, b: Type, c: Type) -> Type | None:
     return a if gen_float(a) and b == a and c == FLOAT else None
 
 
-def select(c: Type, a: Type, b: Type) -> Optional[Type]:
+def select(c: Type, a: Type, b: Type) -> Type | None:
     return a if c == BOOL and a == b and a != SAMPLER2D else None
 
 
-def logical_pair(a: Type, b: Type) -> Optional[Type]:
+def logical_pair(a: Type, b: Type) -> Type | None:
     return BOOL if a == BOOL and b == BOOL else None
 
 
-def logical_not(a: Type) -> Optional[Type]:
+def logical_not(a: Type) -> Type | None:
     return BOOL if a == BOOL else None
 
 
-def float_to_int(a: Type) -> Optional[Type]:
+def float_to_int(a: Type) -> Type | None:
     return int_like(a) if gen_float(a) else None
 
 
-def texture(s: Type, uv: Type) -> Optional[Type]:
+def texture(s: Type, uv: Type) -> Type | None:
     return vec(4) if s == SAMPLER2D and uv == vec(2) else None
 
 
-def texture_lod(s: Type, uv: Type, lod: Type) -> Optional[Type]:
+def texture_lod(s: Type, uv: Type, lod: Type) -> Type | None:
     return vec(4) if s == SAMPLER2D and uv == vec(2) and lod == FLOAT else None
 
 
@@ -177,15 +177,7 @@ EXPECTED: dict[Builtin, tuple[Rule, bool]] = {  # rule, fragment-only
     Builtin.TEXTURE: (texture, False),
     Builtin.ABS: (float_or_int, False),
     Builtin.SIGN: (float_or_int, False),
-    **{
-        builtin: (unary_float, False)
-        for builtin in (
-            Builtin.FLOOR, Builtin.CEIL, Builtin.FRACT, Builtin.TRUNC, Builtin.ROUND_EVEN, Builtin.SQRT,
-            Builtin.INVERSESQRT, Builtin.EXP, Builtin.EXP2, Builtin.LOG, Builtin.LOG2, Builtin.SIN, Builtin.COS,
-            Builtin.TAN, Builtin.ASIN, Builtin.ACOS, Builtin.ATAN, Builtin.RADIANS, Builtin.DEGREES,
-            Builtin.NORMALIZE,
-        )
-    },
+    **dict.fromkeys((Builtin.FLOOR, Builtin.CEIL, Builtin.FRACT, Builtin.TRUNC, Builtin.ROUND_EVEN, Builtin.SQRT, Builtin.INVERSESQRT, Builtin.EXP, Builtin.EXP2, Builtin.LOG, Builtin.LOG2, Builtin.SIN, Builtin.COS, Builtin.TAN, Builtin.ASIN, Builtin.ACOS, Builtin.ATAN, Builtin.RADIANS, Builtin.DEGREES, Builtin.NORMALIZE), (unary_float, False)),
     Builtin.NEGATE: (negate, False),
     Builtin.ATAN2: (same_float_pair, False),
     Builtin.POW: (same_float_pair, False),

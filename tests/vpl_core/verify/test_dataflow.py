@@ -5,13 +5,13 @@ from __future__ import annotations
 from test_dataflow_support import assert_accepted, assert_rejected, executable, fragment_module
 
 from vpl_core.ir import (
+    BOOL,
     FLOAT,
     INT,
     INT32_MIN,
     VOID,
     ArrayType,
     BinaryOperator,
-    BOOL,
     CopyInstruction,
     FunctionBuilder,
     IndexReferenceValue,
@@ -24,7 +24,6 @@ from vpl_core.ir import (
     vec,
 )
 from vpl_core.verify import VerificationError, Verifier, dataflow
-
 
 # Branch joins and repeated writes -----------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from test_dataflow_support import assert_accepted, assert_rejected, executable, fragment_module
 
-from vpl_core.ir import INT, VOID, BOOL, CallInstruction, vec
+from vpl_core.ir import BOOL, INT, VOID, CallInstruction, vec
 from vpl_core.verify.dataflow import HelperSummary, summarize_stage
 
 

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Optional
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_dataflow_support import fragment_module
 
-from vpl_core.ir import INT, BOOL, BinaryOperator, FunctionBuilder, local_ref, vec
+from vpl_core.ir import BOOL, INT, BinaryOperator, FunctionBuilder, local_ref, vec
 from vpl_core.verify import VerificationError, Verifier, dataflow
 
 REGISTERS = 4
@@ -45,13 +44,13 @@ class _Generator:
     budget: int = 14
     ids: itertools.count = field(default_factory=itertools.count)
 
-    def draw(self, strategy):  # noqa: ANN001, ANN201
+    def draw(self, strategy):
         return self.data.draw(strategy)
 
-    def block(self, assigned: frozenset, depth: int) -> tuple[list[Statement], Optional[frozenset]]:
+    def block(self, assigned: frozenset, depth: int) -> tuple[list[Statement], frozenset | None]:
         """Statements valid under `assigned`, and what is assigned after them (None: no fallthrough)."""
         statements: list[Statement] = []
-        current: Optional[frozenset] = assigned
+        current: frozenset | None = assigned
         length = self.draw(st.integers(0, 4))
         for _ in range(length):
             if self.budget <= 0:
@@ -66,7 +65,7 @@ class _Generator:
                 current = after
         return statements, current
 
-    def statement(self, assigned: frozenset, depth: int) -> tuple[Statement, Optional[frozenset]]:
+    def statement(self, assigned: frozenset, depth: int) -> tuple[Statement, frozenset | None]:
         registers = sorted(name for name in assigned if isinstance(name, int))
         kinds = ["copy_const", "out"]
         if registers:
@@ -106,7 +105,7 @@ class _Generator:
         return (kind,), None
 
 
-def _join(left: Optional[frozenset], right: Optional[frozenset]) -> Optional[frozenset]:
+def _join(left: frozenset | None, right: frozenset | None) -> frozenset | None:
     if left is None:
         return right
     if right is None:
@@ -117,7 +116,7 @@ def _join(left: Optional[frozenset], right: Optional[frozenset]) -> Optional[fro
 class _Oracle:
     """Definite assignment on the structured program, skipping statement `skip`."""
 
-    def __init__(self, skip: Optional[int]) -> None:
+    def __init__(self, skip: int | None) -> None:
         self.skip = skip
         self.valid = True
 
@@ -125,14 +124,14 @@ class _Oracle:
         if name not in assigned:
             self.valid = False
 
-    def block(self, statements: list[Statement], assigned: Optional[frozenset]) -> Optional[frozenset]:
+    def block(self, statements: list[Statement], assigned: frozenset | None) -> frozenset | None:
         for statement in statements:
             if assigned is None:
                 return None  # unreachable code is not availability-checked
             assigned = self.statement(statement, assigned)
         return assigned
 
-    def statement(self, statement: Statement, assigned: frozenset) -> Optional[frozenset]:
+    def statement(self, statement: Statement, assigned: frozenset) -> frozenset | None:
         kind = statement[0]
         if kind in ("copy_const", "copy_reg", "add", "store_local", "out"):
             for source in statement[3:]:
@@ -163,7 +162,7 @@ class _Oracle:
         return self.valid
 
 
-def _lower(statements: list[Statement], skip: Optional[int]):
+def _lower(statements: list[Statement], skip: int | None):
     """Build the module; the statement with id `skip` emits nothing."""
     built = fragment_module()
     main = built.entry()
@@ -173,7 +172,7 @@ def _lower(statements: list[Statement], skip: Optional[int]):
         if main.is_terminated:
             main.position_at(main.new_block())
 
-    def condition_of(register_number: int):  # noqa: ANN202
+    def condition_of(register_number: int):
         flag = main.register(BOOL)
         return main.binary(BinaryOperator.LESS, registers[register_number], main.i(2), result=flag)
 
@@ -248,7 +247,7 @@ def _write_ids(statements: list[Statement]) -> list[int]:
     return ids
 
 
-def _accepted(module) -> bool:  # noqa: ANN001
+def _accepted(module) -> bool:
     try:
         dataflow.check_module(module)
     except VerificationError as error:
@@ -266,7 +265,7 @@ def _accepted(module) -> bool:  # noqa: ANN001
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
-def test_deleting_a_copy_or_store_is_rejected_exactly_when_a_later_read_depends_on_it(data):  # noqa: ANN001
+def test_deleting_a_copy_or_store_is_rejected_exactly_when_a_later_read_depends_on_it(data):
     generator = _Generator(data)
     program, _ = generator.block(frozenset(), 0)
     if not _Oracle(None).program(program):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from test_dataflow_support import (
     assert_accepted,
     assert_rejected,

@@ -43,7 +43,7 @@ def _leaves(value_type: Type, prefix: tuple = ()) -> list[tuple]:
 
 
 @st.composite
-def _path(draw, root: ReferenceValue):  # noqa: ANN001, ANN202
+def _path(draw, root: ReferenceValue):
     """A valid reference below `root` and its naive selector (None for a dynamic index)."""
     reference = root
     selectors: list = []
@@ -77,7 +77,7 @@ def _naive(leaves: list[tuple], selectors: tuple) -> tuple[frozenset, frozenset]
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
-def test_classes_agree_with_per_leaf_bookkeeping(data):  # noqa: ANN001
+def test_classes_agree_with_per_leaf_bookkeeping(data):
     output_type = data.draw(_types(3))
     stage = Stage(StageKind.VERTEX, [InterfaceVariable(Direction.OUT, "out", output_type)])
     root = ReferenceValue(StorageKind.STAGE, 0, output_type)

@@ -337,7 +337,7 @@ def test_callee_may_appear_later_in_the_list() -> None:
 
 
 def test_call_rejections() -> None:
-    def setup():  # noqa: ANN202
+    def setup():
         s = sample()
         scale = s.fragment.function("scale", FLOAT, [FLOAT])
         scale.ret(scale.load(scale.parameter(0)))

@@ -142,7 +142,7 @@ def test_root_reference_with_a_bad_slot_or_kind_is_rejected() -> None:
 # Derived paths (spec 6.1) ---------------------------------------------------------------
 
 
-def _cells_module():  # noqa: ANN202 - returns a tuple of builders and values for one test
+def _cells_module():
     s = sample()
     f = s.fragment_main
     cell = record("Cell", [("color", vec(4)), ("weight", INT)])
@@ -178,12 +178,12 @@ def test_paths_through_arrays_of_arrays_and_record_fields_are_accepted() -> None
 
 
 def test_member_reference_needs_record_storage_and_an_existing_field() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, _cell, _cells_type, cells, _index = _cells_module()
     on_array = MemberReferenceValue.create(local_ref(cells), "color", vec(4))
     f.load(on_array)
     assert_rejected(s.module, "member reference needs record storage, got array record 'Cell' 2", on_array)
 
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, _cell, _cells_type, cells, _index = _cells_module()
     missing = MemberReferenceValue.create(element(local_ref(cells), 0), "alpha", FLOAT)
     f.load(missing)
     assert_rejected(s.module, "record 'Cell' has no field 'alpha'", missing)
@@ -199,12 +199,12 @@ def test_member_reference_cannot_swizzle_a_vector() -> None:
 
 
 def test_derived_reference_type_must_equal_the_selected_type() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, _cell, _cells_type, cells, _index = _cells_module()
     wrong_member = MemberReferenceValue.create(element(local_ref(cells), 0), "weight", FLOAT)
     f.load(wrong_member)
     assert_rejected(s.module, "member reference has type float but selects int", wrong_member)
 
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, _cell, _cells_type, cells, _index = _cells_module()
     wrong_element = IndexReferenceValue.create(local_ref(cells), f.i(0), vec(4))
     f.load(wrong_element)
     assert_rejected(s.module, "index reference has type vector float 4 but selects record 'Cell'", wrong_element)
@@ -220,30 +220,30 @@ def test_index_reference_needs_array_storage() -> None:
 
 
 def test_index_operand_must_be_an_int_register_or_constant() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, index = _cells_module()
     by_float = f.f(0.0)
     f.load(IndexReferenceValue.create(local_ref(cells), by_float, cell))
     assert_rejected(s.module, "index must be an int scalar, got float", by_float)
 
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, index = _cells_module()
     counter = f.register(INT)
     by_reference = local_ref(counter)
     f.load(IndexReferenceValue.create(local_ref(cells), by_reference, cell))  # type: ignore[arg-type]
     assert_rejected(s.module, "index must be a register or constant, not a storage reference", by_reference)
 
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, index = _cells_module()
     undeclared = RegisterValue(50, INT)
     f.load(IndexReferenceValue.create(local_ref(cells), undeclared, cell))
     assert_rejected(s.module, "register r50 is not declared", undeclared)
 
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, index = _cells_module()
     f.load(element(local_ref(cells), index))
     assert_accepted(s.module)
 
 
 def test_constant_indices_must_be_in_bounds_at_each_level() -> None:
     for bad in (2, -1):
-        s, f, cell, cells_type, cells, index = _cells_module()
+        s, f, cell, _cells_type, cells, _index = _cells_module()
         constant = ConstantValue.of_int(bad)
         f.load(IndexReferenceValue.create(local_ref(cells), constant, cell))
         assert_rejected(s.module, f"constant index {bad} is out of bounds for array record 'Cell' 2", constant)
@@ -257,26 +257,26 @@ def test_constant_indices_must_be_in_bounds_at_each_level() -> None:
 
 
 def test_derived_class_and_kind_must_agree() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, _index = _cells_module()
     forged = IndexReferenceValue(StorageKind.MEMBER, 0, cell, local_ref(cells), f.i(0))
     f.load(forged)
     assert_rejected(s.module, "index reference must have storage kind index, got member", forged)
 
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, _index = _cells_module()
     forged = MemberReferenceValue(StorageKind.LOCAL, 0, INT, element(local_ref(cells), 0), "weight")
     f.load(forged)
     assert_rejected(s.module, "member reference must have storage kind member, got local", forged)
 
 
 def test_derived_slot_must_be_zero() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, cells, _index = _cells_module()
     forged = IndexReferenceValue(StorageKind.INDEX, 1, cell, local_ref(cells), f.i(0))
     f.load(forged)
     assert_rejected(s.module, "index reference must have slot 0, got 1", forged)
 
 
 def test_cyclic_reference_path_is_rejected() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, _cell, _cells_type, cells, _index = _cells_module()
     first = element(local_ref(cells), 0)
     second = member(first, "weight")
     forge(first, base=second)
@@ -285,7 +285,7 @@ def test_cyclic_reference_path_is_rejected() -> None:
 
 
 def test_self_referencing_path_is_rejected() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, _cell, _cells_type, cells, _index = _cells_module()
     loop = element(local_ref(cells), 0)
     forge(loop, base=loop)
     f.load(loop)
@@ -293,7 +293,7 @@ def test_self_referencing_path_is_rejected() -> None:
 
 
 def test_derived_reference_without_base_is_rejected() -> None:
-    s, f, cell, cells_type, cells, index = _cells_module()
+    s, f, cell, _cells_type, _cells, _index = _cells_module()
     orphan = IndexReferenceValue.create(None, f.i(0), cell)  # type: ignore[arg-type]
     f.load(orphan)
     assert_rejected(s.module, "derived reference has no base reference", orphan)

@@ -14,7 +14,7 @@ a separate field of the block), so a test adds exactly what it is about.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
@@ -64,7 +64,7 @@ def assert_accepted(module: Module) -> None:
     structure.check_module(module)
 
 
-def assert_rejected(module: Module, gist: str, subject: Any, context: Optional[tuple[Any, ...]] = None) -> VerificationError:
+def assert_rejected(module: Module, gist: str, subject: Any, context: tuple[Any, ...] | None = None) -> VerificationError:
     """The structural layer rejects the module naming `subject`, with `gist` in the message."""
     with pytest.raises(VerificationError) as caught:
         structure.check_module(module)

@@ -34,8 +34,8 @@ __all__ = [
     "GLSL420",
     "PROFILES",
     "InterfaceBinding",
-    "ProgramArtifact",
     "Profile",
+    "ProgramArtifact",
     "TargetError",
     "UniformBinding",
     "compile",
@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 
-def compile(verified: object, target: str | None = None, version: int | None = None) -> ProgramArtifact:  # noqa: A001
+def compile(verified: object, target: str | None = None, version: int | None = None) -> ProgramArtifact:
     """Compile a `VerifiedModule` for `target` ("glsl420", "es300", "es320") or `version` (420, 300, 320).
 
     The default is GLSL 4.20 core. Raises TargetError for another target or

@@ -9,7 +9,7 @@ native name queries a host appends one zero byte (`gl_name_bytes`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from vpl_core.ir.module import Direction, Semantic, UniformKind
 from vpl_core.ir.types import Type
@@ -24,7 +24,7 @@ class UniformBinding:
     location: int             # resolved location, -1 where GL assigns it (blocks, driver-assigned)
     kind: UniformKind
     block_binding: int = -1   # std140 block binding point, -1 for non-blocks
-    block_name: Optional[str] = None  # vpl_Block<slot> for record uniforms
+    block_name: str | None = None  # vpl_Block<slot> for record uniforms
     block_size: int = -1      # std140 data size in bytes (GL_UNIFORM_BLOCK_DATA_SIZE), -1 for non-blocks
 
     @property
@@ -60,7 +60,7 @@ class ProgramArtifact:
     fragment_color_location: int
     extra: tuple[tuple[str, Any], ...] = field(default=())
 
-    def uniform(self, name: str) -> Optional[UniformBinding]:
+    def uniform(self, name: str) -> UniformBinding | None:
         for binding in self.uniforms:
             if binding.name == name:
                 return binding

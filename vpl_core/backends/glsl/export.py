@@ -16,6 +16,7 @@ sorted; files end with a newline and use LF.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -128,10 +129,8 @@ def _write_atomically(path: Path, text: str) -> None:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
-        except FileNotFoundError:
-            pass
         raise
 
 

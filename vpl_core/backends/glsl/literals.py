@@ -33,7 +33,7 @@ def float_literal(value: float) -> str:
     if magnitude == 0.0:
         text = "0.0"
     else:
-        mantissa, _, exponent = ("%.9g" % magnitude).partition("e")
+        mantissa, _, exponent = (f"{magnitude:.9g}").partition("e")
         if "." not in mantissa:
             mantissa += ".0"
         text = mantissa if not exponent else f"{mantissa}e{int(exponent)}"

@@ -23,8 +23,9 @@ raise `TargetError` with the offending object as the diagnostic subject:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any
 
 from vpl_core.backends.glsl.profiles import Profile
 from vpl_core.diagnostics import TargetError
@@ -243,7 +244,7 @@ def _is_sampler(value: object) -> bool:
 
 def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
     """Check the sampler alias rule in one function; map each used sampler register to its root."""
-    definitions: dict[int, list[tuple[Instruction, Optional[ReferenceValue], Optional[int]]]] = {}
+    definitions: dict[int, list[tuple[Instruction, ReferenceValue | None, int | None]]] = {}
     uses: dict[int, Any] = {}  # register -> first using object (for the diagnostic subject)
 
     def note_use(register: RegisterValue, user: Any) -> None:
@@ -352,10 +353,10 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
 
 
 def _check_fragment_output_indices(stage: Stage, profile: Profile) -> None:
-    def constant_indexed(reference: ReferenceValue) -> Optional[ReferenceValue]:
+    def constant_indexed(reference: ReferenceValue) -> ReferenceValue | None:
         """The first dynamically indexed stage-output path component, if any."""
         current: ReferenceValue = reference
-        offending: Optional[ReferenceValue] = None
+        offending: ReferenceValue | None = None
         while isinstance(current, (MemberReferenceValue, IndexReferenceValue)):
             if isinstance(current, IndexReferenceValue) and not isinstance(current.index, ConstantValue):
                 offending = current

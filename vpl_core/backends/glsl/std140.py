@@ -22,7 +22,7 @@ reports for std140 blocks on conforming drivers (checked by the native tests).
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, ScalarType, Type, VectorType
 
