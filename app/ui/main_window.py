@@ -35,29 +35,29 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedW
 from app.graph.nodes import MaterialNode
 from app.material import catalog
 from app.material.document import LoadedDocument
-from app.material.examples import DEFAULT_EXAMPLE, example_names, load_example
+from app.material.examples import DEFAULT_EXAMPLE, example_names
 from app.material.graph import MaterialGraph
-from app.material.lowering import OUTPUT_NODE_TYPE, LoweringResult, NodeDiagnostic
-from app.material.parameters import ParameterKind, ParameterValue
+from app.material.lowering import LoweringResult
 from app.preview.parameters_panel import ParametersPanel
 from app.preview.widget import create_preview_widget
-from app.session import EditorSession, ModuleDocument, ParameterChange
+from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
 from app.ui.about import AboutDialog, about_facts
 from app.ui.code_view import CodeView
-from app.ui.diagnostics_panel import DiagnosticRow, DiagnosticsPanel
-from app.ui.dialogs import Prompts, SaveChoice
+from app.ui.diagnostics_panel import DiagnosticsPanel
+from app.ui.dialogs import Prompts
+from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
 from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.palette import NodePalette
+from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
+from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 
 APP_TITLE = "VPL Material Editor"
 LOWERING_DELAY_MS = 150
-MAX_RECENT_FILES = 8
-RECENT_FILES_KEY = "recentFiles"
 DUPLICATE_KEY = "Ctrl+D"
 
 
@@ -80,7 +80,6 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.resize(1500, 920)
         self.setWindowIcon(application_icon())
-        self._driver_error = ""
 
         self.graph_editor = GraphEditor(self)
         self.graph = self.graph_editor.graph
@@ -90,6 +89,8 @@ class MainWindow(QMainWindow):
         self._centre.addWidget(self.instruction_view)
         self.setCentralWidget(self._centre)
         self._build_panels(preview_gl)
+        self.files = FileCommands(self)
+        self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
         self._build_actions()
         self._build_menus()
         self._connect()
@@ -146,6 +147,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.preview_context_label)
         self._show_preview_context(self.preview.context_description)
 
+    def _show_preview_context(self, description: str) -> None:
+        self.preview_context_label.setText(f"Preview: {description}")
+
     def _connect(self) -> None:
         """Signals of the widgets to the session, events of the session to the widgets."""
         self.graph_editor.edited.connect(self._on_graph_edited)
@@ -153,8 +157,6 @@ class MainWindow(QMainWindow):
             lambda reason: self.statusBar().showMessage(f"Connection refused: {reason}", 8000))
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
         self.palette.nodeRequested.connect(self.add_node_from_palette)
-        self.preview.programReady.connect(self._on_program_ready)
-        self.preview.programFailed.connect(self._on_program_failed)
         self.preview.contextCreated.connect(self._show_preview_context)
         self.parameters_panel.parameterChanged.connect(self.session.parameters.set_value)
         self.parameters_panel.textureChanged.connect(self.session.parameters.set_value)
@@ -163,9 +165,6 @@ class MainWindow(QMainWindow):
         self.session.document_changed.connect(self._on_document_changed)
         self.session.lowered.connect(self._on_lowered)
         self.session.modified_changed.connect(lambda _modified: self._update_title())
-        self.session.parameters.specs_changed.connect(
-            lambda specs: self.parameters_panel.set_parameters(specs, self.session.parameters.values))
-        self.session.parameters.value_changed.connect(self._on_parameter_value)
 
     def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | str | None = None,
                 tip: str = "", graph_only: bool = False) -> QAction:
@@ -188,11 +187,12 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         standard = QKeySequence.StandardKey
-        self.new_action = self._action("&New", self.new_document, standard.New, "Start an empty material")
-        self.open_action = self._action("&Open…", self.open_dialog, standard.Open, "Open a .vpl file")
-        self.save_action = self._action("&Save", self.save, standard.Save, "Save the material")
-        self.save_as_action = self._action("Save &As…", self.save_as, standard.SaveAs, "Save under a new name")
-        self.export_action = self._action("&Export GLSL…", self.export_dialog, "Ctrl+E",
+        files = self.files
+        self.new_action = self._action("&New", files.new_document, standard.New, "Start an empty material")
+        self.open_action = self._action("&Open…", files.open_dialog, standard.Open, "Open a .vpl file")
+        self.save_action = self._action("&Save", files.save, standard.Save, "Save the material")
+        self.save_as_action = self._action("Save &As…", files.save_as, standard.SaveAs, "Save under a new name")
+        self.export_action = self._action("&Export GLSL…", files.export_dialog, "Ctrl+E",
                                           "Write .vert.glsl, .frag.glsl and .json as `vpl compile` does")
         self.quit_action = self._action("&Quit", self.close, standard.Quit)
         self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
@@ -247,10 +247,10 @@ class MainWindow(QMainWindow):
         self.examples_menu = QMenu("Open E&xample", self)
         for name in example_names():
             action = self.examples_menu.addAction(name)
-            action.triggered.connect(lambda _checked=False, example=name: self.open_example_interactive(example))
+            action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action, None, self.quit_action])
-        self._rebuild_recent_menu()
+        self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
                                     self.select_all_action])
@@ -347,27 +347,6 @@ class MainWindow(QMainWindow):
         if self.graph_editor.select_node(node_id):
             self._refresh_properties()
 
-    def cut(self) -> None:
-        self.graph_editor.cut()
-
-    def copy(self) -> None:
-        self.graph_editor.copy()
-
-    def paste(self) -> None:
-        self.graph_editor.paste()
-
-    def duplicate(self) -> None:
-        self.graph_editor.duplicate()
-
-    def delete_selection(self) -> None:
-        self.graph_editor.delete_selection()
-
-    def select_all(self) -> None:
-        self.graph_editor.select_all()
-
-    def frame_selection(self) -> None:
-        self.graph_editor.frame_selection()
-
     def frame_all(self) -> None:
         self.graph_editor.frame_all()
 
@@ -376,21 +355,19 @@ class MainWindow(QMainWindow):
             self.graph_editor.open_tab_search()
 
     def _refresh_properties(self) -> None:
-        if self.read_only:
-            self.properties_panel.show_nothing("Read-only document: no node properties.")
-            return
-        selected = self.graph_editor.selected_material_nodes()
+        selected = [] if self.read_only else self.graph_editor.selected_material_nodes()
         if len(selected) != 1:
-            self.properties_panel.show_nothing(
-                "Select one node to edit its properties." if not selected else f"{len(selected)} nodes selected.")
+            self.properties_panel.show_nothing("Read-only document: no node properties." if self.read_only else
+                                               f"{len(selected)} nodes selected." if selected else
+                                               "Select one node to edit its properties.")
             return
         node = selected[0]
         material_node = self.session.graph.nodes.get(node.stable_id)
-        values = material_node.properties if material_node is not None else {}
         connected = [port.name() for port in node.input_ports() if port.connected_ports()]
-        self.properties_panel.show_node(node.stable_id, node.CATALOG_TYPE, values, connected)
+        self.properties_panel.show_node(node.stable_id, node.CATALOG_TYPE,
+                                        material_node.properties if material_node is not None else {}, connected)
 
-    # ------------------------------------------------------------------ lowering, panels, preview
+    # ------------------------------------------------------------------ lowering and documents
 
     def relower_now(self) -> None:
         """Lower the current graph if it changed (the timer calls this); the `lowered` event updates the panels."""
@@ -401,106 +378,22 @@ class MainWindow(QMainWindow):
         """Apply any pending lowering now (tests and screenshots use it instead of waiting)."""
         self.relower_now()
 
-    def _on_lowered(self, result: LoweringResult) -> None:
-        self._driver_error = ""
-        self._show_diagnostics(result.diagnostics)
-        self.graph_editor.show_diagnostics(result.diagnostics)
-        self.graph_editor.show_port_types(result)
-        artifact = result.artifact
-        self.code_view.show_code(result.text or None, artifact.vertex_code if artifact is not None else None,
-                                 artifact.fragment_code if artifact is not None else None,
-                                 missing_reason="the material has errors (see Diagnostics)" if not result.ok
-                                 else "not compiled")
-        if result.verified is not None:
-            self._show_program()
+    def _on_lowered(self, _result: LoweringResult) -> None:
         self._update_actions()
-        self.statusBar().showMessage("Material OK" if result.ok else f"{len(result.errors)} error(s) in the material",
-                                     4000)
         self.lowered.emit()
 
-    def _show_program(self) -> None:
-        """Hand the preview the current module compiled for its target, with every parameter's value."""
-        program = self.session.program(self.preview.target)
-        if program.artifact is None:
-            self.preview.show_problem(f"{program.target} target error (preview: {self.preview.context_description}): "
-                                      f"{program.problem}")
-            return
-        parameters = self.session.parameters
-        self.preview.set_artifact(program.artifact, parameters.specs, parameters.values)
-
-    def _on_parameter_value(self, change: ParameterChange) -> None:
-        value: ParameterValue = change.value
-        if change.spec.kind is ParameterKind.TEXTURE:
-            self.preview.set_texture(change.name, value if isinstance(value, str) else None)
-        else:
-            self.preview.set_parameter(change.name, value)
-        self.parameters_panel.set_value(change.name, value)
-
-    def _show_diagnostics(self, diagnostics: Sequence[NodeDiagnostic], extra: Sequence[DiagnosticRow] = ()) -> None:
-        rows = [
-            DiagnosticRow(message=diagnostic.message,
-                          category=diagnostic.category if diagnostic.severity == "error"
-                          else f"{diagnostic.category} warning",
-                          node_id=diagnostic.node_id, node_label=self.graph_editor.node_label(diagnostic.node_id))
-            for diagnostic in diagnostics
-        ]
-        rows.extend(extra)
-        if self._driver_error:
-            rows.append(DiagnosticRow(self._driver_error, "driver"))
-        self.diagnostics_panel.set_rows(rows)
-        self.diagnostics_dock.setWindowTitle(f"Diagnostics ({len(rows)})" if rows else "Diagnostics")
-
-    def _refresh_diagnostics(self) -> None:
-        document = self.read_only_document
-        if document is not None:
-            rows = [DiagnosticRow(str(diagnostic), "note") for diagnostic in document.diagnostics]
-            problem = self.session.program().problem
-            self._show_diagnostics([], rows + ([DiagnosticRow(problem, "target")] if problem else []))
-        elif self.session.result is not None:
-            self._show_diagnostics(self.session.result.diagnostics)
-
-    def _show_preview_context(self, description: str) -> None:
-        self.preview_context_label.setText(f"Preview: {description}")
-
-    def _on_program_ready(self) -> None:
-        if self._driver_error:
-            self._driver_error = ""
-            self._refresh_diagnostics()
-
-    def _on_program_failed(self, message: str) -> None:
-        self._driver_error = message
-        self._refresh_diagnostics()
-        # Replaces a "Material OK" from the lowering: the material verified, but the driver refused it.
-        self.statusBar().showMessage("The preview's driver rejected the program (see Diagnostics)", 8000)
-
-    # ------------------------------------------------------------------ documents
-
-    def _on_document_changed(self, document: Document) -> None:
-        self._driver_error = ""
-        if isinstance(document, ModuleDocument):
-            self.graph_editor.editable = False
-            self.graph_editor.load(MaterialGraph())
-            reason = (document.reason or "this module has no editor graph").rstrip(". ")
-            self.instruction_view.show_module(document.verified.text,
-                                              f"Read-only \u2014 {reason}. Preview and export still work.")
-            self._centre.setCurrentWidget(self.instruction_view)
-            program = self.session.program()
-            artifact = program.artifact
-            self.code_view.show_code(document.verified.text, artifact.vertex_code if artifact else None,
-                                     artifact.fragment_code if artifact else None,
-                                     missing_reason=program.problem or "not compiled")
-            self._show_program()
-            self._refresh_diagnostics()
-        else:
-            self.graph_editor.editable = True
-            self._centre.setCurrentWidget(self.graph.widget)
+    def _on_document_changed(self, _document: Document) -> None:
         self._update_title()
         self._update_actions()
         self._refresh_properties()
 
-    def _set_graph_document(self, graph: MaterialGraph, path: Path | None, name: str,
-                            modified: bool = False) -> list[str]:
-        """Show `graph` for editing; returns the problems the view could not show."""
+    def show_centre(self, widget: QWidget) -> None:
+        """The graph (an editable document) or the instruction view (a read-only one)."""
+        self._centre.setCurrentWidget(widget)
+
+    def load_graph(self, graph: MaterialGraph, name: str = "untitled", path: Path | None = None,
+                   modified: bool = False) -> list[str]:
+        """Replace the document with `graph` (no questions asked); returns what the view could not show."""
         self.graph_editor.editable = True
         problems = self.graph_editor.load(graph)
         # A graph the view could not show completely differs from its file: saving would change it.
@@ -510,179 +403,46 @@ class MainWindow(QMainWindow):
         self.documentOpened.emit()
         return problems
 
-    def load_graph(self, graph: MaterialGraph, name: str = "untitled", path: Path | None = None,
-                   modified: bool = False) -> list[str]:
-        """Replace the document with `graph` (no questions asked)."""
-        return self._set_graph_document(graph, path, name, modified)
+    # The File menu (app.ui.file_commands); public for main.py, the file-open relay and tests.
 
     def load_example(self, name: str = DEFAULT_EXAMPLE) -> bool:
-        """Open a shipped example as an untitled document (Save asks where: examples stay pristine)."""
-        return self.open_document(load_example(name), None, f"{name} (example)", ask_to_save=False)
-
-    def open_example_interactive(self, name: str) -> None:
-        if self.maybe_save():
-            self.load_example(name)
+        return self.files.load_example(name)
 
     def new_document(self) -> bool:
-        """An untitled material holding just a Material Output (every material needs one)."""
-        if not self.maybe_save():
-            return False
-        graph = MaterialGraph()
-        if OUTPUT_NODE_TYPE in catalog.NODE_TYPES:
-            graph.add_node(OUTPUT_NODE_TYPE, (0.0, 0.0))
-        self._set_graph_document(graph, None, "untitled")
-        return True
-
-    def _start_directory(self) -> str:
-        return str(self.path.parent) if self.path else os.getcwd()
-
-    def open_dialog(self) -> bool:
-        path = self.prompts.choose_open_path(self, self._start_directory())
-        return self.open_file(path) if path else False
+        return self.files.new_document()
 
     def open_file(self, path: str | os.PathLike[str], ask_to_save: bool = True) -> bool:
-        """Open a .vpl file. An unreadable or invalid file leaves the current document untouched."""
-        path = Path(path)
-        try:
-            document = self.session.read_file(path)
-        except OSError as error:
-            self.prompts.show_error(self, "Cannot open file", f"{path} could not be read.", [str(error)])
-            return False
-        if not self.open_document(document, path, path.name, ask_to_save):
-            return False
-        self._add_recent_file(path)
-        self.statusBar().showMessage(f"Opened {path}", 4000)
-        return True
+        return self.files.open_file(path, ask_to_save)
 
     def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True) -> bool:
-        """Show a loaded document: editable graph, read-only module, or an error dialog (nothing changes)."""
-        if document.graph is None and document.verified is None:
-            details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
-            self.prompts.show_error(self, "Cannot open file", document.message or f"{name} is not a valid VPL module.",
-                                    details)
-            return False
-        if ask_to_save and not self.maybe_save():
-            return False
-        if document.graph is not None and not document.read_only:
-            problems = self._set_graph_document(document.graph, path, name)
-            problems += [str(diagnostic) for diagnostic in document.diagnostics]
-            if problems:
-                self.prompts.show_error(self, "Some of the file could not be shown",
-                                        document.message or f"{name} opened, but parts of it are not shown.", problems)
-        else:
-            self.session.open_module(document, path, name)
-            self.documentOpened.emit()
-        return True
+        return self.files.open_document(document, path, name, ask_to_save)
 
     def save(self) -> bool:
-        if self.read_only:
-            return False
-        return self.save_to(self.path) if self.path is not None else self.save_as()
-
-    def save_as(self) -> bool:
-        if self.read_only:
-            return False
-        suggested = str(self.path) if self.path else os.path.join(os.getcwd(), "material.vpl")
-        path = self.prompts.choose_save_path(self, suggested)
-        return self.save_to(Path(path)) if path else False
+        return self.files.save()
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
-        path = Path(path)
-        try:
-            self.session.save(path)
-        except OSError as error:
-            self.prompts.show_error(self, "Cannot save", f"{path} could not be written.", [str(error)])
-            return False
-        self._update_title()
-        self._add_recent_file(path)
-        self.statusBar().showMessage(f"Saved {path}", 4000)
-        return True
-
-    def export_dialog(self) -> bool:
-        out_dir = self.prompts.choose_export_dir(self, self._start_directory())
-        return self.export_to(out_dir) if out_dir else False
+        return self.files.save_to(path)
 
     def export_stem(self) -> str:
         return self.session.export_stem()
 
     def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None) -> bool:
-        """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json exactly as `vpl compile` does."""
-        self.flush()
-        try:
-            written = self.session.export(out_dir, stem)
-        except OSError as error:
-            self.prompts.show_error(self, "Cannot export", f"Could not write to {out_dir}.", [str(error)])
-            return False
-        if written is None:
-            self.prompts.show_error(self, "Cannot export", "The material does not compile; fix the errors first.",
-                                    [row.text for row in self.diagnostics_panel.rows])
-            return False
-        self.statusBar().showMessage(f"Exported GLSL to {out_dir}", 4000)
-        return True
+        return self.files.export_to(out_dir, stem)
+
+    def export_dialog(self) -> bool:
+        return self.files.export_dialog()
 
     def maybe_save(self) -> bool:
-        """Ask about unsaved changes; True when it is fine to drop the current document."""
-        if not self.is_modified:
-            return True
-        choice = self.prompts.ask_save_changes(self, self.session.name)
-        if choice is SaveChoice.SAVE:
-            return self.save()
-        return choice is SaveChoice.DISCARD
-
-    # ------------------------------------------------------------------ recent files
+        return self.files.maybe_save()
 
     def recent_files(self) -> list[str]:
-        value = self.settings.value(RECENT_FILES_KEY, [])
-        return [str(item) for item in ([value] if isinstance(value, str) else (value or []))]
-
-    def _add_recent_file(self, path: Path) -> None:
-        entry = str(path.resolve())
-        files = [entry] + [item for item in self.recent_files() if item != entry]
-        self.settings.setValue(RECENT_FILES_KEY, files[:MAX_RECENT_FILES])
-        self._rebuild_recent_menu()
-
-    def _rebuild_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        files = self.recent_files()
-        for entry in files:
-            action = self.recent_menu.addAction(entry)
-            action.triggered.connect(lambda _checked=False, path=entry: self.open_file(path))
-        self.recent_menu.setEnabled(bool(files))
-
-    # ------------------------------------------------------------------ autosave and recovery
+        return self.recent.files()
 
     def autosave_now(self) -> Path | None:
-        """Write the recovery file (nothing to recover when the document is saved)."""
-        try:
-            return self.session.autosave()
-        except OSError as error:
-            self.statusBar().showMessage(f"Autosave failed: {error}", 8000)
-            return None
+        return self.files.autosave_now()
 
     def check_recovery(self) -> bool:
-        """Offer autosaves left by a crashed editor; True when one was recovered."""
-        entries = self.session.recovery_candidates()
-        if not entries:
-            return False
-        chosen = self.prompts.offer_recovery(self, entries)
-        recovered = False
-        if chosen is not None:
-            try:
-                document = self.session.read_recovery(chosen)
-            except OSError as error:
-                self.prompts.show_error(self, "Cannot recover", "The autosave could not be read.", [str(error)])
-                document = None
-            if document is not None and document.graph is None:
-                details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
-                self.prompts.show_error(self, "Cannot recover", "The autosave is damaged.", details)
-            elif document is not None:
-                source = Path(chosen.source) if chosen.source else None
-                self._set_graph_document(document.graph, source, source.name if source else "recovered", modified=True)
-                self.statusBar().showMessage(f"Recovered {chosen.description}", 8000)
-                recovered = True
-        for entry in entries:
-            self.session.discard_recovery(entry)
-        return recovered
+        return self.files.check_recovery()
 
     # ------------------------------------------------------------------ window
 
