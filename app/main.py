@@ -147,6 +147,17 @@ def ensure_standard_streams() -> None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
 
 
+def _open_initial(window, file: str | None, unattended: bool) -> bool:
+    """Open FILE (or the example) and show the window; False when an unattended run cannot open FILE."""
+    opened = bool(file) and window.open_file(file, ask_to_save=False)
+    if file and not opened and unattended:
+        return False
+    if not opened:
+        window.load_example()
+    window.show()
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ensure_standard_streams()
     arguments = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -180,12 +191,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     unattended = bool(arguments.screenshot)
     settings = None
+    scratch: tempfile.TemporaryDirectory[str] | None = None
     if unattended:
         from PySide6.QtCore import QSettings
 
-        # A screenshot run must not touch the user's recent-files list.
-        scratch = Path(tempfile.mkdtemp(prefix="vpl-editor-settings-")) / "settings.ini"
-        settings = QSettings(str(scratch), QSettings.Format.IniFormat)
+        # A screenshot run must not touch the user's recent-files list, nor leave its scratch settings behind.
+        scratch = tempfile.TemporaryDirectory(prefix="vpl-editor-settings-")
+        settings = QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
     window = MainWindow(prompts=_quiet_prompts() if unattended else None, settings=settings, preview_gl=gl)
     preview_settled = [False]
 
@@ -196,21 +208,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     window.preview.programReady.connect(settled)
     window.preview.programFailed.connect(settled)
 
-    opened = False
-    if arguments.file:
-        opened = window.open_file(arguments.file, ask_to_save=False)
-        if not opened and unattended:
-            window.close()
-            return 1
-    if not opened:
-        window.load_example()
-    window.show()
-
     if unattended:
         try:
+            if not _open_initial(window, arguments.file, unattended):
+                return 1
             return take_screenshot(window, arguments.screenshot, arguments.timeout, preview_settled)
         finally:
             window.close()
+            window.settings.sync()  # nothing left to write when the directory goes
+            if scratch is not None:
+                scratch.cleanup()
+    _open_initial(window, arguments.file, unattended)
 
     from app.ui.file_open import FileOpenRelay
 

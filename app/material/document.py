@@ -29,8 +29,8 @@ module that any conforming reader accepts. Opening:
 Saving never refuses: a graph that does not lower to a valid module is
 saved with the module text of a placeholder material (magenta) and a note
 line, so no work is lost; reopening restores the graph, whose diagnostics
-reappear in the editor. Saving is atomic: a temporary file in the target
-directory, fsync, then `os.replace`.
+reappear in the editor. Saving is atomic and keeps the file's mode and
+symbolic links (`vpl_core.atomic_write`).
 
 Hashes are over the module text with line endings normalized to LF, so a
 checkout that converts line endings does not turn documents read-only.
@@ -38,17 +38,16 @@ checkout that converts line endings does not turn documents read-only.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.material.graph import GraphFormatError, MaterialGraph
-from vpl_core.diagnostics import Category, Diagnostic, VplError
+from vpl_core.atomic_write import write_atomically
+from vpl_core.diagnostics import Diagnostic, VplError
 from vpl_core.ir.module import Module
 
 MAGIC_LINE = "// VPL material editor document"
@@ -134,25 +133,12 @@ def save_text(graph: MaterialGraph, lowered: Any = None) -> str:
 
 
 def save_file(path: str | os.PathLike[str], graph: MaterialGraph, lowered: Any = None) -> None:
-    """Save atomically: write a temporary file next to `path`, fsync it, then replace `path`.
+    """Save atomically (`vpl_core.atomic_write`): the previous file survives any failure.
 
-    On any failure the temporary file is removed and the previous file is
-    left untouched; the OSError (or other error) propagates to the caller.
+    The file keeps its mode (a new one gets the umask's), a symbolic link
+    stays a link to the file it names, and the error (OSError) propagates.
     """
-    data = save_text(graph, lowered).encode("utf-8")
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_atomically(path, save_text(graph, lowered).encode("utf-8"))
 
 
 def graph_json_lines(data: dict[str, Any]) -> list[str]:
@@ -213,16 +199,24 @@ def _split_header(text: str) -> _Header | None:
     return None
 
 
-def load_text(data: bytes | str, label: str = "<document>") -> LoadedDocument:
-    """Open a document from its bytes. Never raises; see the module docstring for the cases."""
+def parse_graph_block(graph_json: str) -> MaterialGraph:
+    """The graph of a document's block; every way it can be unusable is a `GraphFormatError` with its reason."""
     try:
-        return _load_text(data, label)
-    except Exception as error:  # noqa: BLE001 - anything else is a bug, but opening must not crash the editor
-        diagnostic = Diagnostic(Category.SEMANTIC, f"internal error while opening: {error}", label=label)
-        return LoadedDocument(diagnostics=[diagnostic], message=f"{label} could not be opened", label=label)
+        data = json.loads(graph_json)
+    except RecursionError as error:
+        raise GraphFormatError("the graph JSON is nested too deeply") from error
+    except ValueError as error:
+        raise GraphFormatError(f"the graph is not valid JSON: {error}") from error
+    return MaterialGraph.from_dict(data)
 
 
-def _load_text(data: bytes | str, label: str) -> LoadedDocument:
+def load_text(data: bytes | str, label: str = "<document>") -> LoadedDocument:
+    """Open a document from its bytes; see the module docstring for the cases.
+
+    Every problem with the content is a diagnostic or a read-only opening,
+    never an exception; an exception from here is a bug (tests look for
+    them: no catch-all hides one).
+    """
     from vpl_core.publish import VerifiedModule
     from vpl_core.text import read
 
@@ -240,8 +234,8 @@ def _load_text(data: bytes | str, label: str) -> LoadedDocument:
         graph_message = "the module was changed outside the editor since the graph was saved: opened read-only"
     else:
         try:
-            graph = MaterialGraph.from_dict(json.loads(header.graph_json))
-        except (ValueError, GraphFormatError, RecursionError) as error:
+            graph = parse_graph_block(header.graph_json)
+        except GraphFormatError as error:
             graph_message = f"the saved graph cannot be read ({error}): opened read-only"
 
     try:

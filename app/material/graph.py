@@ -306,7 +306,9 @@ class MaterialGraph:
             return _graph_from_dict(data)
         except GraphFormatError:
             raise
-        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as error:
+        except RecursionError as error:
+            raise GraphFormatError("malformed material graph: values nested too deeply") from error
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as error:
             raise GraphFormatError(f"malformed material graph: {error}") from error
 
 
@@ -318,12 +320,25 @@ def _json_value(value: Any) -> Any:
     return value
 
 
+def _finite(value: int | float, what: str) -> float:
+    """`value` as a finite float; an int beyond the float range (JSON allows 10**400) is a format error."""
+    try:
+        number = float(value)
+    except OverflowError:
+        digits = len(str(abs(int(value))))
+        raise GraphFormatError(f"{what} is out of range (a {digits}-digit integer, beyond the largest float)") from None
+    if not math.isfinite(number):
+        raise GraphFormatError(f"{what} must be finite, not {value}")
+    return number
+
+
 def _property_value(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_property_value(item) for item in value)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise GraphFormatError("property values must be finite numbers")
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _finite(value, "property value")
+        return value
+    if value is None or isinstance(value, (bool, str)):
         return value
     raise GraphFormatError(f"unsupported property value {value!r}")
 
@@ -333,9 +348,9 @@ def _pair(value: Any, what: str) -> tuple[float, float]:
         raise GraphFormatError(f"{what} must be a pair of numbers")
     first, second = value
     for item in (first, second):
-        if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item):
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
             raise GraphFormatError(f"{what} must be a pair of finite numbers")
-    return (float(first), float(second))
+    return (_finite(first, what), _finite(second, what))
 
 
 def _text(value: Any, what: str) -> str:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+
+from vpl_core.atomic_write import write_atomically
 
 RECOVERY_DIR_ENV = "VPL_EDITOR_RECOVERY_DIR"
 AUTOSAVE_INTERVAL_MS = 30_000
@@ -71,14 +72,7 @@ def _process_alive(pid: int) -> bool:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, data)
 
 
 class RecoveryStore:
@@ -142,6 +136,22 @@ class RecoveryStore:
             )
         except (OSError, ValueError, TypeError, AttributeError):
             return None
+
+    @staticmethod
+    def keep_damaged(entry: RecoveryEntry) -> Path:
+        """Set aside an autosave that could not be recovered (never deleted: it may be the only copy).
+
+        The document is renamed `damaged-<name>.vpl` in the same directory,
+        so it is no longer offered, and its note is removed. Returns where
+        it now is (where it was, if even the rename fails).
+        """
+        kept = entry.document_path.with_name(f"damaged-{entry.document_path.name}")
+        try:
+            os.replace(entry.document_path, kept)
+        except OSError:
+            return entry.document_path
+        entry.note_path.unlink(missing_ok=True)
+        return kept
 
     @staticmethod
     def discard(entry: RecoveryEntry) -> None:

@@ -229,6 +229,11 @@ class EditorSession:
     def discard_recovery(entry: RecoveryEntry) -> None:
         RecoveryStore.discard(entry)
 
+    @staticmethod
+    def keep_damaged_recovery(entry: RecoveryEntry) -> Path:
+        """An autosave that could not be recovered is set aside, not deleted; returns where it is."""
+        return RecoveryStore.keep_damaged(entry)
+
     def close(self) -> None:
         """Clean exit: nothing is left to recover."""
         self.recovery.close()

@@ -18,6 +18,7 @@ from app.material.document import LoadedDocument
 from app.material.examples import DEFAULT_EXAMPLE, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
+from app.session.recovery import RecoveryEntry
 from app.ui.dialogs import SaveChoice
 
 if TYPE_CHECKING:
@@ -172,19 +173,27 @@ class FileCommands:
         chosen = self.prompts.offer_recovery(self.window, entries)
         recovered = False
         if chosen is not None:
-            try:
-                document: LoadedDocument | None = self.session.read_recovery(chosen)
-            except OSError as error:
-                self._error("Cannot recover", "The autosave could not be read.", [str(error)])
-                document = None
-            if document is not None and document.graph is None:
-                details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
-                self._error("Cannot recover", "The autosave is damaged.", details)
-            elif document is not None and document.graph is not None:
-                source = Path(chosen.source) if chosen.source else None
-                self.window.load_graph(document.graph, source.name if source else "recovered", source, modified=True)
-                self._status(f"Recovered {chosen.description}", 8000)
-                recovered = True
+            recovered = self._recover(chosen)
+            if not recovered:
+                # Possibly the only copy of the work: kept aside, never deleted.
+                entries = [entry for entry in entries if entry is not chosen]
         for entry in entries:
             self.session.discard_recovery(entry)
         return recovered
+
+    def _recover(self, chosen: RecoveryEntry) -> bool:
+        try:
+            document = self.session.read_recovery(chosen)
+        except OSError as error:
+            kept = self.session.keep_damaged_recovery(chosen)
+            self._error("Cannot recover", f"The autosave could not be read; it was kept as {kept}.", [str(error)])
+            return False
+        if document.graph is None:
+            kept = self.session.keep_damaged_recovery(chosen)
+            details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
+            self._error("Cannot recover", f"The autosave is damaged; it was kept as {kept}.", details)
+            return False
+        source = Path(chosen.source) if chosen.source else None
+        self.window.load_graph(document.graph, source.name if source else "recovered", source, modified=True)
+        self._status(f"Recovered {chosen.description}", 8000)
+        return True

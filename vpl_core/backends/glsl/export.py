@@ -16,13 +16,11 @@ sorted; files end with a newline and use LF.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from vpl_core.atomic_write import write_atomically
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, Type, VectorType, VoidType
 
@@ -123,15 +121,8 @@ def artifact_json(artifact: ProgramArtifact) -> str:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    # Atomic, with the umask's permissions for a new file and the old mode for an existing one.
+    write_atomically(path, text.encode("utf-8"))
 
 
 def export_artifact(artifact: ProgramArtifact, out_dir: str | Path, stem: str) -> list[Path]:
