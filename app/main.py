@@ -109,6 +109,7 @@ def _quiet_prompts():
         choose_open_path=lambda _parent, _directory: None,
         choose_save_path=lambda _parent, _suggested: None,
         choose_export_dir=lambda _parent, _directory: None,
+        ask_text=lambda _parent, _title, _label, _initial: None,
     )
 
 

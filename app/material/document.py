@@ -123,11 +123,13 @@ def save_text(graph: MaterialGraph, lowered: Any = None) -> str:
         note = PLACEHOLDER_NOTE
     if not module_text.endswith("\n"):
         module_text += "\n"
-    lines = [MAGIC_LINE, FORMAT_LINE, HASH_PREFIX + module_hash(module_text)]
+    graph_data = graph.to_dict()
+    format_line = f"// format: {graph_data['format']} {graph_data['version']}"
+    lines = [MAGIC_LINE, format_line, HASH_PREFIX + module_hash(module_text)]
     if note is not None:
         lines.append(NOTE_PREFIX + note)
     lines.append(BEGIN_LINE)
-    lines.extend(f"// {line}" for line in graph_json_lines(graph.to_dict()))
+    lines.extend(f"// {line}" for line in graph_json_lines(graph_data))
     lines.append(END_LINE)
     return "\n".join(lines) + "\n" + module_text
 

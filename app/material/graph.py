@@ -14,6 +14,15 @@ them; the lowering diagnoses that instead of failing):
 
 Equality ignores the order of connections and frames (they are sets in
 meaning); `to_dict` writes them sorted, so equal graphs give equal JSON.
+
+Parameter values: the value of a material parameter is its node's value
+property (`default`, or `image` for a texture). `variants` are named sets
+of values that override them by parameter name (material instances, as
+Unreal's): `active_variant` names the one in use (None: the nodes' own
+values). A graph with variants is written as format version 2 (version 1
+plus `variants` and `active_variant`), so an editor that knows only
+version 1 opens it read-only instead of dropping them; a graph without
+variants is written as version 1, byte for byte as before.
 """
 
 from __future__ import annotations
@@ -28,6 +37,9 @@ from app.material.types import node_id_key
 
 GRAPH_FORMAT = "vpl-material-graph"
 GRAPH_VERSION = 1
+#: Version 1 plus parameter variants; written only for graphs that have variants.
+GRAPH_VERSION_WITH_VARIANTS = 2
+READABLE_VERSIONS = (GRAPH_VERSION, GRAPH_VERSION_WITH_VARIANTS)
 
 
 @dataclass(eq=False)
@@ -82,6 +94,24 @@ class Frame:
     node_ids: list[str] = field(default_factory=list)
 
 
+@dataclass
+class ParameterVariant:
+    """A named set of parameter values (parameter name -> value) overriding the parameter nodes' own."""
+
+    name: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParameterVariant):
+            return NotImplemented
+        return self.name == other.name and _json_value(self.values) == _json_value(other.values)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def copy(self) -> ParameterVariant:
+        return ParameterVariant(self.name, copy_module.deepcopy(self.values))
+
+
 class GraphFormatError(ValueError):
     """A graph dictionary that `from_dict` cannot read (wrong format, version or shape)."""
 
@@ -95,12 +125,18 @@ class MaterialGraph:
     nodes: dict[str, Node] = field(default_factory=dict)
     connections: list[Connection] = field(default_factory=list)
     frames: list[Frame] = field(default_factory=list)
+    variants: list[ParameterVariant] = field(default_factory=list)
+    active_variant: str | None = None
 
     # Equality ---------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MaterialGraph):
             return NotImplemented
+        return self.same_nodes(other) and self.variants == other.variants and self.active_variant == other.active_variant
+
+    def same_nodes(self, other: MaterialGraph) -> bool:
+        """Equal apart from the variants: the same nodes, connections and frames (the same module)."""
         return (
             self.nodes == other.nodes
             and sorted(self.connections, key=Connection.sort_key) == sorted(other.connections, key=Connection.sort_key)
@@ -250,6 +286,16 @@ class MaterialGraph:
     def remove_frame(self, frame_id: str) -> None:
         self.frames = [frame for frame in self.frames if frame.id != frame_id]
 
+    # Variants ---------------------------------------------------------------------------
+
+    def variant(self, name: str | None) -> ParameterVariant | None:
+        return next((variant for variant in self.variants if variant.name == name), None) if name else None
+
+    @property
+    def active(self) -> ParameterVariant | None:
+        """The variant in use, or None for the parameter nodes' own values."""
+        return self.variant(self.active_variant)
+
     # Copies and serialization -----------------------------------------------------------
 
     def copy(self) -> MaterialGraph:
@@ -258,13 +304,18 @@ class MaterialGraph:
             {node_id: Node(node.id, node.type_name, copy_module.deepcopy(node.properties), node.position) for node_id, node in self.nodes.items()},
             list(self.connections),
             [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids)) for frame in self.frames],
+            [variant.copy() for variant in self.variants],
+            self.active_variant,
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """A deterministic, versioned, JSON-able dictionary (nodes, connections and frames sorted)."""
-        return {
+        """A deterministic, versioned, JSON-able dictionary (nodes, connections and frames sorted).
+
+        Variants keep their order (the order the artist made them in).
+        """
+        data = {
             "format": GRAPH_FORMAT,
-            "version": GRAPH_VERSION,
+            "version": GRAPH_VERSION_WITH_VARIANTS if self.variants else GRAPH_VERSION,
             "nodes": [
                 {
                     "id": node.id,
@@ -294,6 +345,13 @@ class MaterialGraph:
                 for frame in sorted(self.frames, key=lambda frame: node_id_key(frame.id))
             ],
         }
+        if self.variants:
+            data["variants"] = [
+                {"name": variant.name, "values": {name: _json_value(value) for name, value in sorted(variant.values.items())}}
+                for variant in self.variants
+            ]
+            data["active_variant"] = self.active_variant if self.variant(self.active_variant) else None
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> MaterialGraph:
@@ -365,8 +423,9 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
     if data.get("format") != GRAPH_FORMAT:
         raise GraphFormatError(f"not a material graph (format {data.get('format')!r})")
     version = data.get("version")
-    if version != GRAPH_VERSION:
-        raise GraphFormatError(f"unsupported material graph version {version!r} (this editor reads {GRAPH_VERSION})")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        readable = " and ".join(str(number) for number in READABLE_VERSIONS)
+        raise GraphFormatError(f"unsupported material graph version {version!r} (this editor reads {readable})")
     graph = MaterialGraph()
     for entry in data.get("nodes", []):
         if not isinstance(entry, dict):
@@ -410,4 +469,17 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
                 [_text(node_id, "frame member") for node_id in node_ids],
             )
         )
+    for entry in data.get("variants", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("values", {}), dict):
+            raise GraphFormatError("a variant is a JSON object with a name and a values object")
+        name = _text(entry.get("name"), "variant name")
+        if not name or graph.variant(name) is not None:
+            raise GraphFormatError(f"variant name {name!r} is empty or repeated")
+        values = {_text(key, "parameter name"): _property_value(value) for key, value in entry.get("values", {}).items()}
+        graph.variants.append(ParameterVariant(name, values))
+    active = data.get("active_variant")
+    if active is not None:
+        graph.active_variant = _text(active, "active variant")
+        if graph.variant(graph.active_variant) is None:
+            raise GraphFormatError(f"the active variant {graph.active_variant!r} is not one of the variants")
     return graph

@@ -8,7 +8,16 @@ uniform's kind and type alone: one classification for both
 float, tuple of floats, or for textures an image path (None means the
 default checker texture).
 
-Who holds values, and how they survive a recompile, is
+Where values live (docs/file-format.md): in the material. A parameter's
+value is its node's value property (`default`; `image` for a texture); an
+active variant (`MaterialGraph.active_variant`) overrides it by parameter
+name. `material_values` reads them from a graph for a list of specs, with
+the same coercion (`usable_value`) for node values and overrides, so a
+value that no longer fits its parameter (a renamed, retyped or resized
+one) is ignored rather than misused.
+
+Who holds values at run time, and how values without a material (a
+read-only module's) survive a recompile, is
 `app.session.parameters.ParameterModel`'s business (one rule, `carry_over`
 below).
 """
@@ -16,15 +25,17 @@ below).
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.material.scene import SCENE_UNIFORM_NAME
 from vpl_core.ir.module import Module, UniformKind
 from vpl_core.ir.types import SamplerType, ScalarKind, ScalarType, Type, VectorType
 
 if TYPE_CHECKING:
+    from app.material.graph import MaterialGraph, Node
     from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 ParameterValue = float | tuple[float, ...] | str | None
@@ -124,3 +135,95 @@ def carry_over(
         else:
             values[spec.name] = spec.default
     return values
+
+
+# Values in the material ------------------------------------------------------------------------
+
+#: `usable_value`'s answer for a stored value that does not fit the parameter.
+UNUSABLE = object()
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def usable_value(spec: ParameterSpec, stored: Any) -> Any:
+    """`stored` (a node's value property or a variant's override) as a value of `spec`, else `UNUSABLE`.
+
+    Floats need a finite number; vectors and colours a sequence of the
+    parameter's width (a colour's missing alpha is 1); textures a path
+    (an empty path is the checker, None).
+    """
+    if spec.kind is ParameterKind.FLOAT:
+        number = _number(stored)
+        return UNUSABLE if number is None else number
+    if spec.kind in (ParameterKind.VECTOR, ParameterKind.COLOR):
+        width = spec.type.size if isinstance(spec.type, VectorType) else 0
+        if not isinstance(stored, (list, tuple)) or not width:
+            return UNUSABLE
+        numbers = [_number(item) for item in stored[:width]]
+        if any(number is None for number in numbers):
+            return UNUSABLE
+        if spec.kind is ParameterKind.COLOR and len(numbers) == 3 and width == 4:
+            numbers.append(1.0)
+        return tuple(numbers) if len(numbers) == width else UNUSABLE
+    if spec.kind is ParameterKind.TEXTURE:
+        if stored is None or stored == "":
+            return None
+        return stored if isinstance(stored, str) else UNUSABLE
+    return UNUSABLE
+
+
+def parameter_nodes(graph: MaterialGraph) -> dict[str, Node]:
+    """Parameter name -> its node (the first by node id when a name is taken twice)."""
+    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+    from app.material.types import node_id_key
+
+    nodes: dict[str, Node] = {}
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        name = node.properties.get("name")
+        if node.type_name in PARAMETER_VALUE_PROPERTY and isinstance(name, str):
+            nodes.setdefault(name, node)
+    return nodes
+
+
+def node_value_property(node: Node) -> str | None:
+    """The property of a parameter node that holds its value (None for other nodes)."""
+    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+
+    return PARAMETER_VALUE_PROPERTY.get(node.type_name)
+
+
+def material_values(specs: Iterable[ParameterSpec], graph: MaterialGraph) -> tuple[dict[str, ParameterValue], frozenset[str]]:
+    """The value of every spec in `graph`, and the names the active variant overrides.
+
+    A spec's value is its node's value property when that fits the spec
+    (else the spec's default), unless the active variant holds a fitting
+    value for its name.
+    """
+    nodes = parameter_nodes(graph)
+    active = graph.active
+    values: dict[str, ParameterValue] = {}
+    overridden: set[str] = set()
+    for spec in specs:
+        value: Any = spec.default
+        node = nodes.get(spec.name)
+        prop = node_value_property(node) if node is not None else None
+        if node is not None and prop is not None and prop in node.properties:
+            stored = usable_value(spec, node.properties[prop])
+            if stored is not UNUSABLE:
+                value = stored
+        if active is not None and spec.name in active.values:
+            override = usable_value(spec, active.values[spec.name])
+            if override is not UNUSABLE:
+                value = override
+                overridden.add(spec.name)
+        values[spec.name] = value
+    return values, frozenset(overridden)

@@ -23,14 +23,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QColor, QCursor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QColorDialog,
+    QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QScrollArea,
     QSlider,
@@ -40,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.material.parameters import ParameterKind, ParameterSpec
+from app.session.parameters import VariantState
 from vpl_core.ir.types import VectorType
 
 SLIDER_STEPS = 1000
@@ -71,8 +74,19 @@ class _FloatEditor(QWidget):
         layout.addWidget(self.spin)
         self.apply_spec(spec)
         self.set_value(float(value if value is not None else spec.default or 0.0))
+        #: True while a slider drag goes on after its first change (one undo step per drag).
+        self.continuing = False
+        self._dragging = False
         self.slider.valueChanged.connect(self._slider_moved)
+        self.slider.sliderPressed.connect(self._drag_started)
+        self.slider.sliderReleased.connect(self._drag_ended)
         self.spin.valueChanged.connect(self._spin_changed)
+
+    def _drag_started(self) -> None:
+        self._dragging, self.continuing = True, False
+
+    def _drag_ended(self) -> None:
+        self._dragging = self.continuing = False
 
     def apply_spec(self, spec: ParameterSpec) -> None:
         low, high = float(spec.minimum), float(spec.maximum)
@@ -101,8 +115,10 @@ class _FloatEditor(QWidget):
         self.spin.setValue(value)
         self.spin.blockSignals(False)
         self._changed(self.value())
+        self.continuing = self._dragging
 
     def _spin_changed(self, value: float) -> None:
+        self.continuing = False
         self.slider.blockSignals(True)
         self.slider.setValue(round((value - self._low) / (self._high - self._low) * SLIDER_STEPS))
         self.slider.blockSignals(False)
@@ -248,6 +264,14 @@ class ParametersPanel(QWidget):
 
     parameterChanged = Signal(str, object)
     textureChanged = Signal(str, object)
+    #: The variant chosen in the variant box (None: the base values).
+    variantActivated = Signal(object)
+    #: "New variant" was clicked (the host asks for a name).
+    variantAddRequested = Signal()
+    #: "Delete variant" was clicked for the named variant.
+    variantRemoveRequested = Signal(str)
+    #: "Reset" of an overridden parameter was clicked.
+    parameterResetRequested = Signal(str)
 
     #: Replaceable dialogs: (initial QColor, parent, with_alpha) -> QColor; (parent) -> path or None.
     pick_color: Callable[[QColor, QWidget, bool], QColor] = staticmethod(_pick_color)
@@ -258,13 +282,43 @@ class ParametersPanel(QWidget):
         self._specs: list[ParameterSpec] = []
         self._editors: dict[str, QWidget] = {}
         self._values: dict[str, Any] = {}
+        self._variants = VariantState()
+        self._continuing = False
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self._build_variant_bar())
         outer.addWidget(self._scroll)
         self._rebuild()
+
+    def _build_variant_bar(self) -> QWidget:
+        bar = QWidget()
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(4, 2, 4, 2)
+        label = QLabel("Values:")
+        self.variant_box = QComboBox()
+        self.variant_box.setObjectName("variantBox")
+        self.variant_box.setToolTip("Named sets of parameter values saved with the material (material instances)")
+        self.variant_box.activated.connect(self._variant_chosen)
+        label.setBuddy(self.variant_box)
+        self.add_variant_button = QToolButton()
+        self.add_variant_button.setText("+")
+        self.add_variant_button.setToolTip("New variant: a named set of values, starting from the current ones")
+        self.add_variant_button.clicked.connect(self.variantAddRequested)
+        self.remove_variant_button = QToolButton()
+        self.remove_variant_button.setText("\u2212")
+        self.remove_variant_button.setToolTip("Delete this variant")
+        self.remove_variant_button.clicked.connect(
+            lambda: self._variants.active and self.variantRemoveRequested.emit(self._variants.active))
+        row.addWidget(label)
+        row.addWidget(self.variant_box, 1)
+        row.addWidget(self.add_variant_button)
+        row.addWidget(self.remove_variant_button)
+        self.variant_bar = bar
+        self.set_variants(VariantState())
+        return bar
 
     # ---- API ------------------------------------------------------------------------------
 
@@ -295,8 +349,56 @@ class ParametersPanel(QWidget):
                 label = self._form.labelForField(editor)
                 if isinstance(label, QLabel):
                     label.setText(spec.display_name)
+            self._show_overrides()
             return
         self._rebuild()
+        self._show_overrides()
+
+    @property
+    def continuing(self) -> bool:
+        """Whether the last change continues a slider drag that already changed the value (one undo step)."""
+        return self._continuing
+
+    @property
+    def variants(self) -> VariantState:
+        return self._variants
+
+    def set_variants_available(self, available: bool) -> None:
+        """Variants belong to a saved material; a read-only module has none."""
+        self.variant_bar.setVisible(available)
+
+    def set_variants(self, state: VariantState) -> None:
+        """Show the variant names, the active one and which parameters it overrides."""
+        self._variants = state
+        self.variant_box.blockSignals(True)
+        self.variant_box.clear()
+        self.variant_box.addItem("Base (the parameter nodes' values)", None)
+        for name in state.names:
+            self.variant_box.addItem(name, name)
+        self.variant_box.setCurrentIndex(state.names.index(state.active) + 1 if state.active in state.names else 0)
+        self.variant_box.blockSignals(False)
+        self.remove_variant_button.setEnabled(state.active is not None)
+        self._show_overrides()
+
+    def _variant_chosen(self, index: int) -> None:
+        name = self.variant_box.itemData(index)
+        if name != self._variants.active:
+            self.variantActivated.emit(name)
+
+    def _show_overrides(self) -> None:
+        if not hasattr(self, "_form"):
+            return
+        for spec in self._specs:
+            editor = self._editors.get(spec.name)
+            label = self._form.labelForField(editor) if editor is not None else None
+            if not isinstance(label, QLabel):
+                continue
+            overridden = spec.name in self._variants.overridden
+            font = label.font()
+            font.setBold(overridden)
+            label.setFont(font)
+            label.setToolTip(f"Set in variant \u201c{self._variants.active}\u201d (right-click to reset to the base value)"
+                             if overridden else "")
 
     def set_value(self, name: str, value: Any) -> None:
         """Show `value` for `name` without emitting (the host changed it)."""
@@ -320,7 +422,10 @@ class ParametersPanel(QWidget):
             editor = self._make_editor(spec, self._values.get(spec.name))
             editor.setObjectName(f"parameter:{spec.name}")
             self._editors[spec.name] = editor
-            self._form.addRow(spec.display_name, editor)
+            label = QLabel(spec.display_name)
+            label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            label.customContextMenuRequested.connect(lambda _position, name=spec.name: self._offer_reset(name))
+            self._form.addRow(label, editor)
         self._scroll.setWidget(container)  # deletes the previous container and its editors
 
     def _make_editor(self, spec: ParameterSpec, value: Any) -> QWidget:
@@ -335,12 +440,23 @@ class ParametersPanel(QWidget):
             return _TextureEditor(spec, value, lambda v: self._emit_texture(name, v), lambda *a: type(self).pick_image(*a))
         return _ReadOnlyEditor(spec)
 
+    def _offer_reset(self, name: str) -> None:
+        if name not in self._variants.overridden:
+            return
+        menu = QMenu(self)
+        menu.addAction(f"Reset to the base value ({self._variants.active} stops setting it)",
+                       lambda: self.parameterResetRequested.emit(name))
+        menu.exec(QCursor.pos())
+
     def _emit(self, name: str, value: Any) -> None:
         self._values[name] = value
+        editor = self._editors.get(name)
+        self._continuing = isinstance(editor, _FloatEditor) and editor.continuing
         self.parameterChanged.emit(name, value)
 
     def _emit_texture(self, name: str, path: str | None) -> None:
         self._values[name] = path
+        self._continuing = False
         self.textureChanged.emit(name, path)
 
 

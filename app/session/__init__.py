@@ -12,7 +12,7 @@ from __future__ import annotations
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.events import Event
-from app.session.parameters import ParameterChange, ParameterModel
+from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.session import EditorSession
 
 __all__ = [
@@ -26,4 +26,5 @@ __all__ = [
     "ModuleDocument",
     "ParameterChange",
     "ParameterModel",
+    "VariantState",
 ]

@@ -1,17 +1,26 @@
-"""`ParameterModel`: the one owner of a material's parameter specs and values.
+"""`ParameterModel`: the one owner of a material's parameter specs and values at run time.
 
 Specs come from the lowering (a graph document) or from the module's
 uniforms (a read-only module document); the model never derives them
-itself. Values are keyed by parameter name. When new specs arrive
-(`set_specs`), every value is carried over by the one rule of
-`app.material.parameters.carry_over`: a value survives while its parameter
-keeps its name, kind, type and default; otherwise the new default shows.
+itself. Values are keyed by parameter name.
+
+- A graph document's values are part of the material (its parameter
+  nodes, and the active variant's overrides: `material_values`); the
+  session passes them with the specs and after every edit (`set_values`),
+  so the model only mirrors the document, and a value survives recompiles
+  and transient errors because the document holds it.
+- A read-only module has nowhere to keep values: the panel's edits are
+  preview values, and when new specs arrive every value is carried over
+  by the one rule of `app.material.parameters.carry_over` (a value survives
+  while its parameter keeps its name, kind, type and default).
 
 Events (plain Python, see `app.session.events`):
 
 - `specs_changed(list[ParameterSpec])`: a new list of specs, with values
-  for every one of them already in place;
-- `value_changed(ParameterChange)`: one value changed (`set_value`).
+  and variants for every one of them already in place;
+- `value_changed(ParameterChange)`: one value changed;
+- `variants_changed(VariantState)`: the variant names, the active one, or
+  which parameters it overrides changed.
 
 The Qt panel and the preview subscribe; neither keeps values of its own.
 """
@@ -23,6 +32,16 @@ from dataclasses import dataclass
 
 from app.material.parameters import ParameterSpec, ParameterValue, carry_over
 from app.session.events import Event
+
+
+@dataclass(frozen=True)
+class VariantState:
+    """The document's variants as the panel shows them."""
+
+    names: tuple[str, ...] = ()
+    active: str | None = None
+    #: Parameters whose value comes from the active variant.
+    overridden: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -44,8 +63,10 @@ class ParameterModel:
         self._specs: list[ParameterSpec] = []
         self._by_name: dict[str, ParameterSpec] = {}
         self._values: dict[str, ParameterValue] = {}
+        self._variants = VariantState()
         self.specs_changed: Event[list[ParameterSpec]] = Event("specs_changed")
         self.value_changed: Event[ParameterChange] = Event("value_changed")
+        self.variants_changed: Event[VariantState] = Event("variants_changed")
 
     # ---- reading --------------------------------------------------------------------------
 
@@ -64,12 +85,17 @@ class ParameterModel:
     def value(self, name: str) -> ParameterValue:
         return self._values.get(name)
 
+    @property
+    def variants(self) -> VariantState:
+        return self._variants
+
     def __len__(self) -> int:
         return len(self._specs)
 
     # ---- changing -------------------------------------------------------------------------
 
-    def set_specs(self, specs: Iterable[ParameterSpec], values: Mapping[str, ParameterValue] | None = None) -> None:
+    def set_specs(self, specs: Iterable[ParameterSpec], values: Mapping[str, ParameterValue] | None = None,
+                  variants: VariantState | None = None) -> None:
         """New specs: carried-over values, then `values` (by name) on top; emits `specs_changed`."""
         specs = list(specs)
         new_values = carry_over(self._by_name, self._values, specs)
@@ -79,11 +105,23 @@ class ParameterModel:
         self._specs = specs
         self._by_name = {spec.name: spec for spec in specs}
         self._values = new_values
+        self._variants = variants if variants is not None else VariantState()
         self.specs_changed.emit(self.specs)
+
+    def set_values(self, values: Mapping[str, ParameterValue], variants: VariantState | None = None) -> None:
+        """Values (by name) for the current specs: `value_changed` for each that differs, then `variants_changed`."""
+        for name, value in values.items():
+            spec = self._by_name.get(name)
+            if spec is not None and self._values.get(name) != value:
+                self._values[name] = value
+                self.value_changed.emit(ParameterChange(spec, value))
+        if variants is not None and variants != self._variants:
+            self._variants = variants
+            self.variants_changed.emit(variants)
 
     def clear(self) -> None:
         """No parameters (a new document starts from its own defaults)."""
-        self._specs, self._by_name, self._values = [], {}, {}
+        self._specs, self._by_name, self._values, self._variants = [], {}, {}, VariantState()
         self.specs_changed.emit([])
 
     def set_value(self, name: str, value: ParameterValue) -> bool:

@@ -30,11 +30,11 @@ from pathlib import Path
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, lower
-from app.material.parameters import ParameterSpec, specs_from_module
+from app.material.parameters import ParameterSpec, ParameterValue, material_values, specs_from_module
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.events import Event
-from app.session.parameters import ParameterModel
+from app.session.parameters import ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.backends.glsl.export import export_artifact, file_stem
@@ -92,9 +92,11 @@ class EditorSession:
 
     @property
     def needs_lowering(self) -> bool:
+        """The graph changed since it was last lowered (variants do not count: they change no module)."""
         return (
             isinstance(self._document, GraphDocument)
-            and (self._result is None or self._lowered_graph is None or self._lowered_graph != self._document.graph)
+            and (self._result is None or self._lowered_graph is None
+                 or not self._lowered_graph.same_nodes(self._document.graph))
         )
 
     def program(self, target: str = DEFAULT_TARGET) -> CompiledProgram:
@@ -149,6 +151,20 @@ class EditorSession:
             raise RuntimeError("a read-only document has no graph to edit")
         self._document.graph = graph.copy()
         self._notify_modified()
+        self._refresh_values()
+
+    def _refresh_values(self) -> None:
+        """Parameter values from the graph (its nodes and active variant), for the specs in use."""
+        if isinstance(self._document, GraphDocument):
+            values, variants = self._material_values(self.parameters.specs)
+            self.parameters.set_values(values, variants)
+
+    def _material_values(self, specs: list[ParameterSpec]) -> tuple[dict[str, ParameterValue], VariantState]:
+        assert isinstance(self._document, GraphDocument)
+        graph = self._document.graph
+        values, overridden = material_values(specs, graph)
+        active = graph.active_variant if graph.active is not None else None
+        return values, VariantState(tuple(variant.name for variant in graph.variants), active, overridden)
 
     def lower(self) -> LoweringResult | None:
         """Lower the current graph unless its lowering is current; emits `lowered` when it lowered."""
@@ -157,14 +173,22 @@ class EditorSession:
         assert isinstance(self._document, GraphDocument)
         graph = self._document.graph.copy()
         result = lower(graph)
+        previous = self._result
         self._result = result
         self._lowered_graph = graph
-        self._programs = ArtifactCache(result.verified, seed=result.artifact)
-        if result.verified is not None and result.artifact is None:
-            # The lowering already met this target error; do not compile again to meet it twice.
-            problem = next((d.message for d in result.errors if d.category == "target"), "does not compile")
-            self._programs.record(CompiledProgram(DEFAULT_TARGET, None, problem))
-        self.parameters.set_specs(result.parameters)
+        same_module = (previous is not None and previous.verified is not None and result.verified is not None
+                       and previous.text == result.text)
+        if not same_module:
+            # A changed value changes no module text: the programs (and the preview's build) stay.
+            self._programs = ArtifactCache(result.verified, seed=result.artifact)
+            if result.verified is not None and result.artifact is None:
+                # The lowering already met this target error; do not compile again to meet it twice.
+                problem = next((d.message for d in result.errors if d.category == "target"), "does not compile")
+                self._programs.record(CompiledProgram(DEFAULT_TARGET, None, problem))
+        # While the material has errors the preview keeps the last program that worked: so do the parameters.
+        specs = result.parameters if result.verified is not None or not self.parameters.specs else self.parameters.specs
+        values, variants = self._material_values(specs)
+        self.parameters.set_specs(specs, values, variants)
         self.lowered.emit(result)
         return result
 

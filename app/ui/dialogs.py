@@ -86,6 +86,11 @@ def choose_export_dir(parent: QWidget | None, directory: str) -> str | None:
     return path or None
 
 
+def ask_text(parent: QWidget | None, title: str, label: str, initial: str) -> str | None:
+    text, accepted = QInputDialog.getText(parent, title, label, text=initial)
+    return text if accepted else None
+
+
 @dataclass
 class Prompts:
     """The window's questions; replace any of them (tests inject answers)."""
@@ -96,3 +101,4 @@ class Prompts:
     choose_open_path: Callable[[QWidget | None, str], str | None] = choose_open_path
     choose_save_path: Callable[[QWidget | None, str], str | None] = choose_save_path
     choose_export_dir: Callable[[QWidget | None, str], str | None] = choose_export_dir
+    ask_text: Callable[[QWidget | None, str, str, str], str | None] = ask_text

@@ -11,24 +11,88 @@ duplicated stable ids and snapshots the view into `material`, the
 It also shows what the lowering found on the nodes (error markers,
 resolved port types) and answers the viewer's "may this connect?" question
 from the current snapshot, cached until the next edit.
+
+Edits the editor makes itself are undo commands with names an artist
+reads (`Change "power" of Fresnel 2`, `Change parameter "roughness"`,
+`Add variant "rusty"`), never NodeGraphQt's internal property names. A
+drag of a slider is one undo step: the commands of one gesture merge
+(`continuing`). The parameter variants are document data the view does
+not hold: the editor keeps them and adds them to every snapshot, and the
+variant commands change them on the same undo stack.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from NodeGraphQt.base.commands import PropertyChangedCmd
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QUndoCommand
 
 from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import MaterialNode
+from app.graph.nodes import MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
-from app.material.graph import MaterialGraph
+from app.material.graph import MaterialGraph, ParameterVariant
 from app.material.lowering import LoweringResult, NodeDiagnostic
+from app.material.parameters import node_value_property, parameter_nodes
 from app.material.types import can_connect
 
 PALETTE_DROP_OFFSET = 40.0
+#: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).
+PROPERTY_COMMAND_ID = 0x5650_0001
+VARIANT_VALUE_COMMAND_ID = 0x5650_0002
+
+
+class PropertyCommand(PropertyChangedCmd):
+    """A node property change named for people; consecutive changes of one gesture merge into one step."""
+
+    def __init__(self, node: MaterialNode, key: str, value: Any, text: str, continuing: bool) -> None:
+        super().__init__(node, key, value)
+        self.setText(text)
+        self.continuing = continuing
+
+    def id(self) -> int:
+        return PROPERTY_COMMAND_ID
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt override
+        if not (isinstance(other, PropertyCommand) and other.continuing and other.node is self.node
+                and other.name == self.name):
+            return False
+        self.new_val = other.new_val
+        self.setObsolete(self.new_val == self.old_val)
+        return True
+
+
+class VariantCommand(QUndoCommand):
+    """A change of the variants (a list and the active name), applied by replacing both."""
+
+    def __init__(self, editor: GraphEditor, text: str, change: Callable[[list[ParameterVariant], str | None],
+                 str | None]) -> None:
+        super().__init__(text)
+        self.editor = editor
+        self.before = ([variant.copy() for variant in editor.variants], editor.active_variant)
+        after = [variant.copy() for variant in editor.variants]
+        active = change(after, editor.active_variant)
+        self.after = (after, active)
+        self.continuing = False
+        self.key: tuple[str, str] | None = None
+
+    def redo(self) -> None:
+        self.editor.restore_variants(*self.after)
+
+    def undo(self) -> None:
+        self.editor.restore_variants(*self.before)
+
+    def id(self) -> int:
+        return VARIANT_VALUE_COMMAND_ID if self.key is not None else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt override
+        if not (isinstance(other, VariantCommand) and other.continuing and other.key == self.key):
+            return False
+        self.after = other.after
+        return True
 
 
 class GraphEditor(QObject):
@@ -48,6 +112,8 @@ class GraphEditor(QObject):
         self.graph.undo_stack().indexChanged.connect(self._on_stack_changed)
         self.graph.set_grid_mode(1)
         self._material = MaterialGraph()
+        self.variants: list[ParameterVariant] = []
+        self.active_variant: str | None = None
         self._loading = False
         self.editable = True
         self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
@@ -66,18 +132,31 @@ class GraphEditor(QObject):
             problems = populate(self.graph, graph)
         finally:
             self._loading = False
-        self._material = snapshot(self.graph)
+        self.variants = [variant.copy() for variant in graph.variants]
+        self.active_variant = graph.active_variant
+        self._material = self._snapshot()
         self._connection_answers.clear()
         return problems
+
+    def _snapshot(self) -> MaterialGraph:
+        graph = snapshot(self.graph)
+        graph.variants = [variant.copy() for variant in self.variants]
+        graph.active_variant = self.active_variant
+        return graph
 
     def _on_stack_changed(self, _index: int = 0) -> None:
         if self._loading or not self.editable:
             return
         renew_duplicate_ids(self.graph, self._material)
-        self._material = snapshot(self.graph)
+        self._material = self._snapshot()
         self._connection_answers.clear()
         self.graph.refresh_constraint_tables()
         self.edited.emit()
+
+    def restore_variants(self, variants: list[ParameterVariant], active: str | None) -> None:
+        """What the variant commands do (the stack's index change then takes the snapshot)."""
+        self.variants = [variant.copy() for variant in variants]
+        self.active_variant = active
 
     def _check_connection(self, source_id: str, source_port: str, target_id: str, target_port: str) -> tuple[bool, str]:
         # The viewer asks on every mouse move over a port; the answer only
@@ -110,10 +189,85 @@ class GraphEditor(QObject):
             return False, "unknown node"
         return self.graph.connect_ports(source, source_port, target, target_port)
 
-    def set_node_property(self, node_id: str, name: str, value: object) -> None:
+    def set_node_property(self, node_id: str, name: str, value: object, continuing: bool = False) -> None:
+        """One undoable property change (`continuing`: merge with the previous change of this gesture)."""
         node = self.graph.node_by_stable_id(node_id)
-        if node is not None:
-            node.set_material_property(name, value)
+        if node is None:
+            return
+        key, view_value = property_key(name), to_view_value(value)
+        if node.get_property(key) == view_value and not continuing:
+            return
+        node_type = catalog.NODE_TYPES.get(node.CATALOG_TYPE.type_name)
+        spec = next((spec for spec in node_type.properties if spec.name == name), None) if node_type else None
+        label = spec.display_name if spec is not None else name
+        self.graph.undo_stack().push(PropertyCommand(node, key, view_value, f'Change "{label}" of {node.name()}',
+                                                     continuing))
+
+    def set_parameter_value(self, name: str, value: object, continuing: bool = False) -> bool:
+        """Set a material parameter's value: in the active variant, else on its node. False: no such parameter."""
+        if self.active_variant is not None:
+            active = self.active_variant
+
+            def change(variants: list[ParameterVariant], current: str | None) -> str | None:
+                for variant in variants:
+                    if variant.name == active:
+                        variant.values[name] = "" if value is None else value
+                return current
+
+            command = VariantCommand(self, f'Change "{name}" in variant "{active}"', change)
+            command.continuing = continuing
+            command.key = (active, name)
+            self.graph.undo_stack().push(command)
+            return True
+        node = parameter_nodes(self._material).get(name)
+        prop = node_value_property(node) if node is not None else None
+        view_node = self.graph.node_by_stable_id(node.id) if node is not None else None
+        if view_node is None or prop is None:
+            return False
+        stored = "" if value is None else value
+        if view_node.get_property(property_key(prop)) == to_view_value(stored) and not continuing:
+            return True
+        self.graph.undo_stack().push(PropertyCommand(view_node, property_key(prop), to_view_value(stored),
+                                                     f'Change parameter "{name}"', continuing))
+        return True
+
+    # ---- variants -------------------------------------------------------------------------
+
+    def add_variant(self, name: str) -> None:
+        """A new variant holding no values yet (everything as the nodes say), made the active one."""
+        def change(variants: list[ParameterVariant], _current: str | None) -> str | None:
+            variants.append(ParameterVariant(name))
+            return name
+
+        self.graph.undo_stack().push(VariantCommand(self, f'Add variant "{name}"', change))
+
+    def remove_variant(self, name: str) -> None:
+        def change(variants: list[ParameterVariant], current: str | None) -> str | None:
+            variants[:] = [variant for variant in variants if variant.name != name]
+            return None if current == name else current
+
+        self.graph.undo_stack().push(VariantCommand(self, f'Delete variant "{name}"', change))
+
+    def activate_variant(self, name: str | None) -> None:
+        """Use variant `name` (None: the parameter nodes' own values)."""
+        if name == self.active_variant:
+            return
+        text = f'Use variant "{name}"' if name else "Use the base values"
+        self.graph.undo_stack().push(VariantCommand(self, text, lambda _variants, _current: name))
+
+    def reset_variant_value(self, name: str) -> None:
+        """The active variant stops overriding parameter `name`."""
+        active = self.active_variant
+        if active is None:
+            return
+
+        def change(variants: list[ParameterVariant], current: str | None) -> str | None:
+            for variant in variants:
+                if variant.name == active:
+                    variant.values.pop(name, None)
+            return current
+
+        self.graph.undo_stack().push(VariantCommand(self, f'Reset "{name}" in variant "{active}"', change))
 
     def cut(self) -> None:
         if self.graph.selected_nodes():

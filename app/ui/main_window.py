@@ -34,10 +34,10 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedW
 
 from app.graph.nodes import MaterialNode
 from app.material import catalog
-from app.material.document import LoadedDocument
 from app.material.examples import DEFAULT_EXAMPLE, example_names
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
+from app.material.parameters import ParameterValue
 from app.preview.parameters_panel import ParametersPanel
 from app.preview.widget import create_preview_widget
 from app.session import EditorSession, ModuleDocument
@@ -158,9 +158,15 @@ class MainWindow(QMainWindow):
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
         self.palette.nodeRequested.connect(self.add_node_from_palette)
         self.preview.contextCreated.connect(self._show_preview_context)
-        self.parameters_panel.parameterChanged.connect(self.session.parameters.set_value)
-        self.parameters_panel.textureChanged.connect(self.session.parameters.set_value)
-        self.properties_panel.propertyEdited.connect(self.set_node_property)
+        panel, editor = self.parameters_panel, self.graph_editor
+        panel.parameterChanged.connect(self.set_parameter_value)
+        panel.textureChanged.connect(self.set_parameter_value)
+        panel.variantActivated.connect(editor.activate_variant)
+        panel.variantAddRequested.connect(self.add_variant)
+        panel.variantRemoveRequested.connect(editor.remove_variant)
+        panel.parameterResetRequested.connect(editor.reset_variant_value)
+        self.properties_panel.propertyEdited.connect(
+            lambda node_id, name, value: self.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.select_node)
         self.session.document_changed.connect(self._on_document_changed)
         self.session.lowered.connect(self._on_lowered)
@@ -324,7 +330,9 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_actions()
         self._refresh_properties()
-        self._lowering_timer.start()
+        # Not restarted by every edit: a slider drag previews while it goes on, not only after it stops.
+        if not self._lowering_timer.isActive():
+            self._lowering_timer.start()
 
     def add_node_from_palette(self, type_name: str, position: tuple[float, float] | None = None) -> MaterialNode | None:
         """What the palette's double-click does: add the node at the view centre (or `position`)."""
@@ -338,9 +346,28 @@ class MainWindow(QMainWindow):
         """Programmatic connect, through the same type check as dragging."""
         return self.graph_editor.connect_nodes(source_id, source_port, target_id, target_port)
 
-    def set_node_property(self, node_id: str, name: str, value: object) -> None:
+    def set_node_property(self, node_id: str, name: str, value: object, continuing: bool = False) -> None:
         if not self.read_only:
-            self.graph_editor.set_node_property(node_id, name, value)
+            self.graph_editor.set_node_property(node_id, name, value, continuing)
+
+    def set_parameter_value(self, name: str, value: ParameterValue) -> None:
+        """The panel's edit: shown at once; in a graph document also an undoable edit of the material."""
+        self.session.parameters.set_value(name, value)
+        if not self.read_only:
+            self.graph_editor.set_parameter_value(name, value, self.parameters_panel.continuing)
+
+    def add_variant(self) -> str | None:
+        """Ask for a name and add a variant with it (made the active one)."""
+        taken = set(self.session.parameters.variants.names)
+        suggestion = next(f"variant {number}" for number in range(1, len(taken) + 2) if f"variant {number}" not in taken)
+        name = self.prompts.ask_text(self, "New variant", "Name of the new set of values:", suggestion)
+        name = name.strip() if name else ""
+        if not name or name in taken:
+            if name:
+                self.statusBar().showMessage(f"There is already a variant called {name}", 6000)
+            return None
+        self.graph_editor.add_variant(name)
+        return name
 
     def select_node(self, node_id: str) -> None:
         """Select one node and bring it into view (the diagnostics list does this)."""
@@ -408,35 +435,14 @@ class MainWindow(QMainWindow):
     def load_example(self, name: str = DEFAULT_EXAMPLE) -> bool:
         return self.files.load_example(name)
 
-    def new_document(self) -> bool:
-        return self.files.new_document()
-
     def open_file(self, path: str | os.PathLike[str], ask_to_save: bool = True) -> bool:
         return self.files.open_file(path, ask_to_save)
-
-    def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True) -> bool:
-        return self.files.open_document(document, path, name, ask_to_save)
-
-    def save(self) -> bool:
-        return self.files.save()
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
         return self.files.save_to(path)
 
-    def export_stem(self) -> str:
-        return self.session.export_stem()
-
     def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None) -> bool:
         return self.files.export_to(out_dir, stem)
-
-    def export_dialog(self) -> bool:
-        return self.files.export_dialog()
-
-    def maybe_save(self) -> bool:
-        return self.files.maybe_save()
-
-    def recent_files(self) -> list[str]:
-        return self.recent.files()
 
     def autosave_now(self) -> Path | None:
         return self.files.autosave_now()
@@ -483,7 +489,7 @@ class MainWindow(QMainWindow):
         return image
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        if not self.maybe_save():
+        if not self.files.maybe_save():
             event.ignore()
             return
         self._lowering_timer.stop()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic
-from app.material.parameters import ParameterKind
+from app.material.parameters import ParameterKind, ParameterSpec
 from app.session import ModuleDocument, ParameterChange
 from app.session.documents import Document
 from app.ui.diagnostics_panel import DiagnosticRow
@@ -35,9 +35,10 @@ class SessionPresenter:
         session = self.session
         session.document_changed.connect(self._on_document_changed)
         session.lowered.connect(self._on_lowered)
-        session.parameters.specs_changed.connect(
-            lambda specs: window.parameters_panel.set_parameters(specs, session.parameters.values))
+        session.parameters.specs_changed.connect(self._on_specs)
         session.parameters.value_changed.connect(self._on_parameter_value)
+        session.parameters.variants_changed.connect(window.parameters_panel.set_variants)
+        self._shown_artifact: object | None = None
         window.preview.programReady.connect(self._on_program_ready)
         window.preview.programFailed.connect(self._on_program_failed)
 
@@ -67,8 +68,16 @@ class SessionPresenter:
             preview.show_problem(f"{program.target} target error (preview: {preview.context_description}): "
                                  f"{program.problem}")
             return
+        if program.artifact is self._shown_artifact:
+            return  # the same program (a value changed, not the module): the values went to the preview already
+        self._shown_artifact = program.artifact
         parameters = self.session.parameters
         preview.set_artifact(program.artifact, parameters.specs, parameters.values)
+
+    def _on_specs(self, specs: list[ParameterSpec]) -> None:
+        panel, parameters = self.window.parameters_panel, self.session.parameters
+        panel.set_parameters(specs, parameters.values)
+        panel.set_variants(parameters.variants)
 
     def _on_parameter_value(self, change: ParameterChange) -> None:
         preview = self.window.preview
@@ -83,6 +92,8 @@ class SessionPresenter:
     def _on_document_changed(self, document: Document) -> None:
         window = self.window
         self.driver_error = ""
+        self._shown_artifact = None
+        window.parameters_panel.set_variants_available(not isinstance(document, ModuleDocument))
         if not isinstance(document, ModuleDocument):
             window.graph_editor.editable = True
             window.show_centre(window.graph.widget)

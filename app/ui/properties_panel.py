@@ -9,7 +9,10 @@ so it lands on the undo stack. `show_node` refreshes the widgets from the
 graph (after undo, redo, paste ...) without emitting anything.
 
 Float fields accept any Python float spelling; an invalid entry turns the
-field red and is not applied. A float with a range also gets a slider.
+field red and is not applied. A float with a range also gets a slider,
+which applies every move while it is dragged (the preview follows) and
+marks the moves after the first as `continuing`, so the host records the
+drag as one undo step.
 """
 
 from __future__ import annotations
@@ -112,6 +115,8 @@ class PropertiesPanel(QWidget):
         self._type_name: str | None = None
         self._editors: dict[str, _Editor] = {}
         self._updating = False
+        #: True while `propertyEdited` reports a change that continues a slider drag (merge into one undo step).
+        self.continuing = False
 
         self._title = QLabel(self)
         self._title.setWordWrap(True)
@@ -183,9 +188,13 @@ class PropertiesPanel(QWidget):
 
     # --- editors per property kind ---
 
-    def _emit(self, name: str, value: Any) -> None:
+    def _emit(self, name: str, value: Any, continuing: bool = False) -> None:
         if not self._updating and self._node_id is not None:
-            self.propertyEdited.emit(self._node_id, name, value)
+            self.continuing = continuing
+            try:
+                self.propertyEdited.emit(self._node_id, name, value)
+            finally:
+                self.continuing = False
 
     def _make_editor(self, spec: Any) -> _Editor:
         kind = spec.kind
@@ -231,18 +240,20 @@ class PropertiesPanel(QWidget):
             def slider_value(position: int) -> float:
                 return low + (high - low) * position / SLIDER_STEPS
 
-            def commit_slider() -> None:
+            drag = {"changed": False}
+
+            def commit_slider(position: int) -> None:
                 if self._updating:
                     return
-                value = slider_value(slider.value())
+                value = slider_value(position)
                 edit.set_value(value)
-                self._emit(spec.name, value)
+                # A drag previews live (every move is applied) and is one undo step: the
+                # moves after the first continue it. Clicks and keys are steps of their own.
+                self._emit(spec.name, value, continuing=slider.isSliderDown() and drag["changed"])
+                drag["changed"] = slider.isSliderDown()
 
-            # While dragging only the number follows; one edit (one undo step)
-            # is committed on release. Clicks and keys commit at once.
-            slider.sliderMoved.connect(lambda position: edit.set_value(slider_value(position)))
-            slider.sliderReleased.connect(commit_slider)
-            slider.valueChanged.connect(lambda _position: None if slider.isSliderDown() else commit_slider())
+            slider.sliderPressed.connect(lambda: drag.update(changed=False))
+            slider.valueChanged.connect(commit_slider)
         edit.committed.connect(lambda value: self._emit(spec.name, value))
 
         def set_value(value: Any) -> None:

@@ -17,6 +17,13 @@ CATEGORY = "Input"
 
 #: Node types whose "name" property names a uniform (validated unique and nonempty).
 PARAMETER_NODE_TYPES = ("float_parameter", "vector_parameter", "color_parameter", "texture_parameter")
+#: The property of each parameter node that holds the parameter's value (what the parameters panel edits).
+PARAMETER_VALUE_PROPERTY = {
+    "float_parameter": "default",
+    "vector_parameter": "default",
+    "color_parameter": "default",
+    "texture_parameter": "image",
+}
 
 
 # Constants ------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ class RecordingPrompts:
         self.save_path: str | None = None
         self.export_dir: str | None = None
         self.recovery_choice: Any = "first"  # "first": take the first entry offered; None: decline
+        self.text_answers: list[str | None] = []  # answers to ask_text, in order (None: cancelled)
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
     def named(self, name: str) -> list[tuple[Any, ...]]:
@@ -62,8 +63,12 @@ class RecordingPrompts:
             self.calls.append(("choose_export_dir", ()))
             return self.export_dir
 
+        def ask_text(_parent: object, title: str, label: str, initial: str) -> str | None:
+            self.calls.append(("ask_text", (title, label, initial)))
+            return self.text_answers.pop(0) if self.text_answers else None
+
         return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
-                       choose_export_dir)
+                       choose_export_dir, ask_text)
 
 
 @pytest.fixture(autouse=True)

@@ -55,7 +55,7 @@ def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:
 
 
 def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None:
-    window.new_document()
+    window.files.new_document()
     assert [node.type_name for node in window.material.nodes.values()] == ["material_output"]
     assert not window.is_modified and window.path is None
     window.load_graph(MaterialGraph(), "empty")
@@ -197,7 +197,7 @@ def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:
     assert window.save_to(path)
     assert not window.is_modified and not window.isWindowModified()
     assert "saved.vpl" in window.windowTitle()
-    assert str(path.resolve()) in window.recent_files()
+    assert str(path.resolve()) in window.recent.files()
 
     window.load_graph(MaterialGraph(), "other")
     assert window.open_file(path)
@@ -213,7 +213,7 @@ def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:
 def test_save_asks_for_a_path_when_untitled(window, prompts, tmp_path: Path) -> None:
     prompts.save_path = str(tmp_path / "chosen.vpl")
     window.graph.node_by_stable_id("n1").set_pos(0.0, 0.0)
-    assert window.save()
+    assert window.files.save()
     assert prompts.named("choose_save_path")
     assert Path(prompts.save_path).is_file()
     assert window.path == Path(prompts.save_path)
@@ -264,7 +264,7 @@ def test_export_matches_vpl_compile_output(window, prompts, tmp_path: Path) -> N
     saved = tmp_path / "material.vpl"
     assert window.save_to(saved)
     prompts.export_dir = str(tmp_path / "exported")
-    assert window.export_dialog()
+    assert window.files.export_dialog()
     exported = sorted((tmp_path / "exported").iterdir())
     assert [path.name for path in exported] == ["material.frag.glsl", "material.json", "material.vert.glsl"]
     # The same bytes as `vpl compile material.vpl --out DIR` ...
