@@ -37,6 +37,9 @@ from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
 #: Ids are stable ids (`MaterialNode.stable_id`), ports catalog port names.
 ConnectionCheck = Callable[[str, str, str, str], tuple[bool, str]]
 
+#: Framing never zooms out further than this: node titles (11 px) stay about 7 px tall, error badges visible.
+MIN_READABLE_SCALE = 0.6
+
 
 class TypedNodeViewer(NodeViewer):
     """A NodeViewer whose live-connection validation also asks a type check."""
@@ -69,10 +72,23 @@ class TypedNodeViewer(NodeViewer):
         QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self)
 
     def frame_items(self, items: list[QtWidgets.QGraphicsItem], margin: float = 40.0) -> None:
-        """Fit the items in view with a margin (NodeGraphQt's zoom_to_nodes fits edge to edge)."""
+        """Fit the items in view with a margin (NodeGraphQt's zoom_to_nodes fits edge to edge).
+
+        Never below `MIN_READABLE_SCALE`: a graph too large to fit legibly is
+        shown at that scale around its centre (titles and error badges stay
+        readable; the rest is a pan away).
+        """
         if not items:
             return
         rect = self._combined_rect(items).adjusted(-margin, -margin, margin, margin)
+        viewport = self.viewport().size()
+        if rect.width() > 0 and rect.height() > 0 and viewport.width() > 0 and viewport.height() > 0:
+            fit = min(viewport.width() / rect.width(), viewport.height() / rect.height())
+            if fit < MIN_READABLE_SCALE:
+                centre = rect.center()
+                rect = QtCore.QRectF(0.0, 0.0, viewport.width() / MIN_READABLE_SCALE,
+                                     viewport.height() / MIN_READABLE_SCALE)
+                rect.moveCenter(centre)
         self._scene_range = rect
         self._update_scene()
         if self.get_zoom() > 0.1:

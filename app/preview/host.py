@@ -67,6 +67,13 @@ class PreviewHost(Protocol):
     def show_problem(self, message: str) -> None:
         """No program can be made for this preview: keep the last image and show why."""
 
+    def set_stale(self, reason: str) -> None:
+        """The material cannot be built now: keep the last image, visibly marked with `reason` ("" clears it)."""
+
+    @property
+    def stale_text(self) -> str:
+        """The stale mark's reason ("" while the picture is current)."""
+
     def set_parameter(self, name: str, value: ParameterValue) -> None: ...
 
     def set_texture(self, name: str, path: str | None) -> bool:

@@ -80,6 +80,7 @@ class PreviewWidget(QOpenGLWidget):
         self._unavailable_reason = ""
         self._pending: ProgramArtifact | None = None
         self._error = ""
+        self._stale = ""
         self._specs: dict[str, ParameterSpec] = {}
         self._values: dict[str, Any] = {}
         self._texture_paths: dict[str, str | None] = {}
@@ -129,6 +130,11 @@ class PreviewWidget(QOpenGLWidget):
         return self._error
 
     @property
+    def stale_text(self) -> str:
+        """Why the picture is out of date ("" while it shows the current material)."""
+        return self._stale
+
+    @property
     def playing(self) -> bool:
         return self._timer.isActive()
 
@@ -164,6 +170,12 @@ class PreviewWidget(QOpenGLWidget):
     def show_problem(self, message: str) -> None:
         """No artifact could be made for this preview (e.g. a target error): keep the last image, show why."""
         self._fail(message)
+
+    def set_stale(self, reason: str) -> None:
+        """The material cannot be built now: keep the last image, marked with `reason` ("" clears the mark)."""
+        if reason != self._stale:
+            self._stale = reason
+            self.update()
 
     def set_parameter(self, name: str, value: Any) -> None:
         """New value for a material parameter: re-uploaded at the next frame, no relink."""
@@ -314,8 +326,10 @@ class PreviewWidget(QOpenGLWidget):
             self._error = f"preview: {type(error).__name__}: {error}"
         if self._error:
             self._paint_overlay(self._error)
+        elif self._stale:
+            self._paint_overlay(self._stale, "Out of date: showing the last version of the material that worked")
 
-    def _paint_overlay(self, text: str) -> None:
+    def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""
         lines = text.splitlines()
         shown = "\n".join(lines[:8] + (["…"] if len(lines) > 8 else []))
@@ -328,7 +342,6 @@ class PreviewWidget(QOpenGLWidget):
         log_font.setStyleHint(QFont.StyleHint.Monospace)
         log_font.setPixelSize(12)
         margin = 8
-        heading = "Shader error: showing the last program that worked"
         text_width = self.width() - 2 * margin
         painter.setFont(heading_font)
         heading_bounds = painter.boundingRect(QRect(0, 0, text_width, self.height()), int(Qt.TextFlag.TextWordWrap), heading)
@@ -418,6 +431,11 @@ class UnavailablePreview(QLabel):
 
     def show_problem(self, message: str) -> None:
         pass
+
+    def set_stale(self, reason: str) -> None:
+        pass
+
+    stale_text = property(lambda self: "")
 
     def set_parameter(self, name: str, value: Any) -> None:
         pass

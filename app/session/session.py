@@ -29,9 +29,10 @@ from pathlib import Path
 
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, lower
+from app.material.lowering import LoweringResult, NodeDiagnostic, lower
 from app.material.parameters import ParameterSpec, ParameterValue, material_values, specs_from_module
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
+from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.events import Event
 from app.session.parameters import ParameterModel, VariantState
@@ -56,6 +57,7 @@ class EditorSession:
         self._result: LoweringResult | None = None
         self._lowered_graph: MaterialGraph | None = None
         self._programs = ArtifactCache(None)
+        self._checks: list[NodeDiagnostic] = []
         self._was_modified = False
 
     # ---- state ----------------------------------------------------------------------------
@@ -89,6 +91,11 @@ class EditorSession:
     def result(self) -> LoweringResult | None:
         """The lowering of `lowered_graph` (None before the first, and for read-only documents)."""
         return self._result
+
+    @property
+    def diagnostics(self) -> list[NodeDiagnostic]:
+        """What the Diagnostics list shows for a graph: the lowering's, then the session's own checks."""
+        return (list(self._result.diagnostics) if self._result is not None else []) + self._checks
 
     @property
     def needs_lowering(self) -> bool:
@@ -130,6 +137,7 @@ class EditorSession:
         self._document = document
         self._result = None
         self._lowered_graph = None
+        self._checks = []
         self._programs = programs
         self.parameters.clear()
         if specs:
@@ -176,6 +184,7 @@ class EditorSession:
         previous = self._result
         self._result = result
         self._lowered_graph = graph
+        self._checks = range_problems(graph)
         same_module = (previous is not None and previous.verified is not None and result.verified is not None
                        and previous.text == result.text)
         if not same_module:

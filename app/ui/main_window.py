@@ -50,6 +50,7 @@ from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
 from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
+from app.ui.keys import redo_keys
 from app.ui.palette import NodePalette
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
@@ -209,7 +210,7 @@ class MainWindow(QMainWindow):
         self.undo_action = stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcuts(standard.Undo)
         self.redo_action = stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts(standard.Redo)
+        self.redo_action.setShortcuts(redo_keys())
         self.addActions([self.undo_action, self.redo_action])
         editor = self.graph_editor
         self.cut_action = self._action("Cu&t", editor.cut, standard.Cut, graph_only=True)
@@ -472,13 +473,8 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.diagnostics_dock, self.code_dock], [width * 3 // 10, width * 7 // 10], horizontal)
 
     def grab_window(self) -> QPixmap:
-        """The window as the user sees it, preview included.
-
-        `QWidget.grab` draws a QOpenGLWidget from its last composited
-        texture, without what `paintGL` painted over the GL image with
-        QPainter (the preview's error overlay); the preview's shown frame
-        has it, so it is drawn over its place.
-        """
+        """The window as the user sees it: `QWidget.grab` misses what the preview paints over its GL
+        image (the error overlay), so the preview's shown frame is drawn over its place."""
         image = self.grab()
         preview = self.preview
         frame = preview.grab_shown_frame() if preview.isVisible() else None

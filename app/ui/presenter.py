@@ -47,8 +47,9 @@ class SessionPresenter:
     def _on_lowered(self, result: LoweringResult) -> None:
         window = self.window
         self.driver_error = ""
-        self.show_diagnostics(result.diagnostics)
-        window.graph_editor.show_diagnostics(result.diagnostics)
+        diagnostics = self.session.diagnostics
+        self.show_diagnostics(diagnostics)
+        window.graph_editor.show_diagnostics(diagnostics)
         window.graph_editor.show_port_types(result)
         artifact = result.artifact
         window.code_view.show_code(result.text or None, artifact.vertex_code if artifact is not None else None,
@@ -56,7 +57,11 @@ class SessionPresenter:
                                    missing_reason="the material has errors (see Diagnostics)" if not result.ok
                                    else "not compiled")
         if result.verified is not None:
+            window.preview.set_stale("")
             self.show_program()
+        else:
+            errors = len(result.errors)
+            window.preview.set_stale(f"{errors} error{'s' if errors != 1 else ''} in the material (see Diagnostics)")
         window.statusBar().showMessage(
             "Material OK" if result.ok else f"{len(result.errors)} error(s) in the material", 4000)
 
@@ -94,6 +99,7 @@ class SessionPresenter:
         self.driver_error = ""
         self._shown_artifact = None
         window.parameters_panel.set_variants_available(not isinstance(document, ModuleDocument))
+        window.preview.set_stale("")
         if not isinstance(document, ModuleDocument):
             window.graph_editor.editable = True
             window.show_centre(window.graph.widget)
@@ -136,7 +142,7 @@ class SessionPresenter:
             problem = self.session.program().problem
             self.show_diagnostics([], rows + ([DiagnosticRow(problem, "target")] if problem else []))
         elif self.session.result is not None:
-            self.show_diagnostics(self.session.result.diagnostics)
+            self.show_diagnostics(self.session.diagnostics)
 
     def _on_program_ready(self) -> None:
         if self.driver_error:

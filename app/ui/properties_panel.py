@@ -21,8 +21,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QColorDialog,
@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from app.ui.keys import is_redo, is_undo
 
 INVALID_STYLE = "QLineEdit { border: 1px solid #eb4034; background: #4a2020; }"
 SLIDER_STEPS = 1000
@@ -59,7 +61,42 @@ def format_float(value: Any) -> str:
         return str(value)
 
 
-class FloatEdit(QLineEdit):
+class PropertyLineEdit(QLineEdit):
+    """A property's text field whose Undo/Redo keys undo the document once the text is committed.
+
+    Qt's line edit takes Ctrl+Z for its own text history, so after a value
+    was committed Ctrl+Z would revert only the text (the graph keeping the
+    value) and the next focus change would commit that text as a new edit.
+    Here the field's own history covers only what is typed and not yet
+    committed (`forget_typing` clears it on commit); with nothing of its own
+    to undo, the keys go to the window's Undo and Redo.
+    """
+
+    def _for_the_window(self, event: QKeyEvent) -> bool:
+        return (is_undo(event) and not self.isUndoAvailable()) or (is_redo(event) and not self.isRedoAvailable())
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and self._for_the_window(event):
+            event.ignore()  # not the field's: the window's shortcut takes it
+            return False
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        if self._for_the_window(event):
+            event.ignore()
+            return
+        super().keyPressEvent(event)
+
+    def forget_typing(self) -> None:
+        """Clear the text's own undo history (setText does), keeping the text and the cursor."""
+        cursor = self.cursorPosition()
+        blocked = self.blockSignals(True)
+        self.setText(self.text())
+        self.blockSignals(blocked)
+        self.setCursorPosition(cursor)
+
+
+class FloatEdit(PropertyLineEdit):
     """A line edit that commits a finite float on Enter or focus loss."""
 
     committed = Signal(float)
@@ -90,6 +127,7 @@ class FloatEdit(QLineEdit):
             self.setStyleSheet(INVALID_STYLE)
             return
         self.setStyleSheet("")
+        self.forget_typing()
         if value != self._value:
             self._value = value
             self.committed.emit(value)
@@ -219,8 +257,13 @@ class PropertiesPanel(QWidget):
             return _Editor(combo, lambda value: combo.setCurrentText(str(value)))
         if kind == "texture":
             return self._texture_editor(spec)
-        line = QLineEdit()
-        line.editingFinished.connect(lambda name=spec.name: self._emit(name, line.text()))
+        line = PropertyLineEdit()
+
+        def commit_text(name: str = spec.name) -> None:
+            line.forget_typing()
+            self._emit(name, line.text())
+
+        line.editingFinished.connect(commit_text)
         return _Editor(line, lambda value: line.setText("" if value is None else str(value)))
 
     def _float_editor(self, spec: Any) -> _Editor:
@@ -323,13 +366,17 @@ class PropertiesPanel(QWidget):
         host = QWidget()
         row = QHBoxLayout(host)
         row.setContentsMargins(0, 0, 0, 0)
-        line = QLineEdit()
+        line = PropertyLineEdit()
         line.setPlaceholderText("checker (default)")
         browse = QPushButton("…")
         browse.setFixedWidth(28)
         row.addWidget(line, 1)
         row.addWidget(browse)
-        line.editingFinished.connect(lambda: self._emit(spec.name, line.text() or None))
+        def commit_path() -> None:
+            line.forget_typing()
+            self._emit(spec.name, line.text() or None)
+
+        line.editingFinished.connect(commit_path)
 
         def pick() -> None:
             path = self._choose_texture(self)

@@ -426,10 +426,14 @@ def test_standard_shortcuts(window) -> None:
     for action, key in (
         (window.new_action, standard.New), (window.open_action, standard.Open), (window.save_action, standard.Save),
         (window.save_as_action, standard.SaveAs), (window.undo_action, standard.Undo),
-        (window.redo_action, standard.Redo), (window.cut_action, standard.Cut), (window.copy_action, standard.Copy),
+        (window.cut_action, standard.Cut), (window.copy_action, standard.Copy),
         (window.paste_action, standard.Paste), (window.quit_action, standard.Quit),
     ):
         assert action.shortcuts() == QKeySequence.keyBindings(key), action.text()
+    # Redo: the standard keys, plus Ctrl+Y (issue 16: Windows and most Linux applications redo with it).
+    redo = window.redo_action.shortcuts()
+    assert redo[:len(QKeySequence.keyBindings(standard.Redo))] == QKeySequence.keyBindings(standard.Redo)
+    assert QKeySequence("Ctrl+Y") in redo
     # Delete: the standard keys except Ctrl+D (Duplicate; X11 binds it to Delete too), plus Backspace.
     delete_keys = window.delete_action.shortcuts()
     assert QKeySequence(Qt.Key.Key_Delete) in delete_keys and QKeySequence(Qt.Key.Key_Backspace) in delete_keys
