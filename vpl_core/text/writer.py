@@ -3,6 +3,10 @@
 `write` verifies the module, emits canonical text and reads that text back
 through the reader (which verifies again) before returning it, so whatever
 it returns is a valid module text and ``write(read(write(m))) == write(m)``.
+`write_read` also returns the module read back, so that the publication
+keeps it instead of parsing the same text again; when the caller has just
+read the module from text that already is canonical, that first read is the
+read-back.
 
 Canonical ids:
 
@@ -97,11 +101,30 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def write(module: Module) -> str:
     """Verify `module` and return its canonical text (read back and verified before returning)."""
+    return write_read(module)[0]
+
+
+def write_read(module: Module, *, verified: bool = False, source_text: str | None = None) -> tuple[str, Module]:
+    """The canonical text of `module` and the verified module read back from it.
+
+    The read-back is what proves the text valid (spec 11); callers that need
+    a module of the canonical text (the publication's private snapshot) take
+    it instead of reading the text once more.
+
+    `verified=True` skips the verification before writing; only for a module
+    the caller has just read or verified and that nothing has mutated since
+    (the text is still read back and verified). `source_text`: the decoded
+    text `module` was read from; when the canonical text equals it, that
+    first read is the read-back (the same text through the same reader and
+    verifier) and `module` itself is returned.
+    """
     with collector_paused():  # see collector_paused: the same reasoning holds for writing
-        Verifier().run(module)
+        if not verified:
+            Verifier().run(module)
         text = _Writer(module).write()
-        read(text, label="<canonical text>")
-    return text
+        if source_text is not None and text == source_text:
+            return text, module
+        return text, read(text, label="<canonical text>")
 
 
 def quote(text: str) -> str:
