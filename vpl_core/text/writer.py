@@ -178,19 +178,21 @@ class _Writer:
         if id(root) in depths:
             return
         on_path: set[int] = set()
-        stack: list[tuple[Type, int]] = [(root, 0)]
+        # Frames hold their type's component list, computed once: recomputing it
+        # per step made a record of n fields cost O(n^2) (issue 23).
+        stack: list[list] = [[root, _component_types(root), 0]]
         on_path.add(id(root))
         while stack:
-            value_type, next_child = stack[-1]
-            children = _component_types(value_type)
+            frame = stack[-1]
+            value_type, children, next_child = frame
             if next_child < len(children):
-                stack[-1] = (value_type, next_child + 1)
+                frame[2] = next_child + 1
                 child = children[next_child]
                 if id(child) in on_path:
                     raise _fail("a recursive type cannot be written", subject)
                 if id(child) not in depths:
                     on_path.add(id(child))
-                    stack.append((child, 0))
+                    stack.append([child, _component_types(child), 0])
                 continue
             stack.pop()
             on_path.discard(id(value_type))
