@@ -10,7 +10,8 @@ Parameter values are not the preview's state: the host passes the value of
 every parameter with each program (`set_artifact`) and each change after it
 (`set_parameter`, `set_texture`); the preview applies what it is given and
 decides nothing about carrying values over (the session's
-`ParameterModel` does).
+`ParameterModel` does). Texture files are the host's too: it resolves and
+reads them (`app.session.textures`) and hands the preview decoded images.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QImage
 
 from app.material.parameters import ParameterSpec, ParameterValue
+from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 
@@ -61,8 +63,11 @@ class PreviewHost(Protocol):
     def playing(self) -> bool: ...
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, ParameterValue] | None = None) -> None:
-        """Build `artifact`; `values` (by name; defaults for the rest) for its `parameters`."""
+                     values: Mapping[str, object] | None = None) -> None:
+        """Build `artifact`; `values` (by name; defaults for the rest) for its `parameters`.
+
+        A texture parameter's value is a `TextureImage` (None: the checker texture).
+        """
 
     def show_problem(self, message: str) -> None:
         """No program can be made for this preview: keep the last image and show why."""
@@ -76,8 +81,11 @@ class PreviewHost(Protocol):
 
     def set_parameter(self, name: str, value: ParameterValue) -> None: ...
 
-    def set_texture(self, name: str, path: str | None) -> bool:
-        """Image file for sampler `name` (None: the checker); False if it could not be used."""
+    def set_texture(self, name: str, image: TextureImage | None) -> None:
+        """The decoded image for sampler `name` (None: the checker). The host reads files, the preview uploads.
+
+        `image.pixels` is uint8 or float32 RGBA, top row first; `image.color_space`
+        says how to decode it ("srgb" or "linear")."""
 
     def set_mesh(self, name: str) -> None: ...
 

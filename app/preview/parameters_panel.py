@@ -43,10 +43,11 @@ from PySide6.QtWidgets import (
 
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.session.parameters import VariantState
+from app.session.textures import image_filter
 from vpl_core.ir.types import VectorType
 
 SLIDER_STEPS = 1000
-IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.bmp *.tga *.tif *.tiff *.webp);;All files (*)"
+IMAGE_FILTER = image_filter()
 
 
 def _pick_color(initial: QColor, parent: QWidget, with_alpha: bool) -> QColor:

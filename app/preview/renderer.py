@@ -381,7 +381,10 @@ class Renderer:
         self._dirty_parameters.add(name)
 
     def set_texture(self, name: str, image: np.ndarray | None) -> None:
-        """Use `image` (uint8 RGBA, top row first) for sampler `name`; None restores the checker."""
+        """Use `image` (RGBA, top row first; uint8, or float32 kept at half precision) for sampler `name`.
+
+        None restores the checker.
+        """
         if image is None:
             self._images.pop(name, None)
         else:
@@ -455,8 +458,12 @@ class Renderer:
         height, width = image.shape[:2]
         GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
         GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+        # High-precision images (float32: 16-bit, HDR, EXR) go to a half-float texture: filterable
+        # and mipmappable on desktop GL and on ES 3.x alike, and able to hold values above 1.
+        high_precision = image.dtype == np.float32
+        internal, data_type = (GL.GL_RGBA16F, GL.GL_FLOAT) if high_precision else (GL.GL_RGBA8, GL.GL_UNSIGNED_BYTE)
         # Flipped so that v = 0 reads the image's bottom row.
-        GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, width, height, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE,
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, internal, width, height, 0, GL.GL_RGBA, data_type,
                         np.ascontiguousarray(image[::-1]))
         # Back to GL's default: QPainter's glyph cache shares this context and assumes 4.
         GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)

@@ -24,6 +24,7 @@ import importlib
 import inspect
 import os
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from app.material.parameters import ParameterKind, ParameterSpec, specs_from_module
@@ -129,9 +130,16 @@ def _graph_parameters(graph: Any, fallback: list[ParameterSpec]) -> list[Paramet
     if not lowered.ok:
         return fallback
     by_name = {spec.name: spec for spec in lowered.parameters}
-    # The saved module decides which parameters exist; the graph only their defaults and ranges.
-    return [by_name[spec.name] if spec.name in by_name and by_name[spec.name].type == spec.type else spec
-            for spec in fallback]
+    # The saved module decides which parameters exist; the graph their values (the nodes' and
+    # the active variant's, app.material.parameters.material_values) and ranges.
+    specs = [by_name[spec.name] if spec.name in by_name and by_name[spec.name].type == spec.type else spec
+             for spec in fallback]
+    from dataclasses import replace
+
+    from app.material.parameters import material_values
+
+    values, _overridden = material_values(specs, graph)
+    return [replace(spec, default=values[spec.name]) for spec in specs]
 
 
 def _format_any(diagnostic: Any, label: str) -> str:
@@ -179,8 +187,9 @@ def preview_screenshot(
         return 1
 
     from app.preview.context import OffscreenContext, select_profile
-    from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
+    from app.preview.images import rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer
+    from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
 
     selection = select_profile(choice)
     try:
@@ -200,8 +209,10 @@ def preview_screenshot(
             if spec.kind is ParameterKind.TEXTURE:
                 if isinstance(spec.default, str):
                     try:
-                        renderer.set_texture(spec.name, load_image_rgba(spec.default))
-                    except (ImageLoadError, ValueError) as error:
+                        # Relative paths mean the document's folder, as in the editor.
+                        image = load_texture(resolve_texture_path(spec.default, Path(source_path).resolve().parent))
+                        renderer.set_texture(spec.name, image.pixels)
+                    except TextureLoadError as error:
                         print(f"{source_path}: warning: {error}; using the checker texture", file=stderr)
             elif spec.kind is not ParameterKind.OTHER and spec.default is not None:
                 renderer.set_parameter(spec.name, spec.default)

@@ -1,7 +1,7 @@
 """Texture images as numpy arrays: the default checker and layout conventions.
 
-An image is a uint8 array of shape (height, width, 4), RGBA, first row at
-the top (as QImage and `Renderer.read_pixels` have it). The renderer flips
+An image is an array of shape (height, width, 4), RGBA (uint8, or float32
+for high-precision sources: 16-bit, HDR, EXR), first row at the top (as QImage and `Renderer.read_pixels` have it). The renderer flips
 rows on upload so that texcoord v = 0 samples the image's bottom row, the
 usual convention the preview meshes' texcoords follow.
 """
@@ -41,16 +41,26 @@ def checker_color_at(u: float, v: float, cells: int = CHECKER_CELLS) -> tuple[in
 
 
 def as_rgba_image(image: np.ndarray) -> np.ndarray:
-    """Validate and normalise an image to contiguous uint8 (h, w, 4)."""
+    """Validate and normalise an image to contiguous (h, w, 4): uint8, or float32 for high precision.
+
+    8-bit images stay uint8. Floating-point images (HDR, EXR, 16-bit sources
+    decoded to 0..1) become float32, values as they are (the renderer keeps
+    them in a half-float texture); 16-bit integers are scaled to 0..1.
+    """
     array = np.asarray(image)
     if array.ndim == 2:
-        array = np.repeat(array[:, :, None], 3, axis=2)
-    if array.ndim != 3 or array.shape[2] not in (3, 4) or array.shape[0] < 1 or array.shape[1] < 1:
+        array = array[:, :, None]
+    if array.ndim != 3 or array.shape[2] not in (1, 3, 4) or array.shape[0] < 1 or array.shape[1] < 1:
         raise ValueError(f"expected an RGBA image of shape (h, w, 4), got {array.shape}")
-    if array.dtype != np.uint8:
-        if np.issubdtype(array.dtype, np.floating):
-            array = np.clip(np.rint(array * 255.0), 0, 255)
-        array = array.astype(np.uint8)
+    if array.shape[2] == 1:
+        array = np.repeat(array, 3, axis=2)
+    if array.dtype == np.uint16:
+        array = array.astype(np.float32) / 65535.0
+    elif np.issubdtype(array.dtype, np.floating):
+        array = array.astype(np.float32)
+    elif array.dtype != np.uint8:
+        array = np.clip(array, 0, 255).astype(np.uint8)
     if array.shape[2] == 3:
-        array = np.concatenate([array, np.full(array.shape[:2] + (1,), 255, np.uint8)], axis=2)
+        opaque = 255 if array.dtype == np.uint8 else 1.0
+        array = np.concatenate([array, np.full(array.shape[:2] + (1,), opaque, array.dtype)], axis=2)
     return np.ascontiguousarray(array)

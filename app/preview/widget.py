@@ -39,7 +39,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEv
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
 
-from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
+from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
 from app.preview.context import (
     DEFAULT_PROFILE,
     Profile,
@@ -48,8 +48,9 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
-from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
+from app.preview.images import rgba_to_qimage
 from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
+from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
@@ -83,7 +84,7 @@ class PreviewWidget(QOpenGLWidget):
         self._stale = ""
         self._specs: dict[str, ParameterSpec] = {}
         self._values: dict[str, Any] = {}
-        self._texture_paths: dict[str, str | None] = {}
+        self._textures: dict[str, TextureImage | None] = {}
         self._drag_origin: QPoint | None = None
         self._clock = QElapsedTimer()
         self._time_base = 0.0
@@ -145,21 +146,24 @@ class PreviewWidget(QOpenGLWidget):
     # ---- the host API ---------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, ParameterValue] | None = None) -> None:
+                     values: Mapping[str, object] | None = None) -> None:
         """Compile and link `artifact` with `values` (by name) for its parameters, defaults for the rest.
 
-        The preview carries nothing over by itself: the host passes every value it wants kept.
+        Texture parameters take a `TextureImage` (None: the checker). The
+        preview carries nothing over by itself: the host passes every value
+        it wants kept.
         """
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         given = values or {}
-        values = {spec.name: given.get(spec.name, spec.default) for spec in specs}
+        values = {spec.name: given.get(spec.name, None if spec.kind is ParameterKind.TEXTURE else spec.default)
+                  for spec in specs}
         self._specs = {spec.name: spec for spec in specs}
         self._values = values
         for spec in specs:
             if spec.kind is ParameterKind.TEXTURE:
-                path = values.get(spec.name)
-                if spec.name not in self._texture_paths or self._texture_paths[spec.name] != path:
-                    self._load_texture(spec.name, path if isinstance(path, str) else None)
+                image = values.get(spec.name)
+                if spec.name not in self._textures or self._textures[spec.name] is not image:
+                    self.set_texture(spec.name, image if isinstance(image, TextureImage) else None)
             elif spec.kind is not ParameterKind.OTHER:
                 self._renderer.set_parameter(spec.name, values[spec.name])
         if not self._initialized:
@@ -183,12 +187,12 @@ class PreviewWidget(QOpenGLWidget):
         self._renderer.set_parameter(name, value)
         self.update()
 
-    def set_texture(self, name: str, path: str | None) -> bool:
-        """Image file for sampler `name` (None: the checker). False, keeping the checker, if unreadable."""
-        self._values[name] = path
-        loaded = self._load_texture(name, path)
+    def set_texture(self, name: str, image: TextureImage | None) -> None:
+        """The image for sampler `name` (None: the checker); the host read the file."""
+        self._values[name] = image
+        self._textures[name] = image
+        self._renderer.set_texture(name, image.pixels if image is not None else None)
         self.update()
-        return loaded
 
     def set_mesh(self, name: str) -> None:
         self._renderer.set_mesh(name)
@@ -248,18 +252,6 @@ class PreviewWidget(QOpenGLWidget):
     def _pixel_size(self) -> tuple[int, int]:
         ratio = self.devicePixelRatioF()
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
-
-    def _load_texture(self, name: str, path: str | None) -> bool:
-        self._texture_paths[name] = path
-        if path is None:
-            self._renderer.set_texture(name, None)
-            return True
-        try:
-            self._renderer.set_texture(name, load_image_rgba(path))
-        except (ImageLoadError, ValueError):
-            self._renderer.set_texture(name, None)
-            return False
-        return True
 
     def _build(self, artifact: ProgramArtifact) -> None:
         self.makeCurrent()
@@ -426,7 +418,7 @@ class UnavailablePreview(QLabel):
     playing = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, ParameterValue] | None = None) -> None:
+                     values: Mapping[str, object] | None = None) -> None:
         pass
 
     def show_problem(self, message: str) -> None:
@@ -440,8 +432,8 @@ class UnavailablePreview(QLabel):
     def set_parameter(self, name: str, value: Any) -> None:
         pass
 
-    def set_texture(self, name: str, path: str | None) -> bool:
-        return False
+    def set_texture(self, name: str, image: TextureImage | None) -> None:
+        pass
 
     def set_mesh(self, name: str) -> None:
         pass

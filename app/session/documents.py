@@ -30,8 +30,15 @@ class GraphDocument:
     path: Path | None = None
     name: str = "untitled"
     baseline: MaterialGraph | None = field(default_factory=MaterialGraph)
+    #: The folder relative texture paths are resolved against: the file's, or where an example or
+    #: recovered work came from (an untitled document may still have one).
+    origin: Path | None = None
 
     read_only = False
+
+    @property
+    def directory(self) -> Path | None:
+        return self.path.parent if self.path is not None else self.origin
 
     @property
     def modified(self) -> bool:
@@ -51,6 +58,10 @@ class ModuleDocument:
 
     read_only = True
     modified = False
+
+    @property
+    def directory(self) -> Path | None:
+        return self.path.parent if self.path is not None else None
 
     @classmethod
     def from_loaded(cls, loaded: LoadedDocument, path: Path | None, name: str) -> ModuleDocument:

@@ -14,7 +14,17 @@ Events (`app.session.events.Event`), emitted after the state is consistent:
 - `lowered(LoweringResult)`: a lowering of the current graph is ready
   (its programs and parameters are in place);
 - `modified_changed(bool)`: the modified state flipped;
-- `saved(Path)`: the document was written there.
+- `saved(Path)`: the document was written there;
+- `textures_changed(dict[str, TextureImage | None])`: the images of the
+  texture parameters (None: the checker), or the problems reading them,
+  changed;
+- `graph_rewritten(MaterialGraph)`: saving into another folder rewrote the
+  graph's relative texture paths (the view must take them, outside undo).
+
+Textures (`app.session.textures`): each texture parameter's path is
+resolved against the document's folder and read through a cache; a file
+that cannot be used is a diagnostic on its Texture Parameter node (the
+preview shows the checker instead).
 
 Invariants: `result` is None or the lowering of exactly `lowered_graph`;
 a `ModuleDocument` has no `result` and is never modified; the program
@@ -30,17 +40,52 @@ from pathlib import Path
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic, lower
-from app.material.parameters import ParameterSpec, ParameterValue, material_values, specs_from_module
+from app.material.parameters import (
+    ParameterKind,
+    ParameterSpec,
+    ParameterValue,
+    material_values,
+    parameter_nodes,
+    specs_from_module,
+)
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.events import Event
-from app.session.parameters import ParameterModel, VariantState
+from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
+from app.session.textures import (
+    TextureCache,
+    TextureImage,
+    TextureLoadError,
+    rebase_texture_path,
+    resolve_texture_path,
+    stored_texture_path,
+)
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.backends.glsl.export import export_artifact, file_stem
 
 UNTITLED_EXPORT_STEM = "material"
+
+
+def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) -> MaterialGraph:
+    """`graph` with its relative texture paths (nodes and variants) rewritten to mean the same files from `new`."""
+    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+
+    rebased = graph.copy()
+    texture_names: set[str] = set()
+    for node in rebased.nodes.values():
+        prop = PARAMETER_VALUE_PROPERTY.get(node.type_name)
+        if node.type_name == "texture_parameter" and prop is not None:
+            texture_names.add(str(node.properties.get("name")))
+            stored = node.properties.get(prop)
+            if isinstance(stored, str) and stored:
+                node.properties[prop] = rebase_texture_path(stored, old, new)
+    for variant in rebased.variants:
+        for name, stored in list(variant.values.items()):
+            if name in texture_names and isinstance(stored, str) and stored:
+                variant.values[name] = rebase_texture_path(stored, old, new)
+    return rebased
 
 
 class EditorSession:
@@ -53,6 +98,12 @@ class EditorSession:
         self.lowered: Event[LoweringResult] = Event("lowered")
         self.modified_changed: Event[bool] = Event("modified_changed")
         self.saved: Event[Path] = Event("saved")
+        self.textures_changed: Event[dict[str, TextureImage | None]] = Event("textures_changed")
+        self.graph_rewritten: Event[MaterialGraph] = Event("graph_rewritten")
+        self.textures = TextureCache()
+        self._texture_images: dict[str, TextureImage | None] = {}
+        self._texture_problems: list[NodeDiagnostic] = []
+        self.parameters.value_changed.connect(self._on_value_changed)
         self._document: Document = GraphDocument()
         self._result: LoweringResult | None = None
         self._lowered_graph: MaterialGraph | None = None
@@ -94,8 +145,33 @@ class EditorSession:
 
     @property
     def diagnostics(self) -> list[NodeDiagnostic]:
-        """What the Diagnostics list shows for a graph: the lowering's, then the session's own checks."""
-        return (list(self._result.diagnostics) if self._result is not None else []) + self._checks
+        """What the Diagnostics list shows: the lowering's, the session's own checks, then texture problems."""
+        lowered = list(self._result.diagnostics) if self._result is not None else []
+        return lowered + self._checks + self._texture_problems
+
+    @property
+    def texture_problems(self) -> list[NodeDiagnostic]:
+        return list(self._texture_problems)
+
+    @property
+    def texture_images(self) -> dict[str, TextureImage | None]:
+        """The image of every texture parameter (None: the checker, also for an unusable file)."""
+        return dict(self._texture_images)
+
+    @property
+    def directory(self) -> Path | None:
+        """The folder relative texture paths are resolved against (None: never saved, no origin)."""
+        return self._document.directory
+
+    def texture_reference(self, chosen: str | os.PathLike[str]) -> str:
+        """How a file the artist chose is stored: relative to the document's folder when it has one."""
+        return stored_texture_path(chosen, self.directory)
+
+    def preview_values(self) -> dict[str, object]:
+        """The parameter values as the preview takes them: texture parameters as images."""
+        values: dict[str, object] = dict(self.parameters.values)
+        values.update(self._texture_images)
+        return values
 
     @property
     def needs_lowering(self) -> bool:
@@ -120,9 +196,12 @@ class EditorSession:
     # ---- documents ------------------------------------------------------------------------
 
     def open_graph(self, graph: MaterialGraph, path: Path | None = None, name: str = "untitled",
-                   modified: bool = False) -> GraphDocument:
-        """Make `graph` the current, editable document; `modified` when it differs from its file."""
-        document = GraphDocument(graph.copy(), path, name, None if modified else graph.copy())
+                   modified: bool = False, origin: Path | None = None) -> GraphDocument:
+        """Make `graph` the current, editable document; `modified` when it differs from its file.
+
+        `origin`: the folder its relative texture paths mean, when it has no path (an example).
+        """
+        document = GraphDocument(graph.copy(), path, name, None if modified else graph.copy(), origin)
         # No parameters until the graph is lowered: values of the previous document must not carry over.
         self._set_document(document, ArtifactCache(None), [])
         return document
@@ -142,6 +221,7 @@ class EditorSession:
         self.parameters.clear()
         if specs:
             self.parameters.set_specs(specs)
+        self._update_textures()
         self.document_changed.emit(document)
         self._notify_modified()
 
@@ -160,6 +240,7 @@ class EditorSession:
         self._document.graph = graph.copy()
         self._notify_modified()
         self._refresh_values()
+        self._update_textures()
 
     def _refresh_values(self) -> None:
         """Parameter values from the graph (its nodes and active variant), for the specs in use."""
@@ -198,8 +279,41 @@ class EditorSession:
         specs = result.parameters if result.verified is not None or not self.parameters.specs else self.parameters.specs
         values, variants = self._material_values(specs)
         self.parameters.set_specs(specs, values, variants)
+        self._update_textures()
         self.lowered.emit(result)
         return result
+
+    # ---- textures -------------------------------------------------------------------------
+
+    def _on_value_changed(self, change: ParameterChange) -> None:
+        if change.spec.kind is ParameterKind.TEXTURE:
+            self._update_textures()
+
+    def _update_textures(self) -> None:
+        """Read the image of every texture parameter; emit `textures_changed` when an image or a problem changed."""
+        directory = self.directory
+        nodes = parameter_nodes(self.graph)
+        images: dict[str, TextureImage | None] = {}
+        problems: list[NodeDiagnostic] = []
+        for spec in self.parameters.specs:
+            if spec.kind is not ParameterKind.TEXTURE:
+                continue
+            stored = self.parameters.value(spec.name)
+            node = nodes.get(spec.name)
+            images[spec.name] = None
+            if not isinstance(stored, str) or not stored:
+                continue
+            color_space = str(node.properties.get("color_space", "srgb")) if node is not None else "srgb"
+            try:
+                images[spec.name] = self.textures.get(resolve_texture_path(stored, directory), color_space)
+            except TextureLoadError as error:
+                node_id = node.id if node is not None else None
+                problems.append(NodeDiagnostic(node_id, "texture", f'texture "{spec.name}": {error}; showing the checker'))
+        changed = images.keys() != self._texture_images.keys() or any(
+            images[name] is not self._texture_images.get(name) for name in images)
+        if changed or problems != self._texture_problems:
+            self._texture_images, self._texture_problems = images, problems
+            self.textures_changed.emit(dict(images))
 
     def _current_lowering(self) -> LoweringResult | None:
         """The lowering of exactly the current graph, if there is one (saving need not lower again)."""
@@ -213,11 +327,15 @@ class EditorSession:
         if not isinstance(document, GraphDocument):
             raise RuntimeError("a read-only document cannot be saved")
         path = Path(path)
-        graph = document.graph.copy()
-        save_file(path, graph, self._current_lowering())
+        graph = rebase_textures(document.graph, document.directory, path.parent)
+        rewritten = graph != document.graph
+        save_file(path, graph, None if rewritten else self._current_lowering())
         document.path = path
         document.name = path.name
-        document.baseline = graph
+        document.baseline = graph.copy()
+        if rewritten:
+            document.graph = graph
+            self.graph_rewritten.emit(graph.copy())
         self.recovery.clear()
         self.saved.emit(path)
         self._notify_modified()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from app.material import catalog
 from app.material.document import LoadedDocument
-from app.material.examples import DEFAULT_EXAMPLE, load_example
+from app.material.examples import DEFAULT_EXAMPLE, example_path, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
 from app.session.recovery import RecoveryEntry
@@ -47,7 +47,9 @@ class FileCommands:
 
     def load_example(self, name: str = DEFAULT_EXAMPLE) -> bool:
         """Open a shipped example as an untitled document (Save asks where: examples stay pristine)."""
-        return self.open_document(load_example(name), None, f"{name} (example)", ask_to_save=False)
+        # Untitled (Save asks where), but its textures are beside the example's file.
+        return self.open_document(load_example(name), None, f"{name} (example)", ask_to_save=False,
+                                  origin=example_path(name).parent)
 
     def open_example_interactive(self, name: str) -> None:
         if self.maybe_save():
@@ -81,7 +83,8 @@ class FileCommands:
         self._status(f"Opened {path}")
         return True
 
-    def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True) -> bool:
+    def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True,
+                      origin: Path | None = None) -> bool:
         """Show a loaded document: editable graph, read-only module, or an error dialog (nothing changes)."""
         if document.graph is None and document.verified is None:
             details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
@@ -90,7 +93,7 @@ class FileCommands:
         if ask_to_save and not self.maybe_save():
             return False
         if document.graph is not None and not document.read_only:
-            problems = self.window.load_graph(document.graph, name, path)
+            problems = self.window.load_graph(document.graph, name, path, origin=origin)
             problems += [str(diagnostic) for diagnostic in document.diagnostics]
             if problems:
                 self._error("Some of the file could not be shown",

@@ -23,6 +23,7 @@ variant commands change them on the same undo stack.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -112,6 +113,8 @@ class GraphEditor(QObject):
         self.graph.undo_stack().indexChanged.connect(self._on_stack_changed)
         self.graph.set_grid_mode(1)
         self._material = MaterialGraph()
+        #: How a chosen image file is stored (the window sets the session's: relative to the document).
+        self.texture_reference: Callable[[str], str] = lambda path: path
         self.variants: list[ParameterVariant] = []
         self.active_variant: str | None = None
         self._loading = False
@@ -152,6 +155,19 @@ class GraphEditor(QObject):
         self._connection_answers.clear()
         self.graph.refresh_constraint_tables()
         self.edited.emit()
+
+    def take_rewritten(self, graph: MaterialGraph) -> None:
+        """Saving rewrote property values (relative texture paths): the view takes them, outside undo."""
+        for node_id, node in graph.nodes.items():
+            view_node = self.graph.node_by_stable_id(node_id)
+            if view_node is None:
+                continue
+            for name, value in node.properties.items():
+                key = property_key(name)
+                if view_node.has_property(key) and view_node.get_property(key) != to_view_value(value):
+                    view_node.set_property(key, to_view_value(value), push_undo=False)
+        self.restore_variants(graph.variants, graph.active_variant)
+        self._material = self._snapshot()
 
     def restore_variants(self, variants: list[ParameterVariant], active: str | None) -> None:
         """What the variant commands do (the stack's index change then takes the snapshot)."""
@@ -194,17 +210,21 @@ class GraphEditor(QObject):
         node = self.graph.node_by_stable_id(node_id)
         if node is None:
             return
+        node_type = catalog.NODE_TYPES.get(node.CATALOG_TYPE.type_name)
+        spec = next((spec for spec in node_type.properties if spec.name == name), None) if node_type else None
+        if spec is not None and spec.kind == "texture" and isinstance(value, str) and os.path.isabs(value):
+            value = self.texture_reference(value)
         key, view_value = property_key(name), to_view_value(value)
         if node.get_property(key) == view_value and not continuing:
             return
-        node_type = catalog.NODE_TYPES.get(node.CATALOG_TYPE.type_name)
-        spec = next((spec for spec in node_type.properties if spec.name == name), None) if node_type else None
         label = spec.display_name if spec is not None else name
         self.graph.undo_stack().push(PropertyCommand(node, key, view_value, f'Change "{label}" of {node.name()}',
                                                      continuing))
 
     def set_parameter_value(self, name: str, value: object, continuing: bool = False) -> bool:
         """Set a material parameter's value: in the active variant, else on its node. False: no such parameter."""
+        if isinstance(value, str) and os.path.isabs(value):
+            value = self.texture_reference(value)  # only texture parameters take strings
         if self.active_variant is not None:
             active = self.active_variant
 

@@ -160,6 +160,8 @@ class MainWindow(QMainWindow):
         self.palette.nodeRequested.connect(self.add_node_from_palette)
         self.preview.contextCreated.connect(self._show_preview_context)
         panel, editor = self.parameters_panel, self.graph_editor
+        editor.texture_reference = self.session.texture_reference
+        self.session.graph_rewritten.connect(editor.take_rewritten)
         panel.parameterChanged.connect(self.set_parameter_value)
         panel.textureChanged.connect(self.set_parameter_value)
         panel.variantActivated.connect(editor.activate_variant)
@@ -353,6 +355,8 @@ class MainWindow(QMainWindow):
 
     def set_parameter_value(self, name: str, value: ParameterValue) -> None:
         """The panel's edit: shown at once; in a graph document also an undoable edit of the material."""
+        if isinstance(value, str) and not self.read_only:
+            value = self.session.texture_reference(value)
         self.session.parameters.set_value(name, value)
         if not self.read_only:
             self.graph_editor.set_parameter_value(name, value, self.parameters_panel.continuing)
@@ -420,12 +424,12 @@ class MainWindow(QMainWindow):
         self._centre.setCurrentWidget(widget)
 
     def load_graph(self, graph: MaterialGraph, name: str = "untitled", path: Path | None = None,
-                   modified: bool = False) -> list[str]:
+                   modified: bool = False, origin: Path | None = None) -> list[str]:
         """Replace the document with `graph` (no questions asked); returns what the view could not show."""
         self.graph_editor.editable = True
         problems = self.graph_editor.load(graph)
         # A graph the view could not show completely differs from its file: saving would change it.
-        self.session.open_graph(self.graph_editor.material, path, name, modified=modified or bool(problems))
+        self.session.open_graph(self.graph_editor.material, path, name, modified or bool(problems), origin)
         self.relower_now()
         self.frame_all()
         self.documentOpened.emit()

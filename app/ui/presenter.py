@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from PySide6.QtWidgets import QLabel
+
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.session import ModuleDocument, ParameterChange
 from app.session.documents import Document
+from app.session.textures import TextureImage
 from app.ui.diagnostics_panel import DiagnosticRow
 
 if TYPE_CHECKING:
@@ -38,7 +41,13 @@ class SessionPresenter:
         session.parameters.specs_changed.connect(self._on_specs)
         session.parameters.value_changed.connect(self._on_parameter_value)
         session.parameters.variants_changed.connect(window.parameters_panel.set_variants)
+        session.textures_changed.connect(self._on_textures)
+        #: The material's state, kept in the status bar (a message there is gone after a few seconds).
+        self.state_label = QLabel(window)
+        self.state_label.setObjectName("materialStateLabel")
+        window.statusBar().addPermanentWidget(self.state_label)
         self._shown_artifact: object | None = None
+        self._sent_textures: dict[str, object] = {}
         window.preview.programReady.connect(self._on_program_ready)
         window.preview.programFailed.connect(self._on_program_failed)
 
@@ -62,8 +71,24 @@ class SessionPresenter:
         else:
             errors = len(result.errors)
             window.preview.set_stale(f"{errors} error{'s' if errors != 1 else ''} in the material (see Diagnostics)")
-        window.statusBar().showMessage(
-            "Material OK" if result.ok else f"{len(result.errors)} error(s) in the material", 4000)
+        window.statusBar().showMessage(self.show_state(), 4000)
+
+    def show_state(self) -> str:
+        """Put the material's state in the status bar's permanent label; returns it as a sentence."""
+        result = self.session.result
+        textures = len(self.session.texture_problems)
+        texture_text = f"{textures} texture{'s' if textures != 1 else ''} could not be loaded (see Diagnostics)"
+        if isinstance(self.session.document, ModuleDocument):
+            state = texture_text if textures else ""
+        elif result is not None and not result.ok:
+            state = f"{len(result.errors)} error(s) in the material"
+        else:
+            state = texture_text if textures else ""
+        self.state_label.setText(f"\u26a0 {state}" if state else "")
+        self.state_label.setToolTip(state)
+        if not state and result is not None and result.ok:
+            return "Material OK"
+        return f"Material OK, but {texture_text}" if result is not None and result.ok and textures else state
 
     def show_program(self) -> None:
         """Hand the preview the current module compiled for its target, with every parameter's value."""
@@ -76,8 +101,8 @@ class SessionPresenter:
         if program.artifact is self._shown_artifact:
             return  # the same program (a value changed, not the module): the values went to the preview already
         self._shown_artifact = program.artifact
-        parameters = self.session.parameters
-        preview.set_artifact(program.artifact, parameters.specs, parameters.values)
+        self._sent_textures = dict(self.session.texture_images)
+        preview.set_artifact(program.artifact, self.session.parameters.specs, self.session.preview_values())
 
     def _on_specs(self, specs: list[ParameterSpec]) -> None:
         panel, parameters = self.window.parameters_panel, self.session.parameters
@@ -85,12 +110,20 @@ class SessionPresenter:
         panel.set_variants(parameters.variants)
 
     def _on_parameter_value(self, change: ParameterChange) -> None:
-        preview = self.window.preview
-        if change.spec.kind is ParameterKind.TEXTURE:
-            preview.set_texture(change.name, change.value if isinstance(change.value, str) else None)
-        else:
-            preview.set_parameter(change.name, change.value)
+        if change.spec.kind is not ParameterKind.TEXTURE:  # images come with `textures_changed`
+            self.window.preview.set_parameter(change.name, change.value)
         self.window.parameters_panel.set_value(change.name, change.value)
+
+    def _on_textures(self, images: dict[str, TextureImage | None]) -> None:
+        for name, image in images.items():
+            if name not in self._sent_textures or self._sent_textures[name] is not image:
+                self.window.preview.set_texture(name, image)
+                self._sent_textures[name] = image
+        self.refresh_diagnostics()
+        if self.session.texture_problems:
+            self.window.statusBar().showMessage(self.show_state(), 8000)
+        else:
+            self.show_state()
 
     # ---- another document -----------------------------------------------------------------
 
@@ -98,6 +131,7 @@ class SessionPresenter:
         window = self.window
         self.driver_error = ""
         self._shown_artifact = None
+        self._sent_textures = {}
         window.parameters_panel.set_variants_available(not isinstance(document, ModuleDocument))
         window.preview.set_stale("")
         if not isinstance(document, ModuleDocument):
@@ -117,6 +151,7 @@ class SessionPresenter:
                                    missing_reason=program.problem or "not compiled")
         self.show_program()
         self.refresh_diagnostics()
+        self.show_state()
 
     # ---- diagnostics ----------------------------------------------------------------------
 
@@ -140,7 +175,8 @@ class SessionPresenter:
         if isinstance(document, ModuleDocument):
             rows = [DiagnosticRow(str(diagnostic), "note") for diagnostic in document.diagnostics]
             problem = self.session.program().problem
-            self.show_diagnostics([], rows + ([DiagnosticRow(problem, "target")] if problem else []))
+            rows += [DiagnosticRow(problem, "target")] if problem else []
+            self.show_diagnostics(self.session.texture_problems, rows)
         elif self.session.result is not None:
             self.show_diagnostics(self.session.diagnostics)
 

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.session.textures import image_filter
 from app.ui.keys import is_redo, is_undo
 
 INVALID_STYLE = "QLineEdit { border: 1px solid #eb4034; background: #4a2020; }"
@@ -389,5 +390,5 @@ class PropertiesPanel(QWidget):
 
 
 def _choose_texture(parent: QWidget) -> str | None:
-    path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", "Images (*.png *.jpg *.jpeg *.bmp);;All files (*)")
+    path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", image_filter())
     return path or None

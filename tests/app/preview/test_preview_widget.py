@@ -134,16 +134,44 @@ def test_unavailable_stand_in_accepts_the_api(qtbot) -> None:
 def test_texture_file_reaches_the_sampler(qtbot, widget: PreviewWidget, tmp_path) -> None:
     from preview_helpers import texture_artifact
 
+    from app.session.textures import load_texture
+
     image = QImage(8, 8, QImage.Format.Format_RGBA8888)
     image.fill(Qt.GlobalColor.magenta)
     path = tmp_path / "magenta.png"
     assert image.save(str(path))
     widget.set_mesh("plane")
     widget.set_artifact(texture_artifact())
-    assert widget.set_texture("albedo", str(path))
+    widget.set_texture("albedo", load_texture(path))  # the host reads files; the preview uploads images
     assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (255, 0, 255)
-    assert not widget.set_texture("albedo", str(tmp_path / "missing.png"))  # unreadable: checker, no exception
+    widget.set_texture("albedo", None)  # the checker
     assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) != (255, 0, 255)
+    # With the program: the values the host passes, images for textures.
+    widget.set_artifact(texture_artifact(), None, {"albedo": load_texture(path)})
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (255, 0, 255)
+
+
+def test_high_precision_textures_keep_values_above_one(qtbot, widget: PreviewWidget, tmp_path) -> None:
+    """An EXR value of 3.0 survives upload (half-float texture): 3.0 * 0.25 = 0.75, not 1.0 * 0.25."""
+    import numpy as np
+    import OpenImageIO as oiio  # noqa: N813 - the library's own alias
+    from preview_helpers import make_artifact
+
+    from app.session.textures import load_texture
+    from vpl_core.ir.types import SAMPLER2D
+
+    path = tmp_path / "bright.exr"
+    output = oiio.ImageOutput.create(str(path))
+    assert output.open(str(path), oiio.ImageSpec(8, 8, 4, "half"))
+    assert output.write_image(np.full((8, 8, 4), (3.0, 1.0, 0.5, 1.0), np.float32))
+    output.close()
+    image = load_texture(path)
+    assert image.high_precision and image.pixels[0, 0, 0] == 3.0
+    widget.set_mesh("plane")
+    widget.set_artifact(make_artifact("  vpl_output0 = texture(vpl_u1, vpl_varying1) * 0.25;",
+                                      [("albedo", SAMPLER2D)]), None, {"albedo": image})
+    red, green, blue = (int(channel) for channel in _pixels(widget.grab_preview())[80, 100, :3])
+    assert abs(red - 191) <= 1 and abs(green - 64) <= 1 and abs(blue - 32) <= 1
 
 
 def test_wrong_context_version_is_shown_as_text(qtbot, monkeypatch) -> None:
