@@ -51,6 +51,7 @@ from app.material.parameters import (
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
+from app.session.engine_export import material_section
 from app.session.events import Event
 from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
@@ -345,16 +346,24 @@ class EditorSession:
         """The file stem `vpl compile` derives from the document's file name."""
         return file_stem(self._document.path) if self._document.path is not None else UNTITLED_EXPORT_STEM
 
-    def export(self, out_dir: str | os.PathLike[str], stem: str | None = None) -> list[Path] | None:
+    def export(self, out_dir: str | os.PathLike[str], stem: str | None = None,
+               copy_textures: bool = False) -> list[Path] | None:
         """Write <stem>.vert.glsl, .frag.glsl and .json as `vpl compile` does; None when nothing compiles.
 
-        Raises OSError when the files cannot be written.
+        The JSON also holds the `material` section an engine needs
+        (`app.session.engine_export`: parameter values, ranges, widgets,
+        textures and their colour spaces, variants); `copy_textures` copies
+        the image files beside it. Raises OSError when a file cannot be written.
         """
         self.lower()
         artifact = self.current_artifact
         if artifact is None:
             return None
-        return export_artifact(artifact, Path(out_dir), stem or self.export_stem())
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        stem = stem or self.export_stem()
+        section = material_section(artifact, self.parameters.specs, self.graph, self.directory, out, stem, copy_textures)
+        return export_artifact(artifact, out, stem, extra={"material": section})
 
     # ---- autosave and recovery ------------------------------------------------------------
 

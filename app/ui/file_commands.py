@@ -143,11 +143,13 @@ class FileCommands:
         out_dir = self.prompts.choose_export_dir(self.window, self._start_directory())
         return self.export_to(out_dir) if out_dir else False
 
-    def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None) -> bool:
-        """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json exactly as `vpl compile` does."""
+    def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None, copy_textures: bool | None = None) -> bool:
+        """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json (`vpl compile`'s, plus the material section)."""
         self.window.flush()
+        if copy_textures is None:
+            copy_textures = self.window.copy_textures_action.isChecked()
         try:
-            written = self.session.export(out_dir, stem)
+            written = self.session.export(out_dir, stem, copy_textures)
         except OSError as error:
             self._error("Cannot export", f"Could not write to {out_dir}.", [str(error)])
             return False

@@ -146,10 +146,7 @@ class MainWindow(QMainWindow):
         self.preview_context_label.setObjectName("previewContextLabel")
         self.preview_context_label.setToolTip("The OpenGL profile the preview runs (vpl-editor --gl desktop|es|auto)")
         self.statusBar().addPermanentWidget(self.preview_context_label)
-        self._show_preview_context(self.preview.context_description)
-
-    def _show_preview_context(self, description: str) -> None:
-        self.preview_context_label.setText(f"Preview: {description}")
+        self.preview_context_label.setText(f"Preview: {self.preview.context_description}")
 
     def _connect(self) -> None:
         """Signals of the widgets to the session, events of the session to the widgets."""
@@ -158,7 +155,7 @@ class MainWindow(QMainWindow):
             lambda reason: self.statusBar().showMessage(f"Connection refused: {reason}", 8000))
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
         self.palette.nodeRequested.connect(self.add_node_from_palette)
-        self.preview.contextCreated.connect(self._show_preview_context)
+        self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
         editor.texture_reference = self.session.texture_reference
         self.session.graph_rewritten.connect(editor.take_rewritten)
@@ -203,6 +200,7 @@ class MainWindow(QMainWindow):
         self.save_as_action = self._action("Save &As…", files.save_as, standard.SaveAs, "Save under a new name")
         self.export_action = self._action("&Export GLSL…", files.export_dialog, "Ctrl+E",
                                           "Write .vert.glsl, .frag.glsl and .json as `vpl compile` does")
+        self.copy_textures_action = QAction("Export Copies &Textures", self, checkable=True)
         self.quit_action = self._action("&Quit", self.close, standard.Quit)
         self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
                                          "Version, Qt and the OpenGL renderer the preview got")
@@ -258,7 +256,8 @@ class MainWindow(QMainWindow):
             action = self.examples_menu.addAction(name)
             action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
-                                    self.save_action, self.save_as_action, self.export_action, None, self.quit_action])
+                                    self.save_action, self.save_as_action, self.export_action,
+                                    self.copy_textures_action, None, self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
@@ -446,8 +445,8 @@ class MainWindow(QMainWindow):
     def save_to(self, path: str | os.PathLike[str]) -> bool:
         return self.files.save_to(path)
 
-    def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None) -> bool:
-        return self.files.export_to(out_dir, stem)
+    def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None, copy_textures: bool | None = None) -> bool:
+        return self.files.export_to(out_dir, stem, copy_textures)
 
     def autosave_now(self) -> Path | None:
         return self.files.autosave_now()

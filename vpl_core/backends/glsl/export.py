@@ -17,6 +17,7 @@ sorted; files end with a newline and use LF.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +105,13 @@ def _interface(binding: InterfaceBinding, types: TypeTable) -> dict[str, Any]:
     }
 
 
-def artifact_json(artifact: ProgramArtifact) -> str:
-    """The reflection document (sorted keys, two-space indent, trailing newline)."""
+def artifact_json(artifact: ProgramArtifact, extra: Mapping[str, Any] | None = None) -> str:
+    """The reflection document (sorted keys, two-space indent, trailing newline).
+
+    `extra` adds top-level sections a host wants beside the reflection (the
+    material editor's `material`: parameter values, ranges, textures); it
+    may not replace a reflection key.
+    """
     types = TypeTable()
     document = {
         "target": artifact.target,
@@ -117,6 +123,10 @@ def artifact_json(artifact: ProgramArtifact) -> str:
         "fragment_interface": [_interface(binding, types) for binding in artifact.fragment_interface],
     }
     document["types"] = dict(types.bodies)
+    for key, value in (extra or {}).items():
+        if key in document:
+            raise ValueError(f"an extra section may not replace the reflection's {key!r}")
+        document[key] = value
     return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -125,14 +135,18 @@ def _write_atomically(path: Path, text: str) -> None:
     write_atomically(path, text.encode("utf-8"))
 
 
-def export_artifact(artifact: ProgramArtifact, out_dir: str | Path, stem: str) -> list[Path]:
-    """Write the artifact's three files into `out_dir` (created if missing); return their paths."""
+def export_artifact(artifact: ProgramArtifact, out_dir: str | Path, stem: str,
+                    extra: Mapping[str, Any] | None = None) -> list[Path]:
+    """Write the artifact's three files into `out_dir` (created if missing); return their paths.
+
+    `extra`: additional top-level JSON sections (`artifact_json`).
+    """
     directory = Path(out_dir)
     directory.mkdir(parents=True, exist_ok=True)
     outputs = [
         (directory / f"{stem}.vert.glsl", artifact.vertex_code),
         (directory / f"{stem}.frag.glsl", artifact.fragment_code),
-        (directory / f"{stem}.json", artifact_json(artifact)),
+        (directory / f"{stem}.json", artifact_json(artifact, extra)),
     ]
     for path, text in outputs:
         _write_atomically(path, text)
