@@ -40,6 +40,7 @@ from pathlib import Path
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic, lower
+from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
 from app.material.parameters import (
     ParameterKind,
     ParameterSpec,
@@ -71,8 +72,6 @@ UNTITLED_EXPORT_STEM = "material"
 
 def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) -> MaterialGraph:
     """`graph` with its relative texture paths (nodes and variants) rewritten to mean the same files from `new`."""
-    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
-
     rebased = graph.copy()
     texture_names: set[str] = set()
     for node in rebased.nodes.values():

@@ -299,3 +299,34 @@ def test_install_sh_puts_launchers_menu_entry_icon_and_file_type_in_place_and_re
     assert removed.returncode == 0, removed.stderr
     assert not entry.exists() and not (prefix / "bin" / "vpl").exists() and not (prefix / "bin" / "vpl-editor").exists()
     assert (bundle / "vpl-editor").is_file()  # uninstalling the integration leaves the bundle alone
+
+
+def test_bundled_editor_reads_16_bit_png_and_exr_textures(bundle: Path, clean_env: dict[str, str], tmp_path: Path) -> None:
+    """OpenImageIO (and its codecs) ship in the bundle: a material's 16-bit PNG and EXR maps load there."""
+    import OpenImageIO as oiio  # noqa: N813 - the library's own alias
+
+    from app.material.document import save_file
+    from app.material.graph import MaterialGraph
+
+    for name, data_format, value in (("albedo.png", "uint16", 0.25), ("glow.exr", "half", 2.0)):
+        output = oiio.ImageOutput.create(str(tmp_path / name))
+        assert output.open(str(tmp_path / name), oiio.ImageSpec(8, 8, 3, data_format))
+        assert output.write_image(np.full((8, 8, 3), value, np.float32))
+        output.close()
+    graph = MaterialGraph()
+    albedo = graph.add_node("texture_parameter", (0, 0), {"name": "albedo", "image": "albedo.png"})
+    glow = graph.add_node("texture_parameter", (0, 200), {"name": "glow", "image": "glow.exr"})
+    sample, sample_glow = graph.add_node("sample_texture", (200, 0)), graph.add_node("sample_texture", (200, 200))
+    output_node = graph.add_node("material_output", (400, 0))
+    graph.connect(albedo.id, "out", sample.id, "texture")
+    graph.connect(glow.id, "out", sample_glow.id, "texture")
+    graph.connect(sample.id, "rgba", output_node.id, "base_color")
+    graph.connect(sample_glow.id, "rgb", output_node.id, "emissive")
+    material = tmp_path / "textured.vpl"
+    save_file(material, graph)
+    shot = tmp_path / "textured.png"
+    result = _run([str(bundle / "vpl-editor"), str(material), "--preview-screenshot", str(shot), "--size", "64x64"],
+                  clean_env, tmp_path)
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+    centre = _load_png(shot)[32, 32]
+    assert (centre >= 250).all(), centre  # 0.25 + 2.0 saturates: both images were read (the checker would not)
