@@ -19,6 +19,7 @@ from pathlib import Path
 from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
+from vpl_core.backends.glsl.limits import UNLIMITED, Limits, check_limits
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
@@ -33,7 +34,9 @@ __all__ = [
     "ES320",
     "GLSL420",
     "PROFILES",
+    "UNLIMITED",
     "InterfaceBinding",
+    "Limits",
     "Profile",
     "ProgramArtifact",
     "TargetError",
@@ -46,12 +49,16 @@ __all__ = [
 ]
 
 
-def compile(verified: object, target: str | None = None, version: int | None = None) -> ProgramArtifact:
+def compile(
+    verified: object, target: str | None = None, version: int | None = None, limits: Limits | None = None
+) -> ProgramArtifact:
     """Compile a `VerifiedModule` for `target` ("glsl420", "es300", "es320") or `version` (420, 300, 320).
 
     The default is GLSL 4.20 core. Raises TargetError for another target or
-    version and for modules the target cannot express (spec 12.4); raises
-    TypeError for anything but a VerifiedModule.
+    version and for modules the target cannot express (spec 12.4), including
+    resources beyond `limits` (default: the minimum maximums the target's
+    version guarantees, `limits.py`; a host that queried its context may
+    pass larger ones); raises TypeError for anything but a VerifiedModule.
     """
     from vpl_core.publish import VerifiedModule
 
@@ -60,7 +67,7 @@ def compile(verified: object, target: str | None = None, version: int | None = N
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
     snapshot = verified.materialize()
     try:
-        return generate(snapshot, profile)
+        return generate(snapshot, profile, limits)
     except TargetError as error:
         # Restriction diagnostics name an IR object of this private snapshot.
         # The publication's label says which source it came from, and the
@@ -75,7 +82,12 @@ def compile(verified: object, target: str | None = None, version: int | None = N
 
 
 def compile_source(
-    source: str | bytes, label: str | None = None, target: str = "glsl420", *, strict_v1: bool = False
+    source: str | bytes,
+    label: str | None = None,
+    target: str = "glsl420",
+    *,
+    strict_v1: bool = False,
+    limits: Limits | None = None,
 ) -> ProgramArtifact:
     """Read, verify, publish and compile VPL source text in one step.
 
@@ -91,7 +103,7 @@ def compile_source(
     try:
         # One read: publication reuses its verification (and, for canonical
         # source, its parse); `compile` verifies its own materialization.
-        return compile(VerifiedModule.from_read(module, locator, label=label), target=target)
+        return compile(VerifiedModule.from_read(module, locator, label=label), target=target, limits=limits)
     except TargetError as error:
         subject_path = getattr(error, "subject_path", None)
         if subject_path is None:
@@ -103,14 +115,26 @@ def compile_source(
         raise TargetError(diagnostic) from None
 
 
-def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
+def generate(module: Module, profile: Profile = GLSL420, limits: Limits | None = None) -> ProgramArtifact:
     """Code and reflection for a module that has passed canonical verification.
 
     Internal: `compile` is the public entry. Tests use it for builder-made
     modules; the caller is responsible for having verified the module.
+    `limits` defaults to the profile's guaranteed minimums (`UNLIMITED`
+    checks none).
     """
     samplers = check_module(module, profile)
     vertex_interface, fragment_interface = resolve_interfaces(module)
+    layout = std140.Std140Layout()
+    interfaces = {module.vertex.kind: vertex_interface, module.fragment.kind: fragment_interface}
+    check_limits(
+        module,
+        interfaces,
+        limits or profile.limits,
+        profile.target,
+        layout,
+        varying_locations=profile.varying_location_qualifier,
+    )
     records = names.RecordNames()
     for uniform in module.uniforms:
         records.add(uniform.type)
@@ -133,7 +157,7 @@ def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
         module=module,
         profile=profile,
         records=records,
-        interfaces={module.vertex.kind: vertex_interface, module.fragment.kind: fragment_interface},
+        interfaces=interfaces,
         block_bindings=block_bindings,
         samplers=samplers,
     )
@@ -151,7 +175,7 @@ def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
             kind=uniform.kind,
             block_binding=block_bindings.get(slot, -1),
             block_name=names.block_name(slot) if slot in block_bindings else None,
-            block_size=std140.block_size(uniform.type) if isinstance(uniform.type, RecordType) else -1,
+            block_size=layout.block_size(uniform.type) if isinstance(uniform.type, RecordType) else -1,
         )
         for slot, uniform in enumerate(module.uniforms)
     )
