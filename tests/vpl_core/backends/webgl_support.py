@@ -165,7 +165,7 @@ PAGE = Path(__file__).with_name("webgl_page.html")
 class _Handler(http.server.BaseHTTPRequestHandler):
     server: _PageServer
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         if self.path == "/recipes.json":
             body = self.server.recipes_json
         elif self.path in ("/", "/index.html"):
@@ -179,7 +179,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         self.server.results = json.loads(self.rfile.read(length).decode("utf-8"))
         self.send_response(204)
