@@ -18,6 +18,7 @@ Chromium is started in its own process group and ended by that group id.
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.server
 import json
 import os
@@ -210,7 +211,7 @@ def run_in_browser(recipes: list[Recipe], timeout: float = 180.0) -> dict[str, A
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     profile = tempfile.mkdtemp(prefix="vpl-webgl-")
-    log = tempfile.TemporaryFile()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below, after Chromium has ended
     process = subprocess.Popen(
         [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"http://127.0.0.1:{server.server_port}/"],
         stdout=subprocess.DEVNULL,
@@ -224,10 +225,8 @@ def run_in_browser(recipes: list[Recipe], timeout: float = 180.0) -> dict[str, A
             raise AssertionError(f"the page posted no results in {timeout} s; Chromium said:\n{log.read().decode()[-3000:]}")
         return server.results
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
