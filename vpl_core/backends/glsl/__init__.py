@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
@@ -28,6 +29,9 @@ from vpl_core.ir import paths
 from vpl_core.ir.instructions import DeclareLocalInstruction
 from vpl_core.ir.module import Direction, Module, Semantic
 from vpl_core.ir.types import RecordType
+
+if TYPE_CHECKING:
+    from vpl_core.text.reader import SourceLocator
 
 __all__ = [
     "ES300",
@@ -98,21 +102,32 @@ def compile_source(
     """
     from vpl_core.publish import VerifiedModule
     from vpl_core.text import read_located
+    from vpl_core.text.reader import collector_paused
 
-    module, locator = read_located(source, label, strict_v1=strict_v1)
-    try:
-        # One read: publication reuses its verification (and, for canonical
-        # source, its parse); `compile` verifies its own materialization.
-        return compile(VerifiedModule.from_read(module, locator, label=label), target=target, limits=limits)
-    except TargetError as error:
-        subject_path = getattr(error, "subject_path", None)
-        if subject_path is None:
-            raise
-        subject = paths.object_at(module, subject_path)
-        diagnostic = locator.diagnostic(Category.TARGET, error.diagnostic.message, subject)
-        if subject is None:
-            diagnostic = replace(diagnostic, subject=error.diagnostic.subject)
-        raise TargetError(diagnostic) from None
+    # One pause of the cyclic collector for the whole pipeline: each step
+    # pausing on its own ended with a collection over every object allocated
+    # so far (four per call, about a fifth of the time at 10k instructions).
+    with collector_paused():
+        module, locator = read_located(source, label, strict_v1=strict_v1)
+        try:
+            # One read: publication reuses its verification (and, for canonical
+            # source, its parse); `compile` verifies its own materialization.
+            return compile(VerifiedModule.from_read(module, locator, label=label), target=target, limits=limits)
+        except TargetError as error:
+            located = _located(error, module, locator)
+    raise located from None
+
+
+def _located(error: TargetError, module: Module, locator: SourceLocator) -> TargetError:
+    """`error` placed at the line and column of its subject in the caller's module (`compile_source`)."""
+    subject_path = getattr(error, "subject_path", None)
+    if subject_path is None:
+        return error
+    subject = paths.object_at(module, subject_path)
+    diagnostic = locator.diagnostic(Category.TARGET, error.diagnostic.message, subject)
+    if subject is None:
+        diagnostic = replace(diagnostic, subject=error.diagnostic.subject)
+    return TargetError(diagnostic)
 
 
 def generate(module: Module, profile: Profile = GLSL420, limits: Limits | None = None) -> ProgramArtifact:
