@@ -71,6 +71,38 @@ class VerifiedModule:
         text, snapshot = write_read(module, verified=True, source_text=locator.source.text)
         return cls._from_canonical(text, snapshot, label)
 
+    @classmethod
+    def from_unverified_read(
+        cls, module: Module, locator: SourceLocator, label: str | None = None
+    ) -> VerifiedModule:
+        """Publish a module `read_unverified_located` has just bound (not verified), verifying once.
+
+        The module's canonical text is written and read back through the
+        verifier: that read-back verifies the text, which spells exactly this
+        module (ids aside), so verifying the module first would repeat it.
+        When the source already was canonical, the module itself is verified
+        and kept. If writing or the read-back fails, the module is verified
+        through `locator` so that an invalid module gets its diagnostic at
+        its place in the source, as `read` would give it; if the module is
+        valid, the failure was the writer's and is raised as it came.
+        """
+        from vpl_core.diagnostics import VplError
+        from vpl_core.text.reader import collector_paused, read
+        from vpl_core.text.writer import emit
+
+        with collector_paused():
+            try:
+                text = emit(module)
+                if text == locator.source.text:
+                    locator.verify(module)  # the first read is the read-back
+                    snapshot = module
+                else:
+                    snapshot = read(text, label="<canonical text>")
+            except VplError:
+                locator.verify(module)  # raises the source-positioned diagnostic of an invalid module
+                raise
+        return cls._from_canonical(text, snapshot, label)
+
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("VerifiedModule is immutable")
 

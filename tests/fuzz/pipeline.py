@@ -66,6 +66,13 @@ def _assert_positioned(error: LexicalError | SyntacticError | SemanticError | Ta
     assert diagnostic.message and not diagnostic.message.startswith("internal verifier error"), diagnostic
 
 
+def _where_and_what(error: LexicalError | SyntacticError | SemanticError) -> tuple[object, ...]:
+    """A diagnostic without its subject (an object of one module instance)."""
+    diagnostic = error.diagnostic
+    return (type(error), diagnostic.category, diagnostic.message, diagnostic.label, diagnostic.offset,
+            diagnostic.line, diagnostic.column)
+
+
 def check(data: bytes | str, validator: str | None = None) -> Outcome:
     """Run one input through the pipeline; raise AssertionError (or whatever escapes) on a bug."""
     outcome = Outcome()
@@ -74,6 +81,12 @@ def check(data: bytes | str, validator: str | None = None) -> Outcome:
         module = read(data, label=label)
     except READING_ERRORS as error:
         _assert_positioned(error, label)
+        try:
+            compile_source(data, label, "glsl420")
+        except READING_ERRORS as compile_error:  # publication verifies differently, but reports the same
+            assert _where_and_what(compile_error) == _where_and_what(error), (compile_error, error)
+        else:
+            raise AssertionError(f"compile_source accepted what read rejects: {error}")
         return outcome
     outcome.accepted = True
     text = write(module)

@@ -19,6 +19,7 @@ Integers: decimal; the minimum int is `(-2147483647 - 1)` because
 
 from __future__ import annotations
 
+import functools
 import math
 
 from vpl_core.ir.types import ScalarKind, ScalarType
@@ -33,7 +34,13 @@ def float_literal(value: float) -> str:
     if not math.isfinite(value):
         raise ValueError(f"float constant {value!r} is not finite")
     value = round_to_float32(value)  # constants are binary32 already; this makes the contract explicit
-    bits = float32_bits(value)
+    return _float_literal_of_bits(float32_bits(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _float_literal_of_bits(bits: int) -> str:
+    """Memoised by bit pattern (not by value: 0.0 == -0.0): modules repeat their constants."""
+    value = float32_from_bits(bits)
     negative = bool(bits >> 31)
     magnitude = abs(value)
     if magnitude == 0.0:

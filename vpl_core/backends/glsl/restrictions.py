@@ -264,8 +264,21 @@ def _is_sampler(value: object) -> bool:
     return isinstance(getattr(value, "type", None), SamplerType)
 
 
+def _declares_sampler_registers(function: Function) -> bool:
+    for instruction in function.blocks[0].instructions if function.blocks else ():
+        if not isinstance(instruction, DeclareLocalInstruction):
+            return False
+        if isinstance(instruction.type, SamplerType):
+            return True
+    return False
+
+
 def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
     """Check the sampler alias rule in one function; map each used sampler register to its root."""
+    if not _declares_sampler_registers(function):
+        # Every sampler value lives in a declared register (verified module), so
+        # without one nothing below can apply: most functions skip the scan.
+        return {}
     definitions: dict[int, list[tuple[Instruction, ReferenceValue | None, int | None]]] = {}
     uses: dict[int, Any] = {}  # register -> first using object (for the diagnostic subject)
 
