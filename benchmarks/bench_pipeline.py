@@ -158,11 +158,6 @@ def compile_versus_glslang(sizes: list[int], repeat: int, validator: str, direct
 
 
 def start_up(repeat: int) -> None:
-    # Installed packages (wheels, the bundle) carry bytecode; a checkout run with
-    # PYTHONDONTWRITEBYTECODE (set on this machine) would compile every module
-    # at every start. Compile once, as an installation does, so start-up is
-    # measured as users get it (__pycache__ is ignored by git).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "vpl_core")], check=True, capture_output=True)
     small = ROOT / "tests" / "data" / "spec" / "loop-and-helper.vpl"
     commands = {
         "python -c pass": [sys.executable, "-c", "pass"],
@@ -281,6 +276,11 @@ def main() -> int:
         print(f"{VPL} not found: run from the project's virtual environment", file=sys.stderr)
         return 1
     print(f"machine: {machine()}")
+    # Installed packages (wheels, the bundle) carry bytecode; a checkout run with
+    # PYTHONDONTWRITEBYTECODE (set on this machine) would compile every module
+    # at every `vpl` start. Compile once, as an installation does, so processes
+    # are measured as users run them (__pycache__ is ignored by git).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "vpl_core")], check=True, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="vpl-bench-") as directory:
         compile_versus_glslang(arguments.sizes, arguments.repeat, validator, Path(directory))
     start_up(max(arguments.repeat, 10))
