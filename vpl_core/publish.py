@@ -14,7 +14,11 @@ the text is parsed once per publication instead of once per consumer.
 
 `from_text(source)` reads the source once; when the source already is the
 canonical text (files the editor or `vpl fmt` wrote), that read is the
-read-back and the text is not parsed a second time.
+read-back and the text is not parsed a second time. `from_unverified_read`
+(what `compile_source` uses) also leaves out the verification of the
+source's own parse: the read-back verifies the canonical text, which spells
+the same module, and only an invalid module is verified itself, for its
+diagnostic in the source.
 """
 
 from __future__ import annotations
