@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests" / "vpl_core"))
 
 from bench_glsl import generate_module  # noqa: E402
-from growth_support import SHAPES  # noqa: E402
+from growth_support import SHAPES, count_steps  # noqa: E402
 
 from vpl_core.backends.glsl import GLSL420, UNLIMITED, generate  # noqa: E402
 from vpl_core.backends.glsl.locations import resolve_interfaces  # noqa: E402
@@ -253,13 +253,20 @@ def growth_lowering(sizes: list[int], repeat: int) -> None:
 
 
 def growth_shapes(small: int, repeat: int) -> None:
+    """Steps (deterministic) and CPU time along one axis each; time ratios of small inputs include cache effects."""
     rows: dict[str, list[float]] = {}
+    steps: dict[str, list[int]] = {}
     for shape, generator in SHAPES.items():
         for size in (small, small * 10):
             stages = pipeline_stages(generator(size))
             for stage in ("bind", "structure", "dataflow", "emit text", "clone", "locations", "generate"):
                 rows.setdefault(f"{shape}:{stage}", []).append(cpu_best(stages[stage], repeat))
+                steps.setdefault(f"{shape}:{stage}", []).append(count_steps(stages[stage]))
     print_growth(f"3c. growth along one axis (the growth tests' shapes, {small} and {small * 10})", [small, small * 10], rows)
+    print(f"\n3d. the same in Python steps (lines and calls; deterministic, load-independent), x{small * 10}/{small}")
+    for stage, (before, after) in steps.items():
+        flag = "  <-- over 12x" if after / before > 12 else ""
+        print(f"   {stage:<24}{before:>10}{after:>11}{after / before:>8.1f}{flag}")
 
 
 def main() -> int:
