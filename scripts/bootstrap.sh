@@ -2,7 +2,8 @@
 # Idempotent set-up shared by ./run-editor and ./run-tests:
 #  1. system packages for headless OpenGL (Xvfb, Mesa llvmpipe, Qt's xcb
 #     dependencies), weston (a headless Wayland compositor for the Wayland
-#     tests), glslangValidator, and what the bundle test needs
+#     tests), glslangValidator, Chromium (the WebGL 2 test of the es300
+#     target runs it headless), and what the bundle test needs
 #     (desktop-file-validate, objdump, Python's shared library), installed
 #     with apt-get when missing;
 #  2. a virtual environment in .venv with the project and its test extras.
@@ -17,6 +18,7 @@ system_packages=(
   libxcb-render-util0 libxcb-image0 libxcb-randr0 libxcb-xinerama0 libxcb-xfixes0
   libfontconfig1 libdbus-1-3 libxkbcommon0 fonts-dejavu-core
   desktop-file-utils binutils weston libwayland-cursor0 libwayland-egl1
+  chromium
 )
 
 python=${PYTHON:-python3}

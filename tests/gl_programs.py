@@ -6,6 +6,10 @@ glBindFragDataLocation before linking (ES has no such call and relies on the
 layout qualifier); block binding points are applied from the reflection,
 which ESSL 3.00 blocks need because their code carries none.
 
+Vertex inputs without data get a zero current value of their kind
+(`set_default_attribute`; integer inputs through glVertexAttribI4i), as the
+host contract in docs/glsl-backend.md requires of every host.
+
 Needs a current context (the `current_gl` / `current_gles` fixtures).
 """
 
@@ -18,6 +22,7 @@ from OpenGL import GL
 from OpenGL.raw.GL.VERSION import GL_2_0 as raw_gl  # noqa: N811 - the raw GL 2.0 entry points
 
 from vpl_core.backends.glsl.artifact import ProgramArtifact
+from vpl_core.ir.types import MatrixType, ScalarKind, ScalarType, Type, VectorType
 
 
 class ProgramError(AssertionError):
@@ -79,3 +84,21 @@ def build_program(artifact: ProgramArtifact, es: bool | None = None) -> int:
             if index != GL.GL_INVALID_INDEX:
                 GL.glUniformBlockBinding(program, index, binding.block_binding)
     return int(program)
+
+
+def set_default_attribute(location: int, value_type: Type) -> None:
+    """Host contract (docs/glsl-backend.md): a vertex input without data gets a zero current value of its kind.
+
+    An integer input needs glVertexAttribI4i: a float current value (what
+    glVertexAttrib4f sets, and the initial (0, 0, 0, 1)) leaves an integer
+    input undefined. A matrix input takes one location per column.
+    """
+    GL.glDisableVertexAttribArray(location)
+    if isinstance(value_type, MatrixType):
+        for column in range(value_type.columns):
+            GL.glDisableVertexAttribArray(location + column)
+            GL.glVertexAttrib4f(location + column, 0.0, 0.0, 0.0, 0.0)
+    elif isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is ScalarKind.INT:
+        GL.glVertexAttribI4i(location, 0, 0, 0, 0)
+    else:
+        GL.glVertexAttrib4f(location, 0.0, 0.0, 0.0, 0.0)

@@ -26,6 +26,7 @@ the exit status.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -176,6 +177,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `vpl` console script; returns the exit status (usage errors exit `EXIT_USAGE`)."""
+    if argv is None:
+        # A command-line run is short-lived: reference counting frees what it
+        # drops, and the cyclic collector would only traverse the module graphs
+        # (hundreds of thousands of objects, each read/write/materialize ending
+        # with a collection) to find nothing. Library calls keep the collector.
+        gc.disable()
     parser = build_parser()
     arguments = parser.parse_args(argv)
     files = getattr(arguments, "files", None) or [getattr(arguments, "file", None)]

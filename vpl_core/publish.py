@@ -14,7 +14,11 @@ the text is parsed once per publication instead of once per consumer.
 
 `from_text(source)` reads the source once; when the source already is the
 canonical text (files the editor or `vpl fmt` wrote), that read is the
-read-back and the text is not parsed a second time.
+read-back and the text is not parsed a second time. `from_unverified_read`
+(what `compile_source` uses) also leaves out the verification of the
+source's own parse: the read-back verifies the canonical text, which spells
+the same module, and only an invalid module is verified itself, for its
+diagnostic in the source.
 """
 
 from __future__ import annotations
@@ -69,6 +73,38 @@ class VerifiedModule:
         from vpl_core.text.writer import write_read
 
         text, snapshot = write_read(module, verified=True, source_text=locator.source.text)
+        return cls._from_canonical(text, snapshot, label)
+
+    @classmethod
+    def from_unverified_read(
+        cls, module: Module, locator: SourceLocator, label: str | None = None
+    ) -> VerifiedModule:
+        """Publish a module `read_unverified_located` has just bound (not verified), verifying once.
+
+        The module's canonical text is written and read back through the
+        verifier: that read-back verifies the text, which spells exactly this
+        module (ids aside), so verifying the module first would repeat it.
+        When the source already was canonical, the module itself is verified
+        and kept. If writing or the read-back fails, the module is verified
+        through `locator` so that an invalid module gets its diagnostic at
+        its place in the source, as `read` would give it; if the module is
+        valid, the failure was the writer's and is raised as it came.
+        """
+        from vpl_core.diagnostics import VplError
+        from vpl_core.text.reader import collector_paused, read
+        from vpl_core.text.writer import emit
+
+        with collector_paused():
+            try:
+                text = emit(module)
+                if text == locator.source.text:
+                    locator.verify(module)  # the first read is the read-back
+                    snapshot = module
+                else:
+                    snapshot = read(text, label="<canonical text>")
+            except VplError:
+                locator.verify(module)  # raises the source-positioned diagnostic of an invalid module
+                raise
         return cls._from_canonical(text, snapshot, label)
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -10,11 +10,11 @@ reading that same `pyproject.toml`.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 DISTRIBUTION = "vpl-material-editor"
@@ -24,17 +24,48 @@ _PROJECT_VERSION = re.compile(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', re
 
 
 def _version_from_source_tree() -> str | None:
-    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
     try:
-        match = _PROJECT_VERSION.search(pyproject.read_text(encoding="utf-8"))
+        with open(pyproject, encoding="utf-8") as stream:
+            match = _PROJECT_VERSION.search(stream.read())
     except OSError:
         return None
     return match.group(1) if match else None
 
 
+def _version_from_dist_info() -> str | None:
+    """The `Version:` of this distribution's installed METADATA, found on sys.path without importlib.metadata.
+
+    What `importlib.metadata.version` finds, for the installs this project
+    makes (wheel, editable, the bundle's copied .dist-info), at a fraction of
+    its import cost (~30 ms, a third of `vpl --version`). None if not found.
+    """
+    prefix = DISTRIBUTION.replace("-", "_") + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(prefix) and name.endswith(".dist-info"):
+                try:
+                    with open(os.path.join(entry or ".", name, "METADATA"), encoding="utf-8") as stream:
+                        for line in stream:
+                            if line.startswith("Version:"):
+                                return line.split(":", 1)[1].strip()
+                            if not line.strip():
+                                break  # end of the headers
+                except OSError:
+                    continue
+    return None
+
+
 @lru_cache(maxsize=1)
 def version() -> str:
     """"0.1.0": the installed distribution's version, else the source tree's, else "0+unknown"."""
+    found = _version_from_dist_info()
+    if found is not None:
+        return found
     from importlib import metadata  # on use: importing it costs ~30 ms that `vpl check` need not pay
 
     try:

@@ -158,3 +158,29 @@ def test_the_installed_console_script(broken_files: list[str]) -> None:
     assert invalid.stderr == f"{broken_files[2]}:1:32: semantic error: type cycle: 'A' depends on 'A', which depends on it\n"
     formatted = subprocess.run([*console_script(), "fmt", EXAMPLES[0]], capture_output=True, text=True, timeout=120)
     assert formatted.returncode == 0 and formatted.stdout == write(read_file(EXAMPLES[0]))
+
+
+def test_the_fast_version_lookup_agrees_with_the_package_metadata() -> None:
+    """`vpl --version` reads the installed METADATA itself (importlib.metadata costs a third of the start-up)."""
+    from importlib import metadata
+
+    from vpl_core import version
+
+    assert version._version_from_dist_info() == metadata.version(version.DISTRIBUTION)
+
+
+def test_the_cli_imports_nothing_heavy_before_a_command_runs() -> None:
+    """Start-up (issue 20): `vpl --version` needs neither the reader, the verifier, the builder nor the backend."""
+    code = (
+        "import sys; from vpl_core import cli; "
+        "heavy = [m for m in ('vpl_core.text.reader', 'vpl_core.verify', 'vpl_core.ir.builder', "
+        "'vpl_core.backends.glsl', 'importlib.metadata', 'fractions') if m in sys.modules]; print(heavy)"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert completed.stdout.strip() == "[]", completed.stdout + completed.stderr
+    code = (
+        "import sys; from vpl_core.text import read; "
+        "print([m for m in ('vpl_core.ir.builder', 'vpl_core.backends.glsl', 'fractions') if m in sys.modules])"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert completed.stdout.strip() == "[]", completed.stdout + completed.stderr

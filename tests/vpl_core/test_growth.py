@@ -18,7 +18,7 @@ from collections.abc import Callable
 import pytest
 from growth_support import SHAPES, count_steps, growth, nested_record_types, nested_uniform_module
 
-from vpl_core.backends.glsl import GLSL420, compile_source, generate, std140
+from vpl_core.backends.glsl import GLSL420, UNLIMITED, compile_source, generate, std140
 from vpl_core.backends.glsl.locations import resolve_interfaces
 from vpl_core.ir.module import Module
 from vpl_core.ir.types import FLOAT, Field, RecordType
@@ -36,7 +36,7 @@ STAGES: dict[str, Callable[[str, Module], object]] = {
     "write": lambda text, module: write(module),
     "publish and materialize": lambda text, module: VerifiedModule.create(module).materialize(),
     "interface locations": lambda text, module: resolve_interfaces(module),
-    "generate": lambda text, module: generate(module, GLSL420),
+    "generate": lambda text, module: generate(module, GLSL420, UNLIMITED),
 }
 
 

@@ -1,6 +1,13 @@
-"""The canonical VPL object model (spec 3-8): plain data, no behaviour beyond local invariants."""
+"""The canonical VPL object model (spec 3-8): plain data, no behaviour beyond local invariants.
 
-from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, element, member, record
+The builder's names (`FunctionBuilder`, `StageBuilder`, ...) are exported
+lazily (PEP 562): the reader, verifier and `vpl` command import this package
+but never build, and importing the builder cost a fifth of `vpl check`'s
+start-up.
+"""
+
+from typing import Any
+
 from vpl_core.ir.instructions import *  # noqa: F403
 from vpl_core.ir.instructions import (
     BinaryInstruction,
@@ -67,3 +74,13 @@ from vpl_core.ir.values import (
     StorageKind,
     local_ref,
 )
+
+_BUILDER_EXPORTS = frozenset({"FunctionBuilder", "StageBuilder", "add_uniform", "element", "member", "record"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BUILDER_EXPORTS:
+        from vpl_core.ir import builder
+
+        return getattr(builder, name)
+    raise AttributeError(f"module 'vpl_core.ir' has no attribute {name!r}")

@@ -23,7 +23,6 @@ import functools
 import math
 import re
 import struct
-from fractions import Fraction
 
 FLOAT32_MAX_BITS = 0x7F7FFFFF
 SIGN_BIT = 0x80000000
@@ -219,6 +218,8 @@ def format_float32(bits: int) -> str:
         raise ValueError(f"binary32 bits 0x{bits:08x} are not finite")
     if magnitude_bits == 0:
         return "-0.0" if negative else "0.0"
+    from fractions import Fraction  # on use: it imports decimal, ~5 ms of every `vpl` start-up
+
     exact = Fraction(float32_bits_to_value(magnitude_bits))
     # Decimal exponent of the leading digit: estimate, then settle exactly.
     leading = math.floor(math.log10(float(exact)))

@@ -175,6 +175,24 @@ def read_located(
         return module, locator
 
 
+def read_unverified_located(
+    source: bytes | bytearray | memoryview | str, label: str | None = None, *, strict_v1: bool = False
+) -> tuple[Module, SourceLocator]:
+    """`read_located` without the verifier: lexed, parsed and bound, NOT verified.
+
+    Internal to publication (`VerifiedModule.from_unverified_read`), which
+    verifies the module's canonical text instead and, if that fails, this
+    module through `locator.verify` for the diagnostic in the source. Raises
+    the lexical, syntactic and binding errors `read` raises.
+    """
+    with collector_paused():
+        text = decode(source, label)
+        top = parse_forms(text, tokenize(text))
+        reader = _Reader(text, strict_v1)
+        module = reader.read_module(top)
+        return module, SourceLocator(text, reader.spans, top.start)
+
+
 class SourceLocator:
     """Source positions of the objects one read created (kept alive by the module it read).
 

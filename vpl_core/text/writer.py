@@ -104,6 +104,16 @@ def write(module: Module) -> str:
     return write_read(module)[0]
 
 
+def emit(module: Module) -> str:
+    """The canonical text of `module`, neither verified before nor read back after.
+
+    Internal to publication (`VerifiedModule.from_unverified_read`), which
+    reads the text back through the verifier itself. Raises SemanticError for
+    what the format cannot express.
+    """
+    return _Writer(module).write()
+
+
 def write_read(module: Module, *, verified: bool = False, source_text: str | None = None) -> tuple[str, Module]:
     """The canonical text of `module` and the verified module read back from it.
 

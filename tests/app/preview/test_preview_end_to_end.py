@@ -92,7 +92,8 @@ def test_foreign_module_is_bound_by_location_and_reflection(renderer: Renderer) 
 def test_backend_block_sizes_agree_with_the_packer_and_driver(renderer: Renderer) -> None:
     info = renderer.build_program(_compile_file(FOREIGN))
     for block in info.blocks:
-        assert block.size == block.driver_size == std140.size_of(block.binding.type)
+        # A driver may report less than std140's rounded size (ANGLE: 284 for 288), never more.
+        assert block.driver_size <= block.size == std140.size_of(block.binding.type)
         reported = getattr(block.binding, "block_size", -1)
         if reported >= 0:
             assert reported == block.size

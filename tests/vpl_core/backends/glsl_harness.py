@@ -42,7 +42,7 @@ FULL_SCREEN_TEXCOORDS = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]], dtype=np.
 
 
 # Program building is shared with the math driver tests.
-from gl_programs import ProgramError, build_program, compile_shader  # noqa: E402,F401
+from gl_programs import ProgramError, build_program, compile_shader, set_default_attribute  # noqa: E402,F401
 
 
 def block_data_size(program: int, binding: UniformBinding) -> int | None:
@@ -244,6 +244,7 @@ def render(artifact: ProgramArtifact, inputs: Inputs | None = None, size: int = 
             if data is None and location == 0:
                 data = FULL_SCREEN_POSITIONS
             if data is None:
+                set_default_attribute(location, binding.type)
                 continue
             data = np.ascontiguousarray(data)
             buffer = GL.glGenBuffers(1)

@@ -85,7 +85,7 @@ class RandomModule:
                 continue
             location = -1
             if self.chance():
-                location = self.draw(st.integers(10, 14))
+                location = self.draw(st.integers(10, 13))  # spans up to 2 end by 15 (the ES guarantee)
                 if location in used_explicit or location + 1 in used_explicit:
                     location = -1
                 else:

@@ -125,7 +125,8 @@ def test_std140_offsets_of_matrix_arrays_and_record_arrays_match_the_driver(
     (binding,) = artifact.uniforms
     program = harness.build_program(artifact, es=es)
     try:
-        assert harness.block_data_size(program, binding) == binding.block_size
+        driver_size = harness.block_data_size(program, binding)
+        assert driver_size is not None and binding.block_size - 16 < driver_size <= binding.block_size
         checked = 0
         for selector, offset, _ in std140.member_offsets(binding.type):
             if re.search(r"\[[1-9][0-9]*\]$", selector):

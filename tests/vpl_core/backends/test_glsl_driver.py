@@ -23,7 +23,7 @@ from golden_cases import CASES, artifact
 from OpenGL import GL
 
 from vpl_core.backends.glsl import compile as compile_glsl
-from vpl_core.backends.glsl import std140
+from vpl_core.backends.glsl import compile_source, std140
 from vpl_core.ir import (
     BOOL,
     FLOAT,
@@ -191,7 +191,10 @@ def _check_reflection(case_name: str, target: str, program: int) -> None:
         if size is None:
             assert case_name not in ALL_ACTIVE, f"{binding.block_name} is inactive"
             continue  # optimized away; the binding point stays reserved (spec 12.5)
-        assert size == binding.block_size, f"{binding.block_name}: driver size {size}, reflected {binding.block_size}"
+        # GL_UNIFORM_BLOCK_DATA_SIZE may omit std140's trailing padding (ANGLE reports 284 where
+        # block_size says 288): hosts allocate block_size, and only driver <= block_size is promised.
+        assert size <= binding.block_size, f"{binding.block_name}: driver size {size}, reflected {binding.block_size}"
+        assert binding.block_size - size < 16, f"{binding.block_name}: more than padding apart"
         for selector, offset, _ in std140.member_offsets(binding.type):
             if any(f"[{index}]" in selector for index in range(1, 64)):
                 continue  # GL reports offsets of the first array element only
@@ -357,9 +360,45 @@ def test_float_and_int_literals_reach_the_driver_bit_exact(target: str, request:
     es = target != "glsl420"
     request.getfixturevalue("current_gles" if es else "current_gl")
     result = compile_glsl(_literal_module(), target=target)
-    assert "(-2147483647 - 1)" in result.fragment_code and "3.40282347e38" in result.fragment_code
+    assert "(-2147483647 - 1)" in result.fragment_code and "3.40282346e38" in result.fragment_code
     inputs = harness.Inputs(uniforms={"floats": np.array(LITERAL_FLOATS, dtype=np.float32), "ints": LITERAL_INTS})
     _uniform(GREEN)(harness.render(result, inputs, es=es))
     # One binary32 step away is visible: the comparison is exact, not approximate.
     perturbed = compile_glsl(_literal_module(perturbed=0), target=target)
     _uniform(RED)(harness.render(perturbed, inputs, es=es))
+
+
+INTEGER_INPUT_WITHOUT_DATA = """(module 1
+  (types (type V void) (type I int) (type B bool) (type P vector float 3) (type C vector float 4))
+  (uniforms)
+  (vertex main
+    (interface (in position "position" P 0 none) (in count "count" I 1 none)
+               (out clip "clip" C -1 position) (out passed "passed" I -1 none))
+    (functions
+      (function main "vertex_main" V (parameters) (registers (register r0 P) (register r1 C) (register r2 I))
+        (block entry (load r0 (stage position)) (construct r1 r0 (float 1.0)) (store (stage clip) r1)
+          (load r2 (stage count)) (store (stage passed) r2) (return)))))
+  (fragment main
+    (interface (in passed "passed" I -1 none) (out color "color" C 0 fragment_color))
+    (functions
+      (function main "fragment_main" V (parameters) (registers (register r0 I) (register r1 B) (register r2 C))
+        (block entry (load r0 (stage passed)) (equal r1 r0 (int 0)) (branch_if r1 green red))
+        (block green (construct r2 (float 0.0) (float 1.0) (float 0.0) (float 1.0)) (store (stage color) r2) (return))
+        (block red (construct r2 (float 1.0) (float 0.0) (float 0.0) (float 1.0)) (store (stage color) r2) (return))))))
+"""
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("target", ["glsl420", "es300", "es320"])
+def test_an_integer_vertex_input_without_data_reads_zero(target: str, request: pytest.FixtureRequest) -> None:
+    """Host contract (issue 23 item 10): glVertexAttribI4i gives an int input without data its value.
+
+    A float current value left by earlier drawing (here 1.5, whose bits read as
+    an int are 1069547520) would otherwise reach the shader.
+    """
+    es = target != "glsl420"
+    request.getfixturevalue("current_gles" if es else "current_gl")
+    result = compile_source(INTEGER_INPUT_WITHOUT_DATA, "integer-input.vpl", target)
+    (count,) = [binding for binding in result.vertex_interface if binding.name == "count"]
+    GL.glVertexAttrib4f(count.location, 1.5, 1.5, 1.5, 1.5)  # stale state of another draw
+    _uniform(GREEN)(harness.render(result, harness.Inputs(), es=es))

@@ -119,7 +119,9 @@ def _binary32(text: str) -> int:
         (0.1, "0.100000001"),
         (16777216.0, "16777216.0"),
         (1e10, "1.0e10"),
-        (3.4028234663852886e38, "3.40282347e38"),
+        (3.4028234663852886e38, "3.40282346e38"),  # not ...47e38: above the largest float, ANGLE warns
+        (-3.4028234663852886e38, "-3.40282346e38"),
+        (3.4028232635611926e38, "3.40282326e38"),
         (1.1754943508222875e-38, "1.17549435e-38"),
         (1.401298464324817e-45, "1.40129846e-45"),
     ],
@@ -140,6 +142,7 @@ def test_float_literals_round_trip_every_finite_binary32(bits: int) -> None:
     assert re.fullmatch(r"-?[0-9]+\.[0-9]+(e-?[0-9]+)?", text), text
     assert len(text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")) <= 10
     assert _binary32(text) == bits
+    assert abs(float(text)) <= 3.4028234663852886e38  # no decimal value beyond the largest float
 
 
 def test_int_literals() -> None:

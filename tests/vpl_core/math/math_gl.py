@@ -21,7 +21,7 @@ from OpenGL import GL
 
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.ir.module import Direction
-from vpl_core.ir.types import ArrayType, ScalarKind, VectorType
+from vpl_core.ir.types import ArrayType, ScalarKind, VectorType, element_kind
 
 #: A triangle that covers the whole viewport.
 FULL_SCREEN_TRIANGLE = np.array([[-1.0, -1.0, 0.0], [3.0, -1.0, 0.0], [-1.0, 3.0, 0.0]], dtype=np.float32)
@@ -30,7 +30,7 @@ SENTINEL = -12345.0
 
 
 # Program building is shared with the backend's driver tests.
-from gl_programs import ProgramError, build_program  # noqa: E402,F401
+from gl_programs import ProgramError, build_program, set_default_attribute  # noqa: E402,F401
 
 
 @dataclass
@@ -147,14 +147,21 @@ def render(artifact: ProgramArtifact, draw: Draw, width: int, height: int = 1) -
             data = draw.attributes.get(binding.location)
             if data is None and binding.location == 0:
                 data = FULL_SCREEN_TRIANGLE
-            assert data is not None, f"no data for vertex input {binding.name} at location {binding.location}"
-            data = np.ascontiguousarray(data, dtype=np.float32)
+            if data is None:
+                # Host contract: inputs without data get a zero value of their kind (int: glVertexAttribI4i).
+                set_default_attribute(binding.location, binding.type)
+                continue
+            integer = element_kind(binding.type) is ScalarKind.INT
+            data = np.ascontiguousarray(data, dtype=np.int32 if integer else np.float32)
             vertex_count = data.shape[0]
             buffer = GL.glGenBuffers(1)
             buffers.append(int(buffer))
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, buffer)
             GL.glBufferData(GL.GL_ARRAY_BUFFER, data.nbytes, data, GL.GL_STATIC_DRAW)
-            GL.glVertexAttribPointer(binding.location, data.shape[1], GL.GL_FLOAT, GL.GL_FALSE, 0, None)
+            if integer:
+                GL.glVertexAttribIPointer(binding.location, data.shape[1], GL.GL_INT, 0, None)
+            else:
+                GL.glVertexAttribPointer(binding.location, data.shape[1], GL.GL_FLOAT, GL.GL_FALSE, 0, None)
             GL.glEnableVertexAttribArray(binding.location)
 
         GL.glDrawArrays(GL.GL_POINTS if draw.points else GL.GL_TRIANGLES, 0, vertex_count)

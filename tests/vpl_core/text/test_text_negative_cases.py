@@ -6,7 +6,7 @@ its header), so adding a case is adding a few lines of text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -81,3 +81,18 @@ def test_negative_case(case: NegativeCase) -> None:
     lines = case.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     prefix = "\n".join(lines[: case.line - 1]) + ("\n" if case.line > 1 else "") + lines[case.line - 1][: case.column - 1]
     assert diagnostic.offset == len(prefix.encode("utf-8")) <= len(data)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_compile_source_reports_what_read_reports(case: NegativeCase) -> None:
+    """compile_source verifies the canonical text, not the parse of the source (issue 20), yet an
+    invalid source gets the same diagnostic, at the same place, as reading it."""
+    from vpl_core.backends.glsl import compile_source
+
+    with pytest.raises(VplError) as read_error:
+        read(case.text, label="case.vpl", strict_v1=case.strict)
+    with pytest.raises(VplError) as compile_error:
+        compile_source(case.text, "case.vpl", strict_v1=case.strict)
+    assert type(compile_error.value) is type(read_error.value)
+    # Equal but for the subject, which is an object of each call's own module.
+    assert replace(compile_error.value.diagnostic, subject=None) == replace(read_error.value.diagnostic, subject=None)

@@ -11,8 +11,8 @@ locations, or equal names when both are unspecified). Position is the
 built-in gl_Position / gl_FragCoord and has no location.
 
 Overlapping ranges and ranges outside the signed GL integer range are
-target errors. Device limits (GL_MAX_VERTEX_ATTRIBS and friends) are the
-driver's link-time check, as spec 12.4 leaves them.
+target errors. The limits a target guarantees (GL_MAX_VERTEX_ATTRIBS and
+friends) are checked afterwards, on the resolved locations (`limits.py`).
 """
 
 from __future__ import annotations

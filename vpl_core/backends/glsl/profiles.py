@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vpl_core.backends.glsl.limits import ES3_MINIMUMS, GL42_MINIMUMS, Limits
 from vpl_core.diagnostics import TargetError
 
 
@@ -45,6 +46,11 @@ class Profile:
     flat_varying_records_only: bool
     #: ESSL: fragment output arrays may only be indexed by constant expressions.
     constant_fragment_output_indices: bool
+    #: The minimum maximums the version guarantees (`limits.py`); a host may pass larger ones.
+    limits: Limits
+    #: Reject functions from whose entry block no return or discard is reachable: their
+    #: dispatch loop has no exit, which WebGL 2 (ANGLE) refuses ("Infinite loop detected").
+    rejects_endless_functions: bool
 
     def __str__(self) -> str:
         return self.target
@@ -60,6 +66,8 @@ GLSL420 = Profile(
     varying_location_qualifier=True,
     flat_varying_records_only=False,
     constant_fragment_output_indices=False,
+    limits=GL42_MINIMUMS,
+    rejects_endless_functions=False,
 )
 
 _ES_PRECISION = (
@@ -78,6 +86,9 @@ ES300 = Profile(
     varying_location_qualifier=False,
     flat_varying_records_only=True,
     constant_fragment_output_indices=True,
+    limits=ES3_MINIMUMS,
+    # es300 is also the WebGL 2 target: ANGLE rejects a loop it can prove endless.
+    rejects_endless_functions=True,
 )
 
 ES320 = Profile(
@@ -93,6 +104,8 @@ ES320 = Profile(
     # structures); only tessellation/geometry interfaces were relaxed.
     flat_varying_records_only=True,
     constant_fragment_output_indices=True,
+    limits=ES3_MINIMUMS,
+    rejects_endless_functions=False,
 )
 
 PROFILES: dict[str, Profile] = {profile.target: profile for profile in (GLSL420, ES300, ES320)}

@@ -16,7 +16,10 @@ raise `TargetError` with the offending object as the diagnostic subject:
   whole-local store) whose chain ends at a sampler uniform or sampler
   parameter; functions do not return samplers; sampler parameters are not
   written;
-- ES: fragment output arrays are indexed only by constants.
+- ES: fragment output arrays are indexed only by constants;
+- es300 (the WebGL 2 target): every function reaches a return or discard
+  from its entry block; otherwise its dispatch loop has no exit, which
+  ANGLE rejects ("Infinite loop detected").
 
 `check_module` returns the sampler alias table the emitter substitutes.
 """
@@ -27,14 +30,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from vpl_core.backends.glsl.dispatch import reachable_blocks
 from vpl_core.backends.glsl.profiles import Profile
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir.instructions import (
     CallInstruction,
     CopyInstruction,
     DeclareLocalInstruction,
+    DiscardTerminator,
     Instruction,
     LoadInstruction,
+    ReturnTerminator,
     StoreInstruction,
 )
 from vpl_core.ir.module import Direction, Function, InterfaceVariable, Module, Semantic, Stage, StageKind
@@ -83,7 +89,23 @@ def check_module(module: Module, profile: Profile) -> SamplerAliases:
     aliases = {function: _sampler_aliases(function) for _, function in module.functions()}
     if profile.constant_fragment_output_indices:
         _check_fragment_output_indices(module.fragment, profile)
+    if profile.rejects_endless_functions:
+        for stage, function in module.functions():
+            _check_function_ends(stage, function, profile)
     return SamplerAliases(aliases)
+
+
+def _check_function_ends(stage: Stage, function: Function, profile: Profile) -> None:
+    """The function can finish: some block reachable from its entry returns or discards."""
+    if any(isinstance(block.terminator, (ReturnTerminator, DiscardTerminator)) for block in reachable_blocks(function)):
+        return
+    role = "entry point" if function is stage.entry else "function"
+    raise TargetError(
+        f"{stage.kind.value} {role} {function.name!r} never finishes: no return or discard is reachable from "
+        f"its entry block, and {profile.target} (the WebGL 2 target) rejects the endless loop it would compile to "
+        f"(ANGLE: \"Infinite loop detected\")",
+        subject=function,
+    )
 
 
 # Types ---------------------------------------------------------------------------------
@@ -242,8 +264,21 @@ def _is_sampler(value: object) -> bool:
     return isinstance(getattr(value, "type", None), SamplerType)
 
 
+def _declares_sampler_registers(function: Function) -> bool:
+    for instruction in function.blocks[0].instructions if function.blocks else ():
+        if not isinstance(instruction, DeclareLocalInstruction):
+            return False
+        if isinstance(instruction.type, SamplerType):
+            return True
+    return False
+
+
 def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
     """Check the sampler alias rule in one function; map each used sampler register to its root."""
+    if not _declares_sampler_registers(function):
+        # Every sampler value lives in a declared register (verified module), so
+        # without one nothing below can apply: most functions skip the scan.
+        return {}
     definitions: dict[int, list[tuple[Instruction, ReferenceValue | None, int | None]]] = {}
     uses: dict[int, Any] = {}  # register -> first using object (for the diagnostic subject)
 

@@ -1,0 +1,303 @@
+"""Pipeline benchmark (issue 20 item 5): `vpl compile` against `glslangValidator -l`, start-up, growth per stage.
+
+Everything is measured in one run, so the ratios compare like with like on
+whatever the machine is doing (the load average is printed with them):
+
+1. **compile vs glslang**: for generated modules of about 1k, 10k and 100k
+   instructions (`bench_glsl.generate_module`, the generator the issue's
+   figures came from), `vpl compile FILE --out DIR` as a process (start-up
+   included) and `glslangValidator -l` on the GLSL it wrote, interleaved run
+   by run; medians of wall and CPU time, and their ratios. Each module is
+   measured as generated (hand-written spelling: the publication must read
+   its canonical text back) and in canonical form (as the editor and
+   `vpl fmt` write files: the first read serves as the read-back).
+2. **start-up**: `python -c pass` (the same interpreter), `vpl --version` and
+   `vpl check` of a small file, interleaved; the in-process time of the
+   check's work (read and verify), and what is left over.
+3. **growth per stage**: CPU time of each stage at 1k, 10k and 100k
+   instructions and the ratio per 10x (the issue's bound: at most 12x):
+   lex, forms, bind, verify (structure, data flow), write, publish,
+   materialize, generate (restrictions, locations, emission); lowering of
+   material graphs of 100, 1,000 and 10,000 nodes; and the one-axis shapes
+   of the growth tests (functions, record fields, varyings, uniforms, blocks,
+   registers) at 300 and 3,000.
+
+Benchmarks print; no test asserts a time. The figures in docs/performance.md
+come from this script.
+
+Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--sizes 1000 10000 100000] [--repeat 5] [--quick]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "vpl_core"))
+
+from bench_glsl import generate_module  # noqa: E402
+from growth_support import SHAPES, count_steps  # noqa: E402
+
+from vpl_core.backends.glsl import GLSL420, UNLIMITED, generate  # noqa: E402
+from vpl_core.backends.glsl.locations import resolve_interfaces  # noqa: E402
+from vpl_core.backends.glsl.restrictions import check_module  # noqa: E402
+from vpl_core.ir.clone import clone_module  # noqa: E402
+from vpl_core.publish import VerifiedModule  # noqa: E402
+from vpl_core.text import read, write  # noqa: E402
+from vpl_core.text.lexer import decode, tokenize  # noqa: E402
+from vpl_core.text.parser import parse_forms  # noqa: E402
+from vpl_core.text.reader import _Reader  # noqa: E402
+from vpl_core.text.writer import _Writer  # noqa: E402
+from vpl_core.verify import dataflow, structure  # noqa: E402
+
+VPL = Path(sys.executable).with_name("vpl")
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return (
+        f"{platform.node()}: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}; load average {load}"
+    )
+
+
+def run_process(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child) of one run; fails loudly if the command fails."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    completed = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if completed.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{completed.stdout}{completed.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def interleaved(commands: dict[str, list[str]], repeat: int) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) per command, the commands run in turn, `repeat` rounds."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            samples[name].append(run_process(command))
+    return {
+        name: (statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs))
+        for name, runs in samples.items()
+    }
+
+
+def cpu_best(action: Callable[[], object], repeat: int) -> float:
+    """Best CPU seconds of `repeat` runs with the cyclic collector paused (as the `vpl` command runs)."""
+    best = float("inf")
+    for _ in range(repeat):
+        gc.disable()
+        try:
+            started = time.process_time()
+            action()
+            best = min(best, time.process_time() - started)
+        finally:
+            gc.enable()
+        gc.collect()
+    return best
+
+
+# 1. compile vs glslang -------------------------------------------------------------------------
+
+
+def compile_versus_glslang(sizes: list[int], repeat: int, validator: str, directory: Path) -> None:
+    print("\n1. `vpl compile` (a process, start-up included) vs `glslangValidator -l` on its output;")
+    print(f"   medians of {repeat} interleaved runs; ms wall / ms CPU; ratio = vpl / glslang")
+    print(f"   {'instructions':>12} {'form':>10} {'vpl wall':>9} {'vpl CPU':>8} {'glslang wall':>13} {'glslang CPU':>12}"
+          f" {'ratio wall':>11} {'ratio CPU':>10}")
+    for size in sizes:
+        text = generate_module(size)
+        module = read(text)
+        count = sum(len(block.instructions) for _, function in module.functions() for block in function.blocks)
+        for form, source in (("generated", text), ("canonical", write(module))):
+            path = directory / f"m{size}-{form}.vpl"
+            path.write_text(source, encoding="utf-8")
+            out = directory / f"out-{size}-{form}"
+            stem = path.name[: -len(".vpl")]
+            commands = {
+                "vpl": [str(VPL), "compile", str(path), "--out", str(out)],
+                "glslang": [validator, "-l", str(out / f"{stem}.vert.glsl"), str(out / f"{stem}.frag.glsl")],
+            }
+            run_process(commands["vpl"])  # writes the files glslang reads
+            result = interleaved(commands, repeat)
+            (vpl_wall, vpl_cpu), (glslang_wall, glslang_cpu) = result["vpl"], result["glslang"]
+            print(
+                f"   {count:>12} {form:>10} {vpl_wall * 1e3:>9.0f} {vpl_cpu * 1e3:>8.0f} {glslang_wall * 1e3:>13.0f}"
+                f" {glslang_cpu * 1e3:>12.0f} {vpl_wall / glslang_wall:>11.2f} {vpl_cpu / glslang_cpu:>10.2f}"
+            )
+
+
+# 2. start-up -----------------------------------------------------------------------------------
+
+
+def start_up(repeat: int) -> None:
+    small = ROOT / "tests" / "data" / "spec" / "loop-and-helper.vpl"
+    commands = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "vpl --version": [str(VPL), "--version"],
+        "vpl check (small)": [str(VPL), "check", str(small)],
+    }
+    result = interleaved(commands, repeat)
+    data = small.read_bytes()
+    work = cpu_best(lambda: read(data, str(small)), 20)
+    base = result["python -c pass"][0]
+    print(f"\n2. start-up, medians of {repeat} interleaved runs (ms wall / ms CPU)")
+    for name, (wall, cpu) in result.items():
+        print(f"   {name:<20} {wall * 1e3:7.1f} {cpu * 1e3:7.1f}   {wall / base:4.2f}x python -c pass")
+    check_wall = result["vpl check (small)"][0]
+    print(
+        f"   the check's work in-process (read + verify): {work * 1e3:.1f} ms CPU; goal: check < 2 x python + work"
+        f" = {(2 * base + work) * 1e3:.1f} ms, measured {check_wall * 1e3:.1f} ms"
+    )
+
+
+# 3. growth per stage ---------------------------------------------------------------------------
+
+
+def pipeline_stages(text: str) -> dict[str, Callable[[], object]]:
+    source = decode(text, "bench.vpl")
+    token_list = tokenize(source)
+    top = parse_forms(source, token_list)
+    module = read(text)
+    published = VerifiedModule.create(module)
+    return {
+        "lex": lambda: tokenize(decode(text, "bench.vpl")),
+        "forms": lambda: parse_forms(source, token_list),
+        "bind": lambda: _Reader(source, False).read_module(top),
+        "structure": lambda: structure.check_module(module),
+        "dataflow": lambda: dataflow.check_module(module),
+        "emit text": lambda: _Writer(module).write(),
+        "write": lambda: write(module),
+        "publish": lambda: VerifiedModule.create(module),
+        "clone": lambda: clone_module(module),
+        "materialize": published.materialize,
+        "restrictions": lambda: check_module(module, GLSL420),
+        "locations": lambda: resolve_interfaces(module),
+        "generate": lambda: generate(module, GLSL420, UNLIMITED),
+    }
+
+
+def print_growth(title: str, sizes: list[int], rows: dict[str, list[float]]) -> None:
+    print(f"\n{title}")
+    header = "".join(f"{size:>10}" for size in sizes)
+    ratios = "".join(f"{f'x{b}/{a}':>10}" for a, b in itertools.pairwise(sizes))
+    print(f"   {'stage':<14}{header}{ratios}   (CPU ms, best of N; ratio per step; bound 12x per 10x)")
+    for stage, values in rows.items():
+        cells = "".join(f"{value * 1e3:>10.1f}" for value in values)
+        growth = "".join(f"{(b / a if a > 0 else float('nan')):>10.1f}" for a, b in itertools.pairwise(values))
+        worst = max((b / a for a, b in itertools.pairwise(values) if a > 0.0005), default=0.0)
+        flag = "  <-- over 12x" if worst > 12 else ""
+        print(f"   {stage:<14}{cells}{growth}{flag}")
+
+
+def growth_pipeline(sizes: list[int], repeat: int) -> None:
+    rows: dict[str, list[float]] = {}
+    for size in sizes:
+        runs = repeat if size < 50_000 else max(1, repeat // 2)
+        for stage, action in pipeline_stages(generate_module(size)).items():
+            rows.setdefault(stage, []).append(cpu_best(action, runs))
+    print_growth("3a. growth per stage, generated modules (instructions as requested)", sizes, rows)
+
+
+def growth_lowering(sizes: list[int], repeat: int) -> None:
+    from bench_lowering import build_graph
+
+    from app.material.graph import MaterialGraph
+    from app.material.lowering import lower
+
+    rows: dict[str, list[float]] = {}
+    for size in sizes:
+        graph = build_graph(size)
+        best: dict[str, float] = {}
+        for _ in range(repeat if size < 5000 else 1):
+            snapshot = MaterialGraph.from_dict(graph.to_dict())
+            gc.disable()
+            try:
+                result = lower(snapshot)
+            finally:
+                gc.enable()
+            if not result.ok:
+                raise SystemExit(f"benchmark graph of {size} nodes does not lower: {result.diagnostics[:3]}")
+            for phase, seconds in result.timings.items():
+                best[phase] = min(best.get(phase, float("inf")), seconds)
+        for phase, seconds in best.items():
+            rows.setdefault(f"lower:{phase}", []).append(seconds)
+    print_growth("3b. growth of material lowering (graph nodes; wall ms of lower()'s phases)", sizes, rows)
+
+
+def growth_shapes(small: int, repeat: int) -> None:
+    """Steps (deterministic) and CPU time along one axis each; time ratios of small inputs include cache effects."""
+    rows: dict[str, list[float]] = {}
+    steps: dict[str, list[int]] = {}
+    for shape, generator in SHAPES.items():
+        for size in (small, small * 10):
+            stages = pipeline_stages(generator(size))
+            for stage in ("bind", "structure", "dataflow", "emit text", "clone", "locations", "generate"):
+                rows.setdefault(f"{shape}:{stage}", []).append(cpu_best(stages[stage], repeat))
+                steps.setdefault(f"{shape}:{stage}", []).append(count_steps(stages[stage]))
+    print_growth(f"3c. growth along one axis (the growth tests' shapes, {small} and {small * 10})", [small, small * 10], rows)
+    print(f"\n3d. the same in Python steps (lines and calls; deterministic, load-independent), x{small * 10}/{small}")
+    for stage, (before, after) in steps.items():
+        flag = "  <-- over 12x" if after / before > 12 else ""
+        print(f"   {stage:<24}{before:>10}{after:>11}{after / before:>8.1f}{flag}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="skip the lowering and shape growth tables")
+    arguments = parser.parse_args()
+    validator = shutil.which("glslangValidator")
+    if validator is None:
+        print("glslangValidator not found (Debian package glslang-tools)", file=sys.stderr)
+        return 1
+    if not VPL.exists():
+        print(f"{VPL} not found: run from the project's virtual environment", file=sys.stderr)
+        return 1
+    print(f"machine: {machine()}")
+    # Installed packages (wheels, the bundle) carry bytecode; a checkout run with
+    # PYTHONDONTWRITEBYTECODE (set on this machine) would compile every module
+    # at every `vpl` start. Compile once, as an installation does, so processes
+    # are measured as users run them (__pycache__ is ignored by git).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "vpl_core")], check=True, capture_output=True)
+    with tempfile.TemporaryDirectory(prefix="vpl-bench-") as directory:
+        compile_versus_glslang(arguments.sizes, arguments.repeat, validator, Path(directory))
+    start_up(max(arguments.repeat, 10))
+    growth_pipeline(arguments.sizes, arguments.repeat)
+    if not arguments.quick:
+        growth_lowering([100, 1_000, 10_000], arguments.repeat)
+        growth_shapes(300, arguments.repeat)
+    print(f"\nload average at the end: {', '.join(f'{value:.2f}' for value in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
