@@ -33,6 +33,7 @@ from vpl_core.ir import (
 from vpl_core.text import read, read_file
 from vpl_core.text import reader as reader_module
 from vpl_core.verify import VerificationError
+from vpl_core.verify.errors import InternalRule
 
 SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"
 
@@ -349,7 +350,7 @@ class RaisingVerifier:
 
     def run(self, module: Any) -> None:
         message, subject, context = self.choose(module)
-        raise VerificationError(message, subject, context)
+        raise VerificationError(InternalRule.CHECKER_FAILED, message, subject, context)
 
 
 def read_with_verifier(monkeypatch: pytest.MonkeyPatch, text: str, choose: Any) -> SemanticError:
@@ -408,6 +409,7 @@ def test_verifier_failures_are_placed_at_their_subject(
     error = read_with_verifier(monkeypatch, TEXT, failing)
     diagnostic = error.diagnostic
     assert diagnostic.message == "made-up problem" and diagnostic.subject is subject
+    assert diagnostic.kind is InternalRule.CHECKER_FAILED  # the verifier's kind survives positioning
     assert diagnostic.label == "m.vpl"
     assert (diagnostic.line, diagnostic.column) == position(TEXT, needle, occurrence)
     assert diagnostic.offset == TEXT.index(needle)

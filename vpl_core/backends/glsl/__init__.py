@@ -19,10 +19,11 @@ from pathlib import Path
 from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
+from vpl_core.backends.glsl.errors import TargetInterfaceRule
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
-from vpl_core.diagnostics import Category, TargetError
+from vpl_core.diagnostics import TargetError
 from vpl_core.ir import paths
 from vpl_core.ir.instructions import DeclareLocalInstruction
 from vpl_core.ir.module import Direction, Module, Semantic
@@ -69,9 +70,9 @@ def compile(verified: object, target: str | None = None, version: int | None = N
         diagnostic = error.diagnostic
         if diagnostic.label is None and verified.label is not None:
             diagnostic = replace(diagnostic, label=verified.label)
-        located = TargetError(diagnostic)
-        located.subject_path = paths.path_of(snapshot, error.subject) if error.subject is not None else None
-        raise located from None
+        if error.subject is not None:
+            diagnostic = replace(diagnostic, subject_path=paths.path_of(snapshot, error.subject))
+        raise TargetError(diagnostic) from None
 
 
 def compile_source(
@@ -91,13 +92,12 @@ def compile_source(
     try:
         return compile(VerifiedModule.create(module, label=label), target=target)
     except TargetError as error:
-        subject_path = getattr(error, "subject_path", None)
-        if subject_path is None:
+        if error.subject_path is None:
             raise
-        subject = paths.object_at(module, subject_path)
-        diagnostic = locator.diagnostic(Category.TARGET, error.diagnostic.message, subject)
-        if subject is None:
-            diagnostic = replace(diagnostic, subject=error.diagnostic.subject)
+        subject = paths.object_at(module, error.subject_path)
+        diagnostic = locator.locate(replace(error.diagnostic, context=()), subject)
+        if subject is not None:
+            diagnostic = replace(diagnostic, subject=subject)
         raise TargetError(diagnostic) from None
 
 
@@ -164,7 +164,9 @@ def generate(module: Module, profile: Profile = GLSL420) -> ProgramArtifact:
     )
     if color is None:
         # Spec 6.3 makes the verifier require it; guard modules from elsewhere.
-        raise TargetError("the fragment stage declares no FragmentColor output", subject=module.fragment)
+        raise TargetError(
+            TargetInterfaceRule.NO_FRAGMENT_COLOR, "the fragment stage declares no FragmentColor output", subject=module.fragment
+        )
     return ProgramArtifact(
         target=profile.target,
         version=profile.version,
