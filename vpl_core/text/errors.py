@@ -23,6 +23,7 @@ class LexicalRule(DiagnosticKind):
     def category(self) -> Category:
         return Category.LEXICAL
 
+    INPUT_SIZE = "impl", "the input is at most 32 MiB (this implementation's bound)"
     BYTE_ORDER_MARK = "10", "VPL text is UTF-8 without a byte-order mark"
     INVALID_UTF8 = "10.1", "the input is well-formed UTF-8 (no overlong encodings, surrogates or code points beyond U+10FFFF)"
     MALFORMED_WORD = "10.1", "a number or name word matches its grammar entirely"
@@ -62,6 +63,7 @@ class SyntaxRule(DiagnosticKind):
     TERMINATOR_NOT_LAST = "10.2", "the terminator is the last form of its block"
     NO_TERMINATOR = "10.2", "a block ends with a terminator"
     STRICT_V1_EXTENSION = "13", "strict version-1 reading accepts no extensions"
+    UNDECLARED_EXTENSION = "math", "math operations are instructions only of modules that declare (extensions \"math\")"
 
 
 class BindingRule(DiagnosticKind):
@@ -74,7 +76,6 @@ class BindingRule(DiagnosticKind):
     TYPE_DEPTH = "10.2", "named-type dependency paths are at most 128 edges long"
     UNKNOWN_EXTENSION = "math", "declared extensions are known"
     DUPLICATE_EXTENSION = "math", "an extension is declared once"
-    UNDECLARED_EXTENSION = "math", "math operations need (extensions \"math\")"
 
 
 class WriterRule(DiagnosticKind):
