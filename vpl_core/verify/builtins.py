@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.module import StageKind
+from vpl_core.ir.type_rules import describe_type, types_equal
 from vpl_core.ir.types import (
     BOOL,
     FLOAT,
@@ -49,7 +50,6 @@ from vpl_core.ir.types import (
     VoidType,
 )
 from vpl_core.verify.errors import InstructionRule, ObjectRule, VerifierRule
-from vpl_core.verify.typing import describe_type, types_equal
 
 _Environment = dict[str, object]
 

@@ -199,3 +199,12 @@ class VerificationError(SemanticError):
 
     def __init__(self, kind: VerifierRule, message: str, subject: object = None, context: Sequence[object] = ()) -> None:
         super().__init__(Diagnostic(Category.SEMANTIC, message, subject=subject, kind=kind, context=tuple(context)))
+
+
+def short_repr(value: object, limit: int = 40) -> str:
+    """repr() for messages, bounded (a forged value may be huge or may fail to print)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - repr of a forged object may raise anything
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -49,6 +49,14 @@ from vpl_core.ir.instructions import (
     Terminator,
 )
 from vpl_core.ir.module import Block, Direction, Function, InterfaceVariable, Stage, StageKind, Uniform
+from vpl_core.ir.type_rules import (
+    binary_result_type,
+    binary_type_error,
+    construct_type_error,
+    describe_type,
+    swizzle_result_type,
+    types_equal,
+)
 from vpl_core.ir.types import (
     BOOL,
     INT,
@@ -79,16 +87,9 @@ from vpl_core.verify.errors import (
     ValueRule,
     VerificationError,
     VerifierRule,
+    short_repr,
 )
-from vpl_core.verify.types_check import TypeChecker, short_repr
-from vpl_core.verify.typing import (
-    binary_result_type,
-    binary_type_error,
-    construct_type_error,
-    describe_type,
-    swizzle_result_type,
-    types_equal,
-)
+from vpl_core.verify.well_formed_types import TypeChecker
 
 _DERIVED_CLASSES = (MemberReferenceValue, IndexReferenceValue)
 _IR_VALUE_CLASSES = (RegisterValue, ConstantValue, ReferenceValue)

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, Stage, StageKind
+from vpl_core.ir.type_rules import describe_type, types_equal
 from vpl_core.ir.types import ScalarKind, VectorType
-from vpl_core.verify.errors import InterfaceRule, ObjectRule, VerificationError
-from vpl_core.verify.types_check import TypeChecker, short_repr
-from vpl_core.verify.typing import describe_type, types_equal
+from vpl_core.verify.errors import InterfaceRule, ObjectRule, VerificationError, short_repr
+from vpl_core.verify.well_formed_types import TypeChecker
 
 _FLOAT_VEC4 = VectorType(ScalarKind.FLOAT, 4)
 _LINKAGE_TAGS = (Semantic.COLOR, Semantic.TEXCOORD)

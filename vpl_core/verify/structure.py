@@ -13,7 +13,7 @@ first invalid object, in this deterministic order:
 
 Headers come before bodies so that a call can be checked against a callee
 that appears later in the list. Types are checked where they are first met
-(`types_check.py`), so every type reachable from a declaration, register,
+(`well_formed_types.py`), so every type reachable from a declaration, register,
 constant, reference or construction is validated, used or not.
 
 Guarantees for the data-flow layer, which runs next: everything in the
@@ -35,6 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 from vpl_core.ir.module import Block, Function, Module, Stage, StageKind, Uniform, UniformKind
+from vpl_core.ir.type_rules import describe_type
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, VectorType, VoidType
 from vpl_core.ir.values import ConstantValue, ReferenceValue, RegisterValue, StorageKind
 from vpl_core.verify.errors import (
@@ -44,6 +45,7 @@ from vpl_core.verify.errors import (
     StageRule,
     UniformRule,
     VerificationError,
+    short_repr,
 )
 from vpl_core.verify.instructions import (
     FunctionChecker,
@@ -53,8 +55,7 @@ from vpl_core.verify.instructions import (
     as_sequence,
 )
 from vpl_core.verify.interfaces import check_interface, check_linkage
-from vpl_core.verify.types_check import TypeChecker, short_repr
-from vpl_core.verify.typing import describe_type
+from vpl_core.verify.well_formed_types import TypeChecker
 
 INTERNAL_ERROR_PREFIX = "internal verifier error"
 

@@ -33,6 +33,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
+from vpl_core.ir.type_rules import describe_type, types_equal
 from vpl_core.verify.builtins import (
     BUILTINS,
     builtin_result_type,
@@ -40,7 +41,6 @@ from vpl_core.verify.builtins import (
     signature_descriptions,
 )
 from vpl_core.verify.errors import InstructionRule
-from vpl_core.verify.typing import describe_type, types_equal
 
 RECORD = record("R", [("x", FLOAT)])
 UNIVERSE: list[Type] = [

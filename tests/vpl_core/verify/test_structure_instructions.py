@@ -156,7 +156,7 @@ def test_copy_of_aggregates_needs_the_same_record_declaration() -> None:
     assert_rejected(s.module, InstructionRule.RESULT_TYPE, copy)
 
 
-# Binary (spec 7.1; the complete table is in test_typing.py) ---------------------------
+# Binary (spec 7.1; the complete table is in tests/vpl_core/ir/test_type_rules.py) ---------------------------
 
 
 def test_binary_instruction_checks_the_operand_table_and_the_result() -> None:
@@ -196,7 +196,7 @@ def test_no_implicit_int_to_float_in_arithmetic() -> None:
     assert_rejected(s.module, InstructionRule.BINARY_OPERANDS, binary)
 
 
-# Construct (spec 7.2; complete tables in test_typing.py) ----------------------------
+# Construct (spec 7.2; complete tables in tests/vpl_core/ir/test_type_rules.py) ----------------------------
 
 
 def test_construct_result_must_equal_the_constructed_type() -> None:

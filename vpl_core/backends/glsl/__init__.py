@@ -20,6 +20,7 @@ from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
 from vpl_core.backends.glsl.errors import TargetInterfaceRule
+from vpl_core.backends.glsl.export import export_artifact, file_stem
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
@@ -198,7 +199,11 @@ def _interface_bindings(interface: StageInterface) -> tuple[InterfaceBinding, ..
 
 
 def compile_file(path: str | Path, target: str = "glsl420", out_dir: str | Path = ".") -> list[Path]:
-    """Read `path`, compile it for `target` and write `<stem>.vert.glsl`, `.frag.glsl`, `.json` to `out_dir`."""
-    from vpl_core.backends.glsl.export import compile_file as _compile_file
+    """Read `path`, compile it for `target` and write `<stem>.vert.glsl`, `.frag.glsl`, `.json` to `out_dir`.
 
-    return _compile_file(path, target, out_dir)
+    The one-call form of `vpl compile FILE --target T --out DIR`: the file
+    name is the diagnostic label, and target diagnostics carry the line and
+    column in the file (`compile_source`). Returns the paths written.
+    """
+    artifact = compile_source(Path(path).read_bytes(), label=str(path), target=target)
+    return export_artifact(artifact, out_dir, file_stem(path))

@@ -2,7 +2,7 @@
 
 Every type the verifier meets (declarations, registers, constants,
 references, constructions) goes through `TypeChecker` before any typing rule
-compares it, so the typing rules in `typing.py` only ever see well-formed,
+compares it, so the typing rules (`vpl_core.ir.type_rules`) only ever see well-formed,
 acyclic types. A `TypeChecker` lives for one verifier run: it remembers the
 type objects it has accepted (by identity, holding them so that identities
 stay unique) and is discarded afterwards.
@@ -32,19 +32,10 @@ from vpl_core.ir.types import (
     VectorType,
     VoidType,
 )
-from vpl_core.verify.errors import TypeRule, VerificationError
+from vpl_core.verify.errors import TypeRule, VerificationError, short_repr
 
 _KNOWN_TYPE_CLASSES = (VoidType, ScalarType, VectorType, MatrixType, SamplerType, ArrayType, RecordType)
 _SAMPLER_KINDS = frozenset({"sampler2D"})
-
-
-def short_repr(value: object, limit: int = 40) -> str:
-    """repr() for messages, bounded (a forged value may be huge or may fail to print)."""
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - repr of a forged object may raise anything
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def is_dimension(value: object, low: int, high: int) -> bool:

@@ -1,9 +1,12 @@
-"""Typing rules shared by the verifier, the builder, the backends and the editor (spec 4, 7.1, 7.2, 7.4).
+"""The typing rules of the language (spec 4, 7.1, 7.2, 7.4), shared by the verifier, the builder and the editor.
 
-Pure functions from operand types to result types or error messages. They
-take *well-formed* types (the verifier's `types_check` layer establishes
-that first); `types_equal` and `describe_type` alone are safe on any object,
-because the verifier also uses them to report malformed graphs.
+Pure functions from operand types to result types or error messages; part
+of the object model (the builder infers result types with them), so the
+verifier, which reports their messages as `InstructionRule` diagnostics,
+depends on them and not the other way round. They take *well-formed* types
+(the verifier's `well_formed_types` layer establishes that first);
+`types_equal` and `describe_type` alone are safe on any object, because the
+verifier also uses them to report malformed graphs.
 
 Type equality (spec 4) is structural for scalars, vectors, matrices,
 samplers and arrays (element type and count) and nominal for records: one
