@@ -181,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = getattr(arguments, "files", None) or [getattr(arguments, "file", None)]
     if files.count(STDIN) > 1:
         parser.error("standard input ('-') can be read only once")  # exits with EXIT_USAGE
-    return arguments.handler(arguments)
+    status: int = arguments.handler(arguments)
+    return status
 
 
 if __name__ == "__main__":

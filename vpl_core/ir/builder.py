@@ -279,7 +279,7 @@ class FunctionBuilder:
 
     def swizzle(self, source: Operand, pattern: str, result: RegisterValue | None = None) -> RegisterValue:
         if result is None:
-            kind = source.type.kind  # type: ignore[union-attr]
+            kind = source.type.kind  # type: ignore[attr-defined]  # a vector source: the verifier checks it
             result_type: Type = ScalarType(kind) if len(pattern) == 1 else VectorType(kind, len(pattern))
             result = self.register(result_type)
         self.emit(SwizzleInstruction(result, source, pattern))

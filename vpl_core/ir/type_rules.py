@@ -17,6 +17,7 @@ int-to-float widening exists only as an explicit construction (spec 7.2).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from vpl_core.ir.instructions import BinaryOperator
 from vpl_core.ir.types import (
@@ -75,13 +76,13 @@ def types_equal(first: object, second: object) -> bool:
         if isinstance(first, RecordType):
             return False  # distinct declarations are distinct types
         if isinstance(first, ScalarType):
-            return first.kind is second.kind  # type: ignore[union-attr]
+            return first.kind is second.kind  # type: ignore[attr-defined]  # same class, checked above
         if isinstance(first, VectorType):
-            return first.kind is second.kind and _same_int(first.size, second.size)  # type: ignore[union-attr]
+            return first.kind is second.kind and _same_int(first.size, second.size)  # type: ignore[attr-defined]
         if isinstance(first, MatrixType):
-            return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[union-attr]
+            return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[attr-defined]
         if isinstance(first, SamplerType):
-            return isinstance(first.kind, str) and first.kind == second.kind  # type: ignore[union-attr]
+            return isinstance(first.kind, str) and first.kind == cast(SamplerType, second).kind
         return bool(isinstance(first, VoidType))
 
 

@@ -84,7 +84,7 @@ _SCANNER = re.compile(
     re.S | re.X,
 )
 _GROUP_NAME, _GROUP_MALFORMED, _GROUP_DOUBLE, _GROUP_SINGLE = 3, 5, 6, 7
-_KIND_OF_GROUP = (None, OPEN, CLOSE, NAME, NUMBER)
+_KIND_OF_GROUP = ("", OPEN, CLOSE, NAME, NUMBER)  # by group number; group 0 is no token
 
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}

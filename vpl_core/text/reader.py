@@ -50,7 +50,7 @@ import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from vpl_core.diagnostics import Diagnostic, DiagnosticKind, SemanticError
 from vpl_core.ir.instructions import (
@@ -581,7 +581,7 @@ class _Reader:
             if root.name in depth:
                 continue
             # Stack entries: (declaration, index of the next dependency to visit).
-            stack: list[list] = [[root, 0]]
+            stack: list[list[Any]] = [[root, 0]]
             on_path.add(root.name)
             while stack:
                 entry = stack[-1]
@@ -792,7 +792,7 @@ class _Reader:
             instructions = block.instructions
             for position in range(2, len(items)):
                 item = items[position]
-                if type(item) is tuple:
+                if not isinstance(item, Form):
                     self._fail(SyntaxRule.EXPECTED_FORM, f"expected an instruction or terminator form, found {_describe(item)}", item[2])
                 head_item = item.items[0] if item.items else None
                 if type(head_item) is tuple and head_item[0] == NAME:
@@ -843,7 +843,7 @@ class _Reader:
         return register
 
     def _operand(self, item: Item) -> Operand:
-        if type(item) is tuple:
+        if not isinstance(item, Form):
             if item[0] == NAME and (item[1] in self.scope.register_spellings or _is_register_spelling(item[1])):  # type: ignore[union-attr]
                 return self._register(item)
             self._fail(
@@ -916,7 +916,7 @@ class _Reader:
         elif head == "index_ref":
             items = self._count(item, 3, 3, "(index_ref reference operand)")
             base = self._reference(items[1])
-            index = self._operand(items[2])
+            selector = self._operand(items[2])
             array = base.type
             if not isinstance(array, ArrayType):
                 self._fail(
@@ -924,7 +924,7 @@ class _Reader:
                     f"invalid index reference base type: {_type_category(array)} storage is not an array",
                     _start(items[1]),
                 )
-            reference = IndexReferenceValue.create(base, index, array.element)
+            reference = IndexReferenceValue.create(base, selector, array.element)
         else:
             self._fail(SyntaxRule.EXPECTED_FORM, f"expected {expected}, found {_describe(item)}", item.start)
         self.spans[id(reference)] = item.start

@@ -41,6 +41,7 @@ deep the in-memory graph).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from vpl_core.diagnostics import SemanticError
 from vpl_core.ir.instructions import (
@@ -182,7 +183,7 @@ class _Writer:
         on_path: set[int] = set()
         # Frames hold their type's component list, computed once: recomputing it
         # per step made a record of n fields cost O(n^2) (issue 23).
-        stack: list[list] = [[root, _component_types(root), 0]]
+        stack: list[list[Any]] = [[root, _component_types(root), 0]]
         on_path.add(id(root))
         while stack:
             frame = stack[-1]
@@ -457,6 +458,7 @@ class _InstructionWriter:
             if isinstance(selector, MemberReferenceValue):
                 text = f"(member_ref {text} {quote(selector.field_name)})"
             else:
+                assert isinstance(selector, IndexReferenceValue)
                 text = f"(index_ref {text} {self.operand(selector.index)})"
         return text
 

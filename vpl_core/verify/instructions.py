@@ -417,7 +417,7 @@ class FunctionChecker:
     def _check_index(index: object, index_type: Type, array: ArrayType, context: tuple[Any, ...]) -> None:
         if not _is_int_scalar(index_type):
             raise _fail(ValueRule.INDEX_TYPE, f"index must be an int scalar, got {describe_type(index_type)}", index, context)
-        if isinstance(index, ConstantValue) and not 0 <= index.value < array.count:  # type: ignore[operator]
+        if isinstance(index, ConstantValue) and not 0 <= index.value < array.count:
             raise _fail(
                 ValueRule.CONSTANT_INDEX_BOUNDS, f"constant index {index.value} is out of bounds for {describe_type(array)}", index, context
             )

@@ -82,8 +82,8 @@ class OutputSelection:
     written: int
 
 
-_NO_NODES: list = []  # never appended to: expanded nodes get their own lists
-_NO_CONSTANTS: dict = {}
+_NO_NODES: list[_Node] = []  # never appended to: expanded nodes get their own lists
+_NO_CONSTANTS: dict[int, _Node] = {}
 
 
 class _Node:

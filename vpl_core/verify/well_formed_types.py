@@ -59,6 +59,7 @@ class TypeChecker:
             if isinstance(value_type, Type):
                 raise VerificationError(TypeRule.NOT_A_TYPE, f"{what} has unknown type class {type(value_type).__name__}", subject, context)
             raise VerificationError(TypeRule.NOT_A_TYPE, f"{what} is not a type", subject, context)
+        assert isinstance(value_type, Type)
         if isinstance(value_type, (ArrayType, RecordType)):
             if id(value_type) not in self._accepted:
                 self._walk(value_type, (*context, subject))
@@ -67,7 +68,6 @@ class TypeChecker:
             problem = _shape_problem(value_type)
             if problem is not None:
                 raise VerificationError(problem[0], problem[1], problem[2], (*context, subject))
-        assert isinstance(value_type, Type)
         return value_type
 
     def check_value_type(self, value_type: object, subject: Any, context: Sequence[Any], what: str) -> Type:

@@ -281,9 +281,9 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
                     )
             elif isinstance(instruction, CopyInstruction):
                 if _is_sampler(instruction.result):
-                    source = instruction.source
+                    copied = instruction.source
                     definitions.setdefault(instruction.result.index, []).append(
-                        (instruction, None, source.index if isinstance(source, RegisterValue) else None)
+                        (instruction, None, copied.index if isinstance(copied, RegisterValue) else None)
                     )
             elif isinstance(instruction, StoreInstruction):
                 target = instruction.target
