@@ -1,4 +1,4 @@
-"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (ARCHITECTURE.md, "The `vpl` command").
+"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (docs/architecture.md, "The `vpl` command").
 
 Every failure is printed to stderr as one line, `FILE:LINE:COLUMN: CATEGORY
 error: MESSAGE` (`Diagnostic.format`); a file that cannot be read is reported

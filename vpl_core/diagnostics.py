@@ -34,20 +34,34 @@ class Category(enum.Enum):
     TARGET = "target"
 
 
+SPEC_SECTIONS = frozenset(
+    ["1", "2", "3", "3.1", "3.2", "4", "4.1", "5", "5.1", "5.2", "6", "6.1", "6.2", "6.3", "7", "7.1", "7.2", "7.3", "7.3.1", "7.4", "8", "9", "10", "10.1", "10.2", "10.3", "11", "12", "12.1", "12.2", "12.3", "12.4", "12.5", "13"]
+)
+"""The sections of the VPL 1 specification (its table of contents), as rule kinds and docs cite them."""
+
+PROJECT_SECTIONS = frozenset({"math", "es", "impl"})
+"""The project's own rules: the math extension, the GLSL ES profiles, this implementation's bounds."""
+
+
 class DiagnosticKind(enum.Enum):
     """One rule of VPL: the base of every rule family (an enum per checking area).
 
     A member is declared as ``NAME = "section", "what the rule requires"``:
-    `section` is the specification section it implements (``"6.1"``, or
-    ``"math"`` for the math extension and ``"impl"`` for an implementation
-    bound), and the summary (the member's value) states the rule in a few
-    words, for documentation. Families set `category`.
+    `section` is the specification section it implements (``"6.1"``,
+    several as ``"6.1, 7.4"``; one of `SPEC_SECTIONS`, or of
+    `PROJECT_SECTIONS`: ``"math"`` for the math extension, ``"es"`` for the
+    GLSL ES profiles, ``"impl"`` for an implementation bound), checked when
+    the family is defined; the summary (the member's value) states the rule
+    in a few words, for docs/vpl-language.md. Families set `category`.
     """
 
     section: str
     summary: str
 
     def __new__(cls, section: str, summary: str) -> DiagnosticKind:
+        unknown = [part for part in section.split(", ") if part not in SPEC_SECTIONS | PROJECT_SECTIONS]
+        if unknown or not summary:
+            raise ValueError(f"rule {summary!r}: no section {unknown} in VPL 1 or the project's rules")
         member = object.__new__(cls)
         member._value_ = summary
         member.section = section

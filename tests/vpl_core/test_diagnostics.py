@@ -17,6 +17,8 @@ import pytest
 from vpl_core.backends.glsl import errors as backend_errors
 from vpl_core.diagnostics import (
     ERROR_CLASSES,
+    PROJECT_SECTIONS,
+    SPEC_SECTIONS,
     Category,
     Diagnostic,
     DiagnosticKind,
@@ -32,13 +34,6 @@ from vpl_core.text import read
 from vpl_core.text.errors import BindingRule, LexicalRule, SyntaxRule, WriterRule
 from vpl_core.verify import errors as verify_errors
 from vpl_core.verify.errors import DataFlowRule, InterfaceRule, TypeRule, VerificationError, VerifierRule
-
-#: Sections of the VPL 1 specification (its table of contents).
-SPEC_SECTIONS = frozenset(
-    ["1", "2", "3", "3.1", "3.2", "4", "4.1", "5", "5.1", "5.2", "6", "6.1", "6.2", "6.3", "7", "7.1", "7.2", "7.3", "7.3.1", "7.4", "8", "9", "10", "10.1", "10.2", "10.3", "11", "12", "12.1", "12.2", "12.3", "12.4", "12.5", "13"]
-)
-#: The project's own rules: the math extension, the GLSL ES profiles, implementation bounds.
-PROJECT_SECTIONS = frozenset({"math", "es", "impl"})
 
 
 def _families() -> list[type[DiagnosticKind]]:
@@ -66,12 +61,19 @@ def test_the_catalogue_has_a_family_per_area() -> None:
 
 @pytest.mark.parametrize("kind", KINDS, ids=[kind.code for kind in KINDS])
 def test_every_kind_names_its_section_rule_and_category(kind: DiagnosticKind) -> None:
-    sections = [section.strip() for section in kind.section.split(",")]
+    sections = kind.section.split(", ")
     assert all(section in SPEC_SECTIONS | PROJECT_SECTIONS for section in sections), kind.section
     assert kind.summary and kind.summary == kind.value and not kind.summary.endswith(".")
     assert isinstance(kind.category, Category)
     assert kind.code == f"{type(kind).__name__}.{kind.name}"
     assert kind.section in repr(kind)
+
+
+def test_a_kind_must_cite_a_section_that_exists() -> None:
+    with pytest.raises(ValueError, match="no section"):
+
+        class _Misfiled(VerifierRule):
+            RULE = "14.2", "a rule of a section VPL 1 does not have"
 
 
 def test_codes_are_unique_and_families_fix_their_category() -> None:
