@@ -17,7 +17,6 @@ tests/vpl_core/test_diagnostics.py runs the check.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +24,10 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tools"))
+
+import generated_section  # noqa: E402
 
 from vpl_core.backends.glsl import errors as backend_errors  # noqa: E402
 from vpl_core.diagnostics import DiagnosticKind  # noqa: E402
@@ -96,33 +99,12 @@ def generate() -> str:
     return "\n".join(lines)
 
 
-def replace_section(document: str, section: str) -> str:
-    start = document.index(BEGIN)
-    end = document.index(END) + len(END)
-    return document[:start] + section + document[end:]
-
-
 def current_section(document: str) -> str:
-    return document[document.index(BEGIN) : document.index(END) + len(END)]
+    return generated_section.current_section(document, BEGIN, END)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the document is out of date")
-    parser.add_argument("--document", type=Path, default=DOCUMENT)
-    arguments = parser.parse_args(argv)
-    document = arguments.document.read_text(encoding="utf-8")
-    section = generate()
-    if arguments.check:
-        if current_section(document) != section:
-            print(f"{arguments.document}: the generated section is out of date; run tools/gen_diagnostic_docs.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    updated = replace_section(document, section)
-    if updated != document:
-        arguments.document.write_text(updated, encoding="utf-8")
-    return 0
+    return generated_section.main((__doc__ or "").splitlines()[0], "tools/gen_diagnostic_docs.py", DOCUMENT, BEGIN, END, generate, argv)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ tests/vpl_core/math/test_math_docs.py runs the check.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -32,6 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+if str(ROOT / "tools") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tools"))
+
+import generated_section  # noqa: E402
 
 from vpl_core.backends.glsl import compile as compile_glsl  # noqa: E402
 from vpl_core.ir import StageKind  # noqa: E402
@@ -279,33 +282,12 @@ def generate() -> str:
     return "\n".join(lines)
 
 
-def replace_section(document: str, section: str) -> str:
-    start = document.index(BEGIN)
-    end = document.index(END) + len(END)
-    return document[:start] + section + document[end:]
-
-
 def current_section(document: str) -> str:
-    return document[document.index(BEGIN) : document.index(END) + len(END)]
+    return generated_section.current_section(document, BEGIN, END)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the document is out of date")
-    parser.add_argument("--document", type=Path, default=DOCUMENT)
-    arguments = parser.parse_args(argv)
-    document = arguments.document.read_text(encoding="utf-8")
-    section = generate()
-    if arguments.check:
-        if current_section(document) != section:
-            print(f"{arguments.document}: the generated section is out of date; run tools/gen_math_docs.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    updated = replace_section(document, section)
-    if updated != document:
-        arguments.document.write_text(updated, encoding="utf-8")
-    return 0
+    return generated_section.main(__doc__.splitlines()[0], "tools/gen_math_docs.py", DOCUMENT, BEGIN, END, generate, argv)
 
 
 if __name__ == "__main__":

@@ -29,21 +29,6 @@ def _validate(validator: str, tmp_path: Path, artifact, name: str = "case") -> N
         assert result.returncode == 0, f"{arguments}: {result.stdout}{result.stderr}"
 
 
-_VERTEX = """
-  (vertex main
-    (interface
-      (in position "position" Vec3 0 none)
-      (out clip "clip" Vec4 -1 position))
-    (functions
-      (function main "vertex_main" Void
-        (parameters)
-        (registers (register r0 Vec3) (register r1 Vec4))
-        (block entry
-          (load r0 (stage position))
-          (construct r1 r0 (float 1.0))
-          (store (stage clip) r1)
-          (return)))))
-"""
 
 
 # The unreachable fallback return of a non-void dispatch function (spec 12.3) -------------------------
@@ -60,7 +45,7 @@ def _array_returning_source(count: int) -> str:
     (type Big array Float COUNT)
     (type Holder record "Holder" (field "values" Big)))
   (uniforms (scalar flag "flag" Bool) (array big "big" Float COUNT))
-""".replace("COUNT", str(count)) + _VERTEX + """
+""".replace("COUNT", str(count)) + harness.PASS_THROUGH_VERTEX_STAGE + """
   (fragment main
     (interface (out color "color" Vec4 0 fragment_color))
     (functions

@@ -18,21 +18,6 @@ from vpl_core.backends.glsl import compile_source, std140
 TARGETS = ("glsl420", "es300", "es320")
 
 
-_VERTEX = """
-  (vertex main
-    (interface
-      (in position "position" Vec3 0 none)
-      (out clip "clip" Vec4 -1 position))
-    (functions
-      (function main "vertex_main" Void
-        (parameters)
-        (registers (register r0 Vec3) (register r1 Vec4))
-        (block entry
-          (load r0 (stage position))
-          (construct r1 r0 (float 1.0))
-          (store (stage clip) r1)
-          (return)))))
-"""
 
 
 # std140: arrays of matrices, vec3 + float packing, arrays of records, whole-block loads -------------------
@@ -66,7 +51,7 @@ STD140_SOURCE = """
       (field "inner" Inner)
       (field "z" Float)))
   (uniforms (record b "b" B))
-""" + _VERTEX + """
+""" + harness.PASS_THROUGH_VERTEX_STAGE + """
   (fragment main
     (interface (out color "color" Vec4 0 fragment_color))
     (functions
