@@ -35,7 +35,11 @@ class Category(enum.Enum):
 
 
 SPEC_SECTIONS = frozenset(
-    ["1", "2", "3", "3.1", "3.2", "4", "4.1", "5", "5.1", "5.2", "6", "6.1", "6.2", "6.3", "7", "7.1", "7.2", "7.3", "7.3.1", "7.4", "8", "9", "10", "10.1", "10.2", "10.3", "11", "12", "12.1", "12.2", "12.3", "12.4", "12.5", "13"]
+    (
+        "1", "2", "3", "3.1", "3.2", "4", "4.1", "5", "5.1", "5.2", "6", "6.1", "6.2", "6.3",
+        "7", "7.1", "7.2", "7.3", "7.3.1", "7.4", "8", "9", "10", "10.1", "10.2", "10.3", "11",
+        "12", "12.1", "12.2", "12.3", "12.4", "12.5", "13",
+    )
 )
 """The sections of the VPL 1 specification (its table of contents), as rule kinds and docs cite them."""
 
@@ -217,4 +221,3 @@ ERROR_CLASSES: dict[Category, type[VplError]] = {
 def error_for(diagnostic: Diagnostic) -> VplError:
     """The exception of the diagnostic's category."""
     return ERROR_CLASSES[diagnostic.category](diagnostic)
-
