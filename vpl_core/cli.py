@@ -1,4 +1,4 @@
-"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (ARCHITECTURE.md, "The `vpl` command").
+"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (docs/architecture.md, "The `vpl` command").
 
 Every failure is printed to stderr as one line, `FILE:LINE:COLUMN: CATEGORY
 error: MESSAGE` (`Diagnostic.format`); a file that cannot be read is reported
@@ -188,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = getattr(arguments, "files", None) or [getattr(arguments, "file", None)]
     if files.count(STDIN) > 1:
         parser.error("standard input ('-') can be read only once")  # exits with EXIT_USAGE
-    return arguments.handler(arguments)
+    status: int = arguments.handler(arguments)
+    return status
 
 
 if __name__ == "__main__":

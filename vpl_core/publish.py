@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 class VerifiedModule:
     __slots__ = ("_label", "_snapshot", "_text")
+    _label: str | None
+    _snapshot: Module
+    _text: str
 
     def __init__(self, *_: object, **__: object) -> None:
         raise TypeError("use VerifiedModule.create(module) or VerifiedModule.from_text(text)")

@@ -570,7 +570,7 @@ def _map_target_subject(result: LoweringResult, error: VplError) -> str | None:
     object that has one (the instruction, block or function around it).
     """
     node_id = result.node_for(error.subject)
-    subject_path = getattr(error, "subject_path", None)
+    subject_path = error.subject_path
     if node_id is not None or subject_path is None or result.module is None:
         return node_id
     for length in range(len(subject_path), 0, -1):

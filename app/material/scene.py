@@ -1,4 +1,4 @@
-"""The preview host contract (ARCHITECTURE.md), as data shared by the lowering and the preview.
+"""The preview host contract (docs/architecture.md), as data shared by the lowering and the preview.
 
 Materials lowered by the editor read the mesh through the vertex inputs below
 (bound by location) and all scene data through one record uniform named

@@ -1,4 +1,4 @@
-"""The live material preview (ARCHITECTURE.md, "The preview host contract").
+"""The live material preview (docs/architecture.md, "The preview host contract").
 
 `renderer` holds the GL logic and needs only a current context; `widget`
 is the thin QOpenGLWidget around it; `parameters_panel` edits material

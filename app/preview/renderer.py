@@ -7,7 +7,7 @@ artifacts of the matching target family (`glsl420` on desktop GL, `es300` /
 `es320` on ES). The GL calls it makes exist in both APIs; the one desktop-only
 call, glBindFragDataLocation, is skipped on ES, where the `layout(location)`
 the backend emits decides alone. The renderer follows the host side of spec
-12.5 and the preview host contract (ARCHITECTURE.md):
+12.5 and the preview host contract (docs/architecture.md):
 
 - both code strings are uploaded with explicit byte lengths; on desktop GL
   the primary fragment output is bound to its resolved location before
@@ -409,7 +409,7 @@ class Renderer:
         self.light_direction = tuple(float(c) for c in vector / length)
 
     def scene_values(self, width: int, height: int) -> dict[str, Any]:
-        """The scene record's fields by name (ARCHITECTURE.md host contract)."""
+        """The scene record's fields by name (docs/architecture.md host contract)."""
         model = np.eye(4, dtype=np.float32)
         return {
             "model": model,

@@ -1,7 +1,7 @@
 """Read-only instruction view of a module that has no editable graph.
 
 A `.vpl` file without the editor's graph block, or edited by hand since it
-was saved (ARCHITECTURE.md, "Files"), opens as this view instead of the node
+was saved (docs/architecture.md, "Files"), opens as this view instead of the node
 graph: a banner saying why, and a tree of the module's canonical text.
 
 The tree is built from the canonical text's indentation, which the spec 11

@@ -1,11 +1,18 @@
-"""Import rules of ARCHITECTURE.md ("Layers and import rules"), enforced.
+"""The layer rules of docs/architecture.md ("Layers and import rules"), enforced.
 
-`vpl_core` never imports Qt, OpenGL or NodeGraphQt; `app/material` never
-imports Qt or NodeGraphQt. Both are checked twice: statically, by scanning
-every `import` statement in the sources (so a rarely executed function
-cannot hide a forbidden import), and dynamically, by importing every module
-of the package in a fresh interpreter and looking at `sys.modules` (so an
-indirect import through a permitted module is caught too).
+Every module of `vpl_core` and `app` belongs to one layer (`LAYERS`: the
+longest matching prefix of its dotted name), and each layer lists the
+first-party layers it may import. Third-party roots are banned per layer
+(`FORBIDDEN_ROOTS`: no Qt, OpenGL or NodeGraphQt in `vpl_core`, the
+material model or the session). `vpl_core` has no import cycle.
+
+Imports are found statically, by scanning every `import` statement in the
+sources (so a rarely executed function cannot hide one), and the third-party
+bans are checked dynamically as well, by importing every module of a
+package in a fresh interpreter and looking at `sys.modules` (so an indirect
+import through a permitted module is caught too). A new package needs a
+row in `LAYERS` and in the architecture document: the test fails for a
+module no rule covers.
 """
 
 from __future__ import annotations
@@ -14,73 +21,238 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+FIRST_PARTY = ("vpl_core", "app")
 
 QT_ROOTS = ("PySide6", "PySide2", "PyQt5", "PyQt6", "Qt", "NodeGraphQt", "shiboken6")
 GL_ROOTS = ("OpenGL",)
 
-#: package directory -> module roots it must never import.
-RULES: dict[str, tuple[str, ...]] = {
+_VPL_BASE = ("vpl_core.diagnostics", "vpl_core.version")
+
+#: layer -> the first-party layers it may import (besides itself). The table of docs/architecture.md.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "vpl_core.diagnostics": (),
+    "vpl_core.version": (),
+    "vpl_core.ir": _VPL_BASE,
+    "vpl_core.verify": (*_VPL_BASE, "vpl_core.ir"),
+    "vpl_core.text": (*_VPL_BASE, "vpl_core.ir", "vpl_core.verify"),
+    "vpl_core.publish": (*_VPL_BASE, "vpl_core.ir", "vpl_core.verify", "vpl_core.text"),
+    "vpl_core.programs": (*_VPL_BASE, "vpl_core.ir", "vpl_core.text", "vpl_core.publish"),
+    "vpl_core.backends": (*_VPL_BASE, "vpl_core.ir", "vpl_core.text", "vpl_core.publish"),
+    "vpl_core.interp": (*_VPL_BASE, "vpl_core.ir", "vpl_core.verify", "vpl_core.text", "vpl_core.publish"),
+    "vpl_core.cli": ("vpl_core",),
+    "vpl_core": (),  # the package itself (`vpl_core/__init__.py`)
+    "app.material": ("vpl_core",),
+    "app.session": ("vpl_core", "app.material"),
+    "app.graph": ("vpl_core", "app.material"),
+    "app.preview": ("vpl_core", "app.material"),
+    "app.ui": ("vpl_core", "app.material", "app.session", "app.graph", "app.preview"),
+    "app.main": ("vpl_core", "app"),
+    "app.__main__": ("app.main",),
+    "app": (),
+}
+
+#: layer -> first-party layers it may not import although a broader rule allows them.
+EXCEPTIONS: dict[str, tuple[str, ...]] = {
+    # The window reaches the GLSL backend only through the session (programs per target).
+    "app.ui": ("vpl_core.backends",),
+}
+
+#: layer prefix -> third-party roots it must never import.
+FORBIDDEN_ROOTS: dict[str, tuple[str, ...]] = {
     "vpl_core": QT_ROOTS + GL_ROOTS,
-    "app/material": QT_ROOTS,
-    "app/session": QT_ROOTS + GL_ROOTS,
+    "app.material": QT_ROOTS + GL_ROOTS,
+    "app.session": QT_ROOTS + GL_ROOTS,
+    "app.graph": GL_ROOTS,
+    "app.preview": ("NodeGraphQt",),
 }
 
 
-def _imported_roots(source: str, filename: str) -> set[str]:
-    """Top-level module names of every absolute import in one source file."""
-    roots: set[str] = set()
-    for node in ast.walk(ast.parse(source, filename=filename)):
-        if isinstance(node, ast.Import):
-            roots.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            roots.add(node.module.split(".")[0])
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, (ast.Name, ast.Attribute))
-            and getattr(node.func, "id", getattr(node.func, "attr", None)) in {"import_module", "__import__"}
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            roots.add(node.args[0].value.split(".")[0])
-    return roots
+@dataclass(frozen=True)
+class Import:
+    importer: str  # dotted module name
+    imported: str  # dotted module name (the module, or the package a name was taken from)
+    line: int
+    runtime: bool  # False inside `if TYPE_CHECKING:` (annotations only)
 
 
-def _sources(package: str) -> list[Path]:
-    return sorted((ROOT / package).rglob("*.py"))
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
 
 
-def _module_names(package: str) -> list[str]:
-    names = []
-    for path in _sources(package):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        names.append(".".join(parts))
-    return names
+def sources(package: str) -> list[Path]:
+    return sorted((ROOT / package.replace(".", "/")).rglob("*.py"))
 
 
-@pytest.mark.parametrize("package", sorted(RULES))
-def test_sources_do_not_import_forbidden_modules(package: str) -> None:
-    sources = _sources(package)
-    assert sources, f"no sources found under {package}"
+ALL_MODULES = {module_name(path): path for root in FIRST_PARTY for path in sources(root)}
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    )
+
+
+def _imported_names(node: ast.AST) -> list[str]:
+    """Dotted names one statement or call imports: `from a.b import c` is `a.b.c` when that is a module."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        names = []
+        for alias in node.names:
+            candidate = f"{node.module}.{alias.name}"
+            names.append(candidate if candidate in ALL_MODULES else node.module)
+        return names
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, (ast.Name, ast.Attribute))
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) in {"import_module", "__import__"}
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return [node.args[0].value]
+    return []
+
+
+def imports_of(source: str, importer: str, filename: str = "<source>") -> Iterator[Import]:
+    """Every absolute import in a module, however deeply nested, with whether it runs at run time."""
+    stack: list[tuple[ast.AST, bool]] = [(ast.parse(source, filename=filename), True)]
+    while stack:
+        node, runtime = stack.pop()
+        for name in _imported_names(node):
+            yield Import(importer, name, getattr(node, "lineno", 0), runtime)
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, runtime and not _is_type_checking_block(node)))
+
+
+def layer_of(module: str) -> str | None:
+    """The longest `LAYERS` key that is `module` or a package prefix of it."""
+    candidates = [layer for layer in LAYERS if module == layer or module.startswith(layer + ".")]
+    return max(candidates, key=len) if candidates else None
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def _first_party_imports() -> list[Import]:
+    found = []
+    for name, path in ALL_MODULES.items():
+        found.extend(
+            item
+            for item in imports_of(path.read_text(encoding="utf-8"), name, str(path))
+            if item.imported.split(".")[0] in FIRST_PARTY
+        )
+    return found
+
+
+IMPORTS = _first_party_imports()
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    unruled = sorted(name for name in ALL_MODULES if layer_of(name) is None)
+    assert not unruled, f"add these to LAYERS and to docs/architecture.md: {unruled}"
+
+
+@pytest.mark.parametrize("layer", sorted(layer for layer in LAYERS if any(layer_of(m) == layer for m in ALL_MODULES)))
+def test_layers_import_only_what_they_may(layer: str) -> None:
+    allowed = LAYERS[layer]
     offences = []
-    for path in sources:
-        roots = _imported_roots(path.read_text(encoding="utf-8"), str(path))
-        for root in sorted(roots & set(RULES[package])):
-            offences.append(f"{path.relative_to(ROOT)} imports {root}")
+    for item in IMPORTS:
+        if layer_of(item.importer) != layer or _within(item.imported, layer):
+            continue
+        target_layer = layer_of(item.imported) or item.imported
+        permitted = any(_within(target_layer, allowed_layer) for allowed_layer in allowed)
+        excepted = any(_within(item.imported, banned) for banned in EXCEPTIONS.get(layer, ()))
+        if not permitted or excepted:
+            offences.append(f"{ALL_MODULES[item.importer].relative_to(ROOT)}:{item.line} imports {item.imported}")
     assert not offences, "\n".join(offences)
 
 
-@pytest.mark.parametrize("package", sorted(RULES))
-def test_importing_the_package_loads_no_forbidden_module(package: str) -> None:
-    """Import every module of the package in a clean interpreter; none may pull in Qt/GL."""
-    modules = _module_names(package)
+def runtime_cycles(nodes: list[str], imports: list[Import]) -> list[list[str]]:
+    """Strongly connected components (more than one module) of the run-time import graph among `nodes`."""
+    edges: dict[str, set[str]] = {name: set() for name in nodes}
+    for item in imports:
+        if item.runtime and item.importer in edges and item.imported in edges and item.imported != item.importer:
+            edges[item.importer].add(item.imported)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    for start in nodes:
+        if start in index:
+            continue
+        # Iterative Tarjan: (node, iterator over its successors).
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, successors = work[-1]
+            advanced = False
+            for successor in successors:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(edges[successor]))))
+                    advanced = True
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(sorted(component))
+    return components
+
+
+def test_vpl_core_has_no_import_cycle() -> None:
+    """Run-time imports only: the IR's mutually recursive annotations (`if TYPE_CHECKING:`) are no cycle."""
+    assert runtime_cycles([name for name in ALL_MODULES if _within(name, "vpl_core")], IMPORTS) == []
+
+
+@pytest.mark.parametrize("prefix", sorted(FORBIDDEN_ROOTS))
+def test_sources_do_not_import_forbidden_modules(prefix: str) -> None:
+    offences = []
+    for name, path in ALL_MODULES.items():
+        if not _within(name, prefix):
+            continue
+        for item in imports_of(path.read_text(encoding="utf-8"), name, str(path)):
+            if item.imported.split(".")[0] in FORBIDDEN_ROOTS[prefix]:
+                offences.append(f"{path.relative_to(ROOT)}:{item.line} imports {item.imported}")
+    assert not offences, "\n".join(offences)
+
+
+@pytest.mark.parametrize("prefix", sorted(FORBIDDEN_ROOTS))
+def test_importing_the_package_loads_no_forbidden_module(prefix: str) -> None:
+    """Import every module of the package in a clean interpreter; none may pull in a banned root."""
+    modules = sorted(name for name in ALL_MODULES if _within(name, prefix))
+    assert modules, f"no modules under {prefix}"
     script = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}:\n"
@@ -92,13 +264,31 @@ def test_importing_the_package_loads_no_forbidden_module(package: str) -> None:
     )
     assert completed.returncode == 0, completed.stderr
     loaded = json.loads(completed.stdout.strip().splitlines()[-1])
-    forbidden = sorted(
-        name for name in loaded if name.split(".")[0] in RULES[package]
+    forbidden = sorted(name for name in loaded if name.split(".")[0] in FORBIDDEN_ROOTS[prefix])
+    assert not forbidden, f"importing {prefix} loaded {forbidden}"
+
+
+def test_the_scanner_sees_imports_hidden_in_functions_and_knows_annotation_only_imports() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from vpl_core.verify import Verifier\n"
+        "def later():\n"
+        "    if True:\n"
+        "        from PySide6 import QtCore\n"
+        "    import importlib\n"
+        "    importlib.import_module('OpenGL.GL')\n"
     )
-    assert not forbidden, f"importing {package} loaded {forbidden}"
+    found = {(item.imported, item.runtime) for item in imports_of(source, "probe")}
+    assert {("vpl_core.verify", False), ("PySide6", True), ("OpenGL.GL", True)} <= found
 
 
-def test_scanner_sees_imports_hidden_in_functions() -> None:
-    """The static check must find an import however deeply it is nested."""
-    source = "def later():\n    if True:\n        from PySide6 import QtCore\n    import importlib\n    importlib.import_module('OpenGL.GL')\n"
-    assert {"PySide6", "OpenGL"} <= _imported_roots(source, "<test>")
+def test_a_layer_violation_and_a_cycle_would_be_reported() -> None:
+    """The checks can fail: an `ir` module importing the verifier is outside its layer, and a function-level
+    import back is a cycle (an annotation-only one is not)."""
+    item = next(imports_of("from vpl_core.verify import Verifier\n", "vpl_core.ir.probe"))
+    assert layer_of(item.importer) == "vpl_core.ir" and layer_of(item.imported) == "vpl_core.verify"
+    assert not any(_within(layer_of(item.imported) or "", allowed) for allowed in LAYERS["vpl_core.ir"])
+    forward = Import("a", "b", 1, True)
+    assert runtime_cycles(["a", "b", "c"], [forward, Import("b", "a", 9, True)]) == [["a", "b"]]
+    assert runtime_cycles(["a", "b"], [forward, Import("b", "a", 9, False)]) == []

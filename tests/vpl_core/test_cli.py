@@ -1,4 +1,4 @@
-"""The `vpl` command: check and fmt exit codes and output (ARCHITECTURE.md, "The `vpl` command")."""
+"""The `vpl` command: check and fmt exit codes and output (docs/architecture.md, "The `vpl` command")."""
 
 from __future__ import annotations
 

@@ -52,7 +52,8 @@ from vpl_core.ir.module import (
     Uniform,
     UniformKind,
 )
-from vpl_core.ir.types import VOID, ArrayType, Field, RecordType, Type
+from vpl_core.ir.type_rules import binary_result_type
+from vpl_core.ir.types import VOID, ArrayType, Field, RecordType, ScalarType, Type, VectorType, vec
 from vpl_core.ir.values import (
     ConstantValue,
     IndexReferenceValue,
@@ -233,8 +234,6 @@ class FunctionBuilder:
         """Emit a binary instruction; the result type defaults to the operator's typing rule."""
         if result is None:
             if result_type is None:
-                from vpl_core.verify.typing import binary_result_type
-
                 result_type = binary_result_type(operator, lhs.type, rhs.type)
                 if result_type is None:
                     raise TypeError(f"{operator.value} is not defined for {lhs.type} and {rhs.type}")
@@ -276,15 +275,11 @@ class FunctionBuilder:
         return destination
 
     def texture(self, sampler: Operand, coordinates: Operand, result: RegisterValue | None = None) -> RegisterValue:
-        from vpl_core.ir.types import vec
-
         return self.call_builtin(Builtin.TEXTURE, vec(4), sampler, coordinates, result=result)
 
     def swizzle(self, source: Operand, pattern: str, result: RegisterValue | None = None) -> RegisterValue:
-        from vpl_core.ir.types import ScalarType, VectorType
-
         if result is None:
-            kind = source.type.kind  # type: ignore[union-attr]
+            kind = source.type.kind  # type: ignore[attr-defined]  # a vector source: the verifier checks it
             result_type: Type = ScalarType(kind) if len(pattern) == 1 else VectorType(kind, len(pattern))
             result = self.register(result_type)
         self.emit(SwizzleInstruction(result, source, pattern))

@@ -24,10 +24,11 @@ import enum
 from collections.abc import Iterator
 from typing import Any
 
+from vpl_core.diagnostics import StructuralPath
 from vpl_core.ir.module import Module
 from vpl_core.ir.types import ArrayType, RecordType
 
-Path = tuple[Any, ...]
+Path = StructuralPath
 
 _SCALAR_LEAVES = (str, int, float, bool, type(None), enum.Enum)
 

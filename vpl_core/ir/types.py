@@ -148,8 +148,10 @@ class RecordType(Type):
     lookups in a record of n fields cost O(n), not O(n^2) (issue 23: a
     20,000-field record). The index is rebuilt whenever the field list was
     replaced or resized, any field was renamed or created, or the field found
-    is no longer at its indexed position; lookups answer as a linear scan
-    would (the first field of that name).
+    is no longer at its indexed position. Lookups answer as a linear scan
+    would while the field names are unique, as in every valid record; in a
+    record with duplicate names (invalid: the verifier rejects it before any
+    lookup) they answer with a field of that name, not always the first.
     """
 
     name: str

@@ -26,11 +26,13 @@ INT32_MAX = 2**31 - 1
 
 def float32_bits(value: float) -> int:
     """The binary32 bit pattern of `value`, which must be representable."""
-    return struct.unpack("<I", struct.pack("<f", value))[0]
+    bits: int = struct.unpack("<I", struct.pack("<f", value))[0]
+    return bits
 
 
 def float32_from_bits(bits: int) -> float:
-    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    value: float = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    return value
 
 
 def round_to_float32(value: float) -> float:
@@ -38,7 +40,8 @@ def round_to_float32(value: float) -> float:
 
     Raises OverflowError when the result is not finite.
     """
-    return struct.unpack("<f", struct.pack("<f", value))[0]
+    rounded: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    return rounded
 
 
 def is_float32(value: float) -> bool:
@@ -101,7 +104,7 @@ class ConstantValue:
             return float32_bits(float(self.value))
         return None
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         if isinstance(self.type, ScalarType) and self.type.kind is ScalarKind.FLOAT:
             try:
                 return (self.type, "float", float32_bits(float(self.value)))

@@ -141,9 +141,10 @@ def _round_via_binary64(text: str) -> int | None:
     if value != 0.0 and _is_binary32_midpoint(value):
         return None
     try:
-        return struct.unpack("<I", struct.pack("<f", value))[0]
+        bits: int = struct.unpack("<I", struct.pack("<f", value))[0]
     except OverflowError:
         raise Float32OverflowError("value exceeds the binary32 range") from None
+    return bits
 
 
 def parse_float32_bits(text: str) -> int:
@@ -190,7 +191,8 @@ def _exact_bits_of_match(match: re.Match[str]) -> int:
 
 
 def float32_bits_to_value(bits: int) -> float:
-    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    value: float = struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    return value
 
 
 def _layout(digits: str, exponent10: int, negative: bool) -> str:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from vpl_core.diagnostics import Category
+from vpl_core.text.errors import LexicalRule
 from vpl_core.text.source import SourceText
 
 OPEN = "("
@@ -84,7 +84,7 @@ _SCANNER = re.compile(
     re.S | re.X,
 )
 _GROUP_NAME, _GROUP_MALFORMED, _GROUP_DOUBLE, _GROUP_SINGLE = 3, 5, 6, 7
-_KIND_OF_GROUP = (None, OPEN, CLOSE, NAME, NUMBER)
+_KIND_OF_GROUP = ("", OPEN, CLOSE, NAME, NUMBER)  # by group number; group 0 is no token
 
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -100,17 +100,17 @@ def decode(source: bytes | bytearray | memoryview | str, label: str | None) -> S
         data = bytes(source)
     if len(data) > MAX_SOURCE_BYTES:
         SourceText("", label).fail(
-            Category.LEXICAL,
+            LexicalRule.INPUT_SIZE,
             f"input too large: {len(data)} bytes; this implementation reads at most {MAX_SOURCE_BYTES} bytes (32 MiB)",
             0,
         )
     if data.startswith(_BYTE_ORDER_MARK):
-        SourceText("", label).fail(Category.LEXICAL, "byte-order mark: VPL text is UTF-8 without a BOM", 0)
+        SourceText("", label).fail(LexicalRule.BYTE_ORDER_MARK, "byte-order mark: VPL text is UTF-8 without a BOM", 0)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         prefix = SourceText(data[: error.start].decode("utf-8"), label)
-        prefix.fail(Category.LEXICAL, _describe_utf8_error(data, error.start), len(prefix.text))
+        prefix.fail(LexicalRule.INVALID_UTF8, _describe_utf8_error(data, error.start), len(prefix.text))
     return SourceText(text, label)
 
 
@@ -160,7 +160,7 @@ def tokenize(source: SourceText) -> list[Token]:
             start = match.start(group)
             kind = "number" if word[0] in "0123456789+-." else "name"
             shown = word if len(word) <= 40 else word[:37] + "..."
-            source.fail(Category.LEXICAL, f"malformed {kind} '{shown}'", start)
+            source.fail(LexicalRule.MALFORMED_WORD, f"malformed {kind} '{shown}'", start)
         else:
             _fail_at_character(source, match.start(group))
     return tokens
@@ -176,16 +176,14 @@ def _decode_escapes(source: SourceText, body: str, body_start: int) -> str:
             code_point = int(sequence[1:], 16)
             if 0xD800 <= code_point <= 0xDFFF:
                 source.fail(
-                    Category.LEXICAL,
+                    LexicalRule.SURROGATE_ESCAPE,
                     f"surrogate escape \\{sequence} is not a Unicode scalar value",
                     body_start + escape.start(),
                 )
             return chr(code_point)
         if sequence == "u":
-            message = "\\u escape needs exactly four hexadecimal digits"
-        else:
-            message = f"unknown escape sequence '\\{sequence}'"
-        source.fail(Category.LEXICAL, message, body_start + escape.start())
+            source.fail(LexicalRule.UNICODE_ESCAPE, "\\u escape needs exactly four hexadecimal digits", body_start + escape.start())
+        source.fail(LexicalRule.UNKNOWN_ESCAPE, f"unknown escape sequence '\\{sequence}'", body_start + escape.start())
 
     return _ESCAPE.sub(replace, body)
 
@@ -195,16 +193,16 @@ def _fail_at_character(source: SourceText, index: int) -> None:
     text = source.text
     character = text[index]
     if character == "/" and text.startswith("/*", index):
-        source.fail(Category.LEXICAL, "unterminated comment: '/*' without '*/'", index)
+        source.fail(LexicalRule.UNTERMINATED_COMMENT, "unterminated comment: '/*' without '*/'", index)
     if character in "\"'":
         _fail_in_string(source, index)
     if character == "\\":
         source.fail(
-            Category.LEXICAL, "a reverse solidus outside a string must be followed by a line ending", index
+            LexicalRule.STRAY_LINE_CONTINUATION, "a reverse solidus outside a string must be followed by a line ending", index
         )
     if " " < character < "\x7f":
-        source.fail(Category.LEXICAL, f"unexpected character '{character}'", index)
-    source.fail(Category.LEXICAL, f"unexpected character U+{ord(character):04X}", index)
+        source.fail(LexicalRule.UNEXPECTED_CHARACTER, f"unexpected character '{character}'", index)
+    source.fail(LexicalRule.UNEXPECTED_CHARACTER, f"unexpected character U+{ord(character):04X}", index)
 
 
 def _fail_in_string(source: SourceText, quote_index: int) -> None:
@@ -218,20 +216,20 @@ def _fail_in_string(source: SourceText, quote_index: int) -> None:
         if character == quote:
             break  # closed: the problem is not here (cannot happen when scanning failed)
         if character in "\r\n":
-            source.fail(Category.LEXICAL, "line ending inside a string (unterminated string?)", index)
+            source.fail(LexicalRule.LINE_ENDING_IN_STRING, "line ending inside a string (unterminated string?)", index)
         if character < " ":
             source.fail(
-                Category.LEXICAL, f"raw control character U+{ord(character):04X} inside a string", index
+                LexicalRule.CONTROL_IN_STRING, f"raw control character U+{ord(character):04X} inside a string", index
             )
         if character == "\\":
             index += 1
             if index >= length:
                 break
             if text[index] in "\r\n":
-                source.fail(Category.LEXICAL, "line ending inside a string (unterminated string?)", index)
+                source.fail(LexicalRule.LINE_ENDING_IN_STRING, "line ending inside a string (unterminated string?)", index)
             if text[index] < " ":
                 source.fail(
-                    Category.LEXICAL, f"raw control character U+{ord(text[index]):04X} inside a string", index
+                    LexicalRule.CONTROL_IN_STRING, f"raw control character U+{ord(text[index]):04X} inside a string", index
                 )
         index += 1
-    source.fail(Category.LEXICAL, "unterminated string", quote_index)
+    source.fail(LexicalRule.UNTERMINATED_STRING, "unterminated string", quote_index)

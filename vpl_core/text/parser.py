@@ -23,7 +23,7 @@ Guarantees, so that later stages need no defensive code for them:
 
 from __future__ import annotations
 
-from vpl_core.diagnostics import Category
+from vpl_core.text.errors import SyntaxRule
 from vpl_core.text.lexer import CLOSE, OPEN, Token
 from vpl_core.text.source import SourceText, line_and_column
 
@@ -51,19 +51,19 @@ Item = Token | Form
 def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
     """The single top-level form of the token list."""
     if not tokens:
-        source.fail(Category.SYNTACTIC, "empty input: expected a (module ...) form", len(source.text))
+        source.fail(SyntaxRule.EMPTY_INPUT, "empty input: expected a (module ...) form", len(source.text))
     first_kind, first_value, first_start = tokens[0]
     if first_kind != OPEN:
-        source.fail(Category.SYNTACTIC, f"expected '(' of a (module ...) form, found '{first_value}'", first_start)
+        source.fail(SyntaxRule.NOT_A_MODULE_FORM, f"expected '(' of a (module ...) form, found '{first_value}'", first_start)
     stack: list[Form] = []
     top: Form | None = None
     for token in tokens:
         kind = token[0]
         if top is not None:
-            source.fail(Category.SYNTACTIC, f"trailing input after the module form: '{token[1]}'", token[2])
+            source.fail(SyntaxRule.TRAILING_INPUT, f"trailing input after the module form: '{token[1]}'", token[2])
         if kind == OPEN:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(Category.SYNTACTIC, _TOO_DEEP, token[2])
+                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, token[2])
             form = Form(token[2])
             if stack:
                 stack[-1].items.append(form)
@@ -77,12 +77,12 @@ def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
                 top = form
         else:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(Category.SYNTACTIC, _TOO_DEEP, token[2])
+                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, token[2])
             stack[-1].items.append(token)
     if top is None:
         line, column = line_and_column(source.text, stack[-1].start)
         source.fail(
-            Category.SYNTACTIC,
+            SyntaxRule.UNCLOSED_FORM,
             f"unexpected end of input: the form opened at line {line}, column {column} is not closed",
             len(source.text),
         )

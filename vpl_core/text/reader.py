@@ -50,9 +50,9 @@ import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from vpl_core.diagnostics import Category, Diagnostic, SemanticError
+from vpl_core.diagnostics import Diagnostic, DiagnosticKind, SemanticError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
@@ -107,11 +107,13 @@ from vpl_core.ir.values import (
     RegisterValue,
     StorageKind,
 )
+from vpl_core.text.errors import BindingRule, LexicalRule, SyntaxRule
 from vpl_core.text.floats import Float32OverflowError, parse_float32_bits
 from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, decode, tokenize
 from vpl_core.text.parser import Form, Item, parse_forms
 from vpl_core.text.source import SourceText
 from vpl_core.verify import VerificationError, Verifier
+from vpl_core.verify.errors import ReferenceRule, TypeRule, UniformRule
 
 SIZE_MAX = 2**64 - 1
 """Sizes, counts and register ids: Arcadia.Size of a 64-bit build (spec 10.1)."""
@@ -218,17 +220,18 @@ class SourceLocator:
                     return index
         return self.module_start
 
-    def diagnostic(self, category: Category, message: str, subject: object, context: Sequence[object] = ()) -> Diagnostic:
-        return self.source.diagnostic(category, message, self.index_of(subject, context), subject)
+    def locate(self, diagnostic: Diagnostic, subject: object = None) -> Diagnostic:
+        """`diagnostic` positioned at its subject (or at `subject`, an object of this locator's module
+        standing for it), else at the innermost located object of its context, else at the module."""
+        found = diagnostic.subject if subject is None else subject
+        return self.source.position(diagnostic, self.index_of(found, diagnostic.context))
 
     def verify(self, module: Module) -> None:
         """Run the verifier; its error is re-raised as a positioned SemanticError."""
         try:
             Verifier().run(module)
         except VerificationError as error:
-            raise SemanticError(
-                self.diagnostic(Category.SEMANTIC, error.message, error.subject, error.context)
-            ) from error
+            raise SemanticError(self.locate(error.diagnostic)) from error
 
 
 @contextlib.contextmanager
@@ -362,14 +365,8 @@ class _Reader:
 
     # Diagnostics -----------------------------------------------------------------------
 
-    def _syntactic(self, message: str, index: int) -> NoReturn:
-        self.source.fail(Category.SYNTACTIC, message, index)
-
-    def _semantic(self, message: str, index: int) -> NoReturn:
-        self.source.fail(Category.SEMANTIC, message, index)
-
-    def _lexical(self, message: str, index: int) -> NoReturn:
-        self.source.fail(Category.LEXICAL, message, index)
+    def _fail(self, kind: DiagnosticKind, message: str, index: int) -> NoReturn:
+        self.source.fail(kind, message, index)
 
     def _mark(self, value: object, index: int) -> None:
         self.spans[id(value)] = index
@@ -379,84 +376,84 @@ class _Reader:
     def _form(self, item: Item, head: str, shape: str) -> Form:
         """`item` as a form whose head is the name `head`."""
         if not isinstance(item, Form):
-            self._syntactic(f"expected {shape}, found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_FORM, f"expected {shape}, found {_describe(item)}", _start(item))
         if not item.items or isinstance(item.items[0], Form) or item.items[0][0] != NAME or item.items[0][1] != head:
             found = _describe(item.items[0]) if item.items else "()"
-            self._syntactic(f"expected {shape}, found {found}", _start(item.items[0]) if item.items else item.start)
+            self._fail(SyntaxRule.EXPECTED_FORM, f"expected {shape}, found {found}", _start(item.items[0]) if item.items else item.start)
         return item
 
     def _head(self, form: Form, what: str) -> str:
         """The head name of a form whose head selects among alternatives."""
         if not form.items:
-            self._syntactic(f"expected {what}, found an empty form", form.start)
+            self._fail(SyntaxRule.EXPECTED_FORM, f"expected {what}, found an empty form", form.start)
         head = form.items[0]
         if isinstance(head, Form) or head[0] != NAME:
-            self._syntactic(f"expected {what}, found {_describe(head)}", _start(head))
+            self._fail(SyntaxRule.EXPECTED_FORM, f"expected {what}, found {_describe(head)}", _start(head))
         return head[1]
 
     def _count(self, form: Form, minimum: int, maximum: int | None, shape: str) -> list[Item]:
         """The form's items, checking their number against the shape."""
         items = form.items
         if len(items) < minimum:
-            self._syntactic(f"incomplete form: expected {shape}, found ')'", form.end)
+            self._fail(SyntaxRule.INCOMPLETE_FORM, f"incomplete form: expected {shape}, found ')'", form.end)
         if maximum is not None and len(items) > maximum:
-            self._syntactic(f"unexpected {_describe(items[maximum])}: expected {shape}", _start(items[maximum]))
+            self._fail(SyntaxRule.EXTRA_ITEM, f"unexpected {_describe(items[maximum])}: expected {shape}", _start(items[maximum]))
         return items
 
     # Atoms -----------------------------------------------------------------------------
 
     def _id(self, item: Item, what: str) -> tuple[str, int]:
         if isinstance(item, Form) or item[0] != NAME:
-            self._syntactic(f"expected {what}, found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what}, found {_describe(item)}", _start(item))
         return item[1], item[2]
 
     def _word(self, item: Item, choices: object, what: str) -> str:
         """A name or reserved word from a fixed set (type shapes, directions, semantics...)."""
         if isinstance(item, Form) or item[0] not in (NAME, KEYWORD) or item[1] not in choices:  # type: ignore[operator]
-            self._syntactic(f"expected {what}, found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what}, found {_describe(item)}", _start(item))
         return item[1]
 
     def _string(self, item: Item, what: str) -> str:
         if isinstance(item, Form) or item[0] != STRING:
-            self._syntactic(f"expected {what} (a quoted string), found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what} (a quoted string), found {_describe(item)}", _start(item))
         return item[1]
 
     def _size(self, item: Item, what: str) -> int:
         if isinstance(item, Form) or item[0] != NUMBER or not item[1].isdigit():
-            self._syntactic(f"expected {what} (unsigned decimal digits), found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what} (unsigned decimal digits), found {_describe(item)}", _start(item))
         digits = item[1].lstrip("0") or "0"
         if len(digits) > _MAX_SIZE_DIGITS or int(digits) > SIZE_MAX:
-            self._lexical(f"{_without_article(what)} {item[1]} is out of range (at most 2**64-1)", item[2])
+            self._fail(LexicalRule.SIZE_RANGE, f"{_without_article(what)} {item[1]} is out of range (at most 2**64-1)", item[2])
         return int(digits)
 
     def _signed_integer(self, item: Item, what: str) -> int:
         if isinstance(item, Form) or item[0] != NUMBER:
-            self._syntactic(f"expected {what} (a signed decimal integer), found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what} (a signed decimal integer), found {_describe(item)}", _start(item))
         text = item[1]
         unsigned = text[1:] if text[0] in "+-" else text
         if not unsigned.isdigit():
-            self._syntactic(f"expected {what} (a signed decimal integer), found {_describe(item)}", item[2])
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what} (a signed decimal integer), found {_describe(item)}", item[2])
         digits = unsigned.lstrip("0") or "0"
         value = int(digits) if len(digits) <= _MAX_INT32_DIGITS else INT32_MAX * 10
         if text[0] == "-":
             value = -value
         if not INT32_MIN <= value <= INT32_MAX:
-            self._lexical(f"{_without_article(what)} {text} is outside the signed 32-bit range", item[2])
+            self._fail(LexicalRule.INT32_RANGE, f"{_without_article(what)} {text} is outside the signed 32-bit range", item[2])
         return value
 
     def _register_index(self, item: Item) -> int:
         if isinstance(item, Form) or item[0] != NAME or not _is_register_spelling(item[1]):
-            self._syntactic(f"expected a register (r followed by digits), found {_describe(item)}", _start(item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected a register (r followed by digits), found {_describe(item)}", _start(item))
         digits = item[1][1:].lstrip("0") or "0"
         if len(digits) > _MAX_SIZE_DIGITS or int(digits) > SIZE_MAX:
-            self._lexical(f"register id {item[1]} is out of range (at most r{SIZE_MAX})", item[2])
+            self._fail(LexicalRule.REGISTER_RANGE, f"register id {item[1]} is out of range (at most r{SIZE_MAX})", item[2])
         return int(digits)
 
     def _type_reference(self, item: Item) -> Type:
         name, start = self._id(item, "a type id")
         found = self.types.get(name)
         if found is None:
-            self._semantic(f"unknown type '{name}'", start)
+            self._fail(BindingRule.UNKNOWN_ID, f"unknown type '{name}'", start)
         return found
 
     # Module ----------------------------------------------------------------------------
@@ -467,7 +464,7 @@ class _Reader:
         items = self._count(form, 2, None, module_shape)
         version = self._size(items[1], "a version number")
         if version != 1:
-            self._syntactic(f"unsupported VPL version {version}: this reader reads version 1", _start(items[1]))
+            self._fail(SyntaxRule.UNSUPPORTED_VERSION, f"unsupported VPL version {version}: this reader reads version 1", _start(items[1]))
         position = 2
         if len(items) > 2 and _head_name(items[2]) == "extensions":
             self._read_extensions(items[2])  # type: ignore[arg-type]
@@ -475,7 +472,7 @@ class _Reader:
         sections: list[Form] = []
         for offset, (head, shape) in enumerate(_MODULE_SECTIONS):
             if position + offset >= len(items):
-                self._syntactic(f"incomplete form: expected {module_shape}, found ')'", form.end)
+                self._fail(SyntaxRule.INCOMPLETE_FORM, f"incomplete form: expected {module_shape}, found ')'", form.end)
             sections.append(self._form(items[position + offset], head, shape))
         self._count(form, position + 4, position + 4, module_shape)
         types_form, uniforms_form, vertex_form, fragment_form = sections
@@ -489,14 +486,14 @@ class _Reader:
 
     def _read_extensions(self, form: Form) -> None:
         if self.strict_v1:
-            self._syntactic(STRICT_V1_EXTENSIONS_MESSAGE, form.start)
+            self._fail(SyntaxRule.STRICT_V1_EXTENSION, STRICT_V1_EXTENSIONS_MESSAGE, form.start)
         for item in form.items[1:]:
             name = self._string(item, "an extension name")
             if name not in KNOWN_EXTENSIONS:
                 known = ", ".join(f'"{known}"' for known in sorted(KNOWN_EXTENSIONS))
-                self._semantic(f'unknown extension "{name}" (known: {known})', _start(item))
+                self._fail(BindingRule.UNKNOWN_EXTENSION, f'unknown extension "{name}" (known: {known})', _start(item))
             if name in self.extensions:
-                self._semantic(f'duplicate extension "{name}"', _start(item))
+                self._fail(BindingRule.DUPLICATE_EXTENSION, f'duplicate extension "{name}"', _start(item))
             self.extensions.add(name)
 
     # Types -----------------------------------------------------------------------------
@@ -506,12 +503,12 @@ class _Reader:
         for item in form.items[1:]:
             declaration = self._read_type_declaration(self._form(item, "type", "(type id shape ...)"))
             if declaration.name in declarations:
-                self._semantic(f"duplicate type id '{declaration.name}'", declaration.start)
+                self._fail(BindingRule.DUPLICATE_ID, f"duplicate type id '{declaration.name}'", declaration.start)
             declarations[declaration.name] = declaration
         for declaration in declarations.values():
             for name, start in declaration.dependencies:
                 if name not in declarations:
-                    self._semantic(f"unknown type '{name}'", start)
+                    self._fail(BindingRule.UNKNOWN_ID, f"unknown type '{name}'", start)
         for declaration in self._dependency_order(declarations):
             self._build_type(declaration)
             self.types[declaration.name] = declaration.built  # type: ignore[assignment]
@@ -522,7 +519,7 @@ class _Reader:
         name, start = self._id(items[1], "a type id")
         shape_item = items[2]
         if isinstance(shape_item, Form) or shape_item[0] not in (NAME, KEYWORD):
-            self._syntactic(f"expected a type shape, found {_describe(shape_item)}", _start(shape_item))
+            self._fail(SyntaxRule.EXPECTED_ATOM, f"expected a type shape, found {_describe(shape_item)}", _start(shape_item))
         shape = shape_item[1]
         declaration = _TypeDeclaration(name, start, form, shape)
         if shape in _SCALAR_SHAPES:
@@ -533,7 +530,7 @@ class _Reader:
             kind = _ELEMENT_KINDS[self._word(items[3], _ELEMENT_KINDS, "an element kind (bool, int or float)")]
             size = self._size(items[4], "a vector size")
             if not 2 <= size <= 4:
-                self._semantic(f"invalid vector size {size} (must be 2, 3 or 4)", _start(items[4]))
+                self._fail(TypeRule.VECTOR_SIZE, f"invalid vector size {size} (must be 2, 3 or 4)", _start(items[4]))
             declaration.built = VectorType(kind, size)
         elif shape == "matrix":
             items = self._count(form, 5, 5, "(type id matrix rows columns)")
@@ -541,7 +538,8 @@ class _Reader:
             columns = self._size(items[4], "a matrix column count")
             for dimension, item in ((rows, items[3]), (columns, items[4])):
                 if not 2 <= dimension <= 4:
-                    self._semantic(
+                    self._fail(
+                        TypeRule.MATRIX_SHAPE,
                         f"invalid matrix dimensions {rows}x{columns} (rows and columns must be 2, 3 or 4)",
                         _start(item),
                     )
@@ -551,7 +549,7 @@ class _Reader:
             element_name, element_start = self._id(items[3], "an element type id")
             length = self._size(items[4], "an array length")
             if length == 0:
-                self._semantic("invalid array length 0 (must be positive)", _start(items[4]))
+                self._fail(TypeRule.ARRAY_COUNT, "invalid array length 0 (must be positive)", _start(items[4]))
             declaration.dependencies.append((element_name, element_start))
             declaration.length = length
         elif shape == "record":
@@ -559,7 +557,7 @@ class _Reader:
             record = RecordType(self._string(items[3], "a record name"))
             # Checked here too, so that unused declarations are held to the same rules (spec 3).
             if not record.name:
-                self._semantic("record display name must be a nonempty string", _start(items[3]))
+                self._fail(TypeRule.RECORD_NAME, "record display name must be a nonempty string", _start(items[3]))
             self._mark(record, form.start)
             field_names: set[str] = set()
             for field_item in items[4:]:
@@ -567,12 +565,12 @@ class _Reader:
                 field_items = self._count(field_form, 3, 3, '(field "name" typeId)')
                 field_name = self._string(field_items[1], "a field name")
                 if not field_name:
-                    self._semantic(
-                        f"field names of record {record.name!r} must be nonempty strings", _start(field_items[1])
+                    self._fail(
+                        TypeRule.FIELD_NAME, f"field names of record {record.name!r} must be nonempty strings", _start(field_items[1])
                     )
                 if field_name in field_names:
-                    self._semantic(
-                        f"record {record.name!r} has two fields named {field_name!r}", _start(field_items[1])
+                    self._fail(
+                        TypeRule.DUPLICATE_FIELD, f"record {record.name!r} has two fields named {field_name!r}", _start(field_items[1])
                     )
                 field_names.add(field_name)
                 field_type_name, field_type_start = self._id(field_items[2], "a field type id")
@@ -583,7 +581,7 @@ class _Reader:
                 record.fields.append(field)
             declaration.built = record
         else:
-            self._syntactic(f"unknown type shape {_describe(shape_item)}", shape_item[2])
+            self._fail(SyntaxRule.UNKNOWN_TYPE_SHAPE, f"unknown type shape {_describe(shape_item)}", shape_item[2])
         if declaration.built is not None:
             self._mark(declaration.built, form.start)
         return declaration
@@ -601,7 +599,7 @@ class _Reader:
             if root.name in depth:
                 continue
             # Stack entries: (declaration, index of the next dependency to visit).
-            stack: list[list] = [[root, 0]]
+            stack: list[list[Any]] = [[root, 0]]
             on_path.add(root.name)
             while stack:
                 entry = stack[-1]
@@ -610,7 +608,7 @@ class _Reader:
                     entry[1] += 1
                     name, start = declaration.dependencies[next_dependency]
                     if name in on_path:
-                        self._semantic(f"type cycle: '{declaration.name}' depends on '{name}', which depends on it", start)
+                        self._fail(TypeRule.RECURSIVE, f"type cycle: '{declaration.name}' depends on '{name}', which depends on it", start)
                     if name not in depth:
                         on_path.add(name)
                         stack.append([declarations[name], 0])
@@ -621,7 +619,8 @@ class _Reader:
                 for name, _ in declaration.dependencies:
                     longest = max(longest, depth[name] + 1)
                 if longest > MAX_TYPE_DEPTH:
-                    self._semantic(
+                    self._fail(
+                        BindingRule.TYPE_DEPTH,
                         f"type '{declaration.name}' has a dependency path of {longest} edges"
                         f" (at most {MAX_TYPE_DEPTH})",
                         declaration.start,
@@ -635,7 +634,7 @@ class _Reader:
             element_name, element_start = declaration.dependencies[0]
             element = self.types[element_name]
             if isinstance(element, VoidType):
-                self._semantic("void is not a value type: it cannot be an array element type", element_start)
+                self._fail(TypeRule.VOID_VALUE, "void is not a value type: it cannot be an array element type", element_start)
             array = ArrayType(element, declaration.length)
             self._mark(array, declaration.form.start)
             declaration.built = array
@@ -645,7 +644,7 @@ class _Reader:
             for field, (type_name, type_start) in zip(record.fields, declaration.dependencies):
                 field_type = self.types[type_name]
                 if isinstance(field_type, VoidType):
-                    self._semantic("void is not a value type: it cannot be a record field type", type_start)
+                    self._fail(TypeRule.VOID_VALUE, "void is not a value type: it cannot be a record field type", type_start)
                 field.type = field_type
 
     # Uniforms --------------------------------------------------------------------------
@@ -653,24 +652,26 @@ class _Reader:
     def _read_uniforms(self, module: Module, form: Form) -> None:
         for item in form.items[1:]:
             if not isinstance(item, Form):
-                self._syntactic(f"expected a uniform form, found {_describe(item)}", _start(item))
+                self._fail(SyntaxRule.EXPECTED_FORM, f"expected a uniform form, found {_describe(item)}", _start(item))
             kind = self._head(item, "a uniform form ((scalar ...), (record ...) or (array ...))")
             if kind == "scalar" or kind == "record":
                 items = self._count(item, 4, 4, f'({kind} id "name" typeId)')
             elif kind == "array":
                 items = self._count(item, 5, 5, '(array id "name" elementTypeId length)')
             else:
-                self._syntactic(
+                self._fail(
+                    SyntaxRule.UNKNOWN_UNIFORM_KIND,
                     f"unknown uniform kind '{kind}' (expected scalar, record or array)", _start(item.items[0])
                 )
             uniform_id, uniform_start = self._id(items[1], "a uniform id")
             if uniform_id in self.uniforms:
-                self._semantic(f"duplicate uniform id '{uniform_id}'", uniform_start)
+                self._fail(BindingRule.DUPLICATE_ID, f"duplicate uniform id '{uniform_id}'", uniform_start)
             name = self._string(items[2], "a uniform name")
             uniform_type = self._type_reference(items[3])
             if kind == "scalar":
                 if isinstance(uniform_type, (RecordType, ArrayType)):
-                    self._semantic(
+                    self._fail(
+                        UniformRule.KIND_TYPE,
                         f"invalid uniform kind: scalar uniform '{uniform_id}' has {_type_category(uniform_type)} type;"
                         f" use ({'record' if isinstance(uniform_type, RecordType) else 'array'} ...)",
                         _start(items[3]),
@@ -678,7 +679,8 @@ class _Reader:
                 uniform_kind = UniformKind.SCALAR
             elif kind == "record":
                 if not isinstance(uniform_type, RecordType):
-                    self._semantic(
+                    self._fail(
+                        UniformRule.KIND_TYPE,
                         f"invalid uniform kind: record uniform '{uniform_id}' needs a record type,"
                         f" not {_type_category(uniform_type)}",
                         _start(items[3]),
@@ -687,9 +689,9 @@ class _Reader:
             else:
                 length = self._size(items[4], "an array length")
                 if length == 0:
-                    self._semantic("invalid array length 0 (must be positive)", _start(items[4]))
+                    self._fail(TypeRule.ARRAY_COUNT, "invalid array length 0 (must be positive)", _start(items[4]))
                 if isinstance(uniform_type, VoidType):
-                    self._semantic("void is not a value type: it cannot be an array element type", _start(items[3]))
+                    self._fail(TypeRule.VOID_VALUE, "void is not a value type: it cannot be an array element type", _start(items[3]))
                 uniform_type = ArrayType(uniform_type, length)
                 self._mark(uniform_type, item.start)
                 uniform_kind = UniformKind.ARRAY
@@ -712,7 +714,7 @@ class _Reader:
         scopes = [self._declare_function(stage, item) for item in functions_form.items[1:]]
         entry = self.functions.get(entry_id)
         if entry is None:
-            self._semantic(f"unknown entry function '{entry_id}' in the {kind} stage", entry_start)
+            self._fail(BindingRule.UNKNOWN_ID, f"unknown entry function '{entry_id}' in the {kind} stage", entry_start)
         stage.entry = entry
         for scope in scopes:
             self._read_function_body(scope)
@@ -722,14 +724,14 @@ class _Reader:
         for item in form.items[1:]:
             shape = '(in|out id "name" typeId location semantic)'
             if not isinstance(item, Form):
-                self._syntactic(f"expected {shape}, found {_describe(item)}", _start(item))
+                self._fail(SyntaxRule.EXPECTED_FORM, f"expected {shape}, found {_describe(item)}", _start(item))
             direction = self._head(item, shape)
             if direction not in _DIRECTIONS:
-                self._syntactic(f"expected (in ...) or (out ...), found form ({direction} ...)", _start(item.items[0]))
+                self._fail(SyntaxRule.EXPECTED_FORM, f"expected (in ...) or (out ...), found form ({direction} ...)", _start(item.items[0]))
             items = self._count(item, 6, 6, shape)
             slot_id, slot_start = self._id(items[1], "an interface id")
             if slot_id in self.interface:
-                self._semantic(f"duplicate interface id '{slot_id}'", slot_start)
+                self._fail(BindingRule.DUPLICATE_ID, f"duplicate interface id '{slot_id}'", slot_start)
             name = self._string(items[2], "an interface name")
             slot_type = self._type_reference(items[3])
             location = self._signed_integer(items[4], "a location")
@@ -747,7 +749,7 @@ class _Reader:
         items = self._count(form, 7, None, shape)
         function_id, function_start = self._id(items[1], "a function id")
         if function_id in self.functions:
-            self._semantic(f"duplicate function id '{function_id}' in the {stage.kind.value} stage", function_start)
+            self._fail(BindingRule.DUPLICATE_ID, f"duplicate function id '{function_id}' in the {stage.kind.value} stage", function_start)
         name = self._string(items[2], "a function name")
         return_type = self._type_reference(items[3])
         function = Function(name, return_type)
@@ -758,7 +760,7 @@ class _Reader:
             parameter_items = self._count(parameter_form, 3, 3, "(parameter id typeId)")
             parameter_id, parameter_start = self._id(parameter_items[1], "a parameter id")
             if parameter_id in scope.parameters:
-                self._semantic(f"duplicate parameter id '{parameter_id}'", parameter_start)
+                self._fail(BindingRule.DUPLICATE_ID, f"duplicate parameter id '{parameter_id}'", parameter_start)
             parameter_type = self._type_reference(parameter_items[2])
             slot = len(function.parameters)
             parameter = ReferenceValue(StorageKind.PARAMETER, slot, parameter_type)
@@ -771,7 +773,9 @@ class _Reader:
             register_items = self._count(register_form, 3, 3, "(register reg typeId)")
             index = self._register_index(register_items[1])
             if index in scope.registers:
-                self._semantic(f"duplicate register r{index} ('{register_items[1][1]}')", register_items[1][2])  # type: ignore[index]
+                self._fail(
+                    BindingRule.DUPLICATE_ID, f"duplicate register r{index} ('{register_items[1][1]}')", register_items[1][2]  # type: ignore[index]
+                )
             register_type = self._type_reference(register_items[2])
             register = RegisterValue(index, register_type)
             self._mark(register, register_items[1][2])  # type: ignore[index]
@@ -784,7 +788,7 @@ class _Reader:
             block_items = self._count(block_form, 2, None, "(block id {instruction} terminator)")
             block_id, block_start = self._id(block_items[1], "a block id")
             if block_id in scope.blocks:
-                self._semantic(f"duplicate block id '{block_id}'", block_start)
+                self._fail(BindingRule.DUPLICATE_ID, f"duplicate block id '{block_id}'", block_start)
             block = entry_block if position == 0 else Block()
             self._mark(block, block_form.start)
             scope.blocks[block_id] = block
@@ -806,8 +810,8 @@ class _Reader:
             instructions = block.instructions
             for position in range(2, len(items)):
                 item = items[position]
-                if type(item) is tuple:
-                    self._syntactic(f"expected an instruction or terminator form, found {_describe(item)}", item[2])
+                if not isinstance(item, Form):
+                    self._fail(SyntaxRule.EXPECTED_FORM, f"expected an instruction or terminator form, found {_describe(item)}", item[2])
                 head_item = item.items[0] if item.items else None
                 if type(head_item) is tuple and head_item[0] == NAME:
                     head = head_item[1]
@@ -821,17 +825,17 @@ class _Reader:
                     continue
                 if head in _TERMINATOR_HEADS:
                     if position != last:
-                        self._syntactic(
-                            f"the terminator ({head} ...) must be the last form of its block", item.start
+                        self._fail(
+                            SyntaxRule.TERMINATOR_NOT_LAST, f"the terminator ({head} ...) must be the last form of its block", item.start
                         )
                     terminator = self._read_terminator(head, item)
                     spans[id(terminator)] = item.start
                     block.terminator = terminator
                     break
-                self._syntactic(f"unknown instruction '{head}'", _start(item.items[0]))
+                self._fail(SyntaxRule.UNKNOWN_INSTRUCTION, f"unknown instruction '{head}'", _start(item.items[0]))
             else:
-                self._syntactic(
-                    "a block must end with a terminator (branch, branch_if, return or discard)", form.end
+                self._fail(
+                    SyntaxRule.NO_TERMINATOR, "a block must end with a terminator (branch, branch_if, return or discard)", form.end
                 )
 
     # Operands and references -----------------------------------------------------------
@@ -845,7 +849,7 @@ class _Reader:
         index = self._register_index(item)
         register_type = self.scope.registers.get(index)  # type: ignore[union-attr]
         if register_type is None:
-            self._semantic(f"unknown register {item[1]}", item[2])  # type: ignore[index]
+            self._fail(BindingRule.UNKNOWN_ID, f"unknown register {item[1]}", item[2])  # type: ignore[index]
         known = (index, register_type)
         self.scope.register_spellings[item[1]] = known  # type: ignore[union-attr,index]
         return known
@@ -857,10 +861,11 @@ class _Reader:
         return register
 
     def _operand(self, item: Item) -> Operand:
-        if type(item) is tuple:
+        if not isinstance(item, Form):
             if item[0] == NAME and (item[1] in self.scope.register_spellings or _is_register_spelling(item[1])):  # type: ignore[union-attr]
                 return self._register(item)
-            self._syntactic(
+            self._fail(
+                SyntaxRule.EXPECTED_FORM,
                 f"expected an operand (a register, (bool ...), (int ...) or (float ...)), found {_describe(item)}",
                 item[2],
             )
@@ -872,17 +877,18 @@ class _Reader:
             items = self._count(item, 2, 2, "(float number)")
             literal = items[1]
             if isinstance(literal, Form) or literal[0] != NUMBER:
-                self._syntactic(f"expected a decimal number, found {_describe(literal)}", _start(literal))
+                self._fail(SyntaxRule.EXPECTED_ATOM, f"expected a decimal number, found {_describe(literal)}", _start(literal))
             try:
                 bits = parse_float32_bits(literal[1])
             except Float32OverflowError:
-                self._lexical(f"float literal {literal[1]} overflows binary32 (beyond 3.4028235e38)", literal[2])
+                self._fail(LexicalRule.FLOAT_OVERFLOW, f"float literal {literal[1]} overflows binary32 (beyond 3.4028235e38)", literal[2])
             constant = ConstantValue.of_float_bits(bits)
         elif head == "bool":
             items = self._count(item, 2, 2, "(bool true|false)")
             constant = ConstantValue.of_bool(self._word(items[1], ("true", "false"), "true or false") == "true")
         else:
-            self._syntactic(
+            self._fail(
+                SyntaxRule.EXPECTED_FORM,
                 f"expected an operand (a register, (bool ...), (int ...) or (float ...)), found {_describe(item)}",
                 item.start,
             )
@@ -892,7 +898,7 @@ class _Reader:
     def _reference(self, item: Item) -> ReferenceValue:
         expected = "a reference ((local ...), (parameter ...), (uniform ...), (stage ...), (member_ref ...) or (index_ref ...))"
         if not isinstance(item, Form):
-            self._syntactic(f"expected {expected}, found {_describe(item)}", item[2])
+            self._fail(SyntaxRule.EXPECTED_FORM, f"expected {expected}, found {_describe(item)}", item[2])
         head = self._head(item, expected)
         scope = self.scope
         assert scope is not None
@@ -908,7 +914,7 @@ class _Reader:
             name, start = self._id(items[1], expected_id)
             found = table.get(name)
             if found is None:
-                self._semantic(f"{unknown} '{name}'", start)
+                self._fail(BindingRule.UNKNOWN_ID, f"{unknown} '{name}'", start)
             reference = ReferenceValue(kind, found[0], found[1])
         elif head == "member_ref":
             items = self._count(item, 3, 3, '(member_ref reference "field")')
@@ -916,27 +922,29 @@ class _Reader:
             field_name = self._string(items[2], "a field name")
             record = base.type
             if not isinstance(record, RecordType):
-                self._semantic(
+                self._fail(
+                    ReferenceRule.MEMBER_OF_NON_RECORD,
                     f"invalid member reference base type: {_type_category(record)} storage has no fields",
                     _start(items[1]),
                 )
             selected = record.field_named(field_name)
             if selected is None:
-                self._semantic(f"unknown field '{field_name}' in record '{record.name}'", _start(items[2]))
+                self._fail(ReferenceRule.UNKNOWN_FIELD, f"unknown field '{field_name}' in record '{record.name}'", _start(items[2]))
             reference = MemberReferenceValue.create(base, field_name, selected.type)
         elif head == "index_ref":
             items = self._count(item, 3, 3, "(index_ref reference operand)")
             base = self._reference(items[1])
-            index = self._operand(items[2])
+            selector = self._operand(items[2])
             array = base.type
             if not isinstance(array, ArrayType):
-                self._semantic(
+                self._fail(
+                    ReferenceRule.INDEX_OF_NON_ARRAY,
                     f"invalid index reference base type: {_type_category(array)} storage is not an array",
                     _start(items[1]),
                 )
-            reference = IndexReferenceValue.create(base, index, array.element)
+            reference = IndexReferenceValue.create(base, selector, array.element)
         else:
-            self._syntactic(f"expected {expected}, found {_describe(item)}", item.start)
+            self._fail(SyntaxRule.EXPECTED_FORM, f"expected {expected}, found {_describe(item)}", item.start)
         self.spans[id(reference)] = item.start
         return reference
 
@@ -981,7 +989,7 @@ class _Reader:
         callee_id, callee_start = self._id(items[2], "a function id")
         callee = self.functions.get(callee_id)
         if callee is None:
-            self._semantic(f"unknown function '{callee_id}' (calls name functions of the same stage)", callee_start)
+            self._fail(BindingRule.UNKNOWN_ID, f"unknown function '{callee_id}' (calls name functions of the same stage)", callee_start)
         return CallInstruction(result, callee, Builtin.NONE, [self._operand(item) for item in items[3:]])
 
     def _read_texture(self, form: Form) -> Instruction:
@@ -997,14 +1005,16 @@ class _Reader:
             if "math" not in self.extensions:
                 head_start = _start(form.items[0])
                 if self.strict_v1:
-                    self._syntactic(
+                    self._fail(
+                        SyntaxRule.STRICT_V1_EXTENSION,
                         f"unknown instruction '{builtin.value}': math extension operations are not part of"
                         " VPL version 1 (strict mode)",
                         head_start,
                     )
                 # Without the declaration the operation is no instruction of VPL 1 at
                 # all (spec 10.2, 11): a syntactic error, with the hint that fixes it.
-                self._syntactic(
+                self._fail(
+                    SyntaxRule.UNDECLARED_EXTENSION,
                     f"unknown instruction '{builtin.value}': it is a math extension operation: the module"
                     ' must declare (extensions "math") after its version',
                     head_start,
@@ -1036,7 +1046,7 @@ class _Reader:
         name, start = self._id(item, "a block id")
         block = self.scope.blocks.get(name)  # type: ignore[union-attr]
         if block is None:
-            self._semantic(f"unknown block '{name}'", start)
+            self._fail(BindingRule.UNKNOWN_ID, f"unknown block '{name}'", start)
         return block
 
     def _read_terminator(self, head: str, form: Form) -> Terminator:

@@ -10,9 +10,10 @@ bookkeeping.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NoReturn
 
-from vpl_core.diagnostics import ERROR_CLASSES, Category, Diagnostic
+from vpl_core.diagnostics import ERROR_CLASSES, Diagnostic, DiagnosticKind
 
 
 def line_and_column(text: str, index: int) -> tuple[int, int]:
@@ -32,11 +33,15 @@ class SourceText:
         self.text = text
         self.label = label
 
-    def diagnostic(self, category: Category, message: str, index: int, subject: object = None) -> Diagnostic:
+    def position(self, diagnostic: Diagnostic, index: int) -> Diagnostic:
+        """`diagnostic` placed at code-point `index` of this source, with its label."""
         index = max(0, min(index, len(self.text)))
         line, column = line_and_column(self.text, index)
         offset = len(self.text[:index].encode("utf-8"))
-        return Diagnostic(category, message, self.label, offset, line, column, subject)
+        return replace(diagnostic, label=self.label, offset=offset, line=line, column=column)
 
-    def fail(self, category: Category, message: str, index: int, subject: object = None) -> NoReturn:
-        raise ERROR_CLASSES[category](self.diagnostic(category, message, index, subject))
+    def diagnostic(self, kind: DiagnosticKind, message: str, index: int, subject: object = None) -> Diagnostic:
+        return self.position(Diagnostic(kind.category, message, subject=subject, kind=kind), index)
+
+    def fail(self, kind: DiagnosticKind, message: str, index: int, subject: object = None) -> NoReturn:
+        raise ERROR_CLASSES[kind.category](self.diagnostic(kind, message, index, subject))

@@ -41,8 +41,9 @@ deep the in-memory graph).
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from vpl_core.diagnostics import Category, Diagnostic, SemanticError
+from vpl_core.diagnostics import SemanticError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BranchTerminator,
@@ -85,6 +86,7 @@ from vpl_core.ir.values import (
     StorageKind,
     float32_bits,
 )
+from vpl_core.text.errors import WriterRule
 from vpl_core.text.floats import format_float32
 from vpl_core.text.reader import MAX_TYPE_DEPTH, SIZE_MAX, collector_paused, read
 from vpl_core.verify import Verifier
@@ -147,6 +149,7 @@ def quote(text: str) -> str:
     surrogate = _SURROGATE.search(text)
     if surrogate is not None:
         raise _fail(
+            WriterRule.LONE_SURROGATE,
             f"the string {text!r} cannot be written: it contains the lone surrogate"
             f" U+{ord(surrogate.group(0)):04X}, which is not a Unicode scalar value",
             None,
@@ -163,8 +166,8 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\u{ord(character):04x}"
 
 
-def _fail(message: str, subject: object) -> SemanticError:
-    return SemanticError(Diagnostic(Category.SEMANTIC, message, subject=subject))
+def _fail(kind: WriterRule, message: str, subject: object) -> SemanticError:
+    return SemanticError(kind, message, subject)
 
 
 class _Writer:
@@ -190,7 +193,7 @@ class _Writer:
         on_path: set[int] = set()
         # Frames hold their type's component list, computed once: recomputing it
         # per step made a record of n fields cost O(n^2) (issue 23).
-        stack: list[list] = [[root, _component_types(root), 0]]
+        stack: list[list[Any]] = [[root, _component_types(root), 0]]
         on_path.add(id(root))
         while stack:
             frame = stack[-1]
@@ -199,7 +202,7 @@ class _Writer:
                 frame[2] = next_child + 1
                 child = children[next_child]
                 if id(child) in on_path:
-                    raise _fail("a recursive type cannot be written", subject)
+                    raise _fail(WriterRule.NOT_EXPRESSIBLE, "a recursive type cannot be written", subject)
                 if id(child) not in depths:
                     on_path.add(id(child))
                     stack.append([child, _component_types(child), 0])
@@ -209,6 +212,7 @@ class _Writer:
             depth = max((depths[id(child)] + 1 for child in children), default=0)
             if depth > MAX_TYPE_DEPTH:
                 raise _fail(
+                    WriterRule.TYPE_DEPTH,
                     f"a type with a dependency path of {depth} edges cannot be written (at most {MAX_TYPE_DEPTH})",
                     subject,
                 )
@@ -266,7 +270,7 @@ class _Writer:
             fields = "".join(f" (field {quote(field.name)} {self.type_ids[field.type]})" for field in value_type.fields)
             shape = f"record {quote(value_type.name)}{fields}"
         else:
-            raise _fail(f"cannot write type {value_type!r}", value_type)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write type {value_type!r}", value_type)
         return f"(type {type_id} {shape})"
 
     # Layout helpers --------------------------------------------------------------------
@@ -298,7 +302,7 @@ class _Writer:
             name = quote(uniform.name)
             if uniform.kind is UniformKind.ARRAY:
                 if not isinstance(uniform.type, ArrayType):
-                    raise _fail("an array uniform needs an array type", uniform)
+                    raise _fail(WriterRule.NOT_EXPRESSIBLE, "an array uniform needs an array type", uniform)
                 uniforms.append(
                     f"(array u{slot} {name} {self._type_id(uniform.type.element)} {_size(uniform.type.count, uniform)})"
                 )
@@ -313,7 +317,7 @@ class _Writer:
     def _write_stage(self, stage: Stage) -> None:
         function_ids = {id(function): f"f{position}" for position, function in enumerate(stage.functions)}
         if stage.entry is None or id(stage.entry) not in function_ids:
-            raise _fail(f"the {stage.kind.value} stage has no entry function of its own", stage)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, f"the {stage.kind.value} stage has no entry function of its own", stage)
         self.lines.append(f"{INDENT}({stage.kind.value} {function_ids[id(stage.entry)]}")
         interface = [
             f"({variable.direction.value} s{slot} {quote(variable.name)} {self._type_id(variable.type)}"
@@ -347,7 +351,7 @@ class _Writer:
         ]
         self._list(depth + 1, "registers", registers, _INLINE_LIST_LIMIT)
         if not function.blocks:
-            raise _fail(f"function '{function.name}' has no blocks", function)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, f"function '{function.name}' has no blocks", function)
         block_ids = {id(block): f"b{position}" for position, block in enumerate(function.blocks)}
         instruction_writer = _InstructionWriter(block_ids, function_ids)
         block_indent = INDENT * (depth + 1)
@@ -358,27 +362,27 @@ class _Writer:
             for instruction in instructions:
                 lines.append(body_indent + instruction_writer.instruction(instruction))
             if block.terminator is None:
-                raise _fail("a block has no terminator", block)
+                raise _fail(WriterRule.NOT_EXPRESSIBLE, "a block has no terminator", block)
             lines.append(body_indent + instruction_writer.terminator(block.terminator) + ")")
         lines[-1] += ")"
 
 
 def _size(count: object, subject: object) -> int:
     if not isinstance(count, int) or isinstance(count, bool) or not 0 < count <= SIZE_MAX:
-        raise _fail(f"array length {count!r} cannot be written (1 to 2**64-1)", subject)
+        raise _fail(WriterRule.SIZE_RANGE, f"array length {count!r} cannot be written (1 to 2**64-1)", subject)
     return count
 
 
 def _int32(value: object, subject: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not INT32_MIN <= value <= INT32_MAX:
-        raise _fail(f"{value!r} cannot be written as a signed 32-bit integer", subject)
+        raise _fail(WriterRule.NOT_EXPRESSIBLE, f"{value!r} cannot be written as a signed 32-bit integer", subject)
     return value
 
 
 def _register(register: object, subject: object) -> str:
     index = getattr(register, "index", None)
     if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= SIZE_MAX:
-        raise _fail(f"register number {index!r} cannot be written (0 to 2**64-1)", subject)
+        raise _fail(WriterRule.SIZE_RANGE, f"register number {index!r} cannot be written (0 to 2**64-1)", subject)
     return f"r{index}"
 
 
@@ -428,12 +432,12 @@ class _InstructionWriter:
                 try:
                     return f"(float {format_float32(float32_bits(float(operand.value)))})"
                 except (ValueError, OverflowError, TypeError) as error:
-                    raise _fail(f"cannot write float constant {operand.value!r}: {error}", operand) from None
+                    raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write float constant {operand.value!r}: {error}", operand) from None
             if kind is ScalarKind.INT:
                 return f"(int {_int32(operand.value, operand)})"
             if kind is ScalarKind.BOOL and isinstance(operand.value, bool):
                 return f"(bool {'true' if operand.value else 'false'})"
-        raise _fail(f"cannot write operand {operand!r}", operand)
+        raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write operand {operand!r}", operand)
 
     def reference(self, reference: ReferenceValue) -> str:
         # Walk to the root first (iteratively), then spell inside out.
@@ -443,11 +447,12 @@ class _InstructionWriter:
             path.append(current)
             if len(path) > MAX_REFERENCE_DEPTH:
                 raise _fail(
+                    WriterRule.REFERENCE_DEPTH,
                     f"reference path deeper than {MAX_REFERENCE_DEPTH} selectors cannot be written", reference
                 )
             current = current.base
         if not isinstance(current, ReferenceValue):
-            raise _fail(f"cannot write reference {reference!r}", reference)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write reference {reference!r}", reference)
         kind = current.storage_kind
         if kind is StorageKind.LOCAL:
             text = f"(local {_register(RegisterValue(current.slot, current.type), current)})"
@@ -458,18 +463,19 @@ class _InstructionWriter:
         elif kind is StorageKind.STAGE:
             text = f"(stage s{current.slot})"
         else:
-            raise _fail(f"cannot write root reference of kind {kind.value}", current)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write root reference of kind {kind.value}", current)
         for selector in reversed(path):
             if isinstance(selector, MemberReferenceValue):
                 text = f"(member_ref {text} {quote(selector.field_name)})"
             else:
+                assert isinstance(selector, IndexReferenceValue)
                 text = f"(index_ref {text} {self.operand(selector.index)})"
         return text
 
     def _destination(self, instruction: Instruction) -> str:
         result = getattr(instruction, "result", None)
         if not isinstance(result, RegisterValue):
-            raise _fail("the instruction needs a destination register", instruction)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, "the instruction needs a destination register", instruction)
         return _register(result, instruction)
 
     def instruction(self, instruction: Instruction) -> str:
@@ -487,7 +493,7 @@ class _InstructionWriter:
             )
         if isinstance(instruction, ConstructInstruction):
             if instruction.result is not None and instruction.type != instruction.result.type:
-                raise _fail("a construct's type must be its destination register's type", instruction)
+                raise _fail(WriterRule.NOT_EXPRESSIBLE, "a construct's type must be its destination register's type", instruction)
             arguments = "".join(" " + operand(argument) for argument in instruction.arguments)
             return f"(construct {self._destination(instruction)}{arguments})"
         if isinstance(instruction, CallInstruction):
@@ -502,20 +508,21 @@ class _InstructionWriter:
         if isinstance(instruction, IndexInstruction):
             return f"(index {self._destination(instruction)} {operand(instruction.source)} {operand(instruction.index)})"
         if isinstance(instruction, DeclareLocalInstruction):
-            raise _fail("register declarations belong in the entry block's declaration prefix", instruction)
-        raise _fail(f"cannot write instruction {instruction!r}", instruction)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, "register declarations belong in the entry block's declaration prefix", instruction)
+        raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write instruction {instruction!r}", instruction)
 
     def _call(self, instruction: CallInstruction) -> str:
         arguments = "".join(" " + self.operand(argument) for argument in instruction.arguments)
         if instruction.builtin is Builtin.NONE:
             if instruction.callee is None or id(instruction.callee) not in self.function_ids:
-                raise _fail("a call must name a function of the same stage", instruction)
+                raise _fail(WriterRule.NOT_EXPRESSIBLE, "a call must name a function of the same stage", instruction)
             result = "void" if instruction.result is None else self._destination(instruction)
             return f"(call {result} {self.function_ids[id(instruction.callee)]}{arguments})"
         if instruction.callee is not None:
-            raise _fail("a built-in call cannot also name a function", instruction)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, "a built-in call cannot also name a function", instruction)
         if len(instruction.arguments) != instruction.builtin.arity:
             raise _fail(
+                WriterRule.NOT_EXPRESSIBLE,
                 f"built-in '{instruction.builtin.value}' takes {instruction.builtin.arity} operands,"
                 f" not {len(instruction.arguments)}",
                 instruction,
@@ -525,7 +532,7 @@ class _InstructionWriter:
     def _block(self, block: Block, terminator: Terminator) -> str:
         block_id = self.block_ids.get(id(block))
         if block_id is None:
-            raise _fail("a branch must target a block of the same function", terminator)
+            raise _fail(WriterRule.NOT_EXPRESSIBLE, "a branch must target a block of the same function", terminator)
         return block_id
 
     def terminator(self, terminator: Terminator) -> str:
@@ -542,4 +549,4 @@ class _InstructionWriter:
             return f"(return {self.operand(terminator.value)})"
         if isinstance(terminator, DiscardTerminator):
             return "(discard)"
-        raise _fail(f"cannot write terminator {terminator!r}", terminator)
+        raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write terminator {terminator!r}", terminator)

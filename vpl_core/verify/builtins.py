@@ -4,7 +4,7 @@ One `BuiltinSpec` per `Builtin` selector (every member but NONE) in
 `BUILTINS`: its description, the stages it is available in, and its
 signatures. The signatures are the single source of truth: the verifier,
 the GLSL backend and the editor's type propagation all ask
-`builtin_result_type`, and `signature_descriptions` / `concrete_signatures`
+`check_builtin_call` (or `builtin_result_type`), and `signature_descriptions` / `concrete_signatures`
 list them for documentation and tests.
 
 The math extension follows GLSL 4.20's genType rules with VPL's exactness:
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.module import StageKind
+from vpl_core.ir.type_rules import describe_type, types_equal
 from vpl_core.ir.types import (
     BOOL,
     FLOAT,
@@ -48,7 +49,7 @@ from vpl_core.ir.types import (
     VectorType,
     VoidType,
 )
-from vpl_core.verify.typing import describe_type, types_equal
+from vpl_core.verify.errors import InstructionRule, ObjectRule, VerifierRule
 
 _Environment = dict[str, object]
 
@@ -390,32 +391,54 @@ def builtin_spec(builtin: object) -> BuiltinSpec | None:
     return BUILTINS.get(builtin)
 
 
-def builtin_result_type(
-    builtin: Builtin, argument_types: Sequence[Type], stage_kind: StageKind | None = None
-) -> Type | str:
-    """The result type of calling `builtin` with arguments of these (well-formed) types.
+@dataclass(frozen=True)
+class BuiltinCallProblem:
+    """Why a built-in call is invalid: the rule it breaks and the message for people."""
 
-    Returns a `Type`, or a short message saying why the call is invalid.
+    kind: VerifierRule
+    message: str
+
+
+def check_builtin_call(
+    builtin: Builtin, argument_types: Sequence[Type], stage_kind: StageKind | None = None
+) -> Type | BuiltinCallProblem:
+    """The result type of calling `builtin` with arguments of these (well-formed) types, or the problem.
+
     `stage_kind` None means "stage not known yet" (the editor propagating
     types before a node is placed) and skips the stage restriction.
     """
     spec = builtin_spec(builtin)
     if spec is None:
-        return f"{builtin!r} is not a built-in function"
+        return BuiltinCallProblem(ObjectRule.INVALID_ENUM, f"{builtin!r} is not a built-in function")
     if stage_kind is not None and stage_kind not in spec.stages:
         allowed = " and ".join(sorted(stage.value for stage in spec.stages))
-        return f"built-in {spec.name} is not available in the {stage_kind.value} stage (only {allowed})"
+        return BuiltinCallProblem(
+            InstructionRule.BUILTIN_STAGE,
+            f"built-in {spec.name} is not available in the {stage_kind.value} stage (only {allowed})",
+        )
     arguments = list(argument_types)
     if len(arguments) != spec.arity:
         plural = "" if spec.arity == 1 else "s"
-        return f"built-in {spec.name} takes {spec.arity} operand{plural}, got {len(arguments)}"
+        return BuiltinCallProblem(
+            InstructionRule.BUILTIN_ARITY, f"built-in {spec.name} takes {spec.arity} operand{plural}, got {len(arguments)}"
+        )
     for signature in spec.signatures:
         result = signature.match(arguments)
         if result is not None:
             return result
     got = ", ".join(describe_type(argument) for argument in arguments)
     expected = " or ".join(str(signature) for signature in spec.signatures)
-    return f"built-in {spec.name} does not accept ({got}); it takes {expected}"
+    return BuiltinCallProblem(
+        InstructionRule.BUILTIN_ARGUMENTS, f"built-in {spec.name} does not accept ({got}); it takes {expected}"
+    )
+
+
+def builtin_result_type(
+    builtin: Builtin, argument_types: Sequence[Type], stage_kind: StageKind | None = None
+) -> Type | str:
+    """`check_builtin_call` for type propagation: a `Type`, or the message saying why the call is invalid."""
+    result = check_builtin_call(builtin, argument_types, stage_kind)
+    return result.message if isinstance(result, BuiltinCallProblem) else result
 
 
 def signature_descriptions(builtin: Builtin) -> list[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from vpl_core.ir.instructions import Builtin, CallInstruction
 from vpl_core.ir.module import Block, Function, Stage
-from vpl_core.verify.errors import VerificationError
+from vpl_core.verify.errors import DataFlowRule, VerificationError
 
 CallSite = tuple[CallInstruction, Block]
 
@@ -93,4 +93,4 @@ def _recursion_error(stage: Stage, cycle: list[Function], call: CallInstruction,
             half = _CYCLE_NAMES_SHOWN // 2
             names = names[:half] + ["..."] + names[-half:]
         message = f"recursive call cycle {' -> '.join(names)} ({len(cycle)} functions); recursion is not allowed"
-    return VerificationError(message, call, (stage, caller, block, call))
+    return VerificationError(DataFlowRule.RECURSION, message, call, (stage, caller, block, call))

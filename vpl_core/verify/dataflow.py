@@ -67,7 +67,7 @@ from vpl_core.ir.values import (
     StorageKind,
 )
 from vpl_core.verify import callgraph, division
-from vpl_core.verify.errors import VerificationError
+from vpl_core.verify.errors import DataFlowRule, VerificationError
 from vpl_core.verify.outputs import OutputLayout
 
 __all__ = ["HelperSummary", "check_module", "check_stage", "summarize_stage"]
@@ -102,6 +102,16 @@ class _NeedKind(enum.Enum):
     OUTPUT = "output"  # load of (part of) a stage output
     CALL = "call"  # the callee's output prerequisites
 
+
+#: The rule a need of each kind enforces.
+_NEED_RULES = {
+    _NeedKind.REGISTER: DataFlowRule.UNASSIGNED_REGISTER,
+    _NeedKind.LOCAL_LOAD: DataFlowRule.UNASSIGNED_LOCAL_LOAD,
+    _NeedKind.LOCAL_PATH_LOAD: DataFlowRule.PARTIAL_LOCAL_LOAD,
+    _NeedKind.LOCAL_PARTIAL_STORE: DataFlowRule.PARTIAL_LOCAL_STORE,
+    _NeedKind.OUTPUT: DataFlowRule.UNASSIGNED_OUTPUT_READ,
+    _NeedKind.CALL: DataFlowRule.CALL_READS_UNASSIGNED_OUTPUT,
+}
 
 # Output reads in helpers become prerequisites instead of errors.
 _OUTPUT_KINDS = (_NeedKind.OUTPUT, _NeedKind.CALL)
@@ -377,6 +387,7 @@ class _FunctionAnalysis:
 
     def _error(self, need: _Need, missing: int, block: Block, statement: Any) -> VerificationError:
         kind = need.kind
+        rule = _NEED_RULES[kind]
         if kind is _NeedKind.REGISTER:
             message = f"register r{need.detail} is read before it is definitely assigned on every path"
         elif kind is _NeedKind.LOCAL_LOAD:
@@ -401,7 +412,7 @@ class _FunctionAnalysis:
                 f"call of '{need.detail.name}' reads output '{self.layout.describe_first(missing)}'"
                 " before writing it, and it is not definitely assigned before the call"
             )
-        return VerificationError(message, need.subject, self._context(block, statement))
+        return VerificationError(rule, message, need.subject, self._context(block, statement))
 
     def _return_error(self, missing: int, block: Block, terminator: ReturnTerminator) -> VerificationError:
         variable = self.layout.variable_of_leaf((missing & -missing).bit_length() - 1)
@@ -411,4 +422,4 @@ class _FunctionAnalysis:
             f"entry function '{self.function.name}' returns before output '{variable.name}'"
             f" is fully assigned on every path{detail}"
         )
-        return VerificationError(message, terminator, self._context(block, terminator))
+        return VerificationError(DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, message, terminator, self._context(block, terminator))

@@ -19,7 +19,7 @@ from vpl_core.ir.instructions import BinaryInstruction, BinaryOperator
 from vpl_core.ir.module import Stage
 from vpl_core.ir.types import INT
 from vpl_core.ir.values import INT32_MIN, ConstantValue, Operand
-from vpl_core.verify.errors import VerificationError
+from vpl_core.verify.errors import DataFlowRule, VerificationError
 
 
 def _int_constant(operand: Operand) -> int | None:
@@ -38,10 +38,12 @@ def check_stage(stage: Stage) -> None:
                 divisor = _int_constant(instruction.rhs)
                 if divisor == 0:
                     raise VerificationError(
+                        DataFlowRule.CONSTANT_DIVISION_BY_ZERO,
                         "integer division by the constant 0", instruction, (stage, function, block, instruction)
                     )
                 if divisor == -1 and _int_constant(instruction.lhs) == INT32_MIN:
                     raise VerificationError(
+                        DataFlowRule.CONSTANT_DIVISION_OVERFLOW,
                         f"integer division of the constant {INT32_MIN} by the constant -1 overflows",
                         instruction,
                         (stage, function, block, instruction),

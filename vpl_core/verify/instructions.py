@@ -49,6 +49,14 @@ from vpl_core.ir.instructions import (
     Terminator,
 )
 from vpl_core.ir.module import Block, Direction, Function, InterfaceVariable, Stage, StageKind, Uniform
+from vpl_core.ir.type_rules import (
+    binary_result_type,
+    binary_type_error,
+    construct_type_error,
+    describe_type,
+    swizzle_result_type,
+    types_equal,
+)
 from vpl_core.ir.types import (
     BOOL,
     INT,
@@ -70,17 +78,18 @@ from vpl_core.ir.values import (
     StorageKind,
     is_float32,
 )
-from vpl_core.verify.builtins import builtin_result_type
-from vpl_core.verify.errors import VerificationError
-from vpl_core.verify.types_check import TypeChecker, short_repr
-from vpl_core.verify.typing import (
-    binary_result_type,
-    binary_type_error,
-    construct_type_error,
-    describe_type,
-    swizzle_result_type,
-    types_equal,
+from vpl_core.verify.builtins import BuiltinCallProblem, check_builtin_call
+from vpl_core.verify.errors import (
+    InstructionRule,
+    ObjectRule,
+    ReferenceRule,
+    TerminatorRule,
+    ValueRule,
+    VerificationError,
+    VerifierRule,
+    short_repr,
 )
+from vpl_core.verify.well_formed_types import TypeChecker
 
 _DERIVED_CLASSES = (MemberReferenceValue, IndexReferenceValue)
 _IR_VALUE_CLASSES = (RegisterValue, ConstantValue, ReferenceValue)
@@ -112,7 +121,7 @@ class StageScope:
 def as_sequence(value: object, what: str, subject: Any, context: Sequence[Any]) -> tuple[Any, ...]:
     """A list field as a tuple snapshot; anything but a list or tuple is malformed."""
     if not isinstance(value, (list, tuple)):
-        raise VerificationError(f"{what} is not a list", subject, context)
+        raise VerificationError(ObjectRule.NOT_A_LIST, f"{what} is not a list", subject, context)
     return tuple(value)
 
 
@@ -123,9 +132,9 @@ def _blame(value: object, context: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...
     return context[-1], context[:-1]
 
 
-def _fail(message: str, value: object, context: tuple[Any, ...]) -> VerificationError:
+def _fail(kind: VerifierRule, message: str, value: object, context: tuple[Any, ...]) -> VerificationError:
     subject, outer = _blame(value, context)
-    return VerificationError(message, subject, outer)
+    return VerificationError(kind, message, subject, outer)
 
 
 def _is_int_scalar(value_type: Type) -> bool:
@@ -158,6 +167,7 @@ class FunctionChecker:
             if isinstance(instruction, DeclareLocalInstruction):
                 if not in_prefix:
                     raise VerificationError(
+                        ValueRule.DECLARATION_NOT_IN_PREFIX,
                         "register declarations must form a prefix of the entry block", instruction, context
                     )
                 self._declare(instruction, context)
@@ -172,18 +182,19 @@ class FunctionChecker:
         inner = (*context, declaration)
         register = declaration.register
         if type(register) is not RegisterValue:
-            raise _fail("a declaration needs a register", register, inner)
+            raise _fail(ValueRule.NOT_A_REGISTER, "a declaration needs a register", register, inner)
         index = self._register_index(register, inner)
         declared = self.types.check_value_type(declaration.type, declaration, context, f"register r{index}")
         own = self.types.check_value_type(register.type, register, inner, f"register r{index}")
         if not types_equal(own, declared):
             raise VerificationError(
+                ValueRule.REGISTER_TYPE,
                 f"register r{index} has type {describe_type(own)} but is declared as {describe_type(declared)}",
                 declaration,
                 context,
             )
         if index in self.registers:
-            raise VerificationError(f"register r{index} is declared twice", declaration, context)
+            raise VerificationError(ValueRule.DECLARED_TWICE, f"register r{index} is declared twice", declaration, context)
         self.registers[index] = declared
 
     @staticmethod
@@ -191,7 +202,7 @@ class FunctionChecker:
         index = register.index
         if type(index) is not int or index < 0:
             raise VerificationError(
-                f"register index must be a nonnegative integer, got {short_repr(index)}", register, context
+                ValueRule.REGISTER_INDEX, f"register index must be a nonnegative integer, got {short_repr(index)}", register, context
             )
         return index
 
@@ -199,8 +210,8 @@ class FunctionChecker:
         """A register use: declared, with exactly its declared type."""
         if type(register) is not RegisterValue:
             if register is None:
-                raise _fail(f"{role} is missing", register, context)
-            raise _fail(f"{role} must be a register, got {type(register).__name__}", register, context)
+                raise _fail(ObjectRule.MISSING, f"{role} is missing", register, context)
+            raise _fail(ValueRule.NOT_A_REGISTER, f"{role} must be a register, got {type(register).__name__}", register, context)
         index = self._register_index(register, context)
         declared = self.registers.get(index)
         if declared is not None and register.type is declared:
@@ -209,9 +220,10 @@ class FunctionChecker:
             return declared
         own = self.types.check_value_type(register.type, register, context, f"register r{index}")
         if declared is None:
-            raise VerificationError(f"register r{index} is not declared", register, context)
+            raise VerificationError(ValueRule.UNDECLARED_REGISTER, f"register r{index} is not declared", register, context)
         if not types_equal(own, declared):
             raise VerificationError(
+                ValueRule.REGISTER_TYPE,
                 f"register r{index} is used as {describe_type(own)} but declared as {describe_type(declared)}",
                 register,
                 context,
@@ -222,7 +234,7 @@ class FunctionChecker:
         constant_type = self.types.check_type(constant.type, constant, context, "constant")
         if not isinstance(constant_type, ScalarType):
             raise VerificationError(
-                f"constants must have a scalar type, got {describe_type(constant_type)}", constant, context
+                ValueRule.CONSTANT_TYPE, f"constants must have a scalar type, got {describe_type(constant_type)}", constant, context
             )
         value = constant.value
         kind = constant_type.kind
@@ -237,7 +249,7 @@ class FunctionChecker:
             expected = "a finite binary32 value"
         if not valid:
             raise VerificationError(
-                f"{kind.value} constant must be {expected}, got {short_repr(value)}", constant, context
+                ValueRule.CONSTANT_VALUE, f"{kind.value} constant must be {expected}, got {short_repr(value)}", constant, context
             )
         return constant_type
 
@@ -249,11 +261,12 @@ class FunctionChecker:
             return self._constant(value, context)
         if isinstance(value, ReferenceValue):
             raise VerificationError(
+                ValueRule.REFERENCE_OPERAND,
                 f"{role} must be a register or constant, not a storage reference (load it first)", value, context
             )
         if value is None:
-            raise _fail(f"{role} is missing", value, context)
-        raise _fail(f"{role} must be a register or constant, got {type(value).__name__}", value, context)
+            raise _fail(ObjectRule.MISSING, f"{role} is missing", value, context)
+        raise _fail(ValueRule.NOT_AN_OPERAND, f"{role} must be a register or constant, got {type(value).__name__}", value, context)
 
     # Storage references ---------------------------------------------------------------------
 
@@ -261,12 +274,14 @@ class FunctionChecker:
         """A load/store path (spec 6, 6.1); returns its root and the selected stored type."""
         if not isinstance(reference, ReferenceValue):
             if isinstance(reference, RegisterValue):
-                raise _fail(f"{role} must be a storage reference, not a register", reference, context)
+                raise _fail(ReferenceRule.NOT_A_REFERENCE, f"{role} must be a storage reference, not a register", reference, context)
             if isinstance(reference, ConstantValue):
-                raise _fail(f"{role} must be a storage reference, not a constant", reference, context)
+                raise _fail(ReferenceRule.NOT_A_REFERENCE, f"{role} must be a storage reference, not a constant", reference, context)
             if reference is None:
-                raise _fail(f"{role} is missing", reference, context)
-            raise _fail(f"{role} must be a storage reference, got {type(reference).__name__}", reference, context)
+                raise _fail(ObjectRule.MISSING, f"{role} is missing", reference, context)
+            raise _fail(
+                ReferenceRule.NOT_A_REFERENCE, f"{role} must be a storage reference, got {type(reference).__name__}", reference, context
+            )
 
         # Walk to the root without recursion; a forged path may be cyclic.
         chain: list[ReferenceValue] = []
@@ -274,16 +289,16 @@ class FunctionChecker:
         current: object = reference
         while type(current) in _DERIVED_CLASSES:
             if id(current) in seen:
-                raise VerificationError("reference path is cyclic", current, context)
+                raise VerificationError(ReferenceRule.CYCLIC_PATH, "reference path is cyclic", current, context)
             seen.add(id(current))
             assert isinstance(current, ReferenceValue)
             chain.append(current)
             current = current.base  # type: ignore[attr-defined]
         if type(current) is not ReferenceValue:
             if isinstance(current, ReferenceValue):
-                raise VerificationError(f"unknown reference class {type(current).__name__}", current, context)
+                raise VerificationError(ObjectRule.UNKNOWN_CLASS, f"unknown reference class {type(current).__name__}", current, context)
             holder = chain[-1] if chain else reference
-            raise VerificationError("derived reference has no base reference", holder, context)
+            raise VerificationError(ReferenceRule.NO_BASE, "derived reference has no base reference", holder, context)
         assert isinstance(current, ReferenceValue)
         root = current
         stored = self._root(root, context)
@@ -294,26 +309,27 @@ class FunctionChecker:
     def _root(self, root: ReferenceValue, context: tuple[Any, ...]) -> Type:
         kind = root.storage_kind
         if not isinstance(kind, StorageKind):
-            raise VerificationError("reference has no valid storage kind", root, context)
+            raise VerificationError(ObjectRule.INVALID_ENUM, "reference has no valid storage kind", root, context)
         if not kind.is_root:
             raise VerificationError(
-                f"a root reference cannot have storage kind {kind.value}", root, context
+                ReferenceRule.ROOT_STORAGE_KIND, f"a root reference cannot have storage kind {kind.value}", root, context
             )
         slot = root.slot
         if type(slot) is not int or slot < 0:
             raise VerificationError(
-                f"reference slot must be a nonnegative integer, got {short_repr(slot)}", root, context
+                ReferenceRule.SLOT, f"reference slot must be a nonnegative integer, got {short_repr(slot)}", root, context
             )
         own = self.types.check_value_type(root.type, root, context, f"{kind.value} reference")
         if kind is StorageKind.LOCAL:
             bound = self.registers.get(slot)
             if bound is None:
-                raise VerificationError(f"local reference names undeclared register r{slot}", root, context)
+                raise VerificationError(ReferenceRule.UNDECLARED_LOCAL, f"local reference names undeclared register r{slot}", root, context)
             slot_name = f"register r{slot}"
         elif kind is StorageKind.PARAMETER:
             parameters = self.signature.parameters
             if slot >= len(parameters):
                 raise VerificationError(
+                    ReferenceRule.SLOT_OUT_OF_RANGE,
                     f"parameter reference slot {slot} is out of range: {self.name!r} has {len(parameters)} parameters",
                     root,
                     context,
@@ -324,6 +340,7 @@ class FunctionChecker:
             uniforms = self.module.uniforms
             if slot >= len(uniforms):
                 raise VerificationError(
+                    ReferenceRule.SLOT_OUT_OF_RANGE,
                     f"uniform reference slot {slot} is out of range: the module has {len(uniforms)} uniforms",
                     root,
                     context,
@@ -334,6 +351,7 @@ class FunctionChecker:
             interface = self.stage.interface
             if slot >= len(interface):
                 raise VerificationError(
+                    ReferenceRule.SLOT_OUT_OF_RANGE,
                     f"stage reference slot {slot} is out of range: the {self.stage.kind.value} stage has "
                     f"{len(interface)} interface variables",
                     root,
@@ -343,6 +361,7 @@ class FunctionChecker:
             slot_name = f"interface variable {interface[slot].name!r}"
         if not types_equal(own, bound):
             raise VerificationError(
+                ReferenceRule.ROOT_TYPE,
                 f"{kind.value} reference has type {describe_type(own)} but {slot_name} has {describe_type(bound)}",
                 root,
                 context,
@@ -356,29 +375,33 @@ class FunctionChecker:
         if derived.storage_kind is not expected_kind:
             got = getattr(derived.storage_kind, "value", short_repr(derived.storage_kind))
             raise VerificationError(
-                f"{label} must have storage kind {expected_kind.value}, got {got}", derived, context
+                ReferenceRule.DERIVED_STORAGE_KIND, f"{label} must have storage kind {expected_kind.value}, got {got}", derived, context
             )
         if type(derived.slot) is not int or derived.slot != 0:
-            raise VerificationError(f"{label} must have slot 0, got {short_repr(derived.slot)}", derived, context)
+            raise VerificationError(
+                ReferenceRule.DERIVED_SLOT, f"{label} must have slot 0, got {short_repr(derived.slot)}", derived, context
+            )
         own = self.types.check_value_type(derived.type, derived, context, label)
         if isinstance(derived, MemberReferenceValue):
             field_name = derived.field_name
             if not isinstance(field_name, str):
-                raise VerificationError("member reference needs a field name", derived, context)
+                raise VerificationError(ReferenceRule.MEMBER_FIELD_NAME, "member reference needs a field name", derived, context)
             if not isinstance(base_type, RecordType):
                 raise VerificationError(
+                    ReferenceRule.MEMBER_OF_NON_RECORD,
                     f"member reference needs record storage, got {describe_type(base_type)}", derived, context
                 )
             field = base_type.field_named(field_name)
             if field is None:
                 raise VerificationError(
-                    f"record {base_type.name!r} has no field {field_name!r}", derived, context
+                    ReferenceRule.UNKNOWN_FIELD, f"record {base_type.name!r} has no field {field_name!r}", derived, context
                 )
             selected = field.type
         else:
             assert isinstance(derived, IndexReferenceValue)
             if not isinstance(base_type, ArrayType):
                 raise VerificationError(
+                    ReferenceRule.INDEX_OF_NON_ARRAY,
                     f"index reference needs array storage, got {describe_type(base_type)}", derived, context
                 )
             index_type = self._operand(derived.index, (*context, derived), "index")
@@ -386,17 +409,17 @@ class FunctionChecker:
             selected = base_type.element
         if not types_equal(own, selected):
             raise VerificationError(
-                f"{label} has type {describe_type(own)} but selects {describe_type(selected)}", derived, context
+                ReferenceRule.DERIVED_TYPE, f"{label} has type {describe_type(own)} but selects {describe_type(selected)}", derived, context
             )
         return selected
 
     @staticmethod
     def _check_index(index: object, index_type: Type, array: ArrayType, context: tuple[Any, ...]) -> None:
         if not _is_int_scalar(index_type):
-            raise _fail(f"index must be an int scalar, got {describe_type(index_type)}", index, context)
-        if isinstance(index, ConstantValue) and not 0 <= index.value < array.count:  # type: ignore[operator]
+            raise _fail(ValueRule.INDEX_TYPE, f"index must be an int scalar, got {describe_type(index_type)}", index, context)
+        if isinstance(index, ConstantValue) and not 0 <= index.value < array.count:
             raise _fail(
-                f"constant index {index.value} is out of bounds for {describe_type(array)}", index, context
+                ValueRule.CONSTANT_INDEX_BOUNDS, f"constant index {index.value} is out of bounds for {describe_type(array)}", index, context
             )
 
     def _is_writable(self, root: ReferenceValue) -> bool:
@@ -417,17 +440,17 @@ class FunctionChecker:
             )
         if handler is None:
             if isinstance(instruction, Instruction):
-                raise VerificationError(f"unknown instruction {type(instruction).__name__}", instruction, context)
+                raise VerificationError(ObjectRule.UNKNOWN_CLASS, f"unknown instruction {type(instruction).__name__}", instruction, context)
             if instruction is None:
-                raise VerificationError("block holds a missing instruction (None)", context[-1], context[:-1])
+                raise VerificationError(ObjectRule.MISSING, "block holds a missing instruction (None)", context[-1], context[:-1])
             raise VerificationError(
-                f"block holds a non-instruction object {type(instruction).__name__}", context[-1], context[:-1]
+                ObjectRule.WRONG_CLASS, f"block holds a non-instruction object {type(instruction).__name__}", context[-1], context[:-1]
             )
         handler(self, instruction, context)
 
     def _result(self, instruction: Any, context: tuple[Any, ...], what: str) -> Type:
         if instruction.result is None:
-            raise VerificationError(f"{what} needs a result register", instruction, context)
+            raise VerificationError(InstructionRule.NO_RESULT, f"{what} needs a result register", instruction, context)
         return self._register(instruction.result, (*context, instruction), "result")
 
     def _copy(self, instruction: CopyInstruction, context: tuple[Any, ...]) -> None:
@@ -435,6 +458,7 @@ class FunctionChecker:
         source = self._operand(instruction.source, (*context, instruction), "copy source")
         if not types_equal(source, result):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"copy needs a source of exactly the result type, got {describe_type(source)} "
                 f"for a {describe_type(result)} result",
                 instruction,
@@ -446,6 +470,7 @@ class FunctionChecker:
         _, stored = self._reference(instruction.source, (*context, instruction), "load source")
         if not types_equal(stored, result):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"load of {describe_type(stored)} storage needs a result of that type, got {describe_type(result)}",
                 instruction,
                 context,
@@ -456,10 +481,11 @@ class FunctionChecker:
         root, stored = self._reference(instruction.target, inner, "store target")
         if not self._is_writable(root):
             where = "uniform storage" if root.storage_kind is StorageKind.UNIFORM else "a stage input"
-            raise VerificationError(f"cannot store to {where}: it is read-only", instruction.target, inner)
+            raise VerificationError(ReferenceRule.READ_ONLY, f"cannot store to {where}: it is read-only", instruction.target, inner)
         value = self._operand(instruction.value, inner, "stored value")
         if not types_equal(value, stored):
             raise VerificationError(
+                InstructionRule.STORE_TYPE,
                 f"store to {describe_type(stored)} storage needs exactly that type, got {describe_type(value)}",
                 instruction,
                 context,
@@ -469,16 +495,17 @@ class FunctionChecker:
         result = self._result(instruction, context, "binary instruction")
         operator = instruction.operator
         if not isinstance(operator, BinaryOperator):
-            raise VerificationError("binary instruction has no valid operator", instruction, context)
+            raise VerificationError(ObjectRule.INVALID_ENUM, "binary instruction has no valid operator", instruction, context)
         inner = (*context, instruction)
         lhs = self._operand(instruction.lhs, inner, f"left operand of {operator.value}")
         rhs = self._operand(instruction.rhs, inner, f"right operand of {operator.value}")
         error = binary_type_error(operator, lhs, rhs)
         if error is not None:
-            raise VerificationError(error, instruction, context)
+            raise VerificationError(InstructionRule.BINARY_OPERANDS, error, instruction, context)
         expected = binary_result_type(operator, lhs, rhs)
         if not types_equal(result, expected):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"binary {operator.value} produces {describe_type(expected)}, got a {describe_type(result)} result",
                 instruction,
                 context,
@@ -489,6 +516,7 @@ class FunctionChecker:
         target = self.types.check_type(instruction.type, instruction, context, "constructed type")
         if not types_equal(result, target):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"construct of {describe_type(target)} needs a result of that type, got {describe_type(result)}",
                 instruction,
                 context,
@@ -501,28 +529,31 @@ class FunctionChecker:
         ]
         error = construct_type_error(target, argument_types)
         if error is not None:
-            raise VerificationError(error, instruction, context)
+            raise VerificationError(InstructionRule.CONSTRUCT_OPERANDS, error, instruction, context)
 
     def _call(self, instruction: CallInstruction, context: tuple[Any, ...]) -> None:
         builtin = instruction.builtin
         if not isinstance(builtin, Builtin):
-            raise VerificationError("call has no valid built-in selector", instruction, context)
+            raise VerificationError(ObjectRule.INVALID_ENUM, "call has no valid built-in selector", instruction, context)
         arguments = as_sequence(instruction.arguments, "call argument list", instruction, context)
         inner = (*context, instruction)
         if builtin is Builtin.NONE:
             self._function_call(instruction, arguments, context)
             return
         if instruction.callee is not None:
-            raise VerificationError(f"built-in {builtin.value} call cannot name a callee function", instruction, context)
+            raise VerificationError(
+                InstructionRule.BUILTIN_WITH_CALLEE, f"built-in {builtin.value} call cannot name a callee function", instruction, context
+            )
         argument_types = [
             self._operand(argument, inner, f"argument {position} of {builtin.value}")
             for position, argument in enumerate(arguments)
         ]
-        expected = builtin_result_type(builtin, argument_types, self.stage.kind)
-        if isinstance(expected, str):
-            raise VerificationError(expected, instruction, context)
+        expected = check_builtin_call(builtin, argument_types, self.stage.kind)
+        if isinstance(expected, BuiltinCallProblem):
+            raise VerificationError(expected.kind, expected.message, instruction, context)
         if instruction.result is None:
             raise VerificationError(
+                InstructionRule.NO_RESULT,
                 f"built-in {builtin.value} needs a result register of type {describe_type(expected)}",
                 instruction,
                 context,
@@ -530,6 +561,7 @@ class FunctionChecker:
         result = self._register(instruction.result, inner, "result")
         if not types_equal(result, expected):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"built-in {builtin.value} returns {describe_type(expected)}, got a {describe_type(result)} result",
                 instruction,
                 context,
@@ -538,12 +570,13 @@ class FunctionChecker:
     def _function_call(self, instruction: CallInstruction, arguments: tuple[Any, ...], context: tuple[Any, ...]) -> None:
         callee = instruction.callee
         if callee is None:
-            raise VerificationError("function call needs a callee", instruction, context)
+            raise VerificationError(InstructionRule.NO_CALLEE, "function call needs a callee", instruction, context)
         if not isinstance(callee, Function):
-            raise VerificationError(f"callee is not a function, got {type(callee).__name__}", instruction, context)
+            raise VerificationError(ObjectRule.WRONG_CLASS, f"callee is not a function, got {type(callee).__name__}", instruction, context)
         signature = self.stage.signatures.get(id(callee))
         if signature is None:
             raise VerificationError(
+                InstructionRule.CALLEE_OTHER_STAGE,
                 f"callee {short_repr(callee.name)} is not a function of the {self.stage.kind.value} stage",
                 instruction,
                 context,
@@ -552,6 +585,7 @@ class FunctionChecker:
         parameters = signature.parameters
         if len(arguments) != len(parameters):
             raise VerificationError(
+                InstructionRule.CALL_ARITY,
                 f"call of {name!r} needs {len(parameters)} arguments, got {len(arguments)}", instruction, context
             )
         inner = (*context, instruction)
@@ -559,6 +593,7 @@ class FunctionChecker:
             argument_type = self._operand(argument, inner, f"argument {position} of {name!r}")
             if not types_equal(argument_type, parameter.type):
                 raise VerificationError(
+                    InstructionRule.CALL_ARGUMENT_TYPE,
                     f"argument {position} of {name!r} must be {describe_type(parameter.type)}, "
                     f"got {describe_type(argument_type)}",
                     instruction,
@@ -568,16 +603,18 @@ class FunctionChecker:
         if isinstance(return_type, VoidType):
             if instruction.result is not None:
                 raise VerificationError(
-                    f"call of void function {name!r} cannot have a result register", instruction, context
+                    InstructionRule.VOID_CALL_RESULT, f"call of void function {name!r} cannot have a result register", instruction, context
                 )
             return
         if instruction.result is None:
             raise VerificationError(
+                InstructionRule.NO_RESULT,
                 f"call of {name!r} needs a result register of type {describe_type(return_type)}", instruction, context
             )
         result = self._register(instruction.result, inner, "result")
         if not types_equal(result, return_type):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"call of {name!r} returns {describe_type(return_type)}, got a {describe_type(result)} result",
                 instruction,
                 context,
@@ -588,9 +625,10 @@ class FunctionChecker:
         source = self._operand(instruction.source, (*context, instruction), "swizzle source")
         expected = swizzle_result_type(source, instruction.pattern)
         if isinstance(expected, str):
-            raise VerificationError(expected, instruction, context)
+            raise VerificationError(InstructionRule.SWIZZLE, expected, instruction, context)
         if not types_equal(result, expected):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"swizzle {instruction.pattern!r} produces {describe_type(expected)}, "
                 f"got a {describe_type(result)} result",
                 instruction,
@@ -601,15 +639,20 @@ class FunctionChecker:
         result = self._result(instruction, context, "member")
         source = self._operand(instruction.source, (*context, instruction), "member source")
         if not isinstance(source, RecordType):
-            raise VerificationError(f"member needs a record value, got {describe_type(source)}", instruction, context)
+            raise VerificationError(
+                InstructionRule.MEMBER_OF_NON_RECORD, f"member needs a record value, got {describe_type(source)}", instruction, context
+            )
         field_name = instruction.field_name
         if not isinstance(field_name, str):
-            raise VerificationError("member needs a field name", instruction, context)
+            raise VerificationError(InstructionRule.MEMBER_FIELD_NAME, "member needs a field name", instruction, context)
         field = source.field_named(field_name)
         if field is None:
-            raise VerificationError(f"record {source.name!r} has no field {field_name!r}", instruction, context)
+            raise VerificationError(
+                InstructionRule.UNKNOWN_FIELD, f"record {source.name!r} has no field {field_name!r}", instruction, context
+            )
         if not types_equal(result, field.type):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"member {field_name!r} has type {describe_type(field.type)}, got a {describe_type(result)} result",
                 instruction,
                 context,
@@ -621,10 +664,13 @@ class FunctionChecker:
         source = self._operand(instruction.source, inner, "index source")
         index_type = self._operand(instruction.index, inner, "index")
         if not isinstance(source, ArrayType):
-            raise VerificationError(f"index needs an array value, got {describe_type(source)}", instruction, context)
+            raise VerificationError(
+                InstructionRule.INDEX_OF_NON_ARRAY, f"index needs an array value, got {describe_type(source)}", instruction, context
+            )
         self._check_index(instruction.index, index_type, source, inner)
         if not types_equal(result, source.element):
             raise VerificationError(
+                InstructionRule.RESULT_TYPE,
                 f"element of {describe_type(source)} has type {describe_type(source.element)}, "
                 f"got a {describe_type(result)} result",
                 instruction,
@@ -636,7 +682,7 @@ class FunctionChecker:
     def _check_terminator(self, block: Block, context: tuple[Any, ...]) -> None:
         terminator = block.terminator
         if terminator is None:
-            raise VerificationError("block has no terminator", block, context[:-1])
+            raise VerificationError(TerminatorRule.MISSING, "block has no terminator", block, context[:-1])
         inner = (*context, terminator)
         if isinstance(terminator, BranchTerminator):
             self._target(terminator.target, terminator, context, "branch target")
@@ -644,6 +690,7 @@ class FunctionChecker:
             condition = self._operand(terminator.condition, inner, "branch condition")
             if not types_equal(condition, BOOL):
                 raise VerificationError(
+                    TerminatorRule.CONDITION_TYPE,
                     f"branch condition must be a bool scalar, got {describe_type(condition)}", terminator, context
                 )
             self._target(terminator.true_target, terminator, context, "true target")
@@ -653,38 +700,45 @@ class FunctionChecker:
         elif isinstance(terminator, DiscardTerminator):
             if self.stage.kind is not StageKind.FRAGMENT:
                 raise VerificationError(
+                    TerminatorRule.DISCARD_OUTSIDE_FRAGMENT,
                     f"discard is only allowed in the fragment stage, not in {self.stage.kind.value} "
                     f"function {self.name!r}",
                     terminator,
                     context,
                 )
         elif isinstance(terminator, Terminator):
-            raise VerificationError(f"unknown terminator {type(terminator).__name__}", terminator, context)
+            raise VerificationError(ObjectRule.UNKNOWN_CLASS, f"unknown terminator {type(terminator).__name__}", terminator, context)
         else:
             raise VerificationError(
-                f"block terminator is not a terminator, got {type(terminator).__name__}", block, context[:-1]
+                ObjectRule.WRONG_CLASS, f"block terminator is not a terminator, got {type(terminator).__name__}", block, context[:-1]
             )
 
     def _target(self, target: object, terminator: Terminator, context: tuple[Any, ...], role: str) -> None:
         if not isinstance(target, Block):
-            raise VerificationError(f"{role} is not a block", terminator, context)
+            raise VerificationError(TerminatorRule.TARGET_NOT_BLOCK, f"{role} is not a block", terminator, context)
         if id(target) not in self.block_ids:
-            raise VerificationError(f"{role} is not a block of function {self.name!r}", terminator, context)
+            raise VerificationError(
+                TerminatorRule.TARGET_OTHER_FUNCTION, f"{role} is not a block of function {self.name!r}", terminator, context
+            )
 
     def _return(self, terminator: ReturnTerminator, context: tuple[Any, ...]) -> None:
         return_type = self.signature.return_type
         value = terminator.value
         if isinstance(return_type, VoidType):
             if value is not None:
-                raise VerificationError(f"void function {self.name!r} cannot return a value", terminator, context)
+                raise VerificationError(
+                    TerminatorRule.VOID_RETURN_VALUE, f"void function {self.name!r} cannot return a value", terminator, context
+                )
             return
         if value is None:
             raise VerificationError(
+                TerminatorRule.MISSING_RETURN_VALUE,
                 f"function {self.name!r} must return a {describe_type(return_type)} value", terminator, context
             )
         value_type = self._operand(value, (*context, terminator), "return value")
         if not types_equal(value_type, return_type):
             raise VerificationError(
+                TerminatorRule.RETURN_TYPE,
                 f"function {self.name!r} must return exactly {describe_type(return_type)}, "
                 f"got {describe_type(value_type)}",
                 terminator,

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, Stage, StageKind
+from vpl_core.ir.type_rules import describe_type, types_equal
 from vpl_core.ir.types import ScalarKind, VectorType
-from vpl_core.verify.errors import VerificationError
-from vpl_core.verify.types_check import TypeChecker, short_repr
-from vpl_core.verify.typing import describe_type, types_equal
+from vpl_core.verify.errors import InterfaceRule, ObjectRule, VerificationError, short_repr
+from vpl_core.verify.well_formed_types import TypeChecker
 
 _FLOAT_VEC4 = VectorType(ScalarKind.FLOAT, 4)
 _LINKAGE_TAGS = (Semantic.COLOR, Semantic.TEXCOORD)
@@ -44,21 +44,25 @@ def check_interface(
     checked: list[InterfaceVariable] = []
     for variable in variables:
         if not isinstance(variable, InterfaceVariable):
-            raise VerificationError(f"{kind.value} interface holds a non-interface object", stage, ())
+            raise VerificationError(ObjectRule.WRONG_CLASS, f"{kind.value} interface holds a non-interface object", stage, ())
         _check_variable_fields(variable, context, types)
         direction = variable.direction
         if variable.name in names:
-            raise VerificationError(f"{kind.value} stage has two interface variables named {variable.name!r}", variable, context)
+            raise VerificationError(
+                InterfaceRule.DUPLICATE_NAME, f"{kind.value} stage has two interface variables named {variable.name!r}", variable, context
+            )
         names.add(variable.name)
         if variable.location != -1:
             if (direction, variable.location) in locations:
                 raise VerificationError(
+                    InterfaceRule.DUPLICATE_LOCATION,
                     f"two {kind.value} {direction.value}puts use location {variable.location}", variable, context
                 )
             locations[(direction, variable.location)] = variable
         if variable.semantic is not Semantic.NONE:
             if (direction, variable.semantic) in semantics:
                 raise VerificationError(
+                    InterfaceRule.DUPLICATE_SEMANTIC,
                     f"two {kind.value} {direction.value}puts have semantic {variable.semantic.value}", variable, context
                 )
             semantics[(direction, variable.semantic)] = variable
@@ -66,23 +70,24 @@ def check_interface(
         checked.append(variable)
 
     if kind is StageKind.VERTEX and (Direction.OUT, Semantic.POSITION) not in semantics:
-        raise VerificationError("vertex stage must declare a position output", stage, ())
+        raise VerificationError(InterfaceRule.NO_POSITION, "vertex stage must declare a position output", stage, ())
     if kind is StageKind.FRAGMENT and (Direction.OUT, Semantic.FRAGMENT_COLOR) not in semantics:
-        raise VerificationError("fragment stage must declare a fragment_color output", stage, ())
+        raise VerificationError(InterfaceRule.NO_FRAGMENT_COLOR, "fragment stage must declare a fragment_color output", stage, ())
     return tuple(checked)
 
 
 def _check_variable_fields(variable: InterfaceVariable, context: tuple[Stage], types: TypeChecker) -> None:
     if not isinstance(variable.direction, Direction):
-        raise VerificationError("interface variable has no valid direction", variable, context)
+        raise VerificationError(ObjectRule.INVALID_ENUM, "interface variable has no valid direction", variable, context)
     if not isinstance(variable.semantic, Semantic):
-        raise VerificationError("interface variable has no valid semantic", variable, context)
+        raise VerificationError(ObjectRule.INVALID_ENUM, "interface variable has no valid semantic", variable, context)
     if not isinstance(variable.name, str) or not variable.name:
-        raise VerificationError("interface variable names must be nonempty strings", variable, context)
+        raise VerificationError(InterfaceRule.NAME, "interface variable names must be nonempty strings", variable, context)
     types.check_value_type(variable.type, variable, context, f"interface variable {variable.name!r}")
     location = variable.location
     if type(location) is not int or location < -1:
         raise VerificationError(
+            InterfaceRule.LOCATION,
             f"interface location must be -1 (unspecified) or nonnegative, got {short_repr(location)}", variable, context
         )
 
@@ -95,19 +100,20 @@ def _check_semantic_placement(variable: InterfaceVariable, kind: StageKind, cont
         )
         if not placed:
             raise VerificationError(
-                "position is only a vertex output or a fragment input", variable, context
+                InterfaceRule.POSITION_PLACEMENT, "position is only a vertex output or a fragment input", variable, context
             )
         if not types_equal(variable.type, _FLOAT_VEC4):
             raise VerificationError(
-                f"position must be vector float 4, got {describe_type(variable.type)}", variable, context
+                InterfaceRule.POSITION_TYPE, f"position must be vector float 4, got {describe_type(variable.type)}", variable, context
             )
         if variable.location != -1:
-            raise VerificationError("position must have location -1", variable, context)
+            raise VerificationError(InterfaceRule.POSITION_LOCATION, "position must have location -1", variable, context)
     elif semantic is Semantic.FRAGMENT_COLOR:
         if kind is not StageKind.FRAGMENT or variable.direction is not Direction.OUT:
-            raise VerificationError("fragment_color is only a fragment output", variable, context)
+            raise VerificationError(InterfaceRule.FRAGMENT_COLOR_PLACEMENT, "fragment_color is only a fragment output", variable, context)
         if not types_equal(variable.type, _FLOAT_VEC4):
             raise VerificationError(
+                InterfaceRule.FRAGMENT_COLOR_TYPE,
                 f"fragment_color must be vector float 4, got {describe_type(variable.type)}", variable, context
             )
 
@@ -142,15 +148,17 @@ def check_linkage(
             where = f"named {variable.name!r} without a location"
         if not matches:
             raise VerificationError(
-                f"fragment input {variable.name!r} has no vertex output {where}", variable, context
+                InterfaceRule.UNLINKED_INPUT, f"fragment input {variable.name!r} has no vertex output {where}", variable, context
             )
         if len(matches) > 1:
             raise VerificationError(
+                InterfaceRule.AMBIGUOUS_LINK,
                 f"fragment input {variable.name!r} matches more than one vertex output {where}", variable, context
             )
         (output,) = matches
         if not types_equal(variable.type, output.type):
             raise VerificationError(
+                InterfaceRule.LINK_TYPE,
                 f"fragment input {variable.name!r} has type {describe_type(variable.type)} but vertex output "
                 f"{output.name!r} has {describe_type(output.type)}",
                 variable,
@@ -162,6 +170,7 @@ def check_linkage(
             and variable.semantic is not output.semantic
         ):
             raise VerificationError(
+                InterfaceRule.LINK_TAG,
                 f"fragment input {variable.name!r} is tagged {variable.semantic.value} but vertex output "
                 f"{output.name!r} is tagged {output.semantic.value}",
                 variable,

@@ -55,7 +55,7 @@ from vpl_core.ir.values import (
     ReferenceValue,
     StorageKind,
 )
-from vpl_core.verify.errors import VerificationError
+from vpl_core.verify.errors import DataFlowRule, VerificationError
 
 # The implementation bound on leaf-class tree nodes per stage (see above).
 MAX_CLASS_NODES = 1 << 18
@@ -82,8 +82,8 @@ class OutputSelection:
     written: int
 
 
-_NO_NODES: list = []  # never appended to: expanded nodes get their own lists
-_NO_CONSTANTS: dict = {}
+_NO_NODES: list[_Node] = []  # never appended to: expanded nodes get their own lists
+_NO_CONSTANTS: dict[int, _Node] = {}
 
 
 class _Node:
@@ -251,6 +251,7 @@ class OutputLayout:
             self._nodes_left -= 1
             if self._nodes_left < 0:
                 raise VerificationError(
+                    DataFlowRule.OUTPUT_LEAF_LIMIT,
                     f"the access paths of output '{variable.name}' distinguish too many leaf classes: this"
                     f" verifier tracks at most {self._max_nodes} per stage (an implementation resource bound)",
                     variable,

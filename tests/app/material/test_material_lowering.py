@@ -604,6 +604,7 @@ def test_node_dataclass_shape() -> None:
 def test_backend_errors_map_back_by_position(monkeypatch) -> None:
     """glsl.compile reports objects of its own materialized copy; the lowering maps them by structural path."""
     from vpl_core.backends import glsl
+    from vpl_core.backends.glsl.errors import SamplerRule
     from vpl_core.diagnostics import TargetError
 
     graph = MaterialGraph()
@@ -617,7 +618,7 @@ def test_backend_errors_map_back_by_position(monkeypatch) -> None:
         return next(i for i in module.fragment.entry.blocks[0].instructions if isinstance(i, CallInstruction))
 
     def fake_generate(module: Module, *arguments: object) -> None:
-        raise TargetError("this target cannot sample here", subject=texture_call(module))
+        raise TargetError(SamplerRule.NOT_FROM_SAMPLER_ROOT, "this target cannot sample here", subject=texture_call(module))
 
     # The real compile runs on its own snapshot and raises through the patched generator.
     monkeypatch.setattr(glsl, "generate", fake_generate)

@@ -153,7 +153,7 @@ def test_a_new_document_starts_from_its_own_parameter_values(session: EditorSess
 
 
 def test_export_writes_what_vpl_compile_writes(session: EditorSession, tmp_path: Path) -> None:
-    from vpl_core.backends.glsl.export import compile_file
+    from vpl_core.backends.glsl import compile_file
 
     path = example_path("textured")
     loaded = session.read_file(path)

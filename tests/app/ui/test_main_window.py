@@ -22,7 +22,8 @@ from app.material.graph import MaterialGraph
 from app.ui.code_view import FRAGMENT_TAB, VERTEX_TAB, VPL_TAB
 from app.ui.dialogs import SaveChoice
 from vpl_core.backends.glsl import compile as compile_glsl
-from vpl_core.backends.glsl.export import compile_file, export_artifact
+from vpl_core.backends.glsl import compile_file
+from vpl_core.backends.glsl.export import export_artifact
 
 PREVIEW_TIMEOUT_MS = 30_000
 SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"

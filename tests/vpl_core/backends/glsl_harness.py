@@ -37,6 +37,23 @@ from vpl_core.ir.types import (
 )
 
 #: A triangle covering the whole viewport, and texture coordinates that map the viewport to [0, 1]^2.
+#: A vertex stage of module text (types Vec3, Vec4, Void): position input at location 0 to clip position.
+PASS_THROUGH_VERTEX_STAGE = """
+  (vertex main
+    (interface
+      (in position "position" Vec3 0 none)
+      (out clip "clip" Vec4 -1 position))
+    (functions
+      (function main "vertex_main" Void
+        (parameters)
+        (registers (register r0 Vec3) (register r1 Vec4))
+        (block entry
+          (load r0 (stage position))
+          (construct r1 r0 (float 1.0))
+          (store (stage clip) r1)
+          (return)))))
+"""
+
 FULL_SCREEN_POSITIONS = np.array([[-1.0, -1.0, 0.0], [3.0, -1.0, 0.0], [-1.0, 3.0, 0.0]], dtype=np.float32)
 FULL_SCREEN_TEXCOORDS = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]], dtype=np.float32)
 

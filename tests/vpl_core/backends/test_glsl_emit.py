@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from vpl_core.backends.glsl import GLSL420, generate, names
 from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.backends.glsl.errors import ProfileRule
 from vpl_core.backends.glsl.literals import float_literal, int_literal
 from vpl_core.backends.glsl.profiles import ES300, ES320, resolve_profile
 from vpl_core.diagnostics import TargetError
@@ -64,19 +65,19 @@ def test_compile_accepts_target_or_version_and_defaults_to_glsl420() -> None:
 
 
 @pytest.mark.parametrize(
-    ("arguments", "message"),
+    ("arguments", "kind"),
     [
-        ({"version": 330}, "unsupported GLSL version 330"),
-        ({"version": "420"}, "unsupported GLSL version '420'"),
-        ({"target": "glsl450"}, "unsupported GLSL target 'glsl450'"),
-        ({"target": "hlsl"}, "unsupported GLSL target 'hlsl'"),
-        ({"target": "es300", "version": 420}, "target 'es300' is GLSL version 300, not 420"),
+        ({"version": 330}, ProfileRule.UNKNOWN_VERSION),
+        ({"version": "420"}, ProfileRule.UNKNOWN_VERSION),
+        ({"target": "glsl450"}, ProfileRule.UNKNOWN_TARGET),
+        ({"target": "hlsl"}, ProfileRule.UNKNOWN_TARGET),
+        ({"target": "es300", "version": 420}, ProfileRule.TARGET_VERSION_MISMATCH),
     ],
 )
-def test_other_targets_and_versions_are_target_errors(arguments: dict, message: str) -> None:
+def test_other_targets_and_versions_are_target_errors(arguments: dict, kind: ProfileRule) -> None:
     with pytest.raises(TargetError) as caught:
         compile_glsl(VerifiedModule.create(minimal_module()), **arguments)
-    assert message in caught.value.message
+    assert caught.value.kind is kind
 
 
 def test_compile_accepts_only_the_publication_boundary() -> None:

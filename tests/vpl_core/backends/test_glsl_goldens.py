@@ -1,4 +1,4 @@
-"""Golden files (STYLE.md): every case's generated code and reflection equal the checked-in files,
+"""Golden files (as naga keeps them): every case's generated code and reflection equal the checked-in files,
 and every checked-in golden passes glslangValidator per stage and linked.
 
 One parametrized comparison per case and target; a mismatch prints a unified

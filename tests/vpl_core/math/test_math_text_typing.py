@@ -43,7 +43,9 @@ from vpl_core.diagnostics import Category, SemanticError, SyntacticError, VplErr
 from vpl_core.ir import BOOL, FLOAT, INT, SAMPLER2D, ArrayType, Builtin, StageKind, Type, bvec, ivec, mat, record, vec
 from vpl_core.publish import VerifiedModule
 from vpl_core.text import read, write
+from vpl_core.text.errors import SyntaxRule
 from vpl_core.verify.builtins import BUILTINS, builtin_result_type
+from vpl_core.verify.errors import InstructionRule
 
 TERNARY_UNIVERSE = [TYPES[key] for key in ("float", "vec2", "vec3", "int", "ivec3", "bool", "bvec3", "mat2")]
 
@@ -124,8 +126,7 @@ def test_rejected_combinations_are_semantic_errors_at_the_instruction(operation:
         assert isinstance(error, SemanticError), (arguments, diagnostic.format())
         assert diagnostic.category is Category.SEMANTIC
         assert (diagnostic.line, diagnostic.column) == position_of(text, instruction), (arguments, diagnostic.format())
-        assert diagnostic.message.startswith(f"built-in {operation} does not accept ("), diagnostic.message
-        assert "it takes (" in diagnostic.message
+        assert diagnostic.kind is InstructionRule.BUILTIN_ARGUMENTS, diagnostic.message
         checked += 1
     assert checked > 0
 
@@ -139,8 +140,7 @@ def test_wrong_result_register_type_is_rejected(operation: str) -> None:
     error = _read_error(text)
     assert isinstance(error, SemanticError)
     assert (error.diagnostic.line, error.diagnostic.column) == position_of(text, instruction)
-    assert error.diagnostic.message.startswith(f"built-in {operation} returns ")
-    assert "vector int 4" in error.diagnostic.message or "vector float 4" in error.diagnostic.message
+    assert error.kind is InstructionRule.RESULT_TYPE
 
 
 @pytest.mark.parametrize("operation", MATH_OPERATIONS)
@@ -156,7 +156,8 @@ def test_wrong_operand_count_and_void_destination_are_syntactic(operation: str) 
         text = module_text(body)
         error = _read_error(text)
         assert isinstance(error, SyntacticError), error.diagnostic.format()
-        assert shape in error.diagnostic.message, error.diagnostic.message
+        assert error.kind is (SyntaxRule.INCOMPLETE_FORM if operands < count else SyntaxRule.EXTRA_ITEM)
+        assert shape in error.diagnostic.message, error.diagnostic.message  # the message shows the form's shape
         line, _ = position_of(text, bad)
         assert error.diagnostic.line == line
     body, instruction = call_function(operation, arguments, result)
@@ -180,9 +181,7 @@ def test_vertex_stage_availability(operation: str) -> None:
             error = _read_error(case)
             assert isinstance(error, SemanticError)
             assert (error.diagnostic.line, error.diagnostic.column) == position_of(case, snippet)
-            assert error.diagnostic.message == (
-                f"built-in {operation} is not available in the vertex stage (only fragment)"
-            )
+            assert error.kind is InstructionRule.BUILTIN_STAGE
         # The same helper in the fragment stage is fine.
         _canonical_fixed_point(module_text(Function([], []), fragment_helpers=[helper]))
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vpl_core.diagnostics import LexicalError
+from vpl_core.text.errors import LexicalRule
 from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, decode, tokenize
 
 
@@ -41,7 +42,7 @@ def test_names_follow_the_common_rule() -> None:
         (NAME, word) for word in ["a", "_a", "__a1", "a_1_", "Z9", "r0", "r00", "r12", "fragment_color", "sampler2D"]
     ]
     for word in ["_", "__", "_1", "__9a"]:
-        assert "malformed name" in lexical_error(word).message
+        assert lexical_error(word).kind is LexicalRule.MALFORMED_WORD
 
 
 def test_reserved_words_are_keywords_and_names_are_case_sensitive() -> None:
@@ -63,7 +64,8 @@ def test_numbers_follow_the_common_decimal_spelling(word: str) -> None:
 @pytest.mark.parametrize("word", ["1.2.3", "1e", "1e+", "1x", "--1", "+-1", "1-2", "1e5.0", ".", "-", "+", ".e5", "0x1F"])
 def test_a_maximal_number_word_must_match_entirely(word: str) -> None:
     error = lexical_error(f"(a {word})")
-    assert error.message == f"malformed number '{word}'"
+    assert error.kind is LexicalRule.MALFORMED_WORD
+    assert error.message == f"malformed number '{word}'"  # the message quotes the whole word
     assert (error.diagnostic.line, error.diagnostic.column) == (1, 4)
 
 
@@ -82,36 +84,36 @@ def test_strings_hold_any_non_control_character_directly() -> None:
 
 
 @pytest.mark.parametrize(
-    ("source", "column", "message"),
+    ("source", "column", "kind"),
     [
-        (r'"\x41"', 2, "unknown escape sequence '\\x'"),
-        (r'"\U00000041"', 2, "unknown escape sequence '\\U'"),
-        (r'"\a"', 2, "unknown escape sequence '\\a'"),
-        (r'"\0"', 2, "unknown escape sequence '\\0'"),
-        (r'"\/"', 2, "unknown escape sequence '\\/'"),
-        (r'"\u004"', 2, "exactly four hexadecimal digits"),
-        (r'"\u"', 2, "exactly four hexadecimal digits"),
-        (r'"\ud83c\udfa8"', 2, "surrogate escape"),
-        (r'"ok\uDC00"', 4, "surrogate escape"),
-        ('"a\u0001"', 3, "raw control character U+0001"),
-        ('"a\u001f"', 3, "raw control character U+001F"),
-        ('"a\\\u0007"', 4, "raw control character U+0007"),
-        ('"abc', 1, "unterminated string"),
-        ("'abc\"", 1, "unterminated string"),
-        ('"abc\\', 1, "unterminated string"),
-        ('"a\rb"', 3, "line ending inside a string"),
+        (r'"\x41"', 2, LexicalRule.UNKNOWN_ESCAPE),
+        (r'"\U00000041"', 2, LexicalRule.UNKNOWN_ESCAPE),
+        (r'"\a"', 2, LexicalRule.UNKNOWN_ESCAPE),
+        (r'"\0"', 2, LexicalRule.UNKNOWN_ESCAPE),
+        (r'"\/"', 2, LexicalRule.UNKNOWN_ESCAPE),
+        (r'"\u004"', 2, LexicalRule.UNICODE_ESCAPE),
+        (r'"\u"', 2, LexicalRule.UNICODE_ESCAPE),
+        (r'"\ud83c\udfa8"', 2, LexicalRule.SURROGATE_ESCAPE),
+        (r'"ok\uDC00"', 4, LexicalRule.SURROGATE_ESCAPE),
+        ('"a\u0001"', 3, LexicalRule.CONTROL_IN_STRING),
+        ('"a\u001f"', 3, LexicalRule.CONTROL_IN_STRING),
+        ('"a\\\u0007"', 4, LexicalRule.CONTROL_IN_STRING),
+        ('"abc', 1, LexicalRule.UNTERMINATED_STRING),
+        ("'abc\"", 1, LexicalRule.UNTERMINATED_STRING),
+        ('"abc\\', 1, LexicalRule.UNTERMINATED_STRING),
+        ('"a\rb"', 3, LexicalRule.LINE_ENDING_IN_STRING),
     ],
 )
-def test_string_errors(source: str, column: int, message: str) -> None:
+def test_string_errors(source: str, column: int, kind: LexicalRule) -> None:
     error = lexical_error(source)
-    assert message in error.message
+    assert error.kind is kind
     assert (error.diagnostic.line, error.diagnostic.column) == (1, column)
 
 
 @pytest.mark.parametrize("character", list("{}[],.:;#$%&*=<>?@^`|~!/") + ["\u00a0", "\u2028", "\ufeff", "\x0b", "\x0c", "\x00", "\x7f"])
 def test_other_characters_outside_strings_are_lexical_errors(character: str) -> None:
     error = lexical_error(f"(a {character} b)")
-    assert "unexpected character" in error.message or "malformed number" in error.message
+    assert error.kind in (LexicalRule.UNEXPECTED_CHARACTER, LexicalRule.MALFORMED_WORD)
     assert (error.diagnostic.line, error.diagnostic.column) == (1, 4)
 
 
@@ -158,14 +160,15 @@ def test_invalid_utf8_is_a_lexical_error_at_the_offending_byte(
     data: bytes, offset: int, line: int, column: int, message: str
 ) -> None:
     diagnostic = lexical_error(data).diagnostic
-    assert message in diagnostic.message
+    assert diagnostic.kind is (LexicalRule.BYTE_ORDER_MARK if data.startswith(b"\xef\xbb\xbf") else LexicalRule.INVALID_UTF8)
+    assert message in diagnostic.message  # the message says what is wrong with the bytes
     assert (diagnostic.offset, diagnostic.line, diagnostic.column) == (offset, line, column)
 
 
 def test_str_input_is_encoded_as_utf8_and_lone_surrogates_are_rejected() -> None:
     assert tokens('"\u00e9"') == tokens('"\u00e9"'.encode("utf-8"))
     diagnostic = lexical_error('(a "x\ud800")').diagnostic
-    assert "encoded surrogate" in diagnostic.message
+    assert diagnostic.kind is LexicalRule.INVALID_UTF8
     assert (diagnostic.offset, diagnostic.column) == (5, 6)
 
 
@@ -190,6 +193,7 @@ def test_inputs_over_the_size_limit_are_refused_up_front() -> None:
             read(oversized, label="huge.vpl")
         diagnostic = raised.value.diagnostic
         assert (diagnostic.label, diagnostic.line, diagnostic.column, diagnostic.offset) == ("huge.vpl", 1, 1, 0)
+        assert diagnostic.kind is LexicalRule.INPUT_SIZE
         assert diagnostic.message == (
             f"input too large: {MAX_SOURCE_BYTES + 1} bytes; this implementation reads at most {MAX_SOURCE_BYTES}"
             " bytes (32 MiB)"

@@ -1,4 +1,4 @@
-"""Every case of data/negative-cases.vpl-cases is rejected with its category, position and message.
+"""Every case of data/negative-cases.vpl-cases is rejected with its category, position and rule kind.
 
 The data file holds many small negative cases split by marker lines (see
 its header), so adding a case is adding a few lines of text.
@@ -24,7 +24,7 @@ class NegativeCase:
     category: str
     line: int
     column: int
-    message: str
+    kind: str  # the rule kind's code, `Family.MEMBER`
     strict: bool
     text: str
 
@@ -38,13 +38,13 @@ def load_cases() -> list[NegativeCase]:
         if header is None:
             return
         fields = [field.strip() for field in header[3:].split(" | ")]
-        name, expectation, message = fields[:3]
+        name, expectation, kind = fields[:3]
         flags = fields[3:]
         category, position = expectation.split()
         line, column = (int(number) for number in position.split(":"))
         while body and not body[-1].strip():
             body.pop()
-        cases.append(NegativeCase(name, category, line, column, message, "strict" in flags, "\n".join(body)))
+        cases.append(NegativeCase(name, category, line, column, kind, "strict" in flags, "\n".join(body)))
 
     with open(CASES_FILE, encoding="utf-8", newline="") as stream:
         for line in stream.read().split("\n"):
@@ -71,10 +71,11 @@ def test_negative_case(case: NegativeCase) -> None:
         read(case.text, label="case.vpl", strict_v1=case.strict)
     error = raised.value
     diagnostic = error.diagnostic
-    actual = f"{type(error).__name__} {diagnostic.line}:{diagnostic.column} {diagnostic.message}"
+    kind = diagnostic.kind.code if diagnostic.kind is not None else None
+    actual = f"{type(error).__name__} {diagnostic.line}:{diagnostic.column} {kind} {diagnostic.message}"
     assert type(error) is ERROR_CLASSES[case.category], actual
     assert (diagnostic.line, diagnostic.column) == (case.line, case.column), actual
-    assert case.message in diagnostic.message, actual
+    assert kind == case.kind, actual
     assert diagnostic.label == "case.vpl"
     # The byte offset agrees with line and column.
     data = case.text.encode("utf-8")

@@ -1,4 +1,4 @@
-"""Robustness: no input makes the reader raise anything but the three reading errors (ARCHITECTURE.md, Errors).
+"""Robustness: no input makes the reader raise anything but the three reading errors (docs/architecture.md, "Errors").
 
 Random bytes, random token soup and mutations of valid module texts. Sizes
 are bounded so that every example is quick; an accepted mutation must also

@@ -32,7 +32,9 @@ from vpl_core.ir import (
 )
 from vpl_core.text import read, read_file
 from vpl_core.text import reader as reader_module
+from vpl_core.text.errors import BindingRule, SyntaxRule
 from vpl_core.verify import VerificationError
+from vpl_core.verify.errors import InternalRule, TypeRule
 
 SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"
 
@@ -242,8 +244,9 @@ def test_every_math_builtin_has_a_form_with_its_arity() -> None:
 def test_strict_mode_accepts_plain_version_1_and_empty_extensions_are_allowed_otherwise() -> None:
     read(module_text(), strict_v1=True)
     read(module_text(extensions="(extensions)"))
-    with pytest.raises(SyntacticError, match=r"extensions are not part of VPL version 1 \(strict mode\)"):
+    with pytest.raises(SyntacticError) as raised:
         read(module_text(extensions="(extensions)"), strict_v1=True)
+    assert raised.value.kind is SyntaxRule.STRICT_V1_EXTENSION
 
 
 # Limits (spec 10.2) ---------------------------------------------------------------------
@@ -280,27 +283,30 @@ def test_forms_and_atoms_may_nest_128_deep() -> None:
 def test_an_atom_at_level_129_is_rejected() -> None:
     # One more member_ref puts the root form at level 128 and its head word at 129.
     text = member_chain_text(121)
-    with pytest.raises(SyntacticError, match="forms and atoms nest deeper than 128 levels") as raised:
+    with pytest.raises(SyntacticError) as raised:
         read(text)
+    assert raised.value.kind is SyntaxRule.NESTING_DEPTH
     assert raised.value.diagnostic.offset == text.index("(uniform u)") + 1
 
 
 def test_a_form_at_level_129_is_rejected_at_its_parenthesis() -> None:
-    with pytest.raises(SyntacticError, match="nest deeper than 128 levels") as raised:
+    with pytest.raises(SyntacticError) as raised:
         read("(" * 129 + ")" * 129)
+    assert raised.value.kind is SyntaxRule.NESTING_DEPTH
     assert raised.value.diagnostic.offset == 128
 
 
 def test_an_empty_form_may_sit_at_level_128() -> None:
     with pytest.raises(SyntacticError) as raised:
         read("(" * 128 + ")" * 128)
-    assert "nest deeper" not in raised.value.message
+    assert raised.value.kind is not SyntaxRule.NESTING_DEPTH
 
 
 @pytest.mark.parametrize("depth", [10_000, 200_000])
 def test_deep_nesting_never_recurses(depth: int) -> None:
-    with pytest.raises(SyntacticError, match="nest deeper"):
+    with pytest.raises(SyntacticError) as raised:
         read("(" * depth + ")" * depth)
+    assert raised.value.kind is SyntaxRule.NESTING_DEPTH
     with pytest.raises(SyntacticError):
         read("(module 1 " + "(" * depth)
 
@@ -318,16 +324,20 @@ def test_type_dependency_paths_may_have_128_edges_even_in_unused_types() -> None
 
 
 def test_type_dependency_paths_of_129_edges_are_rejected() -> None:
-    with pytest.raises(SemanticError, match="dependency path of 129 edges"):
+    with pytest.raises(SemanticError) as raised:
         read(type_chain_text(129))
+    assert raised.value.kind is BindingRule.TYPE_DEPTH
+    assert "dependency path of 129 edges" in raised.value.message  # the message gives the length found
 
 
 def test_long_type_chains_and_cycles_never_recurse() -> None:
-    with pytest.raises(SemanticError, match="dependency path"):
+    with pytest.raises(SemanticError) as raised:
         read(type_chain_text(20_000))
+    assert raised.value.kind is BindingRule.TYPE_DEPTH
     text = module_text(types=TYPES + " " + " ".join(f"(type A{level} array A{(level + 1) % 20_000} 2)" for level in range(20_000)))
-    with pytest.raises(SemanticError, match="type cycle"):
+    with pytest.raises(SemanticError) as raised:
         read(text)
+    assert raised.value.kind is TypeRule.RECURSIVE
 
 
 def test_zero_array_lengths_and_counts_up_to_the_size_bound() -> None:
@@ -349,7 +359,7 @@ class RaisingVerifier:
 
     def run(self, module: Any) -> None:
         message, subject, context = self.choose(module)
-        raise VerificationError(message, subject, context)
+        raise VerificationError(InternalRule.CHECKER_FAILED, message, subject, context)
 
 
 def read_with_verifier(monkeypatch: pytest.MonkeyPatch, text: str, choose: Any) -> SemanticError:
@@ -408,6 +418,7 @@ def test_verifier_failures_are_placed_at_their_subject(
     error = read_with_verifier(monkeypatch, TEXT, failing)
     diagnostic = error.diagnostic
     assert diagnostic.message == "made-up problem" and diagnostic.subject is subject
+    assert diagnostic.kind is InternalRule.CHECKER_FAILED  # the verifier's kind survives positioning
     assert diagnostic.label == "m.vpl"
     assert (diagnostic.line, diagnostic.column) == position(TEXT, needle, occurrence)
     assert diagnostic.offset == TEXT.index(needle)

@@ -33,7 +33,9 @@ from vpl_core.ir import (
 )
 from vpl_core.publish import VerifiedModule
 from vpl_core.text import read, read_file, write
+from vpl_core.text.errors import SyntaxRule, WriterRule
 from vpl_core.text.writer import MAX_REFERENCE_DEPTH, quote
+from vpl_core.verify.errors import TerminatorRule, TypeRule
 
 SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"
 
@@ -199,15 +201,17 @@ def test_math_extension_is_declared_only_when_used() -> None:
     text = fixed_point(module)
     assert text.startswith('(module 1\n  (extensions "math")\n  (types\n')
     assert "(sin r1 (float 0.5))" in text
-    with pytest.raises(SyntacticError, match="strict mode"):
+    with pytest.raises(SyntacticError) as raised:
         read(text, strict_v1=True)
+    assert raised.value.kind is SyntaxRule.STRICT_V1_EXTENSION
 
 
 def test_the_writer_verifies_first() -> None:
     module = minimal_module()
     module.fragment.entry.blocks[0].terminator = None
-    with pytest.raises(SemanticError):
+    with pytest.raises(SemanticError) as raised:
         write(module)
+    assert raised.value.kind is TerminatorRule.MISSING  # the verifier's rule, not the writer's
 
 
 def reference_chain_module(depth: int) -> Module:
@@ -239,8 +243,9 @@ def test_reference_paths_up_to_the_writing_limit_are_written() -> None:
 
 def test_reference_paths_beyond_the_writing_limit_are_rejected() -> None:
     module = reference_chain_module(MAX_REFERENCE_DEPTH + 1)
-    with pytest.raises(SemanticError, match="deeper than 120"):
+    with pytest.raises(SemanticError) as raised:
         write(module)
+    assert raised.value.kind is WriterRule.REFERENCE_DEPTH
 
 
 @settings(max_examples=200, deadline=None)
@@ -269,8 +274,9 @@ def test_types_up_to_the_reader_depth_are_written() -> None:
 @pytest.mark.parametrize("depth", [130, 5_000])
 def test_types_deeper_than_the_reader_accepts_are_rejected_without_recursion(depth: int) -> None:
     module = deep_array_module(depth)
-    with pytest.raises(SemanticError, match="dependency path of") as raised:
+    with pytest.raises(SemanticError) as raised:
         write(module)
+    assert raised.value.kind is WriterRule.TYPE_DEPTH
     assert raised.value.subject is module.uniforms[-1]
 
 
@@ -279,8 +285,9 @@ def test_recursive_records_are_rejected() -> None:
     loop = record("Loop", [])
     loop.fields.append(Field("self", ArrayType(loop, 2)))
     add_uniform(module, "loop", loop)
-    with pytest.raises(SemanticError):
+    with pytest.raises(SemanticError) as raised:
         write(module)
+    assert raised.value.kind is TypeRule.RECURSIVE
 
 
 def test_numbers_the_text_cannot_hold_are_semantic_errors_of_the_writer() -> None:
@@ -288,8 +295,11 @@ def test_numbers_the_text_cannot_hold_are_semantic_errors_of_the_writer() -> Non
     too_far.fragment.interface[0].location = 2**31
     huge = minimal_module()
     add_uniform(huge, "huge", ArrayType(FLOAT, 2**64))
-    for module, subject in ((too_far, too_far.fragment.interface[0]), (huge, huge.uniforms[0])):
+    for module, subject, kind in (
+        (too_far, too_far.fragment.interface[0], WriterRule.NOT_EXPRESSIBLE),
+        (huge, huge.uniforms[0], WriterRule.SIZE_RANGE),
+    ):
         with pytest.raises(SemanticError) as raised:
             write(module)
-        assert raised.value.subject is subject
+        assert raised.value.subject is subject and raised.value.kind is kind
         assert raised.value.diagnostic.label is None  # the writer's own diagnostic, not a read-back failure

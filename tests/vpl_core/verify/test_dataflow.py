@@ -24,6 +24,7 @@ from vpl_core.ir import (
     vec,
 )
 from vpl_core.verify import VerificationError, Verifier, dataflow
+from vpl_core.verify.errors import DataFlowRule
 
 # Branch joins and repeated writes -----------------------------------------------------------
 
@@ -57,7 +58,7 @@ def test_assignment_on_both_branches_reaches_the_join():
 
 def test_assignment_on_one_branch_only_is_rejected_at_the_join_read():
     module, main, read, _ = _join_module(assign_on_both=False)
-    error = assert_rejected(module, "register r0 is read before it is definitely assigned", read.lhs)
+    error = assert_rejected(module, DataFlowRule.UNASSIGNED_REGISTER, read.lhs)
     stage, function, block, instruction = error.context
     assert stage is module.fragment and function is main.function
     assert block is main.function.blocks[3] and instruction is read
@@ -80,7 +81,7 @@ def test_constant_condition_still_considers_both_successors():
     read = main.add(value, main.i(1))
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "register r0", join.instructions[0].lhs)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, join.instructions[0].lhs)
     del read
 
 
@@ -104,7 +105,7 @@ def test_an_instruction_reads_its_inputs_before_writing_its_destination():
     main.add(value, main.i(1), result=value)  # r0 = r0 + 1 needs the old r0
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "register r0", executable(main.entry)[0].lhs)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, executable(main.entry)[0].lhs)
 
 
 def test_read_before_write_in_the_same_block_is_rejected_and_write_after_is_not_enough():
@@ -115,7 +116,7 @@ def test_read_before_write_in_the_same_block_is_rejected_and_write_after_is_not_
     main.copy(main.i(1), result=value)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "register r0", executable(main.entry)[0].source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, executable(main.entry)[0].source)
     del other
 
 
@@ -152,7 +153,7 @@ def test_spec_loop_with_initial_copy_is_accepted():
 
 def test_assignment_on_a_back_edge_does_not_justify_the_first_iteration():
     module, test = _spec_loop(initial_copy=False)
-    assert_rejected(module, "register r0", test.instructions[0].lhs)
+    assert_rejected(module, DataFlowRule.UNASSIGNED_REGISTER, test.instructions[0].lhs)
 
 
 def test_assignment_inside_a_loop_body_is_not_available_after_the_loop():
@@ -173,7 +174,7 @@ def test_assignment_inside_a_loop_body_is_not_available_after_the_loop():
     main.copy(inner)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "register r2", exit_block.instructions[0].source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, exit_block.instructions[0].source)
 
 
 def test_nested_loops_reach_a_fixed_point():
@@ -207,7 +208,7 @@ def test_nested_loops_reach_a_fixed_point():
     assert_accepted(built.module)
     # j is assigned only in the outer body, so it is unavailable after the outer loop.
     done.instructions.insert(0, CopyInstruction(acc, j))
-    assert_rejected(built.module, "register r1", done.instructions[0].source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, done.instructions[0].source)
 
 
 def test_infinite_loop_without_return_is_accepted():
@@ -234,7 +235,7 @@ def test_branch_condition_needs_assignment():
         built.store_color(main)
         main.ret()
     terminator = main.entry.terminator
-    error = assert_rejected(built.module, "register r0", terminator.condition)
+    error = assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, terminator.condition)
     assert error.context[3] is terminator
 
 
@@ -247,7 +248,7 @@ def test_return_value_needs_assignment():
     main.call(helper.function)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "register r0", helper.function.blocks[0].terminator.value)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, helper.function.blocks[0].terminator.value)
 
 
 # Reachability ------------------------------------------------------------------------------
@@ -293,7 +294,7 @@ def test_unused_functions_are_checked_as_their_own_invocations():
     value = unused.register(INT)
     unused.copy(value)
     unused.ret()
-    assert_rejected(built.module, "register r0", executable(unused.entry)[0].source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, executable(unused.entry)[0].source)
 
 
 # Local aggregates (6.2) -----------------------------------------------------------------------
@@ -313,7 +314,7 @@ def test_member_store_into_unassigned_local_aggregate_is_rejected():
     main.ret()
     store = executable(main.entry)[1]
     assert isinstance(store, StoreInstruction)
-    assert_rejected(built.module, "store into part of local r0", store.target)
+    assert_rejected(built.module, DataFlowRule.PARTIAL_LOCAL_STORE, store.target)
 
 
 def test_partial_stores_never_establish_the_whole_register():
@@ -329,13 +330,13 @@ def test_partial_stores_never_establish_the_whole_register():
     built.store_color(main)
     main.ret()
     first_partial, second_partial = executable(main.entry)[1:3]
-    assert_rejected(built.module, "store into part of local r0", first_partial.target)
+    assert_rejected(built.module, DataFlowRule.PARTIAL_LOCAL_STORE, first_partial.target)
     main.entry.instructions.remove(first_partial)
-    assert_rejected(built.module, "store into part of local r0", second_partial.target)
+    assert_rejected(built.module, DataFlowRule.PARTIAL_LOCAL_STORE, second_partial.target)
     main.entry.instructions.remove(second_partial)
     load = executable(main.entry)[1]
     assert isinstance(load, LoadInstruction)
-    assert_rejected(built.module, "load of local r0", load.source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_LOCAL_LOAD, load.source)
 
 
 def test_whole_assignments_establish_a_local_aggregate():
@@ -370,7 +371,7 @@ def test_derived_load_needs_the_whole_local_register():
     built.store_color(main)
     main.ret()
     load = executable(main.entry)[0]
-    assert_rejected(built.module, "load of part of local r0", load.source)
+    assert_rejected(built.module, DataFlowRule.PARTIAL_LOCAL_LOAD, load.source)
 
 
 def test_parameters_are_supplied_in_full():
@@ -428,7 +429,7 @@ def test_dynamic_index_register_must_be_assigned_in_a_store_path():
     store = next(i for i in main.entry.instructions if isinstance(i, StoreInstruction))
     index_reference = store.target.base
     assert isinstance(index_reference, IndexReferenceValue)
-    error = assert_rejected(module, "register r3", index_reference.index)
+    error = assert_rejected(module, DataFlowRule.UNASSIGNED_REGISTER, index_reference.index)
     assert error.context[3] is store
 
 
@@ -442,7 +443,7 @@ def test_dynamic_index_register_must_be_assigned_in_a_load_path():
     copy = instructions.pop(copy_position)
     instructions.insert(instructions.index(load), copy)
     store = next(i for i in instructions if isinstance(i, StoreInstruction))
-    assert_rejected(module, "register r3", store.target.base.index)
+    assert_rejected(module, DataFlowRule.UNASSIGNED_REGISTER, store.target.base.index)
     # With the store removed, the load is fine again (the copy precedes it).
     instructions.remove(store)
     assert_accepted(module)
@@ -451,7 +452,7 @@ def test_dynamic_index_register_must_be_assigned_in_a_load_path():
 def test_nested_store_into_an_uninitialized_array_of_records_is_rejected():
     module, main = _nested_storage(initialize_index=True, initialize_array=False)
     store = next(i for i in main.entry.instructions if isinstance(i, StoreInstruction))
-    assert_rejected(module, "store into part of local r2", store.target)
+    assert_rejected(module, DataFlowRule.PARTIAL_LOCAL_STORE, store.target)
 
 
 def test_index_extraction_reads_its_index_register():
@@ -464,7 +465,7 @@ def test_index_extraction_reads_its_index_register():
     built.store_color(main)
     main.ret()
     extraction = executable(main.entry)[1]
-    assert_rejected(built.module, "register r1", extraction.index)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, extraction.index)
 
 
 # Constant division (4.1) ----------------------------------------------------------------------
@@ -494,12 +495,12 @@ def _division(lhs, rhs, result_type=INT, unreachable: bool = False, in_unused: b
 def test_integer_division_by_constant_zero_is_rejected():
     for where in ({}, {"unreachable": True}, {"in_unused": True}):
         module, division = _division("register", _int(0), **where)
-        assert_rejected(module, "division by the constant 0", division)
+        assert_rejected(module, DataFlowRule.CONSTANT_DIVISION_BY_ZERO, division)
 
 
 def test_constant_int32_min_divided_by_minus_one_is_rejected():
     module, division = _division(_int(INT32_MIN), _int(-1))
-    assert_rejected(module, f"division of the constant {INT32_MIN} by the constant -1", division)
+    assert_rejected(module, DataFlowRule.CONSTANT_DIVISION_OVERFLOW, division)
 
 
 def test_other_divisions_are_accepted():
@@ -545,7 +546,7 @@ def test_vertex_stage_errors_come_before_fragment_stage_errors():
     read = CopyInstruction(vertex_main.register(INT, index=100), unassigned)
     entry_block = vertex_main.entry
     entry_block.instructions.insert(entry_block.instructions.index(executable(entry_block)[0]), read)
-    error = assert_rejected(built.module, "register r99", unassigned)
+    error = assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, unassigned)
     assert error.context[0] is built.module.vertex
 
 
@@ -566,7 +567,7 @@ def test_errors_follow_function_list_order_not_call_order():
     main.call(helper.function)
     built.store_color(main)
     main.ret()
-    error = assert_rejected(built.module, "register r0", executable(helper.entry)[0].source)
+    error = assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, executable(helper.entry)[0].source)
     assert error.context[1] is helper.function
 
 

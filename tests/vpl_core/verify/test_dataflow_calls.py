@@ -6,6 +6,7 @@ from test_dataflow_support import assert_accepted, assert_rejected, executable, 
 
 from vpl_core.ir import BOOL, INT, VOID, CallInstruction, vec
 from vpl_core.verify.dataflow import HelperSummary, summarize_stage
+from vpl_core.verify.errors import DataFlowRule
 
 
 def _calls(block):
@@ -39,7 +40,7 @@ def test_helper_assigning_on_one_path_only_guarantees_nothing():
     main = built.entry()
     main.call(paint.function, main.b(True))
     main.ret()
-    assert_rejected(built.module, "output 'color'", main.entry.terminator)
+    assert_rejected(built.module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, main.entry.terminator)
 
 
 def test_discarding_paths_do_not_weaken_helper_guarantees():
@@ -70,7 +71,7 @@ def test_helper_read_before_write_is_a_prerequisite_checked_at_the_call():
     main.call(tint.function)
     main.ret()
     call = _calls(main.entry)[0]
-    error = assert_rejected(built.module, "call of 'tint' reads output 'color'", call)
+    error = assert_rejected(built.module, DataFlowRule.CALL_READS_UNASSIGNED_OUTPUT, call)
     assert error.context[3] is call
     # The helper itself is not in error: its read became a prerequisite.
     # Assigning the output before the call satisfies it.
@@ -97,7 +98,7 @@ def test_prerequisites_propagate_through_call_chains():
     main.call(middle.function)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "call of 'middle' reads output 'color'", _calls(main.entry)[0])
+    assert_rejected(built.module, DataFlowRule.CALL_READS_UNASSIGNED_OUTPUT, _calls(main.entry)[0])
 
 
 def test_prerequisites_satisfied_inside_the_intermediate_helper_do_not_propagate():
@@ -135,7 +136,7 @@ def test_entry_function_output_reads_are_errors_not_prerequisites():
     main.load(built.color)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "output 'color' is read before", executable(main.entry)[0].source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_OUTPUT_READ, executable(main.entry)[0].source)
 
 
 def test_helper_that_always_discards_cuts_the_caller():
@@ -165,7 +166,7 @@ def test_arguments_of_a_non_returning_call_are_still_checked():
     value = main.register(INT)
     main.call(kill.function, value)
     main.ret()
-    assert_rejected(built.module, "register r0", _calls(main.entry)[0].arguments[0])
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, _calls(main.entry)[0].arguments[0])
 
 
 def test_helper_that_loops_forever_cannot_return_normally():
@@ -232,7 +233,7 @@ def test_non_void_call_assigns_its_result_and_reads_its_arguments():
     # Without the copy the argument is unassigned.
     copy = executable(main.entry)[0]
     main.entry.instructions.remove(copy)
-    assert_rejected(built.module, "register r0", _calls(main.entry)[0].arguments[0])
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, _calls(main.entry)[0].arguments[0])
 
 
 def test_registers_are_not_shared_between_caller_and_callee():
@@ -246,7 +247,7 @@ def test_registers_are_not_shared_between_caller_and_callee():
     main.call(helper.function)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "register r0", helper.entry.terminator.value)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, helper.entry.terminator.value)
 
 
 def test_a_call_after_the_guarantee_is_received_can_read_it():

@@ -29,6 +29,7 @@ from vpl_core.ir import (
     vec,
 )
 from vpl_core.verify import VerificationError, Verifier, dataflow
+from vpl_core.verify.errors import VerifierRule
 
 
 @dataclass
@@ -86,17 +87,17 @@ def assert_accepted(module: Module) -> None:
     Verifier().run(module)
 
 
-def assert_rejected(module: Module, gist: str, subject: Any) -> VerificationError:
-    """The data-flow layer and the full verifier reject `module` with `gist` blaming `subject` itself."""
+def assert_rejected(module: Module, kind: VerifierRule, subject: Any) -> VerificationError:
+    """The data-flow layer and the full verifier reject `module` for the rule `kind`, blaming `subject` itself."""
     with pytest.raises(VerificationError) as caught:
         dataflow.check_module(module)
     error = caught.value
-    assert gist in error.message
+    assert error.kind is kind, f"kind is {error.kind!r}, expected {kind!r} ({error.message})"
     assert error.subject is subject, f"subject {error.subject!r} is not {subject!r}"
     assert len(error.context) == 4
     with pytest.raises(VerificationError) as through_verifier:
         Verifier().run(module)
-    assert through_verifier.value.message == error.message
+    assert through_verifier.value.kind is kind and through_verifier.value.message == error.message
     assert through_verifier.value.subject is subject
     return error
 

@@ -31,6 +31,7 @@ from vpl_core.ir import (
 )
 from vpl_core.ir.module import Direction, InterfaceVariable
 from vpl_core.ir.values import ReferenceValue, StorageKind
+from vpl_core.verify.errors import DataFlowRule
 from vpl_core.verify.outputs import OutputLayout
 
 
@@ -176,7 +177,7 @@ def test_missing_output_store_is_rejected_at_the_entry_return():
     main = built.entry()
     main.ret()
     terminator = main.entry.terminator
-    error = assert_rejected(built.module, "returns before output 'color' is fully assigned", terminator)
+    error = assert_rejected(built.module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, terminator)
     assert error.context[3] is terminator
 
 
@@ -193,7 +194,7 @@ def test_output_assigned_on_one_branch_only_is_rejected_at_the_return():
     main.branch(join)
     main.position_at(join)
     main.ret()
-    assert_rejected(built.module, "output 'color'", join.terminator)
+    assert_rejected(built.module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, join.terminator)
     # Assigning it on the other branch too is enough.
     main.position_at(right)
     right.terminator = None
@@ -213,7 +214,7 @@ def test_every_reachable_return_is_checked():
     main.position_at(late)
     built.store_color(main)
     main.ret()
-    assert_rejected(built.module, "output 'color'", early.terminator)
+    assert_rejected(built.module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, early.terminator)
 
 
 def _arrays_of_records_vertex(count: int = 2):
@@ -242,7 +243,7 @@ def test_a_missing_leaf_of_an_array_of_records_is_named():
     main.store(member(element(cells_ref, 0), "weight"), main.f(1.0))
     main.store(member(element(cells_ref, 1), "color"), color)
     main.ret()
-    assert_rejected(module, "output 'cells' is fully assigned on every path ('cells[1].weight'", main.entry.terminator)
+    assert_rejected(module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, main.entry.terminator)
 
 
 def test_whole_element_store_establishes_all_its_fields():
@@ -263,7 +264,7 @@ def test_dynamic_index_stores_establish_nothing_even_for_one_element_arrays():
     index = main.copy(main.i(0))
     main.store(element(one, index), main.f(1.0))
     main.ret()
-    assert_rejected(module, "output 'one'", main.entry.terminator)
+    assert_rejected(module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, main.entry.terminator)
     # A constant index 0 establishes the only element.
     executable(main.entry)[-1].target = element(one, 0)
     assert_accepted(module)
@@ -283,7 +284,7 @@ def test_dynamic_index_reads_need_every_potentially_selected_leaf():
         main.store(member(element(cells_ref, position), "weight"), main.f(0.0))
     main.ret()
     weight_load = [i for i in executable(main.entry) if isinstance(i, LoadInstruction)][1]
-    assert_rejected(module, "output 'cells' is read before 'cells[0].weight'", weight_load.source)
+    assert_rejected(module, DataFlowRule.UNASSIGNED_OUTPUT_READ, weight_load.source)
 
 
 def test_dynamic_index_read_with_one_unassigned_element_is_rejected():
@@ -295,7 +296,7 @@ def test_dynamic_index_read_with_one_unassigned_element_is_rejected():
     load = LoadInstruction(main.register(vec(4)), member(element(cells_ref, index), "color"))
     main.emit(load)
     main.ret()
-    assert_rejected(module, "before 'cells[1].color'", load.source)
+    assert_rejected(module, DataFlowRule.UNASSIGNED_OUTPUT_READ, load.source)
 
 
 def test_output_reads_need_prior_assignment_on_every_path():
@@ -305,7 +306,7 @@ def test_output_reads_need_prior_assignment_on_every_path():
     built.store_color(main)
     main.ret()
     load = executable(main.entry)[0]
-    assert_rejected(built.module, "output 'color' is read before 'color' is definitely assigned", load.source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_OUTPUT_READ, load.source)
     # After a whole store the same read is fine.
     main.entry.instructions.remove(load)
     main.entry.terminator = None
@@ -364,11 +365,11 @@ def test_reads_before_a_discard_are_still_checked():
     main.copy(value)
     main.load(built.color)
     main.discard()
-    assert_rejected(built.module, "register r0", executable(main.entry)[0].source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_REGISTER, executable(main.entry)[0].source)
     main.entry.instructions.remove(executable(main.entry)[0])
     load = executable(main.entry)[0]
     assert isinstance(load, LoadInstruction)
-    assert_rejected(built.module, "output 'color' is read before", load.source)
+    assert_rejected(built.module, DataFlowRule.UNASSIGNED_OUTPUT_READ, load.source)
 
 
 def test_store_paths_do_not_need_siblings_assigned():
@@ -380,7 +381,7 @@ def test_store_paths_do_not_need_siblings_assigned():
     main.ret()
     load_cell = [i for i in executable(main.entry) if isinstance(i, LoadInstruction)][1]
     # The second load reads all of cells[1], whose color is not assigned yet.
-    assert_rejected(module, "before 'cells[1].color'", load_cell.source)
+    assert_rejected(module, DataFlowRule.UNASSIGNED_OUTPUT_READ, load_cell.source)
     assert isinstance(executable(main.entry)[-1], StoreInstruction)
 
 
@@ -397,7 +398,7 @@ def test_huge_output_arrays_verify_in_time_bounded_by_the_code():
     main.store(member(element(big, 0), "weight"), main.f(1.0))
     main.ret()
     started = time.perf_counter()
-    assert_rejected(module, "('big[0].color' may be unassigned)", main.entry.terminator)
+    assert_rejected(module, DataFlowRule.OUTPUT_UNASSIGNED_AT_RETURN, main.entry.terminator)
     main.entry.terminator = None
     main.position_at(main.entry)
     main.store(big, main.load(source))
@@ -439,6 +440,6 @@ def test_too_many_leaf_classes_is_an_implementation_bound_not_a_crash():
     assert OutputLayout(stage, paths).leaf_total == 16**3
     with pytest.raises(VerificationError) as caught:
         OutputLayout(stage, paths, max_nodes=1000)
-    assert "output 'cube' distinguish too many leaf classes" in caught.value.message
-    assert "at most 1000" in caught.value.message
+    assert caught.value.kind is DataFlowRule.OUTPUT_LEAF_LIMIT
+    assert "at most 1000" in caught.value.message  # the bound is named, so the user knows it is not their error
     assert caught.value.subject is stage.interface[0]

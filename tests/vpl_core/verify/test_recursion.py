@@ -6,6 +6,7 @@ from test_dataflow_support import assert_accepted, assert_rejected, executable, 
 
 from vpl_core.ir import INT, VOID, CallInstruction
 from vpl_core.verify.callgraph import callee_first_order
+from vpl_core.verify.errors import DataFlowRule
 
 
 def _call_in(function_builder) -> CallInstruction:
@@ -33,7 +34,7 @@ def test_direct_recursion_is_rejected():
     again.ret()
     main.call(again.function)
     main.ret()
-    error = assert_rejected(built.module, "function 'again' calls itself", _call_in(again))
+    error = assert_rejected(built.module, DataFlowRule.RECURSION, _call_in(again))
     assert error.context[1] is again.function
 
 
@@ -52,7 +53,7 @@ def test_indirect_recursion_is_rejected_and_names_the_cycle():
     main.call(first.function)
     main.ret()
     # The walk starts at `first` (list order); `third -> first` closes the cycle.
-    assert_rejected(built.module, "'first' -> 'second' -> 'third' -> 'first'", _call_in(third))
+    assert_rejected(built.module, DataFlowRule.RECURSION, _call_in(third))
 
 
 def test_recursion_in_an_unused_function_is_rejected():
@@ -63,7 +64,7 @@ def test_recursion_in_an_unused_function_is_rejected():
     pong = built.fragment.function("pong", INT, [INT])
     ping.ret(ping.call(pong.function, ping.load(ping.parameter(0))))
     pong.ret(pong.call(ping.function, pong.load(pong.parameter(0))))
-    assert_rejected(built.module, "'ping' -> 'pong' -> 'ping'", _call_in(pong))
+    assert_rejected(built.module, DataFlowRule.RECURSION, _call_in(pong))
 
 
 def test_recursion_in_an_unreachable_block_is_rejected():
@@ -74,7 +75,7 @@ def test_recursion_in_an_unreachable_block_is_rejected():
     main.position_at(orphan)
     main.call(main.function)
     main.ret()
-    assert_rejected(built.module, "function 'fragment_main' calls itself", _call_in(main))
+    assert_rejected(built.module, DataFlowRule.RECURSION, _call_in(main))
 
 
 def test_recursion_is_checked_before_availability():
@@ -86,7 +87,7 @@ def test_recursion_is_checked_before_availability():
     loop.call(loop.function)
     loop.ret()
     main.ret()
-    assert_rejected(built.module, "calls itself", _call_in(loop))
+    assert_rejected(built.module, DataFlowRule.RECURSION, _call_in(loop))
 
 
 def test_shared_callees_are_not_cycles():
@@ -142,5 +143,5 @@ def test_a_very_long_call_chain_does_not_exhaust_the_python_stack():
     chain[-1].position_at(chain[-1].function.blocks[0])
     chain[-1].call(chain[0].function)
     chain[-1].ret()
-    error = assert_rejected(built.module, "'link_0' -> 'link_1'", _call_in(chain[-1]))
+    error = assert_rejected(built.module, DataFlowRule.RECURSION, _call_in(chain[-1]))
     assert "'link_2999' -> 'link_0'" in error.message

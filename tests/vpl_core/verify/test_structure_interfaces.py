@@ -19,6 +19,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
+from vpl_core.verify.errors import InterfaceRule, ObjectRule, StageRule, TypeRule
 
 
 def add(s: Sample, stage: str, direction: Direction, name: str, value_type: object, location: int = -1,
@@ -32,34 +33,34 @@ def add(s: Sample, stage: str, direction: Direction, name: str, value_type: obje
 
 
 def test_interface_fields_are_validated() -> None:
-    for direction, semantic, name, value_type, location, gist in [
-        ("in", Semantic.NONE, "a", FLOAT, 0, "no valid direction"),
-        (Direction.IN, "none", "a", FLOAT, 0, "no valid semantic"),
-        (Direction.IN, Semantic.NONE, "", FLOAT, 0, "interface variable names must be nonempty strings"),
-        (Direction.IN, Semantic.NONE, None, FLOAT, 0, "interface variable names must be nonempty strings"),
-        (Direction.IN, Semantic.NONE, "a", VOID, 0, "interface variable 'a' cannot be void"),
-        (Direction.IN, Semantic.NONE, "a", None, 0, "interface variable 'a' is not a type"),
-        (Direction.IN, Semantic.NONE, "a", FLOAT, -2, "interface location must be -1 (unspecified) or nonnegative"),
-        (Direction.IN, Semantic.NONE, "a", FLOAT, True, "interface location must be -1"),
-        (Direction.IN, Semantic.NONE, "a", FLOAT, "0", "interface location must be -1"),
+    for direction, semantic, name, value_type, location, kind in [
+        ("in", Semantic.NONE, "a", FLOAT, 0, ObjectRule.INVALID_ENUM),
+        (Direction.IN, "none", "a", FLOAT, 0, ObjectRule.INVALID_ENUM),
+        (Direction.IN, Semantic.NONE, "", FLOAT, 0, InterfaceRule.NAME),
+        (Direction.IN, Semantic.NONE, None, FLOAT, 0, InterfaceRule.NAME),
+        (Direction.IN, Semantic.NONE, "a", VOID, 0, TypeRule.VOID_VALUE),
+        (Direction.IN, Semantic.NONE, "a", None, 0, TypeRule.NOT_A_TYPE),
+        (Direction.IN, Semantic.NONE, "a", FLOAT, -2, InterfaceRule.LOCATION),
+        (Direction.IN, Semantic.NONE, "a", FLOAT, True, InterfaceRule.LOCATION),
+        (Direction.IN, Semantic.NONE, "a", FLOAT, "0", InterfaceRule.LOCATION),
     ]:
         s = sample()
         variable = InterfaceVariable(direction, name, value_type, location, semantic)  # type: ignore[arg-type]
         s.module.vertex.interface.append(variable)
-        assert_rejected(s.module, gist, variable, (s.module.vertex,))
+        assert_rejected(s.module, kind, variable, (s.module.vertex,))
 
 
 def test_non_interface_object_in_interface_is_rejected() -> None:
     s = sample()
     s.module.vertex.interface.append(None)  # type: ignore[arg-type]
-    assert_rejected(s.module, "non-interface object", s.module.vertex)
+    assert_rejected(s.module, ObjectRule.WRONG_CLASS, s.module.vertex)
 
 
 def test_interface_names_are_unique_across_directions() -> None:
     s = sample()
     add(s, "vertex", Direction.IN, "shared", vec(3), 0)
     clash = add(s, "vertex", Direction.OUT, "shared", vec(3), 0)
-    assert_rejected(s.module, "vertex stage has two interface variables named 'shared'", clash)
+    assert_rejected(s.module, InterfaceRule.DUPLICATE_NAME, clash)
 
 
 def test_interface_names_are_case_sensitive_and_per_stage() -> None:
@@ -76,7 +77,7 @@ def test_locations_are_unique_within_one_direction() -> None:
     add(s, "vertex", Direction.IN, "a", vec(3), 0)
     add(s, "vertex", Direction.OUT, "b", vec(3), 0)  # other direction: fine
     clash = add(s, "vertex", Direction.IN, "c", vec(3), 0)
-    assert_rejected(s.module, "two vertex inputs use location 0", clash)
+    assert_rejected(s.module, InterfaceRule.DUPLICATE_LOCATION, clash)
 
 
 def test_unspecified_locations_may_repeat() -> None:
@@ -99,11 +100,11 @@ def test_non_none_semantics_are_unique_within_one_direction() -> None:
     add(s, "vertex", Direction.IN, "uv", vec(2), 2, Semantic.TEXCOORD)
     add(s, "vertex", Direction.OUT, "uv_out", vec(2), 2, Semantic.TEXCOORD)
     clash = add(s, "vertex", Direction.IN, "uv2", vec(2), 3, Semantic.TEXCOORD)
-    assert_rejected(s.module, "two vertex inputs have semantic texcoord", clash)
+    assert_rejected(s.module, InterfaceRule.DUPLICATE_SEMANTIC, clash)
 
     s = sample()
     clash = add(s, "fragment", Direction.OUT, "second", vec(4), 1, Semantic.FRAGMENT_COLOR)
-    assert_rejected(s.module, "two fragment outputs have semantic fragment_color", clash)
+    assert_rejected(s.module, InterfaceRule.DUPLICATE_SEMANTIC, clash)
 
 
 @pytest.mark.parametrize(
@@ -113,21 +114,21 @@ def test_non_none_semantics_are_unique_within_one_direction() -> None:
 def test_position_only_as_vertex_output_or_fragment_input(stage: str, direction: Direction) -> None:
     s = sample()
     misplaced = add(s, stage, direction, "where", vec(4), -1, Semantic.POSITION)
-    assert_rejected(s.module, "position is only a vertex output or a fragment input", misplaced)
+    assert_rejected(s.module, InterfaceRule.POSITION_PLACEMENT, misplaced)
 
 
 def test_position_type_and_location() -> None:
     s = sample()
     s.module.vertex.interface[0].type = vec(3)
-    assert_rejected(s.module, "position must be vector float 4, got vector float 3", s.module.vertex.interface[0])
+    assert_rejected(s.module, InterfaceRule.POSITION_TYPE, s.module.vertex.interface[0])
 
     s = sample()
     s.module.vertex.interface[0].location = 0
-    assert_rejected(s.module, "position must have location -1", s.module.vertex.interface[0])
+    assert_rejected(s.module, InterfaceRule.POSITION_LOCATION, s.module.vertex.interface[0])
 
     s = sample()
     frag_position = add(s, "fragment", Direction.IN, "frag_coord", ivec(4), -1, Semantic.POSITION)
-    assert_rejected(s.module, "position must be vector float 4, got vector int 4", frag_position)
+    assert_rejected(s.module, InterfaceRule.POSITION_TYPE, frag_position)
 
 
 def test_fragment_position_input_is_not_linked() -> None:
@@ -137,18 +138,18 @@ def test_fragment_position_input_is_not_linked() -> None:
 
 
 def test_fragment_color_only_as_float_vec4_fragment_output() -> None:
-    for stage, direction, value_type, gist in [
-        ("vertex", Direction.OUT, vec(4), "fragment_color is only a fragment output"),
-        ("fragment", Direction.IN, vec(4), "fragment_color is only a fragment output"),
-        ("vertex", Direction.IN, vec(4), "fragment_color is only a fragment output"),
+    for stage, direction, value_type, kind in [
+        ("vertex", Direction.OUT, vec(4), InterfaceRule.FRAGMENT_COLOR_PLACEMENT),
+        ("fragment", Direction.IN, vec(4), InterfaceRule.FRAGMENT_COLOR_PLACEMENT),
+        ("vertex", Direction.IN, vec(4), InterfaceRule.FRAGMENT_COLOR_PLACEMENT),
     ]:
         s = sample()
         misplaced = add(s, stage, direction, "misplaced", value_type, 5, Semantic.FRAGMENT_COLOR)
-        assert_rejected(s.module, gist, misplaced)
+        assert_rejected(s.module, kind, misplaced)
 
     s = sample()
     s.module.fragment.interface[0].type = ivec(4)
-    assert_rejected(s.module, "fragment_color must be vector float 4, got vector int 4", s.module.fragment.interface[0])
+    assert_rejected(s.module, InterfaceRule.FRAGMENT_COLOR_TYPE, s.module.fragment.interface[0])
 
 
 def test_fragment_color_location_is_free() -> None:
@@ -172,18 +173,18 @@ def test_color_and_texcoord_are_allowed_anywhere_with_any_type() -> None:
 def test_required_outputs() -> None:
     s = sample()
     del s.module.vertex.interface[0]
-    assert_rejected(s.module, "vertex stage must declare a position output", s.module.vertex)
+    assert_rejected(s.module, InterfaceRule.NO_POSITION, s.module.vertex)
 
     s = sample()
     s.module.fragment.interface[0].semantic = Semantic.NONE
-    assert_rejected(s.module, "fragment stage must declare a fragment_color output", s.module.fragment)
+    assert_rejected(s.module, InterfaceRule.NO_FRAGMENT_COLOR, s.module.fragment)
 
 
 def test_interface_type_checks_reach_nested_records() -> None:
     s = sample()
     bad = record("Varying", [("", FLOAT)])
     add(s, "vertex", Direction.OUT, "v", bad, 3)
-    assert_rejected(s.module, "field names of record 'Varying' must be nonempty strings", bad.fields[0])
+    assert_rejected(s.module, TypeRule.FIELD_NAME, bad.fields[0])
 
 
 def test_opaque_and_bool_interfaces_are_a_target_concern() -> None:
@@ -211,39 +212,39 @@ def test_unspecified_locations_match_by_exact_name() -> None:
     s = sample()
     add(s, "vertex", Direction.OUT, "Normal", vec(3))
     missing = add(s, "fragment", Direction.IN, "normal", vec(3))
-    assert_rejected(s.module, "fragment input 'normal' has no vertex output named 'normal' without a location", missing)
+    assert_rejected(s.module, InterfaceRule.UNLINKED_INPUT, missing)
 
 
 def test_no_mixed_inference_between_explicit_and_unspecified_locations() -> None:
     s = sample()
     add(s, "vertex", Direction.OUT, "normal", vec(3), 4)
     unmatched = add(s, "fragment", Direction.IN, "normal", vec(3))
-    assert_rejected(s.module, "has no vertex output named 'normal'", unmatched)
+    assert_rejected(s.module, InterfaceRule.UNLINKED_INPUT, unmatched)
 
     s = sample()
     add(s, "vertex", Direction.OUT, "normal", vec(3))
     unmatched = add(s, "fragment", Direction.IN, "normal", vec(3), 4)
-    assert_rejected(s.module, "fragment input 'normal' has no vertex output at location 4", unmatched)
+    assert_rejected(s.module, InterfaceRule.UNLINKED_INPUT, unmatched)
 
 
 def test_every_fragment_input_needs_a_vertex_output_even_if_unused() -> None:
     s = sample()
     orphan = add(s, "fragment", Direction.IN, "orphan", FLOAT, 2)
-    assert_rejected(s.module, "fragment input 'orphan' has no vertex output at location 2", orphan)
+    assert_rejected(s.module, InterfaceRule.UNLINKED_INPUT, orphan)
 
 
 def test_vertex_position_output_is_not_a_linkage_candidate() -> None:
     s = sample()
     # The vertex Position output is named "position" with location -1.
     unmatched = add(s, "fragment", Direction.IN, "position", vec(4))
-    assert_rejected(s.module, "fragment input 'position' has no vertex output named 'position'", unmatched)
+    assert_rejected(s.module, InterfaceRule.UNLINKED_INPUT, unmatched)
 
 
 def test_vertex_inputs_and_fragment_outputs_are_not_linkage_candidates() -> None:
     s = sample()
     add(s, "vertex", Direction.IN, "normal", vec(3), 1)
     unmatched = add(s, "fragment", Direction.IN, "normal_fs", vec(3), 1)
-    assert_rejected(s.module, "has no vertex output at location 1", unmatched)
+    assert_rejected(s.module, InterfaceRule.UNLINKED_INPUT, unmatched)
 
 
 def test_unconsumed_vertex_outputs_are_allowed() -> None:
@@ -273,7 +274,7 @@ def test_linked_types_must_be_equal() -> None:
         if accepted:
             assert_accepted(s.module)
         else:
-            assert_rejected(s.module, "fragment input 'v' has type", fragment_input)
+            assert_rejected(s.module, InterfaceRule.LINK_TYPE, fragment_input)
 
 
 @pytest.mark.parametrize(
@@ -297,11 +298,11 @@ def test_color_and_texcoord_tags_agree_when_both_are_given(
     if accepted:
         assert_accepted(s.module)
     else:
-        assert_rejected(s.module, "is tagged", fragment_input)
+        assert_rejected(s.module, InterfaceRule.LINK_TAG, fragment_input)
 
 
 def test_linkage_is_checked_after_the_vertex_stage() -> None:
     s = sample()
     s.module.vertex.entry = None
     add(s, "fragment", Direction.IN, "orphan", FLOAT, 2)
-    assert_rejected(s.module, "vertex stage has no entry function", s.module.vertex)
+    assert_rejected(s.module, StageRule.NO_ENTRY, s.module.vertex)

@@ -25,6 +25,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
+from vpl_core.verify.errors import InstructionRule, ObjectRule, ReferenceRule, TypeRule, ValueRule
 
 
 def forge(obj: object, **fields: object) -> None:
@@ -45,7 +46,7 @@ def test_local_reference_binds_to_a_declared_register_of_its_type() -> None:
 
     ghost = ReferenceValue(StorageKind.LOCAL, 77, FLOAT)
     f.load(ghost)
-    assert_rejected(s.module, "local reference names undeclared register r77", ghost)
+    assert_rejected(s.module, ReferenceRule.UNDECLARED_LOCAL, ghost)
 
 
 def test_local_reference_type_must_equal_the_declared_type() -> None:
@@ -54,7 +55,7 @@ def test_local_reference_type_must_equal_the_declared_type() -> None:
     value = f.register(FLOAT)
     wrong = ReferenceValue(StorageKind.LOCAL, value.index, INT)
     f.store(wrong, f.i(1))
-    assert_rejected(s.module, "local reference has type int but register", wrong)
+    assert_rejected(s.module, ReferenceRule.ROOT_TYPE, wrong)
 
 
 def test_parameter_reference_binds_to_the_current_function() -> None:
@@ -66,7 +67,7 @@ def test_parameter_reference_binds_to_the_current_function() -> None:
 
     outside = ReferenceValue(StorageKind.PARAMETER, 1, FLOAT)
     helper.load(outside)
-    assert_rejected(s.module, "parameter reference slot 1 is out of range", outside)
+    assert_rejected(s.module, ReferenceRule.SLOT_OUT_OF_RANGE, outside)
 
 
 def test_parameter_reference_type_must_match() -> None:
@@ -75,14 +76,14 @@ def test_parameter_reference_type_must_match() -> None:
     wrong = ReferenceValue(StorageKind.PARAMETER, 0, INT)
     helper.load(wrong)
     helper.ret()
-    assert_rejected(s.module, "parameter reference has type int but parameter 0 has float", wrong)
+    assert_rejected(s.module, ReferenceRule.ROOT_TYPE, wrong)
 
 
 def test_entry_function_has_no_parameter_slots() -> None:
     s = sample()
     reference = ReferenceValue(StorageKind.PARAMETER, 0, FLOAT)
     s.fragment_main.load(reference)
-    assert_rejected(s.module, "out of range", reference)
+    assert_rejected(s.module, ReferenceRule.SLOT_OUT_OF_RANGE, reference)
 
 
 def test_uniform_reference_binds_to_module_uniform_slots() -> None:
@@ -94,7 +95,7 @@ def test_uniform_reference_binds_to_module_uniform_slots() -> None:
 
     beyond = ReferenceValue(StorageKind.UNIFORM, 1, FLOAT)
     s.fragment_main.load(beyond)
-    assert_rejected(s.module, "uniform reference slot 1 is out of range", beyond)
+    assert_rejected(s.module, ReferenceRule.SLOT_OUT_OF_RANGE, beyond)
 
 
 def test_uniform_reference_type_must_match() -> None:
@@ -102,7 +103,7 @@ def test_uniform_reference_type_must_match() -> None:
     add_uniform(s.module, "time", FLOAT)
     wrong = ReferenceValue(StorageKind.UNIFORM, 0, vec(2))
     s.fragment_main.load(wrong)
-    assert_rejected(s.module, "uniform reference has type vector float 2 but uniform 'time' has float", wrong)
+    assert_rejected(s.module, ReferenceRule.ROOT_TYPE, wrong)
 
 
 def test_stage_reference_binds_to_the_current_stage_interface() -> None:
@@ -110,33 +111,33 @@ def test_stage_reference_binds_to_the_current_stage_interface() -> None:
     # The fragment interface has one slot; the vertex stage's slot 0 is not it.
     beyond = ReferenceValue(StorageKind.STAGE, 1, vec(4))
     s.fragment_main.load(beyond)
-    assert_rejected(s.module, "stage reference slot 1 is out of range", beyond)
+    assert_rejected(s.module, ReferenceRule.SLOT_OUT_OF_RANGE, beyond)
 
 
 def test_stage_reference_type_must_match() -> None:
     s = sample()
     wrong = ReferenceValue(StorageKind.STAGE, 0, vec(3))
     s.fragment_main.load(wrong)
-    assert_rejected(s.module, "stage reference has type vector float 3 but interface variable 'color'", wrong)
+    assert_rejected(s.module, ReferenceRule.ROOT_TYPE, wrong)
 
 
 def test_root_reference_with_a_derived_kind_is_rejected() -> None:
     s = sample()
     forged = ReferenceValue(StorageKind.MEMBER, 0, vec(4))
     s.fragment_main.load(forged)
-    assert_rejected(s.module, "root reference cannot have storage kind member", forged)
+    assert_rejected(s.module, ReferenceRule.ROOT_STORAGE_KIND, forged)
 
 
 def test_root_reference_with_a_bad_slot_or_kind_is_rejected() -> None:
-    for forged, gist in [
-        (ReferenceValue(StorageKind.STAGE, -1, vec(4)), "reference slot must be a nonnegative integer"),
-        (ReferenceValue(StorageKind.STAGE, True, vec(4)), "reference slot must be a nonnegative integer"),
-        (ReferenceValue("stage", 0, vec(4)), "no valid storage kind"),  # type: ignore[arg-type]
-        (ReferenceValue(StorageKind.STAGE, 0, None), "is not a type"),  # type: ignore[arg-type]
+    for forged, kind in [
+        (ReferenceValue(StorageKind.STAGE, -1, vec(4)), ReferenceRule.SLOT),
+        (ReferenceValue(StorageKind.STAGE, True, vec(4)), ReferenceRule.SLOT),
+        (ReferenceValue("stage", 0, vec(4)), ObjectRule.INVALID_ENUM),  # type: ignore[arg-type]
+        (ReferenceValue(StorageKind.STAGE, 0, None), TypeRule.NOT_A_TYPE),  # type: ignore[arg-type]
     ]:
         s = sample()
         s.fragment_main.load(forged, result=s.fragment_main.register(vec(4)))
-        assert_rejected(s.module, gist, forged)
+        assert_rejected(s.module, kind, forged)
 
 
 # Derived paths (spec 6.1) ---------------------------------------------------------------
@@ -181,12 +182,12 @@ def test_member_reference_needs_record_storage_and_an_existing_field() -> None:
     s, f, _cell, _cells_type, cells, _index = _cells_module()
     on_array = MemberReferenceValue.create(local_ref(cells), "color", vec(4))
     f.load(on_array)
-    assert_rejected(s.module, "member reference needs record storage, got array record 'Cell' 2", on_array)
+    assert_rejected(s.module, ReferenceRule.MEMBER_OF_NON_RECORD, on_array)
 
     s, f, _cell, _cells_type, cells, _index = _cells_module()
     missing = MemberReferenceValue.create(element(local_ref(cells), 0), "alpha", FLOAT)
     f.load(missing)
-    assert_rejected(s.module, "record 'Cell' has no field 'alpha'", missing)
+    assert_rejected(s.module, ReferenceRule.UNKNOWN_FIELD, missing)
 
 
 def test_member_reference_cannot_swizzle_a_vector() -> None:
@@ -195,19 +196,19 @@ def test_member_reference_cannot_swizzle_a_vector() -> None:
     v = f.register(vec(4))
     swizzle_path = MemberReferenceValue.create(local_ref(v), "x", FLOAT)
     f.store(swizzle_path, f.f(1.0))
-    assert_rejected(s.module, "member reference needs record storage, got vector float 4", swizzle_path)
+    assert_rejected(s.module, ReferenceRule.MEMBER_OF_NON_RECORD, swizzle_path)
 
 
 def test_derived_reference_type_must_equal_the_selected_type() -> None:
     s, f, _cell, _cells_type, cells, _index = _cells_module()
     wrong_member = MemberReferenceValue.create(element(local_ref(cells), 0), "weight", FLOAT)
     f.load(wrong_member)
-    assert_rejected(s.module, "member reference has type float but selects int", wrong_member)
+    assert_rejected(s.module, ReferenceRule.DERIVED_TYPE, wrong_member)
 
     s, f, _cell, _cells_type, cells, _index = _cells_module()
     wrong_element = IndexReferenceValue.create(local_ref(cells), f.i(0), vec(4))
     f.load(wrong_element)
-    assert_rejected(s.module, "index reference has type vector float 4 but selects record 'Cell'", wrong_element)
+    assert_rejected(s.module, ReferenceRule.DERIVED_TYPE, wrong_element)
 
 
 def test_index_reference_needs_array_storage() -> None:
@@ -216,25 +217,25 @@ def test_index_reference_needs_array_storage() -> None:
     v = f.register(vec(4))
     indexed = IndexReferenceValue.create(local_ref(v), f.i(0), FLOAT)
     f.load(indexed)
-    assert_rejected(s.module, "index reference needs array storage, got vector float 4", indexed)
+    assert_rejected(s.module, ReferenceRule.INDEX_OF_NON_ARRAY, indexed)
 
 
 def test_index_operand_must_be_an_int_register_or_constant() -> None:
     s, f, cell, _cells_type, cells, index = _cells_module()
     by_float = f.f(0.0)
     f.load(IndexReferenceValue.create(local_ref(cells), by_float, cell))
-    assert_rejected(s.module, "index must be an int scalar, got float", by_float)
+    assert_rejected(s.module, ValueRule.INDEX_TYPE, by_float)
 
     s, f, cell, _cells_type, cells, index = _cells_module()
     counter = f.register(INT)
     by_reference = local_ref(counter)
     f.load(IndexReferenceValue.create(local_ref(cells), by_reference, cell))  # type: ignore[arg-type]
-    assert_rejected(s.module, "index must be a register or constant, not a storage reference", by_reference)
+    assert_rejected(s.module, ValueRule.REFERENCE_OPERAND, by_reference)
 
     s, f, cell, _cells_type, cells, index = _cells_module()
     undeclared = RegisterValue(50, INT)
     f.load(IndexReferenceValue.create(local_ref(cells), undeclared, cell))
-    assert_rejected(s.module, "register r50 is not declared", undeclared)
+    assert_rejected(s.module, ValueRule.UNDECLARED_REGISTER, undeclared)
 
     s, f, cell, _cells_type, cells, index = _cells_module()
     f.load(element(local_ref(cells), index))
@@ -246,33 +247,33 @@ def test_constant_indices_must_be_in_bounds_at_each_level() -> None:
         s, f, cell, _cells_type, cells, _index = _cells_module()
         constant = ConstantValue.of_int(bad)
         f.load(IndexReferenceValue.create(local_ref(cells), constant, cell))
-        assert_rejected(s.module, f"constant index {bad} is out of bounds for array record 'Cell' 2", constant)
+        assert_rejected(s.module, ValueRule.CONSTANT_INDEX_BOUNDS, constant)
 
     s = sample()
     f = s.fragment_main
     grid = f.register(ArrayType(ArrayType(FLOAT, 2), 5))
     inner_bad = ConstantValue.of_int(3)
     f.load(element(element(local_ref(grid), 4), inner_bad))
-    assert_rejected(s.module, "constant index 3 is out of bounds for array float 2", inner_bad)
+    assert_rejected(s.module, ValueRule.CONSTANT_INDEX_BOUNDS, inner_bad)
 
 
 def test_derived_class_and_kind_must_agree() -> None:
     s, f, cell, _cells_type, cells, _index = _cells_module()
     forged = IndexReferenceValue(StorageKind.MEMBER, 0, cell, local_ref(cells), f.i(0))
     f.load(forged)
-    assert_rejected(s.module, "index reference must have storage kind index, got member", forged)
+    assert_rejected(s.module, ReferenceRule.DERIVED_STORAGE_KIND, forged)
 
     s, f, cell, _cells_type, cells, _index = _cells_module()
     forged = MemberReferenceValue(StorageKind.LOCAL, 0, INT, element(local_ref(cells), 0), "weight")
     f.load(forged)
-    assert_rejected(s.module, "member reference must have storage kind member, got local", forged)
+    assert_rejected(s.module, ReferenceRule.DERIVED_STORAGE_KIND, forged)
 
 
 def test_derived_slot_must_be_zero() -> None:
     s, f, cell, _cells_type, cells, _index = _cells_module()
     forged = IndexReferenceValue(StorageKind.INDEX, 1, cell, local_ref(cells), f.i(0))
     f.load(forged)
-    assert_rejected(s.module, "index reference must have slot 0, got 1", forged)
+    assert_rejected(s.module, ReferenceRule.DERIVED_SLOT, forged)
 
 
 def test_cyclic_reference_path_is_rejected() -> None:
@@ -281,7 +282,7 @@ def test_cyclic_reference_path_is_rejected() -> None:
     second = member(first, "weight")
     forge(first, base=second)
     f.load(second)
-    assert_rejected(s.module, "reference path is cyclic", second)
+    assert_rejected(s.module, ReferenceRule.CYCLIC_PATH, second)
 
 
 def test_self_referencing_path_is_rejected() -> None:
@@ -289,14 +290,14 @@ def test_self_referencing_path_is_rejected() -> None:
     loop = element(local_ref(cells), 0)
     forge(loop, base=loop)
     f.load(loop)
-    assert_rejected(s.module, "reference path is cyclic", loop)
+    assert_rejected(s.module, ReferenceRule.CYCLIC_PATH, loop)
 
 
 def test_derived_reference_without_base_is_rejected() -> None:
     s, f, cell, _cells_type, _cells, _index = _cells_module()
     orphan = IndexReferenceValue.create(None, f.i(0), cell)  # type: ignore[arg-type]
     f.load(orphan)
-    assert_rejected(s.module, "derived reference has no base reference", orphan)
+    assert_rejected(s.module, ReferenceRule.NO_BASE, orphan)
 
 
 def test_deep_acyclic_path_does_not_exhaust_the_stack() -> None:
@@ -326,7 +327,7 @@ def test_stores_to_uniforms_are_rejected_and_inherited_by_paths() -> None:
     f.store(member(scene, "colors"), f.load(member(scene, "colors")))
     store = f.block.instructions[-1]
     assert isinstance(store, StoreInstruction)
-    assert_rejected(s.module, "cannot store to uniform storage: it is read-only", store.target)
+    assert_rejected(s.module, ReferenceRule.READ_ONLY, store.target)
 
     s = sample()
     scene = add_uniform(s.module, "scene", light)
@@ -334,7 +335,7 @@ def test_stores_to_uniforms_are_rejected_and_inherited_by_paths() -> None:
     value = f.construct(vec(4), f.f(1.0))
     target = element(member(scene, "colors"), 1)
     f.store(target, value)
-    assert_rejected(s.module, "cannot store to uniform storage", target)
+    assert_rejected(s.module, ReferenceRule.READ_ONLY, target)
     assert whole is not None
 
 
@@ -346,13 +347,13 @@ def test_stores_to_stage_inputs_are_rejected_and_inherited_by_paths() -> None:
     assert_accepted(s.module)
     v.store(normal, v.construct(vec(3), v.f(0.0)))
     store = v.block.instructions[-1]
-    assert_rejected(s.module, "cannot store to a stage input", store.target)
+    assert_rejected(s.module, ReferenceRule.READ_ONLY, store.target)
 
     s = sample()
     weights = s.vertex.input("weights", ArrayType(FLOAT, 4), location=1)
     target = element(weights, 2)
     s.vertex_main.store(target, s.vertex_main.f(1.0))
-    assert_rejected(s.module, "cannot store to a stage input", target)
+    assert_rejected(s.module, ReferenceRule.READ_ONLY, target)
 
 
 def test_outputs_parameters_and_locals_are_writable_through_paths() -> None:
@@ -375,14 +376,14 @@ def test_load_needs_a_reference_and_a_matching_result() -> None:
     value = f.register(FLOAT)
     load = LoadInstruction(value, value)  # type: ignore[arg-type]
     f.emit(load)
-    assert_rejected(s.module, "load source must be a storage reference, not a register", value)
+    assert_rejected(s.module, ReferenceRule.NOT_A_REFERENCE, value)
 
     s = sample()
     f = s.fragment_main
     time = add_uniform(s.module, "time", FLOAT)
     load = LoadInstruction(f.register(INT), time)
     f.emit(load)
-    assert_rejected(s.module, "load of float storage needs a result of that type, got int", load)
+    assert_rejected(s.module, InstructionRule.RESULT_TYPE, load)
 
 
 def test_store_needs_a_reference_and_an_exactly_matching_value() -> None:
@@ -391,19 +392,19 @@ def test_store_needs_a_reference_and_an_exactly_matching_value() -> None:
     value = f.register(FLOAT)
     store = StoreInstruction(local_ref(value), f.i(1))
     f.emit(store)
-    assert_rejected(s.module, "store to float storage needs exactly that type, got int", store)
+    assert_rejected(s.module, InstructionRule.STORE_TYPE, store)
 
     s = sample()
     f = s.fragment_main
     constant = f.f(1.0)
     f.emit(StoreInstruction(constant, constant))  # type: ignore[arg-type]
-    assert_rejected(s.module, "store target must be a storage reference, not a constant", constant)
+    assert_rejected(s.module, ReferenceRule.NOT_A_REFERENCE, constant)
 
     s = sample()
     f = s.fragment_main
     store = StoreInstruction(None, f.f(1.0))  # type: ignore[arg-type]
     f.emit(store)
-    assert_rejected(s.module, "store target is missing", store)
+    assert_rejected(s.module, ObjectRule.MISSING, store)
 
 
 def test_reference_is_not_a_computation_operand() -> None:
@@ -412,7 +413,7 @@ def test_reference_is_not_a_computation_operand() -> None:
     time_reference = add_uniform(s.module, "time", FLOAT)
     copy = CopyInstruction(f.register(FLOAT), time_reference)  # type: ignore[arg-type]
     f.emit(copy)
-    assert_rejected(s.module, "not a storage reference (load it first)", time_reference)
+    assert_rejected(s.module, ValueRule.REFERENCE_OPERAND, time_reference)
 
 
 def test_sampler_uniform_loads_into_a_sampler_register() -> None:
@@ -437,4 +438,4 @@ def test_unknown_reference_subclass_is_rejected() -> None:
     s = sample()
     forged = Pointer(StorageKind.STAGE, 0, vec(4))
     s.fragment_main.load(forged)
-    assert_rejected(s.module, "unknown reference class Pointer", forged)
+    assert_rejected(s.module, ObjectRule.UNKNOWN_CLASS, forged)

@@ -7,8 +7,10 @@ appends through the builders land before those terminators (a terminator is
 a separate field of the block), so a test adds exactly what it is about.
 
 `assert_rejected` checks `structure.check_module` directly and through
-`Verifier().run`, and that the subject is the very object the test expects
-(identity, not equality: registers and references compare by value).
+`Verifier().run`: the rule kind, and that the subject is the very object
+the test expects (identity, not equality: registers and references compare
+by value). Messages are for people; tests of their wording live in
+`tests/vpl_core/test_diagnostic_messages.py`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from vpl_core.ir import (
     vec,
 )
 from vpl_core.verify import VerificationError, Verifier, structure
+from vpl_core.verify.errors import VerifierRule
 
 
 @dataclass
@@ -64,14 +67,15 @@ def assert_accepted(module: Module) -> None:
     structure.check_module(module)
 
 
-def assert_rejected(module: Module, gist: str, subject: Any, context: tuple[Any, ...] | None = None) -> VerificationError:
-    """The structural layer rejects the module naming `subject`, with `gist` in the message."""
+def assert_rejected(
+    module: Module, kind: VerifierRule, subject: Any, context: tuple[Any, ...] | None = None
+) -> VerificationError:
+    """The structural layer rejects the module for the rule `kind`, naming `subject`."""
     with pytest.raises(VerificationError) as caught:
         structure.check_module(module)
     error = caught.value
-    assert gist in error.message, f"expected {gist!r} in {error.message!r}"
+    assert error.kind is kind, f"kind is {error.kind!r}, expected {kind!r} ({error.message})"
     assert error.subject is subject, f"subject is {error.subject!r}, expected {subject!r} ({error.message})"
-    assert not error.message.startswith(structure.INTERNAL_ERROR_PREFIX)
     if context is not None:
         assert len(error.context) == len(context) and all(
             found is expected for found, expected in zip(error.context, context)
@@ -79,5 +83,5 @@ def assert_rejected(module: Module, gist: str, subject: Any, context: tuple[Any,
     # The verifier runs the structural layer first: same first error.
     with pytest.raises(VerificationError) as again:
         Verifier().run(module)
-    assert again.value.message == error.message
+    assert again.value.kind is error.kind and again.value.message == error.message
     return error

@@ -21,10 +21,12 @@ from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
 from vpl_core.backends.glsl.limits import UNLIMITED, Limits, check_limits
+from vpl_core.backends.glsl.errors import TargetInterfaceRule
+from vpl_core.backends.glsl.export import export_artifact, file_stem
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
-from vpl_core.diagnostics import Category, TargetError
+from vpl_core.diagnostics import TargetError
 from vpl_core.ir import paths
 from vpl_core.ir.instructions import DeclareLocalInstruction
 from vpl_core.ir.module import Direction, Module, Semantic
@@ -80,9 +82,9 @@ def compile(
         diagnostic = error.diagnostic
         if diagnostic.label is None and verified.label is not None:
             diagnostic = replace(diagnostic, label=verified.label)
-        located = TargetError(diagnostic)
-        located.subject_path = paths.path_of(snapshot, error.subject) if error.subject is not None else None
-        raise located from None
+        if error.subject is not None:
+            diagnostic = replace(diagnostic, subject_path=paths.path_of(snapshot, error.subject))
+        raise TargetError(diagnostic) from None
 
 
 def compile_source(
@@ -122,13 +124,12 @@ def compile_source(
 
 def _located(error: TargetError, module: Module, locator: SourceLocator) -> TargetError:
     """`error` placed at the line and column of its subject in the caller's module (`compile_source`)."""
-    subject_path = getattr(error, "subject_path", None)
-    if subject_path is None:
+    if error.subject_path is None:
         return error
-    subject = paths.object_at(module, subject_path)
-    diagnostic = locator.diagnostic(Category.TARGET, error.diagnostic.message, subject)
-    if subject is None:
-        diagnostic = replace(diagnostic, subject=error.diagnostic.subject)
+    subject = paths.object_at(module, error.subject_path)
+    diagnostic = locator.locate(replace(error.diagnostic, context=()), subject)
+    if subject is not None:
+        diagnostic = replace(diagnostic, subject=subject)
     return TargetError(diagnostic)
 
 
@@ -207,7 +208,9 @@ def generate(module: Module, profile: Profile = GLSL420, limits: Limits | None =
     )
     if color is None:
         # Spec 6.3 makes the verifier require it; guard modules from elsewhere.
-        raise TargetError("the fragment stage declares no FragmentColor output", subject=module.fragment)
+        raise TargetError(
+            TargetInterfaceRule.NO_FRAGMENT_COLOR, "the fragment stage declares no FragmentColor output", subject=module.fragment
+        )
     return ProgramArtifact(
         target=profile.target,
         version=profile.version,
@@ -237,7 +240,11 @@ def _interface_bindings(interface: StageInterface) -> tuple[InterfaceBinding, ..
 
 
 def compile_file(path: str | Path, target: str = "glsl420", out_dir: str | Path = ".") -> list[Path]:
-    """Read `path`, compile it for `target` and write `<stem>.vert.glsl`, `.frag.glsl`, `.json` to `out_dir`."""
-    from vpl_core.backends.glsl.export import compile_file as _compile_file
+    """Read `path`, compile it for `target` and write `<stem>.vert.glsl`, `.frag.glsl`, `.json` to `out_dir`.
 
-    return _compile_file(path, target, out_dir)
+    The one-call form of `vpl compile FILE --target T --out DIR`: the file
+    name is the diagnostic label, and target diagnostics carry the line and
+    column in the file (`compile_source`). Returns the paths written.
+    """
+    artifact = compile_source(Path(path).read_bytes(), label=str(path), target=target)
+    return export_artifact(artifact, out_dir, file_stem(path))

@@ -197,8 +197,8 @@ def zero_value(value_type: Type, records: names.RecordNames) -> str:
         element = value_type.kind if isinstance(value_type, VectorType) else ScalarKind.FLOAT
         return f"{base_type_name(value_type, records)}({zero_value(ScalarType(element), records)})"
     if isinstance(value_type, ArrayType):
-        element = zero_value(value_type.element, records)
-        return f"{type_name(value_type, records)}({', '.join([element] * value_type.count)})"
+        element_zero = zero_value(value_type.element, records)
+        return f"{type_name(value_type, records)}({', '.join([element_zero] * value_type.count)})"
     if isinstance(value_type, RecordType):
         fields = ", ".join(zero_value(field.type, records) for field in value_type.fields)
         return f"{records.name(value_type)}({fields})"

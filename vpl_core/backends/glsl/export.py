@@ -11,7 +11,9 @@ its type by ID. That keeps record identity nominal (two declarations with
 the same display name are two IDs) and the output deterministic. Keys are
 sorted; files end with a newline and use LF.
 
-`compile_file` is the one-call form for `vpl compile FILE --target T --out DIR`.
+`vpl_core.backends.glsl.compile_file` is the one-call form for `vpl compile
+FILE --target T --out DIR` (read, compile, export); this module only writes,
+so it depends on the artifact and nothing of the compiler.
 """
 
 from __future__ import annotations
@@ -158,13 +160,3 @@ def file_stem(path: str | Path) -> str:
     name = Path(path).name
     return name[: -len(".vpl")] if name.endswith(".vpl") and len(name) > len(".vpl") else Path(path).stem
 
-
-def compile_file(path: str | Path, target: str = "glsl420", out_dir: str | Path = ".") -> list[Path]:
-    """Read and verify `path` (its name is the diagnostic label), compile it and export the result.
-
-    Target diagnostics carry the line and column in the file (`compile_source`).
-    """
-    from vpl_core.backends.glsl import compile_source
-
-    artifact = compile_source(Path(path).read_bytes(), label=str(path), target=target)
-    return export_artifact(artifact, out_dir, file_stem(path))

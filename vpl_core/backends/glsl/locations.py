@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vpl_core.backends.glsl import names
+from vpl_core.backends.glsl.errors import LocationRule
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir.module import Direction, InterfaceVariable, Module, Semantic, Stage, StageKind
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, ScalarKind, ScalarType, Type, VectorType
@@ -93,6 +94,7 @@ def _allocate(stage: Stage, direction: Direction) -> dict[int, int]:
         span = location_span(variable.type)
         if variable.location < 0 or variable.location + span - 1 > INT32_MAX:
             raise TargetError(
+                LocationRule.OUT_OF_RANGE,
                 f"{stage.kind.value} {_describe(variable)} at location {variable.location} spans "
                 f"{span} locations, outside the GL location range 0..{INT32_MAX}",
                 subject=variable,
@@ -118,6 +120,7 @@ def _allocate(stage: Stage, direction: Direction) -> dict[int, int]:
             position += 1
         if position == len(gaps):
             raise TargetError(
+                LocationRule.EXHAUSTED,
                 f"{stage.kind.value} {_describe(variable)} needs {span} locations; none are free "
                 f"within the GL location range",
                 subject=variable,
@@ -134,6 +137,7 @@ def _report_overlap(stage: Stage, explicit: list[tuple[int, int, int, InterfaceV
         for other_start, other_end, _, other in explicit[:index]:
             if start < other_end and other_start < end:
                 raise TargetError(
+                    LocationRule.OVERLAP,
                     f"{stage.kind.value} {_describe(variable)} occupies locations {start}..{end - 1}, "
                     f"overlapping {_describe(other)} at {other_start}..{other_end - 1}",
                     subject=variable,
@@ -178,7 +182,7 @@ def resolve_interfaces(module: Module) -> tuple[StageInterface, StageInterface]:
             linked = outputs_by_name.get(variable.name)
         if linked is None:
             # The verifier guarantees linkage; this guards a module from elsewhere.
-            raise TargetError(f"fragment {_describe(variable)} has no linked vertex output", subject=variable)
+            raise TargetError(LocationRule.UNLINKED, f"fragment {_describe(variable)} has no linked vertex output", subject=variable)
         fragment_locations[slot] = vertex_locations[linked]
 
     def stage_interface(stage: Stage, locations: dict[int, int]) -> StageInterface:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vpl_core.backends.glsl.limits import ES3_MINIMUMS, GL42_MINIMUMS, Limits
+from vpl_core.backends.glsl.errors import ProfileRule
 from vpl_core.diagnostics import TargetError
 
 
@@ -123,15 +124,18 @@ def resolve_profile(target: object = None, version: object = None) -> Profile:
     if target is not None:
         if not isinstance(target, str) or target not in PROFILES:
             known = ", ".join(sorted(PROFILES))
-            raise TargetError(f"unsupported GLSL target {target!r}; supported targets: {known}", subject=target)
+            raise TargetError(ProfileRule.UNKNOWN_TARGET, f"unsupported GLSL target {target!r}; supported targets: {known}", subject=target)
         by_target = PROFILES[target]
     if version is not None:
         if type(version) is not int or version not in _BY_VERSION:
             known = ", ".join(str(number) for number in sorted(_BY_VERSION))
-            raise TargetError(f"unsupported GLSL version {version!r}; supported versions: {known}", subject=version)
+            raise TargetError(
+                ProfileRule.UNKNOWN_VERSION, f"unsupported GLSL version {version!r}; supported versions: {known}", subject=version
+            )
         by_version = _BY_VERSION[version]
     if by_target is not None and by_version is not None and by_target is not by_version:
         raise TargetError(
+            ProfileRule.TARGET_VERSION_MISMATCH,
             f"target {by_target.target!r} is GLSL version {by_target.version}, not {version!r}", subject=version
         )
     return by_target or by_version or GLSL420

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vpl_core.backends.glsl.dispatch import reachable_blocks
+from vpl_core.backends.glsl.errors import SamplerRule, TargetInterfaceRule, TargetTypeRule
 from vpl_core.backends.glsl.profiles import Profile
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir.instructions import (
@@ -135,6 +136,7 @@ def _check_declared_types(module: Module) -> None:
     for stage, function in module.functions():
         if isinstance(function.return_type, SamplerType):
             raise TargetError(
+                TargetTypeRule.SAMPLER_RETURN,
                 f"the return type of function {function.name!r} ({stage.kind.value} stage) is a sampler; "
                 f"GLSL functions cannot return samplers",
                 subject=function,
@@ -150,12 +152,14 @@ def _check_type(root_type: Type, subject: Any, description: str) -> None:
         if isinstance(value_type, ArrayType):
             if value_type.count > MAX_ARRAY_LENGTH:
                 raise TargetError(
+                    TargetTypeRule.ARRAY_LENGTH,
                     f"{description} has an array of length {value_type.count}; GLSL array lengths are "
                     f"at most {MAX_ARRAY_LENGTH}",
                     subject=subject,
                 )
             if isinstance(value_type.element, ArrayType):
                 raise TargetError(
+                    TargetTypeRule.ARRAY_OF_ARRAYS,
                     f"{description} has an array of arrays; the GLSL target supports only "
                     f"one-dimensional arrays",
                     subject=subject,
@@ -167,6 +171,7 @@ def _check_type(root_type: Type, subject: Any, description: str) -> None:
             seen.add(id(value_type))
             if not value_type.fields:
                 raise TargetError(
+                    TargetTypeRule.EMPTY_RECORD,
                     f"{description} uses the empty record {value_type.name!r}; GLSL structs need at least one member",
                     subject=subject,
                 )
@@ -174,6 +179,7 @@ def _check_type(root_type: Type, subject: Any, description: str) -> None:
                 stack.append((field.type, True))
         elif isinstance(value_type, SamplerType) and inside_aggregate:
             raise TargetError(
+                TargetTypeRule.NESTED_SAMPLER,
                 f"{description} has a sampler inside an array or record; the GLSL target supports "
                 f"samplers only as whole uniforms, parameters and registers",
                 subject=subject,
@@ -205,11 +211,13 @@ def _check_interface(stage: Stage, profile: Profile) -> None:
         for leaf in _leaves(variable.type):
             if isinstance(leaf, (ScalarType, VectorType)) and leaf.kind is ScalarKind.BOOL:
                 raise TargetError(
+                    TargetInterfaceRule.BOOL,
                     f"{role} {variable.name!r} has a bool type; GLSL interfaces cannot carry bool values",
                     subject=variable,
                 )
             if isinstance(leaf, SamplerType):
                 raise TargetError(
+                    TargetInterfaceRule.SAMPLER,
                     f"{role} {variable.name!r} has an opaque sampler type; GLSL interfaces cannot carry samplers",
                     subject=variable,
                 )
@@ -217,6 +225,7 @@ def _check_interface(stage: Stage, profile: Profile) -> None:
         if role == "vertex attribute":
             if not (_is_numeric_scalar_or_vector(value_type) or isinstance(value_type, MatrixType)):
                 raise TargetError(
+                    TargetInterfaceRule.VERTEX_INPUT_SHAPE,
                     f"vertex attribute {variable.name!r} must be a numeric scalar, vector or float matrix "
                     f"(GLSL vertex inputs cannot be arrays or records)",
                     subject=variable,
@@ -225,6 +234,7 @@ def _check_interface(stage: Stage, profile: Profile) -> None:
             element = value_type.element if isinstance(value_type, ArrayType) else value_type
             if not _is_numeric_scalar_or_vector(element):
                 raise TargetError(
+                    TargetInterfaceRule.FRAGMENT_OUTPUT_SHAPE,
                     f"fragment output {variable.name!r} must be a numeric scalar or vector, or a "
                     f"one-dimensional array of them (GLSL fragment outputs cannot be matrices or records)",
                     subject=variable,
@@ -243,6 +253,7 @@ def _check_es_varying(variable: InterfaceVariable, role: str, profile: Profile) 
     value_type = variable.type
     if isinstance(value_type, ArrayType) and isinstance(value_type.element, RecordType):
         raise TargetError(
+            TargetInterfaceRule.VARYING_ARRAY_OF_RECORDS,
             f"{role} {variable.name!r} is an array of records, which {profile.target} varyings cannot be",
             subject=variable,
         )
@@ -251,6 +262,7 @@ def _check_es_varying(variable: InterfaceVariable, role: str, profile: Profile) 
             if isinstance(field.type, (ArrayType, RecordType)):
                 kind = "an array" if isinstance(field.type, ArrayType) else "a record"
                 raise TargetError(
+                    TargetInterfaceRule.VARYING_NESTED_AGGREGATE,
                     f"{role} {variable.name!r} is a record with {kind} field {field.name!r}, which "
                     f"{profile.target} varyings cannot contain",
                     subject=variable,
@@ -304,15 +316,16 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
                     )
             elif isinstance(instruction, CopyInstruction):
                 if _is_sampler(instruction.result):
-                    source = instruction.source
+                    copied = instruction.source
                     definitions.setdefault(instruction.result.index, []).append(
-                        (instruction, None, source.index if isinstance(source, RegisterValue) else None)
+                        (instruction, None, copied.index if isinstance(copied, RegisterValue) else None)
                     )
             elif isinstance(instruction, StoreInstruction):
                 target = instruction.target
                 if _is_sampler(target):
                     if target.storage_kind is StorageKind.PARAMETER:
                         raise TargetError(
+                            SamplerRule.PARAMETER_WRITTEN,
                             f"function {function.name!r} writes sampler parameter {target.slot}; sampler "
                             f"parameters are read-only aliases in GLSL",
                             subject=instruction,
@@ -324,6 +337,7 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
                         )
             elif isinstance(instruction, CallInstruction) and _is_sampler(instruction.result):
                 raise TargetError(
+                    SamplerRule.FROM_CALL,
                     f"function {function.name!r} assigns a sampler register from a call; sampler "
                     f"registers can only alias a sampler uniform or parameter",
                     subject=instruction,
@@ -333,6 +347,7 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
             for operand in terminator.operands():
                 if isinstance(operand, RegisterValue) and isinstance(operand.type, SamplerType):
                     raise TargetError(
+                        SamplerRule.RETURNED,
                         f"function {function.name!r} returns a sampler; GLSL functions cannot return samplers",
                         subject=terminator,
                     )
@@ -347,6 +362,7 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
                 break
             if current in chain:
                 raise TargetError(
+                    SamplerRule.COPY_CYCLE,
                     f"sampler register r{register} of function {function.name!r} is defined through a "
                     f"cycle of copies ({' -> '.join(f'r{index}' for index in chain + [current])}); it must "
                     f"alias a sampler uniform or parameter",
@@ -358,6 +374,7 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
                 subject = found[1][0] if len(found) > 1 else uses.get(current, uses[register])
                 count = "no definition" if not found else f"{len(found)} definitions"
                 raise TargetError(
+                    SamplerRule.DEFINITION_COUNT,
                     f"sampler register r{current} of function {function.name!r} has {count}; a used "
                     f"sampler register must have exactly one load, copy or store defining it as an alias "
                     f"of a sampler uniform or parameter",
@@ -367,6 +384,7 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
             if root_reference is not None:
                 if root_reference.storage_kind not in (StorageKind.UNIFORM, StorageKind.PARAMETER):
                     raise TargetError(
+                        SamplerRule.NOT_FROM_SAMPLER_ROOT,
                         f"sampler register r{current} of function {function.name!r} is loaded from "
                         f"{root_reference.storage_kind.value} storage; it must alias a sampler uniform or parameter",
                         subject=instruction,
@@ -375,6 +393,7 @@ def _sampler_aliases(function: Function) -> dict[int, ReferenceValue]:
                 break
             if next_register is None:
                 raise TargetError(
+                    SamplerRule.NOT_FROM_REGISTER,
                     f"sampler register r{current} of function {function.name!r} is not defined from a register",
                     subject=instruction,
                 )
@@ -412,6 +431,7 @@ def _check_fragment_output_indices(stage: Stage, profile: Profile) -> None:
                     reference = instruction.target
                 if reference is not None and constant_indexed(reference) is not None:
                     raise TargetError(
+                        TargetInterfaceRule.DYNAMIC_OUTPUT_INDEX,
                         f"function {function.name!r} indexes a fragment output array with a register; "
                         f"{profile.target} allows only constant fragment output indices",
                         subject=instruction,

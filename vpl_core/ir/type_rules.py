@@ -1,9 +1,12 @@
-"""Typing rules shared by the verifier, the builder, the backends and the editor (spec 4, 7.1, 7.2, 7.4).
+"""The typing rules of the language (spec 4, 7.1, 7.2, 7.4), shared by the verifier, the builder and the editor.
 
-Pure functions from operand types to result types or error messages. They
-take *well-formed* types (the verifier's `types_check` layer establishes
-that first); `types_equal` and `describe_type` alone are safe on any object,
-because the verifier also uses them to report malformed graphs.
+Pure functions from operand types to result types or error messages; part
+of the object model (the builder infers result types with them), so the
+verifier, which reports their messages as `InstructionRule` diagnostics,
+depends on them and not the other way round. They take *well-formed* types
+(the verifier's `well_formed_types` layer establishes that first);
+`types_equal` and `describe_type` alone are safe on any object, because the
+verifier also uses them to report malformed graphs.
 
 Type equality (spec 4) is structural for scalars, vectors, matrices,
 samplers and arrays (element type and count) and nominal for records: one
@@ -14,6 +17,7 @@ int-to-float widening exists only as an explicit construction (spec 7.2).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from vpl_core.ir.instructions import BinaryOperator
 from vpl_core.ir.types import (
@@ -72,13 +76,13 @@ def types_equal(first: object, second: object) -> bool:
         if isinstance(first, RecordType):
             return False  # distinct declarations are distinct types
         if isinstance(first, ScalarType):
-            return first.kind is second.kind  # type: ignore[union-attr]
+            return first.kind is second.kind  # type: ignore[attr-defined]  # same class, checked above
         if isinstance(first, VectorType):
-            return first.kind is second.kind and _same_int(first.size, second.size)  # type: ignore[union-attr]
+            return first.kind is second.kind and _same_int(first.size, second.size)  # type: ignore[attr-defined]
         if isinstance(first, MatrixType):
-            return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[union-attr]
+            return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[attr-defined]
         if isinstance(first, SamplerType):
-            return isinstance(first.kind, str) and first.kind == second.kind  # type: ignore[union-attr]
+            return isinstance(first.kind, str) and first.kind == cast(SamplerType, second).kind
         return bool(isinstance(first, VoidType))
 
 

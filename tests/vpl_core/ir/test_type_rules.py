@@ -29,7 +29,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
-from vpl_core.verify.typing import (
+from vpl_core.ir.type_rules import (
     binary_result_type,
     binary_type_error,
     construct_type_error,

@@ -2,7 +2,7 @@
 
 Every type the verifier meets (declarations, registers, constants,
 references, constructions) goes through `TypeChecker` before any typing rule
-compares it, so the typing rules in `typing.py` only ever see well-formed,
+compares it, so the typing rules (`vpl_core.ir.type_rules`) only ever see well-formed,
 acyclic types. A `TypeChecker` lives for one verifier run: it remembers the
 type objects it has accepted (by identity, holding them so that identities
 stay unique) and is discarded afterwards.
@@ -32,19 +32,10 @@ from vpl_core.ir.types import (
     VectorType,
     VoidType,
 )
-from vpl_core.verify.errors import VerificationError
+from vpl_core.verify.errors import TypeRule, VerificationError, short_repr
 
 _KNOWN_TYPE_CLASSES = (VoidType, ScalarType, VectorType, MatrixType, SamplerType, ArrayType, RecordType)
 _SAMPLER_KINDS = frozenset({"sampler2D"})
-
-
-def short_repr(value: object, limit: int = 40) -> str:
-    """repr() for messages, bounded (a forged value may be huge or may fail to print)."""
-    try:
-        text = repr(value)
-    except Exception:  # noqa: BLE001 - repr of a forged object may raise anything
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def is_dimension(value: object, low: int, high: int) -> bool:
@@ -66,8 +57,9 @@ class TypeChecker:
         """
         if type(value_type) not in _KNOWN_TYPE_CLASSES:
             if isinstance(value_type, Type):
-                raise VerificationError(f"{what} has unknown type class {type(value_type).__name__}", subject, context)
-            raise VerificationError(f"{what} is not a type", subject, context)
+                raise VerificationError(TypeRule.NOT_A_TYPE, f"{what} has unknown type class {type(value_type).__name__}", subject, context)
+            raise VerificationError(TypeRule.NOT_A_TYPE, f"{what} is not a type", subject, context)
+        assert isinstance(value_type, Type)
         if isinstance(value_type, (ArrayType, RecordType)):
             if id(value_type) not in self._accepted:
                 self._walk(value_type, (*context, subject))
@@ -75,15 +67,14 @@ class TypeChecker:
             # Leaf types have no children and are often fresh objects: check the shape, skip the walk.
             problem = _shape_problem(value_type)
             if problem is not None:
-                raise VerificationError(problem[0], problem[1], (*context, subject))
-        assert isinstance(value_type, Type)
+                raise VerificationError(problem[0], problem[1], problem[2], (*context, subject))
         return value_type
 
     def check_value_type(self, value_type: object, subject: Any, context: Sequence[Any], what: str) -> Type:
         """`value_type` must be a well-formed type other than void."""
         checked = self.check_type(value_type, subject, context, what)
         if isinstance(checked, VoidType):
-            raise VerificationError(f"{what} cannot be void", subject, context)
+            raise VerificationError(TypeRule.VOID_VALUE, f"{what} cannot be void", subject, context)
         return checked
 
     # Depth-first walk with an explicit stack (deep nesting must not exhaust Python's).
@@ -104,17 +95,17 @@ class TypeChecker:
             if type(child) not in _KNOWN_TYPE_CLASSES:
                 what = "field type" if isinstance(holder, Field) else "array element"
                 message = f"{what} has unknown type class" if isinstance(child, Type) else f"{what} is not a type"
-                raise VerificationError(message, holder, context)
+                raise VerificationError(TypeRule.NOT_A_TYPE, message, holder, context)
             if isinstance(child, VoidType):
                 if isinstance(holder, Field):
-                    raise VerificationError(f"field {holder.name!r} cannot have type void", holder, context)
-                raise VerificationError("array element type cannot be void", holder, context)
+                    raise VerificationError(TypeRule.VOID_VALUE, f"field {holder.name!r} cannot have type void", holder, context)
+                raise VerificationError(TypeRule.VOID_VALUE, "array element type cannot be void", holder, context)
             if id(child) in in_progress:
                 if isinstance(child, RecordType):
                     raise VerificationError(
-                        f"record type {child.name!r} contains itself", child, context
+                        TypeRule.RECURSIVE, f"record type {child.name!r} contains itself", child, context
                     )
-                raise VerificationError("array type contains itself", child, context)
+                raise VerificationError(TypeRule.RECURSIVE, "array type contains itself", child, context)
             if id(child) in self._accepted:
                 continue
             self._raise_shape_problem(child, context)
@@ -125,7 +116,7 @@ class TypeChecker:
     def _raise_shape_problem(node: Type, context: tuple[Any, ...]) -> None:
         problem = _shape_problem(node)
         if problem is not None:
-            raise VerificationError(problem[0], problem[1], context)
+            raise VerificationError(problem[0], problem[1], problem[2], context)
 
     @staticmethod
     def _children(node: Type) -> list[tuple[Any, Any, Any]]:
@@ -137,38 +128,39 @@ class TypeChecker:
         return []
 
 
-def _shape_problem(node: Type) -> tuple[str, Any] | None:
-    """(message, object to blame) when the type's own fields are malformed, else None."""
+def _shape_problem(node: Type) -> tuple[TypeRule, str, Any] | None:
+    """(rule, message, object to blame) when the type's own fields are malformed, else None."""
     if isinstance(node, ScalarType):
         if not isinstance(node.kind, ScalarKind):
-            return ("scalar type has no valid element kind", node)
+            return (TypeRule.ELEMENT_KIND, "scalar type has no valid element kind", node)
     elif isinstance(node, VectorType):
         if not isinstance(node.kind, ScalarKind):
-            return ("vector type has no valid element kind", node)
+            return (TypeRule.ELEMENT_KIND, "vector type has no valid element kind", node)
         if not is_dimension(node.size, 2, 4):
-            return (f"vector size must be 2, 3 or 4, got {short_repr(node.size)}", node)
+            return (TypeRule.VECTOR_SIZE, f"vector size must be 2, 3 or 4, got {short_repr(node.size)}", node)
     elif isinstance(node, MatrixType):
         if not is_dimension(node.rows, 2, 4) or not is_dimension(node.columns, 2, 4):
-            return (f"matrix dimensions must be 2, 3 or 4, got {short_repr(node.rows)} by {short_repr(node.columns)}", node)
+            got = f"{short_repr(node.rows)} by {short_repr(node.columns)}"
+            return (TypeRule.MATRIX_SHAPE, f"matrix dimensions must be 2, 3 or 4, got {got}", node)
     elif isinstance(node, SamplerType):
         if not isinstance(node.kind, str) or node.kind not in _SAMPLER_KINDS:
-            return (f"unsupported sampler kind {short_repr(node.kind)}", node)
+            return (TypeRule.SAMPLER_KIND, f"unsupported sampler kind {short_repr(node.kind)}", node)
     elif isinstance(node, ArrayType):
         if type(node.count) is not int or node.count < 1:
-            return (f"array count must be positive, got {short_repr(node.count)}", node)
+            return (TypeRule.ARRAY_COUNT, f"array count must be positive, got {short_repr(node.count)}", node)
     elif isinstance(node, RecordType):
         if not isinstance(node.name, str) or not node.name:
-            return ("record display name must be a nonempty string", node)
+            return (TypeRule.RECORD_NAME, "record display name must be a nonempty string", node)
         fields = node.fields
         if not isinstance(fields, (list, tuple)):
-            return (f"record {node.name!r} has no field list", node)
+            return (TypeRule.RECORD_FIELDS, f"record {node.name!r} has no field list", node)
         names: set[str] = set()
         for field in fields:
             if not isinstance(field, Field):
-                return (f"record {node.name!r} holds a non-field", node)
+                return (TypeRule.RECORD_FIELDS, f"record {node.name!r} holds a non-field", node)
             if not isinstance(field.name, str) or not field.name:
-                return (f"field names of record {node.name!r} must be nonempty strings", field)
+                return (TypeRule.FIELD_NAME, f"field names of record {node.name!r} must be nonempty strings", field)
             if field.name in names:
-                return (f"record {node.name!r} has two fields named {field.name!r}", field)
+                return (TypeRule.DUPLICATE_FIELD, f"record {node.name!r} has two fields named {field.name!r}", field)
             names.add(field.name)
     return None
