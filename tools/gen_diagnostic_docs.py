@@ -53,7 +53,7 @@ AREAS: tuple[tuple[str, ModuleType, tuple[str, ...]], ...] = (
     (
         "The GLSL backend (`vpl_core.backends.glsl`)",
         backend_errors,
-        ("ProfileRule", "TargetTypeRule", "TargetInterfaceRule", "SamplerRule", "LocationRule"),
+        ("ProfileRule", "TargetTypeRule", "TargetInterfaceRule", "SamplerRule", "LocationRule", "LimitRule", "ControlFlowRule"),
     ),
 )
 

@@ -98,7 +98,7 @@ def test_a_missing_directory_is_an_error(tmp_path: Path) -> None:
 
 
 def test_vpl_compile_exports_get_normal_permissions(tmp_path: Path, umask: None) -> None:
-    from vpl_core.backends.glsl.export import compile_file
+    from vpl_core.backends.glsl import compile_file
 
     source = Path(__file__).resolve().parents[1] / "data" / "spec" / "canonical-example.vpl"
     for path in compile_file(source, "glsl420", tmp_path):

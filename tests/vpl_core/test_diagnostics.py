@@ -55,7 +55,7 @@ def test_the_catalogue_has_a_family_per_area() -> None:
         "ObjectRule", "UniformRule", "StageRule", "FunctionRule", "TypeRule", "InterfaceRule", "ValueRule",
         "ReferenceRule", "InstructionRule", "TerminatorRule", "DataFlowRule", "InternalRule",
         "LexicalRule", "SyntaxRule", "BindingRule", "WriterRule",
-        "ProfileRule", "TargetTypeRule", "TargetInterfaceRule", "SamplerRule", "LocationRule",
+        "ProfileRule", "TargetTypeRule", "TargetInterfaceRule", "SamplerRule", "LocationRule", "LimitRule", "ControlFlowRule",
     } == names
 
 

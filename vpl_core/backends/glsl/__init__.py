@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
-from vpl_core.backends.glsl.limits import UNLIMITED, Limits, check_limits
 from vpl_core.backends.glsl.errors import TargetInterfaceRule
 from vpl_core.backends.glsl.export import export_artifact, file_stem
+from vpl_core.backends.glsl.limits import UNLIMITED, Limits, check_limits
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module

@@ -6,7 +6,9 @@ backend capability or hardware-limit check"). `ProfileRule` covers the
 choice of target, `TargetTypeRule`, `TargetInterfaceRule` and
 `SamplerRule` the restrictions of spec 12.4 and the ES profiles
 (`restrictions.py`), `LocationRule` interface locations (spec 12.2,
-`locations.py`). Sections ``"es"`` mark rules of the GLSL ES profiles
+`locations.py`), `LimitRule` the resources each target guarantees
+(`limits.py`), `ControlFlowRule` what a target's compiler refuses in
+control flow. Sections ``"es"`` mark rules of the GLSL ES profiles
 (`docs/targets.md`).
 """
 
@@ -63,3 +65,15 @@ class LocationRule(TargetRule):
     OVERLAP = "12.2", "explicit location spans do not overlap"
     EXHAUSTED = "12.2", "every unspecified location finds a free span"
     UNLINKED = "12.2", "every fragment input inherits a linked vertex output's location"
+
+
+class LimitRule(TargetRule):
+    UNIFORM_BLOCK_SIZE = "12.4", "a record uniform's std140 block fits the block size the target guarantees"
+    UNIFORM_BLOCKS = "12.4", "a stage uses no more uniform blocks than the target guarantees"
+    SAMPLERS = "12.4", "a stage uses no more samplers than the target guarantees"
+    VARYING_VECTORS = "12.4", "the varyings fit the vec4 slots the target guarantees"
+    INTERFACE_LOCATIONS = "12.4", "interface locations stay below the maximum the target guarantees"
+
+
+class ControlFlowRule(TargetRule):
+    ENDLESS_FUNCTION = "es", "a function can finish: some block reachable from its entry returns or discards"

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vpl_core.backends.glsl.errors import LimitRule
 from vpl_core.backends.glsl.locations import StageInterface, location_span
 from vpl_core.backends.glsl.std140 import Std140Layout
 from vpl_core.diagnostics import TargetError
@@ -114,6 +115,7 @@ def check_limits(
             size = layout.block_size(uniform.type)
             if size > limits.uniform_block_size:
                 raise TargetError(
+                    LimitRule.UNIFORM_BLOCK_SIZE,
                     f"record uniform {uniform.name!r} needs a std140 block of {size} bytes; {target} guarantees "
                     f"{limits.uniform_block_size} (GL_MAX_UNIFORM_BLOCK_SIZE)",
                     subject=uniform,
@@ -129,6 +131,7 @@ def check_limits(
         if len(blocks) > block_limit:
             uniform = module.uniforms[blocks[block_limit]]
             raise TargetError(
+                LimitRule.UNIFORM_BLOCKS,
                 f"the {stage_name} stage uses {len(blocks)} record uniforms (uniform blocks), from {uniform.name!r} "
                 f"on beyond the {block_limit} that {target} guarantees (GL_MAX_{stage_name.upper()}_UNIFORM_BLOCKS)",
                 subject=uniform,
@@ -137,6 +140,7 @@ def check_limits(
             uniform = module.uniforms[samplers[sampler_limit]]
             gl_name = "GL_MAX_VERTEX_TEXTURE_IMAGE_UNITS" if stage.kind is StageKind.VERTEX else "GL_MAX_TEXTURE_IMAGE_UNITS"
             raise TargetError(
+                LimitRule.SAMPLERS,
                 f"the {stage_name} stage uses {len(samplers)} sampler uniforms, from {uniform.name!r} on beyond the "
                 f"{sampler_limit} that {target} guarantees ({gl_name})",
                 subject=uniform,
@@ -156,6 +160,7 @@ def _check_interface(
             varying_slots += location_span(variable.type)
             if varying_slots > limits.varying_vectors:
                 raise TargetError(
+                    LimitRule.VARYING_VECTORS,
                     f"{stage.kind.value} {variable.direction.value}put {variable.name!r} brings the varyings to "
                     f"{varying_slots} vec4 slots; {target} guarantees {limits.varying_vectors} "
                     f"(GL_MAX_VARYING_VECTORS)",
@@ -177,6 +182,7 @@ def _check_interface(
                 else f"locations {assignment.location}..{end - 1}"
             )
             raise TargetError(
+                LimitRule.INTERFACE_LOCATIONS,
                 f"{stage.kind.value} {variable.direction.value}put {variable.name!r} needs {where}; {target} "
                 f"guarantees {limit} {what}, 0..{limit - 1}",
                 subject=variable,

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vpl_core.backends.glsl.limits import ES3_MINIMUMS, GL42_MINIMUMS, Limits
 from vpl_core.backends.glsl.errors import ProfileRule
+from vpl_core.backends.glsl.limits import ES3_MINIMUMS, GL42_MINIMUMS, Limits
 from vpl_core.diagnostics import TargetError
 
 

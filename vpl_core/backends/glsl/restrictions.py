@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vpl_core.backends.glsl.dispatch import reachable_blocks
-from vpl_core.backends.glsl.errors import SamplerRule, TargetInterfaceRule, TargetTypeRule
+from vpl_core.backends.glsl.errors import ControlFlowRule, SamplerRule, TargetInterfaceRule, TargetTypeRule
 from vpl_core.backends.glsl.profiles import Profile
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir.instructions import (
@@ -102,6 +102,7 @@ def _check_function_ends(stage: Stage, function: Function, profile: Profile) -> 
         return
     role = "entry point" if function is stage.entry else "function"
     raise TargetError(
+        ControlFlowRule.ENDLESS_FUNCTION,
         f"{stage.kind.value} {role} {function.name!r} never finishes: no return or discard is reachable from "
         f"its entry block, and {profile.target} (the WebGL 2 target) rejects the endless loop it would compile to "
         f"(ANGLE: \"Infinite loop detected\")",
