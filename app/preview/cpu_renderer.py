@@ -267,34 +267,45 @@ class CpuRenderer:
         return result
 
     def mesh_data(self) -> MeshData:
-        """The mesh arrays for the inputs the GL renderer feeds from it (float scalars/vectors at 0, 1, 2)."""
+        """Vertex attributes as the GL renderer binds them: the mesh arrays for float scalar/vector inputs
+        at the contract's locations, a constant for every other input (zero; matrices identity columns)."""
         assert self.program is not None
         mesh = self.mesh()
+        count = mesh.vertex_count
         attributes: dict[int, np.ndarray] = {}
         locations = vertex_input_locations(self.program)
         for slot, variable in enumerate(self.program.vertex.stage.interface):
-            if variable.direction is not Direction.IN:
+            if variable.direction is not Direction.IN or slot not in locations:
                 continue
-            location = locations.get(slot, -1)
+            location = locations[slot]
             attribute = MESH_ATTRIBUTES.get(location)
             value_type = variable.type
             is_float = isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is ScalarKind.FLOAT
             data = getattr(mesh, _MESH_ARRAYS.get(attribute, f"{attribute}s"), None) if attribute is not None else None
             if data is not None and is_float:
                 attributes[location] = data
+            elif isinstance(value_type, MatrixType):
+                for column in range(value_type.columns):
+                    unit = np.zeros(4, dtype=np.float32)
+                    if column < 4:
+                        unit[column] = 1.0
+                    attributes[location + column] = np.broadcast_to(unit, (count, 4))
+            else:
+                attributes[location] = np.zeros((count, 4), dtype=np.float32)
         return MeshData(attributes, mesh.indices)
 
-    def render_result(self, width: int, height: int, *, tracked: bool = False) -> RenderResult:
-        """One frame with everything the interpreter knows about it (None program: the background)."""
+    def render_result(self, width: int, height: int, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
+        """One frame with everything the interpreter knows about it."""
         if self.program is None:
             raise ValueError("no program to draw: call set_program first")
+        limit = {} if step_limit is None else {"step_limit": step_limit}
         return render(self.program, self.mesh_data(), int(width), int(height), uniforms=self.uniform_values(width, height),
-                      background=(*self.background, 1.0), depth_test=True, tracked=tracked)
+                      background=(*self.background, 1.0), depth_test=True, tracked=tracked, **limit)
 
-    def render_image(self, width: int, height: int) -> np.ndarray:
-        """One frame as RGBA8, (height, width, 4), top row first (as `Renderer.render_image`)."""
+    def render_image(self, width: int, height: int, *, step_limit: int | None = None) -> np.ndarray:
+        """One frame as RGBA8, (height, width, 4), top row first (as `Renderer.render_image`); the background without a program."""
         if self.program is None:
             image = np.empty((int(height), int(width), 4), dtype=np.uint8)
             image[...] = to_rgba8(np.array([*self.background, 1.0]))
             return image
-        return to_rgba8(self.render_result(width, height).color)
+        return to_rgba8(self.render_result(width, height, step_limit=step_limit).color)

@@ -5,10 +5,10 @@ by location and triangles) with the module, as an OpenGL host with the
 GLSL backend's bindings would:
 
 - **vertex inputs** are bound by location (explicit, or allocated as spec
-  12.2 describes); an input with no attribute data reads zero (matrices:
-  identity columns, as the editor's preview binds them); attribute data
-  with fewer components than the input is completed from (0, 0, 0, 1) as
-  in GL; integer inputs take the data as integers;
+  12.2 describes; a matrix takes one location per column); a location with
+  no attribute data reads GL's initial current attribute (0, 0, 0, 1), and
+  data with fewer components than the input is completed from it, as in
+  GL; integer inputs take the data as integers;
 - **uniforms** are given by name as Python values (`lanes.from_python`);
   a uniform without a value reads zero, as GL initialises them; samplers
   take a `Texture2D`; an unbound sampler reads (0, 0, 0, 1), GL's result
@@ -52,7 +52,7 @@ from vpl_core.interp.lanes import (
     zero_errors,
     zeros,
 )
-from vpl_core.interp.machine import Machine, Program, StageResult, uniform_values
+from vpl_core.interp.machine import DEFAULT_STEP_LIMIT, Machine, Program, StageResult, uniform_values
 from vpl_core.interp.raster import assemble, quad_weights, rasterize
 from vpl_core.interp.texture import Texture2D
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, StageKind
@@ -139,27 +139,27 @@ def vertex_input_locations(program: Program) -> dict[int, int]:
     }
 
 
+#: GL's initial current vertex attribute: what an input without an enabled array reads.
+DEFAULT_ATTRIBUTE = np.array([0.0, 0.0, 0.0, 1.0])
+
+
+def _location_data(attributes: Mapping[int, np.ndarray], location: int, size: int, dtype: type, count: int) -> np.ndarray:
+    data = attributes.get(location)
+    if data is None:
+        return np.broadcast_to(DEFAULT_ATTRIBUTE[:size].astype(dtype), (count, size))
+    return _components(np.asarray(data), size, dtype)
+
+
 def _attribute_value(value_type: Type, location: int, attributes: Mapping[int, np.ndarray], count: int) -> Tree:
-    """Per-vertex data of one vertex input."""
+    """Per-vertex data of one vertex input (GL: one location per matrix column, components completed from (0, 0, 0, 1))."""
     if isinstance(value_type, MatrixType):
-        columns = []
-        for column in range(value_type.columns):
-            data = attributes.get(location + column)
-            if data is None:
-                unit = np.zeros(value_type.rows, dtype=np.float32)
-                if column < value_type.rows:
-                    unit[column] = 1.0
-                columns.append(np.broadcast_to(unit, (count, value_type.rows)))
-            else:
-                columns.append(_components(np.asarray(data), value_type.rows, np.float32))
+        columns = [_location_data(attributes, location + column, value_type.rows, np.float32, count)
+                   for column in range(value_type.columns)]
         return np.ascontiguousarray(np.stack(columns, axis=1), dtype=np.float32)
     if isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is not ScalarKind.BOOL:
-        data = attributes.get(location)
         size = 1 if isinstance(value_type, ScalarType) else value_type.size
         dtype = np.float32 if value_type.kind is ScalarKind.FLOAT else np.int32
-        if data is None:
-            return np.zeros((count,) if size == 1 else (count, size), dtype=dtype)
-        values = _components(np.asarray(data), size, dtype)
+        values = np.ascontiguousarray(_location_data(attributes, location, size, dtype, count))
         return values[:, 0] if isinstance(value_type, ScalarType) else values
     return zeros(value_type, (count,))
 
@@ -233,7 +233,7 @@ def prepare_uniforms(program: Program, uniforms: Mapping[str, object]) -> tuple[
 
 
 def run_vertex_stage(program: Program, mesh: MeshData, uniform_trees: dict[str, Tree], table: TextureTable,
-                     tracked: bool) -> StageResult:
+                     tracked: bool, step_limit: int = DEFAULT_STEP_LIMIT) -> StageResult:
     count = mesh.vertex_count
     locations = vertex_input_locations(program)
     inputs: dict[int, Value] = {}
@@ -243,7 +243,7 @@ def run_vertex_stage(program: Program, mesh: MeshData, uniform_trees: dict[str, 
         data = _attribute_value(variable.type, locations.get(slot, -1), mesh.attributes, count)
         inputs[slot] = Value(data, zero_errors(variable.type, (count,)) if tracked else None)
     machine = Machine(program, StageKind.VERTEX, count, inputs, uniform_values(program, uniform_trees, count, tracked),
-                      table.textures, tracked=tracked)
+                      table.textures, tracked=tracked, step_limit=step_limit)
     return machine.run()
 
 
@@ -282,13 +282,14 @@ def render(
     background: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
     depth_test: bool = True,
     tracked: bool = False,
+    step_limit: int = DEFAULT_STEP_LIMIT,
 ) -> RenderResult:
     """Draw `mesh` with the program into a width x height frame (see the module docstring)."""
     if width < 1 or height < 1:
         raise InterpreterError(f"the frame size must be positive, not {width}x{height}")
     uniform_trees, table = prepare_uniforms(program, uniforms or {})
     indices = np.asarray(mesh.indices, dtype=np.int64).reshape(-1, 3)
-    vertex = run_vertex_stage(program, mesh, uniform_trees, table, tracked)
+    vertex = run_vertex_stage(program, mesh, uniform_trees, table, tracked, step_limit)
     position_slot = program.vertex.position_output
     if position_slot is None:
         raise InterpreterError("the vertex stage has no Position output")
@@ -304,7 +305,7 @@ def render(
     written = np.zeros((height, width), dtype=bool)
     unstable = np.zeros((height, width), dtype=bool)
     stats = {"vertices": clip.shape[0], "triangles": int(indices.shape[0]), "fragments": int(coverage.x.size),
-             "lanes": 0, "passes": 0, "steps": vertex.steps}
+             "lanes": 0, "passes": 0, "steps": vertex.steps, "step_limit": step_limit}
     # Vertex lanes whose computation is uncertain make every fragment of their triangles unstable.
     vertex_unstable = vertex.unstable if tracked else None
 
@@ -417,7 +418,7 @@ def _shade_batch(program: Program, primitives, quads: np.ndarray, lanes_real: np
         inputs[slot] = _interpolate(vertex.outputs[linked], variable.type, contains_integer(variable.type), corners,
                                     weights, provoking, tracked)
     machine = Machine(program, StageKind.FRAGMENT, count, inputs, uniform_values(program, uniform_trees, count, tracked),
-                      table.textures, tracked=tracked, quads=True)
+                      table.textures, tracked=tracked, quads=True, step_limit=stats["step_limit"])
     result = machine.run()
     stats["steps"] += result.steps
     alive_real = result.alive[lanes_real]

@@ -34,9 +34,7 @@ import argparse
 import json
 import re
 import sys
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.module import Module

@@ -58,7 +58,6 @@ from vpl_core.ir import (
     Module,
     RecordType,
     RegisterValue,
-    ScalarKind,
     ScalarType,
     Semantic,
     StageBuilder,

@@ -60,7 +60,7 @@ def compile(verified: object, target: str | None = None, version: int | None = N
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
     snapshot = verified.materialize()
     try:
-        return generate(snapshot, profile)
+        artifact = generate(snapshot, profile)
     except TargetError as error:
         # Restriction diagnostics name an IR object of this private snapshot.
         # The publication's label says which source it came from, and the
@@ -72,6 +72,7 @@ def compile(verified: object, target: str | None = None, version: int | None = N
         located = TargetError(diagnostic)
         located.subject_path = paths.path_of(snapshot, error.subject) if error.subject is not None else None
         raise located from None
+    return replace(artifact, source=verified)
 
 
 def compile_source(
