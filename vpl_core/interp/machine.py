@@ -531,8 +531,12 @@ class Machine:
         radius = np.zeros((self.lanes, 4), dtype=np.float64) if self.tracked else None
         for texture_id in np.unique(ids[mask]) if mask.any() else []:
             lanes = mask & (ids == texture_id)
-            if texture_id < 0 or texture_id >= len(self.textures):
-                raise InterpreterError(f"sampler with no texture bound (texture index {int(texture_id)})")
+            if texture_id < 0:
+                # No texture bound: GL's result for an incomplete texture, (0, 0, 0, 1).
+                result[lanes] = (0.0, 0.0, 0.0, 1.0)
+                continue
+            if texture_id >= len(self.textures):
+                raise InterpreterError(f"sampler value {int(texture_id)} names no texture of this batch")
             texture = self.textures[int(texture_id)]
             lod, lod_spread = self._lod(texture, explicit, arguments, coordinates, mask)
             result[lanes] = sample(texture, s[lanes], t[lanes], lod[lanes])

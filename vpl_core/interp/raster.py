@@ -18,9 +18,12 @@ The steps, in the order GL describes them:
    (row 0 is the bottom, as GL's).
 3. **Snapping** x and y to 1/256 of a pixel (8 subpixel bits, as llvmpipe
    and most hardware), so edge functions are exact integers.
-4. **Coverage** of pixel centres (x + 1/2, y + 1/2): inside all three edges,
-   with the top-left rule for centres exactly on an edge (one triangle of
-   two sharing the edge owns them). Both windings are drawn (no culling).
+4. **Coverage** of pixel centres (x + 1/2, y + 1/2): inside all three edges;
+   a centre exactly on an edge belongs to the triangle when that edge is a
+   left or a bottom edge (the top-left rule of a window whose y runs down,
+   applied to GL's window coordinates whose y runs up, as Mesa does), so
+   of two triangles sharing an edge exactly one owns it. Both windings are
+   drawn (no culling).
 5. **Interpolation**: screen barycentrics from the edge functions; depth is
    interpolated linearly in window space; every other attribute with the
    perspective-correct weights b_i = (l_i / w_i) / sum(l_j / w_j).
@@ -149,7 +152,7 @@ def _edges(window: np.ndarray, area: np.ndarray, px: np.ndarray, py: np.ndarray)
 
 
 def _top_left(window: np.ndarray, area: np.ndarray) -> np.ndarray:
-    """(P, 3) whether the edge opposite each vertex owns the centres lying exactly on it."""
+    """(P, 3) whether the edge opposite each vertex owns the centres lying exactly on it (left and bottom edges)."""
     sign = np.where(area > 0, 1, -1)
     owned = []
     for opposite in range(3):
@@ -157,8 +160,8 @@ def _top_left(window: np.ndarray, area: np.ndarray) -> np.ndarray:
         b = window[:, (opposite + 2) % 3]
         dx = (b[:, 0] - a[:, 0]) * sign
         dy = (b[:, 1] - a[:, 1]) * sign
-        # Counter-clockwise with y up: a "left" edge runs downwards, a "top" edge leftwards.
-        owned.append((dy < 0) | ((dy == 0) & (dx < 0)))
+        # Counter-clockwise with y up: a left edge runs downwards, a bottom edge rightwards (interior above).
+        owned.append((dy < 0) | ((dy == 0) & (dx > 0)))
     return np.stack(owned, axis=1)
 
 
