@@ -368,9 +368,12 @@ def _shade(program: Program, primitives, coverage, chosen: np.ndarray, indices: 
     survived = np.zeros(chosen.size, dtype=bool)
     primitive = coverage.primitive[chosen]
     qx, qy = coverage.x[chosen] // 2, coverage.y[chosen] // 2
-    keys = np.stack([primitive, qy, qx], axis=1)
-    quads, quad_of = np.unique(keys, axis=0, return_inverse=True)
+    # One int64 key per (primitive, quad row, quad column), in that order of significance.
+    rows, columns = int(qy.max(initial=0)) + 1, int(qx.max(initial=0)) + 1
+    keys = (primitive.astype(np.int64) * rows + qy) * columns + qx
+    unique_keys, quad_of = np.unique(keys, return_inverse=True)
     quad_of = quad_of.reshape(-1)
+    quads = np.stack([unique_keys // (rows * columns), (unique_keys // columns) % rows, unique_keys % columns], axis=1)
     corner = (coverage.x[chosen] & 1) + 2 * (coverage.y[chosen] & 1)
     lane_of = quad_of * 4 + corner
     batch_quads = MAX_FRAGMENT_LANES // 4

@@ -140,15 +140,20 @@ def assemble(clip: np.ndarray, triangles: np.ndarray, width: int, height: int) -
     return Primitives(source[keep], window[keep], depth[keep], 1.0 / w[keep], np.ascontiguousarray(basis[keep]), area[keep])
 
 
-def _edges(window: np.ndarray, area: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
-    """Edge functions E_0 (opposite vertex 0), E_1, E_2 at subpixel points, oriented so inside is >= 0; (n, 3) int64."""
-    sign = np.where(area > 0, 1, -1)
-    values = []
-    for opposite in range(3):
-        a = window[:, (opposite + 1) % 3]
-        b = window[:, (opposite + 2) % 3]
-        values.append(((b[:, 0] - a[:, 0]) * (py - a[:, 1]) - (b[:, 1] - a[:, 1]) * (px - a[:, 0])) * sign)
-    return np.stack(values, axis=1)
+def edge_coefficients(window: np.ndarray, area: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per primitive and edge (opposite vertex 0, 1, 2): A, B, C of E(p) = A px + B py + C, >= 0 inside; int64, exact."""
+    sign = np.where(area > 0, 1, -1)[:, None]
+    a = window[:, [1, 2, 0]]
+    b = window[:, [2, 0, 1]]
+    dx = (b[..., 0] - a[..., 0]) * sign
+    dy = (b[..., 1] - a[..., 1]) * sign
+    return -dy, dx, dy * a[..., 0] - dx * a[..., 1]
+
+
+def _edges(coefficients: tuple[np.ndarray, np.ndarray, np.ndarray], primitive: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """Edge functions at subpixel points of the given primitives; (n, 3) int64."""
+    a, b, c = coefficients
+    return a[primitive] * px[:, None] + b[primitive] * py[:, None] + c[primitive]
 
 
 def _top_left(window: np.ndarray, area: np.ndarray) -> np.ndarray:
@@ -172,14 +177,16 @@ def rasterize(primitives: Primitives, width: int, height: int, chunk: int = 1 <<
     empty = Coverage(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
     if count == 0:
         return empty
-    low = np.floor((window.min(axis=1) - SUBPIXEL // 2) / SUBPIXEL).astype(np.int64)
-    high = np.ceil((window.max(axis=1) - SUBPIXEL // 2) / SUBPIXEL).astype(np.int64)
+    # Pixels whose centre (x * S + S/2) lies within the bounding box: exact integer bounds.
+    low = -((SUBPIXEL // 2 - window.min(axis=1)) // SUBPIXEL)   # ceil((min - S/2) / S)
+    high = (window.max(axis=1) - SUBPIXEL // 2) // SUBPIXEL      # floor((max - S/2) / S)
     x0, y0 = np.clip(low[:, 0], 0, width), np.clip(low[:, 1], 0, height)
     x1, y1 = np.clip(high[:, 0] + 1, 0, width), np.clip(high[:, 1] + 1, 0, height)
     columns = np.maximum(x1 - x0, 0)
     rows = np.maximum(y1 - y0, 0)
     sizes = columns * rows
     owned = _top_left(window, primitives.area)
+    coefficients = edge_coefficients(window, primitives.area)
     pieces: list[Coverage] = []
     start = 0
     # Chunks of whole primitives keep the candidate arrays bounded.
@@ -188,13 +195,13 @@ def rasterize(primitives: Primitives, width: int, height: int, chunk: int = 1 <<
         budget = (ends[start - 1] if start else 0) + chunk
         stop = max(start + 1, int(np.searchsorted(ends, budget, side="right")))
         stop = min(stop, count)
-        pieces.append(_rasterize_range(primitives, owned, start, stop, x0, y0, columns, sizes))
+        pieces.append(_rasterize_range(primitives, coefficients, owned, start, stop, x0, y0, columns, sizes))
         start = stop
     return Coverage(*(np.concatenate([getattr(piece, name) for piece in pieces]) for name in ("primitive", "x", "y", "depth")))
 
 
-def _rasterize_range(primitives: Primitives, owned: np.ndarray, start: int, stop: int, x0: np.ndarray, y0: np.ndarray,
-                     columns: np.ndarray, sizes: np.ndarray) -> Coverage:
+def _rasterize_range(primitives: Primitives, coefficients: tuple[np.ndarray, np.ndarray, np.ndarray], owned: np.ndarray,
+                     start: int, stop: int, x0: np.ndarray, y0: np.ndarray, columns: np.ndarray, sizes: np.ndarray) -> Coverage:
     span = np.arange(start, stop)
     counts = sizes[span]
     primitive = np.repeat(span, counts)
@@ -204,7 +211,7 @@ def _rasterize_range(primitives: Primitives, owned: np.ndarray, start: int, stop
     y = y0[primitive] + offsets // cols
     px = x * SUBPIXEL + SUBPIXEL // 2
     py = y * SUBPIXEL + SUBPIXEL // 2
-    edges = _edges(primitives.window[primitive], primitives.area[primitive], px, py)
+    edges = _edges(coefficients, primitive, px, py)
     inside = np.all((edges > 0) | ((edges == 0) & owned[primitive]), axis=1)
     primitive, x, y, edges = primitive[inside], x[inside], y[inside], edges[inside]
     weights = edges / np.abs(primitives.area[primitive])[:, None]
@@ -217,7 +224,7 @@ def quad_weights(primitives: Primitives, primitive: np.ndarray, x: np.ndarray, y
     the original triangle's vertices (n, 3), the window depth (n,) and the interpolated 1/w (n,)."""
     px = np.asarray(x, dtype=np.int64) * SUBPIXEL + SUBPIXEL // 2
     py = np.asarray(y, dtype=np.int64) * SUBPIXEL + SUBPIXEL // 2
-    edges = _edges(primitives.window[primitive], primitives.area[primitive], px, py)
+    edges = _edges(edge_coefficients(primitives.window, primitives.area), primitive, px, py)
     screen = edges / np.abs(primitives.area[primitive])[:, None]
     depth = np.sum(screen * primitives.depth[primitive], axis=1)
     inverse_w = primitives.inverse_w[primitive]
