@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from vpl_core.backends.glsl.locations import contains_integer
 from vpl_core.interp import numeric as nm
 from vpl_core.interp.lanes import (
     InterpreterError,
@@ -57,9 +58,7 @@ from vpl_core.interp.raster import assemble, quad_weights, rasterize
 from vpl_core.interp.texture import Texture2D
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, StageKind
 from vpl_core.ir.types import (
-    ArrayType,
     MatrixType,
-    RecordType,
     ScalarKind,
     ScalarType,
     Type,
@@ -183,16 +182,6 @@ def _linked_slot(program: Program, variable: InterfaceVariable) -> int | None:
         elif candidate.location == -1 and candidate.name == variable.name:
             return slot
     return None
-
-
-def contains_integer(value_type: Type) -> bool:
-    if isinstance(value_type, (ScalarType, VectorType)):
-        return value_type.kind is ScalarKind.INT
-    if isinstance(value_type, ArrayType):
-        return contains_integer(value_type.element)
-    if isinstance(value_type, RecordType):
-        return any(contains_integer(record_field.type) for record_field in value_type.fields)
-    return False
 
 
 class TextureTable:
