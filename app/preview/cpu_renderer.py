@@ -193,7 +193,8 @@ class CpuRenderer:
         length = float(np.linalg.norm(vector))
         if length < 1e-9:
             raise ValueError("the light direction must not be the zero vector")
-        self.light_direction = tuple(float(c) for c in vector / length)
+        x, y, z = (float(c) for c in vector / length)
+        self.light_direction = (x, y, z)
 
     def scene_values(self, width: int, height: int) -> dict[str, Any]:
         """The scene record's fields by name, as `Renderer.scene_values`."""

@@ -28,7 +28,7 @@ uncertain). Without tracking it is None and costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,7 +151,11 @@ def where(mask: np.ndarray | None, new: Tree, old: Tree) -> Tree:
     """`new` in the lanes of `mask`, `old` elsewhere (None: every lane)."""
     if mask is None:
         return new
-    return map_trees(lambda a, b: np.where(lane_mask(mask, a), a, b), new, old)
+
+    def select(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(lane_mask(mask, a), a, b)
+
+    return map_trees(select, new, old)
 
 
 def where_value(mask: np.ndarray | None, new: Value, old: Value) -> Value:
@@ -264,15 +268,12 @@ def from_python(value_type: Type, value: object, *, sampler_ids: Callable[[objec
         elements = [from_python(value_type.element, item, sampler_ids=sampler_ids) for item in items]
         return map_trees(lambda *parts: np.stack(parts, axis=0), *elements)
     if isinstance(value_type, RecordType):
-        if not hasattr(value, "get"):
+        if not isinstance(value, Mapping):
             raise ValueError(f"expected a mapping from field names for {value_type}, got {value!r}")
-        unknown = sorted(set(value) - {field.name for field in value_type.fields})  # type: ignore[arg-type]
+        unknown = sorted(set(value) - {field.name for field in value_type.fields})
         if unknown:
             raise ValueError(f"{value_type} has no field {unknown[0]!r}")
-        return tuple(
-            from_python(field.type, value.get(field.name), sampler_ids=sampler_ids)  # type: ignore[attr-defined]
-            for field in value_type.fields
-        )
+        return tuple(from_python(field.type, value.get(field.name), sampler_ids=sampler_ids) for field in value_type.fields)
     raise ValueError(f"no values of type {value_type}")
 
 

@@ -420,19 +420,18 @@ class Machine:
             return self.uniforms[reference.slot]
         return self.storage[reference.slot]
 
-    def _path(self, reference: ReferenceValue, frame: Frame, mask: np.ndarray) -> tuple[ReferenceValue, list[tuple[object, object]]]:
-        """The root and the selectors from the root outwards: ("member", (record, name)) or ("index", index)."""
-        selectors: list[tuple[object, object]] = []
+    def _path(self, reference: ReferenceValue, frame: Frame, mask: np.ndarray) -> tuple[ReferenceValue, list[_Selector]]:
+        """The root and the selectors from the root outwards (indices read now: spec 6.1)."""
+        selectors: list[_Selector] = []
         current = reference
         while isinstance(current, (MemberReferenceValue, IndexReferenceValue)):
             base = current.base
             if isinstance(current, MemberReferenceValue):
                 assert isinstance(base.type, RecordType)
-                selectors.append(("member", (base.type, current.field_name)))
+                selectors.append(_Member(base.type, current.field_name))
             else:
                 assert isinstance(base.type, ArrayType)
-                index = self._checked_index(self._operand(current.index, frame), base.type.count, mask, current.index)
-                selectors.append(("index", index))
+                selectors.append(self._checked_index(self._operand(current.index, frame), base.type.count, mask, current.index))
             current = base
         selectors.reverse()
         return current, selectors
@@ -440,12 +439,8 @@ class Machine:
     def _load(self, reference: ReferenceValue, frame: Frame, mask: np.ndarray) -> Value:
         root, selectors = self._path(reference, frame, mask)
         value = self._root(root, frame)
-        for kind, selector in selectors:
-            if kind == "member":
-                record, name = selector  # type: ignore[misc]
-                value = _member(value, record, name)
-            else:
-                value = _element(value, selector)  # type: ignore[arg-type]
+        for selector in selectors:
+            value = _member(value, selector.record, selector.name) if isinstance(selector, _Member) else _element(value, selector)
         return value
 
     def _store(self, reference: ReferenceValue, value: Value, frame: Frame, mask: np.ndarray) -> None:
@@ -495,6 +490,7 @@ class Machine:
         if not self.quads:
             raise InterpreterError("derivatives need fragment lanes in quads")
         data = np.asarray(operand.data)
+        errors = None if operand.error is None else np.asarray(operand.error)
         x0, x1, y0, y1 = self._quad_partners()
         if axis == "x":
             low, high = x0, x1
@@ -502,15 +498,15 @@ class Machine:
         else:
             low, high = y0, y1
             other_low, other_high = y0 ^ 1, y1 ^ 1   # the other column
-        difference = nm.subtract(nm.Num(data[high], None if operand.error is None else operand.error[high]),
-                                 nm.Num(data[low], None if operand.error is None else operand.error[low]))
-        if difference.r is None:
+        difference = nm.subtract(nm.Num(data[high], None if errors is None else errors[high]),
+                                 nm.Num(data[low], None if errors is None else errors[low]))
+        if difference.r is None or errors is None:
             return difference
         other = data[other_high].astype(np.float64) - data[other_low].astype(np.float64)
         # GLSL lets dFdx be the fine difference of the lane's row or the coarse one of either row.
         choice = np.abs(other - difference.v.astype(np.float64))
         complete = self._quad_complete(mask).reshape((-1,) + (1,) * (data.ndim - 1))
-        error = np.where(complete, difference.r + choice + np.asarray(operand.error)[other_high] + np.asarray(operand.error)[other_low], np.inf)
+        error = np.where(complete, difference.r + choice + errors[other_high] + errors[other_low], np.inf)
         self.unstable |= mask & ~self._quad_complete(mask)
         return nm.finish(difference.v, error)
 
@@ -580,6 +576,17 @@ class _Index:
     writable: np.ndarray
 
 
+@dataclass(frozen=True)
+class _Member:
+    """A selected record field."""
+
+    record: RecordType
+    name: str
+
+
+_Selector = _Member | _Index
+
+
 def _member(value: Value, record: RecordType, name: str) -> Value:
     return Value(select_field(value.data, record, name), None if value.error is None else select_field(value.error, record, name))
 
@@ -588,20 +595,19 @@ def _element(value: Value, index: _Index) -> Value:
     return Value(take_element(value.data, index.position), None if value.error is None else take_element(value.error, index.position))
 
 
-def _put(old: Value, selectors: list[tuple[object, object]], new: Value, mask: np.ndarray | None) -> Value:
+def _put(old: Value, selectors: list[_Selector], new: Value, mask: np.ndarray | None) -> Value:
     """`old` with the storage the selectors reach replaced by `new` in the lanes of `mask`."""
     if not selectors:
         return where_value(mask, new, old)
-    kind, selector = selectors[0]
-    if kind == "member":
-        record, name = selector  # type: ignore[misc]
-        inner = _put(_member(old, record, name), selectors[1:], new, mask)
-        data = replace_field(old.data, record, name, inner.data)
+    selector = selectors[0]
+    if isinstance(selector, _Member):
+        inner = _put(_member(old, selector.record, selector.name), selectors[1:], new, mask)
+        data = replace_field(old.data, selector.record, selector.name, inner.data)
         error = None
         if old.error is not None and inner.error is not None:
-            error = replace_field(old.error, record, name, inner.error)
+            error = replace_field(old.error, selector.record, selector.name, inner.error)
         return Value(data, error)
-    index: _Index = selector  # type: ignore[assignment]
+    index = selector
     inner = _put(_element(old, index), selectors[1:], new, mask)
     writable = index.writable if mask is None else (mask & index.writable)
     data = put_element(old.data, index.position, inner.data, writable)

@@ -362,10 +362,11 @@ def power(x: Num, y: Num) -> Num:
     zero_exact = (x64 == 0.0) & (rx == 0.0) & (y64 - ry > 0.0)
     logarithm = log2(Num(x.v, rx))
     exponent = multiply(Num(y.v, ry), logarithm)
+    exponent_radius = radius(exponent)
     with np.errstate(all="ignore"):
         t = exponent.v.astype(np.float64)
         center = np.exp2(t)
-        spread = np.maximum(np.abs(np.exp2(t + exponent.r) - center), np.abs(center - np.exp2(t - exponent.r)))
+        spread = np.maximum(np.abs(np.exp2(t + exponent_radius) - center), np.abs(center - np.exp2(t - exponent_radius)))
         spread = spread + np.abs(value.astype(np.float64) - center)
     error = spread + own(value, spread, 3.0 + 2.0 * np.abs(t))
     error = np.where(zero_exact, 0.0, np.where(undefined | (x64 - rx <= 0.0), np.inf, error))

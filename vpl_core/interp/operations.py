@@ -313,10 +313,12 @@ def call_math(builtin: Builtin, operands: Sequence[tuple[Value, Type]], result_t
     ndim = max(operand.v.ndim for operand in operands_num)
     widened = [_widen(operand, ndim) for operand in operands_num]
     if builtin in (Builtin.MIN, Builtin.MAX, Builtin.CLAMP):
+        table: dict[Builtin, Callable[..., Num]]
         if kind is ScalarKind.INT:
-            function = {Builtin.MIN: nm.int_minimum, Builtin.MAX: nm.int_maximum, Builtin.CLAMP: clamp_int}[builtin]
+            table = {Builtin.MIN: nm.int_minimum, Builtin.MAX: nm.int_maximum, Builtin.CLAMP: clamp_int}
         else:
-            function = {Builtin.MIN: nm.minimum, Builtin.MAX: nm.maximum, Builtin.CLAMP: clamp_float}[builtin]
+            table = {Builtin.MIN: nm.minimum, Builtin.MAX: nm.maximum, Builtin.CLAMP: clamp_float}
+        function = table[builtin]
         return val(function(*widened))
     if builtin is Builtin.MIX:
         third_kind = kind_of(types[2])
@@ -348,11 +350,12 @@ def _select(condition: Num, if_true: Value, if_false: Value, value_type: Type) -
     true_leaves, false_leaves = leaves(if_true.data), leaves(if_false.data)
     true_errors = leaves(_errors(if_true)) if tracked else [None] * len(true_leaves)
     false_errors = leaves(_errors(if_false)) if tracked else [None] * len(false_leaves)
-    data, errors = [], []
+    data: list[np.ndarray] = []
+    errors: list[np.ndarray] = []
     for a, b, ra, rb, floating in zip(true_leaves, false_leaves, true_errors, false_errors, _leaf_is_float(value_type)):
         chosen = nm.choose(_broadcast(condition, a.shape), Num(a, ra), Num(b, rb), floating=floating)
         data.append(chosen.v)
-        errors.append(chosen.r)
+        errors.append(nm.radius(chosen))
     return Value(rebuild(if_true.data, iter(data)), rebuild(if_true.data, iter(errors)) if tracked else None)
 
 
