@@ -84,6 +84,10 @@ def is_leaf_type(value_type: Type) -> bool:
     return isinstance(value_type, (ScalarType, VectorType, MatrixType, SamplerType))
 
 
+#: Scalar components a batch may hold in one value (lanes x components): beyond it the interpreter refuses.
+MAX_ELEMENTS = 1 << 26
+
+
 def element_count(value_type: Type) -> int:
     """Scalar components in one value of the type (arrays and records summed); for size limits."""
     if isinstance(value_type, ArrayType):
@@ -287,17 +291,3 @@ def _scalar_array(kind: ScalarKind, array: np.ndarray) -> np.ndarray:
         wide = array.astype(np.int64)
         return (((wide + 2**31) % 2**32) - 2**31).astype(np.int32)
     return array.astype(np.bool_)
-
-
-def to_python(value_type: Type, tree: Tree, lane: int) -> object:
-    """One lane of a value as plain Python (the inverse of `from_python`, matrices as nested lists)."""
-    if isinstance(value_type, ArrayType):
-        return [to_python(value_type.element, take_element(tree, index), lane) for index in range(value_type.count)]
-    if isinstance(value_type, RecordType):
-        assert isinstance(tree, tuple)
-        return {field.name: to_python(field.type, item, lane) for field, item in zip(value_type.fields, tree)}
-    assert isinstance(tree, np.ndarray)
-    item = tree[lane]
-    if isinstance(value_type, MatrixType):
-        return np.asarray(item).T.tolist()
-    return item.tolist() if isinstance(item, np.ndarray) else item.item()

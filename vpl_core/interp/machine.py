@@ -44,10 +44,12 @@ import numpy as np
 from vpl_core.interp import numeric as nm
 from vpl_core.interp import operations as ops
 from vpl_core.interp.lanes import (
+    MAX_ELEMENTS,
     InterpreterError,
     Tree,
     Value,
     clip_index,
+    element_count,
     put_element,
     replace_field,
     select_field,
@@ -184,6 +186,22 @@ class Program:
         self.label = label
         self.vertex = self._stage(module.vertex)
         self.fragment = self._stage(module.fragment)
+        #: Scalar components in the module's largest value (register, parameter, uniform, interface variable).
+        self.largest_value = max([1] + [element_count(value_type) for value_type in self._value_types()])
+
+    def _value_types(self) -> list[Type]:
+        types: list[Type] = [uniform.type for uniform in self.module.uniforms]
+        for stage in (self.vertex, self.fragment):
+            types += [variable.type for variable in stage.stage.interface]
+            for info in stage.functions.values():
+                types += list(info.registers.values())
+                types += [parameter.type for parameter in info.function.parameters]
+                types.append(info.function.return_type)
+        return types
+
+    def lanes_per_batch(self, wanted: int) -> int:
+        """How many lanes fit in one batch under `MAX_ELEMENTS` for this module's largest value (0: none fits)."""
+        return min(wanted, MAX_ELEMENTS // self.largest_value)
 
     @classmethod
     def from_verified(cls, verified: VerifiedModule) -> Program:
@@ -240,6 +258,10 @@ class Machine:
     ) -> None:
         if quads and lanes % 4:
             raise ValueError("quad lanes come in groups of four")
+        if lanes * program.largest_value > MAX_ELEMENTS:
+            raise InterpreterError(
+                f"the module's largest value has {program.largest_value} components; {lanes} lanes of it exceed the "
+                f"interpreter's limit of {MAX_ELEMENTS} components per value")
         self.program = program
         self.kind = kind
         self.stage = program.stage(kind)

@@ -169,10 +169,6 @@ def divide(a: Num, b: Num) -> Num:
     return finish(value, error)
 
 
-def reciprocal(b: Num) -> Num:
-    return divide(Num(np.ones_like(b.v), None if b.r is None else np.zeros_like(b.r)), b)
-
-
 def dot(a: Num, b: Num, axis: int = -1) -> Num:
     """Sum over `axis` of a * b (dot products, matrix products): computed in binary64, rounded once.
 
@@ -609,13 +605,3 @@ def logical(operator: str, a: Num, b: Num | None = None) -> Num:
 
 def constant(value: np.ndarray, tracked: bool) -> Num:
     return Num(value, np.zeros(np.shape(value), dtype=np.float64) if tracked else None)
-
-
-def is_finite_radius(error: np.ndarray) -> np.ndarray:
-    return np.isfinite(error)
-
-
-def ulps_to_absolute(count: float, magnitude: float) -> float:
-    """count ULPs at `magnitude`, for documentation and tests."""
-    return count * float(ulp(np.array([magnitude]))[0])
-

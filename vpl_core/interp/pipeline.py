@@ -44,6 +44,7 @@ import numpy as np
 from vpl_core.backends.glsl.locations import contains_integer
 from vpl_core.interp import numeric as nm
 from vpl_core.interp.lanes import (
+    MAX_ELEMENTS,
     InterpreterError,
     Tree,
     Value,
@@ -276,6 +277,9 @@ def render(
     """Draw `mesh` with the program into a width x height frame (see the module docstring)."""
     if width < 1 or height < 1:
         raise InterpreterError(f"the frame size must be positive, not {width}x{height}")
+    if program.lanes_per_batch(4) < 4:
+        raise InterpreterError(f"the module's largest value has {program.largest_value} components, more than the "
+                               f"interpreter holds ({MAX_ELEMENTS // 4} per lane)")
     uniform_trees, table = prepare_uniforms(program, uniforms or {})
     indices = np.asarray(mesh.indices, dtype=np.int64).reshape(-1, 3)
     vertex = run_vertex_stage(program, mesh, uniform_trees, table, tracked, step_limit)
@@ -365,7 +369,9 @@ def _shade(program: Program, primitives, coverage, chosen: np.ndarray, indices: 
     quads = np.stack([unique_keys // (rows * columns), (unique_keys // columns) % rows, unique_keys % columns], axis=1)
     corner = (coverage.x[chosen] & 1) + 2 * (coverage.y[chosen] & 1)
     lane_of = quad_of * 4 + corner
-    batch_quads = MAX_FRAGMENT_LANES // 4
+    batch_quads = program.lanes_per_batch(MAX_FRAGMENT_LANES) // 4
+    if batch_quads < 1:
+        raise InterpreterError(f"the module's largest value has {program.largest_value} components: too large to run even one 2x2 quad")
     for start in range(0, quads.shape[0], batch_quads):
         stop = min(start + batch_quads, quads.shape[0])
         selected = (quad_of >= start) & (quad_of < stop)

@@ -302,3 +302,18 @@ def test_precision_tracking_marks_branches_that_could_go_either_way() -> None:
     assert result.unstable is not None and result.unstable.all()
     steady = run(text.replace("(float 0.3)", "(float 0.5)"), 2, 2, tracked=True)
     assert steady.unstable is not None and not steady.unstable.any()
+
+
+def test_values_too_large_for_the_interpreter_are_refused() -> None:
+    text = fragment_module(
+        "(register r0 Vec4) (register r1 Float)",
+        "(load r1 (index_ref (uniform huge) (int 5))) (construct r0 r1) (store (stage color) r0) (return)",
+        types="(type Huge array Float 4000000000)", uniforms='(array huge "huge" Float 4000000000)')
+    with pytest.raises(InterpreterError, match="largest value has 4000000000 components"):
+        run(text)
+    # A value that fits one quad but not a whole frame at once runs in batches.
+    batched = fragment_module(
+        "(register r0 Vec4) (register r1 Float)",
+        "(load r1 (index_ref (uniform big) (int 5))) (construct r0 r1) (store (stage color) r0) (return)",
+        uniforms='(array big "big" Float 1000000)')
+    assert (color(batched, 16, 16) == 0.0).all()
