@@ -275,6 +275,23 @@ def render(
     step_limit: int = DEFAULT_STEP_LIMIT,
 ) -> RenderResult:
     """Draw `mesh` with the program into a width x height frame (see the module docstring)."""
+    with np.errstate(all="ignore"):  # NaN and infinity are values here (spec 4.1), not events
+        return _render(program, mesh, width, height, uniforms=uniforms, background=background, depth_test=depth_test,
+                       tracked=tracked, step_limit=step_limit)
+
+
+def _render(
+    program: Program,
+    mesh: MeshData,
+    width: int,
+    height: int,
+    *,
+    uniforms: Mapping[str, object] | None,
+    background: tuple[float, float, float, float],
+    depth_test: bool,
+    tracked: bool,
+    step_limit: int,
+) -> RenderResult:
     if width < 1 or height < 1:
         raise InterpreterError(f"the frame size must be positive, not {width}x{height}")
     if program.lanes_per_batch(4) < 4:
