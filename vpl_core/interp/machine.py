@@ -170,12 +170,13 @@ class StageInfo:
 
     @property
     def can_discard(self) -> bool:
-        return any(
-            isinstance(block.terminator, DiscardTerminator)
-            for function in self.stage.functions
-            for block in self.functions[id(function)].blocks
-            if self.functions[id(function)].rank[self.functions[id(function)].index[id(block)]] < len(self.functions[id(function)].blocks)
-        )
+        """Whether a block reachable in some function of the stage ends in discard."""
+        for info in self.functions.values():
+            for position, block in enumerate(info.blocks):
+                reachable = info.rank[position] < len(info.blocks)
+                if reachable and isinstance(block.terminator, DiscardTerminator):
+                    return True
+        return False
 
 
 class Program:
