@@ -1,4 +1,4 @@
-"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (docs/architecture.md, "The `vpl` command").
+"""The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile`, `vpl run` (docs/architecture.md, "The `vpl` command").
 
 Every failure is printed to stderr as one line, `FILE:LINE:COLUMN: CATEGORY
 error: MESSAGE` (`Diagnostic.format`); a file that cannot be read is reported
@@ -149,6 +149,19 @@ def run_compile(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _configure_run(parser: argparse.ArgumentParser) -> None:
+    from vpl_core.interp.run import configure
+
+    configure(parser)
+
+
+def run_render(arguments: argparse.Namespace) -> int:
+    """Render the module on the CPU (the interpreter) into a PNG; see `vpl_core.interp.run`."""
+    from vpl_core.interp.run import run
+
+    return run(arguments)
+
+
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
 
@@ -156,6 +169,7 @@ COMMANDS: dict[str, tuple[str, Configure, Handler]] = {
     "check": ("read and verify VPL files", _configure_check, run_check),
     "fmt": ("print the canonical text of a VPL file", _configure_fmt, run_fmt),
     "compile": ("compile a VPL file to GLSL (vertex, fragment, reflection JSON)", _configure_compile, run_compile),
+    "run": ("render a VPL file on the CPU (the reference interpreter) into a PNG", _configure_run, run_render),
 }
 """Subcommand name -> (help, add its arguments, handler returning the exit status)."""
 

@@ -48,6 +48,7 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
+from app.preview.cpu_preview import CpuPreview
 from app.preview.images import rgba_to_qimage
 from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
 from app.session.textures import TextureImage
@@ -457,13 +458,14 @@ class UnavailablePreview(QLabel):
         return QImage()
 
 
-def create_preview_widget(parent: QWidget | None = None, choice: str | None = None) -> PreviewWidget | UnavailablePreview:
-    """A `PreviewWidget` of the chosen profile, or an `UnavailablePreview` saying why none can be made.
+def create_preview_widget(parent: QWidget | None = None, choice: str | None = None) -> PreviewWidget | CpuPreview:
+    """A `PreviewWidget` of the chosen profile or, when no context of it can be made, the CPU preview.
 
     `choice` is "desktop", "es" or "auto"; None reads `VPL_PREVIEW_GL` (default auto).
-    An invalid value is a ValueError.
+    An invalid value is a ValueError. The `CpuPreview` (app/preview/cpu_preview.py)
+    draws the same scene with the VPL interpreter, at a reduced rate, and says why.
     """
     selection = select_profile(choice)
     if selection.problem:
-        return UnavailablePreview(selection.problem, parent, selection.profile)
+        return CpuPreview(selection.problem, parent, selection.profile)
     return PreviewWidget(parent, selection.profile)

@@ -30,10 +30,11 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
+from app.preview.cpu_preview import CpuPreview
 from app.preview.images import load_image_rgba, qimage_to_rgba
 from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.screenshot import preview_screenshot, read_program
-from app.preview.widget import PreviewWidget, UnavailablePreview, create_preview_widget
+from app.preview.widget import PreviewWidget, create_preview_widget
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.publish import VerifiedModule
 
@@ -394,14 +395,15 @@ def test_auto_widget_falls_back_to_es(qtbot, monkeypatch: pytest.MonkeyPatch) ->
     assert _rgb(grabbed[80, 100]) == (255, 128, 0)
 
 
-def test_es_that_cannot_be_created_gives_an_unavailable_preview(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_es_that_cannot_be_created_gives_the_cpu_preview(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
     _fail_for(monkeypatch, Profile.ES)
     widget = create_preview_widget(choice="es")
     qtbot.addWidget(widget)
-    assert isinstance(widget, UnavailablePreview)
+    assert isinstance(widget, CpuPreview)
     assert widget.profile is Profile.ES and widget.target == "es320"
-    assert "OpenGL ES 3.2" in widget.unavailable_reason
-    widget.show_problem("ignored")  # accepted like every other call
+    assert "OpenGL ES 3.2" in widget.no_context_reason
+    widget.show_problem("shown over the CPU preview")
+    assert widget.error_text == "shown over the CPU preview"
 
 
 # ---- screenshots ------------------------------------------------------------------------

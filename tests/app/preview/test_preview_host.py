@@ -7,6 +7,7 @@ import inspect
 import pytest
 
 from app.preview.context import DEFAULT_PROFILE
+from app.preview.cpu_preview import CpuPreview
 from app.preview.host import PreviewHost
 from app.preview.widget import PreviewWidget, UnavailablePreview
 
@@ -14,7 +15,7 @@ MEMBERS = [name for name in dir(PreviewHost) if not name.startswith("_")] + [
     "programReady", "programFailed", "contextCreated"]
 
 
-@pytest.mark.parametrize("preview_class", [PreviewWidget, UnavailablePreview])
+@pytest.mark.parametrize("preview_class", [PreviewWidget, UnavailablePreview, CpuPreview])
 def test_previews_implement_the_whole_protocol(qtbot, preview_class: type) -> None:
     preview = preview_class() if preview_class is PreviewWidget else preview_class("no context", None, DEFAULT_PROFILE)
     qtbot.addWidget(preview)

@@ -73,7 +73,7 @@ def compile(
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
     snapshot = verified.materialize()
     try:
-        return generate(snapshot, profile, limits)
+        artifact = generate(snapshot, profile, limits)
     except TargetError as error:
         # Restriction diagnostics name an IR object of this private snapshot.
         # The publication's label says which source it came from, and the
@@ -85,6 +85,7 @@ def compile(
         if error.subject is not None:
             diagnostic = replace(diagnostic, subject_path=paths.path_of(snapshot, error.subject))
         raise TargetError(diagnostic) from None
+    return replace(artifact, source=verified)
 
 
 def compile_source(

@@ -59,6 +59,9 @@ class ProgramArtifact:
     fragment_color_output: str        # GLSL name of the primary fragment colour output
     fragment_color_location: int
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    #: The `VerifiedModule` this was compiled from (set by `compile`; None for `generate` on a bare module).
+    #: Hosts that run the module themselves (the CPU preview, `vpl_core.interp`) take it from here.
+    source: Any = field(default=None, compare=False, repr=False)
 
     def uniform(self, name: str) -> UniformBinding | None:
         for binding in self.uniforms:

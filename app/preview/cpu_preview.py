@@ -1,0 +1,379 @@
+"""The CPU preview: the editor's preview drawn by the VPL interpreter when no OpenGL context can be made.
+
+`create_preview_widget` returns a `CpuPreview` instead of the OpenGL
+`PreviewWidget` when the chosen profile cannot be created (no GPU, no GL
+driver, a remote session). It implements the same `app.preview.host.PreviewHost`
+protocol, so the window drives it exactly like the GL preview, and draws
+the same scene (`app.preview.cpu_renderer.CpuRenderer`: same mesh, camera,
+light, parameters and textures) with `vpl_core.interp` instead of a driver.
+
+Because the CPU is slower, it works at a reduced rate and resolution, and
+says so:
+
+- frames are rendered at most `MAX_SIDE` pixels on the longer side (half
+  that while the camera is being dragged) and scaled up to the widget;
+- changes are coalesced: a frame is rendered `SETTLE_MS` after the last
+  change, on the GUI thread (the interpreter needs about 0.1 s for the
+  shipped examples at 256x256);
+- while playing, `time` advances at `PLAY_INTERVAL_MS` (4 frames per second
+  instead of the GL preview's 30);
+- a banner at the top says "CPU preview (no OpenGL)" with the reason in its
+  tooltip, and `context_description` (the status bar's "Preview: ...")
+  says the same.
+
+The widget takes the module from the artifact it is given
+(`ProgramArtifact.source`, the `VerifiedModule` the backend compiled): the
+interpreter runs verified modules, never GLSL. A module it cannot run, or
+a frame that fails, leaves the last image on screen with the message over
+it and emits `programFailed`, as the GL preview does with a driver error.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
+from PySide6.QtWidgets import QWidget
+
+from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
+from app.preview.context import DEFAULT_PROFILE, Profile
+from app.preview.cpu_renderer import CpuRenderer
+from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
+from vpl_core.backends.glsl.artifact import ProgramArtifact
+from vpl_core.interp import InterpreterError
+from vpl_core.publish import VerifiedModule
+
+MAX_SIDE = 256              # longest side of a rendered frame, in pixels
+DRAG_SIDE = 128             # while the camera is being dragged
+SETTLE_MS = 60              # a frame is rendered this long after the last change
+PLAY_INTERVAL_MS = 250      # `time` steps while playing: 4 frames per second
+#: Block executions a stage may take per frame before the preview gives up (a runaway loop).
+STEP_LIMIT = 20_000
+# The same feel as the GL preview (app/preview/widget.py).
+ORBIT_DEGREES_PER_PIXEL = 0.5
+ZOOM_PER_WHEEL_STEP = 0.9
+NOTICE = "CPU preview (no OpenGL): reduced rate"
+
+
+class CpuPreview(QWidget):
+    """The preview on the CPU; see the module docstring. `reason` says why there is no OpenGL context."""
+
+    programReady = Signal()
+    programFailed = Signal(str)
+    contextCreated = Signal(str)
+
+    def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
+        super().__init__(parent)
+        self._reason = reason
+        self._profile = profile
+        self._renderer = CpuRenderer()
+        self._frame = QImage()
+        self._error = ""
+        self._frame_failed = False
+        self._specs: dict[str, ParameterSpec] = {}
+        self._values: dict[str, Any] = {}
+        self._texture_paths: dict[str, str | None] = {}
+        self._drag_origin: QPoint | None = None
+        self._dragging = False
+        self._announced = False
+        self.frames_rendered = 0
+        self.setMinimumSize(120, 120)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.setToolTip(f"Material preview on the CPU: no OpenGL context ({reason or 'none could be created'}). "
+                        "Drawn by the VPL interpreter at a reduced rate and resolution.")
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._render_frame)
+        self._clock = QElapsedTimer()
+        self._time_base = 0.0
+        self._timer = QTimer(self)
+        self._timer.setInterval(PLAY_INTERVAL_MS)
+        self._timer.timeout.connect(self._tick)
+
+    # ---- PreviewHost properties ---------------------------------------------------------------
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    @property
+    def target(self) -> str:
+        """The host compiles for the chosen profile's target; the artifact's source module is what runs."""
+        return self._profile.target
+
+    @property
+    def available(self) -> bool:
+        return True
+
+    @property
+    def unavailable_reason(self) -> str:
+        return ""
+
+    @property
+    def no_context_reason(self) -> str:
+        """Why there is no OpenGL context (the reason this preview runs on the CPU)."""
+        return self._reason
+
+    @property
+    def context_description(self) -> str:
+        return "CPU interpreter (no OpenGL context)"
+
+    @property
+    def gl_strings(self) -> dict[str, str]:
+        return {}
+
+    @property
+    def error_text(self) -> str:
+        return self._error
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    @property
+    def renderer(self) -> CpuRenderer:
+        return self._renderer
+
+    @property
+    def parameter_values(self) -> dict[str, Any]:
+        return dict(self._values)
+
+    # ---- the host API ---------------------------------------------------------------------------
+
+    def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
+                     values: Mapping[str, ParameterValue] | None = None) -> None:
+        """Run the module `artifact` was compiled from, with `values` (by name) for its parameters."""
+        specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
+        given = values or {}
+        self._specs = {spec.name: spec for spec in specs}
+        self._values = {spec.name: given.get(spec.name, spec.default) for spec in specs}
+        for spec in specs:
+            value = self._values[spec.name]
+            if spec.kind is ParameterKind.TEXTURE:
+                if self._texture_paths.get(spec.name, "<unset>") != value:
+                    self._load_texture(spec.name, value if isinstance(value, str) else None)
+            elif spec.kind is not ParameterKind.OTHER:
+                self._renderer.set_parameter(spec.name, value)
+        source = artifact.source
+        if not isinstance(source, VerifiedModule):
+            self._fail("CPU preview: this program came without its verified module; nothing to run")
+            return
+        try:
+            self._renderer.set_program(source)
+        except (InterpreterError, ValueError, TypeError) as error:
+            self._fail(f"CPU preview: {error}")
+            return
+        self._error = ""
+        self._frame_failed = False
+        self.programReady.emit()
+        self._request_frame()
+
+    def show_problem(self, message: str) -> None:
+        self._fail(message)
+
+    def set_parameter(self, name: str, value: Any) -> None:
+        self._values[name] = value
+        self._renderer.set_parameter(name, value)
+        self._request_frame()
+
+    def set_texture(self, name: str, path: str | None) -> bool:
+        self._values[name] = path
+        loaded = self._load_texture(name, path)
+        self._request_frame()
+        return loaded
+
+    def set_mesh(self, name: str) -> None:
+        self._renderer.set_mesh(name)
+        self._request_frame()
+
+    def reset_camera(self) -> None:
+        self._renderer.camera.reset()
+        self._request_frame()
+
+    def set_playing(self, playing: bool) -> None:
+        if playing and not self._timer.isActive():
+            self._time_base = self._renderer.time
+            self._clock.start()
+            self._timer.start()
+        elif not playing and self._timer.isActive():
+            self._timer.stop()
+            self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+
+    def set_background(self, rgb: Sequence[float]) -> None:
+        self._renderer.set_background(rgb)
+        self._request_frame()
+
+    def set_light_direction(self, direction: Sequence[float]) -> None:
+        try:
+            self._renderer.set_light_direction(direction)
+        except (TypeError, ValueError):
+            return
+        self._request_frame()
+
+    def grab_preview(self) -> QImage:
+        """A frame at the widget's full pixel size (not reduced), without notice or overlay."""
+        if self._renderer.program is None:
+            return QImage()
+        width, height = self._pixel_size()
+        try:
+            return rgba_to_qimage(self._renderer.render_image(width, height))
+        except (InterpreterError, ValueError) as error:
+            self._fail(f"CPU preview: {error}")
+            return QImage()
+
+    def grab_shown_frame(self) -> QImage:
+        """What the widget shows: the scaled frame, the notice and any error."""
+        return self.grab().toImage()
+
+    def render_now(self) -> None:
+        """Render the pending frame at once (tests, screenshots)."""
+        self._settle.stop()
+        self._render_frame()
+
+    # ---- rendering ------------------------------------------------------------------------------
+
+    def _pixel_size(self) -> tuple[int, int]:
+        ratio = self.devicePixelRatioF()
+        return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
+
+    def frame_size(self) -> tuple[int, int]:
+        """The reduced size frames are rendered at: the widget's aspect, the longer side at most MAX_SIDE."""
+        width, height = self._pixel_size()
+        limit = DRAG_SIDE if self._dragging else MAX_SIDE
+        scale = min(1.0, limit / max(width, height))
+        return max(1, round(width * scale)), max(1, round(height * scale))
+
+    def _request_frame(self) -> None:
+        if not self._settle.isActive():
+            self._settle.start()
+
+    def _render_frame(self) -> None:
+        if self._renderer.program is None:
+            self.update()
+            return
+        width, height = self.frame_size()
+        try:
+            pixels = self._renderer.render_image(width, height, step_limit=STEP_LIMIT)
+        except (InterpreterError, ValueError) as error:
+            self._fail(f"CPU preview: {error}", frame=True)
+            return
+        except Exception as error:  # noqa: BLE001 - an interpreter bug must not take the editor down; it is shown
+            traceback.print_exc()
+            self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
+            return
+        self._frame = rgba_to_qimage(pixels)
+        self.frames_rendered += 1
+        if self._frame_failed:
+            # The frame works again; a host's problem (show_problem) stays until the next program.
+            self._error = ""
+            self._frame_failed = False
+        self.update()
+
+    def _fail(self, message: str, *, frame: bool = False) -> None:
+        self._error = message
+        self._frame_failed = frame
+        self.update()
+        self.programFailed.emit(message)
+
+    def _tick(self) -> None:
+        self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+        self._request_frame()
+
+    def _load_texture(self, name: str, path: str | None) -> bool:
+        self._texture_paths[name] = path
+        if path is None:
+            self._renderer.set_texture(name, None)
+            return True
+        try:
+            self._renderer.set_texture(name, load_image_rgba(path))
+        except (ImageLoadError, ValueError):
+            self._renderer.set_texture(name, None)
+            return False
+        return True
+
+    # ---- painting -------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._announced:
+            self._announced = True
+            self.contextCreated.emit(self.context_description)
+        self._request_frame()
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._request_frame()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        background = QColor.fromRgbF(*self._renderer.background)
+        painter.fillRect(self.rect(), background)
+        if not self._frame.isNull():
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+            painter.drawImage(self.rect(), self._frame)
+        self._paint_notice(painter)
+        if self._error:
+            self._paint_error(painter, self._error)
+        painter.end()
+
+    def _paint_notice(self, painter: QPainter) -> None:
+        font = QFont(self.font())
+        font.setPixelSize(12)
+        painter.setFont(font)
+        band = QRect(0, 0, self.width(), 20)
+        painter.fillRect(band, QColor(20, 20, 24, 190))
+        painter.setPen(QColor(235, 215, 140))
+        painter.drawText(band.adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), NOTICE)
+
+    def _paint_error(self, painter: QPainter, text: str) -> None:
+        lines = text.splitlines()
+        shown = "\n".join(lines[:8] + (["…"] if len(lines) > 8 else []))
+        font = QFont("monospace")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPixelSize(12)
+        painter.setFont(font)
+        margin = 8
+        bounds = painter.boundingRect(QRect(0, 0, self.width() - 2 * margin, self.height()), int(Qt.TextFlag.TextWordWrap), shown)
+        band = QRect(0, self.height() - bounds.height() - 2 * margin, self.width(), bounds.height() + 2 * margin)
+        painter.fillRect(band, QColor(25, 4, 4, 215))
+        painter.setPen(QColor(255, 215, 205))
+        painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), shown)
+
+    # ---- mouse ----------------------------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_origin = event.position().toPoint()
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if self._drag_origin is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            position = event.position().toPoint()
+            delta = position - self._drag_origin
+            self._drag_origin = position
+            self._dragging = True
+            self._renderer.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
+            self._request_frame()
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_origin = None
+            if self._dragging:
+                self._dragging = False
+                self._request_frame()  # the full-resolution frame
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        self.reset_camera()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self._renderer.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
+            self._request_frame()
+        event.accept()

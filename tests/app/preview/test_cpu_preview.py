@@ -1,0 +1,180 @@
+"""The CPU preview: the fallback `create_preview_widget` gives when no OpenGL context can be made.
+
+Real widgets under Xvfb; the frames are the interpreter's (checked against
+the GPU in test_cpu_vs_gpu.py). Here: the fallback is chosen, it draws what
+the host hands it, re-renders on changes at a reduced resolution, shows its
+notice, reports what it cannot run, survives runaway loops, and orbits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+
+import app.preview.context as context_module
+from app.material.parameters import ParameterKind
+from app.preview.context import Profile, clear_probes
+from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, CpuPreview
+from app.preview.cpu_renderer import CpuRenderer
+from app.preview.images import qimage_to_rgba
+from app.preview.screenshot import read_program
+from app.preview.widget import create_preview_widget
+from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.publish import VerifiedModule
+
+ROOT = Path(__file__).resolve().parents[3]
+LIT = ROOT / "app" / "material" / "examples" / "lit_blinn_phong.vpl"
+
+RUNAWAY = """
+(module 1
+  (types (type Void void) (type Bool bool) (type Vec3 vector float 3) (type Vec4 vector float 4))
+  (uniforms)
+  (vertex main (interface (in p "position" Vec3 0 none) (out clip "clip" Vec4 -1 position))
+    (functions (function main "main" Void (parameters) (registers (register r0 Vec3) (register r1 Vec4))
+      (block entry (load r0 (stage p)) (construct r1 r0 (float 1.0)) (store (stage clip) r1) (return)))))
+  (fragment main (interface (out c "color" Vec4 0 fragment_color))
+    (functions (function main "main" Void (parameters) (registers (register r0 Vec4) (register r1 Bool))
+      (block entry (construct r0 (float 1.0)) (store (stage c) r0) (copy r1 (bool true)) (branch spin))
+      (block spin (branch_if r1 spin done))
+      (block done (return))))))
+"""
+
+
+@pytest.fixture(autouse=True)
+def fresh_probes():
+    clear_probes()
+    yield
+    clear_probes()
+
+
+def _preview(qtbot, size: tuple[int, int] = (200, 160)) -> CpuPreview:
+    preview = CpuPreview("no OpenGL 4.2 core context (test)")
+    qtbot.addWidget(preview)
+    preview.resize(*size)
+    preview.show()
+    qtbot.waitExposed(preview)
+    return preview
+
+
+def _lit(preview: CpuPreview, qtbot) -> None:
+    verified, specs = read_program(str(LIT))
+    values = {spec.name: spec.default for spec in specs}
+    with qtbot.waitSignal(preview.programReady, timeout=5000):
+        preview.set_artifact(compile_glsl(verified), specs, values)
+    preview.render_now()
+
+
+def test_factory_falls_back_to_the_cpu_preview(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context_module, "create_context", lambda profile: None)
+    clear_probes()
+    widget = create_preview_widget(choice="auto")
+    qtbot.addWidget(widget)
+    assert isinstance(widget, CpuPreview)
+    assert widget.available and widget.context_description == "CPU interpreter (no OpenGL context)"
+    assert "OpenGL 4.2 core" in widget.no_context_reason and "OpenGL ES 3.2" in widget.no_context_reason
+    assert widget.target == "glsl420"
+
+
+def test_draws_the_module_it_is_handed(qtbot) -> None:
+    preview = _preview(qtbot)
+    _lit(preview, qtbot)
+    assert preview.frames_rendered == 1 and not preview.error_text
+    width, height = preview.frame_size()
+    assert max(width, height) <= MAX_SIDE
+    shown = qimage_to_rgba(preview.grab_preview())
+    verified, specs = read_program(str(LIT))
+    reference = CpuRenderer()
+    reference.set_program(verified)
+    for spec in specs:
+        reference.set_parameter(spec.name, spec.default)
+    expected = reference.render_image(shown.shape[1], shown.shape[0])
+    np.testing.assert_array_equal(shown, expected)
+    centre = shown[shown.shape[0] // 2, shown.shape[1] // 2]
+    assert int(centre[0]) > 60  # the lit sphere, not the background
+
+
+def test_a_parameter_change_renders_a_new_frame(qtbot) -> None:
+    preview = _preview(qtbot)
+    _lit(preview, qtbot)
+    before = qimage_to_rgba(preview.grab_preview())
+    color = next(name for name, spec in preview._specs.items() if spec.kind is ParameterKind.COLOR)
+    preview.set_parameter(color, (0.0, 0.0, 1.0, 1.0))
+    qtbot.waitUntil(lambda: preview.frames_rendered == 2, timeout=5000)
+    after = qimage_to_rgba(preview.grab_preview())
+    assert np.abs(after.astype(int) - before.astype(int)).max() > 40
+
+
+def test_the_notice_is_shown(qtbot) -> None:
+    preview = _preview(qtbot)
+    _lit(preview, qtbot)
+    shown = qimage_to_rgba(preview.grab_shown_frame())
+    band = shown[2:18, 4:150, :3].astype(int)
+    yellowish = (band[..., 0] > 150) & (band[..., 2] < 160)
+    assert yellowish.sum() > 20, "the notice text is not visible"
+    assert "CPU" in NOTICE and "reduced" in NOTICE
+    assert "no OpenGL" in preview.toolTip()
+
+
+def test_an_artifact_without_its_module_is_reported(qtbot) -> None:
+    preview = _preview(qtbot)
+    verified, _ = read_program(str(LIT))
+    artifact = compile_glsl(verified)
+    from dataclasses import replace
+
+    with qtbot.waitSignal(preview.programFailed, timeout=5000) as failed:
+        preview.set_artifact(replace(artifact, source=None))
+    assert "verified module" in failed.args[0] and preview.error_text == failed.args[0]
+
+
+def test_a_runaway_loop_fails_the_frame_not_the_editor(qtbot) -> None:
+    preview = _preview(qtbot, (40, 40))
+    verified = VerifiedModule.from_text(RUNAWAY, "runaway.vpl")
+    with qtbot.waitSignal(preview.programFailed, timeout=60_000) as failed:
+        preview.set_artifact(compile_glsl(verified))
+        preview.render_now()
+    assert "did not finish" in failed.args[0]
+    _lit(preview, qtbot)
+    assert not preview.error_text and preview.frames_rendered == 1
+
+
+def test_dragging_orbits_at_a_lower_resolution(qtbot) -> None:
+    preview = _preview(qtbot, (300, 300))
+    _lit(preview, qtbot)
+    yaw = preview.renderer.camera.yaw
+
+    def mouse(kind, x: int, buttons) -> None:
+        event = QMouseEvent(kind, QPointF(QPoint(x, 100)), QPointF(QPoint(x, 100)), Qt.MouseButton.LeftButton, buttons,
+                            Qt.KeyboardModifier.NoModifier)
+        getattr(preview, {QMouseEvent.Type.MouseButtonPress: "mousePressEvent", QMouseEvent.Type.MouseMove: "mouseMoveEvent",
+                          QMouseEvent.Type.MouseButtonRelease: "mouseReleaseEvent"}[kind])(event)
+
+    mouse(QMouseEvent.Type.MouseButtonPress, 100, Qt.MouseButton.LeftButton)
+    mouse(QMouseEvent.Type.MouseMove, 140, Qt.MouseButton.LeftButton)
+    assert preview.renderer.camera.yaw != yaw
+    assert max(preview.frame_size()) == DRAG_SIDE
+    mouse(QMouseEvent.Type.MouseButtonRelease, 140, Qt.MouseButton.NoButton)
+    assert max(preview.frame_size()) == MAX_SIDE
+
+
+def test_playing_advances_time_at_the_reduced_rate(qtbot) -> None:
+    preview = _preview(qtbot, (60, 60))
+    _lit(preview, qtbot)
+    preview.set_playing(True)
+    assert preview.playing
+    qtbot.waitUntil(lambda: preview.renderer.time > 0.2 and preview.frames_rendered >= 2, timeout=10_000)
+    preview.set_playing(False)
+    frozen = preview.renderer.time
+    qtbot.wait(400)
+    assert preview.renderer.time == frozen and not preview.playing
+
+
+def test_es_profile_fallback_keeps_the_es_target(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context_module, "create_context", lambda profile: None)
+    clear_probes()
+    widget = create_preview_widget(choice="es")
+    qtbot.addWidget(widget)
+    assert isinstance(widget, CpuPreview) and widget.profile is Profile.ES and widget.target == "es320"

@@ -1,0 +1,253 @@
+"""`vpl run FILE --size WxH [--mesh NAME] [--set NAME=VALUE ...] --out PNG`: render a module on the CPU.
+
+The file is read and verified, published as a `VerifiedModule` and drawn
+by the interpreter; the FragmentColor output becomes an RGBA8 PNG (values
+clamped to [0, 1], as GL stores them in an RGBA8 framebuffer).
+
+- Without `--mesh`: a full-screen pass (`fullscreen_mesh`: one triangle
+  over the viewport, positions at location 0, normals at 1, texture
+  coordinates 0..1 over the viewport at 2). Uniforms not set read zero, as
+  GL initialises them; unbound samplers read (0, 0, 0, 1). Nothing is
+  assumed about the module.
+- With `--mesh NAME` (sphere, cube, plane, ...): the editor's preview
+  scene (ARCHITECTURE.md, "The preview host contract"): that mesh, the
+  default camera, light and background, the `scene` record filled by field
+  name, unset parameters zero (matrices identity), samplers the checker
+  texture. This is what `vpl-editor --preview-screenshot` shows, drawn
+  without a GPU; it uses the editor package's host (`app.preview.cpu_renderer`,
+  numpy only), imported only for this option.
+
+`--set NAME=VALUE` sets a uniform (repeatable). VALUE is a number, `true`
+or `false`; numbers separated by commas (a vector, an array of scalars, or
+a matrix row by row); JSON (`[[1, 0], [0, 1]]`, `{"field": 1}`) for any
+value; or `@image.png` for a sampler. `NAME` may select a record field
+(`light.color=1,0,0`) or an array element (`palette[2]=0,1,0,1`).
+
+Exit status 0 when the PNG was written; 1 with a message on stderr
+otherwise (`FILE:LINE:COLUMN: CATEGORY error: MESSAGE` for reading and
+verification errors, `FILE: error: MESSAGE` for everything else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from vpl_core.diagnostics import VplError
+from vpl_core.ir.module import Module
+from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, Type, VectorType
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy and the interpreter are imported when a frame is rendered, not when `vpl` parses its arguments.
+
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+_PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
+MAX_PIXELS = 1 << 24
+
+
+class UsageError(ValueError):
+    """A command-line value that cannot be used; the message says why."""
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    match = _SIZE.match(text)
+    if match is None:
+        raise UsageError(f"--size must be WIDTHxHEIGHT (for example 256x256), not {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if width < 1 or height < 1 or width * height > MAX_PIXELS:
+        raise UsageError(f"--size must be positive and at most {MAX_PIXELS} pixels, not {width}x{height}")
+    return width, height
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="VPL text file to render")
+    parser.add_argument("--size", required=True, metavar="WxH", help="frame size in pixels, e.g. 256x256")
+    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane)")
+    parser.add_argument("--set", dest="values", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a uniform: a number, true/false, comma-separated numbers, JSON, or @image.png for a sampler")
+    parser.add_argument("--out", required=True, metavar="PNG", help="the PNG file to write")
+    parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
+
+
+def _split_assignment(text: str) -> tuple[str, list[str | int], str]:
+    name_part, separator, value = text.partition("=")
+    if not separator or not name_part.strip():
+        raise UsageError(f"--set takes NAME=VALUE, not {text!r}")
+    name_part = name_part.strip()
+    head = re.match(r"^[^.\[\]]+", name_part)
+    if head is None:
+        raise UsageError(f"--set: {name_part!r} does not start with a uniform name")
+    steps: list[str | int] = []
+    rest = name_part[head.end():]
+    position = 0
+    while position < len(rest):
+        step = _PATH_STEP.match(rest, position)
+        if step is None:
+            raise UsageError(f"--set: cannot read {name_part!r} (use NAME.field or NAME[index])")
+        steps.append(step.group(1) if step.group(1) is not None else int(step.group(2)))
+        position = step.end()
+    return head.group(0), steps, value.strip()
+
+
+def _parse_value(text: str) -> Any:
+    if text.startswith("@"):
+        return ("image", text[1:])
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if text.startswith(("[", "{")):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as error:
+            raise UsageError(f"--set: {text!r} is not valid JSON: {error.msg}") from error
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        numbers = [float(part) if any(c in part for c in ".eEnN") else int(part) for part in parts]
+    except ValueError as error:
+        raise UsageError(f"--set: {text!r} is not a number, a list of numbers, JSON or @image.png") from error
+    return numbers[0] if len(numbers) == 1 else numbers
+
+
+def _shape(value_type: Type, value: Any) -> Any:
+    """A flat list of numbers given for a matrix is its rows one after the other."""
+    import numpy as np
+
+    if isinstance(value_type, MatrixType) and isinstance(value, list) and value and not isinstance(value[0], list):
+        if len(value) != value_type.rows * value_type.columns:
+            raise UsageError(f"a {value_type} takes {value_type.rows * value_type.columns} numbers, got {len(value)}")
+        return np.asarray(value, dtype=np.float64).reshape(value_type.rows, value_type.columns)
+    if isinstance(value_type, MatrixType) and isinstance(value, list):
+        return np.asarray(value, dtype=np.float64)
+    return value
+
+
+def _zero(value_type: Type) -> Any:
+    if isinstance(value_type, ArrayType):
+        return [_zero(value_type.element) for _ in range(value_type.count)]
+    if isinstance(value_type, RecordType):
+        return {field.name: _zero(field.type) for field in value_type.fields}
+    if isinstance(value_type, MatrixType):
+        return [[0.0] * value_type.columns for _ in range(value_type.rows)]
+    if isinstance(value_type, VectorType):
+        return [0] * value_type.size
+    if isinstance(value_type, ScalarType):
+        return 0
+    return None
+
+
+def _assign(current: Any, value_type: Type, steps: list[str | int], value: Any, name: str) -> Any:
+    if not steps:
+        return _shape(value_type, value)
+    step = steps[0]
+    if isinstance(value_type, RecordType) and isinstance(step, str):
+        selected = value_type.field_named(step)
+        if selected is None:
+            raise UsageError(f"--set: {name} has no field {step!r} (fields: {', '.join(f.name for f in value_type.fields)})")
+        mapping = dict(current) if isinstance(current, dict) else _zero(value_type)
+        mapping[step] = _assign(mapping.get(step), selected.type, steps[1:], value, name)
+        return mapping
+    if isinstance(value_type, ArrayType) and isinstance(step, int):
+        if step >= value_type.count:
+            raise UsageError(f"--set: {name} has {value_type.count} elements, no element {step}")
+        elements = list(current) if isinstance(current, list) else _zero(value_type)
+        elements[step] = _assign(elements[step], value_type.element, steps[1:], value, name)
+        return elements
+    raise UsageError(f"--set: {name} is a {value_type}: {step!r} selects nothing in it")
+
+
+def uniform_settings(module: Module, assignments: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """(values by uniform name, image paths by sampler name) from the --set arguments."""
+    types = {uniform.name: uniform.type for uniform in module.uniforms}
+    values: dict[str, Any] = {}
+    images: dict[str, str] = {}
+    for text in assignments:
+        name, steps, raw = _split_assignment(text)
+        if name not in types:
+            known = ", ".join(sorted(types)) or "none"
+            raise UsageError(f"--set: the module has no uniform {name!r} (uniforms: {known})")
+        parsed = _parse_value(raw)
+        if isinstance(parsed, tuple):
+            if not isinstance(types[name], SamplerType) or steps:
+                raise UsageError(f"--set: {name} is a {types[name]}; only samplers take @image.png")
+            images[name] = parsed[1]
+            continue
+        if isinstance(types[name], SamplerType):
+            raise UsageError(f"--set: {name} is a sampler: give @image.png")
+        values[name] = _assign(values.get(name), types[name], steps, parsed, name)
+    return values, images
+
+
+def run(arguments: argparse.Namespace) -> int:
+    from vpl_core.interp.lanes import InterpreterError
+    from vpl_core.interp.png import PngError, read_png, write_png
+    from vpl_core.publish import VerifiedModule
+    from vpl_core.text import read
+
+    label = arguments.file
+    try:
+        with open(arguments.file, "rb") as stream:
+            source = stream.read()
+    except OSError as error:
+        print(f"{label}: error: cannot read: {error.strerror or error}", file=sys.stderr)
+        return 1
+    try:
+        module = read(source, label=label, strict_v1=arguments.strict_v1)
+        verified = VerifiedModule.create(module, label=label)
+    except VplError as error:
+        print(error.diagnostic.format(), file=sys.stderr)
+        return 1
+    try:
+        width, height = parse_size(arguments.size)
+        values, image_paths = uniform_settings(module, arguments.values)
+        images = {}
+        for name, path in image_paths.items():
+            try:
+                images[name] = read_png(path)
+            except (OSError, PngError) as error:
+                raise UsageError(f"--set {name}=@{path}: cannot read the image: {getattr(error, 'strerror', None) or error}") from error
+        if arguments.mesh is not None:
+            pixels = _render_preview_scene(verified, arguments.mesh, width, height, values, images)
+        else:
+            pixels = _render_fullscreen(verified, width, height, values, images)
+    except (UsageError, InterpreterError) as error:
+        print(f"{label}: error: {error}", file=sys.stderr)
+        return 1
+    try:
+        write_png(arguments.out, pixels)
+    except OSError as error:
+        print(f"{arguments.out}: error: cannot write: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _render_fullscreen(verified: Any, width: int, height: int, values: dict[str, Any], images: dict[str, np.ndarray]) -> np.ndarray:
+    from vpl_core.interp import Program, Texture2D, fullscreen_mesh, render, to_rgba8
+
+    program = Program.from_verified(verified)
+    uniforms: dict[str, Any] = dict(values)
+    for name, image in images.items():
+        uniforms[name] = Texture2D.from_image(image)
+    result = render(program, fullscreen_mesh(), width, height, uniforms=uniforms, depth_test=False)
+    return to_rgba8(result.color)
+
+
+def _render_preview_scene(verified: Any, mesh: str, width: int, height: int, values: dict[str, Any],
+                          images: dict[str, np.ndarray]) -> np.ndarray:
+    # The preview host contract belongs to the editor package (numpy only, no Qt or OpenGL).
+    from app.preview.cpu_renderer import CpuRenderer
+
+    renderer = CpuRenderer()
+    try:
+        renderer.set_mesh(mesh)
+    except ValueError as error:
+        raise UsageError(f"--mesh: {error}") from error
+    renderer.set_program(verified)
+    for name, value in values.items():
+        renderer.set_parameter(name, value)
+    for name, image in images.items():
+        renderer.set_texture(name, image)
+    return renderer.render_image(width, height)
