@@ -41,7 +41,8 @@ from PySide6.QtWidgets import QWidget
 from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
-from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
+from app.preview.images import rgba_to_qimage
+from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
 from vpl_core.publish import VerifiedModule
@@ -75,7 +76,8 @@ class CpuPreview(QWidget):
         self._frame_failed = False
         self._specs: dict[str, ParameterSpec] = {}
         self._values: dict[str, Any] = {}
-        self._texture_paths: dict[str, str | None] = {}
+        self._textures: dict[str, TextureImage | None] = {}
+        self._stale = ""
         self._drag_origin: QPoint | None = None
         self._dragging = False
         self._announced = False
@@ -154,8 +156,9 @@ class CpuPreview(QWidget):
         for spec in specs:
             value = self._values[spec.name]
             if spec.kind is ParameterKind.TEXTURE:
-                if self._texture_paths.get(spec.name, "<unset>") != value:
-                    self._load_texture(spec.name, value if isinstance(value, str) else None)
+                image = value if isinstance(value, TextureImage) else None
+                if spec.name not in self._textures or self._textures[spec.name] is not image:
+                    self.set_texture(spec.name, image)
             elif spec.kind is not ParameterKind.OTHER:
                 self._renderer.set_parameter(spec.name, value)
         source = artifact.source
@@ -180,11 +183,22 @@ class CpuPreview(QWidget):
         self._renderer.set_parameter(name, value)
         self._request_frame()
 
-    def set_texture(self, name: str, path: str | None) -> bool:
-        self._values[name] = path
-        loaded = self._load_texture(name, path)
+    def set_texture(self, name: str, image: TextureImage | None) -> None:
+        """The image for sampler `name` (None: the checker); the host read the file."""
+        self._values[name] = image
+        self._textures[name] = image
+        self._renderer.set_texture(name, image.pixels if image is not None else None)
         self._request_frame()
-        return loaded
+
+    def set_stale(self, reason: str) -> None:
+        """The material cannot be built now: keep the last frame, marked with `reason` ("" clears it)."""
+        if reason != self._stale:
+            self._stale = reason
+            self.update()
+
+    @property
+    def stale_text(self) -> str:
+        return self._stale
 
     def set_mesh(self, name: str) -> None:
         self._renderer.set_mesh(name)
@@ -283,18 +297,6 @@ class CpuPreview(QWidget):
         self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
         self._request_frame()
 
-    def _load_texture(self, name: str, path: str | None) -> bool:
-        self._texture_paths[name] = path
-        if path is None:
-            self._renderer.set_texture(name, None)
-            return True
-        try:
-            self._renderer.set_texture(name, load_image_rgba(path))
-        except (ImageLoadError, ValueError):
-            self._renderer.set_texture(name, None)
-            return False
-        return True
-
     # ---- painting -------------------------------------------------------------------------------
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
@@ -318,6 +320,8 @@ class CpuPreview(QWidget):
         self._paint_notice(painter)
         if self._error:
             self._paint_error(painter, self._error)
+        elif self._stale:
+            self._paint_error(painter, f"Out of date: showing the last version of the material that worked\n{self._stale}")
         painter.end()
 
     def _paint_notice(self, painter: QPainter) -> None:

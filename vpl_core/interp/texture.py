@@ -74,6 +74,11 @@ class SamplerState:
             raise ValueError(f"the magnification filter must be nearest or linear, not {self.mag_filter.value}")
 
 
+def _to_half(level: np.ndarray) -> np.ndarray:
+    """A level as an RGBA16F texture stores it: rounded to binary16."""
+    return level.astype(np.float16).astype(np.float64)
+
+
 def _to_unorm8(values: np.ndarray) -> np.ndarray:
     return np.rint(np.clip(values, 0.0, 1.0) * 255.0) / 255.0
 
@@ -96,14 +101,24 @@ class Texture2D:
 
     @classmethod
     def from_image(cls, image: np.ndarray, *, mipmaps: bool = True, sampler: SamplerState | None = None) -> Texture2D:
-        """An RGBA8 image (height, width, 4), first row at the top, uploaded as the preview does."""
+        """An RGBA image (height, width, 4), first row at the top, uploaded as the preview does.
+
+        uint8 images are RGBA8 textures (each generated level quantised to 8
+        bits); float32 images (HDR, EXR, 16-bit sources) are RGBA16F
+        textures, so every level is rounded to half precision.
+        """
         array = np.asarray(image)
-        if array.ndim != 3 or array.shape[2] != 4 or array.dtype != np.uint8:
-            raise ValueError(f"expected a uint8 (height, width, 4) image, got {array.dtype} {array.shape}")
-        base = array[::-1].astype(np.float64) / 255.0
+        if array.ndim != 3 or array.shape[2] != 4 or array.dtype not in (np.uint8, np.float32):
+            raise ValueError(f"expected a uint8 or float32 (height, width, 4) image, got {array.dtype} {array.shape}")
+        if array.dtype == np.uint8:
+            quantise = _to_unorm8
+            base = array[::-1].astype(np.float64) / 255.0
+        else:
+            quantise = _to_half
+            base = quantise(array[::-1].astype(np.float64))
         levels = [base]
         while mipmaps and (levels[-1].shape[0] > 1 or levels[-1].shape[1] > 1):
-            levels.append(_to_unorm8(_half(levels[-1])))
+            levels.append(quantise(_half(levels[-1])))
         state = sampler or (SamplerState() if mipmaps else SamplerState(min_filter=Filter.LINEAR))
         return cls([level.astype(np.float32) for level in levels], state)
 

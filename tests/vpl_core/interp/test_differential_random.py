@@ -20,15 +20,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from differential import Agreement, compare_frames
 from gl_float import render_outputs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from OpenGL import GL
 from random_programs import RandomProgram
 
 from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.backends.glsl.limits import ES3_MINIMUMS, GL42_MINIMUMS
 from vpl_core.interp import Program, fullscreen_mesh, render
 from vpl_core.publish import VerifiedModule
 
@@ -63,7 +66,11 @@ def _check(data: st.DataObject, target: str, totals: dict[str, Agreement]) -> No
     generator = RandomProgram(data)
     module = generator.build()
     verified = VerifiedModule.create(module, label="random.vpl")
-    artifact = compile_glsl(verified, target=target)
+    # The random programs use up to five draw buffers (a float pair at location 3);
+    # ES 3 guarantees four, so pass the context's own count, as a host that queried it would.
+    minimums = GL42_MINIMUMS if target == "glsl420" else ES3_MINIMUMS
+    limits = replace(minimums, draw_buffers=int(GL.glGetIntegerv(GL.GL_MAX_DRAW_BUFFERS)))
+    artifact = compile_glsl(verified, target=target, limits=limits)
     program = Program.from_verified(verified)
     cpu = render(program, fullscreen_mesh(), WIDTH, HEIGHT, uniforms=generator.uniform_values, depth_test=False, tracked=True)
     gpu = render_outputs(artifact, WIDTH, HEIGHT, uniforms=generator.uniform_values)
