@@ -255,14 +255,14 @@ def environment_images() -> dict[str, np.ndarray]:
 
 def write_hdr(path: Path, image: np.ndarray) -> None:
     """Write a Radiance RGBE file (rows top-down, as the format stores them)."""
-    import OpenImageIO as oiio
+    import OpenImageIO
 
     height, width = image.shape[:2]
-    output = oiio.ImageOutput.create(str(path))
+    output = OpenImageIO.ImageOutput.create(str(path))
     if output is None:
-        raise OSError(f"{path}: cannot create an image writer: {oiio.geterror()}")
+        raise OSError(f"{path}: cannot create an image writer: {OpenImageIO.geterror()}")
     try:
-        if not output.open(str(path), oiio.ImageSpec(width, height, 3, oiio.FLOAT)):
+        if not output.open(str(path), OpenImageIO.ImageSpec(width, height, 3, OpenImageIO.FLOAT)):
             raise OSError(f"{path}: {output.geterror()}")
         if not output.write_image(np.ascontiguousarray(image[::-1], dtype=np.float32)):
             raise OSError(f"{path}: {output.geterror()}")

@@ -155,21 +155,29 @@ def _check_size(label: str, width: int, height: int) -> None:
         raise EnvironmentLoadError(f"{label}: the image is {width}x{height}; environments wider than {MAX_WIDTH} texels are not supported")
 
 
-def _rgb_channels(channel_names: list[str], count: int) -> list[int]:
-    """Indices of the red, green and blue channels (grey images repeat their one channel)."""
-    upper = [name.upper() for name in channel_names]
-    if all(name in upper for name in ("R", "G", "B")):
-        return [upper.index("R"), upper.index("G"), upper.index("B")]
-    if count >= 3:
-        return [0, 1, 2]
-    if count in (1, 2):  # luminance, or luminance and alpha
-        return [0, 0, 0]
+def _rgb_channels(channel_names: list[str]) -> list[int]:
+    """Indices of the red, green and blue channels by name (the first layer of a multi-layer EXR that has all three).
+
+    A grey image (one channel named Y or L) repeats that channel; anything
+    else has no colour channels: [].
+    """
+    layers: dict[str, dict[str, int]] = {}
+    for index, name in enumerate(channel_names):
+        layer, _, channel = name.rpartition(".")
+        layers.setdefault(layer, {}).setdefault(channel.upper(), index)
+    for channels in layers.values():
+        if all(key in channels for key in ("R", "G", "B")):
+            return [channels["R"], channels["G"], channels["B"]]
+    for channels in layers.values():
+        for key in ("Y", "L"):
+            if key in channels:
+                return [channels[key]] * 3
     return []
 
 
 def read_radiance_file(path: Path) -> tuple[np.ndarray, bytes]:
     """The RGB float32 pixels (file row order: first row at the top) and the file's bytes."""
-    import OpenImageIO as oiio  # imported on first use: ~45 ms, and only environment files need it
+    import OpenImageIO  # imported on first use: ~45 ms, and only environment files need it
 
     label = str(path)
     suffix = path.suffix.lower()
@@ -179,9 +187,9 @@ def read_radiance_file(path: Path) -> tuple[np.ndarray, bytes]:
         data = path.read_bytes()
     except OSError as error:
         raise EnvironmentLoadError(f"{label}: cannot read the file: {error.strerror or error}") from error
-    image_input = oiio.ImageInput.open(str(path))
+    image_input = OpenImageIO.ImageInput.open(str(path))
     if image_input is None:
-        reason = oiio.geterror() or "not a readable image"
+        reason = OpenImageIO.geterror() or "not a readable image"
         raise EnvironmentLoadError(f"{label}: cannot read the environment: {reason}")
     try:
         format_name = image_input.format_name()
@@ -191,12 +199,12 @@ def read_radiance_file(path: Path) -> tuple[np.ndarray, bytes]:
             )
         spec = image_input.spec()
         _check_size(label, spec.width, spec.height)
-        channels = _rgb_channels(list(spec.channelnames), spec.nchannels)
+        channels = _rgb_channels(list(spec.channelnames))
         if not channels:
             raise EnvironmentLoadError(f"{label}: the image has no colour channels ({', '.join(spec.channelnames)})")
-        pixels = image_input.read_image(0, 0, 0, spec.nchannels, oiio.FLOAT)
+        pixels = image_input.read_image(0, 0, 0, spec.nchannels, OpenImageIO.FLOAT)
         if pixels is None:
-            reason = image_input.geterror() or oiio.geterror() or "the pixel data is unreadable"
+            reason = image_input.geterror() or OpenImageIO.geterror() or "the pixel data is unreadable"
             raise EnvironmentLoadError(f"{label}: cannot read the pixels: {reason}")
     finally:
         image_input.close()

@@ -25,6 +25,7 @@ recently used environments.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import os
 import tempfile
 import threading
@@ -47,7 +48,7 @@ CACHE_DIRECTORY_VARIABLE = "VPL_CACHE_DIR"
 APPLICATION_NAME = "vpl-material-editor"
 
 
-class PrefilterCancelled(Exception):
+class PrefilterCancelledError(Exception):
     """The job was cancelled before it finished."""
 
 
@@ -158,10 +159,8 @@ class IblCache:
             return None
         if stored_hash != content_hash or not _valid_assets(specular, irradiance, diffuse):
             return None
-        try:
+        with contextlib.suppress(OSError):
             os.utime(path)  # most recently used, for pruning
-        except OSError:
-            pass
         return IblAssets(specular, irradiance, diffuse, content_hash)
 
     def store(self, assets: IblAssets) -> str | None:
@@ -184,10 +183,8 @@ class IblCache:
         except OSError:
             return
         for stale in entries[keep:]:
-            try:
+            with contextlib.suppress(OSError):
                 stale.unlink()
-            except OSError:
-                pass
 
     def _write_atomically(self, path: Path, write: Callable[[object], None]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -207,10 +204,7 @@ def _valid_assets(specular: tuple[np.ndarray, ...], irradiance: np.ndarray, diff
     if irradiance.shape != (ibl.IRRADIANCE_HEIGHT, ibl.IRRADIANCE_WIDTH, 3) or irradiance.dtype != np.float16:
         return False
     height, width = specular[0].shape[:2]
-    for level, data in enumerate(specular):
-        if data.dtype != np.float16 or data.shape != (height >> level, width >> level, 3):
-            return False
-    return True
+    return all(data.dtype == np.float16 and data.shape == (height >> level, width >> level, 3) for level, data in enumerate(specular))
 
 
 class PrefilterJob:
@@ -220,7 +214,7 @@ class PrefilterJob:
     `Environment`. `start()` runs the work in a daemon thread; `run()` does
     it in the calling thread (command-line screenshots). `future` resolves
     to a `PreparedEnvironment`, or to the `EnvironmentLoadError`,
-    `PrefilterCancelled` or other error that stopped it. `on_progress` is
+    `PrefilterCancelledError` or other error that stopped it. `on_progress` is
     called from the worker thread with the fraction done (0..1).
     """
 
@@ -250,7 +244,7 @@ class PrefilterJob:
         return self._cancelled.is_set()
 
     def cancel(self) -> None:
-        """Ask the job to stop at its next check (a few milliseconds); its future then raises `PrefilterCancelled`."""
+        """Ask the job to stop at its next check (a few milliseconds); its future then raises `PrefilterCancelledError`."""
         self._cancelled.set()
 
     def start(self) -> PrefilterJob:
@@ -280,7 +274,7 @@ class PrefilterJob:
 
     def _report(self, fraction: float) -> None:
         if self._cancelled.is_set():
-            raise PrefilterCancelled("prefiltering was cancelled")
+            raise PrefilterCancelledError("prefiltering was cancelled")
         self._progress = min(max(fraction, self._progress), 1.0)
         if self._on_progress is not None:
             self._on_progress(self._progress)
