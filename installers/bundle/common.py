@@ -9,7 +9,7 @@ new run-time resource is added once.
 Everything is taken from the *installed* distribution in the build
 environment (`pip install .`, never an editable install), so the bundle
 holds exactly what a wheel holds: the package data (examples, built-in
-programs, icons) and the distribution metadata the version is read from
+programs, icons, HDR environments) and the distribution metadata the version is read from
 (`vpl_core.version`).
 """
 
