@@ -13,9 +13,9 @@ texels of a box-filtered source (twice the level's width): the weight
 depends only on the two elevations and the azimuth difference, so for a
 pair of rows it is one kernel along u, applied with an FFT. Exact
 quadrature has no fireflies and no sampling pattern; measured against a
-brute-force reference it is within 0.4% where filtered importance
-sampling (Křivánek & Colbert 2008) was off by up to 20% next to a sun, at
-the same speed (docs/lighting.md, benchmarks/bench_ibl.py).
+brute-force reference it is within 0.25% where filtered importance
+sampling (Křivánek & Colbert 2008) was off by up to 27% next to a sun, and
+4x faster in numpy (docs/lighting.md, benchmarks/bench_ibl.py).
 
 Work is done in chunks of output rows; between chunks `check(fraction)` is
 called, which reports progress and may raise to cancel (see
