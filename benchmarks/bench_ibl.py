@@ -40,7 +40,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+
+from ibl_reference import brute_force_prefiltered
 
 from app.preview import ibl, ibl_prefilter
 from app.preview.environment import load_named_environment, resolve_environment
@@ -54,18 +57,6 @@ FIS_LOD_BIAS = 0.5
 # --- references and the alternatives ---------------------------------------------------------------
 
 
-def brute_force(image: np.ndarray, normal: np.ndarray, roughness: float) -> np.ndarray:
-    height, width = image.shape[:2]
-    directions = ibl.texel_directions(height, width).reshape(-1, 3)
-    solid_angles = np.broadcast_to(ibl.texel_solid_angles(height, width), (height, width)).reshape(-1)
-    alpha = max(roughness * roughness, 1e-4)
-    half = directions + normal
-    half /= np.linalg.norm(half, axis=1, keepdims=True)
-    n_dot_h = half @ normal
-    weights = alpha**2 / (np.pi * (n_dot_h**2 * (alpha**2 - 1.0) + 1.0) ** 2) * np.maximum(directions @ normal, 0.0) * solid_angles
-    return (image.reshape(-1, 3) * weights[:, None]).sum(axis=0) / weights.sum()
-
-
 def chain_errors(image: np.ndarray, chain: list[np.ndarray]) -> tuple[float, float]:
     rng = np.random.default_rng(1)
     errors = []
@@ -75,7 +66,7 @@ def chain_errors(image: np.ndarray, chain: list[np.ndarray]) -> tuple[float, flo
         roughness = float(ibl.level_roughnesses()[level])
         for _ in range(12):
             row, column = rng.integers(data.shape[0]), rng.integers(data.shape[1])
-            expected = brute_force(image, directions[row, column], roughness) @ LUMINANCE
+            expected = brute_force_prefiltered(image, directions[row, column], roughness) @ LUMINANCE
             errors.append(abs(float(np.asarray(data[row, column], dtype=np.float64) @ LUMINANCE) - expected) / expected)
     return float(np.mean(errors)), float(np.max(errors))
 
@@ -207,10 +198,8 @@ void main() {
 
 def gpu_filtered_importance_sampling(base: np.ndarray) -> tuple[list[np.ndarray], float]:
     """The same estimator on the GPU; returns the chain and the seconds (upload to read-back), context excluded."""
-    from OpenGL import GL
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from gl_programs import compile_shader
+    from OpenGL import GL
 
     height, width = base.shape[:2]
     started = time.perf_counter()

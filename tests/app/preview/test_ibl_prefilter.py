@@ -22,6 +22,7 @@ import itertools
 
 import numpy as np
 import pytest
+from ibl_reference import brute_force_prefiltered
 
 from app.preview import ibl, ibl_prefilter
 from app.preview.environment import load_named_environment
@@ -44,20 +45,6 @@ def feature_environment(height: int) -> np.ndarray:
         inside = directions @ axis > np.cos(np.radians(radius_degrees))
         image = image + np.asarray(color) * inside[..., None]
     return image
-
-
-def brute_force_prefiltered(image: np.ndarray, normal: np.ndarray, roughness: float) -> np.ndarray:
-    """sum L D(h) max(n.l, 0) dOmega / sum D(h) max(n.l, 0) dOmega over every texel centre, h = normalize(n + l)."""
-    height, width = image.shape[:2]
-    directions = ibl.texel_directions(height, width).reshape(-1, 3)
-    solid_angles = np.broadcast_to(ibl.texel_solid_angles(height, width), (height, width)).reshape(-1)
-    alpha = max(roughness * roughness, 1e-4)
-    half = directions + normal
-    half /= np.linalg.norm(half, axis=1, keepdims=True)
-    n_dot_h = half @ normal
-    distribution = alpha**2 / (np.pi * (n_dot_h**2 * (alpha**2 - 1.0) + 1.0) ** 2)
-    weights = distribution * np.maximum(directions @ normal, 0.0) * solid_angles
-    return (image.reshape(-1, image.shape[2]) * weights[:, None]).sum(axis=0) / weights.sum()
 
 
 def monte_carlo_prefiltered(image: np.ndarray, normal: np.ndarray, roughness: float, rng: np.random.Generator, strata: int) -> np.ndarray:
