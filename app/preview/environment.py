@@ -110,6 +110,15 @@ def hash_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def hash_file(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB pieces (an 8k EXR need not sit in memory twice)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for piece in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(piece)
+    return digest.hexdigest()
+
+
 def sanitize_radiance(image: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     """`image` as finite, non-negative float32, and a note for each kind of texel that was replaced."""
     radiance = np.asarray(image, dtype=np.float32)
@@ -175,8 +184,8 @@ def _rgb_channels(channel_names: list[str]) -> list[int]:
     return []
 
 
-def read_radiance_file(path: Path) -> tuple[np.ndarray, bytes]:
-    """The RGB float32 pixels (file row order: first row at the top) and the file's bytes."""
+def read_radiance_file(path: Path) -> tuple[np.ndarray, str]:
+    """The RGB float32 pixels (file row order: first row at the top) and the SHA-256 of the file."""
     import OpenImageIO  # imported on first use: ~45 ms, and only environment files need it
 
     label = str(path)
@@ -184,7 +193,7 @@ def read_radiance_file(path: Path) -> tuple[np.ndarray, bytes]:
     if suffix not in ENVIRONMENT_SUFFIXES:
         raise EnvironmentLoadError(f"{label}: unsupported environment format {suffix or '(no suffix)'!r}; expected .hdr or .exr")
     try:
-        data = path.read_bytes()
+        content_hash = hash_file(path)
     except OSError as error:
         raise EnvironmentLoadError(f"{label}: cannot read the file: {error.strerror or error}") from error
     image_input = OpenImageIO.ImageInput.open(str(path))
@@ -211,15 +220,15 @@ def read_radiance_file(path: Path) -> tuple[np.ndarray, bytes]:
     pixels = np.asarray(pixels, dtype=np.float32)
     if pixels.ndim == 2:
         pixels = pixels[:, :, None]
-    return pixels[:, :, channels], data
+    return pixels[:, :, channels], content_hash
 
 
 def load_environment(path: str | Path, name: str | None = None) -> Environment:
     """Read an `.hdr` or `.exr` equirect environment; raises `EnvironmentLoadError` with a one-line reason."""
     path = Path(path)
-    pixels, data = read_radiance_file(path)
+    pixels, content_hash = read_radiance_file(path)
     radiance, notes = sanitize_radiance(pixels[::-1])  # file rows run top-down; GL row order runs bottom-up
-    return Environment(name or path.stem, radiance, hash_bytes(data), path, notes)
+    return Environment(name or path.stem, radiance, content_hash, path, notes)
 
 
 def load_named_environment(name_or_path: str | Path) -> Environment:
