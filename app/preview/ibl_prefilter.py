@@ -15,7 +15,7 @@ pair of rows it is one kernel along u, applied with an FFT. Exact
 quadrature has no fireflies and no sampling pattern; measured against a
 brute-force reference it is within 0.25% where filtered importance
 sampling (Křivánek & Colbert 2008) was off by up to 27% next to a sun, and
-4x faster in numpy (docs/lighting.md, benchmarks/bench_ibl.py).
+3x faster in numpy (docs/lighting.md, benchmarks/bench_ibl.py).
 
 Work is done in chunks of output rows; between chunks `check(fraction)` is
 called, which reports progress and may raise to cancel (see
