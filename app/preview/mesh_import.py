@@ -20,6 +20,10 @@ object of the OBJ becomes one `Mesh` (app/preview/mesh.py):
 - normalised to the view: centred on the bounding box's centre and scaled to
   a bounding radius of 1, like the built-in shapes.
 
+`read_mesh_file` does all of this except generating tangents and returns
+plain arrays (`MeshData`); `import_mesh` / `load_mesh` add the tangents and
+build the `Mesh`.
+
 Errors are `MeshImportError` (a ValueError) with one line naming the file:
 missing or unreadable file, unsupported format, malformed data, a file
 without triangles (points and lines only), compressed glTF extensions.
@@ -33,10 +37,12 @@ import struct
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.preview.mesh import Mesh, build_mesh
+if TYPE_CHECKING:
+    from app.preview.mesh import Mesh
 
 MESH_SUFFIXES = (".obj", ".gltf", ".glb")
 #: Larger files are refused before their triangles are processed (the preview is for materials, not scenes).
@@ -68,6 +74,24 @@ class _Part:
     tangents: np.ndarray | None = None
 
 
+@dataclass(frozen=True, eq=False)
+class MeshData:
+    """A file's triangles, normalised to the view, before tangents are generated.
+
+    float64 `positions`, `normals` (unit), `texcoords` (N, 2) and int64
+    `triangles` (M, 3); `tangents` (N, 4) when the file gave them (glTF, with
+    its normals), else None; `notes` say what was generated.
+    """
+
+    name: str
+    positions: np.ndarray
+    normals: np.ndarray
+    texcoords: np.ndarray
+    triangles: np.ndarray
+    tangents: np.ndarray | None
+    notes: tuple[str, ...] = field(default=())
+
+
 @dataclass(frozen=True)
 class ImportedMesh:
     """A preview mesh read from a file, with what was generated for it."""
@@ -82,6 +106,16 @@ def load_mesh(path: str | Path) -> Mesh:
 
 
 def import_mesh(path: str | Path) -> ImportedMesh:
+    """`read_mesh_file`, then the preview mesh with tangents generated when the file has none."""
+    from app.preview.mesh import build_mesh
+
+    data = read_mesh_file(path)
+    notes = data.notes if data.tangents is not None else data.notes + ("tangents were generated (MikkTSpace convention)",)
+    return ImportedMesh(build_mesh(data.name, data.positions, data.normals, data.texcoords, data.triangles, data.tangents), notes)
+
+
+def read_mesh_file(path: str | Path) -> MeshData:
+    """The triangles of an OBJ or glTF file with normals and texture coordinates, normalised to the view."""
     path = Path(path)
     label = str(path)
     suffix = path.suffix.lower()
@@ -529,7 +563,7 @@ def _checked(part: _Part, label: str) -> _Part:
     return part
 
 
-def _assemble(name: str, parts: list[_Part], label: str) -> ImportedMesh:
+def _assemble(name: str, parts: list[_Part], label: str) -> MeshData:
     parts = [_checked(part, label) for part in parts]
     parts = [part for part in parts if len(part.triangles)]
     if not parts:
@@ -569,14 +603,11 @@ def _assemble(name: str, parts: list[_Part], label: str) -> ImportedMesh:
         tangent_array = np.concatenate(tangents)
         unit, _ = _unit_rows(tangent_array[:, :3])
         tangent_array = np.concatenate([unit, np.where(tangent_array[:, 3:4] < 0.0, -1.0, 1.0)], axis=1)
-    else:
-        notes.append("tangents were generated (MikkTSpace convention)")
     vertices, triangle_array = _welded(
         [np.concatenate(positions), np.concatenate(normals), np.concatenate(texcoords)] + ([tangent_array] if given_tangents else []),
         np.concatenate(triangles),
     )
-    mesh = build_mesh(name, vertices[0], vertices[1], vertices[2], triangle_array, vertices[3] if given_tangents else None)
-    return ImportedMesh(mesh, tuple(notes))
+    return MeshData(name, vertices[0], vertices[1], vertices[2], triangle_array, vertices[3] if given_tangents else None, tuple(notes))
 
 
 def _welded(attributes: list[np.ndarray], triangles: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
