@@ -278,6 +278,18 @@ def test_the_outdoor_sky_follows_the_sun_and_the_studio_has_its_soft_boxes() -> 
     assert key.mean() > 5.0 and wall.mean() < 0.1
 
 
+def test_the_outdoor_sky_and_sun_light_level_ground_as_documented() -> None:
+    """The sky alone gives level ground an illuminance of pi; the sun five times that (tools/make_environments.py)."""
+    radiance = load_named_environment("outdoor").radiance.astype(np.float64)
+    height, width = radiance.shape[:2]
+    luminance = radiance @ np.array([0.2126, 0.7152, 0.0722])
+    up = np.clip(ibl.texel_directions(height, width)[..., 1], 0.0, None) * ibl.texel_solid_angles(height, width)
+    sun = luminance > 1000.0
+    assert 20 < sun.sum() < 80  # a disc 2 degrees wide at 0.35 degrees a texel
+    assert (luminance * ~sun * up).sum() == pytest.approx(np.pi, rel=0.02)
+    assert (luminance * sun * up).sum() == pytest.approx(5.0 * np.pi, rel=0.02)
+
+
 def test_a_built_package_ships_the_environments_and_the_brdf_table(built_package: Path) -> None:
     shipped = built_package / "app" / "preview" / "environments"
     for name in [f"{name}.hdr" for name in BUNDLED_ENVIRONMENTS] + ["brdf_lut.npy"]:
