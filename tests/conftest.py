@@ -1,4 +1,4 @@
-"""Shared fixtures: a real OpenGL context, glslangValidator, and the no-skip rule for CI.
+"""Shared fixtures: a real OpenGL context, glslangValidator, the no-skip rule for CI, a private cache.
 
 GL tests run on a real driver: Mesa's llvmpipe under Xvfb where there is no
 GPU (pytest-xvfb starts Xvfb; Qt's `offscreen` platform cannot create GL
@@ -42,6 +42,20 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.longrepr = f"skipped while VPL_FORBID_SKIPS=1 (CI must run every test): {reason}"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Prefiltered environments go to a directory of this test session, never to the user's cache
+    (`VPL_CACHE_DIR`, read by app.preview.ibl_assets; subprocesses inherit it)."""
+    directory = tmp_path_factory.mktemp("cache")
+    previous = os.environ.get("VPL_CACHE_DIR")
+    os.environ["VPL_CACHE_DIR"] = str(directory)
+    yield directory
+    if previous is None:
+        os.environ.pop("VPL_CACHE_DIR", None)
+    else:
+        os.environ["VPL_CACHE_DIR"] = previous
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ new run-time resource is added once.
 Everything is taken from the *installed* distribution in the build
 environment (`pip install .`, never an editable install), so the bundle
 holds exactly what a wheel holds: the package data (examples, built-in
-programs, icons) and the distribution metadata the version is read from
+programs, icons, HDR environments) and the distribution metadata the version is read from
 (`vpl_core.version`).
 """
 
@@ -38,6 +38,12 @@ HIDDEN_IMPORTS = [
     "PySide6.QtSvg",
     "PySide6.QtOpenGL",
     "PySide6.QtOpenGLWidgets",
+    # The preview loads environments and mesh files on demand (the stage imports mesh_import by
+    # name); listing them pulls in what they import when used: OpenImageIO, platformdirs,
+    # trimesh, pygltflib.
+    "app.preview.environment",
+    "app.preview.ibl_assets",
+    "app.preview.mesh_import",
 ]
 
 #: PyOpenGL's window-system bindings that PyInstaller's hook leaves out on Linux

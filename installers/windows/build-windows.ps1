@@ -77,11 +77,12 @@ if ($Is64 -ne "True" -or $Machine -ne "AMD64") {
 # 2. The package data reaches the package folders through git symlinks. Without
 # core.symlinks=true (which needs Developer Mode or an elevated shell) git writes each
 # as a small text file holding the target path, and the bundle would ship no examples,
-# built-in programs or icons.
+# built-in programs, icons or HDR environments.
 $Links = @(
     @{ Path = "vpl_core\builtin_programs"; Target = "resources\programs"; Files = "*.vpl" },
     @{ Path = "app\material\examples"; Target = "resources\examples"; Files = "*.vpl" },
-    @{ Path = "app\icons"; Target = "resources\icons"; Files = "vpl-editor*" }
+    @{ Path = "app\icons"; Target = "resources\icons"; Files = "vpl-editor*" },
+    @{ Path = "app\preview\environments"; Target = "resources\environments"; Files = "*.hdr" }
 )
 $Broken = @()
 foreach ($Link in $Links) {
@@ -98,8 +99,8 @@ git checked its symlinks out as text files (core.symlinks is false). Fix: turn o
 Developer Mode (Settings > System > For developers) or use an elevated shell, then run
 in the checkout:
   git config core.symlinks true
-  Remove-Item vpl_core\builtin_programs, app\material\examples, app\icons
-  git checkout -- vpl_core/builtin_programs app/material/examples app/icons
+  Remove-Item vpl_core\builtin_programs, app\material\examples, app\icons, app\preview\environments
+  git checkout -- vpl_core/builtin_programs app/material/examples app/icons app/preview/environments
 or clone again with: git clone -c core.symlinks=true <url>
 "@
 }

@@ -113,6 +113,13 @@ def test_the_bundle_carries_its_resources_and_metadata_and_nothing_of_the_tests(
     for source in (ROOT / "resources" / "programs").glob("*.vpl"):
         assert (programs / source.name).read_bytes() == source.read_bytes()
     assert (internal / "app" / "icons" / "vpl-editor-256.png").is_file()
+    environments = internal / "app" / "preview" / "environments"
+    for source in (ROOT / "resources" / "environments").glob("*.hdr"):
+        assert (environments / source.name).read_bytes() == source.read_bytes()
+    assert (environments / "brdf_lut.npy").is_file()
+    # HDR files are read through OpenImageIO (imported on first use): its extension and libraries ship.
+    assert list((internal / "OpenImageIO").glob("OpenImageIO*.so")), "OpenImageIO's extension module is missing"
+    assert list(internal.rglob("libOpenImageIO.so*")), "libOpenImageIO is missing"
     assert (internal / f"vpl_material_editor-{VERSION}.dist-info" / "METADATA").is_file()
     plugins = internal / "PySide6" / "Qt" / "plugins"
     for plugin in ("platforms/libqxcb.so", "platforms/libqoffscreen.so", "xcbglintegrations/libqxcb-glx-integration.so",

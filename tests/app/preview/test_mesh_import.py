@@ -1,0 +1,346 @@
+"""Mesh files (app/preview/mesh_import.py): OBJ and glTF/GLB files the tests write, with and without
+normals, texture coordinates and tangents; transforms, strips and fans; and every kind of bad file.
+
+These check `read_mesh_file` (the file's triangles, normals and texture
+coordinates, normalised to the view); tangent generation on imported
+meshes, mirrored UVs included, is checked where the preview meshes are
+built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import numpy as np
+import pygltflib
+import pytest
+
+from app.preview.mesh_import import MeshImportError, box_projection, read_mesh_file
+
+# --- writing test files ---------------------------------------------------------------------------
+
+QUAD_OBJ = """# a unit quad in the z = 0 plane, facing +z
+v 0 0 0
+v 2 0 0
+v 2 2 0
+v 0 2 0
+vt 0 0
+vt 1 0
+vt 1 1
+vt 0 1
+vn 0 0 1
+f 1/1/1 2/2/1 3/3/1 4/4/1
+"""
+
+CUBE_OBJ_WITHOUT_NORMALS_OR_UVS = """mtllib nowhere.mtl
+o Cube
+v -1 -1 -1
+v 1 -1 -1
+v 1 1 -1
+v -1 1 -1
+v -1 -1 1
+v 1 -1 1
+v 1 1 1
+v -1 1 1
+usemtl missing
+f 1 4 3 2
+f 5 6 7 8
+f 1 2 6 5
+f 2 3 7 6
+f 3 4 8 7
+f 4 1 5 8
+"""
+
+
+def write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def write_gltf(
+    path: Path,
+    positions: np.ndarray,
+    indices: np.ndarray | None,
+    normals: np.ndarray | None = None,
+    texcoords: np.ndarray | None = None,
+    tangents: np.ndarray | None = None,
+    node: dict | None = None,
+    mode: int = 4,
+    index_type: int = 5125,
+) -> Path:
+    """A glTF 2.0 file (.glb: one binary chunk; .gltf: an embedded data URI) with one mesh on one node."""
+    chunks: list[bytes] = []
+    views, accessors = [], []
+    attributes = {}
+
+    def add(array: np.ndarray, accessor_type: str, component_type: int = 5126, target: int = 34962) -> int:
+        data = np.ascontiguousarray(array).tobytes()
+        offset = sum(len(chunk) for chunk in chunks)
+        chunks.append(data + b"\0" * (-len(data) % 4))
+        views.append(pygltflib.BufferView(buffer=0, byteOffset=offset, byteLength=len(data), target=target))
+        extra = {}
+        if accessor_type == "VEC3" and component_type == 5126:
+            extra = {"min": array.min(axis=0).tolist(), "max": array.max(axis=0).tolist()}
+        accessors.append(pygltflib.Accessor(bufferView=len(views) - 1, componentType=component_type, count=len(array), type=accessor_type, **extra))
+        return len(accessors) - 1
+
+    attributes["POSITION"] = add(np.asarray(positions, np.float32), "VEC3")
+    if normals is not None:
+        attributes["NORMAL"] = add(np.asarray(normals, np.float32), "VEC3")
+    if texcoords is not None:
+        attributes["TEXCOORD_0"] = add(np.asarray(texcoords, np.float32), "VEC2")
+    if tangents is not None:
+        attributes["TANGENT"] = add(np.asarray(tangents, np.float32), "VEC4")
+    index_accessor = None
+    if indices is not None:
+        dtype = {5121: np.uint8, 5123: np.uint16, 5125: np.uint32}[index_type]
+        index_accessor = add(np.asarray(indices, dtype).reshape(-1), "SCALAR", index_type, 34963)
+    blob = b"".join(chunks)
+    primitive = pygltflib.Primitive(attributes=pygltflib.Attributes(**attributes), indices=index_accessor, mode=mode)
+    document = pygltflib.GLTF2(
+        scene=0,
+        scenes=[pygltflib.Scene(nodes=[0])],
+        nodes=[pygltflib.Node(mesh=0, **(node or {}))],
+        meshes=[pygltflib.Mesh(primitives=[primitive])],
+        accessors=accessors,
+        bufferViews=views,
+        buffers=[pygltflib.Buffer(byteLength=len(blob))],
+    )
+    document.set_binary_blob(blob)
+    if path.suffix == ".gltf":
+        document.convert_buffers(pygltflib.BufferFormat.DATAURI)
+        document.save_json(str(path))
+    else:
+        document.save_binary(str(path))
+    return path
+
+
+def grid(columns: int, rows: int, mirrored_right_half: bool = False) -> tuple[np.ndarray, ...]:
+    """A plane facing +z over [-1, 1]^2 as a grid; u follows x (mirrored on the right half when asked), v follows y."""
+    xs, ys = np.meshgrid(np.linspace(-1.0, 1.0, columns + 1), np.linspace(-1.0, 1.0, rows + 1))
+    positions = np.stack([xs, ys, np.zeros_like(xs)], axis=-1).reshape(-1, 3)
+    u = (xs + 1.0) / 2.0
+    if mirrored_right_half:
+        u = 0.5 - np.abs(xs) / 2.0  # u grows towards the middle from both sides
+    texcoords = np.stack([u, (ys + 1.0) / 2.0], axis=-1).reshape(-1, 2)
+    normals = np.tile([0.0, 0.0, 1.0], (len(positions), 1))
+    row = columns + 1
+    cells = [(r * row + c, r * row + c + 1, (r + 1) * row + c + 1, (r + 1) * row + c) for r in range(rows) for c in range(columns)]
+    indices = np.array([(a, b, c) for a, b, c, _ in cells] + [(a, c, d) for a, _, c, d in cells])
+    return positions, normals, texcoords, indices
+
+
+def face_normals(mesh) -> np.ndarray:
+    p, i = mesh.positions, mesh.triangles
+    normals = np.cross(p[i[:, 1]] - p[i[:, 0]], p[i[:, 2]] - p[i[:, 0]])
+    return normals / np.linalg.norm(normals, axis=1, keepdims=True)
+
+
+def assert_consistent(mesh) -> None:
+    """Unit normals agreeing with the winding, unit bounding radius, given tangents orthogonal with w = +-1."""
+    assert np.allclose(np.linalg.norm(mesh.normals, axis=1), 1.0, atol=1e-6)
+    corner_normals = mesh.normals[mesh.triangles].mean(axis=1)
+    assert np.all(np.einsum("ij,ij->i", face_normals(mesh), corner_normals) > 0.0)
+    assert np.linalg.norm(mesh.positions, axis=1).max() == pytest.approx(1.0, abs=1e-6)
+    assert mesh.texcoords.shape == (len(mesh.positions), 2) and np.isfinite(mesh.texcoords).all()
+    if mesh.tangents is not None:
+        assert np.allclose(np.linalg.norm(mesh.tangents[:, :3], axis=1), 1.0, atol=1e-5)
+        assert set(np.unique(mesh.tangents[:, 3])) <= {-1.0, 1.0}
+
+
+# --- OBJ ------------------------------------------------------------------------------------------
+
+
+def test_an_obj_with_normals_and_uvs_keeps_them_and_is_normalised(tmp_path: Path) -> None:
+    mesh = read_mesh_file(write_text(tmp_path / "quad.obj", QUAD_OBJ))
+    assert mesh.name == "quad" and len(mesh.triangles) == 2
+    assert_consistent(mesh)
+    assert np.allclose(mesh.normals, [0.0, 0.0, 1.0])
+    # Centred: the 2x2 quad becomes [-0.707, 0.707]^2 (bounding radius 1).
+    assert np.allclose(np.sort(np.unique(mesh.positions[:, 0])), [-np.sqrt(0.5), np.sqrt(0.5)], atol=1e-6)
+    # u grows along +x, v along +y, as in the file.
+    assert np.allclose(mesh.texcoords[np.argmin(mesh.positions.sum(axis=1))], [0.0, 0.0])
+    assert mesh.tangents is None and mesh.notes == ()
+
+
+def test_an_obj_without_normals_or_uvs_gets_flat_normals_and_a_box_projection(tmp_path: Path) -> None:
+    mesh = read_mesh_file(write_text(tmp_path / "cube.obj", CUBE_OBJ_WITHOUT_NORMALS_OR_UVS))
+    assert len(mesh.triangles) == 12
+    assert_consistent(mesh)
+    # Flat: every vertex normal is one of the six axes; 4 own vertices per face (welded).
+    assert np.allclose(np.abs(mesh.normals).max(axis=1), 1.0)
+    assert len(mesh.positions) == 24
+    # Each face gets the whole [0, 1] square, unmirrored seen from outside: +u then +v turn
+    # counter-clockwise about the outward normal.
+    assert np.allclose(mesh.texcoords.min(axis=0), 0.0) and np.allclose(mesh.texcoords.max(axis=0), 1.0)
+    t, i = mesh.texcoords, mesh.triangles
+    signed_uv_area = (t[i[:, 1]] - t[i[:, 0]])[:, 0] * (t[i[:, 2]] - t[i[:, 0]])[:, 1] - (t[i[:, 2]] - t[i[:, 0]])[:, 0] * (t[i[:, 1]] - t[i[:, 0]])[:, 1]
+    assert np.all(signed_uv_area > 0.0)
+    assert mesh.notes == ("the file has no normals: flat normals were generated", "the file has no texture coordinates: a box projection was generated")
+
+
+def test_obj_objects_polygons_and_negative_indices(tmp_path: Path) -> None:
+    text = """o first
+v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 0.5 1.5 0
+o second
+v 3 0 0
+v 4 0 0
+v 4 1 0
+o first
+f -8 -7 -6 -4 -5
+o second
+f 6 7 8
+"""
+    mesh = read_mesh_file(write_text(tmp_path / "objects.obj", text))
+    assert len(mesh.triangles) == 4  # a pentagon fan and a triangle
+    assert_consistent(mesh)
+    two_sided = QUAD_OBJ + "vn 0 0 -1\nf 4/4/2 3/3/2 2/2/2 1/1/2\n"
+    assert len(read_mesh_file(write_text(tmp_path / "quads.obj", two_sided)).triangles) == 4
+
+
+def test_relative_indices_followed_by_more_vertices_are_refused(tmp_path: Path) -> None:
+    """trimesh resolves them against the last vertex of the file (its issue 2364); a clear error, not a tangle."""
+    text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\nv 5 0 0\nv 6 0 0\nv 5 1 0\nf -3 -2 -1\n"
+    with pytest.raises(MeshImportError, match=r"negative \(relative\) indices are followed by more vertices"):
+        read_mesh_file(write_text(tmp_path / "interleaved.obj", text))
+
+
+# --- glTF -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".glb", ".gltf"])
+def test_a_gltf_with_every_attribute_keeps_the_files_tangents(tmp_path: Path, suffix: str) -> None:
+    positions, normals, texcoords, indices = grid(2, 2)
+    # glTF texture coordinates start at the top left: v_gltf = 1 - v.
+    gltf_uv = np.stack([texcoords[:, 0], 1.0 - texcoords[:, 1]], axis=-1)
+    tangents = np.tile([0.0, 1.0, 0.0, -1.0], (len(positions), 1))  # deliberately unusual, to see it kept
+    mesh = read_mesh_file(write_gltf(tmp_path / f"grid{suffix}", positions, indices, normals, gltf_uv, tangents))
+    assert len(mesh.triangles) == 8 and mesh.notes == ()
+    assert np.allclose(mesh.tangents, [0.0, 1.0, 0.0, -1.0])
+    # Back in the preview's convention (v up): the texcoords are the grid's own.
+    by_position = {tuple(np.round(p, 5)): t for p, t in zip(mesh.positions * np.sqrt(2.0), mesh.texcoords)}
+    for position, texcoord in zip(positions, texcoords):
+        assert np.allclose(by_position[tuple(np.round(position, 5))], texcoord, atol=1e-6)
+
+
+def test_a_gltf_without_normals_ignores_its_tangents_and_gets_flat_normals(tmp_path: Path) -> None:
+    positions, _normals, texcoords, indices = grid(1, 1)
+    tangents = np.tile([0.0, 1.0, 0.0, -1.0], (len(positions), 1))
+    mesh = read_mesh_file(write_gltf(tmp_path / "bare.glb", positions, indices, None, texcoords, tangents))
+    assert np.allclose(mesh.normals, [0.0, 0.0, 1.0])
+    assert mesh.tangents is None  # to be generated, not the file's
+    assert mesh.notes == ("the file has no normals: flat normals were generated",)
+
+
+def test_a_gltf_with_positions_only_gets_everything_generated(tmp_path: Path) -> None:
+    positions, _normals, _texcoords, indices = grid(3, 3)
+    mesh = read_mesh_file(write_gltf(tmp_path / "positions.glb", positions, indices))
+    assert_consistent(mesh)
+    assert len(mesh.notes) == 2 and mesh.tangents is None
+
+
+def test_node_transforms_apply_and_a_mirroring_scale_rewinds_triangles(tmp_path: Path) -> None:
+    positions, normals, texcoords, indices = grid(1, 1)
+    node = {"rotation": [0.0, np.sin(np.pi / 4), 0.0, np.cos(np.pi / 4)], "scale": [-1.0, 1.0, 1.0], "translation": [5.0, 0.0, 0.0]}
+    mesh = read_mesh_file(write_gltf(tmp_path / "mirrored-node.glb", positions, indices, normals, texcoords, node=node))
+    # Scale x by -1 keeps the normal +z; a 90 degree turn about y takes +z to +x.
+    assert np.allclose(mesh.normals, [1.0, 0.0, 0.0], atol=1e-6)
+    assert_consistent(mesh)
+
+
+@pytest.mark.parametrize(("mode", "index_type"), [(5, 5123), (6, 5121)])
+def test_strips_and_fans_become_triangles(tmp_path: Path, mode: int, index_type: int) -> None:
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 2, 0]], dtype=np.float32)
+    if mode == 6:
+        positions = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [-1, 0.5, 0]], dtype=np.float32)
+    mesh = read_mesh_file(write_gltf(tmp_path / "strip.glb", positions, np.arange(5), mode=mode, index_type=index_type))
+    assert len(mesh.triangles) == 3
+    assert_consistent(mesh)
+    assert np.allclose(mesh.normals, [0.0, 0.0, 1.0])
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+
+def test_points_and_lines_only_have_no_triangles(tmp_path: Path) -> None:
+    positions = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=np.float32)
+    with pytest.raises(MeshImportError, match=r"points\.glb: the file has no triangles"):
+        read_mesh_file(write_gltf(tmp_path / "points.glb", positions, None, mode=0))
+    with pytest.raises(MeshImportError, match=r"lines\.obj: the file has no triangles"):
+        read_mesh_file(write_text(tmp_path / "lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2 3\n"))
+    with pytest.raises(MeshImportError, match="no triangles"):
+        read_mesh_file(write_text(tmp_path / "degenerate.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n"))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("missing.obj", None, r"missing\.obj: no such mesh file"),
+        ("mesh.fbx", b"Kaydara FBX Binary", r"unsupported mesh format '\.fbx'; expected \.obj, \.gltf or \.glb"),
+        ("empty.glb", b"", r"empty\.glb: not a readable glTF file"),
+        ("garbage.glb", b"glTF\x02\x00\x00\x00" + bytes(range(256)) * 3, r"garbage\.glb: "),
+        ("not-json.gltf", b"{ this is not json", r"not-json\.gltf: not a readable glTF file"),
+        ("empty.obj", b"", r"empty\.obj: the file has no triangles"),
+        ("bad-index.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n", r"bad-index\.obj: "),
+        ("binary.obj", bytes(range(256)) * 4, r"binary\.obj: "),
+    ],
+)
+def test_bad_files_give_one_line_errors(tmp_path: Path, name: str, content: bytes | None, message: str) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(MeshImportError, match=message) as caught:
+        read_mesh_file(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_malformed_gltf_structures_are_errors_not_crashes(tmp_path: Path) -> None:
+    positions, normals, texcoords, indices = grid(1, 1)
+    path = write_gltf(tmp_path / "good.gltf", positions, indices, normals, texcoords)
+    document = pygltflib.GLTF2().load(str(path))
+    cases = {
+        "index out of range": lambda d: setattr(d.meshes[0].primitives[0], "indices", 42),
+        "accessor past its view": lambda d: setattr(d.accessors[0], "count", 1000),
+        "missing node": lambda d: setattr(d.scenes[0], "nodes", [7]),
+        "no position": lambda d: setattr(d.meshes[0].primitives[0].attributes, "POSITION", None),
+        "draco": lambda d: setattr(d, "extensionsRequired", ["KHR_draco_mesh_compression"]),
+        "missing buffer file": lambda d: setattr(d.buffers[0], "uri", "nowhere.bin"),
+    }
+    for label, damage in cases.items():
+        damaged = pygltflib.GLTF2().load(str(path))
+        damage(damaged)
+        target = tmp_path / f"damaged-{label.replace(' ', '-')}.gltf"
+        damaged.save_json(str(target))
+        with pytest.raises(MeshImportError, match=target.name.replace(".", r"\.")):
+            read_mesh_file(target)
+    assert document.meshes
+
+
+def test_random_bytes_never_escape_as_another_exception(tmp_path: Path) -> None:
+    rng = np.random.default_rng(20)
+    path_obj, path_glb = tmp_path / "fuzz.obj", tmp_path / "fuzz.glb"
+    positions, normals, texcoords, indices = grid(1, 1)
+    good = write_gltf(tmp_path / "seed.glb", positions, indices, normals, texcoords).read_bytes()
+    for _ in range(60):
+        data = bytearray(good)
+        for position in rng.integers(0, len(data), size=8):
+            data[position] = rng.integers(0, 256)
+        path_glb.write_bytes(bytes(data))
+        path_obj.write_bytes(bytes(rng.integers(32, 127, size=200).astype(np.uint8)).replace(b"~", b"\n"))
+        for path in (path_glb, path_obj):
+            with contextlib.suppress(MeshImportError):  # anything else fails the test
+                read_mesh_file(path)
+
+
+def test_box_projection_splits_vertices_between_axes() -> None:
+    from app.preview.mesh_import import _Part
+
+    positions = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    part = _Part(positions, np.array([[0, 2, 1], [0, 1, 3]]))  # one triangle facing -z, one facing -y
+    projected = box_projection(part)
+    assert len(projected.positions) == 6 and projected.texcoords.shape == (6, 2)
