@@ -157,7 +157,7 @@ def test_procedural_noise_example_hash_agrees_with_numpy_on_both_targets(gl_cont
 
 def test_mod289_is_exact_for_every_integer_below_two_to_the_24() -> None:
     """The float32 steps of `noise_mod` (multiply, floor, subtract, two corrections) equal integer mod 289."""
-    x = np.arange(-(2**24) + 1, 2**24, 7, dtype=np.float32)
+    x = np.arange(-(2**24) + 1, 2**24, 3, dtype=np.int64).astype(np.float32)  # exact: |x| < 2^24
     quotient = np.floor(x * np.float32(1.0 / 289.0))
     rest = x - quotient * np.float32(289.0)
     rest = rest + (np.float32(1.0) - (rest >= 0).astype(np.float32)) * np.float32(289.0)
