@@ -8,11 +8,11 @@ helper function that is emitted once per module however many nodes use it.
 It is the permutation polynomial of Gustavson and McEwan's webgl-noise,
 `permute(x) = ((34 x + 1) x) mod 289`, on integer-valued floats:
 
-- `mod289(x)` takes an integer-valued float with |x| < 2^24 to [0, 289):
+- `mod289(x)` takes an integer-valued float x in [-2^23, 11,300,000] to [0, 289):
   q = floor(x * (1/289)); r = x - 289 q; then one correction each way
   (r += 289 where r < 0, r -= 289 where r >= 289). The product
-  x * (1/289) may round across an integer (its error is below
-  |x| * 2^-23 < 1), so q may be one off, but r - 289 q and the corrections
+  x * (1/289) may round across an integer (it is within 0.01 of x / 289
+  on this domain), so q may be one off, but x - 289 q and the corrections
   are sums and products of integers below 2^24, which binary32 represents
   exactly: the result is exact whatever the rounding of the product, fused
   multiply-adds or the order the compiler picks;
@@ -20,7 +20,7 @@ It is the permutation polynomial of Gustavson and McEwan's webgl-noise,
   exact, then mod289;
 - `hash2(c) = permute(permute(mod289(c.x)) + mod289(c.y))`, and
   `hash3(c)` one more round with c.z: an integer in [0, 289) for every
-  lattice cell c with integer coordinates of magnitude below 2^24. The
+  lattice cell c with integer coordinates of magnitude up to 2^23. The
   pattern repeats every 289 cells along each axis.
 
 No trigonometric function hashes anything (the old `fract(sin(dot(p, k)) *
@@ -105,7 +105,7 @@ def call(fn: TrackingFunctionBuilder, function: Function, *arguments: Operand) -
 
 
 def mod289(lowering: _Lowering, width: int) -> Function:
-    """x mod 289 for integer-valued x, |x| < 2^24, exact (see the module docstring)."""
+    """x mod 289 for integer-valued x in [-2^23, 11,300,000], exact (see the module docstring)."""
 
     def build(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
         x = fn.load(fn.parameter(0))
