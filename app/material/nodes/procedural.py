@@ -50,7 +50,7 @@ def _label(dimensions: int) -> str:
 
 
 def _space(dimensions: int) -> str:
-    return "over UV space" if dimensions == 2 else "over 3D space (world position by default)"
+    return "over UV space" if dimensions == 2 else "over 3D space"
 
 
 def _lower_checker(ctx: NodeContext) -> None:
