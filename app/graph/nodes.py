@@ -296,7 +296,7 @@ class MaterialNode(BaseNode):
                     item.color = color
                     item.border_color = [min(255, component + 80) for component in color]
                 label = type_label(actual if actual is not None else declared)
-                item.setToolTip(port_tooltip(port.name(), declared, actual))
+                item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
                 item.setData(0, label)
 
     def port_type_label(self, direction: str, port_name: str) -> str:
