@@ -13,6 +13,7 @@ any stored value tolerantly (bad entries are dropped, positions clamped to
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, as_number, register
@@ -22,9 +23,8 @@ from vpl_core.ir.types import FLOAT, vec
 from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
-    from vpl_core.ir.module import Function
-
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
+    from vpl_core.ir.module import Function
 
 CATEGORY = "Color"
 
@@ -170,7 +170,7 @@ def _lower_color_ramp(ctx: NodeContext) -> None:
         return
     factor = ctx.input("factor")
     result: Operand = _vector(fn, *stops[0][1:])
-    for previous, stop in zip(stops, stops[1:]):
+    for previous, stop in pairwise(stops):
         start, end = previous[0], stop[0]
         if interpolation == "constant" or end - start <= 1e-6:
             weight = fn.builtin(Builtin.STEP, FLOAT, fn.f(end), factor)

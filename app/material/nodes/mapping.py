@@ -29,9 +29,8 @@ from vpl_core.ir.types import FLOAT, mat, vec
 from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
-    from vpl_core.ir.module import Function
-
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
+    from vpl_core.ir.module import Function
 
 CATEGORY = "Mapping"
 INPUT_CATEGORY = "Input"

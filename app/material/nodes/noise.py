@@ -59,9 +59,8 @@ from vpl_core.ir.types import FLOAT, INT, ScalarType, Type, vec
 from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
-    from vpl_core.ir.module import Function
-
     from app.material.lowering import TrackingFunctionBuilder, _Lowering
+    from vpl_core.ir.module import Function
 
 INVERSE_289 = 1.0 / 289.0
 #: Voronoi distance metrics (helper name suffixes).

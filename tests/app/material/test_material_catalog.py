@@ -117,7 +117,7 @@ def test_every_node_type_lowers_verifies_and_compiles(case, glslang_validator: s
     if not emits_nothing and case.type_name not in ("math_constant", "reroute"):
         assert node_id in set(result.provenance.values()), "the node under test emitted nothing"
     glslang_check(glslang_validator, tmp_path, "material", result.artifact.vertex_code, result.artifact.fragment_code)
-    for target in ES_TARGETS if case.variant in ES_VARIANTS or "-" in case.variant and not case.variant.startswith("dynamic") else ():
+    for target in ES_TARGETS if case.variant in ES_VARIANTS or ("-" in case.variant and not case.variant.startswith("dynamic")) else ():
         artifact = compile_glsl(result.verified, target=target)
         glslang_check(glslang_validator, tmp_path, f"material-{target}", artifact.vertex_code, artifact.fragment_code)
 

@@ -16,9 +16,9 @@ within 1/255, and the hash agrees exactly with the numpy hash.
 
 from __future__ import annotations
 
+import noise_reference as ref
 import numpy as np
 import pytest
-import noise_reference as ref
 from material_render import pixel_uv, render_material
 
 from app.material.graph import MaterialGraph
