@@ -50,58 +50,79 @@ def scene_values() -> dict[str, Any]:
     }
 
 
-def render_material(result: LoweringResult, size: int, target: str, uniforms: dict[str, Any] | None = None) -> np.ndarray:
-    """RGBA float32 pixels, shape (size, size, 4), of the material compiled for `target`."""
-    assert result.ok, result.diagnostics
-    artifact = glsl.compile(result.verified, target=target)
-    program = build_program(artifact)
-    framebuffer = GL.glGenFramebuffers(1)
-    texture = GL.glGenTextures(1)
-    vertex_array = GL.glGenVertexArrays(1)
-    buffers = GL.glGenBuffers(2)
-    vertex_buffer, uniform_buffer = int(buffers[0]), int(buffers[1])
-    try:
-        GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+class MaterialQuad:
+    """A material's program, a screen-filling quad and an RGBA32F target, ready to draw repeatedly.
+
+    Use as a context manager (it deletes its GL objects on exit); `draw()`
+    renders one frame and waits for it (glFinish), `pixels()` reads it back.
+    """
+
+    def __init__(self, result: LoweringResult, size: int, target: str, uniforms: dict[str, Any] | None = None) -> None:
+        assert result.ok, result.diagnostics
+        self.size = size
+        self.artifact = glsl.compile(result.verified, target=target)
+        self.program = build_program(self.artifact)
+        self.framebuffer = GL.glGenFramebuffers(1)
+        self.texture = GL.glGenTextures(1)
+        self.vertex_array = GL.glGenVertexArrays(1)
+        buffers = GL.glGenBuffers(2)
+        self.vertex_buffer, self.uniform_buffer = int(buffers[0]), int(buffers[1])
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
         GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, size, size, 0, GL.GL_RGBA, GL.GL_FLOAT, None)
-        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, framebuffer)
-        GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, texture, 0)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
+        GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, self.texture, 0)
         assert GL.glCheckFramebufferStatus(GL.GL_FRAMEBUFFER) == GL.GL_FRAMEBUFFER_COMPLETE
-        GL.glBindVertexArray(vertex_array)
-        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, vertex_buffer)
+        GL.glBindVertexArray(self.vertex_array)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self.vertex_buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, _VERTICES.nbytes, _VERTICES, GL.GL_STATIC_DRAW)
         stride = _VERTICES.shape[1] * 4
         for location, components, offset in _ATTRIBUTES:
             GL.glEnableVertexAttribArray(location)
             GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, stride, ctypes.c_void_p(offset * 4))
-        GL.glUseProgram(program)
-        for binding in artifact.uniforms:
+        GL.glUseProgram(self.program)
+        for binding in self.artifact.uniforms:
             if binding.block_binding >= 0:
                 value = scene_values() if binding.name == "scene" else (uniforms or {}).get(binding.name)
                 data = std140.pack(binding.type, value)
-                GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, uniform_buffer)
+                GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, self.uniform_buffer)
                 GL.glBufferData(GL.GL_UNIFORM_BUFFER, max(len(data), binding.block_size), data, GL.GL_STATIC_DRAW)
-                GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, binding.block_binding, uniform_buffer)
+                GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, binding.block_binding, self.uniform_buffer)
             elif uniforms and binding.name in uniforms:
-                location = GL.glGetUniformLocation(program, binding.gl_name_bytes)
+                location = GL.glGetUniformLocation(self.program, binding.gl_name_bytes)
                 value = np.asarray(uniforms[binding.name], dtype=np.float32).ravel()
                 setter = {1: GL.glUniform1fv, 2: GL.glUniform2fv, 3: GL.glUniform3fv, 4: GL.glUniform4fv}[value.size]
                 setter(location, 1, value)
         GL.glViewport(0, 0, size, size)
         GL.glDisable(GL.GL_BLEND)
         GL.glDisable(GL.GL_DEPTH_TEST)
+
+    def draw(self) -> None:
         GL.glClearColor(0.0, 0.0, 0.0, 0.0)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT)
         GL.glDrawArrays(GL.GL_TRIANGLES, 0, 6)
         GL.glFinish()
-        pixels = GL.glReadPixels(0, 0, size, size, GL.GL_RGBA, GL.GL_FLOAT)
+
+    def pixels(self) -> np.ndarray:
+        pixels = GL.glReadPixels(0, 0, self.size, self.size, GL.GL_RGBA, GL.GL_FLOAT)
         error = GL.glGetError()
         assert error == GL.GL_NO_ERROR, f"GL error {error:#x}"
-        return np.frombuffer(pixels, dtype=np.float32).reshape(size, size, 4).copy()
-    finally:
+        return np.frombuffer(pixels, dtype=np.float32).reshape(self.size, self.size, 4).copy()
+
+    def __enter__(self) -> MaterialQuad:
+        return self
+
+    def __exit__(self, *_exception: object) -> None:
         GL.glUseProgram(0)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
-        GL.glDeleteFramebuffers(1, [framebuffer])
-        GL.glDeleteTextures(1, [texture])
-        GL.glDeleteVertexArrays(1, [vertex_array])
-        GL.glDeleteBuffers(2, [vertex_buffer, uniform_buffer])
-        GL.glDeleteProgram(program)
+        GL.glDeleteFramebuffers(1, [self.framebuffer])
+        GL.glDeleteTextures(1, [self.texture])
+        GL.glDeleteVertexArrays(1, [self.vertex_array])
+        GL.glDeleteBuffers(2, [self.vertex_buffer, self.uniform_buffer])
+        GL.glDeleteProgram(self.program)
+
+
+def render_material(result: LoweringResult, size: int, target: str, uniforms: dict[str, Any] | None = None) -> np.ndarray:
+    """RGBA float32 pixels, shape (size, size, 4), of the material compiled for `target`."""
+    with MaterialQuad(result, size, target, uniforms) as quad:
+        quad.draw()
+        return quad.pixels()
