@@ -16,6 +16,16 @@ stay consistent.
 
 Programmatic connections go through `connect_ports`, which runs the same
 check and NodeGraphQt's cycle check before connecting through the undo stack.
+
+Node search (`app.graph.search`) replaces NodeGraphQt's tab search: the
+viewer's `tab_search_toggle` and a new wire released over no port
+(`apply_live_connection`) call `MaterialNodeGraph.open_node_search`; the
+chosen node is added where the search was opened and, for a dropped wire,
+connected to its first compatible port, in one undo macro. The graph's
+right-click menu gets Add Node… and the frame actions back at the top
+whenever it is about to show (the editor window refills it with its own).
+Frames: `frame_around_selection` wraps the selected nodes in a `FrameNode`
+backdrop; title and colour changes go through the undo stack.
 """
 
 from __future__ import annotations
