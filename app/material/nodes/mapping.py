@@ -11,10 +11,10 @@ translation column; normals go from world to object space with the
 transposed model matrix (the inverse of the normal matrix). Matrix
 columns are read as M * e_i (VPL has no matrix indexing).
 
-Tangent space needs per-vertex tangents; Parallax Offset builds a tangent
-frame from screen-space derivatives of the position and UVs instead
-(Schüler, "Normal mapping without precomputed tangents", 2013), so it
-works on any mesh.
+Tangent space (Transform, Parallax Offset) uses a tangent frame built from
+screen-space derivatives of the position and UVs (Schüler, "Normal
+mapping without precomputed tangents", 2013), so it works on any mesh and
+host, with or without vertex tangents.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 CATEGORY = "Mapping"
 INPUT_CATEGORY = "Input"
-SPACES = ("world", "object", "view")
+SPACES = ("world", "object", "view", "tangent")
 VECTOR_KINDS = ("position", "direction", "normal")
 
 
@@ -91,10 +91,41 @@ def _apply(fn: TrackingFunctionBuilder, matrix: Operand, value: Operand, w: floa
     return fn.swizzle(fn.multiply(matrix, fn.construct(vec(4), value, fn.f(w))), "xyz")
 
 
+def cotangent_frame(ctx: NodeContext, uv: Operand | None = None) -> tuple[Operand, Operand, Operand, Operand]:
+    """(tangent, bitangent, normal, 1 / scale) of the surface from screen-space derivatives.
+
+    Tangent and bitangent follow +u and +v of `uv` (the mesh UVs by
+    default), scaled by 1/scale to unit length of the longer one (Schüler's
+    cotangent frame); normal is the unit world normal.
+    """
+    fn = ctx.fn
+    uv = uv if uv is not None else ctx.source("texcoord")
+    position = ctx.source("world_position")
+    normal = ctx.source("world_normal")
+    dp1 = fn.builtin(Builtin.DFDX, vec(3), position)
+    dp2 = fn.builtin(Builtin.DFDY, vec(3), position)
+    duv1 = fn.builtin(Builtin.DFDX, vec(2), uv)
+    duv2 = fn.builtin(Builtin.DFDY, vec(2), uv)
+    dp2_perpendicular = fn.builtin(Builtin.CROSS, vec(3), dp2, normal)
+    dp1_perpendicular = fn.builtin(Builtin.CROSS, vec(3), normal, dp1)
+    tangent = fn.add(fn.multiply(dp2_perpendicular, fn.swizzle(duv1, "x")), fn.multiply(dp1_perpendicular, fn.swizzle(duv2, "x")))
+    bitangent = fn.add(fn.multiply(dp2_perpendicular, fn.swizzle(duv1, "y")), fn.multiply(dp1_perpendicular, fn.swizzle(duv2, "y")))
+    largest = fn.builtin(Builtin.MAX, FLOAT, fn.builtin(Builtin.DOT, FLOAT, tangent, tangent), fn.builtin(Builtin.DOT, FLOAT, bitangent, bitangent))
+    scale = fn.builtin(Builtin.INVERSESQRT, FLOAT, fn.builtin(Builtin.MAX, FLOAT, largest, fn.f(1e-20)))
+    return fn.multiply(tangent, scale), fn.multiply(bitangent, scale), normal, scale
+
+
 def to_world(ctx: NodeContext, value: Operand, space: str, kind: str) -> Operand:
     fn = ctx.fn
     if space == "world":
         return value
+    if space == "tangent":
+        tangent, bitangent, normal, _ = cotangent_frame(ctx)
+        along = fn.add(fn.multiply(tangent, fn.swizzle(value, "x")), fn.multiply(bitangent, fn.swizzle(value, "y")))
+        result = fn.add(along, fn.multiply(normal, fn.swizzle(value, "z")))
+        if kind == "position":
+            return fn.add(result, ctx.source("world_position"))
+        return fn.builtin(Builtin.NORMALIZE, vec(3), result) if kind == "normal" else result
     if space == "object":
         if kind == "normal":
             return fn.builtin(Builtin.NORMALIZE, vec(3), _apply(fn, ctx.scene("normal_matrix"), value, 0.0))
@@ -109,6 +140,12 @@ def from_world(ctx: NodeContext, value: Operand, space: str, kind: str) -> Opera
     fn = ctx.fn
     if space == "world":
         return value
+    if space == "tangent":
+        tangent, bitangent, normal, _ = cotangent_frame(ctx)
+        if kind == "position":
+            value = fn.subtract(value, ctx.source("world_position"))
+        result = fn.construct(vec(3), *(fn.builtin(Builtin.DOT, FLOAT, value, axis) for axis in (tangent, bitangent, normal)))
+        return fn.builtin(Builtin.NORMALIZE, vec(3), result) if kind == "normal" else result
     if space == "object":
         if kind == "normal":
             return fn.builtin(Builtin.NORMALIZE, vec(3), _call(fn, transpose_transform(ctx.lowering), ctx.scene("model"), value))
@@ -225,7 +262,7 @@ register(
         "transform_vector",
         "Transform",
         CATEGORY,
-        "Takes a position, direction or normal from one space (world, object, view) to another.",
+        "Takes a position, direction or normal between world, object, view and tangent space.",
         inputs=[PortSpec("vector", PortType.VEC3, (0.0, 0.0, 1.0))],
         outputs=[PortSpec("out", PortType.VEC3)],
         properties=[
@@ -237,7 +274,8 @@ register(
         lower=_lower_transform,
         notes=(
             "Through world space: model / view matrices (w = 1 for positions, 0 for directions), the normal "
-            "matrix or its transpose for normals, adjugate inverses the other way; normals renormalised."
+            "matrix or its transpose for normals, adjugate inverses the other way; tangent space by a "
+            "derivative-based tangent frame; normals renormalised."
         ),
     )
 )
@@ -335,27 +373,15 @@ register(
 def _lower_parallax(ctx: NodeContext) -> None:
     fn = ctx.fn
     uv = ctx.input("uv")
-    position = ctx.source("world_position")
-    normal = ctx.source("world_normal")
-    # Cotangent frame from screen-space derivatives (no vertex tangents needed).
-    dp1 = fn.builtin(Builtin.DFDX, vec(3), position)
-    dp2 = fn.builtin(Builtin.DFDY, vec(3), position)
-    duv1 = fn.builtin(Builtin.DFDX, vec(2), uv)
-    duv2 = fn.builtin(Builtin.DFDY, vec(2), uv)
-    dp2_perpendicular = fn.builtin(Builtin.CROSS, vec(3), dp2, normal)
-    dp1_perpendicular = fn.builtin(Builtin.CROSS, vec(3), normal, dp1)
-    tangent = fn.add(fn.multiply(dp2_perpendicular, fn.swizzle(duv1, "x")), fn.multiply(dp1_perpendicular, fn.swizzle(duv2, "x")))
-    bitangent = fn.add(fn.multiply(dp2_perpendicular, fn.swizzle(duv1, "y")), fn.multiply(dp1_perpendicular, fn.swizzle(duv2, "y")))
-    largest = fn.builtin(Builtin.MAX, FLOAT, fn.builtin(Builtin.DOT, FLOAT, tangent, tangent), fn.builtin(Builtin.DOT, FLOAT, bitangent, bitangent))
-    scale = fn.builtin(Builtin.INVERSESQRT, FLOAT, fn.builtin(Builtin.MAX, FLOAT, largest, fn.f(1e-20)))
+    tangent, bitangent, normal, _ = cotangent_frame(ctx, uv)
     view = ctx.source("view_direction")
     tangent_view = fn.builtin(
         Builtin.NORMALIZE,
         vec(3),
         fn.construct(
             vec(3),
-            fn.multiply(fn.builtin(Builtin.DOT, FLOAT, view, tangent), scale),
-            fn.multiply(fn.builtin(Builtin.DOT, FLOAT, view, bitangent), scale),
+            fn.builtin(Builtin.DOT, FLOAT, view, tangent),
+            fn.builtin(Builtin.DOT, FLOAT, view, bitangent),
             fn.builtin(Builtin.DOT, FLOAT, view, normal),
         ),
     )
