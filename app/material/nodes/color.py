@@ -17,6 +17,7 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, as_number, register
+from app.material.nodes.noise import call as _call
 from app.material.types import PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import FLOAT, vec
@@ -121,11 +122,6 @@ def hsv_to_rgb(lowering: _Lowering) -> Function:
 
     return lowering.helper("color_hsv_to_rgb", build, [vec(3)], vec(3))
 
-
-def _call(fn: TrackingFunctionBuilder, function: Function, *arguments: Operand) -> Operand:
-    result = fn.call(function, *arguments)
-    assert result is not None
-    return result
 
 
 _COLOR = PortSpec("color", PortType.COLOR, (0.8, 0.4, 0.2, 1.0))

@@ -23,6 +23,7 @@ import math
 from typing import TYPE_CHECKING
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.nodes.noise import call as _call
 from app.material.types import DYNAMIC, PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import FLOAT, mat, vec
@@ -80,11 +81,6 @@ def transpose_transform(lowering: _Lowering) -> Function:
 
     return lowering.helper("transpose_transform", build, [mat(4), vec(3)], vec(3))
 
-
-def _call(fn: TrackingFunctionBuilder, function: Function, *arguments: Operand) -> Operand:
-    result = fn.call(function, *arguments)
-    assert result is not None
-    return result
 
 
 def _apply(fn: TrackingFunctionBuilder, matrix: Operand, value: Operand, w: float) -> Operand:
