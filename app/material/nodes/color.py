@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, as_number, register
+from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, as_number, register
 from app.material.nodes.noise import call as _call
 from app.material.types import PortType
 from vpl_core.ir.instructions import Builtin
@@ -132,7 +132,7 @@ def _color_node(
     display_name: str,
     description: str,
     extra_inputs: list[tuple[str, float, float, float]],
-    lower,
+    lower: LowerFunction,
     notes: str,
     outputs: list[PortSpec] | None = None,
     color_input: PortSpec = _COLOR,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes.noise import call as _call
 from app.material.types import DYNAMIC, PortType
 from vpl_core.ir.instructions import Builtin
@@ -177,7 +177,7 @@ def _lower_camera_position(ctx: NodeContext) -> None:
     ctx.set_output("out", ctx.scene("camera_position"))
 
 
-def _surface_node(type_name: str, display: str, port_type: PortType, description: str, lower, notes: str) -> None:
+def _surface_node(type_name: str, display: str, port_type: PortType, description: str, lower: LowerFunction, notes: str) -> None:
     register(NodeType(type_name, display, INPUT_CATEGORY, description, [], [PortSpec("out", port_type)], [], lower, notes=notes))
 
 

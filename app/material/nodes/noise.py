@@ -51,11 +51,10 @@ Kernels (p is the point in noise space; outputs are documented per kernel):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from vpl_core.ir.instructions import BinaryOperator, Builtin
-from vpl_core.ir.types import FLOAT, INT, ScalarType, Type, vec
+from vpl_core.ir.types import FLOAT, INT, Type, vec
 from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
@@ -79,11 +78,6 @@ _SUFFIX = {1: "", 2: "_vec", 3: "_vecthree", 4: "_vecfour"}
 
 def value_type(width: int) -> Type:
     return FLOAT if width == 1 else vec(width)
-
-
-def width_of(operand: Operand) -> int:
-    operand_type = operand.type
-    return 1 if isinstance(operand_type, ScalarType) else operand_type.size  # type: ignore[union-attr]
 
 
 def splat(fn: TrackingFunctionBuilder, value: float, width: int) -> Operand:
@@ -449,5 +443,3 @@ def to_unit(fn: TrackingFunctionBuilder, signed: Operand) -> Operand:
     """0.5 + 0.5 n: a signed noise in [0, 1]."""
     return fn.add(fn.multiply(signed, fn.f(0.5)), fn.f(0.5))
 
-
-KernelFactory = Callable[["_Lowering", int], "Function"]

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import noise
 from app.material.types import PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
+from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -31,7 +32,7 @@ _UV = PortSpec("uv", PortType.VEC2, "texcoord")
 _POSITION = PortSpec("position", PortType.VEC3, "world_position")
 
 
-def _point(ctx: NodeContext, dimensions: int):
+def _point(ctx: NodeContext, dimensions: int) -> Operand:
     """uv * scale or position * scale."""
     source = ctx.input("uv" if dimensions == 2 else "position")
     return ctx.fn.multiply(source, ctx.input("scale"))
@@ -139,7 +140,7 @@ for _dimensions in (2, 3):
 # Voronoi ----------------------------------------------------------------------------------------
 
 
-def _voronoi_lower(dimensions: int):
+def _voronoi_lower(dimensions: int) -> LowerFunction:
     def lower(ctx: NodeContext) -> None:
         fn = ctx.fn
         metric = ctx.choice("metric")
@@ -194,7 +195,7 @@ for _dimensions in (2, 3):
 # White noise ------------------------------------------------------------------------------------
 
 
-def _white_lower(dimensions: int):
+def _white_lower(dimensions: int) -> LowerFunction:
     def lower(ctx: NodeContext) -> None:
         fn = ctx.fn
         cell = fn.builtin(Builtin.FLOOR, vec(dimensions), _point(ctx, dimensions))
@@ -226,7 +227,7 @@ for _dimensions in (2, 3):
 # Fractal sums -----------------------------------------------------------------------------------
 
 
-def _fractal_lower(dimensions: int):
+def _fractal_lower(dimensions: int) -> LowerFunction:
     def lower(ctx: NodeContext) -> None:
         fn = ctx.fn
         helper = noise.fractal(ctx.lowering, ctx.choice("basis"), ctx.choice("mode"), dimensions)
@@ -276,7 +277,7 @@ for _dimensions in (2, 3):
 _WARP_OFFSETS = ((0.0, 0.0, 0.0), (5.2, 1.3, 2.8), (1.7, 9.2, 4.1))
 
 
-def _warp_lower(dimensions: int):
+def _warp_lower(dimensions: int) -> LowerFunction:
     def lower(ctx: NodeContext) -> None:
         fn = ctx.fn
         source = ctx.input("uv" if dimensions == 2 else "position")
