@@ -83,9 +83,17 @@ def snapshot(view: MaterialNodeGraph) -> MaterialGraph:
         width, height = frame_node.size()
         graph.frames.append(
             Frame(str(frame_node.get_property(FRAME_ID_PROPERTY)), frame_node.name(), _position(frame_node),
-                  (float(width), float(height)), members)
+                  (float(width), float(height)), members, _frame_color(frame_node))
         )
     return graph
+
+
+def _frame_color(frame_node: FrameNode) -> tuple[int, int, int] | None:
+    """The backdrop's colour when the artist changed it from the default, else None."""
+    red, green, blue = (int(component) for component in list(frame_node.color())[:3])
+    if (red, green, blue) == tuple(FrameNode.DEFAULT_COLOR):
+        return None
+    return (red, green, blue)
 
 
 def _enclosed_ids(frame_node: FrameNode) -> set[str]:
@@ -151,6 +159,8 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
         frame_node = view.create_node(FrameNode.type_, name=frame.title or "Frame", pos=frame.position,
                                       push_undo=False, selected=False)
         frame_node.model.set_property(FRAME_ID_PROPERTY, frame.id)
+        if frame.color is not None:
+            frame_node.set_color(*frame.color)
         frame_node.view.width, frame_node.view.height = frame.size
         frame_node.model.width, frame_node.model.height = frame.size
         frame_node.model.set_property(FRAME_MEMBERS_PROPERTY, list(frame.node_ids))

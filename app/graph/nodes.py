@@ -36,6 +36,8 @@ STABLE_ID_PROPERTY = "vpl_node_id"
 #: Properties a file gave a node that its catalog type does not declare: kept, not shown.
 EXTRA_PROPERTIES = "vpl_extra_properties"
 FRAME_ID_PROPERTY = "vpl_frame_id"
+#: The catalog type drawn as a small dot (app/material/nodes/utility.py).
+REROUTE_TYPE = "reroute"
 # A frame's members as the document stored them, and the nodes its rectangle
 # enclosed when it was loaded (see app.graph.adapter: membership changes only
 # when a node moves in or out).
@@ -188,6 +190,36 @@ class MaterialNodeItem(NodeItem):
         painter.restore()
 
 
+class RerouteNodeItem(MaterialNodeItem):
+    """The Reroute's look: a small dot with its input on the left and its output on the right, no title."""
+
+    DOT_WIDTH = 26.0
+    DOT_HEIGHT = 18.0
+
+    def _draw_node_horizontal(self) -> None:
+        self._text_item.setVisible(False)
+        for text in (*self._input_items.values(), *self._output_items.values()):
+            text.setVisible(False)
+        self._width, self._height = self.DOT_WIDTH, self.DOT_HEIGHT
+        self._tooltip_disable(self.disabled)
+        ports = [port for port in (*self.inputs, *self.outputs) if port.isVisible()]
+        port_height = ports[0].boundingRect().height() if ports else 0.0
+        self.align_ports(v_offset=(self.DOT_HEIGHT - port_height) / 2)
+        self.update()
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
+        painter.save()
+        rect = QtCore.QRectF(0.0, 0.0, self._width, self._height)
+        painter.setPen(QtGui.QPen(QtGui.QColor(255, 255, 255) if self.selected else QtGui.QColor(20, 20, 20), 1.5))
+        painter.setBrush(QtGui.QColor(90, 90, 90))
+        painter.drawRoundedRect(rect.adjusted(4.0, 3.0, -4.0, -3.0), 6.0, 6.0)
+        if self._diagnostics:
+            painter.setPen(QtGui.QPen(ERROR_COLOR, 2.5))
+            painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(rect.adjusted(1.0, 1.0, -1.0, -1.0), 7.0, 7.0)
+        painter.restore()
+
+
 def paint_typed_port(painter: QtGui.QPainter, rect: QtCore.QRectF, info: dict[str, Any]) -> None:
     """Ports always show their type colour (NodeGraphQt's own painter hides it once connected)."""
     painter.save()
@@ -215,9 +247,10 @@ class MaterialNode(BaseNode):
     __identifier__ = IDENTIFIER_ROOT
     NODE_NAME = "Material node"
     CATALOG_TYPE: Any = None
+    ITEM_CLASS: type[MaterialNodeItem] = MaterialNodeItem
 
     def __init__(self) -> None:
-        super().__init__(qgraphics_item=MaterialNodeItem)
+        super().__init__(qgraphics_item=self.ITEM_CLASS)
         node_type = self.CATALOG_TYPE
         self.create_property(STABLE_ID_PROPERTY, "")
         self.create_property(EXTRA_PROPERTIES, {})
@@ -296,7 +329,7 @@ class MaterialNode(BaseNode):
                     item.color = color
                     item.border_color = [min(255, component + 80) for component in color]
                 label = type_label(actual if actual is not None else declared)
-                item.setToolTip(port_tooltip(port.name(), declared, actual))
+                item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
                 item.setData(0, label)
 
     def port_type_label(self, direction: str, port_name: str) -> str:
@@ -309,6 +342,8 @@ class FrameNode(BackdropNode):
 
     __identifier__ = IDENTIFIER_ROOT
     NODE_NAME = "Frame"
+    #: The colour a new frame gets (NodeGraphQt's backdrop default); a saved frame stores only other colours.
+    DEFAULT_COLOR = (5, 129, 138)
 
     def __init__(self) -> None:
         super().__init__()
@@ -326,6 +361,8 @@ def make_node_class(node_type: Any) -> type[MaterialNode]:
         "__doc__": node_type.description,
         "__module__": __name__,
     }
+    if node_type.type_name == REROUTE_TYPE:
+        attributes["ITEM_CLASS"] = RerouteNodeItem
     return type(class_name_for(node_type.type_name), (MaterialNode,), attributes)
 
 

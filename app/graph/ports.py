@@ -74,13 +74,38 @@ def port_color(port_type: object) -> Color:
     return (90 + digest[0] % 150, 90 + digest[1] % 150, 90 + digest[2] % 150)
 
 
-def port_tooltip(port_name: str, declared: object, resolved: object | None, connected_from: str = "") -> str:
+#: Short forms of app.material.types.conversion's answers, for tooltips.
+_CONVERSION_WORDS = {"same": "as is", "broadcast": "broadcast", "drop_alpha": "alpha dropped", "add_alpha": "alpha 1 added"}
+
+
+def accepted_sources(declared: object) -> str:
+    """What an input of the declared type accepts besides its own type: "float (broadcast), vec3 (alpha 1 added)"."""
+    from app.material.types import Constraint, PortType, conversion
+
+    if isinstance(declared, Constraint):
+        return "any float, vector or colour (all dynamic inputs take one width; floats broadcast)"
+    if not isinstance(declared, PortType):
+        return ""
+    accepted = [
+        f"{source} ({_CONVERSION_WORDS[kind]})"
+        for source in PortType
+        if source is not declared and (kind := conversion(source, declared)) is not None
+    ]
+    return ", ".join(accepted)
+
+
+def port_tooltip(port_name: str, declared: object, resolved: object | None, connected_from: str = "",
+                 is_input: bool = False) -> str:
     lines = [f"<b>{port_name}</b>"]
     declared_label = type_label(declared)
     if resolved is not None and type_label(resolved) != declared_label:
         lines.append(f"type: {type_label(resolved)} (declared {declared_label})")
     else:
         lines.append(f"type: {declared_label}")
+    if is_input:
+        accepted = accepted_sources(declared)
+        if accepted:
+            lines.append(f"also accepts: {accepted}")
     if connected_from:
         lines.append(f"from: {connected_from}")
     return "<br/>".join(lines)

@@ -16,6 +16,16 @@ stay consistent.
 
 Programmatic connections go through `connect_ports`, which runs the same
 check and NodeGraphQt's cycle check before connecting through the undo stack.
+
+Node search (`app.graph.search`) replaces NodeGraphQt's tab search: the
+viewer's `tab_search_toggle` and a new wire released over no port
+(`apply_live_connection`) call `MaterialNodeGraph.open_node_search`; the
+chosen node is added where the search was opened and, for a dropped wire,
+connected to its first compatible port, in one undo macro. The graph's
+right-click menu gets Add Node… and the frame actions back at the top
+whenever it is about to show (the editor window refills it with its own).
+Frames: `frame_around_selection` wraps the selected nodes in a `FrameNode`
+backdrop; title and colour changes go through the undo stack.
 """
 
 from __future__ import annotations
@@ -32,6 +42,8 @@ from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
+from app.graph.search import NodeSearch
+from app.material.types import Constraint, PortType, conversion, refusal
 
 #: (source node id, source port, target node id, target port) -> (allowed, reason).
 #: Ids are stable ids (`MaterialNode.stable_id`), ports catalog port names.
@@ -49,6 +61,8 @@ class TypedNodeViewer(NodeViewer):
     def __init__(self, parent: QtWidgets.QWidget | None = None, undo_stack: QtGui.QUndoStack | None = None) -> None:
         super().__init__(parent, undo_stack=undo_stack)
         self.port_check: Callable[[PortItem, PortItem], tuple[bool, str]] | None = None
+        #: (port a wire was dragged from or None, scene position or None) -> opens the node search.
+        self.search_handler: Callable[[PortItem | None, QtCore.QPointF | None], None] | None = None
         self._last_refusal = ""
 
     @property
@@ -99,9 +113,49 @@ class TypedNodeViewer(NodeViewer):
         self._last_refusal = ""
         super().start_live_connection(selected_port)
 
+    # --- node search: Tab, and wires dropped in empty space ---
+
+    def tab_search_set_nodes(self, nodes: Any) -> None:
+        """NodeGraphQt's own search lists internal ids; ours (app.graph.search) replaces it."""
+        if self.search_handler is None:
+            super().tab_search_set_nodes(nodes)
+
+    def tab_search_toggle(self) -> None:
+        if self.search_handler is None:
+            super().tab_search_toggle()
+            return
+        self.search_handler(None, None)
+
+    def apply_live_connection(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
+        """A new wire released over no port opens the node search there (and connects what is chosen)."""
+        start = self._start_port
+        dropped = (
+            self.search_handler is not None
+            and self._LIVE_PIPE.isVisible()
+            and self._detached_port is None
+            and not any(isinstance(item, PortItem) for item in self.scene().items(event.scenePos()))
+        )
+        super().apply_live_connection(event)
+        if dropped and self.search_handler is not None:
+            self.search_handler(start, event.scenePos())
+
+
+def _port_fits(wire_type: PortType | None, port_type: object, into_port: bool) -> bool:
+    """Whether a wire of `wire_type` (None: unknown) can meet a catalog port of `port_type`."""
+    if wire_type is None:
+        return True
+    if into_port:
+        return refusal(wire_type, port_type, "") is None  # type: ignore[arg-type]
+    if isinstance(port_type, Constraint):
+        return wire_type.is_numeric
+    return conversion(port_type, wire_type) is not None  # type: ignore[arg-type]
+
 
 class MaterialNodeGraph(NodeGraph):
     """NodeGraph with catalog node classes, typed checks and stable-id lookup."""
+
+    #: A node the node search added (after its connection, if a wire was pending).
+    node_added_by_search = QtCore.Signal(object)
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         undo_stack = QtGui.QUndoStack()
@@ -123,9 +177,184 @@ class MaterialNodeGraph(NodeGraph):
     # --- catalog ---
 
     def register_catalog(self, node_types: Iterable[Any]) -> NodeClassRegistry:
+        node_types = list(node_types)
         self.registry = NodeClassRegistry(node_types)
         self.register_nodes(list(self.registry.classes.values()))
+        self._catalog_types = node_types
+        self.node_search = NodeSearch(node_types, self._viewer)
+        self.node_search.chosen.connect(self._add_searched_node)
+        self.node_search.on_closed = self._forget_pending_wire
+        self.typed_viewer.search_handler = self.open_node_search
+        self._install_graph_menu_actions()
         return self.registry
+
+    # --- node search (Tab, "Add Node…", wires dropped in empty space) ---
+
+    def open_node_search(self, pending: PortItem | None = None, scene_position: QtCore.QPointF | None = None) -> None:
+        """Show the node search at the cursor; the chosen node lands at `scene_position` (the cursor's).
+
+        With `pending`, the port a wire was dragged from, only node types
+        with a port that can take the wire are listed, and the new node is
+        connected to it.
+        """
+        viewer = self.typed_viewer
+        cursor = QtGui.QCursor.pos()
+        local = viewer.mapFromGlobal(cursor)
+        if not viewer.rect().contains(local):
+            local = viewer.rect().center()
+            cursor = viewer.mapToGlobal(local)
+        self._search_position = scene_position if scene_position is not None else viewer.mapToScene(local)
+        self._pending_wire = pending
+        allowed = self.types_for_wire(pending) if pending is not None else None
+        self.node_search.popup(cursor, allowed)
+
+    def _forget_pending_wire(self) -> None:
+        self._pending_wire = None
+
+    def _pending_endpoint(self, pending: PortItem) -> tuple[MaterialNode | None, str, bool]:
+        """(node, port name, True when the wire comes from an output)."""
+        node = self.get_node_by_id(pending.node.id)
+        return (node if isinstance(node, MaterialNode) else None), pending.name, pending.port_type == PortTypeEnum.OUT.value
+
+    def types_for_wire(self, pending: PortItem) -> list[str]:
+        """Catalog types with a port that can take the wire (by the types shown on the ports)."""
+        node, port_name, from_output = self._pending_endpoint(pending)
+        if node is None:
+            return [node_type.type_name for node_type in self._catalog_types]
+        label = node.port_type_label("out" if from_output else "in", port_name)
+        wire_type = PortType(label) if label in {member.value for member in PortType} else None
+        names = []
+        for node_type in self._catalog_types:
+            ports = node_type.inputs if from_output else node_type.outputs
+            if any(_port_fits(wire_type, port.type, from_output) for port in ports):
+                names.append(node_type.type_name)
+        return names
+
+    def _add_searched_node(self, type_name: str) -> None:
+        position = getattr(self, "_search_position", None)
+        pending = getattr(self, "_pending_wire", None)
+        xy = (position.x(), position.y()) if position is not None else None
+        stack = self.undo_stack()
+        stack.beginMacro(f"add {type_name}")
+        try:
+            node = self.create_material_node(type_name, position=xy)
+            if pending is not None:
+                self._connect_pending(pending, node)
+        finally:
+            stack.endMacro()
+        self._pending_wire = None
+        self.node_added_by_search.emit(node)
+
+    def _connect_pending(self, pending: PortItem, node: MaterialNode) -> bool:
+        other, port_name, from_output = self._pending_endpoint(pending)
+        if other is None:
+            return False
+        candidates = node.CATALOG_TYPE.inputs if from_output else node.CATALOG_TYPE.outputs
+        for port in candidates:
+            if from_output:
+                allowed, _ = self.connect_ports(other, port_name, node, port.name)
+            else:
+                allowed, _ = self.connect_ports(node, port.name, other, port_name)
+            if allowed:
+                return True
+        return False
+
+    def _install_graph_menu_actions(self) -> None:
+        """"Add Node…" and "Frame Around Selection" on the graph's right-click menu.
+
+        The editor window refills that menu with its own actions; the entries
+        are put back at the top whenever the menu opens.
+        """
+        viewer = self.typed_viewer
+        self.add_node_action = QtGui.QAction("Add Node…", viewer)
+        self.add_node_action.triggered.connect(lambda _checked=False: self.open_node_search())
+        self.wrap_frame_action = QtGui.QAction("Frame Around Selection", viewer)
+        self.wrap_frame_action.setShortcut(QtGui.QKeySequence("Ctrl+G"))
+        self.wrap_frame_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        self.wrap_frame_action.triggered.connect(lambda _checked=False: self.frame_around_selection())
+        viewer.addAction(self.wrap_frame_action)
+        self.rename_frame_action = QtGui.QAction("Rename Frame…", viewer)
+        self.rename_frame_action.triggered.connect(lambda _checked=False: self._ask_frame_title())
+        self.frame_color_action = QtGui.QAction("Frame Colour…", viewer)
+        self.frame_color_action.triggered.connect(lambda _checked=False: self._ask_frame_color())
+        menu = viewer.context_menus()["graph"]
+        menu.aboutToShow.connect(self._restore_graph_menu_actions)
+        self._restore_graph_menu_actions()
+
+    def _restore_graph_menu_actions(self) -> None:
+        selected_frame = self.selected_frame() is not None
+        self.rename_frame_action.setEnabled(selected_frame)
+        self.frame_color_action.setEnabled(selected_frame)
+        menu = self.typed_viewer.context_menus()["graph"]
+        actions = menu.actions()
+        if self.add_node_action in actions:
+            return
+        first = actions[0] if actions else None
+        menu.insertAction(first, self.add_node_action)
+        menu.insertAction(first, self.wrap_frame_action)
+        menu.insertAction(first, self.rename_frame_action)
+        menu.insertAction(first, self.frame_color_action)
+        if first is not None:
+            menu.insertSeparator(first)
+
+    # --- frames ---
+
+    def frame_around_selection(self, title: str = "Frame") -> FrameNode | None:
+        """A new frame (backdrop) wrapped around the selected nodes, as one undo step."""
+        nodes = [node for node in self.selected_nodes() if isinstance(node, MaterialNode)]
+        if not nodes:
+            return None
+        stack = self.undo_stack()
+        stack.beginMacro("frame around selection")
+        try:
+            frame = self.create_node(FrameNode.type_, name=title, selected=False)
+            frame.wrap_nodes(nodes)
+        finally:
+            stack.endMacro()
+        return frame
+
+    def selected_frame(self) -> FrameNode | None:
+        frames = [node for node in self.selected_nodes() if isinstance(node, FrameNode)]
+        return frames[0] if len(frames) == 1 else None
+
+    def rename_frame(self, frame: FrameNode, title: str) -> None:
+        """Set a frame's title (undoable)."""
+        frame.set_name(title.strip() or "Frame")
+
+    def set_frame_color(self, frame: FrameNode, rgb: tuple[int, int, int]) -> None:
+        """Set a frame's colour (undoable)."""
+        frame.set_color(*(min(max(int(component), 0), 255) for component in rgb))
+
+    def _ask_frame_title(self) -> None:
+        frame = self.selected_frame()
+        if frame is None:
+            return
+        title, accepted = QtWidgets.QInputDialog.getText(self.typed_viewer, "Rename Frame", "Title:", text=frame.name())
+        if accepted:
+            self.rename_frame(frame, title)
+
+    def _ask_frame_color(self) -> None:
+        frame = self.selected_frame()
+        if frame is None:
+            return
+        chosen = QtWidgets.QColorDialog.getColor(QtGui.QColor(*frame.color()), self.typed_viewer, "Frame Colour")
+        if chosen.isValid():
+            self.set_frame_color(frame, (chosen.red(), chosen.green(), chosen.blue()))
+
+    def frames(self) -> list[FrameNode]:
+        return [node for node in self.all_nodes() if isinstance(node, FrameNode)]
+
+    def move_frame(self, frame: FrameNode, dx: float, dy: float) -> None:
+        """Move a frame and the nodes it encloses by (dx, dy), as one undo step (what dragging it does)."""
+        members = [node for node in frame.nodes() if node is not None and node is not frame]
+        stack = self.undo_stack()
+        stack.beginMacro("move frame")
+        try:
+            for item in [frame, *members]:
+                x, y = item.pos()
+                item.set_pos(x + dx, y + dy)
+        finally:
+            stack.endMacro()
 
     def create_material_node(self, type_name: str, position: tuple[float, float] | None = None,
                              push_undo: bool = True, selected: bool = True) -> MaterialNode:

@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from app.material.lowering import NodeContext
 
 #: Category names in palette order.
-CATEGORIES: tuple[str, ...] = ("Input", "Math", "Vector", "Texture", "Logic", "Procedural", "Lighting", "Output")
+CATEGORIES: tuple[str, ...] = (
+    "Input", "Math", "Vector", "Color", "Texture", "Mapping", "Logic", "Procedural", "Pattern", "Lighting", "Output", "Utility",
+)
 
 #: Values an unconnected input can default to besides constants, with their types.
 DEFAULT_SOURCES: dict[str, PortType] = {
@@ -45,7 +47,8 @@ DEFAULT_SOURCES: dict[str, PortType] = {
     "time": PortType.FLOAT,
 }
 
-PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture")
+#: "ramp": colour ramp stops, a tuple of (position, r, g, b, a) tuples (app/material/nodes/color.py).
+PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture", "ramp")
 
 DefaultValue = float | tuple[float, ...] | bool | str | None
 

@@ -202,6 +202,168 @@ def compare_and_branch() -> MaterialGraph:
     return graph
 
 
+# Examples of the node library of issue 17 (noise family, colour ramp, triplanar, patterns) -------------
+
+LAVA_RAMP = (
+    (0.0, 1.0, 0.86, 0.35, 1.0),
+    (0.06, 1.0, 0.42, 0.05, 1.0),
+    (0.16, 0.45, 0.06, 0.02, 1.0),
+    (0.3, 0.06, 0.04, 0.04, 1.0),
+    (1.0, 0.12, 0.1, 0.1, 1.0),
+)
+
+
+def stylised_lava() -> MaterialGraph:
+    """Cooled rock plates split by glowing cracks: Voronoi edges, domain-warped, through a colour ramp."""
+    graph = MaterialGraph()
+    position = graph.add_node("object_position", _at(0, 0))
+    time = graph.add_node("time", _at(0, 1))
+    flow = graph.add_node("multiply", _at(1, 1), {"b": 0.05})
+    drift = graph.add_node("add", _at(1, 0))
+    warp = graph.add_node("domain_warp_3d", _at(2, 0), {"scale": 1.5, "strength": 0.25})
+    cells = graph.add_node("voronoi_3d", _at(3, 0), {"scale": 3.0, "jitter": 0.9})
+    detail = graph.add_node("fractal_noise_3d", _at(3, 2), {"scale": 6.0, "octaves": 4, "basis": "gradient"})
+    wobble = graph.add_node("multiply", _at(4, 2), {"b": 0.08})
+    edge = graph.add_node("add", _at(4, 0))
+    ramp = graph.add_node("color_ramp", _at(5, 0), {"stops": LAVA_RAMP, "interpolation": "ease"})
+    glow = graph.add_node("color_ramp", _at(5, 2), {"stops": ((0.0, 4.0, 1.3, 0.2, 1.0), (0.12, 0.0, 0.0, 0.0, 1.0))})
+    lambert = graph.add_node("lambert", _at(5, 4))
+    shade = graph.add_node("multiply", _at(6, 0))
+    emissive = graph.add_node("swizzle", _at(6, 2), {"pattern": "rgb"})
+    output = graph.add_node("material_output", _at(7, 0))
+    graph.connect(time.id, "out", flow.id, "a")
+    graph.connect(position.id, "out", drift.id, "a")
+    graph.connect(flow.id, "out", drift.id, "b")
+    graph.connect(drift.id, "out", warp.id, "position")
+    graph.connect(warp.id, "out", cells.id, "position")
+    graph.connect(position.id, "out", detail.id, "position")
+    graph.connect(detail.id, "out", wobble.id, "a")
+    graph.connect(cells.id, "edge", edge.id, "a")
+    graph.connect(wobble.id, "out", edge.id, "b")
+    graph.connect(edge.id, "out", ramp.id, "factor")
+    graph.connect(edge.id, "out", glow.id, "factor")
+    graph.connect(ramp.id, "color", shade.id, "a")
+    graph.connect(lambert.id, "out", shade.id, "b")
+    graph.connect(shade.id, "out", output.id, "base_color")
+    graph.connect(glow.id, "color", emissive.id, "vector")
+    graph.connect(emissive.id, "out", output.id, "emissive")
+    graph.add_frame("Cracks", (0.0, -60.0), (1500.0, 420.0), [position.id, time.id, flow.id, drift.id, warp.id, cells.id])
+    return graph
+
+
+ROCK_RAMP = (
+    (0.0, 0.1, 0.09, 0.08, 1.0),
+    (0.18, 0.3, 0.27, 0.24, 1.0),
+    (0.35, 0.5, 0.46, 0.4, 1.0),
+    (0.6, 0.66, 0.63, 0.58, 1.0),
+    (1.0, 0.85, 0.83, 0.8, 1.0),
+)
+
+
+def triplanar_rock() -> MaterialGraph:
+    """Layered rock with no UV seams: turbulent fractal noise projected along three axes and blended by the normal."""
+    graph = MaterialGraph()
+    position = graph.add_node("object_position", _at(0, 0))
+    normal = graph.add_node("object_normal", _at(0, 1))
+    planes = graph.add_node("triplanar_coordinates", _at(1, 0), {"scale": 2.0, "sharpness": 6.0})
+    noises = [
+        graph.add_node("fractal_noise", _at(2, row), {"scale": 1.5, "octaves": 6, "basis": "gradient", "mode": "turbulence"})
+        for row in (0, 1, 2)
+    ]
+    blend = graph.add_node("triplanar_blend", _at(3, 0))
+    bend = graph.add_node("domain_warp", _at(2, 3), {"scale": 2.0, "strength": 0.15})
+    strata = graph.add_node("stripes", _at(3, 2), {"frequency": 4.0, "width": 0.2, "angle": 90.0})
+    streak = graph.add_node("mix", _at(4, 1), {"t": 0.12})
+    ramp = graph.add_node("color_ramp", _at(5, 0), {"stops": ROCK_RAMP})
+    lambert = graph.add_node("lambert", _at(5, 2))
+    ambient = graph.add_node("add", _at(6, 2), {"b": 0.15})
+    shade = graph.add_node("multiply", _at(6, 0))
+    output = graph.add_node("material_output", _at(7, 0))
+    graph.connect(position.id, "out", planes.id, "position")
+    graph.connect(normal.id, "out", planes.id, "normal")
+    for noise, port in zip(noises, ("uv_x", "uv_y", "uv_z")):
+        graph.connect(planes.id, port, noise.id, "uv")
+    for noise, port in zip(noises, ("x", "y", "z")):
+        graph.connect(noise.id, "out", blend.id, port)
+    graph.connect(planes.id, "weights", blend.id, "weights")
+    graph.connect(planes.id, "uv_x", bend.id, "uv")
+    graph.connect(bend.id, "out", strata.id, "uv")
+    graph.connect(blend.id, "out", streak.id, "a")
+    graph.connect(strata.id, "out", streak.id, "b")
+    graph.connect(streak.id, "out", ramp.id, "factor")
+    graph.connect(lambert.id, "out", ambient.id, "a")
+    graph.connect(ramp.id, "color", shade.id, "a")
+    graph.connect(ambient.id, "out", shade.id, "b")
+    graph.connect(shade.id, "out", output.id, "base_color")
+    return graph
+
+
+def tiled_floor() -> MaterialGraph:
+    """Hexagonal tiles, each a slightly different shade, with grout and a soft overlay of grime."""
+    graph = MaterialGraph()
+    uv = graph.add_node("transform_uv", _at(0, 0), {"tiling": (2.0, 2.0), "rotation": 15.0})
+    tiles = graph.add_node("hexagons", _at(1, 0), {"scale": 5.0, "gap": 0.08})
+    tint = graph.add_node("color_ramp", _at(2, 0), {
+        "stops": ((0.0, 0.16, 0.33, 0.42, 1.0), (0.5, 0.85, 0.82, 0.74, 1.0), (1.0, 0.62, 0.36, 0.24, 1.0)),
+        "interpolation": "constant",
+    })
+    grout = graph.add_node("constant_color", _at(2, 2), {"value": (0.18, 0.17, 0.16, 1.0)})
+    laid = graph.add_node("mix", _at(3, 0))
+    grime = graph.add_node("fractal_noise", _at(3, 2), {"scale": 6.0, "octaves": 5})
+    grime_color = graph.add_node("compose", _at(4, 2), {"size": 3})
+    dirty = graph.add_node("blend", _at(4, 0), {"mode": "overlay", "factor": 0.6})
+    specular = graph.add_node("blinn_phong", _at(5, 3), {"shininess": 48.0})
+    lit = graph.add_node("lambert", _at(5, 2))
+    light = graph.add_node("add", _at(6, 2))
+    shade = graph.add_node("multiply", _at(6, 0))
+    lift = graph.add_node("add", _at(7, 1), {"b": 0.12})
+    output = graph.add_node("material_output", _at(8, 0))
+    graph.connect(uv.id, "out", tiles.id, "uv")
+    graph.connect(tiles.id, "cell_id", tint.id, "factor")
+    graph.connect(grout.id, "out", laid.id, "a")
+    graph.connect(tint.id, "color", laid.id, "b")
+    graph.connect(tiles.id, "mask", laid.id, "t")
+    graph.connect(uv.id, "out", grime.id, "uv")
+    for axis in "xyz":
+        graph.connect(grime.id, "out", grime_color.id, axis)
+    graph.connect(laid.id, "out", dirty.id, "base")
+    graph.connect(grime_color.id, "out", dirty.id, "layer")
+    graph.connect(lit.id, "out", light.id, "a")
+    graph.connect(specular.id, "out", light.id, "b")
+    graph.connect(dirty.id, "out", shade.id, "a")
+    graph.connect(light.id, "out", lift.id, "a")
+    graph.connect(lift.id, "out", shade.id, "b")
+    graph.connect(shade.id, "out", output.id, "base_color")
+    return graph
+
+
+TOON_RAMP = ((0.0, 0.28, 0.3, 0.45, 1.0), (0.25, 0.62, 0.64, 0.78, 1.0), (0.7, 1.0, 1.0, 1.0, 1.0))
+
+
+def toon_shading() -> MaterialGraph:
+    """Cel shading: the Lambert term through a constant colour ramp (three bands), plus a hard rim light."""
+    graph = MaterialGraph()
+    base = graph.add_node("color_parameter", _at(0, 0), {"name": "base_color", "default": (0.95, 0.45, 0.3, 1.0)})
+    lambert = graph.add_node("lambert", _at(0, 1))
+    bands = graph.add_node("color_ramp", _at(1, 1), {"stops": TOON_RAMP, "interpolation": "constant"})
+    shade = graph.add_node("multiply", _at(2, 0))
+    fresnel = graph.add_node("fresnel", _at(1, 3), {"power": 3.0})
+    rim = graph.add_node("step", _at(2, 3), {"edge": 0.55})
+    rim_color = graph.add_node("multiply", _at(3, 3), {"b": 0.6})
+    rim_rgb = graph.add_node("compose", _at(4, 3), {"size": 3})
+    output = graph.add_node("material_output", _at(5, 0))
+    graph.connect(lambert.id, "out", bands.id, "factor")
+    graph.connect(base.id, "out", shade.id, "a")
+    graph.connect(bands.id, "color", shade.id, "b")
+    graph.connect(shade.id, "out", output.id, "base_color")
+    graph.connect(fresnel.id, "out", rim.id, "x")
+    graph.connect(rim.id, "out", rim_color.id, "a")
+    for axis in "xyz":
+        graph.connect(rim_color.id, "out", rim_rgb.id, axis)
+    graph.connect(rim_rgb.id, "out", output.id, "emissive")
+    return graph
+
+
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "textured": textured,
     "animated": animated,
@@ -209,6 +371,10 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "lit_blinn_phong": lit_blinn_phong,
     "alpha_clip": alpha_clip,
     "compare_and_branch": compare_and_branch,
+    "stylised_lava": stylised_lava,
+    "triplanar_rock": triplanar_rock,
+    "tiled_floor": tiled_floor,
+    "toon_shading": toon_shading,
 }
 
 

@@ -85,13 +85,18 @@ class Connection:
 
 @dataclass
 class Frame:
-    """A titled backdrop around a group of nodes (purely visual)."""
+    """A titled backdrop around a group of nodes (purely visual).
+
+    `color` is the backdrop's rgb (0-255); None is the editor's default and is
+    not written, so files from before frames had colours read back equal.
+    """
 
     id: str
     title: str
     position: tuple[float, float] = (0.0, 0.0)
     size: tuple[float, float] = (200.0, 150.0)
     node_ids: list[str] = field(default_factory=list)
+    color: tuple[int, int, int] | None = None
 
 
 @dataclass
@@ -303,7 +308,7 @@ class MaterialGraph:
         return MaterialGraph(
             {node_id: Node(node.id, node.type_name, copy_module.deepcopy(node.properties), node.position) for node_id, node in self.nodes.items()},
             list(self.connections),
-            [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids)) for frame in self.frames],
+            [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids), frame.color) for frame in self.frames],
             [variant.copy() for variant in self.variants],
             self.active_variant,
         )
@@ -341,6 +346,7 @@ class MaterialGraph:
                     "position": [frame.position[0], frame.position[1]],
                     "size": [frame.size[0], frame.size[1]],
                     "node_ids": list(frame.node_ids),
+                    **({"color": list(frame.color)} if frame.color is not None else {}),
                 }
                 for frame in sorted(self.frames, key=lambda frame: node_id_key(frame.id))
             ],
@@ -467,6 +473,7 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
                 _pair(entry.get("position", [0.0, 0.0]), "frame position"),
                 _pair(entry.get("size", [200.0, 150.0]), "frame size"),
                 [_text(node_id, "frame member") for node_id in node_ids],
+                _frame_color(entry.get("color")),
             )
         )
     for entry in data.get("variants", []):
@@ -483,3 +490,11 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
         if graph.variant(graph.active_variant) is None:
             raise GraphFormatError(f"the active variant {graph.active_variant!r} is not one of the variants")
     return graph
+
+
+def _frame_color(value: Any) -> tuple[int, int, int] | None:
+    """A frame's stored colour: three integers 0-255, else None (the default look; never an error)."""
+    if isinstance(value, list) and len(value) == 3 and all(isinstance(c, int) and not isinstance(c, bool) for c in value):
+        red, green, blue = (min(max(component, 0), 255) for component in value)
+        return (red, green, blue)
+    return None

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, categories
-from app.material.types import Constraint
+from app.material.types import Constraint, PortType, conversion
+
+#: How each implicit conversion is spelled in the docs and in port tooltips.
+CONVERSION_TEXT = {
+    "same": "as is (same VPL type)",
+    "broadcast": "broadcast: the float in every component",
+    "drop_alpha": "rgb: alpha dropped",
+    "add_alpha": "rgba with alpha 1",
+}
 
 INTRO = """\
 # Material nodes
@@ -56,7 +64,36 @@ normal / view / light directions.
 - Lighting convention: `scene.light_direction` points from the surface
   towards the light; lighting nodes give float factors that you multiply
   into the base colour (the output does no lighting of its own).
+
+## Noise that looks the same everywhere
+
+Every random value (noise, Voronoi points, white noise, brick and tile
+ids) comes from one exact hash: the permutation polynomial
+`permute(x) = ((34 x + 1) x) mod 289` of Gustavson and McEwan's
+webgl-noise, evaluated on integer-valued floats whose every intermediate
+is an integer below 2^24, so binary32 computes it exactly on every GPU and
+target (no `sin`-based hashing). Patterns repeat every 289 cells. Lattice
+cells may have coordinates up to 2^23 in magnitude. Gradient directions use
+cos/sin of angles in [0, 2 pi), whose small differences between
+implementations change the result continuously and by far less than
+1/255. Details: `app/material/nodes/noise.py`.
+
+2D forms take `uv` (the mesh UVs by default); 3D forms take a `position`
+(the world position by default; connect Object Position for noise that
+moves with the object, with no pinching at a sphere's poles).
+
+![The noise family and Bricks, 3D forms on the preview sphere](images/noise-family.png)
+
+Cost on Mesa llvmpipe (`benchmarks/bench_noise.py`, 512x512, every pixel
+running the node, relative to a constant colour in the same run): white
+noise about 2x, value noise 3x, gradient/simplex 2D 4-5x, Voronoi 2D 6x,
+3D forms about twice their 2D form (Voronoi 3D about 19x), and a 5-octave
+fractal about 5 times its basis (a 3D gradient fBm above 100x). On a GPU
+everything is much faster; the ratios still tell what is expensive.
+
+![Stylised lava, triplanar rock, tiled floor and toon shading (examples)](images/node-library-examples.png)
 """
+
 
 
 def _value(value: Any) -> str:
@@ -94,8 +131,24 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def conversion_lines() -> list[str]:
+    """The table of implicit conversions, computed from `types.conversion` (so it cannot drift)."""
+    lines = ["## Implicit conversions\n", "What a connection does when the output's type differs from the input's:\n",
+             "| output | input | conversion |", "|---|---|---|"]
+    numeric = [port_type for port_type in PortType if port_type.is_numeric]
+    for source in numeric:
+        for target in numeric:
+            kind = conversion(source, target)
+            if source is not target and kind is not None:
+                lines.append(f"| `{source}` | `{target}` | {CONVERSION_TEXT[kind]} |")
+    lines.append("")
+    lines.append("Dynamic inputs take any float, vector or colour (see above). Every other pair is refused; the")
+    lines.append("port tooltip lists what each input accepts.\n")
+    return lines
+
+
 def render() -> str:
-    lines = [INTRO]
+    lines = [INTRO, *conversion_lines()]
     grouped = categories()
     total = sum(len(types) for types in grouped.values())
     lines.append(f"## Catalog ({total} node types)\n")

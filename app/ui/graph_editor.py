@@ -345,7 +345,7 @@ class GraphEditor(QObject):
         self.graph.typed_viewer.frame_items([node.view for node in self.graph.all_nodes()])
 
     def open_tab_search(self) -> None:
-        """NodeGraphQt's tab search (a modal menu at the cursor); the chosen node lands there."""
+        """The node search at the cursor (app.graph.search: display names, synonyms); the chosen node lands there."""
         viewer = self.graph.viewer()
         viewer.tab_search_set_nodes(self.graph.node_factory.names)
         viewer.tab_search_toggle()

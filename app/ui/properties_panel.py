@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 
 from app.session.textures import image_filter
 from app.ui.keys import is_redo, is_undo
+from app.ui.gradient_editor import GradientEditor
 
 INVALID_STYLE = "QLineEdit { border: 1px solid #eb4034; background: #4a2020; }"
 SLIDER_STEPS = 1000
@@ -137,9 +138,12 @@ class FloatEdit(PropertyLineEdit):
 class _Editor:
     """One property's widget(s): `widget` to place, `set_value`, and a commit callback."""
 
-    def __init__(self, widget: QWidget, set_value: Callable[[Any], None]) -> None:
+    def __init__(self, widget: QWidget, set_value: Callable[[Any], None],
+                 show_context: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.widget = widget
         self.set_value = set_value
+        # Sees all of the node's values (the colour ramp's bar draws with the interpolation property).
+        self.show_context = show_context
 
 
 class PropertiesPanel(QWidget):
@@ -202,6 +206,8 @@ class PropertiesPanel(QWidget):
                 # A property that shadows a connected input is unused: say so.
                 editor.widget.setEnabled(editable and spec.name not in connected)
                 editor.widget.setToolTip("driven by the connected input" if spec.name in connected else "")
+                if editor.show_context is not None:
+                    editor.show_context(values)
         finally:
             self._updating = False
 
@@ -258,6 +264,10 @@ class PropertiesPanel(QWidget):
             return _Editor(combo, lambda value: combo.setCurrentText(str(value)))
         if kind == "texture":
             return self._texture_editor(spec)
+        if kind == "ramp":
+            gradient = GradientEditor()
+            gradient.stopsEdited.connect(lambda stops, name=spec.name: self._emit(name, stops))
+            return _Editor(gradient, gradient.set_stops, gradient.show_node_values)
         line = PropertyLineEdit()
 
         def commit_text(name: str = spec.name) -> None:

@@ -2,7 +2,9 @@
 
 Each module declares its node types with `catalog.register(NodeType(...))`
 next to the function that lowers them, so a node's ports, properties and
-VPL stay in one place. Import order is palette order.
+VPL stay in one place. Import order is palette order within a category.
+`noise` registers nothing: it holds the exact hash and the noise kernels
+(VPL helper functions) that the procedural and pattern nodes call.
 """
 
-from app.material.nodes import inputs, lighting, logic, maths, output, procedural, textures, vectors
+from app.material.nodes import color, inputs, lighting, logic, mapping, maths, output, patterns, procedural, textures, utility, vectors

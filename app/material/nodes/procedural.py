@@ -1,124 +1,65 @@
-"""Procedural nodes: checker, value noise and fractal noise.
+"""Procedural nodes: the noise family (value, gradient, simplex, Voronoi, white), fractal sums and domain warp.
 
-The noise nodes call fragment helper functions that are emitted once per
-module however many nodes use them:
+Every noise comes in a 2D form over UV space (`uv`, default the mesh
+texture coordinates) and a 3D form over a position (`position`, default
+the world position; connect Object Position for noise that sticks to the
+object). 3D noise on a sphere has no pinching at the poles, unlike UV
+noise on a sphere's UV layout. The point in noise space is
+`uv * scale` (`position * scale`).
 
-- `noise_hash(p: vec2) -> float`: fract(sin(dot(p, (127.1, 311.7))) * 43758.5453);
-- `value_noise(p: vec2) -> float`: bilinear blend (smooth Hermite weights)
-  of the hashes at the four lattice corners around p, in [0, 1];
-- `fractal_noise(p: vec2, octaves: int, lacunarity: float, gain: float) -> float`:
-  sums `octaves` layers of value noise with rising frequency and falling
-  amplitude, divided by the total amplitude. Its loop is explicit VPL: a
-  test block with a conditional branch, a body block, and a back-edge from
-  the body to the test.
+The kernels, and the exact hash that makes every target and GPU draw the
+same pattern, are in `app/material/nodes/noise.py`. Outputs in [0, 1]
+unless stated; Voronoi distances are in cells.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, register
+from app.material.nodes import noise
 from app.material.types import PortType
-from vpl_core.ir.instructions import BinaryOperator, Builtin
-from vpl_core.ir.types import FLOAT, INT, vec
+from vpl_core.ir.instructions import Builtin
+from vpl_core.ir.types import vec
+from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
-    from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
+    from app.material.lowering import NodeContext
 
 CATEGORY = "Procedural"
 
-
-def _build_hash(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
-    point = fn.load(fn.parameter(0))
-    weights = fn.construct(vec(2), fn.f(127.1), fn.f(311.7))
-    wave = fn.builtin(Builtin.SIN, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, point, weights))
-    fn.ret(fn.builtin(Builtin.FRACT, PortType.FLOAT, fn.multiply(wave, fn.f(43758.5453))))
+_UV = PortSpec("uv", PortType.VEC2, "texcoord")
+_POSITION = PortSpec("position", PortType.VEC3, "world_position")
 
 
-def _hash(lowering: _Lowering) -> object:
-    return lowering.helper("noise_hash", _build_hash, [vec(2)], FLOAT)
+def _point(ctx: NodeContext, dimensions: int) -> Operand:
+    """uv * scale or position * scale."""
+    source = ctx.input("uv" if dimensions == 2 else "position")
+    return ctx.fn.multiply(source, ctx.input("scale"))
 
 
-def _build_value_noise(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
-    hash_function = _hash(lowering)
-    point = fn.load(fn.parameter(0))
-    cell = fn.builtin(Builtin.FLOOR, PortType.VEC2, point)
-    local = fn.builtin(Builtin.FRACT, PortType.VEC2, point)
-    # Hermite weights u = f * f * (3 - 2 f): smooth across cell borders.
-    shaped = fn.multiply(fn.multiply(local, local), fn.subtract(fn.splat(3.0, PortType.VEC2), fn.multiply(fn.splat(2.0, PortType.VEC2), local)))
-    corners = []
-    for dx, dy in ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)):
-        corner = cell if (dx, dy) == (0.0, 0.0) else fn.add(cell, fn.construct(vec(2), fn.f(dx), fn.f(dy)))
-        corners.append(fn.call(hash_function, corner))  # type: ignore[arg-type]
-    weight_x = fn.swizzle(shaped, "x")
-    weight_y = fn.swizzle(shaped, "y")
-    bottom = fn.builtin(Builtin.MIX, PortType.FLOAT, corners[0], corners[1], weight_x)
-    top = fn.builtin(Builtin.MIX, PortType.FLOAT, corners[2], corners[3], weight_x)
-    fn.ret(fn.builtin(Builtin.MIX, PortType.FLOAT, bottom, top, weight_y))
+def _coordinates(dimensions: int) -> PortSpec:
+    return _UV if dimensions == 2 else _POSITION
 
 
-def _value_noise(lowering: _Lowering) -> object:
-    return lowering.helper("value_noise", _build_value_noise, [vec(2)], FLOAT)
+def _suffix(dimensions: int) -> str:
+    return "" if dimensions == 2 else "_3d"
 
 
-def _build_fractal_noise(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
-    noise = _value_noise(lowering)
-    point = fn.load(fn.parameter(0))
-    octaves = fn.load(fn.parameter(1))
-    lacunarity = fn.load(fn.parameter(2))
-    gain = fn.load(fn.parameter(3))
-    total = fn.copy(fn.f(0.0))
-    amplitude = fn.copy(fn.f(0.5))
-    amplitude_sum = fn.copy(fn.f(0.0))
-    frequency = fn.copy(fn.f(1.0))
-    octave = fn.copy(fn.i(0))
-    test, body, finish = fn.new_block(), fn.new_block(), fn.new_block()
-    fn.branch(test)
-
-    fn.position_at(test)
-    fn.branch_if(fn.binary(BinaryOperator.LESS, octave, octaves), body, finish)
-
-    fn.position_at(body)
-    layer = fn.call(noise, fn.multiply(point, frequency))  # type: ignore[arg-type]
-    fn.add(total, fn.multiply(layer, amplitude), result=total)  # type: ignore[arg-type]
-    fn.add(amplitude_sum, amplitude, result=amplitude_sum)
-    fn.multiply(frequency, lacunarity, result=frequency)
-    fn.multiply(amplitude, gain, result=amplitude)
-    fn.add(octave, fn.i(1), result=octave)
-    fn.branch(test)  # the loop's back-edge
-
-    fn.position_at(finish)
-    # Dividing by the summed amplitude keeps the result in [0, 1]; max() guards octaves <= 0.
-    fn.ret(fn.divide(total, fn.builtin(Builtin.MAX, PortType.FLOAT, amplitude_sum, fn.f(1e-6))))
+def _label(dimensions: int) -> str:
+    return "" if dimensions == 2 else " 3D"
 
 
-def _fractal_noise(lowering: _Lowering) -> object:
-    return lowering.helper("fractal_noise", _build_fractal_noise, [vec(2), INT, FLOAT, FLOAT], FLOAT)
-
-
-def _scaled_uv(ctx: NodeContext):
-    return ctx.fn.multiply(ctx.input("uv"), ctx.fn.construct(vec(2), ctx.input("scale")))
-
-
-def _lower_value_noise(ctx: NodeContext) -> None:
-    ctx.set_output("out", ctx.fn.call(_value_noise(ctx.lowering), _scaled_uv(ctx)))  # type: ignore[arg-type]
-
-
-def _lower_fractal_noise(ctx: NodeContext) -> None:
-    fn = ctx.fn
-    helper = _fractal_noise(ctx.lowering)
-    octaves = fn.i(ctx.integer("octaves"))
-    ctx.set_output("out", fn.call(helper, _scaled_uv(ctx), octaves, ctx.input("lacunarity"), ctx.input("gain")))  # type: ignore[arg-type]
+def _space(dimensions: int) -> str:
+    return "over UV space" if dimensions == 2 else "over 3D space"
 
 
 def _lower_checker(ctx: NodeContext) -> None:
     fn = ctx.fn
-    cells = fn.builtin(Builtin.FLOOR, PortType.VEC2, _scaled_uv(ctx))
+    cells = fn.builtin(Builtin.FLOOR, PortType.VEC2, _point(ctx, 2))
     parity = fn.builtin(Builtin.MOD, PortType.FLOAT, fn.add(fn.swizzle(cells, "x"), fn.swizzle(cells, "y")), fn.f(2.0))
     ctx.set_output("out", fn.builtin(Builtin.MIX, PortType.COLOR, ctx.input("color_a"), ctx.input("color_b"), parity))
 
-
-_UV = PortSpec("uv", PortType.VEC2, "texcoord")
 
 register(
     NodeType(
@@ -138,43 +79,236 @@ register(
     )
 )
 
-register(
-    NodeType(
-        "value_noise",
-        "Value Noise",
-        CATEGORY,
-        "Smooth random values in [0, 1] over UV space; scale sets the cell count.",
-        inputs=[_UV, PortSpec("scale", PortType.FLOAT, 8.0)],
-        outputs=[PortSpec("out", PortType.FLOAT)],
-        properties=[PropertySpec("scale", "float", 8.0, 0.0, 64.0)],
-        lower=_lower_value_noise,
-        notes="A call of the shared `value_noise` helper (which calls `noise_hash` four times).",
-    )
-)
 
-register(
-    NodeType(
-        "fractal_noise",
-        "Fractal Noise",
-        CATEGORY,
-        "Layers of value noise (octaves) for cloudy, rocky detail, in [0, 1].",
-        inputs=[
-            _UV,
-            PortSpec("scale", PortType.FLOAT, 4.0),
-            PortSpec("lacunarity", PortType.FLOAT, 2.0),
-            PortSpec("gain", PortType.FLOAT, 0.5),
-        ],
-        outputs=[PortSpec("out", PortType.FLOAT)],
-        properties=[
-            PropertySpec("octaves", "int", 5, 1, 8),
-            PropertySpec("scale", "float", 4.0, 0.0, 64.0),
-            PropertySpec("lacunarity", "float", 2.0, 1.0, 4.0),
-            PropertySpec("gain", "float", 0.5, 0.0, 1.0),
-        ],
-        lower=_lower_fractal_noise,
-        notes=(
-            "A call of the shared `fractal_noise` helper: an explicit loop (test block, body block, "
-            "back-edge) over the octaves, calling `value_noise` per octave."
-        ),
+# Lattice noises ---------------------------------------------------------------------------------
+
+
+def _lattice_node(kind: str, display: str, description: str, dimensions: int, default_scale: float, notes: str) -> None:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        point = _point(ctx, dimensions)
+        if kind == "value":
+            ctx.set_output("out", noise.call(fn, noise.value_noise(ctx.lowering, dimensions), point))
+        elif kind == "gradient":
+            ctx.set_output("out", noise.to_unit(fn, noise.call(fn, noise.gradient_noise(ctx.lowering, dimensions), point)))
+        else:
+            ctx.set_output("out", noise.to_unit(fn, noise.call(fn, noise.simplex_noise(ctx.lowering, dimensions), point)))
+
+    register(
+        NodeType(
+            f"{kind}_noise{_suffix(dimensions)}",
+            f"{display}{_label(dimensions)}",
+            CATEGORY,
+            description,
+            inputs=[_coordinates(dimensions), PortSpec("scale", PortType.FLOAT, default_scale)],
+            outputs=[PortSpec("out", PortType.FLOAT)],
+            properties=[PropertySpec("scale", "float", default_scale, 0.0, 64.0)],
+            lower=lower,
+            notes=notes,
+        )
     )
-)
+
+
+for _dimensions in (2, 3):
+    _plane = "" if _dimensions == 2 else "_space"
+    _lattice_node(
+        "value",
+        "Value Noise",
+        f"Smooth random values in [0, 1] {_space(_dimensions)}; scale sets the cell count.",
+        _dimensions,
+        8.0,
+        f"A call of the shared `value_noise{_plane}` helper: exact lattice hashes blended with Hermite weights.",
+    )
+    _lattice_node(
+        "gradient",
+        "Gradient Noise",
+        f"Perlin gradient noise in [0, 1] {_space(_dimensions)}: smooth, organic variation.",
+        _dimensions,
+        8.0,
+        f"`gradient_noise{_plane}` (unit gradients from the exact hash, quintic fade), then 0.5 + 0.5 n.",
+    )
+    _lattice_node(
+        "simplex",
+        "Simplex Noise",
+        f"Simplex noise in [0, 1] {_space(_dimensions)}: like gradient noise, fewer grid artefacts.",
+        _dimensions,
+        8.0,
+        f"`simplex_noise{_plane}` (Gustavson's skewed simplex grid, exact hash), then 0.5 + 0.5 n.",
+    )
+
+
+# Voronoi ----------------------------------------------------------------------------------------
+
+
+def _voronoi_lower(dimensions: int) -> LowerFunction:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        metric = ctx.choice("metric")
+        result = noise.call(fn, noise.voronoi(ctx.lowering, dimensions, metric), _point(ctx, dimensions), ctx.input("jitter"))
+        nearest = fn.swizzle(result, "x")
+        second = fn.swizzle(result, "y")
+        hashed = fn.swizzle(result, "z")
+        ctx.set_output("f1", nearest)
+        ctx.set_output("f2", second)
+        if ctx.output_used("edge"):
+            ctx.set_output("edge", fn.subtract(second, nearest))
+        if ctx.output_used("cell_id"):
+            ctx.set_output("cell_id", fn.multiply(hashed, fn.f(1.0 / 288.0)))
+        if ctx.output_used("cell_color"):
+            rgb = noise.call(fn, noise.cell_color(ctx.lowering), hashed)
+            ctx.set_output("cell_color", fn.construct(vec(4), rgb, fn.f(1.0)))
+
+    return lower
+
+
+for _dimensions in (2, 3):
+    _plane = "" if _dimensions == 2 else "_space"
+    register(
+        NodeType(
+            f"voronoi{_suffix(_dimensions)}",
+            f"Voronoi{_label(_dimensions)}",
+            CATEGORY,
+            f"Cellular noise {_space(_dimensions)}: distances to the nearest points, edges, cell ids and colours.",
+            inputs=[_coordinates(_dimensions), PortSpec("scale", PortType.FLOAT, 5.0), PortSpec("jitter", PortType.FLOAT, 1.0)],
+            outputs=[
+                PortSpec("f1", PortType.FLOAT, label="F1 (nearest)"),
+                PortSpec("f2", PortType.FLOAT, label="F2 (second)"),
+                PortSpec("edge", PortType.FLOAT, label="edge (F2 - F1)"),
+                PortSpec("cell_id", PortType.FLOAT, label="cell id"),
+                PortSpec("cell_color", PortType.COLOR, label="cell colour"),
+            ],
+            properties=[
+                PropertySpec("scale", "float", 5.0, 0.0, 64.0),
+                PropertySpec("jitter", "float", 1.0, 0.0, 1.0),
+                PropertySpec("metric", "enum", "euclidean", choices=noise.METRICS),
+            ],
+            lower=_voronoi_lower(_dimensions),
+            notes=(
+                f"A call of `voronoi_<metric>{_plane}` (the {'3x3' if _dimensions == 2 else '3x3x3'} neighbouring cells "
+                "unrolled, jittered points from the exact hash) returning (F1, F2, nearest cell's hash); edge = F2 - F1, "
+                "cell id = hash / 288, cell colour from `noise_cell_color`."
+            ),
+        )
+    )
+
+
+# White noise ------------------------------------------------------------------------------------
+
+
+def _white_lower(dimensions: int) -> LowerFunction:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        cell = fn.builtin(Builtin.FLOOR, vec(dimensions), _point(ctx, dimensions))
+        hashed = noise.call(fn, noise.hash_cell(ctx.lowering, dimensions), cell)
+        ctx.set_output("out", fn.multiply(hashed, fn.f(1.0 / 288.0)))
+        if ctx.output_used("color"):
+            rgb = noise.call(fn, noise.cell_color(ctx.lowering), hashed)
+            ctx.set_output("color", fn.construct(vec(4), rgb, fn.f(1.0)))
+
+    return lower
+
+
+for _dimensions in (2, 3):
+    register(
+        NodeType(
+            f"white_noise{_suffix(_dimensions)}",
+            f"White Noise{_label(_dimensions)}",
+            CATEGORY,
+            f"An independent random value (and colour) per cell {_space(_dimensions)}; scale sets the cell count.",
+            inputs=[_coordinates(_dimensions), PortSpec("scale", PortType.FLOAT, 64.0)],
+            outputs=[PortSpec("out", PortType.FLOAT), PortSpec("color", PortType.COLOR)],
+            properties=[PropertySpec("scale", "float", 64.0, 0.0, 1024.0)],
+            lower=_white_lower(_dimensions),
+            notes="The exact lattice hash of floor(p) / 288 (289 levels); colour from `noise_cell_color`.",
+        )
+    )
+
+
+# Fractal sums -----------------------------------------------------------------------------------
+
+
+def _fractal_lower(dimensions: int) -> LowerFunction:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        helper = noise.fractal(ctx.lowering, ctx.choice("basis"), ctx.choice("mode"), dimensions)
+        octaves = fn.i(ctx.integer("octaves"))
+        ctx.set_output(
+            "out", noise.call(fn, helper, _point(ctx, dimensions), octaves, ctx.input("lacunarity"), ctx.input("gain"))
+        )
+
+    return lower
+
+
+for _dimensions in (2, 3):
+    register(
+        NodeType(
+            f"fractal_noise{_suffix(_dimensions)}",
+            f"Fractal Noise{_label(_dimensions)}",
+            CATEGORY,
+            f"Octaves of a noise {_space(_dimensions)}: fBm, turbulence or ridged, in [0, 1].",
+            inputs=[
+                _coordinates(_dimensions),
+                PortSpec("scale", PortType.FLOAT, 4.0),
+                PortSpec("lacunarity", PortType.FLOAT, 2.0),
+                PortSpec("gain", PortType.FLOAT, 0.5),
+            ],
+            outputs=[PortSpec("out", PortType.FLOAT)],
+            properties=[
+                PropertySpec("octaves", "int", 5, 1, 8),
+                PropertySpec("scale", "float", 4.0, 0.0, 64.0),
+                PropertySpec("lacunarity", "float", 2.0, 1.0, 4.0),
+                PropertySpec("gain", "float", 0.5, 0.0, 1.0),
+                PropertySpec("basis", "enum", "value", choices=noise.BASES),
+                PropertySpec("mode", "enum", "fbm", choices=noise.MODES),
+            ],
+            lower=_fractal_lower(_dimensions),
+            notes=(
+                "A call of a shared `fractal_<basis>_<mode>` helper: an explicit loop (test block, body block, "
+                "back-edge) over the octaves; fBm sums 0.5 + 0.5 n, turbulence |n|, ridged (1 - |n|)^2, "
+                "divided by the summed amplitudes."
+            ),
+        )
+    )
+
+
+# Domain warp ------------------------------------------------------------------------------------
+
+#: Offsets that decorrelate the warp's components (any irrational-looking constants do).
+_WARP_OFFSETS = ((0.0, 0.0, 0.0), (5.2, 1.3, 2.8), (1.7, 9.2, 4.1))
+
+
+def _warp_lower(dimensions: int) -> LowerFunction:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        source = ctx.input("uv" if dimensions == 2 else "position")
+        point = fn.multiply(source, ctx.input("scale"))
+        helper = noise.gradient_noise(ctx.lowering, dimensions)
+        components = []
+        for offset in _WARP_OFFSETS[:dimensions]:
+            shifted = point if not any(offset) else fn.add(point, noise.vector(fn, *offset[:dimensions]))
+            components.append(noise.call(fn, helper, shifted))
+        displacement = fn.construct(vec(dimensions), *components)
+        ctx.set_output("out", fn.add(source, fn.multiply(displacement, ctx.input("strength"))))
+
+    return lower
+
+
+for _dimensions in (2, 3):
+    _coordinate = "uv" if _dimensions == 2 else "position"
+    _type = PortType.VEC2 if _dimensions == 2 else PortType.VEC3
+    register(
+        NodeType(
+            f"domain_warp{_suffix(_dimensions)}",
+            f"Domain Warp{_label(_dimensions)}",
+            CATEGORY,
+            f"Displaces the {_coordinate} by gradient noise; feed it to another noise for swirls and marble.",
+            inputs=[_coordinates(_dimensions), PortSpec("scale", PortType.FLOAT, 3.0), PortSpec("strength", PortType.FLOAT, 0.1)],
+            outputs=[PortSpec("out", _type)],
+            properties=[PropertySpec("scale", "float", 3.0, 0.0, 64.0), PropertySpec("strength", "float", 0.1, 0.0, 2.0)],
+            lower=_warp_lower(_dimensions),
+            notes=(
+                f"{_coordinate} + strength * (one signed `gradient_noise` per component at {_coordinate} * scale, "
+                "each at a fixed offset)."
+            ),
+        )
+    )

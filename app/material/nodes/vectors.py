@@ -175,3 +175,134 @@ _geometric(
     [PortSpec("incident", DYNAMIC, (0.0, 0.0, -1.0)), PortSpec("normal", DYNAMIC, "world_normal")],
     None,
 )
+_geometric(
+    "distance",
+    "Distance",
+    "The Euclidean distance between the points a and b.",
+    Builtin.DISTANCE,
+    [PortSpec("a", DYNAMIC, (0.0, 0.0, 0.0)), PortSpec("b", DYNAMIC, (0.0, 0.0, 0.0))],
+    PortType.FLOAT,
+)
+
+
+def _lower_refract(ctx: NodeContext) -> None:
+    port_type = ctx.output_type("out")
+    ctx.set_output("out", ctx.fn.builtin(Builtin.REFRACT, port_type, ctx.input("incident"), ctx.input("normal"), ctx.input("eta")))
+
+
+register(
+    NodeType(
+        "refract",
+        "Refract",
+        CATEGORY,
+        "The incident direction bent through a surface; eta is the ratio of refractive indices.",
+        inputs=[PortSpec("incident", DYNAMIC, (0.0, 0.0, -1.0)), PortSpec("normal", DYNAMIC, "world_normal"), PortSpec("eta", PortType.FLOAT, 0.75)],
+        outputs=[PortSpec("out", DYNAMIC)],
+        properties=[PropertySpec("eta", "float", 0.75, 0.0, 4.0)],
+        lower=_lower_refract,
+        notes="Math extension `refract` (the zero vector on total internal reflection).",
+    )
+)
+
+
+def _lower_rotate(ctx: NodeContext) -> None:
+    """Rodrigues' rotation: v cos t + (k x v) sin t + k (k . v)(1 - cos t), k the unit axis."""
+    fn = ctx.fn
+    vector = ctx.input("vector")
+    axis = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("axis"))
+    angle = fn.builtin(Builtin.RADIANS, PortType.FLOAT, ctx.input("angle"))
+    cosine = fn.builtin(Builtin.COS, PortType.FLOAT, angle)
+    sine = fn.builtin(Builtin.SIN, PortType.FLOAT, angle)
+    along = fn.multiply(axis, fn.multiply(fn.builtin(Builtin.DOT, PortType.FLOAT, axis, vector), fn.subtract(fn.f(1.0), cosine)))
+    turned = fn.multiply(fn.builtin(Builtin.CROSS, PortType.VEC3, axis, vector), sine)
+    ctx.set_output("out", fn.add(fn.add(fn.multiply(vector, cosine), turned), along))
+
+
+register(
+    NodeType(
+        "vector_rotate",
+        "Vector Rotate",
+        CATEGORY,
+        "Rotates a vector by an angle (degrees) about an axis through the origin.",
+        inputs=[PortSpec("vector", PortType.VEC3, (1.0, 0.0, 0.0)), PortSpec("axis", PortType.VEC3, (0.0, 0.0, 1.0)), PortSpec("angle", PortType.FLOAT, 90.0)],
+        outputs=[PortSpec("out", PortType.VEC3)],
+        properties=[PropertySpec("axis", "vector", (0.0, 0.0, 1.0)), PropertySpec("angle", "float", 90.0, -360.0, 360.0)],
+        lower=_lower_rotate,
+        notes="Rodrigues' formula: v cos t + (k x v) sin t + k (k . v)(1 - cos t) with k = normalize(axis), t = radians(angle).",
+    )
+)
+
+
+def _lower_project(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    a, b = ctx.input("a"), ctx.input("b")
+    length_squared = fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, b, b), fn.f(1e-12))
+    ctx.set_output("out", fn.multiply(b, fn.divide(fn.builtin(Builtin.DOT, PortType.FLOAT, a, b), length_squared)))
+
+
+register(
+    NodeType(
+        "project",
+        "Project",
+        CATEGORY,
+        "The part of vector a that points along b.",
+        inputs=[PortSpec("a", DYNAMIC, (1.0, 1.0, 0.0)), PortSpec("b", DYNAMIC, (1.0, 0.0, 0.0))],
+        outputs=[PortSpec("out", DYNAMIC)],
+        properties=[],
+        lower=_lower_project,
+        notes="b * dot(a, b) / max(dot(b, b), 1e-12).",
+    )
+)
+
+
+def _component_reduce(type_name: str, display_name: str, builtin: Builtin, word: str) -> None:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        vector = ctx.input("vector")
+        width = ctx.input_type("vector").width
+        if width == 1:
+            ctx.set_output("out", vector)
+            return
+        result = fn.swizzle(vector, "x")
+        for letter in COMPONENTS[1:width]:
+            result = fn.builtin(builtin, PortType.FLOAT, result, fn.swizzle(vector, letter))
+        ctx.set_output("out", result)
+
+    register(
+        NodeType(
+            type_name,
+            display_name,
+            CATEGORY,
+            f"The {word} component of a vector or colour.",
+            inputs=[PortSpec("vector", DYNAMIC, (0.0, 0.0, 0.0))],
+            outputs=[PortSpec("out", PortType.FLOAT)],
+            properties=[],
+            lower=lower,
+            notes=f"A chain of `{builtin.value}` over the components (a float passes through).",
+        )
+    )
+
+
+_component_reduce("component_min", "Smallest Component", Builtin.MIN, "smallest")
+_component_reduce("component_max", "Largest Component", Builtin.MAX, "largest")
+
+
+def _lower_component_sum(ctx: NodeContext) -> None:
+    width = ctx.input_type("vector").width
+    vector = ctx.input("vector")
+    ctx.set_output("out", vector if width == 1 else ctx.fn.builtin(Builtin.DOT, PortType.FLOAT, vector, ctx.fn.splat(1.0, ctx.input_type("vector"))))
+
+
+register(
+    NodeType(
+        "component_sum",
+        "Sum Components",
+        CATEGORY,
+        "The sum of a vector's components (x + y + z ...).",
+        inputs=[PortSpec("vector", DYNAMIC, (0.0, 0.0, 0.0))],
+        outputs=[PortSpec("out", PortType.FLOAT)],
+        properties=[],
+        lower=_lower_component_sum,
+        notes="dot(vector, 1) (a float passes through).",
+    )
+)

@@ -70,6 +70,19 @@ def node_cases() -> list[NodeCase]:
         cases.append(NodeCase("swizzle", f"pattern-{pattern}", dynamic=4, properties={"pattern": pattern}))
     for operator in ("<", "<=", ">", ">=", "==", "!="):
         cases.append(NodeCase("if", f"operator-{operator}", dynamic=3, properties={"operator": operator}))
+    # Enum properties that select different code: every choice once (the default is covered above).
+    for type_name, node_type in NODE_TYPES.items():
+        for spec in node_type.properties:
+            if spec.kind != "enum" or type_name == "if":
+                continue
+            for choice in spec.choices:
+                if choice != spec.default:
+                    cases.append(NodeCase(type_name, f"{spec.name}-{choice}", properties={spec.name: choice}))
+    for interpolation in ("linear", "ease", "constant"):
+        stops = ((0.0, 1.0, 0.0, 0.0, 1.0), (0.3, 0.0, 1.0, 0.0, 1.0), (0.3, 0.0, 0.0, 1.0, 1.0), (1.0, 1.0, 1.0, 1.0, 0.5))
+        cases.append(NodeCase("color_ramp", f"four-stops-{interpolation}", properties={"stops": stops, "interpolation": interpolation}))
+    cases.append(NodeCase("color_ramp", "no-stops", properties={"stops": ()}))
+    cases.append(NodeCase("remap", "clamped", dynamic=3, properties={"clamp": True}))
     return cases
 
 

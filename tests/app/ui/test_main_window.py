@@ -100,9 +100,9 @@ def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:
 
 
 def test_the_palette_filter_narrows_the_list(window) -> None:
-    window.palette.set_filter("noise")
+    window.palette.set_filter("voronoi")
     visible = window.palette.type_names(visible_only=True)
-    assert visible and all("noise" in name for name in visible)
+    assert visible and all("voronoi" in name for name in visible)
     window.palette.set_filter("")
     assert len(window.palette.type_names(visible_only=True)) == len(window.palette.type_names())
 
@@ -353,18 +353,12 @@ def test_lowering_follows_edits_after_a_short_delay(window, qtbot) -> None:
 
 
 def test_tab_search_creates_the_chosen_node(window, qtbot) -> None:
-    from PySide6.QtCore import QTimer
-
     before = len(window.material.nodes)
-    search = window.graph.viewer()._search_widget
-
-    def choose() -> None:
-        # The search is a modal menu: answer it from inside its event loop.
-        search.line_edit.setText("Smooth Step")
-        search._on_search_submitted()
-
-    QTimer.singleShot(0, choose)
     window.open_tab_search()
+    search = window.graph.node_search  # app.graph.search: display names and synonyms
+    assert search.isVisible()
+    qtbot.keyClicks(search.field, "Smooth Step")
+    qtbot.keyClick(search.field, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(window.material.nodes) == before + 1, timeout=5000)
     assert any(node.type_name == "smoothstep" for node in window.material.nodes.values())
 
