@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from app.material.lowering import NodeContext
 
 #: Category names in palette order.
-CATEGORIES: tuple[str, ...] = ("Input", "Math", "Vector", "Texture", "Logic", "Procedural", "Lighting", "Output")
+CATEGORIES: tuple[str, ...] = ("Input", "Math", "Vector", "Texture", "Logic", "Procedural", "Lighting", "PBR", "Output")
 
 #: Values an unconnected input can default to besides constants, with their types.
 DEFAULT_SOURCES: dict[str, PortType] = {

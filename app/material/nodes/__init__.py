@@ -5,4 +5,4 @@ next to the function that lowers them, so a node's ports, properties and
 VPL stay in one place. Import order is palette order.
 """
 
-from app.material.nodes import inputs, lighting, logic, maths, output, procedural, textures, vectors
+from app.material.nodes import inputs, lighting, logic, maths, output, pbr, procedural, textures, vectors
