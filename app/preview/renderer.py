@@ -466,6 +466,7 @@ class Renderer:
         self.parameters: dict[str, Any] = {}
         self.mesh_name = "sphere"
         self._mesh: Mesh | None = None
+        self._custom_mesh: Mesh | None = None
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
@@ -504,10 +505,17 @@ class Renderer:
             self._images[name] = as_rgba_image(image)
         self._dirty_textures.add(name)
 
-    def set_mesh(self, name: str) -> None:
-        make_mesh(name)  # validates the name now rather than at the next frame
-        if name != self.mesh_name:
-            self.mesh_name = name
+    def set_mesh(self, mesh: str | Mesh) -> None:
+        """A built-in mesh by name (`mesh.MESH_NAMES`), or any `Mesh` (an imported one, a test's)."""
+        if isinstance(mesh, Mesh):
+            self._custom_mesh = mesh
+            self.mesh_name = mesh.name
+            self._mesh_dirty = True
+            return
+        make_mesh(mesh)  # validates the name now rather than at the next frame
+        if mesh != self.mesh_name or self._custom_mesh is not None:
+            self._custom_mesh = None
+            self.mesh_name = mesh
             self._mesh_dirty = True
 
     def set_background(self, rgb: Sequence[float]) -> None:
@@ -624,7 +632,7 @@ class Renderer:
     def _sync_mesh(self) -> None:
         if not self._mesh_dirty:
             return
-        self._mesh = make_mesh(self.mesh_name)
+        self._mesh = self._custom_mesh if self._custom_mesh is not None else make_mesh(self.mesh_name)
         GL.glBindVertexArray(self._vertex_array)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, self._mesh.interleaved(), GL.GL_STATIC_DRAW)

@@ -255,7 +255,8 @@ def _build_environment_brdf(owner: Any, fn: FunctionBuilder) -> None:
     falloff = call(fn, Builtin.EXP2, FLOAT, fn.multiply(fn.f(-9.28), n_dot_v))
     a004 = fn.add(fn.multiply(call(fn, Builtin.MIN, FLOAT, fn.multiply(rx, rx), falloff), rx), fn.swizzle(r, "y"))
     scale_bias = fn.add(fn.multiply(fn.construct(vec(2), fn.f(-1.04), fn.f(1.04)), a004), fn.swizzle(r, "zw"))
-    fn.ret(scale_bias)
+    # The fit dips slightly below 0 at grazing angles on rough surfaces; a reflectance cannot.
+    fn.ret(call(fn, Builtin.MAX, vec(2), scale_bias, fn.construct(vec(2), fn.f(0.0), fn.f(0.0))))
 
 
 def environment_brdf(owner: HelperOwner) -> Function:
