@@ -34,13 +34,13 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
-def gltf_brdf(n, v, l, base_color, metallic, roughness, specular=1.0) -> np.ndarray:
+def gltf_brdf(n, v, light, base_color, metallic, roughness, specular=1.0) -> np.ndarray:
     """f(l, v) of the glTF metallic-roughness material, (..., 3)."""
-    n, v, l = (np.asarray(x, dtype=np.float64) for x in (n, v, l))
+    n, v, light = (np.asarray(x, dtype=np.float64) for x in (n, v, light))
     base = np.asarray(base_color, dtype=np.float64)
-    h = _unit(l + v)
-    n_l, n_v, n_h = _dot(n, l), _dot(n, v), _dot(n, h)
-    h_l, h_v = _dot(h, l), _dot(h, v)
+    h = _unit(light + v)
+    n_l, n_v, n_h = _dot(n, light), _dot(n, v), _dot(n, h)
+    h_l, h_v = _dot(h, light), _dot(h, v)
     alpha = np.maximum(np.asarray(roughness, dtype=np.float64) ** 2, ALPHA_FLOOR)
     a2 = alpha * alpha
     chi = lambda x: (x > 0).astype(np.float64)  # noqa: E731 - the appendix's Heaviside function
@@ -59,11 +59,11 @@ def gltf_brdf(n, v, l, base_color, metallic, roughness, specular=1.0) -> np.ndar
     return (1.0 - m) * dielectric_brdf + m * metal_brdf
 
 
-def direct_radiance(n, v, l, base_color, metallic, roughness, light_radiance, specular=1.0) -> np.ndarray:
+def direct_radiance(n, v, light, base_color, metallic, roughness, light_radiance, specular=1.0) -> np.ndarray:
     """Radiance from one directional light: f · E · max(N·L, 0)."""
-    l = np.broadcast_to(np.asarray(l, dtype=np.float64), np.shape(v))
-    facing = np.maximum(_dot(np.asarray(n, dtype=np.float64), l), 0.0)[..., None]
-    return gltf_brdf(n, v, l, base_color, metallic, roughness, specular) * np.asarray(light_radiance) * facing
+    light = np.broadcast_to(np.asarray(light, dtype=np.float64), np.shape(v))
+    facing = np.maximum(_dot(np.asarray(n, dtype=np.float64), light), 0.0)[..., None]
+    return gltf_brdf(n, v, light, base_color, metallic, roughness, specular) * np.asarray(light_radiance) * facing
 
 
 # sRGB (IEC 61966-2-1) ---------------------------------------------------------------------------
