@@ -200,7 +200,7 @@ def preview_screenshot(
             if spec.kind is ParameterKind.TEXTURE:
                 if isinstance(spec.default, str):
                     try:
-                        renderer.set_texture(spec.name, load_image_rgba(spec.default))
+                        renderer.set_texture(spec.name, load_image_rgba(resolve_image_path(spec.default, source_path)))
                     except (ImageLoadError, ValueError) as error:
                         print(f"{source_path}: warning: {error}; using the checker texture", file=stderr)
             elif spec.kind is not ParameterKind.OTHER and spec.default is not None:
@@ -220,6 +220,19 @@ def preview_screenshot(
         print(f"{png_path}: error: cannot write the PNG file", file=stderr)
         return 1
     return 0
+
+
+def resolve_image_path(image: str, document_path: str) -> str:
+    """An image path as a document names it: absolute, or relative to the document's directory.
+
+    A relative path that does not exist next to the document is returned as
+    given (relative to the working directory), as files saved before paths
+    were document-relative expect.
+    """
+    if os.path.isabs(image):
+        return image
+    beside = os.path.join(os.path.dirname(os.path.abspath(document_path)), image)
+    return beside if os.path.exists(beside) else image
 
 
 def ensure_gui_application() -> Any:
