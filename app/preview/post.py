@@ -41,6 +41,7 @@ texture with NEAREST filtering), `exposure_scale` (float, 2^EV) and
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -228,3 +229,7 @@ def exposure_scale(exposure_ev: float) -> float:
     """2^EV, the multiplier the post pass applies before tone mapping."""
     return float(2.0 ** float(exposure_ev))
 
+
+def decode_srgb(color: Sequence[float]) -> tuple[float, ...]:
+    """sRGB-encoded components in [0, 1] to linear ones (IEC 61966-2-1), on the host."""
+    return tuple(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (float(v) for v in color))

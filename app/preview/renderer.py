@@ -60,6 +60,13 @@ from app.preview.post import (
     exposure_scale,
     post_artifact,
 )
+from app.preview.stage import (
+    DEFAULT_AMBIENT_COLOR,
+    DEFAULT_BACKGROUND_COLOR,
+    DEFAULT_LIGHT_COLOR,
+    DEFAULT_LIGHT_DIRECTION,
+    DEFAULT_LIGHT_INTENSITY,
+)
 from app.preview.textures import as_rgba_image, checker_rgba
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
@@ -75,11 +82,7 @@ from vpl_core.ir.types import (
 )
 
 GL_INVALID_INDEX = 0xFFFFFFFF
-DEFAULT_BACKGROUND = (0.18, 0.19, 0.21)
-DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)  # towards the light: upper left, in front
-DEFAULT_LIGHT_COLOR = (1.0, 1.0, 1.0)
-DEFAULT_LIGHT_INTENSITY = 3.0  # lux-like: a white Lambertian surface facing the light reflects 3 / pi
-DEFAULT_AMBIENT_COLOR = (0.2, 0.2, 0.2)  # linear radiance of the uniform environment
+DEFAULT_BACKGROUND = DEFAULT_BACKGROUND_COLOR
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
