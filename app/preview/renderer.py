@@ -35,6 +35,7 @@ context current, and a parameter change never relinks (`link_count`).
 from __future__ import annotations
 
 import ctypes
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -437,6 +438,24 @@ def writes_radiance(artifact: ProgramArtifact) -> bool:
     for binding in artifact.fragment_interface:
         if binding.direction is Direction.OUT and binding.gl_name == artifact.fragment_color_output:
             return binding.name == RADIANCE_OUTPUT_NAME
+    return False
+
+
+def artifact_reads_scene_field(artifact: ProgramArtifact, field_name: str) -> bool:
+    """Whether either stage's code reads field `field_name` of the `scene` record uniform.
+
+    Spec 12.1 names record fields `vpl_m<index>` and a record uniform's block
+    instance `vpl_u<slot>`, and the backend reads block members as
+    `instance.member`, so the generated code says it exactly (a `time` field
+    declared but never read is not a use).
+    """
+    binding = artifact.uniform(SCENE_UNIFORM_NAME)
+    if binding is None or not isinstance(binding.type, RecordType):
+        return False
+    for index, record_field in enumerate(binding.type.fields):
+        if record_field.name == field_name:
+            pattern = re.compile(rf"\b{re.escape(binding.gl_name)}\s*\.\s*vpl_m{index}\b")
+            return bool(pattern.search(artifact.vertex_code) or pattern.search(artifact.fragment_code))
     return False
 
 

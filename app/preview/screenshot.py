@@ -247,7 +247,7 @@ def preview_screenshot(
     from app.preview.context import OffscreenContext, select_profile
     from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer, writes_radiance
-    from app.preview.stage import Stage
+    from app.preview.stage import Stage, load_stage_mesh
 
     stage = stage if stage is not None else Stage()
     selection = select_profile(choice)
@@ -302,22 +302,6 @@ def preview_screenshot(
         print(f"{png_path}: error: cannot write the PNG file", file=stderr)
         return 1
     return 0
-
-
-def load_stage_mesh(mesh: str) -> Any:
-    """None for a built-in mesh name; the `Mesh` of a mesh file; ValueError (one line) when it cannot be read."""
-    from app.preview.stage import is_mesh_path
-
-    if not is_mesh_path(mesh):
-        return None
-    try:
-        mesh_import = importlib.import_module("app.preview.mesh_import")
-    except ImportError:
-        raise ValueError(f"cannot read the mesh file {mesh!r}: mesh import is not available") from None
-    try:
-        return mesh_import.load_mesh(mesh)
-    except (OSError, ValueError) as error:
-        raise ValueError(f"cannot read the mesh file {mesh!r}: {error}") from None
 
 
 def resolve_image_path(image: str, document_path: str) -> str:

@@ -18,13 +18,14 @@ upper-left-front light.
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from app.preview.mesh import MESH_NAMES
+from app.preview.mesh import MESH_NAMES, Mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
 
 BACKGROUNDS = ("environment", "blurred", "color")
@@ -214,6 +215,20 @@ class Stage:
         renderer.set_background(self.background_color)
         renderer.set_light_direction(self.light_direction)
         renderer.set_light(color=self.light_color, intensity=self.light_intensity)
+
+
+def load_stage_mesh(mesh: str) -> Mesh | None:
+    """None for a built-in mesh name; the `Mesh` of a mesh file; ValueError (one line) when it cannot be read."""
+    if not is_mesh_path(mesh):
+        return None
+    try:
+        mesh_import = importlib.import_module("app.preview.mesh_import")
+    except ImportError:
+        raise ValueError(f"cannot read the mesh file {mesh!r}: mesh import is not available") from None
+    try:
+        return mesh_import.load_mesh(mesh)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read the mesh file {mesh!r}: {error}") from None
 
 
 def environment_names() -> list[str]:

@@ -48,7 +48,8 @@ from app.preview.context import (
 )
 from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
 from app.preview.parameter_specs import carry_over, specs_from_artifact
-from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
+from app.preview.renderer import ProgramBuildError, Renderer, artifact_reads_scene_field, gl_strings
+from app.preview.stage import Stage, load_stage_mesh
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
@@ -63,6 +64,8 @@ class PreviewWidget(QOpenGLWidget):
     programFailed = Signal(str)
     #: The context exists: its description ("OpenGL ES 3.2 (llvmpipe)").
     contextCreated = Signal(str)
+    #: The animation started (True) or stopped (False), by a call or by a material that uses Time.
+    playingChanged = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -88,6 +91,8 @@ class PreviewWidget(QOpenGLWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(FRAME_INTERVAL_MS)
         self._timer.timeout.connect(self._tick)
+        self._stage = Stage()
+        self._paused_by_user = False
 
     # ---- properties -----------------------------------------------------------------------
 
@@ -150,6 +155,7 @@ class PreviewWidget(QOpenGLWidget):
                     self._load_texture(spec.name, path if isinstance(path, str) else None)
             elif spec.kind is not ParameterKind.OTHER:
                 self._renderer.set_parameter(spec.name, values[spec.name])
+        self._follow_time(artifact)
         if not self._initialized:
             self._pending = artifact
             return
@@ -181,14 +187,58 @@ class PreviewWidget(QOpenGLWidget):
         self.update()
 
     def set_playing(self, playing: bool) -> None:
-        """Animate `time` (seconds) while playing; pausing freezes it where it is."""
+        """Animate `time` (seconds) while playing; pausing freezes it where it is.
+
+        A call is the user's choice: pausing keeps a material that uses Time
+        still until play is asked for again (see `set_artifact`).
+        """
+        self._paused_by_user = not playing
+        self._run_clock(playing)
+
+    def reset_time(self) -> None:
+        """Time back to 0 (playing or not)."""
+        self._renderer.time = 0.0
+        self._time_base = 0.0
+        if self._timer.isActive():
+            self._clock.start()
+        self.update()
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, light, exposure, tone mapper and background from `stage`; no relink.
+
+        A mesh file that cannot be read leaves the previous mesh (and says why
+        in the overlay); invalid values were refused by `Stage`'s setters already.
+        """
+        self._stage = stage
+        stage.apply(self._renderer)
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            self._fail(str(error))
+        else:
+            if mesh is not None:
+                self._renderer.set_mesh(mesh)
+        self.update()
+
+    def _run_clock(self, playing: bool) -> None:
         if playing and not self._timer.isActive():
             self._time_base = self._renderer.time
             self._clock.start()
             self._timer.start()
+            self.playingChanged.emit(True)
         elif not playing and self._timer.isActive():
             self._timer.stop()
             self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+            self.playingChanged.emit(False)
+
+    def _follow_time(self, artifact: ProgramArtifact) -> None:
+        """Play while the material reads the time (unless the user paused); stop the clock otherwise."""
+        uses_time = artifact_reads_scene_field(artifact, "time")
+        self._run_clock(uses_time and not self._paused_by_user)
 
     def set_background(self, rgb: Sequence[float]) -> None:
         self._renderer.set_background(rgb)
@@ -382,6 +432,7 @@ class UnavailablePreview(QLabel):
     programReady = Signal()
     programFailed = Signal(str)
     contextCreated = Signal(str)
+    playingChanged = Signal(bool)
 
     def __init__(self, reason: str, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(reason, parent)
@@ -399,6 +450,7 @@ class UnavailablePreview(QLabel):
     unavailable_reason = property(lambda self: self._reason)
     error_text = property(lambda self: "")
     playing = property(lambda self: False)
+    stage = property(lambda self: Stage())
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: list[ParameterSpec] | None = None) -> None:
         pass
@@ -419,6 +471,12 @@ class UnavailablePreview(QLabel):
         pass
 
     def set_playing(self, playing: bool) -> None:
+        pass
+
+    def reset_time(self) -> None:
+        pass
+
+    def set_stage(self, stage: Stage) -> None:
         pass
 
     def set_background(self, rgb: Sequence[float]) -> None:
