@@ -1,9 +1,22 @@
 """The `vpl` command: `vpl check`, `vpl fmt`, `vpl compile` (ARCHITECTURE.md, "The `vpl` command").
 
 Every failure is printed to stderr as one line, `FILE:LINE:COLUMN: CATEGORY
-error: MESSAGE` (`Diagnostic.format`), and makes the exit status 1; a file
-that cannot be read is reported as `FILE: error: cannot read: REASON`.
-Successful runs print nothing on stderr.
+error: MESSAGE` (`Diagnostic.format`); a file that cannot be read is reported
+as `FILE: error: cannot read: REASON`. Successful runs print nothing on
+stderr. A FILE of `-` is standard input (read once; its diagnostics are
+labelled `<stdin>`, and `vpl compile -` names its outputs `stdin.*`).
+
+Exit status (documented in the README):
+
+* `EXIT_OK` (0): every file was read, verified (and formatted or compiled);
+* `EXIT_FAILURE` (1): at least one diagnostic or unreadable/unwritable file;
+* `EXIT_USAGE` (2): the command line itself is wrong (unknown subcommand or
+  option, missing FILE, `-` given twice); argparse's usage message on stderr.
+
+Start-up is part of the interface: `vpl --version` and `vpl check` of a small
+file should cost little more than the interpreter's own start. So this
+module imports only argparse and the version helper at load time; each
+handler imports the reader, verifier or backend it needs when it runs.
 
 Subcommands are registered in `COMMANDS`: each entry pairs a function that
 adds the subcommand's arguments with the handler that runs it and returns
@@ -15,35 +28,58 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from vpl_core.diagnostics import VplError
-from vpl_core.ir.module import Module
-from vpl_core.text import read_file, write
 from vpl_core.version import VersionAction
+
+if TYPE_CHECKING:
+    from vpl_core.diagnostics import VplError
+    from vpl_core.ir.module import Module
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
+EXIT_USAGE = 2  # what argparse uses for usage errors; one code for every usage error
+
+STDIN = "-"
+STDIN_LABEL = "<stdin>"
+STDIN_STEM = "stdin"
 
 
 def _report(error: VplError, stream: TextIO) -> None:
     print(error.diagnostic.format(), file=stream)
 
 
-def load_module(path: str, stderr: TextIO, *, strict_v1: bool = False) -> Module | None:
-    """Read and verify one file, reporting any failure on `stderr`; None if it failed."""
+def _read_source(path: str, stderr: TextIO) -> tuple[bytes, str] | None:
+    """The bytes of `path` (standard input for `-`) and their diagnostic label; None if unreadable."""
+    if path == STDIN:
+        return sys.stdin.buffer.read(), STDIN_LABEL
     try:
-        return read_file(path, strict_v1=strict_v1)
-    except VplError as error:
-        _report(error, stderr)
+        with open(path, "rb") as stream:
+            return stream.read(), path
     except OSError as error:
         print(f"{path}: error: cannot read: {error.strerror or error}", file=stderr)
     return None
 
 
+def load_module(path: str, stderr: TextIO, *, strict_v1: bool = False) -> Module | None:
+    """Read and verify one file (`-`: standard input), reporting any failure on `stderr`; None if it failed."""
+    from vpl_core.diagnostics import VplError
+    from vpl_core.text import read
+
+    source = _read_source(path, stderr)
+    if source is None:
+        return None
+    data, label = source
+    try:
+        return read(data, label, strict_v1=strict_v1)
+    except VplError as error:
+        _report(error, stderr)
+    return None
+
+
 def _configure_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="VPL text files to read and verify")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="VPL text files to read and verify ('-': stdin)")
 
 
 def run_check(arguments: argparse.Namespace) -> int:
@@ -57,16 +93,20 @@ def run_check(arguments: argparse.Namespace) -> int:
 
 def _configure_fmt(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
-    parser.add_argument("file", metavar="FILE", help="VPL text file to format")
+    parser.add_argument("file", metavar="FILE", help="VPL text file to format ('-': stdin)")
 
 
 def run_fmt(arguments: argparse.Namespace) -> int:
     """Print the canonical text (spec 11 writer) of one file to stdout."""
+    from vpl_core.diagnostics import VplError
+    from vpl_core.text.writer import write_read
+
     module = load_module(arguments.file, sys.stderr, strict_v1=arguments.strict_v1)
     if module is None:
         return EXIT_FAILURE
     try:
-        text = write(module)
+        # The module was verified by the read just now and nothing else holds it.
+        text = write_read(module, verified=True)[0]
     except VplError as error:
         _report(error, sys.stderr)
         return EXIT_FAILURE
@@ -78,7 +118,7 @@ TARGETS = ("glsl420", "es300", "es320")
 
 
 def _configure_compile(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="VPL text file to compile")
+    parser.add_argument("file", metavar="FILE", help="VPL text file to compile ('-': stdin, outputs named stdin.*)")
     parser.add_argument("--target", choices=TARGETS, default="glsl420", help="GLSL target (default: glsl420)")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for <stem>.vert.glsl, .frag.glsl, .json")
     parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
@@ -88,20 +128,20 @@ def run_compile(arguments: argparse.Namespace) -> int:
     """Read, verify, publish and compile one file; write the artifact's three files."""
     from vpl_core.backends.glsl import compile_source
     from vpl_core.backends.glsl.export import export_artifact, file_stem
+    from vpl_core.diagnostics import VplError
 
-    try:
-        with open(arguments.file, "rb") as stream:
-            source = stream.read()
-    except OSError as error:
-        print(f"{arguments.file}: error: cannot read: {error.strerror or error}", file=sys.stderr)
+    source = _read_source(arguments.file, sys.stderr)
+    if source is None:
         return EXIT_FAILURE
+    data, label = source
     try:
-        artifact = compile_source(source, arguments.file, arguments.target, strict_v1=arguments.strict_v1)
+        artifact = compile_source(data, label, arguments.target, strict_v1=arguments.strict_v1)
     except VplError as error:
         _report(error, sys.stderr)
         return EXIT_FAILURE
+    stem = STDIN_STEM if arguments.file == STDIN else file_stem(arguments.file)
     try:
-        export_artifact(artifact, arguments.out, file_stem(arguments.file))
+        export_artifact(artifact, arguments.out, stem)
     except OSError as error:
         print(f"{arguments.out}: error: cannot write: {error.strerror or error}", file=sys.stderr)
         return EXIT_FAILURE
@@ -120,7 +160,11 @@ COMMANDS: dict[str, tuple[str, Configure, Handler]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vpl", description="Tools for VPL, the typed three-address shader language.")
+    parser = argparse.ArgumentParser(
+        prog="vpl",
+        description="Tools for VPL, the typed three-address shader language.",
+        epilog="exit status: 0 success, 1 diagnostics or unreadable files, 2 usage errors",
+    )
     parser.add_argument("--version", action=VersionAction)
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (help_text, configure, handler) in COMMANDS.items():
@@ -131,8 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `vpl` console script; returns the exit status."""
-    arguments = build_parser().parse_args(argv)
+    """Entry point of the `vpl` console script; returns the exit status (usage errors exit `EXIT_USAGE`)."""
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    files = getattr(arguments, "files", None) or [getattr(arguments, "file", None)]
+    if files.count(STDIN) > 1:
+        parser.error("standard input ('-') can be read only once")  # exits with EXIT_USAGE
     return arguments.handler(arguments)
 
 

@@ -1,43 +1,75 @@
 """Verified publication (spec 11): an immutable canonical-text snapshot of a verified module.
 
-`VerifiedModule.create(module)` verifies the module and keeps only its
-canonical text (the writer verifies, writes and reads the text back), so no
-mutable graph is reachable from the publication and later mutations of the
-builder cannot alter it. `materialize()` returns a fresh, separately
-verified module each time.
+`VerifiedModule.create(module)` verifies the module, writes its canonical
+text and reads that text back (the writer's proof that the text is valid).
+The publication keeps the text as its public snapshot and, privately, the
+module that read-back produced: an immutable parse of exactly that text,
+never handed out and never mutated. No mutable graph is reachable from the
+publication, and later mutations of the builder cannot alter it.
+
+`materialize()` returns a fresh module each time: a structural copy of the
+private parse (`vpl_core.ir.clone`), verified again before it is returned,
+so each materialization is separately verified as spec 11 requires, while
+the text is parsed once per publication instead of once per consumer.
+
+`from_text(source)` reads the source once; when the source already is the
+canonical text (files the editor or `vpl fmt` wrote), that read is the
+read-back and the text is not parsed a second time.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vpl_core.ir.module import Module
+
+if TYPE_CHECKING:
+    from vpl_core.text.reader import SourceLocator
 
 
 class VerifiedModule:
-    __slots__ = ("_label", "_text")
+    __slots__ = ("_label", "_snapshot", "_text")
 
     def __init__(self, *_: object, **__: object) -> None:
         raise TypeError("use VerifiedModule.create(module) or VerifiedModule.from_text(text)")
 
     @classmethod
-    def _from_canonical(cls, text: str, label: str | None) -> VerifiedModule:
+    def _from_canonical(cls, text: str, snapshot: Module, label: str | None) -> VerifiedModule:
         instance = object.__new__(cls)
         object.__setattr__(instance, "_text", text)
+        object.__setattr__(instance, "_snapshot", snapshot)
         object.__setattr__(instance, "_label", label)
         return instance
 
     @classmethod
     def create(cls, module: Module, label: str | None = None) -> VerifiedModule:
         """Verify `module` and publish its canonical text."""
-        from vpl_core.text import write
+        from vpl_core.text.writer import write_read
 
-        return cls._from_canonical(write(module), label)
+        text, snapshot = write_read(module)
+        return cls._from_canonical(text, snapshot, label)
 
     @classmethod
     def from_text(cls, source: str | bytes, label: str | None = None) -> VerifiedModule:
         """Read (and so verify) `source`, then publish its canonical text."""
-        from vpl_core.text import read, write
+        from vpl_core.text import read_located
 
-        return cls._from_canonical(write(read(source, label=label)), label)
+        module, locator = read_located(source, label=label)
+        return cls.from_read(module, locator, label)
+
+    @classmethod
+    def from_read(cls, module: Module, locator: SourceLocator, label: str | None = None) -> VerifiedModule:
+        """Publish a module that `read_located` has just returned, with its locator.
+
+        The module was verified by that read; the caller must not have
+        changed it since, and must not change it afterwards (when the source
+        was canonical it becomes the private snapshot). `compile_source` uses
+        this to publish what it read without verifying it again.
+        """
+        from vpl_core.text.writer import write_read
+
+        text, snapshot = write_read(module, verified=True, source_text=locator.source.text)
+        return cls._from_canonical(text, snapshot, label)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("VerifiedModule is immutable")
@@ -55,10 +87,15 @@ class VerifiedModule:
         return self._label
 
     def materialize(self) -> Module:
-        """A fresh module read from the snapshot; separately verified."""
-        from vpl_core.text import read
+        """A fresh module equal to the snapshot; separately verified (raises if verification fails)."""
+        from vpl_core.ir.clone import clone_module
+        from vpl_core.text.reader import collector_paused
+        from vpl_core.verify import Verifier
 
-        return read(self._text, label=self._label)
+        with collector_paused():
+            module = clone_module(self._snapshot)
+            Verifier().run(module)
+        return module
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, VerifiedModule) and other._text == self._text

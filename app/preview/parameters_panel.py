@@ -8,16 +8,18 @@ arrays, ints, matrices) is shown read-only, since the preview fills it with
 zero/identity.
 
 Edits emit `parameterChanged(name, value)` (floats, tuples of floats) or
-`textureChanged(name, path_or_None)`. `set_parameters` called again with the
-same names, kinds and types keeps the shown values, so a recompile does not
-undo the artist's tweaks; only the ranges and labels follow the new specs.
+`textureChanged(name, path_or_None)`. The panel holds no values of its own
+beyond what it shows: the host (the session's `ParameterModel`) passes the
+value of every parameter to `set_parameters`, and `set_value` after a
+change. `set_parameters` with the same names, kinds and types keeps the
+editors (and the artist's focus); only ranges, labels and values follow.
 The dialogs are class attributes so tests (and other hosts) can replace them.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -38,7 +40,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.material.parameters import ParameterKind, ParameterSpec
-from app.preview.parameter_specs import carry_over
 from vpl_core.ir.types import VectorType
 
 SLIDER_STEPS = 1000
@@ -278,13 +279,10 @@ class ParametersPanel(QWidget):
     def editor(self, name: str) -> QWidget | None:
         return self._editors.get(name)
 
-    def set_parameters(self, specs: list[ParameterSpec], values: dict[str, Any] | None = None) -> None:
-        """Show `specs`; `values` (by name) win over kept values, which win over defaults."""
-        old_specs = {spec.name: spec for spec in self._specs}
-        new_values = carry_over(old_specs, self._values, specs)
-        for name, value in (values or {}).items():
-            if name in new_values:
-                new_values[name] = value
+    def set_parameters(self, specs: list[ParameterSpec], values: Mapping[str, Any] | None = None) -> None:
+        """Show `specs` with `values` (by name; a spec's default where a value is missing)."""
+        given = values or {}
+        new_values = {spec.name: given.get(spec.name, spec.default) for spec in specs}
         same_shape = [_shape(spec) for spec in specs] == [_shape(spec) for spec in self._specs]
         self._specs = list(specs)
         self._values = new_values
@@ -303,7 +301,7 @@ class ParametersPanel(QWidget):
     def set_value(self, name: str, value: Any) -> None:
         """Show `value` for `name` without emitting (the host changed it)."""
         editor = self._editors.get(name)
-        if editor is not None:
+        if editor is not None and self._values.get(name) != value:
             self._values[name] = value
             editor.set_value(value)
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from vpl_core.backends.glsl import std140 as layout
+from vpl_core.backends.glsl.std140 import Std140Layout
 from vpl_core.ir.types import (
     ArrayType,
     MatrixType,
@@ -39,7 +40,9 @@ VEC4_ALIGNMENT = 16
 
 # The layout rules live in the backend, which also reports block sizes in the
 # reflection: one implementation, so the preview packs exactly what the
-# artifact promises.
+# artifact promises. The recursive walks below share one memoising
+# `Std140Layout` per top-level call, so each record's offsets are computed
+# once however deeply records nest (issue 23: exponential layout).
 base_alignment = layout.alignment
 size_of = layout.size
 field_offsets = layout.field_offsets
@@ -50,8 +53,8 @@ def array_stride(element_type: Type) -> int:
     return layout.array_stride(ArrayType(element_type, 1))
 
 
-def _field_offsets(record: RecordType) -> Iterator[tuple[int, Type]]:
-    return zip(layout.field_offsets(record), (record_field.type for record_field in record.fields))
+def _field_offsets(record: RecordType, memo: Std140Layout) -> Iterator[tuple[int, Type]]:
+    return zip(memo.field_offsets(record), (record_field.type for record_field in record.fields))
 
 
 @dataclass(frozen=True)
@@ -70,17 +73,18 @@ class Leaf:
     matrix_stride: int = 0
 
 
-def leaves(value_type: Type, prefix: str, offset: int = 0) -> Iterator[Leaf]:
+def leaves(value_type: Type, prefix: str, offset: int = 0, memo: Std140Layout | None = None) -> Iterator[Leaf]:
     """Every basic member under `prefix` (e.g. "vpl_Block0"), with its offset."""
+    memo = memo or Std140Layout()
     if isinstance(value_type, RecordType):
-        for index, (field_offset, field_type) in enumerate(_field_offsets(value_type)):
-            yield from leaves(field_type, f"{prefix}.vpl_m{index}", offset + field_offset)
+        for index, (field_offset, field_type) in enumerate(_field_offsets(value_type, memo)):
+            yield from leaves(field_type, f"{prefix}.vpl_m{index}", offset + field_offset, memo)
     elif isinstance(value_type, ArrayType):
         element = value_type.element
-        stride = array_stride(element)
+        stride = memo.array_stride(value_type)
         if isinstance(element, (RecordType, ArrayType)):
             for index in range(value_type.count):
-                yield from leaves(element, f"{prefix}[{index}]", offset + index * stride)
+                yield from leaves(element, f"{prefix}[{index}]", offset + index * stride, memo)
         else:
             yield Leaf(f"{prefix}[0]", element, offset, stride, _matrix_stride(element))
     else:
@@ -116,8 +120,11 @@ def _scalar_bytes(kind: ScalarKind, value: Any) -> bytes:
     return struct.pack("<I", 1 if value else 0)
 
 
-def pack_into(buffer: bytearray, value_type: Type, value: Any, offset: int = 0) -> None:
+def pack_into(
+    buffer: bytearray, value_type: Type, value: Any, offset: int = 0, memo: Std140Layout | None = None
+) -> None:
     """Write `value` (None: the default) as `value_type` at `offset` of `buffer`."""
+    memo = memo or Std140Layout()
     if value is None:
         value = default_value(value_type)
     if isinstance(value_type, ScalarType):
@@ -133,22 +140,25 @@ def pack_into(buffer: bytearray, value_type: Type, value: Any, offset: int = 0) 
             at = offset + VEC4_ALIGNMENT * column
             buffer[at : at + 4 * value_type.rows] = matrix[:, column].astype("<f4").tobytes()
     elif isinstance(value_type, ArrayType):
-        stride = array_stride(value_type.element)
+        stride = memo.array_stride(value_type)
         elements = list(value) if value is not None else []
         for index in range(value_type.count):
             element = elements[index] if index < len(elements) else None
-            pack_into(buffer, value_type.element, element, offset + index * stride)
+            pack_into(buffer, value_type.element, element, offset + index * stride, memo)
     elif isinstance(value_type, RecordType):
-        for record_field, field_offset in zip(value_type.fields, field_offsets(value_type)):
-            pack_into(buffer, record_field.type, _field_value(value, value_type, record_field.name), offset + field_offset)
+        for record_field, field_offset in zip(value_type.fields, memo.field_offsets(value_type)):
+            pack_into(
+                buffer, record_field.type, _field_value(value, value_type, record_field.name), offset + field_offset, memo
+            )
     else:
         raise TypeError(f"{value_type} has no std140 layout")
 
 
 def pack(value_type: Type, value: Any = None) -> bytes:
     """The std140 bytes of a whole value (a block's buffer for a record)."""
-    buffer = bytearray(size_of(value_type))
-    pack_into(buffer, value_type, value)
+    memo = Std140Layout()
+    buffer = bytearray(memo.size(value_type))
+    pack_into(buffer, value_type, value, 0, memo)
     return bytes(buffer)
 
 

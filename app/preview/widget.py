@@ -20,7 +20,9 @@ whole top-level window down with it on some platforms, so hosts should
 build the preview with `create_preview_widget`, which resolves the profile
 choice (`--gl` / `VPL_PREVIEW_GL`: desktop, es, auto) and returns an
 `UnavailablePreview` (a plain label with the same methods) when no context
-of the chosen profile can be made.
+of the chosen profile can be made. Both implement `app.preview.host.PreviewHost`,
+the only way the window reaches them; parameter values are the host's:
+`set_artifact` takes the value of every parameter, nothing is carried over here.
 
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
@@ -29,7 +31,7 @@ exists (in `initializeGL`); `programReady`/`programFailed` come then.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
@@ -37,7 +39,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEv
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
 
-from app.material.parameters import ParameterKind, ParameterSpec
+from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
 from app.preview.context import (
     DEFAULT_PROFILE,
     Profile,
@@ -47,7 +49,6 @@ from app.preview.context import (
     select_profile,
 )
 from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
-from app.preview.parameter_specs import carry_over, specs_from_artifact
 from app.preview.renderer import ProgramBuildError, Renderer, artifact_reads_scene_field, gl_strings
 from app.preview.stage import Stage, load_stage_mesh
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -142,10 +143,15 @@ class PreviewWidget(QOpenGLWidget):
 
     # ---- the host API ---------------------------------------------------------------------
 
-    def set_artifact(self, artifact: ProgramArtifact, parameters: list[ParameterSpec] | None = None) -> None:
-        """Compile and link `artifact`; keeps the values of parameters that kept their name and type."""
+    def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
+                     values: Mapping[str, ParameterValue] | None = None) -> None:
+        """Compile and link `artifact` with `values` (by name) for its parameters, defaults for the rest.
+
+        The preview carries nothing over by itself: the host passes every value it wants kept.
+        """
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
-        values = carry_over(self._specs, self._values, specs)
+        given = values or {}
+        values = {spec.name: given.get(spec.name, spec.default) for spec in specs}
         self._specs = {spec.name: spec for spec in specs}
         self._values = values
         for spec in specs:
@@ -254,6 +260,12 @@ class PreviewWidget(QOpenGLWidget):
         except (TypeError, ValueError):
             return
         self.update()
+
+    def grab_shown_frame(self) -> QImage:
+        """The frame as shown, error overlay included (what `QWidget.grab` misses); null when unavailable."""
+        if not self._available:
+            return QImage()
+        return self.grabFramebuffer()
 
     def grab_preview(self) -> QImage:
         """The preview's own framebuffer (no overlay, no widget chrome) at the widget's pixel size."""
@@ -452,7 +464,8 @@ class UnavailablePreview(QLabel):
     playing = property(lambda self: False)
     stage = property(lambda self: Stage())
 
-    def set_artifact(self, artifact: ProgramArtifact, parameters: list[ParameterSpec] | None = None) -> None:
+    def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
+                     values: Mapping[str, ParameterValue] | None = None) -> None:
         pass
 
     def show_problem(self, message: str) -> None:
@@ -486,6 +499,9 @@ class UnavailablePreview(QLabel):
         pass
 
     def grab_preview(self) -> QImage:
+        return QImage()
+
+    def grab_shown_frame(self) -> QImage:
         return QImage()
 
 

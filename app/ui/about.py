@@ -16,7 +16,6 @@ import os
 import platform
 import sys
 from collections.abc import Mapping
-from typing import Any
 
 from PySide6 import __version__ as PYSIDE_VERSION  # noqa: N812 - a constant for this module
 from PySide6.QtCore import Qt, qVersion
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.preview.host import PreviewHost
 from app.ui.icons import application_icon
 from vpl_core.version import version
 
@@ -70,7 +70,7 @@ def gl_facts(description: str, strings: Mapping[str, str], unavailable: str = ""
     ]
 
 
-def about_facts(preview: Any | None = None, gl: Facts | None = None) -> Facts:
+def about_facts(preview: PreviewHost | None = None, gl: Facts | None = None) -> Facts:
     """Everything About shows. OpenGL rows from `gl` when given, else from `preview` (the window's)."""
     application = QGuiApplication.instance()
     facts: Facts = [
@@ -85,8 +85,8 @@ def about_facts(preview: Any | None = None, gl: Facts | None = None) -> Facts:
     if gl is None:
         if preview is None:
             gl = [("OpenGL", "no preview")]
-        elif not getattr(preview, "available", False):
-            gl = gl_facts("", {}, getattr(preview, "unavailable_reason", "") or "no OpenGL context")
+        elif not preview.available:
+            gl = gl_facts("", {}, preview.unavailable_reason or "no OpenGL context")
         else:
             gl = gl_facts(preview.context_description, preview.gl_strings)
     return facts + gl

@@ -27,6 +27,7 @@ GL_ROOTS = ("OpenGL",)
 RULES: dict[str, tuple[str, ...]] = {
     "vpl_core": QT_ROOTS + GL_ROOTS,
     "app/material": QT_ROOTS,
+    "app/session": QT_ROOTS + GL_ROOTS,
 }
 
 

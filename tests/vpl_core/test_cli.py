@@ -93,11 +93,42 @@ def test_fmt_of_an_invalid_file_fails(broken_files: list[str], capsys: pytest.Ca
 
 
 def test_usage_errors_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in ([], ["check"], ["frobnicate"], ["fmt", "a.vpl", "b.vpl"]):
+    for argv in ([], ["check"], ["frobnicate"], ["fmt", "a.vpl", "b.vpl"], ["check", "-", "-"], ["compile", "x.vpl"]):
         with pytest.raises(SystemExit) as raised:
             cli.main(argv)
-        assert raised.value.code == 2
-    capsys.readouterr()
+        assert raised.value.code == cli.EXIT_USAGE == 2, argv
+        assert "usage: vpl" in capsys.readouterr().err
+    assert "standard input ('-') can be read only once" in _usage_error(["check", "-", "-"], capsys)
+
+
+def _usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    return capsys.readouterr().err
+
+
+def test_exit_codes_are_documented() -> None:
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert "exits with status 0 on success, 1 when a file has diagnostics" in readme and "2 for usage errors" in readme
+    assert "0 success, 1 diagnostics or unreadable files, 2 usage errors" in cli.build_parser().format_help()
+
+
+def test_dash_reads_standard_input(tmp_path: Path) -> None:
+    """`vpl check -`, `vpl fmt -` and `vpl compile -` read stdin; diagnostics are labelled <stdin>."""
+    valid = Path(EXAMPLES[0]).read_bytes()
+    checked = subprocess.run([*console_script(), "check", "-"], input=valid, capture_output=True, timeout=120)
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, b"", b"")
+    broken = b"(module 1 (types (type A array A 2)) (uniforms) (vertex) (fragment))"
+    rejected = subprocess.run([*console_script(), "check", EXAMPLES[0], "-"], input=broken, capture_output=True, timeout=120)
+    assert rejected.returncode == 1
+    assert rejected.stderr.decode() == "<stdin>:1:32: semantic error: type cycle: 'A' depends on 'A', which depends on it\n"
+    formatted = subprocess.run([*console_script(), "fmt", "-"], input=valid, capture_output=True, timeout=120)
+    assert formatted.returncode == 0 and formatted.stdout.decode() == write(read_file(EXAMPLES[0]))
+    compiled = subprocess.run(
+        [*console_script(), "compile", "-", "--out", str(tmp_path)], input=valid, capture_output=True, timeout=120
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["stdin.frag.glsl", "stdin.json", "stdin.vert.glsl"]
 
 
 def test_subcommands_come_from_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:

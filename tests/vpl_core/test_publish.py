@@ -91,3 +91,112 @@ def test_equal_programs_publish_equal_snapshots() -> None:
     second = VerifiedModule.create(read(text))
     assert first == second and hash(first) == hash(second)
     assert first != VerifiedModule.create(minimal_module())
+
+
+# One read per publication (issue 20): the same contract, less work --------------------------
+
+
+def _mutable_objects(module: object) -> dict[int, object]:
+    """Every object reachable from the module that is not a frozen value (containers, records, instructions)."""
+    import dataclasses
+
+    from vpl_core.ir import paths
+
+    found: dict[int, object] = {id(module): module}
+    for _, value in paths.walk(module):  # type: ignore[arg-type]
+        frozen = dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+        if not frozen:
+            found[id(value)] = value
+    return found
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_materializations_share_no_mutable_object_with_the_snapshot_or_each_other(seed: int) -> None:
+    published = VerifiedModule.create(random_module(seed))
+    first, second = published.materialize(), published.materialize()
+    snapshot = published._snapshot  # the private parse: never handed out
+    for left, right in ((first, second), (first, snapshot), (second, snapshot)):
+        shared = _mutable_objects(left).keys() & _mutable_objects(right).keys()
+        assert not shared, [_mutable_objects(left)[key] for key in list(shared)[:3]]
+    assert write(first) == write(second) == published.text
+    assert_same_module(first, read(published.text))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_publishing_any_module_reads_its_text_back_once_and_materializes_without_parsing(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer's read-back becomes the private parse; materialize copies and verifies it, never re-reads."""
+    import vpl_core.text.reader as reader_module
+    from vpl_core.verify import Verifier
+
+    module = random_module(seed)
+    parses: list[str | None] = []
+    verifications: list[object] = []
+    real_read_module, real_run = reader_module._Reader.read_module, Verifier.run
+
+    def counting_read_module(self, top):  # type: ignore[no-untyped-def]
+        parses.append(self.source.label)
+        return real_read_module(self, top)
+
+    def counting_run(self, checked):  # type: ignore[no-untyped-def]
+        verifications.append(checked)
+        return real_run(self, checked)
+
+    monkeypatch.setattr(reader_module._Reader, "read_module", counting_read_module)
+    monkeypatch.setattr(Verifier, "run", counting_run)
+    published = VerifiedModule.create(module)
+    assert parses == ["<canonical text>"]  # the proof that the text reads back, and the private parse
+    assert verifications[0] is module  # the module as it is now (spec 11: write verifies a current module)
+    parses.clear(), verifications.clear()
+    materialized = published.materialize()
+    assert parses == []  # no parse ...
+    assert verifications == [materialized]  # ... but its own verification, never skipped
+
+
+def test_canonical_source_is_read_once_other_source_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vpl_core.text.reader as reader_module
+
+    canonical = write(read(SPEC_EXAMPLE.read_bytes()))
+    parses: list[str | None] = []
+    real = reader_module._Reader.read_module
+
+    def counting(self, top):  # type: ignore[no-untyped-def]
+        parses.append(self.source.label)
+        return real(self, top)
+
+    monkeypatch.setattr(reader_module._Reader, "read_module", counting)
+    assert VerifiedModule.from_text(canonical, label="canonical.vpl").text == canonical
+    assert parses == ["canonical.vpl"]  # the first read is the read-back
+    parses.clear()
+    assert VerifiedModule.from_text(canonical.encode("utf-8"), label="bytes.vpl").text == canonical
+    assert parses == ["bytes.vpl"]
+    parses.clear()
+    assert VerifiedModule.from_text(SPEC_EXAMPLE.read_bytes(), label="spec.vpl").text == canonical
+    assert parses == ["spec.vpl", "<canonical text>"]  # not canonical: the written text is read back
+
+
+def test_a_publication_of_canonical_source_is_not_changed_by_its_materializations() -> None:
+    canonical = write(read(SPEC_EXAMPLE.read_bytes()))
+    published = VerifiedModule.from_text(canonical)
+    first = published.materialize()
+    first.fragment.entry.blocks[0].instructions.clear()
+    first.uniforms.clear()
+    assert write(published.materialize()) == canonical == published.text
+
+
+def test_materialize_verifies_the_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A materialization that does not verify is an error, not a module (its verification is not skipped)."""
+    import vpl_core.ir.clone as clone
+
+    published = VerifiedModule.create(minimal_module())
+    real = clone.clone_module
+
+    def broken_copy(module):  # type: ignore[no-untyped-def]
+        copy = real(module)
+        copy.fragment.entry.blocks[0].terminator = None
+        return copy
+
+    monkeypatch.setattr(clone, "clone_module", broken_copy)
+    with pytest.raises(SemanticError):
+        published.materialize()

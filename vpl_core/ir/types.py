@@ -121,6 +121,12 @@ class ArrayType(Type):
         return f"array {self.element} {self.count}"
 
 
+class _FieldNames:
+    """Counts every assignment of a field name anywhere, so that lookup indexes know when to rebuild."""
+
+    generation = 0
+
+
 @dataclass(eq=False)
 class Field:
     """A named record field."""
@@ -128,25 +134,56 @@ class Field:
     name: str
     type: Type
 
+    def __setattr__(self, attribute: str, value: object) -> None:
+        if attribute == "name":
+            _FieldNames.generation += 1
+        object.__setattr__(self, attribute, value)
+
 
 @dataclass(eq=False)
 class RecordType(Type):
-    """A record declaration; equality and hashing are by identity (nominal typing)."""
+    """A record declaration; equality and hashing are by identity (nominal typing).
+
+    Field lookups by name use an index built on first use, so that n
+    lookups in a record of n fields cost O(n), not O(n^2) (issue 23: a
+    20,000-field record). The index is rebuilt whenever the field list was
+    replaced or resized, any field was renamed or created, or the field found
+    is no longer at its indexed position; lookups answer as a linear scan
+    would (the first field of that name).
+    """
 
     name: str
     fields: list[Field] = field(default_factory=list)
 
+    def _position(self, name: str) -> int:
+        fields = self.fields
+        index = self.__dict__.get("_field_index")
+        if index is None or index[0] is not fields or index[1] != len(fields) or index[2] != _FieldNames.generation:
+            index = self._build_index()
+        found = index[3].get(name)
+        if found is None:
+            return -1
+        position, expected = found
+        if fields[position] is not expected or expected.name != name:
+            # Moved within an unchanged-length list (e.g. swapped): rebuild once.
+            found = self._build_index()[3].get(name)
+            return -1 if found is None else found[0]
+        return position
+
+    def _build_index(self) -> tuple[list[Field], int, int, dict[str, tuple[int, Field]]]:
+        positions: dict[str, tuple[int, Field]] = {}
+        for position, candidate in enumerate(self.fields):
+            positions.setdefault(candidate.name, (position, candidate))
+        index = (self.fields, len(self.fields), _FieldNames.generation, positions)
+        self.__dict__["_field_index"] = index
+        return index
+
     def field_named(self, name: str) -> Field | None:
-        for candidate in self.fields:
-            if candidate.name == name:
-                return candidate
-        return None
+        position = self._position(name)
+        return None if position < 0 else self.fields[position]
 
     def field_index(self, name: str) -> int:
-        for position, candidate in enumerate(self.fields):
-            if candidate.name == name:
-                return position
-        return -1
+        return self._position(name)
 
     def __str__(self) -> str:
         return f"record {self.name!r}"

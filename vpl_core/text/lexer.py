@@ -1,8 +1,9 @@
 """The VPL lexer (spec 10.1): UTF-8 bytes to a list of tokens.
 
-Input is UTF-8 without a byte-order mark. Invalid bytes, overlong
-encodings, encoded surrogates and code points beyond U+10FFFF are lexical
-errors located at the offending byte.
+Input is UTF-8 without a byte-order mark, at most `MAX_SOURCE_BYTES` (32
+MiB, an implementation limit). Invalid bytes, overlong encodings, encoded
+surrogates and code points beyond U+10FFFF are lexical errors located at the
+offending byte; an input over the limit is a lexical error at its start.
 
 Outside strings, spaces, tabs, line endings (CR, LF, CR LF), `//` line
 comments, non-nesting `/* */` comments and a reverse solidus immediately
@@ -50,6 +51,14 @@ RESERVED_WORDS = frozenset({"true", "false", "void"})
 
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 
+MAX_SOURCE_BYTES = 32 * 2**20
+"""Largest input this implementation reads (UTF-8 bytes): an implementation limit (spec 10.1).
+
+About 600,000 instructions of canonical text, which take the reader and
+verifier about 20 s and several GiB of objects here; larger inputs are
+refused up front with a lexical error instead of exhausting time and memory
+(see docs/performance.md)."""
+
 # One scanner for everything. Each match is the trivia before a token and
 # the token; the group number is the token's kind. Names and numbers must
 # be whole words (the lookaheads), otherwise the malformed-word group takes
@@ -89,6 +98,12 @@ def decode(source: bytes | bytearray | memoryview | str, label: str | None) -> S
         data = source.encode("utf-8", "surrogatepass")
     else:
         data = bytes(source)
+    if len(data) > MAX_SOURCE_BYTES:
+        SourceText("", label).fail(
+            Category.LEXICAL,
+            f"input too large: {len(data)} bytes; this implementation reads at most {MAX_SOURCE_BYTES} bytes (32 MiB)",
+            0,
+        )
     if data.startswith(_BYTE_ORDER_MARK):
         SourceText("", label).fail(Category.LEXICAL, "byte-order mark: VPL text is UTF-8 without a BOM", 0)
     try:

@@ -10,14 +10,15 @@ Error categories (spec 11):
 * syntactic: a malformed form shape (missing or extra items, unknown form
   heads) or a token of the wrong category (a string where an id belongs,
   `void` as a texture destination, `1.5` where a size belongs), an
-  unsupported version, an extensions form in strict version-1 mode, the
-  wrong operand count of a math operation;
+  unsupported version, an extensions form in strict version-1 mode, a math
+  operation in a module without `(extensions "math")` (an unknown
+  instruction of VPL 1; the message says how to declare it), the wrong
+  operand count of a math operation;
 * semantic: unknown or duplicate bindings, invalid type dimensions (vector
   size 5, matrix 1x3, array length 0), void as a field or element type,
   type cycles and type dependency depth, invalid uniform kinds, invalid
   member/index base types and unknown fields of member references, unknown
-  or duplicate extensions, math operations without `(extensions "math")`,
-  and everything the verifier rejects;
+  or duplicate extensions, and everything the verifier rejects;
 * lexical: besides `lexer.py`, numbers out of range for their position
   (int32 operands and locations, sizes and register ids beyond 2**64-1 -
   the "64-bit build" bound of spec 10.1 - and floats that overflow binary32).
@@ -983,9 +984,11 @@ class _Reader:
                         " VPL version 1 (strict mode)",
                         head_start,
                     )
-                self._semantic(
-                    f"'{builtin.value}' is a math extension operation: the module must declare"
-                    ' (extensions "math") after its version',
+                # Without the declaration the operation is no instruction of VPL 1 at
+                # all (spec 10.2, 11): a syntactic error, with the hint that fixes it.
+                self._syntactic(
+                    f"unknown instruction '{builtin.value}': it is a math extension operation: the module"
+                    ' must declare (extensions "math") after its version',
                     head_start,
                 )
             items = self._count(form, 2 + builtin.arity, 2 + builtin.arity, shape)

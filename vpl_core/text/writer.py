@@ -3,6 +3,10 @@
 `write` verifies the module, emits canonical text and reads that text back
 through the reader (which verifies again) before returning it, so whatever
 it returns is a valid module text and ``write(read(write(m))) == write(m)``.
+`write_read` also returns the module read back, so that the publication
+keeps it instead of parsing the same text again; when the caller has just
+read the module from text that already is canonical, that first read is the
+read-back.
 
 Canonical ids:
 
@@ -97,11 +101,30 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def write(module: Module) -> str:
     """Verify `module` and return its canonical text (read back and verified before returning)."""
+    return write_read(module)[0]
+
+
+def write_read(module: Module, *, verified: bool = False, source_text: str | None = None) -> tuple[str, Module]:
+    """The canonical text of `module` and the verified module read back from it.
+
+    The read-back is what proves the text valid (spec 11); callers that need
+    a module of the canonical text (the publication's private snapshot) take
+    it instead of reading the text once more.
+
+    `verified=True` skips the verification before writing; only for a module
+    the caller has just read or verified and that nothing has mutated since
+    (the text is still read back and verified). `source_text`: the decoded
+    text `module` was read from; when the canonical text equals it, that
+    first read is the read-back (the same text through the same reader and
+    verifier) and `module` itself is returned.
+    """
     with collector_paused():  # see collector_paused: the same reasoning holds for writing
-        Verifier().run(module)
+        if not verified:
+            Verifier().run(module)
         text = _Writer(module).write()
-        read(text, label="<canonical text>")
-    return text
+        if source_text is not None and text == source_text:
+            return text, module
+        return text, read(text, label="<canonical text>")
 
 
 def quote(text: str) -> str:
@@ -155,19 +178,21 @@ class _Writer:
         if id(root) in depths:
             return
         on_path: set[int] = set()
-        stack: list[tuple[Type, int]] = [(root, 0)]
+        # Frames hold their type's component list, computed once: recomputing it
+        # per step made a record of n fields cost O(n^2) (issue 23).
+        stack: list[list] = [[root, _component_types(root), 0]]
         on_path.add(id(root))
         while stack:
-            value_type, next_child = stack[-1]
-            children = _component_types(value_type)
+            frame = stack[-1]
+            value_type, children, next_child = frame
             if next_child < len(children):
-                stack[-1] = (value_type, next_child + 1)
+                frame[2] = next_child + 1
                 child = children[next_child]
                 if id(child) in on_path:
                     raise _fail("a recursive type cannot be written", subject)
                 if id(child) not in depths:
                     on_path.add(id(child))
-                    stack.append((child, 0))
+                    stack.append([child, _component_types(child), 0])
                 continue
             stack.pop()
             on_path.discard(id(value_type))

@@ -1,4 +1,4 @@
-"""ParametersPanel: one editor per spec, signals, dialogs (replaced), values kept across recompiles."""
+"""ParametersPanel: one editor per spec, signals, dialogs (replaced), values from the ParameterModel."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel
 
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.preview.parameters_panel import ParametersPanel
+from app.session.parameters import ParameterModel
 from vpl_core.ir.types import FLOAT, SAMPLER2D, Field, RecordType, mat, vec
 
 ROUGHNESS = ParameterSpec("roughness", ParameterKind.FLOAT, FLOAT, 0.5, 0.0, 2.0, label="Roughness")
@@ -85,18 +86,31 @@ def test_image_picker_shows_the_file_name_and_resets(qtbot, panel: ParametersPan
     assert emitted.args == ["albedo", None] and editor.button.text() == "Checker (default)"
 
 
-def test_recompile_keeps_the_artists_values(panel: ParametersPanel) -> None:
+def test_recompile_keeps_the_artists_values_through_the_model(panel: ParametersPanel) -> None:
+    """The panel shows what the ParameterModel holds; the model carries values over (one rule)."""
+    model = ParameterModel()
+    model.specs_changed.connect(lambda specs: panel.set_parameters(specs, model.values))
+    model.value_changed.connect(lambda change: panel.set_value(change.name, change.value))
+    panel.parameterChanged.connect(model.set_value)
+    model.set_specs(SPECS)
     panel.editor("roughness").spin.setValue(1.5)
     panel.editor("offset").spins[0].setValue(7.0)
+    assert model.values["roughness"] == 1.5 and model.values["offset"] == (7.0, 1.0, 2.0)
     editor = panel.editor("roughness")
     wider = ParameterSpec("roughness", ParameterKind.FLOAT, FLOAT, 0.5, 0.0, 4.0, label="Rough")
-    panel.set_parameters([wider, OFFSET, TINT, ALBEDO, RECORD])
+    model.set_specs([wider, OFFSET, TINT, ALBEDO, RECORD])
     assert panel.editor("roughness") is editor  # same shape: editors kept, ranges updated
     assert editor.spin.maximum() == 4.0 and editor.spin.value() == 1.5
     assert panel.values()["offset"] == (7.0, 1.0, 2.0)
     # A new parameter list rebuilds, still keeping what survived with the same type.
-    panel.set_parameters([OFFSET, ParameterSpec("roughness", ParameterKind.VECTOR, vec(2), (0.0, 0.0))])
+    model.set_specs([OFFSET, ParameterSpec("roughness", ParameterKind.VECTOR, vec(2), (0.0, 0.0))])
     assert panel.values() == {"offset": (7.0, 1.0, 2.0), "roughness": (0.0, 0.0)}
+
+
+def test_the_panel_keeps_no_values_of_its_own(panel: ParametersPanel) -> None:
+    panel.editor("roughness").spin.setValue(1.5)
+    panel.set_parameters(SPECS)  # no values given: the defaults show
+    assert panel.values()["roughness"] == 0.5
 
 
 def test_explicit_values_win(panel: ParametersPanel) -> None:

@@ -209,3 +209,40 @@ def test_samplers_have_no_layout() -> None:
 
     with pytest.raises(TypeError):
         std140.size_of(_record(SAMPLER2D))
+
+
+def _nested(depth: int) -> RecordType:
+    """R<k> = record (float, R<k-1>): each level's layout needs the level below (issue 23: exponential packer)."""
+    record = RecordType("R0", [Field("x", FLOAT)])
+    for level in range(1, depth + 1):
+        record = RecordType(f"R{level}", [Field("x", FLOAT), Field("inner", record)])
+    return record
+
+
+def _steps(action: object) -> int:
+    """Python lines executed by `action()` (deterministic; see tests/vpl_core/growth_support.py)."""
+    import sys
+
+    steps = 0
+
+    def trace(frame: object, event: str, argument: object) -> object:
+        nonlocal steps
+        steps += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        action()  # type: ignore[operator]
+    finally:
+        sys.settrace(None)
+    return steps
+
+
+def test_packing_and_leaves_grow_linearly_with_nesting_depth() -> None:
+    for operation in (lambda record: std140.pack(record), lambda record: list(std140.leaves(record, "vpl_Block0"))):
+        small, large = (_steps(lambda depth=depth, run=operation: run(_nested(depth))) for depth in (10, 20))
+        assert large / small < 3.0, (small, large)  # linear: about 2; the unmemoised layout: thousands
+    deep = _nested(120)
+    data = std140.pack(deep, None)
+    assert len(data) == std140.size_of(deep) == 121 * 16
+    assert len(list(std140.leaves(deep, "vpl_Block0"))) == 121

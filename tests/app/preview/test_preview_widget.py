@@ -67,9 +67,12 @@ def test_parameter_change_does_not_relink(widget: PreviewWidget) -> None:
     widget.set_parameter("tint", (0.0, 0.0, 1.0, 1.0))
     assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (0, 0, 255)
     assert widget.renderer.link_count == links
-    # A recompile with the same parameter keeps the artist's value.
-    widget.set_artifact(color_parameter_artifact(), [spec])
+    # A recompile shows the values the host passes (the session's ParameterModel keeps them) ...
+    widget.set_artifact(color_parameter_artifact(), [spec], {"tint": (0.0, 0.0, 1.0, 1.0)})
     assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (0, 0, 255)
+    # ... and the preview carries nothing over by itself.
+    widget.set_artifact(color_parameter_artifact(), [spec])
+    assert tuple(_pixels(widget.grab_preview())[80, 100, :3]) == (255, 0, 0)
 
 
 def test_drag_orbits_and_wheel_zooms(qtbot, widget: PreviewWidget) -> None:

@@ -132,9 +132,9 @@ def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:
     parameter = next(node.id for node in window.material.nodes.values() if node.type_name == "float_parameter")
     name = window.material.nodes[parameter].properties["name"]
     window.select_node(parameter)
-    window.duplicate()
-    window.copy()
-    window.paste()
+    window.graph_editor.duplicate()
+    window.graph_editor.copy()
+    window.graph_editor.paste()
     window.flush()
     names = sorted(node.properties["name"] for node in window.material.nodes.values()
                    if node.type_name == "float_parameter")

@@ -82,8 +82,8 @@ def test_operation_in_an_unused_helper_still_needs_and_gets_the_declaration() ->
     canonical = write(read(module_text(PLAIN_BODY, fragment_helpers=[helper])))
     assert '(extensions "math")' in canonical and "(exp2 r0 (float 3.0))" in canonical
     error = _error(module_text(PLAIN_BODY, extension=None, fragment_helpers=[helper]))
-    assert isinstance(error, SemanticError)
-    assert "'exp2' " + MISSING_DECLARATION in error.diagnostic.message
+    assert isinstance(error, SyntacticError)
+    assert "unknown instruction 'exp2': it " + MISSING_DECLARATION in error.diagnostic.message
 
 
 def _built_module(builtin: Builtin | None) -> Module:
@@ -118,14 +118,17 @@ def test_builder_made_module_gets_the_declaration_from_the_writer() -> None:
 
 
 @pytest.mark.parametrize("operation", MATH_OPERATIONS)
-def test_operation_without_declaration_is_a_semantic_error_at_its_name(operation: str) -> None:
+def test_operation_without_declaration_is_an_unknown_instruction_at_its_name(operation: str) -> None:
+    """Spec 10.2, 11: without the declaration it is no VPL 1 instruction, a syntactic error (with the hint)."""
     arguments, result = accepted_combinations(operation)[0]
     body, instruction = call_function(operation, arguments, result)
     text = module_text(body, extension=None)
     line, column = position_of(text, instruction)
     error = _error(text)
-    assert isinstance(error, SemanticError)
-    _assert_diagnostic(error, Category.SEMANTIC, (line, column + 1), f"'{operation}' {MISSING_DECLARATION}")
+    assert isinstance(error, SyntacticError)
+    _assert_diagnostic(
+        error, Category.SYNTACTIC, (line, column + 1), f"unknown instruction '{operation}': it {MISSING_DECLARATION}"
+    )
     # Declaring the extension is the whole fix.
     read(module_text(body))
 
@@ -243,7 +246,7 @@ def test_cli_check_reports_a_missing_declaration(tmp_path: Path, capsys: pytest.
     assert cli.main(["check", str(undeclared)]) == 1
     err = capsys.readouterr().err
     line, column = position_of(undeclared.read_text(encoding="utf-8"), "(sin r1 r1)")
-    assert err == f"{undeclared}:{line}:{column + 1}: semantic error: 'sin' {MISSING_DECLARATION}\n"
+    assert err == f"{undeclared}:{line}:{column + 1}: syntactic error: unknown instruction 'sin': it {MISSING_DECLARATION}\n"
     assert cli.main(["check", "--strict-v1", str(undeclared)]) == 1
     err = capsys.readouterr().err
     assert err == f"{undeclared}:{line}:{column + 1}: syntactic error: unknown instruction 'sin': {STRICT_OPERATION}\n"

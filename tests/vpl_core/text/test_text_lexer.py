@@ -176,3 +176,21 @@ def test_token_starts_are_code_point_indexes() -> None:
 
 def test_errors_report_the_first_problem_in_the_text() -> None:
     assert lexical_error("(a # $)").diagnostic.column == 4
+
+
+def test_inputs_over_the_size_limit_are_refused_up_front() -> None:
+    """An implementation limit with a clear, positioned error instead of minutes of reading (issue 23)."""
+    from vpl_core.text import read
+    from vpl_core.text.lexer import MAX_SOURCE_BYTES
+
+    at_limit = b" " * MAX_SOURCE_BYTES
+    assert tokenize(decode(at_limit, "t.vpl")) == []  # the limit itself is readable
+    for oversized in (b" " * (MAX_SOURCE_BYTES + 1), " " * (MAX_SOURCE_BYTES + 1)):
+        with pytest.raises(LexicalError) as raised:
+            read(oversized, label="huge.vpl")
+        diagnostic = raised.value.diagnostic
+        assert (diagnostic.label, diagnostic.line, diagnostic.column, diagnostic.offset) == ("huge.vpl", 1, 1, 0)
+        assert diagnostic.message == (
+            f"input too large: {MAX_SOURCE_BYTES + 1} bytes; this implementation reads at most {MAX_SOURCE_BYTES}"
+            " bytes (32 MiB)"
+        )

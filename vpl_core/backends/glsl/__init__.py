@@ -89,7 +89,9 @@ def compile_source(
 
     module, locator = read_located(source, label, strict_v1=strict_v1)
     try:
-        return compile(VerifiedModule.create(module, label=label), target=target)
+        # One read: publication reuses its verification (and, for canonical
+        # source, its parse); `compile` verifies its own materialization.
+        return compile(VerifiedModule.from_read(module, locator, label=label), target=target)
     except TargetError as error:
         subject_path = getattr(error, "subject_path", None)
         if subject_path is None:

@@ -269,12 +269,15 @@ def write_stage(context: ModuleContext, stage: Stage) -> str:
         _interface_declarations(context, stage),
         [f"{_signature(context, stage, position, function)};" for position, function in enumerate(stage.functions)],
     ]
+    # One position map per stage, shared by every function's writer: calls
+    # look their callee up in it (rebuilding it per function was quadratic).
+    function_positions = {id(function): position for position, function in enumerate(stage.functions)}
     for position, function in enumerate(stage.functions):
-        writer = FunctionWriter(context, stage, function)
+        writer = FunctionWriter(context, stage, function, function_positions)
         sections.append(
             [f"{_signature(context, stage, position, function)} {{", *writer.body(), "}"]
         )
-    entry_position = next(position for position, function in enumerate(stage.functions) if function is stage.entry)
+    entry_position = function_positions[id(stage.entry)]
     sections.append(["void main() {", f"{INDENT}{names.function_name(stage.kind, entry_position)}();", "}"])
     return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
 
@@ -285,12 +288,14 @@ def write_stage(context: ModuleContext, stage: Stage) -> str:
 class FunctionWriter:
     """Statements of one function; implements `dispatch.BlockWriter`."""
 
-    def __init__(self, context: ModuleContext, stage: Stage, function: Function) -> None:
+    def __init__(
+        self, context: ModuleContext, stage: Stage, function: Function, function_positions: dict[int, int]
+    ) -> None:
         self.context = context
         self.stage = stage
         self.function = function
         self.records = context.records
-        self.function_positions = {id(candidate): position for position, candidate in enumerate(stage.functions)}
+        self.function_positions = function_positions  # id(function) -> list position in the stage
         self.sampler_roots = context.samplers.roots.get(function, {})
 
     # Whole body --------------------------------------------------------------------------

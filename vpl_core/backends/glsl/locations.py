@@ -74,13 +74,21 @@ def _describe(variable: InterfaceVariable) -> str:
 
 
 def _allocate(stage: Stage, direction: Direction) -> dict[int, int]:
-    """Resolved locations of the non-Position variables of one direction, by slot."""
-    explicit: list[tuple[int, int, InterfaceVariable]] = []  # (start, end exclusive, variable)
-    resolved: dict[int, int] = {}
+    """Resolved locations of the non-Position variables of one direction, by slot.
+
+    O(n log n) in the number of variables: explicit ranges are checked by
+    sorting, and first-fit allocation scans the free gaps from a per-span
+    hint (for a given span the first gap that fits only moves forward, since
+    allocation only shrinks gaps), instead of rescanning every range per
+    variable (quadratic, issue 20 item 2).
+    """
+    explicit: list[tuple[int, int, int, InterfaceVariable]] = []  # (start, end exclusive, slot, variable)
+    unspecified: list[tuple[int, InterfaceVariable]] = []
     for slot, variable in enumerate(stage.interface):
         if variable.direction is not direction or variable.semantic is Semantic.POSITION:
             continue
         if variable.location == -1:
+            unspecified.append((slot, variable))
             continue
         span = location_span(variable.type)
         if variable.location < 0 or variable.location + span - 1 > INT32_MAX:
@@ -89,51 +97,63 @@ def _allocate(stage: Stage, direction: Direction) -> dict[int, int]:
                 f"{span} locations, outside the GL location range 0..{INT32_MAX}",
                 subject=variable,
             )
-        start, end = variable.location, variable.location + span
-        for other_start, other_end, other in explicit:
+        explicit.append((variable.location, variable.location + span, slot, variable))
+    occupied = sorted((start, end) for start, end, _, _ in explicit)
+    if any(occupied[index][0] < occupied[index - 1][1] for index in range(1, len(occupied))):
+        _report_overlap(stage, explicit)
+    resolved = {slot: start for start, _, slot, _ in explicit}
+
+    gaps: list[list[int]] = []  # free [start, end) intervals in increasing order
+    free_from = 0
+    for start, end in occupied:
+        if start > free_from:
+            gaps.append([free_from, start])
+        free_from = max(free_from, end)
+    gaps.append([free_from, INT32_MAX + 1])
+    hints: dict[int, int] = {}  # span -> first gap that may still hold it
+    for slot, variable in unspecified:
+        span = location_span(variable.type)
+        position = hints.get(span, 0)
+        while position < len(gaps) and gaps[position][1] - gaps[position][0] < span:
+            position += 1
+        if position == len(gaps):
+            raise TargetError(
+                f"{stage.kind.value} {_describe(variable)} needs {span} locations; none are free "
+                f"within the GL location range",
+                subject=variable,
+            )
+        hints[span] = position
+        resolved[slot] = gaps[position][0]
+        gaps[position][0] += span
+    return resolved
+
+
+def _report_overlap(stage: Stage, explicit: list[tuple[int, int, int, InterfaceVariable]]) -> None:
+    """Raise for the first explicit variable (source order) overlapping an earlier one, naming the earliest."""
+    for index, (start, end, _, variable) in enumerate(explicit):
+        for other_start, other_end, _, other in explicit[:index]:
             if start < other_end and other_start < end:
                 raise TargetError(
                     f"{stage.kind.value} {_describe(variable)} occupies locations {start}..{end - 1}, "
                     f"overlapping {_describe(other)} at {other_start}..{other_end - 1}",
                     subject=variable,
                 )
-        explicit.append((start, end, variable))
-        resolved[slot] = start
-    occupied = sorted((start, end) for start, end, _ in explicit)
-    for slot, variable in enumerate(stage.interface):
-        if variable.direction is not direction or variable.semantic is Semantic.POSITION:
-            continue
-        if variable.location != -1:
-            continue
-        span = location_span(variable.type)
-        start = 0
-        for other_start, other_end in occupied:
-            if start + span <= other_start:
-                break
-            start = max(start, other_end)
-        if start + span - 1 > INT32_MAX:
-            raise TargetError(
-                f"{stage.kind.value} {_describe(variable)} needs {span} locations; none are free "
-                f"within the GL location range",
-                subject=variable,
-            )
-        occupied.append((start, start + span))
-        occupied.sort()
-        resolved[slot] = start
-    return resolved
+    raise AssertionError("sorted ranges overlap but no pair does")
 
 
-def _linked_output(vertex: Stage, variable: InterfaceVariable) -> int | None:
-    """Slot of the vertex output a fragment input links to (spec 3.1)."""
+def _vertex_outputs(vertex: Stage) -> tuple[dict[int, int], dict[str, int]]:
+    """Slots of the vertex outputs a fragment input can link to: by explicit location, and by name
+    for unspecified locations (the first such output wins, as a scan in slot order would find)."""
+    by_location: dict[int, int] = {}
+    by_name: dict[str, int] = {}
     for slot, candidate in enumerate(vertex.interface):
         if candidate.direction is not Direction.OUT or candidate.semantic is Semantic.POSITION:
             continue
-        if variable.location != -1:
-            if candidate.location == variable.location:
-                return slot
-        elif candidate.location == -1 and candidate.name == variable.name:
-            return slot
-    return None
+        if candidate.location == -1:
+            by_name.setdefault(candidate.name, slot)
+        else:
+            by_location.setdefault(candidate.location, slot)
+    return by_location, by_name
 
 
 def _gl_name(stage_kind: StageKind, direction: Direction, location: int) -> str:
@@ -147,10 +167,15 @@ def resolve_interfaces(module: Module) -> tuple[StageInterface, StageInterface]:
     vertex, fragment = module.vertex, module.fragment
     vertex_locations = {**_allocate(vertex, Direction.IN), **_allocate(vertex, Direction.OUT)}
     fragment_locations = _allocate(fragment, Direction.OUT)
+    outputs_by_location, outputs_by_name = _vertex_outputs(vertex)
     for slot, variable in enumerate(fragment.interface):
         if variable.direction is not Direction.IN or variable.semantic is Semantic.POSITION:
             continue
-        linked = _linked_output(vertex, variable)
+        # Spec 3.1: equal explicit locations, or equal names when both are unspecified.
+        if variable.location != -1:
+            linked = outputs_by_location.get(variable.location)
+        else:
+            linked = outputs_by_name.get(variable.name)
         if linked is None:
             # The verifier guarantees linkage; this guards a module from elsewhere.
             raise TargetError(f"fragment {_describe(variable)} has no linked vertex output", subject=variable)

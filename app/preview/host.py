@@ -1,0 +1,101 @@
+"""`PreviewHost`: what the editor window may ask of a preview, as a typed protocol.
+
+The window talks to its preview only through this protocol, never through
+`getattr` probes, so any preview (the OpenGL `PreviewWidget`, the
+`UnavailablePreview` shown when no context can be made, a CPU fallback)
+implements all of it. Every implementation is a QWidget as well (the window
+docks it).
+
+Parameter values are not the preview's state: the host passes the value of
+every parameter with each program (`set_artifact`) and each change after it
+(`set_parameter`, `set_texture`); the preview applies what it is given and
+decides nothing about carrying values over (the session's
+`ParameterModel` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+from PySide6.QtCore import SignalInstance
+from PySide6.QtGui import QImage
+
+from app.material.parameters import ParameterSpec, ParameterValue
+from app.preview.stage import Stage
+from vpl_core.backends.glsl.artifact import ProgramArtifact
+
+
+@runtime_checkable
+class PreviewHost(Protocol):
+    #: The program was built and is on screen.
+    programReady: SignalInstance
+    #: The program could not be built (driver log, or the host's `show_problem` message).
+    programFailed: SignalInstance
+    #: The context exists; carries `context_description`.
+    contextCreated: SignalInstance
+    #: The animation started or stopped (a call, or a material that uses Time playing by itself).
+    playingChanged: SignalInstance
+
+    @property
+    def target(self) -> str:
+        """The GLSL backend target the host must compile for: "glsl420" or "es320"."""
+
+    @property
+    def available(self) -> bool:
+        """False when the preview cannot draw at all (no context); `unavailable_reason` says why."""
+
+    @property
+    def unavailable_reason(self) -> str: ...
+
+    @property
+    def context_description(self) -> str:
+        """The context as created ("OpenGL 4.5 core (llvmpipe)"), or why there is none."""
+
+    @property
+    def gl_strings(self) -> dict[str, str]:
+        """GL_VENDOR, GL_RENDERER, GL_VERSION, GL_SHADING_LANGUAGE_VERSION; {} without a context."""
+
+    @property
+    def error_text(self) -> str:
+        """What the preview shows over a stale image ("" while the shown program is current)."""
+
+    @property
+    def playing(self) -> bool: ...
+
+    def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
+                     values: Mapping[str, ParameterValue] | None = None) -> None:
+        """Build `artifact`; `values` (by name; defaults for the rest) for its `parameters`."""
+
+    def show_problem(self, message: str) -> None:
+        """No program can be made for this preview: keep the last image and show why."""
+
+    def set_parameter(self, name: str, value: ParameterValue) -> None: ...
+
+    def set_texture(self, name: str, path: str | None) -> bool:
+        """Image file for sampler `name` (None: the checker); False if it could not be used."""
+
+    def set_mesh(self, name: str) -> None: ...
+
+    def reset_camera(self) -> None: ...
+
+    def set_playing(self, playing: bool) -> None:
+        """The user's play/pause; a material that reads Time plays by itself unless paused."""
+
+    def reset_time(self) -> None: ...
+
+    @property
+    def stage(self) -> Stage: ...
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, environment, light, exposure, tone mapper and background (`app.preview.stage`)."""
+
+    def set_background(self, rgb: Sequence[float]) -> None: ...
+
+    def set_light_direction(self, direction: Sequence[float]) -> None: ...
+
+    def grab_preview(self) -> QImage:
+        """The preview's own frame without overlay; a null image when there is none."""
+
+    def grab_shown_frame(self) -> QImage:
+        """The frame as the user sees it (error overlay included); a null image when there is none."""

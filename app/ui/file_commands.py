@@ -1,0 +1,190 @@
+"""The File menu's flows: the questions (through the window's `Prompts`) around the session's file operations.
+
+The session does the work (read, save, export, autosave, recovery) and
+raises `OSError` when the disk says no; these flows ask what to do, report
+what failed, and never lose the current document: a file that cannot be
+read or is not a module leaves it untouched, a failed save leaves it
+modified.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.material import catalog
+from app.material.document import LoadedDocument
+from app.material.examples import DEFAULT_EXAMPLE, load_example
+from app.material.graph import MaterialGraph
+from app.material.lowering import OUTPUT_NODE_TYPE
+from app.ui.dialogs import SaveChoice
+
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
+
+
+class FileCommands:
+    """See the module docstring."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.session = window.session
+        self.prompts = window.prompts
+
+    def _status(self, message: str, timeout_ms: int = 4000) -> None:
+        self.window.statusBar().showMessage(message, timeout_ms)
+
+    def _error(self, title: str, message: str, details: list[str]) -> None:
+        self.prompts.show_error(self.window, title, message, details)
+
+    def _start_directory(self) -> str:
+        path = self.session.path
+        return str(path.parent) if path else os.getcwd()
+
+    # ---- opening --------------------------------------------------------------------------
+
+    def load_example(self, name: str = DEFAULT_EXAMPLE) -> bool:
+        """Open a shipped example as an untitled document (Save asks where: examples stay pristine)."""
+        return self.open_document(load_example(name), None, f"{name} (example)", ask_to_save=False)
+
+    def open_example_interactive(self, name: str) -> None:
+        if self.maybe_save():
+            self.load_example(name)
+
+    def new_document(self) -> bool:
+        """An untitled material holding just a Material Output (every material needs one)."""
+        if not self.maybe_save():
+            return False
+        graph = MaterialGraph()
+        if OUTPUT_NODE_TYPE in catalog.NODE_TYPES:
+            graph.add_node(OUTPUT_NODE_TYPE, (0.0, 0.0))
+        self.window.load_graph(graph)
+        return True
+
+    def open_dialog(self) -> bool:
+        path = self.prompts.choose_open_path(self.window, self._start_directory())
+        return self.open_file(path) if path else False
+
+    def open_file(self, path: str | os.PathLike[str], ask_to_save: bool = True) -> bool:
+        """Open a .vpl file. An unreadable or invalid file leaves the current document untouched."""
+        path = Path(path)
+        try:
+            document = self.session.read_file(path)
+        except OSError as error:
+            self._error("Cannot open file", f"{path} could not be read.", [str(error)])
+            return False
+        if not self.open_document(document, path, path.name, ask_to_save):
+            return False
+        self.window.recent.add(path)
+        self._status(f"Opened {path}")
+        return True
+
+    def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True) -> bool:
+        """Show a loaded document: editable graph, read-only module, or an error dialog (nothing changes)."""
+        if document.graph is None and document.verified is None:
+            details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
+            self._error("Cannot open file", document.message or f"{name} is not a valid VPL module.", details)
+            return False
+        if ask_to_save and not self.maybe_save():
+            return False
+        if document.graph is not None and not document.read_only:
+            problems = self.window.load_graph(document.graph, name, path)
+            problems += [str(diagnostic) for diagnostic in document.diagnostics]
+            if problems:
+                self._error("Some of the file could not be shown",
+                            document.message or f"{name} opened, but parts of it are not shown.", problems)
+        else:
+            self.session.open_module(document, path, name)
+            self.window.documentOpened.emit()
+        return True
+
+    # ---- saving and exporting -------------------------------------------------------------
+
+    def save(self) -> bool:
+        if self.session.read_only:
+            return False
+        path = self.session.path
+        return self.save_to(path) if path is not None else self.save_as()
+
+    def save_as(self) -> bool:
+        if self.session.read_only:
+            return False
+        path = self.session.path
+        suggested = str(path) if path else os.path.join(os.getcwd(), "material.vpl")
+        chosen = self.prompts.choose_save_path(self.window, suggested)
+        return self.save_to(Path(chosen)) if chosen else False
+
+    def save_to(self, path: str | os.PathLike[str]) -> bool:
+        path = Path(path)
+        try:
+            self.session.save(path)
+        except OSError as error:
+            self._error("Cannot save", f"{path} could not be written.", [str(error)])
+            return False
+        self.window.recent.add(path)
+        self._status(f"Saved {path}")
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask about unsaved changes; True when it is fine to drop the current document."""
+        if not self.session.is_modified:
+            return True
+        choice = self.prompts.ask_save_changes(self.window, self.session.name)
+        if choice is SaveChoice.SAVE:
+            return self.save()
+        return choice is SaveChoice.DISCARD
+
+    def export_dialog(self) -> bool:
+        out_dir = self.prompts.choose_export_dir(self.window, self._start_directory())
+        return self.export_to(out_dir) if out_dir else False
+
+    def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None) -> bool:
+        """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json exactly as `vpl compile` does."""
+        self.window.flush()
+        try:
+            written = self.session.export(out_dir, stem)
+        except OSError as error:
+            self._error("Cannot export", f"Could not write to {out_dir}.", [str(error)])
+            return False
+        if written is None:
+            self._error("Cannot export", "The material does not compile; fix the errors first.",
+                        [row.text for row in self.window.diagnostics_panel.rows])
+            return False
+        self._status(f"Exported GLSL to {out_dir}")
+        return True
+
+    # ---- autosave and recovery ------------------------------------------------------------
+
+    def autosave_now(self) -> Path | None:
+        """Write the recovery file (nothing to recover when the document is saved)."""
+        try:
+            return self.session.autosave()
+        except OSError as error:
+            self._status(f"Autosave failed: {error}", 8000)
+            return None
+
+    def check_recovery(self) -> bool:
+        """Offer autosaves left by a crashed editor; True when one was recovered."""
+        entries = self.session.recovery_candidates()
+        if not entries:
+            return False
+        chosen = self.prompts.offer_recovery(self.window, entries)
+        recovered = False
+        if chosen is not None:
+            try:
+                document: LoadedDocument | None = self.session.read_recovery(chosen)
+            except OSError as error:
+                self._error("Cannot recover", "The autosave could not be read.", [str(error)])
+                document = None
+            if document is not None and document.graph is None:
+                details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
+                self._error("Cannot recover", "The autosave is damaged.", details)
+            elif document is not None and document.graph is not None:
+                source = Path(chosen.source) if chosen.source else None
+                self.window.load_graph(document.graph, source.name if source else "recovered", source, modified=True)
+                self._status(f"Recovered {chosen.description}", 8000)
+                recovered = True
+        for entry in entries:
+            self.session.discard_recovery(entry)
+        return recovered

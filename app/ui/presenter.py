@@ -1,0 +1,139 @@
+"""`SessionPresenter`: renders the session's state in the window's panels and preview.
+
+It subscribes to the `EditorSession`'s events (a lowering, another
+document, parameter specs and values) and to the preview's build signals,
+and updates what shows them: the diagnostics list and its dock title, node
+markers and resolved port types, the code view, the instruction view of a
+read-only document, the parameters panel, the preview (through
+`PreviewHost` only) and the status bar. It holds one piece of state of its
+own: the last driver error, shown as a diagnostic until a program builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from app.material.graph import MaterialGraph
+from app.material.lowering import LoweringResult, NodeDiagnostic
+from app.material.parameters import ParameterKind
+from app.session import ModuleDocument, ParameterChange
+from app.session.documents import Document
+from app.ui.diagnostics_panel import DiagnosticRow
+
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
+
+
+class SessionPresenter:
+    """See the module docstring."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.session = window.session
+        self.driver_error = ""
+        session = self.session
+        session.document_changed.connect(self._on_document_changed)
+        session.lowered.connect(self._on_lowered)
+        session.parameters.specs_changed.connect(
+            lambda specs: window.parameters_panel.set_parameters(specs, session.parameters.values))
+        session.parameters.value_changed.connect(self._on_parameter_value)
+        window.preview.programReady.connect(self._on_program_ready)
+        window.preview.programFailed.connect(self._on_program_failed)
+
+    # ---- a lowering -----------------------------------------------------------------------
+
+    def _on_lowered(self, result: LoweringResult) -> None:
+        window = self.window
+        self.driver_error = ""
+        self.show_diagnostics(result.diagnostics)
+        window.graph_editor.show_diagnostics(result.diagnostics)
+        window.graph_editor.show_port_types(result)
+        artifact = result.artifact
+        window.code_view.show_code(result.text or None, artifact.vertex_code if artifact is not None else None,
+                                   artifact.fragment_code if artifact is not None else None,
+                                   missing_reason="the material has errors (see Diagnostics)" if not result.ok
+                                   else "not compiled")
+        if result.verified is not None:
+            self.show_program()
+        window.statusBar().showMessage(
+            "Material OK" if result.ok else f"{len(result.errors)} error(s) in the material", 4000)
+
+    def show_program(self) -> None:
+        """Hand the preview the current module compiled for its target, with every parameter's value."""
+        preview = self.window.preview
+        program = self.session.program(preview.target)
+        if program.artifact is None:
+            preview.show_problem(f"{program.target} target error (preview: {preview.context_description}): "
+                                 f"{program.problem}")
+            return
+        parameters = self.session.parameters
+        preview.set_artifact(program.artifact, parameters.specs, parameters.values)
+
+    def _on_parameter_value(self, change: ParameterChange) -> None:
+        preview = self.window.preview
+        if change.spec.kind is ParameterKind.TEXTURE:
+            preview.set_texture(change.name, change.value if isinstance(change.value, str) else None)
+        else:
+            preview.set_parameter(change.name, change.value)
+        self.window.parameters_panel.set_value(change.name, change.value)
+
+    # ---- another document -----------------------------------------------------------------
+
+    def _on_document_changed(self, document: Document) -> None:
+        window = self.window
+        self.driver_error = ""
+        if not isinstance(document, ModuleDocument):
+            window.graph_editor.editable = True
+            window.show_centre(window.graph.widget)
+            return
+        window.graph_editor.editable = False
+        window.graph_editor.load(MaterialGraph())
+        reason = (document.reason or "this module has no editor graph").rstrip(". ")
+        window.instruction_view.show_module(document.verified.text,
+                                            f"Read-only \u2014 {reason}. Preview and export still work.")
+        window.show_centre(window.instruction_view)
+        program = self.session.program()
+        artifact = program.artifact
+        window.code_view.show_code(document.verified.text, artifact.vertex_code if artifact else None,
+                                   artifact.fragment_code if artifact else None,
+                                   missing_reason=program.problem or "not compiled")
+        self.show_program()
+        self.refresh_diagnostics()
+
+    # ---- diagnostics ----------------------------------------------------------------------
+
+    def show_diagnostics(self, diagnostics: Sequence[NodeDiagnostic], extra: Sequence[DiagnosticRow] = ()) -> None:
+        window = self.window
+        rows = [
+            DiagnosticRow(message=diagnostic.message,
+                          category=diagnostic.category if diagnostic.severity == "error"
+                          else f"{diagnostic.category} warning",
+                          node_id=diagnostic.node_id, node_label=window.graph_editor.node_label(diagnostic.node_id))
+            for diagnostic in diagnostics
+        ]
+        rows.extend(extra)
+        if self.driver_error:
+            rows.append(DiagnosticRow(self.driver_error, "driver"))
+        window.diagnostics_panel.set_rows(rows)
+        window.diagnostics_dock.setWindowTitle(f"Diagnostics ({len(rows)})" if rows else "Diagnostics")
+
+    def refresh_diagnostics(self) -> None:
+        document = self.session.document
+        if isinstance(document, ModuleDocument):
+            rows = [DiagnosticRow(str(diagnostic), "note") for diagnostic in document.diagnostics]
+            problem = self.session.program().problem
+            self.show_diagnostics([], rows + ([DiagnosticRow(problem, "target")] if problem else []))
+        elif self.session.result is not None:
+            self.show_diagnostics(self.session.result.diagnostics)
+
+    def _on_program_ready(self) -> None:
+        if self.driver_error:
+            self.driver_error = ""
+            self.refresh_diagnostics()
+
+    def _on_program_failed(self, message: str) -> None:
+        self.driver_error = message
+        self.refresh_diagnostics()
+        # Replaces a "Material OK" from the lowering: the material verified, but the driver refused it.
+        self.window.statusBar().showMessage("The preview's driver rejected the program (see Diagnostics)", 8000)
