@@ -59,6 +59,7 @@ from app.material.parameters import ParameterSpec
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
     RADIANCE_OUTPUT_NAME,
+    RESERVED_UNIFORM_NAMES,
     SCENE_FIELDS,
     SCENE_RECORD_NAME,
     SCENE_UNIFORM_NAME,
@@ -632,8 +633,8 @@ def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
         name = node.properties.get("name")
         if not isinstance(name, str) or not name.strip():
             problems[node_id] = "a parameter needs a nonempty name"
-        elif name == SCENE_UNIFORM_NAME:
-            problems[node_id] = f"the parameter name '{SCENE_UNIFORM_NAME}' is reserved for the scene data"
+        elif name in RESERVED_UNIFORM_NAMES:
+            problems[node_id] = f"the parameter name '{name}' is reserved for the scene data"
         else:
             users.setdefault(name, []).append(node_id)
     for name, node_ids in users.items():

@@ -33,9 +33,12 @@ DISPLAY_OUTPUT_NAME = "color"
 #: The light of the Surface Output: one directional light of linear colour
 #: `light_color` and `light_intensity` (illuminance on a surface facing it,
 #: lux-like: a white Lambertian surface facing the light reflects radiance
-#: intensity / pi), and `ambient_color`, the linear radiance of a uniform
-#: environment. Fields are only ever appended, so older materials keep their
-#: offsets.
+#: intensity / pi), and the environment (image-based lighting, the
+#: `HOST_SAMPLERS` below): `environment_rotation` (radians about +y,
+#: counter-clockwise seen from above), `environment_intensity` (multiplies
+#: every environment term) and `environment_max_lod` (the last level of the
+#: specular chain). Fields are only ever appended, so older materials keep
+#: their offsets.
 SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("model", mat(4)),
     ("view", mat(4)),
@@ -46,8 +49,20 @@ SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("light_direction", vec(3)),
     ("light_intensity", FLOAT),
     ("light_color", vec(3)),
-    ("ambient_color", vec(3)),
+    ("environment_rotation", FLOAT),
+    ("environment_intensity", FLOAT),
+    ("environment_max_lod", FLOAT),
 )
+
+#: Samplers a host binds for the Surface Output's image-based lighting (declared by a material
+#: only when it has a Surface Output; not material parameters). Their layout is docs/lighting.md's:
+#: `environment_specular` the equirect radiance prefiltered for GGX into a mip chain (level k for
+#: roughness r at lod = environment_max_lod * r * (2 - r)), `environment_irradiance` the equirect
+#: irradiance / pi, `environment_brdf` the split-sum table (u = N.V, v = roughness) -> (A, B).
+HOST_SAMPLERS: tuple[str, ...] = ("environment_specular", "environment_irradiance", "environment_brdf")
+
+#: Uniform names a material parameter may not take.
+RESERVED_UNIFORM_NAMES: frozenset[str] = frozenset((SCENE_UNIFORM_NAME, *HOST_SAMPLERS))
 
 @dataclass(frozen=True)
 class VertexInput:

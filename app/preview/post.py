@@ -218,6 +218,64 @@ def _called(value: RegisterValue | None) -> RegisterValue:
     return value
 
 
+# The environment as background ---------------------------------------------------------------
+
+RAY_MATRIX_UNIFORM = "ray_matrix"
+BACKGROUND_ENVIRONMENT_UNIFORM = "environment_specular"
+BACKGROUND_ROTATION_UNIFORM = "environment_rotation"
+BACKGROUND_INTENSITY_UNIFORM = "environment_intensity"
+BACKGROUND_LOD_UNIFORM = "background_lod"
+
+
+def background_module() -> Module:
+    """A full-screen pass writing the environment's radiance seen through each pixel (HDR target).
+
+    Uniforms: `ray_matrix` (mat4: the inverse of projection × view without
+    the camera's translation, so that it takes a pixel's normalized device
+    coordinates at the far plane to a world direction), `environment_specular`
+    (the prefiltered chain), `environment_rotation`, `environment_intensity`,
+    `background_lod` (0: sharp; higher: blurred by the GGX prefilter).
+    """
+    from app.material.nodes.pbr_functions import equirect_uv
+
+    module = Module()
+    ray_matrix = add_uniform(module, RAY_MATRIX_UNIFORM, mat(4))
+    environment = add_uniform(module, BACKGROUND_ENVIRONMENT_UNIFORM, SAMPLER2D)
+    rotation = add_uniform(module, BACKGROUND_ROTATION_UNIFORM, FLOAT)
+    intensity = add_uniform(module, BACKGROUND_INTENSITY_UNIFORM, FLOAT)
+    lod = add_uniform(module, BACKGROUND_LOD_UNIFORM, FLOAT)
+
+    vertex = StageBuilder(module.vertex)
+    corner = vertex.input("corner", vec(2), 0)
+    clip = vertex.output("clip_position", vec(4), -1, Semantic.POSITION)
+    ndc_out = vertex.output("screen_ndc", vec(2), 0)
+    main = vertex.function("background_vertex", VOID, entry=True)
+    point = main.load(corner)
+    main.store(clip, main.construct(vec(4), point, main.f(0.0), main.f(1.0)))
+    main.store(ndc_out, point)
+    main.ret()
+
+    fragment = StageBuilder(module.fragment)
+    ndc_in = fragment.input("screen_ndc", vec(2), 0)
+    output = fragment.output("radiance", vec(4), 0, Semantic.FRAGMENT_COLOR)
+    helpers = HelperSet(fragment)
+    entry = fragment.function("background_fragment", VOID, entry=True)
+    to_uv = equirect_uv(helpers)
+    far = entry.construct(vec(4), entry.load(ndc_in), entry.f(1.0), entry.f(1.0))
+    direction = entry.swizzle(entry.multiply(entry.load(ray_matrix), far), "xyz")
+    uv = _called(entry.call(to_uv, direction, entry.load(rotation)))
+    sampled = entry.call_builtin(Builtin.TEXTURE_LOD, vec(4), entry.load(environment), uv, entry.load(lod))
+    radiance = entry.multiply(entry.swizzle(sampled, "xyz"), entry.load(intensity))
+    entry.store(output, entry.construct(vec(4), radiance, entry.f(1.0)))
+    entry.ret()
+    return module
+
+
+@functools.cache
+def background_artifact(target: str) -> ProgramArtifact:
+    return glsl.compile(VerifiedModule.create(background_module(), label="background"), target=target)
+
+
 @functools.cache
 def post_artifact(tone_mapper: str, target: str) -> ProgramArtifact:
     """The post pass compiled for `target` (cached: modules are deterministic)."""

@@ -46,18 +46,24 @@ from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
-from app.material.scene import RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import HOST_SAMPLERS, RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
 from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE, Mesh, make_mesh
 from app.preview.post import (
+    BACKGROUND_ENVIRONMENT_UNIFORM,
+    BACKGROUND_INTENSITY_UNIFORM,
+    BACKGROUND_LOD_UNIFORM,
+    BACKGROUND_ROTATION_UNIFORM,
     BACKGROUND_UNIFORM,
     DEFAULT_TONE_MAPPER,
     EXPOSURE_UNIFORM,
     FULL_SCREEN_TRIANGLE,
     HDR_IMAGE_UNIFORM,
+    RAY_MATRIX_UNIFORM,
     TONE_MAPPERS,
     UNCOVERED,
+    background_artifact,
     exposure_scale,
     post_artifact,
 )
@@ -84,6 +90,10 @@ from vpl_core.ir.types import (
 
 GL_INVALID_INDEX = 0xFFFFFFFF
 DEFAULT_BACKGROUND = DEFAULT_BACKGROUND_COLOR
+#: What a Surface Output material is shown in front of: the plain colour, or the environment
+#: (sharp, or as prefiltered for BLURRED_BACKGROUND_ROUGHNESS). Display-colour materials always get the colour.
+BACKGROUND_MODES = ("color", "environment", "blurred")
+BLURRED_BACKGROUND_ROUGHNESS = 0.35
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
@@ -460,6 +470,12 @@ def artifact_reads_scene_field(artifact: ProgramArtifact, field_name: str) -> bo
 
 
 @dataclass
+class BackgroundProgram:
+    program: int
+    locations: dict[str, int]
+
+
+@dataclass
 class PostProgram:
     """One linked post pass (a tone mapper): uniform locations by name."""
 
@@ -468,6 +484,57 @@ class PostProgram:
     image_location: int
     exposure_location: int
     background_location: int
+
+
+@dataclass(frozen=True, eq=False)
+class EnvironmentMaps:
+    """An environment as the Surface Output reads it (layout: docs/lighting.md, `app.preview.ibl`).
+
+    `specular`: the equirect mip chain, level 0 first, each (h, w, 3) in GL
+    row order (row 0 is t = 0, the nadir), each level half the size of the
+    previous; `irradiance`: equirect irradiance / π, (h, w, 3). Values are
+    linear radiance (float16 or float32 arrays).
+    """
+
+    specular: tuple[np.ndarray, ...]
+    irradiance: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not self.specular:
+            raise ValueError("an environment needs at least one specular level")
+        for image in (*self.specular, self.irradiance):
+            if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
+                raise ValueError(f"environment images are (height, width, 3) arrays, not {image.shape}")
+
+    @classmethod
+    def uniform(cls, radiance: Sequence[float]) -> EnvironmentMaps:
+        """A uniform environment: the same radiance from every direction (every level, one texel)."""
+        texel = np.asarray(radiance, dtype=np.float32).reshape(1, 1, 3)
+        return cls((texel,), texel)
+
+
+#: A table that reflects nothing, until a host sets the real one (`Renderer.set_brdf_table`).
+_EMPTY_BRDF_TABLE = np.zeros((1, 1, 2), dtype=np.float32)
+
+
+def _upload_float_texture(texture: int, levels: Sequence[np.ndarray], wrap_u: int) -> None:
+    """Upload float images (h, w, 2 or 3) as a half-float texture with those mip levels, rows as given."""
+    GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+    for level, image in enumerate(levels):
+        data = np.ascontiguousarray(np.asarray(image, dtype=np.float16))
+        height, width, channels = data.shape
+        internal, layout = (GL.GL_RG16F, GL.GL_RG) if channels == 2 else (GL.GL_RGB16F, GL.GL_RGB)
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, level, internal, width, height, 0, layout, GL.GL_HALF_FLOAT, data)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, 0)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, len(levels) - 1)
+    minify = GL.GL_LINEAR_MIPMAP_LINEAR if len(levels) > 1 else GL.GL_LINEAR
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, minify)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, wrap_u)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
 
 class Renderer:
@@ -480,6 +547,14 @@ class Renderer:
         self.light_color: tuple[float, float, float] = DEFAULT_LIGHT_COLOR
         self.light_intensity: float = DEFAULT_LIGHT_INTENSITY
         self.ambient_color: tuple[float, float, float] = DEFAULT_AMBIENT_COLOR
+        self.background_mode = "color"
+        self.environment_rotation = 0.0  # radians about +y
+        self.environment_intensity = 1.0
+        #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
+        self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
+        self._brdf_table: np.ndarray = _EMPTY_BRDF_TABLE
+        self._environment_textures: dict[str, int] = {}
+        self._environment_dirty = True
         self.exposure: float = 0.0  # EV: radiance is multiplied by 2^exposure before tone mapping
         self.tone_mapper: str = DEFAULT_TONE_MAPPER
         self.time: float = 0.0
@@ -502,6 +577,7 @@ class Renderer:
         self._color_target: Framebuffer | None = None
         self._hdr_target: Framebuffer | None = None
         self._post_programs: dict[str, PostProgram] = {}
+        self._background_program: BackgroundProgram | None = None
         self._post_vertex_array = 0
         self._post_vertex_buffer = 0
         self._initialized = False
@@ -544,6 +620,12 @@ class Renderer:
         red, green, blue = (float(c) for c in rgb)
         self.background = (red, green, blue)
 
+    def set_background_mode(self, mode: str) -> None:
+        """"color", "environment" or "blurred" (behind Surface Output materials; see BACKGROUND_MODES)."""
+        if mode not in BACKGROUND_MODES:
+            raise ValueError(f"unknown background {mode!r}; expected one of {', '.join(BACKGROUND_MODES)}")
+        self.background_mode = mode
+
     def set_light_direction(self, direction: Sequence[float]) -> None:
         vector = np.asarray(direction, dtype=np.float64).reshape(3)
         length = float(np.linalg.norm(vector))
@@ -562,8 +644,39 @@ class Renderer:
             self.light_intensity = value
 
     def set_ambient(self, color: Sequence[float]) -> None:
-        """Linear radiance of the uniform environment the Surface Output reflects."""
+        """Light the Surface Output with a uniform environment of this linear radiance (replaces any maps)."""
         self.ambient_color = _finite_color(color, "ambient colour")
+        self.set_environment_maps(EnvironmentMaps.uniform(self.ambient_color))
+
+    def set_environment_maps(self, maps: EnvironmentMaps) -> None:
+        """The prefiltered environment the Surface Output is lit by (uploaded at the next frame)."""
+        self._environment = maps
+        self._environment_dirty = True
+
+    @property
+    def environment_maps(self) -> EnvironmentMaps:
+        return self._environment
+
+    def set_brdf_table(self, table: np.ndarray) -> None:
+        """The split-sum table (size, size, 2): rows roughness 0..1 (GL row order), columns N.V 0..1."""
+        array = np.asarray(table, dtype=np.float32)
+        if array.ndim != 3 or array.shape[2] != 2 or min(array.shape[:2]) < 1 or not np.isfinite(array).all():
+            raise ValueError(f"the BRDF table must be a finite (height, width, 2) array, not {array.shape}")
+        self._brdf_table = array
+        self._environment_dirty = True
+
+    def set_environment_settings(self, rotation: float | None = None, intensity: float | None = None) -> None:
+        """Rotation (radians about +y, counter-clockwise seen from above) and intensity of the environment."""
+        if rotation is not None:
+            value = float(rotation)
+            if not np.isfinite(value):
+                raise ValueError(f"the environment rotation must be a finite angle, not {rotation!r}")
+            self.environment_rotation = value
+        if intensity is not None:
+            value = float(intensity)
+            if not np.isfinite(value) or value < 0.0:
+                raise ValueError(f"the environment intensity must be a finite number >= 0, not {intensity!r}")
+            self.environment_intensity = value
 
     def set_exposure(self, exposure: float) -> None:
         """Exposure in EV (stops): radiance is multiplied by 2^exposure before tone mapping."""
@@ -590,7 +703,9 @@ class Renderer:
             "light_direction": self.light_direction,
             "light_intensity": float(self.light_intensity),
             "light_color": self.light_color,
-            "ambient_color": self.ambient_color,
+            "environment_rotation": float(self.environment_rotation),
+            "environment_intensity": float(self.environment_intensity),
+            "environment_max_lod": float(len(self._environment.specular) - 1),
         }
 
     # ---- GL resources ---------------------------------------------------------------------
@@ -624,6 +739,13 @@ class Renderer:
         for post in self._post_programs.values():
             GL.glDeleteProgram(post.program)
         self._post_programs.clear()
+        if self._background_program is not None:
+            GL.glDeleteProgram(self._background_program.program)
+            self._background_program = None
+        if self._environment_textures:
+            GL.glDeleteTextures(len(self._environment_textures), list(self._environment_textures.values()))
+            self._environment_textures.clear()
+        self._environment_dirty = True
         if self._post_vertex_array:
             GL.glDeleteVertexArrays(1, [self._post_vertex_array])
             GL.glDeleteBuffers(1, [self._post_vertex_buffer])
@@ -650,6 +772,20 @@ class Renderer:
         GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         return texture
+
+    def _sync_environment(self) -> None:
+        """Upload the environment's textures when they changed (RGB16F / RG16F: filterable on ES 3.0 too)."""
+        if not self._environment_dirty and self._environment_textures:
+            return
+        maps = self._environment
+        textures = self._environment_textures
+        for name in HOST_SAMPLERS:
+            if name not in textures:
+                textures[name] = int(GL.glGenTextures(1))
+        _upload_float_texture(textures["environment_specular"], maps.specular, wrap_u=GL.GL_REPEAT)
+        _upload_float_texture(textures["environment_irradiance"], (maps.irradiance,), wrap_u=GL.GL_REPEAT)
+        _upload_float_texture(textures["environment_brdf"], (self._brdf_table,), wrap_u=GL.GL_CLAMP_TO_EDGE)
+        self._environment_dirty = False
 
     def _sync_mesh(self) -> None:
         if not self._mesh_dirty:
@@ -866,12 +1002,69 @@ class Renderer:
         post = self._post_program(self.tone_mapper)
         try:
             target.bind()
-            self._draw(width, height, (UNCOVERED, UNCOVERED, UNCOVERED, 0.0))
+            self._draw(width, height, (UNCOVERED, UNCOVERED, UNCOVERED, 0.0), environment_background=self.background_mode != "color")
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             self._draw_post(width, height, post, target.texture)
         finally:
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+
+    def _ensure_full_screen_triangle(self) -> None:
+        if self._post_vertex_array:
+            return
+        self._post_vertex_array = int(GL.glGenVertexArrays(1))
+        self._post_vertex_buffer = int(GL.glGenBuffers(1))
+        GL.glBindVertexArray(self._post_vertex_array)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._post_vertex_buffer)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, FULL_SCREEN_TRIANGLE, GL.GL_STATIC_DRAW)
+        GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 8, ctypes.c_void_p(0))
+        GL.glEnableVertexAttribArray(0)
+        GL.glBindVertexArray(0)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+
+    def _draw_environment_background(self, width: int, height: int) -> None:
+        """The environment seen through every pixel, as radiance, behind everything (no depth)."""
+        if self._background_program is None:
+            artifact = background_artifact("es320" if self.is_es else "glsl420")
+            program, _ = _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
+                                       artifact.fragment_color_output, self.is_es)
+            names = (RAY_MATRIX_UNIFORM, BACKGROUND_ENVIRONMENT_UNIFORM, BACKGROUND_ROTATION_UNIFORM,
+                     BACKGROUND_INTENSITY_UNIFORM, BACKGROUND_LOD_UNIFORM)
+            locations = {}
+            for name in names:
+                binding = artifact.uniform(name)
+                assert binding is not None, name
+                locations[name] = int(GL.glGetUniformLocation(program, binding.gl_name.encode("ascii") + b"\0"))
+            self._background_program = BackgroundProgram(program, locations)
+        self._ensure_full_screen_triangle()
+        self._sync_environment()
+        background = self._background_program
+        view = np.array(self.camera.view_matrix(), dtype=np.float64)
+        view[:3, 3] = 0.0  # directions only
+        projection = np.array(self.camera.projection_matrix(width / max(height, 1)), dtype=np.float64)
+        ray_matrix = np.linalg.inv(projection @ view).astype(np.float32)
+        levels = len(self._environment.specular)
+        if self.background_mode == "blurred":
+            roughness = BLURRED_BACKGROUND_ROUGHNESS
+            lod = (levels - 1) * roughness * (2.0 - roughness)
+        else:
+            lod = 0.0
+        GL.glDisable(GL.GL_DEPTH_TEST)
+        GL.glDepthMask(GL.GL_FALSE)
+        GL.glUseProgram(background.program)
+        locations = background.locations
+        GL.glUniformMatrix4fv(locations[RAY_MATRIX_UNIFORM], 1, GL.GL_FALSE, np.ascontiguousarray(ray_matrix.T).reshape(-1))
+        GL.glUniform1i(locations[BACKGROUND_ENVIRONMENT_UNIFORM], 0)
+        GL.glUniform1f(locations[BACKGROUND_ROTATION_UNIFORM], float(self.environment_rotation))
+        GL.glUniform1f(locations[BACKGROUND_INTENSITY_UNIFORM], float(self.environment_intensity))
+        GL.glUniform1f(locations[BACKGROUND_LOD_UNIFORM], float(lod))
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._environment_textures["environment_specular"])
+        GL.glBindVertexArray(self._post_vertex_array)
+        GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+        GL.glBindVertexArray(0)
+        GL.glUseProgram(0)
+        GL.glDepthMask(GL.GL_TRUE)
 
     def _post_program(self, tone_mapper: str) -> PostProgram:
         post = self._post_programs.get(tone_mapper)
@@ -888,16 +1081,7 @@ class Renderer:
 
         post = self._post_programs[tone_mapper] = PostProgram(
             tone_mapper, program, location(HDR_IMAGE_UNIFORM), location(EXPOSURE_UNIFORM), location(BACKGROUND_UNIFORM))
-        if not self._post_vertex_array:
-            self._post_vertex_array = int(GL.glGenVertexArrays(1))
-            self._post_vertex_buffer = int(GL.glGenBuffers(1))
-            GL.glBindVertexArray(self._post_vertex_array)
-            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._post_vertex_buffer)
-            GL.glBufferData(GL.GL_ARRAY_BUFFER, FULL_SCREEN_TRIANGLE, GL.GL_STATIC_DRAW)
-            GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 8, ctypes.c_void_p(0))
-            GL.glEnableVertexAttribArray(0)
-            GL.glBindVertexArray(0)
-            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+        self._ensure_full_screen_triangle()
         return post
 
     def _draw_post(self, width: int, height: int, post: PostProgram, texture: int) -> None:
@@ -921,7 +1105,7 @@ class Renderer:
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glUseProgram(0)
 
-    def _draw(self, width: int, height: int, background: Sequence[float]) -> None:
+    def _draw(self, width: int, height: int, background: Sequence[float], environment_background: bool = False) -> None:
         self._sync_mesh()
         self._sync_textures()
         GL.glViewport(0, 0, int(width), int(height))
@@ -936,6 +1120,8 @@ class Renderer:
         GL.glDepthMask(GL.GL_TRUE)
         GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        if environment_background:
+            self._draw_environment_background(width, height)
         info = self.program
         if info is None:
             return
@@ -950,9 +1136,12 @@ class Renderer:
             if block.binding.name == SCENE_UNIFORM_NAME:
                 self._fill_block(block, scene)
             GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, block.binding_point, block.buffer)
+        if any(name in HOST_SAMPLERS for name in info.samplers):
+            self._sync_environment()
         for name, unit in info.samplers.items():
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
-            GL.glBindTexture(GL.GL_TEXTURE_2D, self._textures.get(name, self._checker_texture))
+            texture = self._environment_textures[name] if name in HOST_SAMPLERS else self._textures.get(name, self._checker_texture)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindVertexArray(self._vertex_array)
         self._bind_attributes(info)

@@ -127,10 +127,7 @@ def _lower_surface_output(ctx: NodeContext) -> None:
     irradiance = fn.multiply(ctx.scene("light_color"), fn.multiply(ctx.scene("light_intensity"), facing))
     direct = fn.multiply(brdf, irradiance)
 
-    environment = fn.call(
-        pbr_functions.uniform_environment(lowering), normal, view, base_color, metallic, roughness, specular,
-        ctx.scene("ambient_color"),
-    )
+    environment = fn.call(pbr_functions.environment_light(lowering), normal, view, base_color, metallic, roughness, specular)
     assert environment is not None
     indirect = fn.multiply(environment, occlusion)
 
@@ -176,7 +173,8 @@ register(
             "Clamps the inputs to [0, 1], calls the helper `gltf_brdf` (glTF 2.0 Appendix B: GGX "
             "`ggx_distribution`, height-correlated Smith `smith_visibility`, Schlick `schlick_weight`, "
             "Lambert; KHR_materials_specular's specular) for the scene's directional light times "
-            "max(N·L, 0), adds `uniform_environment` (split-sum with `environment_brdf`) times occlusion "
+            "max(N·L, 0), adds `environment_light` (split-sum image-based lighting with multiple-scattering "
+            "compensation, sampled with `texture_lod` from the host's environment textures) times occlusion "
             "and emissive colour × strength, and stores vec4(radiance, opacity) to the FragmentColor output "
             "`radiance` (linear HDR: the host applies exposure, tone mapping and the sRGB encoding); alpha "
             "clip as in the Unlit Output."

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder
-from vpl_core.ir.instructions import Builtin
+from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.module import Function
 from vpl_core.ir.types import FLOAT, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
@@ -241,49 +241,103 @@ def gltf_brdf(owner: HelperOwner) -> Function:
 
 
 
-# The environment (until image-based lighting: a uniform environment) -------------------------
+# The environment: image-based lighting ------------------------------------------------------
 
 
-def _build_environment_brdf(owner: Any, fn: FunctionBuilder) -> None:
-    """Split-sum (scale, bias) of the GGX lobe for (roughness, |N·V|): Karis (2014), "Physically Based
-    Shading on Mobile", the analytic fit of the split-sum lookup table."""
-    roughness, n_dot_v = parameters(fn, 2)
-    c0 = fn.construct(vec(4), fn.f(-1.0), fn.f(-0.0275), fn.f(-0.572), fn.f(0.022))
-    c1 = fn.construct(vec(4), fn.f(1.0), fn.f(0.0425), fn.f(1.04), fn.f(-0.04))
-    r = fn.add(fn.multiply(c0, roughness), c1)
-    rx = fn.swizzle(r, "x")
-    falloff = call(fn, Builtin.EXP2, FLOAT, fn.multiply(fn.f(-9.28), n_dot_v))
-    a004 = fn.add(fn.multiply(call(fn, Builtin.MIN, FLOAT, fn.multiply(rx, rx), falloff), rx), fn.swizzle(r, "y"))
-    scale_bias = fn.add(fn.multiply(fn.construct(vec(2), fn.f(-1.04), fn.f(1.04)), a004), fn.swizzle(r, "zw"))
-    # The fit dips slightly below 0 at grazing angles on rough surfaces; a reflectance cannot.
-    fn.ret(call(fn, Builtin.MAX, vec(2), scale_bias, fn.construct(vec(2), fn.f(0.0), fn.f(0.0))))
+def _build_equirect_uv(owner: Any, fn: FunctionBuilder) -> None:
+    """Equirect (u, t) of a world direction for an environment rotated by `rotation` radians about +y.
 
-
-def environment_brdf(owner: HelperOwner) -> Function:
-    return owner.helper("environment_brdf", _build_environment_brdf, [FLOAT, FLOAT], vec(2))
-
-
-def _build_uniform_environment(owner: Any, fn: FunctionBuilder) -> None:
-    """Light reflected from a uniform environment of radiance `ambient` (split-sum approximation).
-
-    Specular: ambient · (F0 · scale + F90 · bias), with the dielectric's F0 = 0.04 · specular,
-    F90 = specular, the metal's F0 = baseColor, F90 = 1. Diffuse (dielectric only): the Lambertian
-    reflection of a uniform environment is baseColor · ambient, weighted by what the specular
-    lobe leaves, (1 − its directional albedo).
+    docs/lighting.md: the direction is first rotated by −rotation; then
+    u = 0.5 + atan2(x, −z) / 2π, t = 0.5 + asin(y) / π (u = 0.5 is −z, t = 1
+    the zenith). Straight up or down (x = z = 0) u is 0.5: atan2(0, 0) is
+    undefined.
     """
-    normal, view, base_color, metallic, roughness, specular, ambient = parameters(fn, 7)
-    n_dot_v = call(fn, Builtin.ABS, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view))
-    scale_bias = fn.call(environment_brdf(owner), roughness, n_dot_v)
-    assert scale_bias is not None
-    scale, bias = fn.swizzle(scale_bias, "x"), fn.swizzle(scale_bias, "y")
-    dielectric_albedo = fn.multiply(specular, fn.add(fn.multiply(fn.f(DIELECTRIC_F0), scale), bias))
-    dielectric = fn.add(fn.multiply(base_color, fn.subtract(fn.f(1.0), dielectric_albedo)), splat3(fn, dielectric_albedo))
-    metal = fn.add(fn.multiply(base_color, scale), splat3(fn, bias))
-    fn.ret(fn.multiply(call(fn, Builtin.MIX, vec(3), dielectric, metal, splat3(fn, metallic)), ambient))
+    direction, rotation = parameters(fn, 2)
+    unit = call(fn, Builtin.NORMALIZE, vec(3), direction)
+    x, y, z = (fn.swizzle(unit, letter) for letter in "xyz")
+    cosine, sine = call(fn, Builtin.COS, FLOAT, rotation), call(fn, Builtin.SIN, FLOAT, rotation)
+    # Rotation by −θ about +y: x' = cos θ x − sin θ z, z' = sin θ x + cos θ z.
+    rotated_x = fn.subtract(fn.multiply(cosine, x), fn.multiply(sine, z))
+    rotated_z = fn.add(fn.multiply(sine, x), fn.multiply(cosine, z))
+    azimuth = call(fn, Builtin.ATAN2, FLOAT, rotated_x, call(fn, Builtin.NEGATE, FLOAT, rotated_z))
+    horizontal = fn.add(fn.multiply(rotated_x, rotated_x), fn.multiply(rotated_z, rotated_z))
+    defined = fn.binary(BinaryOperator.GREATER, horizontal, fn.f(0.0))
+    azimuth = call(fn, Builtin.SELECT, FLOAT, defined, azimuth, fn.f(0.0))
+    u = fn.add(fn.f(0.5), fn.multiply(azimuth, fn.f(1.0 / (2.0 * math.pi))))
+    elevation = call(fn, Builtin.ASIN, FLOAT, call(fn, Builtin.CLAMP, FLOAT, y, fn.f(-1.0), fn.f(1.0)))
+    t = fn.add(fn.f(0.5), fn.multiply(elevation, fn.f(1.0 / math.pi)))
+    fn.ret(fn.construct(vec(2), u, t))
 
 
-def uniform_environment(owner: HelperOwner) -> Function:
-    """uniform_environment(N, V, baseColor: vec3, metallic, roughness, specular: float, ambient: vec3) -> vec3."""
+def equirect_uv(owner: HelperOwner) -> Function:
+    """equirect_uv(direction: vec3, rotation: float) -> vec2."""
+    return owner.helper("equirect_uv", _build_equirect_uv, [vec(3), FLOAT], vec(2))
+
+
+def _multiple_scattering(fn: FunctionBuilder, f0: Operand, f90: Operand, scale: Operand, bias: Operand,
+                         prefiltered: Operand, irradiance: Operand) -> tuple[Operand, Operand]:
+    """(specular radiance, energy the specular lobes took) for F0/F90 vec3s: Fdez-Agüera (2019), section 5.
+
+    FssEss = F0 A + F90 B, Ess = A + B, Ems = 1 − Ess, Favg = F0 + (F90 − F0) / 21,
+    Fms = FssEss Favg / (1 − Ems Favg); specular = FssEss prefiltered + Fms Ems irradiance;
+    what the diffuse layer still receives is 1 − (FssEss + Fms Ems).
+    """
+    single = fn.add(fn.multiply(f0, scale), fn.multiply(f90, bias))
+    multiple_albedo = fn.subtract(fn.f(1.0), fn.add(scale, bias))
+    average = fn.add(f0, fn.divide(fn.subtract(f90, f0), fn.f(21.0)))
+    denominator = fn.subtract(splat3(fn, 1.0), fn.multiply(average, multiple_albedo))
+    # 1 − Ems Favg reaches 0 only where A + B = 0 and F = 1, where FssEss = 0 too: no energy to scatter.
+    safe = call(fn, Builtin.MAX, vec(3), denominator, splat3(fn, 1e-6))
+    multiple = fn.divide(fn.multiply(single, average), safe)
+    multiple_energy = fn.multiply(multiple, multiple_albedo)
+    specular = fn.add(fn.multiply(single, prefiltered), fn.multiply(multiple_energy, irradiance))
+    return specular, fn.add(single, multiple_energy)
+
+
+def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
+    """Light reflected from the environment (split-sum IBL with multiple-scattering compensation).
+
+    prefiltered = environment_specular at the reflection direction, lod =
+    max_lod · r (2 − r); irradiance = environment_irradiance at the normal
+    (irradiance / π); (A, B) = environment_brdf at (|N·V|, r). Dielectric:
+    F0 = 0.04 · specular, F90 = specular, plus the Lambertian layer
+    baseColor · (1 − what the specular took) · irradiance; metal: F0 =
+    baseColor, F90 = 1; mixed by metallic as the glTF BRDF is.
+    """
+    from vpl_core.ir.builder import member
+    from vpl_core.ir.types import SAMPLER2D
+
+    normal, view, base_color, metallic, roughness, specular = parameters(fn, 6)
+    rotation = fn.load(member(owner.scene, "environment_rotation"))
+    intensity = fn.load(member(owner.scene, "environment_intensity"))
+    max_lod = fn.load(member(owner.scene, "environment_max_lod"))
+    specular_map = fn.load(owner.host_uniform("environment_specular", SAMPLER2D))
+    irradiance_map = fn.load(owner.host_uniform("environment_irradiance", SAMPLER2D))
+    brdf_table = fn.load(owner.host_uniform("environment_brdf", SAMPLER2D))
+
+    n_dot_v = saturate(fn, call(fn, Builtin.ABS, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view)))
+    reflected = call(fn, Builtin.REFLECT, vec(3), call(fn, Builtin.NEGATE, vec(3), view), normal)
+    lod = fn.multiply(max_lod, fn.multiply(roughness, fn.subtract(fn.f(2.0), roughness)))
+    to_uv = equirect_uv(owner)
+    specular_uv = fn.call(to_uv, reflected, rotation)
+    normal_uv = fn.call(to_uv, normal, rotation)
+    assert specular_uv is not None and normal_uv is not None
+    prefiltered = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, specular_uv, lod), "xyz"), intensity)
+    irradiance = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), irradiance_map, normal_uv, fn.f(0.0)), "xyz"), intensity)
+    table = call(fn, Builtin.TEXTURE_LOD, vec(4), brdf_table, fn.construct(vec(2), n_dot_v, roughness), fn.f(0.0))
+    scale, bias = fn.swizzle(table, "x"), fn.swizzle(table, "y")
+
+    dielectric_f0 = splat3(fn, fn.multiply(fn.f(DIELECTRIC_F0), specular))
+    dielectric_specular, taken = _multiple_scattering(fn, dielectric_f0, splat3(fn, specular), scale, bias, prefiltered, irradiance)
+    diffuse = fn.multiply(fn.multiply(base_color, fn.subtract(splat3(fn, 1.0), taken)), irradiance)
+    dielectric = fn.add(dielectric_specular, diffuse)
+    metal, _ = _multiple_scattering(fn, base_color, splat3(fn, 1.0), scale, bias, prefiltered, irradiance)
+    fn.ret(call(fn, Builtin.MIX, vec(3), dielectric, metal, splat3(fn, metallic)))
+
+
+def environment_light(owner: HelperOwner) -> Function:
+    """environment_light(N, V, baseColor: vec3, metallic, roughness, specular: float) -> vec3 (needs the lowering's
+    scene record and host samplers: `owner` must be the material lowering)."""
     return owner.helper(
-        "uniform_environment", _build_uniform_environment, [vec(3), vec(3), vec(3), FLOAT, FLOAT, FLOAT, vec(3)], vec(3)
+        "environment_light", _build_environment_light, [vec(3), vec(3), vec(3), FLOAT, FLOAT, FLOAT], vec(3)
     )
