@@ -324,3 +324,111 @@ def test_tangent_handedness_on_a_mirrored_uv_mesh(request, gl_fixture: str) -> N
                 assert (np.sign(normals[:, 0]) == sign_x).all() and (np.abs(normals[:, 0]) > 0.4).all()
             if sign_y:
                 assert (np.sign(normals[:, 1]) == sign_y).all() and (np.abs(normals[:, 1]) > 0.4).all()
+
+
+# The PBR helper nodes, through an unlit output into RGBA32F -------------------------------------
+
+
+def _unlit(renderer: Renderer, target: str, build) -> np.ndarray:
+    """Render a graph whose Unlit Output base colour is what `build(graph)` returns (node, port); centre pixel."""
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    node, port = build(graph)
+    graph.connect(node.id, port, output.id, "base_color")
+    _build(renderer, graph, target)
+    return _centre(renderer.render_linear(8, 8)).astype(np.float64)
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_colour_nodes_match_their_formulas(request, gl_fixture: str) -> None:
+    renderer, target = _renderer(request, gl_fixture)
+    colour = (0.02, 0.3, 0.9, 0.5)
+
+    def through(type_name: str):
+        def build(graph):
+            source = graph.add_node("constant_color", properties={"value": colour})
+            node = graph.add_node(type_name)
+            graph.connect(source.id, "out", node.id, "color")
+            return node, "out"
+        return build
+
+    encoded = _unlit(renderer, target, through("linear_to_srgb"))
+    assert np.allclose(encoded[:3], reference.srgb_encode(colour[:3]), rtol=2e-5)
+    decoded = _unlit(renderer, target, through("srgb_to_linear"))
+    assert np.allclose(decoded[:3], reference.srgb_decode(colour[:3]), rtol=2e-5)
+    luminance = _unlit(renderer, target, through("luminance"))
+    assert np.allclose(luminance[:3], 0.2126 * colour[0] + 0.7152 * colour[1] + 0.0722 * colour[2], rtol=1e-6)
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_orm_unpack_glossiness_and_schlick_fresnel(request, gl_fixture: str) -> None:
+    renderer, target = _renderer(request, gl_fixture)
+
+    def unpack(port: str):
+        def build(graph):
+            source = graph.add_node("constant_color", properties={"value": (0.25, 0.5, 0.75, 1.0)})
+            node = graph.add_node("orm_unpack")
+            graph.connect(source.id, "out", node.id, "orm")
+            return node, port
+        return build
+
+    assert _unlit(renderer, target, unpack("occlusion"))[0] == 0.25
+    assert _unlit(renderer, target, unpack("roughness"))[0] == 0.5
+    assert _unlit(renderer, target, unpack("metallic"))[0] == 0.75
+
+    def glossiness(graph):
+        return graph.add_node("roughness_from_glossiness", properties={"glossiness": 0.3}), "out"
+
+    assert np.isclose(_unlit(renderer, target, glossiness)[0], 0.7)
+
+    renderer.set_mesh("plane")
+    f0 = (0.9, 0.6, 0.2)
+
+    def fresnel(graph):
+        normal = graph.add_node("constant_vec3", properties={"value": (0.0, 0.6, 0.8)})
+        node = graph.add_node("fresnel_schlick", properties={"f0": (*f0, 1.0)})
+        graph.connect(normal.id, "out", node.id, "normal")
+        return node, "out"
+
+    positions = _world_positions(renderer, target, 8)
+    view = reference._unit(np.asarray(renderer.camera.position) - positions[4, 4])
+    n_dot_v = abs(float(np.dot(view, (0.0, 0.6, 0.8))))
+    expected = np.asarray(f0) + (1.0 - np.asarray(f0)) * (1.0 - n_dot_v) ** 5
+    assert np.allclose(_unlit(renderer, target, fresnel)[:3], expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixture: str) -> None:
+    """h = k·x on the z = 0 plane: the bumped normal is normalize(−strength·k, 0, 1) wherever derivatives exist."""
+    renderer, target = _renderer(request, gl_fixture)
+    renderer.set_mesh("plane")
+    positions = _world_positions(renderer, target, 16)
+    covered = np.abs(positions[:, :, 2]) < 1e-6
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    position = graph.add_node("world_position")
+    split = graph.add_node("split")
+    ramp = graph.add_node("multiply", properties={"b": 0.4})
+    bump = graph.add_node("normal_from_height", properties={"strength": 1.5})
+    graph.connect(position.id, "out", split.id, "vector")
+    graph.connect(split.id, "x", ramp.id, "a")
+    graph.connect(ramp.id, "out", bump.id, "height")
+    graph.connect(bump.id, "normal_out", output.id, "base_color")
+    _build(renderer, graph, target)
+    normals = renderer.render_linear(16, 16)[covered][:, :3].astype(np.float64)
+    expected = np.array([-1.5 * 0.4, 0.0, 1.0]) / np.linalg.norm([-1.5 * 0.4, 0.0, 1.0])
+    assert np.allclose(normals, expected, atol=2e-4)
+
+
+def test_normal_from_height_refuses_to_follow_an_if() -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("surface_output")
+    branch = graph.add_node("if", properties={"operator": ">"})
+    noise = graph.add_node("value_noise")
+    bump = graph.add_node("normal_from_height")
+    graph.connect(noise.id, "out", branch.id, "a")
+    graph.connect(branch.id, "out", bump.id, "height")
+    graph.connect(bump.id, "normal_out", output.id, "normal")
+    result = lower(graph)
+    assert not result.ok
+    assert any(d.node_id == bump.id and "derivatives" in d.message for d in result.diagnostics)
