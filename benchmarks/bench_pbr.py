@@ -106,7 +106,7 @@ def frame_times(frames: int, size: int) -> None:
     target = Framebuffer(size, size)
     target.bind()
     samples: dict[str, list[float]] = {name: [] for name in cases}
-    for name, renderer in renderers.items():  # warm-up: the driver compiles at the first draw
+    for renderer in renderers.values():  # warm-up: the driver compiles at the first draw
         renderer.render(size, size)
         GL.glFinish()
     for _ in range(frames):
