@@ -217,7 +217,7 @@ def _texture(graph: MaterialGraph, position: tuple[float, float], name: str, ima
 def painted_metal() -> MaterialGraph:
     """Painted steel panels, worn to the bare metal: albedo (sRGB) + ORM + normal map (linear), 10 nodes."""
     graph = MaterialGraph()
-    tiling = graph.add_node("tiling_offset", _at(0, 1.5), {"tiling": (2.0, 1.0)})
+    tiling = graph.add_node("tiling_offset", _at(0, 1.5), {"tiling": (2.0, 1.0), "offset": (0.75, 0.75)})  # the worn panel in front
     albedo = _texture(graph, _at(0, 0), "albedo", "painted_metal_albedo.png", "srgb")
     orm = _texture(graph, _at(0, 2.5), "orm", "painted_metal_orm.png", "linear")
     normal = _texture(graph, _at(0, 3.5), "normal_map", "painted_metal_normal.png", "linear")

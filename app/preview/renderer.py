@@ -513,8 +513,14 @@ class EnvironmentMaps:
         return cls((texel,), texel)
 
 
-#: A table that reflects nothing, until a host sets the real one (`Renderer.set_brdf_table`).
-_EMPTY_BRDF_TABLE = np.zeros((1, 1, 2), dtype=np.float32)
+def default_brdf_table() -> np.ndarray:
+    """The shipped split-sum table (`app.preview.ibl_assets.load_brdf_lut`); a table that reflects
+    nothing when the image-based-lighting components are not installed."""
+    try:
+        from app.preview.ibl_assets import load_brdf_lut
+    except ImportError:
+        return np.zeros((1, 1, 2), dtype=np.float32)
+    return load_brdf_lut()
 
 
 def _upload_float_texture(texture: int, levels: Sequence[np.ndarray], wrap_u: int) -> None:
@@ -552,7 +558,7 @@ class Renderer:
         self.environment_intensity = 1.0
         #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
         self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
-        self._brdf_table: np.ndarray = _EMPTY_BRDF_TABLE
+        self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() at the first upload
         self._environment_textures: dict[str, int] = {}
         self._environment_dirty = True
         self.exposure: float = 0.0  # EV: radiance is multiplied by 2^exposure before tone mapping
@@ -784,6 +790,8 @@ class Renderer:
                 textures[name] = int(GL.glGenTextures(1))
         _upload_float_texture(textures["environment_specular"], maps.specular, wrap_u=GL.GL_REPEAT)
         _upload_float_texture(textures["environment_irradiance"], (maps.irradiance,), wrap_u=GL.GL_REPEAT)
+        if self._brdf_table is None:
+            self._brdf_table = default_brdf_table()
         _upload_float_texture(textures["environment_brdf"], (self._brdf_table,), wrap_u=GL.GL_CLAMP_TO_EDGE)
         self._environment_dirty = False
 
@@ -1186,9 +1194,11 @@ class Renderer:
     def render_linear(self, width: int, height: int) -> np.ndarray:
         """The program's own output, before any post pass, as float32 (height, width, 4), top row first.
 
-        Drawn into an RGBA32F framebuffer cleared to the background colour:
-        for a `radiance` program the linear HDR radiance, for any other the
-        colour unclamped. Tests compare it with numpy references.
+        Drawn into an RGBA32F framebuffer cleared to the background colour
+        (behind a `radiance` program: the environment's radiance when the
+        background mode says so): for a `radiance` program the linear HDR
+        radiance, for any other the colour unclamped. Tests compare it with
+        numpy references.
         """
         clear_pending_errors()
         self.initialize()
@@ -1198,7 +1208,8 @@ class Renderer:
         target = Framebuffer(width, height, location, GL.GL_RGBA32F)
         try:
             target.bind()
-            self._draw(width, height, self.background)
+            radiance = self.program is not None and self.program.radiance
+            self._draw(width, height, self.background, environment_background=radiance and self.background_mode != "color")
             GL.glFinish()
             return read_float_pixels(0, 0, width, height)
         finally:

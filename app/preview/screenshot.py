@@ -247,7 +247,7 @@ def preview_screenshot(
     from app.preview.context import OffscreenContext, select_profile
     from app.preview.images import ImageLoadError, load_image_rgba, rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer, writes_radiance
-    from app.preview.stage import Stage, load_stage_mesh
+    from app.preview.stage import Stage, load_stage_mesh, prepare_environment
 
     stage = stage if stage is not None else Stage()
     selection = select_profile(choice)
@@ -260,6 +260,7 @@ def preview_screenshot(
     try:
         values = dict(parse_assignment(text, parameters, writes_radiance(artifact)) for text in assignments)
         mesh = load_stage_mesh(stage.mesh)
+        environment = prepare_environment(stage.environment) if writes_radiance(artifact) else None
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
@@ -273,6 +274,9 @@ def preview_screenshot(
         stage.apply(renderer)
         if mesh is not None:
             renderer.set_mesh(mesh)
+        if environment is not None:
+            renderer.set_environment_maps(environment[0])
+            renderer.set_brdf_table(environment[1])
         renderer.time = float(time)
         for spec in parameters:
             if spec.kind is ParameterKind.TEXTURE:

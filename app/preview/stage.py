@@ -34,6 +34,8 @@ DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)  # towards the light: upper left, i
 DEFAULT_LIGHT_COLOR = (1.0, 1.0, 1.0)
 DEFAULT_LIGHT_INTENSITY = 3.0  # lux-like: a white Lambertian surface facing the light reflects 3 / pi
 DEFAULT_AMBIENT_COLOR = (0.2, 0.2, 0.2)  # linear radiance of the uniform environment ("none")
+#: The stage's environment name for "no environment map": a uniform grey ambient.
+NO_ENVIRONMENT = "none"
 MAX_EXPOSURE = 32.0
 MAX_INTENSITY = 1.0e6
 
@@ -100,7 +102,7 @@ class Stage:
     """Everything around the material; see the module docstring. Angles in degrees."""
 
     mesh: str = "sphere"
-    environment: str = "none"
+    environment: str = field(default_factory=lambda: default_environment())
     environment_rotation: float = 0.0
     environment_intensity: float = 1.0
     background: str = "color"
@@ -207,12 +209,19 @@ class Stage:
     # ---- the renderer --------------------------------------------------------------------
 
     def apply(self, renderer: Any) -> None:
-        """Hand everything a `Renderer` draws with to it (the mesh file is loaded by the caller)."""
+        """Hand everything a `Renderer` draws with to it.
+
+        Files are the caller's: a mesh file (`load_stage_mesh`) and the
+        environment's prefiltered data (`prepare_environment`, or a worker
+        job), which take time or may fail.
+        """
         if not is_mesh_path(self.mesh):
             renderer.set_mesh(self.mesh)
         renderer.set_exposure(self.exposure)
         renderer.set_tone_mapper(self.tone_mapper)
         renderer.set_background(self.background_color)
+        renderer.set_background_mode(self.background)
+        renderer.set_environment_settings(math.radians(math.remainder(self.environment_rotation, 360.0)), self.environment_intensity)
         renderer.set_light_direction(self.light_direction)
         renderer.set_light(color=self.light_color, intensity=self.light_intensity)
 
@@ -232,5 +241,42 @@ def load_stage_mesh(mesh: str) -> Mesh | None:
 
 
 def environment_names() -> list[str]:
-    """The environments a stage can name: "none" and the bundled ones."""
-    return ["none"]
+    """The environments a stage can name: the bundled ones (`app.preview.environment`) and "none"."""
+    return [*_bundled_environments(), NO_ENVIRONMENT]
+
+
+def _bundled_environments() -> tuple[str, ...]:
+    try:
+        from app.preview.environment import BUNDLED_ENVIRONMENTS
+    except ImportError:  # the image-based-lighting components are optional for a host
+        return ()
+    return tuple(BUNDLED_ENVIRONMENTS)
+
+
+def default_environment() -> str:
+    bundled = _bundled_environments()
+    return "studio" if "studio" in bundled else (bundled[0] if bundled else NO_ENVIRONMENT)
+
+
+def prepare_environment(environment: str) -> tuple[Any, Any] | None:
+    """(EnvironmentMaps, BRDF table) of a stage environment, prefiltered in the calling thread (or taken
+    from the cache); None for "none". ValueError with a one-line message when it cannot be loaded."""
+    if environment == NO_ENVIRONMENT:
+        return None
+    try:
+        from app.preview.environment import EnvironmentLoadError
+        from app.preview.ibl_assets import PrefilterJob
+    except ImportError:
+        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available") from None
+    try:
+        prepared = PrefilterJob(environment).run()
+    except (EnvironmentLoadError, OSError, ValueError) as error:
+        raise ValueError(str(error)) from None
+    return environment_maps(prepared), prepared.brdf_lut
+
+
+def environment_maps(prepared: Any) -> Any:
+    """The renderer's `EnvironmentMaps` of an `app.preview.ibl_assets.PreparedEnvironment`."""
+    from app.preview.renderer import EnvironmentMaps
+
+    return EnvironmentMaps(tuple(prepared.assets.specular), prepared.assets.irradiance)
