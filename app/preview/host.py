@@ -75,6 +75,9 @@ class PreviewHost(Protocol):
     def set_texture(self, name: str, path: str | None) -> bool:
         """Image file for sampler `name` (None: the checker); False if it could not be used."""
 
+    def set_image_directory(self, directory: str | None) -> None:
+        """Where relative image paths are looked for first (the document's folder)."""
+
     def set_mesh(self, name: str) -> None: ...
 
     def reset_camera(self) -> None: ...

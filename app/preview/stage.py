@@ -36,6 +36,11 @@ DEFAULT_LIGHT_INTENSITY = 3.0  # lux-like: a white Lambertian surface facing the
 DEFAULT_AMBIENT_COLOR = (0.2, 0.2, 0.2)  # linear radiance of the uniform environment ("none")
 #: The stage's environment name for "no environment map": a uniform grey ambient.
 NO_ENVIRONMENT = "none"
+#: The exposure a bundled environment is shown with when it is chosen (the user may change it
+#: after). The bundled ones differ in brightness as real places do: a white Lambertian surface
+#: reflects on average 0.33 in `studio`, 0.60 in `neutral` and 3.2 in `outdoor` (sky and sun),
+#: so `outdoor` starts 3 stops down to look about as bright as the others.
+RECOMMENDED_EXPOSURE: dict[str, float] = {"studio": 0.0, "neutral": 0.0, "outdoor": -3.0}
 MAX_EXPOSURE = 32.0
 MAX_INTENSITY = 1.0e6
 
@@ -152,12 +157,18 @@ class Stage:
             self.light_intensity = _number(intensity, "the light intensity", 0.0, MAX_INTENSITY)
 
     def set_environment(self, environment: str, rotation: Any = None, intensity: Any = None) -> None:
-        """A bundled environment name, "none" (a uniform grey ambient), or the path of an HDR file."""
+        """A bundled environment name, "none" (a uniform grey ambient), or the path of an HDR file.
+
+        Choosing another bundled environment also sets its `RECOMMENDED_EXPOSURE`
+        (set the exposure after this to override it).
+        """
         if not isinstance(environment, str) or not environment:
             raise ValueError("the environment must be a name or a file path")
         names = environment_names()
         if environment not in names and not os.path.isfile(environment):
             raise ValueError(f"unknown environment {environment!r}: expected {', '.join(names)} or the path of an .hdr/.exr file")
+        if environment != self.environment and environment in RECOMMENDED_EXPOSURE:
+            self.exposure = RECOMMENDED_EXPOSURE[environment]
         self.environment = environment
         if rotation is not None:
             self.environment_rotation = _number(rotation, "the environment rotation (degrees)", -360.0, 360.0)

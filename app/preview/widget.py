@@ -30,6 +30,7 @@ exists (in `initializeGL`); `programReady`/`programFailed` come then.
 
 from __future__ import annotations
 
+import os
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -98,8 +99,10 @@ class PreviewWidget(QOpenGLWidget):
         self._timer.setInterval(FRAME_INTERVAL_MS)
         self._timer.timeout.connect(self._tick)
         self._stage = Stage(environment=NO_ENVIRONMENT)
+        self._image_directory: str | None = None
         self._paused_by_user = False
         self._environment_name = NO_ENVIRONMENT
+        self._pending_environment: str | None = None
         self._environment_job: Any = None
         self._environment_note = ""
         self._environment_timer = QTimer(self)
@@ -256,6 +259,10 @@ class PreviewWidget(QOpenGLWidget):
         return self._environment_job is not None
 
     def _request_environment(self, name: str) -> None:
+        if not self._initialized:
+            self._pending_environment = name  # a preview never shown never spends time preparing one
+            return
+        self._pending_environment = None
         if name == self._environment_name:
             return
         if self._environment_job is not None:
@@ -366,11 +373,29 @@ class PreviewWidget(QOpenGLWidget):
         ratio = self.devicePixelRatioF()
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
+    def set_image_directory(self, directory: str | None) -> None:
+        """Where relative image paths are looked for first (the document's folder; None: none).
+
+        A relative path that does not exist there is tried as given (the
+        working directory). Textures already shown by a relative path are
+        loaded again from the new place.
+        """
+        if directory == self._image_directory:
+            return
+        self._image_directory = directory
+        for name, path in list(self._texture_paths.items()):
+            if path is not None and not os.path.isabs(path):
+                self._load_texture(name, path)
+        self.update()
+
     def _load_texture(self, name: str, path: str | None) -> bool:
         self._texture_paths[name] = path
         if path is None:
             self._renderer.set_texture(name, None)
             return True
+        if self._image_directory is not None and not os.path.isabs(path):
+            beside = os.path.join(self._image_directory, path)
+            path = beside if os.path.exists(beside) else path
         try:
             self._renderer.set_texture(name, load_image_rgba(path))
         except (ImageLoadError, ValueError):
@@ -420,6 +445,8 @@ class PreviewWidget(QOpenGLWidget):
         self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
+        if self._pending_environment is not None:
+            self._request_environment(self._pending_environment)
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -579,6 +606,9 @@ class UnavailablePreview(QLabel):
 
     def set_texture(self, name: str, path: str | None) -> bool:
         return False
+
+    def set_image_directory(self, directory: str | None) -> None:
+        pass
 
     def set_mesh(self, name: str) -> None:
         pass

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from app.material import catalog
 from app.material.document import LoadedDocument
-from app.material.examples import DEFAULT_EXAMPLE, load_example
+from app.material.examples import DEFAULT_EXAMPLE, example_path, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
 from app.ui.dialogs import SaveChoice
@@ -46,6 +46,7 @@ class FileCommands:
 
     def load_example(self, name: str = DEFAULT_EXAMPLE) -> bool:
         """Open a shipped example as an untitled document (Save asks where: examples stay pristine)."""
+        self.window.preview.set_image_directory(str(example_path(name).parent))  # its textures lie beside it
         return self.open_document(load_example(name), None, f"{name} (example)", ask_to_save=False)
 
     def open_example_interactive(self, name: str) -> None:
@@ -88,6 +89,8 @@ class FileCommands:
             return False
         if ask_to_save and not self.maybe_save():
             return False
+        if path is not None:
+            self.window.preview.set_image_directory(str(path.parent))  # relative image paths: beside the file
         if document.graph is not None and not document.read_only:
             problems = self.window.load_graph(document.graph, name, path)
             problems += [str(diagnostic) for diagnostic in document.diagnostics]
