@@ -163,6 +163,13 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
         if not preview_settled[0]:
             loop.exec()
+    if waits_for_preview and window.preview.preparing_environment:
+        # The stage's environment is being prepared in a worker: show the lit material, not the stand-in.
+        window.preview.environmentReady.connect(loop.quit)
+        window.preview.environmentFailed.connect(loop.quit)
+        QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
+        if window.preview.preparing_environment:
+            loop.exec()
     # A little longer so the last frame and the docks are painted.
     QTimer.singleShot(SETTLE_MS, loop.quit)
     loop.exec()

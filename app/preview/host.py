@@ -36,6 +36,9 @@ class PreviewHost(Protocol):
     contextCreated: SignalInstance
     #: The animation started or stopped (a call, or a material that uses Time playing by itself).
     playingChanged: SignalInstance
+    #: The stage's environment is in use (its name or path) / could not be loaded (why, one line).
+    environmentReady: SignalInstance
+    environmentFailed: SignalInstance
 
     @property
     def target(self) -> str:
@@ -89,6 +92,10 @@ class PreviewHost(Protocol):
 
     @property
     def stage(self) -> Stage: ...
+
+    @property
+    def preparing_environment(self) -> bool:
+        """True while the stage's environment is being prepared in a worker thread."""
 
     def set_stage(self, stage: Stage) -> None:
         """Mesh, environment, light, exposure, tone mapper and background (`app.preview.stage`)."""

@@ -593,6 +593,7 @@ class UnavailablePreview(QLabel):
     error_text = property(lambda self: "")
     playing = property(lambda self: False)
     stage = property(lambda self: Stage())
+    preparing_environment = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
                      values: Mapping[str, ParameterValue] | None = None) -> None:
