@@ -40,7 +40,7 @@ def test_new_materials_get_a_surface_output() -> None:
     assert OUTPUT_NODE_TYPE == "surface_output"
 
 
-def test_the_surface_output_is_glTF_helpers_writing_radiance() -> None:
+def test_the_surface_output_is_gltf_helpers_writing_radiance() -> None:
     result = lower(_textured_surface("srgb"))
     assert result.ok, result.diagnostics
     functions = {function.name for function in result.module.fragment.functions}
