@@ -171,7 +171,7 @@ class StageToolbar(QWidget):
         self.light_button = QToolButton(self)
         self.light_button.setObjectName("stageLight")
         self.light_button.setText("Light")
-        self.light_button.setToolTip("Direction, intensity and colour of the key light")
+        self.light_button.setToolTip("The key light (direction, intensity, colour) and the environment's rotation and intensity")
         self.light_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.light_button)
         panel = QWidget(menu)
@@ -189,10 +189,20 @@ class StageToolbar(QWidget):
         self.intensity_box.setObjectName("stageLightIntensity")
         self.light_color_button = QToolButton(panel)
         self.light_color_button.setObjectName("stageLightColor")
-        form.addRow("Azimuth", self.azimuth_slider)
-        form.addRow("Elevation", self.elevation_slider)
-        form.addRow("Intensity", self.intensity_box)
-        form.addRow("Colour", self.light_color_button)
+        self.rotation_slider = QSlider(Qt.Orientation.Horizontal, panel)
+        self.rotation_slider.setRange(-180, 180)
+        self.rotation_slider.setObjectName("stageEnvironmentRotation")
+        self.environment_intensity_box = QDoubleSpinBox(panel)
+        self.environment_intensity_box.setRange(0.0, 100.0)
+        self.environment_intensity_box.setDecimals(2)
+        self.environment_intensity_box.setSingleStep(0.1)
+        self.environment_intensity_box.setObjectName("stageEnvironmentIntensity")
+        form.addRow("Key light azimuth", self.azimuth_slider)
+        form.addRow("Key light elevation", self.elevation_slider)
+        form.addRow("Key light intensity", self.intensity_box)
+        form.addRow("Key light colour", self.light_color_button)
+        form.addRow("Environment rotation", self.rotation_slider)
+        form.addRow("Environment intensity", self.environment_intensity_box)
         action = QWidgetAction(menu)
         action.setDefaultWidget(panel)
         menu.addAction(action)
@@ -236,6 +246,8 @@ class StageToolbar(QWidget):
         self.elevation_slider.valueChanged.connect(self._light_moved)
         self.intensity_box.valueChanged.connect(self._light_moved)
         self.light_color_button.clicked.connect(self._pick_light_color)
+        self.rotation_slider.valueChanged.connect(self._environment_adjusted)
+        self.environment_intensity_box.valueChanged.connect(self._environment_adjusted)
         self.play_button.toggled.connect(self._play_toggled)
         self.restart_button.clicked.connect(self.timeResetRequested)
         self.camera_button.clicked.connect(self.cameraResetRequested)
@@ -266,6 +278,8 @@ class StageToolbar(QWidget):
             self.elevation_slider.setValue(round(stage.light_elevation))
             self.intensity_box.setValue(stage.light_intensity)
             _swatch(self.light_color_button, stage.light_color)
+            self.rotation_slider.setValue(round(stage.environment_rotation))
+            self.environment_intensity_box.setValue(stage.environment_intensity)
         finally:
             self._updating = False
 
@@ -320,6 +334,10 @@ class StageToolbar(QWidget):
     def _light_moved(self, *_: object) -> None:
         self._apply(lambda: self._stage.set_light(
             azimuth=self.azimuth_slider.value(), elevation=self.elevation_slider.value(), intensity=self.intensity_box.value()))
+
+    def _environment_adjusted(self, *_: object) -> None:
+        self._apply(lambda: self._stage.set_environment(
+            self._stage.environment, rotation=self.rotation_slider.value(), intensity=self.environment_intensity_box.value()))
 
     def _pick_light_color(self) -> None:
         chosen = self._choose_color(self, self._stage.light_color)

@@ -63,6 +63,9 @@ def test_controls_reach_the_renderer(qtbot, settings: QSettings) -> None:
     assert np.allclose(renderer.light_direction, light_vector(90, 0))
     toolbar.intensity_box.setValue(7.0)
     assert renderer.light_intensity == 7.0
+    toolbar.rotation_slider.setValue(90)
+    toolbar.environment_intensity_box.setValue(0.5)
+    assert np.isclose(renderer.environment_rotation, np.pi / 2) and renderer.environment_intensity == 0.5
     assert panel.preview.stage.tone_mapper == "agx"
 
 
