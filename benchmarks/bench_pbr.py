@@ -9,8 +9,8 @@
      lit by a uniform environment ("no IBL maps": 1-texel maps) and by a
      prefiltered environment (the bundled `studio` when the IBL components
      are installed, else a synthetic 1024x512 chain; the script says which);
-   - a constant-colour Surface Output and Unlit Output (the cost of the HDR
-     target + post pass alone).
+   - a constant-colour Surface Output and Unlit Output (the cost of the
+     shading, the HDR target and the post pass), and the post pass alone.
    Prints mean / median / min per case and the ratios to lit_blinn_phong.
 
 2. Lowering + verification + GLSL time of every physically based example
@@ -115,6 +115,15 @@ def frame_times(frames: int, size: int) -> None:
             renderer.render(size, size)
             GL.glFinish()
             samples[name].append(time.perf_counter() - started)
+    # The post pass alone (exposure, Khronos PBR Neutral, sRGB) over the whole 512x512 target.
+    surface = renderers["constant Surface Output"]
+    post = surface._post_program(surface.tone_mapper)
+    post_times = []
+    for _ in range(frames):
+        started = time.perf_counter()
+        surface._draw_post(size, size, post, surface._hdr_target.texture)
+        GL.glFinish()
+        post_times.append(time.perf_counter() - started)
     target.delete()
     for renderer in renderers.values():
         renderer.release()
@@ -127,6 +136,7 @@ def frame_times(frames: int, size: int) -> None:
     with_maps = statistics.median(samples["painted_metal, prefiltered environment"])
     uniform = statistics.median(samples["painted_metal, uniform environment"])
     print(f"  IBL maps vs uniform environment (painted_metal): {with_maps / uniform:.2f}")
+    print(f"  the post pass alone (exposure, PBR Neutral, sRGB over {size}x{size}): median {1000 * statistics.median(post_times):.2f} ms")
 
 
 def lowering_times(runs: int) -> None:
