@@ -283,6 +283,8 @@ def prepare_environment(environment: str) -> tuple[Any, Any] | None:
         prepared = PrefilterJob(environment).run()
     except (EnvironmentLoadError, OSError, ValueError) as error:
         raise ValueError(str(error)) from None
+    except ImportError as error:  # a component the IBL code needs is missing from this installation
+        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available ({error})") from None
     return environment_maps(prepared), prepared.brdf_lut
 
 

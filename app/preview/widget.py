@@ -305,6 +305,9 @@ class PreviewWidget(QOpenGLWidget):
         except (EnvironmentLoadError, OSError, ValueError, MemoryError) as error:
             self._environment_failed(str(error))
             return
+        except ImportError as error:  # a component the IBL code needs is missing from this installation
+            self._environment_failed(f"image-based lighting is not available ({error})")
+            return
         self._renderer.set_environment_maps(environment_maps(prepared))
         self._renderer.set_brdf_table(prepared.brdf_lut)
         self._environment_note = ""
