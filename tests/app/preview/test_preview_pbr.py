@@ -14,46 +14,24 @@ import itertools
 import numpy as np
 import pbr_reference as reference
 import pytest
+from pbr_testing import CONTEXTS, build, renderer_on, surface_value
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.preview.mesh import build_mesh
 from app.preview.renderer import Renderer
-from vpl_core.backends.glsl import compile as compile_glsl
 
 pytestmark = pytest.mark.gl
 
-CONTEXTS = ["current_gl", "current_gles"]
 LIGHT_INTENSITY = 2.5
 RELATIVE = 1e-3
 #: Values below this are compared absolutely (a relative error of 1e-3 of ~0 means nothing).
 ABSOLUTE_FLOOR = 1e-5
 
 
-def _renderer(request, fixture: str):
-    gl = request.getfixturevalue(fixture)
-    renderer = Renderer()
-    request.addfinalizer(lambda: (gl.make_current(), renderer.release()))
-    return renderer, "es320" if gl.is_es else "glsl420"
-
-
-def _build(renderer: Renderer, graph: MaterialGraph, target: str) -> None:
-    result = lower(graph)
-    assert result.ok, result.diagnostics
-    renderer.build_program(compile_glsl(result.verified, target=target))
-    for spec in result.parameters:
-        if spec.default is not None and not isinstance(spec.default, str):
-            renderer.set_parameter(spec.name, spec.default)
-
-
 def _world_positions(renderer: Renderer, target: str, size: int) -> np.ndarray:
     """World position per pixel: an unlit material writing it, read back as floats."""
-    graph = MaterialGraph()
-    position = graph.add_node("world_position")
-    output = graph.add_node("material_output")
-    graph.connect(position.id, "out", output.id, "base_color")
-    _build(renderer, graph, target)
-    return renderer.render_linear(size, size)[:, :, :3].astype(np.float64)
+    return surface_value(renderer, target, "world_position", size)
 
 
 def _surface_graph() -> MaterialGraph:
@@ -106,7 +84,7 @@ GEOMETRY = [
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_surface_output_matches_the_appendix_b_reference(request, gl_fixture: str) -> None:
     size = 12
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     renderer.set_mesh("plane")
     renderer.set_light(color=(1.0, 1.0, 1.0), intensity=LIGHT_INTENSITY)
     renderer.set_ambient((0.0, 0.0, 0.0))
@@ -115,7 +93,7 @@ def test_surface_output_matches_the_appendix_b_reference(request, gl_fixture: st
     assert covered.mean() > 0.3
     view = positions[covered]
     view = reference._unit(np.asarray(renderer.camera.position, dtype=np.float64) - view)
-    _build(renderer, _surface_graph(), target)
+    build(renderer, _surface_graph(), target)
     links = renderer.link_count
     compared = 0
     for base, metallic, roughness, (normal, light) in itertools.product(BASE_COLOURS, METALLIC, ROUGHNESS, GEOMETRY):
@@ -136,7 +114,7 @@ def test_surface_output_matches_the_appendix_b_reference(request, gl_fixture: st
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_no_nan_or_inf_on_a_sphere_at_the_extremes(request, gl_fixture: str) -> None:
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     graph = MaterialGraph()
     output = graph.add_node("surface_output")
     base = graph.add_node("color_parameter", properties={"name": "base"})
@@ -145,7 +123,7 @@ def test_no_nan_or_inf_on_a_sphere_at_the_extremes(request, gl_fixture: str) -> 
     graph.connect(base.id, "out", output.id, "base_color")
     graph.connect(metallic.id, "out", output.id, "metallic")
     graph.connect(roughness.id, "out", output.id, "roughness")
-    _build(renderer, graph, target)
+    build(renderer, graph, target)
     camera_direction = tuple(np.asarray(renderer.camera.position) / np.linalg.norm(renderer.camera.position))
     lights = [(0.0, 1.0, 0.0), camera_direction, tuple(-c for c in camera_direction), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0)]
     for base_value, metallic_value, roughness_value, light in itertools.product(
@@ -186,7 +164,7 @@ def _centre(image: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_srgb_texture_decodes_and_the_display_encodes_back_every_level_exactly(request, gl_fixture: str) -> None:
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     levels = np.arange(256)
     image = np.zeros((1, 256, 4), dtype=np.uint8)
     image[0, :, 0] = levels
@@ -197,7 +175,7 @@ def test_srgb_texture_decodes_and_the_display_encodes_back_every_level_exactly(r
     renderer.set_light(intensity=0.0)
     renderer.set_ambient((0.0, 0.0, 0.0))
     renderer.set_tone_mapper("none")
-    _build(renderer, _emissive_graph(texture=True), target)
+    build(renderer, _emissive_graph(texture=True), target)
     for level in range(256):
         renderer.set_parameter("uv", ((level + 0.5) / 256.0, 0.5))
         expected_rgb = image[0, level, :3]
@@ -210,11 +188,11 @@ def test_srgb_texture_decodes_and_the_display_encodes_back_every_level_exactly(r
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 @pytest.mark.parametrize("tone_mapper", list(reference.TONE_MAPPERS))
 def test_tone_mappers_match_their_published_formulas(request, gl_fixture: str, tone_mapper: str) -> None:
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     renderer.set_light(intensity=0.0)
     renderer.set_ambient((0.0, 0.0, 0.0))
     renderer.set_tone_mapper(tone_mapper)
-    _build(renderer, _emissive_graph(texture=False), target)
+    build(renderer, _emissive_graph(texture=False), target)
     radiances = [(0.0, 0.0, 0.0), (0.02, 0.05, 0.01), (0.18, 0.18, 0.18), (0.5, 0.2, 0.1), (0.9, 0.8, 0.7),
                  (1.0, 1.0, 1.0), (2.5, 1.0, 0.3), (8.0, 8.0, 8.0), (40.0, 3.0, 0.5)]
     for radiance, exposure in itertools.product(radiances, (0.0, -1.5, 2.0)):
@@ -228,11 +206,11 @@ def test_tone_mappers_match_their_published_formulas(request, gl_fixture: str, t
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_the_background_of_a_surface_material_is_the_colour_picked(request, gl_fixture: str) -> None:
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     renderer.set_background((0.25, 0.5, 0.75))
     renderer.set_exposure(3.0)
     renderer.set_tone_mapper("aces")
-    _build(renderer, _emissive_graph(texture=False), target)
+    build(renderer, _emissive_graph(texture=False), target)
     image = renderer.render_image(32, 32)
     assert tuple(int(c) for c in image[0, 0]) == (64, 128, 191, 255)
 
@@ -267,7 +245,7 @@ def _normal_map_graph(convention: str = "opengl", strength: float = 1.0, lit: bo
 @pytest.mark.parametrize(("convention", "strength"), [("opengl", 1.0), ("directx", 1.0), ("opengl", 0.5)])
 def test_a_tilted_normal_map_on_a_plane_lights_like_the_reference(request, gl_fixture: str, convention: str, strength: float) -> None:
     size = 12
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     renderer.set_mesh("plane")
     renderer.set_light(intensity=LIGHT_INTENSITY)
     renderer.set_ambient((0.0, 0.0, 0.0))
@@ -276,7 +254,7 @@ def test_a_tilted_normal_map_on_a_plane_lights_like_the_reference(request, gl_fi
     covered = np.abs(positions[:, :, 2]) < 1e-6
     texel, tangent_normal = _encoded_normal((0.45, -0.3, 1.0))
     renderer.set_texture("normal_map", np.tile(texel, (8, 8, 1)))
-    _build(renderer, _normal_map_graph(convention, strength), target)
+    build(renderer, _normal_map_graph(convention, strength), target)
     measured = renderer.render_linear(size, size)[covered][:, :3].astype(np.float64)
     # The plane's frame: T = +x (u grows rightwards), B = +y, N = +z.
     green = -1.0 if convention == "directx" else 1.0
@@ -301,7 +279,7 @@ def test_tangent_handedness_on_a_mirrored_uv_mesh(request, gl_fixture: str) -> N
     """A normal tilted towards +u points left-to-right on the left half and back on the mirrored
     right half; one tilted towards +v points up on both (the bitangent keeps its direction)."""
     size = 64
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     renderer.set_mesh(_mirrored_plane())
     renderer.camera.distance = 2.5
     positions = _world_positions(renderer, target, size)
@@ -309,7 +287,7 @@ def test_tangent_handedness_on_a_mirrored_uv_mesh(request, gl_fixture: str) -> N
     left = covered & (positions[:, :, 0] < -0.05)
     right = covered & (positions[:, :, 0] > 0.05)
     assert left.sum() > 100 and right.sum() > 100
-    _build(renderer, _normal_map_graph(lit=False), target)
+    build(renderer, _normal_map_graph(lit=False), target)
     for tilt, left_expected, right_expected in (
         ((0.6, 0.0, 1.0), (1, 0), (-1, 0)),   # towards +u: x flips with the mirrored u
         ((0.0, 0.6, 1.0), (0, 1), (0, 1)),    # towards +v: y up on both halves
@@ -329,28 +307,28 @@ def test_tangent_handedness_on_a_mirrored_uv_mesh(request, gl_fixture: str) -> N
 # The PBR helper nodes, through an unlit output into RGBA32F -------------------------------------
 
 
-def _unlit(renderer: Renderer, target: str, build) -> np.ndarray:
-    """Render a graph whose Unlit Output base colour is what `build(graph)` returns (node, port); centre pixel."""
+def _unlit(renderer: Renderer, target: str, make) -> np.ndarray:
+    """Render a graph whose Unlit Output base colour is what `make(graph)` returns (node, port); centre pixel."""
     graph = MaterialGraph()
     output = graph.add_node("material_output")
-    node, port = build(graph)
+    node, port = make(graph)
     graph.connect(node.id, port, output.id, "base_color")
-    _build(renderer, graph, target)
+    build(renderer, graph, target)
     return _centre(renderer.render_linear(8, 8)).astype(np.float64)
 
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_colour_nodes_match_their_formulas(request, gl_fixture: str) -> None:
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     colour = (0.02, 0.3, 0.9, 0.5)
 
     def through(type_name: str):
-        def build(graph):
+        def make(graph):
             source = graph.add_node("constant_color", properties={"value": colour})
             node = graph.add_node(type_name)
             graph.connect(source.id, "out", node.id, "color")
             return node, "out"
-        return build
+        return make
 
     encoded = _unlit(renderer, target, through("linear_to_srgb"))
     assert np.allclose(encoded[:3], reference.srgb_encode(colour[:3]), rtol=2e-5)
@@ -362,15 +340,15 @@ def test_colour_nodes_match_their_formulas(request, gl_fixture: str) -> None:
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_orm_unpack_glossiness_and_schlick_fresnel(request, gl_fixture: str) -> None:
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
 
     def unpack(port: str):
-        def build(graph):
+        def make(graph):
             source = graph.add_node("constant_color", properties={"value": (0.25, 0.5, 0.75, 1.0)})
             node = graph.add_node("orm_unpack")
             graph.connect(source.id, "out", node.id, "orm")
             return node, port
-        return build
+        return make
 
     assert _unlit(renderer, target, unpack("occlusion"))[0] == 0.25
     assert _unlit(renderer, target, unpack("roughness"))[0] == 0.5
@@ -400,7 +378,7 @@ def test_orm_unpack_glossiness_and_schlick_fresnel(request, gl_fixture: str) -> 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixture: str) -> None:
     """h = k·x on the z = 0 plane: the bumped normal is normalize(−strength·k, 0, 1) wherever derivatives exist."""
-    renderer, target = _renderer(request, gl_fixture)
+    renderer, target = renderer_on(request, gl_fixture)
     renderer.set_mesh("plane")
     positions = _world_positions(renderer, target, 16)
     covered = np.abs(positions[:, :, 2]) < 1e-6
@@ -414,7 +392,7 @@ def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixtu
     graph.connect(split.id, "x", ramp.id, "a")
     graph.connect(ramp.id, "out", bump.id, "height")
     graph.connect(bump.id, "normal_out", output.id, "base_color")
-    _build(renderer, graph, target)
+    build(renderer, graph, target)
     normals = renderer.render_linear(16, 16)[covered][:, :3].astype(np.float64)
     expected = np.array([-1.5 * 0.4, 0.0, 1.0]) / np.linalg.norm([-1.5 * 0.4, 0.0, 1.0])
     assert np.allclose(normals, expected, atol=2e-4)
