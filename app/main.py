@@ -1,4 +1,4 @@
-"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH]] [--gl desktop|es|auto]`.
+"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH] [stage]] [--gl desktop|es|auto]`.
 
 `vpl-editor --version` prints the version; `vpl-editor --about` prints what
 Help > About shows (version, Qt, platform, and the OpenGL context the
@@ -13,7 +13,9 @@ until the preview has drawn or failed (bounded by `--timeout` seconds), saves
 a grab of the whole window as shown (preview overlay included) and exits 0; no dialog is shown in this mode
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
-opening the window.
+opening the window; `--mesh`, `--environment`, `--exposure`,
+`--tone-mapper`, `--time` and `--set NAME=VALUE` choose what it shows. A
+wrong value prints one line and exits 2.
 
 `--gl` picks the preview's OpenGL profile: `desktop` (OpenGL 4.2 core),
 `es` (OpenGL ES 3.2) or `auto` (desktop when a 4.2 core context can be
@@ -53,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gl", choices=("desktop", "es", "auto"), default=None,
                         help="the preview's OpenGL profile: desktop (4.2 core), es (ES 3.2) or auto "
                              "(desktop if available, else ES); default: $VPL_PREVIEW_GL, else auto")
+    stage = parser.add_argument_group("stage of --preview-screenshot")
+    stage.add_argument("--mesh", metavar="NAME|PATH", help="sphere (default), cube, plane, ... or a mesh file")
+    stage.add_argument("--environment", metavar="NAME|PATH", help="the lighting environment: a bundled name or an HDR file")
+    stage.add_argument("--exposure", metavar="EV", help="exposure in stops (default 0)")
+    stage.add_argument("--tone-mapper", metavar="NAME", help="pbr_neutral (default), aces, agx, reinhard or none")
+    stage.add_argument("--time", metavar="SECONDS", help="the scene time the frame shows (default 0)")
+    stage.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="assignments",
+                       help="set a material parameter (repeatable): 0.5 | 0.1,0.2,0.3 | #ff8800 | image.png")
     return parser
 
 
@@ -70,16 +80,44 @@ def _example_source() -> str:
     return str(example_path(DEFAULT_EXAMPLE))
 
 
+def _preview_stage(arguments: argparse.Namespace) -> tuple[object, float]:
+    """(Stage, time) from the stage options; ValueError with a one-line message for a wrong value."""
+    import math
+
+    from app.preview.stage import Stage
+
+    stage = Stage()
+    if arguments.mesh is not None:
+        stage.set_mesh(arguments.mesh)
+    if arguments.environment is not None:
+        stage.set_environment(arguments.environment)
+    if arguments.exposure is not None:
+        stage.set_exposure(arguments.exposure)
+    if arguments.tone_mapper is not None:
+        stage.set_tone_mapper(arguments.tone_mapper)
+    time = 0.0
+    if arguments.time is not None:
+        try:
+            time = float(arguments.time)
+        except ValueError:
+            raise ValueError(f"--time must be a number of seconds, not {arguments.time!r}") from None
+        if not math.isfinite(time) or time < 0.0:
+            raise ValueError(f"--time must be a finite number of seconds >= 0, not {arguments.time!r}")
+    return stage, time
+
+
 def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
     from app.preview.screenshot import DEFAULT_SIZE, parse_size, preview_screenshot
 
     try:
         size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
+        stage, time = _preview_stage(arguments)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
     source = arguments.file or _example_source()
-    return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl)
+    return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl, stage=stage, time=time,
+                              assignments=arguments.assignments)
 
 
 def _print_about(gl: str) -> int:
@@ -125,6 +163,13 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
         window.preview.programFailed.connect(loop.quit)
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
         if not preview_settled[0]:
+            loop.exec()
+    if waits_for_preview and window.preview.preparing_environment:
+        # The stage's environment is being prepared in a worker: show the lit material, not the stand-in.
+        window.preview.environmentReady.connect(loop.quit)
+        window.preview.environmentFailed.connect(loop.quit)
+        QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
+        if window.preview.preparing_environment:
             loop.exec()
     # A little longer so the last frame and the docks are painted.
     QTimer.singleShot(SETTLE_MS, loop.quit)

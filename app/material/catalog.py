@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 #: Category names in palette order.
 CATEGORIES: tuple[str, ...] = (
-    "Input", "Math", "Vector", "Color", "Texture", "Mapping", "Logic", "Procedural", "Pattern", "Lighting", "Output", "Utility",
+    "Input", "Math", "Vector", "Color", "Texture", "Mapping", "Logic", "Procedural", "Pattern", "Lighting", "PBR",
+    "Output", "Utility",
 )
 
 #: Values an unconnected input can default to besides constants, with their types.

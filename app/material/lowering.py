@@ -6,16 +6,23 @@ every problem becomes a `NodeDiagnostic` naming the node it belongs to.
 What the generated module looks like (docs/material-nodes.md has details):
 
 - Uniforms: the scene record `scene` (app/material/scene.py) first, then one
-  uniform per parameter node, in emission order.
-- Vertex stage (`vertex_main`), per the preview host contract: inputs
-  position/normal/texcoord at locations 0/1/2; outputs the clip Position =
-  projection * view * model * vec4(position, 1), and the varyings
-  world_position (vec3, location 0), world_normal (vec3, location 1) and
-  surface_texcoord (vec2, location 2, texcoord semantic).
-- Fragment stage (`fragment_main`): the same three varyings as inputs, and
-  `color`, the FragmentColor output at location 0. Helper functions
-  (noise) live in the fragment stage and are emitted once however many nodes
-  call them.
+  uniform per parameter node (and the host's lighting uniforms a Surface
+  Output asks for), in emission order.
+- Interface, declared **on demand**: a vertex input, varying or scene value
+  exists in the module only when a node reads it, so a material that reads
+  no tangents runs on a host that provides none. The vertex stage
+  (`vertex_main`) is generated last, from what the fragment stage asked
+  for: it always writes the clip Position = projection * view * model *
+  vec4(position, 1), and one output per varying in `SURFACE_VARYINGS`
+  (fixed name, type and location, e.g. world_normal at location 1), reading
+  only the vertex inputs (`scene.VERTEX_INPUTS`, bound by location) those
+  varyings need. A new surface value is one `register_varying` plus one
+  `register_source` call.
+- Fragment stage (`fragment_main`): the varyings it reads as inputs, and the
+  output node's colour output at location 0 (`color` for the Unlit Output,
+  `radiance` for the Surface Output; docs/preview.md says what the host
+  does with each). Helper functions (noise, the BRDF) live in the fragment
+  stage and are emitted once however many nodes call them.
 
 Guarantees:
 
@@ -33,7 +40,7 @@ Guarantees:
   7.3.1: implicit derivatives are undefined in non-uniform control flow).
 - Provenance: every instruction, terminator, block, function, uniform and
   interface variable the lowering creates maps (by `id()`) to the node that
-  emitted it. The generated vertex stage belongs to the Material Output;
+  emitted it. The generated vertex stage belongs to the output node;
   a shared helper belongs to the first node that needed it. Verifier and
   backend errors are mapped back through it.
 """
@@ -49,7 +56,15 @@ from typing import Any
 from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integer, as_number, as_numbers, input_default
 from app.material.graph import MaterialGraph, Node
 from app.material.parameters import ParameterSpec
-from app.material.scene import SCENE_FIELDS, SCENE_RECORD_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import (
+    DISPLAY_OUTPUT_NAME,
+    RADIANCE_OUTPUT_NAME,
+    RESERVED_UNIFORM_NAMES,
+    SCENE_FIELDS,
+    SCENE_RECORD_NAME,
+    SCENE_UNIFORM_NAME,
+    VERTEX_INPUTS_BY_NAME,
+)
 from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
@@ -62,15 +77,11 @@ from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterV
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
 
-OUTPUT_NODE_TYPE = "material_output"
-
-#: Varyings from the generated vertex stage to the fragment stage: (name, type, location, semantic).
-VARYINGS: tuple[tuple[str, Type, int, Semantic], ...] = (
-    ("world_position", vec(3), 0, Semantic.NONE),
-    ("world_normal", vec(3), 1, Semantic.NONE),
-    ("surface_texcoord", vec(2), 2, Semantic.TEXCOORD),
-)
-FRAGMENT_OUTPUT_NAME = "color"
+#: Output node types, and the name of the fragment colour output each writes (docs/preview.md:
+#: `color` is display-referred and shown as is, `radiance` is linear HDR the host tone-maps).
+OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME}
+#: The output node of new materials.
+OUTPUT_NODE_TYPE = "surface_output"
 VERTEX_ENTRY_NAME = "vertex_main"
 FRAGMENT_ENTRY_NAME = "fragment_main"
 
@@ -215,6 +226,16 @@ class NodeContext:
     def is_connected(self, name: str) -> bool:
         return (self.node.id, name) in self.lowering.incoming
 
+    def source_node(self, name: str) -> Node | None:
+        """The node whose output feeds input `name`, or None when it is unconnected."""
+        connection = self.lowering.incoming.get((self.node.id, name))
+        return self.lowering.graph.nodes.get(connection.source_node) if connection is not None else None
+
+    @property
+    def radiance_output(self) -> bool:
+        """True when the material's output writes linear radiance (Surface Output), False for display colour."""
+        return self.lowering.output_name == RADIANCE_OUTPUT_NAME
+
     def output_used(self, name: str) -> bool:
         return (self.node.id, name) in self.lowering.used_outputs
 
@@ -282,6 +303,146 @@ class NodeContext:
         return self.lowering.add_parameter(spec)
 
 
+# Surface values: varyings and sources ----------------------------------------------------------
+
+
+class VertexStage:
+    """The generated vertex stage while it is being built: vertex inputs and scene fields on demand.
+
+    Every value is loaded or computed once (the whole stage is one block).
+    """
+
+    def __init__(self, lowering: _Lowering) -> None:
+        self.lowering = lowering
+        self.stage = StageBuilder(lowering.module.vertex)
+        self.fn = TrackingFunctionBuilder(self.stage.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, lowering)
+        self._inputs: dict[str, RegisterValue] = {}
+        self._values: dict[str, RegisterValue] = {}
+
+    def input(self, name: str) -> RegisterValue:
+        """The vertex input `name` of scene.VERTEX_INPUTS (declared at its contract location on first use)."""
+        loaded = self._inputs.get(name)
+        if loaded is None:
+            spec = VERTEX_INPUTS_BY_NAME[name]
+            reference = self.stage.input(spec.name, spec.type, spec.location, Semantic(spec.semantic))
+            self.lowering.record(self.lowering.module.vertex.interface[-1])
+            loaded = self._inputs[name] = self.fn.load(reference)
+        return loaded
+
+    def scene(self, field_name: str) -> RegisterValue:
+        key = f"scene.{field_name}"
+        loaded = self._values.get(key)
+        if loaded is None:
+            loaded = self._values[key] = self.fn.load(member(self.lowering.scene, field_name))
+        return loaded
+
+    def world_position4(self) -> RegisterValue:
+        """model * vec4(position, 1)."""
+        world = self._values.get("world4")
+        if world is None:
+            position4 = self.fn.construct(vec(4), self.input("position"), self.fn.f(1.0))
+            world = self._values["world4"] = self.fn.multiply(self.scene("model"), position4)
+        return world
+
+    def transform_direction(self, matrix_field: str, direction: Operand) -> RegisterValue:
+        """(scene.<matrix_field> * vec4(direction, 0)).xyz."""
+        direction4 = self.fn.construct(vec(4), direction, self.fn.f(0.0))
+        return self.fn.swizzle(self.fn.multiply(self.scene(matrix_field), direction4), "xyz")
+
+
+@dataclass(frozen=True)
+class Varying:
+    """A per-vertex value the generated vertex stage writes and the fragment stage reads interpolated.
+
+    Name, type, location and semantic are fixed (the same in every material
+    that reads it); `compute` emits the vertex-stage code for its value from
+    the vertex inputs named in `inputs` (scene.VERTEX_INPUTS).
+    """
+
+    name: str
+    type: Type
+    location: int
+    semantic: Semantic
+    inputs: tuple[str, ...]
+    compute: Callable[[VertexStage], Operand]
+
+
+def _world_tangent(vertex: VertexStage) -> Operand:
+    tangent = vertex.input("tangent")
+    direction = vertex.transform_direction("model", vertex.fn.swizzle(tangent, "xyz"))
+    return vertex.fn.construct(vec(4), direction, vertex.fn.swizzle(tangent, "w"))
+
+
+SURFACE_VARYINGS: dict[str, Varying] = {}
+
+
+def register_varying(varying: Varying) -> Varying:
+    """Add a surface varying (its location must be unused)."""
+    if varying.name in SURFACE_VARYINGS:
+        raise ValueError(f"varying {varying.name!r} registered twice")
+    if any(other.location == varying.location for other in SURFACE_VARYINGS.values()):
+        raise ValueError(f"varying location {varying.location} is taken")
+    SURFACE_VARYINGS[varying.name] = varying
+    return varying
+
+
+register_varying(Varying("world_position", vec(3), 0, Semantic.NONE, ("position",), lambda v: v.fn.swizzle(v.world_position4(), "xyz")))
+register_varying(
+    Varying("world_normal", vec(3), 1, Semantic.NONE, ("normal",), lambda v: v.transform_direction("normal_matrix", v.input("normal")))
+)
+register_varying(Varying("surface_texcoord", vec(2), 2, Semantic.TEXCOORD, ("texcoord",), lambda v: v.input("texcoord")))
+#: xyz: the model-space tangent taken to world space by `model`; w: the handedness sign.
+register_varying(Varying("world_tangent", vec(4), 3, Semantic.NONE, ("tangent",), _world_tangent))
+
+
+#: Fragment-stage values nodes read by name (`NodeContext.source`, and inputs whose default names
+#: one: catalog.DEFAULT_SOURCES): each computed once per material, on first use.
+SURFACE_SOURCES: dict[str, Callable[[_Lowering], Operand]] = {}
+
+
+def register_source(name: str, compute: Callable[[_Lowering], Operand]) -> None:
+    if name in SURFACE_SOURCES:
+        raise ValueError(f"source {name!r} registered twice")
+    SURFACE_SOURCES[name] = compute
+
+
+def _normalized(lowering: _Lowering, value: Operand) -> RegisterValue:
+    return lowering.fragment_main.builtin(Builtin.NORMALIZE, PortType.VEC3, value)
+
+
+def _view_direction(lowering: _Lowering) -> Operand:
+    towards_camera = lowering.fragment_main.subtract(lowering.scene_field("camera_position"), lowering.source("world_position"))
+    return _normalized(lowering, towards_camera)
+
+
+def _unit_tangent(lowering: _Lowering) -> Operand:
+    """The interpolated tangent made orthogonal to the unit normal again (Gram-Schmidt), unit length."""
+    fn = lowering.fragment_main
+    normal = lowering.source("world_normal")
+    tangent = fn.swizzle(lowering.source("world_tangent_raw"), "xyz")
+    along_normal = fn.multiply(normal, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, tangent))
+    return _normalized(lowering, fn.subtract(tangent, along_normal))
+
+
+def _unit_bitangent(lowering: _Lowering) -> Operand:
+    """handedness * cross(normal, tangent): the direction in which v grows (MikkTSpace)."""
+    fn = lowering.fragment_main
+    handedness = fn.swizzle(lowering.source("world_tangent_raw"), "w")
+    cross = fn.builtin(Builtin.CROSS, PortType.VEC3, lowering.source("world_normal"), lowering.source("world_tangent"))
+    return fn.multiply(cross, handedness)
+
+
+register_source("texcoord", lambda lowering: lowering.varying("surface_texcoord"))
+register_source("world_position", lambda lowering: lowering.varying("world_position"))
+register_source("world_normal", lambda lowering: _normalized(lowering, lowering.varying("world_normal")))
+register_source("world_tangent_raw", lambda lowering: lowering.varying("world_tangent"))
+register_source("world_tangent", _unit_tangent)
+register_source("world_bitangent", _unit_bitangent)
+register_source("view_direction", _view_direction)
+register_source("light_direction", lambda lowering: _normalized(lowering, lowering.scene_field("light_direction")))
+register_source("time", lambda lowering: lowering.scene_field("time"))
+
+
 # The lowering itself --------------------------------------------------------------------------
 
 
@@ -305,45 +466,56 @@ class _Lowering:
     # Module skeleton.
 
     def build_skeleton(self, output_node: str) -> None:
+        """The scene uniform and the fragment entry; the vertex stage comes last (`finish_vertex_stage`)."""
         self.owner = output_node
+        self.output_name = OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name]
         module = self.module
         scene_type = record(SCENE_RECORD_NAME, SCENE_FIELDS)
         self.scene = add_uniform(module, SCENE_UNIFORM_NAME, scene_type)
         self.record(module.uniforms[-1])
         self.record(scene_type)
+        self.fragment_stage = StageBuilder(module.fragment)
+        self.varying_inputs: dict[str, ReferenceValue] = {}
+        self.fragment_output: ReferenceValue | None = None
+        self.fragment_main = TrackingFunctionBuilder(self.fragment_stage.function(FRAGMENT_ENTRY_NAME, VOID, entry=True).function, self)
+        self.host_uniforms: dict[str, ReferenceValue] = {}
 
-        vertex = StageBuilder(module.vertex)
-        inputs = {
-            spec.name: vertex.input(spec.name, spec.type, spec.location, Semantic(spec.semantic)) for spec in VERTEX_INPUTS
-        }
-        clip = vertex.output("clip_position", vec(4), -1, Semantic.POSITION)
-        varying_outputs = {name: vertex.output(name, type, location, semantic) for name, type, location, semantic in VARYINGS}
-        for variable in module.vertex.interface:
-            self.record(variable)
-        main = TrackingFunctionBuilder(vertex.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, self)
-        model = main.load(member(self.scene, "model"))
-        view = main.load(member(self.scene, "view"))
-        projection = main.load(member(self.scene, "projection"))
-        normal_matrix = main.load(member(self.scene, "normal_matrix"))
-        position = main.load(inputs["position"])
-        position4 = main.construct(vec(4), position, main.f(1.0))
-        world4 = main.multiply(model, position4)
-        eye4 = main.multiply(view, world4)
-        main.store(clip, main.multiply(projection, eye4))
-        main.store(varying_outputs["world_position"], main.swizzle(world4, "xyz"))
-        normal = main.load(inputs["normal"])
-        normal4 = main.construct(vec(4), normal, main.f(0.0))
-        main.store(varying_outputs["world_normal"], main.swizzle(main.multiply(normal_matrix, normal4), "xyz"))
-        main.store(varying_outputs["surface_texcoord"], main.load(inputs["texcoord"]))
-        main.ret()
+    def declare_fragment_output(self, name: str) -> ReferenceValue:
+        """The output node's colour output (location 0, FragmentColor); declared once."""
+        if self.fragment_output is None:
+            self.fragment_output = self.fragment_stage.output(name, vec(4), 0, Semantic.FRAGMENT_COLOR)
+            self.record(self.module.fragment.interface[-1])
+        return self.fragment_output
 
-        fragment = StageBuilder(module.fragment)
-        self.fragment_stage = fragment
-        self.varying_inputs = {name: fragment.input(name, type, location, semantic) for name, type, location, semantic in VARYINGS}
-        self.fragment_output = fragment.output(FRAGMENT_OUTPUT_NAME, vec(4), 0, Semantic.FRAGMENT_COLOR)
-        for variable in module.fragment.interface:
-            self.record(variable)
-        self.fragment_main = TrackingFunctionBuilder(fragment.function(FRAGMENT_ENTRY_NAME, VOID, entry=True).function, self)
+    def finish_vertex_stage(self, output_node: str) -> None:
+        """Generate the vertex stage: clip position, and exactly the varyings the fragment stage read."""
+        self.owner = output_node
+        vertex = VertexStage(self)
+        varyings = sorted((SURFACE_VARYINGS[name] for name in self.varying_inputs), key=lambda varying: varying.location)
+        needed = {"position"}.union(*(varying.inputs for varying in varyings))
+        # Interface in a readable order: inputs by location, then Position, then varyings by location.
+        for spec in sorted((VERTEX_INPUTS_BY_NAME[name] for name in needed), key=lambda spec: spec.location):
+            vertex.input(spec.name)
+        clip = vertex.stage.output("clip_position", vec(4), -1, Semantic.POSITION)
+        self.record(self.module.vertex.interface[-1])
+        outputs = []
+        for varying in varyings:
+            outputs.append(vertex.stage.output(varying.name, varying.type, varying.location, varying.semantic))
+            self.record(self.module.vertex.interface[-1])
+        world = vertex.world_position4()
+        eye = vertex.fn.multiply(vertex.scene("view"), world)
+        vertex.fn.store(clip, vertex.fn.multiply(vertex.scene("projection"), eye))
+        for varying, output in zip(varyings, outputs):
+            vertex.fn.store(output, varying.compute(vertex))
+        vertex.fn.ret()
+
+    def host_uniform(self, name: str, value_type: Type) -> ReferenceValue:
+        """A uniform the host fills (not a material parameter; scene.HOST_UNIFORMS), declared once."""
+        reference = self.host_uniforms.get(name)
+        if reference is None:
+            reference = self.host_uniforms[name] = add_uniform(self.module, name, value_type)
+            self.record(self.module.uniforms[-1])
+        return reference
 
     # Values shared by nodes.
 
@@ -351,7 +523,16 @@ class _Lowering:
         return self.fragment_main.load(member(self.scene, field_name))
 
     def varying(self, name: str) -> RegisterValue:
-        return self.fragment_main.load(self.varying_inputs[name])
+        """Load the interpolated varying `name` (one of SURFACE_VARYINGS), declaring it on first use."""
+        reference = self.varying_inputs.get(name)
+        if reference is None:
+            varying = SURFACE_VARYINGS.get(name)
+            if varying is None:
+                raise LoweringFailure(f"unknown surface varying {name!r}")
+            reference = self.fragment_stage.input(varying.name, varying.type, varying.location, varying.semantic)
+            self.record(self.module.fragment.interface[-1])
+            self.varying_inputs[name] = reference
+        return self.fragment_main.load(reference)
 
     def source(self, name: str) -> Operand:
         """A scene/surface value, computed once per material.
@@ -363,25 +544,11 @@ class _Lowering:
         """
         cached = self.sources.get(name)
         if cached is None:
-            cached = self.sources[name] = self._compute_source(name)
+            compute = SURFACE_SOURCES.get(name)
+            if compute is None:
+                raise LoweringFailure(f"unknown default source {name!r}")
+            cached = self.sources[name] = compute(self)
         return cached
-
-    def _compute_source(self, name: str) -> Operand:
-        fn = self.fragment_main
-        if name == "texcoord":
-            return self.varying("surface_texcoord")
-        if name == "world_position":
-            return self.varying("world_position")
-        if name == "world_normal":
-            return fn.builtin(Builtin.NORMALIZE, PortType.VEC3, self.varying("world_normal"))
-        if name == "view_direction":
-            towards_camera = fn.subtract(self.scene_field("camera_position"), self.varying("world_position"))
-            return fn.builtin(Builtin.NORMALIZE, PortType.VEC3, towards_camera)
-        if name == "light_direction":
-            return fn.builtin(Builtin.NORMALIZE, PortType.VEC3, self.scene_field("light_direction"))
-        if name == "time":
-            return self.scene_field("time")
-        raise LoweringFailure(f"unknown default source {name!r}")
 
     def coerce(self, value: Operand, source: PortType, target: PortType) -> Operand:
         """Convert a value between port types by the rules of app/material/types.py."""
@@ -466,8 +633,8 @@ def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
         name = node.properties.get("name")
         if not isinstance(name, str) or not name.strip():
             problems[node_id] = "a parameter needs a nonempty name"
-        elif name == SCENE_UNIFORM_NAME:
-            problems[node_id] = f"the parameter name '{SCENE_UNIFORM_NAME}' is reserved for the scene data"
+        elif name in RESERVED_UNIFORM_NAMES:
+            problems[node_id] = f"the parameter name '{name}' is reserved for the scene data"
         else:
             users.setdefault(name, []).append(node_id)
     for name, node_ids in users.items():
@@ -484,7 +651,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
     result.port_types = dict(resolution.port_types)
     result.timings["types"] = time.perf_counter() - started
 
-    outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name == OUTPUT_NODE_TYPE), key=node_id_key)
+    outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name in OUTPUT_NODE_TYPES), key=node_id_key)
     output_node = outputs[0] if outputs else None
     live = connected_nodes(graph, [output_node]) if output_node is not None else set()
 
@@ -493,9 +660,9 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
         result.diagnostics.append(NodeDiagnostic(node_id, category, message, severity))
 
     if output_node is None:
-        report(None, "the material has no Material Output node; add one and connect its inputs")
+        report(None, "the material has no output node; add a Surface Output (or an Unlit Output) and connect its inputs")
     for extra in outputs[1:]:
-        report(extra, f"only one Material Output is used; this one is ignored ({output_node} is the output)")
+        report(extra, f"a material has one output node; this one is ignored ({output_node} is the output)")
     for node_id in sorted(resolution.errors, key=node_id_key):
         for message in resolution.errors[node_id]:
             report(node_id, message)
@@ -522,6 +689,8 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
             node_type.lower(NodeContext(lowering, node, node_type))
         except LoweringFailure as failure:
             report(node_id, str(failure))
+    if not result.errors:
+        lowering.finish_vertex_stage(output_node)
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
     result.timings["lowering"] = time.perf_counter() - started

@@ -45,25 +45,52 @@ normal / view / light directions.
 ## How a material lowers
 
 - Uniforms: `scene` (the preview host's record: model, view, projection,
-  normal_matrix, camera_position, time, light_direction), then one uniform
-  per parameter node, named by its *name* property (unique, nonempty, not
+  normal_matrix, camera_position, time, light_direction, light_intensity,
+  light_color, ambient_color; `app/material/scene.py`), then one uniform per
+  parameter node, named by its *name* property (unique, nonempty, not
   `scene`).
-- Vertex stage `vertex_main`: inputs position/normal/texcoord at locations
-  0/1/2; outputs the clip position (projection * view * model *
-  vec4(position, 1)) and the varyings world_position (location 0),
-  world_normal (location 1, normal_matrix applied) and surface_texcoord
-  (location 2).
+- Only what the material reads is declared (on demand): vertex inputs
+  position/normal/texcoord/tangent at locations 0/1/2/3 and the varyings
+  world_position (location 0), world_normal (1, normal_matrix applied),
+  surface_texcoord (2) and world_tangent (3, a vec4 whose w is the
+  handedness). The vertex stage `vertex_main` always writes the clip
+  position (projection * view * model * vec4(position, 1)).
 - Fragment stage `fragment_main`: nodes in topological order (ties by node
-  id), each lowered once; output `color` (FragmentColor, location 0) =
-  vec4(base_color.rgb + emissive, opacity).
+  id), each lowered once, then the output node. Surface Output: output
+  `radiance` (FragmentColor, location 0) = linear HDR radiance, shaded by
+  the glTF BRDF helpers (below); the host applies exposure, tone mapping
+  and the sRGB encoding. Unlit Output: output `color` = vec4(base_color.rgb
+  + emissive, opacity), a display colour shown as it is.
 - Explicit blocks: If branches to two blocks that join; alpha clip branches
   to a block that discards; Fractal Noise calls a helper whose octave loop
   has an explicit back-edge. Everything not depending on an If is emitted
   before the first branch, so texture samples stay in uniform control flow;
   a sample whose inputs come from behind an If uses `texture_lod` (level 0).
 - Lighting convention: `scene.light_direction` points from the surface
-  towards the light; lighting nodes give float factors that you multiply
-  into the base colour (the output does no lighting of its own).
+  towards the light. With the Unlit Output, lighting nodes give float
+  factors that you multiply into the base colour.
+
+## Physically based materials
+
+- The **Surface Output** is the glTF 2.0 metallic-roughness material
+  (Appendix B of the glTF 2.0 specification), lowered into the helper
+  functions `gltf_brdf`, `ggx_distribution`, `smith_visibility` and
+  `schlick_weight` (visible in the VPL tab). Inputs are clamped to their
+  glTF ranges; `specular` is KHR_materials_specular's factor (dielectric
+  F0 = 0.04 x specular). Light: the scene's directional light
+  (light_color x light_intensity, in lux-like units) and its environment,
+  times ambient occlusion (which affects only the environment, as in glTF);
+  plus emissive colour x strength.
+- **Colour space**: a Texture Parameter is sRGB (colour maps: base colour,
+  emission) or linear (data: normal, roughness, metallic, ORM maps). In a
+  Surface Output material Texture Sample decodes sRGB texels to linear with
+  the helper `srgb_to_linear`; in an Unlit Output material texels are used
+  as read. Colour properties and parameters are linear values.
+- **Tangent space** is MikkTSpace's (glTF, Blender, Substance): tangent
+  along +u, bitangent = w x cross(normal, tangent) along +v. Normal Map
+  reads OpenGL-convention maps (green up) unless set to DirectX.
+- **ORM** textures follow glTF: R = ambient occlusion, G = roughness,
+  B = metallic (ORM Unpack).
 
 ## Noise that looks the same everywhere
 

@@ -17,11 +17,28 @@ from vpl_core.ir.types import FLOAT, Type, mat, vec
 SCENE_UNIFORM_NAME = "scene"
 SCENE_RECORD_NAME = "Scene"
 
+#: Names of the fragment colour output. `radiance` is linear, scene-referred HDR radiance (the
+#: Surface Output): the host applies exposure, a tone mapper and the display encoding. Any
+#: other name (`color`: the Unlit Output, and every module from elsewhere) is a display colour
+#: the host shows as it is.
+RADIANCE_OUTPUT_NAME = "radiance"
+DISPLAY_OUTPUT_NAME = "color"
+
 #: Fields of the scene record, in declaration order. Matrices are 4x4,
 #: column-major as in GLSL; `normal_matrix` is the inverse transpose of the
 #: model matrix (as a 4x4, so std140 packing stays simple). `light_direction`
 #: is a unit vector in world space pointing from the surface towards the
 #: light (the lighting nodes' L); `time` is in seconds.
+#:
+#: The light of the Surface Output: one directional light of linear colour
+#: `light_color` and `light_intensity` (illuminance on a surface facing it,
+#: lux-like: a white Lambertian surface facing the light reflects radiance
+#: intensity / pi), and the environment (image-based lighting, the
+#: `HOST_SAMPLERS` below): `environment_rotation` (radians about +y,
+#: counter-clockwise seen from above), `environment_intensity` (multiplies
+#: every environment term) and `environment_max_lod` (the last level of the
+#: specular chain). Fields are only ever appended, so older materials keep
+#: their offsets.
 SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("model", mat(4)),
     ("view", mat(4)),
@@ -30,8 +47,22 @@ SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("camera_position", vec(3)),
     ("time", FLOAT),
     ("light_direction", vec(3)),
+    ("light_intensity", FLOAT),
+    ("light_color", vec(3)),
+    ("environment_rotation", FLOAT),
+    ("environment_intensity", FLOAT),
+    ("environment_max_lod", FLOAT),
 )
 
+#: Samplers a host binds for the Surface Output's image-based lighting (declared by a material
+#: only when it has a Surface Output; not material parameters). Their layout is docs/lighting.md's:
+#: `environment_specular` the equirect radiance prefiltered for GGX into a mip chain (level k for
+#: roughness r at lod = environment_max_lod * r * (2 - r)), `environment_irradiance` the equirect
+#: irradiance / pi, `environment_brdf` the split-sum table (u = N.V, v = roughness) -> (A, B).
+HOST_SAMPLERS: tuple[str, ...] = ("environment_specular", "environment_irradiance", "environment_brdf")
+
+#: Uniform names a material parameter may not take.
+RESERVED_UNIFORM_NAMES: frozenset[str] = frozenset((SCENE_UNIFORM_NAME, *HOST_SAMPLERS))
 
 @dataclass(frozen=True)
 class VertexInput:
@@ -41,8 +72,15 @@ class VertexInput:
     semantic: str  # canonical semantic spelling: "none" or "texcoord"
 
 
+#: The mesh attributes a host provides, by location. A material declares only the inputs it
+#: reads (the lowering declares them on demand), so a host that provides fewer (no tangents)
+#: still runs every material that does not read the missing ones. `tangent` is a vec4: xyz the
+#: unit tangent along +u, w the handedness sign, bitangent = w * cross(normal, tangent.xyz)
+#: (MikkTSpace / glTF convention, app/preview/tangents.py).
 VERTEX_INPUTS: tuple[VertexInput, ...] = (
     VertexInput(0, "position", vec(3), "none"),
     VertexInput(1, "normal", vec(3), "none"),
     VertexInput(2, "texcoord", vec(2), "texcoord"),
+    VertexInput(3, "tangent", vec(4), "none"),
 )
+VERTEX_INPUTS_BY_NAME: dict[str, VertexInput] = {vertex_input.name: vertex_input for vertex_input in VERTEX_INPUTS}

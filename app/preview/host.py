@@ -23,6 +23,7 @@ from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QImage
 
 from app.material.parameters import ParameterSpec, ParameterValue
+from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -35,6 +36,11 @@ class PreviewHost(Protocol):
     programFailed: SignalInstance
     #: The context exists; carries `context_description`.
     contextCreated: SignalInstance
+    #: The animation started or stopped (a call, or a material that uses Time playing by itself).
+    playingChanged: SignalInstance
+    #: The stage's environment is in use (its name or path) / could not be loaded (why, one line).
+    environmentReady: SignalInstance
+    environmentFailed: SignalInstance
 
     @property
     def target(self) -> str:
@@ -91,7 +97,20 @@ class PreviewHost(Protocol):
 
     def reset_camera(self) -> None: ...
 
-    def set_playing(self, playing: bool) -> None: ...
+    def set_playing(self, playing: bool) -> None:
+        """The user's play/pause; a material that reads Time plays by itself unless paused."""
+
+    def reset_time(self) -> None: ...
+
+    @property
+    def stage(self) -> Stage: ...
+
+    @property
+    def preparing_environment(self) -> bool:
+        """True while the stage's environment is being prepared in a worker thread."""
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, environment, light, exposure, tone mapper and background (`app.preview.stage`)."""
 
     def set_background(self, rgb: Sequence[float]) -> None: ...
 

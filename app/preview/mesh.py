@@ -1,11 +1,17 @@
 """Preview meshes as numpy arrays, in the layout of the host contract.
 
 Each mesh has per-vertex `positions` (N x 3), `normals` (N x 3, unit
-length), `texcoords` (N x 2) as float32 and triangle `indices` (M x 3,
-uint32), counter-clockwise when seen from outside. They feed the vertex
-inputs at locations 0, 1 and 2 (app/material/scene.py). All meshes are centred
-on the origin with an extent of about one unit, so one default camera frames
-them all.
+length), `texcoords` (N x 2), `tangents` (N x 4: unit tangent along +u and
+the handedness sign, MikkTSpace convention, `app/preview/tangents.py`) as
+float32 and triangle `indices` (M x 3, uint32), counter-clockwise when seen
+from outside. They feed the vertex inputs at locations 0, 1, 2 and 3
+(`app/material/scene.py`). All meshes are centred on the origin with an
+extent of about one unit, so one default camera frames them all.
+
+Build meshes with `build_mesh`, which generates the tangents (splitting
+vertices on mirrored-texture seams, so the vertex count can grow) unless
+they are given; that is the one way in for generated shapes and imported
+files alike.
 """
 
 from __future__ import annotations
@@ -13,6 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from app.preview.tangents import generate_tangents
+
+#: Floats per vertex in `Mesh.interleaved`: position 3, normal 3, texcoord 2, tangent 4.
+VERTEX_FLOATS = 12
+#: (components, byte offset) of each vertex attribute inside one interleaved vertex.
+ATTRIBUTE_LAYOUT: dict[str, tuple[int, int]] = {"position": (3, 0), "normal": (3, 12), "texcoord": (2, 24), "tangent": (4, 32)}
+VERTEX_STRIDE = VERTEX_FLOATS * 4
 
 MESH_NAMES = ("sphere", "cube", "plane")
 
@@ -24,6 +38,7 @@ class Mesh:
     normals: np.ndarray
     texcoords: np.ndarray
     indices: np.ndarray
+    tangents: np.ndarray
 
     @property
     def vertex_count(self) -> int:
@@ -34,8 +49,38 @@ class Mesh:
         return int(self.indices.shape[0])
 
     def interleaved(self) -> np.ndarray:
-        """position, normal, texcoord per vertex: 8 float32s (32 bytes)."""
-        return np.ascontiguousarray(np.hstack([self.positions, self.normals, self.texcoords]), dtype=np.float32)
+        """position, normal, texcoord, tangent per vertex: 12 float32s (48 bytes, `ATTRIBUTE_LAYOUT`)."""
+        return np.ascontiguousarray(np.hstack([self.positions, self.normals, self.texcoords, self.tangents]), dtype=np.float32)
+
+
+def build_mesh(
+    name: str,
+    positions: np.ndarray,
+    normals: np.ndarray,
+    texcoords: np.ndarray,
+    indices: np.ndarray,
+    tangents: np.ndarray | None = None,
+) -> Mesh:
+    """A `Mesh` with float32/uint32 arrays; tangents generated (MikkTSpace convention) when None.
+
+    Generating tangents may split vertices (mirrored-texture seams), so the
+    returned mesh can have more vertices than given. Given tangents must be
+    (N, 4) with w = +1 or -1.
+    """
+    if tangents is None:
+        generated = generate_tangents(positions, normals, texcoords, indices)
+        return Mesh(name, generated.positions, generated.normals, generated.texcoords, generated.indices, generated.tangents)
+    tangents = np.asarray(tangents, dtype=np.float32).reshape(-1, 4)
+    if tangents.shape[0] != np.asarray(positions).reshape(-1, 3).shape[0]:
+        raise ValueError("tangents must have one row per vertex")
+    return Mesh(
+        name,
+        np.ascontiguousarray(positions, dtype=np.float32).reshape(-1, 3),
+        np.ascontiguousarray(normals, dtype=np.float32).reshape(-1, 3),
+        np.ascontiguousarray(texcoords, dtype=np.float32).reshape(-1, 2),
+        np.ascontiguousarray(indices, dtype=np.uint32).reshape(-1, 3),
+        np.ascontiguousarray(tangents),
+    )
 
 
 def uv_sphere(radius: float = 1.0, segments: int = 64, rings: int = 32) -> Mesh:
@@ -70,7 +115,7 @@ def uv_sphere(radius: float = 1.0, segments: int = 64, rings: int = 32) -> Mesh:
         axis=1,
     )
     indices = indices[area > 1e-12]
-    return Mesh("sphere", positions.astype(np.float32), normals.astype(np.float32), texcoords.astype(np.float32), indices)
+    return build_mesh("sphere", positions, normals, texcoords, indices)
 
 
 def cube(half_extent: float = 0.6) -> Mesh:
@@ -91,13 +136,7 @@ def cube(half_extent: float = 0.6) -> Mesh:
                 normals.append(normal)
                 texcoords.append((du, dv))
             indices += [(base, base + 1, base + 2), (base, base + 2, base + 3)]
-    return Mesh(
-        "cube",
-        np.array(positions, dtype=np.float32),
-        np.array(normals, dtype=np.float32),
-        np.array(texcoords, dtype=np.float32),
-        np.array(indices, dtype=np.uint32),
-    )
+    return build_mesh("cube", np.array(positions), np.array(normals), np.array(texcoords), np.array(indices))
 
 
 def plane(half_extent: float = 1.0) -> Mesh:
@@ -106,7 +145,7 @@ def plane(half_extent: float = 1.0) -> Mesh:
     normals = np.tile(np.array([0, 0, 1], dtype=np.float32), (4, 1))
     texcoords = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], dtype=np.float32)
     indices = np.array([(0, 1, 2), (0, 2, 3)], dtype=np.uint32)
-    return Mesh("plane", positions, normals, texcoords, indices)
+    return build_mesh("plane", positions, normals, texcoords, indices)
 
 
 def make_mesh(name: str) -> Mesh:

@@ -19,8 +19,9 @@ the backend emits decides alone. The renderer follows the host side of spec
   GLSL names; record uniforms are std140 blocks whose binding points come
   from the artifact (`glUniformBlockBinding` on the index of
   `vpl_Block<slot>`), filled by `app.preview.std140` to the reflected type;
-- vertex inputs are bound by location: 0 position, 1 normal, 2 texcoord;
-  any other input reads a constant (zero; identity columns for matrices);
+- vertex inputs are bound by location: 0 position, 1 normal, 2 texcoord,
+  3 tangent (vec4, MikkTSpace convention); any other input reads a
+  constant (zero; identity columns for matrices);
 - the record uniform `scene` is filled every frame by field name; every
   other uniform is a material parameter whose value the host sets, zero
   (matrices identity) until it does; samplers without an image read the
@@ -34,6 +35,7 @@ context current, and a parameter change never relinks (`link_count`).
 from __future__ import annotations
 
 import ctypes
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,10 +46,34 @@ from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
-from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import HOST_SAMPLERS, RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
-from app.preview.mesh import Mesh, make_mesh
+from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE, Mesh, make_mesh
+from app.preview.post import (
+    BACKGROUND_ENVIRONMENT_UNIFORM,
+    BACKGROUND_INTENSITY_UNIFORM,
+    BACKGROUND_LOD_UNIFORM,
+    BACKGROUND_ROTATION_UNIFORM,
+    BACKGROUND_UNIFORM,
+    DEFAULT_TONE_MAPPER,
+    EXPOSURE_UNIFORM,
+    FULL_SCREEN_TRIANGLE,
+    HDR_IMAGE_UNIFORM,
+    RAY_MATRIX_UNIFORM,
+    TONE_MAPPERS,
+    UNCOVERED,
+    background_artifact,
+    exposure_scale,
+    post_artifact,
+)
+from app.preview.stage import (
+    DEFAULT_AMBIENT_COLOR,
+    DEFAULT_BACKGROUND_COLOR,
+    DEFAULT_LIGHT_COLOR,
+    DEFAULT_LIGHT_DIRECTION,
+    DEFAULT_LIGHT_INTENSITY,
+)
 from app.preview.textures import as_rgba_image, checker_rgba
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
@@ -63,13 +89,14 @@ from vpl_core.ir.types import (
 )
 
 GL_INVALID_INDEX = 0xFFFFFFFF
-DEFAULT_BACKGROUND = (0.18, 0.19, 0.21)
-DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)  # towards the light: upper left, in front
+DEFAULT_BACKGROUND = DEFAULT_BACKGROUND_COLOR
+#: What a Surface Output material is shown in front of: the plain colour, or the environment
+#: (sharp, or as prefiltered for BLURRED_BACKGROUND_ROUGHNESS). Display-colour materials always get the colour.
+BACKGROUND_MODES = ("color", "environment", "blurred")
+BLURRED_BACKGROUND_ROUGHNESS = 0.35
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
-_ATTRIBUTE_LAYOUT = {"position": (3, 0), "normal": (3, 12), "texcoord": (2, 24)}  # components, byte offset
-_VERTEX_STRIDE = 32
 
 
 def context_is_es() -> bool:
@@ -157,6 +184,7 @@ class ProgramInfo:
     samplers: dict[str, int] = field(default_factory=dict)   # logical name -> texture unit
     attributes: list[AttributeInfo] = field(default_factory=list)
     link_log: str = ""
+    radiance: bool = False  # the colour output is `radiance`: drawn in HDR, then tone-mapped
 
     def block(self, name: str) -> BlockInfo | None:
         for block in self.blocks:
@@ -206,6 +234,13 @@ def _leaf_values(leaf_type: Type, count: int, value: Any) -> list[Any]:
         return [value]
     elements = list(value) if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)) else []
     return [elements[index] if index < len(elements) else None for index in range(count)]
+
+
+def _finite_color(value: Sequence[float], what: str) -> tuple[float, float, float]:
+    components = np.asarray(value, dtype=np.float64).reshape(-1)
+    if components.size != 3 or not np.isfinite(components).all() or (components < 0).any():
+        raise ValueError(f"the {what} must be three finite numbers >= 0, not {value!r}")
+    return (float(components[0]), float(components[1]), float(components[2]))
 
 
 def _vector_value(value: Any, size: int) -> list[float]:
@@ -288,28 +323,49 @@ def _compile_shader(kind: int, code: str, stage: str) -> int:
 
 
 class Framebuffer:
-    """An offscreen RGBA8 + depth framebuffer (tests, screenshots, `grab_preview`).
+    """An offscreen colour + depth framebuffer (tests, screenshots, `grab_preview`, the HDR pass).
 
-    The colour renderbuffer is attachment `color_index` and draw buffer
+    The colour buffer is attachment `color_index` and draw buffer
     `color_index` (the others draw nowhere), so a program whose colour output
     has location L draws into it when `color_index` is L. That is the only
     arrangement ES allows (draw buffer i may only be COLOR_ATTACHMENTi).
+    `color_format` is GL_RGBA8 (default) or GL_RGBA32F (colour-renderable on
+    desktop GL and in ES 3.2); `sampled` makes the colour buffer a texture
+    (NEAREST, no mipmaps: `texture`) that a later pass can read, instead of
+    a renderbuffer.
     """
 
-    def __init__(self, width: int, height: int, color_index: int = 0) -> None:
+    def __init__(self, width: int, height: int, color_index: int = 0, color_format: int = GL.GL_RGBA8, sampled: bool = False) -> None:
         self.width, self.height = int(width), int(height)
         self.color_index = int(color_index)
+        self.color_format = int(color_format)
+        self.sampled = sampled
         self.color_attachment = GL.GL_COLOR_ATTACHMENT0 + self.color_index
         self.framebuffer = GL.glGenFramebuffers(1)
-        self.color, self.depth = GL.glGenRenderbuffers(2)
-        GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.color)
-        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_RGBA8, self.width, self.height)
+        self.color = self.texture = 0
+        self.depth = int(GL.glGenRenderbuffers(1))
+        if sampled:
+            self.texture = int(GL.glGenTextures(1))
+            GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
+            pixel_type = GL.GL_FLOAT if self.color_format == GL.GL_RGBA32F else GL.GL_UNSIGNED_BYTE
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, self.color_format, self.width, self.height, 0, GL.GL_RGBA, pixel_type, None)
+            for parameter, value in ((GL.GL_TEXTURE_MIN_FILTER, GL.GL_NEAREST), (GL.GL_TEXTURE_MAG_FILTER, GL.GL_NEAREST),
+                                     (GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE), (GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)):
+                GL.glTexParameteri(GL.GL_TEXTURE_2D, parameter, value)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        else:
+            self.color = int(GL.glGenRenderbuffers(1))
+            GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.color)
+            GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, self.color_format, self.width, self.height)
         GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.depth)
         GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH_COMPONENT24, self.width, self.height)
         GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
         previous = GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
-        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, self.color_attachment, GL.GL_RENDERBUFFER, self.color)
+        if sampled:
+            GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, self.color_attachment, GL.GL_TEXTURE_2D, self.texture, 0)
+        else:
+            GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, self.color_attachment, GL.GL_RENDERBUFFER, self.color)
         GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT, GL.GL_RENDERBUFFER, self.depth)
         if self.color_index:
             buffers = [GL.GL_NONE] * self.color_index + [self.color_attachment]
@@ -321,12 +377,20 @@ class Framebuffer:
             self.delete()
             raise RuntimeError(f"offscreen framebuffer incomplete (status 0x{int(status):x})")
 
+    def matches(self, width: int, height: int, color_index: int, color_format: int, sampled: bool) -> bool:
+        return (self.width, self.height, self.color_index, self.color_format, self.sampled) == (
+            int(width), int(height), int(color_index), int(color_format), sampled)
+
     def bind(self) -> None:
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
 
     def delete(self) -> None:
         GL.glDeleteFramebuffers(1, [self.framebuffer])
-        GL.glDeleteRenderbuffers(2, [self.color, self.depth])
+        GL.glDeleteRenderbuffers(1, [self.depth])
+        if self.color:
+            GL.glDeleteRenderbuffers(1, [self.color])
+        if self.texture:
+            GL.glDeleteTextures(1, [self.texture])
 
 
 def read_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
@@ -341,6 +405,144 @@ def read_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
     return np.ascontiguousarray(pixels[::-1])
 
 
+def read_float_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
+    """RGBA float32 pixels of the bound (RGBA32F) read framebuffer, (height, width, 4), top row first.
+
+    GL_RGBA / GL_FLOAT is the combination ES 3.2 guarantees for floating-point colour buffers.
+    """
+    data = GL.glReadPixels(x, y, width, height, GL.GL_RGBA, GL.GL_FLOAT)
+    pixels = np.frombuffer(data, dtype=np.float32).reshape(height, width, 4)
+    return np.ascontiguousarray(pixels[::-1])
+
+
+def _link_program(vertex_code: str, fragment_code: str, color_location: int, color_output: str, is_es: bool) -> tuple[int, str]:
+    """Compile and link a program; (program, link log). Raises ProgramBuildError."""
+    vertex = _compile_shader(GL.GL_VERTEX_SHADER, vertex_code, "vertex")
+    try:
+        fragment = _compile_shader(GL.GL_FRAGMENT_SHADER, fragment_code, "fragment")
+    except ProgramBuildError:
+        GL.glDeleteShader(vertex)
+        raise
+    program = GL.glCreateProgram()
+    GL.glAttachShader(program, vertex)
+    GL.glAttachShader(program, fragment)
+    if not is_es:
+        # Spec 12.5: bind the resolved primary output before linking. ES has no such
+        # call; the layout(location) qualifier the backend always writes says the same.
+        GL.glBindFragDataLocation(program, color_location, color_output.encode("ascii") + b"\0")
+    GL.glLinkProgram(program)
+    linked = GL.glGetProgramiv(program, GL.GL_LINK_STATUS)
+    log = _program_log(program)
+    GL.glDetachShader(program, vertex)
+    GL.glDetachShader(program, fragment)
+    GL.glDeleteShader(vertex)
+    GL.glDeleteShader(fragment)
+    if not linked:
+        GL.glDeleteProgram(program)
+        raise ProgramBuildError("link", log)
+    return int(program), log
+
+
+def writes_radiance(artifact: ProgramArtifact) -> bool:
+    """Whether the artifact's colour output is `radiance` (linear HDR the host tone-maps; docs/preview.md)."""
+    for binding in artifact.fragment_interface:
+        if binding.direction is Direction.OUT and binding.gl_name == artifact.fragment_color_output:
+            return binding.name == RADIANCE_OUTPUT_NAME
+    return False
+
+
+def artifact_reads_scene_field(artifact: ProgramArtifact, field_name: str) -> bool:
+    """Whether either stage's code reads field `field_name` of the `scene` record uniform.
+
+    Spec 12.1 names record fields `vpl_m<index>` and a record uniform's block
+    instance `vpl_u<slot>`, and the backend reads block members as
+    `instance.member`, so the generated code says it exactly (a `time` field
+    declared but never read is not a use).
+    """
+    binding = artifact.uniform(SCENE_UNIFORM_NAME)
+    if binding is None or not isinstance(binding.type, RecordType):
+        return False
+    for index, record_field in enumerate(binding.type.fields):
+        if record_field.name == field_name:
+            pattern = re.compile(rf"\b{re.escape(binding.gl_name)}\s*\.\s*vpl_m{index}\b")
+            return bool(pattern.search(artifact.vertex_code) or pattern.search(artifact.fragment_code))
+    return False
+
+
+@dataclass
+class BackgroundProgram:
+    program: int
+    locations: dict[str, int]
+
+
+@dataclass
+class PostProgram:
+    """One linked post pass (a tone mapper): uniform locations by name."""
+
+    tone_mapper: str
+    program: int
+    image_location: int
+    exposure_location: int
+    background_location: int
+
+
+@dataclass(frozen=True, eq=False)
+class EnvironmentMaps:
+    """An environment as the Surface Output reads it (layout: docs/lighting.md, `app.preview.ibl`).
+
+    `specular`: the equirect mip chain, level 0 first, each (h, w, 3) in GL
+    row order (row 0 is t = 0, the nadir), each level half the size of the
+    previous; `irradiance`: equirect irradiance / π, (h, w, 3). Values are
+    linear radiance (float16 or float32 arrays).
+    """
+
+    specular: tuple[np.ndarray, ...]
+    irradiance: np.ndarray
+
+    def __post_init__(self) -> None:
+        if not self.specular:
+            raise ValueError("an environment needs at least one specular level")
+        for image in (*self.specular, self.irradiance):
+            if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
+                raise ValueError(f"environment images are (height, width, 3) arrays, not {image.shape}")
+
+    @classmethod
+    def uniform(cls, radiance: Sequence[float]) -> EnvironmentMaps:
+        """A uniform environment: the same radiance from every direction (every level, one texel)."""
+        texel = np.asarray(radiance, dtype=np.float32).reshape(1, 1, 3)
+        return cls((texel,), texel)
+
+
+def default_brdf_table() -> np.ndarray:
+    """The shipped split-sum table (`app.preview.ibl_assets.load_brdf_lut`); a table that reflects
+    nothing when the image-based-lighting components are not installed."""
+    try:
+        from app.preview.ibl_assets import load_brdf_lut
+    except ImportError:
+        return np.zeros((1, 1, 2), dtype=np.float32)
+    return load_brdf_lut()
+
+
+def _upload_float_texture(texture: int, levels: Sequence[np.ndarray], wrap_u: int) -> None:
+    """Upload float images (h, w, 2 or 3) as a half-float texture with those mip levels, rows as given."""
+    GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+    for level, image in enumerate(levels):
+        data = np.ascontiguousarray(np.asarray(image, dtype=np.float16))
+        height, width, channels = data.shape
+        internal, layout = (GL.GL_RG16F, GL.GL_RG) if channels == 2 else (GL.GL_RGB16F, GL.GL_RGB)
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, level, internal, width, height, 0, layout, GL.GL_HALF_FLOAT, data)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, 0)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, len(levels) - 1)
+    minify = GL.GL_LINEAR_MIPMAP_LINEAR if len(levels) > 1 else GL.GL_LINEAR
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, minify)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, wrap_u)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+
+
 class Renderer:
     """Builds programs from artifacts and draws the preview mesh with the current one."""
 
@@ -348,12 +550,26 @@ class Renderer:
         self.camera = OrbitCamera()
         self.background: tuple[float, float, float] = DEFAULT_BACKGROUND
         self.light_direction: tuple[float, float, float] = DEFAULT_LIGHT_DIRECTION
+        self.light_color: tuple[float, float, float] = DEFAULT_LIGHT_COLOR
+        self.light_intensity: float = DEFAULT_LIGHT_INTENSITY
+        self.ambient_color: tuple[float, float, float] = DEFAULT_AMBIENT_COLOR
+        self.background_mode = "color"
+        self.environment_rotation = 0.0  # radians about +y
+        self.environment_intensity = 1.0
+        #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
+        self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
+        self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() at the first upload
+        self._environment_textures: dict[str, int] = {}
+        self._environment_dirty = True
+        self.exposure: float = 0.0  # EV: radiance is multiplied by 2^exposure before tone mapping
+        self.tone_mapper: str = DEFAULT_TONE_MAPPER
         self.time: float = 0.0
         self.link_count = 0
         self.program: ProgramInfo | None = None
         self.parameters: dict[str, Any] = {}
         self.mesh_name = "sphere"
         self._mesh: Mesh | None = None
+        self._custom_mesh: Mesh | None = None
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
@@ -365,6 +581,11 @@ class Renderer:
         self._dirty_textures: set[str] = set()
         self._dirty_parameters: set[str] = set()
         self._color_target: Framebuffer | None = None
+        self._hdr_target: Framebuffer | None = None
+        self._post_programs: dict[str, PostProgram] = {}
+        self._background_program: BackgroundProgram | None = None
+        self._post_vertex_array = 0
+        self._post_vertex_buffer = 0
         self._initialized = False
         self.is_es = False
 
@@ -391,22 +612,92 @@ class Renderer:
             self._images[name] = as_rgba_image(image)
         self._dirty_textures.add(name)
 
-    def set_mesh(self, name: str) -> None:
-        make_mesh(name)  # validates the name now rather than at the next frame
-        if name != self.mesh_name:
-            self.mesh_name = name
+    def set_mesh(self, mesh: str | Mesh) -> None:
+        """A built-in mesh by name (`mesh.MESH_NAMES`), or any `Mesh` (an imported one, a test's)."""
+        if isinstance(mesh, Mesh):
+            self._custom_mesh = mesh
+            self.mesh_name = mesh.name
+            self._mesh_dirty = True
+            return
+        make_mesh(mesh)  # validates the name now rather than at the next frame
+        if mesh != self.mesh_name or self._custom_mesh is not None:
+            self._custom_mesh = None
+            self.mesh_name = mesh
             self._mesh_dirty = True
 
     def set_background(self, rgb: Sequence[float]) -> None:
         red, green, blue = (float(c) for c in rgb)
         self.background = (red, green, blue)
 
+    def set_background_mode(self, mode: str) -> None:
+        """"color", "environment" or "blurred" (behind Surface Output materials; see BACKGROUND_MODES)."""
+        if mode not in BACKGROUND_MODES:
+            raise ValueError(f"unknown background {mode!r}; expected one of {', '.join(BACKGROUND_MODES)}")
+        self.background_mode = mode
+
     def set_light_direction(self, direction: Sequence[float]) -> None:
         vector = np.asarray(direction, dtype=np.float64).reshape(3)
         length = float(np.linalg.norm(vector))
-        if length < 1e-9:
-            raise ValueError("the light direction must not be the zero vector")
+        if not np.isfinite(length) or length < 1e-9:
+            raise ValueError("the light direction must be a finite, nonzero vector")
         self.light_direction = tuple(float(c) for c in vector / length)
+
+    def set_light(self, color: Sequence[float] | None = None, intensity: float | None = None) -> None:
+        """The directional light's linear colour and intensity (lux-like, >= 0)."""
+        if color is not None:
+            self.light_color = _finite_color(color, "light colour")
+        if intensity is not None:
+            value = float(intensity)
+            if not np.isfinite(value) or value < 0.0:
+                raise ValueError(f"the light intensity must be a finite number >= 0, not {intensity!r}")
+            self.light_intensity = value
+
+    def set_ambient(self, color: Sequence[float]) -> None:
+        """Light the Surface Output with a uniform environment of this linear radiance (replaces any maps)."""
+        self.ambient_color = _finite_color(color, "ambient colour")
+        self.set_environment_maps(EnvironmentMaps.uniform(self.ambient_color))
+
+    def set_environment_maps(self, maps: EnvironmentMaps) -> None:
+        """The prefiltered environment the Surface Output is lit by (uploaded at the next frame)."""
+        self._environment = maps
+        self._environment_dirty = True
+
+    @property
+    def environment_maps(self) -> EnvironmentMaps:
+        return self._environment
+
+    def set_brdf_table(self, table: np.ndarray) -> None:
+        """The split-sum table (size, size, 2): rows roughness 0..1 (GL row order), columns N.V 0..1."""
+        array = np.asarray(table, dtype=np.float32)
+        if array.ndim != 3 or array.shape[2] != 2 or min(array.shape[:2]) < 1 or not np.isfinite(array).all():
+            raise ValueError(f"the BRDF table must be a finite (height, width, 2) array, not {array.shape}")
+        self._brdf_table = array
+        self._environment_dirty = True
+
+    def set_environment_settings(self, rotation: float | None = None, intensity: float | None = None) -> None:
+        """Rotation (radians about +y, counter-clockwise seen from above) and intensity of the environment."""
+        if rotation is not None:
+            value = float(rotation)
+            if not np.isfinite(value):
+                raise ValueError(f"the environment rotation must be a finite angle, not {rotation!r}")
+            self.environment_rotation = value
+        if intensity is not None:
+            value = float(intensity)
+            if not np.isfinite(value) or value < 0.0:
+                raise ValueError(f"the environment intensity must be a finite number >= 0, not {intensity!r}")
+            self.environment_intensity = value
+
+    def set_exposure(self, exposure: float) -> None:
+        """Exposure in EV (stops): radiance is multiplied by 2^exposure before tone mapping."""
+        value = float(exposure)
+        if not np.isfinite(value) or abs(value) > 32.0:
+            raise ValueError(f"the exposure must be a number of stops between -32 and 32, not {exposure!r}")
+        self.exposure = value
+
+    def set_tone_mapper(self, name: str) -> None:
+        if name not in TONE_MAPPERS:
+            raise ValueError(f"unknown tone mapper {name!r}; expected one of {', '.join(TONE_MAPPERS)}")
+        self.tone_mapper = name
 
     def scene_values(self, width: int, height: int) -> dict[str, Any]:
         """The scene record's fields by name (docs/architecture.md host contract)."""
@@ -419,6 +710,11 @@ class Renderer:
             "camera_position": tuple(float(c) for c in self.camera.position),
             "time": float(self.time),
             "light_direction": self.light_direction,
+            "light_intensity": float(self.light_intensity),
+            "light_color": self.light_color,
+            "environment_rotation": float(self.environment_rotation),
+            "environment_intensity": float(self.environment_intensity),
+            "environment_max_lod": float(len(self._environment.specular) - 1),
         }
 
     # ---- GL resources ---------------------------------------------------------------------
@@ -445,9 +741,24 @@ class Renderer:
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
-        if self._color_target is not None:
-            self._color_target.delete()
-            self._color_target = None
+        for target in (self._color_target, self._hdr_target):
+            if target is not None:
+                target.delete()
+        self._color_target = self._hdr_target = None
+        for post in self._post_programs.values():
+            GL.glDeleteProgram(post.program)
+        self._post_programs.clear()
+        if self._background_program is not None:
+            GL.glDeleteProgram(self._background_program.program)
+            self._background_program = None
+        if self._environment_textures:
+            GL.glDeleteTextures(len(self._environment_textures), list(self._environment_textures.values()))
+            self._environment_textures.clear()
+        self._environment_dirty = True
+        if self._post_vertex_array:
+            GL.glDeleteVertexArrays(1, [self._post_vertex_array])
+            GL.glDeleteBuffers(1, [self._post_vertex_buffer])
+            self._post_vertex_array = self._post_vertex_buffer = 0
         self._dirty_textures = set(self._images)
         self._mesh_dirty = True
         self._initialized = False
@@ -475,16 +786,32 @@ class Renderer:
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         return texture
 
+    def _sync_environment(self) -> None:
+        """Upload the environment's textures when they changed (RGB16F / RG16F: filterable on ES 3.0 too)."""
+        if not self._environment_dirty and self._environment_textures:
+            return
+        maps = self._environment
+        textures = self._environment_textures
+        for name in HOST_SAMPLERS:
+            if name not in textures:
+                textures[name] = int(GL.glGenTextures(1))
+        _upload_float_texture(textures["environment_specular"], maps.specular, wrap_u=GL.GL_REPEAT)
+        _upload_float_texture(textures["environment_irradiance"], (maps.irradiance,), wrap_u=GL.GL_REPEAT)
+        if self._brdf_table is None:
+            self._brdf_table = default_brdf_table()
+        _upload_float_texture(textures["environment_brdf"], (self._brdf_table,), wrap_u=GL.GL_CLAMP_TO_EDGE)
+        self._environment_dirty = False
+
     def _sync_mesh(self) -> None:
         if not self._mesh_dirty:
             return
-        self._mesh = make_mesh(self.mesh_name)
+        self._mesh = self._custom_mesh if self._custom_mesh is not None else make_mesh(self.mesh_name)
         GL.glBindVertexArray(self._vertex_array)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, self._mesh.interleaved(), GL.GL_STATIC_DRAW)
         for location, attribute in _MESH_ATTRIBUTES.items():
-            components, offset = _ATTRIBUTE_LAYOUT[attribute]
-            GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, _VERTEX_STRIDE, ctypes.c_void_p(offset))
+            components, offset = ATTRIBUTE_LAYOUT[attribute]
+            GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._index_buffer)
         GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(self._mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
         GL.glBindVertexArray(0)
@@ -518,32 +845,15 @@ class Renderer:
             raise ProgramBuildError(
                 "vertex", f"this is an OpenGL ES context; the program was compiled for {artifact.target}, "
                 "not for an ES target (es300 or es320)")
-        vertex = _compile_shader(GL.GL_VERTEX_SHADER, artifact.vertex_code, "vertex")
         try:
-            fragment = _compile_shader(GL.GL_FRAGMENT_SHADER, artifact.fragment_code, "fragment")
-        except ProgramBuildError:
-            GL.glDeleteShader(vertex)
+            program, log = _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
+                                         artifact.fragment_color_output, self.is_es)
+        except ProgramBuildError as error:
+            if error.stage == "link":
+                self.link_count += 1  # counts glLinkProgram calls, failed ones too
             raise
-        program = GL.glCreateProgram()
-        GL.glAttachShader(program, vertex)
-        GL.glAttachShader(program, fragment)
-        if not self.is_es:
-            # Spec 12.5: bind the resolved primary output before linking. ES has no such
-            # call; the layout(location) qualifier the backend always writes says the same.
-            GL.glBindFragDataLocation(program, artifact.fragment_color_location,
-                                      artifact.fragment_color_output.encode("ascii") + b"\0")
-        GL.glLinkProgram(program)
         self.link_count += 1
-        linked = GL.glGetProgramiv(program, GL.GL_LINK_STATUS)
-        log = _program_log(program)
-        GL.glDetachShader(program, vertex)
-        GL.glDetachShader(program, fragment)
-        GL.glDeleteShader(vertex)
-        GL.glDeleteShader(fragment)
-        if not linked:
-            GL.glDeleteProgram(program)
-            raise ProgramBuildError("link", log)
-        info = self._reflect(int(program), artifact)
+        info = self._reflect(program, artifact)
         info.link_log = log.strip()
         self._delete_program(self.program)
         self.program = info
@@ -552,7 +862,7 @@ class Renderer:
         return info
 
     def _reflect(self, program: int, artifact: ProgramArtifact) -> ProgramInfo:
-        info = ProgramInfo(program, artifact)
+        info = ProgramInfo(program, artifact, radiance=writes_radiance(artifact))
         unit = 0
         for binding in artifact.uniforms:
             if binding.kind is UniformKind.RECORD:
@@ -657,26 +967,35 @@ class Renderer:
     # ---- drawing --------------------------------------------------------------------------
 
     def render(self, width: int, height: int) -> None:
-        """Draw one frame into the currently bound framebuffer (viewport 0, 0, width, height)."""
+        """Draw one frame into the currently bound framebuffer (viewport 0, 0, width, height).
+
+        A program whose colour output is `radiance` is drawn into an RGBA32F
+        texture and then tone-mapped into the bound framebuffer by the post
+        pass (`app.preview.post`); any other program draws straight into it.
+        """
         clear_pending_errors()
         self.initialize()
-        location = self.program.artifact.fragment_color_location if self.program is not None else 0
+        info = self.program
+        if info is not None and info.radiance:
+            self._render_radiance(width, height, info)
+            return
+        location = info.artifact.fragment_color_location if info is not None else 0
         if location <= 0:
-            self._draw(width, height)
+            self._draw(width, height, self.background)
             return
         # The colour goes to draw buffer `location`; the bound framebuffer (a window's,
         # Qt's) only draws buffer 0. Draw where buffer `location` exists, then copy.
         previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
         target = self._color_target
-        if target is None or (target.width, target.height, target.color_index) != (int(width), int(height), location):
+        if target is None or not target.matches(width, height, location, GL.GL_RGBA8, False):
             if target is not None:
                 target.delete()
                 self._color_target = None
             target = self._color_target = Framebuffer(width, height, location)
         try:
             target.bind()
-            self._draw(width, height)
+            self._draw(width, height, self.background)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, target.framebuffer)
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBlitFramebuffer(0, 0, target.width, target.height, 0, 0, target.width, target.height,
@@ -685,11 +1004,128 @@ class Renderer:
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
 
-    def _draw(self, width: int, height: int) -> None:
+    def _render_radiance(self, width: int, height: int, info: ProgramInfo) -> None:
+        previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
+        previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
+        location = max(info.artifact.fragment_color_location, 0)
+        target = self._hdr_target
+        if target is None or not target.matches(width, height, location, GL.GL_RGBA32F, True):
+            if target is not None:
+                target.delete()
+                self._hdr_target = None
+            target = self._hdr_target = Framebuffer(width, height, location, GL.GL_RGBA32F, sampled=True)
+        post = self._post_program(self.tone_mapper)
+        try:
+            target.bind()
+            self._draw(width, height, (UNCOVERED, UNCOVERED, UNCOVERED, 0.0), environment_background=self.background_mode != "color")
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            self._draw_post(width, height, post, target.texture)
+        finally:
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+
+    def _ensure_full_screen_triangle(self) -> None:
+        if self._post_vertex_array:
+            return
+        self._post_vertex_array = int(GL.glGenVertexArrays(1))
+        self._post_vertex_buffer = int(GL.glGenBuffers(1))
+        GL.glBindVertexArray(self._post_vertex_array)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._post_vertex_buffer)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, FULL_SCREEN_TRIANGLE, GL.GL_STATIC_DRAW)
+        GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 8, ctypes.c_void_p(0))
+        GL.glEnableVertexAttribArray(0)
+        GL.glBindVertexArray(0)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+
+    def _draw_environment_background(self, width: int, height: int) -> None:
+        """The environment seen through every pixel, as radiance, behind everything (no depth)."""
+        if self._background_program is None:
+            artifact = background_artifact("es320" if self.is_es else "glsl420")
+            program, _ = _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
+                                       artifact.fragment_color_output, self.is_es)
+            names = (RAY_MATRIX_UNIFORM, BACKGROUND_ENVIRONMENT_UNIFORM, BACKGROUND_ROTATION_UNIFORM,
+                     BACKGROUND_INTENSITY_UNIFORM, BACKGROUND_LOD_UNIFORM)
+            locations = {}
+            for name in names:
+                binding = artifact.uniform(name)
+                assert binding is not None, name
+                locations[name] = int(GL.glGetUniformLocation(program, binding.gl_name.encode("ascii") + b"\0"))
+            self._background_program = BackgroundProgram(program, locations)
+        self._ensure_full_screen_triangle()
+        self._sync_environment()
+        background = self._background_program
+        view = np.array(self.camera.view_matrix(), dtype=np.float64)
+        view[:3, 3] = 0.0  # directions only
+        projection = np.array(self.camera.projection_matrix(width / max(height, 1)), dtype=np.float64)
+        ray_matrix = np.linalg.inv(projection @ view).astype(np.float32)
+        levels = len(self._environment.specular)
+        if self.background_mode == "blurred":
+            roughness = BLURRED_BACKGROUND_ROUGHNESS
+            lod = (levels - 1) * roughness * (2.0 - roughness)
+        else:
+            lod = 0.0
+        GL.glDisable(GL.GL_DEPTH_TEST)
+        GL.glDepthMask(GL.GL_FALSE)
+        GL.glUseProgram(background.program)
+        locations = background.locations
+        GL.glUniformMatrix4fv(locations[RAY_MATRIX_UNIFORM], 1, GL.GL_FALSE, np.ascontiguousarray(ray_matrix.T).reshape(-1))
+        GL.glUniform1i(locations[BACKGROUND_ENVIRONMENT_UNIFORM], 0)
+        GL.glUniform1f(locations[BACKGROUND_ROTATION_UNIFORM], float(self.environment_rotation))
+        GL.glUniform1f(locations[BACKGROUND_INTENSITY_UNIFORM], float(self.environment_intensity))
+        GL.glUniform1f(locations[BACKGROUND_LOD_UNIFORM], float(lod))
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, self._environment_textures["environment_specular"])
+        GL.glBindVertexArray(self._post_vertex_array)
+        GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+        GL.glBindVertexArray(0)
+        GL.glUseProgram(0)
+        GL.glDepthMask(GL.GL_TRUE)
+
+    def _post_program(self, tone_mapper: str) -> PostProgram:
+        post = self._post_programs.get(tone_mapper)
+        if post is not None:
+            return post
+        artifact = post_artifact(tone_mapper, "es320" if self.is_es else "glsl420")
+        program, _ = _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
+                                   artifact.fragment_color_output, self.is_es)
+
+        def location(name: str) -> int:
+            binding = artifact.uniform(name)
+            assert binding is not None, name
+            return int(GL.glGetUniformLocation(program, binding.gl_name.encode("ascii") + b"\0"))
+
+        post = self._post_programs[tone_mapper] = PostProgram(
+            tone_mapper, program, location(HDR_IMAGE_UNIFORM), location(EXPOSURE_UNIFORM), location(BACKGROUND_UNIFORM))
+        self._ensure_full_screen_triangle()
+        return post
+
+    def _draw_post(self, width: int, height: int, post: PostProgram, texture: int) -> None:
+        """Exposure, tone mapping and sRGB encoding of `texture` into the bound draw framebuffer."""
+        GL.glViewport(0, 0, int(width), int(height))
+        GL.glDisable(GL.GL_DEPTH_TEST)
+        GL.glDisable(GL.GL_BLEND)
+        GL.glDisable(GL.GL_CULL_FACE)
+        GL.glUseProgram(post.program)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+        if post.image_location >= 0:
+            GL.glUniform1i(post.image_location, 0)
+        if post.exposure_location >= 0:
+            GL.glUniform1f(post.exposure_location, exposure_scale(self.exposure))
+        if post.background_location >= 0:
+            GL.glUniform3f(post.background_location, *self.background)
+        GL.glBindVertexArray(self._post_vertex_array)
+        GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+        GL.glBindVertexArray(0)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        GL.glUseProgram(0)
+
+    def _draw(self, width: int, height: int, background: Sequence[float], environment_background: bool = False) -> None:
         self._sync_mesh()
         self._sync_textures()
         GL.glViewport(0, 0, int(width), int(height))
-        GL.glClearColor(*self.background, 1.0)
+        alpha = float(background[3]) if len(background) > 3 else 1.0
+        GL.glClearColor(float(background[0]), float(background[1]), float(background[2]), alpha)
         # glClearDepth (double) is desktop-only. The glClearDepthf in OpenGL.GL is PyOpenGL's
         # ARB_ES2_compatibility entry, which it refuses to load on an ES context
         # (no such extension there); the GL 4.1 core entry loads on both.
@@ -699,6 +1135,8 @@ class Renderer:
         GL.glDepthMask(GL.GL_TRUE)
         GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
         GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        if environment_background:
+            self._draw_environment_background(width, height)
         info = self.program
         if info is None:
             return
@@ -713,9 +1151,12 @@ class Renderer:
             if block.binding.name == SCENE_UNIFORM_NAME:
                 self._fill_block(block, scene)
             GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, block.binding_point, block.buffer)
+        if any(name in HOST_SAMPLERS for name in info.samplers):
+            self._sync_environment()
         for name, unit in info.samplers.items():
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
-            GL.glBindTexture(GL.GL_TEXTURE_2D, self._textures.get(name, self._checker_texture))
+            texture = self._environment_textures[name] if name in HOST_SAMPLERS else self._textures.get(name, self._checker_texture)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindVertexArray(self._vertex_array)
         self._bind_attributes(info)
@@ -756,6 +1197,32 @@ class Renderer:
     def read_pixels(self, x: int = 0, y: int = 0, width: int = 1, height: int = 1) -> np.ndarray:
         """Pixels of the current read framebuffer, (height, width, 4) uint8, top row first."""
         return read_pixels(x, y, width, height)
+
+    def render_linear(self, width: int, height: int) -> np.ndarray:
+        """The program's own output, before any post pass, as float32 (height, width, 4), top row first.
+
+        Drawn into an RGBA32F framebuffer cleared to the background colour
+        (behind a `radiance` program: the environment's radiance when the
+        background mode says so): for a `radiance` program the linear HDR
+        radiance, for any other the colour unclamped. Tests compare it with
+        numpy references.
+        """
+        clear_pending_errors()
+        self.initialize()
+        previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
+        previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
+        location = max(self.program.artifact.fragment_color_location, 0) if self.program is not None else 0
+        target = Framebuffer(width, height, location, GL.GL_RGBA32F)
+        try:
+            target.bind()
+            radiance = self.program is not None and self.program.radiance
+            self._draw(width, height, self.background, environment_background=radiance and self.background_mode != "color")
+            GL.glFinish()
+            return read_float_pixels(0, 0, width, height)
+        finally:
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+            target.delete()
 
     def render_image(self, width: int, height: int) -> np.ndarray:
         """Render one frame into a temporary offscreen framebuffer and return its pixels."""

@@ -1,4 +1,4 @@
-"""`vpl-editor FILE --preview-screenshot PNG [--size WxH] [--gl desktop|es|auto]`: one preview frame, offscreen.
+"""`vpl-editor FILE --preview-screenshot PNG [--size WxH] [--gl ...] [stage options]`: one preview frame, offscreen.
 
 The file is a material saved by the editor or any verified `.vpl` module.
 It is read (through `app.material.document.load_text` when the material
@@ -12,10 +12,20 @@ background into an offscreen framebuffer of exactly `size`; that
 framebuffer is saved as PNG. Both profiles give the same picture (to within
 rounding of a few 1/255 steps on a conforming driver).
 
+The stage (`app.preview.stage.Stage`: mesh, environment, exposure, tone
+mapper, light, background) and the time come from the command line
+(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`, `--time`);
+`--set NAME=VALUE` (repeatable) sets a parameter: a number for a float, N
+numbers separated by commas for a vector, 3 or 4 numbers or `#RRGGBB` for a
+colour (a hex colour is sRGB and is decoded to linear for a Surface Output
+material), an image path for a texture.
+
 Exit status 0 when the PNG was written; 1 when no program could be built
 (reading, verification, target or driver errors) or the image could not be
 written, with the diagnostics printed to stderr as
-`FILE:LINE:COLUMN: CATEGORY error: MESSAGE`.
+`FILE:LINE:COLUMN: CATEGORY error: MESSAGE`; 2 for a value the command line
+got wrong (an unknown parameter, a malformed value, a mesh file that cannot
+be read), with one line saying so.
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ import importlib
 import inspect
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,6 +42,7 @@ from app.material.parameters import ParameterKind, ParameterSpec, specs_from_mod
 from vpl_core.diagnostics import Category, Diagnostic, VplError
 
 DEFAULT_SIZE = (512, 512)
+USAGE_ERROR = 2
 
 
 class _Failure(Exception):  # noqa: N818 - internal control flow of this module
@@ -151,16 +163,70 @@ def _format_any(diagnostic: Any, label: str) -> str:
     return f"{label}: {category} error: {message}"
 
 
+def parse_assignment(text: str, specs: Sequence[ParameterSpec], radiance: bool) -> tuple[str, Any]:
+    """`NAME=VALUE` -> (name, value) for the parameter of that name; ValueError with a one-line reason."""
+    from app.preview.stage import parse_floats
+
+    name, separator, raw = text.partition("=")
+    name, raw = name.strip(), raw.strip()
+    if not separator or not name:
+        raise ValueError(f"--set {text!r}: expected NAME=VALUE")
+    by_name = {spec.name: spec for spec in specs}
+    spec = by_name.get(name)
+    if spec is None:
+        known = ", ".join(sorted(by_name)) or "none"
+        raise ValueError(f"--set {name}: the material has no parameter of that name (its parameters: {known})")
+    what = f"--set {name}"
+    if spec.kind is ParameterKind.TEXTURE:
+        if not os.path.isfile(raw):
+            raise ValueError(f"{what}: no image file {raw!r}")
+        return name, raw
+    if spec.kind is ParameterKind.FLOAT:
+        numbers = parse_floats(raw, what)
+        if len(numbers) != 1:
+            raise ValueError(f"{what}: expected one number, got {raw!r}")
+        return name, numbers[0]
+    if spec.kind is ParameterKind.COLOR:
+        if raw.startswith("#"):
+            digits = raw[1:]
+            if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+                raise ValueError(f"{what}: expected #RRGGBB, got {raw!r}")
+            encoded = [int(digits[i: i + 2], 16) / 255.0 for i in (0, 2, 4)]
+            if radiance:
+                from app.preview.post import decode_srgb
+
+                encoded = list(decode_srgb(encoded))
+            return name, (*encoded, 1.0)
+        numbers = parse_floats(raw, what)
+        if len(numbers) not in (3, 4):
+            raise ValueError(f"{what}: a colour is 3 or 4 numbers (r,g,b[,a]) or #RRGGBB, got {raw!r}")
+        return name, tuple(numbers) if len(numbers) == 4 else (*numbers, 1.0)
+    if spec.kind is ParameterKind.VECTOR:
+        size = getattr(spec.type, "size", 1)
+        numbers = parse_floats(raw, what)
+        if len(numbers) == 1:
+            numbers = numbers * size
+        if len(numbers) != size:
+            raise ValueError(f"{what}: expected {size} numbers, got {raw!r}")
+        return name, tuple(numbers)
+    raise ValueError(f"{what}: this parameter's type ({spec.type}) cannot be set from the command line")
+
+
 def preview_screenshot(
     source_path: str,
     png_path: str,
     size: tuple[int, int] = DEFAULT_SIZE,
     stderr: TextIO | None = None,
     gl: str | None = None,
+    stage: Any = None,
+    time: float = 0.0,
+    assignments: Sequence[str] = (),
 ) -> int:
-    """Render one default preview frame of `source_path` into `png_path`; 0 on success, 1 otherwise.
+    """Render one preview frame of `source_path` into `png_path`; 0 on success, 1 or 2 otherwise.
 
-    `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto).
+    `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto);
+    `stage` an `app.preview.stage.Stage` (None: the default stage); `time` the scene time in
+    seconds; `assignments` the `NAME=VALUE` texts of `--set`.
     """
     stderr = stderr if stderr is not None else sys.stderr
     width, height = int(size[0]), int(size[1])
@@ -188,9 +254,11 @@ def preview_screenshot(
 
     from app.preview.context import OffscreenContext, select_profile
     from app.preview.images import rgba_to_qimage
-    from app.preview.renderer import ProgramBuildError, Renderer
+    from app.preview.renderer import ProgramBuildError, Renderer, writes_radiance
+    from app.preview.stage import Stage, load_stage_mesh, prepare_environment
     from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
 
+    stage = stage if stage is not None else Stage()
     selection = select_profile(choice)
     try:
         artifact = compile_program(verified, source_path, selection.profile.target)
@@ -199,23 +267,42 @@ def preview_screenshot(
             print(line, file=stderr)
         return 1
     try:
+        values = dict(parse_assignment(text, parameters, writes_radiance(artifact)) for text in assignments)
+        mesh = load_stage_mesh(stage.mesh)
+        environment = prepare_environment(stage.environment) if writes_radiance(artifact) else None
+    except ValueError as error:
+        print(f"vpl-editor: {error}", file=stderr)
+        return USAGE_ERROR
+    try:
         context = OffscreenContext(selection.profile)
     except RuntimeError as error:
         print(_diagnostic(source_path, Category.TARGET, str(error)), file=stderr)
         return 1
     renderer = Renderer()
     try:
+        stage.apply(renderer)
+        if mesh is not None:
+            renderer.set_mesh(mesh)
+        if environment is not None:
+            renderer.set_environment_maps(environment[0])
+            renderer.set_brdf_table(environment[1])
+        renderer.time = float(time)
         for spec in parameters:
             if spec.kind is ParameterKind.TEXTURE:
-                if isinstance(spec.default, str):
+                image = values.get(spec.name, spec.default)
+                if isinstance(image, str):
                     try:
-                        # Relative paths mean the document's folder, as in the editor.
-                        image = load_texture(resolve_texture_path(spec.default, Path(source_path).resolve().parent))
-                        renderer.set_texture(spec.name, image.pixels)
+                        # A path given with --set is the user's, relative to the working directory;
+                        # the document's are relative to its folder, as in the editor.
+                        directory = None if spec.name in values else Path(source_path).resolve().parent
+                        texture = load_texture(resolve_texture_path(image, directory))
+                        renderer.set_texture(spec.name, texture.pixels)
                     except TextureLoadError as error:
                         print(f"{source_path}: warning: {error}; using the checker texture", file=stderr)
-            elif spec.kind is not ParameterKind.OTHER and spec.default is not None:
-                renderer.set_parameter(spec.name, spec.default)
+            elif spec.kind is not ParameterKind.OTHER:
+                value = values.get(spec.name, spec.default)
+                if value is not None:
+                    renderer.set_parameter(spec.name, value)
         try:
             renderer.build_program(artifact)
         except ProgramBuildError as error:

@@ -50,11 +50,13 @@ from app.preview.context import (
 )
 from app.preview.cpu_preview import CpuPreview
 from app.preview.images import rgba_to_qimage
-from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
+from app.preview.renderer import ProgramBuildError, Renderer, artifact_reads_scene_field, gl_strings
+from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, environment_maps, load_stage_mesh
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
+ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
 
@@ -66,6 +68,12 @@ class PreviewWidget(QOpenGLWidget):
     programFailed = Signal(str)
     #: The context exists: its description ("OpenGL ES 3.2 (llvmpipe)").
     contextCreated = Signal(str)
+    #: The animation started (True) or stopped (False), by a call or by a material that uses Time.
+    playingChanged = Signal(bool)
+    #: The stage's environment is prepared and in use (its name or path).
+    environmentReady = Signal(str)
+    #: The stage's environment could not be loaded: one line saying why (the previous one stays).
+    environmentFailed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -92,6 +100,15 @@ class PreviewWidget(QOpenGLWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(FRAME_INTERVAL_MS)
         self._timer.timeout.connect(self._tick)
+        self._stage = Stage(environment=NO_ENVIRONMENT)
+        self._paused_by_user = False
+        self._environment_name = NO_ENVIRONMENT
+        self._pending_environment: str | None = None
+        self._environment_job: Any = None
+        self._environment_note = ""
+        self._environment_timer = QTimer(self)
+        self._environment_timer.setInterval(ENVIRONMENT_POLL_MS)
+        self._environment_timer.timeout.connect(self._poll_environment)
 
     # ---- properties -----------------------------------------------------------------------
 
@@ -167,6 +184,7 @@ class PreviewWidget(QOpenGLWidget):
                     self.set_texture(spec.name, image if isinstance(image, TextureImage) else None)
             elif spec.kind is not ParameterKind.OTHER:
                 self._renderer.set_parameter(spec.name, values[spec.name])
+        self._follow_time(artifact)
         if not self._initialized:
             self._pending = artifact
             return
@@ -204,14 +222,133 @@ class PreviewWidget(QOpenGLWidget):
         self.update()
 
     def set_playing(self, playing: bool) -> None:
-        """Animate `time` (seconds) while playing; pausing freezes it where it is."""
+        """Animate `time` (seconds) while playing; pausing freezes it where it is.
+
+        A call is the user's choice: pausing keeps a material that uses Time
+        still until play is asked for again (see `set_artifact`).
+        """
+        self._paused_by_user = not playing
+        self._run_clock(playing)
+
+    def reset_time(self) -> None:
+        """Time back to 0 (playing or not)."""
+        self._renderer.time = 0.0
+        self._time_base = 0.0
+        if self._timer.isActive():
+            self._clock.start()
+        self.update()
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, environment, light, exposure, tone mapper and background from `stage`; no relink.
+
+        A new environment is prepared (loaded, taken from the cache or
+        prefiltered) in a worker thread while the previous one stays on
+        screen; progress shows in a corner of the preview, `environmentReady`
+        or `environmentFailed` says how it ended. A mesh file that cannot be
+        read leaves the previous mesh (and says why in the overlay); invalid
+        values were refused by `Stage`'s setters already.
+        """
+        self._stage = stage
+        stage.apply(self._renderer)
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            self._fail(str(error))
+        else:
+            if mesh is not None:
+                self._renderer.set_mesh(mesh)
+        self._request_environment(stage.environment)
+        self.update()
+
+    @property
+    def environment_note(self) -> str:
+        """What the corner of the preview says about the environment ("" when it is in use)."""
+        return self._environment_note
+
+    @property
+    def preparing_environment(self) -> bool:
+        return self._environment_job is not None
+
+    def _request_environment(self, name: str) -> None:
+        if not self._initialized:
+            self._pending_environment = name  # a preview never shown never spends time preparing one
+            return
+        self._pending_environment = None
+        if name == self._environment_name:
+            return
+        if self._environment_job is not None:
+            self._environment_job.cancel()  # its result is dropped; the worker stops at its next check
+            self._environment_job = None
+        self._environment_name = name
+        if name == NO_ENVIRONMENT:
+            self._environment_timer.stop()
+            self._environment_note = ""
+            self._renderer.set_ambient(DEFAULT_AMBIENT_COLOR)
+            self.environmentReady.emit(name)
+            return
+        try:
+            from app.preview.ibl_assets import PrefilterJob
+        except ImportError:
+            self._environment_failed(f"cannot use the environment {name!r}: image-based lighting is not available")
+            return
+        self._environment_job = PrefilterJob(name).start()
+        self._environment_note = f"Preparing the environment {_short(name)}…"
+        self._environment_timer.start()
+
+    def _poll_environment(self) -> None:
+        job = self._environment_job
+        if job is None:
+            self._environment_timer.stop()
+            return
+        if not job.future.done():
+            self._environment_note = f"Preparing the environment {_short(self._environment_name)}… {round(100 * job.progress)} %"
+            self.update()
+            return
+        self._environment_timer.stop()
+        self._environment_job = None
+        from app.preview.environment import EnvironmentLoadError
+        from app.preview.ibl_assets import PrefilterCancelledError
+
+        try:
+            prepared = job.future.result()
+        except PrefilterCancelledError:
+            return
+        except (EnvironmentLoadError, OSError, ValueError, MemoryError) as error:
+            self._environment_failed(str(error))
+            return
+        except ImportError as error:  # a component the IBL code needs is missing from this installation
+            self._environment_failed(f"image-based lighting is not available ({error})")
+            return
+        self._renderer.set_environment_maps(environment_maps(prepared))
+        self._renderer.set_brdf_table(prepared.brdf_lut)
+        self._environment_note = ""
+        self.update()
+        self.environmentReady.emit(self._environment_name)
+
+    def _environment_failed(self, message: str) -> None:
+        self._environment_note = f"Environment: {message}"
+        self.update()
+        self.environmentFailed.emit(message)
+
+    def _run_clock(self, playing: bool) -> None:
         if playing and not self._timer.isActive():
             self._time_base = self._renderer.time
             self._clock.start()
             self._timer.start()
+            self.playingChanged.emit(True)
         elif not playing and self._timer.isActive():
             self._timer.stop()
             self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+            self.playingChanged.emit(False)
+
+    def _follow_time(self, artifact: ProgramArtifact) -> None:
+        """Play while the material reads the time (unless the user paused); stop the clock otherwise."""
+        uses_time = artifact_reads_scene_field(artifact, "time")
+        self._run_clock(uses_time and not self._paused_by_user)
 
     def set_background(self, rgb: Sequence[float]) -> None:
         self._renderer.set_background(rgb)
@@ -296,6 +433,8 @@ class PreviewWidget(QOpenGLWidget):
         self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
+        if self._pending_environment is not None:
+            self._request_environment(self._pending_environment)
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -321,6 +460,23 @@ class PreviewWidget(QOpenGLWidget):
             self._paint_overlay(self._error)
         elif self._stale:
             self._paint_overlay(self._stale, "Out of date: showing the last version of the material that worked")
+        if self._environment_note:
+            self._paint_note(self._environment_note)
+
+    def _paint_note(self, text: str) -> None:
+        """A one-line note in the top-left corner (environment progress or problem)."""
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        font = QFont(self.font())
+        font.setPixelSize(12)
+        painter.setFont(font)
+        margin = 6
+        bounds = painter.boundingRect(QRect(0, 0, self.width() - 2 * margin, self.height()), int(Qt.TextFlag.TextWordWrap), text)
+        band = QRect(0, 0, min(self.width(), bounds.width() + 2 * margin), bounds.height() + 2 * margin)
+        painter.fillRect(band, QColor(0, 0, 0, 160))
+        painter.setPen(QColor(235, 235, 235))
+        painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)
+        painter.end()
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""
@@ -394,12 +550,20 @@ class PreviewWidget(QOpenGLWidget):
         event.accept()
 
 
+def _short(name: str) -> str:
+    """An environment's name, or a file's base name."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 class UnavailablePreview(QLabel):
     """Stands in for `PreviewWidget` when no OpenGL context exists: says so, accepts every call."""
 
     programReady = Signal()
     programFailed = Signal(str)
     contextCreated = Signal(str)
+    playingChanged = Signal(bool)
+    environmentReady = Signal(str)
+    environmentFailed = Signal(str)
 
     def __init__(self, reason: str, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(reason, parent)
@@ -417,6 +581,8 @@ class UnavailablePreview(QLabel):
     unavailable_reason = property(lambda self: self._reason)
     error_text = property(lambda self: "")
     playing = property(lambda self: False)
+    stage = property(lambda self: Stage())
+    preparing_environment = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
                      values: Mapping[str, object] | None = None) -> None:
@@ -443,6 +609,12 @@ class UnavailablePreview(QLabel):
         pass
 
     def set_playing(self, playing: bool) -> None:
+        pass
+
+    def reset_time(self) -> None:
+        pass
+
+    def set_stage(self, stage: Stage) -> None:
         pass
 
     def set_background(self, rgb: Sequence[float]) -> None:

@@ -39,6 +39,7 @@ from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
 from app.material.parameters import ParameterValue
 from app.preview.parameters_panel import ParametersPanel
+from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
 from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
@@ -126,7 +127,8 @@ class MainWindow(QMainWindow):
         self.palette_dock = self._dock("Nodes", self.palette, left, "paletteDock")
         self.preview = create_preview_widget(self, preview_gl)
         self.preview.setMinimumSize(280, 260)
-        self.preview_dock = self._dock("Preview", self.preview, right, "previewDock")
+        self.preview_panel = PreviewPanel(self.preview, self, self.settings)  # the stage toolbar above the preview
+        self.preview_dock = self._dock("Preview", self.preview_panel, right, "previewDock")
         # Right column, top to bottom: preview, the material's parameters
         # (what the preview is tweaked with), the selected node's properties.
         self.parameters_panel = ParametersPanel(self)
@@ -237,7 +239,8 @@ class MainWindow(QMainWindow):
         self.reset_camera_action = self._action("Reset Preview Camera", self.preview.reset_camera)
         self.play_action = QAction("Animate Preview", self)
         self.play_action.setCheckable(True)
-        self.play_action.toggled.connect(self.preview.set_playing)
+        self.play_action.triggered.connect(self.preview.set_playing)  # the user's choice; the preview reports the rest
+        self.preview.playingChanged.connect(self.play_action.setChecked)
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:

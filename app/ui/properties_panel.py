@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.session.textures import image_filter
-from app.ui.keys import is_redo, is_undo
 from app.ui.gradient_editor import GradientEditor
+from app.ui.keys import is_redo, is_undo
 
 INVALID_STYLE = "QLineEdit { border: 1px solid #eb4034; background: #4a2020; }"
 SLIDER_STEPS = 1000

@@ -7,4 +7,18 @@ VPL stay in one place. Import order is palette order within a category.
 (VPL helper functions) that the procedural and pattern nodes call.
 """
 
-from app.material.nodes import color, inputs, lighting, logic, mapping, maths, output, patterns, procedural, textures, utility, vectors
+from app.material.nodes import (
+    color,
+    inputs,
+    lighting,
+    logic,
+    mapping,
+    maths,
+    output,
+    patterns,
+    pbr,
+    procedural,
+    textures,
+    utility,
+    vectors,
+)

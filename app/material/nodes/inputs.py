@@ -167,9 +167,17 @@ register(
         "An image the artist chooses; becomes a sampler2D uniform (a checker until one is chosen).",
         inputs=[],
         outputs=[PortSpec("out", PortType.TEXTURE)],
-        properties=[PropertySpec("name", "string", "albedo"), PropertySpec("image", "texture", "")],
+        properties=[
+            PropertySpec("name", "string", "albedo"),
+            PropertySpec("image", "texture", ""),
+            # sRGB for colour maps (albedo, emission); linear for data (roughness, metallic, normal, ORM).
+            PropertySpec("color_space", "enum", "srgb", choices=("srgb", "linear"), label="colour space"),
+        ],
         lower=_lower_texture_parameter,
-        notes="A sampler2D uniform; one load in the entry block (the sampler's single alias definition, spec 12.4).",
+        notes=(
+            "A sampler2D uniform; one load in the entry block (the sampler's single alias definition, spec 12.4). "
+            "Colour space sRGB: in a Surface Output material, Texture Sample decodes what it reads to linear."
+        ),
     )
 )
 
@@ -210,6 +218,22 @@ _source_node(
     PortType.VEC3,
     "The unit surface normal in world space.",
     "normalize(world_normal varying); the vertex stage applies scene.normal_matrix.",
+)
+_source_node(
+    "tangent",
+    "Tangent",
+    "world_tangent",
+    PortType.VEC3,
+    "Unit surface tangent in world space: the direction in which the texture's u grows.",
+    "The world_tangent varying (vertex input 3, MikkTSpace), orthogonalized against the normal, normalized.",
+)
+_source_node(
+    "bitangent",
+    "Bitangent",
+    "world_bitangent",
+    PortType.VEC3,
+    "Unit bitangent in world space: the direction in which the texture's v grows.",
+    "handedness * cross(normal, tangent), the handedness from the world_tangent varying's w (MikkTSpace).",
 )
 _source_node(
     "view_direction",

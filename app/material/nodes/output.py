@@ -1,11 +1,35 @@
-"""The Material Output node: the fragment colour, and the alpha clip that discards.
+"""Output nodes: the Surface Output (physically based) and the Unlit Output. A material has exactly one.
 
-FragmentColor = vec4(base_color.rgb + emissive, opacity). The base colour is
-whatever the graph computed (lighting nodes multiply into it; the output
-adds no lighting of its own). When alpha clipping is on (its input is
-connected or its threshold is above 0) the output branches on
-`opacity < alpha_clip` to a block that discards the fragment, and stores
-the colour in the other block before returning.
+**Surface Output** (`surface_output`, the default of new materials): the
+glTF 2.0 metallic-roughness material. Its inputs are the contract other
+areas rely on (docs/material-nodes.md): `base_color`, `metallic`,
+`roughness`, `normal` (world space; the interpolated normal when
+unconnected), `ambient_occlusion`, `emissive_color`, `emissive_strength`,
+`opacity`, `alpha_clip` and `specular` (the dielectric F0 scale of
+KHR_materials_specular). It writes **linear HDR radiance** to the fragment
+output `radiance`:
+
+    radiance = gltf_brdf(N, V, L, ...) · light_color · light_intensity · max(N·L, 0)
+             + ambient_occlusion · environment(N, V, ...)
+             + emissive_color · emissive_strength
+
+with the BRDF of `pbr_functions` (Appendix B of the glTF 2.0
+specification) emitted as VPL helper functions, the light and the
+environment from the scene record (`app/material/scene.py`). Inputs are
+clamped to their glTF ranges first ([0, 1]; emissive colour and strength
+>= 0), so no input can make the radiance negative or the BRDF reflect more
+light than arrives. The host
+tone-maps `radiance` (docs/preview.md); exported GLSL stays linear.
+
+**Unlit Output** (`material_output`, the output of materials made before
+the Surface Output existed; type name and files unchanged): FragmentColor =
+vec4(base_color.rgb + emissive, opacity), a *display* colour the host shows
+as it is (no exposure or tone mapping), so existing materials keep their
+look. Lighting, if any, is built by hand from the Lighting nodes.
+
+Both: when alpha clipping is on (its input is connected or its threshold is
+above 0) the output branches on `opacity < alpha_clip` to a block that
+discards the fragment, and stores the colour in the other block.
 """
 
 from __future__ import annotations
@@ -13,9 +37,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.nodes import pbr_functions
+from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
 from app.material.types import PortType
-from vpl_core.ir.instructions import BinaryOperator
+from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import vec
+from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -23,10 +50,8 @@ if TYPE_CHECKING:
 CATEGORY = "Output"
 
 
-def _lower_output(ctx: NodeContext) -> None:
+def _store_with_alpha_clip(ctx: NodeContext, output_name: str, rgb: Operand, opacity: Operand) -> None:
     fn = ctx.fn
-    rgb = fn.add(fn.swizzle(ctx.input("base_color"), "xyz"), ctx.input("emissive"))
-    opacity = ctx.input("opacity")
     color = fn.construct(vec(4), rgb, opacity)
     if ctx.is_connected("alpha_clip") or ctx.number("alpha_clip") > 0.0:
         clipped = fn.binary(BinaryOperator.LESS, opacity, ctx.input("alpha_clip"))
@@ -35,16 +60,25 @@ def _lower_output(ctx: NodeContext) -> None:
         fn.position_at(discard_block)
         fn.discard()
         fn.position_at(keep_block)
-    fn.store(ctx.lowering.fragment_output, color)
+    fn.store(ctx.lowering.declare_fragment_output(output_name), color)
     fn.ret()
+
+
+# Unlit Output ----------------------------------------------------------------------------------
+
+
+def _lower_unlit_output(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    rgb = fn.add(fn.swizzle(ctx.input("base_color"), "xyz"), ctx.input("emissive"))
+    _store_with_alpha_clip(ctx, DISPLAY_OUTPUT_NAME, rgb, ctx.input("opacity"))
 
 
 register(
     NodeType(
         "material_output",
-        "Material Output",
+        "Unlit Output",
         CATEGORY,
-        "The final surface: base colour + emissive, opacity, and an alpha-clip threshold.",
+        "A display colour shown as is (no lighting or tone mapping): base + emissive, opacity, alpha clip.",
         inputs=[
             PortSpec("base_color", PortType.COLOR),
             PortSpec("emissive", PortType.VEC3),
@@ -58,10 +92,93 @@ register(
             PropertySpec("opacity", "float", 1.0, 0.0, 1.0),
             PropertySpec("alpha_clip", "float", 0.0, 0.0, 1.0),
         ],
-        lower=_lower_output,
+        lower=_lower_unlit_output,
         notes=(
-            "Stores vec4(base.rgb + emissive, opacity) to FragmentColor and returns; with alpha clip, "
-            "first `branch_if (less opacity threshold)` to a `discard` block."
+            "Stores vec4(base.rgb + emissive, opacity) to the FragmentColor output `color` (display-referred: "
+            "the host shows it as is) and returns; with alpha clip, first `branch_if (less opacity threshold)` "
+            "to a `discard` block."
         ),
     )
 )
+
+
+# Surface Output ------------------------------------------------------------------------------
+
+
+def _unit_input(ctx: NodeContext, name: str) -> Operand:
+    return ctx.fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input(name))
+
+
+def _lower_surface_output(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    lowering = ctx.lowering
+    base_color = pbr_functions.saturate(fn, fn.swizzle(ctx.input("base_color"), "xyz"))
+    metallic = pbr_functions.saturate(fn, ctx.input("metallic"))
+    roughness = pbr_functions.saturate(fn, ctx.input("roughness"))
+    specular = pbr_functions.saturate(fn, ctx.input("specular"))
+    occlusion = pbr_functions.saturate(fn, ctx.input("ambient_occlusion"))
+    normal = _unit_input(ctx, "normal")
+    view = ctx.source("view_direction")
+    light = ctx.source("light_direction")
+
+    brdf = fn.call(pbr_functions.gltf_brdf(lowering), normal, view, light, base_color, metallic, roughness, specular)
+    assert brdf is not None
+    facing = fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, light), fn.f(0.0))
+    irradiance = fn.multiply(ctx.scene("light_color"), fn.multiply(ctx.scene("light_intensity"), facing))
+    direct = fn.multiply(brdf, irradiance)
+
+    environment = fn.call(pbr_functions.environment_light(lowering), normal, view, base_color, metallic, roughness, specular)
+    assert environment is not None
+    indirect = fn.multiply(environment, occlusion)
+
+    strength = fn.builtin(Builtin.MAX, PortType.FLOAT, ctx.input("emissive_strength"), fn.f(0.0))
+    emissive_rgb = fn.builtin(Builtin.MAX, PortType.VEC3, fn.swizzle(ctx.input("emissive_color"), "xyz"), pbr_functions.splat3(fn, 0.0))
+    emissive = fn.multiply(emissive_rgb, strength)
+    radiance = fn.add(fn.add(direct, indirect), emissive)
+    _store_with_alpha_clip(ctx, RADIANCE_OUTPUT_NAME, radiance, ctx.input("opacity"))
+
+
+register(
+    NodeType(
+        "surface_output",
+        "Surface Output",
+        CATEGORY,
+        "The physically based surface (glTF metallic-roughness), lit by the scene's light and environment.",
+        inputs=[
+            PortSpec("base_color", PortType.COLOR),
+            PortSpec("metallic", PortType.FLOAT, 0.0),
+            PortSpec("roughness", PortType.FLOAT, 0.5),
+            PortSpec("normal", PortType.VEC3, "world_normal"),
+            PortSpec("ambient_occlusion", PortType.FLOAT, 1.0),
+            PortSpec("emissive_color", PortType.COLOR),
+            PortSpec("emissive_strength", PortType.FLOAT, 1.0),
+            PortSpec("opacity", PortType.FLOAT, 1.0),
+            PortSpec("alpha_clip", PortType.FLOAT, 0.0),
+            PortSpec("specular", PortType.FLOAT, 1.0),
+        ],
+        outputs=[],
+        properties=[
+            PropertySpec("base_color", "color", (0.8, 0.8, 0.8, 1.0)),
+            PropertySpec("metallic", "float", 0.0, 0.0, 1.0),
+            PropertySpec("roughness", "float", 0.5, 0.0, 1.0),
+            PropertySpec("ambient_occlusion", "float", 1.0, 0.0, 1.0),
+            PropertySpec("emissive_color", "color", (0.0, 0.0, 0.0, 1.0)),
+            PropertySpec("emissive_strength", "float", 1.0, 0.0, 100.0),
+            PropertySpec("opacity", "float", 1.0, 0.0, 1.0),
+            PropertySpec("alpha_clip", "float", 0.0, 0.0, 1.0),
+            PropertySpec("specular", "float", 1.0, 0.0, 1.0),
+        ],
+        lower=_lower_surface_output,
+        notes=(
+            "Clamps the inputs to [0, 1], calls the helper `gltf_brdf` (glTF 2.0 Appendix B: GGX "
+            "`ggx_distribution`, height-correlated Smith `smith_visibility`, Schlick `schlick_weight`, "
+            "Lambert; KHR_materials_specular's specular) for the scene's directional light times "
+            "max(N·L, 0), adds `environment_light` (split-sum image-based lighting with multiple-scattering "
+            "compensation, sampled with `texture_lod` from the host's environment textures) times occlusion "
+            "and emissive colour × strength, and stores vec4(radiance, opacity) to the FragmentColor output "
+            "`radiance` (linear HDR: the host applies exposure, tone mapping and the sRGB encoding); alpha "
+            "clip as in the Unlit Output."
+        ),
+    )
+)
+

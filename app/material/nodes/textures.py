@@ -6,6 +6,14 @@ does not depend on an If node before the first branch, so an ordinary
 sample lands in the fragment entry block. A sample whose coordinates come
 from behind an If (the node runs after the join) uses `texture_lod` at
 level 0 instead: well defined anywhere, at the cost of mip filtering.
+
+Colour space: in a Surface Output material (linear light), a texture from
+a Texture Parameter whose colour space is sRGB (the default; colour maps)
+is decoded to linear right after sampling, by the VPL helper
+`srgb_to_linear` (IEC 61966-2-1), so every host and export gets the same
+values without any texture-format side channel; linear (data maps:
+roughness, metallic, normal, ORM) is used as read. In an Unlit Output
+material (display colour) texels are used as read either way.
 """
 
 from __future__ import annotations
@@ -13,13 +21,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.nodes import pbr_functions
 from app.material.types import PortType
 from vpl_core.ir.instructions import Builtin
+from vpl_core.ir.types import vec
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
 
 CATEGORY = "Texture"
+
+
+def _decodes_srgb(ctx: NodeContext) -> bool:
+    """Whether the sampled texture's texels are sRGB-encoded colour that this material wants linear.
+
+    Only a Surface Output material works in linear light; an Unlit Output
+    material works in display colour, where texels are used as they are.
+    """
+    source = ctx.source_node("texture")
+    return (
+        ctx.radiance_output
+        and source is not None
+        and source.type_name == "texture_parameter"
+        and source.properties.get("color_space", "srgb") != "linear"
+    )
 
 
 def _lower_sample(ctx: NodeContext) -> None:
@@ -30,6 +55,10 @@ def _lower_sample(ctx: NodeContext) -> None:
         rgba = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, sampler, uv, fn.f(0.0))
     else:
         rgba = fn.texture(sampler, uv)
+    if _decodes_srgb(ctx):
+        linear = fn.call(pbr_functions.srgb_to_linear(ctx.lowering), fn.swizzle(rgba, "xyz"))
+        assert linear is not None
+        rgba = fn.construct(vec(4), linear, fn.swizzle(rgba, "w"))
     ctx.set_output("rgba", rgba)
     if ctx.output_used("rgb"):
         ctx.set_output("rgb", fn.swizzle(rgba, "xyz"))
@@ -57,7 +86,8 @@ register(
         lower=_lower_sample,
         notes=(
             "`texture` in the fragment entry block, before any branch; `texture_lod` at level 0 when its "
-            "inputs come from behind an If; swizzles for the used channel outputs."
+            "inputs come from behind an If; in a Surface Output material, `srgb_to_linear` on rgb when the "
+            "Texture Parameter's colour space is sRGB; swizzles for the used channel outputs."
         ),
     )
 )

@@ -60,22 +60,80 @@ def if_graph() -> tuple[MaterialGraph, str]:
 
 
 def test_vertex_stage_follows_the_preview_host_contract() -> None:
+    """Only what the material reads is declared: Lambert reads the normal, nothing else of the mesh."""
     result = lower(lit_graph())
     assert result.ok, result.diagnostics
     module = result.module
     assert module.uniforms[0].name == SCENE_UNIFORM_NAME
     inputs = [(v.location, v.name, v.type) for v in module.vertex.interface if v.direction is Direction.IN]
-    assert inputs == [(spec.location, spec.name, spec.type) for spec in VERTEX_INPUTS]
-    texcoord = next(v for v in module.vertex.interface if v.name == "texcoord")
-    assert texcoord.semantic is Semantic.TEXCOORD
+    assert inputs == [(spec.location, spec.name, spec.type) for spec in VERTEX_INPUTS if spec.name in ("position", "normal")]
     positions = [v for v in module.vertex.interface if v.semantic is Semantic.POSITION]
     assert len(positions) == 1 and positions[0].location == -1
     varyings = sorted((v.location, v.name) for v in module.vertex.interface if v.direction is Direction.OUT and v.location >= 0)
     fragment_inputs = sorted((v.location, v.name) for v in module.fragment.interface if v.direction is Direction.IN)
-    assert varyings == fragment_inputs == [(0, "world_position"), (1, "world_normal"), (2, "surface_texcoord")]
+    assert varyings == fragment_inputs == [(1, "world_normal")]
     color = [v for v in module.fragment.interface if v.semantic is Semantic.FRAGMENT_COLOR]
     assert len(color) == 1 and color[0].location == 0
     assert result.artifact.fragment_color_location == 0
+
+
+def _interface(module: Module) -> tuple[list[tuple[int, str]], list[tuple[int, str]], list[tuple[int, str]]]:
+    """(vertex inputs, vertex varyings, fragment inputs) as sorted (location, name)."""
+    vertex_inputs = sorted((v.location, v.name) for v in module.vertex.interface if v.direction is Direction.IN)
+    varyings = sorted((v.location, v.name) for v in module.vertex.interface if v.direction is Direction.OUT and v.location >= 0)
+    fragment_inputs = sorted((v.location, v.name) for v in module.fragment.interface if v.direction is Direction.IN)
+    return vertex_inputs, varyings, fragment_inputs
+
+
+def test_a_constant_material_reads_only_the_position() -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    color = graph.add_node("constant_color")
+    graph.connect(color.id, "out", output.id, "base_color")
+    result = lower(graph)
+    assert result.ok, result.diagnostics
+    assert _interface(result.module) == ([(0, "position")], [], [])
+    assert [binding.location for binding in result.artifact.vertex_interface if binding.direction is Direction.IN] == [0]
+
+
+def test_surface_values_declare_their_inputs_and_varyings_at_fixed_locations() -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    tangent = graph.add_node("tangent")
+    uv = graph.add_node("texcoord")
+    position = graph.add_node("world_position")
+    sum_node = graph.add_node("add")
+    compose = graph.add_node("compose", properties={"size": 3})
+    split_uv = graph.add_node("split")
+    graph.connect(uv.id, "out", split_uv.id, "vector")
+    graph.connect(split_uv.id, "x", compose.id, "x")
+    graph.connect(tangent.id, "out", sum_node.id, "a")
+    graph.connect(position.id, "out", sum_node.id, "b")
+    final = graph.add_node("add")
+    graph.connect(sum_node.id, "out", final.id, "a")
+    graph.connect(compose.id, "out", final.id, "b")
+    graph.connect(final.id, "out", output.id, "emissive")
+    result = lower(graph)
+    assert result.ok, result.diagnostics
+    vertex_inputs, varyings, fragment_inputs = _interface(result.module)
+    # The tangent frame needs the normal too (Gram-Schmidt against it).
+    assert vertex_inputs == [(0, "position"), (1, "normal"), (2, "texcoord"), (3, "tangent")]
+    assert varyings == fragment_inputs == [(0, "world_position"), (1, "world_normal"), (2, "surface_texcoord"), (3, "world_tangent")]
+    tangent_input = next(v for v in result.module.vertex.interface if v.name == "tangent")
+    assert str(tangent_input.type) == "vector float 4"
+    assert {b.location for b in result.artifact.vertex_interface if b.direction is Direction.IN} == {0, 1, 2, 3}
+
+
+def test_the_varying_registry_rejects_clashes() -> None:
+    from app.material.lowering import SURFACE_VARYINGS, Varying, register_varying
+    from vpl_core.ir.types import vec
+
+    existing = SURFACE_VARYINGS["world_normal"]
+    with pytest.raises(ValueError, match="registered twice"):
+        register_varying(existing)
+    with pytest.raises(ValueError, match="location 1 is taken"):
+        register_varying(Varying("another", vec(3), 1, Semantic.NONE, ("normal",), existing.compute))
+    assert "another" not in SURFACE_VARYINGS
 
 
 def test_parameters_become_uniforms_and_specs() -> None:

@@ -64,7 +64,7 @@ def make_artifact(fragment_body: str, parameters: list[tuple[str, Type]] = (), v
     vertex_interface = tuple(
         InterfaceBinding(v.name, f"vpl_attribute{v.location}", v.type, v.location, v.location, Direction.IN,
                          Semantic(v.semantic))
-        for v in VERTEX_INPUTS
+        for v in VERTEX_INPUTS[:3]  # the vertex code below reads position, normal and texcoord
     ) + (
         InterfaceBinding("normal_out", "vpl_varying0", vec(3), 3, 0, Direction.OUT, Semantic.NONE),
         InterfaceBinding("texcoord_out", "vpl_varying1", vec(2), 4, 1, Direction.OUT, Semantic.TEXCOORD),

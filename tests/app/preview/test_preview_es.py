@@ -529,7 +529,7 @@ def test_the_renderer_uses_no_desktop_only_gl() -> None:
     assert not used, {name: DESKTOP_ONLY[name] for name in used}
     # The one desktop-only call, guarded.
     assert RENDERER_SOURCE.count("glBindFragDataLocation(") == 1
-    assert "if not self.is_es:\n" in RENDERER_SOURCE.split("glBindFragDataLocation(")[0][-400:]
+    assert "if not is_es:\n" in RENDERER_SOURCE.split("glBindFragDataLocation(")[0][-400:]
 
 
 def test_every_gl_entry_point_the_renderer_uses_is_a_core_one() -> None:

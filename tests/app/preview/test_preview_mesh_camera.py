@@ -28,7 +28,8 @@ def test_mesh_arrays_are_consistent(name: str) -> None:
     assert mesh.indices.min() >= 0 and mesh.indices.max() < n
     assert np.allclose(np.linalg.norm(mesh.normals, axis=1), 1.0, atol=1e-5)
     assert (mesh.texcoords >= 0).all() and (mesh.texcoords <= 1).all()
-    assert mesh.interleaved().shape == (n, 8)
+    assert mesh.tangents.shape == (n, 4) and mesh.tangents.dtype == np.float32
+    assert mesh.interleaved().shape == (n, 12)
 
 
 @pytest.mark.parametrize("name", MESH_NAMES)

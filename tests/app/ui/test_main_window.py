@@ -58,7 +58,7 @@ def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:
 
 def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None:
     window.files.new_document()
-    assert [node.type_name for node in window.material.nodes.values()] == ["material_output"]
+    assert [node.type_name for node in window.material.nodes.values()] == ["surface_output"]  # the default output of new materials
     assert not window.is_modified and window.path is None
     window.load_graph(MaterialGraph(), "empty")
     window.flush()

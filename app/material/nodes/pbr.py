@@ -1,0 +1,286 @@
+"""Nodes for physically based work: normal mapping, bump, Fresnel, channel packing, colour transfer.
+
+Conventions (docs/material-nodes.md repeats them for artists):
+
+- **Tangent space** is MikkTSpace's, as glTF and every baking tool use it:
+  tangent T along +u, bitangent B = w · cross(N, T) along +v, from the
+  mesh's per-vertex tangent (vertex input 3, `app/preview/tangents.py`).
+  The Tangent and Bitangent nodes (Input category) give the interpolated
+  frame, re-orthogonalized against the interpolated normal.
+- **Normal Map** decodes a tangent-space normal map texel t in [0, 1]³ as
+  n = 2t − 1, flips n.y for DirectX-convention maps (green down), scales
+  n.xy by the strength (glTF's `normalTexture.scale`), and returns
+  normalize(n.x T + n.y B + n.z N) in world space.
+- **Normal From Height** is bump mapping from any height value by screen-
+  space derivatives (Mikkelsen 2010, "Bump Mapping Unparametrized Surfaces
+  on the GPU", the method of Blender's Bump node): with σ = dP/dx, dP/dy
+  and the height's derivatives, N' = normalize(|det| N − strength · sign(det)
+  (dh/dx · (dP/dy × N) + dh/dy · (N × dP/dx))). The height is in world
+  units times strength. Derivatives are undefined after a data-dependent
+  branch, so the node refuses to follow an If node.
+- **ORM Unpack** follows glTF's packing: R = ambient occlusion, G =
+  roughness, B = metallic.
+- **Fresnel (Schlick)**: F0 + (1 − F0)(1 − |N·V|)⁵ (Schlick 1994), the
+  reflectance the Surface Output uses for light arriving along N.
+- **Roughness from Glossiness**: 1 − glossiness (the specular-glossiness
+  to metallic-roughness conversion).
+- **Luminance**: Rec. 709 Y, dot(rgb, (0.2126, 0.7152, 0.0722)).
+- **Linear to sRGB / sRGB to Linear**: the IEC 61966-2-1 piecewise curves,
+  alpha untouched.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.nodes import pbr_functions
+from app.material.types import PortType
+from vpl_core.ir.instructions import BinaryOperator, Builtin
+from vpl_core.ir.types import vec
+from vpl_core.ir.values import Operand
+
+if TYPE_CHECKING:
+    from app.material.lowering import NodeContext
+
+CATEGORY = "PBR"
+
+
+def _called(value: Operand | None) -> Operand:
+    assert value is not None  # the helpers here all return a value
+    return value
+
+
+# Surface frame ------------------------------------------------------------------------------
+
+
+def _frame(ctx: NodeContext, normal: Operand) -> tuple[Operand, Operand]:
+    """(T, B) for the unit normal `normal`: the mesh's tangent frame re-orthogonalized against it."""
+    if not ctx.is_connected("normal"):
+        return ctx.source("world_tangent"), ctx.source("world_bitangent")
+    fn = ctx.fn
+    raw = ctx.source("world_tangent_raw")
+    tangent = fn.swizzle(raw, "xyz")
+    along = fn.multiply(normal, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, tangent))
+    unit_tangent = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, fn.subtract(tangent, along))
+    bitangent = fn.multiply(fn.builtin(Builtin.CROSS, PortType.VEC3, normal, unit_tangent), fn.swizzle(raw, "w"))
+    return unit_tangent, bitangent
+
+
+def _lower_normal_map(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
+    texel = ctx.input("tangent_normal")
+    decoded = fn.subtract(fn.multiply(texel, fn.f(2.0)), pbr_functions.splat3(fn, 1.0))
+    green = -1.0 if ctx.choice("convention") == "directx" else 1.0
+    strength = ctx.input("strength")
+    scale = fn.construct(vec(3), strength, fn.multiply(strength, fn.f(green)), fn.f(1.0))
+    scaled = fn.multiply(decoded, scale)
+    tangent, bitangent = _frame(ctx, normal)
+    world = fn.add(
+        fn.add(fn.multiply(tangent, fn.swizzle(scaled, "x")), fn.multiply(bitangent, fn.swizzle(scaled, "y"))),
+        fn.multiply(normal, fn.swizzle(scaled, "z")),
+    )
+    ctx.set_output("normal_out", fn.builtin(Builtin.NORMALIZE, PortType.VEC3, world))
+
+
+register(
+    NodeType(
+        "normal_map",
+        "Normal Map",
+        CATEGORY,
+        "Turns a tangent-space normal map texel into a world-space normal for the Surface Output.",
+        inputs=[
+            PortSpec("tangent_normal", PortType.VEC3, (0.5, 0.5, 1.0), label="color"),
+            PortSpec("strength", PortType.FLOAT, 1.0),
+            PortSpec("normal", PortType.VEC3, "world_normal"),
+        ],
+        outputs=[PortSpec("normal_out", PortType.VEC3, label="normal")],
+        properties=[
+            PropertySpec("strength", "float", 1.0, 0.0, 4.0),
+            PropertySpec("convention", "enum", "opengl", choices=("opengl", "directx"), label="green channel"),
+        ],
+        lower=_lower_normal_map,
+        notes=(
+            "n = (2 t − 1) · (strength, ±strength, 1) (− for DirectX maps), then normalize(n.x T + n.y B + n.z N) "
+            "with the MikkTSpace frame (world_tangent varying, bitangent = w · cross(N, T))."
+        ),
+    )
+)
+
+
+def _lower_normal_from_height(ctx: NodeContext) -> None:
+    from app.material.lowering import LoweringFailure
+
+    if ctx.control_dependent:
+        raise LoweringFailure("Normal From Height needs screen-space derivatives, which are undefined after an If node")
+    fn = ctx.fn
+    normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
+    height = fn.multiply(ctx.input("height"), ctx.input("strength"))
+    position = ctx.source("world_position")
+    dp_dx = fn.builtin(Builtin.DFDX, PortType.VEC3, position)
+    dp_dy = fn.builtin(Builtin.DFDY, PortType.VEC3, position)
+    r1 = fn.builtin(Builtin.CROSS, PortType.VEC3, dp_dy, normal)
+    r2 = fn.builtin(Builtin.CROSS, PortType.VEC3, normal, dp_dx)
+    det = fn.builtin(Builtin.DOT, PortType.FLOAT, dp_dx, r1)
+    dh_dx = fn.builtin(Builtin.DFDX, PortType.FLOAT, height)
+    dh_dy = fn.builtin(Builtin.DFDY, PortType.FLOAT, height)
+    gradient = fn.multiply(fn.add(fn.multiply(r1, dh_dx), fn.multiply(r2, dh_dy)), fn.builtin(Builtin.SIGN, PortType.FLOAT, det))
+    absolute = fn.builtin(Builtin.ABS, PortType.FLOAT, det)
+    bumped = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, fn.subtract(fn.multiply(normal, absolute), gradient))
+    # The gradient is orthogonal to N, so |bumped|² >= det²: only a degenerate pixel (det ~ 0,
+    # seen edge-on) has nothing to normalize, and keeps N.
+    usable = fn.binary(BinaryOperator.GREATER, absolute, fn.f(1e-18))
+    ctx.set_output("normal_out", fn.builtin(Builtin.SELECT, PortType.VEC3, usable, bumped, normal))
+
+
+register(
+    NodeType(
+        "normal_from_height",
+        "Normal From Height",
+        CATEGORY,
+        "Bump mapping: a world-space normal tilted by the slope of a height value (any node).",
+        inputs=[
+            PortSpec("height", PortType.FLOAT, 0.0),
+            PortSpec("strength", PortType.FLOAT, 1.0),
+            PortSpec("normal", PortType.VEC3, "world_normal"),
+        ],
+        outputs=[PortSpec("normal_out", PortType.VEC3, label="normal")],
+        properties=[PropertySpec("strength", "float", 1.0, 0.0, 10.0)],
+        lower=_lower_normal_from_height,
+        notes=(
+            "Mikkelsen's surface gradient from `dfdx`/`dfdy` of the world position and of height × strength; "
+            "an error after an If node (derivatives need uniform control flow)."
+        ),
+    )
+)
+
+
+# Reflectance and channels --------------------------------------------------------------------
+
+
+def _lower_fresnel_schlick(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
+    view = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("view_direction"))
+    weight = _called(fn.call(pbr_functions.schlick_weight(ctx.lowering), fn.builtin(Builtin.DOT, PortType.FLOAT, normal, view)))
+    f0 = ctx.input("f0")
+    ctx.set_output("out", fn.add(f0, fn.multiply(fn.subtract(pbr_functions.splat3(fn, 1.0), f0), weight)))
+
+
+register(
+    NodeType(
+        "fresnel_schlick",
+        "Fresnel (Schlick)",
+        CATEGORY,
+        "Reflectance by view angle: F0 + (1 - F0)(1 - |N.V|)^5 (0.04 for plastic, the colour for metal).",
+        inputs=[
+            PortSpec("f0", PortType.VEC3, (0.04, 0.04, 0.04)),
+            PortSpec("normal", PortType.VEC3, "world_normal"),
+            PortSpec("view_direction", PortType.VEC3, "view_direction"),
+        ],
+        outputs=[PortSpec("out", PortType.VEC3)],
+        properties=[PropertySpec("f0", "color", (0.04, 0.04, 0.04, 1.0))],
+        lower=_lower_fresnel_schlick,
+        notes="Calls the helper `schlick_weight` ((1 − |N·V|)⁵ by multiplication); F0 + (1 − F0) · weight.",
+    )
+)
+
+
+def _lower_roughness_from_glossiness(ctx: NodeContext) -> None:
+    ctx.set_output("out", ctx.fn.subtract(ctx.fn.f(1.0), ctx.input("glossiness")))
+
+
+register(
+    NodeType(
+        "roughness_from_glossiness",
+        "Roughness from Glossiness",
+        CATEGORY,
+        "1 - glossiness: uses a specular-glossiness map as the Surface Output's roughness.",
+        inputs=[PortSpec("glossiness", PortType.FLOAT, 0.5)],
+        outputs=[PortSpec("out", PortType.FLOAT)],
+        properties=[PropertySpec("glossiness", "float", 0.5, 0.0, 1.0)],
+        lower=_lower_roughness_from_glossiness,
+        notes="One `subtract` from 1.",
+    )
+)
+
+
+def _lower_orm_unpack(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    orm = ctx.input("orm")
+    for name, letter in (("occlusion", "x"), ("roughness", "y"), ("metallic", "z")):
+        if ctx.output_used(name):
+            ctx.set_output(name, fn.swizzle(orm, letter))
+
+
+register(
+    NodeType(
+        "orm_unpack",
+        "ORM Unpack",
+        CATEGORY,
+        "Splits a packed ORM texture (glTF): R = occlusion, G = roughness, B = metallic.",
+        inputs=[PortSpec("orm", PortType.COLOR, (1.0, 0.5, 0.0, 1.0))],
+        outputs=[PortSpec("occlusion", PortType.FLOAT), PortSpec("roughness", PortType.FLOAT), PortSpec("metallic", PortType.FLOAT)],
+        properties=[],
+        lower=_lower_orm_unpack,
+        notes="One swizzle per used output (r, g, b). Sample the texture with the Texture Parameter's colour space set to linear.",
+    )
+)
+
+
+def _lower_luminance(ctx: NodeContext) -> None:
+    ctx.set_output("out", _called(ctx.fn.call(pbr_functions.luminance(ctx.lowering), ctx.input("color"))))
+
+
+register(
+    NodeType(
+        "luminance",
+        "Luminance",
+        CATEGORY,
+        "The brightness of a linear colour: dot(rgb, (0.2126, 0.7152, 0.0722)) (Rec. 709).",
+        inputs=[PortSpec("color", PortType.VEC3, (1.0, 1.0, 1.0))],
+        outputs=[PortSpec("out", PortType.FLOAT)],
+        properties=[],
+        lower=_lower_luminance,
+        notes="Calls the helper `luminance` (one `dot`).",
+    )
+)
+
+
+def _transfer_node(type_name: str, display_name: str, description: str, helper, notes: str) -> None:
+    def lower(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        color = ctx.input("color")
+        rgb = _called(fn.call(helper(ctx.lowering), fn.swizzle(color, "xyz")))
+        ctx.set_output("out", fn.construct(vec(4), rgb, fn.swizzle(color, "w")))
+
+    register(
+        NodeType(
+            type_name,
+            display_name,
+            CATEGORY,
+            description,
+            inputs=[PortSpec("color", PortType.COLOR)],
+            outputs=[PortSpec("out", PortType.COLOR)],
+            properties=[PropertySpec("color", "color", (0.5, 0.5, 0.5, 1.0))],
+            lower=lower,
+            notes=notes,
+        )
+    )
+
+
+_transfer_node(
+    "linear_to_srgb",
+    "Linear to sRGB",
+    "Encodes a linear colour with the sRGB curve (IEC 61966-2-1); alpha unchanged.",
+    pbr_functions.linear_to_srgb,
+    "Calls the helper `linear_to_srgb`: 12.92 c below 0.0031308, else 1.055 c^(1/2.4) − 0.055 (`step` + `mix`).",
+)
+_transfer_node(
+    "srgb_to_linear",
+    "sRGB to Linear",
+    "Decodes an sRGB-encoded colour to linear (IEC 61966-2-1); alpha unchanged.",
+    pbr_functions.srgb_to_linear,
+    "Calls the helper `srgb_to_linear`: c / 12.92 below 0.04045, else ((c + 0.055) / 1.055)^2.4 (`step` + `mix`).",
+)

@@ -1,0 +1,343 @@
+"""VPL helper functions for physically based shading: the glTF 2.0 BRDF, colour transfer functions.
+
+Every function here is emitted as a VPL helper function of the fragment
+stage (once per module, however many nodes call it), so the shading is
+visible in the editor's VPL tab, verified like every other instruction and
+compiled for every target. A builder has the signature `build(owner, fn)`:
+`owner.helper(name, build, parameter_types, return_type)` returns the
+(possibly already built) function, `fn` is the `FunctionBuilder` of the
+function being built. `app.material.lowering._Lowering` is such an owner;
+`HelperSet` is a minimal one for modules built outside a material (the
+preview's post pass).
+
+The BRDF is the glTF 2.0 metallic-roughness model exactly as Appendix B
+("BRDF Implementation") of the glTF 2.0 specification writes it, with the
+`specular` factor of KHR_materials_specular (specularColor = 1):
+
+    α = roughness²   (clamped below at MIN_ALPHA: the appendix's note, α = 0 is singular)
+    D = α² χ⁺(N·H) / (π ((N·H)² (α² − 1) + 1)²)
+    Vis = χ⁺(H·L) χ⁺(H·V) / (2 (|N·V| √(α² + (1 − α²)(N·L)²) + |N·L| √(α² + (1 − α²)(N·V)²)))
+    w = (1 − |V·H|)⁵
+    dielectric_fresnel = specular · (0.04 + (1 − 0.04) w)
+    metal_fresnel = baseColor + (1 − baseColor) w
+    dielectric_brdf = dielectric_fresnel · Vis · D + (1 − dielectric_fresnel) · baseColor / π
+    metal_brdf = metal_fresnel · Vis · D
+    f = mix(dielectric_brdf, metal_brdf, metallic)
+
+With specular = 1 this is the appendix's "full code" word for word. The
+visibility's denominator is at least VISIBILITY_EPSILON, which only matters
+when N·L = N·V = 0, where the result is multiplied by N·L = 0 anyway.
+Inputs are clamped to their glTF ranges ([0, 1]) by the caller
+(`surface_radiance`).
+
+Colour transfer functions are the piecewise sRGB curves of IEC 61966-2-1;
+luminance uses the Rec. 709 / sRGB primaries' Y coefficients
+(0.2126, 0.7152, 0.0722).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from vpl_core.ir.builder import FunctionBuilder, StageBuilder
+from vpl_core.ir.instructions import BinaryOperator, Builtin
+from vpl_core.ir.module import Function
+from vpl_core.ir.types import FLOAT, Type, vec
+from vpl_core.ir.values import Operand, RegisterValue
+
+#: Smallest GGX α (= roughness²) the BRDF evaluates: roughness 0 would make D a delta function.
+MIN_ALPHA = 0.002
+#: Lower bound of the visibility term's denominator (both N·L and N·V zero).
+VISIBILITY_EPSILON = 1e-7
+DIELECTRIC_F0 = 0.04
+REC709_LUMINANCE = (0.2126, 0.7152, 0.0722)
+
+Builder = Callable[[Any, FunctionBuilder], None]
+
+
+class HelperOwner(Protocol):
+    def helper(self, name: str, build: Builder, parameters: Sequence[Type], return_type: Type) -> Function: ...
+
+
+class HelperSet:
+    """A helper owner for a stage built outside the material lowering (each helper built once)."""
+
+    def __init__(self, stage: StageBuilder) -> None:
+        self.stage = stage
+        self.helpers: dict[str, Function] = {}
+
+    def helper(self, name: str, build: Builder, parameters: Sequence[Type], return_type: Type) -> Function:
+        existing = self.helpers.get(name)
+        if existing is not None:
+            return existing
+        function = self.stage.function(name, return_type, parameters).function
+        self.helpers[name] = function
+        build(self, FunctionBuilder(function))
+        return function
+
+
+# Small emitters shared by the builders -------------------------------------------------------
+
+
+def call(fn: FunctionBuilder, builtin: Builtin, result_type: Type, *arguments: Operand) -> RegisterValue:
+    return fn.call_builtin(builtin, result_type, *arguments)
+
+
+def splat3(fn: FunctionBuilder, value: float | Operand) -> RegisterValue:
+    scalar = fn.f(value) if isinstance(value, (int, float)) else value
+    return fn.construct(vec(3), scalar, scalar, scalar)
+
+
+def constant3(fn: FunctionBuilder, values: Sequence[float]) -> RegisterValue:
+    return fn.construct(vec(3), *(fn.f(value) for value in values))
+
+
+def saturate(fn: FunctionBuilder, value: Operand) -> RegisterValue:
+    """clamp(value, 0, 1) for a float or a float vector."""
+    value_type = value.type
+    if value_type == FLOAT:
+        return call(fn, Builtin.CLAMP, FLOAT, value, fn.f(0.0), fn.f(1.0))
+    size = value_type.size  # type: ignore[union-attr]
+    zero = fn.construct(vec(size), *([fn.f(0.0)] * size))
+    one = fn.construct(vec(size), *([fn.f(1.0)] * size))
+    return call(fn, Builtin.CLAMP, value_type, value, zero, one)
+
+
+def heaviside(fn: FunctionBuilder, value: Operand) -> RegisterValue:
+    """χ⁺(x): 1 when x > 0, else 0 (1 − step(x, 0))."""
+    return fn.subtract(fn.f(1.0), call(fn, Builtin.STEP, FLOAT, value, fn.f(0.0)))
+
+
+def parameters(fn: FunctionBuilder, count: int) -> list[RegisterValue]:
+    return [fn.load(fn.parameter(slot)) for slot in range(count)]
+
+
+# Colour --------------------------------------------------------------------------------------
+
+
+def _build_srgb_to_linear(owner: Any, fn: FunctionBuilder) -> None:
+    """IEC 61966-2-1 decoding per channel: c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055)^2.4."""
+    (encoded,) = parameters(fn, 1)
+    low = fn.divide(encoded, fn.f(12.92))
+    nonnegative = call(fn, Builtin.MAX, vec(3), encoded, splat3(fn, 0.0))  # pow is undefined below 0
+    shifted = fn.divide(fn.add(nonnegative, splat3(fn, 0.055)), fn.f(1.055))
+    high = call(fn, Builtin.POW, vec(3), shifted, splat3(fn, 2.4))
+    above = call(fn, Builtin.STEP, vec(3), splat3(fn, 0.04045), encoded)  # 1 where 0.04045 <= c
+    # The threshold itself decodes the same by both pieces (to 1e-7); strictly above is the curve.
+    fn.ret(call(fn, Builtin.MIX, vec(3), low, high, above))
+
+
+def _build_linear_to_srgb(owner: Any, fn: FunctionBuilder) -> None:
+    """IEC 61966-2-1 encoding per channel: c <= 0.0031308 ? 12.92 c : 1.055 c^(1/2.4) − 0.055."""
+    (linear,) = parameters(fn, 1)
+    low = fn.multiply(linear, fn.f(12.92))
+    nonnegative = call(fn, Builtin.MAX, vec(3), linear, splat3(fn, 0.0))
+    curve = call(fn, Builtin.POW, vec(3), nonnegative, splat3(fn, 1.0 / 2.4))
+    high = fn.subtract(fn.multiply(curve, fn.f(1.055)), splat3(fn, 0.055))
+    above = call(fn, Builtin.STEP, vec(3), splat3(fn, 0.0031308), linear)
+    fn.ret(call(fn, Builtin.MIX, vec(3), low, high, above))
+
+
+def srgb_to_linear(owner: HelperOwner) -> Function:
+    return owner.helper("srgb_to_linear", _build_srgb_to_linear, [vec(3)], vec(3))
+
+
+def linear_to_srgb(owner: HelperOwner) -> Function:
+    return owner.helper("linear_to_srgb", _build_linear_to_srgb, [vec(3)], vec(3))
+
+
+def _build_luminance(owner: Any, fn: FunctionBuilder) -> None:
+    (color,) = parameters(fn, 1)
+    fn.ret(call(fn, Builtin.DOT, FLOAT, color, constant3(fn, REC709_LUMINANCE)))
+
+
+def luminance(owner: HelperOwner) -> Function:
+    return owner.helper("luminance", _build_luminance, [vec(3)], FLOAT)
+
+
+# The glTF BRDF -------------------------------------------------------------------------------
+
+
+def _build_schlick_weight(owner: Any, fn: FunctionBuilder) -> None:
+    """(1 − |cos|)⁵ by multiplication (exact for 0, no pow of 0)."""
+    (cosine,) = parameters(fn, 1)
+    complement = saturate(fn, fn.subtract(fn.f(1.0), call(fn, Builtin.ABS, FLOAT, cosine)))
+    squared = fn.multiply(complement, complement)
+    fn.ret(fn.multiply(fn.multiply(squared, squared), complement))
+
+
+def schlick_weight(owner: HelperOwner) -> Function:
+    return owner.helper("schlick_weight", _build_schlick_weight, [FLOAT], FLOAT)
+
+
+def _build_ggx_distribution(owner: Any, fn: FunctionBuilder) -> None:
+    """D(α) = α² χ⁺(N·H) / (π ((N·H)² (α² − 1) + 1)²)."""
+    n_dot_h, alpha = parameters(fn, 2)
+    alpha2 = fn.multiply(alpha, alpha)
+    base = fn.add(fn.multiply(fn.multiply(n_dot_h, n_dot_h), fn.subtract(alpha2, fn.f(1.0))), fn.f(1.0))
+    denominator = fn.multiply(fn.f(math.pi), fn.multiply(base, base))
+    fn.ret(fn.divide(fn.multiply(alpha2, heaviside(fn, n_dot_h)), denominator))
+
+
+def ggx_distribution(owner: HelperOwner) -> Function:
+    return owner.helper("ggx_distribution", _build_ggx_distribution, [FLOAT, FLOAT], FLOAT)
+
+
+def _build_smith_visibility(owner: Any, fn: FunctionBuilder) -> None:
+    """Height-correlated Smith G / (4 |N·L| |N·V|), without the χ⁺ factors (the caller applies them)."""
+    n_dot_l, n_dot_v, alpha = parameters(fn, 3)
+    alpha2 = fn.multiply(alpha, alpha)
+    rest = fn.subtract(fn.f(1.0), alpha2)
+
+    def lambda_term(cosine: Operand) -> RegisterValue:
+        return call(fn, Builtin.SQRT, FLOAT, fn.add(alpha2, fn.multiply(rest, fn.multiply(cosine, cosine))))
+
+    abs_l = call(fn, Builtin.ABS, FLOAT, n_dot_l)
+    abs_v = call(fn, Builtin.ABS, FLOAT, n_dot_v)
+    total = fn.add(fn.multiply(abs_v, lambda_term(n_dot_l)), fn.multiply(abs_l, lambda_term(n_dot_v)))
+    denominator = fn.multiply(fn.f(2.0), call(fn, Builtin.MAX, FLOAT, total, fn.f(VISIBILITY_EPSILON)))
+    fn.ret(fn.divide(fn.f(1.0), denominator))
+
+
+def smith_visibility(owner: HelperOwner) -> Function:
+    return owner.helper("smith_visibility", _build_smith_visibility, [FLOAT, FLOAT, FLOAT], FLOAT)
+
+
+def _build_gltf_brdf(owner: Any, fn: FunctionBuilder) -> None:
+    """f(N, V, L; baseColor, metallic, roughness, specular) of the glTF metallic-roughness material."""
+    normal, view, light, base_color, metallic, roughness, specular = parameters(fn, 7)
+    # L = −V has no half vector: a tiny offset keeps normalize defined (χ⁺(H·L) is then 0), and
+    # changes H by less than 1e-11 relative wherever |L + V| > 0.1.
+    halfway_sum = fn.add(fn.add(light, view), constant3(fn, (0.0, 0.0, 1e-12)))
+    halfway = call(fn, Builtin.NORMALIZE, vec(3), halfway_sum)
+    n_dot_l = call(fn, Builtin.DOT, FLOAT, normal, light)
+    n_dot_v = call(fn, Builtin.DOT, FLOAT, normal, view)
+    n_dot_h = call(fn, Builtin.DOT, FLOAT, normal, halfway)
+    v_dot_h = call(fn, Builtin.DOT, FLOAT, view, halfway)
+    h_dot_l = call(fn, Builtin.DOT, FLOAT, halfway, light)
+    alpha = call(fn, Builtin.MAX, FLOAT, fn.multiply(roughness, roughness), fn.f(MIN_ALPHA))
+    distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
+    visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
+    masking = fn.multiply(heaviside(fn, h_dot_l), heaviside(fn, v_dot_h))
+    specular_lobe = fn.multiply(fn.multiply(visibility, distribution), masking)  # type: ignore[arg-type]
+    weight = fn.call(schlick_weight(owner), v_dot_h)
+    assert weight is not None and specular_lobe is not None
+    dielectric_fresnel = fn.multiply(specular, fn.add(fn.f(DIELECTRIC_F0), fn.multiply(fn.f(1.0 - DIELECTRIC_F0), weight)))
+    diffuse = fn.multiply(base_color, fn.f(1.0 / math.pi))
+    dielectric = fn.add(
+        splat3(fn, fn.multiply(dielectric_fresnel, specular_lobe)),
+        fn.multiply(diffuse, fn.subtract(fn.f(1.0), dielectric_fresnel)),
+    )
+    metal_fresnel = fn.add(base_color, fn.multiply(fn.subtract(splat3(fn, 1.0), base_color), weight))
+    metal = fn.multiply(metal_fresnel, specular_lobe)
+    fn.ret(call(fn, Builtin.MIX, vec(3), dielectric, metal, splat3(fn, metallic)))
+
+
+def gltf_brdf(owner: HelperOwner) -> Function:
+    """gltf_brdf(N, V, L: vec3, baseColor: vec3, metallic, roughness, specular: float) -> vec3."""
+    return owner.helper("gltf_brdf", _build_gltf_brdf, [vec(3), vec(3), vec(3), vec(3), FLOAT, FLOAT, FLOAT], vec(3))
+
+
+
+# The environment: image-based lighting ------------------------------------------------------
+
+
+def _build_equirect_uv(owner: Any, fn: FunctionBuilder) -> None:
+    """Equirect (u, t) of a world direction for an environment rotated by `rotation` radians about +y.
+
+    docs/lighting.md: the direction is first rotated by −rotation; then
+    u = 0.5 + atan2(x, −z) / 2π, t = 0.5 + asin(y) / π (u = 0.5 is −z, t = 1
+    the zenith). Straight up or down (x = z = 0) u is 0.5: atan2(0, 0) is
+    undefined.
+    """
+    direction, rotation = parameters(fn, 2)
+    unit = call(fn, Builtin.NORMALIZE, vec(3), direction)
+    x, y, z = (fn.swizzle(unit, letter) for letter in "xyz")
+    cosine, sine = call(fn, Builtin.COS, FLOAT, rotation), call(fn, Builtin.SIN, FLOAT, rotation)
+    # Rotation by −θ about +y: x' = cos θ x − sin θ z, z' = sin θ x + cos θ z.
+    rotated_x = fn.subtract(fn.multiply(cosine, x), fn.multiply(sine, z))
+    rotated_z = fn.add(fn.multiply(sine, x), fn.multiply(cosine, z))
+    azimuth = call(fn, Builtin.ATAN2, FLOAT, rotated_x, call(fn, Builtin.NEGATE, FLOAT, rotated_z))
+    horizontal = fn.add(fn.multiply(rotated_x, rotated_x), fn.multiply(rotated_z, rotated_z))
+    defined = fn.binary(BinaryOperator.GREATER, horizontal, fn.f(0.0))
+    azimuth = call(fn, Builtin.SELECT, FLOAT, defined, azimuth, fn.f(0.0))
+    u = fn.add(fn.f(0.5), fn.multiply(azimuth, fn.f(1.0 / (2.0 * math.pi))))
+    elevation = call(fn, Builtin.ASIN, FLOAT, call(fn, Builtin.CLAMP, FLOAT, y, fn.f(-1.0), fn.f(1.0)))
+    t = fn.add(fn.f(0.5), fn.multiply(elevation, fn.f(1.0 / math.pi)))
+    fn.ret(fn.construct(vec(2), u, t))
+
+
+def equirect_uv(owner: HelperOwner) -> Function:
+    """equirect_uv(direction: vec3, rotation: float) -> vec2."""
+    return owner.helper("equirect_uv", _build_equirect_uv, [vec(3), FLOAT], vec(2))
+
+
+def _multiple_scattering(fn: FunctionBuilder, f0: Operand, f90: Operand, scale: Operand, bias: Operand,
+                         prefiltered: Operand, irradiance: Operand) -> tuple[Operand, Operand]:
+    """(specular radiance, energy the specular lobes took) for F0/F90 vec3s: Fdez-Agüera (2019), section 5.
+
+    FssEss = F0 A + F90 B, Ess = A + B, Ems = 1 − Ess, Favg = F0 + (F90 − F0) / 21,
+    Fms = FssEss Favg / (1 − Ems Favg); specular = FssEss prefiltered + Fms Ems irradiance;
+    what the diffuse layer still receives is 1 − (FssEss + Fms Ems).
+    """
+    single = fn.add(fn.multiply(f0, scale), fn.multiply(f90, bias))
+    multiple_albedo = fn.subtract(fn.f(1.0), fn.add(scale, bias))
+    average = fn.add(f0, fn.divide(fn.subtract(f90, f0), fn.f(21.0)))
+    denominator = fn.subtract(splat3(fn, 1.0), fn.multiply(average, multiple_albedo))
+    # 1 − Ems Favg reaches 0 only where A + B = 0 and F = 1, where FssEss = 0 too: no energy to scatter.
+    safe = call(fn, Builtin.MAX, vec(3), denominator, splat3(fn, 1e-6))
+    multiple = fn.divide(fn.multiply(single, average), safe)
+    multiple_energy = fn.multiply(multiple, multiple_albedo)
+    specular = fn.add(fn.multiply(single, prefiltered), fn.multiply(multiple_energy, irradiance))
+    return specular, fn.add(single, multiple_energy)
+
+
+def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
+    """Light reflected from the environment (split-sum IBL with multiple-scattering compensation).
+
+    prefiltered = environment_specular at the reflection direction, lod =
+    max_lod · r (2 − r); irradiance = environment_irradiance at the normal
+    (irradiance / π); (A, B) = environment_brdf at (|N·V|, r). Dielectric:
+    F0 = 0.04 · specular, F90 = specular, plus the Lambertian layer
+    baseColor · (1 − what the specular took) · irradiance; metal: F0 =
+    baseColor, F90 = 1; mixed by metallic as the glTF BRDF is.
+    """
+    from vpl_core.ir.builder import member
+    from vpl_core.ir.types import SAMPLER2D
+
+    normal, view, base_color, metallic, roughness, specular = parameters(fn, 6)
+    rotation = fn.load(member(owner.scene, "environment_rotation"))
+    intensity = fn.load(member(owner.scene, "environment_intensity"))
+    max_lod = fn.load(member(owner.scene, "environment_max_lod"))
+    specular_map = fn.load(owner.host_uniform("environment_specular", SAMPLER2D))
+    irradiance_map = fn.load(owner.host_uniform("environment_irradiance", SAMPLER2D))
+    brdf_table = fn.load(owner.host_uniform("environment_brdf", SAMPLER2D))
+
+    n_dot_v = saturate(fn, call(fn, Builtin.ABS, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view)))
+    reflected = call(fn, Builtin.REFLECT, vec(3), call(fn, Builtin.NEGATE, vec(3), view), normal)
+    lod = fn.multiply(max_lod, fn.multiply(roughness, fn.subtract(fn.f(2.0), roughness)))
+    to_uv = equirect_uv(owner)
+    specular_uv = fn.call(to_uv, reflected, rotation)
+    normal_uv = fn.call(to_uv, normal, rotation)
+    assert specular_uv is not None and normal_uv is not None
+    prefiltered = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, specular_uv, lod), "xyz"), intensity)
+    irradiance = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), irradiance_map, normal_uv, fn.f(0.0)), "xyz"), intensity)
+    table = call(fn, Builtin.TEXTURE_LOD, vec(4), brdf_table, fn.construct(vec(2), n_dot_v, roughness), fn.f(0.0))
+    scale, bias = fn.swizzle(table, "x"), fn.swizzle(table, "y")
+
+    dielectric_f0 = splat3(fn, fn.multiply(fn.f(DIELECTRIC_F0), specular))
+    dielectric_specular, taken = _multiple_scattering(fn, dielectric_f0, splat3(fn, specular), scale, bias, prefiltered, irradiance)
+    diffuse = fn.multiply(fn.multiply(base_color, fn.subtract(splat3(fn, 1.0), taken)), irradiance)
+    dielectric = fn.add(dielectric_specular, diffuse)
+    metal, _ = _multiple_scattering(fn, base_color, splat3(fn, 1.0), scale, bias, prefiltered, irradiance)
+    fn.ret(call(fn, Builtin.MIX, vec(3), dielectric, metal, splat3(fn, metallic)))
+
+
+def environment_light(owner: HelperOwner) -> Function:
+    """environment_light(N, V, baseColor: vec3, metallic, roughness, specular: float) -> vec3 (needs the lowering's
+    scene record and host samplers: `owner` must be the material lowering)."""
+    return owner.helper(
+        "environment_light", _build_environment_light, [vec(3), vec(3), vec(3), FLOAT, FLOAT, FLOAT], vec(3)
+    )

@@ -1,0 +1,295 @@
+"""The preview stage: what the artist chooses around a material (mesh, light, exposure, tone mapper, ...).
+
+`Stage` is plain data (no Qt, no GL): the preview toolbar edits one, the
+user's settings store it (`to_dict` / `Stage.from_dict`), the command line
+builds one from `--mesh`, `--exposure`, ... (`parse_*`), and
+`Stage.apply(renderer)` hands it to a `Renderer`. Every setter validates and
+raises `ValueError` with a one-line message, so the command line can print it
+and exit 2; `from_dict` is tolerant instead (a stored value that no longer
+makes sense falls back to the default, so old settings never break the
+preview).
+
+The light direction is given as azimuth and elevation in degrees: azimuth 0
+is in front of the object (towards the default camera, +z), positive to the
+right (+x); elevation 90 is straight above. The default, azimuth -34,
+elevation 37 (DEFAULT_LIGHT_DIRECTION), is the preview's classic
+upper-left-front light.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from app.preview.mesh import MESH_NAMES, Mesh
+from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
+
+BACKGROUNDS = ("environment", "blurred", "color")
+DEFAULT_BACKGROUND_COLOR = (0.18, 0.19, 0.21)  # display sRGB
+DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)  # towards the light: upper left, in front
+DEFAULT_LIGHT_COLOR = (1.0, 1.0, 1.0)
+DEFAULT_LIGHT_INTENSITY = 3.0  # lux-like: a white Lambertian surface facing the light reflects 3 / pi
+DEFAULT_AMBIENT_COLOR = (0.2, 0.2, 0.2)  # linear radiance of the uniform environment ("none")
+#: The stage's environment name for "no environment map": a uniform grey ambient.
+NO_ENVIRONMENT = "none"
+#: The exposure a bundled environment is shown with when it is chosen (the user may change it
+#: after). The bundled ones differ in brightness as real places do: a white Lambertian surface
+#: reflects on average 0.33 in `studio`, 0.60 in `neutral` and 3.2 in `outdoor` (sky and sun),
+#: so `outdoor` starts 3 stops down to look about as bright as the others.
+RECOMMENDED_EXPOSURE: dict[str, float] = {"studio": 0.0, "neutral": 0.0, "outdoor": -3.0}
+MAX_EXPOSURE = 32.0
+MAX_INTENSITY = 1.0e6
+
+
+def light_vector(azimuth_degrees: float, elevation_degrees: float) -> tuple[float, float, float]:
+    """Unit vector from the surface towards the light (world space) for azimuth/elevation in degrees."""
+    azimuth, elevation = math.radians(azimuth_degrees), math.radians(elevation_degrees)
+    return (math.cos(elevation) * math.sin(azimuth), math.sin(elevation), math.cos(elevation) * math.cos(azimuth))
+
+
+def light_angles(direction: Sequence[float]) -> tuple[float, float]:
+    """(azimuth, elevation) in degrees of a direction towards the light."""
+    x, y, z = (float(c) for c in direction)
+    length = math.sqrt(x * x + y * y + z * z)
+    if not math.isfinite(length) or length == 0.0:
+        raise ValueError("the light direction must be a finite, nonzero vector")
+    return math.degrees(math.atan2(x, z)), math.degrees(math.asin(max(-1.0, min(1.0, y / length))))
+
+
+def _number(value: Any, what: str, minimum: float | None = None, maximum: float | None = None) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, not {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{what} must be a finite number, not {value!r}")
+    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+        low = "" if minimum is None else f"{minimum:g}"
+        high = "" if maximum is None else f"{maximum:g}"
+        raise ValueError(f"{what} must be between {low} and {high}, not {number:g}")
+    return number
+
+
+def _color(value: Any, what: str, maximum: float | None = None) -> tuple[float, float, float]:
+    if isinstance(value, str):
+        value = parse_floats(value, what)
+    try:
+        components = [float(c) for c in value]
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be three numbers, not {value!r}") from None
+    if len(components) != 3:
+        raise ValueError(f"{what} must be three numbers (r,g,b), not {len(components)}")
+    red, green, blue = (_number(c, what, 0.0, maximum) for c in components)
+    return (red, green, blue)
+
+
+def parse_floats(text: str, what: str) -> list[float]:
+    """'0.1,0.2,0.3' (commas and/or spaces) -> floats; ValueError naming `what` otherwise."""
+    parts = [part for part in text.replace(",", " ").split() if part]
+    if not parts:
+        raise ValueError(f"{what}: expected numbers, got {text!r}")
+    try:
+        return [float(part) for part in parts]
+    except ValueError:
+        raise ValueError(f"{what}: expected numbers separated by commas, got {text!r}") from None
+
+
+def is_mesh_path(mesh: str) -> bool:
+    return mesh not in MESH_NAMES
+
+
+@dataclass
+class Stage:
+    """Everything around the material; see the module docstring. Angles in degrees."""
+
+    mesh: str = "sphere"
+    environment: str = field(default_factory=lambda: default_environment())
+    environment_rotation: float = 0.0
+    environment_intensity: float = 1.0
+    background: str = "color"
+    background_color: tuple[float, float, float] = DEFAULT_BACKGROUND_COLOR
+    exposure: float = 0.0
+    tone_mapper: str = DEFAULT_TONE_MAPPER
+    light_azimuth: float = field(default_factory=lambda: light_angles(DEFAULT_LIGHT_DIRECTION)[0])
+    light_elevation: float = field(default_factory=lambda: light_angles(DEFAULT_LIGHT_DIRECTION)[1])
+    light_color: tuple[float, float, float] = DEFAULT_LIGHT_COLOR
+    light_intensity: float = DEFAULT_LIGHT_INTENSITY
+    #: Free-form extras other areas add (kept through to_dict/from_dict).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # ---- validated setters (ValueError with a one-line message) ----------------------------
+
+    def set_mesh(self, mesh: str) -> None:
+        """A built-in mesh name, or the path of an existing mesh file."""
+        if not isinstance(mesh, str) or not mesh:
+            raise ValueError("the mesh must be a name or a file path")
+        if is_mesh_path(mesh) and not os.path.isfile(mesh):
+            raise ValueError(f"unknown mesh {mesh!r}: expected {', '.join(MESH_NAMES)} or the path of a mesh file")
+        self.mesh = mesh
+
+    def set_exposure(self, exposure: Any) -> None:
+        self.exposure = _number(exposure, "the exposure (EV)", -MAX_EXPOSURE, MAX_EXPOSURE)
+
+    def set_tone_mapper(self, name: str) -> None:
+        if name not in TONE_MAPPERS:
+            raise ValueError(f"unknown tone mapper {name!r}: expected {', '.join(TONE_MAPPERS)}")
+        self.tone_mapper = name
+
+    def set_background(self, background: str, color: Any = None) -> None:
+        if background not in BACKGROUNDS:
+            raise ValueError(f"unknown background {background!r}: expected {', '.join(BACKGROUNDS)}")
+        self.background = background
+        if color is not None:
+            self.background_color = _color(color, "the background colour", 1.0)
+
+    def set_light(self, azimuth: Any = None, elevation: Any = None, color: Any = None, intensity: Any = None) -> None:
+        if azimuth is not None:
+            self.light_azimuth = _number(azimuth, "the light azimuth (degrees)", -360.0, 360.0)
+        if elevation is not None:
+            self.light_elevation = _number(elevation, "the light elevation (degrees)", -90.0, 90.0)
+        if color is not None:
+            self.light_color = _color(color, "the light colour")
+        if intensity is not None:
+            self.light_intensity = _number(intensity, "the light intensity", 0.0, MAX_INTENSITY)
+
+    def set_environment(self, environment: str, rotation: Any = None, intensity: Any = None) -> None:
+        """A bundled environment name, "none" (a uniform grey ambient), or the path of an HDR file.
+
+        Choosing another bundled environment also sets its `RECOMMENDED_EXPOSURE`
+        (set the exposure after this to override it).
+        """
+        if not isinstance(environment, str) or not environment:
+            raise ValueError("the environment must be a name or a file path")
+        names = environment_names()
+        if environment not in names and not os.path.isfile(environment):
+            raise ValueError(f"unknown environment {environment!r}: expected {', '.join(names)} or the path of an .hdr/.exr file")
+        if environment != self.environment and environment in RECOMMENDED_EXPOSURE:
+            self.exposure = RECOMMENDED_EXPOSURE[environment]
+        self.environment = environment
+        if rotation is not None:
+            self.environment_rotation = _number(rotation, "the environment rotation (degrees)", -360.0, 360.0)
+        if intensity is not None:
+            self.environment_intensity = _number(intensity, "the environment intensity", 0.0, MAX_INTENSITY)
+
+    @property
+    def light_direction(self) -> tuple[float, float, float]:
+        return light_vector(self.light_azimuth, self.light_elevation)
+
+    # ---- storage ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        extra = data.pop("extra")
+        data.update(extra)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Stage:
+        """A stage from stored values; anything missing or no longer valid keeps its default."""
+        stage = cls()
+        if not isinstance(data, Mapping):
+            return stage
+        known = {f.name for f in fields(cls)} - {"extra"}
+        attempts = (
+            ("mesh", lambda: stage.set_mesh(data["mesh"])),
+            ("environment", lambda: stage.set_environment(data["environment"])),
+            ("environment_rotation", lambda: stage.set_environment(stage.environment, rotation=data["environment_rotation"])),
+            ("environment_intensity", lambda: stage.set_environment(stage.environment, intensity=data["environment_intensity"])),
+            ("background", lambda: stage.set_background(data["background"])),
+            ("background_color", lambda: stage.set_background(stage.background, data["background_color"])),
+            ("exposure", lambda: stage.set_exposure(data["exposure"])),
+            ("tone_mapper", lambda: stage.set_tone_mapper(data["tone_mapper"])),
+            ("light_azimuth", lambda: stage.set_light(azimuth=data["light_azimuth"])),
+            ("light_elevation", lambda: stage.set_light(elevation=data["light_elevation"])),
+            ("light_color", lambda: stage.set_light(color=data["light_color"])),
+            ("light_intensity", lambda: stage.set_light(intensity=data["light_intensity"])),
+        )
+        for key, attempt in attempts:
+            if key in data:
+                try:
+                    attempt()
+                except (ValueError, TypeError):
+                    continue  # a stale or hand-edited value: keep the default
+        stage.extra = {key: value for key, value in data.items() if key not in known and isinstance(key, str)}
+        return stage
+
+    # ---- the renderer --------------------------------------------------------------------
+
+    def apply(self, renderer: Any) -> None:
+        """Hand everything a `Renderer` draws with to it.
+
+        Files are the caller's: a mesh file (`load_stage_mesh`) and the
+        environment's prefiltered data (`prepare_environment`, or a worker
+        job), which take time or may fail.
+        """
+        if not is_mesh_path(self.mesh):
+            renderer.set_mesh(self.mesh)
+        renderer.set_exposure(self.exposure)
+        renderer.set_tone_mapper(self.tone_mapper)
+        renderer.set_background(self.background_color)
+        renderer.set_background_mode(self.background)
+        renderer.set_environment_settings(math.radians(math.remainder(self.environment_rotation, 360.0)), self.environment_intensity)
+        renderer.set_light_direction(self.light_direction)
+        renderer.set_light(color=self.light_color, intensity=self.light_intensity)
+
+
+def load_stage_mesh(mesh: str) -> Mesh | None:
+    """None for a built-in mesh name; the `Mesh` of a mesh file; ValueError (one line) when it cannot be read."""
+    if not is_mesh_path(mesh):
+        return None
+    try:
+        mesh_import = importlib.import_module("app.preview.mesh_import")
+    except ImportError:
+        raise ValueError(f"cannot read the mesh file {mesh!r}: mesh import is not available") from None
+    try:
+        return mesh_import.load_mesh(mesh)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read the mesh file {mesh!r}: {error}") from None
+
+
+def environment_names() -> list[str]:
+    """The environments a stage can name: the bundled ones (`app.preview.environment`) and "none"."""
+    return [*_bundled_environments(), NO_ENVIRONMENT]
+
+
+def _bundled_environments() -> tuple[str, ...]:
+    try:
+        from app.preview.environment import BUNDLED_ENVIRONMENTS
+    except ImportError:  # the image-based-lighting components are optional for a host
+        return ()
+    return tuple(BUNDLED_ENVIRONMENTS)
+
+
+def default_environment() -> str:
+    bundled = _bundled_environments()
+    return "studio" if "studio" in bundled else (bundled[0] if bundled else NO_ENVIRONMENT)
+
+
+def prepare_environment(environment: str) -> tuple[Any, Any] | None:
+    """(EnvironmentMaps, BRDF table) of a stage environment, prefiltered in the calling thread (or taken
+    from the cache); None for "none". ValueError with a one-line message when it cannot be loaded."""
+    if environment == NO_ENVIRONMENT:
+        return None
+    try:
+        from app.preview.environment import EnvironmentLoadError
+        from app.preview.ibl_assets import PrefilterJob
+    except ImportError:
+        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available") from None
+    try:
+        prepared = PrefilterJob(environment).run()
+    except (EnvironmentLoadError, OSError, ValueError) as error:
+        raise ValueError(str(error)) from None
+    except ImportError as error:  # a component the IBL code needs is missing from this installation
+        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available ({error})") from None
+    return environment_maps(prepared), prepared.brdf_lut
+
+
+def environment_maps(prepared: Any) -> Any:
+    """The renderer's `EnvironmentMaps` of an `app.preview.ibl_assets.PreparedEnvironment`."""
+    from app.preview.renderer import EnvironmentMaps
+
+    return EnvironmentMaps(tuple(prepared.assets.specular), prepared.assets.irradiance)

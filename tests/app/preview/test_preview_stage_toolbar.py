@@ -1,0 +1,158 @@
+"""The stage toolbar above a real preview: every control reaches the renderer, choices persist per user,
+a material that uses Time plays by itself, bad choices are refused without breaking anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+
+from app.material.examples import load_example
+from app.material.lowering import lower
+from app.preview.images import qimage_to_rgba
+from app.preview.stage import Stage, light_vector
+from app.preview.stage_toolbar import SETTINGS_KEY, PreviewPanel, StageToolbar
+from app.preview.widget import PreviewWidget
+
+pytestmark = pytest.mark.gl
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+def _panel(qtbot, settings: QSettings, **choosers) -> PreviewPanel:
+    preview = PreviewWidget()
+    panel = PreviewPanel(preview, settings=settings, **choosers)
+    panel.resize(360, 320)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def _show_example(qtbot, panel: PreviewPanel, name: str) -> None:
+    result = lower(load_example(name).graph)
+    assert result.ok
+    with qtbot.waitSignal(panel.preview.programReady, timeout=10000):
+        panel.preview.set_artifact(result.artifact, result.parameters)
+
+
+def _choose(box, data) -> None:
+    index = box.findData(data)
+    assert index >= 0, data
+    box.setCurrentIndex(index)
+    box.activated.emit(index)
+
+
+def test_controls_reach_the_renderer(qtbot, settings: QSettings) -> None:
+    panel = _panel(qtbot, settings)
+    toolbar, renderer = panel.toolbar, panel.preview.renderer
+    _choose(toolbar.mesh_box, "cube")
+    assert renderer.mesh_name == "cube"
+    _choose(toolbar.tone_box, "agx")
+    assert renderer.tone_mapper == "agx"
+    toolbar.exposure_box.setValue(1.5)
+    assert renderer.exposure == 1.5
+    toolbar.azimuth_slider.setValue(90)
+    toolbar.elevation_slider.setValue(0)
+    assert np.allclose(renderer.light_direction, light_vector(90, 0))
+    toolbar.intensity_box.setValue(7.0)
+    assert renderer.light_intensity == 7.0
+    toolbar.rotation_slider.setValue(90)
+    toolbar.environment_intensity_box.setValue(0.5)
+    assert np.isclose(renderer.environment_rotation, np.pi / 2) and renderer.environment_intensity == 0.5
+    assert panel.preview.stage.tone_mapper == "agx"
+
+
+def test_exposure_changes_the_pixels_of_a_surface_material(qtbot, settings: QSettings) -> None:
+    panel = _panel(qtbot, settings)
+    _show_example(qtbot, panel, "rough_plastic")
+    before = qimage_to_rgba(panel.preview.grab_preview())
+    panel.toolbar.exposure_box.setValue(2.0)
+    after = qimage_to_rgba(panel.preview.grab_preview())
+    centre = tuple(s // 2 for s in before.shape[:2])
+    assert after[centre][:3].astype(int).sum() > before[centre][:3].astype(int).sum()
+
+
+def test_the_stage_is_remembered_per_user(qtbot, settings: QSettings) -> None:
+    panel = _panel(qtbot, settings)
+    _choose(panel.toolbar.mesh_box, "plane")
+    panel.toolbar.exposure_box.setValue(-1.0)
+    _choose(panel.toolbar.background_box, "color")
+    stored = json.loads(settings.value(SETTINGS_KEY))
+    assert (stored["mesh"], stored["exposure"]) == ("plane", -1.0)
+    again = _panel(qtbot, settings)
+    assert again.preview.renderer.mesh_name == "plane" and again.preview.renderer.exposure == -1.0
+    assert again.toolbar.mesh_box.currentData() == "plane"
+
+
+def test_damaged_settings_give_the_default_stage(qtbot, settings: QSettings) -> None:
+    settings.setValue(SETTINGS_KEY, "{not json")
+    assert StageToolbar(settings=settings).stage == Stage()
+    settings.setValue(SETTINGS_KEY, json.dumps({"mesh": "teapot", "exposure": "bright", "tone_mapper": "reinhard"}))
+    stage = StageToolbar(settings=settings).stage
+    assert (stage.mesh, stage.exposure, stage.tone_mapper) == ("sphere", 0.0, "reinhard")
+
+
+def test_file_choices_that_are_cancelled_or_unreadable_change_nothing(qtbot, settings: QSettings, tmp_path: Path) -> None:
+    answers = iter([None, str(tmp_path / "missing.obj")])
+    panel = _panel(qtbot, settings, choose_mesh_file=lambda parent: next(answers))
+    toolbar = panel.toolbar
+    for _ in range(2):
+        toolbar.mesh_box.activated.emit(toolbar.mesh_box.count() - 1)  # "Mesh file…"
+        assert panel.preview.renderer.mesh_name == "sphere"
+        assert toolbar.mesh_box.currentData() == "sphere"
+
+
+def test_colours_come_from_the_chooser(qtbot, settings: QSettings) -> None:
+    panel = _panel(qtbot, settings, choose_color=lambda parent, current: (1.0, 0.5, 0.0))
+    panel.toolbar.background_color_button.click()
+    panel.toolbar.light_color_button.click()
+    assert panel.preview.renderer.background == (1.0, 0.5, 0.0)
+    assert panel.preview.renderer.light_color == (1.0, 0.5, 0.0)
+
+
+def test_a_material_that_uses_time_plays_by_itself_until_paused(qtbot, settings: QSettings) -> None:
+    panel = _panel(qtbot, settings)
+    preview, play = panel.preview, panel.toolbar.play_button
+    _show_example(qtbot, panel, "rough_plastic")
+    assert not preview.playing and not play.isChecked()
+    _show_example(qtbot, panel, "animated")
+    assert preview.playing and play.isChecked()
+    qtbot.wait(150)
+    assert preview.renderer.time > 0.05
+    play.click()  # pause
+    assert not preview.playing and not play.isChecked()
+    _show_example(qtbot, panel, "animated")  # the next edit keeps the user's pause
+    assert not preview.playing
+    panel.toolbar.restart_button.click()
+    assert preview.renderer.time == 0.0
+    play.click()
+    assert preview.playing
+    _show_example(qtbot, panel, "lit_blinn_phong")  # no Time: no clock running
+    assert not preview.playing and not play.isChecked()
+
+
+def test_reset_camera(qtbot, settings: QSettings) -> None:
+    panel = _panel(qtbot, settings)
+    camera = panel.preview.renderer.camera
+    camera.orbit(40.0, 10.0)
+    moved = camera.view_matrix().copy()
+    panel.toolbar.camera_button.click()
+    assert not np.allclose(moved, camera.view_matrix())
+
+
+def test_relative_image_paths_are_looked_for_beside_the_document(qtbot, settings: QSettings, tmp_path: Path, monkeypatch) -> None:
+    from app.material.examples import example_path
+
+    monkeypatch.chdir(tmp_path)  # nowhere near the examples
+    panel = _panel(qtbot, settings)
+    preview = panel.preview
+    assert not preview.set_texture("albedo", "textures/painted_metal_albedo.png")  # the working directory has none
+    preview.set_image_directory(str(example_path("painted_metal").parent))
+    assert preview.set_texture("albedo", "textures/painted_metal_albedo.png")

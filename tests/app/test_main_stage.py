@@ -1,0 +1,84 @@
+"""`vpl-editor FILE --preview-screenshot PNG` with the stage options: --mesh, --environment, --exposure,
+--tone-mapper, --time, --set NAME=VALUE; wrong values give one line on stderr and exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.main import main
+from app.preview.images import load_image_rgba
+
+pytestmark = pytest.mark.gl
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "resources" / "examples"
+GOLD = EXAMPLES / "polished_gold.vpl"
+
+
+def _shot(tmp_path: Path, name: str, *options: str, source: Path = GOLD) -> np.ndarray:
+    png = tmp_path / f"{name}.png"
+    assert main([str(source), "--preview-screenshot", str(png), "--size", "64x64", *options]) == 0
+    return load_image_rgba(str(png)).astype(int)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--mesh", "teapot"], "unknown mesh 'teapot'"),
+        (["--mesh", "missing/file.obj"], "unknown mesh"),
+        (["--environment", "sunset"], "unknown environment 'sunset'"),
+        (["--exposure", "bright"], "exposure"),
+        (["--exposure", "99"], "between -32 and 32"),
+        (["--tone-mapper", "filmic"], "unknown tone mapper 'filmic'"),
+        (["--time", "soon"], "--time"),
+        (["--time", "-2"], "--time"),
+        (["--time", "nan"], "--time"),
+        (["--set", "shininess=3"], "no parameter of that name"),
+        (["--set", "roughness"], "expected NAME=VALUE"),
+        (["--set", "roughness=0.1,0.2"], "expected one number"),
+        (["--set", "gold=#12345"], "#RRGGBB"),
+        (["--set", "gold=1,0"], "3 or 4 numbers"),
+        (["--size", "0x5"], "size"),
+    ],
+)
+def test_a_wrong_value_is_one_line_and_exit_2(qapp, tmp_path: Path, capsys, options: list[str], message: str) -> None:
+    png = tmp_path / "never.png"
+    assert main([str(GOLD), "--preview-screenshot", str(png), "--size", "32x32", *options]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and message in error[0], error
+    assert not png.exists()
+
+
+def test_set_changes_a_parameter_and_hex_colours_are_srgb(qapp, tmp_path: Path) -> None:
+    default = _shot(tmp_path, "default")
+    red = _shot(tmp_path, "red", "--set", "gold=#ff0000", "--set", "roughness=0.6")
+    floats = _shot(tmp_path, "floats", "--set", "gold=1,0,0", "--set", "roughness=0.6")
+    centre = (32, 32)
+    assert not (default[centre] == red[centre]).all()
+    assert red[centre][0] > 3 * max(red[centre][1], red[centre][2], 1)
+    assert (red == floats).all()  # #ff0000 decodes to linear (1, 0, 0)
+
+
+def test_exposure_and_tone_mapper_change_a_surface_material_but_not_an_unlit_one(qapp, tmp_path: Path) -> None:
+    base = _shot(tmp_path, "base")
+    brighter = _shot(tmp_path, "brighter", "--exposure", "2")
+    agx = _shot(tmp_path, "agx", "--tone-mapper", "agx")
+    assert brighter[32, 32, :3].sum() > base[32, 32, :3].sum()
+    assert (agx != base).any()
+    assert (base[0, 0] == brighter[0, 0]).all()  # the background colour is shown as picked
+    unlit = EXAMPLES / "lit_blinn_phong.vpl"
+    assert (_shot(tmp_path, "unlit", source=unlit) == _shot(tmp_path, "unlit_exposed", "--exposure", "3", source=unlit)).all()
+
+
+def test_mesh_and_time(qapp, tmp_path: Path) -> None:
+    sphere = _shot(tmp_path, "sphere")
+    plane = _shot(tmp_path, "plane", "--mesh", "plane")
+    assert (sphere != plane).any()
+    animated = EXAMPLES / "animated.vpl"
+    start = _shot(tmp_path, "start", "--time", "0", source=animated)
+    later = _shot(tmp_path, "later", "--time", "0.5", source=animated)
+    assert (start == _shot(tmp_path, "default_time", source=animated)).all()
+    assert (start != later).any()

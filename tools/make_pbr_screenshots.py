@@ -1,0 +1,89 @@
+"""Render the documentation images of the physically based examples with `vpl-editor --preview-screenshot`.
+
+    xvfb-run -a .venv/bin/python tools/make_pbr_screenshots.py [--out docs/images] [--size 320]
+
+Every tile is one run of the real command line (`python -m app FILE
+--preview-screenshot PNG --size WxH --environment E --mesh M`), so the images
+show exactly what an artist gets; the tiles are then put side by side
+(QPainter) into:
+
+- `pbr-examples.png`: the six physically based examples on the sphere in
+  the `studio` environment;
+- `pbr-environments.png`: painted metal, polished gold and rough plastic on
+  the sphere in `studio`, `outdoor` and `neutral`, and on a second mesh.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "resources" / "examples"
+PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart"]
+ENVIRONMENTS = ["studio", "outdoor", "neutral"]
+SHEET_EXAMPLES = ["painted_metal", "polished_gold", "rough_plastic"]
+
+
+def shot(example: str, png: Path, size: int, environment: str = "studio", mesh: str = "sphere") -> Path:
+    command = [sys.executable, "-m", "app", str(EXAMPLES / f"{example}.vpl"), "--preview-screenshot", str(png),
+               "--size", f"{size}x{size}", "--environment", environment, "--mesh", mesh]
+    subprocess.run(command, check=True, cwd=ROOT)
+    return png
+
+
+def sheet(rows: list[list[Path]], out: Path, labels: list[list[str]] | None = None) -> None:
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter
+
+    images = [[QImage(str(path)) for path in row] for row in rows]
+    width, height = images[0][0].width(), images[0][0].height()
+    columns = max(len(row) for row in images)
+    result = QImage(width * columns, height * len(images), QImage.Format.Format_RGB32)
+    result.fill(QColor(46, 48, 54))
+    painter = QPainter(result)
+    font = QFont("sans")
+    font.setPixelSize(max(11, height // 22))
+    painter.setFont(font)
+    for r, row in enumerate(images):
+        for c, image in enumerate(row):
+            painter.drawImage(c * width, r * height, image)
+            if labels:
+                painter.setPen(QColor(225, 225, 225))
+                painter.drawText(QRect(c * width + 8, r * height + 6, width - 16, height // 8),
+                                 int(Qt.AlignmentFlag.AlignLeft), labels[r][c])
+    painter.end()
+    if not result.save(str(out), "PNG"):
+        raise OSError(f"cannot write {out}")
+    print(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images")
+    parser.add_argument("--size", type=int, default=320)
+    parser.add_argument("--mesh", default="cube", help="the second mesh of pbr-environments.png")
+    arguments = parser.parse_args(argv)
+    from PySide6.QtGui import QGuiApplication
+
+    application = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])  # noqa: F841 - fonts need an application
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        tiles = [shot(name, work / f"{name}.png", arguments.size) for name in PBR_EXAMPLES]
+        names = [name.replace("_", " ") for name in PBR_EXAMPLES]
+        sheet([tiles[:3], tiles[3:]], arguments.out / "pbr-examples.png", [names[:3], names[3:]])
+        rows, labels = [], []
+        for name in SHEET_EXAMPLES:
+            row = [shot(name, work / f"{name}-{environment}.png", arguments.size, environment) for environment in ENVIRONMENTS]
+            row.append(shot(name, work / f"{name}-{arguments.mesh}.png", arguments.size, "studio", arguments.mesh))
+            rows.append(row)
+            labels.append([f"{name.replace('_', ' ')}, {environment}" for environment in ENVIRONMENTS] + [f"{arguments.mesh}, studio"])
+        sheet(rows, arguments.out / "pbr-environments.png", labels)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
