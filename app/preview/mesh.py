@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.preview import shapes
 from app.preview.tangents import generate_tangents
 
 #: Floats per vertex in `Mesh.interleaved`: position 3, normal 3, texcoord 2, tangent 4.
@@ -28,7 +29,7 @@ VERTEX_FLOATS = 12
 ATTRIBUTE_LAYOUT: dict[str, tuple[int, int]] = {"position": (3, 0), "normal": (3, 12), "texcoord": (2, 24), "tangent": (4, 32)}
 VERTEX_STRIDE = VERTEX_FLOATS * 4
 
-MESH_NAMES = ("sphere", "cube", "plane")
+MESH_NAMES = ("sphere", "cube", "plane", "cylinder", "torus", "ball")
 
 
 @dataclass(frozen=True)
@@ -148,12 +149,28 @@ def plane(half_extent: float = 1.0) -> Mesh:
     return build_mesh("plane", positions, normals, texcoords, indices)
 
 
+def _from_shape(name: str, shape: shapes.Shape) -> Mesh:
+    return build_mesh(name, shape.positions, shape.normals, shape.texcoords, shape.triangles)
+
+
+def cylinder() -> Mesh:
+    """A capped cylinder (`shapes.cylinder`)."""
+    return _from_shape("cylinder", shapes.cylinder())
+
+
+def torus() -> Mesh:
+    """A torus (`shapes.torus`)."""
+    return _from_shape("torus", shapes.torus())
+
+
+def material_ball() -> Mesh:
+    """The material ball (`shapes.material_ball`)."""
+    return _from_shape("ball", shapes.material_ball())
+
+
 def make_mesh(name: str) -> Mesh:
-    """The named preview mesh ('sphere', 'cube' or 'plane')."""
-    if name == "sphere":
-        return uv_sphere()
-    if name == "cube":
-        return cube()
-    if name == "plane":
-        return plane()
-    raise ValueError(f"unknown preview mesh {name!r}; expected one of {', '.join(MESH_NAMES)}")
+    """The named preview mesh (`MESH_NAMES`)."""
+    builders = {"sphere": uv_sphere, "cube": cube, "plane": plane, "cylinder": cylinder, "torus": torus, "ball": material_ball}
+    if name not in builders:
+        raise ValueError(f"unknown preview mesh {name!r}; expected one of {', '.join(MESH_NAMES)}")
+    return builders[name]()
