@@ -1,6 +1,6 @@
 """Image files to numpy RGBA arrays with Qt's image readers (the widget layer's job).
 
-The renderer takes plain arrays (`app.preview.textures`); reading files
+The renderer takes plain arrays (`app.material.textures`); reading files
 needs QtGui (a QGuiApplication is not required for QImageReader).
 """
 

@@ -74,7 +74,7 @@ from app.preview.stage import (
     DEFAULT_LIGHT_DIRECTION,
     DEFAULT_LIGHT_INTENSITY,
 )
-from app.preview.textures import as_rgba_image, checker_rgba
+from app.material.textures import as_rgba_image, checker_rgba
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
 from vpl_core.ir.types import (

@@ -26,7 +26,7 @@ from typing import Any
 from app.material.graph import MaterialGraph
 from app.material.parameters import ParameterKind, ParameterSpec, material_values, parameter_nodes
 from app.material.scene import SCENE_FIELDS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.preview.textures import CHECKER_CELLS, CHECKER_DARK, CHECKER_LIGHT, CHECKER_SIZE
+from app.material.textures import CHECKER_CELLS, CHECKER_DARK, CHECKER_LIGHT, CHECKER_SIZE
 from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
 from vpl_core.atomic_write import write_atomically
 from vpl_core.backends.glsl.artifact import ProgramArtifact

@@ -14,7 +14,7 @@ from preview_helpers import (
 )
 
 from app.preview.renderer import ProgramBuildError, Renderer
-from app.preview.textures import checker_color_at
+from app.material.textures import checker_color_at
 
 pytestmark = pytest.mark.gl
 
