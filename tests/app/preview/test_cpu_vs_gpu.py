@@ -39,14 +39,26 @@ SOURCES = (
 )
 #: The ES targets reject this module (a varying array of records, docs/targets.md): no ES frame to compare.
 ES_SOURCES = [path for path in SOURCES if path.stem != "varying-array-of-records"]
+#: Until the CPU renderer draws radiance through the post pass with the stage's environment
+#: (as app/preview/renderer.py does since the Surface Output landed), Surface Output materials
+#: render black on the CPU. Strict: the mark must go when they agree.
+HDR_PENDING = pytest.mark.xfail(strict=True, reason="CPU renderer lacks the HDR post pass and IBL of the GL renderer")
+
+
+def _params(paths: list[Path]) -> list[object]:
+    return [
+        pytest.param(path, id=path.stem, marks=HDR_PENDING if "surface_output" in path.read_text(encoding="utf-8") else ())
+        for path in paths
+    ]
+
+
 SIZE = 256
 TOLERANCE = 2              # 1/255 steps per channel
 SHARE = 0.995              # of the pixels
 #: Examples whose colour GLSL leaves open on many pixels, and why (docs/interpreter.md).
-IMPRECISE = {
-    "procedural_noise": "the noise hash fract(sin(dot(p, k)) * 43758.5453) amplifies sin's last bits, and GLSL gives sin no precision",
-    "alpha_clip": "its clip mask is the same sin-based noise",
-}
+#: None yet: the noise nodes hash exactly in binary32 (app/material/nodes/noise.py), so even the
+#: noise examples agree with the GPU on the whole frame.
+IMPRECISE: dict[str, str] = {}
 VIEWS = {
     "sphere": {"mesh": "sphere", "yaw": 0.0, "pitch": 0.0},
     "cube-orbited": {"mesh": "cube", "yaw": 35.0, "pitch": 25.0},
@@ -102,12 +114,12 @@ def _check(path: Path, view: dict, target: str) -> None:
 
 
 @pytest.mark.parametrize("view", sorted(VIEWS))
-@pytest.mark.parametrize("path", SOURCES, ids=[path.stem for path in SOURCES])
+@pytest.mark.parametrize("path", _params(SOURCES))
 def test_cpu_frame_matches_the_desktop_gl_frame(path: Path, view: str, current_gl: object) -> None:
     _check(path, VIEWS[view], "glsl420")
 
 
-@pytest.mark.parametrize("path", ES_SOURCES, ids=[path.stem for path in ES_SOURCES])
+@pytest.mark.parametrize("path", _params(ES_SOURCES))
 def test_cpu_frame_matches_the_gles_frame(path: Path, current_gles: object) -> None:
     _check(path, VIEWS["sphere"], "es320")
 

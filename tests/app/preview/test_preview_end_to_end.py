@@ -16,11 +16,11 @@ import pytest
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.material.parameters import ParameterKind
+from app.material.textures import CHECKER_DARK, CHECKER_LIGHT, checker_color_at
 from app.preview import std140
 from app.preview.images import load_image_rgba
 from app.preview.renderer import Renderer
 from app.preview.screenshot import preview_screenshot
-from app.material.textures import CHECKER_DARK, CHECKER_LIGHT, checker_color_at
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.ir.module import UniformKind
 from vpl_core.publish import VerifiedModule

@@ -57,8 +57,8 @@ def test_cube_and_plane_counts() -> None:
 
 
 def test_unknown_mesh_is_rejected() -> None:
-    with pytest.raises(ValueError, match="torus"):
-        make_mesh("torus")
+    with pytest.raises(ValueError, match="teapot"):
+        make_mesh("teapot")
 
 
 def _project(camera: OrbitCamera, point: np.ndarray, aspect: float = 1.0) -> np.ndarray:

@@ -13,8 +13,8 @@ from preview_helpers import (
     texture_artifact,
 )
 
-from app.preview.renderer import ProgramBuildError, Renderer
 from app.material.textures import checker_color_at
+from app.preview.renderer import ProgramBuildError, Renderer
 
 pytestmark = pytest.mark.gl
 

@@ -145,14 +145,3 @@ def test_reset_camera(qtbot, settings: QSettings) -> None:
     moved = camera.view_matrix().copy()
     panel.toolbar.camera_button.click()
     assert not np.allclose(moved, camera.view_matrix())
-
-
-def test_relative_image_paths_are_looked_for_beside_the_document(qtbot, settings: QSettings, tmp_path: Path, monkeypatch) -> None:
-    from app.material.examples import example_path
-
-    monkeypatch.chdir(tmp_path)  # nowhere near the examples
-    panel = _panel(qtbot, settings)
-    preview = panel.preview
-    assert not preview.set_texture("albedo", "textures/painted_metal_albedo.png")  # the working directory has none
-    preview.set_image_directory(str(example_path("painted_metal").parent))
-    assert preview.set_texture("albedo", "textures/painted_metal_albedo.png")
