@@ -104,6 +104,23 @@ def _leaf_kinds(value_type: Type) -> list[tuple[ScalarKind, int]]:
     return [(value_type.kind, size)]  # type: ignore[union-attr]
 
 
+def _set_initial_attribute(location: int, value_type: Type) -> None:
+    """An input without data reads (0, 0, 0, 1) per location, as the interpreter assumes.
+
+    That is GL's *initial* current value; the context is shared by the whole
+    test session and other harnesses set other current values (the preview's
+    host contract gives zero), so it is set here rather than inherited.
+    """
+    columns = value_type.columns if isinstance(value_type, MatrixType) else 1
+    integer = isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is not ScalarKind.FLOAT
+    for column in range(columns):
+        GL.glDisableVertexAttribArray(location + column)
+        if integer:
+            GL.glVertexAttribI4i(location + column, 0, 0, 0, 1)
+        else:
+            GL.glVertexAttrib4f(location + column, 0.0, 0.0, 0.0, 1.0)
+
+
 def render_outputs(artifact: ProgramArtifact, width: int, height: int, *, uniforms: Mapping[str, Any] | None = None,
                    mesh: MeshData | None = None) -> dict[int, np.ndarray]:
     """Draw once; {output location: (height, width, 4) float32 or int32}, top row first (as the interpreter's images)."""
@@ -173,6 +190,7 @@ def render_outputs(artifact: ProgramArtifact, width: int, height: int, *, unifor
                 continue
             data = mesh.attributes.get(binding.location)
             if data is None:
+                _set_initial_attribute(binding.location, binding.type)
                 continue
             data = np.ascontiguousarray(data, dtype=np.float32)
             buffer = int(GL.glGenBuffers(1))
