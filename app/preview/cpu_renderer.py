@@ -44,10 +44,10 @@ from typing import Any
 import numpy as np
 
 from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.textures import as_rgba_image, checker_rgba
 from app.preview import std140 as packer
 from app.preview.camera import OrbitCamera, normal_matrix
 from app.preview.mesh import Mesh, make_mesh
-from app.material.textures import as_rgba_image, checker_rgba
 from vpl_core.backends.glsl import std140 as layout
 from vpl_core.interp import MeshData, Program, RenderResult, Texture2D, render, to_rgba8
 from vpl_core.interp.pipeline import vertex_input_locations

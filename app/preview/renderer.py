@@ -47,6 +47,7 @@ from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  #
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
 from app.material.scene import HOST_SAMPLERS, RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.textures import as_rgba_image, checker_rgba
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
 from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE, Mesh, make_mesh
@@ -74,7 +75,6 @@ from app.preview.stage import (
     DEFAULT_LIGHT_DIRECTION,
     DEFAULT_LIGHT_INTENSITY,
 )
-from app.material.textures import as_rgba_image, checker_rgba
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
 from vpl_core.ir.types import (
