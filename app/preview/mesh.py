@@ -16,6 +16,7 @@ files alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,7 +122,10 @@ def uv_sphere(radius: float = 1.0, segments: int = 64, rings: int = 32) -> Mesh:
 
 def cube(half_extent: float = 0.6) -> Mesh:
     """An axis-aligned cube with flat faces (4 own vertices per face) and 0..1 texcoords per face."""
-    positions, normals, texcoords, indices = [], [], [], []
+    positions: list[np.ndarray] = []
+    normals: list[np.ndarray] = []
+    texcoords: list[tuple[float, float]] = []
+    indices: list[tuple[int, int, int]] = []
     for axis in range(3):
         for sign in (1.0, -1.0):
             normal = np.zeros(3)
@@ -170,7 +174,7 @@ def material_ball() -> Mesh:
 
 def make_mesh(name: str) -> Mesh:
     """The named preview mesh (`MESH_NAMES`)."""
-    builders = {"sphere": uv_sphere, "cube": cube, "plane": plane, "cylinder": cylinder, "torus": torus, "ball": material_ball}
+    builders: dict[str, Callable[[], Mesh]] = {"sphere": uv_sphere, "cube": cube, "plane": plane, "cylinder": cylinder, "torus": torus, "ball": material_ball}
     if name not in builders:
         raise ValueError(f"unknown preview mesh {name!r}; expected one of {', '.join(MESH_NAMES)}")
     return builders[name]()

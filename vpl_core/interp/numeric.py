@@ -49,6 +49,7 @@ the rendering path, and the values are the same either way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -281,7 +282,7 @@ def step(edge: Num, x: Num) -> Num:
 # Transcendental functions ----------------------------------------------------------------------------
 
 
-def _monotone(a: Num, function, value: np.ndarray, allowance, domain_low: float | None = None, *, open_low: bool = False) -> Num:
+def _monotone(a: Num, function: Callable[[np.ndarray], np.ndarray], value: np.ndarray, allowance: float | np.ndarray, domain_low: float | None = None, *, open_low: bool = False) -> Num:
     """Result radius of a monotone function: the larger move at the interval's ends, plus `allowance` ULPs."""
     if a.r is None:
         return Num(value)
@@ -322,7 +323,7 @@ def exp2(a: Num) -> Num:
     return _monotone(a, np.exp2, value, 3.0 + 2.0 * np.abs(a.v.astype(np.float64)))
 
 
-def _logarithm(a: Num, function) -> Num:
+def _logarithm(a: Num, function: Callable[[np.ndarray], np.ndarray]) -> Num:
     with np.errstate(all="ignore"):
         value = f32(function(a.v.astype(np.float64)))
     if a.r is None:
@@ -407,7 +408,7 @@ def tan(a: Num) -> Num:
     return finish(value, np.where(pole, np.inf, result.r + spread))
 
 
-def _inverse_trig(a: Num, function) -> Num:
+def _inverse_trig(a: Num, function: Callable[[np.ndarray], np.ndarray]) -> Num:
     x = a.v.astype(np.float64)
     with np.errstate(invalid="ignore"):
         value = f32(function(x))

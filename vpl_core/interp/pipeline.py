@@ -55,7 +55,7 @@ from vpl_core.interp.lanes import (
     zeros,
 )
 from vpl_core.interp.machine import DEFAULT_STEP_LIMIT, Machine, Program, StageResult, uniform_values
-from vpl_core.interp.raster import assemble, quad_weights, rasterize
+from vpl_core.interp.raster import Coverage, Primitives, assemble, quad_weights, rasterize
 from vpl_core.interp.texture import Texture2D
 from vpl_core.ir.module import Direction, InterfaceVariable, Semantic, StageKind
 from vpl_core.ir.types import (
@@ -370,7 +370,7 @@ def _flip(tree: Tree) -> Tree:
     return np.ascontiguousarray(tree[::-1])
 
 
-def _shade(program: Program, primitives, coverage, chosen: np.ndarray, indices: np.ndarray, vertex: StageResult,
+def _shade(program: Program, primitives: Primitives, coverage: Coverage, chosen: np.ndarray, indices: np.ndarray, vertex: StageResult,
            uniform_trees: dict[str, Tree], table: TextureTable, tracked: bool, images: dict[int, Tree],
            image_errors: dict[int, Tree] | None, written: np.ndarray, unstable: np.ndarray, width: int,
            stats: dict[str, int], vertex_unstable: np.ndarray | None) -> np.ndarray:
@@ -398,8 +398,8 @@ def _shade(program: Program, primitives, coverage, chosen: np.ndarray, indices: 
     return survived
 
 
-def _shade_batch(program: Program, primitives, quads: np.ndarray, lanes_real: np.ndarray, chosen: np.ndarray,
-                 coverage, indices: np.ndarray, vertex: StageResult, uniform_trees: dict[str, Tree],
+def _shade_batch(program: Program, primitives: Primitives, quads: np.ndarray, lanes_real: np.ndarray, chosen: np.ndarray,
+                 coverage: Coverage, indices: np.ndarray, vertex: StageResult, uniform_trees: dict[str, Tree],
                  table: TextureTable, tracked: bool, images: dict[int, Tree], image_errors: dict[int, Tree] | None,
                  written: np.ndarray, unstable: np.ndarray, stats: dict[str, int],
                  vertex_unstable: np.ndarray | None) -> np.ndarray:

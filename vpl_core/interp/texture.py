@@ -27,6 +27,7 @@ The precision tracking covers the other permitted choices (see
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,7 +112,7 @@ class Texture2D:
         if array.ndim != 3 or array.shape[2] != 4 or array.dtype not in (np.uint8, np.float32):
             raise ValueError(f"expected a uint8 or float32 (height, width, 4) image, got {array.dtype} {array.shape}")
         if array.dtype == np.uint8:
-            quantise = _to_unorm8
+            quantise: Callable[[np.ndarray], np.ndarray] = _to_unorm8
             base = array[::-1].astype(np.float64) / 255.0
         else:
             quantise = _to_half
