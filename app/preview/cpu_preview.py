@@ -16,10 +16,18 @@ says so:
   change, on the GUI thread (the interpreter needs about 0.1 s for the
   shipped examples at 256x256);
 - while playing, `time` advances at `PLAY_INTERVAL_MS` (4 frames per second
-  instead of the GL preview's 30);
+  instead of the GL preview's 30); as in the GL preview, a material that
+  reads the time plays by itself unless the user paused
+  (`host_support.PreviewClock`);
 - a banner at the top says "CPU preview (no OpenGL)" with the reason in its
   tooltip, and `context_description` (the status bar's "Preview: ...")
   says the same.
+
+The stage (`set_stage`: mesh, environment, background, exposure, tone
+mapper, light) is applied to the renderer as the GL preview applies it;
+the environment is prepared in a worker thread while the previous one
+stays in use (`host_support.StageEnvironment`), its progress shown in a
+corner under the banner.
 
 The widget takes the module from the artifact it is given
 (`ProgramArtifact.source`, the `VerifiedModule` the backend compiled): the
@@ -34,14 +42,17 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
 from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.host_support import PreviewClock, StageEnvironment, paint_note
 from app.preview.images import rgba_to_qimage
+from app.preview.preview_state import artifact_reads_scene_field
+from app.preview.stage import NO_ENVIRONMENT, Stage, load_stage_mesh
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -57,6 +68,7 @@ STEP_LIMIT = 20_000
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
 NOTICE = "CPU preview (no OpenGL): reduced rate"
+NOTICE_HEIGHT = 20          # pixels of the banner at the top
 
 
 class CpuPreview(QWidget):
@@ -65,6 +77,12 @@ class CpuPreview(QWidget):
     programReady = Signal()
     programFailed = Signal(str)
     contextCreated = Signal(str)
+    #: The animation started (True) or stopped (False), by a call or by a material that uses Time.
+    playingChanged = Signal(bool)
+    #: The stage's environment is prepared and in use (its name or path).
+    environmentReady = Signal(str)
+    #: The stage's environment could not be loaded: one line saying why (the previous one stays).
+    environmentFailed = Signal(str)
 
     def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -90,11 +108,15 @@ class CpuPreview(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._render_frame)
-        self._clock = QElapsedTimer()
-        self._time_base = 0.0
-        self._timer = QTimer(self)
-        self._timer.setInterval(PLAY_INTERVAL_MS)
-        self._timer.timeout.connect(self._tick)
+        self._clock = PreviewClock(self._renderer, PLAY_INTERVAL_MS, self)
+        self._clock.ticked.connect(self._request_frame)
+        self._clock.playingChanged.connect(self.playingChanged)
+        self._stage = Stage(environment=NO_ENVIRONMENT)
+        self._pending_environment: str | None = None
+        self._environment = StageEnvironment(self._renderer, self)
+        self._environment.noteChanged.connect(self.update)
+        self._environment.ready.connect(self._environment_ready)
+        self._environment.failed.connect(self.environmentFailed)
 
     # ---- PreviewHost properties ---------------------------------------------------------------
 
@@ -134,7 +156,7 @@ class CpuPreview(QWidget):
 
     @property
     def playing(self) -> bool:
-        return self._timer.isActive()
+        return self._clock.playing
 
     @property
     def renderer(self) -> CpuRenderer:
@@ -161,6 +183,7 @@ class CpuPreview(QWidget):
                     self.set_texture(spec.name, image)
             elif spec.kind is not ParameterKind.OTHER:
                 self._renderer.set_parameter(spec.name, value)
+        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
         source = artifact.source
         if not isinstance(source, VerifiedModule):
             self._fail("CPU preview: this program came without its verified module; nothing to run")
@@ -209,13 +232,57 @@ class CpuPreview(QWidget):
         self._request_frame()
 
     def set_playing(self, playing: bool) -> None:
-        if playing and not self._timer.isActive():
-            self._time_base = self._renderer.time
-            self._clock.start()
-            self._timer.start()
-        elif not playing and self._timer.isActive():
-            self._timer.stop()
-            self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+        """The user's play/pause; a material that reads the time plays by itself unless paused."""
+        self._clock.set_playing(playing)
+
+    def reset_time(self) -> None:
+        """Time back to 0 (playing or not)."""
+        self._clock.reset()
+        self._request_frame()
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, environment, light, exposure, tone mapper and background from `stage` (as the GL preview).
+
+        A new environment is prepared in a worker thread while the previous
+        one stays in use (`environmentReady` / `environmentFailed` say how it
+        ended); a mesh file that cannot be read leaves the previous mesh and
+        says why over the frame.
+        """
+        self._stage = stage
+        stage.apply(self._renderer)
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            self._fail(str(error))
+        else:
+            if mesh is not None:
+                self._renderer.set_mesh(mesh)
+        self._request_environment(stage.environment)
+        self._request_frame()
+
+    @property
+    def environment_note(self) -> str:
+        """What the corner of the preview says about the environment ("" when it is in use)."""
+        return self._environment.note
+
+    @property
+    def preparing_environment(self) -> bool:
+        return self._environment.preparing
+
+    def _request_environment(self, name: str) -> None:
+        if not self._announced:
+            self._pending_environment = name  # a preview never shown never spends time preparing one
+            return
+        self._pending_environment = None
+        self._environment.request(name)
+
+    def _environment_ready(self, name: str) -> None:
+        self._request_frame()
+        self.environmentReady.emit(name)
 
     def set_background(self, rgb: Sequence[float]) -> None:
         self._renderer.set_background(rgb)
@@ -293,10 +360,6 @@ class CpuPreview(QWidget):
         self.update()
         self.programFailed.emit(message)
 
-    def _tick(self) -> None:
-        self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
-        self._request_frame()
-
     # ---- painting -------------------------------------------------------------------------------
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
@@ -304,6 +367,8 @@ class CpuPreview(QWidget):
         if not self._announced:
             self._announced = True
             self.contextCreated.emit(self.context_description)
+            if self._pending_environment is not None:
+                self._request_environment(self._pending_environment)
         self._request_frame()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -323,12 +388,14 @@ class CpuPreview(QWidget):
         elif self._stale:
             self._paint_error(painter, f"Out of date: showing the last version of the material that worked\n{self._stale}")
         painter.end()
+        if self._environment.note:
+            paint_note(self, self._environment.note, top=NOTICE_HEIGHT)
 
     def _paint_notice(self, painter: QPainter) -> None:
         font = QFont(self.font())
         font.setPixelSize(12)
         painter.setFont(font)
-        band = QRect(0, 0, self.width(), 20)
+        band = QRect(0, 0, self.width(), NOTICE_HEIGHT)
         painter.fillRect(band, QColor(20, 20, 24, 190))
         painter.setPen(QColor(235, 215, 140))
         painter.drawText(band.adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), NOTICE)
