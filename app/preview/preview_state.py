@@ -24,6 +24,10 @@ Invariants:
   the layout of docs/lighting.md; without one the scene is lit by a
   uniform grey (`DEFAULT_AMBIENT_COLOR`) with the shipped BRDF table.
 
+`preview_lighting(stage)` records a stage with its prepared environment as
+an export writes it (`app.session.engine_export.PreviewLighting`), computed
+by the same state, so an engine sees the numbers the preview draws with.
+
 The module also says how a program's colour output is to be shown
 (`writes_radiance`, `module_writes_radiance`: linear HDR radiance goes
 through the post pass) and whether a program reads a scene field
@@ -51,7 +55,10 @@ from app.preview.stage import (
     DEFAULT_LIGHT_COLOR,
     DEFAULT_LIGHT_DIRECTION,
     DEFAULT_LIGHT_INTENSITY,
+    Stage,
+    prepare_environment,
 )
+from app.session.engine_export import PreviewLighting
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.ir.module import Direction, Module, Semantic
 from vpl_core.ir.types import RecordType
@@ -385,3 +392,31 @@ class PreviewState:
             "environment_max_lod": self._environment.max_lod,
         }
 
+
+
+def preview_lighting(stage: Stage, with_environment: bool = True,
+                     environment: tuple[EnvironmentMaps, np.ndarray] | None = None) -> PreviewLighting:
+    """`stage` as an export records it, with its environment's images when `with_environment`.
+
+    The environment is prepared in the calling thread (`stage.prepare_environment`:
+    from the cache, or prefiltered) unless `environment` (maps, BRDF table)
+    is given; ValueError with a one-line message when it cannot be loaded.
+    """
+    state = PreviewState()
+    stage.apply(state)
+    if with_environment:
+        prepared = environment if environment is not None else prepare_environment(stage.environment)
+        if prepared is not None:
+            state.set_environment_maps(prepared[0])
+            state.set_brdf_table(prepared[1])
+    maps = state.environment_maps
+    images: dict[str, Any] = {}
+    if with_environment:
+        images = {"specular": tuple(as_uploaded(level) for level in maps.specular),
+                  "irradiance": as_uploaded(maps.irradiance), "brdf": as_uploaded(state.brdf_table)}
+    return PreviewLighting(
+        light_direction=state.light_direction, light_color=state.light_color, light_intensity=state.light_intensity,
+        exposure=state.exposure, tone_mapper=state.tone_mapper, background=state.background_mode,
+        background_color=state.background, background_lod=state.background_lod(), mesh=stage.mesh,
+        environment=stage.environment, environment_rotation=state.environment_rotation,
+        environment_intensity=state.environment_intensity, **images)
