@@ -13,8 +13,11 @@ says so:
 - frames are rendered at most `MAX_SIDE` pixels on the longer side (half
   that while the camera is being dragged) and scaled up to the widget;
 - changes are coalesced: a frame is rendered `SETTLE_MS` after the last
-  change, on the GUI thread (the interpreter needs about 0.1 s for the
-  shipped examples at 256x256);
+  change, in a worker thread, so the editor stays responsive while the
+  interpreter works (0.1-0.5 s for the shipped examples at 256x256): the
+  state is taken on the GUI thread (`CpuRenderer.frame`), drawn in the
+  worker, and shown when it is done; changes made meanwhile are drawn
+  next, in one frame;
 - while playing, `time` advances at `PLAY_INTERVAL_MS` (4 frames per second
   instead of the GL preview's 30); as in the GL preview, a material that
   reads the time plays by itself unless the user paused
@@ -38,6 +41,8 @@ it and emits `programFailed`, as the GL preview does with a driver error.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -83,6 +88,8 @@ class CpuPreview(QWidget):
     environmentReady = Signal(str)
     #: The stage's environment could not be loaded: one line saying why (the previous one stays).
     environmentFailed = Signal(str)
+    #: A frame drawn in the worker thread is done: (program generation, future). Queued to the GUI thread.
+    _frameDrawn = Signal(object)
 
     def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -108,6 +115,12 @@ class CpuPreview(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._render_frame)
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cpu-preview")
+        self._drawing: concurrent.futures.Future[Any] | None = None
+        self._redraw = False
+        self._generation = 0  # counts programs, so a frame of a replaced one is not shown
+        self._frameDrawn.connect(self._frame_drawn)
+        self.destroyed.connect(lambda *_: self._worker.shutdown(wait=False, cancel_futures=True))
         self._clock = PreviewClock(self._renderer, PLAY_INTERVAL_MS, self)
         self._clock.ticked.connect(self._request_frame)
         self._clock.playingChanged.connect(self.playingChanged)
@@ -188,6 +201,7 @@ class CpuPreview(QWidget):
         if not isinstance(source, VerifiedModule):
             self._fail("CPU preview: this program came without its verified module; nothing to run")
             return
+        self._generation += 1
         try:
             self._renderer.set_program(source)
         except (InterpreterError, ValueError, TypeError) as error:
@@ -311,9 +325,28 @@ class CpuPreview(QWidget):
         return self.grab().toImage()
 
     def render_now(self) -> None:
-        """Render the pending frame at once (tests, screenshots)."""
+        """Render the pending frame at once, in the calling thread (tests, screenshots)."""
         self._settle.stop()
-        self._render_frame()
+        if self._renderer.program is None:
+            self.update()
+            return
+        width, height = self.frame_size()
+        try:
+            pixels = self._renderer.render_image(width, height, step_limit=STEP_LIMIT)
+        except (InterpreterError, ValueError) as error:
+            self._fail(f"CPU preview: {error}", frame=True)
+            return
+        self._show(pixels)
+
+    @property
+    def shown_frame(self) -> QImage:
+        """The last frame drawn, at its reduced size, before it is scaled to the widget (null before the first)."""
+        return QImage(self._frame)
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a frame is being drawn in the worker thread."""
+        return self._drawing is not None
 
     # ---- rendering ------------------------------------------------------------------------------
 
@@ -333,19 +366,48 @@ class CpuPreview(QWidget):
             self._settle.start()
 
     def _render_frame(self) -> None:
+        """Take the state and draw it in the worker (or once the frame in progress is done)."""
         if self._renderer.program is None:
             self.update()
             return
+        if self._drawing is not None:
+            self._redraw = True
+            return
         width, height = self.frame_size()
         try:
-            pixels = self._renderer.render_image(width, height, step_limit=STEP_LIMIT)
+            frame = self._renderer.frame(width, height)
         except (InterpreterError, ValueError) as error:
             self._fail(f"CPU preview: {error}", frame=True)
             return
-        except Exception as error:  # noqa: BLE001 - an interpreter bug must not take the editor down; it is shown
-            traceback.print_exc()
-            self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
+        generation = self._generation
+        self._drawing = drawing = self._worker.submit(frame.draw_image, step_limit=STEP_LIMIT)
+        drawing.add_done_callback(lambda done: self._deliver(generation, done))
+
+    def _deliver(self, generation: int, done: concurrent.futures.Future[Any]) -> None:
+        """In the worker thread: hand the finished frame to the GUI thread (nothing once the widget is gone)."""
+        with contextlib.suppress(RuntimeError):  # the widget was deleted while the frame was being drawn
+            self._frameDrawn.emit((generation, done))
+
+    def _frame_drawn(self, delivered: tuple[int, concurrent.futures.Future[Any]]) -> None:
+        generation, done = delivered
+        if done is not self._drawing:
             return
+        self._drawing = None
+        if generation == self._generation and not done.cancelled():
+            try:
+                pixels = done.result()
+            except (InterpreterError, ValueError) as error:
+                self._fail(f"CPU preview: {error}", frame=True)
+            except Exception as error:  # noqa: BLE001 - an interpreter bug must not take the editor down; it is shown
+                traceback.print_exception(error)
+                self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
+            else:
+                self._show(pixels)
+        if self._redraw or generation != self._generation:
+            self._redraw = False
+            self._render_frame()
+
+    def _show(self, pixels: Any) -> None:
         self._frame = rgba_to_qimage(pixels)
         self.frames_rendered += 1
         if self._frame_failed:

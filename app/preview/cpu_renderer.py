@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -285,43 +286,104 @@ class CpuRenderer(PreviewState):
 
     # ---- drawing --------------------------------------------------------------------------------
 
+    def frame(self, width: int, height: int) -> CpuFrame:
+        """Everything one frame needs, taken from the current state (see `CpuFrame`)."""
+        if self.program is None:
+            raise ValueError("no program to draw: call set_program first")
+        width, height = int(width), int(height)
+        environment = None
+        if self.radiance and self.background_mode != "color":
+            chain = tuple(level[..., :3] for level in self.environment_textures()["environment_specular"].levels)
+            environment = _EnvironmentBackground(chain, self.background_ray_matrix(width, height), self.background_roughness(),
+                                                 self.environment_rotation, self.environment_intensity)
+        return CpuFrame(self.program, self.mesh_data(), self.uniform_values(width, height), width, height, self.radiance,
+                        self.background, environment, self.tone_mapper, self.exposure)
+
     def environment_background(self, width: int, height: int) -> np.ndarray:
         """The environment seen through every pixel, (height, width, 3) float32 radiance, top row first:
         what the GL background pass draws (each pixel's ray, sharp or blurred, rotated, times the intensity)."""
-        ray_matrix = self.background_ray_matrix(width, height).astype(np.float64)
+        chain = tuple(level[..., :3] for level in self.environment_textures()["environment_specular"].levels)
+        return _EnvironmentBackground(chain, self.background_ray_matrix(width, height), self.background_roughness(),
+                                      self.environment_rotation, self.environment_intensity).radiance(width, height)
+
+    def render_result(self, width: int, height: int, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
+        """One frame with everything the interpreter knows about it (`CpuFrame.draw`)."""
+        return self.frame(width, height).draw(tracked=tracked, step_limit=step_limit)
+
+    def render_linear(self, width: int, height: int) -> np.ndarray:
+        """The program's own output, before any post pass, float32 (height, width, 4), top row first, as
+        `Renderer.render_linear`: cleared to the background colour, or behind a `radiance` program the
+        environment when the background mode says so."""
+        return self.frame(width, height).draw_linear()
+
+    def render_image(self, width: int, height: int, *, step_limit: int | None = None) -> np.ndarray:
+        """One frame as RGBA8, (height, width, 4), top row first (as `Renderer.render_image`); the background without a program."""
+        if self.program is None:
+            image = np.empty((int(height), int(width), 4), dtype=np.uint8)
+            image[...] = to_rgba8(np.array([*self.background, 1.0]))
+            return image
+        return self.frame(width, height).draw_image(step_limit=step_limit)
+
+
+@dataclass(frozen=True, eq=False)
+class _EnvironmentBackground:
+    """What the environment background of one frame needs: the specular chain (GL row order, as the
+    texture holds it), the ray matrix, the roughness it is read at, rotation and intensity."""
+
+    chain: tuple[np.ndarray, ...]
+    ray_matrix: np.ndarray
+    roughness: float
+    rotation: float
+    intensity: float
+
+    def radiance(self, width: int, height: int) -> np.ndarray:
+        """(height, width, 3) float32 radiance, top row first."""
         x = (np.arange(width) + 0.5) / width * 2.0 - 1.0
         y = (np.arange(height) + 0.5) / height * 2.0 - 1.0  # bottom row first, as GL's window
         grid_x, grid_y = np.meshgrid(x, y, indexing="xy")
         far = np.stack([grid_x, grid_y, np.ones_like(grid_x), np.ones_like(grid_x)], axis=-1)
-        directions = (far @ ray_matrix.T)[..., :3]
-        chain = [level[..., :3] for level in self.environment_textures()["environment_specular"].levels]
-        radiance = ibl.prefiltered_radiance(chain, directions, self.background_roughness(),
-                                            self.environment_rotation, self.environment_intensity)
+        directions = (far @ self.ray_matrix.astype(np.float64).T)[..., :3]
+        radiance = ibl.prefiltered_radiance(self.chain, directions, self.roughness, self.rotation, self.intensity)
         return np.ascontiguousarray(radiance[::-1], dtype=np.float32)
 
-    def render_result(self, width: int, height: int, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
-        """One frame with everything the interpreter knows about it.
+
+@dataclass(frozen=True, eq=False)
+class CpuFrame:
+    """One frame of a `CpuRenderer`, taken from its state (`CpuRenderer.frame`): the program, the mesh
+    data, every uniform's value, the background and the post pass's settings.
+
+    Drawing it reads nothing else, so a host may draw it in another thread
+    while the renderer's state changes (the CPU preview does: its widget
+    stays responsive while the interpreter works). The textures it holds
+    are shared with the renderer and only read.
+    """
+
+    program: Program
+    mesh: MeshData
+    uniforms: dict[str, Any]
+    width: int
+    height: int
+    radiance: bool
+    background: tuple[float, float, float]
+    environment: _EnvironmentBackground | None
+    tone_mapper: str
+    exposure: float
+
+    def draw(self, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
+        """The frame with everything the interpreter knows about it.
 
         For a `radiance` program `color` is the frame after the post pass
         (display values) and `outputs` hold the linear radiance; with
         `tracked`, the colour's radii are the material's carried through
         the post pass (its values at radiance ± radius), an estimate.
         """
-        if self.program is None:
-            raise ValueError("no program to draw: call set_program first")
-        width, height = int(width), int(height)
         limit = {} if step_limit is None else {"step_limit": step_limit}
-        uniforms = self.uniform_values(width, height)
         if not self.radiance:
-            return render(self.program, self.mesh_data(), width, height, uniforms=uniforms,
+            return render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
                           background=(*self.background, 1.0), depth_test=True, tracked=tracked, **limit)
-        result = render(self.program, self.mesh_data(), width, height, uniforms=uniforms, background=_UNCOVERED_PIXEL,
-                        depth_test=True, tracked=tracked, **limit)
-        hdr = result.color
-        if self.background_mode != "color":
-            uncovered = ~result.written
-            hdr[uncovered, :3] = self.environment_background(width, height)[uncovered]
-            hdr[uncovered, 3] = 1.0
+        result = render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
+                        background=_UNCOVERED_PIXEL, depth_test=True, tracked=tracked, **limit)
+        hdr = self._behind(result.color, result.written)
         display = self._display(hdr)
         errors = result.errors
         radius = result.color_error()
@@ -331,28 +393,24 @@ class CpuRenderer(PreviewState):
             errors = {**errors, "__color__": np.where(result.written[..., None], spread, 0.0)}
         return RenderResult(result.outputs, display.astype(np.float32), result.written, errors, result.unstable, result.stats)
 
-    def _display(self, hdr: np.ndarray) -> np.ndarray:
-        return post.display_colors(hdr, self.tone_mapper, self.exposure, self.background)
+    def draw_image(self, *, step_limit: int | None = None) -> np.ndarray:
+        """The frame as RGBA8, (height, width, 4), top row first."""
+        return to_rgba8(self.draw(step_limit=step_limit).color)
 
-    def render_linear(self, width: int, height: int) -> np.ndarray:
-        """The program's own output, before any post pass, float32 (height, width, 4), top row first, as
-        `Renderer.render_linear`: cleared to the background colour, or behind a `radiance` program the
-        environment when the background mode says so."""
-        if self.program is None:
-            raise ValueError("no program to draw: call set_program first")
-        result = render(self.program, self.mesh_data(), int(width), int(height), uniforms=self.uniform_values(width, height),
+    def draw_linear(self) -> np.ndarray:
+        """The program's own output before any post pass (float32, top row first): cleared to the background
+        colour, or, behind a `radiance` program, the environment when the frame has an environment background."""
+        result = render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
                         background=(*self.background, 1.0), depth_test=True)
-        color = result.color
-        if self.radiance and self.background_mode != "color":
-            uncovered = ~result.written
-            color[uncovered, :3] = self.environment_background(int(width), int(height))[uncovered]
+        return self._behind(result.color, result.written)
+
+    def _behind(self, color: np.ndarray, written: np.ndarray) -> np.ndarray:
+        """`color` with the environment where nothing was written (when the frame has an environment background)."""
+        if self.environment is not None:
+            uncovered = ~written
+            color[uncovered, :3] = self.environment.radiance(self.width, self.height)[uncovered]
             color[uncovered, 3] = 1.0
         return color
 
-    def render_image(self, width: int, height: int, *, step_limit: int | None = None) -> np.ndarray:
-        """One frame as RGBA8, (height, width, 4), top row first (as `Renderer.render_image`); the background without a program."""
-        if self.program is None:
-            image = np.empty((int(height), int(width), 4), dtype=np.uint8)
-            image[...] = to_rgba8(np.array([*self.background, 1.0]))
-            return image
-        return to_rgba8(self.render_result(width, height, step_limit=step_limit).color)
+    def _display(self, hdr: np.ndarray) -> np.ndarray:
+        return post.display_colors(hdr, self.tone_mapper, self.exposure, self.background)

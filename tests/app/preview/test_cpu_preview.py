@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QMouseEvent
 
 import app.preview.context as context_module
 from app.material.parameters import ParameterKind
 from app.preview.context import Profile, clear_probes
-from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, NOTICE_HEIGHT, CpuPreview
+from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, NOTICE_HEIGHT, SETTLE_MS, CpuPreview
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.images import qimage_to_rgba
 from app.preview.screenshot import read_program
@@ -258,3 +258,50 @@ def test_a_material_that_reads_the_time_plays_by_itself_unless_paused(qtbot) -> 
     with qtbot.waitSignal(preview.playingChanged, timeout=5000) as stopped:
         _example(preview, qtbot, "lit_blinn_phong")
     assert stopped.args == [False], "a material that does not read the time stops the clock"
+
+
+def test_frames_are_drawn_in_a_worker_and_changes_meanwhile_make_one_more_frame(qtbot) -> None:
+    preview = _preview(qtbot, (256, 256))
+    _, specs = _example(preview, qtbot, "polished_gold")  # no render_now: the settle timer starts a worker frame
+    qtbot.waitUntil(lambda: preview.drawing, timeout=5000)
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    color = next(spec.name for spec in specs if spec.kind is ParameterKind.COLOR)
+    for blue in (0.2, 0.5, 1.0):  # while the first frame is being drawn
+        preview.set_parameter(color, (0.0, 0.0, blue, 1.0))
+        qtbot.wait(SETTLE_MS + 20)
+    assert preview.drawing, "the first frame takes longer than the edits"
+    qtbot.waitUntil(lambda: preview.frames_rendered == 2 and not preview.drawing, timeout=30_000)
+    timer.stop()
+    assert len(ticks) >= 10, "the GUI thread ran while the worker drew"
+    qtbot.wait(3 * SETTLE_MS)
+    assert preview.frames_rendered == 2 and not preview.drawing, "the three edits made one more frame"
+    shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
+    expected = _reference_frame("polished_gold", (256, 256), **{color: (0.0, 0.0, 1.0, 1.0)})
+    np.testing.assert_array_equal(shown, expected[64:192, 64:192])
+
+
+def _reference_frame(name: str, size: tuple[int, int], **values: object) -> np.ndarray:
+    verified, specs = read_program(str(ROOT / "app" / "material" / "examples" / f"{name}.vpl"))
+    reference = CpuRenderer()
+    reference.set_program(verified)
+    for spec in specs:
+        if spec.default is not None and not isinstance(spec.default, str):
+            reference.set_parameter(spec.name, spec.default)
+    for parameter, value in values.items():
+        reference.set_parameter(parameter, value)
+    return reference.render_image(*size)
+
+
+def test_a_frame_of_a_replaced_program_is_not_shown(qtbot) -> None:
+    preview = _preview(qtbot, (256, 256))
+    _example(preview, qtbot, "polished_gold")
+    qtbot.waitUntil(lambda: preview.drawing, timeout=5000)
+    _example(preview, qtbot, "lit_blinn_phong")  # while the gold frame is being drawn
+    qtbot.waitUntil(lambda: preview.frames_rendered == 1 and not preview.drawing, timeout=30_000)
+    qtbot.wait(3 * SETTLE_MS)
+    assert preview.frames_rendered == 1
+    shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
+    np.testing.assert_array_equal(shown, _reference_frame("lit_blinn_phong", (256, 256))[64:192, 64:192])
