@@ -29,7 +29,7 @@ says so:
 The stage (`set_stage`: mesh, environment, background, exposure, tone
 mapper, light) is applied to the renderer as the GL preview applies it;
 the environment is prepared in a worker thread while the previous one
-stays in use (`host_support.StageEnvironment`), its progress shown in a
+stays in use (`host_support.PreviewStage`), its progress shown in a
 corner under the banner.
 
 The widget takes the module from the artifact it is given
@@ -54,10 +54,10 @@ from PySide6.QtWidgets import QWidget
 from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
-from app.preview.host_support import PreviewClock, StageEnvironment, paint_note
+from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
 from app.preview.preview_state import artifact_reads_scene_field
-from app.preview.stage import NO_ENVIRONMENT, Stage, load_stage_mesh
+from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -124,12 +124,10 @@ class CpuPreview(QWidget):
         self._clock = PreviewClock(self._renderer, PLAY_INTERVAL_MS, self)
         self._clock.ticked.connect(self._request_frame)
         self._clock.playingChanged.connect(self.playingChanged)
-        self._stage = Stage(environment=NO_ENVIRONMENT)
-        self._pending_environment: str | None = None
-        self._environment = StageEnvironment(self._renderer, self)
-        self._environment.noteChanged.connect(self.update)
-        self._environment.ready.connect(self._environment_ready)
-        self._environment.failed.connect(self.environmentFailed)
+        self._stage_host = PreviewStage(self._renderer, self)
+        self._stage_host.noteChanged.connect(self.update)
+        self._stage_host.ready.connect(self._environment_ready)
+        self._stage_host.failed.connect(self.environmentFailed)
 
     # ---- PreviewHost properties ---------------------------------------------------------------
 
@@ -256,7 +254,7 @@ class CpuPreview(QWidget):
 
     @property
     def stage(self) -> Stage:
-        return self._stage
+        return self._stage_host.stage
 
     def set_stage(self, stage: Stage) -> None:
         """Mesh, environment, light, exposure, tone mapper and background from `stage` (as the GL preview).
@@ -266,33 +264,19 @@ class CpuPreview(QWidget):
         ended); a mesh file that cannot be read leaves the previous mesh and
         says why over the frame.
         """
-        self._stage = stage
-        stage.apply(self._renderer)
-        try:
-            mesh = load_stage_mesh(stage.mesh)
-        except ValueError as error:
-            self._fail(str(error))
-        else:
-            if mesh is not None:
-                self._renderer.set_mesh(mesh)
-        self._request_environment(stage.environment)
+        problem = self._stage_host.set_stage(stage)
+        if problem:
+            self._fail(problem)
         self._request_frame()
 
     @property
     def environment_note(self) -> str:
         """What the corner of the preview says about the environment ("" when it is in use)."""
-        return self._environment.note
+        return self._stage_host.note
 
     @property
     def preparing_environment(self) -> bool:
-        return self._environment.preparing
-
-    def _request_environment(self, name: str) -> None:
-        if not self._announced:
-            self._pending_environment = name  # a preview never shown never spends time preparing one
-            return
-        self._pending_environment = None
-        self._environment.request(name)
+        return self._stage_host.preparing
 
     def _environment_ready(self, name: str) -> None:
         self._request_frame()
@@ -429,8 +413,7 @@ class CpuPreview(QWidget):
         if not self._announced:
             self._announced = True
             self.contextCreated.emit(self.context_description)
-            if self._pending_environment is not None:
-                self._request_environment(self._pending_environment)
+            self._stage_host.activate()
         self._request_frame()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -450,8 +433,8 @@ class CpuPreview(QWidget):
         elif self._stale:
             self._paint_error(painter, f"Out of date: showing the last version of the material that worked\n{self._stale}")
         painter.end()
-        if self._environment.note:
-            paint_note(self, self._environment.note, top=NOTICE_HEIGHT)
+        if self._stage_host.note:
+            paint_note(self, self._stage_host.note, top=NOTICE_HEIGHT)
 
     def _paint_notice(self, painter: QPainter) -> None:
         font = QFont(self.font())

@@ -9,13 +9,16 @@ in how time runs or environments are prepared. Those parts live here once:
   starts or stops (`playingChanged`). The user's play/pause is remembered:
   a material that reads the time plays by itself when it is set (`follow`)
   unless the user paused. Each preview chooses its frame interval.
-- `StageEnvironment` puts a stage's environment into the state: "none" at
+- `PreviewStage` applies a stage to the state (`Stage.apply`, a mesh file
+  read with `load_stage_mesh`) and puts its environment into it: "none" at
   once (the uniform grey), anything else through
   `app.preview.ibl_assets.PrefilterJob` in a worker thread (cache, load,
   prefilter) while the previous environment stays in use, polled every
   `ENVIRONMENT_POLL_MS` for the progress `note`; `ready(name)` or
   `failed(message)` say how it ended. Asking for another environment
-  cancels a job still running (its result is dropped).
+  cancels a job still running (its result is dropped). Nothing is
+  prepared before the preview `activate`s it (a preview never shown never
+  spends time on an environment).
 - `paint_note` draws a one-line note (the environment's progress or
   problem) in a corner of a preview.
 """
@@ -29,7 +32,7 @@ from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QWidget
 
 from app.preview.preview_state import PreviewState
-from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, environment_maps
+from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, environment_maps, load_stage_mesh
 
 ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
 
@@ -88,8 +91,8 @@ class PreviewClock(QObject):
         self.ticked.emit()
 
 
-class StageEnvironment(QObject):
-    """The environment `state` is lit by, prepared from a stage's environment name or file (see the module docstring)."""
+class PreviewStage(QObject):
+    """The stage of a preview and the environment `state` is lit by (see the module docstring)."""
 
     #: The environment is in use (its name or path).
     ready = Signal(str)
@@ -101,12 +104,45 @@ class StageEnvironment(QObject):
     def __init__(self, state: PreviewState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._state = state
+        self._stage = Stage(environment=NO_ENVIRONMENT)
+        self._active = False
+        self._pending: str | None = None  # asked for before the preview was active
         self._name = NO_ENVIRONMENT  # what the state is lit by, or is being prepared
         self._job: Any = None
         self._note = ""
         self._timer = QTimer(self)
         self._timer.setInterval(ENVIRONMENT_POLL_MS)
         self._timer.timeout.connect(self._poll)
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage
+
+    def set_stage(self, stage: Stage) -> str:
+        """Apply `stage` to the state and ask for its environment; the mesh file's problem ("" when none).
+
+        A mesh file that cannot be read leaves the previous mesh; invalid
+        values were refused by `Stage`'s setters already.
+        """
+        self._stage = stage
+        stage.apply(self._state)
+        problem = ""
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            problem = str(error)
+        else:
+            if mesh is not None:
+                self._state.set_mesh(mesh)
+        self.request(stage.environment)
+        return problem
+
+    def activate(self) -> None:
+        """The preview can draw now: prepare the environment asked for meanwhile."""
+        self._active = True
+        if self._pending is not None:
+            name, self._pending = self._pending, None
+            self.request(name)
 
     @property
     def name(self) -> str:
@@ -123,6 +159,9 @@ class StageEnvironment(QObject):
 
     def request(self, name: str) -> None:
         """Use the stage environment `name` ("none", a bundled name or a file); nothing when it is in use already."""
+        if not self._active:
+            self._pending = name
+            return
         if name == self._name:
             return
         if self._job is not None:

@@ -49,11 +49,11 @@ from app.preview.context import (
     select_profile,
 )
 from app.preview.cpu_preview import CpuPreview
-from app.preview.host_support import PreviewClock, StageEnvironment, paint_note
+from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
 from app.preview.preview_state import artifact_reads_scene_field
 from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
-from app.preview.stage import NO_ENVIRONMENT, Stage, load_stage_mesh
+from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -99,12 +99,10 @@ class PreviewWidget(QOpenGLWidget):
         self._clock = PreviewClock(self._renderer, FRAME_INTERVAL_MS, self)
         self._clock.ticked.connect(self.update)
         self._clock.playingChanged.connect(self.playingChanged)
-        self._stage = Stage(environment=NO_ENVIRONMENT)
-        self._pending_environment: str | None = None
-        self._environment = StageEnvironment(self._renderer, self)
-        self._environment.noteChanged.connect(self.update)
-        self._environment.ready.connect(self._environment_ready)
-        self._environment.failed.connect(self.environmentFailed)
+        self._stage_host = PreviewStage(self._renderer, self)
+        self._stage_host.noteChanged.connect(self.update)
+        self._stage_host.ready.connect(self._environment_ready)
+        self._stage_host.failed.connect(self.environmentFailed)
 
     # ---- properties -----------------------------------------------------------------------
 
@@ -232,7 +230,7 @@ class PreviewWidget(QOpenGLWidget):
 
     @property
     def stage(self) -> Stage:
-        return self._stage
+        return self._stage_host.stage
 
     def set_stage(self, stage: Stage) -> None:
         """Mesh, environment, light, exposure, tone mapper and background from `stage`; no relink.
@@ -244,33 +242,19 @@ class PreviewWidget(QOpenGLWidget):
         read leaves the previous mesh (and says why in the overlay); invalid
         values were refused by `Stage`'s setters already.
         """
-        self._stage = stage
-        stage.apply(self._renderer)
-        try:
-            mesh = load_stage_mesh(stage.mesh)
-        except ValueError as error:
-            self._fail(str(error))
-        else:
-            if mesh is not None:
-                self._renderer.set_mesh(mesh)
-        self._request_environment(stage.environment)
+        problem = self._stage_host.set_stage(stage)
+        if problem:
+            self._fail(problem)
         self.update()
 
     @property
     def environment_note(self) -> str:
         """What the corner of the preview says about the environment ("" when it is in use)."""
-        return self._environment.note
+        return self._stage_host.note
 
     @property
     def preparing_environment(self) -> bool:
-        return self._environment.preparing
-
-    def _request_environment(self, name: str) -> None:
-        if not self._initialized:
-            self._pending_environment = name  # a preview never shown never spends time preparing one
-            return
-        self._pending_environment = None
-        self._environment.request(name)
+        return self._stage_host.preparing
 
     def _environment_ready(self, name: str) -> None:
         self.update()
@@ -359,8 +343,7 @@ class PreviewWidget(QOpenGLWidget):
         self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
-        if self._pending_environment is not None:
-            self._request_environment(self._pending_environment)
+        self._stage_host.activate()
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -386,8 +369,8 @@ class PreviewWidget(QOpenGLWidget):
             self._paint_overlay(self._error)
         elif self._stale:
             self._paint_overlay(self._stale, "Out of date: showing the last version of the material that worked")
-        if self._environment.note:
-            paint_note(self, self._environment.note)
+        if self._stage_host.note:
+            paint_note(self, self._stage_host.note)
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""
