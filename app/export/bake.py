@@ -27,7 +27,7 @@ method) does not depend on that parametrisation.
 
 A tangent-space normal is baked from the Surface Output's world normal N
 against the interpolated MikkTSpace frame (T, B = w·cross(Ng, T), Ng) the
-Normal Map node uses: n = (N·T, N·B, N·Ng), stored as n/2 + 1/2 (glTF's
+Normal Map node uses: n = (N·T, N·B, N·Ng) (a file stores n/2 + 1/2, glTF's
 normal texture, green up), so decoding it with the Normal Map node (or any
 glTF viewer) gives N back.
 
@@ -191,9 +191,7 @@ def _emit_normal(ctx: NodeContext) -> None:
     normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
     frame = (ctx.source("world_tangent"), ctx.source("world_bitangent"), ctx.source("world_normal"))
     x, y, z = (fn.builtin(Builtin.DOT, PortType.FLOAT, normal, axis) for axis in frame)
-    tangent_space = fn.construct(vec(3), x, y, z)
-    encoded = fn.add(fn.multiply(tangent_space, fn.f(0.5)), pbr_functions.splat3(fn, 0.5))
-    _store(ctx, fn.construct(vec(4), encoded, fn.f(1.0)))
+    _store(ctx, fn.construct(vec(4), x, y, z, fn.f(1.0)))
 
 
 def _emit_emissive(ctx: NodeContext) -> None:

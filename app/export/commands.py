@@ -1,0 +1,124 @@
+"""`vpl bake`, `vpl export-gltf`, `vpl export-mtlx`, `vpl import-mtlx`: the export subcommands of `vpl`.
+
+They reach the `vpl` command through its plug-in point (the entry-point
+group `vpl.commands` in pyproject.toml, `vpl_core.cli.plugin_commands`), so
+`vpl_core` never imports the editor's packages (docs/architecture.md). Each
+entry is a `vpl_core.cli.Command` tuple (help, configure, handler). This
+module imports only argparse at load time; a handler imports what it needs
+when it runs.
+
+FILE is a material saved by the editor (a `.vpl` file with its node graph);
+a file without a graph (a module written by hand) cannot be baked or
+exported, and says so. Exit status as for every `vpl` command: 0 done, 1 the
+material, the OpenGL context or a file failed (one line on stderr saying
+why), 2 the command line is wrong. Notes (nodes baked for one view, missing
+textures) are printed as `FILE: note: ...` and do not fail the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class _Failure(Exception):  # noqa: N818 - control flow inside this module
+    def __init__(self, message: str, status: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def load_material(path: str) -> tuple[Any, Path]:
+    """(MaterialGraph, the document's folder) of an editor material; _Failure otherwise."""
+    from app.material.document import load_file
+
+    loaded = load_file(path)
+    if loaded.graph is None:
+        if loaded.diagnostics:
+            raise _Failure("\n".join(diagnostic.format() for diagnostic in loaded.diagnostics))
+        reason = loaded.message or f"{path}: cannot be opened"
+        raise _Failure(f"{reason}; only materials saved by the editor (with their node graph) can be exported")
+    return loaded.graph, Path(path).resolve().parent
+
+
+def _add_bake_options(parser: argparse.ArgumentParser, size_required: bool, default_size: int = 1024) -> None:
+    parser.add_argument("--mesh", default="sphere", metavar="NAME|PATH",
+                        help="sphere, cube, plane, cylinder, torus, ball, or an OBJ/glTF/GLB file (default: sphere)")
+    if size_required:
+        parser.add_argument("--size", type=int, required=True, metavar="N", help="texels on a side, 256..4096")
+    else:
+        parser.add_argument("--size", type=int, default=default_size, metavar="N",
+                            help=f"texels on a side of the baked textures, 256..4096 (default: {default_size})")
+    parser.add_argument("--supersampling", type=int, choices=(1, 2, 4), default=1,
+                        help="samples per texel on a side (default: 1)")
+    parser.add_argument("--padding", type=int, default=None, metavar="TEXELS",
+                        help="texels grown around every UV island before the rest is filled (default: size/64, at least 4)")
+    parser.add_argument("--time", type=float, default=0.0, metavar="SECONDS", help="scene time of animated nodes (default: 0)")
+
+
+def _settings(arguments: argparse.Namespace) -> Any:
+    from app.export.bake import BakeError, BakeSettings
+
+    try:
+        return BakeSettings(arguments.size, arguments.supersampling, arguments.padding, arguments.mesh, arguments.time).validated()
+    except BakeError as error:
+        raise _Failure(f"vpl: error: {error}", EXIT_USAGE) from None
+
+
+def _run(body: Any, arguments: argparse.Namespace) -> int:
+    from app.export.bake import BakeCancelled
+    from app.export.images import ImageWriteError
+    from app.export.surface import ExportError
+
+    try:
+        notes = body(arguments)
+    except _Failure as failure:
+        print(str(failure), file=sys.stderr)
+        return failure.status
+    except ExportError as error:
+        print(f"{arguments.file}: error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    except (ImageWriteError, OSError) as error:
+        print(f"{arguments.file}: error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    except BakeCancelled:
+        return EXIT_FAILURE
+    for note in notes or ():
+        print(f"{arguments.file}: note: {note}", file=sys.stderr)
+    return EXIT_OK
+
+
+# vpl bake --------------------------------------------------------------------------------------
+
+
+def _configure_bake(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a material saved by the editor")
+    _add_bake_options(parser, size_required=True)
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the maps and bake.json (created)")
+
+
+def _bake(arguments: argparse.Namespace) -> list[str]:
+    from app.export.bake import bake_context, bake_material
+    from app.export.maps import save_maps
+
+    settings = _settings(arguments)
+    graph, directory = load_material(arguments.file)
+    with bake_context():
+        baked = bake_material(graph, settings, document_dir=directory)
+    save_maps(baked, arguments.out, mesh=settings.mesh, extra={"supersampling": settings.supersampling})
+    return baked.notes
+
+
+def run_bake(arguments: argparse.Namespace) -> int:
+    """Bake the material's output channels into image files (app.export.maps)."""
+    return _run(_bake, arguments)
+
+
+BAKE = (
+    "bake a material's channels (base colour, ORM, normal, emission, ...) into textures on a mesh's UVs (needs OpenGL)",
+    _configure_bake,
+    run_bake,
+)
