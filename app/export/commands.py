@@ -122,3 +122,40 @@ BAKE = (
     _configure_bake,
     run_bake,
 )
+
+
+# vpl export-gltf -------------------------------------------------------------------------------
+
+
+def _configure_export_gltf(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a material saved by the editor")
+    parser.add_argument("--out", required=True, metavar="PATH.glb|PATH.gltf", help="the glTF file (.gltf: with .bin and .png beside it)")
+    _add_bake_options(parser, size_required=False)
+
+
+def _export_gltf(arguments: argparse.Namespace) -> list[str]:
+    from app.export.bake import Baker, bake_context
+    from app.export.gltf import export_gltf
+
+    if Path(arguments.out).suffix.lower() not in (".glb", ".gltf"):
+        raise _Failure(f"vpl: error: --out must name a .glb or .gltf file, not {arguments.out!r}", EXIT_USAGE)
+    settings = _settings(arguments)
+    graph, directory = load_material(arguments.file)
+    with bake_context():
+        baker = Baker(graph, settings, document_dir=directory)
+        baked = baker.bake_material()
+        mesh = baker.mesh()
+    export_gltf(baked, mesh, arguments.out, name=Path(arguments.file).stem)
+    return baked.notes
+
+
+def run_export_gltf(arguments: argparse.Namespace) -> int:
+    """Bake the material and write it with the mesh as glTF 2.0 (app.export.gltf)."""
+    return _run(_export_gltf, arguments)
+
+
+EXPORT_GLTF = (
+    "export a material and a mesh as glTF 2.0 (.glb or .gltf) with baked metallic-roughness textures (needs OpenGL)",
+    _configure_export_gltf,
+    run_export_gltf,
+)
