@@ -342,7 +342,9 @@ class Baker:
         values: dict[str, Any] | None = None,
         progress: Progress | None = None,
         any_size: bool = False,
+        mesh: Any = None,
     ) -> None:
+        """`mesh`: an `app.preview.mesh.Mesh` to bake on instead of `settings.mesh` (the preview's current one)."""
         self.graph = graph
         self.settings = settings.validated(any_size=any_size)
         self.document_dir = document_dir
@@ -350,7 +352,7 @@ class Baker:
         self.progress = progress
         self.description = describe_output(graph)
         self.notes: list[str] = []
-        self._mesh: Any = None
+        self._mesh: Any = mesh
 
     def mesh(self) -> Any:
         """The mesh baked on (`app.preview.mesh.Mesh`); BakeError when its file cannot be read."""
@@ -502,7 +504,8 @@ def bake_material(
     values: dict[str, Any] | None = None,
     progress: Progress | None = None,
     any_size: bool = False,
+    mesh: Any = None,
 ) -> BakedMaterial:
     """Bake the output channels of `graph` (a current OpenGL context is needed; see `bake_context`)."""
-    baker = Baker(graph, settings, document_dir=document_dir, values=values, progress=progress, any_size=any_size)
+    baker = Baker(graph, settings, document_dir=document_dir, values=values, progress=progress, any_size=any_size, mesh=mesh)
     return baker.bake_material()
