@@ -280,6 +280,34 @@ def bake_notes(graph: MaterialGraph, roots: Sequence[str], settings: BakeSetting
 # GL ------------------------------------------------------------------------------------------
 
 
+def apply_parameters(
+    renderer: Any, parameters: Sequence[Any], graph: MaterialGraph, document_dir: Path | None, values: dict[str, Any] | None = None,
+) -> list[str]:
+    """Give `renderer` the material's parameter values and textures (relative paths: against `document_dir`).
+
+    `values` overrides the graph's own (`material_values`: nodes, active
+    variant). A texture that cannot be read leaves the checker and is
+    returned as a note.
+    """
+    from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
+
+    chosen = values if values is not None else material_values(parameters, graph)[0]
+    notes = []
+    for spec in parameters:
+        value = chosen.get(spec.name, spec.default)
+        if spec.kind is ParameterKind.TEXTURE:
+            if isinstance(value, str) and value:
+                try:
+                    texture = load_texture(resolve_texture_path(value, document_dir))
+                except TextureLoadError as error:
+                    notes.append(f"texture {spec.name}: {error}; baked with the checker texture")
+                    continue
+                renderer.set_texture(spec.name, texture.pixels)
+        elif spec.kind is not ParameterKind.OTHER and value is not None:
+            renderer.set_parameter(spec.name, value)
+    return notes
+
+
 @contextlib.contextmanager
 def bake_context() -> Iterator[Any]:
     """A current offscreen OpenGL context for baking (desktop 4.2 core, else ES 3.2); BakeError without one."""
@@ -392,23 +420,9 @@ class Baker:
         return artifact, lowered.parameters
 
     def _set_parameters(self, renderer: Any, parameters: list[Any]) -> None:
-        from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
-
-        values = self.values if self.values is not None else material_values(parameters, self.graph)[0]
-        for spec in parameters:
-            value = values.get(spec.name, spec.default)
-            if spec.kind is ParameterKind.TEXTURE:
-                if isinstance(value, str) and value:
-                    try:
-                        texture = load_texture(resolve_texture_path(value, self.document_dir))
-                    except TextureLoadError as error:
-                        note = f"texture {spec.name}: {error}; baked with the checker texture"
-                        if note not in self.notes:
-                            self.notes.append(note)
-                        continue
-                    renderer.set_texture(spec.name, texture.pixels)
-            elif spec.kind is not ParameterKind.OTHER and value is not None:
-                renderer.set_parameter(spec.name, value)
+        for note in apply_parameters(renderer, parameters, self.graph, self.document_dir, self.values):
+            if note not in self.notes:
+                self.notes.append(note)
 
     def bake(self, targets: Sequence[BakeTarget]) -> dict[str, BakedImage]:
         """Render `targets` (plus the coverage) on the mesh; a current OpenGL context is needed."""

@@ -44,6 +44,7 @@ from app.export.bake import BakedMaterial
 from app.export.images import decode_srgb, encode_srgb, quantize, write_image
 from app.export.maps import channel_values, unit_vectors
 from app.export.surface import ExportError
+from app.material.graph import MaterialGraph
 from vpl_core.atomic_write import write_atomically
 
 #: Emission up to this is stored directly; above it KHR_materials_emissive_strength carries the scale.
@@ -294,3 +295,98 @@ def export_gltf(baked: BakedMaterial, mesh: Any, path: str | os.PathLike[str], n
         write_atomically(target, (gltf.to_json(indent=2) + "\n").encode("utf-8"))
         written.append(target)
     return written
+
+
+# Reading a material back ----------------------------------------------------------------------
+
+
+def material_graph(path: str | os.PathLike[str]) -> MaterialGraph:
+    """The first material of a `.gltf` as an editor graph: Texture Parameters and plain samples into a Surface Output.
+
+    The inverse of `build_material` for what it writes (factors, one texture
+    per field, the ORM image, the normal map with its scale, emission with
+    its strength, specular, alpha mode and cutoff); images are referenced by
+    absolute path. Used to check a bake by rendering its textures (tests,
+    docs/interchange.md) and to look at an exported material in the editor.
+    ExportError for a file it cannot read.
+    """
+    import json
+
+    from app.material.graph import MaterialGraph
+
+    source = Path(path)
+    try:
+        document = json.loads(source.read_text(encoding="utf-8"))
+        material = document["materials"][0]
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
+        raise ExportError(f"{source}: not a glTF file with a material ({error})") from None
+    graph = MaterialGraph()
+    output = graph.add_node("surface_output", (600.0, 0.0)).id
+    samples: dict[int, str] = {}
+    row = [0.0]
+
+    def image_path(index: int) -> str:
+        try:
+            image = document["images"][document["textures"][index]["source"]]
+            return str((source.parent / image["uri"]).resolve())
+        except (KeyError, IndexError, TypeError) as error:
+            raise ExportError(f"{source}: texture {index} has no image file ({error})") from None
+
+    def sample(info: dict[str, Any], name: str, color_space: str) -> str:
+        index = int(info["index"])
+        if index not in samples:
+            parameter = graph.add_node("texture_parameter", (0.0, row[0]), {"name": name, "image": image_path(index), "color_space": color_space})
+            node = graph.add_node("sample_texture", (200.0, row[0]))
+            graph.connect(parameter.id, "out", node.id, "texture")
+            samples[index] = node.id
+            row[0] += 150.0
+        return samples[index]
+
+    def set_value(port: str, value: Any) -> None:
+        graph.nodes[output].properties[port] = value
+
+    pbr = material.get("pbrMetallicRoughness", {})
+    alpha_mode = material.get("alphaMode", "OPAQUE")
+    factor = [float(c) for c in pbr.get("baseColorFactor", [1.0, 1.0, 1.0, 1.0])]
+    if "baseColorTexture" in pbr:
+        base = sample(pbr["baseColorTexture"], "base_color", "srgb")
+        graph.connect(base, "rgba", output, "base_color")
+        if alpha_mode != "OPAQUE":
+            graph.connect(base, "a", output, "opacity")
+    else:
+        set_value("base_color", tuple(factor[:3]) + (1.0,))
+        set_value("opacity", factor[3] if alpha_mode != "OPAQUE" else 1.0)
+    if "metallicRoughnessTexture" in pbr:
+        orm = sample(pbr["metallicRoughnessTexture"], "orm", "linear")
+        unpack = graph.add_node("orm_unpack", (400.0, 0.0)).id
+        graph.connect(orm, "rgba", unpack, "orm")
+        graph.connect(unpack, "roughness", output, "roughness")
+        graph.connect(unpack, "metallic", output, "metallic")
+    else:
+        set_value("metallic", float(pbr.get("metallicFactor", 1.0)))
+        set_value("roughness", float(pbr.get("roughnessFactor", 1.0)))
+    if "occlusionTexture" in material:
+        orm = sample(material["occlusionTexture"], "orm", "linear")
+        graph.connect(orm, "r", output, "ambient_occlusion")
+    if "normalTexture" in material:
+        normal = sample(material["normalTexture"], "normal", "linear")
+        normal_map = graph.add_node("normal_map", (400.0, 300.0), {"strength": float(material["normalTexture"].get("scale", 1.0))}).id
+        graph.connect(normal, "rgb", normal_map, "tangent_normal")
+        graph.connect(normal_map, "normal_out", output, "normal")
+    extensions = material.get("extensions", {})
+    strength = float(extensions.get("KHR_materials_emissive_strength", {}).get("emissiveStrength", 1.0))
+    emissive_factor = [float(c) for c in material.get("emissiveFactor", [0.0, 0.0, 0.0])]
+    if "emissiveTexture" in material:
+        emissive = sample(material["emissiveTexture"], "emissive", "srgb")
+        graph.connect(emissive, "rgba", output, "emissive_color")
+    else:
+        set_value("emissive_color", tuple(emissive_factor) + (1.0,))
+    set_value("emissive_strength", strength)
+    specular = extensions.get("KHR_materials_specular", {})
+    if "specularTexture" in specular:
+        graph.connect(sample(specular["specularTexture"], "orm", "linear"), "a", output, "specular")
+    else:
+        set_value("specular", float(specular.get("specularFactor", 1.0)))
+    if alpha_mode == "MASK":
+        set_value("alpha_clip", float(material.get("alphaCutoff", 0.5)))
+    return graph
