@@ -159,3 +159,75 @@ EXPORT_GLTF = (
     _configure_export_gltf,
     run_export_gltf,
 )
+
+
+# vpl export-mtlx / import-mtlx -----------------------------------------------------------------
+
+
+def _configure_export_mtlx(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a material saved by the editor")
+    parser.add_argument("--out", required=True, metavar="PATH.mtlx", help="the MaterialX document (baked images are written beside it)")
+    _add_bake_options(parser, size_required=False)
+
+
+def _export_mtlx(arguments: argparse.Namespace) -> list[str]:
+    from app.export.bake import Baker, bake_context
+    from app.export.mtlx import NeedsBaking, export_mtlx, validate
+
+    if Path(arguments.out).suffix.lower() != ".mtlx":
+        raise _Failure(f"vpl: error: --out must name a .mtlx file, not {arguments.out!r}", EXIT_USAGE)
+    settings = _settings(arguments)
+    graph, directory = load_material(arguments.file)
+    name = Path(arguments.file).stem
+    notes: list[str] = []
+    try:  # without nodes to bake no OpenGL is needed
+        result = export_mtlx(graph, arguments.out, name, document_dir=directory)
+    except NeedsBaking:
+        with bake_context():
+            baker = Baker(graph, settings, document_dir=directory)
+            result = export_mtlx(graph, arguments.out, name, document_dir=directory, bake=baker.bake_node_outputs)
+        notes.extend(baker.notes)
+    valid, message = validate(result.text)
+    if not valid:
+        raise _Failure(f"{arguments.out}: MaterialX reports the document invalid (a bug of the exporter): {message}")
+    return [*result.notes, *notes]
+
+
+def run_export_mtlx(arguments: argparse.Namespace) -> int:
+    """Write the material as a MaterialX 1.39 document (gltf_pbr), baking nodes without a counterpart (app.export.mtlx)."""
+    return _run(_export_mtlx, arguments)
+
+
+EXPORT_MTLX = (
+    "export a material as a MaterialX 1.39 document (gltf_pbr); nodes without a standard-library counterpart are baked (OpenGL)",
+    _configure_export_mtlx,
+    run_export_mtlx,
+)
+
+
+def _configure_import_mtlx(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a MaterialX document (.mtlx) with a gltf_pbr or surface_unlit material")
+    parser.add_argument("--out", required=True, metavar="PATH.vpl", help="the editor material to write")
+
+
+def _import_mtlx(arguments: argparse.Namespace) -> list[str]:
+    from app.export.mtlx import import_mtlx
+    from app.material.document import save_file
+
+    if Path(arguments.out).suffix.lower() != ".vpl":
+        raise _Failure(f"vpl: error: --out must name a .vpl file, not {arguments.out!r}", EXIT_USAGE)
+    imported = import_mtlx(arguments.file)
+    save_file(arguments.out, imported.graph)
+    return [f"not imported: {line}" for line in imported.skipped]
+
+
+def run_import_mtlx(arguments: argparse.Namespace) -> int:
+    """Read the mapped subset of a MaterialX document into an editor material; print what was not imported."""
+    return _run(_import_mtlx, arguments)
+
+
+IMPORT_MTLX = (
+    "import a MaterialX document (gltf_pbr or surface_unlit material) as an editor material; lists what was not imported",
+    _configure_import_mtlx,
+    run_import_mtlx,
+)
