@@ -18,8 +18,11 @@ node *without* a counterpart (noise, colour ramp, lighting nodes, ...) is
 **baked**: each of its outputs that a mapped node reads is rendered into an
 OpenEXR image on the bake mesh's UVs (`app.export.bake`), and an `image`
 node reads it; every such node gets a note (`MtlxExport.notes`). Nodes are
-named after the editor's node ids (`n5`; a chain's extra nodes `n5_<role>`),
-so export → import → export gives the same document.
+named after the editor's node ids (`n5`; a chain's extra nodes `n5_<role>`)
+and the node graph's children and every node's inputs are sorted by name,
+so export → import → export gives the same document. Without a baker
+(`bake=None`) a material that needs baking raises `NeedsBaking` (callers
+then open a GL context and try again).
 
 **Import.** `import_mtlx(path)` reads a document, takes its first
 `surfacematerial` whose shader is `gltf_pbr` or `surface_unlit`, and walks
