@@ -333,3 +333,39 @@ def test_the_commands(tmp_path: Path) -> None:
     wrong = subprocess.run([*vpl, "export-mtlx", str(EXAMPLES / "polished_gold.vpl"), "--out", str(tmp_path / "x.xml")],
                            capture_output=True, text=True, timeout=120)
     assert wrong.returncode == 2 and "--out must name a .mtlx file" in wrong.stderr
+
+
+#: example -> (largest mean, largest 95th percentile) in 1/255, as for the baked glTF twin (test_bake_rerender.py).
+RENDER_TOLERANCES = {"brushed_metal": (4.0, 14.0), "rough_plastic": (2.0, 10.0)}
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("name", sorted(RENDER_TOLERANCES))
+def test_an_exported_and_reimported_material_renders_like_the_original(current_gl, name: str, tmp_path: Path) -> None:
+    """Noise and Normal From Height baked to EXR, the rest mapped; the import read back renders as the original.
+
+    Both are drawn by the preview (512², default stage) and compared outside
+    the seam mask of the baked images' coverage (docs/interchange.md, "Checking a bake").
+    """
+    import rerender
+
+    graph = example(name)
+    baker = Baker(graph, BakeSettings(size=1024), document_dir=EXAMPLES)
+    coverage = []
+
+    def bake(outputs):
+        images = baker.bake_node_outputs(outputs)
+        coverage.append(next(iter(images.values())).coverage)
+        return images
+
+    result = mtlx.export_mtlx(graph, tmp_path / f"{name}.mtlx", name, document_dir=EXAMPLES, bake=bake)
+    assert result.baked_files and coverage
+    imported = mtlx.import_mtlx(tmp_path / f"{name}.mtlx")
+    assert imported.skipped == []
+    assert {node.type_name for node in imported.graph.nodes.values()} >= {"sample_texture", "texture_parameter"}
+    uv = rerender.uv_image(512)
+    mask = rerender.seam_mask(uv, coverage[0])
+    measured = rerender.difference(rerender.render(graph, EXAMPLES, 512), rerender.render(imported.graph, None, 512),
+                                   mask, uv, factor=2)
+    mean, p95 = RENDER_TOLERANCES[name]
+    assert measured["mean"] <= mean and measured["p95"] <= p95, measured
