@@ -1,4 +1,7 @@
-"""File > Bake Textures..., Export glTF..., Export MaterialX...: the window's side of app.export.
+"""File > Bake Textures..., Export glTF..., Export MaterialX..., Import MaterialX...: the window's side of app.export.
+
+Import MaterialX opens the mapped subset of a document as an untitled
+material (Save asks where) and lists what was not imported (`show_notes`).
 
 Each flow asks `Prompts.choose_export_target` where and how (an
 `ExportRequest`), takes the session's current graph, folder and parameter
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
@@ -54,6 +58,29 @@ class ExportCommands:
     def export_mtlx_dialog(self) -> bool:
         request = self._ask(ExportKind.MTLX)
         return self.export_mtlx_to(request) if request is not None else False
+
+    def import_mtlx_dialog(self) -> bool:
+        directory = str(self.session.path.parent) if self.session.path else os.getcwd()
+        path = self.prompts.choose_mtlx_path(self.window, directory)
+        return self.import_mtlx_from(path) if path else False
+
+    def import_mtlx_from(self, path: str | os.PathLike[str]) -> bool:
+        """Open the mapped subset of a MaterialX document as an untitled material; list what was not imported."""
+        from app.export.mtlx import import_mtlx
+        from app.export.surface import ExportError
+        from app.material.document import LoadedDocument
+
+        source = Path(path)
+        try:
+            imported = import_mtlx(source)
+        except ExportError as error:
+            self.prompts.show_error(self.window, "Cannot import MaterialX", str(error), [])
+            return False
+        opened = self.window.files.open_document(LoadedDocument(graph=imported.graph), None, f"{source.stem} (MaterialX)",
+                                                 origin=source.parent)
+        if opened and imported.skipped:
+            self.prompts.show_notes(self.window, "Import MaterialX", "Parts of the document were not imported:", imported.skipped)
+        return opened
 
     def _ask(self, kind: ExportKind) -> ExportRequest | None:
         directory = str(self.session.path.parent) if self.session.path else os.getcwd()

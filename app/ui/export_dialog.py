@@ -137,6 +137,11 @@ def ask_export_target(parent: QWidget | None, kind: ExportKind, suggested: str) 
     return dialog.request() if dialog.exec() == QDialog.DialogCode.Accepted else None
 
 
+def choose_mtlx_path(parent: QWidget | None, directory: str) -> str | None:
+    path, _ = QFileDialog.getOpenFileName(parent, "Import MaterialX", directory, "MaterialX (*.mtlx);;All files (*)")
+    return path or None
+
+
 def show_notes(parent: QWidget | None, title: str, message: str, notes: Sequence[str]) -> None:
     box = QMessageBox(QMessageBox.Icon.Information, title, message, QMessageBox.StandardButton.Ok, parent)
     if notes:

@@ -212,6 +212,8 @@ class MainWindow(QMainWindow):
                                                "Write the mesh and the baked material as glTF 2.0 (.glb or .gltf)")
         self.export_mtlx_action = self._action("Export &MaterialX…", exports.export_mtlx_dialog, None,
                                                "Write a MaterialX 1.39 document (gltf_pbr); nodes without a counterpart are baked")
+        self.import_mtlx_action = self._action("&Import MaterialX…", exports.import_mtlx_dialog, None,
+                                               "Open a MaterialX document's gltf_pbr material as a new graph (the mapped nodes)")
         self.quit_action = self._action("&Quit", self.close, standard.Quit)
         self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
                                          "Version, Qt and the OpenGL renderer the preview got")
@@ -270,7 +272,7 @@ class MainWindow(QMainWindow):
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
                                     self.copy_textures_action, None, self.bake_action, self.export_gltf_action,
-                                    self.export_mtlx_action, None, self.quit_action])
+                                    self.export_mtlx_action, self.import_mtlx_action, None, self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.gl
 def test_the_file_menu_has_the_export_actions(window) -> None:
     file_menu = window.menuBar().actions()[0].menu()
     texts = [action.text() for action in file_menu.actions()]
-    for action in (window.bake_action, window.export_gltf_action, window.export_mtlx_action):
+    for action in (window.bake_action, window.export_gltf_action, window.export_mtlx_action, window.import_mtlx_action):
         assert action.text() in texts and action.isEnabled()
 
 
@@ -57,6 +57,28 @@ def test_export_gltf_and_materialx_of_a_procedural_material(window, prompts, tmp
     title, _message, notes = prompts.named("show_notes")[-1]
     assert title == "Export MaterialX" and any("Value Noise" in note and ".exr" in note for note in notes)
     assert all((tmp_path / name).exists() for name in ("material_n2_out.exr", "material_n4_normal_out.exr"))
+
+
+def test_import_materialx_opens_the_mapped_graph_and_lists_the_rest(window, prompts, tmp_path: Path) -> None:
+    window.load_example("polished_gold")
+    prompts.export_request = ExportRequest(tmp_path / "gold.mtlx", size=256)
+    assert window.exports.export_mtlx_dialog()
+    text = (tmp_path / "gold.mtlx").read_text()
+    # An extra shader input the Surface Output does not have, and a node the editor has no counterpart for.
+    text = text.replace('<input name="alpha_mode"', '<input name="clearcoat" type="float" value="0.5" />\n    <input name="alpha_mode"')
+    (tmp_path / "gold.mtlx").write_text(text)
+    prompts.mtlx_path = str(tmp_path / "gold.mtlx")
+    window.import_mtlx_action.trigger()
+    assert window.session.name == "gold (MaterialX)" and window.session.path is None
+    assert {node.type_name for node in window.session.graph.nodes.values()} >= {"surface_output", "color_parameter"}
+    title, _message, notes = prompts.named("show_notes")[-1]
+    assert title == "Import MaterialX" and any("clearcoat" in note for note in notes)
+    broken = tmp_path / "broken.mtlx"
+    broken.write_text("<materialx")
+    prompts.mtlx_path = str(broken)
+    assert not window.exports.import_mtlx_dialog()
+    assert prompts.named("show_error")[-1][0] == "Cannot import MaterialX"
+    assert window.session.name == "gold (MaterialX)"  # nothing lost
 
 
 def test_cancel_stops_the_bake_and_writes_nothing(window, prompts, tmp_path: Path) -> None:
