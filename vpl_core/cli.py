@@ -25,7 +25,7 @@ the exit status.
 **Plug-in point.** Other packages add subcommands through the entry-point
 group `vpl.commands` (`PLUGIN_GROUP`): each entry point names a `Command`
 tuple like those of `COMMANDS`. This is how the editor's package adds
-`vpl bake`, `vpl export-gltf` and `vpl export-mtlx` (pyproject.toml) without
+`vpl bake`, `vpl export-gltf`, `vpl export-mtlx` and `vpl import-mtlx` (pyproject.toml) without
 `vpl_core` importing it (the layer rules of docs/architecture.md). Plug-ins
 are looked up only when the command line does not name a built-in command
 (importlib.metadata alone costs a third of the start-up); a built-in name

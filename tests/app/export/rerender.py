@@ -1,6 +1,6 @@
 """Rendering a material and its baked glTF twin with the preview, and the seam mask that compares them.
 
-Used by test_bake_rerender.py and tools/make_bake_images.py. Both renders use
+Used by test_bake_rerender.py and test_mtlx.py. Both renders use
 the preview's `Renderer` with the default stage (studio environment, the
 default light and camera), tone-mapped to 8-bit display pixels as the
 preview shows them.
