@@ -24,6 +24,13 @@ What the generated module looks like (docs/material-nodes.md has details):
   does with each). Helper functions (noise, the BRDF) live in the fragment
   stage and are emitted once however many nodes call them.
 
+Baking and other re-targeted lowerings pass an `OutputOverride`: the output
+node is then lowered by the override's function instead of its own (which
+writes whatever colour it wants to `output_name`), only the nodes upstream of
+`roots` are lowered, and with `clip_from_texcoord` the vertex stage places
+every vertex at its texture coordinate (clip = scene.projection * vec4(2 uv - 1,
+0, 1)), so a host rasterises the mesh's UV layout (app/export/bake.py).
+
 Guarantees:
 
 - Deterministic: nodes are emitted in a topological order whose ties are
@@ -133,6 +140,26 @@ class LoweringResult:
             if candidate is not None and id(candidate) in self.provenance:
                 return self.provenance[id(candidate)]
         return None
+
+
+@dataclass(frozen=True)
+class OutputOverride:
+    """Lower a graph for another purpose than the preview (baking a channel or a node to a texture).
+
+    `lower` replaces the output node's own lowering: it gets the output
+    node's `NodeContext` and must store the fragment colour (`ctx.lowering.
+    declare_fragment_output(output_name)`) and return. `roots`: the nodes whose
+    upstream is lowered (None: the output node's, as usual); the output node is
+    always lowered last. `clip_from_texcoord`: the vertex stage writes
+    clip = scene.projection * vec4(texcoord * 2 - 1, 0, 1) instead of the
+    camera's projection of the position, so the mesh is drawn in its UV layout
+    (projection selects a tile of it); every varying keeps its meaning.
+    """
+
+    lower: Callable[[NodeContext], None]
+    output_name: str = DISPLAY_OUTPUT_NAME
+    roots: tuple[str, ...] | None = None
+    clip_from_texcoord: bool = False
 
 
 class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside the lowering, not an error type callers see
@@ -465,10 +492,11 @@ class _Lowering:
 
     # Module skeleton.
 
-    def build_skeleton(self, output_node: str) -> None:
+    def build_skeleton(self, output_node: str, override: OutputOverride | None = None) -> None:
         """The scene uniform and the fragment entry; the vertex stage comes last (`finish_vertex_stage`)."""
         self.owner = output_node
-        self.output_name = OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name]
+        self.override = override
+        self.output_name = override.output_name if override is not None else OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name]
         module = self.module
         scene_type = record(SCENE_RECORD_NAME, SCENE_FIELDS)
         self.scene = add_uniform(module, SCENE_UNIFORM_NAME, scene_type)
@@ -492,7 +520,8 @@ class _Lowering:
         self.owner = output_node
         vertex = VertexStage(self)
         varyings = sorted((SURFACE_VARYINGS[name] for name in self.varying_inputs), key=lambda varying: varying.location)
-        needed = {"position"}.union(*(varying.inputs for varying in varyings))
+        clip_from_texcoord = self.override is not None and self.override.clip_from_texcoord
+        needed = {"position", *(("texcoord",) if clip_from_texcoord else ())}.union(*(varying.inputs for varying in varyings))
         # Interface in a readable order: inputs by location, then Position, then varyings by location.
         for spec in sorted((VERTEX_INPUTS_BY_NAME[name] for name in needed), key=lambda spec: spec.location):
             vertex.input(spec.name)
@@ -502,8 +531,14 @@ class _Lowering:
         for varying in varyings:
             outputs.append(vertex.stage.output(varying.name, varying.type, varying.location, varying.semantic))
             self.record(self.module.vertex.interface[-1])
-        world = vertex.world_position4()
-        eye = vertex.fn.multiply(vertex.scene("view"), world)
+        if clip_from_texcoord:
+            # The UV square [0, 1]^2 onto clip space [-1, 1]^2; `projection` picks a tile of it.
+            fn = vertex.fn
+            uv = fn.subtract(fn.multiply(vertex.input("texcoord"), fn.f(2.0)), fn.construct(vec(2), fn.f(1.0)))
+            eye = fn.construct(vec(4), uv, fn.f(0.0), fn.f(1.0))
+        else:
+            world = vertex.world_position4()
+            eye = vertex.fn.multiply(vertex.scene("view"), world)
         vertex.fn.store(clip, vertex.fn.multiply(vertex.scene("projection"), eye))
         for varying, output in zip(varyings, outputs):
             vertex.fn.store(output, varying.compute(vertex))
@@ -607,11 +642,11 @@ class _Lowering:
 # Entry point ----------------------------------------------------------------------------------
 
 
-def lower(graph: MaterialGraph) -> LoweringResult:
-    """Lower, verify, publish and compile a material graph. Never raises."""
+def lower(graph: MaterialGraph, *, override: OutputOverride | None = None) -> LoweringResult:
+    """Lower, verify, publish and compile a material graph (re-targeted by `override`). Never raises."""
     result = LoweringResult()
     try:
-        _lower(graph, result)
+        _lower(graph, result, override)
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
         result.text = ""
@@ -645,7 +680,7 @@ def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
     return problems
 
 
-def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
+def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverride | None = None) -> None:
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
@@ -654,6 +689,8 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
     outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name in OUTPUT_NODE_TYPES), key=node_id_key)
     output_node = outputs[0] if outputs else None
     live = connected_nodes(graph, [output_node]) if output_node is not None else set()
+    if override is not None and override.roots is not None and output_node is not None:
+        live = connected_nodes(graph, [root for root in override.roots if root in graph.nodes]) | {output_node}
 
     def report(node_id: str | None, message: str, category: str = "graph") -> None:
         severity = "error" if node_id is None or node_id in live else "warning"
@@ -680,13 +717,14 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
 
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
-    lowering.build_skeleton(output_node)
+    lowering.build_skeleton(output_node, override)
     for node_id in order:
         node = graph.nodes[node_id]
         node_type = NODE_TYPES[node.type_name]
         lowering.owner = node_id
+        lower_node = override.lower if override is not None and node_id == output_node else node_type.lower
         try:
-            node_type.lower(NodeContext(lowering, node, node_type))
+            lower_node(NodeContext(lowering, node, node_type))
         except LoweringFailure as failure:
             report(node_id, str(failure))
     if not result.errors:

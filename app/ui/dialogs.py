@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
+from app.ui.export_dialog import ExportKind, ExportRequest, ask_export_target, choose_mtlx_path, show_notes
 from app.ui.recovery import RecoveryEntry
 
 VPL_FILTER = "VPL modules (*.vpl);;All files (*)"
@@ -102,3 +103,6 @@ class Prompts:
     choose_save_path: Callable[[QWidget | None, str], str | None] = choose_save_path
     choose_export_dir: Callable[[QWidget | None, str], str | None] = choose_export_dir
     ask_text: Callable[[QWidget | None, str, str, str], str | None] = ask_text
+    choose_export_target: Callable[[QWidget | None, ExportKind, str], ExportRequest | None] = ask_export_target
+    show_notes: Callable[[QWidget | None, str, str, Sequence[str]], None] = show_notes
+    choose_mtlx_path: Callable[[QWidget | None, str], str | None] = choose_mtlx_path

@@ -47,6 +47,7 @@ from app.ui.about import AboutDialog, about_facts
 from app.ui.code_view import CodeView
 from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
+from app.ui.export_commands import ExportCommands
 from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
 from app.ui.icons import application_icon
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self._centre)
         self._build_panels(preview_gl)
         self.files = FileCommands(self)
+        self.exports = ExportCommands(self)
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
         self._build_actions()
         self._build_menus()
@@ -203,6 +205,15 @@ class MainWindow(QMainWindow):
         self.export_action = self._action("&Export GLSL…", files.export_dialog, "Ctrl+E",
                                           "Write .vert.glsl, .frag.glsl and .json as `vpl compile` does")
         self.copy_textures_action = QAction("Export Copies &Textures", self, checkable=True)
+        exports = self.exports
+        self.bake_action = self._action("&Bake Textures…", exports.bake_dialog, None,
+                                        "Bake the output's channels into textures on a mesh's UVs (docs/interchange.md)")
+        self.export_gltf_action = self._action("Export g&lTF…", exports.export_gltf_dialog, None,
+                                               "Write the mesh and the baked material as glTF 2.0 (.glb or .gltf)")
+        self.export_mtlx_action = self._action("Export &MaterialX…", exports.export_mtlx_dialog, None,
+                                               "Write a MaterialX 1.39 document (gltf_pbr); nodes without a counterpart are baked")
+        self.import_mtlx_action = self._action("&Import MaterialX…", exports.import_mtlx_dialog, None,
+                                               "Open a MaterialX document's gltf_pbr material as a new graph (the mapped nodes)")
         self.quit_action = self._action("&Quit", self.close, standard.Quit)
         self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
                                          "Version, Qt and the OpenGL renderer the preview got")
@@ -260,7 +271,8 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
-                                    self.copy_textures_action, None, self.quit_action])
+                                    self.copy_textures_action, None, self.bake_action, self.export_gltf_action,
+                                    self.export_mtlx_action, self.import_mtlx_action, None, self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
@@ -324,6 +336,8 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
         self.redo_action.setEnabled(editable and self.graph.undo_stack().canRedo())
         self.export_action.setEnabled(self.current_artifact is not None)
+        for action in (self.bake_action, self.export_gltf_action, self.export_mtlx_action):
+            action.setEnabled(editable)  # a graph material (a module has no output node to bake)
         self._mode_label.setText("read-only instruction view" if self.read_only else "")
 
     # ------------------------------------------------------------------ graph edits

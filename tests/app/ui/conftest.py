@@ -32,6 +32,8 @@ class RecordingPrompts:
         self.export_dir: str | None = None
         self.recovery_choice: Any = "first"  # "first": take the first entry offered; None: decline
         self.text_answers: list[str | None] = []  # answers to ask_text, in order (None: cancelled)
+        self.export_request: Any = None  # the answer to choose_export_target (an ExportRequest; None: cancelled)
+        self.mtlx_path: str | None = None  # the answer to choose_mtlx_path
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
     def named(self, name: str) -> list[tuple[Any, ...]]:
@@ -67,8 +69,19 @@ class RecordingPrompts:
             self.calls.append(("ask_text", (title, label, initial)))
             return self.text_answers.pop(0) if self.text_answers else None
 
+        def choose_export_target(_parent: object, kind: Any, suggested: str) -> Any:
+            self.calls.append(("choose_export_target", (kind, suggested)))
+            return self.export_request
+
+        def show_notes(_parent: object, title: str, message: str, notes: Any) -> None:
+            self.calls.append(("show_notes", (title, message, list(notes))))
+
+        def choose_mtlx_path(_parent: object, _directory: str) -> str | None:
+            self.calls.append(("choose_mtlx_path", ()))
+            return self.mtlx_path
+
         return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
-                       choose_export_dir, ask_text)
+                       choose_export_dir, ask_text, choose_export_target, show_notes, choose_mtlx_path)
 
 
 @pytest.fixture(autouse=True)
