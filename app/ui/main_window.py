@@ -33,6 +33,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPainter, QPixmap,
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedWidget, QWidget
 
 from app.graph.nodes import MaterialNode
+from app.graph.overview import GraphOverview, overview_action
 from app.material import catalog
 from app.material.examples import DEFAULT_EXAMPLE, example_names
 from app.material.graph import MaterialGraph
@@ -241,6 +242,9 @@ class MainWindow(QMainWindow):
         self.play_action.setCheckable(True)
         self.play_action.triggered.connect(self.preview.set_playing)  # the user's choice; the preview reports the rest
         self.preview.playingChanged.connect(self.play_action.setChecked)
+        # The minimap in the graph's corner (app.graph.overview), shown while the graph does not fit.
+        self.overview = GraphOverview(self.graph.typed_viewer, self.graph.all_nodes)
+        self.overview_action = overview_action(self.overview, self.settings, self)
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
@@ -267,7 +271,7 @@ class MainWindow(QMainWindow):
                                     self.select_all_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, None, self.reset_camera_action,
+        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, self.overview_action, None, self.reset_camera_action,
                                     self.play_action, None, *(dock.toggleViewAction() for dock in docks)])
         fill(bar.addMenu("&Help"), [self.about_action])
 

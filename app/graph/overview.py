@@ -1,0 +1,424 @@
+"""The graph overview (minimap): the whole node graph drawn small in a corner of the node editor.
+
+What it shows: every frame and node as a rectangle in its own colour (the
+node's header colour, brightened to read at a few pixels), nodes with an
+error marker in red (warnings only: amber), selected nodes outlined, the
+wires as thin lines, and the part of the graph the view shows as a white
+rectangle. Clicking in it centres the view there; dragging the rectangle
+(or anywhere) pans the view with the mouse, as in Unreal's, Houdini's or
+ComfyUI's minimaps.
+
+When it is shown: while the user's toggle (View > Overview, remembered in
+QSettings under `OVERVIEW_SETTING`, on by default) is on **and** the graph
+does not fit in the view (some node lies outside the visible area). A graph
+that fits has nothing to navigate, so the overview stays out of the way.
+
+Cost (it must keep up with a 2,000-node graph): the graph is drawn once
+into a cached pixmap. The scene's `changed` signal (edits, moves, undo,
+loading, error markers, selection) schedules a rebuild at most every
+`REBUILD_INTERVAL_MS`; a rebuild reads the node rectangles, and repaints the
+pixmap only when they differ from the last ones (`renders` counts those
+repaints). Pans and zooms change no scene content: the view's viewport
+paint is watched (an event filter) and the overview then repaints only the
+cached pixmap and the viewport rectangle.
+
+Panning goes through NodeGraphQt's public `scene_rect`/`set_scene_rect`
+(the viewer keeps its own scene range and re-fits the view to it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from NodeGraphQt import BackdropNode
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.graph.nodes import ERROR_COLOR
+
+#: QSettings key of the View > Overview toggle (bool, default True).
+OVERVIEW_SETTING = "view/overview"
+#: Rebuild the cached drawing at most this often while the scene keeps changing (a node drag).
+REBUILD_INTERVAL_MS = 80
+#: The overview's largest size in pixels, and as a fraction of the view's; its smallest side. The graph's
+#: aspect ratio decides the rest.
+MAX_SIZE = QtCore.QSize(340, 240)
+MAX_FRACTION = (0.32, 0.4)
+MIN_SIDE = 48
+#: Node colours are header colours (dark: they carry white titles); drawn a few pixels large they need light.
+MIN_NODE_LIGHTNESS = 0.45
+#: Gap between the overview and the view's corner, and around the graph inside the overview.
+CORNER_MARGIN = 12
+INNER_MARGIN = 6.0
+
+WARNING_COLOR = QtGui.QColor(230, 160, 40)
+BACKGROUND_COLOR = QtGui.QColor(18, 18, 20, 215)
+BORDER_COLOR = QtGui.QColor(110, 110, 110, 200)
+VIEWPORT_COLOR = QtGui.QColor(255, 255, 255, 230)
+VIEWPORT_FILL = QtGui.QColor(255, 255, 255, 28)
+WIRE_COLOR = QtGui.QColor(150, 150, 150, 110)
+SELECTED_COLOR = QtGui.QColor(255, 255, 255)
+DEFAULT_NODE_COLOR = QtGui.QColor(90, 90, 90)
+
+
+@dataclass(frozen=True)
+class OverviewNode:
+    """One node as the overview draws it (scene coordinates)."""
+
+    rect: tuple[float, float, float, float]
+    color: tuple[int, int, int]
+    #: "error", "warning" or "" (no marker).
+    problem: str = ""
+    selected: bool = False
+
+
+@dataclass(frozen=True)
+class OverviewFrame:
+    rect: tuple[float, float, float, float]
+    color: tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class OverviewLayout:
+    """What the overview draws, in scene coordinates; equal layouts draw the same picture."""
+
+    nodes: tuple[OverviewNode, ...] = ()
+    frames: tuple[OverviewFrame, ...] = ()
+    #: (x1, y1, x2, y2): output port to input port.
+    wires: tuple[tuple[float, float, float, float], ...] = ()
+
+    @property
+    def bounds(self) -> QtCore.QRectF:
+        """The rectangle around every node and frame (empty for an empty graph)."""
+        bounds = QtCore.QRectF()
+        for item in (*self.nodes, *self.frames):
+            bounds = bounds.united(QtCore.QRectF(*item.rect))
+        return bounds
+
+
+def _rgb(value: Any, fallback: QtGui.QColor = DEFAULT_NODE_COLOR) -> tuple[int, int, int]:
+    try:
+        red, green, blue = (int(component) for component in tuple(value)[:3])
+    except (TypeError, ValueError):
+        return fallback.red(), fallback.green(), fallback.blue()
+    return red, green, blue
+
+
+def _rect(item: QtWidgets.QGraphicsItem) -> tuple[float, float, float, float]:
+    rect = item.sceneBoundingRect()
+    return rect.x(), rect.y(), rect.width(), rect.height()
+
+
+def layout_of(nodes: Iterable[Any]) -> OverviewLayout:
+    """The overview layout of NodeGraphQt node objects (`graph.all_nodes()`).
+
+    Backdrops are frames; a node's problem comes from its item's
+    `diagnostics` (app.graph.nodes.MaterialNodeItem: warnings are prefixed
+    "warning: ").
+    """
+    node_list: list[OverviewNode] = []
+    frames: list[OverviewFrame] = []
+    wires: list[tuple[float, float, float, float]] = []
+    for node in nodes:
+        item = node.view
+        if item.scene() is None:
+            continue
+        if isinstance(node, BackdropNode):
+            frames.append(OverviewFrame(_rect(item), _rgb(node.color())))
+            continue
+        messages = list(getattr(item, "diagnostics", ()) or ())
+        problem = ("error" if any(not str(message).startswith("warning: ") for message in messages)
+                   else "warning" if messages else "")
+        node_list.append(OverviewNode(_rect(item), _rgb(node.color()), problem, bool(item.isSelected())))
+        for port in node.output_ports():
+            start = port.view.sceneBoundingRect().center()
+            for other in port.connected_ports():
+                end = other.view.sceneBoundingRect().center()
+                wires.append((start.x(), start.y(), end.x(), end.y()))
+    return OverviewLayout(tuple(node_list), tuple(frames), tuple(wires))
+
+
+def _node_fill(node: OverviewNode) -> QtGui.QColor:
+    if node.problem == "error":
+        return QtGui.QColor(ERROR_COLOR)
+    if node.problem == "warning":
+        return QtGui.QColor(WARNING_COLOR)
+    return readable_node_color(node.color)
+
+
+def readable_node_color(rgb: tuple[int, int, int]) -> QtGui.QColor:
+    """A node's header colour with its hue and saturation, lightened to `MIN_NODE_LIGHTNESS` at least."""
+    color = QtGui.QColor(*rgb)
+    hue, saturation, lightness, _alpha = color.getHslF()
+    return QtGui.QColor.fromHslF(max(hue, 0.0), saturation, max(lightness, MIN_NODE_LIGHTNESS))
+
+
+class GraphOverview(QtWidgets.QWidget):
+    """The minimap over a NodeGraphQt viewer's bottom-right corner; see the module docstring.
+
+    `viewer` is the NodeViewer (the overview becomes its child, above the
+    viewport); `nodes` returns the graph's node objects (`graph.all_nodes`).
+    """
+
+    #: The user's toggle changed (View > Overview).
+    enabledChanged = QtCore.Signal(bool)
+
+    def __init__(self, viewer: QtWidgets.QGraphicsView, nodes: Callable[[], Iterable[Any]]) -> None:
+        super().__init__(viewer)
+        self.setObjectName("graphOverview")
+        self.setToolTip("Overview: click or drag to move the view (View > Overview hides it)")
+        self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
+        self.setAttribute(QtCore.Qt.WidgetAttribute.WA_NoMousePropagation)
+        self._viewer = viewer
+        self._nodes = nodes
+        self._enabled = True
+        self._layout = OverviewLayout()
+        self._bounds = QtCore.QRectF()
+        self._pixmap: QtGui.QPixmap | None = None
+        self._visible_rect = QtCore.QRectF()
+        self._drag_offset: QtCore.QPointF | None = None
+        #: How many times the cached drawing was repainted (tests count them: pans must not repaint it).
+        self.renders = 0
+        self._rebuild_timer = QtCore.QTimer(self)
+        self._rebuild_timer.setSingleShot(True)
+        self._rebuild_timer.setInterval(REBUILD_INTERVAL_MS)
+        self._rebuild_timer.timeout.connect(self.rebuild)
+        viewer.scene().changed.connect(self._schedule_rebuild)
+        viewer.installEventFilter(self)
+        self._viewport = viewer.viewport()
+        self._viewport.installEventFilter(self)
+        self.hide()
+        self._schedule_rebuild()
+
+    # ---- state ----------------------------------------------------------------------------
+
+    @property
+    def enabled(self) -> bool:
+        """The user's toggle (the overview shows only while it is on and the graph does not fit)."""
+        return self._enabled
+
+    def set_enabled(self, enabled: bool) -> None:
+        if enabled == self._enabled:
+            return
+        self._enabled = enabled
+        self._update_visibility()
+        self.enabledChanged.emit(enabled)
+
+    @property
+    def layout_shown(self) -> OverviewLayout:
+        """The layout the cached drawing shows."""
+        return self._layout
+
+    def cached_drawing(self) -> QtGui.QPixmap:
+        """The graph as drawn into the cache (without the view's rectangle)."""
+        return self._pixmap if self._pixmap is not None else QtGui.QPixmap()
+
+    def visible_scene_rect(self) -> QtCore.QRectF:
+        """The part of the scene the viewer shows."""
+        return self._viewer.mapToScene(self._viewer.viewport().rect()).boundingRect()
+
+    def graph_fits(self) -> bool:
+        """Every node is inside the view (an empty graph fits too)."""
+        return self._bounds.isEmpty() or self.visible_scene_rect().contains(self._bounds)
+
+    # ---- coordinates ----------------------------------------------------------------------
+
+    def _scale_and_origin(self) -> tuple[float, QtCore.QPointF]:
+        """Scene -> widget: widget = origin + scene * scale (the bounds centred, aspect kept)."""
+        bounds = self._bounds
+        if bounds.isEmpty():
+            return 1.0, QtCore.QPointF(0.0, 0.0)
+        width = max(1.0, self.width() - 2 * INNER_MARGIN)
+        height = max(1.0, self.height() - 2 * INNER_MARGIN)
+        scale = min(width / bounds.width(), height / bounds.height())
+        origin = QtCore.QPointF(self.width() / 2 - bounds.center().x() * scale,
+                                self.height() / 2 - bounds.center().y() * scale)
+        return scale, origin
+
+    def scene_to_overview(self, point: QtCore.QPointF) -> QtCore.QPointF:
+        scale, origin = self._scale_and_origin()
+        return QtCore.QPointF(origin.x() + point.x() * scale, origin.y() + point.y() * scale)
+
+    def overview_to_scene(self, point: QtCore.QPointF) -> QtCore.QPointF:
+        scale, origin = self._scale_and_origin()
+        return QtCore.QPointF((point.x() - origin.x()) / scale, (point.y() - origin.y()) / scale)
+
+    def _scene_rect_to_overview(self, rect: QtCore.QRectF) -> QtCore.QRectF:
+        return QtCore.QRectF(self.scene_to_overview(rect.topLeft()), self.scene_to_overview(rect.bottomRight()))
+
+    # ---- navigation -----------------------------------------------------------------------
+
+    def center_view_on(self, scene_point: QtCore.QPointF) -> None:
+        """Pan the viewer (zoom unchanged) so that `scene_point` is at the centre of its view."""
+        _x, _y, width, height = self._viewer.scene_rect()
+        self._viewer.set_scene_rect([scene_point.x() - width / 2, scene_point.y() - height / 2, width, height])
+
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() != QtCore.Qt.MouseButton.LeftButton or self._bounds.isEmpty():
+            event.ignore()
+            return
+        scene_point = self.overview_to_scene(event.position())
+        visible = self.visible_scene_rect()
+        # Grabbing the viewport rectangle moves it by the grab point (no jump); elsewhere it jumps there.
+        self._drag_offset = (scene_point - visible.center()) if visible.contains(scene_point) else QtCore.QPointF()
+        self.center_view_on(scene_point - self._drag_offset)
+        self.setCursor(QtCore.Qt.CursorShape.ClosedHandCursor)
+        event.accept()
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if self._drag_offset is None:
+            event.ignore()
+            return
+        self.center_view_on(self.overview_to_scene(event.position()) - self._drag_offset)
+        event.accept()
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt override
+        self._drag_offset = None
+        self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
+        event.accept()
+
+    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802 - Qt override
+        # The viewer would zoom around a point in the overview's coordinates: swallow it.
+        event.accept()
+
+    # ---- following the graph and the view -------------------------------------------------
+
+    def _schedule_rebuild(self, *_args: object) -> None:
+        if not self._rebuild_timer.isActive():
+            self._rebuild_timer.start()
+
+    def rebuild(self) -> bool:
+        """Read the graph now; True when the drawing changed (and was repainted)."""
+        self._rebuild_timer.stop()
+        layout = layout_of(self._nodes())
+        if layout == self._layout and self._pixmap is not None:
+            self._update_visibility()
+            return False
+        self._layout = layout
+        self._bounds = layout.bounds
+        self._place()
+        self._render()
+        self._update_visibility()
+        self.update()
+        return True
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
+        kind = event.type()
+        if kind == QtCore.QEvent.Type.Resize and watched is self._viewer:
+            self._place()
+            self._render()
+            self._update_visibility()
+        elif kind == QtCore.QEvent.Type.Paint and watched is self._viewport:
+            # The view repaints after every pan and zoom: follow it without touching the cached drawing.
+            visible = self.visible_scene_rect()
+            if visible != self._visible_rect:
+                self._visible_rect = visible
+                self._update_visibility()
+                if self.isVisible():
+                    self.update()
+        return False
+
+    def _update_visibility(self) -> None:
+        self.setVisible(self._enabled and not self.graph_fits())
+        if self.isVisible():
+            self.raise_()
+
+    def _place(self) -> None:
+        """Size from the graph's aspect ratio, in the viewer's bottom-right corner."""
+        bounds = self._bounds
+        aspect = bounds.width() / bounds.height() if not bounds.isEmpty() else 1.5
+        viewport = self._viewer.viewport().geometry()
+        max_width = min(MAX_SIZE.width(), viewport.width() * MAX_FRACTION[0])
+        max_height = min(MAX_SIZE.height(), viewport.height() * MAX_FRACTION[1])
+        # The inner area (inside the margin) has the graph's aspect ratio, so the graph fills it.
+        inner_width = max_width - 2 * INNER_MARGIN
+        inner_height = inner_width / aspect
+        if inner_height > max_height - 2 * INNER_MARGIN:
+            inner_height = max_height - 2 * INNER_MARGIN
+            inner_width = inner_height * aspect
+        width = max(MIN_SIDE, round(inner_width + 2 * INNER_MARGIN))
+        height = max(MIN_SIDE, round(inner_height + 2 * INNER_MARGIN))
+        self.setGeometry(viewport.right() - CORNER_MARGIN - width + 1, viewport.bottom() - CORNER_MARGIN - height + 1,
+                         width, height)
+
+    def _render(self) -> None:
+        """Draw the graph into the cached pixmap (the only place that walks every node)."""
+        ratio = self.devicePixelRatioF()
+        pixmap = QtGui.QPixmap(max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio)))
+        pixmap.setDevicePixelRatio(ratio)
+        pixmap.fill(QtCore.Qt.GlobalColor.transparent)
+        painter = QtGui.QPainter(pixmap)
+        try:
+            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+            painter.setPen(QtGui.QPen(BORDER_COLOR, 1.0))
+            painter.setBrush(BACKGROUND_COLOR)
+            painter.drawRoundedRect(QtCore.QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 4.0, 4.0)
+            if not self._bounds.isEmpty():
+                self._draw_layout(painter)
+        finally:
+            painter.end()
+        self._pixmap = pixmap
+        self.renders += 1
+
+    def _draw_layout(self, painter: QtGui.QPainter) -> None:
+        layout = self._layout
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        for frame in layout.frames:
+            fill = QtGui.QColor(*frame.color)
+            fill.setAlpha(90)
+            painter.setBrush(fill)
+            painter.drawRect(self._scene_rect_to_overview(QtCore.QRectF(*frame.rect)))
+        painter.setPen(QtGui.QPen(WIRE_COLOR, 0.8))
+        painter.drawLines([QtCore.QLineF(self.scene_to_overview(QtCore.QPointF(x1, y1)),
+                                         self.scene_to_overview(QtCore.QPointF(x2, y2)))
+                           for x1, y1, x2, y2 in layout.wires])
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
+        problems = []
+        for node in layout.nodes:
+            rect = self._scene_rect_to_overview(QtCore.QRectF(*node.rect))
+            # At least 2 px: a node must stay visible however large the graph.
+            rect.setSize(rect.size().expandedTo(QtCore.QSizeF(2.0, 2.0)))
+            painter.setPen(QtGui.QPen(SELECTED_COLOR, 1.0) if node.selected else QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(_node_fill(node))
+            painter.drawRect(rect)
+            if node.problem:
+                problems.append((rect, node.problem))
+        # Problems on top, ringed, so a red speck is found at a glance even under its neighbours.
+        painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        for rect, problem in problems:
+            painter.setPen(QtGui.QPen(ERROR_COLOR if problem == "error" else WARNING_COLOR, 1.5))
+            painter.drawRect(rect.adjusted(-2.5, -2.5, 2.5, 2.5))
+
+    def paintEvent(self, _event: QtGui.QPaintEvent) -> None:  # noqa: N802 - Qt override
+        painter = QtGui.QPainter(self)
+        try:
+            if self._pixmap is not None:
+                painter.drawPixmap(0, 0, self._pixmap)
+            if self._bounds.isEmpty():
+                return
+            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+            painter.setClipRect(self.rect().adjusted(1, 1, -1, -1))
+            painter.setPen(QtGui.QPen(VIEWPORT_COLOR, 1.5))
+            painter.setBrush(VIEWPORT_FILL)
+            painter.drawRect(self._scene_rect_to_overview(self.visible_scene_rect()))
+        finally:
+            painter.end()
+
+
+def overview_action(overview: GraphOverview, settings: QtCore.QSettings, parent: QtCore.QObject) -> QtGui.QAction:
+    """View > Overview: the checkable toggle, its state read from and written to `settings`."""
+    action = QtGui.QAction("&Overview", parent)
+    action.setCheckable(True)
+    action.setStatusTip("Show a map of the whole graph in the corner of the node editor when it does not fit")
+    enabled = settings.value(OVERVIEW_SETTING, True, type=bool)
+    overview.set_enabled(bool(enabled))
+    action.setChecked(overview.enabled)
+
+    def toggled(checked: bool) -> None:
+        overview.set_enabled(checked)
+        settings.setValue(OVERVIEW_SETTING, checked)
+
+    action.toggled.connect(toggled)
+    overview.enabledChanged.connect(action.setChecked)
+    return action
