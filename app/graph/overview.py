@@ -16,7 +16,9 @@ that fits has nothing to navigate, so the overview stays out of the way.
 Cost (it must keep up with a 2,000-node graph): the graph is drawn once
 into a cached pixmap. The scene's `changed` signal (edits, moves, undo,
 loading, error markers, selection) schedules a rebuild at most every
-`REBUILD_INTERVAL_MS`; a rebuild reads the node rectangles, and repaints the
+`REBUILD_INTERVAL_MS`, and not while a mouse button is held (a node being
+dragged changes the scene at every mouse move: the overview catches up
+when it is dropped); a rebuild reads the node rectangles, and repaints the
 pixmap only when they differ from the last ones (`renders` counts those
 repaints). Pans and zooms change no scene content: the view's viewport
 paint is watched (an event filter) and the overview then repaints only the
@@ -115,27 +117,32 @@ def layout_of(nodes: Iterable[Any]) -> OverviewLayout:
 
     Backdrops are frames; a node's problem comes from its item's
     `diagnostics` (app.graph.nodes.MaterialNodeItem: warnings are prefixed
-    "warning: ").
+    "warning: "). Wires join the nodes' sides (at a few pixels per node,
+    port positions would not show), read from the ports' models, so a
+    rebuild makes one Qt call per node for its rectangle.
     """
     node_list: list[OverviewNode] = []
     frames: list[OverviewFrame] = []
-    wires: list[tuple[float, float, float, float]] = []
+    rects: dict[str, tuple[float, float, float, float]] = {}
+    links: list[tuple[str, str]] = []
     for node in nodes:
         item = node.view
-        if item.scene() is None:
-            continue
+        rect = _rect(item)
         if isinstance(node, BackdropNode):
-            frames.append(OverviewFrame(_rect(item), _rgb(node.color())))
+            frames.append(OverviewFrame(rect, _rgb(node.model.color)))
             continue
-        messages = list(getattr(item, "diagnostics", ()) or ())
+        rects[node.id] = rect
+        messages = getattr(item, "diagnostics", None) or ()
         problem = ("error" if any(not str(message).startswith("warning: ") for message in messages)
                    else "warning" if messages else "")
-        node_list.append(OverviewNode(_rect(item), _rgb(node.color()), problem, bool(item.isSelected())))
+        node_list.append(OverviewNode(rect, _rgb(node.model.color), problem, item.isSelected()))
         for port in node.output_ports():
-            start = port.view.sceneBoundingRect().center()
-            for other in port.connected_ports():
-                end = other.view.sceneBoundingRect().center()
-                wires.append((start.x(), start.y(), end.x(), end.y()))
+            links.extend((node.id, target) for target in port.model.connected_ports)
+    wires = []
+    for source, target in links:
+        start, end = rects.get(source), rects.get(target)
+        if start is not None and end is not None:
+            wires.append((start[0] + start[2], start[1] + start[3] / 2, end[0], end[1] + end[3] / 2))
     return OverviewLayout(tuple(node_list), tuple(frames), tuple(wires))
 
 
@@ -183,7 +190,7 @@ class GraphOverview(QtWidgets.QWidget):
         self._rebuild_timer = QtCore.QTimer(self)
         self._rebuild_timer.setSingleShot(True)
         self._rebuild_timer.setInterval(REBUILD_INTERVAL_MS)
-        self._rebuild_timer.timeout.connect(self.rebuild)
+        self._rebuild_timer.timeout.connect(self._rebuild_when_idle)
         viewer.scene().changed.connect(self._schedule_rebuild)
         viewer.installEventFilter(self)
         self._viewport = viewer.viewport()
@@ -288,6 +295,13 @@ class GraphOverview(QtWidgets.QWidget):
         if not self._rebuild_timer.isActive():
             self._rebuild_timer.start()
 
+    def _rebuild_when_idle(self) -> None:
+        # A node being dragged changes the scene at every mouse move: redraw once it is dropped.
+        if QtWidgets.QApplication.mouseButtons() != QtCore.Qt.MouseButton.NoButton and self._drag_offset is None:
+            self._rebuild_timer.start()
+            return
+        self.rebuild()
+
     def rebuild(self) -> bool:
         """Read the graph now; True when the drawing changed (and was repainted)."""
         self._rebuild_timer.stop()
@@ -363,29 +377,42 @@ class GraphOverview(QtWidgets.QWidget):
 
     def _draw_layout(self, painter: QtGui.QPainter) -> None:
         layout = self._layout
+        scale, origin = self._scale_and_origin()
+        ox, oy = origin.x(), origin.y()
+
+        def mapped(rect: tuple[float, float, float, float], minimum: float = 0.0) -> QtCore.QRectF:
+            x, y, width, height = rect
+            return QtCore.QRectF(ox + x * scale, oy + y * scale, max(width * scale, minimum), max(height * scale, minimum))
+
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         for frame in layout.frames:
             fill = QtGui.QColor(*frame.color)
             fill.setAlpha(90)
             painter.setBrush(fill)
-            painter.drawRect(self._scene_rect_to_overview(QtCore.QRectF(*frame.rect)))
+            painter.drawRect(mapped(frame.rect))
         painter.setPen(QtGui.QPen(WIRE_COLOR, 0.8))
-        painter.drawLines([QtCore.QLineF(self.scene_to_overview(QtCore.QPointF(x1, y1)),
-                                         self.scene_to_overview(QtCore.QPointF(x2, y2)))
+        painter.drawLines([QtCore.QLineF(ox + x1 * scale, oy + y1 * scale, ox + x2 * scale, oy + y2 * scale)
                            for x1, y1, x2, y2 in layout.wires])
         painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, False)
-        problems = []
+        # One drawRects call per colour: a 2,000-node graph has a few dozen colours.
+        by_fill: dict[tuple[tuple[int, int, int], str], list[QtCore.QRectF]] = {}
+        selected: list[QtCore.QRectF] = []
+        problems: list[tuple[QtCore.QRectF, str]] = []
         for node in layout.nodes:
-            rect = self._scene_rect_to_overview(QtCore.QRectF(*node.rect))
-            # At least 2 px: a node must stay visible however large the graph.
-            rect.setSize(rect.size().expandedTo(QtCore.QSizeF(2.0, 2.0)))
-            painter.setPen(QtGui.QPen(SELECTED_COLOR, 1.0) if node.selected else QtCore.Qt.PenStyle.NoPen)
-            painter.setBrush(_node_fill(node))
-            painter.drawRect(rect)
+            rect = mapped(node.rect, 2.0)  # at least 2 px: a node stays visible however large the graph
+            by_fill.setdefault((node.color, node.problem), []).append(rect)
+            if node.selected:
+                selected.append(rect)
             if node.problem:
                 problems.append((rect, node.problem))
-        # Problems on top, ringed, so a red speck is found at a glance even under its neighbours.
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        for (color, problem), rects in by_fill.items():
+            painter.setBrush(_node_fill(OverviewNode((0.0, 0.0, 0.0, 0.0), color, problem)))
+            painter.drawRects(rects)
         painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+        painter.setPen(QtGui.QPen(SELECTED_COLOR, 1.0))
+        painter.drawRects(selected)
+        # Problems on top, ringed, so a red speck is found at a glance even under its neighbours.
         for rect, problem in problems:
             painter.setPen(QtGui.QPen(ERROR_COLOR if problem == "error" else WARNING_COLOR, 1.5))
             painter.drawRect(rect.adjusted(-2.5, -2.5, 2.5, 2.5))
