@@ -275,7 +275,7 @@ class GraphEditor(QObject):
         Raises `VariantNameError` (nothing changed) for an empty or taken name, or no variant `old`.
         """
         variants, active = renamed_variants(self.variants, self.active_variant, old, new)
-        name = next(variant.name for variant, before in zip(variants, self.variants) if before.name == old)
+        name = variants[[variant.name for variant in self.variants].index(old)].name
         if name != old:
             def change(target: list[ParameterVariant], _current: str | None) -> str | None:
                 target[:] = variants
