@@ -6,7 +6,8 @@ error marker in red (warnings only: amber), selected nodes outlined, the
 wires as thin lines, and the part of the graph the view shows as a white
 rectangle. Clicking in it centres the view there; dragging the rectangle
 (or anywhere) pans the view with the mouse, as in Unreal's, Houdini's or
-ComfyUI's minimaps.
+ComfyUI's minimaps; the wheel zooms the view as if the overview were not
+there.
 
 When it is shown: while the user's toggle (View > Overview, remembered in
 QSettings under `OVERVIEW_SETTING`, on by default) is on **and** the graph
@@ -286,7 +287,11 @@ class GraphOverview(QtWidgets.QWidget):
         event.accept()
 
     def wheelEvent(self, event: QtGui.QWheelEvent) -> None:  # noqa: N802 - Qt override
-        # The viewer would zoom around a point in the overview's coordinates: swallow it.
+        # The wheel zooms the view as if the overview were not there (around the point under the cursor).
+        position = QtCore.QPointF(self._viewport.mapFrom(self, event.position().toPoint()))
+        forwarded = QtGui.QWheelEvent(position, event.globalPosition(), event.pixelDelta(), event.angleDelta(),
+                                      event.buttons(), event.modifiers(), event.phase(), event.inverted())
+        QtCore.QCoreApplication.sendEvent(self._viewport, forwarded)
         event.accept()
 
     # ---- following the graph and the view -------------------------------------------------

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from large_graphs import add_parameter_clash, tiled_examples
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSettings, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 from app.graph.overview import INNER_MARGIN, OVERVIEW_SETTING
 from app.material.graph import MaterialGraph
@@ -165,6 +166,17 @@ def test_panning_and_zooming_reuse_the_cached_drawing(window, qtbot) -> None:
 
 
 REBUILD_WAIT_MS = 200
+
+
+def test_the_wheel_over_the_overview_zooms_the_view(window, qtbot) -> None:
+    overview = _open_big(window, qtbot)
+    viewer = window.graph.viewer()
+    before = viewer.transform().m11()
+    centre = QPointF(overview.rect().center())
+    wheel = QWheelEvent(centre, QPointF(overview.mapToGlobal(centre.toPoint())), QPoint(), QPoint(0, 120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(overview, wheel)
+    assert viewer.transform().m11() > before * 1.01
 
 
 def test_the_overview_hides_when_the_graph_fits(window, qtbot) -> None:
