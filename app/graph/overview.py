@@ -88,7 +88,7 @@ class OverviewLayout:
 
     nodes: tuple[OverviewNode, ...] = ()
     frames: tuple[OverviewFrame, ...] = ()
-    #: (x1, y1, x2, y2): output port to input port.
+    #: (x1, y1, x2, y2): from the source node's right side to the target node's left side, at mid-height.
     wires: tuple[tuple[float, float, float, float], ...] = ()
 
     @property
@@ -224,7 +224,7 @@ class GraphOverview(QtWidgets.QWidget):
 
     def visible_scene_rect(self) -> QtCore.QRectF:
         """The part of the scene the viewer shows."""
-        return self._viewer.mapToScene(self._viewer.viewport().rect()).boundingRect()
+        return self._viewer.mapToScene(self._viewport.rect()).boundingRect()
 
     def graph_fits(self) -> bool:
         """Every node is inside the view (an empty graph fits too)."""
