@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QCursor, QIcon, QPixmap
+from PySide6.QtGui import QAction, QColor, QCursor, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QColorDialog,
     QComboBox,
@@ -271,6 +271,8 @@ class ParametersPanel(QWidget):
     variantAddRequested = Signal()
     #: "Delete variant" was clicked for the named variant.
     variantRemoveRequested = Signal(str)
+    #: "Rename variant" (F2, the box's right-click menu, the pencil button) for the named variant.
+    variantRenameRequested = Signal(str)
     #: "Reset" of an overridden parameter was clicked.
     parameterResetRequested = Signal(str)
 
@@ -301,7 +303,8 @@ class ParametersPanel(QWidget):
         label = QLabel("Values:")
         self.variant_box = QComboBox()
         self.variant_box.setObjectName("variantBox")
-        self.variant_box.setToolTip("Named sets of parameter values saved with the material (material instances)")
+        self.variant_box.setToolTip("Named sets of parameter values saved with the material (material instances); "
+                                    "right-click or F2 to rename one")
         self.variant_box.activated.connect(self._variant_chosen)
         label.setBuddy(self.variant_box)
         self.add_variant_button = QToolButton()
@@ -313,9 +316,25 @@ class ParametersPanel(QWidget):
         self.remove_variant_button.setToolTip("Delete this variant")
         self.remove_variant_button.clicked.connect(
             lambda: self._variants.active and self.variantRemoveRequested.emit(self._variants.active))
+        self.rename_variant_button = QToolButton()
+        self.rename_variant_button.setText("\u270e")
+        self.rename_variant_button.setToolTip("Rename this variant (F2)")
+        self.rename_variant_button.clicked.connect(self._request_rename)
+        # The same three on the box's right-click menu; F2 renames while the box has focus.
+        self.rename_variant_action = QAction("Rename Variant\u2026", bar)
+        self.rename_variant_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        self.rename_variant_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.rename_variant_action.triggered.connect(self._request_rename)
+        new_action = QAction("New Variant\u2026", bar)
+        new_action.triggered.connect(self.variantAddRequested)
+        self.remove_variant_action = QAction("Delete Variant", bar)
+        self.remove_variant_action.triggered.connect(self.remove_variant_button.click)
+        self.variant_box.addActions([self.rename_variant_action, new_action, self.remove_variant_action])
+        self.variant_box.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         row.addWidget(label)
         row.addWidget(self.variant_box, 1)
         row.addWidget(self.add_variant_button)
+        row.addWidget(self.rename_variant_button)
         row.addWidget(self.remove_variant_button)
         self.variant_bar = bar
         self.set_variants(VariantState())
@@ -378,8 +397,14 @@ class ParametersPanel(QWidget):
             self.variant_box.addItem(name, name)
         self.variant_box.setCurrentIndex(state.names.index(state.active) + 1 if state.active in state.names else 0)
         self.variant_box.blockSignals(False)
-        self.remove_variant_button.setEnabled(state.active is not None)
+        for widget in (self.remove_variant_button, self.rename_variant_button, self.rename_variant_action,
+                       self.remove_variant_action):
+            widget.setEnabled(state.active is not None)
         self._show_overrides()
+
+    def _request_rename(self) -> None:
+        if self._variants.active is not None:
+            self.variantRenameRequested.emit(self._variants.active)
 
     def _variant_chosen(self, index: int) -> None:
         name = self.variant_box.itemData(index)

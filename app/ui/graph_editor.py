@@ -39,6 +39,7 @@ from app.material.graph import MaterialGraph, ParameterVariant
 from app.material.lowering import LoweringResult, NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
 from app.material.types import can_connect
+from app.session.variants import renamed_variants
 
 PALETTE_DROP_OFFSET = 40.0
 #: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).
@@ -267,6 +268,21 @@ class GraphEditor(QObject):
             return None if current == name else current
 
         self.graph.undo_stack().push(VariantCommand(self, f'Delete variant "{name}"', change))
+
+    def rename_variant(self, old: str, new: str) -> str:
+        """Rename variant `old` (values and place kept; the active choice follows); returns the name used.
+
+        Raises `VariantNameError` (nothing changed) for an empty or taken name, or no variant `old`.
+        """
+        variants, active = renamed_variants(self.variants, self.active_variant, old, new)
+        name = variants[[variant.name for variant in self.variants].index(old)].name
+        if name != old:
+            def change(target: list[ParameterVariant], _current: str | None) -> str | None:
+                target[:] = variants
+                return active
+
+            self.graph.undo_stack().push(VariantCommand(self, f'Rename variant "{old}" to "{name}"', change))
+        return name
 
     def activate_variant(self, name: str | None) -> None:
         """Use variant `name` (None: the parameter nodes' own values)."""

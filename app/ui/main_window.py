@@ -33,6 +33,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPainter, QPixmap,
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedWidget, QWidget
 
 from app.graph.nodes import MaterialNode
+from app.graph.overview import GraphOverview, overview_action
 from app.material import catalog
 from app.material.examples import DEFAULT_EXAMPLE, example_names
 from app.material.graph import MaterialGraph
@@ -43,6 +44,7 @@ from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
 from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
+from app.session.variants import VariantNameError, checked_variant_name
 from app.ui.about import AboutDialog, about_facts
 from app.ui.code_view import CodeView
 from app.ui.diagnostics_panel import DiagnosticsPanel
@@ -168,6 +170,7 @@ class MainWindow(QMainWindow):
         panel.variantActivated.connect(editor.activate_variant)
         panel.variantAddRequested.connect(self.add_variant)
         panel.variantRemoveRequested.connect(editor.remove_variant)
+        panel.variantRenameRequested.connect(self.rename_variant)
         panel.parameterResetRequested.connect(editor.reset_variant_value)
         self.properties_panel.propertyEdited.connect(
             lambda node_id, name, value: self.set_node_property(node_id, name, value, self.properties_panel.continuing))
@@ -252,6 +255,9 @@ class MainWindow(QMainWindow):
         self.play_action.setCheckable(True)
         self.play_action.triggered.connect(self.preview.set_playing)  # the user's choice; the preview reports the rest
         self.preview.playingChanged.connect(self.play_action.setChecked)
+        # The minimap in the graph's corner (app.graph.overview), shown while the graph does not fit.
+        self.overview = GraphOverview(self.graph.typed_viewer, self.graph.all_nodes)
+        self.overview_action = overview_action(self.overview, self.settings, self)
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
@@ -279,7 +285,7 @@ class MainWindow(QMainWindow):
                                     self.select_all_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, None, self.reset_camera_action,
+        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, self.overview_action, None, self.reset_camera_action,
                                     self.play_action, None, *(dock.toggleViewAction() for dock in docks)])
         fill(bar.addMenu("&Help"), [self.about_action])
 
@@ -381,14 +387,27 @@ class MainWindow(QMainWindow):
         """Ask for a name and add a variant with it (made the active one)."""
         taken = set(self.session.parameters.variants.names)
         suggestion = next(f"variant {number}" for number in range(1, len(taken) + 2) if f"variant {number}" not in taken)
-        name = self.prompts.ask_text(self, "New variant", "Name of the new set of values:", suggestion)
-        name = name.strip() if name else ""
-        if not name or name in taken:
-            if name:
-                self.statusBar().showMessage(f"There is already a variant called {name}", 6000)
+        answer = self.prompts.ask_text(self, "New variant", "Name of the new set of values:", suggestion)
+        if answer is None:
+            return None
+        try:
+            name = checked_variant_name(answer, taken)
+        except VariantNameError as refusal:
+            self.statusBar().showMessage(f"No variant added: {refusal}", 8000)
             return None
         self.graph_editor.add_variant(name)
         return name
+
+    def rename_variant(self, old: str) -> str | None:
+        """Ask for a new name for variant `old` and rename it (one undo step); None when refused or cancelled."""
+        answer = self.prompts.ask_text(self, "Rename variant", f"New name for \u201c{old}\u201d:", old)
+        if answer is None:
+            return None
+        try:
+            return self.graph_editor.rename_variant(old, answer)
+        except VariantNameError as refusal:
+            self.statusBar().showMessage(f"Variant not renamed: {refusal}", 8000)
+            return None
 
     def select_node(self, node_id: str) -> None:
         """Select one node and bring it into view (the diagnostics list does this)."""
