@@ -17,9 +17,9 @@ that fits has nothing to navigate, so the overview stays out of the way.
 Cost (it must keep up with a 2,000-node graph): the graph is drawn once
 into a cached pixmap. The scene's `changed` signal (edits, moves, undo,
 loading, error markers, selection) schedules a rebuild at most every
-`REBUILD_INTERVAL_MS`, and not while a mouse button is held (a node being
-dragged changes the scene at every mouse move: the overview catches up
-when it is dropped); a rebuild reads the node rectangles, and repaints the
+`REBUILD_INTERVAL_MS`, and not while a node is being dragged (it changes
+the scene at every mouse move: the overview catches up when it is
+dropped, or about once a second); a rebuild reads the node rectangles, and repaints the
 pixmap only when they differ from the last ones (`renders` counts those
 repaints). Pans and zooms change no scene content: the view's viewport
 paint is watched (an event filter) and the overview then repaints only the
@@ -44,6 +44,8 @@ from app.graph.nodes import ERROR_COLOR
 OVERVIEW_SETTING = "view/overview"
 #: Rebuild the cached drawing at most this often while the scene keeps changing (a node drag).
 REBUILD_INTERVAL_MS = 80
+#: While a node is dragged the rebuild waits, but not longer than this many intervals.
+MAX_POSTPONED = 12
 #: The overview's largest size in pixels, and as a fraction of the view's; its smallest side. The graph's
 #: aspect ratio decides the rest.
 MAX_SIZE = QtCore.QSize(340, 240)
@@ -186,6 +188,7 @@ class GraphOverview(QtWidgets.QWidget):
         self._pixmap: QtGui.QPixmap | None = None
         self._visible_rect = QtCore.QRectF()
         self._drag_offset: QtCore.QPointF | None = None
+        self._postponed = 0
         #: How many times the cached drawing was repainted (tests count them: pans must not repaint it).
         self.renders = 0
         self._rebuild_timer = QtCore.QTimer(self)
@@ -301,8 +304,10 @@ class GraphOverview(QtWidgets.QWidget):
             self._rebuild_timer.start()
 
     def _rebuild_when_idle(self) -> None:
-        # A node being dragged changes the scene at every mouse move: redraw once it is dropped.
-        if QtWidgets.QApplication.mouseButtons() != QtCore.Qt.MouseButton.NoButton and self._drag_offset is None:
+        # A node being dragged (the scene's mouse grabber) changes the scene at every mouse move: redraw
+        # once it is dropped, or every MAX_POSTPONED intervals during a long drag.
+        if self._viewer.scene().mouseGrabberItem() is not None and self._postponed < MAX_POSTPONED:
+            self._postponed += 1
             self._rebuild_timer.start()
             return
         self.rebuild()
@@ -310,6 +315,7 @@ class GraphOverview(QtWidgets.QWidget):
     def rebuild(self) -> bool:
         """Read the graph now; True when the drawing changed (and was repainted)."""
         self._rebuild_timer.stop()
+        self._postponed = 0
         layout = layout_of(self._nodes())
         if layout == self._layout and self._pixmap is not None:
             self._update_visibility()
