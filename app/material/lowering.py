@@ -143,17 +143,24 @@ class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside t
 
 
 class TrackingFunctionBuilder(FunctionBuilder):
-    """A FunctionBuilder that records the current node as provenance of everything it creates."""
+    """A FunctionBuilder that records the current node as provenance of everything it creates.
+
+    Its declarations are deferred (`FunctionBuilder`'s `defer_declarations`:
+    a declaration made after code no longer moves the whole entry block) and
+    put in place by `_Lowering.finish_functions`, which the lowering calls
+    for every builder made for it before the module is published.
+    """
 
     def __init__(self, function: Function, lowering: _Lowering) -> None:
         self._lowering = lowering
-        super().__init__(function)
+        super().__init__(function, defer_declarations=True)
+        lowering.builders.append(self)
         lowering.record(function)
         lowering.record(self.entry)
 
     def register(self, type: Type, index: int | None = None) -> RegisterValue:
         register = super().register(type, index)
-        self._lowering.record(self.entry.instructions[self._declared - 1])
+        self._lowering.record(self.last_declaration)
         return register
 
     def emit(self, instruction: Instruction) -> Instruction:
@@ -459,9 +466,16 @@ class _Lowering:
         self.helpers: dict[str, Function] = {}
         self.sources: dict[str, Operand] = {}
         self.module = Module()
+        #: Every builder made for this lowering; `finish_functions` completes them.
+        self.builders: list[FunctionBuilder] = []
 
     def record(self, item: Any) -> None:
         self.provenance.setdefault(id(item), self.owner)
+
+    def finish_functions(self) -> None:
+        """Put every builder's deferred register declarations in place (one splice per function)."""
+        for builder in self.builders:
+            builder.finish()
 
     # Module skeleton.
 
@@ -691,6 +705,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
             report(node_id, str(failure))
     if not result.errors:
         lowering.finish_vertex_stage(output_node)
+    lowering.finish_functions()
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
     result.timings["lowering"] = time.perf_counter() - started

@@ -706,3 +706,37 @@ def test_strange_property_values_never_raise(type_name: str) -> None:
             result = lower(graph)
             assert not any("internal error" in d.message for d in result.diagnostics), (name, value, result.diagnostics)
             can_connect(graph, node.id, "out", node.id, "a")
+
+
+# Cost -------------------------------------------------------------------------------------------
+
+
+def test_the_lowering_defers_every_register_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: a declaration inserted ahead of the entry block's body moves the whole body
+    (quadratic in the material's size); every builder of the lowering defers them to one splice."""
+    from vpl_core.ir.builder import FunctionBuilder
+
+    eager: list[str] = []
+    original = FunctionBuilder.register
+
+    def register(self: FunctionBuilder, *arguments: object, **keywords: object) -> object:
+        if getattr(self, "_pending", None) is None:
+            eager.append(self.function.name)
+        return original(self, *arguments, **keywords)
+
+    monkeypatch.setattr(FunctionBuilder, "register", register)
+    graph, _ = if_graph()
+    lit = graph.add_node("lambert")  # a second, unconnected chain: warnings only
+    assert lit is not None
+    pbr = MaterialGraph()
+    surface = pbr.add_node("surface_output")
+    noise = pbr.add_node("value_noise")
+    pbr.connect(noise.id, "out", surface.id, "roughness")
+    for material in (graph, lit_graph(), pbr):
+        result = lower(material)
+        assert result.ok, result.diagnostics
+        for _, function in result.module.functions():
+            body = function.blocks[0].instructions
+            declarations = [item for item in body if isinstance(item, DeclareLocalInstruction)]
+            assert body[:len(declarations)] == declarations  # all in the prefix, after the splice
+    assert eager == []
