@@ -11,6 +11,8 @@ module built with every emitter verifies, and writing it is a fixed point.
 
 from __future__ import annotations
 
+from typing import Any, SupportsIndex
+
 import pytest
 
 from vpl_core.ir import (
@@ -112,11 +114,11 @@ class _MoveCountingList(list):
 
     moved = 0
 
-    def insert(self, index, item):  # noqa: ANN001, ANN201 - list's own signature
-        _MoveCountingList.moved += max(0, len(self) - index)
+    def insert(self, index: SupportsIndex, item: object) -> None:
+        _MoveCountingList.moved += max(0, len(self) - int(index))
         super().insert(index, item)
 
-    def __setitem__(self, index, value):  # noqa: ANN001, ANN204 - list's own signature
+    def __setitem__(self, index: Any, value: Any) -> None:
         if isinstance(index, slice):
             _MoveCountingList.moved += max(0, len(self) - (index.start or 0))
         super().__setitem__(index, value)
