@@ -618,6 +618,41 @@ class _Lowering:
         return reference
 
 
+# What the lowering reads -----------------------------------------------------------------------
+
+
+def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
+    """Whether `lower` reads the same from both graphs, so their modules are the same text.
+
+    The lowering reads nodes (ids, types, properties) and connections. It
+    does not read positions, frames, variants, nor a parameter node's value
+    (`PARAMETER_VALUE_PROPERTY`: a uniform's value is the host's, never in
+    the module; only `LoweringResult.parameters`' defaults show it). The
+    session skips lowering for edits of those alone (docs/performance.md).
+    Anything a later change makes the lowering read must be compared here.
+    """
+    from app.material.graph import Connection, _json_value
+    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+
+    if first.nodes.keys() != second.nodes.keys():
+        return False
+    for node_id, node in first.nodes.items():
+        other = second.nodes[node_id]
+        if node.type_name != other.type_name:
+            return False
+        if node.properties == other.properties:
+            continue
+        ignored = PARAMETER_VALUE_PROPERTY.get(node.type_name)
+        mine = {name: value for name, value in node.properties.items() if name != ignored}
+        theirs = {name: value for name, value in other.properties.items() if name != ignored}
+        if mine != theirs and _json_value(mine) != _json_value(theirs):  # lists read back from JSON equal tuples
+            return False
+    if len(first.connections) != len(second.connections):
+        return False
+    return first.connections == second.connections or (
+        sorted(first.connections, key=Connection.sort_key) == sorted(second.connections, key=Connection.sort_key))
+
+
 # Entry point ----------------------------------------------------------------------------------
 
 
