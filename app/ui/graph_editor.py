@@ -119,6 +119,9 @@ class GraphEditor(QObject):
         self.active_variant: str | None = None
         self._loading = False
         self.editable = True
+        #: True while `edited` reports a change that continues a gesture (a slider drag): the window
+        #: throttles lowering then instead of lowering at once.
+        self.edit_continuing = False
         self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
 
     @property
@@ -218,8 +221,15 @@ class GraphEditor(QObject):
         if node.get_property(key) == view_value and not continuing:
             return
         label = spec.display_name if spec is not None else name
-        self.graph.undo_stack().push(PropertyCommand(node, key, view_value, f'Change "{label}" of {node.name()}',
-                                                     continuing))
+        self._push(PropertyCommand(node, key, view_value, f'Change "{label}" of {node.name()}', continuing), continuing)
+
+    def _push(self, command: QUndoCommand, continuing: bool) -> None:
+        """Push an edit, saying (`edit_continuing`) whether it continues the previous one's gesture."""
+        self.edit_continuing = continuing
+        try:
+            self.graph.undo_stack().push(command)
+        finally:
+            self.edit_continuing = False
 
     def set_parameter_value(self, name: str, value: object, continuing: bool = False) -> bool:
         """Set a material parameter's value: in the active variant, else on its node. False: no such parameter."""
@@ -237,7 +247,7 @@ class GraphEditor(QObject):
             command = VariantCommand(self, f'Change "{name}" in variant "{active}"', change)
             command.continuing = continuing
             command.key = (active, name)
-            self.graph.undo_stack().push(command)
+            self._push(command, continuing)
             return True
         node = parameter_nodes(self._material).get(name)
         prop = node_value_property(node) if node is not None else None
@@ -247,8 +257,8 @@ class GraphEditor(QObject):
         stored = "" if value is None else value
         if view_node.get_property(property_key(prop)) == to_view_value(stored) and not continuing:
             return True
-        self.graph.undo_stack().push(PropertyCommand(view_node, property_key(prop), to_view_value(stored),
-                                                     f'Change parameter "{name}"', continuing))
+        self._push(PropertyCommand(view_node, property_key(prop), to_view_value(stored), f'Change parameter "{name}"',
+                                   continuing), continuing)
         return True
 
     # ---- variants -------------------------------------------------------------------------
