@@ -121,7 +121,9 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
 
     Returns problems found: nodes of types the catalog does not know cannot
     be shown (NodeGraphQt would drop them silently), so they are reported,
-    along with connections to them or to ports that do not exist.
+    along with connections to them or to ports that do not exist, and every
+    connection after the first into one input (a file may hold them; the view
+    shows one, the lowering reports the node).
     """
     assert view.registry is not None, "register_catalog first"
     problems: list[str] = []
@@ -152,6 +154,13 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
             problems.append(
                 f"connection {connection.source_node}.{connection.source_port} -> "
                 f"{connection.target_node}.{connection.target_port} cannot be shown"
+            )
+            continue
+        if not input_.multi_connection() and input_.connected_ports():
+            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node (issue 23).
+            problems.append(
+                f"connection {connection.source_node}.{connection.source_port} -> "
+                f"{connection.target_node}.{connection.target_port} cannot be shown: the input is already connected"
             )
             continue
         output.connect_to(input_, push_undo=False, emit_signal=False)

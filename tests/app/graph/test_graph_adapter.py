@@ -8,7 +8,7 @@ from app.graph.adapter import populate, renew_duplicate_ids, snapshot
 from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
-from app.material.graph import MaterialGraph
+from app.material.graph import Connection, MaterialGraph
 
 
 @pytest.fixture
@@ -59,6 +59,19 @@ def test_unknown_node_types_are_reported_not_dropped_silently(view: MaterialNode
     graph.add_node("no_such_node", (0.0, 0.0))
     problems = populate(view, graph)
     assert any("no_such_node" in problem for problem in problems)
+
+
+def test_a_second_connection_into_one_input_is_reported_not_swapped_in(view: MaterialNodeGraph) -> None:
+    """Issue 23 item 9: the view shows one connection per input; the first stays, the others are problems."""
+    graph = small_graph()
+    first = graph.connection_into("n3", "a")
+    extra = graph.add_node("constant_color", (-400.0, 400.0))
+    duplicate = Connection(extra.id, "out", "n3", "a")
+    graph.connections.append(duplicate)
+    problems = populate(view, graph)
+    assert len(problems) == 1 and "n3.a" in problems[0] and "already" in problems[0]
+    shown = snapshot(view)
+    assert shown.connection_into("n3", "a") == first and duplicate not in shown.connections
 
 
 def test_properties_unknown_to_the_catalog_are_kept(view: MaterialNodeGraph) -> None:

@@ -496,6 +496,23 @@ def test_duplicate_and_empty_parameter_names_are_diagnosed() -> None:
     assert flagged == {first.id, second.id, empty.id, reserved.id}
 
 
+def test_two_connections_into_one_input_from_a_file_are_a_diagnostic_on_the_node() -> None:
+    """Issue 23 item 9: the format allows one connection per input; a file with two is not silently accepted."""
+    graph = lit_graph()
+    multiply = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "multiply")
+    extra = graph.add_node("constant_color")
+    data = graph.to_dict()
+    data["connections"].append(
+        {"source_node": extra.id, "source_port": "out", "target_node": multiply, "target_port": "a"})
+    loaded = MaterialGraph.from_dict(data)
+    assert len(loaded.connections) == 4  # nothing the file holds is dropped
+    result = lower(loaded)
+    assert result.module is None and not result.ok
+    errors = _errors(result)
+    assert [(node_id, category) for node_id, category, _ in errors] == [(multiply, "graph")]
+    assert "input 'a' has more than one connection" in errors[0][2]
+
+
 def test_add_node_gives_parameters_unique_names() -> None:
     graph = MaterialGraph()
     names = [graph.add_node("float_parameter").properties["name"] for _ in range(3)]
