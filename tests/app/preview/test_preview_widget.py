@@ -190,3 +190,40 @@ def test_wrong_context_version_is_shown_as_text(qtbot, monkeypatch) -> None:
     assert (shown[:, :, :3] == (60, 60, 60)).all(axis=2).mean() > 0.8  # the message background...
     assert ((shown[:, :, :3] > 150).all(axis=2)).sum() > 30            # ...with light text on it
     assert widget.grab_preview().isNull()
+
+
+def test_programs_are_built_off_the_window_thread_and_the_old_image_stays_until_the_new_one_drew(
+        qtbot, widget: PreviewWidget, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20 item 3: compiling, linking and the driver's first draw never block the window's thread."""
+    import threading
+
+    from app.preview.renderer import Renderer
+
+    assert widget.threaded  # the default here: llvmpipe shares contexts
+    with qtbot.waitSignal(widget.programReady, timeout=5000):
+        widget.set_artifact(constant_color_artifact((1.0, 0.0, 0.0, 1.0)))
+    widget.finish_rendering()
+    builders: list[threading.Thread] = []
+    release = threading.Event()
+    original = Renderer.build_program
+
+    def slow_build(renderer: Renderer, artifact) -> None:
+        builders.append(threading.current_thread())
+        assert release.wait(30.0)  # a driver taking its time over a big program
+        original(renderer, artifact)
+
+    monkeypatch.setattr(Renderer, "build_program", slow_build)
+    ready: list[int] = []
+    widget.programReady.connect(lambda: ready.append(1))
+    widget.set_artifact(constant_color_artifact((0.0, 0.0, 1.0, 1.0)))  # returns at once: the build is posted
+    qtbot.waitUntil(lambda: bool(builders), timeout=5000)
+    assert builders[0] is not threading.main_thread()
+    # While the new program builds, the window goes on and shows the old image (red), with no error.
+    qtbot.wait(50)
+    on_screen = _pixels(widget.grabFramebuffer())
+    assert tuple(on_screen[80, 100, :3]) == (255, 0, 0) and not ready and widget.error_text == ""
+    release.set()
+    qtbot.waitUntil(lambda: bool(ready), timeout=10000)
+    # programReady came with the first frame of the new program: that frame is on screen now.
+    on_screen = _pixels(widget.grabFramebuffer())
+    assert tuple(on_screen[80, 100, :3]) == (0, 0, 255)
