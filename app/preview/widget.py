@@ -48,7 +48,7 @@ import copy
 import os
 import traceback
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPoint, QRect, Qt, QTimer, Signal
@@ -65,7 +65,6 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
-from app.preview.cpu_preview import CpuPreview
 from app.preview.images import rgba_to_qimage
 from app.preview.renderer import (
     ProgramBuildError,
@@ -77,6 +76,9 @@ from app.preview.renderer import (
 from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, environment_maps, load_stage_mesh
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
+
+if TYPE_CHECKING:
+    from app.preview.cpu_preview import CpuPreview
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
 ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
@@ -821,5 +823,7 @@ def create_preview_widget(parent: QWidget | None = None, choice: str | None = No
     """
     selection = select_profile(choice)
     if selection.problem:
+        from app.preview.cpu_preview import CpuPreview  # the interpreter's rasteriser: only without OpenGL
+
         return CpuPreview(selection.problem, parent, selection.profile)
     return PreviewWidget(parent, selection.profile)

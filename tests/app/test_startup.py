@@ -2,7 +2,8 @@
 
 Checked in a fresh interpreter (imports are process-wide): the window's
 modules must not pull in `distutils` (setuptools' shim and `pkg_resources`,
-loaded by NodeGraphQt 0.6 for one version comparison), and NodeGraphQt's
+loaded by NodeGraphQt 0.6 for one version comparison) nor the CPU preview and
+its interpreter (only for machines without OpenGL), and NodeGraphQt's
 version checks still work with the stand-in `app.graph` gives it.
 """
 
@@ -20,7 +21,8 @@ import json, sys
 import app.ui.main_window
 from NodeGraphQt.base import menu
 from PySide6.QtCore import qVersion
-heavy = sorted(name for name in ("distutils", "pkg_resources", "setuptools") if name in sys.modules)
+heavy = sorted(name for name in ("distutils", "pkg_resources", "setuptools", "app.preview.cpu_preview", "vpl_core.interp")
+               if name in sys.modules)
 print(json.dumps({"heavy": heavy, "qt_at_least_5_10": bool(menu.LooseVersion(qVersion()) >= menu.LooseVersion("5.10")),
                   "older": bool(menu.LooseVersion("5.9.1") >= menu.LooseVersion("5.10"))}))
 """
