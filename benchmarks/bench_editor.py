@@ -163,8 +163,12 @@ def measure_edit_to_pixels(window: Any, constant: str, edits: int) -> list[float
     return samples
 
 
-def measure_drag_stall(window: Any, constant: str, seconds: float) -> tuple[float, float, int]:
-    """(longest gap, 99th percentile gap) between heartbeats in seconds, and how many programs were shown."""
+def measure_drag_stall(window: Any, constant: str, seconds: float, drag: bool = True) -> tuple[float, float, int]:
+    """(longest gap, 99th percentile gap) between heartbeats in seconds, and how many programs were shown.
+
+    `drag=False` measures the same heartbeat with the window idle: the stalls the machine itself causes
+    (other processes on its cores), to read the dragging figure against.
+    """
     from PySide6.QtCore import QTimer
 
     ticks: list[float] = []
@@ -175,14 +179,16 @@ def measure_drag_stall(window: Any, constant: str, seconds: float) -> tuple[floa
     window.preview.programReady.connect(lambda: shown.__setitem__(0, shown[0] + 1))
     step = [0]
 
-    def drag() -> None:
+    def move() -> None:
+        if not drag:
+            return
         step[0] += 1
         value = 0.5 + 0.4 * ((step[0] % 60) / 60.0)
         window.set_node_property(constant, "value", (value, 0.3, 0.6), continuing=True)
 
     slider = QTimer()
     slider.setInterval(16)
-    slider.timeout.connect(drag)
+    slider.timeout.connect(move)
     heartbeat.start()
     slider.start()
     end = time.perf_counter() + seconds
@@ -233,6 +239,9 @@ def main() -> int:
     measure_edit_to_pixels(window, constant, 2)  # warm-up: the first program of the graph
     samples = measure_edit_to_pixels(window, constant, edits)
     print(f"edit -> pixels, 200 nodes: median {median_ms(samples)}")
+    idle_longest, idle_p99, _ = measure_drag_stall(window, constant, drag_s, drag=False)
+    print(f"idle window for {drag_s:.0f} s (the machine's own stalls): longest {idle_longest * 1000:.0f} ms, "
+          f"99th percentile {idle_p99 * 1000:.0f} ms")
     longest, p99, programs = measure_drag_stall(window, constant, drag_s)
     print(f"dragging a property slider of the 200-node graph for {drag_s:.0f} s: longest UI stall "
           f"{longest * 1000:.0f} ms, 99th percentile {p99 * 1000:.0f} ms, {programs} new programs shown")
