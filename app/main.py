@@ -172,7 +172,7 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
             loop.exec()
     # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
     # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
-    # widget itself; the GL preview's shown frame is taken after its render thread has finished.
+    # widget itself.
     QCoreApplication.processEvents()
     render_now = getattr(window.preview, "render_now", None)
     if callable(render_now) and window.current_artifact is not None:

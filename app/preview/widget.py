@@ -6,20 +6,6 @@ error overlay; all GL work is the renderer's. It never lets a driver
 failure escape: a program the driver rejects leaves the last good program
 on screen, shows the log over it and emits `programFailed`.
 
-Threads (issue 20). The renderer runs on the preview's `RenderThread`
-(app/preview/render_thread.py), in a context sharing this widget's objects:
-every change (a parameter's value, a texture, the stage, the camera, a new
-program) is posted to it, it draws the frames and hands each finished one
-over, and `paintGL` only copies the newest onto the screen and paints the
-overlays. Compiling a program and drawing a frame never block the window:
-while a new program is built the last frame stays on screen, and
-`programReady` comes with the first frame the new program drew. What must
-see the newest state waits for the thread: `grab_preview`,
-`grab_shown_frame`, `finish_rendering` and the `renderer` property (for
-tests and tools; the widget itself never waits). With
-`VPL_PREVIEW_RENDER_THREAD=0`, or when the thread's context cannot be
-made, the widget draws in its own thread, as before.
-
 Profiles. A widget runs one `app.preview.context.Profile`: desktop OpenGL
 4.2 core or OpenGL ES 3.2. Its `target` ("glsl420" / "es320") is the GLSL
 backend target hosts must compile the artifacts they hand it for;
@@ -44,14 +30,11 @@ exists (in `initializeGL`); `programReady`/`programFailed` come then.
 
 from __future__ import annotations
 
-import copy
-import os
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
@@ -65,15 +48,11 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
+from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
-from app.preview.renderer import (
-    ProgramBuildError,
-    Renderer,
-    artifact_reads_scene_field,
-    clear_pending_errors,
-    gl_strings,
-)
-from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, environment_maps, load_stage_mesh
+from app.preview.preview_state import artifact_reads_scene_field
+from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
+from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -81,12 +60,7 @@ if TYPE_CHECKING:
     from app.preview.cpu_preview import CpuPreview
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
-ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
 ORBIT_DEGREES_PER_PIXEL = 0.5
-#: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread (comparisons, drivers that cannot share).
-RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
-#: The longest `finish_rendering` waits for the render thread.
-RENDER_WAIT_S = 120.0
 ZOOM_PER_WHEEL_STEP = 0.9
 
 
@@ -124,27 +98,13 @@ class PreviewWidget(QOpenGLWidget):
         self._values: dict[str, Any] = {}
         self._textures: dict[str, TextureImage | None] = {}
         self._drag_origin: QPoint | None = None
-        self._clock = QElapsedTimer()
-        self._time_base = 0.0
-        self._timer = QTimer(self)
-        self._timer.setInterval(FRAME_INTERVAL_MS)
-        self._timer.timeout.connect(self._tick)
-        self._stage = Stage(environment=NO_ENVIRONMENT)
-        self._paused_by_user = False
-        self._environment_name = NO_ENVIRONMENT
-        self._pending_environment: str | None = None
-        self._environment_job: Any = None
-        self._environment_note = ""
-        self._environment_timer = QTimer(self)
-        self._environment_timer.setInterval(ENVIRONMENT_POLL_MS)
-        self._environment_timer.timeout.connect(self._poll_environment)
-        self._thread: Any = None          # the RenderThread once the context exists (None: draw here)
-        self._time = 0.0                  # the scene time the frames show (the thread's renderer follows)
-        self._build_serial = 0            # the newest program build asked for
-        self._building: int | None = None  # its serial until a frame drawn with it (or its failure) arrives
-        self._frame: Any = None           # the newest frame the thread handed over
-        self._shown_texture = 0
-        self._read_framebuffer = 0        # this context's framebuffer for copying frames onto the screen
+        self._clock = PreviewClock(self._renderer, FRAME_INTERVAL_MS, self)
+        self._clock.ticked.connect(self.update)
+        self._clock.playingChanged.connect(self.playingChanged)
+        self._stage_host = PreviewStage(self._renderer, self)
+        self._stage_host.noteChanged.connect(self.update)
+        self._stage_host.ready.connect(self._environment_ready)
+        self._stage_host.failed.connect(self.environmentFailed)
 
     # ---- properties -----------------------------------------------------------------------
 
@@ -177,43 +137,7 @@ class PreviewWidget(QOpenGLWidget):
 
     @property
     def renderer(self) -> Renderer:
-        """The renderer, with everything posted so far applied (waits for the render thread: tests and tools)."""
-        self.finish_rendering()
         return self._renderer
-
-    @property
-    def time(self) -> float:
-        """The scene time (seconds) of the frames being drawn."""
-        return self._time
-
-    @property
-    def threaded(self) -> bool:
-        """Frames are drawn on the render thread (False: in the window's thread, or no context yet)."""
-        return self._thread is not None
-
-    def finish_rendering(self, timeout_s: float = RENDER_WAIT_S) -> None:
-        """Wait until the render thread has applied everything posted, drawn the frame asked for, and this
-        widget has taken it (`programReady`/`programFailed` included); at once without a thread."""
-        if self._thread is None:
-            return
-        if self._thread.wait_idle(timeout_s):
-            # The thread's signals are queued to this widget: deliver them now, not at the next event loop turn.
-            QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
-
-    def _post(self, command: Any) -> None:
-        """Change the renderer: on the render thread when there is one (then a frame is asked for), else now."""
-        if self._thread is not None:
-            self._thread.post(command)
-            self._request_frame()
-        else:
-            command(self._renderer)
-            self.update()
-
-    def _request_frame(self) -> None:
-        if self._thread is not None:
-            self._thread.request_frame(*self._pixel_size())
-        else:
-            self.update()
 
     @property
     def error_text(self) -> str:
@@ -227,7 +151,7 @@ class PreviewWidget(QOpenGLWidget):
 
     @property
     def playing(self) -> bool:
-        return self._timer.isActive()
+        return self._clock.playing
 
     @property
     def parameter_values(self) -> dict[str, Any]:
@@ -255,7 +179,7 @@ class PreviewWidget(QOpenGLWidget):
                 if spec.name not in self._textures or self._textures[spec.name] is not image:
                     self.set_texture(spec.name, image if isinstance(image, TextureImage) else None)
             elif spec.kind is not ParameterKind.OTHER:
-                self._post(_setter("set_parameter", spec.name, values[spec.name]))
+                self._renderer.set_parameter(spec.name, values[spec.name])
         self._follow_time(artifact)
         if not self._initialized:
             self._pending = artifact
@@ -275,23 +199,23 @@ class PreviewWidget(QOpenGLWidget):
     def set_parameter(self, name: str, value: Any) -> None:
         """New value for a material parameter: re-uploaded at the next frame, no relink."""
         self._values[name] = value
-        self._post(_setter("set_parameter", name, value))
+        self._renderer.set_parameter(name, value)
+        self.update()
 
     def set_texture(self, name: str, image: TextureImage | None) -> None:
         """The image for sampler `name` (None: the checker); the host read the file."""
         self._values[name] = image
         self._textures[name] = image
-        self._post(_setter("set_texture", name, image.pixels if image is not None else None))
+        self._renderer.set_texture(name, image.pixels if image is not None else None)
+        self.update()
 
     def set_mesh(self, name: str) -> None:
-        from app.preview.mesh import make_mesh
-
-        make_mesh(name)  # an unknown name is the caller's ValueError, here rather than on the render thread
-        self._post(_setter("set_mesh", name))
+        self._renderer.set_mesh(name)
+        self.update()
 
     def reset_camera(self) -> None:
-        self._renderer.camera.reset()  # the camera is read by the thread at its next frame
-        self._request_frame()
+        self._renderer.camera.reset()
+        self.update()
 
     def set_playing(self, playing: bool) -> None:
         """Animate `time` (seconds) while playing; pausing freezes it where it is.
@@ -299,23 +223,16 @@ class PreviewWidget(QOpenGLWidget):
         A call is the user's choice: pausing keeps a material that uses Time
         still until play is asked for again (see `set_artifact`).
         """
-        self._paused_by_user = not playing
-        self._run_clock(playing)
+        self._clock.set_playing(playing)
 
     def reset_time(self) -> None:
         """Time back to 0 (playing or not)."""
-        self._time_base = 0.0
-        if self._timer.isActive():
-            self._clock.start()
-        self._set_time(0.0)
-
-    def _set_time(self, time: float) -> None:
-        self._time = time
-        self._post(_setter("__setattr__", "time", time))
+        self._clock.reset()
+        self.update()
 
     @property
     def stage(self) -> Stage:
-        return self._stage
+        return self._stage_host.stage
 
     def set_stage(self, stage: Stage) -> None:
         """Mesh, environment, light, exposure, tone mapper and background from `stage`; no relink.
@@ -327,106 +244,31 @@ class PreviewWidget(QOpenGLWidget):
         read leaves the previous mesh (and says why in the overlay); invalid
         values were refused by `Stage`'s setters already.
         """
-        self._stage = stage
-        self._post(copy.deepcopy(stage).apply)
-        try:
-            mesh = load_stage_mesh(stage.mesh)
-        except ValueError as error:
-            self._fail(str(error))
-        else:
-            if mesh is not None:
-                self._post(_setter("set_mesh", mesh))
-        self._request_environment(stage.environment)
+        problem = self._stage_host.set_stage(stage)
+        if problem:
+            self._fail(problem)
+        self.update()
 
     @property
     def environment_note(self) -> str:
         """What the corner of the preview says about the environment ("" when it is in use)."""
-        return self._environment_note
+        return self._stage_host.note
 
     @property
     def preparing_environment(self) -> bool:
-        return self._environment_job is not None
+        return self._stage_host.preparing
 
-    def _request_environment(self, name: str) -> None:
-        if not self._initialized:
-            self._pending_environment = name  # a preview never shown never spends time preparing one
-            return
-        self._pending_environment = None
-        if name == self._environment_name:
-            return
-        if self._environment_job is not None:
-            self._environment_job.cancel()  # its result is dropped; the worker stops at its next check
-            self._environment_job = None
-        self._environment_name = name
-        if name == NO_ENVIRONMENT:
-            self._environment_timer.stop()
-            self._environment_note = ""
-            self._post(_setter("set_ambient", DEFAULT_AMBIENT_COLOR))
-            self.environmentReady.emit(name)
-            return
-        try:
-            from app.preview.ibl_assets import PrefilterJob
-        except ImportError:
-            self._environment_failed(f"cannot use the environment {name!r}: image-based lighting is not available")
-            return
-        self._environment_job = PrefilterJob(name).start()
-        self._environment_note = f"Preparing the environment {_short(name)}…"
-        self._environment_timer.start()
-
-    def _poll_environment(self) -> None:
-        job = self._environment_job
-        if job is None:
-            self._environment_timer.stop()
-            return
-        if not job.future.done():
-            self._environment_note = f"Preparing the environment {_short(self._environment_name)}… {round(100 * job.progress)} %"
-            self.update()
-            return
-        self._environment_timer.stop()
-        self._environment_job = None
-        from app.preview.environment import EnvironmentLoadError
-        from app.preview.ibl_assets import PrefilterCancelledError
-
-        try:
-            prepared = job.future.result()
-        except PrefilterCancelledError:
-            return
-        except (EnvironmentLoadError, OSError, ValueError, MemoryError) as error:
-            self._environment_failed(str(error))
-            return
-        except ImportError as error:  # a component the IBL code needs is missing from this installation
-            self._environment_failed(f"image-based lighting is not available ({error})")
-            return
-        self._post(_setter("set_environment_maps", environment_maps(prepared)))
-        self._post(_setter("set_brdf_table", prepared.brdf_lut))
-        self._environment_note = ""
+    def _environment_ready(self, name: str) -> None:
         self.update()
-        self.environmentReady.emit(self._environment_name)
-
-    def _environment_failed(self, message: str) -> None:
-        self._environment_note = f"Environment: {message}"
-        self.update()
-        self.environmentFailed.emit(message)
-
-    def _run_clock(self, playing: bool) -> None:
-        if playing and not self._timer.isActive():
-            self._time_base = self._time
-            self._clock.start()
-            self._timer.start()
-            self.playingChanged.emit(True)
-        elif not playing and self._timer.isActive():
-            self._timer.stop()
-            self._set_time(self._time_base + self._clock.elapsed() / 1000.0)
-            self.playingChanged.emit(False)
+        self.environmentReady.emit(name)
 
     def _follow_time(self, artifact: ProgramArtifact) -> None:
         """Play while the material reads the time (unless the user paused); stop the clock otherwise."""
-        uses_time = artifact_reads_scene_field(artifact, "time")
-        self._run_clock(uses_time and not self._paused_by_user)
+        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
 
     def set_background(self, rgb: Sequence[float]) -> None:
-        red, green, blue = (float(c) for c in rgb)
-        self._post(_setter("set_background", (red, green, blue)))
+        self._renderer.set_background(rgb)
+        self.update()
 
     def set_light_direction(self, direction: Sequence[float]) -> None:
         """Unit vector from the surface towards the light, in world space (normalised here).
@@ -434,38 +276,24 @@ class PreviewWidget(QOpenGLWidget):
         A zero or malformed vector is ignored: the light keeps its direction.
         """
         try:
-            vector = np.asarray(direction, dtype=np.float64).reshape(3)
+            self._renderer.set_light_direction(direction)
         except (TypeError, ValueError):
             return
-        length = float(np.linalg.norm(vector))
-        if not np.isfinite(length) or length < 1e-9:
-            return
-        self._post(_setter("set_light_direction", tuple(float(c) for c in vector)))
+        self.update()
 
     def grab_shown_frame(self) -> QImage:
-        """The frame as shown, error overlay included (what `QWidget.grab` misses); null when unavailable.
-
-        Waits for the render thread: the frame shows everything set so far.
-        """
+        """The frame as shown, error overlay included (what `QWidget.grab` misses); null when unavailable."""
         if not self._available:
             return QImage()
-        self.finish_rendering()
         return self.grabFramebuffer()
 
     def grab_preview(self) -> QImage:
-        """The preview's own rendering (no overlay, no widget chrome) at the widget's pixel size.
-
-        Drawn afresh with everything set so far (on the render thread when there is one).
-        """
+        """The preview's own framebuffer (no overlay, no widget chrome) at the widget's pixel size."""
         if not self._initialized:
             self.grabFramebuffer()  # creates the context and runs initializeGL, even while hidden
         if not self._available or not self._initialized:
             return QImage()
         width, height = self._pixel_size()
-        if self._thread is not None:
-            pixels = self._thread.call(lambda renderer: renderer.render_image(width, height))
-            self.finish_rendering()
-            return rgba_to_qimage(pixels)
         self.makeCurrent()
         try:
             pixels = self._renderer.render_image(width, height)
@@ -480,13 +308,6 @@ class PreviewWidget(QOpenGLWidget):
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
     def _build(self, artifact: ProgramArtifact) -> None:
-        self._build_serial += 1
-        if self._thread is not None:
-            # The last frame stays on screen until one drawn with this program arrives (`_on_frame`).
-            self._building = self._build_serial
-            self._thread.build(self._build_serial, artifact)
-            self._request_frame()
-            return
         self.makeCurrent()
         try:
             self._renderer.build_program(artifact)
@@ -508,77 +329,6 @@ class PreviewWidget(QOpenGLWidget):
         self.update()
         self.programFailed.emit(message)
 
-    def _tick(self) -> None:
-        self._set_time(self._time_base + self._clock.elapsed() / 1000.0)
-
-    # ---- the render thread's reports (on this thread) ---------------------------------------
-
-    def _start_thread(self) -> None:
-        """Move the drawing to a render thread sharing this context (unless asked not to, or it cannot be made)."""
-        if os.environ.get(RENDER_THREAD_VARIABLE, "1").strip() == "0":
-            return
-        from app.preview.render_thread import RenderThread, RenderThreadUnavailable
-
-        try:
-            self._thread = RenderThread(self._renderer, self.context(), self.context().format(), self)
-        except RenderThreadUnavailable as error:
-            print(f"vpl-editor: the preview draws in the window's thread: {error}")
-            return
-        self._thread.frame_ready.connect(self._on_frame)
-        self._thread.program_built.connect(self._on_program_built)
-        self._thread.failed.connect(self._on_thread_failed)
-
-    def _on_frame(self, frame: Any) -> None:
-        self._frame = frame
-        if self._thread is not None:
-            self._thread.shown(self._shown_texture, frame.texture)
-        self.update()
-        if self._building is not None and frame.program >= self._building:
-            # The first frame drawn with the newest program: it replaces the old image now.
-            self._building = None
-            self._error = ""
-            self.programReady.emit()
-
-    def _on_program_built(self, serial: int, error: str) -> None:
-        if error and serial == self._build_serial:
-            self._building = None
-            self._fail(error)
-
-    def _on_thread_failed(self, message: str) -> None:
-        self._error = message
-        self.update()
-
-    def _show_frame(self) -> None:
-        """Copy the newest frame the thread handed over onto this widget's framebuffer (scaled while resizing)."""
-        frame = self._frame
-        width, height = self._pixel_size()
-        if frame is None or (frame.width, frame.height) != (width, height):
-            self._request_frame()
-        if frame is None:
-            from OpenGL import GL
-
-            red, green, blue = self._renderer.background  # read across threads: a tuple replaced whole
-            GL.glClearColor(red, green, blue, 1.0)
-            GL.glClear(GL.GL_COLOR_BUFFER_BIT)
-            return
-        from OpenGL import GL
-
-        if not self._read_framebuffer:
-            self._read_framebuffer = int(GL.glGenFramebuffers(1))
-        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._read_framebuffer)
-        GL.glFramebufferTexture2D(GL.GL_READ_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, frame.texture, 0)
-        GL.glReadBuffer(GL.GL_COLOR_ATTACHMENT0)
-        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self.defaultFramebufferObject())
-        same_size = (frame.width, frame.height) == (width, height)
-        GL.glBlitFramebuffer(0, 0, frame.width, frame.height, 0, 0, width, height, GL.GL_COLOR_BUFFER_BIT,
-                             GL.GL_NEAREST if same_size else GL.GL_LINEAR)
-        GL.glFramebufferTexture2D(GL.GL_READ_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, 0, 0)
-        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.defaultFramebufferObject())
-        GL.glFinish()  # the texture is free for the thread once this widget shows another
-        self._shown_texture = frame.texture
-        if self._thread is not None:
-            self._thread.shown(frame.texture, frame.texture)
-
     # ---- QOpenGLWidget --------------------------------------------------------------------
 
     def initializeGL(self) -> None:  # noqa: N802 - Qt override
@@ -589,16 +339,13 @@ class PreviewWidget(QOpenGLWidget):
             return
         context = self.context()
         context.aboutToBeDestroyed.connect(self._release_gl)
-        self._start_thread()
-        if self._thread is None:
-            self._renderer.initialize()
+        self._renderer.initialize()
         self._initialized = True
         self._gl_strings = gl_strings()
         self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
-        if self._pending_environment is not None:
-            self._request_environment(self._pending_environment)
+        self._stage_host.activate()
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -607,18 +354,7 @@ class PreviewWidget(QOpenGLWidget):
 
     def _release_gl(self) -> None:
         self.makeCurrent()
-        if self._thread is not None:
-            self._thread.close()  # releases the renderer's objects in its own context
-            self._thread = None
-            self._frame = None
-            if self._read_framebuffer:
-                from OpenGL import GL
-
-                clear_pending_errors()
-                GL.glDeleteFramebuffers(1, [self._read_framebuffer])
-                self._read_framebuffer = 0
-        else:
-            self._renderer.release()
+        self._renderer.release()
         self.doneCurrent()
         self._initialized = False
 
@@ -628,34 +364,15 @@ class PreviewWidget(QOpenGLWidget):
             return
         width, height = self._pixel_size()
         try:
-            if self._thread is not None:
-                clear_pending_errors()
-                self._show_frame()
-            else:
-                self._renderer.render(width, height)
+            self._renderer.render(width, height)
         except Exception as error:  # noqa: BLE001 - a failing frame shows a message, never an exception
             self._error = f"preview: {type(error).__name__}: {error}"
         if self._error:
             self._paint_overlay(self._error)
         elif self._stale:
             self._paint_overlay(self._stale, "Out of date: showing the last version of the material that worked")
-        if self._environment_note:
-            self._paint_note(self._environment_note)
-
-    def _paint_note(self, text: str) -> None:
-        """A one-line note in the top-left corner (environment progress or problem)."""
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        font = QFont(self.font())
-        font.setPixelSize(12)
-        painter.setFont(font)
-        margin = 6
-        bounds = painter.boundingRect(QRect(0, 0, self.width() - 2 * margin, self.height()), int(Qt.TextFlag.TextWordWrap), text)
-        band = QRect(0, 0, min(self.width(), bounds.width() + 2 * margin), bounds.height() + 2 * margin)
-        painter.fillRect(band, QColor(0, 0, 0, 160))
-        painter.setPen(QColor(235, 235, 235))
-        painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)
-        painter.end()
+        if self._stage_host.note:
+            paint_note(self, self._stage_host.note)
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""
@@ -710,7 +427,7 @@ class PreviewWidget(QOpenGLWidget):
             self._drag_origin = position
             # Dragging right turns the object right, i.e. the camera left around it.
             self._renderer.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
-            self._request_frame()
+            self.update()
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
@@ -725,18 +442,8 @@ class PreviewWidget(QOpenGLWidget):
         steps = event.angleDelta().y() / 120.0
         if steps:
             self._renderer.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
-            self._request_frame()
+            self.update()
         event.accept()
-
-
-def _setter(method: str, *arguments: Any) -> Any:
-    """A command calling `renderer.<method>(*arguments)` (posted to the render thread, or run at once)."""
-    return lambda renderer: getattr(renderer, method)(*arguments)
-
-
-def _short(name: str) -> str:
-    """An environment's name, or a file's base name."""
-    return name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 class UnavailablePreview(QLabel):
