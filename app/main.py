@@ -37,7 +37,6 @@ from vpl_core.version import VersionAction, version
 
 APPLICATION_NAME = "vpl-editor"
 DEFAULT_SCREENSHOT_TIMEOUT = 20.0
-SETTLE_MS = 300
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -153,7 +152,7 @@ def _quiet_prompts():
 
 def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:
     """Run the event loop until the preview has drawn or failed (bounded), then grab the window."""
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
     window.flush()
     loop = QEventLoop()
@@ -171,9 +170,14 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
         if window.preview.preparing_environment:
             loop.exec()
-    # A little longer so the last frame and the docks are painted.
-    QTimer.singleShot(SETTLE_MS, loop.quit)
-    loop.exec()
+    # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
+    # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
+    # widget itself.
+    QCoreApplication.processEvents()
+    render_now = getattr(window.preview, "render_now", None)
+    if callable(render_now) and window.current_artifact is not None:
+        render_now()
+    QCoreApplication.processEvents()
     image = window.grab_window()  # with the preview's error overlay, which window.grab() misses
     if image.isNull() or not image.save(png_path, "PNG"):
         print(f"vpl-editor: cannot write the screenshot {png_path}", file=sys.stderr)

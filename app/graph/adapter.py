@@ -121,28 +121,16 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
 
     Returns problems found: nodes of types the catalog does not know cannot
     be shown (NodeGraphQt would drop them silently), so they are reported,
-    along with connections to them or to ports that do not exist.
+    along with connections to them or to ports that do not exist, and every
+    connection after the first into one input (a file may hold them; the view
+    shows one, the lowering reports the node).
     """
     assert view.registry is not None, "register_catalog first"
     problems: list[str] = []
     view.clear_session()
     created: dict[str, MaterialNode] = {}
-    for node_id in sorted(graph.nodes, key=node_id_key):
-        node = graph.nodes[node_id]
-        if node.type_name not in view.registry:
-            problems.append(f"node {node_id}: unknown node type '{node.type_name}' (not shown)")
-            continue
-        view_node = view.create_material_node(node.type_name, position=node.position, push_undo=False,
-                                              selected=False)
-        view_node.set_stable_id(node_id)
-        known = {spec.name for spec in view_node.CATALOG_TYPE.properties}
-        extra = {name: to_view_value(value) for name, value in node.properties.items() if name not in known}
-        if extra:
-            view_node.model.set_property(EXTRA_PROPERTIES, extra)
-        for name, value in node.properties.items():
-            if name in known:
-                view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
-        created[node_id] = view_node
+    with view.bulk_naming():
+        _create_nodes(view, graph, created, problems)
     for connection in graph.connections:
         source = created.get(connection.source_node)
         target = created.get(connection.target_node)
@@ -152,6 +140,13 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
             problems.append(
                 f"connection {connection.source_node}.{connection.source_port} -> "
                 f"{connection.target_node}.{connection.target_port} cannot be shown"
+            )
+            continue
+        if not input_.multi_connection() and input_.connected_ports():
+            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node (issue 23).
+            problems.append(
+                f"connection {connection.source_node}.{connection.source_port} -> "
+                f"{connection.target_node}.{connection.target_port} cannot be shown: the input is already connected"
             )
             continue
         output.connect_to(input_, push_undo=False, emit_signal=False)
@@ -169,6 +164,28 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
     view.undo_stack().clear()
     view.refresh_constraint_tables()
     return problems
+
+
+
+def _create_nodes(view: MaterialNodeGraph, graph: MaterialGraph, created: dict[str, MaterialNode],
+                  problems: list[str]) -> None:
+    """The view's nodes for `graph`'s (in id order), into `created`; unknown types go to `problems`."""
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        if node.type_name not in view.registry:
+            problems.append(f"node {node_id}: unknown node type '{node.type_name}' (not shown)")
+            continue
+        view_node = view.create_material_node(node.type_name, position=node.position, push_undo=False,
+                                              selected=False)
+        view_node.set_stable_id(node_id)
+        known = {spec.name for spec in view_node.CATALOG_TYPE.properties}
+        extra = {name: to_view_value(value) for name, value in node.properties.items() if name not in known}
+        if extra:
+            view_node.model.set_property(EXTRA_PROPERTIES, extra)
+        for name, value in node.properties.items():
+            if name in known:
+                view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
+        created[node_id] = view_node
 
 
 def renew_duplicate_ids(view: MaterialNodeGraph, graph_hint: MaterialGraph | None = None) -> list[MaterialNode]:

@@ -30,6 +30,7 @@ from NodeGraphQt.qgraphics.node_base import NodeItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.ports import port_color, port_tooltip, type_label
+from app.graph.rich_text import escaped
 
 IDENTIFIER_ROOT = "vpl"
 STABLE_ID_PROPERTY = "vpl_node_id"
@@ -151,15 +152,15 @@ class MaterialNodeItem(NodeItem):
     def _tooltip_disable(self, state: bool) -> None:
         # NodeGraphQt rebuilds the tooltip from this method on every redraw;
         # overriding it keeps the description and diagnostics in place.
-        parts = [f"<b>{self.name}</b>"]
+        parts = [f"<b>{escaped(self.name)}</b>"]
         if state:
             parts[0] += ' <font color="red"><b>(disabled)</b></font>'
         if self._type_display:
-            parts.append(f"<i>{self._type_display}</i>")
+            parts.append(f"<i>{escaped(self._type_display)}</i>")
         if self._description:
-            parts.append(self._description)
+            parts.append(escaped(self._description))
         for message in self._diagnostics:
-            parts.append(f'<font color="#eb4034">\u26a0 {_escape(message)}</font>')
+            parts.append(f'<font color="#eb4034">\u26a0 {escaped(message)}</font>')
         self.setToolTip("<br/>".join(parts))
 
     def draw_node(self) -> None:
@@ -235,10 +236,6 @@ def paint_typed_port(painter: QtGui.QPainter, rect: QtCore.QRectF, info: dict[st
         painter.setBrush(QtGui.QColor(30, 30, 30))
         painter.drawEllipse(rect.center(), inner / 2, inner / 2)
     painter.restore()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class MaterialNode(BaseNode):

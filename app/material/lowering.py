@@ -170,17 +170,24 @@ class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside t
 
 
 class TrackingFunctionBuilder(FunctionBuilder):
-    """A FunctionBuilder that records the current node as provenance of everything it creates."""
+    """A FunctionBuilder that records the current node as provenance of everything it creates.
+
+    Its declarations are deferred (`FunctionBuilder`'s `defer_declarations`:
+    a declaration made after code no longer moves the whole entry block) and
+    put in place by `_Lowering.finish_functions`, which the lowering calls
+    for every builder made for it before the module is published.
+    """
 
     def __init__(self, function: Function, lowering: _Lowering) -> None:
         self._lowering = lowering
-        super().__init__(function)
+        super().__init__(function, defer_declarations=True)
+        lowering.builders.append(self)
         lowering.record(function)
         lowering.record(self.entry)
 
     def register(self, type: Type, index: int | None = None) -> RegisterValue:
         register = super().register(type, index)
-        self._lowering.record(self.entry.instructions[self._declared - 1])
+        self._lowering.record(self.last_declaration)
         return register
 
     def emit(self, instruction: Instruction) -> Instruction:
@@ -486,9 +493,16 @@ class _Lowering:
         self.helpers: dict[str, Function] = {}
         self.sources: dict[str, Operand] = {}
         self.module = Module()
+        #: Every builder made for this lowering; `finish_functions` completes them.
+        self.builders: list[FunctionBuilder] = []
 
     def record(self, item: Any) -> None:
         self.provenance.setdefault(id(item), self.owner)
+
+    def finish_functions(self) -> None:
+        """Put every builder's deferred register declarations in place (one splice per function)."""
+        for builder in self.builders:
+            builder.finish()
 
     # Module skeleton.
 
@@ -639,6 +653,41 @@ class _Lowering:
         return reference
 
 
+# What the lowering reads -----------------------------------------------------------------------
+
+
+def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
+    """Whether `lower` reads the same from both graphs, so their modules are the same text.
+
+    The lowering reads nodes (ids, types, properties) and connections. It
+    does not read positions, frames, variants, nor a parameter node's value
+    (`PARAMETER_VALUE_PROPERTY`: a uniform's value is the host's, never in
+    the module; only `LoweringResult.parameters`' defaults show it). The
+    session skips lowering for edits of those alone (docs/performance.md).
+    Anything a later change makes the lowering read must be compared here.
+    """
+    from app.material.graph import Connection, _json_value
+    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+
+    if first.nodes.keys() != second.nodes.keys():
+        return False
+    for node_id, node in first.nodes.items():
+        other = second.nodes[node_id]
+        if node.type_name != other.type_name:
+            return False
+        if node.properties == other.properties:
+            continue
+        ignored = PARAMETER_VALUE_PROPERTY.get(node.type_name)
+        mine = {name: value for name, value in node.properties.items() if name != ignored}
+        theirs = {name: value for name, value in other.properties.items() if name != ignored}
+        if mine != theirs and _json_value(mine) != _json_value(theirs):  # lists read back from JSON equal tuples
+            return False
+    if len(first.connections) != len(second.connections):
+        return False
+    return first.connections == second.connections or (
+        sorted(first.connections, key=Connection.sort_key) == sorted(second.connections, key=Connection.sort_key))
+
+
 # Entry point ----------------------------------------------------------------------------------
 
 
@@ -729,6 +778,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
             report(node_id, str(failure))
     if not result.errors:
         lowering.finish_vertex_stage(output_node)
+    lowering.finish_functions()
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
     result.timings["lowering"] = time.perf_counter() - started

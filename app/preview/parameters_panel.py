@@ -18,6 +18,7 @@ The dialogs are class attributes so tests (and other hosts) can replace them.
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -230,7 +231,7 @@ class _TextureEditor(QWidget):
     def set_value(self, path: str | None) -> None:
         self._path = path
         self.button.setText(os.path.basename(path) if path else "Checker (default)")
-        self.button.setToolTip(path or "No image chosen: the preview samples a checker texture")
+        self.button.setToolTip(f"<p>{html.escape(path, quote=False)}</p>" if path else "No image chosen: the preview samples a checker texture")
         self.reset.setEnabled(path is not None)
 
     def _choose(self) -> None:
@@ -423,7 +424,7 @@ class ParametersPanel(QWidget):
             font = label.font()
             font.setBold(overridden)
             label.setFont(font)
-            label.setToolTip(f"Set in variant \u201c{self._variants.active}\u201d (right-click to reset to the base value)"
+            label.setToolTip(f"Set in variant \u201c{html.escape(str(self._variants.active), quote=False)}\u201d (right-click to reset to the base value)"
                              if overridden else "")
 
     def set_value(self, name: str, value: Any) -> None:
@@ -449,6 +450,7 @@ class ParametersPanel(QWidget):
             editor.setObjectName(f"parameter:{spec.name}")
             self._editors[spec.name] = editor
             label = QLabel(spec.display_name)
+            label.setTextFormat(Qt.TextFormat.PlainText)  # a parameter name is the user's text, never markup
             label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             label.customContextMenuRequested.connect(lambda _position, name=spec.name: self._offer_reset(name))
             self._form.addRow(label, editor)

@@ -12,7 +12,8 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMessageBox, QWidget
 
 from app.ui.export_dialog import ExportKind, ExportRequest, ask_export_target, choose_mtlx_path, show_notes
 from app.ui.recovery import RecoveryEntry
@@ -26,8 +27,28 @@ class SaveChoice(enum.Enum):
     CANCEL = "cancel"
 
 
+def _plain_box(icon: QMessageBox.Icon, title: str, text: str, buttons: QMessageBox.StandardButton,
+               parent: QWidget | None, informative: str = "") -> QMessageBox:
+    """A message box showing `text` and `informative` as written: they quote file names, node ids and
+    messages, which Qt would otherwise guess to be rich text (issue 23 item 6)."""
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if informative:
+        box.setInformativeText(informative)
+    for label in box.findChildren(QLabel):  # the informative text has a label of its own (AutoText)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+    return box
+
+
+def _ask(parent: QWidget | None, title: str, text: str, buttons: QMessageBox.StandardButton,
+         default: QMessageBox.StandardButton) -> QMessageBox.StandardButton:
+    box = _plain_box(QMessageBox.Icon.Question, title, text, buttons, parent)
+    box.setDefaultButton(default)
+    return QMessageBox.StandardButton(box.exec())
+
+
 def ask_save_changes(parent: QWidget | None, document_name: str) -> SaveChoice:
-    answer = QMessageBox.question(
+    answer = _ask(
         parent,
         "Unsaved changes",
         f"Save the changes to {document_name} before closing?",
@@ -42,11 +63,11 @@ def ask_save_changes(parent: QWidget | None, document_name: str) -> SaveChoice:
 
 
 def show_error(parent: QWidget | None, title: str, message: str, details: Sequence[str]) -> None:
-    box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent)
+    # The first few lines are what the user needs; the rest are one click away.
+    box = _plain_box(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent,
+                     "\n".join(details[:5]))
     if details:
-        box.setDetailedText("\n".join(details))
-        # The first few lines are what the user needs; the rest are one click away.
-        box.setInformativeText("\n".join(details[:5]))
+        box.setDetailedText("\n".join(details))  # a plain-text editor
     box.exec()
 
 
@@ -54,7 +75,7 @@ def offer_recovery(parent: QWidget | None, entries: Sequence[RecoveryEntry]) -> 
     if not entries:
         return None
     if len(entries) == 1:
-        answer = QMessageBox.question(
+        answer = _ask(
             parent,
             "Recover unsaved work",
             "The editor did not close cleanly last time.\n"

@@ -23,19 +23,20 @@ variant commands change them on the same undo stack.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from NodeGraphQt.base.commands import PropertyChangedCmd
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QAction, QUndoCommand
+from PySide6.QtGui import QAction, QUndoCommand, QUndoStack
 
-from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import MaterialNode, property_key, to_view_value
+from app.graph.adapter import from_view_value, populate, renew_duplicate_ids, snapshot
+from app.graph.nodes import PROPERTY_PREFIX, MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
-from app.material.graph import MaterialGraph, ParameterVariant
+from app.material.graph import MaterialGraph, Node, ParameterVariant
 from app.material.lowering import LoweringResult, NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
 from app.material.types import can_connect
@@ -114,12 +115,17 @@ class GraphEditor(QObject):
         self.graph.undo_stack().indexChanged.connect(self._on_stack_changed)
         self.graph.set_grid_mode(1)
         self._material = MaterialGraph()
+        #: The undo stack's (index, count) after the last change seen: which command a change was.
+        self._stack_state = (0, 0)
         #: How a chosen image file is stored (the window sets the session's: relative to the document).
         self.texture_reference: Callable[[str], str] = lambda path: path
         self.variants: list[ParameterVariant] = []
         self.active_variant: str | None = None
         self._loading = False
         self.editable = True
+        #: True while `edited` reports a change that continues a gesture (a slider drag): the window
+        #: throttles lowering then instead of lowering at once.
+        self.edit_continuing = False
         self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
 
     @property
@@ -139,8 +145,43 @@ class GraphEditor(QObject):
         self.variants = [variant.copy() for variant in graph.variants]
         self.active_variant = graph.active_variant
         self._material = self._snapshot()
+        self._stack_state = (self.graph.undo_stack().index(), self.graph.undo_stack().count())
         self._connection_answers.clear()
         return problems
+
+    def _changed_command(self, stack: QUndoStack) -> QUndoCommand | None:
+        """The one command this index change pushed, merged into, undid or redid; None when it is not that clear
+        (a push that dropped redo commands, an obsolete merge removed, a clean-state jump): then the caller
+        snapshots the whole view."""
+        index, count = stack.index(), stack.count()
+        previous_index, previous_count = self._stack_state
+        if index == previous_index + 1 and ((count == previous_count + 1 and index == count) or count == previous_count):
+            return stack.command(index - 1)  # pushed (at the top) or redone
+        if index == previous_index and count == previous_count and index > 0:
+            return stack.command(index - 1)  # merged into the top command (a slider being dragged)
+        if index == previous_index - 1 and count == previous_count:
+            return stack.command(index)      # undone
+        return None
+
+    def _after_property_change(self, command: PropertyCommand) -> MaterialGraph | None:
+        """The last snapshot with one node property as the view now has it (a slider drag step costs O(1)
+        view reads instead of reading the whole view); None when the command is not a catalog property of a
+        node the snapshot has."""
+        node = command.node
+        if not isinstance(node, MaterialNode) or not command.name.startswith(PROPERTY_PREFIX):
+            return None
+        previous = self._material.nodes.get(node.stable_id)
+        name = command.name[len(PROPERTY_PREFIX):]
+        if previous is None or name not in previous.properties:
+            return None
+        graph = MaterialGraph(nodes=dict(self._material.nodes), connections=list(self._material.connections),
+                              frames=[copy.deepcopy(frame) for frame in self._material.frames])
+        graph.nodes[previous.id] = Node(previous.id, previous.type_name,
+                                        {**previous.properties, name: from_view_value(node.get_property(command.name))},
+                                        previous.position)
+        graph.variants = [variant.copy() for variant in self.variants]
+        graph.active_variant = self.active_variant
+        return graph
 
     def _snapshot(self) -> MaterialGraph:
         graph = snapshot(self.graph)
@@ -149,10 +190,16 @@ class GraphEditor(QObject):
         return graph
 
     def _on_stack_changed(self, _index: int = 0) -> None:
+        stack = self.graph.undo_stack()
+        changed = self._changed_command(stack)
+        self._stack_state = (stack.index(), stack.count())
         if self._loading or not self.editable:
             return
-        renew_duplicate_ids(self.graph, self._material)
-        self._material = self._snapshot()
+        material = self._after_property_change(changed) if isinstance(changed, PropertyCommand) else None
+        if material is None:
+            renew_duplicate_ids(self.graph, self._material)
+            material = self._snapshot()
+        self._material = material
         self._connection_answers.clear()
         self.graph.refresh_constraint_tables()
         self.edited.emit()
@@ -219,8 +266,15 @@ class GraphEditor(QObject):
         if node.get_property(key) == view_value and not continuing:
             return
         label = spec.display_name if spec is not None else name
-        self.graph.undo_stack().push(PropertyCommand(node, key, view_value, f'Change "{label}" of {node.name()}',
-                                                     continuing))
+        self._push(PropertyCommand(node, key, view_value, f'Change "{label}" of {node.name()}', continuing), continuing)
+
+    def _push(self, command: QUndoCommand, continuing: bool) -> None:
+        """Push an edit, saying (`edit_continuing`) whether it continues the previous one's gesture."""
+        self.edit_continuing = continuing
+        try:
+            self.graph.undo_stack().push(command)
+        finally:
+            self.edit_continuing = False
 
     def set_parameter_value(self, name: str, value: object, continuing: bool = False) -> bool:
         """Set a material parameter's value: in the active variant, else on its node. False: no such parameter."""
@@ -238,7 +292,7 @@ class GraphEditor(QObject):
             command = VariantCommand(self, f'Change "{name}" in variant "{active}"', change)
             command.continuing = continuing
             command.key = (active, name)
-            self.graph.undo_stack().push(command)
+            self._push(command, continuing)
             return True
         node = parameter_nodes(self._material).get(name)
         prop = node_value_property(node) if node is not None else None
@@ -248,8 +302,8 @@ class GraphEditor(QObject):
         stored = "" if value is None else value
         if view_node.get_property(property_key(prop)) == to_view_value(stored) and not continuing:
             return True
-        self.graph.undo_stack().push(PropertyCommand(view_node, property_key(prop), to_view_value(stored),
-                                                     f'Change parameter "{name}"', continuing))
+        self._push(PropertyCommand(view_node, property_key(prop), to_view_value(stored), f'Change parameter "{name}"',
+                                   continuing), continuing)
         return True
 
     # ---- variants -------------------------------------------------------------------------

@@ -8,10 +8,13 @@ renders them; it feeds edits in and asks the user questions.
 
 Data flow of an edit: NodeGraphQt's undo stack records it; `GraphEditor`
 turns the stack's `indexChanged` into `edited` with a fresh snapshot; the
-window hands the snapshot to the session (`update_graph`) and restarts a
-short timer; when it fires the session lowers, and its `lowered` event
-updates the diagnostics list, node markers, port types, code view, the
-parameters (through the `ParameterModel`) and the preview.
+window hands the snapshot to the session (`update_graph`) and asks the
+`LoweringScheduler` for a lowering (at once for a discrete edit, throttled
+while a slider is dragged; in a worker thread); when it has been applied
+the session's `lowered` event updates the diagnostics list, node markers,
+port types, code view, the parameters (through the `ParameterModel`) and
+the preview. Edits the lowering does not read (moving nodes, a
+parameter's value) lower nothing: a value goes straight to the preview.
 
 The preview is reached only through `app.preview.host.PreviewHost`. It
 runs one OpenGL profile (`preview_gl`: desktop, es or auto); the session
@@ -55,6 +58,7 @@ from app.ui.graph_editor import GraphEditor
 from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
+from app.ui.lowering_scheduler import LoweringScheduler
 from app.ui.palette import NodePalette
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
@@ -62,7 +66,6 @@ from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 
 APP_TITLE = "VPL Material Editor"
-LOWERING_DELAY_MS = 150
 DUPLICATE_KEY = "Ctrl+D"
 
 
@@ -102,7 +105,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.statusBar().showMessage("Ready")
 
-        self._lowering_timer = self._timer(LOWERING_DELAY_MS, self.relower_now, single_shot=True)
+        self.lowering = LoweringScheduler(self.session, lambda: (self.preview.target,), self)
         self._autosave_timer = self._timer(AUTOSAVE_INTERVAL_MS, self.autosave_now)
         self._autosave_timer.start()
         self._update_title()
@@ -355,9 +358,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_actions()
         self._refresh_properties()
-        # Not restarted by every edit: a slider drag previews while it goes on, not only after it stops.
-        if not self._lowering_timer.isActive():
-            self._lowering_timer.start()
+        self.lowering.request(self.graph_editor.edit_continuing)
 
     def add_node_from_palette(self, type_name: str, position: tuple[float, float] | None = None) -> MaterialNode | None:
         """What the palette's double-click does: add the node at the view centre (or `position`)."""
@@ -437,9 +438,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ lowering and documents
 
     def relower_now(self) -> None:
-        """Lower the current graph if it changed (the timer calls this); the `lowered` event updates the panels."""
-        self._lowering_timer.stop()
-        self.session.lower()
+        """Lower the current graph now if it changed; the `lowered` event updates the panels."""
+        self.lowering.flush()
 
     def flush(self) -> None:
         """Apply any pending lowering now (tests and screenshots use it instead of waiting)."""
@@ -527,7 +527,7 @@ class MainWindow(QMainWindow):
         if not self.files.maybe_save():
             event.ignore()
             return
-        self._lowering_timer.stop()
+        self.lowering.close()
         self._autosave_timer.stop()
         self.session.close()
         self.preview.set_playing(False)

@@ -17,6 +17,8 @@ from NodeGraphQt.constants import MIME_TYPE, URN_SCHEME
 from PySide6.QtCore import QByteArray, QMimeData, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from app.graph.rich_text import escaped
+
 TYPE_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -69,7 +71,7 @@ class NodePalette(QWidget):
             for node_type in node_types:
                 item = QTreeWidgetItem([node_type.display_name])
                 item.setData(0, TYPE_NAME_ROLE, node_type.type_name)
-                item.setToolTip(0, f"<b>{node_type.display_name}</b><br/>{node_type.description}")
+                item.setToolTip(0, f"<b>{escaped(node_type.display_name)}</b><br/>{escaped(node_type.description)}")
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
                 category_item.addChild(item)
             self._tree.addTopLevelItem(category_item)

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.graph.rich_text import escaped
 from app.session.textures import image_filter
 from app.ui.gradient_editor import GradientEditor
 from app.ui.keys import is_redo, is_undo
@@ -190,7 +191,7 @@ class PropertiesPanel(QWidget):
         self._node_id = None
         self._type_name = None
         self._clear_form()
-        self._title.setText(f"<i>{message}</i>")
+        self._title.setText(f"<i>{escaped(message)}</i>")
 
     def show_node(self, node_id: str, node_type: Any, values: dict[str, Any],
                   connected_inputs: Iterable[str] = (), editable: bool = True) -> None:
@@ -221,15 +222,15 @@ class PropertiesPanel(QWidget):
         self._node_id = node_id
         self._type_name = node_type.type_name
         self._title.setText(
-            f"<b>{node_type.display_name}</b> ({node_type.category}, {node_id})"
-            f"<br/><i>{node_type.description}</i>"
+            f"<b>{escaped(node_type.display_name)}</b> ({escaped(node_type.category)}, {escaped(node_id)})"
+            f"<br/><i>{escaped(node_type.description)}</i>"
         )
         if not node_type.properties:
             self._form.addRow(QLabel("<i>No properties.</i>"))
         for spec in node_type.properties:
             editor = self._make_editor(spec)
             self._editors[spec.name] = editor
-            self._form.addRow(spec.display_name, editor.widget)
+            self._form.addRow(_plain_label(spec.display_name), editor.widget)
 
     # --- editors per property kind ---
 
@@ -402,3 +403,10 @@ class PropertiesPanel(QWidget):
 def _choose_texture(parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", image_filter())
     return path or None
+
+
+def _plain_label(text: str) -> QLabel:
+    """A form label showing `text` as written (property names of user-defined nodes are not markup)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label
