@@ -427,16 +427,19 @@ class _InstructionWriter:
         self.register_names: dict[int, str] = {}
         self.float_texts: dict[int, str] = {}
 
+    def _register_name(self, register: RegisterValue, subject: object) -> str:
+        """`_register(register, subject)`, made once per register number."""
+        index = register.index
+        if type(index) is not int:
+            return _register(register, subject)  # not a plain int: checked (and spelled) every time
+        name = self.register_names.get(index)
+        if name is None:
+            name = self.register_names[index] = _register(register, subject)
+        return name
+
     def operand(self, operand: object) -> str:
-        if type(operand) is RegisterValue:
-            index = operand.index
-            if type(index) is int:
-                name = self.register_names.get(index)
-                if name is None:
-                    name = self.register_names[index] = _register(operand, operand)
-                return name
         if isinstance(operand, RegisterValue):
-            return _register(operand, operand)
+            return self._register_name(operand, operand)
         if isinstance(operand, ConstantValue) and isinstance(operand.type, ScalarType):
             kind = operand.type.kind
             if kind is ScalarKind.FLOAT:
@@ -491,13 +494,7 @@ class _InstructionWriter:
         result = getattr(instruction, "result", None)
         if not isinstance(result, RegisterValue):
             raise _fail(WriterRule.NOT_EXPRESSIBLE, "the instruction needs a destination register", instruction)
-        index = result.index
-        if type(index) is int:
-            name = self.register_names.get(index)
-            if name is None:
-                name = self.register_names[index] = _register(result, instruction)
-            return name
-        return _register(result, instruction)
+        return self._register_name(result, instruction)
 
     def instruction(self, instruction: Instruction) -> str:
         operand = self.operand
