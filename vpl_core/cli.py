@@ -162,9 +162,16 @@ def run_compile(arguments: argparse.Namespace) -> int:
 
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:
-    from vpl_core.interp.run import configure
-
-    configure(parser)
+    # Here rather than in `vpl_core.interp.run`: building the parser must not
+    # import the renderer's module (and with it the IR, json...) for every
+    # `vpl` command; `run` imports it when it runs.
+    parser.add_argument("file", metavar="FILE", help="VPL text file to render")
+    parser.add_argument("--size", required=True, metavar="WxH", help="frame size in pixels, e.g. 256x256")
+    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane)")
+    parser.add_argument("--set", dest="values", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a uniform: a number, true/false, comma-separated numbers, JSON, or @image.png for a sampler")
+    parser.add_argument("--out", required=True, metavar="PNG", help="the PNG file to write")
+    parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
 
 
 def run_render(arguments: argparse.Namespace) -> int:

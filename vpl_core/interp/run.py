@@ -65,13 +65,10 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="VPL text file to render")
-    parser.add_argument("--size", required=True, metavar="WxH", help="frame size in pixels, e.g. 256x256")
-    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane)")
-    parser.add_argument("--set", dest="values", action="append", default=[], metavar="NAME=VALUE",
-                        help="set a uniform: a number, true/false, comma-separated numbers, JSON, or @image.png for a sampler")
-    parser.add_argument("--out", required=True, metavar="PNG", help="the PNG file to write")
-    parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
+    """Add `vpl run`'s arguments to `parser` (they are defined with the other subcommands in `vpl_core.cli`)."""
+    from vpl_core.cli import _configure_run
+
+    _configure_run(parser)
 
 
 def _split_assignment(text: str) -> tuple[str, list[str | int], str]:
