@@ -22,7 +22,9 @@ the editor shows nodes: None for the material's own graph, or a definition
 id for that definition's body.
 
 - `group_nodes` turns a selection into a new definition plus one instance
-  that takes its place. Output nodes, Group Input/Output nodes and texture
+  that takes its place. Nodes on a path between two selected nodes join
+  the selection (outside, they would make a cycle through the instance).
+  Output nodes, Group Input/Output nodes and texture
   nodes whose texture leaves the selection stay outside (a VPL function
   cannot return a sampler). Every wire that crossed the selection's
   boundary becomes an interface port, typed with the type the wire carried,
@@ -55,7 +57,7 @@ from app.material.catalog import (
     register_dynamic,
 )
 from app.material.graph import Connection, Frame, GroupDefinition, InterfacePort, MaterialGraph, Node
-from app.material.types import PortType, node_id_key, propagate
+from app.material.types import PortType, connected_nodes, node_id_key, propagate
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -435,6 +437,10 @@ def group_nodes(document: MaterialGraph, level: str | None, node_ids: Iterable[s
     graph = level_graph(result, level)
     scope = scope_for(result, level)
     requested = [node_id for node_id in dict.fromkeys(node_ids) if node_id in graph.nodes]
+    # A node on a path between two selected nodes joins them: left outside it would feed the instance
+    # and be fed by it, a cycle.
+    between = connected_nodes(graph, requested, upstream=False) & connected_nodes(graph, requested, upstream=True)
+    requested += sorted(between - set(requested), key=node_id_key)
     resolution = propagate(graph, scope=scope)
     types = resolution.port_types
 
@@ -516,9 +522,14 @@ def group_nodes(document: MaterialGraph, level: str | None, node_ids: Iterable[s
         connection for connection in graph.connections
         if connection.source_node in selected and connection.target_node in selected
     ]
+    # A frame wholly inside moves into the body; one that holds some selected nodes leaves a copy around
+    # them there (same id, title and place), which ungrouping merges back.
     moved_frames = [frame for frame in graph.frames if frame.node_ids and set(frame.node_ids) <= selected]
-    body.frames = [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids), frame.color)
-                   for frame in moved_frames]
+    body.frames = [
+        Frame(frame.id, frame.title, frame.position, frame.size, [member for member in frame.node_ids if member in selected],
+              frame.color)
+        for frame in graph.frames if set(frame.node_ids) & selected
+    ]
     xs = [graph.nodes[node_id].position[0] for node_id in selected]
     centre = _centroid(graph.nodes[node_id] for node_id in selected)
     group_input = body.add_node(GROUP_INPUT_TYPE, (min(xs) - INTERFACE_NODE_MARGIN, centre[1]))
@@ -647,6 +658,12 @@ def ungroup(document: MaterialGraph, level: str | None, instance_id: str) -> Mat
     frame_ids = {frame.id for frame in graph.frames}
     for frame in body.frames:
         members = [mapping[member] for member in frame.node_ids if member in mapping]
+        same = next((outer for outer in graph.frames if outer.id == frame.id and outer.title == frame.title
+                     and outer.position == frame.position and outer.size == frame.size), None)
+        if same is not None and (dx, dy) == (0.0, 0.0):
+            # The frame the nodes came from (grouping left a copy of it around them): they go back into it.
+            same.node_ids = sorted(set(same.node_ids) | set(members), key=node_id_key)
+            continue
         frame_id = _new_frame_id(graph, frame.id, frame_ids)
         frame_ids.add(frame_id)
         graph.frames.append(Frame(frame_id, frame.title, (frame.position[0] + dx, frame.position[1] + dy), frame.size,
