@@ -272,6 +272,7 @@ def categories() -> dict[str, list[NodeType]]:
 
 # The category modules register their node types on import; groups and Custom Code register
 # their dynamic types.
-from app.material import nodes as _nodes  # noqa: E402,F401
+# (In this order: the catalog's own types first, so the palette lists them first.)
+from app.material import nodes as _nodes  # noqa: E402,F401,I001
 from app.material import custom_code as _custom_code  # noqa: E402,F401
 from app.material import groups as _groups  # noqa: E402,F401

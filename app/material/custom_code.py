@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.material.catalog import NodeType, PortSpec, PropertySpec, Scope, register, register_dynamic
 from app.material.graph import Node
+from app.material.group_names import VALUE_KINDS, port_name_problem, slug, unique, zero_value
 from app.material.types import PortType
 from vpl_core.diagnostics import Diagnostic, VplError
 from vpl_core.ir.builder import record
@@ -115,8 +116,6 @@ class CheckedCode:
 
 def read_ports(value: Any, outputs: bool) -> list[tuple[str, PortType]] | str:
     """A stored port list as (name, type) pairs, or why it cannot be used."""
-    from app.material.groups import port_name_problem
-
     if not isinstance(value, (list, tuple)):
         return "the ports are a list of (name, type) pairs"
     ports: list[tuple[str, PortType]] = []
@@ -127,6 +126,8 @@ def read_ports(value: Any, outputs: bool) -> list[tuple[str, PortType]] | str:
         problem = port_name_problem(name, (port[0] for port in ports))
         if problem is not None:
             return f"{'output' if outputs else 'input'} {problem}"
+        if name in RESERVED_PORT_NAMES:
+            return f"'{name}' is the name of one of the node's own properties: choose another port name"
         try:
             port_type = PortType(type_name)
         except ValueError:
@@ -159,12 +160,18 @@ def _properties() -> list[PropertySpec]:
     ]
 
 
+#: The node's own properties: no port may take these names (an input's value is a property of its name).
+RESERVED_PORT_NAMES = frozenset({"name", "inputs", "outputs", "code"})
+
+
 def _port_default(port_type: PortType) -> Any:
-    if port_type is PortType.TEXTURE:
-        return None
-    if port_type is PortType.BOOL:
-        return False
-    return 0.0
+    return None if port_type is PortType.TEXTURE else zero_value(port_type)
+
+
+def _value_properties(inputs: tuple[tuple[str, PortType], ...]) -> list[PropertySpec]:
+    """One property per value input: what the input reads while unconnected (as a group node's inputs)."""
+    return [PropertySpec(name, VALUE_KINDS[port_type], _port_default(port_type))
+            for name, port_type in inputs if port_type in VALUE_KINDS]
 
 
 @functools.lru_cache(maxsize=256)
@@ -176,7 +183,7 @@ def _node_type(inputs: tuple[tuple[str, PortType], ...], outputs: tuple[tuple[st
         "VPL instructions you write, with typed inputs and outputs; checked by the VPL verifier.",
         inputs=[PortSpec(name, port_type, _port_default(port_type)) for name, port_type in inputs],
         outputs=[PortSpec(name, port_type) for name, port_type in outputs],
-        properties=_properties(),
+        properties=[*_properties(), *_value_properties(inputs)],
         lower=_lower,
         resolve=_resolve_code,
         notes=(
@@ -317,8 +324,6 @@ def check(properties: dict[str, Any]) -> CheckedCode:
 
 def helper_name(node: Node) -> str:
     """The helper's name in the material: `custom_` and the node's name as an identifier."""
-    from app.material.groups import slug
-
     name = node.properties.get("name")
     return "custom_" + slug(name if isinstance(name, str) else "", "code")
 
@@ -339,8 +344,6 @@ def _lower(ctx: NodeContext) -> None:
             types[id(checked.outputs_record)] = record(f"{helper_name(ctx.node)}_outputs",
                                                         [(f.name, f.type) for f in checked.outputs_record.fields])
         taken = {existing.name for existing in lowering.module.fragment.functions}
-        from app.material.groups import unique
-
         function = clone_function(checked.function, unique(helper_name(ctx.node), taken), types)
         lowering.module.fragment.functions.append(function)
         lowering.helpers[key] = function

@@ -41,7 +41,6 @@ id for that definition's body.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -57,6 +56,15 @@ from app.material.catalog import (
     register_dynamic,
 )
 from app.material.graph import Connection, Frame, GroupDefinition, InterfacePort, MaterialGraph, Node
+from app.material.group_names import (
+    FUNCTION_PROPERTY,
+    PORT_NAME,
+    VALUE_KINDS,
+    port_name_problem,
+    slug,
+    unique,
+    zero_value,
+)
 from app.material.types import PortType, connected_nodes, node_id_key, propagate
 
 if TYPE_CHECKING:
@@ -65,8 +73,6 @@ if TYPE_CHECKING:
 GROUP_TYPE = "group"
 GROUP_INPUT_TYPE = "group_input"
 GROUP_OUTPUT_TYPE = "group_output"
-#: The instance property that names its definition.
-FUNCTION_PROPERTY = "function"
 GROUP_CATEGORY = "Group"
 INTERFACE_NODE_TYPES = frozenset({GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE})
 #: Output node types stay outside a group (they end the fragment stage; a function cannot).
@@ -75,8 +81,6 @@ OUTPUT_TYPES = frozenset({"material_output", "surface_output"})
 INTERFACE_NODE_MARGIN = 260.0
 #: Interface port names: a letter, then letters, digits and underscores (they name VPL record fields,
 #: instance properties and, for Custom Code, VPL parameter ids).
-PORT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-RESERVED_PORT_NAMES = frozenset({FUNCTION_PROPERTY, "true", "false", "void"})
 #: Port types an interface may use: textures only as inputs (a VPL function cannot return a sampler).
 INPUT_TYPES = tuple(PortType)
 OUTPUT_TYPES_ALLOWED = tuple(port_type for port_type in PortType if port_type is not PortType.TEXTURE)
@@ -84,37 +88,6 @@ OUTPUT_TYPES_ALLOWED = tuple(port_type for port_type in PortType if port_type is
 
 class GroupingError(ValueError):
     """A group operation that cannot be done as asked; the message says why (shown to the artist)."""
-
-
-def port_name_problem(name: str, taken: Iterable[str] = ()) -> str | None:
-    """Why `name` cannot name an interface port (None: it can)."""
-    if not PORT_NAME.match(name):
-        return f"'{name}' is not a port name: use a letter, then letters, digits or underscores (at most 64)"
-    if name in RESERVED_PORT_NAMES:
-        return f"'{name}' is reserved"
-    if name in set(taken):
-        return f"there is already a port called '{name}'"
-    return None
-
-
-def slug(text: str, fallback: str = "group") -> str:
-    """A lower-case identifier made from `text` ("Wet Mask" -> "wet_mask")."""
-    words = re.findall(r"[A-Za-z0-9]+", text)
-    value = "_".join(word.lower() for word in words)
-    if not value or not value[0].isalpha():
-        value = f"{fallback}_{value}" if value else fallback
-    return value[:48]
-
-
-def unique(base: str, taken: Iterable[str]) -> str:
-    """`base`, or `base_2`, `base_3`, ... whichever is not taken."""
-    used = set(taken)
-    if base not in used:
-        return base
-    number = 2
-    while f"{base}_{number}" in used:
-        number += 1
-    return f"{base}_{number}"
 
 
 def function_name(definition: GroupDefinition) -> str:
@@ -225,27 +198,6 @@ def prune_functions(document: MaterialGraph) -> MaterialGraph:
 # Dynamic node types ------------------------------------------------------------------------------
 
 
-_VALUE_KINDS = {
-    PortType.FLOAT: "float",
-    PortType.VEC2: "vector",
-    PortType.VEC3: "vector",
-    PortType.VEC4: "vector",
-    PortType.COLOR: "color",
-    PortType.BOOL: "bool",
-}
-
-
-def zero_value(port_type: PortType) -> Any:
-    """The value of an interface port without a default: zeros (opaque black for colours), false."""
-    if port_type is PortType.BOOL:
-        return False
-    if port_type is PortType.COLOR:
-        return (0.0, 0.0, 0.0, 1.0)
-    if port_type.width > 1:
-        return (0.0,) * port_type.width
-    return 0.0
-
-
 def fits(value: Any, port_type: PortType) -> bool:
     """Whether `value` is a usable default for a port of `port_type` (sources must match its type)."""
     if isinstance(value, str):
@@ -300,9 +252,9 @@ def _lower_group_output(ctx: NodeContext) -> None:
 def _instance_type(name: str, description: str, inputs: tuple[Any, ...], outputs: tuple[Any, ...]) -> NodeType:
     ports = [PortSpec(port_name, port_type, default) for port_name, port_type, default in inputs]
     properties = [
-        PropertySpec(port_name, _VALUE_KINDS[port_type], default)
+        PropertySpec(port_name, VALUE_KINDS[port_type], default)
         for port_name, port_type, default in inputs
-        if port_type in _VALUE_KINDS and not isinstance(default, str)
+        if port_type in VALUE_KINDS and not isinstance(default, str)
     ]
     return NodeType(
         GROUP_TYPE,
@@ -555,7 +507,7 @@ def group_nodes(document: MaterialGraph, level: str | None, node_ids: Iterable[s
         frame.node_ids = [member for member in frame.node_ids if member not in selected]
     graph.nodes[instance_id] = Node(instance_id, GROUP_TYPE, {FUNCTION_PROPERTY: function_id}, centre)
     graph.connections = outside_connections
-    for key, connections in incoming.items():
+    for key in incoming:
         graph.connections.append(Connection(key[0], key[1], instance_id, input_of[key]))
     for key, connections in outgoing.items():
         for connection in connections:

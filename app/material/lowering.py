@@ -55,13 +55,12 @@ Guarantees:
 
 from __future__ import annotations
 
+import copy as copy_module
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import copy as copy_module
 
 from app.material.catalog import DEFAULT_SOURCES, NodeType, Scope, as_integer, as_number, as_numbers, input_default, node_type_for
 from app.material.graph import MaterialGraph, Node

@@ -91,6 +91,20 @@ def ask_text(parent: QWidget | None, title: str, label: str, initial: str) -> st
     return text if accepted else None
 
 
+def ask_update_functions(parent: QWidget | None, names: Sequence[str]) -> bool:
+    """The library copies of functions this material uses changed: take the new versions?"""
+    listed = "\n".join(f"  {name}" for name in names)
+    answer = QMessageBox.question(
+        parent,
+        "Library functions changed",
+        f"The function library has newer versions of functions this material uses:\n{listed}\n\n"
+        "Update them here? (Undo takes the update back.)",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.Yes,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
 @dataclass
 class Prompts:
     """The window's questions; replace any of them (tests inject answers)."""
@@ -102,3 +116,4 @@ class Prompts:
     choose_save_path: Callable[[QWidget | None, str], str | None] = choose_save_path
     choose_export_dir: Callable[[QWidget | None, str], str | None] = choose_export_dir
     ask_text: Callable[[QWidget | None, str, str, str], str | None] = ask_text
+    ask_update_functions: Callable[[QWidget | None, Sequence[str]], bool] = ask_update_functions

@@ -32,6 +32,7 @@ class RecordingPrompts:
         self.export_dir: str | None = None
         self.recovery_choice: Any = "first"  # "first": take the first entry offered; None: decline
         self.text_answers: list[str | None] = []  # answers to ask_text, in order (None: cancelled)
+        self.update_functions = False  # the answer to "library functions changed: update them?"
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
     def named(self, name: str) -> list[tuple[Any, ...]]:
@@ -67,8 +68,12 @@ class RecordingPrompts:
             self.calls.append(("ask_text", (title, label, initial)))
             return self.text_answers.pop(0) if self.text_answers else None
 
+        def ask_update_functions(_parent: object, names: Any) -> bool:
+            self.calls.append(("ask_update_functions", (list(names),)))
+            return self.update_functions
+
         return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
-                       choose_export_dir, ask_text)
+                       choose_export_dir, ask_text, ask_update_functions)
 
 
 @pytest.fixture(autouse=True)
@@ -82,6 +87,16 @@ def no_leaked_windows(qapp):
         widget.prompts.ask_save_changes = lambda _parent, _name: SaveChoice.DISCARD
         widget.close()
     assert not leaked, f"{len(leaked)} main window(s) left open"
+
+
+@pytest.fixture(autouse=True)
+def function_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's function library, in the test's temporary directory (never the real one)."""
+    from app.material.library import USER_LIBRARY_ENV
+
+    directory = tmp_path / "function-library"
+    monkeypatch.setenv(USER_LIBRARY_ENV, str(directory))
+    return directory
 
 
 @pytest.fixture
