@@ -47,7 +47,7 @@ from app.graph.nodes import EXTRA_PROPERTIES, MaterialNode, property_key, to_vie
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
 from app.material.custom_code import CUSTOM_CODE_TYPE
-from app.material.graph import GroupDefinition, MaterialGraph, ParameterVariant
+from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph, ParameterVariant
 from app.material.groups import (
     FUNCTION_PROPERTY,
     GROUP_TYPE,
@@ -58,6 +58,7 @@ from app.material.groups import (
     level_graph,
     recursion_problem,
     scope_for,
+    set_interface,
     ungroup,
     view_types,
 )
@@ -390,6 +391,24 @@ class GraphEditor(QObject):
         finally:
             stack.endMacro()
         return node
+
+    def interface_target(self) -> str | None:
+        """The group whose interface Edit > Group Interface… edits: the selected one, else the one shown."""
+        return self.selected_group() or self.level
+
+    def set_group_interface(self, function_id: str, name: str, description: str, inputs: list[InterfacePort],
+                            outputs: list[InterfacePort], renamed_inputs: dict[str, str],
+                            renamed_outputs: dict[str, str]) -> str:
+        """Rename, reorder, set defaults of a group's ports (one undo step); the reason when refused."""
+        try:
+            document = set_interface(self._material, function_id, name, inputs, outputs, renamed_inputs,
+                                     renamed_outputs, description)
+        except GroupingError as refusal:
+            return str(refusal)
+        if document == self._material:
+            return ""
+        self._apply_document(document, self.path, f'Change the interface of group "{name}"')
+        return ""
 
     def use_library_function(self, entry: LibraryFunction, position: tuple[float, float] | None = None) -> str:
         """Embed a library function (once per material) and add a node of it here; the reason when refused."""

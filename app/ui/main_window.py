@@ -51,6 +51,7 @@ from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
 from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
+from app.ui.group_interface import GroupInterfaceDialog
 from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
@@ -258,6 +259,9 @@ class MainWindow(QMainWindow):
                                                "Show the selected group's nodes (Tab)", graph_only=True)
         self.exit_group_action = self._action("&Leave Group", self.exit_group, "Ctrl+Tab",
                                               "Back to the level around this group", graph_only=True)
+        self.group_interface_action = self._action("Group &Interface…", self.edit_group_interface, None,
+                                                   "Rename the group, its inputs and outputs; reorder them; "
+                                                   "set the inputs' defaults")
         self.save_group_action = self._action("Save Group to My &Library", self.save_group_to_library, None,
                                               "Save the selected group as a .vplf function in your library")
         self.save_group_project_action = self._action(
@@ -297,7 +301,8 @@ class MainWindow(QMainWindow):
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
                                     self.select_all_action, None, self.group_action, self.ungroup_action,
-                                    self.enter_group_action, self.exit_group_action, self.save_group_action,
+                                    self.enter_group_action, self.exit_group_action, self.group_interface_action,
+                                    self.save_group_action,
                                     self.save_group_project_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
@@ -484,6 +489,24 @@ class MainWindow(QMainWindow):
         self.list_library_functions()
         self.statusBar().showMessage(f"Saved {saved}", 5000)
         return saved
+
+    def edit_group_interface(self) -> GroupInterfaceDialog | None:
+        """Edit > Group Interface…: the dialog (window-modal, not blocking) for the selected or shown group."""
+        function_id = None if self.read_only else self.graph_editor.interface_target()
+        if function_id is None:
+            self.statusBar().showMessage("Select a group node (or Tab into a group) to edit its interface", 8000)
+            return None
+        dialog = GroupInterfaceDialog(self.graph_editor.material.functions[function_id], self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def apply() -> None:
+            refusal = self.graph_editor.set_group_interface(function_id, *dialog.interface())
+            if refusal:
+                self.statusBar().showMessage(f"Cannot change the interface: {refusal}", 8000)
+
+        dialog.accepted.connect(apply)
+        dialog.open()
+        return dialog
 
     def group_selection(self) -> None:
         if self.read_only:

@@ -242,3 +242,48 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
     assert updated_properties[number] == properties[number]
     other.undo_action.trigger()
     assert other.material.functions[embedded_id].body.nodes[inner].properties[number] == properties[number] - 0.5
+
+
+def test_group_interface_rename_reorder_default_and_undo(window) -> None:
+    _select(window, ["n3", "n6"])  # multiply and add: a group with two inputs or more
+    window.group_action.trigger()
+    (function_id,) = window.material.functions
+    before = window.material
+    definition = before.functions[function_id]
+    assert len(definition.inputs) >= 2
+    first, second = definition.inputs[0], definition.inputs[1]
+    dialog = window.edit_group_interface()
+    assert dialog is not None
+    dialog.name_edit.setText("Tint and lift")
+    dialog.inputs.item(0, 0).setText("tint")
+    dialog.move(dialog.inputs, 0, 1)  # "tint" becomes the second input
+    default = "0.25" if first.type.value == "float" else ", ".join(["0.25"] * (first.type.width))
+    dialog.inputs.setItem(1, 2, type(dialog.inputs.item(0, 0))(default))
+    dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+    after = window.material.functions[function_id]
+    assert after.name == "Tint and lift"
+    assert [port.name for port in after.inputs][:2] == [second.name, "tint"]
+    assert after.inputs[1].default in (0.25, (0.25,) * first.type.width)
+    instance = next(node for node in window.graph.material_nodes() if node.type_name == GROUP_TYPE)
+    assert [port.name() for port in instance.input_ports()][:2] == [second.name, "tint"]
+    assert instance.name() == "Tint and lift"
+    # A wire into the renamed input followed the rename.
+    old_wire = before.connection_into(next(n.id for n in before.nodes.values() if n.type_name == GROUP_TYPE), first.name)
+    if old_wire is not None:
+        assert window.material.connection_into(instance.stable_id, "tint") is not None
+    window.flush()
+    assert window.result.ok, [d.message for d in window.result.errors]
+    window.undo_action.trigger()
+    assert window.material == before
+
+
+def test_group_interface_refuses_a_bad_name(window) -> None:
+    _select(window, ["n3", "n6"])
+    window.group_action.trigger()
+    before = window.material
+    dialog = window.edit_group_interface()
+    dialog.inputs.item(0, 0).setText("2bad")
+    dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+    assert dialog.isVisible() and "not a port name" in dialog.problem.text()
+    dialog.reject()
+    assert window.material == before
