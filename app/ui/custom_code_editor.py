@@ -11,6 +11,8 @@ material. `VplHighlighter` colours the text format: the head of each form
 (`load`, `multiply`, `block`), registers, type ids, strings, numbers and
 comments.
 
+"Open in Window" edits the same code in a larger, non-modal `CodeWindow`.
+
 `PortsEdit` edits a declared port list as text: `color: color, amount:
 float`. Text that does not parse is marked and not committed.
 """
@@ -33,6 +35,7 @@ from PySide6.QtGui import (
     QTextFormat,
 )
 from PySide6.QtWidgets import (
+    QDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -111,13 +114,17 @@ class CustomCodeEditor(QWidget):
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.text.setFont(font)
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.text.setMinimumHeight(220)
+        self.text.setMinimumHeight(160)
         self.highlighter = VplHighlighter(self.text.document())
         self.problems = QListWidget(self)
         self.problems.setMaximumHeight(90)
         self.problems.itemActivated.connect(self._go_to_problem)
         self.problems.itemClicked.connect(self._go_to_problem)
         self.status = QLabel(self)
+        self.window_button = QPushButton("Open in Window", self)
+        self.window_button.setToolTip("Edit the code in a larger window (it stays in step with this one)")
+        self.window_button.clicked.connect(self.open_window)
+        self.code_window: CodeWindow | None = None
         self.apply_button = QPushButton("Apply", self)
         self.apply_button.setToolTip("Use this code in the node (Ctrl+Return)")
         self.apply_button.clicked.connect(self.apply)
@@ -125,6 +132,7 @@ class CustomCodeEditor(QWidget):
         self.text.textChanged.connect(self.recheck)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.window_button)
         buttons.addWidget(self.apply_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -193,6 +201,22 @@ class CustomCodeEditor(QWidget):
             self.codeCommitted.emit(text)
         self.recheck()
 
+    def open_window(self) -> CodeWindow:
+        """A larger, non-modal window editing the same code (what it applies, this editor applies)."""
+        if self.code_window is None:
+            self.code_window = CodeWindow(self)
+            self.code_window.editor.codeCommitted.connect(self._apply_from_window)
+        self.code_window.editor.show_node_values(self._ports)
+        self.code_window.editor.set_code(self._committed)
+        self.code_window.editor.text.setPlainText(self.text.toPlainText())
+        self.code_window.show()
+        self.code_window.raise_()
+        return self.code_window
+
+    def _apply_from_window(self, text: str) -> None:
+        self.text.setPlainText(text)
+        self.apply()
+
     def _go_to_problem(self, item: QListWidgetItem) -> None:
         line, column = item.data(Qt.ItemDataRole.UserRole)
         block = self.text.document().findBlockByLineNumber(line - 1)
@@ -200,6 +224,20 @@ class CustomCodeEditor(QWidget):
         cursor.movePosition(QTextCursor.MoveOperation.Right, n=max(column - 1, 0))
         self.text.setTextCursor(cursor)
         self.text.setFocus()
+
+
+class CodeWindow(QDialog):
+    """The Custom Code editor in its own resizable window (opened from the properties panel)."""
+
+    def __init__(self, parent: CustomCodeEditor) -> None:
+        super().__init__(parent.window() if parent.window() is not parent else None)
+        self.setWindowTitle("Custom Code")
+        self.setModal(False)
+        self.editor = CustomCodeEditor(self)
+        self.editor.window_button.hide()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.editor)
+        self.resize(720, 560)
 
 
 _PORT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([a-z0-9]+)\s*$")

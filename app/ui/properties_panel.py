@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QPushButton,
     QScrollArea,
@@ -169,6 +170,8 @@ class PropertiesPanel(QWidget):
         self._title.setTextFormat(Qt.TextFormat.RichText)
         self._form_host = QWidget(self)
         self._form = QFormLayout(self._form_host)
+        # Rows never shrink below their minimum (a Custom Code node's editor): the scroll area scrolls instead.
+        self._form.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)

@@ -76,3 +76,16 @@ def test_port_edit_changes_the_node_s_ports_and_undoes(window) -> None:
     window.undo_action.trigger()
     assert window.material == before
     assert "gain" not in window.graph.node_by_stable_id(node_id).inputs()
+
+
+def test_code_window_edits_the_same_code(window) -> None:
+    node_id = _open_custom(window)
+    editor = window.properties_panel.editor_widget("code")
+    code_window = editor.open_window()
+    assert code_window.isVisible() and code_window.editor.text.toPlainText() == POSTERIZE_CODE
+    code_window.editor.text.setPlainText(BROKEN)
+    assert code_window.editor.diagnostics
+    code_window.editor.apply()
+    assert window.material.nodes[node_id].properties["code"] == BROKEN
+    assert editor.text.toPlainText() == BROKEN
+    code_window.close()
