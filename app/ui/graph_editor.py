@@ -320,7 +320,9 @@ class GraphEditor(QObject):
     def _on_stack_changed(self, _index: int = 0) -> None:
         if self._loading or not self.editable:
             return
-        renew_duplicate_ids(self.graph, level_graph(self._material, self.level))
+        level = self.level
+        renew_duplicate_ids(self.graph, level_graph(self._material, level)
+                            if level is None or level in self._material.functions else None)
         self._material = self._snapshot()
         self._connection_answers.clear()
         self.graph.refresh_constraint_tables()
