@@ -21,6 +21,7 @@ badge and the first message under the node) and rich tooltips.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -63,6 +64,7 @@ CATEGORY_COLORS: dict[str, tuple[int, int, int]] = {
     "textures": (104, 52, 52),
     "control": (88, 56, 96),
     "output": (110, 70, 30),
+    "group": (86, 98, 40),
     "outputs": (110, 70, 30),
 }
 
@@ -349,8 +351,8 @@ class FrameNode(BackdropNode):
         self.create_property(FRAME_ENCLOSED_PROPERTY, [])
 
 
-def make_node_class(node_type: Any) -> type[MaterialNode]:
-    """The NodeGraphQt class of one catalog type."""
+def make_node_class(node_type: Any, suffix: str = "") -> type[MaterialNode]:
+    """The NodeGraphQt class of one catalog type (`suffix` tells dynamic port layouts apart)."""
     attributes = {
         "__identifier__": category_identifier(str(node_type.category)),
         "NODE_NAME": node_type.display_name,
@@ -360,19 +362,47 @@ def make_node_class(node_type: Any) -> type[MaterialNode]:
     }
     if node_type.type_name == REROUTE_TYPE:
         attributes["ITEM_CLASS"] = RerouteNodeItem
-    return type(class_name_for(node_type.type_name), (MaterialNode,), attributes)
+    return type(class_name_for(node_type.type_name) + suffix, (MaterialNode,), attributes)
 
 
 class NodeClassRegistry:
-    """Catalog type name <-> generated class <-> NodeGraphQt node type id."""
+    """Catalog type name <-> generated class <-> NodeGraphQt node type id.
+
+    Dynamic node types (a group instance's ports come from its definition, a
+    Custom Code node's from its properties; `app.material.catalog.register_dynamic`)
+    get one extra class per distinct port layout (`class_for`), named after
+    the catalog type plus a digest of the layout, registered when first met.
+    """
 
     def __init__(self, node_types: Iterable[Any]) -> None:
         self.classes: dict[str, type[MaterialNode]] = {}
         self._by_view_type: dict[str, str] = {}
+        self._dynamic: dict[str, type[MaterialNode]] = {}
+        #: Called with each new dynamic class (the graph registers it with NodeGraphQt's factory).
+        self.on_new_class: Any = None
         for node_type in node_types:
             cls = make_node_class(node_type)
             self.classes[node_type.type_name] = cls
             self._by_view_type[cls.type_] = node_type.type_name
+
+    def class_for(self, node_type: Any) -> type[MaterialNode]:
+        """The class of a resolved node type: the catalog's own, or one for this dynamic port layout."""
+        base = self.classes.get(node_type.type_name)
+        if base is not None and base.CATALOG_TYPE is node_type:
+            return base
+        layout = repr((node_type.type_name, node_type.display_name,
+                       [(port.name, str(port.type), repr(port.default)) for port in node_type.inputs],
+                       [(port.name, str(port.type)) for port in node_type.outputs],
+                       [(spec.name, spec.kind) for spec in node_type.properties]))
+        digest = hashlib.sha1(layout.encode()).hexdigest()[:12]
+        cls = self._dynamic.get(digest)
+        if cls is None:
+            cls = make_node_class(node_type, suffix=f"_{digest}")
+            self._dynamic[digest] = cls
+            self._by_view_type[cls.type_] = node_type.type_name
+            if self.on_new_class is not None:
+                self.on_new_class(cls)
+        return cls
 
     def view_type(self, type_name: str) -> str:
         return self.classes[type_name].type_

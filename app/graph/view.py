@@ -235,6 +235,7 @@ class MaterialNodeGraph(NodeGraph):
         node_types = list(node_types)
         self.registry = NodeClassRegistry(node_types)
         self.register_nodes(list(self.registry.classes.values()))
+        self.registry.on_new_class = self.register_node
         self._catalog_types = node_types
         self.node_search = NodeSearch(node_types, self._viewer)
         self.node_search.chosen.connect(self._add_searched_node)
@@ -324,7 +325,8 @@ class MaterialNodeGraph(NodeGraph):
         self.add_node_action = QtGui.QAction("Add Node…", viewer)
         self.add_node_action.triggered.connect(lambda _checked=False: self.open_node_search())
         self.wrap_frame_action = QtGui.QAction("Frame Around Selection", viewer)
-        self.wrap_frame_action.setShortcut(QtGui.QKeySequence("Ctrl+G"))
+        # Ctrl+J, Blender's "join in frame" (Ctrl+G groups the selection into a node group).
+        self.wrap_frame_action.setShortcut(QtGui.QKeySequence("Ctrl+J"))
         self.wrap_frame_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
         self.wrap_frame_action.triggered.connect(lambda _checked=False: self.frame_around_selection())
         viewer.addAction(self.wrap_frame_action)
@@ -412,10 +414,11 @@ class MaterialNodeGraph(NodeGraph):
             stack.endMacro()
 
     def create_material_node(self, type_name: str, position: tuple[float, float] | None = None,
-                             push_undo: bool = True, selected: bool = True) -> MaterialNode:
+                             push_undo: bool = True, selected: bool = True, node_type: Any = None) -> MaterialNode:
+        """A new view node of catalog type `type_name`, or of `node_type`, a resolved (dynamic) type."""
         assert self.registry is not None, "register_catalog first"
-        node = self.create_node(self.registry.view_type(type_name), pos=position, push_undo=push_undo,
-                                selected=selected)
+        view_type = self.registry.class_for(node_type).type_ if node_type is not None else self.registry.view_type(type_name)
+        node = self.create_node(view_type, pos=position, push_undo=push_undo, selected=selected)
         return node
 
     # --- stable ids ---

@@ -16,12 +16,18 @@ Conventions every node type follows (the lowering relies on them):
   it returns a message string instead when the node is misconfigured.
 - Node types are registered by the modules of `app.material.nodes`, one per
   category, in palette order.
+
+Nodes whose ports depend on data (a group instance's on its definition, a
+Custom Code node's on its own properties) have a *dynamic* type: a resolver
+registered with `register_dynamic` builds their `NodeType` from the node and
+its `Scope` (the document's group definitions and the definition whose body
+holds the node). Everything that needs a node's ports asks `node_type_for`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +35,7 @@ from app.material.types import PortConstraint, PortType
 from vpl_core.ir.values import round_to_float32
 
 if TYPE_CHECKING:
-    from app.material.graph import Node
+    from app.material.graph import GroupDefinition, Node
     from app.material.lowering import NodeContext
 
 #: Category names in palette order.
@@ -48,8 +54,9 @@ DEFAULT_SOURCES: dict[str, PortType] = {
     "time": PortType.FLOAT,
 }
 
-#: "ramp": colour ramp stops, a tuple of (position, r, g, b, a) tuples (app/material/nodes/color.py).
-PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture", "ramp")
+#: "ramp": colour ramp stops, a tuple of (position, r, g, b, a) tuples (app/material/nodes/color.py);
+#: "ports": declared ports, a tuple of (name, type) pairs, and "code": VPL text (app/material/custom_code.py).
+PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture", "ramp", "ports", "code")
 
 DefaultValue = float | tuple[float, ...] | bool | str | None
 
@@ -215,6 +222,46 @@ def node_type(name: str) -> NodeType:
     return NODE_TYPES[name]
 
 
+@dataclass(frozen=True, eq=False)
+class Scope:
+    """Where a node sits: the document's group definitions, and the definition whose body holds it.
+
+    `definition` is None for the material's own graph. Group Input and
+    Group Output nodes take their ports from `definition`'s interface, group
+    instances from the definition they name in `functions`.
+    """
+
+    functions: Mapping[str, GroupDefinition] = field(default_factory=dict)
+    definition: GroupDefinition | None = None
+
+
+#: A dynamic type's resolver: the node's `NodeType`, or a message saying why it has none.
+DynamicResolver = Callable[["Node", Scope], "NodeType | str"]
+DYNAMIC_NODE_TYPES: dict[str, DynamicResolver] = {}
+
+
+def register_dynamic(type_name: str, resolver: DynamicResolver) -> None:
+    """Node type `type_name` gets its ports from `resolver` (see the module docstring)."""
+    if type_name in DYNAMIC_NODE_TYPES:
+        raise ValueError(f"dynamic node type {type_name!r} registered twice")
+    DYNAMIC_NODE_TYPES[type_name] = resolver
+
+
+def resolve_node_type(node: Node, scope: Scope | None = None) -> NodeType | str:
+    """The node's type (a dynamic one built for this node and scope), or why it has none."""
+    resolver = DYNAMIC_NODE_TYPES.get(node.type_name)
+    if resolver is not None:
+        return resolver(node, scope if scope is not None else Scope())
+    found = NODE_TYPES.get(node.type_name)
+    return found if found is not None else f"unknown node type '{node.type_name}'"
+
+
+def node_type_for(node: Node, scope: Scope | None = None) -> NodeType | None:
+    """The node's type, or None when it has none (`resolve_node_type` says why)."""
+    resolved = resolve_node_type(node, scope)
+    return resolved if isinstance(resolved, NodeType) else None
+
+
 def categories() -> dict[str, list[NodeType]]:
     """Node types by category, categories in palette order, types in catalog order."""
     grouped: dict[str, list[NodeType]] = {name: [] for name in CATEGORIES}
@@ -223,5 +270,9 @@ def categories() -> dict[str, list[NodeType]]:
     return {name: types for name, types in grouped.items() if types}
 
 
-# The category modules register their node types on import.
-from app.material import nodes as _nodes  # noqa: E402,F401
+# The category modules register their node types on import; groups and Custom Code register
+# their dynamic types.
+# (In this order: the catalog's own types first, so the palette lists them first.)
+from app.material import nodes as _nodes  # noqa: E402,F401,I001
+from app.material import custom_code as _custom_code  # noqa: E402,F401
+from app.material import groups as _groups  # noqa: E402,F401

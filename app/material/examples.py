@@ -495,6 +495,74 @@ def material_chart() -> MaterialGraph:
     return graph
 
 
+def grouped_rock() -> MaterialGraph:
+    """The triplanar rock packaged in nested node groups: "Triplanar noise" and "Strata" inside "Rock pattern".
+
+    Each group is one VPL helper function (`group_triplanar_noise`,
+    `group_strata`, `group_rock_pattern`); Tab into "Rock pattern" in the
+    editor to see the two groups it calls.
+    """
+    from app.material.groups import group_nodes
+
+    graph = triplanar_rock()
+    # n3: coordinates, n4-n6: the three noises, n7: their blend, n8: warp, n9: stripes, n10: mix, n11: ramp.
+    noise = group_nodes(graph, None, ["n3", "n4", "n5", "n6", "n7"], name="Triplanar noise")
+    strata = group_nodes(noise.document, None, ["n8", "n9"], name="Strata")
+    pattern = group_nodes(strata.document, None, [noise.instance_id, strata.instance_id, "n10", "n11"],
+                          name="Rock pattern")
+    return pattern.document
+
+
+#: The body of the Custom Code node of `custom_posterize`: colour bands, as VPL instructions.
+POSTERIZE_CODE = """\
+(registers (register r0 Vec4) (register r1 Float) (register r2 Vec3) (register r3 Vec3) (register r4 Vec3)
+           (register r5 Float) (register r6 Vec4))
+(block entry
+  (load r0 (parameter color))
+  (load r1 (parameter levels))
+  (swizzle r2 r0 "xyz")
+  (multiply r3 r2 r1)
+  (floor r3 r3)
+  (divide r4 r3 r1)
+  (swizzle r5 r0 "w")
+  (construct r6 r4 r5)
+  (return r6))
+"""
+
+
+POSTER_RAMP = ((0.0, 0.08, 0.16, 0.55, 1.0), (0.45, 0.2, 0.65, 0.75, 1.0), (0.7, 0.98, 0.85, 0.45, 1.0),
+               (1.0, 1.0, 0.98, 0.9, 1.0))
+
+
+def custom_posterize() -> MaterialGraph:
+    """Marbled noise posterized into flat colour bands by a Custom Code node (VPL instructions, verified)."""
+    graph = MaterialGraph()
+    noise = graph.add_node("fractal_noise", _at(0, 0), {"octaves": 5, "scale": 4.0})
+    ramp = graph.add_node("color_ramp", _at(1, 0), {"stops": POSTER_RAMP})
+    levels = graph.add_node("float_parameter", _at(1, 1), {"name": "levels", "default": 4.0, "minimum": 1.0,
+                                                          "maximum": 16.0})
+    posterize = graph.add_node("custom_code", _at(2, 0), {
+        "name": "posterize",
+        "inputs": (("color", "color"), ("levels", "float")),
+        "outputs": (("out", "color"),),
+        "code": POSTERIZE_CODE,
+        "color": (1.0, 1.0, 1.0, 1.0),
+        "levels": 4.0,
+    })
+    lambert = graph.add_node("lambert", _at(2, 2))
+    wrap = graph.add_node("remap", _at(3, 2), {"out_min": 0.4, "out_max": 1.0})
+    shade = graph.add_node("multiply", _at(4, 0))
+    output = graph.add_node("material_output", _at(5, 0))
+    graph.connect(noise.id, "out", ramp.id, "factor")
+    graph.connect(ramp.id, "color", posterize.id, "color")
+    graph.connect(levels.id, "out", posterize.id, "levels")
+    graph.connect(lambert.id, "out", wrap.id, "x")
+    graph.connect(posterize.id, "out", shade.id, "a")
+    graph.connect(wrap.id, "out", shade.id, "b")
+    graph.connect(shade.id, "out", output.id, "base_color")
+    return graph
+
+
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "textured": textured,
     "animated": animated,
@@ -512,6 +580,8 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "rough_plastic": rough_plastic,
     "glazed_ceramic": glazed_ceramic,
     "material_chart": material_chart,
+    "grouped_rock": grouped_rock,
+    "custom_posterize": custom_posterize,
 }
 
 

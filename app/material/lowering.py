@@ -50,17 +50,26 @@ Guarantees:
   emitted it. The generated vertex stage belongs to the output node;
   a shared helper belongs to the first node that needed it. Verifier and
   backend errors are mapped back through it.
+- Groups (app/material/group_lowering.py): a group instance is a call of
+  its definition's helper function, whose body is lowered by a *function
+  lowering* (`_Lowering.function_lowering`) that shares this module,
+  uniforms, helpers and provenance but builds into the helper. Inside it,
+  provenance maps to the top-level node that led there (the instance) and
+  `scoped_provenance` to (definition id, inner node id), so a diagnostic
+  lands on the instance in the material and on the inner node inside the
+  group (`NodeDiagnostic.scope`, `scoped_node`).
 """
 
 from __future__ import annotations
 
+import copy as copy_module
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integer, as_number, as_numbers, input_default
+from app.material.catalog import DEFAULT_SOURCES, NodeType, Scope, as_integer, as_number, as_numbers, input_default, node_type_for
 from app.material.graph import MaterialGraph, Node
 from app.material.parameters import ParameterSpec
 from app.material.scene import (
@@ -72,7 +81,7 @@ from app.material.scene import (
     SCENE_UNIFORM_NAME,
     VERTEX_INPUTS_BY_NAME,
 )
-from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
+from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, scope_of, topological_order
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
 from vpl_core.ir import paths
@@ -109,6 +118,10 @@ class NodeDiagnostic:
     category: str
     message: str
     severity: str = "error"
+    #: For a problem inside a group: the definition whose body holds it, and the node there (None: the
+    #: definition as a whole). `node_id` is then the node of the material that leads to it (an instance).
+    scope: str | None = None
+    scoped_node: str | None = None
 
 
 @dataclass
@@ -121,6 +134,11 @@ class LoweringResult:
     port_types: dict[tuple[str, str], PortType] = field(default_factory=dict)
     parameters: list[ParameterSpec] = field(default_factory=list)
     provenance: dict[int, str] = field(default_factory=dict)
+    #: id() of objects a group's helper function holds -> (definition id, node id in its body; "" for the
+    #: function as a whole).
+    scoped_provenance: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: Resolved port types inside each group definition the material uses: definition id -> (node, port) -> type.
+    scoped_port_types: dict[str, dict[tuple[str, str], PortType]] = field(default_factory=dict)
     #: Seconds spent per phase: types, lowering, publication (verification, canonical text
     #: and its read-back), glsl (materialization and generation).
     timings: dict[str, float] = field(default_factory=dict)
@@ -140,6 +158,22 @@ class LoweringResult:
             if candidate is not None and id(candidate) in self.provenance:
                 return self.provenance[id(candidate)]
         return None
+
+    def scoped_node_for(self, subject: Any, context: Sequence[Any] = ()) -> tuple[str, str | None] | None:
+        """(definition id, node id in its body or None) when `subject` sits in a group's helper, else None."""
+        for candidate in (subject, *reversed(tuple(context))):
+            if candidate is not None and id(candidate) in self.provenance:
+                found = self.scoped_provenance.get(id(candidate))
+                return (found[0], found[1] or None) if found is not None else None
+        return None
+
+    def diagnostic(self, node_id: str | None, category: str, message: str, subject: Any = None,
+                   context: Sequence[Any] = ()) -> NodeDiagnostic:
+        """A diagnostic on `node_id`, placed inside a group when `subject` is part of a group's helper."""
+        scoped = self.scoped_node_for(subject, context) if subject is not None else None
+        if scoped is None:
+            return NodeDiagnostic(node_id, category, message)
+        return NodeDiagnostic(node_id, category, message, scope=scoped[0], scoped_node=scoped[1])
 
 
 @dataclass(frozen=True)
@@ -246,8 +280,14 @@ class NodeContext:
 
     @property
     def control_dependent(self) -> bool:
-        """True when this node runs after an If node's branch (so: not in the entry block)."""
-        return self.lowering.fragment_main.block is not self.lowering.fragment_main.entry
+        """True when this node runs after an If node's branch (so: not in the entry block).
+
+        Inside a group's helper, also when the node would run after a branch
+        had the group not been made (`_Lowering.forced_control`: it depends on
+        an If outside the group, or on a group whose output comes from one).
+        """
+        lowering = self.lowering
+        return lowering.fragment_main.block is not lowering.fragment_main.entry or self.node.id in lowering.forced_control
 
     # Types and properties.
 
@@ -263,7 +303,13 @@ class NodeContext:
     def source_node(self, name: str) -> Node | None:
         """The node whose output feeds input `name`, or None when it is unconnected."""
         connection = self.lowering.incoming.get((self.node.id, name))
-        return self.lowering.graph.nodes.get(connection.source_node) if connection is not None else None
+        if connection is None:
+            return None
+        source = self.lowering.graph.nodes.get(connection.source_node)
+        if source is not None and source.type_name == "group_input":
+            # Inside a group: the node that feeds the instance (the helper is made per such origin).
+            return self.lowering.outer_sources.get(connection.source_port)
+        return source
 
     @property
     def radiance_output(self) -> bool:
@@ -481,23 +527,64 @@ register_source("time", lambda lowering: lowering.scene_field("time"))
 
 
 class _Lowering:
-    def __init__(self, graph: MaterialGraph, resolution: TypeResolution) -> None:
+    def __init__(self, graph: MaterialGraph, resolution: TypeResolution, scope: Scope | None = None) -> None:
         self.graph = graph
         self.resolution = resolution
+        #: The group definitions and, in a function lowering, the definition being lowered.
+        self.scope = scope_of(graph, scope)
         self.owner: str = ""
         self.provenance: dict[int, str] = {}
+        self.scoped_provenance: dict[int, tuple[str, str]] = {}
+        #: In a function lowering: the material's node that led here (its provenance for everything made).
+        self.top_owner: str | None = None
         self.values: dict[tuple[str, str], tuple[Operand, PortType]] = {}
         self.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
         self.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
         self.parameters: list[ParameterSpec] = []
         self.helpers: dict[str, Function] = {}
         self.sources: dict[str, Operand] = {}
+        #: Nodes that count as control dependent wherever they are emitted (NodeContext.control_dependent).
+        self.forced_control: set[str] = set()
+        #: In a function lowering: the node feeding each instance input at the call site (NodeContext.source_node).
+        self.outer_sources: dict[str, Node | None] = {}
+        #: Per-group state of app.material.group_lowering (its analyses, helpers, the current call's data).
+        self.groups: Any = None
         self.module = Module()
-        #: Every builder made for this lowering; `finish_functions` completes them.
+        #: Every builder made for this lowering (shared with its function lowerings); `finish_functions` completes them.
         self.builders: list[FunctionBuilder] = []
+        self.report: Callable[[str | None, str], None] = lambda _node_id, _message: None
 
     def record(self, item: Any) -> None:
-        self.provenance.setdefault(id(item), self.owner)
+        if self.top_owner is None:
+            self.provenance.setdefault(id(item), self.owner)
+            return
+        self.provenance.setdefault(id(item), self.top_owner)
+        definition = self.scope.definition
+        self.scoped_provenance.setdefault(id(item), (definition.id if definition is not None else "", self.owner))
+
+    def function_lowering(self, graph: MaterialGraph, resolution: TypeResolution, scope: Scope, function: Function,
+                          top_owner: str) -> _Lowering:
+        """A lowering of `graph` (a group's body in `scope`) into `function`, sharing this lowering's module.
+
+        Shared: the module, its uniforms, parameters, helpers, host uniforms,
+        varyings and provenance. Its own: the graph, types, values, sources
+        (each function computes what it reads) and the builder, which
+        `fragment_main` names in both so every node lowers unchanged.
+        """
+        child = copy_module.copy(self)
+        child.graph = graph
+        child.resolution = resolution
+        child.scope = scope
+        child.top_owner = top_owner
+        child.owner = ""
+        child.values = {}
+        child.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
+        child.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
+        child.sources = {}
+        child.forced_control = set()
+        child.outer_sources = {}
+        child.fragment_main = TrackingFunctionBuilder(function, child)
+        return child
 
     def finish_functions(self) -> None:
         """Put every builder's deferred register declarations in place (one splice per function)."""
@@ -704,35 +791,51 @@ def lower(graph: MaterialGraph, *, override: OutputOverride | None = None) -> Lo
     return result
 
 
-def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
-    """Per parameter node: why its uniform name is unusable (empty, reserved, or taken)."""
+def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -> dict[tuple[str | None, str], str]:
+    """Per parameter node: why its uniform name is unusable (empty, reserved, or taken).
+
+    Keys are (definition id or None for the material, node id): parameter
+    nodes inside the group definitions `scopes` declare uniforms too, one
+    per definition however many instances it has, so names must be unique
+    across the material and those bodies.
+    """
     from app.material.nodes.inputs import PARAMETER_NODE_TYPES
 
-    problems: dict[str, str] = {}
-    users: dict[str, list[str]] = {}
-    for node_id in sorted(graph.nodes, key=node_id_key):
-        node = graph.nodes[node_id]
-        if node.type_name not in PARAMETER_NODE_TYPES:
-            continue
-        name = node.properties.get("name")
-        if not isinstance(name, str) or not name.strip():
-            problems[node_id] = "a parameter needs a nonempty name"
-        elif name in RESERVED_UNIFORM_NAMES:
-            problems[node_id] = f"the parameter name '{name}' is reserved for the scene data"
-        else:
-            users.setdefault(name, []).append(node_id)
-    for name, node_ids in users.items():
-        if len(node_ids) > 1:
-            for node_id in node_ids:
-                others = ", ".join(other for other in node_ids if other != node_id)
-                problems[node_id] = f"parameter name '{name}' is also used by {others}; names must be unique"
+    problems: dict[tuple[str | None, str], str] = {}
+    users: dict[str, list[tuple[str | None, str]]] = {}
+    places: list[tuple[str | None, MaterialGraph]] = [(None, graph)]
+    places += [(function_id, graph.functions[function_id].body) for function_id in scopes if function_id in graph.functions]
+    for scope, place in places:
+        for node_id in sorted(place.nodes, key=node_id_key):
+            node = place.nodes[node_id]
+            if node.type_name not in PARAMETER_NODE_TYPES:
+                continue
+            name = node.properties.get("name")
+            if not isinstance(name, str) or not name.strip():
+                problems[(scope, node_id)] = "a parameter needs a nonempty name"
+            elif name in RESERVED_UNIFORM_NAMES:
+                problems[(scope, node_id)] = f"the parameter name '{name}' is reserved for the scene data"
+            else:
+                users.setdefault(name, []).append((scope, node_id))
+
+    def where(key: tuple[str | None, str]) -> str:
+        return key[1] if key[0] is None else f"{key[1]} in group '{graph.functions[key[0]].name}'"
+
+    for name, keys in users.items():
+        if len(keys) > 1:
+            for key in keys:
+                others = ", ".join(where(other) for other in keys if other != key)
+                problems[key] = f"parameter name '{name}' is also used by {others}; names must be unique"
     return problems
 
 
 def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverride | None = None) -> None:
+    from app.material import group_lowering
+
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
+    scope = scope_of(graph, None)
     result.timings["types"] = time.perf_counter() - started
 
     outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name in OUTPUT_NODE_TYPES), key=node_id_key)
@@ -752,12 +855,18 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
     for node_id in sorted(resolution.errors, key=node_id_key):
         for message in resolution.errors[node_id]:
             report(node_id, message)
-    for node_id, message in sorted(_parameter_name_problems(graph).items(), key=lambda item: node_id_key(item[0])):
-        report(node_id, message)
+    groups = group_lowering.GroupState(graph, live)
+    groups.check(result)
+    for (where, node_id), message in sorted(_parameter_name_problems(graph, groups.used).items(),
+                                            key=lambda item: (item[0][0] or "", node_id_key(item[0][1]))):
+        if where is None:
+            report(node_id, message)
+        else:
+            result.diagnostics.append(groups.scoped_diagnostic(where, node_id, message))
     if output_node is None or result.errors:
         return
 
-    control_nodes = {node_id for node_id in live if NODE_TYPES[graph.nodes[node_id].type_name].control}
+    control_nodes = {node_id for node_id in live if _is_control(graph.nodes[node_id], scope)}
     controlled = connected_nodes(graph, control_nodes, upstream=False) & live
     priority = {node_id: (1 if node_id in controlled else 0) for node_id in live}
     priority[output_node] = 2
@@ -766,26 +875,41 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
 
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
+    lowering.groups = groups
+    lowering.report = report
+    groups.prepare(lowering, control_nodes)
     lowering.build_skeleton(output_node, override)
+    failed: set[str] = set()
     for node_id in order:
         node = graph.nodes[node_id]
-        node_type = NODE_TYPES[node.type_name]
+        node_type = node_type_for(node, scope)
+        assert node_type is not None  # resolved without errors above
+        if any(lowering.incoming[key].source_node in failed for key in lowering.incoming if key[0] == node_id):
+            failed.add(node_id)  # fed by a node that could not be lowered (reported there)
+            continue
         lowering.owner = node_id
         lower_node = override.lower if override is not None and node_id == output_node else node_type.lower
         try:
             lower_node(NodeContext(lowering, node, node_type))
         except LoweringFailure as failure:
             report(node_id, str(failure))
+            failed.add(node_id)
     if not result.errors:
         lowering.finish_vertex_stage(output_node)
     lowering.finish_functions()
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
+    result.scoped_provenance = lowering.scoped_provenance
     result.timings["lowering"] = time.perf_counter() - started
     if result.errors:
         return
     result.module = lowering.module
     _verify_publish_compile(result)
+
+
+def _is_control(node: Node, scope: Scope) -> bool:
+    node_type = node_type_for(node, scope)
+    return node_type is not None and node_type.control
 
 
 def _verify_publish_compile(result: LoweringResult) -> None:
@@ -798,10 +922,11 @@ def _verify_publish_compile(result: LoweringResult) -> None:
     try:
         result.verified = VerifiedModule.create(module, label="material")
     except VerificationError as error:
-        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject, error.context), "semantic", error.message))
+        node_id = result.node_for(error.subject, error.context)
+        result.diagnostics.append(result.diagnostic(node_id, "semantic", error.message, error.subject, error.context))
         return
     except VplError as error:
-        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject), "semantic", error.message))
+        result.diagnostics.append(result.diagnostic(result.node_for(error.subject), "semantic", error.message, error.subject))
         return
     finally:
         result.timings["publication"] = time.perf_counter() - started
@@ -811,13 +936,14 @@ def _verify_publish_compile(result: LoweringResult) -> None:
     try:
         result.artifact = glsl.compile(result.verified)
     except VplError as error:
-        result.diagnostics.append(NodeDiagnostic(_map_target_subject(result, error), "target", error.message))
+        node_id, ours = _map_target_subject(result, error)
+        result.diagnostics.append(result.diagnostic(node_id, "target", error.message, ours))
     finally:
         result.timings["glsl"] = time.perf_counter() - started
 
 
-def _map_target_subject(result: LoweringResult, error: VplError) -> str | None:
-    """The node behind a backend diagnostic.
+def _map_target_subject(result: LoweringResult, error: VplError) -> tuple[str | None, Any]:
+    """The node behind a backend diagnostic, and the object of our module it found it through.
 
     `glsl.compile` works on its own materialized copy of the published
     module, so its subject is not one of our objects; the error carries the
@@ -829,11 +955,11 @@ def _map_target_subject(result: LoweringResult, error: VplError) -> str | None:
     node_id = result.node_for(error.subject)
     subject_path = error.subject_path
     if node_id is not None or subject_path is None or result.module is None:
-        return node_id
+        return node_id, error.subject
     for length in range(len(subject_path), 0, -1):
         ours = paths.object_at(result.module, subject_path[:length])
         if ours is not None:
             node_id = result.node_for(ours)
             if node_id is not None:
-                return node_id
-    return None
+                return node_id, ours
+    return None, None

@@ -44,7 +44,7 @@ from vpl_core.ir.types import FLOAT as VPL_FLOAT
 from vpl_core.ir.types import SAMPLER2D, Type, vec
 
 if TYPE_CHECKING:
-    from app.material.catalog import NodeType
+    from app.material.catalog import NodeType, Scope
     from app.material.graph import MaterialGraph, Node
 
 
@@ -307,14 +307,24 @@ def resolve_node(
     return outputs
 
 
-def propagate(graph: MaterialGraph, restrict: set[str] | None = None) -> TypeResolution:
+def scope_of(graph: MaterialGraph, scope: Scope | None) -> Scope:
+    """`scope`, or the top-level scope of `graph` (its own group definitions)."""
+    from app.material.catalog import Scope
+
+    return scope if scope is not None else Scope(graph.functions)
+
+
+def propagate(graph: MaterialGraph, restrict: set[str] | None = None, scope: Scope | None = None) -> TypeResolution:
     """Resolve every port of the graph; errors become per-node messages, never exceptions.
 
     `restrict`, a set of node ids closed under "feeds into" (every source of
-    a member is a member), limits the work to those nodes.
+    a member is a member), limits the work to those nodes. `scope` says
+    where the graph sits (catalog.Scope: a group's body needs its
+    definition); by default the graph is a material with its own definitions.
     """
-    from app.material.catalog import NODE_TYPES
+    from app.material.catalog import resolve_node_type
 
+    scope = scope_of(graph, scope)
     resolution = TypeResolution()
     order, cyclic = topological_order(graph)
     if restrict is not None:
@@ -332,9 +342,9 @@ def propagate(graph: MaterialGraph, restrict: set[str] | None = None) -> TypeRes
     outputs_by_node: dict[str, dict[str, PortType]] = {}
     for node_id in order:
         node = graph.nodes[node_id]
-        node_type = NODE_TYPES.get(node.type_name)
-        if node_type is None:
-            resolution.error(node_id, f"unknown node type '{node.type_name}'")
+        node_type = resolve_node_type(node, scope)
+        if isinstance(node_type, str):
+            resolution.error(node_id, node_type)
             resolution.blocked.add(node_id)
             continue
         sources: dict[str, PortType | None] = {}
@@ -392,7 +402,8 @@ def _reaches(graph: MaterialGraph, start: str, goal: str) -> bool:
 
 
 def can_connect(
-    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str
+    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str,
+    scope: Scope | None = None,
 ) -> tuple[bool, str]:
     """Whether a wire from an output to an input may be made; the reason when refused.
 
@@ -402,15 +413,15 @@ def can_connect(
     the target input is replaced, so it is ignored. Never raises.
     """
     try:
-        return _can_connect(graph, source_node, source_port, target_node, target_port)
+        return _can_connect(graph, source_node, source_port, target_node, target_port, scope_of(graph, scope))
     except Exception as error:  # noqa: BLE001 - the editor must get an answer, not a traceback
         return False, f"cannot check this connection: {error}"
 
 
 def _can_connect(
-    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str
+    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str, scope: Scope
 ) -> tuple[bool, str]:
-    from app.material.catalog import NODE_TYPES
+    from app.material.catalog import resolve_node_type
 
     if source_node == target_node:
         return False, "a node cannot connect to itself"
@@ -420,12 +431,12 @@ def _can_connect(
         return False, f"unknown node '{source_node}'"
     if target is None:
         return False, f"unknown node '{target_node}'"
-    source_type_spec = NODE_TYPES.get(source.type_name)
-    target_type_spec = NODE_TYPES.get(target.type_name)
-    if source_type_spec is None:
-        return False, f"unknown node type '{source.type_name}'"
-    if target_type_spec is None:
-        return False, f"unknown node type '{target.type_name}'"
+    source_type_spec = resolve_node_type(source, scope)
+    target_type_spec = resolve_node_type(target, scope)
+    if isinstance(source_type_spec, str):
+        return False, source_type_spec
+    if isinstance(target_type_spec, str):
+        return False, target_type_spec
     if source_type_spec.output(source_port) is None:
         return False, f"{source_type_spec.display_name} has no output '{source_port}'"
     target_spec = target_type_spec.input(target_port)
@@ -436,7 +447,7 @@ def _can_connect(
 
     if not _can_change_types(target_type_spec, source_type_spec):
         # Nothing downstream can change: only the source's type matters.
-        source_type = propagate(graph, connected_nodes(graph, [source_node])).port_types.get((source_node, source_port))
+        source_type = propagate(graph, connected_nodes(graph, [source_node]), scope).port_types.get((source_node, source_port))
         if source_type is not None:
             problem = refusal(source_type, target_spec.type, target_port)
             if problem is not None:
@@ -449,18 +460,18 @@ def _can_connect(
         for connection in trial.connections
         if not (connection.target_node == target_node and connection.target_port == target_port)
     ]
-    before = propagate(trial)
+    before = propagate(trial, scope=scope)
     source_type = before.port_types.get((source_node, source_port))
     if source_type is not None:
         problem = refusal(source_type, target_spec.type, target_port)
         if problem is not None:
             return False, problem
     trial.connect(source_node, source_port, target_node, target_port)
-    after = propagate(trial)
+    after = propagate(trial, scope=scope)
     for node_id in [target_node, *after.order]:
         new_errors = [message for message in after.errors.get(node_id, []) if message not in before.errors.get(node_id, [])]
         if new_errors:
-            where = "" if node_id == target_node else f" at {_describe(graph, node_id)}"
+            where = "" if node_id == target_node else f" at {_describe(graph, node_id, scope)}"
             return False, f"{new_errors[0]}{where}"
     return True, ""
 
@@ -494,12 +505,12 @@ def connected_nodes(graph: MaterialGraph, roots: Iterable[str], upstream: bool =
     return seen
 
 
-def _describe(graph: MaterialGraph, node_id: str) -> str:
-    from app.material.catalog import NODE_TYPES
+def _describe(graph: MaterialGraph, node_id: str, scope: Scope | None = None) -> str:
+    from app.material.catalog import node_type_for
 
     node = graph.nodes.get(node_id)
     if node is None:
         return node_id
-    node_type = NODE_TYPES.get(node.type_name)
+    node_type = node_type_for(node, scope)
     name = node_type.display_name if node_type is not None else node.type_name
     return f"{name} ({node_id})"

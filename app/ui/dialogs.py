@@ -113,6 +113,20 @@ def ask_text(parent: QWidget | None, title: str, label: str, initial: str) -> st
     return text if accepted else None
 
 
+def ask_update_functions(parent: QWidget | None, names: Sequence[str]) -> bool:
+    """The library copies of functions this material uses changed: take the new versions?"""
+    listed = "\n".join(f"  {name}" for name in names)
+    answer = QMessageBox.question(
+        parent,
+        "Library functions changed",
+        f"The function library has newer versions of functions this material uses:\n{listed}\n\n"
+        "Update them here? (Undo takes the update back.)",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.Yes,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
 @dataclass
 class Prompts:
     """The window's questions; replace any of them (tests inject answers)."""
@@ -127,3 +141,4 @@ class Prompts:
     choose_export_target: Callable[[QWidget | None, ExportKind, str], ExportRequest | None] = ask_export_target
     show_notes: Callable[[QWidget | None, str, str, Sequence[str]], None] = show_notes
     choose_mtlx_path: Callable[[QWidget | None, str], str | None] = choose_mtlx_path
+    ask_update_functions: Callable[[QWidget | None, Sequence[str]], bool] = ask_update_functions

@@ -33,13 +33,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPainter, QPixmap, QShowEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedWidget, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
 from app.graph.nodes import MaterialNode
 from app.graph.overview import GraphOverview, overview_action
 from app.material import catalog
 from app.material.examples import DEFAULT_EXAMPLE, example_names
 from app.material.graph import MaterialGraph
+from app.material.library import PROJECT, USER, LibraryFunction, library_folders, list_library, outdated
 from app.material.lowering import LoweringResult
 from app.material.parameters import ParameterValue
 from app.preview.parameters_panel import ParametersPanel
@@ -49,17 +50,19 @@ from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
 from app.session.variants import VariantNameError, checked_variant_name
 from app.ui.about import AboutDialog, about_facts
+from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
 from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
 from app.ui.export_commands import ExportCommands
 from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
+from app.ui.group_interface import GroupInterfaceDialog
 from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
 from app.ui.lowering_scheduler import LoweringScheduler
-from app.ui.palette import NodePalette
+from app.ui.palette import FUNCTION_PREFIX, GROUP_PREFIX, NodePalette
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
 from app.ui.recent_files import RecentFiles
@@ -90,10 +93,20 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(application_icon())
 
         self.graph_editor = GraphEditor(self)
+        #: The function library's entries by "folder/file" (listed under "Functions" in the palette).
+        self.library_entries: dict[str, LibraryFunction] = {}
         self.graph = self.graph_editor.graph
         self.instruction_view = InstructionView(self)
         self._centre = QStackedWidget(self)
-        self._centre.addWidget(self.graph.widget)
+        # The graph with the breadcrumb of the group levels above it (hidden at the material's level).
+        self.breadcrumb = Breadcrumb(self)
+        self.graph_page = QWidget(self)
+        graph_layout = QVBoxLayout(self.graph_page)
+        graph_layout.setContentsMargins(0, 0, 0, 0)
+        graph_layout.setSpacing(0)
+        graph_layout.addWidget(self.breadcrumb)
+        graph_layout.addWidget(self.graph.widget, 1)
+        self._centre.addWidget(self.graph_page)
         self._centre.addWidget(self.instruction_view)
         self.setCentralWidget(self._centre)
         self._build_panels(preview_gl)
@@ -178,9 +191,12 @@ class MainWindow(QMainWindow):
         self.properties_panel.propertyEdited.connect(
             lambda node_id, name, value: self.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.select_node)
+        self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
+        self.breadcrumb.levelRequested.connect(self.graph_editor.exit_group)
         self.session.document_changed.connect(self._on_document_changed)
         self.session.lowered.connect(self._on_lowered)
         self.session.modified_changed.connect(lambda _modified: self._update_title())
+        self.session.saved.connect(lambda _path: self.list_library_functions())  # the project folder may differ
 
     def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | str | None = None,
                 tip: str = "", graph_only: bool = False) -> QAction:
@@ -250,9 +266,29 @@ class MainWindow(QMainWindow):
         # Only while the graph has focus: Tab must keep moving focus in forms.
         self.search_action = self._action("Search Nodes…", self.open_tab_search, QKeySequence(Qt.Key.Key_Tab).toString(),
                                           graph_only=True)
+        # Node groups, with Blender's keys: Ctrl+G groups, Ctrl+Alt+G ungroups, Tab enters the selected
+        # group (otherwise it searches nodes), Ctrl+Tab goes back up.
+        self.group_action = self._action("&Group", self.group_selection, "Ctrl+G",
+                                         "Make the selected nodes one group node (a VPL function)", graph_only=True)
+        self.ungroup_action = self._action("U&ngroup", self.ungroup_selection, "Ctrl+Alt+G",
+                                           "Put the selected group nodes' nodes back in their place", graph_only=True)
+        self.enter_group_action = self._action("&Edit Group", self.enter_group, None,
+                                               "Show the selected group's nodes (Tab)", graph_only=True)
+        self.exit_group_action = self._action("&Leave Group", self.exit_group, "Ctrl+Tab",
+                                              "Back to the level around this group", graph_only=True)
+        self.group_interface_action = self._action("Group &Interface…", self.edit_group_interface, None,
+                                                   "Rename the group, its inputs and outputs; reorder them; "
+                                                   "set the inputs' defaults")
+        self.save_group_action = self._action("Save Group to My &Library", self.save_group_to_library, None,
+                                              "Save the selected group as a .vplf function in your library")
+        self.save_group_project_action = self._action(
+            "Save Group to &Project Library", lambda: self.save_group_to_library(project=True), None,
+            "Save the selected group as a .vplf function in the functions/ folder beside this material")
         editor.adopt_context_menu([self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                    self.paste_action, self.duplicate_action, self.delete_action, None,
-                                   self.select_all_action, self.frame_action, self.search_action])
+                                   self.select_all_action, self.frame_action, self.search_action, None,
+                                   self.group_action, self.ungroup_action, self.enter_group_action,
+                                   self.exit_group_action])
         self.reset_camera_action = self._action("Reset Preview Camera", self.preview.reset_camera)
         self.play_action = QAction("Animate Preview", self)
         self.play_action.setCheckable(True)
@@ -285,7 +321,10 @@ class MainWindow(QMainWindow):
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
-                                    self.select_all_action])
+                                    self.select_all_action, None, self.group_action, self.ungroup_action,
+                                    self.enter_group_action, self.exit_group_action, self.group_interface_action,
+                                    self.save_group_action,
+                                    self.save_group_project_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
         fill(bar.addMenu("&View"), [self.frame_action, self.search_action, self.overview_action, None, self.reset_camera_action,
@@ -339,7 +378,8 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         editable = not self.read_only
         for action in (self.save_action, self.save_as_action, self.cut_action, self.copy_action, self.paste_action,
-                       self.duplicate_action, self.delete_action, self.select_all_action, self.search_action):
+                       self.duplicate_action, self.delete_action, self.select_all_action, self.search_action,
+                       self.group_action, self.ungroup_action, self.enter_group_action, self.exit_group_action):
             action.setEnabled(editable)
         self.palette.setEnabled(editable)
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
@@ -354,6 +394,7 @@ class MainWindow(QMainWindow):
     def _on_graph_edited(self) -> None:
         if self.read_only:
             return
+        self._list_groups()
         self.session.update_graph(self.graph_editor.material)
         self._update_title()
         self._update_actions()
@@ -364,7 +405,23 @@ class MainWindow(QMainWindow):
         """What the palette's double-click does: add the node at the view centre (or `position`)."""
         if self.read_only:
             return None
-        node = self.graph_editor.add_node(type_name, position)
+        if type_name.startswith(FUNCTION_PREFIX):
+            entry = self.library_entries.get(type_name[len(FUNCTION_PREFIX):])
+            refusal = self.graph_editor.use_library_function(entry, position) if entry is not None else \
+                "it is no longer in the library"
+            if refusal:
+                self.statusBar().showMessage(f"Cannot add the function: {refusal}", 8000)
+                return None
+            selected = self.graph_editor.selected_material_nodes()
+            return selected[0] if selected else None
+        if type_name.startswith(GROUP_PREFIX):
+            added = self.graph_editor.add_group_instance(type_name[len(GROUP_PREFIX):], position)
+            if isinstance(added, str):
+                self.statusBar().showMessage(f"Cannot add the group: {added}", 8000)
+                return None
+            node = added
+        else:
+            node = self.graph_editor.add_node(type_name, position)
         self.statusBar().showMessage(f"Added {node.name()}", 3000)
         return node
 
@@ -419,8 +476,93 @@ class MainWindow(QMainWindow):
         self.graph_editor.frame_all()
 
     def open_tab_search(self) -> None:
-        if not self.read_only:
+        """Tab: into the selected group node, else the node search."""
+        if not self.read_only and not self.graph_editor.enter_group():
             self.graph_editor.open_tab_search()
+
+    def _list_groups(self) -> None:
+        """The palette's "Group" entry: the material's node group definitions."""
+        functions = self.graph_editor.material.functions
+        self.palette.set_groups([(function_id, functions[function_id].name, functions[function_id].description)
+                                 for function_id in sorted(functions, key=lambda key: functions[key].name.lower())])
+
+    def list_library_functions(self) -> None:
+        """The palette's "Functions" entry: the user's and the project's function library."""
+        entries, problems = list_library(library_folders(self.session.path))
+        self.library_entries = {f"{entry.folder}/{entry.path.name}": entry for entry in entries}
+        self.palette.set_functions([(key, f"{entry.name} ({entry.folder})", entry.definition.description)
+                                    for key, entry in self.library_entries.items()])
+        if problems:
+            self.statusBar().showMessage("Function library: " + "; ".join(problems), 8000)
+
+    def offer_library_updates(self) -> bool:
+        """When library copies of functions the material uses changed, offer to take them; True if taken."""
+        if self.read_only:
+            return False
+        changed = outdated(self.graph_editor.material, self.library_entries.values())
+        if not changed:
+            return False
+        if not self.prompts.ask_update_functions(self, [entry.name for _, entry in changed]):
+            return False
+        self.graph_editor.update_library_functions(changed)
+        return True
+
+    def save_group_to_library(self, project: bool = False) -> Path | None:
+        """Save the selected group as a function file in the user's (or the project's) library."""
+        if self.read_only:
+            return None
+        folders = library_folders(self.session.path)
+        kind = PROJECT if project else USER
+        if kind not in folders:
+            self.statusBar().showMessage("Save the material first: the project library is beside it", 8000)
+            return None
+        saved = self.graph_editor.save_group_to_library(folders[kind], kind)
+        if isinstance(saved, str):
+            self.statusBar().showMessage(f"Cannot save the group: {saved}", 8000)
+            return None
+        self.list_library_functions()
+        self.statusBar().showMessage(f"Saved {saved}", 5000)
+        return saved
+
+    def edit_group_interface(self) -> GroupInterfaceDialog | None:
+        """Edit > Group Interface…: the dialog (window-modal, not blocking) for the selected or shown group."""
+        function_id = None if self.read_only else self.graph_editor.interface_target()
+        if function_id is None:
+            self.statusBar().showMessage("Select a group node (or Tab into a group) to edit its interface", 8000)
+            return None
+        dialog = GroupInterfaceDialog(self.graph_editor.material.functions[function_id], self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def apply() -> None:
+            refusal = self.graph_editor.set_group_interface(function_id, *dialog.interface())
+            if refusal:
+                self.statusBar().showMessage(f"Cannot change the interface: {refusal}", 8000)
+
+        dialog.accepted.connect(apply)
+        dialog.open()
+        return dialog
+
+    def group_selection(self) -> None:
+        if self.read_only:
+            return
+        refusal = self.graph_editor.group_selection()
+        if refusal:
+            self.statusBar().showMessage(f"Cannot group: {refusal}", 8000)
+
+    def ungroup_selection(self) -> None:
+        if self.read_only:
+            return
+        refusal = self.graph_editor.ungroup_selection()
+        if refusal:
+            self.statusBar().showMessage(f"Cannot ungroup: {refusal}", 8000)
+
+    def enter_group(self) -> None:
+        if not self.read_only and not self.graph_editor.enter_group():
+            self.statusBar().showMessage("Select one group node to edit its nodes", 8000)
+
+    def exit_group(self) -> None:
+        if not self.read_only:
+            self.graph_editor.exit_group()
 
     def _refresh_properties(self) -> None:
         selected = [] if self.read_only else self.graph_editor.selected_material_nodes()
@@ -430,7 +572,7 @@ class MainWindow(QMainWindow):
                                                "Select one node to edit its properties.")
             return
         node = selected[0]
-        material_node = self.session.graph.nodes.get(node.stable_id)
+        material_node = self.graph_editor.level_material().nodes.get(node.stable_id)
         connected = [port.name() for port in node.input_ports() if port.connected_ports()]
         self.properties_panel.show_node(node.stable_id, node.CATALOG_TYPE,
                                         material_node.properties if material_node is not None else {}, connected)
@@ -456,15 +598,18 @@ class MainWindow(QMainWindow):
 
     def show_centre(self, widget: QWidget) -> None:
         """The graph (an editable document) or the instruction view (a read-only one)."""
-        self._centre.setCurrentWidget(widget)
+        self._centre.setCurrentWidget(self.graph_page if widget is self.graph.widget else widget)
 
     def load_graph(self, graph: MaterialGraph, name: str = "untitled", path: Path | None = None,
                    modified: bool = False, origin: Path | None = None) -> list[str]:
         """Replace the document with `graph` (no questions asked); returns what the view could not show."""
         self.graph_editor.editable = True
         problems = self.graph_editor.load(graph)
+        self._list_groups()
         # A graph the view could not show completely differs from its file: saving would change it.
         self.session.open_graph(self.graph_editor.material, path, name, modified or bool(problems), origin)
+        self.list_library_functions()
+        self.offer_library_updates()
         self.relower_now()
         self.frame_all()
         self.documentOpened.emit()

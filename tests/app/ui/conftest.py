@@ -34,6 +34,7 @@ class RecordingPrompts:
         self.text_answers: list[str | None] = []  # answers to ask_text, in order (None: cancelled)
         self.export_request: Any = None  # the answer to choose_export_target (an ExportRequest; None: cancelled)
         self.mtlx_path: str | None = None  # the answer to choose_mtlx_path
+        self.update_functions = False  # the answer to "library functions changed: update them?"
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
     def named(self, name: str) -> list[tuple[Any, ...]]:
@@ -80,8 +81,13 @@ class RecordingPrompts:
             self.calls.append(("choose_mtlx_path", ()))
             return self.mtlx_path
 
+        def ask_update_functions(_parent: object, names: Any) -> bool:
+            self.calls.append(("ask_update_functions", (list(names),)))
+            return self.update_functions
+
         return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
-                       choose_export_dir, ask_text, choose_export_target, show_notes, choose_mtlx_path)
+                       choose_export_dir, ask_text, choose_export_target, show_notes, choose_mtlx_path,
+                       ask_update_functions)
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +101,16 @@ def no_leaked_windows(qapp):
         widget.prompts.ask_save_changes = lambda _parent, _name: SaveChoice.DISCARD
         widget.close()
     assert not leaked, f"{len(leaked)} main window(s) left open"
+
+
+@pytest.fixture(autouse=True)
+def function_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's function library, in the test's temporary directory (never the real one)."""
+    from app.material.library import USER_LIBRARY_ENV
+
+    directory = tmp_path / "function-library"
+    monkeypatch.setenv(USER_LIBRARY_ENV, str(directory))
+    return directory
 
 
 @pytest.fixture
