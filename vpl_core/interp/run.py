@@ -64,13 +64,6 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    """Add `vpl run`'s arguments to `parser` (they are defined with the other subcommands in `vpl_core.cli`)."""
-    from vpl_core.cli import _configure_run
-
-    _configure_run(parser)
-
-
 def _split_assignment(text: str) -> tuple[str, list[str | int], str]:
     name_part, separator, value = text.partition("=")
     if not separator or not name_part.strip():
