@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedW
 
 from app.graph.nodes import MaterialNode
 from app.material import catalog
-from app.material.examples import DEFAULT_EXAMPLE, example_names
+from app.material.examples import DEFAULT_EXAMPLE, example_description, example_names
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
 from app.material.parameters import ParameterValue
@@ -255,8 +255,11 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         self.recent_menu = QMenu("Open &Recent", self)
         self.examples_menu = QMenu("Open E&xample", self)
+        self.examples_menu.setToolTipsVisible(True)
         for name in example_names():
             action = self.examples_menu.addAction(name)
+            action.setToolTip(example_description(name))
+            action.setStatusTip(example_description(name))
             action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
