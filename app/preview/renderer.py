@@ -46,7 +46,14 @@ from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
-from app.material.scene import HOST_SAMPLERS, RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import (
+    DEFAULT_VERTEX_COLOR,
+    HOST_SAMPLERS,
+    RADIANCE_OUTPUT_NAME,
+    SCENE_UNIFORM_NAME,
+    VERTEX_INPUTS,
+    VERTEX_INPUTS_BY_NAME,
+)
 from app.material.textures import as_rgba_image, checker_rgba
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
@@ -97,6 +104,7 @@ BLURRED_BACKGROUND_ROUGHNESS = 0.35
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
+_COLOR_LOCATION = VERTEX_INPUTS_BY_NAME["color"].location
 
 
 def context_is_es() -> bool:
@@ -172,7 +180,7 @@ class AttributeInfo:
     name: str
     location: int
     type: Type
-    mesh_attribute: str | None  # "position" / "normal" / "texcoord", or None for a constant
+    mesh_attribute: str | None  # the mesh array feeding it ("position" ... "color"), or None for a constant
 
 
 @dataclass
@@ -573,6 +581,7 @@ class Renderer:
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
+        self._color_buffer = 0  # the mesh's vertex colours (location 4), when it has them
         self._index_count = 0
         self._mesh_dirty = True
         self._checker_texture = 0
@@ -725,7 +734,7 @@ class Renderer:
             return
         self.is_es = context_is_es()
         self._vertex_array = int(GL.glGenVertexArrays(1))
-        self._vertex_buffer, self._index_buffer = (int(b) for b in GL.glGenBuffers(2))
+        self._vertex_buffer, self._index_buffer, self._color_buffer = (int(b) for b in GL.glGenBuffers(3))
         self._checker_texture = self._upload_texture(0, checker_rgba())
         self._initialized = True
 
@@ -737,7 +746,7 @@ class Renderer:
         self._delete_program(self.program)
         self.program = None
         GL.glDeleteVertexArrays(1, [self._vertex_array])
-        GL.glDeleteBuffers(2, [self._vertex_buffer, self._index_buffer])
+        GL.glDeleteBuffers(3, [self._vertex_buffer, self._index_buffer, self._color_buffer])
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
@@ -810,8 +819,14 @@ class Renderer:
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, self._mesh.interleaved(), GL.GL_STATIC_DRAW)
         for location, attribute in _MESH_ATTRIBUTES.items():
-            components, offset = ATTRIBUTE_LAYOUT[attribute]
-            GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
+            if attribute in ATTRIBUTE_LAYOUT:
+                components, offset = ATTRIBUTE_LAYOUT[attribute]
+                GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
+        if self._mesh.colors is not None:
+            # Vertex colours live in a buffer of their own: most meshes have none (then a constant, _bind_attributes).
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._color_buffer)
+            GL.glBufferData(GL.GL_ARRAY_BUFFER, np.ascontiguousarray(self._mesh.colors, dtype=np.float32), GL.GL_STATIC_DRAW)
+            GL.glVertexAttribPointer(_COLOR_LOCATION, 4, GL.GL_FLOAT, GL.GL_FALSE, 16, ctypes.c_void_p(0))
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._index_buffer)
         GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(self._mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
         GL.glBindVertexArray(0)
@@ -1172,14 +1187,19 @@ class Renderer:
         return self._scene_value(block.binding.type, self.scene_values(width, height))
 
     def _bind_attributes(self, info: ProgramInfo) -> None:
-        fed = {attribute.location for attribute in info.attributes if attribute.mesh_attribute}
+        has_colors = self._mesh is not None and self._mesh.colors is not None
+        fed = {attribute.location for attribute in info.attributes
+               if attribute.mesh_attribute and (attribute.location != _COLOR_LOCATION or has_colors)}
         for location in _MESH_ATTRIBUTES:
             if location in fed:
                 GL.glEnableVertexAttribArray(location)
             else:
                 GL.glDisableVertexAttribArray(location)
         for attribute in info.attributes:
-            if attribute.mesh_attribute:
+            if attribute.location in fed:
+                continue
+            if attribute.mesh_attribute == "color":
+                GL.glVertexAttrib4f(attribute.location, *DEFAULT_VERTEX_COLOR)  # a mesh without vertex colours
                 continue
             value_type = attribute.type
             if isinstance(value_type, MatrixType):
