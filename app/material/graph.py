@@ -23,11 +23,19 @@ values). A graph with variants is written as format version 2 (version 1
 plus `variants` and `active_variant`), so an editor that knows only
 version 1 opens it read-only instead of dropping them; a graph without
 variants is written as version 1, byte for byte as before.
+
+`stage` is the preview stage saved with the document (mesh, environment,
+light, exposure, ...: the preview's `Stage.to_dict()`), or None when the
+artist did not ask for it. It is opaque here (a JSON object, normalised by
+`stage_data`), written only when present (an optional key of either
+version, so files without it read and write byte for byte as before), and
+a malformed one is dropped on reading, never an error: it is view state.
 """
 
 from __future__ import annotations
 
 import copy as copy_module
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -132,13 +140,20 @@ class MaterialGraph:
     frames: list[Frame] = field(default_factory=list)
     variants: list[ParameterVariant] = field(default_factory=list)
     active_variant: str | None = None
+    #: The preview stage saved with the document (a JSON object, see `stage_data`), or None.
+    stage: dict[str, Any] | None = None
 
     # Equality ---------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MaterialGraph):
             return NotImplemented
-        return self.same_nodes(other) and self.variants == other.variants and self.active_variant == other.active_variant
+        return (
+            self.same_nodes(other)
+            and self.variants == other.variants
+            and self.active_variant == other.active_variant
+            and self.stage == other.stage
+        )
 
     def same_nodes(self, other: MaterialGraph) -> bool:
         """Equal apart from the variants: the same nodes, connections and frames (the same module)."""
@@ -311,6 +326,7 @@ class MaterialGraph:
             [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids), frame.color) for frame in self.frames],
             [variant.copy() for variant in self.variants],
             self.active_variant,
+            copy_module.deepcopy(self.stage),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -357,6 +373,8 @@ class MaterialGraph:
                 for variant in self.variants
             ]
             data["active_variant"] = self.active_variant if self.variant(self.active_variant) else None
+        if self.stage is not None:
+            data["stage"] = self.stage
         return data
 
     @classmethod
@@ -489,7 +507,20 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
         graph.active_variant = _text(active, "active variant")
         if graph.variant(graph.active_variant) is None:
             raise GraphFormatError(f"the active variant {graph.active_variant!r} is not one of the variants")
+    graph.stage = stage_data(data.get("stage"))
     return graph
+
+
+def stage_data(value: Any) -> dict[str, Any] | None:
+    """A stage to keep in a graph: a JSON object with string keys and finite JSON values, as a fresh copy
+    in JSON's own types (lists, not tuples, so a graph read back compares equal); None for anything else."""
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        return None
+    try:
+        normalised = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return None  # not JSON (a set, NaN, nesting too deep): dropped like any malformed stage
+    return normalised if isinstance(normalised, dict) else None
 
 
 def _frame_color(value: Any) -> tuple[int, int, int] | None:

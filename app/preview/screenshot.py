@@ -13,8 +13,10 @@ framebuffer is saved as PNG. Both profiles give the same picture (to within
 rounding of a few 1/255 steps on a conforming driver).
 
 The stage (`app.preview.stage.Stage`: mesh, environment, exposure, tone
-mapper, light, background) and the time come from the command line
-(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`, `--time`);
+mapper, light, background) is the one saved with the document when it has
+one (`saved_stage`; else the default stage), overridden by the command line
+(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`), as is the time
+(`--time`);
 `--set NAME=VALUE` (repeatable) sets a parameter: a number for a float, N
 numbers separated by commas for a vector, 3 or 4 numbers or `#RRGGBB` for a
 colour (a hex colour is sRGB and is decoded to linear for a Surface Output
@@ -318,6 +320,24 @@ def preview_screenshot(
         print(f"{png_path}: error: cannot write the PNG file", file=stderr)
         return 1
     return 0
+
+
+def saved_stage(source_path: str) -> Any:
+    """The `Stage` saved with the document at `source_path` (its mesh and environment files resolved against
+    the document's folder), or None: a plain module, a document without one, or a file that cannot be read
+    (the rendering reports that)."""
+    from app.material.document import load_text
+    from app.preview.stage import Stage
+    from app.session.stage_files import resolved_stage
+
+    try:
+        data = Path(source_path).read_bytes()
+    except OSError:
+        return None
+    graph = load_text(data, source_path).graph
+    if graph is None or graph.stage is None:
+        return None
+    return Stage.from_dict(resolved_stage(graph.stage, Path(source_path).resolve().parent))
 
 
 def ensure_gui_application() -> Any:

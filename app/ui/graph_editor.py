@@ -23,6 +23,7 @@ variant commands change them on the same undo stack.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,7 +36,7 @@ from app.graph.adapter import populate, renew_duplicate_ids, snapshot
 from app.graph.nodes import MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
-from app.material.graph import MaterialGraph, ParameterVariant
+from app.material.graph import MaterialGraph, ParameterVariant, stage_data
 from app.material.lowering import LoweringResult, NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
 from app.material.types import can_connect
@@ -117,6 +118,8 @@ class GraphEditor(QObject):
         self.texture_reference: Callable[[str], str] = lambda path: path
         self.variants: list[ParameterVariant] = []
         self.active_variant: str | None = None
+        #: The preview stage saved with the document (`MaterialGraph.stage`), or None: view state, outside undo.
+        self.stage: dict[str, Any] | None = None
         self._loading = False
         self.editable = True
         self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
@@ -137,6 +140,7 @@ class GraphEditor(QObject):
             self._loading = False
         self.variants = [variant.copy() for variant in graph.variants]
         self.active_variant = graph.active_variant
+        self.stage = copy.deepcopy(graph.stage)
         self._material = self._snapshot()
         self._connection_answers.clear()
         return problems
@@ -145,6 +149,7 @@ class GraphEditor(QObject):
         graph = snapshot(self.graph)
         graph.variants = [variant.copy() for variant in self.variants]
         graph.active_variant = self.active_variant
+        graph.stage = copy.deepcopy(self.stage)
         return graph
 
     def _on_stack_changed(self, _index: int = 0) -> None:
@@ -167,7 +172,18 @@ class GraphEditor(QObject):
                 if view_node.has_property(key) and view_node.get_property(key) != to_view_value(value):
                     view_node.set_property(key, to_view_value(value), push_undo=False)
         self.restore_variants(graph.variants, graph.active_variant)
+        self.stage = copy.deepcopy(graph.stage)
         self._material = self._snapshot()
+
+    def set_saved_stage(self, stage: dict[str, Any] | None) -> None:
+        """The stage to save with the document (None: none); an edit of the document, outside undo (view state)."""
+        stage = stage_data(stage) if stage is not None else None
+        if stage == self.stage:
+            return
+        self.stage = stage
+        self._material = self._snapshot()
+        if not self._loading and self.editable:
+            self.edited.emit()
 
     def restore_variants(self, variants: list[ParameterVariant], active: str | None) -> None:
         """What the variant commands do (the stack's index change then takes the snapshot)."""
