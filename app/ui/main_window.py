@@ -330,7 +330,8 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         editable = not self.read_only
         for action in (self.save_action, self.save_as_action, self.cut_action, self.copy_action, self.paste_action,
-                       self.duplicate_action, self.delete_action, self.select_all_action, self.search_action):
+                       self.duplicate_action, self.delete_action, self.select_all_action, self.search_action,
+                       self.save_stage_action):
             action.setEnabled(editable)
         self.palette.setEnabled(editable)
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
