@@ -103,3 +103,24 @@ def test_the_preview_binds_the_mesh_colours_and_white_without(request, gl_fixtur
     build(renderer, _vertex_color_graph("color"), target)
     white = renderer.render_linear(SIZE, SIZE)[on_plane]
     assert on_plane.sum() > SIZE and np.array_equal(white, np.tile(np.float32(DEFAULT_VERTEX_COLOR), (len(white), 1)))
+
+
+def test_the_cpu_renderer_binds_the_same() -> None:
+    from app.preview.cpu_renderer import CpuRenderer
+
+    renderer = CpuRenderer()
+    renderer.set_mesh(_colored_plane())
+    renderer.camera.distance = 3.0
+    graph = MaterialGraph()
+    position, output = graph.add_node("object_position"), graph.add_node("material_output")
+    graph.connect(position.id, "out", output.id, "base_color")
+    renderer.set_program(lower(graph).verified)
+    positions = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
+    covered = (np.abs(positions[:, :, 2]) < 1e-6) & (np.abs(positions[:, :, :2]) < 1.0).all(axis=-1)
+    assert covered.sum() > SIZE * SIZE // 4
+    renderer.set_program(lower(_vertex_color_graph("color")).verified)
+    colors = renderer.render_linear(SIZE, SIZE)
+    assert np.allclose(colors[covered][:, :3], _color_of(positions[covered])[:, :3], atol=2e-4)
+    renderer.set_mesh("plane")
+    white = renderer.render_linear(SIZE, SIZE)
+    assert np.array_equal(white[SIZE // 2, SIZE // 2], np.float32(DEFAULT_VERTEX_COLOR))
