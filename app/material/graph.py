@@ -36,11 +36,19 @@ with definitions or Custom Code nodes is written as format version 3
 (version 2 plus `functions`), so an editor that knows only versions 1-2
 opens it read-only instead of dropping them. app/material/groups.py holds
 the operations (group, ungroup, interface edits, the call graph).
+
+`stage` is the preview stage saved with the document (mesh, environment,
+light, exposure, ...: the preview's `Stage.to_dict()`), or None when the
+artist did not ask for it. It is opaque here (a JSON object, normalised by
+`stage_data`), written only when present (an optional key of either
+version, so files without it read and write byte for byte as before), and
+a malformed one is dropped on reading, never an error: it is view state.
 """
 
 from __future__ import annotations
 
 import copy as copy_module
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -269,13 +277,20 @@ class MaterialGraph:
     active_variant: str | None = None
     #: Group definitions by id (top-level graphs only; see the module docstring).
     functions: dict[str, GroupDefinition] = field(default_factory=dict)
+    #: The preview stage saved with the document (a JSON object, see `stage_data`), or None.
+    stage: dict[str, Any] | None = None
 
     # Equality ---------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MaterialGraph):
             return NotImplemented
-        return self.same_nodes(other) and self.variants == other.variants and self.active_variant == other.active_variant
+        return (
+            self.same_nodes(other)
+            and self.variants == other.variants
+            and self.active_variant == other.active_variant
+            and self.stage == other.stage
+        )
 
     def same_nodes(self, other: MaterialGraph) -> bool:
         """Equal apart from the variants: the same nodes, connections, frames and definitions (the same module)."""
@@ -450,6 +465,7 @@ class MaterialGraph:
             [variant.copy() for variant in self.variants],
             self.active_variant,
             {function_id: definition.copy() for function_id, definition in self.functions.items()},
+            copy_module.deepcopy(self.stage),
         )
 
     def format_version(self) -> int:
@@ -511,6 +527,8 @@ class MaterialGraph:
                 for variant in self.variants
             ]
             data["active_variant"] = self.active_variant if self.variant(self.active_variant) else None
+        if self.stage is not None:
+            data["stage"] = self.stage
         return data
 
     @classmethod
@@ -609,6 +627,7 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
         if definition.id in graph.functions:
             raise GraphFormatError(f"function id {definition.id!r} is repeated")
         graph.functions[definition.id] = definition
+    graph.stage = stage_data(data.get("stage"))
     return graph
 
 
@@ -709,6 +728,18 @@ def _definition_from_dict(entry: Any) -> GroupDefinition:
         _text(entry.get("description", ""), "function description"),
         link,
     )
+
+
+def stage_data(value: Any) -> dict[str, Any] | None:
+    """A stage to keep in a graph: a JSON object with string keys and finite JSON values, as a fresh copy
+    in JSON's own types (lists, not tuples, so a graph read back compares equal); None for anything else."""
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        return None
+    try:
+        normalised = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return None  # not JSON (a set, NaN, nesting too deep): dropped like any malformed stage
+    return normalised if isinstance(normalised, dict) else None
 
 
 def _frame_color(value: Any) -> tuple[int, int, int] | None:

@@ -473,6 +473,8 @@ register_varying(
 register_varying(Varying("surface_texcoord", vec(2), 2, Semantic.TEXCOORD, ("texcoord",), lambda v: v.input("texcoord")))
 #: xyz: the model-space tangent taken to world space by `model`; w: the handedness sign.
 register_varying(Varying("world_tangent", vec(4), 3, Semantic.NONE, ("tangent",), _world_tangent))
+#: The mesh's vertex colour (vertex input 4, linear RGBA; scene.DEFAULT_VERTEX_COLOR when the mesh has none).
+register_varying(Varying("vertex_color", vec(4), 4, Semantic.COLOR, ("color",), lambda v: v.input("color")))
 
 
 #: Fragment-stage values nodes read by name (`NodeContext.source`, and inputs whose default names
@@ -521,6 +523,7 @@ register_source("world_bitangent", _unit_bitangent)
 register_source("view_direction", _view_direction)
 register_source("light_direction", lambda lowering: _normalized(lowering, lowering.scene_field("light_direction")))
 register_source("time", lambda lowering: lowering.scene_field("time"))
+register_source("vertex_color", lambda lowering: lowering.varying("vertex_color"))
 
 
 # The lowering itself --------------------------------------------------------------------------

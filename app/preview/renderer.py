@@ -55,7 +55,13 @@ from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
-from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import (
+    DEFAULT_VERTEX_COLOR,
+    HOST_SAMPLERS,
+    SCENE_UNIFORM_NAME,
+    VERTEX_INPUTS,
+    VERTEX_INPUTS_BY_NAME,
+)
 from app.material.textures import checker_rgba
 from app.preview import std140
 from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE
@@ -103,6 +109,7 @@ RECENT_PROGRAMS = 4
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
+_COLOR_LOCATION = VERTEX_INPUTS_BY_NAME["color"].location
 
 
 def context_is_es() -> bool:
@@ -178,7 +185,7 @@ class AttributeInfo:
     name: str
     location: int
     type: Type
-    mesh_attribute: str | None  # "position" / "normal" / "texcoord", or None for a constant
+    mesh_attribute: str | None  # the mesh array feeding it ("position" ... "color"), or None for a constant
 
 
 @dataclass
@@ -448,16 +455,24 @@ def attribute_feeds(artifact: ProgramArtifact) -> list[AttributeInfo]:
     return attributes
 
 
-def bind_attributes(attributes: Sequence[AttributeInfo]) -> None:
-    """Enable the mesh arrays the program reads; give every other vertex input a constant (the bound VAO's state)."""
-    fed = {attribute.location for attribute in attributes if attribute.mesh_attribute}
+def bind_attributes(attributes: Sequence[AttributeInfo], has_colors: bool = False) -> None:
+    """Enable the mesh arrays the program reads; give every other vertex input a constant (the bound VAO's state).
+
+    `has_colors`: the bound mesh has vertex colours; without them the colour
+    input reads the documented constant `DEFAULT_VERTEX_COLOR`.
+    """
+    fed = {attribute.location for attribute in attributes
+           if attribute.mesh_attribute and (attribute.location != _COLOR_LOCATION or has_colors)}
     for location in _MESH_ATTRIBUTES:
         if location in fed:
             GL.glEnableVertexAttribArray(location)
         else:
             GL.glDisableVertexAttribArray(location)
     for attribute in attributes:
-        if attribute.mesh_attribute:
+        if attribute.location in fed:
+            continue
+        if attribute.mesh_attribute == "color":
+            GL.glVertexAttrib4f(attribute.location, *DEFAULT_VERTEX_COLOR)  # a mesh without vertex colours
             continue
         value_type = attribute.type
         if isinstance(value_type, MatrixType):
@@ -557,6 +572,7 @@ class Renderer(PreviewState):
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
+        self._color_buffer = 0  # the mesh's vertex colours (location 4), when it has them
         self._index_count = 0
         self._checker_texture = 0
         self._textures: dict[str, int] = {}
@@ -582,7 +598,7 @@ class Renderer(PreviewState):
             return
         self.is_es = context_is_es()
         self._vertex_array = int(GL.glGenVertexArrays(1))
-        self._vertex_buffer, self._index_buffer = (int(b) for b in GL.glGenBuffers(2))
+        self._vertex_buffer, self._index_buffer, self._color_buffer = (int(b) for b in GL.glGenBuffers(3))
         self._checker_texture = self._upload_texture(0, checker_rgba())
         self._initialized = True
 
@@ -597,7 +613,7 @@ class Renderer(PreviewState):
             GL.glDeleteProgram(program)
         self._linked.clear()
         GL.glDeleteVertexArrays(1, [self._vertex_array])
-        GL.glDeleteBuffers(2, [self._vertex_buffer, self._index_buffer])
+        GL.glDeleteBuffers(3, [self._vertex_buffer, self._index_buffer, self._color_buffer])
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
@@ -668,8 +684,14 @@ class Renderer(PreviewState):
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, mesh.interleaved(), GL.GL_STATIC_DRAW)
         for location, attribute in _MESH_ATTRIBUTES.items():
-            components, offset = ATTRIBUTE_LAYOUT[attribute]
-            GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
+            if attribute in ATTRIBUTE_LAYOUT:
+                components, offset = ATTRIBUTE_LAYOUT[attribute]
+                GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
+        if mesh.colors is not None:
+            # Vertex colours live in a buffer of their own: most meshes have none (then a constant, _bind_attributes).
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._color_buffer)
+            GL.glBufferData(GL.GL_ARRAY_BUFFER, np.ascontiguousarray(mesh.colors, dtype=np.float32), GL.GL_STATIC_DRAW)
+            GL.glVertexAttribPointer(_COLOR_LOCATION, 4, GL.GL_FLOAT, GL.GL_FALSE, 16, ctypes.c_void_p(0))
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._index_buffer)
         GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
         GL.glBindVertexArray(0)
@@ -1038,7 +1060,7 @@ class Renderer(PreviewState):
         return scene_record_value(block.binding.type, self.scene_values(width, height))
 
     def _bind_attributes(self, info: ProgramInfo) -> None:
-        bind_attributes(info.attributes)
+        bind_attributes(info.attributes, has_colors=self.mesh().colors is not None)
 
     def read_pixels(self, x: int = 0, y: int = 0, width: int = 1, height: int = 1) -> np.ndarray:
         """Pixels of the current read framebuffer, (height, width, 4) uint8, top row first."""

@@ -75,6 +75,7 @@ from app.session.engine_export import PreviewLighting, material_section, written
 from app.session.events import Event
 from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
+from app.session.stage_files import rebased_stage
 from app.session.textures import (
     TextureCache,
     TextureImage,
@@ -123,7 +124,8 @@ class LoweringJob:
 
 
 def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) -> MaterialGraph:
-    """`graph` with its relative texture paths (nodes and variants) rewritten to mean the same files from `new`."""
+    """`graph` with its relative texture paths (nodes, variants, the saved stage's files) rewritten to mean the same
+    files from `new`."""
     rebased = graph.copy()
     texture_names: set[str] = set()
     for node in rebased.nodes.values():
@@ -137,6 +139,8 @@ def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) ->
         for name, stored in list(variant.values.items()):
             if name in texture_names and isinstance(stored, str) and stored:
                 variant.values[name] = rebase_texture_path(stored, old, new)
+    if rebased.stage is not None:
+        rebased.stage = rebased_stage(rebased.stage, old, new)  # a mesh or environment file of the saved stage
     return rebased
 
 

@@ -48,7 +48,7 @@ from app.graph.nodes import EXTRA_PROPERTIES, PROPERTY_PREFIX, MaterialNode, pro
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
 from app.material.custom_code import CUSTOM_CODE_TYPE
-from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph, Node, ParameterVariant
+from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph, Node, ParameterVariant, stage_data
 from app.material.groups import (
     FUNCTION_PROPERTY,
     GROUP_TYPE,
@@ -171,6 +171,8 @@ class GraphEditor(QObject):
         self.texture_reference: Callable[[str], str] = lambda path: path
         self.variants: list[ParameterVariant] = []
         self.active_variant: str | None = None
+        #: The preview stage saved with the document (`MaterialGraph.stage`), or None: view state, outside undo.
+        self.stage: dict[str, Any] | None = None
         self._loading = False
         self.editable = True
         #: True while `edited` reports a change that continues a gesture (a slider drag): the window
@@ -196,6 +198,7 @@ class GraphEditor(QObject):
             self._loading = False
         self.variants = [variant.copy() for variant in graph.variants]
         self.active_variant = graph.active_variant
+        self.stage = copy.deepcopy(graph.stage)
         self._material = self._snapshot()
         self._stack_state = (self.graph.undo_stack().index(), self.graph.undo_stack().count())
         self._connection_answers.clear()
@@ -235,6 +238,7 @@ class GraphEditor(QObject):
         graph.functions = dict(self._material.functions)  # definitions are replaced, never changed in place
         graph.variants = [variant.copy() for variant in self.variants]
         graph.active_variant = self.active_variant
+        graph.stage = copy.deepcopy(self.stage)
         return graph
 
     def _snapshot(self) -> MaterialGraph:
@@ -253,6 +257,7 @@ class GraphEditor(QObject):
                                                      old.library)
         graph.variants = [variant.copy() for variant in self.variants]
         graph.active_variant = self.active_variant
+        graph.stage = copy.deepcopy(self.stage)
         return graph
 
     # ---- levels (node groups) -------------------------------------------------------------
@@ -393,7 +398,18 @@ class GraphEditor(QObject):
                 if view_node.has_property(key) and view_node.get_property(key) != to_view_value(value):
                     view_node.set_property(key, to_view_value(value), push_undo=False)
         self.restore_variants(graph.variants, graph.active_variant)
+        self.stage = copy.deepcopy(graph.stage)
         self._material = self._snapshot()
+
+    def set_saved_stage(self, stage: dict[str, Any] | None) -> None:
+        """The stage to save with the document (None: none); an edit of the document, outside undo (view state)."""
+        stage = stage_data(stage) if stage is not None else None
+        if stage == self.stage:
+            return
+        self.stage = stage
+        self._material = self._snapshot()
+        if not self._loading and self.editable:
+            self.edited.emit()
 
     def restore_variants(self, variants: list[ParameterVariant], active: str | None) -> None:
         """What the variant commands do (the stack's index change then takes the snapshot)."""

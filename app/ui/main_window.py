@@ -38,17 +38,19 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedW
 from app.graph.nodes import MaterialNode
 from app.graph.overview import GraphOverview, overview_action
 from app.material import catalog
-from app.material.examples import DEFAULT_EXAMPLE, example_names
+from app.material.examples import DEFAULT_EXAMPLE, example_description, example_names
 from app.material.graph import MaterialGraph
 from app.material.library import PROJECT, USER, LibraryFunction, library_folders, list_library, outdated
 from app.material.lowering import LoweringResult
 from app.material.parameters import ParameterValue
 from app.preview.parameters_panel import ParametersPanel
+from app.preview.stage import Stage
 from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
 from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
 from app.session.variants import VariantNameError, checked_variant_name
+from app.session.stage_files import resolved_stage, stored_stage
 from app.ui.about import AboutDialog, about_facts
 from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
@@ -236,6 +238,13 @@ class MainWindow(QMainWindow):
                                                "Write a MaterialX 1.39 document (gltf_pbr); nodes without a counterpart are baked")
         self.import_mtlx_action = self._action("&Import MaterialX…", exports.import_mtlx_dialog, None,
                                                "Open a MaterialX document's gltf_pbr material as a new graph (the mapped nodes)")
+        # The stage is the user's (QSettings) unless the document carries its own (docs/file-format.md).
+        self.save_stage_action = QAction("Save &Stage with Material", self, checkable=True)
+        self.save_stage_action.setStatusTip("Save the preview's mesh, environment, light, exposure, tone mapper and "
+                                            "background in the document, and show them whenever it is opened")
+        self.save_stage_action.toggled.connect(self._save_stage_toggled)
+        self.preview_panel.toolbar.stageChanged.connect(self._stage_changed)
+        self._showing_document_stage = False
         self.quit_action = self._action("&Quit", self.close, standard.Quit)
         self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
                                          "Version, Qt and the OpenGL renderer the preview got")
@@ -311,12 +320,15 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         self.recent_menu = QMenu("Open &Recent", self)
         self.examples_menu = QMenu("Open E&xample", self)
+        self.examples_menu.setToolTipsVisible(True)
         for name in example_names():
             action = self.examples_menu.addAction(name)
+            action.setToolTip(example_description(name))
+            action.setStatusTip(example_description(name))
             action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
-                                    self.copy_textures_action, None, self.bake_action, self.export_gltf_action,
+                                    self.copy_textures_action, self.save_stage_action, None, self.bake_action, self.export_gltf_action,
                                     self.export_mtlx_action, self.import_mtlx_action, None, self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
@@ -379,7 +391,8 @@ class MainWindow(QMainWindow):
         editable = not self.read_only
         for action in (self.save_action, self.save_as_action, self.cut_action, self.copy_action, self.paste_action,
                        self.duplicate_action, self.delete_action, self.select_all_action, self.search_action,
-                       self.group_action, self.ungroup_action, self.enter_group_action, self.exit_group_action):
+                       self.group_action, self.ungroup_action, self.enter_group_action, self.exit_group_action,
+                       self.save_stage_action):
             action.setEnabled(editable)
         self.palette.setEnabled(editable)
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
@@ -608,12 +621,40 @@ class MainWindow(QMainWindow):
         self._list_groups()
         # A graph the view could not show completely differs from its file: saving would change it.
         self.session.open_graph(self.graph_editor.material, path, name, modified or bool(problems), origin)
+        self._show_document_stage(graph.stage)
         self.list_library_functions()
         self.offer_library_updates()
         self.relower_now()
         self.frame_all()
         self.documentOpened.emit()
         return problems
+
+    # The stage saved with the document (MaterialGraph.stage; the toolbar's stage otherwise stays the user's).
+
+    def _document_stage(self) -> dict[str, object]:
+        """The toolbar's stage as the document stores it (mesh and environment files relative to its folder)."""
+        return stored_stage(self.preview_panel.toolbar.stage.to_dict(), self.session.document.directory)
+
+    def _save_stage_toggled(self, checked: bool) -> None:
+        if not self.read_only:
+            self.graph_editor.set_saved_stage(self._document_stage() if checked else None)
+
+    def _stage_changed(self, _stage: Stage) -> None:
+        if self.save_stage_action.isChecked() and not self.read_only and not self._showing_document_stage:
+            self.graph_editor.set_saved_stage(self._document_stage())
+
+    def _show_document_stage(self, saved: dict[str, object] | None) -> None:
+        """A document was opened: show its stage if it has one (the toggle says whether it does)."""
+        self.save_stage_action.blockSignals(True)
+        self.save_stage_action.setChecked(saved is not None)
+        self.save_stage_action.blockSignals(False)
+        if saved is None:
+            return
+        self._showing_document_stage = True
+        try:
+            self.preview_panel.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory)))
+        finally:
+            self._showing_document_stage = False
 
     # The File menu (app.ui.file_commands); public for main.py, the file-open relay and tests.
 

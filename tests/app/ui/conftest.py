@@ -1,7 +1,7 @@
 """Fixtures for driving the real main window under Xvfb.
 
 `prompts` answers every question the window asks and records the calls;
-`window` is a shown MainWindow on the default example with its settings,
+`window` is a shown MainWindow on `WINDOW_EXAMPLE` with its settings,
 recovery directory and prompts isolated in the test's temporary directory.
 Teardown answers "discard" to any unsaved-changes question and closes the
 window, so no test leaves a top-level window behind.
@@ -20,6 +20,9 @@ from app.ui.dialogs import Prompts, SaveChoice
 from app.ui.recovery import RECOVERY_DIR_ENV, RecoveryStore
 
 LOWERING_TIMEOUT_MS = 20_000
+#: The material the UI tests drive: they name its nodes (n1 base colour, n4 the shininess parameter, n7 the
+#: Fresnel), so it is fixed here rather than following `examples.DEFAULT_EXAMPLE` (the editor's first impression).
+WINDOW_EXAMPLE = "lit_blinn_phong"
 
 
 class RecordingPrompts:
@@ -132,17 +135,20 @@ def settings(tmp_path: Path) -> QSettings:
 
 @pytest.fixture
 def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_dir: Path):
-    """Builds shown main windows on the default example; all are closed at teardown."""
+    """Builds shown main windows on `example` (None: the editor's default example); all are closed at teardown."""
     from app.ui.main_window import MainWindow
 
     windows: list[MainWindow] = []
 
-    def make(load_example: bool = True, preview_gl: str | None = None) -> MainWindow:
+    def make(load_example: bool = True, preview_gl: str | None = None, example: str | None = WINDOW_EXAMPLE) -> MainWindow:
         window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir),
                             preview_gl=preview_gl)
         qtbot.addWidget(window)
         if load_example:
-            window.load_example()
+            if example is None:
+                window.load_example()
+            else:
+                window.load_example(example)
         window.show()
         qtbot.waitExposed(window)
         windows.append(window)
@@ -152,6 +158,12 @@ def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_
     prompts.save_choice = SaveChoice.DISCARD
     for window in windows:
         window.close()
+
+
+@pytest.fixture
+def window_example() -> str:
+    """The example the `window` fixture (and `make_window()`) opens."""
+    return WINDOW_EXAMPLE
 
 
 @pytest.fixture
