@@ -49,8 +49,8 @@ from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
 from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
-from app.session.variants import VariantNameError, checked_variant_name
 from app.session.stage_files import resolved_stage, stored_stage
+from app.session.variants import VariantNameError, checked_variant_name
 from app.ui.about import AboutDialog, about_facts
 from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
