@@ -62,9 +62,8 @@ def spelled(instruction: Instruction) -> bool:
     if isinstance(instruction, StoreInstruction):
         return not isinstance(instruction.target.type, SamplerType)
     result = getattr(instruction, "result", None)
-    if result is not None and isinstance(result.type, SamplerType) and isinstance(instruction, (LoadInstruction, CopyInstruction)):
-        return False
-    return True
+    alias = result is not None and isinstance(result.type, SamplerType) and isinstance(instruction, (LoadInstruction, CopyInstruction))
+    return not alias
 
 
 def _check_partition(name: str, code: str, source_map: StageSourceMap) -> list[str]:

@@ -32,9 +32,10 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QUndoCommand
 
 from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import MaterialNode, property_key, to_view_value
+from app.graph.nodes import REROUTE_TYPE, MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
+from app.material.cost import MaterialCost, describe_count, describe_node
 from app.material.graph import MaterialGraph, ParameterVariant
 from app.material.lowering import LoweringResult, NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
@@ -120,6 +121,9 @@ class GraphEditor(QObject):
         self._loading = False
         self.editable = True
         self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
+        #: Whether nodes show their cost footer (View > Node Cost), and the costs of the last lowering.
+        self.costs_visible = False
+        self._costs: MaterialCost | None = None
 
     @property
     def material(self) -> MaterialGraph:
@@ -154,6 +158,7 @@ class GraphEditor(QObject):
         self._material = self._snapshot()
         self._connection_answers.clear()
         self.graph.refresh_constraint_tables()
+        self._apply_costs()  # new nodes get the footer at once; their numbers come with the next lowering
         self.edited.emit()
 
     def take_rewritten(self, graph: MaterialGraph) -> None:
@@ -385,6 +390,27 @@ class GraphEditor(QObject):
                 messages.setdefault(diagnostic.node_id, []).append(prefix + diagnostic.message)
         for node in self.graph.material_nodes():
             node.view.set_diagnostics(messages.get(node.stable_id, []))
+
+    def show_costs(self, costs: MaterialCost | None) -> None:
+        """Each node's cost (footer text and tooltip lines) from the last lowering (None: not known)."""
+        self._costs = costs
+        self._apply_costs()
+
+    def set_costs_visible(self, visible: bool) -> None:
+        self.costs_visible = visible
+        self._apply_costs()
+
+    def _apply_costs(self) -> None:
+        costs = self._costs
+        for node in self.graph.material_nodes():
+            if node.type_name == REROUTE_TYPE:
+                continue  # a reroute emits nothing and has no room for a footer
+            node.view.set_cost_shown(self.costs_visible)
+            cost = costs.node(node.stable_id) if costs is not None else None
+            if cost is None:
+                node.view.set_cost("0 instr" if costs is not None else "", [])
+            else:
+                node.view.set_cost(describe_count(cost.total), describe_node(cost, self.node_label))
 
     def show_port_types(self, result: LoweringResult) -> None:
         for node in self.graph.material_nodes():

@@ -60,6 +60,8 @@ from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 
 APP_TITLE = "VPL Material Editor"
 LOWERING_DELAY_MS = 150
+#: QSettings keys of the View menu's inspection toggles.
+COST_SETTING = "graph/show_cost"
 DUPLICATE_KEY = "Ctrl+D"
 
 
@@ -156,6 +158,8 @@ class MainWindow(QMainWindow):
         self.graph_editor.connectionRefused.connect(
             lambda reason: self.statusBar().showMessage(f"Connection refused: {reason}", 8000))
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
+        self.graph.scene().selectionChanged.connect(self._highlight_selected_code)
+        self.code_view.nodeActivated.connect(self.select_node)
         self.palette.nodeRequested.connect(self.add_node_from_palette)
         self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
@@ -241,6 +245,11 @@ class MainWindow(QMainWindow):
         self.play_action.setCheckable(True)
         self.play_action.triggered.connect(self.preview.set_playing)  # the user's choice; the preview reports the rest
         self.preview.playingChanged.connect(self.play_action.setChecked)
+        self.cost_action = QAction("Node &Cost", self, checkable=True)
+        self.cost_action.setStatusTip("Show each node's VPL instructions and texture samples in its footer")
+        self.cost_action.setChecked(self.settings.value(COST_SETTING, False, type=bool))
+        self.cost_action.toggled.connect(self.set_costs_visible)
+        self.graph_editor.set_costs_visible(self.cost_action.isChecked())
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
@@ -267,8 +276,9 @@ class MainWindow(QMainWindow):
                                     self.select_all_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, None, self.reset_camera_action,
-                                    self.play_action, None, *(dock.toggleViewAction() for dock in docks)])
+        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, None, self.cost_action, None,
+                                    self.reset_camera_action, self.play_action, None,
+                                    *(dock.toggleViewAction() for dock in docks)])
         fill(bar.addMenu("&Help"), [self.about_action])
 
     def show_about(self) -> AboutDialog:
@@ -383,6 +393,17 @@ class MainWindow(QMainWindow):
 
     def frame_all(self) -> None:
         self.graph_editor.frame_all()
+
+    def set_costs_visible(self, visible: bool) -> None:
+        """View > Node Cost: the footer with each node's instructions and texture samples (remembered)."""
+        self.settings.setValue(COST_SETTING, visible)
+        if self.cost_action.isChecked() != visible:
+            self.cost_action.setChecked(visible)
+        self.graph_editor.set_costs_visible(visible)
+
+    def _highlight_selected_code(self) -> None:
+        nodes = [] if self.read_only else self.graph_editor.selected_material_nodes()
+        self.code_view.highlight_nodes([node.stable_id for node in nodes])
 
     def open_tab_search(self) -> None:
         if not self.read_only:
