@@ -150,6 +150,8 @@ class LoweringResult:
     reads: dict[str, frozenset[str]] = field(default_factory=dict)
     #: For a preview lowering: the ports it shows, in selector order (ports that could not be lowered are left out).
     preview_ports: tuple[tuple[str, str], ...] = ()
+    #: For a preview lowering of several ports: the name of its selector uniform (PREVIEW_SELECTOR, made unique).
+    preview_selector: str = ""
     #: Seconds spent per phase: types, lowering, publication (verification, canonical text
     #: and its read-back), glsl (materialization and generation).
     timings: dict[str, float] = field(default_factory=dict)
@@ -710,7 +712,8 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
     live = connected_nodes(graph, roots)
 
     def report(node_id: str | None, message: str, category: str = "graph") -> None:
-        severity = "error" if node_id is None or node_id in live else "warning"
+        # A preview leaves out what cannot be lowered (`preview_ports` says what it shows): warnings only.
+        severity = "error" if preview is None and (node_id is None or node_id in live) else "warning"
         result.diagnostics.append(NodeDiagnostic(node_id, category, message, severity))
 
     if preview is None and output_node is None:
@@ -720,7 +723,8 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
     for node_id in sorted(resolution.errors, key=node_id_key):
         for message in resolution.errors[node_id]:
             report(node_id, message)
-    for node_id, message in sorted(_parameter_name_problems(graph).items(), key=lambda item: node_id_key(item[0])):
+    name_problems = _parameter_name_problems(graph)
+    for node_id, message in sorted(name_problems.items(), key=lambda item: node_id_key(item[0])):
         report(node_id, message)
     if not roots or result.errors:
         return
@@ -732,6 +736,11 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         priority[roots[0]] = 2
     order, _ = topological_order(graph, priority)
     order = [node_id for node_id in order if node_id in live]
+    # A preview skips nodes that cannot be lowered and everything that reads them.
+    failed = (set(resolution.errors) | set(name_problems)) & live if preview is not None else set()
+    sources: dict[str, set[str]] = {}
+    for connection in graph.connections:
+        sources.setdefault(connection.target_node, set()).add(connection.source_node)
 
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
@@ -742,6 +751,9 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         lowering.build_skeleton(roots[0], preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
     for node_id in order:
+        if node_id in failed or not failed.isdisjoint(sources.get(node_id, ())):
+            failed.add(node_id)
+            continue
         node = graph.nodes[node_id]
         node_type = NODE_TYPES[node.type_name]
         lowering.owner = node_id
@@ -750,12 +762,16 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         except LoweringFailure as failure:
             report(node_id, str(failure))
             if preview is not None:
-                return  # its consumers would read a value that does not exist
-    if preview is not None and not result.errors:
-        try:
-            result.preview_ports = _store_preview(lowering, preview.ports)
-        except LoweringFailure as failure:
-            report(lowering.owner, str(failure))
+                failed.add(node_id)
+    if preview is not None:
+        shown = tuple(port for port in preview.ports if port[0] not in failed)
+        if not shown:
+            result.diagnostics.append(NodeDiagnostic(roots[0], "graph", "nothing here can be previewed"))
+        else:
+            try:
+                result.preview_ports, result.preview_selector = _store_preview(lowering, shown)
+            except LoweringFailure as failure:
+                result.diagnostics.append(NodeDiagnostic(lowering.owner, "graph", str(failure)))
     if not result.errors:
         lowering.finish_vertex_stage(roots[0])
     result.parameters = list(lowering.parameters)
@@ -769,15 +785,18 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
 
 
 def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> Operand:
-    """A node output's value as the vec4 colour a preview shows (rgb, alpha 1).
+    """A node output's value as the vec4 colour a preview shows: rgb clamped at 0, alpha 1.
 
     float f: (f, f, f); vec2 (x, y): (x, y, 0); vec3: itself; vec4 and
     colour: rgb (alpha is not shown); bool: white or black; a texture: its
     texels at the mesh's texture coordinates, decoded from sRGB in a
-    radiance material as a Texture Sample node would.
+    radiance material as a Texture Sample node would. Negative components
+    show black (no display shows negative light, and the preview's post pass
+    reserves negative radiance for pixels no surface covers).
     """
     fn = lowering.fragment_main
     one, zero = fn.f(1.0), fn.f(0.0)
+    rgb: Operand
     if port_type is PortType.BOOL:
         value, port_type = fn.call_builtin(Builtin.SELECT, PortType.FLOAT.vpl_type, value, one, zero), PortType.FLOAT
     if port_type is PortType.TEXTURE:
@@ -786,7 +805,7 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
             texel = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, value, uv, zero)
         else:
             texel = fn.texture(value, uv)
-        rgb: Operand = fn.swizzle(texel, "xyz")
+        rgb = fn.swizzle(texel, "xyz")
         node = lowering.graph.nodes.get(lowering.owner)
         if (lowering.output_name == RADIANCE_OUTPUT_NAME and node is not None and node.type_name == "texture_parameter"
                 and node.properties.get("color_space", "srgb") != "linear"):
@@ -795,18 +814,23 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
             linear = fn.call(pbr_functions.srgb_to_linear(lowering), rgb)
             assert linear is not None
             rgb = linear
-        return fn.construct(vec(4), rgb, one)
-    if port_type is PortType.FLOAT:
-        return fn.construct(vec(4), value, value, value, one)
-    if port_type is PortType.VEC2:
-        return fn.construct(vec(4), value, zero, one)
-    if port_type is PortType.VEC3:
-        return fn.construct(vec(4), value, one)
-    return fn.construct(vec(4), fn.swizzle(value, "xyz"), one)
+    elif port_type is PortType.FLOAT:
+        rgb = fn.construct(vec(3), value, value, value)
+    elif port_type is PortType.VEC2:
+        rgb = fn.construct(vec(3), value, zero)
+    elif port_type is PortType.VEC3:
+        rgb = value
+    else:
+        rgb = fn.swizzle(value, "xyz")
+    clamped = fn.builtin(Builtin.MAX, PortType.VEC3, rgb, fn.construct(vec(3), zero))
+    return fn.construct(vec(4), clamped, one)
 
 
-def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    """Write the previewed outputs' colours to the fragment output (picked by `PREVIEW_SELECTOR` when several)."""
+def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], str]:
+    """Write the previewed outputs' colours to the fragment output (picked by `PREVIEW_SELECTOR` when several).
+
+    Returns the ports and the selector uniform's name ("" for one port).
+    """
     fn = lowering.fragment_main
     colors: list[Operand] = []
     for node_id, port in ports:
@@ -816,6 +840,7 @@ def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tup
             raise LoweringFailure(f"the output {port!r} has no value to preview")
         colors.append(preview_color(lowering, *entry))
     color = colors[0]
+    name = ""
     if len(colors) > 1:
         lowering.owner = ports[0][0]
         taken = {spec.name for spec in lowering.parameters} | set(lowering.host_uniforms)
@@ -831,7 +856,7 @@ def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tup
                                     value, color)
     fn.store(lowering.declare_fragment_output(lowering.output_name), color)
     fn.ret()
-    return tuple(ports)
+    return tuple(ports), name
 
 
 def _verify_publish_compile(result: LoweringResult) -> None:
