@@ -49,6 +49,9 @@ from app.material.lowering import (
 )
 from app.material.scene import DISPLAY_OUTPUT_NAME
 from app.material.types import PortType, connected_nodes, node_id_key, propagate, topological_order
+from vpl_core.backends import glsl
+from vpl_core.backends.glsl.artifact import ProgramArtifact
+from vpl_core.diagnostics import VplError
 
 #: Port types a thumbnail can show (`lowering.preview_color` says how).
 PREVIEWABLE_TYPES = frozenset({PortType.FLOAT, PortType.VEC2, PortType.VEC3, PortType.VEC4, PortType.COLOR, PortType.BOOL,
@@ -240,3 +243,31 @@ def structure_key(graph: MaterialGraph, output_name: str) -> str:
     prints = fingerprints(stripped)
     text = _json([output_name, sorted(prints.items())])
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True)
+class NodeProgram:
+    """One node's output as a program of its own ("Preview This Node"): the artifact, or why there is none."""
+
+    port: str
+    artifact: ProgramArtifact | None
+    problem: str = ""
+
+
+def node_program(graph: MaterialGraph, node_id: str, target: str) -> NodeProgram | None:
+    """The sub-graph feeding `node_id`'s preview port lowered alone, compiled for `target`; None: nothing to show."""
+    port = preview_port(graph, node_id, propagate(graph).port_types) if node_id in graph.nodes else None
+    if port is None:
+        return None
+    result = lower(graph, PreviewOutputs(((node_id, port),), material_output_name(graph)))
+    if not result.ok or result.verified is None:
+        messages = [d.message for d in result.diagnostics if d.severity == "error"] or [d.message for d in result.diagnostics]
+        return NodeProgram(port, None, messages[0] if messages else "it cannot be lowered")
+    artifact = result.artifact
+    if artifact is None or artifact.target != target:
+        try:
+            artifact = glsl.compile(result.verified, target=target)
+        except VplError as error:
+            return NodeProgram(port, None, str(error))
+    return NodeProgram(port, artifact)
+

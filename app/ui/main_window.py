@@ -52,6 +52,7 @@ from app.ui.graph_editor import GraphEditor
 from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
+from app.ui.node_thumbnails import THUMBNAILS_SETTING, NodePin, NodeThumbnails, show_node_menu
 from app.ui.palette import NodePalette
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
@@ -94,7 +95,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self._centre)
         self._build_panels(preview_gl)
         self.files = FileCommands(self)
+        self.node_pin = NodePin(self)  # the presenter asks it first what the preview shows
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
+        self.thumbnails = NodeThumbnails(self)
         self._build_actions()
         self._build_menus()
         self._connect()
@@ -250,6 +253,11 @@ class MainWindow(QMainWindow):
         self.cost_action.setChecked(self.settings.value(COST_SETTING, False, type=bool))
         self.cost_action.toggled.connect(self.set_costs_visible)
         self.graph_editor.set_costs_visible(self.cost_action.isChecked())
+        self.thumbnails_action = QAction("Node &Previews", self, checkable=True)
+        self.thumbnails_action.setStatusTip("Show a live thumbnail of each node's output (right-click a node for its own)")
+        self.thumbnails_action.setChecked(self.settings.value(THUMBNAILS_SETTING, True, type=bool))
+        self.thumbnails_action.toggled.connect(self.thumbnails.set_enabled)
+        self.graph.viewer().node_menu_handler = lambda view_id, position: show_node_menu(self, view_id, position)
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
@@ -276,7 +284,8 @@ class MainWindow(QMainWindow):
                                     self.select_all_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, None, self.cost_action, None,
+        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, None, self.thumbnails_action,
+                                    self.cost_action, self.node_pin.unpin_action, None,
                                     self.reset_camera_action, self.play_action, None,
                                     *(dock.toggleViewAction() for dock in docks)])
         fill(bar.addMenu("&Help"), [self.about_action])
@@ -519,4 +528,5 @@ class MainWindow(QMainWindow):
         self._autosave_timer.stop()
         self.session.close()
         self.preview.set_playing(False)
+        self.thumbnails.shutdown()
         event.accept()

@@ -19,6 +19,13 @@ Toggles: all thumbnails (View > Node Previews, remembered in QSettings)
 and per node (the node's right-click menu; for the session, not saved in
 the document). Without an OpenGL preview (the CPU preview) there are no
 thumbnails.
+
+`NodePin` is the node menu's "Preview This Node": the main preview shows
+that node's output (the sub-graph feeding it lowered with it as the unlit
+result, `lowering.PreviewOutputs`, on the stage's mesh with the stage's
+display transform) instead of the material, through every edit, until
+"Unpin Node Preview" (or the node is deleted, or another document opens).
+The status bar says which node is pinned.
 """
 
 from __future__ import annotations
@@ -27,10 +34,12 @@ import atexit
 import weakref
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QObject, QPoint, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLabel, QMenu
 
-from app.material.node_previews import fingerprints, material_output_name, preview_port, structure_key
+from app.graph.nodes import MaterialNode
+from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
 from app.material.parameters import ParameterKind, parameter_nodes
 from app.material.types import propagate
 from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
@@ -305,3 +314,115 @@ def _short(reason: str) -> str:
     """A note that fits in the thumbnail's square."""
     text = reason.strip().rstrip(".")
     return text if len(text) <= 60 else text[:57] + "\u2026"
+
+
+# The node menu ------------------------------------------------------------------------------------
+
+
+def node_menu(window: MainWindow, node_id: str) -> QMenu:
+    """The right-click menu of a node: its thumbnail, "Preview This Node", then the graph's editing actions."""
+    menu = QMenu(window)
+    menu.setObjectName("nodeMenu")
+    thumbnails, pin = window.thumbnails, window.node_pin
+    graph = window.session.graph
+    has_port = node_id in graph.nodes and preview_port(graph, node_id, propagate(graph).port_types) is not None
+    show = QAction("Show &Thumbnail", menu, checkable=True)
+    show.setChecked(thumbnails.node_visible(node_id))
+    show.setEnabled(has_port and thumbnails.active)
+    show.setStatusTip("This node's live thumbnail (View > Node Previews turns all of them on or off)")
+    show.toggled.connect(lambda visible: thumbnails.set_node_visible(node_id, visible))
+    menu.addAction(show)
+    if pin.pinned == node_id:
+        unpin = QAction("&Unpin Node Preview", menu)
+        unpin.triggered.connect(lambda _checked=False: pin.set_pinned(None))
+        menu.addAction(unpin)
+    else:
+        preview = QAction("&Preview This Node", menu)
+        preview.setEnabled(has_port and not window.session.read_only)
+        preview.setStatusTip("Show this node's output in the main preview until unpinned")
+        preview.triggered.connect(lambda _checked=False: pin.set_pinned(node_id))
+        menu.addAction(preview)
+    menu.addSeparator()
+    menu.addActions(window.graph.viewer().context_menus()["graph"].actions())
+    return menu
+
+
+def show_node_menu(window: MainWindow, view_id: str, position: QPoint) -> bool:
+    """`TypedNodeViewer.node_menu_handler`: select the node (editing actions act on it) and pop its menu up."""
+    node = window.graph.get_node_by_id(view_id)
+    if not isinstance(node, MaterialNode):
+        return False
+    if not node.selected():
+        window.graph.clear_selection()
+        node.set_selected(True)
+    node_menu(window, node.stable_id).popup(position)
+    return True
+
+
+# "Preview This Node" ------------------------------------------------------------------------------
+
+
+class NodePin(QObject):
+    """The node the main preview shows instead of the material (module docstring); None: the material."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.pinned: str | None = None
+        self.problem = ""
+        self._shown: tuple[str, str] | None = None
+        self.label = QLabel(window)
+        self.label.setObjectName("pinnedNodeLabel")
+        self.label.setToolTip("The main preview shows this node's output; right-click the node to unpin")
+        window.statusBar().addPermanentWidget(self.label)
+        self.unpin_action = QAction("Unpin Node Preview", window)
+        self.unpin_action.setStatusTip("The main preview shows the material again")
+        self.unpin_action.triggered.connect(lambda _checked=False: self.set_pinned(None))
+        self.unpin_action.setEnabled(False)
+        self.session.document_changed.connect(lambda _document: self.set_pinned(None, show=False))
+
+    def set_pinned(self, node_id: str | None, show: bool = True) -> None:
+        """Pin `node_id` (None: unpin) and show the result in the main preview."""
+        self.pinned = node_id
+        self._shown = None
+        self.problem = ""
+        self._update_label()
+        if show and self.session.result is not None and self.session.result.verified is not None:
+            self.window.presenter.show_program()
+
+    def _update_label(self) -> None:
+        node_id = self.pinned
+        self.unpin_action.setEnabled(node_id is not None)
+        label = self.window.graph_editor.node_label(node_id) if node_id is not None else ""
+        self.label.setText(f"Preview pinned to {label}" if node_id is not None else "")
+
+    def show_program(self) -> bool:
+        """Hand the main preview the pinned node's program; False when nothing is pinned (show the material).
+
+        Called by the presenter instead of showing the material's program.
+        Lowers the pinned sub-graph on the UI thread, as the material's own
+        lowering does (a sub-graph is never larger than the material).
+        """
+        node_id = self.pinned
+        if node_id is None or self.session.read_only:
+            return False
+        preview = self.window.preview
+        program = node_program(self.session.graph, node_id, preview.target)
+        if program is None:  # the node is gone (or shows nothing any more): back to the material
+            self.set_pinned(None, show=False)
+            return False
+        artifact, problem = program.artifact, program.problem
+        self.problem = problem
+        self._update_label()
+        if problem or artifact is None:
+            self._shown = None
+            preview.show_problem(f"The pinned node {self.window.graph_editor.node_label(node_id)} cannot be previewed: "
+                                 f"{problem}")
+            return True
+        key = (artifact.vertex_code, artifact.fragment_code)
+        if key != self._shown:
+            self._shown = key
+            preview.set_artifact(artifact, self.session.parameters.specs, self.session.preview_values())
+        return True
+

@@ -112,6 +112,9 @@ class SessionPresenter:
     def show_program(self) -> None:
         """Hand the preview the current module compiled for its target, with every parameter's value."""
         preview = self.window.preview
+        if self.window.node_pin.show_program():  # "Preview This Node": the pinned node instead of the material
+            self._shown_artifact = None
+            return
         program = self.session.program(preview.target)
         if program.artifact is None:
             preview.show_problem(f"{program.target} target error (preview: {preview.context_description}): "
