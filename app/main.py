@@ -171,6 +171,7 @@ def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settl
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
         if window.preview.preparing_environment:
             loop.exec()
+    window.thumbnails.wait(timeout_seconds)  # the node thumbnails (their own worker; none when turned off)
     # A little longer so the last frame and the docks are painted.
     QTimer.singleShot(SETTLE_MS, loop.quit)
     loop.exec()

@@ -53,8 +53,8 @@ PROPERTY_PREFIX = "vpl_prop_"
 ERROR_COLOR = QtGui.QColor(235, 64, 52)
 MARKER_TEXT_WIDTH = 260
 #: Side of the thumbnail drawn in a node, in scene units (pixels at zoom 1).
-THUMBNAIL_SIZE = 64
-THUMBNAIL_MARGIN = 6.0
+THUMBNAIL_SIZE = 48
+THUMBNAIL_MARGIN = 5.0
 FOOTER_HEIGHT = 16.0
 FOOTER_COLOR = QtGui.QColor(200, 200, 200)
 

@@ -15,8 +15,9 @@ refresh at once. Two stages:
 - the UV square (`SQUARE`): a quad whose corners are the tile's (identity
   view and projection, `FlatCamera`), texture coordinates 0..1 from the
   bottom left, normal +z;
-- the mesh (`MESH`): the preview stage's built-in mesh (the sphere for a
-  mesh file, which may be large) seen from the preview's default camera.
+- the mesh (`MESH`): a sphere (coarser than the preview's: a thumbnail is
+  48 pixels, and llvmpipe sets up every triangle of every tile) seen from
+  the preview's default camera, whatever mesh the stage shows.
 
 The light, exposure, tone mapper and background colour are the preview
 stage's; the background is always the plain colour.
@@ -53,15 +54,16 @@ from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thu
 from app.preview.camera import OrbitCamera
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
 from app.preview.images import rgba_to_qimage
-from app.preview.mesh import MESH_NAMES, Mesh, build_mesh
+from app.preview.mesh import Mesh, build_mesh, uv_sphere
 from app.preview.renderer import ProgramBuildError, Renderer, Tile
-from app.preview.stage import Stage, is_mesh_path
+from app.preview.stage import Stage
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
 
-#: Side of a thumbnail in pixels.
-THUMBNAIL_PIXELS = 64
+#: Side of a thumbnail in pixels: the size a node draws it at zoom 1 (`app.graph.nodes.THUMBNAIL_SIZE`); the
+#: draw cost grows with its area (docs/editor.md, "Node previews").
+THUMBNAIL_PIXELS = 48
 #: Tiles per row of the image thumbnails are drawn into.
 ATLAS_COLUMNS = 16
 #: Thumbnails drawn per round trip to the driver (and per `rendered` batch).
@@ -93,9 +95,16 @@ def square_mesh() -> Mesh:
     return build_mesh("uv square", positions, normals, texcoords, indices)
 
 
-def mesh_name(stage: Stage) -> str:
-    """The mesh thumbnails of MESH geometry use: the stage's built-in mesh, else the sphere."""
-    return stage.mesh if not is_mesh_path(stage.mesh) and stage.mesh in MESH_NAMES else "sphere"
+#: Segments and rings of the thumbnails' sphere: smooth at thumbnail size, and a software rasteriser
+#: sets up each triangle of every tile (the preview's 64 x 32 sphere made mesh tiles 8 times slower).
+THUMBNAIL_SPHERE_SEGMENTS = (24, 12)
+
+
+@functools.cache
+def thumbnail_sphere() -> Mesh:
+    """The mesh of MESH thumbnails: a unit sphere coarse enough for a thumbnail, whatever the stage shows."""
+    segments, rings = THUMBNAIL_SPHERE_SEGMENTS
+    return uv_sphere(1.0, segments, rings)
 
 
 def atlas_layout(count: int, size: int, columns: int = ATLAS_COLUMNS) -> tuple[int, int, list[tuple[int, int]]]:
@@ -153,7 +162,7 @@ class ThumbnailRenderer:
                 self.renderer.set_mesh(square_mesh())
                 self.renderer.camera = self.flat_camera
             else:
-                self.renderer.set_mesh(mesh_name(self.stage))
+                self.renderer.set_mesh(thumbnail_sphere())
                 self.renderer.camera = self.mesh_camera
             width, height, origins = atlas_layout(len(selectors), size)
             tiles = [Tile(x, y, size, {self.selector: selector} if self.selector else {})

@@ -384,7 +384,13 @@ class NodePin(QObject):
 
     def set_pinned(self, node_id: str | None, show: bool = True) -> None:
         """Pin `node_id` (None: unpin) and show the result in the main preview."""
+        previous = self.window.graph.node_by_stable_id(self.pinned) if self.pinned is not None else None
+        if previous is not None:
+            previous.view.set_pinned(False)
         self.pinned = node_id
+        current = self.window.graph.node_by_stable_id(node_id) if node_id is not None else None
+        if current is not None:
+            current.view.set_pinned(True)
         self._shown = None
         self.problem = ""
         self._update_label()

@@ -21,7 +21,7 @@ from app.material.node_previews import MESH, SQUARE, lower_thumbnails
 from app.preview.camera import OrbitCamera
 from app.preview.renderer import Renderer
 from app.preview.stage import Stage
-from app.preview.thumbnails import THUMBNAIL_PIXELS, FlatCamera, ThumbnailRenderer, mesh_name, square_mesh
+from app.preview.thumbnails import THUMBNAIL_PIXELS, FlatCamera, ThumbnailRenderer, square_mesh, thumbnail_sphere
 
 pytestmark = pytest.mark.gl
 
@@ -63,7 +63,7 @@ def render_alone(current_gl, graph: MaterialGraph, port: tuple[str, str], output
             renderer.set_mesh(square_mesh())
             renderer.camera = FlatCamera()
         else:
-            renderer.set_mesh(mesh_name(stage))
+            renderer.set_mesh(thumbnail_sphere())
             renderer.camera = OrbitCamera()
         return renderer.render_image(SIZE, SIZE)
     finally:

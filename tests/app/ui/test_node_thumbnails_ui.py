@@ -57,7 +57,8 @@ def test_every_node_with_a_value_shows_its_thumbnail(thumbnail_window) -> None:
     assert all(not image.isNull() and image.width() == window.thumbnails.size for image in shown.values())
     # A noise thumbnail is a pattern, not a flat swatch.
     noise = next(node for node in window.session.graph.nodes.values() if "noise" in node.type_name)
-    pixels = {shown[noise.id].pixel(x, y) for x in range(0, 64, 8) for y in range(0, 64, 8)}
+    side = window.thumbnails.size
+    pixels = {shown[noise.id].pixel(x, y) for x in range(0, side, 6) for y in range(0, side, 6)}
     assert len(pixels) > 8
 
 
