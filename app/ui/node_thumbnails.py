@@ -51,8 +51,9 @@ if TYPE_CHECKING:
 
 ANIMATION_INTERVAL_MS = 250
 THUMBNAILS_SETTING = "graph/show_thumbnails"
-#: Stage entries that change no thumbnail (the environment lights only the Surface Output, never previewed).
-_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background")
+#: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
+#: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
+_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
 
 _live_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
 
