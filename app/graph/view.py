@@ -6,7 +6,7 @@ replaces the viewer's validation hook instead of feeding those tables:
 `TypedNodeViewer._validate_accept_connection` (called by the viewer while a
 live connection is dragged over a port, and again on release) asks the
 graph's `connection_check`, which answers from the current `MaterialGraph`
-(`app.material.types.can_connect`). A refusal keeps the pipe purple while
+(`app.material.connections.can_connect`). A refusal keeps the pipe purple while
 dragging, shows the reason as a tooltip at the cursor and emits
 `connection_refused(reason)`; on release NodeGraphQt then restores the old
 state as it does for any refused connection. Because the hook does not read
@@ -43,7 +43,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
 from app.graph.search import NodeSearch
-from app.material.types import Constraint, PortType, conversion, refusal
+from app.material.port_types import Constraint, PortType, conversion, refusal
 
 #: (source node id, source port, target node id, target port) -> (allowed, reason).
 #: Ids are stable ids (`MaterialNode.stable_id`), ports catalog port names.

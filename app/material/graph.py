@@ -33,7 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.types import node_id_key
+from app.material.catalog import NODE_TYPES
+from app.material.traversal import node_id_key
 
 GRAPH_FORMAT = "vpl-material-graph"
 GRAPH_VERSION = 1
@@ -175,8 +176,6 @@ class MaterialGraph:
         An unknown type name is kept (with only the given properties) so that
         no user data is lost; the lowering reports it.
         """
-        from app.material.catalog import NODE_TYPES
-
         if node_id is None:
             node_id = self.new_node_id()
         elif node_id in self.nodes:

@@ -53,9 +53,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.catalog import DEFAULT_SOURCES, NODE_TYPES, NodeType, as_integer, as_number, as_numbers, input_default
+from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
-from app.material.parameters import ParameterSpec
+from app.material.node_types import DEFAULT_SOURCES, LoweringFailure, NodeType, as_integer, as_number, as_numbers, input_default
+from app.material.parameters import PARAMETER_NODE_TYPES, ParameterSpec
+from app.material.port_types import PortType
+from app.material.propagation import TypeResolution, propagate
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
     RADIANCE_OUTPUT_NAME,
@@ -65,7 +68,7 @@ from app.material.scene import (
     SCENE_UNIFORM_NAME,
     VERTEX_INPUTS_BY_NAME,
 )
-from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
+from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
 from vpl_core.ir import paths
@@ -133,10 +136,6 @@ class LoweringResult:
             if candidate is not None and id(candidate) in self.provenance:
                 return self.provenance[id(candidate)]
         return None
-
-
-class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside the lowering, not an error type callers see
-    """A node cannot be lowered as configured; becomes a 'graph' diagnostic on that node."""
 
 
 # The tracking builder -----------------------------------------------------------------------
@@ -396,7 +395,7 @@ register_varying(Varying("world_tangent", vec(4), 3, Semantic.NONE, ("tangent",)
 
 
 #: Fragment-stage values nodes read by name (`NodeContext.source`, and inputs whose default names
-#: one: catalog.DEFAULT_SOURCES): each computed once per material, on first use.
+#: one: node_types.DEFAULT_SOURCES): each computed once per material, on first use.
 SURFACE_SOURCES: dict[str, Callable[[_Lowering], Operand]] = {}
 
 
@@ -551,7 +550,7 @@ class _Lowering:
         return cached
 
     def coerce(self, value: Operand, source: PortType, target: PortType) -> Operand:
-        """Convert a value between port types by the rules of app/material/types.py."""
+        """Convert a value between port types by the rules of app/material/port_types.py."""
         fn = self.fragment_main
         if source is target or (source.width == target.width and source.is_numeric and target.is_numeric):
             return value
@@ -622,8 +621,6 @@ def lower(graph: MaterialGraph) -> LoweringResult:
 
 def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
     """Per parameter node: why its uniform name is unusable (empty, reserved, or taken)."""
-    from app.material.nodes.inputs import PARAMETER_NODE_TYPES
-
     problems: dict[str, str] = {}
     users: dict[str, list[str]] = {}
     for node_id in sorted(graph.nodes, key=node_id_key):

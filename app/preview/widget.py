@@ -51,7 +51,8 @@ from app.preview.context import (
 from app.preview.cpu_preview import CpuPreview
 from app.preview.images import rgba_to_qimage
 from app.preview.renderer import ProgramBuildError, Renderer, artifact_reads_scene_field, gl_strings
-from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, environment_maps, load_stage_mesh
+from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, load_stage_mesh
+from app.preview.stage_environment import environment_maps
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 

@@ -40,8 +40,8 @@ from pathlib import Path
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic, lower
-from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
 from app.material.parameters import (
+    PARAMETER_VALUE_PROPERTY,
     ParameterKind,
     ParameterSpec,
     ParameterValue,

@@ -35,10 +35,10 @@ from app.graph.adapter import populate, renew_duplicate_ids, snapshot
 from app.graph.nodes import MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
+from app.material.connections import can_connect
 from app.material.graph import MaterialGraph, ParameterVariant
 from app.material.lowering import LoweringResult, NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
-from app.material.types import can_connect
 
 PALETTE_DROP_OFFSET = 40.0
 #: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
-from app.material.types import PortType
+from app.material.node_types import NodeType, PortSpec, PropertySpec, register
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import LowerFunction, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes.noise import call as _call
-from app.material.types import DYNAMIC, PortType
+from app.material.port_types import DYNAMIC, PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import FLOAT, mat, vec
 from vpl_core.ir.values import Operand

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import LoweringFailure, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import pbr_functions
-from app.material.types import PortType
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
@@ -110,8 +110,6 @@ register(
 
 
 def _lower_normal_from_height(ctx: NodeContext) -> None:
-    from app.material.lowering import LoweringFailure
-
     if ctx.control_dependent:
         raise LoweringFailure("Normal From Height needs screen-space derivatives, which are undefined after an If node")
     fn = ctx.fn
