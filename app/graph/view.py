@@ -43,7 +43,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
 from app.graph.search import NodeSearch
-from app.material.port_types import Constraint, PortType, conversion, refusal
+from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
 
 #: (source node id, source port, target node id, target port) -> (allowed, reason).
 #: Ids are stable ids (`MaterialNode.stable_id`), ports catalog port names.
@@ -140,15 +140,15 @@ class TypedNodeViewer(NodeViewer):
             self.search_handler(start, event.scenePos())
 
 
-def _port_fits(wire_type: PortType | None, port_type: object, into_port: bool) -> bool:
+def _port_fits(wire_type: PortType | None, port_type: PortConstraint, into_port: bool) -> bool:
     """Whether a wire of `wire_type` (None: unknown) can meet a catalog port of `port_type`."""
     if wire_type is None:
         return True
     if into_port:
-        return refusal(wire_type, port_type, "") is None  # type: ignore[arg-type]
+        return refusal(wire_type, port_type, "") is None
     if isinstance(port_type, Constraint):
         return wire_type.is_numeric
-    return conversion(port_type, wire_type) is not None  # type: ignore[arg-type]
+    return conversion(port_type, wire_type) is not None
 
 
 class MaterialNodeGraph(NodeGraph):

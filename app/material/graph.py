@@ -75,7 +75,7 @@ class Connection:
     target_node: str
     target_port: str
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[tuple[str, int, str], str, tuple[str, int, str], str]:
         return (
             node_id_key(self.target_node),
             self.target_port,
@@ -222,7 +222,7 @@ class MaterialGraph:
         """Connect an output to an input, replacing the input's existing connection.
 
         Only checks that both nodes exist; types are the business of
-        `types.can_connect` (the editor asks it first) and of the lowering.
+        `connections.can_connect` (the editor asks it first) and of the lowering.
         """
         for node_id in (source_node, target_node):
             if node_id not in self.nodes:

@@ -314,7 +314,7 @@ class VertexStage:
     def __init__(self, lowering: _Lowering) -> None:
         self.lowering = lowering
         self.stage = StageBuilder(lowering.module.vertex)
-        self.fn = TrackingFunctionBuilder(self.stage.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, lowering)
+        self.fn: TrackingFunctionBuilder = TrackingFunctionBuilder(self.stage.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, lowering)
         self._inputs: dict[str, RegisterValue] = {}
         self._values: dict[str, RegisterValue] = {}
 

@@ -207,8 +207,10 @@ def input_default(node: Node, node_type: NodeType, port_name: str) -> DefaultVal
     """
     spec = node_type.property(port_name)
     if spec is not None:
-        value = node.properties.get(port_name, spec.default)
-        return value if _is_value(value) else spec.default
+        # Stored properties are JSON data (a list where the catalog has a tuple): the same numbers.
+        value: DefaultValue = node.properties.get(port_name, spec.default)
+        fallback: DefaultValue = spec.default
+        return value if _is_value(value) else fallback
     port = node_type.input(port_name)
     return port.default if port is not None else 0.0
 

@@ -121,17 +121,19 @@ def resolve_node(
         return None
     input_types = {port.name: resolution.port_types[(node_id, port.name)] for port in node_type.inputs}
     outputs: dict[str, PortType] = {}
-    custom: dict[str, PortType] | str | None = None
+    custom: dict[str, PortType] = {}
     if node_type.resolve is not None:
+        resolved: dict[str, PortType] | str
         try:
-            custom = node_type.resolve(node, input_types, used_outputs)
+            resolved = node_type.resolve(node, input_types, used_outputs)
         except Exception as error:  # noqa: BLE001 - a property of the wrong shape must not crash the editor
-            custom = f"invalid properties: {error}"
-        if isinstance(custom, str):
-            resolution.error(node_id, custom)
+            resolved = f"invalid properties: {error}"
+        if isinstance(resolved, str):
+            resolution.error(node_id, resolved)
             return None
+        custom = resolved
     for port in node_type.outputs:
-        if custom is not None and port.name in custom:
+        if port.name in custom:
             outputs[port.name] = custom[port.name]
         elif isinstance(port.type, Constraint):
             outputs[port.name] = unified

@@ -38,10 +38,11 @@ from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
-from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
+from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.images import rgba_to_qimage
+from app.preview.stage import Stage, is_mesh_path
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -65,6 +66,10 @@ class CpuPreview(QWidget):
     programReady = Signal()
     programFailed = Signal(str)
     contextCreated = Signal(str)
+    playingChanged = Signal(bool)
+    # Never emitted: the CPU preview lights with the stage's light only (see `set_stage`).
+    environmentReady = Signal(str)
+    environmentFailed = Signal(str)
 
     def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -81,6 +86,7 @@ class CpuPreview(QWidget):
         self._drag_origin: QPoint | None = None
         self._dragging = False
         self._announced = False
+        self._stage = Stage()
         self.frames_rendered = 0
         self.setMinimumSize(120, 120)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
@@ -147,7 +153,7 @@ class CpuPreview(QWidget):
     # ---- the host API ---------------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, ParameterValue] | None = None) -> None:
+                     values: Mapping[str, object] | None = None) -> None:
         """Run the module `artifact` was compiled from, with `values` (by name) for its parameters."""
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         given = values or {}
@@ -213,9 +219,41 @@ class CpuPreview(QWidget):
             self._time_base = self._renderer.time
             self._clock.start()
             self._timer.start()
+            self.playingChanged.emit(True)
         elif not playing and self._timer.isActive():
             self._timer.stop()
             self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
+            self.playingChanged.emit(False)
+
+    def reset_time(self) -> None:
+        """Time back to 0 (playing or not)."""
+        self._renderer.time = 0.0
+        self._time_base = 0.0
+        if self._timer.isActive():
+            self._clock.start()
+        self._request_frame()
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage
+
+    @property
+    def preparing_environment(self) -> bool:
+        return False  # no environment is prepared: see `set_stage`
+
+    def set_stage(self, stage: Stage) -> None:
+        """What the CPU renderer draws of a stage: its built-in mesh, background colour and light direction.
+
+        Mesh files, environments, exposure and tone mapping are the OpenGL
+        preview's; the CPU preview keeps its reduced scene and says so in its
+        banner, rather than failing the window that hands it a stage.
+        """
+        self._stage = stage
+        if not is_mesh_path(stage.mesh):
+            self._renderer.set_mesh(stage.mesh)
+        self._renderer.set_background(stage.background_color)
+        self._renderer.set_light_direction(stage.light_direction)
+        self._request_frame()
 
     def set_background(self, rgb: Sequence[float]) -> None:
         self._renderer.set_background(rgb)

@@ -259,6 +259,7 @@ def _upload_uniform(slot: UniformSlot, value: Any) -> None:
     """glUniform* for one slot; `value` follows the std140 module's value conventions."""
     leaf_type, count, location = slot.type, slot.count, slot.location
     values = _leaf_values(leaf_type, count, value)
+    data: np.ndarray  # float32 or int32 by the leaf's scalar kind
     if isinstance(leaf_type, ScalarType):
         if leaf_type.kind is ScalarKind.FLOAT:
             data = np.array([float(std140._as_scalar(v) or 0.0) for v in values], dtype=np.float32)
@@ -640,7 +641,8 @@ class Renderer:
         length = float(np.linalg.norm(vector))
         if not np.isfinite(length) or length < 1e-9:
             raise ValueError("the light direction must be a finite, nonzero vector")
-        self.light_direction = tuple(float(c) for c in vector / length)
+        x, y, z = (float(c) for c in vector / length)
+        self.light_direction = (x, y, z)
 
     def set_light(self, color: Sequence[float] | None = None, intensity: float | None = None) -> None:
         """The directional light's linear colour and intensity (lux-like, >= 0)."""
@@ -876,11 +878,11 @@ class Renderer:
             if isinstance(binding.type, SamplerType):
                 info.samplers[binding.name] = unit
                 unit += 1
-        for binding in artifact.vertex_interface:
-            if binding.direction is not Direction.IN or binding.location < 0:
+        for interface in artifact.vertex_interface:
+            if interface.direction is not Direction.IN or interface.location < 0:
                 continue
-            feed = _MESH_ATTRIBUTES.get(binding.location) if _is_float_attribute(binding.type) else None
-            info.attributes.append(AttributeInfo(binding.name, binding.location, binding.type, feed))
+            feed = _MESH_ATTRIBUTES.get(interface.location) if _is_float_attribute(interface.type) else None
+            info.attributes.append(AttributeInfo(interface.name, interface.location, interface.type, feed))
         return info
 
     def _make_block(self, program: int, binding: UniformBinding) -> BlockInfo:

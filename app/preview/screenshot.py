@@ -315,7 +315,7 @@ def preview_screenshot(
         renderer.release()
         context.done()
     image = rgba_to_qimage(pixels)
-    if not image.save(png_path, "PNG"):
+    if not image.save(png_path, "PNG"):  # type: ignore[call-overload]  # PySide6 6.11 takes the format as str at run time; types-PySide6 6.10 says bytes
         print(f"{png_path}: error: cannot write the PNG file", file=stderr)
         return 1
     return 0

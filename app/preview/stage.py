@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -194,7 +194,7 @@ class Stage:
         if not isinstance(data, Mapping):
             return stage
         known = {f.name for f in fields(cls)} - {"extra"}
-        attempts = (
+        attempts: tuple[tuple[str, Callable[[], object]], ...] = (
             ("mesh", lambda: stage.set_mesh(data["mesh"])),
             ("environment", lambda: stage.set_environment(data["environment"])),
             ("environment_rotation", lambda: stage.set_environment(stage.environment, rotation=data["environment_rotation"])),

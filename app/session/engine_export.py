@@ -80,9 +80,10 @@ class _Textures:
             return None
         entry["size"] = list(image.size)
         entry["high_precision"] = image.high_precision
-        entry["file"] = self._copy(source) if self.copy else self._relative(source)
+        file = self._copy(source) if self.copy else self._relative(source)
+        entry["file"] = file
         self.entries.append(entry)
-        return entry["file"]
+        return file
 
     def _relative(self, source: Path) -> str:
         try:

@@ -49,6 +49,10 @@ VARIANT_VALUE_COMMAND_ID = 0x5650_0002
 class PropertyCommand(PropertyChangedCmd):
     """A node property change named for people; consecutive changes of one gesture merge into one step."""
 
+    # Set by NodeGraphQt's PropertyChangedCmd (untyped): the value before and after the change.
+    old_val: Any
+    new_val: Any
+
     def __init__(self, node: MaterialNode, key: str, value: Any, text: str, continuing: bool) -> None:
         super().__init__(node, key, value)
         self.setText(text)
@@ -107,7 +111,7 @@ class GraphEditor(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.graph = MaterialNodeGraph(self)
-        self.graph.register_catalog(catalog.NODE_TYPES.values())
+        self.registry = self.graph.register_catalog(catalog.NODE_TYPES.values())
         self.graph.connection_check = self._check_connection
         self.graph.typed_viewer.connection_refused.connect(self.connectionRefused)
         self.graph.undo_stack().indexChanged.connect(self._on_stack_changed)

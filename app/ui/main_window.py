@@ -123,8 +123,8 @@ class MainWindow(QMainWindow):
     def _build_panels(self, preview_gl: str | None) -> None:
         left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                                Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.palette = NodePalette(catalog.categories(), self.graph.registry.view_type, self)
-        self.palette_dock = self._dock("Nodes", self.palette, left, "paletteDock")
+        self.node_palette = NodePalette(catalog.categories(), self.graph_editor.registry.view_type, self)
+        self.palette_dock = self._dock("Nodes", self.node_palette, left, "paletteDock")
         self.preview = create_preview_widget(self, preview_gl)
         self.preview.setMinimumSize(280, 260)
         self.preview_panel = PreviewPanel(self.preview, self, self.settings)  # the stage toolbar above the preview
@@ -156,7 +156,7 @@ class MainWindow(QMainWindow):
         self.graph_editor.connectionRefused.connect(
             lambda reason: self.statusBar().showMessage(f"Connection refused: {reason}", 8000))
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
-        self.palette.nodeRequested.connect(self.add_node_from_palette)
+        self.node_palette.nodeRequested.connect(self.add_node_from_palette)
         self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
         editor.texture_reference = self.session.texture_reference
@@ -320,7 +320,7 @@ class MainWindow(QMainWindow):
         for action in (self.save_action, self.save_as_action, self.cut_action, self.copy_action, self.paste_action,
                        self.duplicate_action, self.delete_action, self.select_all_action, self.search_action):
             action.setEnabled(editable)
-        self.palette.setEnabled(editable)
+        self.node_palette.setEnabled(editable)
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
         self.redo_action.setEnabled(editable and self.graph.undo_stack().canRedo())
         self.export_action.setEnabled(self.current_artifact is not None)
@@ -471,7 +471,7 @@ class MainWindow(QMainWindow):
     def _size_docks(self) -> None:
         width, height = self.width(), self.height()
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        self.resizeDocks([self.palette_dock], [max(self.palette.preferred_width(), width // 8)], horizontal)
+        self.resizeDocks([self.palette_dock], [max(self.node_palette.preferred_width(), width // 8)], horizontal)
         self.resizeDocks([self.preview_dock], [max(320, width // 4)], horizontal)
         self.resizeDocks([self.preview_dock, self.parameters_dock, self.properties_dock],
                          [max(300, height * 2 // 5), height // 4, height // 3], vertical)

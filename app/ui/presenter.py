@@ -12,9 +12,9 @@ own: the last driver error, shown as a diagnostic until a program builds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QDockWidget, QLabel, QStatusBar, QWidget
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult, NodeDiagnostic
@@ -25,13 +25,45 @@ from app.session.textures import TextureImage
 from app.ui.diagnostics_panel import DiagnosticRow
 
 if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+    from app.graph.view import MaterialNodeGraph
+    from app.preview.host import PreviewHostWidget
+    from app.preview.parameters_panel import ParametersPanel
+    from app.session import EditorSession
+    from app.ui.code_view import CodeView
+    from app.ui.diagnostics_panel import DiagnosticsPanel
+    from app.ui.graph_editor import GraphEditor
+    from app.ui.instruction_view import InstructionView
+
+
+class SessionView(Protocol):
+    """What the presenter shows the session in: the window's panels and views (`MainWindow` has them)."""
+
+    @property
+    def session(self) -> EditorSession: ...
+    @property
+    def preview(self) -> PreviewHostWidget: ...
+    @property
+    def parameters_panel(self) -> ParametersPanel: ...
+    @property
+    def graph_editor(self) -> GraphEditor: ...
+    @property
+    def graph(self) -> MaterialNodeGraph: ...
+    @property
+    def code_view(self) -> CodeView: ...
+    @property
+    def instruction_view(self) -> InstructionView: ...
+    @property
+    def diagnostics_panel(self) -> DiagnosticsPanel: ...
+    @property
+    def diagnostics_dock(self) -> QDockWidget: ...
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
+    def show_centre(self, widget: QWidget) -> None: ...
 
 
 class SessionPresenter:
     """See the module docstring."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: SessionView) -> None:
         self.window = window
         self.session = window.session
         self.driver_error = ""
@@ -43,9 +75,9 @@ class SessionPresenter:
         session.parameters.variants_changed.connect(window.parameters_panel.set_variants)
         session.textures_changed.connect(self._on_textures)
         #: The material's state, kept in the status bar (a message there is gone after a few seconds).
-        self.state_label = QLabel(window)
+        self.state_label = QLabel()
         self.state_label.setObjectName("materialStateLabel")
-        window.statusBar().addPermanentWidget(self.state_label)
+        window.statusBar().addPermanentWidget(self.state_label)  # the status bar becomes its parent
         self._shown_artifact: object | None = None
         self._sent_textures: dict[str, object] = {}
         window.preview.programReady.connect(self._on_program_ready)

@@ -162,7 +162,7 @@ class ReferenceValue:
 class MemberReferenceValue(ReferenceValue):
     """A record field of `base` storage; `type` is the field's declared type."""
 
-    base: ReferenceValue = None  # type: ignore[assignment]
+    base: ReferenceValue = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
     field_name: str = ""
 
     @staticmethod
@@ -184,8 +184,8 @@ class MemberReferenceValue(ReferenceValue):
 class IndexReferenceValue(ReferenceValue):
     """An array element of `base` storage selected by an integer register or constant."""
 
-    base: ReferenceValue = None  # type: ignore[assignment]
-    index: Operand = None  # type: ignore[assignment]
+    base: ReferenceValue = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
+    index: Operand = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
 
     @staticmethod
     def create(base: ReferenceValue, index: Operand, type: Type) -> IndexReferenceValue:

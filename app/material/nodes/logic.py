@@ -18,6 +18,7 @@ from vpl_core.ir.instructions import BinaryOperator, Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
+    from vpl_core.ir.values import RegisterValue
 
 CATEGORY = "Logic"
 
@@ -32,7 +33,7 @@ OPERATORS: dict[str, BinaryOperator] = {
 OPERATOR_PROPERTY = PropertySpec("operator", "enum", ">", choices=tuple(OPERATORS))
 
 
-def _condition(ctx: NodeContext):
+def _condition(ctx: NodeContext) -> RegisterValue:
     return ctx.fn.compare(OPERATORS[ctx.choice("operator")], ctx.input("a"), ctx.input("b"))
 
 

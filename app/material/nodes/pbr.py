@@ -31,6 +31,7 @@ Conventions (docs/material-nodes.md repeats them for artists):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.material.node_types import LoweringFailure, NodeType, PortSpec, PropertySpec, register
@@ -42,6 +43,7 @@ from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
+    from vpl_core.ir.module import Function
 
 CATEGORY = "PBR"
 
@@ -246,7 +248,9 @@ register(
 )
 
 
-def _transfer_node(type_name: str, display_name: str, description: str, helper, notes: str) -> None:
+def _transfer_node(
+    type_name: str, display_name: str, description: str, helper: Callable[[pbr_functions.HelperOwner], Function], notes: str
+) -> None:
     def lower(ctx: NodeContext) -> None:
         fn = ctx.fn
         color = ctx.input("color")

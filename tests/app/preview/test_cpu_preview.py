@@ -20,8 +20,10 @@ from app.material.parameters import ParameterKind
 from app.preview.context import Profile, clear_probes
 from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, CpuPreview
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.host import PreviewHost
 from app.preview.images import qimage_to_rgba
 from app.preview.screenshot import read_program
+from app.preview.stage import Stage
 from app.preview.widget import create_preview_widget
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.publish import VerifiedModule
@@ -178,3 +180,34 @@ def test_es_profile_fallback_keeps_the_es_target(qtbot, monkeypatch: pytest.Monk
     widget = create_preview_widget(choice="es")
     qtbot.addWidget(widget)
     assert isinstance(widget, CpuPreview) and widget.profile is Profile.ES and widget.target == "es320"
+
+
+def test_it_implements_the_whole_host_protocol(qtbot) -> None:
+    """The window and the stage toolbar drive every preview through `PreviewHost`; a missing member
+    was a window that failed on start on a machine without OpenGL."""
+    preview = _preview(qtbot, (60, 60))
+    members = sorted(name for name in {*vars(PreviewHost), *PreviewHost.__annotations__} if not name.startswith("_"))
+    assert "set_stage" in members and "playingChanged" in members
+    assert [name for name in members if not hasattr(preview, name)] == []
+    assert isinstance(preview, PreviewHost)
+
+
+def test_a_stage_sets_what_the_cpu_scene_draws_and_play_is_announced(qtbot) -> None:
+    preview = _preview(qtbot, (60, 60))
+    stage = Stage()
+    stage.set_mesh("cube")
+    stage.set_background("color", (0.25, 0.5, 0.75))
+    stage.set_light(azimuth=90.0, elevation=0.0)
+    preview.set_stage(stage)
+    assert preview.stage is stage and not preview.preparing_environment
+    assert preview.renderer.mesh_name == "cube"
+    assert preview.renderer.background == pytest.approx((0.25, 0.5, 0.75))
+    assert preview.renderer.light_direction == pytest.approx(stage.light_direction)
+    with qtbot.waitSignal(preview.playingChanged, timeout=5000) as started:
+        preview.set_playing(True)
+    assert started.args == [True]
+    with qtbot.waitSignal(preview.playingChanged, timeout=5000) as stopped:
+        preview.set_playing(False)
+    assert stopped.args == [False]
+    preview.reset_time()
+    assert preview.renderer.time == 0.0

@@ -32,7 +32,6 @@ def no_opengl(monkeypatch: pytest.MonkeyPatch):
     clear_probes()
 
 
-@pytest.mark.xfail(strict=True, reason="the host does not follow the HDR/IBL host contract of the Surface Output yet (docs/preview.md)")
 def test_editor_without_opengl_previews_on_the_cpu(no_opengl, make_window, qtbot) -> None:
     window = make_window()
     preview = window.preview
