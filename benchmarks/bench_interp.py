@@ -13,8 +13,17 @@
    iterations of ten operations. Prints time per module and the ratio to
    the previous size: about 2 for each doubling means linear growth.
 
+3. Surface Output frames on a stage (the `studio` environment, prepared or
+   taken from the cache first): the whole CPU preview frame of the
+   physically based examples with the plain background colour and with the
+   blurred environment behind them, and its parts measured side by side:
+   the material pass (interpreter), the environment background (numpy,
+   `ibl.prefiltered_radiance`), the post pass in numpy
+   (`post.display_colors`) and, for comparison, the same post pass run as
+   its VPL module through the interpreter (why the CPU renderer uses numpy).
+
 No GL needed:
-    .venv/bin/python benchmarks/bench_interp.py [--frames N] [--size S]
+    .venv/bin/python benchmarks/bench_interp.py [--frames N] [--size S] [--only examples|growth|stage]
 """
 
 from __future__ import annotations
@@ -28,11 +37,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np
+
 from app.material.examples import example_names, example_path
+from app.preview import post
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.preview_state import prepare_environment
 from app.preview.screenshot import read_program
-from vpl_core.interp import Program, fullscreen_mesh, render
+from app.preview.stage import Stage
+from vpl_core.interp import Filter, Program, SamplerState, Texture2D, Wrap, fullscreen_mesh, render
 from vpl_core.publish import VerifiedModule
+
+PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart"]
 
 
 def _median_time(function, repeats: int) -> float:
@@ -119,14 +135,53 @@ def growth(size: int) -> None:
             previous = seconds
 
 
+def stage_frames(frames: int, size: int) -> None:
+    stage = Stage()
+    stage.set_environment("studio")
+    maps, table = prepare_environment("studio")
+    print(f"\nSurface Output frames at {size}x{size} on the studio stage (median of {frames}; ms)")
+    print(f"{'example':<16}{'frame':>8}{'blurred bg':>12}{'material':>10}{'background':>12}{'post numpy':>12}{'post VPL':>10}")
+    nearest = SamplerState(wrap_s=Wrap.CLAMP_TO_EDGE, wrap_t=Wrap.CLAMP_TO_EDGE, min_filter=Filter.NEAREST, mag_filter=Filter.NEAREST)
+    post_program = Program.from_verified(VerifiedModule.create(post.post_module(stage.tone_mapper), label="post"))
+    for name in PBR_EXAMPLES:
+        verified, specs = read_program(str(example_path(name)))
+        renderer = CpuRenderer()
+        stage.apply(renderer)
+        renderer.set_environment_maps(maps)
+        renderer.set_brdf_table(table)
+        renderer.set_program(verified)
+        for spec in specs:
+            if spec.default is not None and not isinstance(spec.default, str):
+                renderer.set_parameter(spec.name, spec.default)
+        frame = _median_time(lambda: renderer.render_image(size, size), frames)
+        renderer.set_background_mode("blurred")
+        blurred = _median_time(lambda: renderer.render_image(size, size), frames)
+        background = _median_time(lambda: renderer.environment_background(size, size), frames)
+        renderer.set_background_mode("color")
+        material = _median_time(lambda: renderer.render_linear(size, size), frames)
+        hdr = renderer.render_linear(size, size)
+        numpy_post = _median_time(lambda: post.display_colors(hdr, renderer.tone_mapper, 0.0, renderer.background), frames)
+        texture = Texture2D([np.ascontiguousarray(hdr[::-1])], nearest)
+        uniforms = {post.HDR_IMAGE_UNIFORM: texture, post.EXPOSURE_UNIFORM: 1.0, post.BACKGROUND_UNIFORM: list(renderer.background)}
+        vpl_post = _median_time(lambda: render(post_program, fullscreen_mesh(), size, size, uniforms=uniforms,
+                                               depth_test=False), max(1, frames // 2))
+        print(f"{name:<16}{frame * 1000:>8.0f}{blurred * 1000:>12.0f}{material * 1000:>10.0f}{background * 1000:>12.0f}"
+              f"{numpy_post * 1000:>12.1f}{vpl_post * 1000:>10.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=5)
     parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--only", choices=("examples", "growth", "stage"), default=None)
     arguments = parser.parse_args()
     print(f"load average: {', '.join(f'{value:.2f}' for value in os.getloadavg())}; CPUs: {os.cpu_count()}")
-    examples(arguments.frames, arguments.size)
-    growth(128)
+    if arguments.only in (None, "examples"):
+        examples(arguments.frames, arguments.size)
+    if arguments.only in (None, "growth"):
+        growth(128)
+    if arguments.only in (None, "stage"):
+        stage_frames(arguments.frames, arguments.size)
 
 
 if __name__ == "__main__":

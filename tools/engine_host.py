@@ -4,12 +4,17 @@
 
 It reads what File > Export GLSL (or `vpl compile`) wrote: `<stem>.vert.glsl`,
 `<stem>.frag.glsl` and `<stem>.json`, whose reflection names every binding
-and whose `material` section gives the parameter values, the texture files
-and the conventions of the editor's preview. Following
-docs/engine-integration.md step by step, it draws the material on the
-preview's default sphere, with the preview's default camera and light, into
-an offscreen framebuffer, and gives back the pixels: the same picture as
-the editor's preview (a test checks every example to 1/255).
+and whose `material` section gives the parameter values, the texture files,
+how the colour output is shown, the environment samplers and the stage of
+the editor's preview (light, environment files, exposure, tone mapper,
+background). Following docs/engine-integration.md step by step, it draws
+the material on the preview's default sphere (with tangents generated as
+the page says), with the preview's default camera, into an offscreen
+framebuffer: a display colour straight into RGBA8; linear radiance into
+RGBA32F (behind it, when the stage says so, the environment), then the
+post pass (exposure, tone mapper, sRGB) in numpy on the read-back pixels.
+The result is the same picture as the editor's preview (a test checks
+every example to 1/255).
 
 It is written from the documentation, not from the editor's code, so it
 shows what an engine has to do and checks that the documentation is
@@ -42,10 +47,12 @@ NEAR, FAR = 0.05, 100.0
 BACKGROUND = (0.18, 0.19, 0.21)
 LIGHT_DIRECTION = (-0.45, 0.6, 0.66)
 SPHERE_SEGMENTS, SPHERE_RINGS = 64, 32
+#: What the float target is cleared to: no Surface Output writes negative radiance.
+UNCOVERED = -1.0
 
 
-def sphere(segments: int = SPHERE_SEGMENTS, rings: int = SPHERE_RINGS) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Unit UV sphere: positions, normals, texcoords (float32) and triangle indices (uint32)."""
+def sphere(segments: int = SPHERE_SEGMENTS, rings: int = SPHERE_RINGS) -> dict[str, np.ndarray]:
+    """Unit UV sphere: position, normal, texcoord, tangent (float32) by attribute name, and `indices` (uint32)."""
     v, u = np.meshgrid(np.linspace(0.0, 1.0, rings + 1), np.linspace(0.0, 1.0, segments + 1), indexing="ij")
     polar, azimuth = (1.0 - v) * np.pi, (u - 0.5) * 2.0 * np.pi
     normals = np.stack([np.sin(polar) * np.sin(azimuth), np.cos(polar), np.sin(polar) * np.cos(azimuth)], axis=-1)
@@ -61,10 +68,46 @@ def sphere(segments: int = SPHERE_SEGMENTS, rings: int = SPHERE_RINGS) -> tuple[
     corners = normals[indices]
     area = np.linalg.norm(np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]), axis=1)
     indices = indices[area > 1e-12]  # the degenerate triangles at the poles
-    return normals.astype(np.float32), normals.astype(np.float32), texcoords.astype(np.float32), indices
+    return {"position": normals.astype(np.float32), "normal": normals.astype(np.float32),
+            "texcoord": texcoords.astype(np.float32), "tangent": tangents(normals, normals, texcoords, indices),
+            "indices": indices}
 
 
-def camera(width: int, height: int) -> dict[str, Any]:
+def _normalized(vectors: np.ndarray) -> np.ndarray:
+    length = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.where(length > 0.0, length, 1.0)
+
+
+def tangents(positions: np.ndarray, normals: np.ndarray, texcoords: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Per-vertex tangents (xyz along +u, w the handedness) as the page's "Tangents" says, for a mesh without
+    mirrored texture coordinates (every triangle's UV area positive): (V, 4) float32."""
+    p = np.asarray(positions, dtype=np.float64)
+    n = np.asarray(normals, dtype=np.float64)
+    t = np.asarray(texcoords, dtype=np.float64)
+    triangles = np.asarray(indices, dtype=np.int64)
+    e1, e2 = p[triangles[:, 1]] - p[triangles[:, 0]], p[triangles[:, 2]] - p[triangles[:, 0]]
+    d1, d2 = t[triangles[:, 1]] - t[triangles[:, 0]], t[triangles[:, 2]] - t[triangles[:, 0]]
+    area = d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1]
+    if (area < 0.0).any():
+        raise ValueError("this sample host handles meshes without mirrored texture coordinates only")
+    along_u = (e1 * d2[:, 1:2] - e2 * d1[:, 1:2]) * np.sign(area)[:, None]
+    summed = np.zeros_like(p)
+    for corner in range(3):
+        vertex = triangles[:, corner]
+        normal = n[vertex]
+        projected = _normalized(along_u - normal * np.sum(normal * along_u, axis=1, keepdims=True))
+        to_next = _normalized(p[triangles[:, (corner + 1) % 3]] - p[vertex])
+        to_previous = _normalized(p[triangles[:, (corner + 2) % 3]] - p[vertex])
+        angle = np.arccos(np.clip(np.sum(to_next * to_previous, axis=1), -1.0, 1.0))
+        np.add.at(summed, vertex, projected * np.where(area != 0.0, angle, 0.0)[:, None])
+    summed -= n * np.sum(n * summed, axis=1, keepdims=True)
+    result = np.zeros((p.shape[0], 4))
+    result[:, :3] = _normalized(summed)
+    result[:, 3] = 1.0
+    return result.astype(np.float32)
+
+
+def camera(width: int, height: int) -> dict[str, np.ndarray]:
     """The default orbit camera: from +z, looking at the origin, framing the unit sphere (float32 arithmetic)."""
     half_angle = math.atan(COVERAGE * math.tan(math.radians(FIELD_OF_VIEW) / 2.0))
     distance = 1.0 / math.sin(half_angle)
@@ -88,8 +131,18 @@ def camera(width: int, height: int) -> dict[str, Any]:
     projection[2, 2], projection[2, 3] = (FAR + NEAR) / (NEAR - FAR), 2.0 * FAR * NEAR / (NEAR - FAR)
     projection[3, 2] = -1.0
     return {"model": np.eye(4, dtype=np.float32), "view": view, "projection": projection,
-            "normal_matrix": np.eye(4, dtype=np.float32), "camera_position": eye, "time": 0.0,
-            "light_direction": LIGHT_DIRECTION}
+            "normal_matrix": np.eye(4, dtype=np.float32), "camera_position": eye}
+
+
+def scene_values(width: int, height: int, preview: dict[str, Any] | None) -> dict[str, Any]:
+    """Every field of the scene record: the camera, time 0, the light and environment of the preview's stage."""
+    values: dict[str, Any] = {**camera(width, height), "time": 0.0, "light_direction": LIGHT_DIRECTION}
+    if preview is not None:
+        light, environment = preview["light"], preview["environment"]
+        values.update(light_direction=light["direction"], light_color=light["color"], light_intensity=light["intensity"],
+                      environment_rotation=environment["rotation"], environment_intensity=environment["intensity"],
+                      environment_max_lod=environment.get("max_lod", 0.0))
+    return values
 
 
 def checker(size: int, cells: int, light: list[int], dark: list[int]) -> np.ndarray:
@@ -101,6 +154,64 @@ def checker(size: int, cells: int, light: list[int], dark: list[int]) -> np.ndar
     image[...] = light
     image[dark_cells] = dark
     return image
+
+
+# --- the post pass (docs/engine-integration.md, "Showing the colour") --------------------------------
+
+def _times(rows: tuple[tuple[float, ...], ...], colors: np.ndarray) -> np.ndarray:
+    """M c for every colour of (..., 3), M given by its rows."""
+    return colors @ np.array(rows, dtype=np.float64).T
+
+
+def pbr_neutral(c: np.ndarray) -> np.ndarray:
+    x = c.min(axis=-1, keepdims=True)
+    c = c - np.where(x < 0.08, x - 6.25 * x * x, 0.04)
+    peak = c.max(axis=-1, keepdims=True)
+    d = 0.24
+    new_peak = 1.0 - d * d / (peak + d - 0.76)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = c * new_peak / peak
+    g = 1.0 - 1.0 / (0.15 * (peak - new_peak) + 1.0)
+    return np.where(peak < 0.76, c, scaled * (1.0 - g) + new_peak * g)
+
+
+def aces(c: np.ndarray) -> np.ndarray:
+    v = _times(((0.59719, 0.35458, 0.04823), (0.07600, 0.90834, 0.01566), (0.02840, 0.13383, 0.83777)), c / 0.6)
+    w = (v * (v + 0.0245786) - 0.000090537) / (v * (0.983729 * v + 0.4329510) + 0.238081)
+    return _times(((1.60475, -0.53108, -0.07367), (-0.10208, 1.10813, -0.00605), (-0.00327, -0.07276, 1.07602)), w)
+
+
+def agx(c: np.ndarray) -> np.ndarray:
+    to_2020 = ((0.6274, 0.3293, 0.0433), (0.0691, 0.9195, 0.0113), (0.0164, 0.0880, 0.8956))
+    from_2020 = ((1.6605, -0.5876, -0.0728), (-0.1246, 1.1329, -0.0083), (-0.0182, -0.1006, 1.1187))
+    inset = ((0.856627153315983, 0.0951212405381588, 0.0482516061458583),
+             (0.137318972929847, 0.761241990602591, 0.101439036467562),
+             (0.11189821299995, 0.0767994186031903, 0.811302368396859))
+    outset = ((1.1271005818144368, -0.11060664309660323, -0.016493938717834573),
+              (-0.1413297634984383, 1.157823702216272, -0.016493938717834257),
+              (-0.14132976349843826, -0.11060664309660294, 1.2519364065950405))
+    v = _times(inset, _times(to_2020, c))
+    e = np.clip((np.log2(np.maximum(v, 1e-10)) + 12.47393) / (4.026069 + 12.47393), 0.0, 1.0)
+    p = -0.00232 + 0.1191 * e + 0.4298 * e**2 - 6.868 * e**3 + 31.96 * e**4 - 40.14 * e**5 + 15.5 * e**6
+    return _times(from_2020, np.maximum(_times(outset, p), 0.0) ** 2.2)
+
+
+TONE_MAPPERS = {"pbr_neutral": pbr_neutral, "aces": aces, "agx": agx, "reinhard": lambda c: c / (1.0 + c),
+                "none": lambda c: c}
+
+
+def encode_srgb(c: np.ndarray) -> np.ndarray:
+    return np.where(c < 0.0031308, 12.92 * c, 1.055 * np.maximum(c, 0.0) ** (1.0 / 2.4) - 0.055)
+
+
+def post_pass(radiance: np.ndarray, exposure: float, tone_mapper: str, background: list[float]) -> np.ndarray:
+    """RGBA float radiance (..., 4) -> RGBA8 display: exposure, tone mapper, clamp, sRGB; background where uncovered."""
+    rgba = radiance.astype(np.float64)
+    with np.errstate(all="ignore"):
+        mapped = np.clip(TONE_MAPPERS[tone_mapper](rgba[..., :3] * 2.0**exposure), 0.0, 1.0)
+    display = np.concatenate([encode_srgb(mapped), np.clip(rgba[..., 3:4], 0.0, 1.0)], axis=-1)
+    display[rgba[..., 0] < UNCOVERED / 2.0] = [*background, 1.0]
+    return np.rint(np.nan_to_num(display) * 255.0).astype(np.uint8)
 
 
 # --- std140 (OpenGL 4.6 section 7.6.2.2) for the types a scene record holds --------------------------
@@ -127,6 +238,9 @@ def pack_record(record_body: str, types: dict[str, str], values: dict[str, Any],
         body = types[type_id]
         alignment, field_size = _std140(body, types)
         offset = (offset + alignment - 1) // alignment * alignment
+        if name not in values:
+            offset += field_size
+            continue  # a field this host knows nothing about reads zero
         value = np.asarray(values[name], dtype=np.float32)
         if body.startswith("matrix"):
             columns = value.T  # mathematically indexed -> column-major, each column padded to a vec4
@@ -218,39 +332,156 @@ def read_image(path: Path) -> np.ndarray:
     return pixels[:, :, :4]
 
 
+def _program(vertex_source: str, fragment_source: str) -> int:
+    from OpenGL import GL
+
+    program = GL.glCreateProgram()
+    for kind, source in ((GL.GL_VERTEX_SHADER, vertex_source), (GL.GL_FRAGMENT_SHADER, fragment_source)):
+        GL.glAttachShader(program, _shader(kind, source))
+    GL.glLinkProgram(program)
+    if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
+        raise RuntimeError(GL.glGetProgramInfoLog(program).decode(errors="replace"))
+    return int(program)
+
+
+def _environment_texture(images: list[np.ndarray], state: dict[str, Any]) -> int:
+    """Float images (top row first), one per level, as an RGB16F texture with the sampler state of the export."""
+    from OpenGL import GL
+
+    names = {"repeat": GL.GL_REPEAT, "clamp_to_edge": GL.GL_CLAMP_TO_EDGE, "linear": GL.GL_LINEAR,
+             "linear_mipmap_linear": GL.GL_LINEAR_MIPMAP_LINEAR}
+    texture = int(GL.glGenTextures(1))
+    GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+    for level, image in enumerate(images):
+        rgb = np.ascontiguousarray(image[::-1, :, :3], dtype=np.float32)  # rows bottom first
+        GL.glTexImage2D(GL.GL_TEXTURE_2D, level, GL.GL_RGB16F, rgb.shape[1], rgb.shape[0], 0, GL.GL_RGB, GL.GL_FLOAT, rgb)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, 0)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, len(images) - 1)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, names[state["wrap"][0]])
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, names[state["wrap"][1]])
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, names[state["min_filter"]])
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, names[state["mag_filter"]])
+    return texture
+
+
+#: The specular chain's sampling, for the background pass (docs/engine-integration.md, "Image-based lighting").
+SPECULAR_STATE = {"wrap": ["repeat", "clamp_to_edge"], "min_filter": "linear_mipmap_linear", "mag_filter": "linear"}
+
+BACKGROUND_VERTEX = """#version 420 core
+layout(location = 0) in vec2 corner;
+out vec2 ndc;
+void main() { ndc = corner; gl_Position = vec4(corner, 0.0, 1.0); }
+"""
+BACKGROUND_FRAGMENT = """#version 420 core
+in vec2 ndc;
+uniform mat4 ray_matrix;
+uniform sampler2D environment;
+uniform float rotation;
+uniform float intensity;
+uniform float lod;
+layout(location = 0) out vec4 radiance;
+void main() {
+    vec3 d = normalize((ray_matrix * vec4(ndc, 1.0, 1.0)).xyz);
+    vec3 r = vec3(cos(rotation) * d.x - sin(rotation) * d.z, d.y, sin(rotation) * d.x + cos(rotation) * d.z);
+    float u = (r.x * r.x + r.z * r.z > 0.0) ? 0.5 + atan(r.x, -r.z) / 6.283185307179586 : 0.5;
+    float t = 0.5 + asin(clamp(r.y, -1.0, 1.0)) / 3.141592653589793;
+    radiance = vec4(intensity * textureLod(environment, vec2(u, t), lod).rgb, 1.0);
+}
+"""
+
+
+def draw_environment_background(width: int, height: int, specular: int, environment: dict[str, Any], lod: float) -> None:
+    """The environment seen through every pixel, into the bound float target, without depth writes."""
+    from OpenGL import GL
+
+    program = _program(BACKGROUND_VERTEX, BACKGROUND_FRAGMENT)
+    view = camera(width, height)
+    rotation_only = view["view"].astype(np.float64)
+    rotation_only[:3, 3] = 0.0
+    ray_matrix = np.linalg.inv(view["projection"].astype(np.float64) @ rotation_only).astype(np.float32)
+    GL.glUseProgram(program)
+    GL.glUniformMatrix4fv(GL.glGetUniformLocation(program, "ray_matrix"), 1, GL.GL_TRUE, ray_matrix)
+    GL.glUniform1i(GL.glGetUniformLocation(program, "environment"), 0)
+    GL.glUniform1f(GL.glGetUniformLocation(program, "rotation"), float(environment["rotation"]))
+    GL.glUniform1f(GL.glGetUniformLocation(program, "intensity"), float(environment["intensity"]))
+    GL.glUniform1f(GL.glGetUniformLocation(program, "lod"), float(lod))
+    GL.glActiveTexture(GL.GL_TEXTURE0)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, specular)
+    triangle = np.array([(-1.0, -1.0), (3.0, -1.0), (-1.0, 3.0)], dtype=np.float32)
+    vertex_array = GL.glGenVertexArrays(1)
+    GL.glBindVertexArray(vertex_array)
+    buffer = GL.glGenBuffers(1)
+    GL.glBindBuffer(GL.GL_ARRAY_BUFFER, buffer)
+    GL.glBufferData(GL.GL_ARRAY_BUFFER, triangle.nbytes, triangle, GL.GL_STATIC_DRAW)
+    GL.glEnableVertexAttribArray(0)
+    GL.glVertexAttribPointer(0, 2, GL.GL_FLOAT, GL.GL_FALSE, 0, None)
+    GL.glDisable(GL.GL_DEPTH_TEST)
+    GL.glDepthMask(GL.GL_FALSE)
+    GL.glDrawArrays(GL.GL_TRIANGLES, 0, 3)
+    GL.glDepthMask(GL.GL_TRUE)
+    GL.glBindVertexArray(0)
+
+
 def render(export_json: Path, width: int = 256, height: int = 256, variant: str | None = None) -> np.ndarray:
     """Draw the exported material; returns (height, width, 4) uint8, top row first. Needs a current context."""
     from OpenGL import GL
 
     reflection = json.loads(export_json.read_text(encoding="utf-8"))
     material = reflection["material"]
+    preview = material.get("preview")
+    output = material["output"]
+    radiance = bool(output["radiance"])
+    background = preview["background"] if preview else {"mode": "color", "color": list(BACKGROUND), "lod": 0.0}
     stem = export_json.name[: -len(".json")]
-    program = GL.glCreateProgram()
-    for kind, suffix in ((GL.GL_VERTEX_SHADER, ".vert.glsl"), (GL.GL_FRAGMENT_SHADER, ".frag.glsl")):
-        GL.glAttachShader(program, _shader(kind, (export_json.parent / f"{stem}{suffix}").read_text(encoding="utf-8")))
-    GL.glLinkProgram(program)
-    if not GL.glGetProgramiv(program, GL.GL_LINK_STATUS):
-        raise RuntimeError(GL.glGetProgramInfoLog(program).decode(errors="replace"))
-    GL.glUseProgram(program)
+    program = _program(*((export_json.parent / f"{stem}{suffix}").read_text(encoding="utf-8")
+                         for suffix in (".vert.glsl", ".frag.glsl")))
 
-    # Framebuffer: RGBA8 colour, 24-bit depth.
+    # Framebuffer: the colour at attachment `output.location` (RGBA32F for radiance, else RGBA8), 24-bit depth.
     framebuffer = GL.glGenFramebuffers(1)
     color, depth = GL.glGenRenderbuffers(2)
     GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, color)
-    GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_RGBA8, width, height)
+    GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_RGBA32F if radiance else GL.GL_RGBA8, width, height)
     GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, depth)
     GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH_COMPONENT24, width, height)
     GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, framebuffer)
-    GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_RENDERBUFFER, color)
+    attachment = GL.GL_COLOR_ATTACHMENT0 + int(output["location"])
+    GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, attachment, GL.GL_RENDERBUFFER, color)
     GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT, GL.GL_RENDERBUFFER, depth)
+    GL.glDrawBuffers(int(output["location"]) + 1, [GL.GL_NONE] * int(output["location"]) + [attachment])
+    GL.glReadBuffer(attachment)
 
+    # Clear: the background colour, or for radiance a value no surface writes.
+    GL.glViewport(0, 0, width, height)
+    GL.glClearColor(*((UNCOVERED, UNCOVERED, UNCOVERED, 0.0) if radiance else (*background["color"], 1.0)))
+    GL.glClearDepth(1.0)
+    GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+
+    # The environment's textures (a Surface Output material's samplers; the background pass).
+    environment = preview["environment"] if preview else None
+    files = environment.get("files") if environment else None
+    samplers = {entry["name"]: entry for entry in material["environment_samplers"]}
+    textures: dict[str, int] = {}
+    if files:
+        textures["environment_specular"] = _environment_texture(
+            [read_image(export_json.parent / name) for name in files["environment_specular"]],
+            samplers.get("environment_specular", SPECULAR_STATE))
+        for name in ("environment_irradiance", "environment_brdf"):
+            if name in samplers:
+                textures[name] = _environment_texture([read_image(export_json.parent / files[name])], samplers[name])
+    elif samplers:
+        raise RuntimeError("the material reads the environment but the export has no environment files")
+    if radiance and background["mode"] != "color":
+        draw_environment_background(width, height, textures["environment_specular"], environment, background["lod"])
+
+    GL.glUseProgram(program)
     # Mesh: vertex inputs by the locations the reflection gives.
-    positions, normals, texcoords, indices = sphere()
+    mesh = sphere()
+    indices = mesh["indices"]
     vertex_array = GL.glGenVertexArrays(1)
     GL.glBindVertexArray(vertex_array)
-    by_name = {"position": positions, "normal": normals, "texcoord": texcoords}
     for entry in material["vertex_inputs"]:
-        data = by_name[entry["name"]]
+        data = mesh[entry["name"]]
         binding = next((item for item in reflection["vertex_interface"]
                         if item["direction"] == "in" and item["location"] == entry["location"]), None)
         if binding is None:
@@ -268,7 +499,7 @@ def render(export_json: Path, width: int = 256, height: int = 256, variant: str 
     uniforms = {binding["name"]: binding for binding in reflection["uniforms"]}
     scene = uniforms.get(material["scene"]["uniform"])
     if scene is not None and scene["kind"] == "record":
-        data = pack_record(reflection["types"][scene["type"]], reflection["types"], camera(width, height),
+        data = pack_record(reflection["types"][scene["type"]], reflection["types"], scene_values(width, height, preview),
                            scene["block_size"])
         block = GL.glGenBuffers(1)
         GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, block)
@@ -295,21 +526,28 @@ def render(export_json: Path, width: int = 256, height: int = 256, variant: str 
         elif parameter["kind"] in ("vector", "color"):
             components = [float(item) for item in value]
             (GL.glUniform2f, GL.glUniform3f, GL.glUniform4f)[len(components) - 2](location, *components)
+    # The environment samplers, on the next units.
+    for name, entry in samplers.items():
+        GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, textures[name])
+        GL.glUniform1i(GL.glGetUniformLocation(program, entry["gl_name"]), unit)
+        unit += 1
     GL.glActiveTexture(GL.GL_TEXTURE0)
 
-    # Draw: clear to the background, depth test, both faces, no blending.
-    GL.glViewport(0, 0, width, height)
-    GL.glClearColor(*BACKGROUND, 1.0)
-    GL.glClearDepth(1.0)
-    GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+    # Draw: depth test, both faces, no blending.
     GL.glEnable(GL.GL_DEPTH_TEST)
     GL.glDepthFunc(GL.GL_LESS)
     GL.glDisable(GL.GL_CULL_FACE)
     GL.glDisable(GL.GL_BLEND)
     GL.glDrawElements(GL.GL_TRIANGLES, len(indices) * 3, GL.GL_UNSIGNED_INT, None)
     GL.glPixelStorei(GL.GL_PACK_ALIGNMENT, 1)
-    pixels = np.frombuffer(GL.glReadPixels(0, 0, width, height, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE), dtype=np.uint8)
-    return np.ascontiguousarray(pixels.reshape(height, width, 4)[::-1])
+    if not radiance:
+        pixels = np.frombuffer(GL.glReadPixels(0, 0, width, height, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE), dtype=np.uint8)
+        return np.ascontiguousarray(pixels.reshape(height, width, 4)[::-1])
+    # Linear radiance: the post pass with the preview's exposure and tone mapper.
+    floats = np.frombuffer(GL.glReadPixels(0, 0, width, height, GL.GL_RGBA, GL.GL_FLOAT), dtype=np.float32)
+    exposure, tone_mapper = (preview["exposure"], preview["tone_mapper"]) if preview else (0.0, "pbr_neutral")
+    return post_pass(floats.reshape(height, width, 4)[::-1], exposure, tone_mapper, background["color"])
 
 
 def write_png(path: Path, pixels: np.ndarray) -> None:

@@ -13,13 +13,24 @@ says so:
 - frames are rendered at most `MAX_SIDE` pixels on the longer side (half
   that while the camera is being dragged) and scaled up to the widget;
 - changes are coalesced: a frame is rendered `SETTLE_MS` after the last
-  change, on the GUI thread (the interpreter needs about 0.1 s for the
-  shipped examples at 256x256);
+  change, in a worker thread, so the editor stays responsive while the
+  interpreter works (0.1-0.5 s for the shipped examples at 256x256): the
+  state is taken on the GUI thread (`CpuRenderer.frame`), drawn in the
+  worker, and shown when it is done; changes made meanwhile are drawn
+  next, in one frame;
 - while playing, `time` advances at `PLAY_INTERVAL_MS` (4 frames per second
-  instead of the GL preview's 30);
+  instead of the GL preview's 30); as in the GL preview, a material that
+  reads the time plays by itself unless the user paused
+  (`host_support.PreviewClock`);
 - a banner at the top says "CPU preview (no OpenGL)" with the reason in its
   tooltip, and `context_description` (the status bar's "Preview: ...")
   says the same.
+
+The stage (`set_stage`: mesh, environment, background, exposure, tone
+mapper, light) is applied to the renderer as the GL preview applies it;
+the environment is prepared in a worker thread while the previous one
+stays in use (`host_support.PreviewStage`), its progress shown in a
+corner under the banner.
 
 The widget takes the module from the artifact it is given
 (`ProgramArtifact.source`, the `VerifiedModule` the backend compiled): the
@@ -30,19 +41,23 @@ it and emits `programFailed`, as the GL preview does with a driver error.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
 from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
-from app.preview.stage import Stage, is_mesh_path
+from app.preview.preview_state import artifact_reads_scene_field
+from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -58,6 +73,7 @@ STEP_LIMIT = 20_000
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
 NOTICE = "CPU preview (no OpenGL): reduced rate"
+NOTICE_HEIGHT = 20          # pixels of the banner at the top
 
 
 class CpuPreview(QWidget):
@@ -66,10 +82,14 @@ class CpuPreview(QWidget):
     programReady = Signal()
     programFailed = Signal(str)
     contextCreated = Signal(str)
+    #: The animation started (True) or stopped (False), by a call or by a material that uses Time.
     playingChanged = Signal(bool)
-    # Never emitted: the CPU preview lights with the stage's light only (see `set_stage`).
+    #: The stage's environment is prepared and in use (its name or path).
     environmentReady = Signal(str)
+    #: The stage's environment could not be loaded: one line saying why (the previous one stays).
     environmentFailed = Signal(str)
+    #: A frame drawn in the worker thread is done: (program generation, future). Queued to the GUI thread.
+    _frameDrawn = Signal(object)
 
     def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -86,7 +106,6 @@ class CpuPreview(QWidget):
         self._drag_origin: QPoint | None = None
         self._dragging = False
         self._announced = False
-        self._stage = Stage()
         self.frames_rendered = 0
         self.setMinimumSize(120, 120)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
@@ -96,11 +115,19 @@ class CpuPreview(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._render_frame)
-        self._clock = QElapsedTimer()
-        self._time_base = 0.0
-        self._timer = QTimer(self)
-        self._timer.setInterval(PLAY_INTERVAL_MS)
-        self._timer.timeout.connect(self._tick)
+        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cpu-preview")
+        self._drawing: concurrent.futures.Future[Any] | None = None
+        self._redraw = False
+        self._generation = 0  # counts programs, so a frame of a replaced one is not shown
+        self._frameDrawn.connect(self._frame_drawn)
+        self.destroyed.connect(lambda *_: self._worker.shutdown(wait=False, cancel_futures=True))
+        self._clock = PreviewClock(self._renderer, PLAY_INTERVAL_MS, self)
+        self._clock.ticked.connect(self._request_frame)
+        self._clock.playingChanged.connect(self.playingChanged)
+        self._stage_host = PreviewStage(self._renderer, self)
+        self._stage_host.noteChanged.connect(self.update)
+        self._stage_host.ready.connect(self._environment_ready)
+        self._stage_host.failed.connect(self.environmentFailed)
 
     # ---- PreviewHost properties ---------------------------------------------------------------
 
@@ -140,7 +167,7 @@ class CpuPreview(QWidget):
 
     @property
     def playing(self) -> bool:
-        return self._timer.isActive()
+        return self._clock.playing
 
     @property
     def renderer(self) -> CpuRenderer:
@@ -167,10 +194,12 @@ class CpuPreview(QWidget):
                     self.set_texture(spec.name, image)
             elif spec.kind is not ParameterKind.OTHER:
                 self._renderer.set_parameter(spec.name, value)
+        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
         source = artifact.source
         if not isinstance(source, VerifiedModule):
             self._fail("CPU preview: this program came without its verified module; nothing to run")
             return
+        self._generation += 1
         try:
             self._renderer.set_program(source)
         except (InterpreterError, ValueError, TypeError) as error:
@@ -215,45 +244,43 @@ class CpuPreview(QWidget):
         self._request_frame()
 
     def set_playing(self, playing: bool) -> None:
-        if playing and not self._timer.isActive():
-            self._time_base = self._renderer.time
-            self._clock.start()
-            self._timer.start()
-            self.playingChanged.emit(True)
-        elif not playing and self._timer.isActive():
-            self._timer.stop()
-            self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
-            self.playingChanged.emit(False)
+        """The user's play/pause; a material that reads the time plays by itself unless paused."""
+        self._clock.set_playing(playing)
 
     def reset_time(self) -> None:
         """Time back to 0 (playing or not)."""
-        self._renderer.time = 0.0
-        self._time_base = 0.0
-        if self._timer.isActive():
-            self._clock.start()
+        self._clock.reset()
         self._request_frame()
 
     @property
     def stage(self) -> Stage:
-        return self._stage
+        return self._stage_host.stage
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, environment, light, exposure, tone mapper and background from `stage` (as the GL preview).
+
+        A new environment is prepared in a worker thread while the previous
+        one stays in use (`environmentReady` / `environmentFailed` say how it
+        ended); a mesh file that cannot be read leaves the previous mesh and
+        says why over the frame.
+        """
+        problem = self._stage_host.set_stage(stage)
+        if problem:
+            self._fail(problem)
+        self._request_frame()
+
+    @property
+    def environment_note(self) -> str:
+        """What the corner of the preview says about the environment ("" when it is in use)."""
+        return self._stage_host.note
 
     @property
     def preparing_environment(self) -> bool:
-        return False  # no environment is prepared: see `set_stage`
+        return self._stage_host.preparing
 
-    def set_stage(self, stage: Stage) -> None:
-        """What the CPU renderer draws of a stage: its built-in mesh, background colour and light direction.
-
-        Mesh files, environments, exposure and tone mapping are the OpenGL
-        preview's; the CPU preview keeps its reduced scene and says so in its
-        banner, rather than failing the window that hands it a stage.
-        """
-        self._stage = stage
-        if not is_mesh_path(stage.mesh):
-            self._renderer.set_mesh(stage.mesh)
-        self._renderer.set_background(stage.background_color)
-        self._renderer.set_light_direction(stage.light_direction)
+    def _environment_ready(self, name: str) -> None:
         self._request_frame()
+        self.environmentReady.emit(name)
 
     def set_background(self, rgb: Sequence[float]) -> None:
         self._renderer.set_background(rgb)
@@ -282,9 +309,28 @@ class CpuPreview(QWidget):
         return self.grab().toImage()
 
     def render_now(self) -> None:
-        """Render the pending frame at once (tests, screenshots)."""
+        """Render the pending frame at once, in the calling thread (tests, screenshots)."""
         self._settle.stop()
-        self._render_frame()
+        if self._renderer.program is None:
+            self.update()
+            return
+        width, height = self.frame_size()
+        try:
+            pixels = self._renderer.render_image(width, height, step_limit=STEP_LIMIT)
+        except (InterpreterError, ValueError) as error:
+            self._fail(f"CPU preview: {error}", frame=True)
+            return
+        self._show(pixels)
+
+    @property
+    def shown_frame(self) -> QImage:
+        """The last frame drawn, at its reduced size, before it is scaled to the widget (null before the first)."""
+        return QImage(self._frame)
+
+    @property
+    def drawing(self) -> bool:
+        """Whether a frame is being drawn in the worker thread."""
+        return self._drawing is not None
 
     # ---- rendering ------------------------------------------------------------------------------
 
@@ -304,19 +350,48 @@ class CpuPreview(QWidget):
             self._settle.start()
 
     def _render_frame(self) -> None:
+        """Take the state and draw it in the worker (or once the frame in progress is done)."""
         if self._renderer.program is None:
             self.update()
             return
+        if self._drawing is not None:
+            self._redraw = True
+            return
         width, height = self.frame_size()
         try:
-            pixels = self._renderer.render_image(width, height, step_limit=STEP_LIMIT)
+            frame = self._renderer.frame(width, height)
         except (InterpreterError, ValueError) as error:
             self._fail(f"CPU preview: {error}", frame=True)
             return
-        except Exception as error:  # noqa: BLE001 - an interpreter bug must not take the editor down; it is shown
-            traceback.print_exc()
-            self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
+        generation = self._generation
+        self._drawing = drawing = self._worker.submit(frame.draw_image, step_limit=STEP_LIMIT)
+        drawing.add_done_callback(lambda done: self._deliver(generation, done))
+
+    def _deliver(self, generation: int, done: concurrent.futures.Future[Any]) -> None:
+        """In the worker thread: hand the finished frame to the GUI thread (nothing once the widget is gone)."""
+        with contextlib.suppress(RuntimeError):  # the widget was deleted while the frame was being drawn
+            self._frameDrawn.emit((generation, done))
+
+    def _frame_drawn(self, delivered: tuple[int, concurrent.futures.Future[Any]]) -> None:
+        generation, done = delivered
+        if done is not self._drawing:
             return
+        self._drawing = None
+        if generation == self._generation and not done.cancelled():
+            try:
+                pixels = done.result()
+            except (InterpreterError, ValueError) as error:
+                self._fail(f"CPU preview: {error}", frame=True)
+            except Exception as error:  # noqa: BLE001 - an interpreter bug must not take the editor down; it is shown
+                traceback.print_exception(error)
+                self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
+            else:
+                self._show(pixels)
+        if self._redraw or generation != self._generation:
+            self._redraw = False
+            self._render_frame()
+
+    def _show(self, pixels: Any) -> None:
         self._frame = rgba_to_qimage(pixels)
         self.frames_rendered += 1
         if self._frame_failed:
@@ -331,10 +406,6 @@ class CpuPreview(QWidget):
         self.update()
         self.programFailed.emit(message)
 
-    def _tick(self) -> None:
-        self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
-        self._request_frame()
-
     # ---- painting -------------------------------------------------------------------------------
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
@@ -342,6 +413,7 @@ class CpuPreview(QWidget):
         if not self._announced:
             self._announced = True
             self.contextCreated.emit(self.context_description)
+            self._stage_host.activate()
         self._request_frame()
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
@@ -361,12 +433,14 @@ class CpuPreview(QWidget):
         elif self._stale:
             self._paint_error(painter, f"Out of date: showing the last version of the material that worked\n{self._stale}")
         painter.end()
+        if self._stage_host.note:
+            paint_note(self, self._stage_host.note, top=NOTICE_HEIGHT)
 
     def _paint_notice(self, painter: QPainter) -> None:
         font = QFont(self.font())
         font.setPixelSize(12)
         painter.setFont(font)
-        band = QRect(0, 0, self.width(), 20)
+        band = QRect(0, 0, self.width(), NOTICE_HEIGHT)
         painter.fillRect(band, QColor(20, 20, 24, 190))
         painter.setPen(QColor(235, 215, 140))
         painter.drawText(band.adjusted(8, 0, -8, 0), int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), NOTICE)

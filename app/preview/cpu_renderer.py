@@ -1,9 +1,11 @@
 """The preview's scene drawn by the VPL interpreter: no OpenGL, numpy only.
 
 `CpuRenderer` is the CPU counterpart of `app.preview.renderer.Renderer`:
-the same host-side API (parameters, textures, mesh, camera, light, time,
-background) and the same host contract (ARCHITECTURE.md, "The preview host
-contract"; docs/preview.md), but it draws a `VerifiedModule` with
+both are `app.preview.preview_state.PreviewState`s, so they share the
+host-side state and its API (parameters, textures, mesh, camera, light,
+environment, exposure, tone mapper, background, time, `scene_values`) and
+follow the same host contract (docs/architecture.md, "The preview host
+contract"; docs/preview.md), but this one draws a `VerifiedModule` with
 `vpl_core.interp` instead of compiling GLSL. It imports nothing from
 OpenGL, so it works on machines where no GL library loads at all (the CPU
 preview fallback, `vpl run --mesh`).
@@ -11,11 +13,10 @@ preview fallback, `vpl run --mesh`).
 How each input reaches the module, as the GL renderer does it:
 
 - vertex inputs at the contract's locations (0 position, 1 normal,
-  2 texcoord) get the mesh arrays when they are float scalars or vectors;
-  every other input reads zero (matrices: identity columns);
-- the record uniform `scene` is filled by field name from `scene_values`
-  (model, view, projection, normal_matrix, camera_position, time,
-  light_direction), fields whose type cannot take the value stay zero;
+  2 texcoord, 3 tangent) get the mesh arrays when they are float scalars or
+  vectors; every other input reads zero (matrices: identity columns);
+- the record uniform `scene` is filled by field name from `scene_values`,
+  fields whose type cannot take the value stay zero;
 - record uniforms are std140 blocks on the GPU: their values are packed
   with the preview's std140 packer and read back from the bytes, so they
   follow exactly the packer's conventions (missing values zero, matrices
@@ -26,9 +27,22 @@ How each input reaches the module, as the GL renderer does it:
   value of the wrong shape is the default rather than an error;
 - samplers read the image set for them (uint8 RGBA, top row first; rows
   flipped so v = 0 is the bottom, mipmaps by a box filter, repeat,
-  trilinear) or the default checker;
+  trilinear) or the default checker; the host samplers of image-based
+  lighting (`environment_specular`, `environment_irradiance`,
+  `environment_brdf`) read the environment in docs/lighting.md's layout,
+  rounded to half floats and filtered as the GL renderer sets them up;
 - the frame is cleared to the background (alpha 1), depth test LESS, no
   culling, the FragmentColor output's value is the pixel.
+
+A module whose colour output is `radiance` (the Surface Output) is drawn as
+the GL renderer draws it: into a float image where uncovered pixels hold
+`post.UNCOVERED` (or, with an environment background, the environment seen
+through them: `ibl.prefiltered_radiance` along each pixel's ray, the numpy
+reference of the GL background pass), then through the post pass
+(`post.display_colors`: exposure, tone mapper, sRGB; the plain background
+colour where nothing was drawn). Both passes are numpy, not interpreted
+VPL: a full-screen pass through the interpreter would cost more than most
+materials.
 
 `tests/app/preview/test_cpu_renderer.py` checks that `scene_values` and the
 defaults stay those of the GL renderer, and the CPU-GPU comparison of every
@@ -39,18 +53,28 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.material.textures import as_rgba_image, checker_rgba
+from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.textures import checker_rgba
+from app.preview import ibl, post
 from app.preview import std140 as packer
-from app.preview.camera import OrbitCamera, normal_matrix
-from app.preview.mesh import Mesh, make_mesh
+from app.preview.preview_state import DEFAULT_BACKGROUND as DEFAULT_BACKGROUND
+from app.preview.preview_state import (
+    PreviewState,
+    as_uploaded,
+    module_writes_radiance,
+    scene_record_value,
+    vector_components,
+)
+from app.preview.stage import DEFAULT_LIGHT_DIRECTION as DEFAULT_LIGHT_DIRECTION
 from vpl_core.backends.glsl import std140 as layout
 from vpl_core.interp import MeshData, Program, RenderResult, Texture2D, render, to_rgba8
 from vpl_core.interp.pipeline import vertex_input_locations
+from vpl_core.interp.texture import Filter, SamplerState, Wrap
 from vpl_core.ir.module import Direction
 from vpl_core.ir.types import (
     ArrayType,
@@ -64,25 +88,11 @@ from vpl_core.ir.types import (
 )
 from vpl_core.publish import VerifiedModule
 
-# The GL renderer's defaults (app/preview/renderer.py); a test keeps them equal.
-DEFAULT_BACKGROUND = (0.18, 0.19, 0.21)
-DEFAULT_LIGHT_DIRECTION = (-0.45, 0.6, 0.66)
-
 #: Mesh attribute each contract location is fed from.
 MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
-_MESH_ARRAYS = {"position": "positions", "normal": "normals", "texcoord": "texcoords"}
-
-
-def _vector_value(value: Any, size: int) -> list[float]:
-    """Components of a vector parameter: scalars splat; a colour given as RGB gets alpha 1 (as the renderer uploads)."""
-    if value is None:
-        return [0.0] * size
-    if isinstance(value, (int, float, np.number)):
-        return [float(value)] * size
-    components = [float(c) for c in np.asarray(value, dtype=np.float64).reshape(-1)]
-    if size == 4 and len(components) == 3:
-        components.append(1.0)
-    return (components + [0.0] * size)[:size]
+_MESH_ARRAYS = {"position": "positions", "normal": "normals", "texcoord": "texcoords", "tangent": "tangents"}
+#: The clear value of the HDR image: no surface drawn there (the post pass shows the background colour).
+_UNCOVERED_PIXEL = (post.UNCOVERED, post.UNCOVERED, post.UNCOVERED, 0.0)
 
 
 def _default_block_value(value_type: Type, value: Any) -> Any:
@@ -93,7 +103,7 @@ def _default_block_value(value_type: Type, value: Any) -> Any:
             return float(scalar or 0.0)
         return int(scalar or 0) if value_type.kind is ScalarKind.INT else bool(scalar)
     if isinstance(value_type, VectorType):
-        components = _vector_value(value, value_type.size)
+        components = vector_components(value, value_type.size)
         return [int(c) for c in components] if value_type.kind is not ScalarKind.FLOAT else components
     if isinstance(value_type, MatrixType):
         return packer._as_matrix(packer.default_value(value_type) if value is None else value, value_type)
@@ -149,79 +159,52 @@ def _contains_sampler(value_type: Type) -> bool:
     return False
 
 
-class CpuRenderer:
-    """Draws the preview scene with the VPL interpreter; the host-side API of `Renderer`."""
+def _rgba_levels(images: tuple[np.ndarray, ...] | list[np.ndarray]) -> list[np.ndarray]:
+    """Float images (h, w, 2 or 3) as the RGBA a half-float RG/RGB texture reads: rounded to binary16,
+    missing blue 0, alpha 1 (rows as given: they are in GL row order already)."""
+    levels = []
+    for image in images:
+        values = as_uploaded(image)
+        rgba = np.zeros(values.shape[:2] + (4,), dtype=np.float32)
+        rgba[..., : values.shape[2]] = values
+        rgba[..., 3] = 1.0
+        levels.append(rgba)
+    return levels
+
+
+class CpuRenderer(PreviewState):
+    """Draws the preview scene with the VPL interpreter; the host-side state is `PreviewState`'s, as `Renderer`'s."""
 
     def __init__(self) -> None:
-        self.camera = OrbitCamera()
-        self.background: tuple[float, float, float] = DEFAULT_BACKGROUND
-        self.light_direction: tuple[float, float, float] = DEFAULT_LIGHT_DIRECTION
-        self.time: float = 0.0
-        self.parameters: dict[str, Any] = {}
-        self.mesh_name = "sphere"
+        super().__init__()
         self.program: Program | None = None
-        self._mesh: Mesh | None = None
-        self._images: dict[str, np.ndarray] = {}
+        self._radiance = False
         self._textures: dict[str, Texture2D] = {}
         self._checker: Texture2D | None = None
+        self._environment_textures: dict[str, Texture2D] = {}
 
-    # ---- host-side state, as Renderer ----------------------------------------------------------
-
-    def set_parameter(self, name: str, value: Any) -> None:
-        self.parameters[name] = value
-
-    def set_texture(self, name: str, image: np.ndarray | None) -> None:
-        """Use `image` (uint8 RGBA, top row first) for sampler `name`; None restores the checker."""
-        if image is None:
-            self._images.pop(name, None)
-        else:
-            self._images[name] = as_rgba_image(image)
-        self._textures.pop(name, None)
-
-    def set_mesh(self, name: str) -> None:
-        make_mesh(name)  # validates the name now
-        if name != self.mesh_name:
-            self.mesh_name = name
-            self._mesh = None
-
-    def set_background(self, rgb: Sequence[float]) -> None:
-        red, green, blue = (float(c) for c in rgb)
-        self.background = (red, green, blue)
-
-    def set_light_direction(self, direction: Sequence[float]) -> None:
-        vector = np.asarray(direction, dtype=np.float64).reshape(3)
-        length = float(np.linalg.norm(vector))
-        if length < 1e-9:
-            raise ValueError("the light direction must not be the zero vector")
-        x, y, z = (float(c) for c in vector / length)
-        self.light_direction = (x, y, z)
-
-    def scene_values(self, width: int, height: int) -> dict[str, Any]:
-        """The scene record's fields by name, as `Renderer.scene_values`."""
-        model = np.eye(4, dtype=np.float32)
-        return {
-            "model": model,
-            "view": self.camera.view_matrix(),
-            "projection": self.camera.projection_matrix(width / max(height, 1)),
-            "normal_matrix": normal_matrix(model),
-            "camera_position": tuple(float(c) for c in self.camera.position),
-            "time": float(self.time),
-            "light_direction": self.light_direction,
-        }
-
-    # ---- programs and drawing -------------------------------------------------------------------
+    # ---- programs -------------------------------------------------------------------------------
 
     def set_program(self, verified: VerifiedModule) -> Program:
         """The module to draw from now on (materialized and prepared once)."""
-        self.program = Program.from_verified(verified)
-        return self.program
+        program = Program.from_verified(verified)
+        self.program = program
+        self._radiance = module_writes_radiance(program.module)
+        return program
 
-    def mesh(self) -> Mesh:
-        if self._mesh is None:
-            self._mesh = make_mesh(self.mesh_name)
-        return self._mesh
+    @property
+    def radiance(self) -> bool:
+        """Whether the program's colour output is `radiance`, shown through the post pass."""
+        return self.program is not None and self._radiance
+
+    # ---- textures -------------------------------------------------------------------------------
 
     def _texture(self, name: str) -> Texture2D:
+        if name in HOST_SAMPLERS:
+            return self.environment_textures()[name]
+        if name in self._dirty_textures:
+            self._textures.pop(name, None)
+            self._dirty_textures.discard(name)
         texture = self._textures.get(name)
         if texture is None:
             image = self._images.get(name)
@@ -231,6 +214,26 @@ class CpuRenderer:
                 return self._checker
             texture = self._textures[name] = Texture2D.from_image(image)
         return texture
+
+    def environment_textures(self) -> dict[str, Texture2D]:
+        """The host samplers of image-based lighting as the GL renderer uploads them (docs/lighting.md):
+        the specular chain (REPEAT in u, CLAMP in t, trilinear over its levels), the irradiance map
+        (REPEAT / CLAMP, LINEAR), the BRDF table (CLAMP, LINEAR); half floats, RGB alpha 1, RG blue 0."""
+        if self._environment_dirty or not self._environment_textures:
+            maps = self.environment_maps
+            equirect: dict[str, Any] = {"wrap_s": Wrap.REPEAT, "wrap_t": Wrap.CLAMP_TO_EDGE, "mag_filter": Filter.LINEAR}
+            self._environment_textures = {
+                "environment_specular": Texture2D(_rgba_levels(maps.specular), SamplerState(
+                    **equirect, min_filter=Filter.LINEAR_MIPMAP_LINEAR if len(maps.specular) > 1 else Filter.LINEAR)),
+                "environment_irradiance": Texture2D(_rgba_levels((maps.irradiance,)), SamplerState(
+                    **equirect, min_filter=Filter.LINEAR)),
+                "environment_brdf": Texture2D(_rgba_levels((self.brdf_table,)), SamplerState(
+                    wrap_s=Wrap.CLAMP_TO_EDGE, wrap_t=Wrap.CLAMP_TO_EDGE, min_filter=Filter.LINEAR, mag_filter=Filter.LINEAR)),
+            }
+            self._environment_dirty = False
+        return self._environment_textures
+
+    # ---- what the module reads ------------------------------------------------------------------
 
     def uniform_values(self, width: int, height: int) -> dict[str, Any]:
         """Every uniform's value for the interpreter, by name (see the module docstring)."""
@@ -244,7 +247,7 @@ class CpuRenderer:
             elif _contains_sampler(value_type):
                 continue  # the GLSL target rejects these (spec 12.4); the interpreter reads "unbound"
             elif isinstance(value_type, RecordType):
-                given = self._scene_value(value_type, scene) if uniform.name == SCENE_UNIFORM_NAME else self.parameters.get(uniform.name)
+                given = scene_record_value(value_type, scene) if uniform.name == SCENE_UNIFORM_NAME else self.parameters.get(uniform.name)
                 values[uniform.name] = _block_value(value_type, given)
             else:
                 try:
@@ -252,20 +255,6 @@ class CpuRenderer:
                 except (TypeError, ValueError, IndexError):
                     values[uniform.name] = _default_block_value(value_type, None)
         return values
-
-    @staticmethod
-    def _scene_value(record: RecordType, scene: dict[str, Any]) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for record_field in record.fields:
-            value = scene.get(record_field.name)
-            if value is None:
-                continue
-            try:
-                packer.pack(record_field.type, value)
-            except (TypeError, ValueError, IndexError):
-                continue
-            result[record_field.name] = value
-        return result
 
     def mesh_data(self) -> MeshData:
         """Vertex attributes as the GL renderer binds them: the mesh arrays for float scalar/vector inputs
@@ -295,13 +284,37 @@ class CpuRenderer:
                 attributes[location] = np.zeros((count, 4), dtype=np.float32)
         return MeshData(attributes, mesh.indices)
 
-    def render_result(self, width: int, height: int, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
-        """One frame with everything the interpreter knows about it."""
+    # ---- drawing --------------------------------------------------------------------------------
+
+    def frame(self, width: int, height: int) -> CpuFrame:
+        """Everything one frame needs, taken from the current state (see `CpuFrame`)."""
         if self.program is None:
             raise ValueError("no program to draw: call set_program first")
-        limit = {} if step_limit is None else {"step_limit": step_limit}
-        return render(self.program, self.mesh_data(), int(width), int(height), uniforms=self.uniform_values(width, height),
-                      background=(*self.background, 1.0), depth_test=True, tracked=tracked, **limit)
+        width, height = int(width), int(height)
+        environment = None
+        if self.radiance and self.background_mode != "color":
+            chain = tuple(level[..., :3] for level in self.environment_textures()["environment_specular"].levels)
+            environment = _EnvironmentBackground(chain, self.background_ray_matrix(width, height), self.background_roughness(),
+                                                 self.environment_rotation, self.environment_intensity)
+        return CpuFrame(self.program, self.mesh_data(), self.uniform_values(width, height), width, height, self.radiance,
+                        self.background, environment, self.tone_mapper, self.exposure)
+
+    def environment_background(self, width: int, height: int) -> np.ndarray:
+        """The environment seen through every pixel, (height, width, 3) float32 radiance, top row first:
+        what the GL background pass draws (each pixel's ray, sharp or blurred, rotated, times the intensity)."""
+        chain = tuple(level[..., :3] for level in self.environment_textures()["environment_specular"].levels)
+        return _EnvironmentBackground(chain, self.background_ray_matrix(width, height), self.background_roughness(),
+                                      self.environment_rotation, self.environment_intensity).radiance(width, height)
+
+    def render_result(self, width: int, height: int, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
+        """One frame with everything the interpreter knows about it (`CpuFrame.draw`)."""
+        return self.frame(width, height).draw(tracked=tracked, step_limit=step_limit)
+
+    def render_linear(self, width: int, height: int) -> np.ndarray:
+        """The program's own output, before any post pass, float32 (height, width, 4), top row first, as
+        `Renderer.render_linear`: cleared to the background colour, or behind a `radiance` program the
+        environment when the background mode says so."""
+        return self.frame(width, height).draw_linear()
 
     def render_image(self, width: int, height: int, *, step_limit: int | None = None) -> np.ndarray:
         """One frame as RGBA8, (height, width, 4), top row first (as `Renderer.render_image`); the background without a program."""
@@ -309,4 +322,95 @@ class CpuRenderer:
             image = np.empty((int(height), int(width), 4), dtype=np.uint8)
             image[...] = to_rgba8(np.array([*self.background, 1.0]))
             return image
-        return to_rgba8(self.render_result(width, height, step_limit=step_limit).color)
+        return self.frame(width, height).draw_image(step_limit=step_limit)
+
+
+@dataclass(frozen=True, eq=False)
+class _EnvironmentBackground:
+    """What the environment background of one frame needs: the specular chain (GL row order, as the
+    texture holds it), the ray matrix, the roughness it is read at, rotation and intensity."""
+
+    chain: tuple[np.ndarray, ...]
+    ray_matrix: np.ndarray
+    roughness: float
+    rotation: float
+    intensity: float
+
+    def radiance(self, width: int, height: int) -> np.ndarray:
+        """(height, width, 3) float32 radiance, top row first."""
+        x = (np.arange(width) + 0.5) / width * 2.0 - 1.0
+        y = (np.arange(height) + 0.5) / height * 2.0 - 1.0  # bottom row first, as GL's window
+        grid_x, grid_y = np.meshgrid(x, y, indexing="xy")
+        far = np.stack([grid_x, grid_y, np.ones_like(grid_x), np.ones_like(grid_x)], axis=-1)
+        directions = (far @ self.ray_matrix.astype(np.float64).T)[..., :3]
+        radiance = ibl.prefiltered_radiance(self.chain, directions, self.roughness, self.rotation, self.intensity)
+        return np.ascontiguousarray(radiance[::-1], dtype=np.float32)
+
+
+@dataclass(frozen=True, eq=False)
+class CpuFrame:
+    """One frame of a `CpuRenderer`, taken from its state (`CpuRenderer.frame`): the program, the mesh
+    data, every uniform's value, the background and the post pass's settings.
+
+    Drawing it reads nothing else, so a host may draw it in another thread
+    while the renderer's state changes (the CPU preview does: its widget
+    stays responsive while the interpreter works). The textures it holds
+    are shared with the renderer and only read.
+    """
+
+    program: Program
+    mesh: MeshData
+    uniforms: dict[str, Any]
+    width: int
+    height: int
+    radiance: bool
+    background: tuple[float, float, float]
+    environment: _EnvironmentBackground | None
+    tone_mapper: str
+    exposure: float
+
+    def draw(self, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
+        """The frame with everything the interpreter knows about it.
+
+        For a `radiance` program `color` is the frame after the post pass
+        (display values) and `outputs` hold the linear radiance; with
+        `tracked`, the colour's radii are the material's carried through
+        the post pass (its values at radiance ± radius), an estimate.
+        """
+        limit = {} if step_limit is None else {"step_limit": step_limit}
+        if not self.radiance:
+            return render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
+                          background=(*self.background, 1.0), depth_test=True, tracked=tracked, **limit)
+        result = render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
+                        background=_UNCOVERED_PIXEL, depth_test=True, tracked=tracked, **limit)
+        hdr = self._behind(result.color, result.written)
+        display = self._display(hdr)
+        errors = result.errors
+        radius = result.color_error()
+        if errors is not None and radius is not None:
+            low, high = self._display(hdr - radius), self._display(hdr + radius)
+            spread = np.maximum(np.abs(low - display), np.abs(high - display))
+            errors = {**errors, "__color__": np.where(result.written[..., None], spread, 0.0)}
+        return RenderResult(result.outputs, display.astype(np.float32), result.written, errors, result.unstable, result.stats)
+
+    def draw_image(self, *, step_limit: int | None = None) -> np.ndarray:
+        """The frame as RGBA8, (height, width, 4), top row first."""
+        return to_rgba8(self.draw(step_limit=step_limit).color)
+
+    def draw_linear(self) -> np.ndarray:
+        """The program's own output before any post pass (float32, top row first): cleared to the background
+        colour, or, behind a `radiance` program, the environment when the frame has an environment background."""
+        result = render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
+                        background=(*self.background, 1.0), depth_test=True)
+        return self._behind(result.color, result.written)
+
+    def _behind(self, color: np.ndarray, written: np.ndarray) -> np.ndarray:
+        """`color` with the environment where nothing was written (when the frame has an environment background)."""
+        if self.environment is not None:
+            uncovered = ~written
+            color[uncovered, :3] = self.environment.radiance(self.width, self.height)[uncovered]
+            color[uncovered, 3] = 1.0
+        return color
+
+    def _display(self, hdr: np.ndarray) -> np.ndarray:
+        return post.display_colors(hdr, self.tone_mapper, self.exposure, self.background)

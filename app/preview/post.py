@@ -36,12 +36,19 @@ the renderer feeds the triangle (-1,-1), (3,-1), (-1,3)), varying
 `screen_uv` (location 0), uniforms `hdr_image` (sampler2D, the HDR colour
 texture with NEAREST filtering), `exposure_scale` (float, 2^EV) and
 `background_color` (vec3, display sRGB), output `color` at location 0.
+
+`display_colors` is the same pass in numpy, operation for operation, for
+hosts that have the HDR image as an array (the CPU preview: running a
+full-screen pass through the interpreter would cost it 20 times more).
+`tests/app/preview/test_post_numpy.py` keeps the two equal by running the
+VPL modules through the interpreter, and compares both with independent
+transcriptions of the published formulas.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -281,6 +288,88 @@ def post_artifact(tone_mapper: str, target: str) -> ProgramArtifact:
     """The post pass compiled for `target` (cached: modules are deterministic)."""
     verified = VerifiedModule.create(post_module(tone_mapper), label=f"post-{tone_mapper}")
     return glsl.compile(verified, target=target)
+
+
+# The same pass in numpy -----------------------------------------------------------------------
+
+
+def _rows(color: np.ndarray, rows: tuple[tuple[float, ...], ...]) -> np.ndarray:
+    """The matrix whose rows are `rows` times each colour of (..., 3) (the VPL above builds it from columns)."""
+    return color @ np.asarray(rows, dtype=np.float64).T
+
+
+def _pbr_neutral_numpy(color: np.ndarray) -> np.ndarray:
+    darkest = color.min(axis=-1, keepdims=True)
+    offset = np.where(darkest < 0.08, darkest - 6.25 * darkest * darkest, 0.04)
+    shifted = color - offset
+    peak = shifted.max(axis=-1, keepdims=True)
+    d = 1.0 - NEUTRAL_START_COMPRESSION
+    new_peak = 1.0 - d * d / (peak + (d - NEUTRAL_START_COMPRESSION))
+    with np.errstate(divide="ignore", invalid="ignore"):  # peak 0 only where the branch keeps `shifted`
+        scaled = shifted * (new_peak / peak)
+    weight = 1.0 - 1.0 / (NEUTRAL_DESATURATION * (peak - new_peak) + 1.0)
+    compressed = scaled * (1.0 - weight) + new_peak * weight  # mix(scaled, new_peak, weight)
+    return np.where(peak < NEUTRAL_START_COMPRESSION, shifted, compressed)
+
+
+def _aces_numpy(color: np.ndarray) -> np.ndarray:
+    v = _rows(color * ACES_EXPOSURE_BOOST, ACES_INPUT)
+    a = v * (v + 0.0245786) - 0.000090537
+    b = v * (v * 0.983729 + 0.4329510) + 0.238081
+    return _rows(a / b, ACES_OUTPUT)
+
+
+def _agx_numpy(color: np.ndarray) -> np.ndarray:
+    inset = _rows(_rows(color, SRGB_TO_REC2020), AGX_INSET)
+    encoded = np.clip((np.log2(np.maximum(inset, 1e-10)) - AGX_MIN_EV) / (AGX_MAX_EV - AGX_MIN_EV), 0.0, 1.0)
+    curve = np.full_like(encoded, AGX_CONTRAST[-1])
+    for coefficient in reversed(AGX_CONTRAST[:-1]):
+        curve = curve * encoded + coefficient
+    linear = np.maximum(_rows(curve, AGX_OUTSET), 0.0) ** 2.2
+    return _rows(linear, REC2020_TO_SRGB)
+
+
+_NUMPY_TONE_MAPPERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "pbr_neutral": _pbr_neutral_numpy,
+    "aces": _aces_numpy,
+    "agx": _agx_numpy,
+    "reinhard": lambda color: color / (color + 1.0),
+    "none": lambda color: color,
+}
+
+
+def tone_map(color: np.ndarray, tone_mapper: str) -> np.ndarray:
+    """`tone_mapper` applied to linear colours (..., 3), as the post module's helper computes it (float64)."""
+    if tone_mapper not in _NUMPY_TONE_MAPPERS:
+        raise ValueError(f"unknown tone mapper {tone_mapper!r}; expected one of {', '.join(TONE_MAPPERS)}")
+    with np.errstate(all="ignore"):  # NaN and infinity are values, as on the GPU
+        return np.asarray(_NUMPY_TONE_MAPPERS[tone_mapper](np.asarray(color, dtype=np.float64)), dtype=np.float64)
+
+
+def encode_srgb(linear: np.ndarray) -> np.ndarray:
+    """IEC 61966-2-1 encoding as the `linear_to_srgb` helper computes it: 12.92 c below 0.0031308, else
+    1.055 c^(1/2.4) - 0.055."""
+    c = np.asarray(linear, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        curve = 1.055 * np.maximum(c, 0.0) ** (1.0 / 2.4) - 0.055
+    return np.where(c >= 0.0031308, curve, c * 12.92)
+
+
+def display_colors(hdr: np.ndarray, tone_mapper: str, exposure_ev: float, background: Sequence[float]) -> np.ndarray:
+    """The post pass over an HDR image (..., 4): display RGBA in [0, 1] (float64), as the post module draws it.
+
+    Exposure, the tone mapper, clipping, sRGB; alpha clipped; where the red
+    channel is below UNCOVERED / 2 (nothing drawn there) the plain
+    `background` colour (display sRGB) with alpha 1.
+    """
+    hdr = np.asarray(hdr, dtype=np.float64)
+    exposed = hdr[..., :3] * exposure_scale(exposure_ev)
+    with np.errstate(invalid="ignore"):
+        shown = encode_srgb(np.clip(tone_map(exposed, tone_mapper), 0.0, 1.0))
+        alpha = np.clip(hdr[..., 3:4], 0.0, 1.0)
+    result = np.concatenate([shown, alpha], axis=-1)
+    plain = np.array([*(float(c) for c in background), 1.0])
+    return np.where((hdr[..., 0] < UNCOVERED / 2.0)[..., None], plain, result)
 
 
 def exposure_scale(exposure_ev: float) -> float:

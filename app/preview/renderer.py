@@ -27,15 +27,16 @@ the backend emits decides alone. The renderer follows the host side of spec
   (matrices identity) until it does; samplers without an image read the
   default checker texture.
 
-State the host changes (parameters, textures, mesh) is recorded at once and
-sent to GL at the next `render`, so a host may change it without making the
-context current, and a parameter change never relinks (`link_count`).
+State the host changes (parameters, textures, mesh, camera, light,
+environment, exposure, tone mapper, background) is `PreviewState`'s
+(`app.preview.preview_state`, shared with the CPU renderer): recorded at once
+and sent to GL at the next `render`, so a host may change it without making
+the context current, and a parameter change never relinks (`link_count`).
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,35 +47,35 @@ from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
-from app.material.scene import HOST_SAMPLERS, RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.material.textures import as_rgba_image, checker_rgba
+from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.textures import checker_rgba
 from app.preview import std140
-from app.preview.camera import OrbitCamera, normal_matrix
-from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE, Mesh, make_mesh
+from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE
 from app.preview.post import (
     BACKGROUND_ENVIRONMENT_UNIFORM,
     BACKGROUND_INTENSITY_UNIFORM,
     BACKGROUND_LOD_UNIFORM,
     BACKGROUND_ROTATION_UNIFORM,
     BACKGROUND_UNIFORM,
-    DEFAULT_TONE_MAPPER,
     EXPOSURE_UNIFORM,
     FULL_SCREEN_TRIANGLE,
     HDR_IMAGE_UNIFORM,
     RAY_MATRIX_UNIFORM,
-    TONE_MAPPERS,
     UNCOVERED,
     background_artifact,
     exposure_scale,
     post_artifact,
 )
-from app.preview.stage import (
-    DEFAULT_AMBIENT_COLOR,
-    DEFAULT_BACKGROUND_COLOR,
-    DEFAULT_LIGHT_COLOR,
-    DEFAULT_LIGHT_DIRECTION,
-    DEFAULT_LIGHT_INTENSITY,
-)
+
+# Names that lived here before the host-side state moved to app.preview.preview_state, kept for importers.
+from app.preview.preview_state import BACKGROUND_MODES as BACKGROUND_MODES
+from app.preview.preview_state import BLURRED_BACKGROUND_ROUGHNESS as BLURRED_BACKGROUND_ROUGHNESS
+from app.preview.preview_state import DEFAULT_BACKGROUND as DEFAULT_BACKGROUND
+from app.preview.preview_state import EnvironmentMaps as EnvironmentMaps
+from app.preview.preview_state import PreviewState, scene_record_value, vector_components, writes_radiance
+from app.preview.preview_state import artifact_reads_scene_field as artifact_reads_scene_field
+from app.preview.preview_state import default_brdf_table as default_brdf_table
+from app.preview.stage import DEFAULT_LIGHT_DIRECTION as DEFAULT_LIGHT_DIRECTION
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
 from vpl_core.ir.types import (
@@ -89,11 +90,6 @@ from vpl_core.ir.types import (
 )
 
 GL_INVALID_INDEX = 0xFFFFFFFF
-DEFAULT_BACKGROUND = DEFAULT_BACKGROUND_COLOR
-#: What a Surface Output material is shown in front of: the plain colour, or the environment
-#: (sharp, or as prefiltered for BLURRED_BACKGROUND_ROUGHNESS). Display-colour materials always get the colour.
-BACKGROUND_MODES = ("color", "environment", "blurred")
-BLURRED_BACKGROUND_ROUGHNESS = 0.35
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
@@ -236,25 +232,6 @@ def _leaf_values(leaf_type: Type, count: int, value: Any) -> list[Any]:
     return [elements[index] if index < len(elements) else None for index in range(count)]
 
 
-def _finite_color(value: Sequence[float], what: str) -> tuple[float, float, float]:
-    components = np.asarray(value, dtype=np.float64).reshape(-1)
-    if components.size != 3 or not np.isfinite(components).all() or (components < 0).any():
-        raise ValueError(f"the {what} must be three finite numbers >= 0, not {value!r}")
-    return (float(components[0]), float(components[1]), float(components[2]))
-
-
-def _vector_value(value: Any, size: int) -> list[float]:
-    """Components of a vector parameter: scalars splat; a colour given as RGB gets alpha 1."""
-    if value is None:
-        return [0.0] * size
-    if isinstance(value, (int, float, np.number)):
-        return [float(value)] * size
-    components = [float(c) for c in np.asarray(value, dtype=np.float64).reshape(-1)]
-    if size == 4 and len(components) == 3:
-        components.append(1.0)
-    return (components + [0.0] * size)[:size]
-
-
 def _upload_uniform(slot: UniformSlot, value: Any) -> None:
     """glUniform* for one slot; `value` follows the std140 module's value conventions."""
     leaf_type, count, location = slot.type, slot.count, slot.location
@@ -270,10 +247,10 @@ def _upload_uniform(slot: UniformSlot, value: Any) -> None:
     elif isinstance(leaf_type, VectorType):
         size = leaf_type.size
         if leaf_type.kind is ScalarKind.FLOAT:
-            data = np.array([_vector_value(v, size) for v in values], dtype=np.float32).reshape(-1)
+            data = np.array([vector_components(v, size) for v in values], dtype=np.float32).reshape(-1)
             (GL.glUniform2fv, GL.glUniform3fv, GL.glUniform4fv)[size - 2](location, count, data)
         else:
-            data = np.array([[int(c) for c in _vector_value(v, size)] for v in values], dtype=np.int32).reshape(-1)
+            data = np.array([[int(c) for c in vector_components(v, size)] for v in values], dtype=np.int32).reshape(-1)
             (GL.glUniform2iv, GL.glUniform3iv, GL.glUniform4iv)[size - 2](location, count, data)
     elif isinstance(leaf_type, MatrixType):
         columns = []
@@ -444,32 +421,6 @@ def _link_program(vertex_code: str, fragment_code: str, color_location: int, col
     return int(program), log
 
 
-def writes_radiance(artifact: ProgramArtifact) -> bool:
-    """Whether the artifact's colour output is `radiance` (linear HDR the host tone-maps; docs/preview.md)."""
-    for binding in artifact.fragment_interface:
-        if binding.direction is Direction.OUT and binding.gl_name == artifact.fragment_color_output:
-            return binding.name == RADIANCE_OUTPUT_NAME
-    return False
-
-
-def artifact_reads_scene_field(artifact: ProgramArtifact, field_name: str) -> bool:
-    """Whether either stage's code reads field `field_name` of the `scene` record uniform.
-
-    Spec 12.1 names record fields `vpl_m<index>` and a record uniform's block
-    instance `vpl_u<slot>`, and the backend reads block members as
-    `instance.member`, so the generated code says it exactly (a `time` field
-    declared but never read is not a use).
-    """
-    binding = artifact.uniform(SCENE_UNIFORM_NAME)
-    if binding is None or not isinstance(binding.type, RecordType):
-        return False
-    for index, record_field in enumerate(binding.type.fields):
-        if record_field.name == field_name:
-            pattern = re.compile(rf"\b{re.escape(binding.gl_name)}\s*\.\s*vpl_m{index}\b")
-            return bool(pattern.search(artifact.vertex_code) or pattern.search(artifact.fragment_code))
-    return False
-
-
 @dataclass
 class BackgroundProgram:
     program: int
@@ -485,43 +436,6 @@ class PostProgram:
     image_location: int
     exposure_location: int
     background_location: int
-
-
-@dataclass(frozen=True, eq=False)
-class EnvironmentMaps:
-    """An environment as the Surface Output reads it (layout: docs/lighting.md, `app.preview.ibl`).
-
-    `specular`: the equirect mip chain, level 0 first, each (h, w, 3) in GL
-    row order (row 0 is t = 0, the nadir), each level half the size of the
-    previous; `irradiance`: equirect irradiance / π, (h, w, 3). Values are
-    linear radiance (float16 or float32 arrays).
-    """
-
-    specular: tuple[np.ndarray, ...]
-    irradiance: np.ndarray
-
-    def __post_init__(self) -> None:
-        if not self.specular:
-            raise ValueError("an environment needs at least one specular level")
-        for image in (*self.specular, self.irradiance):
-            if image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 1:
-                raise ValueError(f"environment images are (height, width, 3) arrays, not {image.shape}")
-
-    @classmethod
-    def uniform(cls, radiance: Sequence[float]) -> EnvironmentMaps:
-        """A uniform environment: the same radiance from every direction (every level, one texel)."""
-        texel = np.asarray(radiance, dtype=np.float32).reshape(1, 1, 3)
-        return cls((texel,), texel)
-
-
-def default_brdf_table() -> np.ndarray:
-    """The shipped split-sum table (`app.preview.ibl_assets.load_brdf_lut`); a table that reflects
-    nothing when the image-based-lighting components are not installed."""
-    try:
-        from app.preview.ibl_assets import load_brdf_lut
-    except ImportError:
-        return np.zeros((1, 1, 2), dtype=np.float32)
-    return load_brdf_lut()
 
 
 def _upload_float_texture(texture: int, levels: Sequence[np.ndarray], wrap_u: int) -> None:
@@ -544,43 +458,26 @@ def _upload_float_texture(texture: int, levels: Sequence[np.ndarray], wrap_u: in
     GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
 
-class Renderer:
-    """Builds programs from artifacts and draws the preview mesh with the current one."""
+class Renderer(PreviewState):
+    """Builds programs from artifacts and draws the preview mesh with the current one.
+
+    The host-side state (parameters, textures, mesh, camera, light,
+    environment, exposure, tone mapper, background, time) and its setters
+    are `PreviewState`'s, shared with the CPU renderer; this class adds the
+    GL objects and the drawing.
+    """
 
     def __init__(self) -> None:
-        self.camera = OrbitCamera()
-        self.background: tuple[float, float, float] = DEFAULT_BACKGROUND
-        self.light_direction: tuple[float, float, float] = DEFAULT_LIGHT_DIRECTION
-        self.light_color: tuple[float, float, float] = DEFAULT_LIGHT_COLOR
-        self.light_intensity: float = DEFAULT_LIGHT_INTENSITY
-        self.ambient_color: tuple[float, float, float] = DEFAULT_AMBIENT_COLOR
-        self.background_mode = "color"
-        self.environment_rotation = 0.0  # radians about +y
-        self.environment_intensity = 1.0
-        #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
-        self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
-        self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() at the first upload
+        super().__init__()
         self._environment_textures: dict[str, int] = {}
-        self._environment_dirty = True
-        self.exposure: float = 0.0  # EV: radiance is multiplied by 2^exposure before tone mapping
-        self.tone_mapper: str = DEFAULT_TONE_MAPPER
-        self.time: float = 0.0
         self.link_count = 0
         self.program: ProgramInfo | None = None
-        self.parameters: dict[str, Any] = {}
-        self.mesh_name = "sphere"
-        self._mesh: Mesh | None = None
-        self._custom_mesh: Mesh | None = None
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
         self._index_count = 0
-        self._mesh_dirty = True
         self._checker_texture = 0
-        self._images: dict[str, np.ndarray] = {}
         self._textures: dict[str, int] = {}
-        self._dirty_textures: set[str] = set()
-        self._dirty_parameters: set[str] = set()
         self._color_target: Framebuffer | None = None
         self._hdr_target: Framebuffer | None = None
         self._post_programs: dict[str, PostProgram] = {}
@@ -594,130 +491,6 @@ class Renderer:
     def target_family(self) -> str:
         """"es" on an OpenGL ES context, "glsl" on desktop GL (known after `initialize`)."""
         return "es" if self.is_es else "glsl"
-
-    # ---- host-side state (no GL needed) ---------------------------------------------------
-
-    def set_parameter(self, name: str, value: Any) -> None:
-        """Record a parameter value; uploaded by the next `render` without relinking."""
-        self.parameters[name] = value
-        self._dirty_parameters.add(name)
-
-    def set_texture(self, name: str, image: np.ndarray | None) -> None:
-        """Use `image` (RGBA, top row first; uint8, or float32 kept at half precision) for sampler `name`.
-
-        None restores the checker.
-        """
-        if image is None:
-            self._images.pop(name, None)
-        else:
-            self._images[name] = as_rgba_image(image)
-        self._dirty_textures.add(name)
-
-    def set_mesh(self, mesh: str | Mesh) -> None:
-        """A built-in mesh by name (`mesh.MESH_NAMES`), or any `Mesh` (an imported one, a test's)."""
-        if isinstance(mesh, Mesh):
-            self._custom_mesh = mesh
-            self.mesh_name = mesh.name
-            self._mesh_dirty = True
-            return
-        make_mesh(mesh)  # validates the name now rather than at the next frame
-        if mesh != self.mesh_name or self._custom_mesh is not None:
-            self._custom_mesh = None
-            self.mesh_name = mesh
-            self._mesh_dirty = True
-
-    def set_background(self, rgb: Sequence[float]) -> None:
-        red, green, blue = (float(c) for c in rgb)
-        self.background = (red, green, blue)
-
-    def set_background_mode(self, mode: str) -> None:
-        """"color", "environment" or "blurred" (behind Surface Output materials; see BACKGROUND_MODES)."""
-        if mode not in BACKGROUND_MODES:
-            raise ValueError(f"unknown background {mode!r}; expected one of {', '.join(BACKGROUND_MODES)}")
-        self.background_mode = mode
-
-    def set_light_direction(self, direction: Sequence[float]) -> None:
-        vector = np.asarray(direction, dtype=np.float64).reshape(3)
-        length = float(np.linalg.norm(vector))
-        if not np.isfinite(length) or length < 1e-9:
-            raise ValueError("the light direction must be a finite, nonzero vector")
-        x, y, z = (float(c) for c in vector / length)
-        self.light_direction = (x, y, z)
-
-    def set_light(self, color: Sequence[float] | None = None, intensity: float | None = None) -> None:
-        """The directional light's linear colour and intensity (lux-like, >= 0)."""
-        if color is not None:
-            self.light_color = _finite_color(color, "light colour")
-        if intensity is not None:
-            value = float(intensity)
-            if not np.isfinite(value) or value < 0.0:
-                raise ValueError(f"the light intensity must be a finite number >= 0, not {intensity!r}")
-            self.light_intensity = value
-
-    def set_ambient(self, color: Sequence[float]) -> None:
-        """Light the Surface Output with a uniform environment of this linear radiance (replaces any maps)."""
-        self.ambient_color = _finite_color(color, "ambient colour")
-        self.set_environment_maps(EnvironmentMaps.uniform(self.ambient_color))
-
-    def set_environment_maps(self, maps: EnvironmentMaps) -> None:
-        """The prefiltered environment the Surface Output is lit by (uploaded at the next frame)."""
-        self._environment = maps
-        self._environment_dirty = True
-
-    @property
-    def environment_maps(self) -> EnvironmentMaps:
-        return self._environment
-
-    def set_brdf_table(self, table: np.ndarray) -> None:
-        """The split-sum table (size, size, 2): rows roughness 0..1 (GL row order), columns N.V 0..1."""
-        array = np.asarray(table, dtype=np.float32)
-        if array.ndim != 3 or array.shape[2] != 2 or min(array.shape[:2]) < 1 or not np.isfinite(array).all():
-            raise ValueError(f"the BRDF table must be a finite (height, width, 2) array, not {array.shape}")
-        self._brdf_table = array
-        self._environment_dirty = True
-
-    def set_environment_settings(self, rotation: float | None = None, intensity: float | None = None) -> None:
-        """Rotation (radians about +y, counter-clockwise seen from above) and intensity of the environment."""
-        if rotation is not None:
-            value = float(rotation)
-            if not np.isfinite(value):
-                raise ValueError(f"the environment rotation must be a finite angle, not {rotation!r}")
-            self.environment_rotation = value
-        if intensity is not None:
-            value = float(intensity)
-            if not np.isfinite(value) or value < 0.0:
-                raise ValueError(f"the environment intensity must be a finite number >= 0, not {intensity!r}")
-            self.environment_intensity = value
-
-    def set_exposure(self, exposure: float) -> None:
-        """Exposure in EV (stops): radiance is multiplied by 2^exposure before tone mapping."""
-        value = float(exposure)
-        if not np.isfinite(value) or abs(value) > 32.0:
-            raise ValueError(f"the exposure must be a number of stops between -32 and 32, not {exposure!r}")
-        self.exposure = value
-
-    def set_tone_mapper(self, name: str) -> None:
-        if name not in TONE_MAPPERS:
-            raise ValueError(f"unknown tone mapper {name!r}; expected one of {', '.join(TONE_MAPPERS)}")
-        self.tone_mapper = name
-
-    def scene_values(self, width: int, height: int) -> dict[str, Any]:
-        """The scene record's fields by name (docs/architecture.md host contract)."""
-        model = np.eye(4, dtype=np.float32)
-        return {
-            "model": model,
-            "view": self.camera.view_matrix(),
-            "projection": self.camera.projection_matrix(width / max(height, 1)),
-            "normal_matrix": normal_matrix(model),
-            "camera_position": tuple(float(c) for c in self.camera.position),
-            "time": float(self.time),
-            "light_direction": self.light_direction,
-            "light_intensity": float(self.light_intensity),
-            "light_color": self.light_color,
-            "environment_rotation": float(self.environment_rotation),
-            "environment_intensity": float(self.environment_intensity),
-            "environment_max_lod": float(len(self._environment.specular) - 1),
-        }
 
     # ---- GL resources ---------------------------------------------------------------------
 
@@ -799,26 +572,24 @@ class Renderer:
                 textures[name] = int(GL.glGenTextures(1))
         _upload_float_texture(textures["environment_specular"], maps.specular, wrap_u=GL.GL_REPEAT)
         _upload_float_texture(textures["environment_irradiance"], (maps.irradiance,), wrap_u=GL.GL_REPEAT)
-        if self._brdf_table is None:
-            self._brdf_table = default_brdf_table()
-        _upload_float_texture(textures["environment_brdf"], (self._brdf_table,), wrap_u=GL.GL_CLAMP_TO_EDGE)
+        _upload_float_texture(textures["environment_brdf"], (self.brdf_table,), wrap_u=GL.GL_CLAMP_TO_EDGE)
         self._environment_dirty = False
 
     def _sync_mesh(self) -> None:
         if not self._mesh_dirty:
             return
-        self._mesh = self._custom_mesh if self._custom_mesh is not None else make_mesh(self.mesh_name)
+        mesh = self.mesh()
         GL.glBindVertexArray(self._vertex_array)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
-        GL.glBufferData(GL.GL_ARRAY_BUFFER, self._mesh.interleaved(), GL.GL_STATIC_DRAW)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, mesh.interleaved(), GL.GL_STATIC_DRAW)
         for location, attribute in _MESH_ATTRIBUTES.items():
             components, offset = ATTRIBUTE_LAYOUT[attribute]
             GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._index_buffer)
-        GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(self._mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
+        GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
         GL.glBindVertexArray(0)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
-        self._index_count = int(self._mesh.indices.size)
+        self._index_count = int(mesh.indices.size)
         self._mesh_dirty = False
 
     def _sync_textures(self) -> None:
@@ -950,22 +721,6 @@ class Renderer:
         GL.glBufferSubData(GL.GL_UNIFORM_BUFFER, 0, len(data), bytes(data))
         GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, 0)
 
-    def _scene_value(self, record: Type, values: dict[str, Any]) -> Any:
-        if not isinstance(record, RecordType):
-            return None
-        result: dict[str, Any] = {}
-        for record_field in record.fields:
-            value = values.get(record_field.name)
-            if value is None:
-                continue
-            # A foreign record may use a contract name for another type: keep only what packs.
-            try:
-                std140.pack(record_field.type, value)
-            except (TypeError, ValueError, IndexError):
-                continue
-            result[record_field.name] = value
-        return result
-
     # ---- drawing --------------------------------------------------------------------------
 
     def render(self, width: int, height: int) -> None:
@@ -1056,16 +811,8 @@ class Renderer:
         self._ensure_full_screen_triangle()
         self._sync_environment()
         background = self._background_program
-        view = np.array(self.camera.view_matrix(), dtype=np.float64)
-        view[:3, 3] = 0.0  # directions only
-        projection = np.array(self.camera.projection_matrix(width / max(height, 1)), dtype=np.float64)
-        ray_matrix = np.linalg.inv(projection @ view).astype(np.float32)
-        levels = len(self._environment.specular)
-        if self.background_mode == "blurred":
-            roughness = BLURRED_BACKGROUND_ROUGHNESS
-            lod = (levels - 1) * roughness * (2.0 - roughness)
-        else:
-            lod = 0.0
+        ray_matrix = self.background_ray_matrix(width, height)
+        lod = self.background_lod()
         GL.glDisable(GL.GL_DEPTH_TEST)
         GL.glDepthMask(GL.GL_FALSE)
         GL.glUseProgram(background.program)
@@ -1171,7 +918,9 @@ class Renderer:
         block = info.block(SCENE_UNIFORM_NAME)
         if block is None:
             return None
-        return self._scene_value(block.binding.type, self.scene_values(width, height))
+        if not isinstance(block.binding.type, RecordType):
+            return None
+        return scene_record_value(block.binding.type, self.scene_values(width, height))
 
     def _bind_attributes(self, info: ProgramInfo) -> None:
         fed = {attribute.location for attribute in info.attributes if attribute.mesh_attribute}

@@ -254,9 +254,9 @@ def preview_screenshot(
 
     from app.preview.context import OffscreenContext, select_profile
     from app.preview.images import rgba_to_qimage
-    from app.preview.renderer import ProgramBuildError, Renderer, writes_radiance
+    from app.preview.preview_state import prepare_environment, writes_radiance
+    from app.preview.renderer import ProgramBuildError, Renderer
     from app.preview.stage import Stage, load_stage_mesh
-    from app.preview.stage_environment import prepare_environment
     from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
 
     stage = stage if stage is not None else Stage()

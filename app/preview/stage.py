@@ -3,7 +3,8 @@
 `Stage` is plain data (no Qt, no GL): the preview toolbar edits one, the
 user's settings store it (`to_dict` / `Stage.from_dict`), the command line
 builds one from `--mesh`, `--exposure`, ... (`parse_*`), and
-`Stage.apply(renderer)` hands it to a `Renderer`. Every setter validates and
+`Stage.apply(renderer)` hands it to a renderer (the GL `Renderer` or the
+`CpuRenderer`: both are `app.preview.preview_state.PreviewState`s). Every setter validates and
 raises `ValueError` with a one-line message, so the command line can print it
 and exit 2; `from_dict` is tolerant instead (a stored value that no longer
 makes sense falls back to the default, so old settings never break the
@@ -23,7 +24,7 @@ import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.preview.mesh import MESH_NAMES, Mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
@@ -43,6 +44,9 @@ NO_ENVIRONMENT = "none"
 RECOMMENDED_EXPOSURE: dict[str, float] = {"studio": 0.0, "neutral": 0.0, "outdoor": -3.0}
 MAX_EXPOSURE = 32.0
 MAX_INTENSITY = 1.0e6
+
+if TYPE_CHECKING:
+    from app.preview.preview_state import PreviewState
 
 
 def light_vector(azimuth_degrees: float, elevation_degrees: float) -> tuple[float, float, float]:
@@ -219,11 +223,11 @@ class Stage:
 
     # ---- the renderer --------------------------------------------------------------------
 
-    def apply(self, renderer: Any) -> None:
-        """Hand everything a `Renderer` draws with to it.
+    def apply(self, renderer: PreviewState) -> None:
+        """Hand everything a renderer (`PreviewState`: GL or CPU) draws with to it.
 
         Files are the caller's: a mesh file (`load_stage_mesh`) and the
-        environment's prefiltered data (`stage_environment.prepare_environment`, or a worker
+        environment's prefiltered data (`preview_state.prepare_environment`, or a worker
         job), which take time or may fail.
         """
         if not is_mesh_path(self.mesh):

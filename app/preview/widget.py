@@ -34,7 +34,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
@@ -49,15 +49,15 @@ from app.preview.context import (
     select_profile,
 )
 from app.preview.cpu_preview import CpuPreview
+from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
-from app.preview.renderer import ProgramBuildError, Renderer, artifact_reads_scene_field, gl_strings
-from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, load_stage_mesh
-from app.preview.stage_environment import environment_maps
+from app.preview.preview_state import artifact_reads_scene_field
+from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
+from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
-ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
 
@@ -96,20 +96,13 @@ class PreviewWidget(QOpenGLWidget):
         self._values: dict[str, Any] = {}
         self._textures: dict[str, TextureImage | None] = {}
         self._drag_origin: QPoint | None = None
-        self._clock = QElapsedTimer()
-        self._time_base = 0.0
-        self._timer = QTimer(self)
-        self._timer.setInterval(FRAME_INTERVAL_MS)
-        self._timer.timeout.connect(self._tick)
-        self._stage = Stage(environment=NO_ENVIRONMENT)
-        self._paused_by_user = False
-        self._environment_name = NO_ENVIRONMENT
-        self._pending_environment: str | None = None
-        self._environment_job: Any = None
-        self._environment_note = ""
-        self._environment_timer = QTimer(self)
-        self._environment_timer.setInterval(ENVIRONMENT_POLL_MS)
-        self._environment_timer.timeout.connect(self._poll_environment)
+        self._clock = PreviewClock(self._renderer, FRAME_INTERVAL_MS, self)
+        self._clock.ticked.connect(self.update)
+        self._clock.playingChanged.connect(self.playingChanged)
+        self._stage_host = PreviewStage(self._renderer, self)
+        self._stage_host.noteChanged.connect(self.update)
+        self._stage_host.ready.connect(self._environment_ready)
+        self._stage_host.failed.connect(self.environmentFailed)
 
     # ---- properties -----------------------------------------------------------------------
 
@@ -156,7 +149,7 @@ class PreviewWidget(QOpenGLWidget):
 
     @property
     def playing(self) -> bool:
-        return self._timer.isActive()
+        return self._clock.playing
 
     @property
     def parameter_values(self) -> dict[str, Any]:
@@ -228,20 +221,16 @@ class PreviewWidget(QOpenGLWidget):
         A call is the user's choice: pausing keeps a material that uses Time
         still until play is asked for again (see `set_artifact`).
         """
-        self._paused_by_user = not playing
-        self._run_clock(playing)
+        self._clock.set_playing(playing)
 
     def reset_time(self) -> None:
         """Time back to 0 (playing or not)."""
-        self._renderer.time = 0.0
-        self._time_base = 0.0
-        if self._timer.isActive():
-            self._clock.start()
+        self._clock.reset()
         self.update()
 
     @property
     def stage(self) -> Stage:
-        return self._stage
+        return self._stage_host.stage
 
     def set_stage(self, stage: Stage) -> None:
         """Mesh, environment, light, exposure, tone mapper and background from `stage`; no relink.
@@ -253,103 +242,27 @@ class PreviewWidget(QOpenGLWidget):
         read leaves the previous mesh (and says why in the overlay); invalid
         values were refused by `Stage`'s setters already.
         """
-        self._stage = stage
-        stage.apply(self._renderer)
-        try:
-            mesh = load_stage_mesh(stage.mesh)
-        except ValueError as error:
-            self._fail(str(error))
-        else:
-            if mesh is not None:
-                self._renderer.set_mesh(mesh)
-        self._request_environment(stage.environment)
+        problem = self._stage_host.set_stage(stage)
+        if problem:
+            self._fail(problem)
         self.update()
 
     @property
     def environment_note(self) -> str:
         """What the corner of the preview says about the environment ("" when it is in use)."""
-        return self._environment_note
+        return self._stage_host.note
 
     @property
     def preparing_environment(self) -> bool:
-        return self._environment_job is not None
+        return self._stage_host.preparing
 
-    def _request_environment(self, name: str) -> None:
-        if not self._initialized:
-            self._pending_environment = name  # a preview never shown never spends time preparing one
-            return
-        self._pending_environment = None
-        if name == self._environment_name:
-            return
-        if self._environment_job is not None:
-            self._environment_job.cancel()  # its result is dropped; the worker stops at its next check
-            self._environment_job = None
-        self._environment_name = name
-        if name == NO_ENVIRONMENT:
-            self._environment_timer.stop()
-            self._environment_note = ""
-            self._renderer.set_ambient(DEFAULT_AMBIENT_COLOR)
-            self.environmentReady.emit(name)
-            return
-        try:
-            from app.preview.ibl_assets import PrefilterJob
-        except ImportError:
-            self._environment_failed(f"cannot use the environment {name!r}: image-based lighting is not available")
-            return
-        self._environment_job = PrefilterJob(name).start()
-        self._environment_note = f"Preparing the environment {_short(name)}…"
-        self._environment_timer.start()
-
-    def _poll_environment(self) -> None:
-        job = self._environment_job
-        if job is None:
-            self._environment_timer.stop()
-            return
-        if not job.future.done():
-            self._environment_note = f"Preparing the environment {_short(self._environment_name)}… {round(100 * job.progress)} %"
-            self.update()
-            return
-        self._environment_timer.stop()
-        self._environment_job = None
-        from app.preview.environment import EnvironmentLoadError
-        from app.preview.ibl_assets import PrefilterCancelledError
-
-        try:
-            prepared = job.future.result()
-        except PrefilterCancelledError:
-            return
-        except (EnvironmentLoadError, OSError, ValueError, MemoryError) as error:
-            self._environment_failed(str(error))
-            return
-        except ImportError as error:  # a component the IBL code needs is missing from this installation
-            self._environment_failed(f"image-based lighting is not available ({error})")
-            return
-        self._renderer.set_environment_maps(environment_maps(prepared))
-        self._renderer.set_brdf_table(prepared.brdf_lut)
-        self._environment_note = ""
+    def _environment_ready(self, name: str) -> None:
         self.update()
-        self.environmentReady.emit(self._environment_name)
-
-    def _environment_failed(self, message: str) -> None:
-        self._environment_note = f"Environment: {message}"
-        self.update()
-        self.environmentFailed.emit(message)
-
-    def _run_clock(self, playing: bool) -> None:
-        if playing and not self._timer.isActive():
-            self._time_base = self._renderer.time
-            self._clock.start()
-            self._timer.start()
-            self.playingChanged.emit(True)
-        elif not playing and self._timer.isActive():
-            self._timer.stop()
-            self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
-            self.playingChanged.emit(False)
+        self.environmentReady.emit(name)
 
     def _follow_time(self, artifact: ProgramArtifact) -> None:
         """Play while the material reads the time (unless the user paused); stop the clock otherwise."""
-        uses_time = artifact_reads_scene_field(artifact, "time")
-        self._run_clock(uses_time and not self._paused_by_user)
+        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
 
     def set_background(self, rgb: Sequence[float]) -> None:
         self._renderer.set_background(rgb)
@@ -414,10 +327,6 @@ class PreviewWidget(QOpenGLWidget):
         self.update()
         self.programFailed.emit(message)
 
-    def _tick(self) -> None:
-        self._renderer.time = self._time_base + self._clock.elapsed() / 1000.0
-        self.update()
-
     # ---- QOpenGLWidget --------------------------------------------------------------------
 
     def initializeGL(self) -> None:  # noqa: N802 - Qt override
@@ -434,8 +343,7 @@ class PreviewWidget(QOpenGLWidget):
         self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
-        if self._pending_environment is not None:
-            self._request_environment(self._pending_environment)
+        self._stage_host.activate()
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -461,23 +369,8 @@ class PreviewWidget(QOpenGLWidget):
             self._paint_overlay(self._error)
         elif self._stale:
             self._paint_overlay(self._stale, "Out of date: showing the last version of the material that worked")
-        if self._environment_note:
-            self._paint_note(self._environment_note)
-
-    def _paint_note(self, text: str) -> None:
-        """A one-line note in the top-left corner (environment progress or problem)."""
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-        font = QFont(self.font())
-        font.setPixelSize(12)
-        painter.setFont(font)
-        margin = 6
-        bounds = painter.boundingRect(QRect(0, 0, self.width() - 2 * margin, self.height()), int(Qt.TextFlag.TextWordWrap), text)
-        band = QRect(0, 0, min(self.width(), bounds.width() + 2 * margin), bounds.height() + 2 * margin)
-        painter.fillRect(band, QColor(0, 0, 0, 160))
-        painter.setPen(QColor(235, 235, 235))
-        painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)
-        painter.end()
+        if self._stage_host.note:
+            paint_note(self, self._stage_host.note)
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""
@@ -549,11 +442,6 @@ class PreviewWidget(QOpenGLWidget):
             self._renderer.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
             self.update()
         event.accept()
-
-
-def _short(name: str) -> str:
-    """An environment's name, or a file's base name."""
-    return name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 class UnavailablePreview(QLabel):

@@ -52,7 +52,7 @@ from app.material.parameters import (
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
-from app.session.engine_export import material_section
+from app.session.engine_export import PreviewLighting, material_section, written_files
 from app.session.events import Event
 from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
@@ -346,13 +346,16 @@ class EditorSession:
         return file_stem(self._document.path) if self._document.path is not None else UNTITLED_EXPORT_STEM
 
     def export(self, out_dir: str | os.PathLike[str], stem: str | None = None,
-               copy_textures: bool = False) -> list[Path] | None:
+               copy_textures: bool = False, lighting: PreviewLighting | None = None) -> list[Path] | None:
         """Write <stem>.vert.glsl, .frag.glsl and .json as `vpl compile` does; None when nothing compiles.
 
         The JSON also holds the `material` section an engine needs
         (`app.session.engine_export`: parameter values, ranges, widgets,
-        textures and their colour spaces, variants); `copy_textures` copies
-        the image files beside it. Raises OSError when a file cannot be written.
+        textures and their colour spaces, variants, the output's encoding,
+        the environment samplers); `copy_textures` copies the image files
+        beside it; `lighting` (the preview's stage) adds the `preview` entry
+        and writes the environment's images beside it. Raises OSError when a
+        file cannot be written.
         """
         self.lower()
         artifact = self.current_artifact
@@ -361,8 +364,10 @@ class EditorSession:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         stem = stem or self.export_stem()
-        section = material_section(artifact, self.parameters.specs, self.graph, self.directory, out, stem, copy_textures)
-        return export_artifact(artifact, out, stem, extra={"material": section})
+        section = material_section(artifact, self.parameters.specs, self.graph, self.directory, out, stem, copy_textures,
+                                   lighting)
+        written = export_artifact(artifact, out, stem, extra={"material": section})
+        return written + [out / name for name in written_files(section)]
 
     # ---- autosave and recovery ------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from app.material.document import LoadedDocument
 from app.material.examples import DEFAULT_EXAMPLE, example_path, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
+from app.preview.preview_state import preview_lighting, writes_radiance
 from app.session.recovery import RecoveryEntry
 from app.ui.dialogs import SaveChoice
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QAction
 
+    from app.preview.host import PreviewHostWidget
     from app.session import EditorSession
     from app.ui.diagnostics_panel import DiagnosticsPanel
     from app.ui.dialogs import Prompts
@@ -48,6 +50,8 @@ class FileWindow(Protocol):
     def copy_textures_action(self) -> QAction: ...
     @property
     def diagnostics_panel(self) -> DiagnosticsPanel: ...
+    @property
+    def preview(self) -> PreviewHostWidget: ...
     def window(self) -> QWidget:
         """The top-level widget, the parent of every dialog (`QWidget.window`)."""
     def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
@@ -175,12 +179,24 @@ class FileCommands:
         return self.export_to(out_dir) if out_dir else False
 
     def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None, copy_textures: bool | None = None) -> bool:
-        """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json (`vpl compile`'s, plus the material section)."""
+        """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json (`vpl compile`'s, plus the material section).
+
+        The material section records the preview's stage; a material whose
+        colour is linear radiance also gets the stage's environment images.
+        """
         self.window.flush()
         if copy_textures is None:
             copy_textures = self.window.copy_textures_action.isChecked()
+        artifact = self.session.current_artifact
+        stage = self.window.preview.stage
+        note = ""
         try:
-            written = self.session.export(out_dir, stem, copy_textures)
+            lighting = preview_lighting(stage, with_environment=artifact is not None and writes_radiance(artifact))
+        except ValueError as error:
+            lighting = preview_lighting(stage, with_environment=False)
+            note = f" (without the preview's environment: {error})"
+        try:
+            written = self.session.export(out_dir, stem, copy_textures, lighting)
         except OSError as error:
             self._error("Cannot export", f"Could not write to {out_dir}.", [str(error)])
             return False
@@ -188,7 +204,7 @@ class FileCommands:
             self._error("Cannot export", "The material does not compile; fix the errors first.",
                         [row.text for row in self.window.diagnostics_panel.rows])
             return False
-        self._status(f"Exported GLSL to {out_dir}")
+        self._status(f"Exported GLSL to {out_dir}{note}", 8000 if note else 4000)
         return True
 
     # ---- autosave and recovery ------------------------------------------------------------

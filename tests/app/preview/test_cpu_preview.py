@@ -3,7 +3,9 @@
 Real widgets under Xvfb; the frames are the interpreter's (checked against
 the GPU in test_cpu_vs_gpu.py). Here: the fallback is chosen, it draws what
 the host hands it, re-renders on changes at a reduced resolution, shows its
-notice, reports what it cannot run, survives runaway loops, and orbits.
+notice, reports what it cannot run, survives runaway loops, orbits, applies
+the stage (environments prepared in a worker, failures reported) and plays
+materials that read the time.
 """
 
 from __future__ import annotations
@@ -12,16 +14,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QMouseEvent
 
 import app.preview.context as context_module
 from app.material.parameters import ParameterKind
 from app.preview.context import Profile, clear_probes
-from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, CpuPreview
+from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, NOTICE_HEIGHT, SETTLE_MS, CpuPreview
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.host import PreviewHost
 from app.preview.images import qimage_to_rgba
+from app.preview.preview_state import prepare_environment
 from app.preview.screenshot import read_program
 from app.preview.stage import Stage
 from app.preview.widget import create_preview_widget
@@ -192,22 +195,125 @@ def test_it_implements_the_whole_host_protocol(qtbot) -> None:
     assert isinstance(preview, PreviewHost)
 
 
-def test_a_stage_sets_what_the_cpu_scene_draws_and_play_is_announced(qtbot) -> None:
-    preview = _preview(qtbot, (60, 60))
+def _example(preview: CpuPreview, qtbot, name: str) -> tuple[object, list]:
+    verified, specs = read_program(str(ROOT / "app" / "material" / "examples" / f"{name}.vpl"))
+    with qtbot.waitSignal(preview.programReady, timeout=5000):
+        preview.set_artifact(compile_glsl(verified), specs, {spec.name: spec.default for spec in specs})
+    return verified, specs
+
+
+def test_the_stage_reaches_the_renderer_and_the_environment_is_prepared_in_a_worker(qtbot) -> None:
+    preview = _preview(qtbot, (96, 80))
+    verified, specs = _example(preview, qtbot, "polished_gold")
     stage = Stage()
+    stage.set_environment("neutral", rotation=30.0, intensity=1.5)
+    stage.set_exposure(0.5)
+    stage.set_tone_mapper("aces")
+    stage.set_background("blurred")
+    stage.set_light(azimuth=40.0, elevation=10.0, intensity=5.0)
     stage.set_mesh("cube")
-    stage.set_background("color", (0.25, 0.5, 0.75))
-    stage.set_light(azimuth=90.0, elevation=0.0)
-    preview.set_stage(stage)
-    assert preview.stage is stage and not preview.preparing_environment
-    assert preview.renderer.mesh_name == "cube"
-    assert preview.renderer.background == pytest.approx((0.25, 0.5, 0.75))
-    assert preview.renderer.light_direction == pytest.approx(stage.light_direction)
+    with qtbot.waitSignal(preview.environmentReady, timeout=60_000) as ready:
+        preview.set_stage(stage)
+        assert preview.preparing_environment and "neutral" in preview.environment_note
+    assert ready.args == ["neutral"] and not preview.preparing_environment and not preview.environment_note
+    renderer = preview.renderer
+    assert preview.stage is stage
+    assert (renderer.exposure, renderer.tone_mapper, renderer.background_mode, renderer.mesh_name) == (0.5, "aces", "blurred", "cube")
+    assert renderer.environment_intensity == 1.5 and len(renderer.environment_maps.specular) == 6
+    # The frame is the CPU renderer's with the same stage and the prepared environment.
+    shown = qimage_to_rgba(preview.grab_preview())
+    reference = CpuRenderer()
+    reference.set_program(verified)
+    stage.apply(reference)
+    maps, table = prepare_environment("neutral")
+    reference.set_environment_maps(maps)
+    reference.set_brdf_table(table)
+    for spec in specs:
+        reference.set_parameter(spec.name, spec.default)
+    np.testing.assert_array_equal(shown, reference.render_image(shown.shape[1], shown.shape[0]))
+    corner = shown[2, 2, :3].astype(int)
+    assert np.abs(corner - np.round(np.array(stage.background_color) * 255)).max() > 10, "the blurred environment behind"
+
+
+def test_an_environment_that_cannot_be_read_is_reported_and_the_previous_one_stays(qtbot, tmp_path: Path) -> None:
+    preview = _preview(qtbot)
+    _lit(preview, qtbot)
+    broken = tmp_path / "broken.hdr"
+    broken.write_bytes(b"not a radiance file")
+    stage = Stage()
+    stage.set_environment(str(broken))
+    before = preview.renderer.environment_maps
+    with qtbot.waitSignal(preview.environmentFailed, timeout=30_000) as failed:
+        preview.set_stage(stage)
+    assert "broken.hdr" in failed.args[0]
+    assert preview.environment_note.startswith("Environment: ") and preview.renderer.environment_maps is before
+    shown = qimage_to_rgba(preview.grab_shown_frame())
+    # Left of the sphere, under the banner: the background colour, but for the note's light text.
+    assert (shown[NOTICE_HEIGHT + 4: NOTICE_HEIGHT + 14, 4:40, :3].min(axis=2) > 200).any(), "the note is drawn under the banner"
+
+
+def test_a_material_that_reads_the_time_plays_by_itself_unless_paused(qtbot) -> None:
+    preview = _preview(qtbot, (40, 40))
     with qtbot.waitSignal(preview.playingChanged, timeout=5000) as started:
-        preview.set_playing(True)
-    assert started.args == [True]
+        _example(preview, qtbot, "animated")
+    assert started.args == [True] and preview.playing
     with qtbot.waitSignal(preview.playingChanged, timeout=5000) as stopped:
         preview.set_playing(False)
     assert stopped.args == [False]
+    _example(preview, qtbot, "animated")
+    assert not preview.playing, "the user paused: a new program does not start the clock"
+    preview.renderer.time = 3.0
     preview.reset_time()
     assert preview.renderer.time == 0.0
+    _lit(preview, qtbot)
+    preview.set_playing(True)
+    with qtbot.waitSignal(preview.playingChanged, timeout=5000) as stopped:
+        _example(preview, qtbot, "lit_blinn_phong")
+    assert stopped.args == [False], "a material that does not read the time stops the clock"
+
+
+def test_frames_are_drawn_in_a_worker_and_changes_meanwhile_make_one_more_frame(qtbot) -> None:
+    preview = _preview(qtbot, (256, 256))
+    _, specs = _example(preview, qtbot, "polished_gold")  # no render_now: the settle timer starts a worker frame
+    qtbot.waitUntil(lambda: preview.drawing, timeout=5000)
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    color = next(spec.name for spec in specs if spec.kind is ParameterKind.COLOR)
+    for blue in (0.2, 0.5, 1.0):  # while the first frame is being drawn
+        preview.set_parameter(color, (0.0, 0.0, blue, 1.0))
+        qtbot.wait(SETTLE_MS + 20)
+    assert preview.drawing, "the first frame takes longer than the edits"
+    qtbot.waitUntil(lambda: preview.frames_rendered == 2 and not preview.drawing, timeout=30_000)
+    timer.stop()
+    assert len(ticks) >= 10, "the GUI thread ran while the worker drew"
+    qtbot.wait(3 * SETTLE_MS)
+    assert preview.frames_rendered == 2 and not preview.drawing, "the three edits made one more frame"
+    shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
+    expected = _reference_frame("polished_gold", (256, 256), **{color: (0.0, 0.0, 1.0, 1.0)})
+    np.testing.assert_array_equal(shown, expected[64:192, 64:192])
+
+
+def _reference_frame(name: str, size: tuple[int, int], **values: object) -> np.ndarray:
+    verified, specs = read_program(str(ROOT / "app" / "material" / "examples" / f"{name}.vpl"))
+    reference = CpuRenderer()
+    reference.set_program(verified)
+    for spec in specs:
+        if spec.default is not None and not isinstance(spec.default, str):
+            reference.set_parameter(spec.name, spec.default)
+    for parameter, value in values.items():
+        reference.set_parameter(parameter, value)
+    return reference.render_image(*size)
+
+
+def test_a_frame_of_a_replaced_program_is_not_shown(qtbot) -> None:
+    preview = _preview(qtbot, (256, 256))
+    _example(preview, qtbot, "polished_gold")
+    qtbot.waitUntil(lambda: preview.drawing, timeout=5000)
+    _example(preview, qtbot, "lit_blinn_phong")  # while the gold frame is being drawn
+    qtbot.waitUntil(lambda: preview.frames_rendered == 1 and not preview.drawing, timeout=30_000)
+    qtbot.wait(3 * SETTLE_MS)
+    assert preview.frames_rendered == 1
+    shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
+    np.testing.assert_array_equal(shown, _reference_frame("lit_blinn_phong", (256, 256))[64:192, 64:192])

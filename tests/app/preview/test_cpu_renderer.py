@@ -30,7 +30,6 @@ def test_defaults_are_the_gl_renderers() -> None:
     assert (cpu.background, cpu.light_direction, cpu.time, cpu.mesh_name) == (gpu.background, gpu.light_direction, gpu.time, gpu.mesh_name)
 
 
-@pytest.mark.xfail(strict=True, reason="the host does not follow the HDR/IBL host contract of the Surface Output yet (docs/preview.md)")
 @pytest.mark.parametrize(("yaw", "pitch", "zoom", "size"), [(0, 0, 1.0, (256, 256)), (40, 25, 0.6, (320, 200)), (300, -60, 3.0, (90, 160))])
 def test_scene_values_are_the_gl_renderers(yaw: float, pitch: float, zoom: float, size: tuple[int, int]) -> None:
     cpu, gpu = CpuRenderer(), gl_renderer.Renderer()

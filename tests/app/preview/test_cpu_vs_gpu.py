@@ -24,8 +24,10 @@ import numpy as np
 import pytest
 
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.preview_state import prepare_environment
 from app.preview.renderer import Renderer
 from app.preview.screenshot import read_program
+from app.preview.stage import Stage
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.interp import to_rgba8
 
@@ -39,17 +41,6 @@ SOURCES = (
 )
 #: The ES targets reject this module (a varying array of records, docs/targets.md): no ES frame to compare.
 ES_SOURCES = [path for path in SOURCES if path.stem != "varying-array-of-records"]
-#: Until the CPU renderer draws radiance through the post pass with the stage's environment
-#: (as app/preview/renderer.py does since the Surface Output landed), Surface Output materials
-#: render black on the CPU. Strict: the mark must go when they agree.
-HDR_PENDING = pytest.mark.xfail(strict=True, reason="CPU renderer lacks the HDR post pass and IBL of the GL renderer")
-
-
-def _params(paths: list[Path]) -> list[object]:
-    return [
-        pytest.param(path, id=path.stem, marks=HDR_PENDING if "surface_output" in path.read_text(encoding="utf-8") else ())
-        for path in paths
-    ]
 
 
 SIZE = 256
@@ -114,14 +105,73 @@ def _check(path: Path, view: dict, target: str) -> None:
 
 
 @pytest.mark.parametrize("view", sorted(VIEWS))
-@pytest.mark.parametrize("path", _params(SOURCES))
+@pytest.mark.parametrize("path", SOURCES, ids=lambda path: path.stem)
 def test_cpu_frame_matches_the_desktop_gl_frame(path: Path, view: str, current_gl: object) -> None:
     _check(path, VIEWS[view], "glsl420")
 
 
-@pytest.mark.parametrize("path", _params(ES_SOURCES))
+@pytest.mark.parametrize("path", ES_SOURCES, ids=lambda path: path.stem)
 def test_cpu_frame_matches_the_gles_frame(path: Path, current_gles: object) -> None:
     _check(path, VIEWS["sphere"], "es320")
+
+
+def _stage(environment: str, background: str, tone_mapper: str, exposure: float, rotation: float, intensity: float,
+           light: tuple[float, float, tuple[float, float, float], float]) -> Stage:
+    stage = Stage()
+    stage.set_environment(environment, rotation=rotation, intensity=intensity)
+    stage.set_background(background)
+    stage.set_tone_mapper(tone_mapper)
+    stage.set_exposure(exposure)
+    azimuth, elevation, color, light_intensity = light
+    stage.set_light(azimuth=azimuth, elevation=elevation, color=color, intensity=light_intensity)
+    return stage
+
+
+#: Stages beyond the renderers' defaults (a uniform grey environment, the plain background colour, PBR
+#: Neutral at 0 EV): prefiltered environments rotated and scaled, seen sharp or blurred behind the
+#: material, every tone mapper, exposures and lights.
+STAGES = {
+    "studio-environment-agx": ("studio", "environment", "agx", 0.5, 40.0, 1.3, (20.0, 50.0, (1.0, 0.9, 0.8), 4.0)),
+    "outdoor-blurred-aces": ("outdoor", "blurred", "aces", -3.0, -75.0, 1.0, (-60.0, 20.0, (1.0, 1.0, 1.0), 2.0)),
+    "neutral-color-reinhard": ("neutral", "color", "reinhard", 1.0, 0.0, 0.7, (0.0, 80.0, (0.6, 0.7, 1.0), 1.0)),
+    "studio-blurred-none": ("studio", "blurred", "none", -1.0, 180.0, 2.0, (-34.0, 37.0, (1.0, 1.0, 1.0), 3.0)),
+    "none-environment-pbr_neutral": ("none", "environment", "pbr_neutral", 0.0, 0.0, 1.0, (90.0, 0.0, (1.0, 0.5, 0.2), 6.0)),
+}
+STAGED_EXAMPLES = ("painted_metal", "glazed_ceramic", "polished_gold")
+
+
+@pytest.fixture(scope="module")
+def prepared_environments() -> dict[str, object]:
+    return {name: prepare_environment(name) for name in {stage[0] for stage in STAGES.values()}}
+
+
+@pytest.mark.parametrize("stage_name", sorted(STAGES))
+@pytest.mark.parametrize("example", STAGED_EXAMPLES)
+def test_cpu_frame_matches_the_gl_frame_on_other_stages(example: str, stage_name: str, prepared_environments,
+                                                        current_gl: object) -> None:
+    stage = _stage(*STAGES[stage_name])
+    environment = prepared_environments[stage.environment]
+    verified, specs = read_program(str(ROOT / "app" / "material" / "examples" / f"{example}.vpl"))
+    gpu, cpu = Renderer(), CpuRenderer()
+    frames = []
+    for renderer in (gpu, cpu):
+        stage.apply(renderer)
+        if environment is not None:
+            renderer.set_environment_maps(environment[0])
+            renderer.set_brdf_table(environment[1])
+        _setup(renderer, VIEWS["sphere"], specs)
+    try:
+        gpu.build_program(compile_glsl(verified, target="glsl420"))
+        frames.append(gpu.render_image(SIZE, SIZE))
+    finally:
+        gpu.release()
+    cpu.set_program(verified)
+    frames.append(cpu.render_image(SIZE, SIZE))
+    difference = np.abs(frames[0].astype(int) - frames[1].astype(int)).max(axis=2)
+    share = (difference <= TOLERANCE).mean()
+    assert share >= SHARE, f"{example} on {stage_name}: {1 - share:.3%} of the pixels differ by more than {TOLERANCE}/255"
+    covered = frames[0][..., :3].astype(int).std(axis=(0, 1))
+    assert covered.max() > 10, "a real picture, not a flat colour"
 
 
 def test_sources_are_found() -> None:

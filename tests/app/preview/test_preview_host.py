@@ -15,7 +15,7 @@ MEMBERS = [name for name in dir(PreviewHost) if not name.startswith("_")] + [
     "programReady", "programFailed", "contextCreated"]
 
 
-@pytest.mark.parametrize("preview_class", [PreviewWidget, UnavailablePreview, pytest.param(CpuPreview, marks=pytest.mark.xfail(strict=True, reason="CpuPreview lacks the stage API (set_stage, reset_time, ...)"))])
+@pytest.mark.parametrize("preview_class", [PreviewWidget, UnavailablePreview, CpuPreview])
 def test_previews_implement_the_whole_protocol(qtbot, preview_class: type) -> None:
     preview = preview_class() if preview_class is PreviewWidget else preview_class("no context", None, DEFAULT_PROFILE)
     qtbot.addWidget(preview)

@@ -51,4 +51,11 @@ def test_editor_without_opengl_previews_on_the_cpu(no_opengl, make_window, qtbot
     after = qimage_to_rgba(preview.grab_preview())
     assert np.abs(after.astype(int) - before.astype(int)).max() > 40
     if os.environ.get("VPL_WRITE_DOC_IMAGES") == "1":
-        window.grab().save(str(ROOT / "docs" / "images" / "editor-cpu-preview.png"))
+        # The documentation's picture: a physically based example in the stage's environment.
+        assert window.load_example("painted_metal")
+        window.flush()
+        qtbot.waitUntil(lambda: not preview.preparing_environment, timeout=TIMEOUT_MS)
+        shown = preview.frames_rendered
+        preview.render_now()
+        assert preview.frames_rendered > shown and not preview.error_text
+        window.grab_window().save(str(ROOT / "docs" / "images" / "editor-cpu-preview.png"))

@@ -1,0 +1,242 @@
+"""What every preview host does the same way, whatever draws: the clock, the stage's environment, the corner note.
+
+The OpenGL `PreviewWidget` and the `CpuPreview` implement the same
+`app.preview.host.PreviewHost` protocol over a `PreviewState` (the GL
+`Renderer` or the `CpuRenderer`); they differ in how a frame is drawn, not
+in how time runs or environments are prepared. Those parts live here once:
+
+- `PreviewClock` advances the state's `time` while playing and says when it
+  starts or stops (`playingChanged`). The user's play/pause is remembered:
+  a material that reads the time plays by itself when it is set (`follow`)
+  unless the user paused. Each preview chooses its frame interval.
+- `PreviewStage` applies a stage to the state (`Stage.apply`, a mesh file
+  read with `load_stage_mesh`) and puts its environment into it: "none" at
+  once (the uniform grey), anything else through
+  `app.preview.ibl_assets.PrefilterJob` in a worker thread (cache, load,
+  prefilter) while the previous environment stays in use, polled every
+  `ENVIRONMENT_POLL_MS` for the progress `note`; `ready(name)` or
+  `failed(message)` say how it ended. Asking for another environment
+  cancels a job still running (its result is dropped). Nothing is
+  prepared before the preview `activate`s it (a preview never shown never
+  spends time on an environment).
+- `paint_note` draws a one-line note (the environment's progress or
+  problem) in a corner of a preview.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QElapsedTimer, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtWidgets import QWidget
+
+from app.preview.preview_state import PreviewState, environment_maps
+from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, load_stage_mesh
+
+ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
+
+
+class PreviewClock(QObject):
+    """The scene time of `state` while playing (seconds since play, from where it was paused)."""
+
+    #: Started (True) or stopped (False), by a call or by a material that reads the time.
+    playingChanged = Signal(bool)
+    #: The time advanced: the preview draws a new frame.
+    ticked = Signal()
+
+    def __init__(self, state: PreviewState, interval_ms: int, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._state = state
+        self._elapsed = QElapsedTimer()
+        self._base = 0.0
+        self._paused_by_user = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._tick)
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    def set_playing(self, playing: bool) -> None:
+        """The user's play/pause: pausing keeps a material that reads the time still until play is asked for."""
+        self._paused_by_user = not playing
+        self._run(playing)
+
+    def follow(self, uses_time: bool) -> None:
+        """A new program: play while it reads the time (unless the user paused), stop otherwise."""
+        self._run(uses_time and not self._paused_by_user)
+
+    def reset(self) -> None:
+        """Time back to 0 (playing or not)."""
+        self._state.time = 0.0
+        self._base = 0.0
+        if self._timer.isActive():
+            self._elapsed.start()
+
+    def _run(self, playing: bool) -> None:
+        if playing and not self._timer.isActive():
+            self._base = self._state.time
+            self._elapsed.start()
+            self._timer.start()
+            self.playingChanged.emit(True)
+        elif not playing and self._timer.isActive():
+            self._timer.stop()
+            self._state.time = self._base + self._elapsed.elapsed() / 1000.0
+            self.playingChanged.emit(False)
+
+    def _tick(self) -> None:
+        self._state.time = self._base + self._elapsed.elapsed() / 1000.0
+        self.ticked.emit()
+
+
+class PreviewStage(QObject):
+    """The stage of a preview and the environment `state` is lit by (see the module docstring)."""
+
+    #: The environment is in use (its name or path).
+    ready = Signal(str)
+    #: It could not be loaded: one line saying why (the previous one stays in use).
+    failed = Signal(str)
+    #: `note` changed (progress, a problem, or "" when the environment is in use): repaint.
+    noteChanged = Signal()
+
+    def __init__(self, state: PreviewState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._state = state
+        self._stage = Stage(environment=NO_ENVIRONMENT)
+        self._active = False
+        self._pending: str | None = None  # asked for before the preview was active
+        self._name = NO_ENVIRONMENT  # what the state is lit by, or is being prepared
+        self._job: Any = None
+        self._note = ""
+        self._timer = QTimer(self)
+        self._timer.setInterval(ENVIRONMENT_POLL_MS)
+        self._timer.timeout.connect(self._poll)
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage
+
+    def set_stage(self, stage: Stage) -> str:
+        """Apply `stage` to the state and ask for its environment; the mesh file's problem ("" when none).
+
+        A mesh file that cannot be read leaves the previous mesh; invalid
+        values were refused by `Stage`'s setters already.
+        """
+        self._stage = stage
+        stage.apply(self._state)
+        problem = ""
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            problem = str(error)
+        else:
+            if mesh is not None:
+                self._state.set_mesh(mesh)
+        self.request(stage.environment)
+        return problem
+
+    def activate(self) -> None:
+        """The preview can draw now: prepare the environment asked for meanwhile."""
+        self._active = True
+        if self._pending is not None:
+            name, self._pending = self._pending, None
+            self.request(name)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def note(self) -> str:
+        """What the preview's corner says about the environment ("" when it is in use)."""
+        return self._note
+
+    @property
+    def preparing(self) -> bool:
+        return self._job is not None
+
+    def request(self, name: str) -> None:
+        """Use the stage environment `name` ("none", a bundled name or a file); nothing when it is in use already."""
+        if not self._active:
+            self._pending = name
+            return
+        if name == self._name:
+            return
+        if self._job is not None:
+            self._job.cancel()  # its result is dropped; the worker stops at its next check
+            self._job = None
+        self._name = name
+        if name == NO_ENVIRONMENT:
+            self._timer.stop()
+            self._set_note("")
+            self._state.set_ambient(DEFAULT_AMBIENT_COLOR)
+            self.ready.emit(name)
+            return
+        try:
+            from app.preview.ibl_assets import PrefilterJob
+        except ImportError:
+            self._fail(f"cannot use the environment {name!r}: image-based lighting is not available")
+            return
+        self._job = PrefilterJob(name).start()
+        self._set_note(f"Preparing the environment {_short(name)}…")
+        self._timer.start()
+
+    def _poll(self) -> None:
+        job = self._job
+        if job is None:
+            self._timer.stop()
+            return
+        if not job.future.done():
+            self._set_note(f"Preparing the environment {_short(self._name)}… {round(100 * job.progress)} %")
+            return
+        self._timer.stop()
+        self._job = None
+        from app.preview.environment import EnvironmentLoadError
+        from app.preview.ibl_assets import PrefilterCancelledError
+
+        try:
+            prepared = job.future.result()
+        except PrefilterCancelledError:
+            return
+        except (EnvironmentLoadError, OSError, ValueError, MemoryError) as error:
+            self._fail(str(error))
+            return
+        except ImportError as error:  # a component the IBL code needs is missing from this installation
+            self._fail(f"image-based lighting is not available ({error})")
+            return
+        self._state.set_environment_maps(environment_maps(prepared))
+        self._state.set_brdf_table(prepared.brdf_lut)
+        self._set_note("")
+        self.ready.emit(self._name)
+
+    def _fail(self, message: str) -> None:
+        self._set_note(f"Environment: {message}")
+        self.failed.emit(message)
+
+    def _set_note(self, note: str) -> None:
+        if note != self._note:
+            self._note = note
+            self.noteChanged.emit()
+
+
+def _short(name: str) -> str:
+    """An environment's name, or a file's base name."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def paint_note(widget: QWidget, text: str, top: int = 0) -> None:
+    """A note (one line, wrapped if narrow) in the top-left corner of `widget`, `top` pixels down, on a dark band."""
+    painter = QPainter(widget)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    font = QFont(widget.font())
+    font.setPixelSize(12)
+    painter.setFont(font)
+    margin = 6
+    bounds = painter.boundingRect(QRect(0, 0, widget.width() - 2 * margin, widget.height()), int(Qt.TextFlag.TextWordWrap), text)
+    band = QRect(0, top, min(widget.width(), bounds.width() + 2 * margin), bounds.height() + 2 * margin)
+    painter.fillRect(band, QColor(0, 0, 0, 160))
+    painter.setPen(QColor(235, 235, 235))
+    painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)
+    painter.end()
