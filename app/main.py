@@ -14,8 +14,9 @@ a grab of the whole window as shown (preview overlay included) and exits 0; no d
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
 opening the window; `--mesh`, `--environment`, `--exposure`,
-`--tone-mapper`, `--time` and `--set NAME=VALUE` choose what it shows. A
-wrong value prints one line and exits 2.
+`--tone-mapper`, `--time` and `--set NAME=VALUE` choose what it shows,
+over the stage saved with the document if it has one (else the default
+stage). A wrong value prints one line and exits 2.
 
 `--gl` picks the preview's OpenGL profile: `desktop` (OpenGL 4.2 core),
 `es` (OpenGL ES 3.2) or `auto` (desktop when a 4.2 core context can be
@@ -42,7 +43,6 @@ if TYPE_CHECKING:  # the editor's modules load lazily (start-up time): annotatio
 
 APPLICATION_NAME = "vpl-editor"
 DEFAULT_SCREENSHOT_TIMEOUT = 20.0
-SETTLE_MS = 300
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,13 +85,15 @@ def _example_source() -> str:
     return str(example_path(DEFAULT_EXAMPLE))
 
 
-def _preview_stage(arguments: argparse.Namespace) -> tuple[object, float]:
-    """(Stage, time) from the stage options; ValueError with a one-line message for a wrong value."""
+def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float]:
+    """(Stage, time): the stage saved with the document `source` (else the default one), the stage options
+    overriding it; ValueError with a one-line message for a wrong value."""
     import math
 
+    from app.preview.screenshot import saved_stage
     from app.preview.stage import Stage
 
-    stage = Stage()
+    stage = saved_stage(source) or Stage()
     if arguments.mesh is not None:
         stage.set_mesh(arguments.mesh)
     if arguments.environment is not None:
@@ -114,13 +116,13 @@ def _preview_stage(arguments: argparse.Namespace) -> tuple[object, float]:
 def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
     from app.preview.screenshot import DEFAULT_SIZE, parse_size, preview_screenshot
 
+    source = arguments.file or _example_source()
     try:
         size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
-        stage, time = _preview_stage(arguments)
+        stage, time = _preview_stage(arguments, source)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
-    source = arguments.file or _example_source()
     return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl, stage=stage, time=time,
                               assignments=arguments.assignments)
 
@@ -158,7 +160,7 @@ def _quiet_prompts() -> Prompts:
 
 def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:
     """Run the event loop until the preview has drawn or failed (bounded), then grab the window."""
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
     window.flush()
     loop = QEventLoop()
@@ -176,9 +178,14 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
         if window.preview.preparing_environment:
             loop.exec()
-    # A little longer so the last frame and the docks are painted.
-    QTimer.singleShot(SETTLE_MS, loop.quit)
-    loop.exec()
+    # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
+    # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
+    # widget itself.
+    QCoreApplication.processEvents()
+    render_now = getattr(window.preview, "render_now", None)
+    if callable(render_now) and window.current_artifact is not None:
+        render_now()
+    QCoreApplication.processEvents()
     image = window.grab_window()  # with the preview's error overlay, which window.grab() misses
     if image.isNull() or not image.save(png_path, "PNG"):
         print(f"vpl-editor: cannot write the screenshot {png_path}", file=sys.stderr)

@@ -16,7 +16,8 @@ whatever the machine is doing (the load average is printed with them):
    check's work (read and verify), and what is left over.
 3. **growth per stage**: CPU time of each stage at 1k, 10k and 100k
    instructions and the ratio per 10x (the issue's bound: at most 12x):
-   lex, forms, bind, verify (structure, data flow), write, publish,
+   lex, forms, the reader's one-pass scan (lex and forms together), bind,
+   verify (structure, data flow), write, publish,
    materialize, generate (restrictions, locations, emission); lowering of
    material graphs of 100, 1,000 and 10,000 nodes; and the one-axis shapes
    of the growth tests (functions, record fields, varyings, uniforms, blocks,
@@ -60,7 +61,7 @@ from vpl_core.ir.clone import clone_module  # noqa: E402
 from vpl_core.publish import VerifiedModule  # noqa: E402
 from vpl_core.text import read, write  # noqa: E402
 from vpl_core.text.lexer import decode, tokenize  # noqa: E402
-from vpl_core.text.parser import parse_forms  # noqa: E402
+from vpl_core.text.parser import parse_forms, parse_source  # noqa: E402
 from vpl_core.text.reader import _Reader  # noqa: E402
 from vpl_core.text.writer import _Writer  # noqa: E402
 from vpl_core.verify import dataflow, structure  # noqa: E402
@@ -190,6 +191,7 @@ def pipeline_stages(text: str) -> dict[str, Callable[[], object]]:
     return {
         "lex": lambda: tokenize(decode(text, "bench.vpl")),
         "forms": lambda: parse_forms(source, token_list),
+        "scan (1 pass)": lambda: parse_source(decode(text, "bench.vpl")),  # lex + forms as the reader does them
         "bind": lambda: _Reader(source, False).read_module(top),
         "structure": lambda: structure.check_module(module),
         "dataflow": lambda: dataflow.check_module(module),

@@ -4,9 +4,11 @@
 #     dependencies), weston (a headless Wayland compositor for the Wayland
 #     tests), glslangValidator, Chromium (the WebGL 2 test of the es300
 #     target runs it headless), and what the bundle test needs
-#     (desktop-file-validate, objdump, Python's shared library), installed
+#     (desktop-file-validate, objdump, Python's shared library), Node.js and
+#     npm (the Khronos glTF Validator the glTF export tests run), installed
 #     with apt-get when missing;
-#  2. a virtual environment in .venv with the project and its test extras.
+#  2. a virtual environment in .venv with the project and its test extras;
+#  3. the npm package gltf-validator (pinned) in .venv/node.
 # It prints what it does and is silent when everything is already there.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,6 +41,11 @@ if command -v dpkg-query >/dev/null 2>&1; then
   if [[ ! -e "$shared_library" && "$shared_library" == /usr/* ]]; then
     missing+=("libpython$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')")
   fi
+  # Node.js and npm by command, not by package: a NodeSource nodejs carries its own npm
+  # (and conflicts with Debian's npm package).
+  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    missing+=(nodejs npm)
+  fi
 fi
 if ((${#missing[@]})); then
   echo "bootstrap: installing system packages: ${missing[*]}" >&2
@@ -58,4 +65,13 @@ if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
   .venv/bin/python -m pip install -q --upgrade pip >&2
   .venv/bin/python -m pip install -q -e '.[dev]' >&2
   touch "$stamp"
+fi
+
+# The Khronos glTF Validator (tests/export/test_gltf_validator.py runs tools/validate_gltf.cjs).
+gltf_validator_version=2.0.0-dev.3.10
+gltf_validator=.venv/node/node_modules/gltf-validator/package.json
+if [[ ! -f $gltf_validator ]] || ! grep -q "\"version\": \"$gltf_validator_version\"" "$gltf_validator"; then
+  echo "bootstrap: installing gltf-validator $gltf_validator_version (npm)" >&2
+  mkdir -p .venv/node
+  npm install --prefix .venv/node --no-audit --no-fund --no-save --loglevel=error "gltf-validator@$gltf_validator_version" >&2
 fi

@@ -481,11 +481,16 @@ def render(export_json: Path, width: int = 256, height: int = 256, variant: str 
     vertex_array = GL.glGenVertexArrays(1)
     GL.glBindVertexArray(vertex_array)
     for entry in material["vertex_inputs"]:
-        data = mesh[entry["name"]]
         binding = next((item for item in reflection["vertex_interface"]
                         if item["direction"] == "in" and item["location"] == entry["location"]), None)
         if binding is None:
             continue  # the program does not read this input
+        data = mesh.get(entry["name"])
+        if data is None:
+            # This sphere has no vertex colours: the contract's constant, opaque white (array disabled).
+            GL.glDisableVertexAttribArray(entry["location"])
+            GL.glVertexAttrib4f(entry["location"], 1.0, 1.0, 1.0, 1.0)
+            continue
         buffer = GL.glGenBuffers(1)
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, data.nbytes, data, GL.GL_STATIC_DRAW)

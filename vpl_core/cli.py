@@ -21,6 +21,16 @@ handler imports the reader, verifier or backend it needs when it runs.
 Subcommands are registered in `COMMANDS`: each entry pairs a function that
 adds the subcommand's arguments with the handler that runs it and returns
 the exit status.
+
+**Plug-in point.** Other packages add subcommands through the entry-point
+group `vpl.commands` (`PLUGIN_GROUP`): each entry point names a `Command`
+tuple like those of `COMMANDS`. This is how the editor's package adds
+`vpl bake`, `vpl export-gltf`, `vpl export-mtlx` and `vpl import-mtlx` (pyproject.toml) without
+`vpl_core` importing it (the layer rules of docs/architecture.md). Plug-ins
+are looked up only when the command line does not name a built-in command
+(importlib.metadata alone costs a third of the start-up); a built-in name
+always wins. A plug-in that cannot be loaded still appears, and running it
+prints why and exits 1.
 """
 
 from __future__ import annotations
@@ -28,12 +38,14 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from vpl_core.version import VersionAction
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from vpl_core.diagnostics import VplError
     from vpl_core.ir.module import Module
 
@@ -150,9 +162,16 @@ def run_compile(arguments: argparse.Namespace) -> int:
 
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:
-    from vpl_core.interp.run import configure
-
-    configure(parser)
+    # Here rather than in `vpl_core.interp.run`: building the parser must not
+    # import the renderer's module (and with it the IR, json...) for every
+    # `vpl` command; `run` imports it when it runs.
+    parser.add_argument("file", metavar="FILE", help="VPL text file to render")
+    parser.add_argument("--size", required=True, metavar="WxH", help="frame size in pixels, e.g. 256x256")
+    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane)")
+    parser.add_argument("--set", dest="values", action="append", default=[], metavar="NAME=VALUE",
+                        help="set a uniform: a number, true/false, comma-separated numbers, JSON, or @image.png for a sampler")
+    parser.add_argument("--out", required=True, metavar="PNG", help="the PNG file to write")
+    parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
 
 
 def run_render(arguments: argparse.Namespace) -> int:
@@ -164,8 +183,10 @@ def run_render(arguments: argparse.Namespace) -> int:
 
 Configure = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
+Command = tuple[str, Configure, Handler]
+"""(help, add its arguments, handler returning the exit status)."""
 
-COMMANDS: dict[str, tuple[str, Configure, Handler]] = {
+COMMANDS: dict[str, Command] = {
     "check": ("read and verify VPL files", _configure_check, run_check),
     "fmt": ("print the canonical text of a VPL file", _configure_fmt, run_fmt),
     "compile": ("compile a VPL file to GLSL (vertex, fragment, reflection JSON)", _configure_compile, run_compile),
@@ -173,8 +194,67 @@ COMMANDS: dict[str, tuple[str, Configure, Handler]] = {
 }
 """Subcommand name -> (help, add its arguments, handler returning the exit status)."""
 
+PLUGIN_GROUP = "vpl.commands"
 
-def build_parser() -> argparse.ArgumentParser:
+
+def _is_command(candidate: object) -> bool:
+    return (
+        isinstance(candidate, tuple)
+        and len(candidate) == 3
+        and isinstance(candidate[0], str)
+        and callable(candidate[1])
+        and callable(candidate[2])
+    )
+
+
+def _unavailable(name: str, reason: str) -> Command:
+    """A stand-in for a plug-in that cannot be loaded: it takes any arguments and says why it cannot run."""
+
+    def configure(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("arguments", nargs=argparse.REMAINDER)
+
+    def handler(arguments: argparse.Namespace) -> int:
+        print(f"vpl {name}: error: not available in this installation: {reason}", file=sys.stderr)
+        return EXIT_FAILURE
+
+    return (f"(unavailable: {reason})", configure, handler)
+
+
+def plugin_commands(entries: Iterable[EntryPoint] | None = None) -> dict[str, Command]:
+    """Subcommands registered by other packages in the `vpl.commands` entry-point group, by name.
+
+    `entries` replaces the installed entry points (tests). Built-in names
+    are skipped; an entry that fails to import, or names something that is
+    not a `Command`, becomes a command that reports the problem.
+    """
+    if entries is None:
+        from importlib.metadata import entry_points
+
+        entries = entry_points(group=PLUGIN_GROUP)
+    commands: dict[str, Command] = {}
+    for entry in sorted(entries, key=lambda item: item.name):
+        if entry.name in COMMANDS or entry.name in commands:
+            continue
+        try:
+            loaded = entry.load()
+        except (ImportError, AttributeError) as error:
+            commands[entry.name] = _unavailable(entry.name, str(error) or type(error).__name__)
+            continue
+        if not _is_command(loaded):
+            commands[entry.name] = _unavailable(entry.name, f"{entry.value} is not a (help, configure, handler) command")
+            continue
+        commands[entry.name] = loaded
+    return commands
+
+
+def _first_positional(argv: Sequence[str]) -> str | None:
+    for argument in argv:
+        if not argument.startswith("-"):
+            return argument
+    return None
+
+
+def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vpl",
         description="Tools for VPL, the typed three-address shader language.",
@@ -182,7 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction)
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, (help_text, configure, handler) in COMMANDS.items():
+    commands = {**COMMANDS, **(plugin_commands() if plugins else {})}
+    for name, (help_text, configure, handler) in commands.items():
         subparser = subcommands.add_parser(name, help=help_text, description=help_text)
         configure(subparser)
         subparser.set_defaults(handler=handler)
@@ -197,8 +278,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # (hundreds of thousands of objects, each read/write/materialize ending
         # with a collection) to find nothing. Library calls keep the collector.
         gc.disable()
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
+    arguments_list = sys.argv[1:] if argv is None else list(argv)
+    # Plug-ins are looked up only for a command that is not built in, or for the help (start-up time).
+    first = _first_positional(arguments_list)
+    wants_help = first is None and any(argument in ("-h", "--help") for argument in arguments_list)
+    parser = build_parser(plugins=wants_help or (first is not None and first not in COMMANDS))
+    arguments = parser.parse_args(arguments_list)
     files = getattr(arguments, "files", None) or [getattr(arguments, "file", None)]
     if files.count(STDIN) > 1:
         parser.error("standard input ('-') can be read only once")  # exits with EXIT_USAGE

@@ -41,6 +41,7 @@ from app.graph.nodes import (
     to_view_value,
 )
 from app.graph.view import MaterialNodeGraph
+from app.material.catalog import DYNAMIC_NODE_TYPES, Scope, resolve_node_type
 from app.material.graph import Connection, Frame, MaterialGraph, Node
 from app.material.parameters import PARAMETER_NODE_TYPES
 from app.material.traversal import node_id_key
@@ -116,33 +117,49 @@ def _frame_nodes(view: MaterialNodeGraph) -> list[FrameNode]:
     return [node for node in view.all_nodes() if isinstance(node, FrameNode)]
 
 
-def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
+def populate(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope | None = None) -> list[str]:
     """Replace the view's content with `graph` (no undo entries; the undo stack is cleared).
+
+    `scope` says where `graph` sits (inside which group definition, with
+    which definitions around): dynamic node types (group instances, Group
+    Input/Output, Custom Code) take their ports from it.
 
     Returns problems found: nodes of types the catalog does not know cannot
     be shown (NodeGraphQt would drop them silently), so they are reported,
-    along with connections to them or to ports that do not exist.
+    along with connections to them or to ports that do not exist, and every
+    connection after the first into one input (a file may hold them; the view
+    shows one, the lowering reports the node).
     """
     assert view.registry is not None, "register_catalog first"
-    problems: list[str] = []
     view.clear_session()
+    problems = _build(view, graph, scope if scope is not None else Scope(graph.functions), push_undo=False)
+    view.clear_selection()
+    view.undo_stack().clear()
+    view.refresh_constraint_tables()
+    return problems
+
+
+def replace_contents(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope) -> list[str]:
+    """Replace the view's content with `graph` through the undo stack (call inside a macro).
+
+    Undo removes the new nodes and brings back the very node objects that
+    were there, so the commands recorded before and after stay valid.
+    """
+    existing = view.all_nodes()
+    if existing:
+        view.delete_nodes(existing, push_undo=True)
+    problems = _build(view, graph, scope, push_undo=True)
+    view.clear_selection()
+    view.refresh_constraint_tables()
+    return problems
+
+
+def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_undo: bool) -> list[str]:
+    assert view.registry is not None, "register_catalog first"
+    problems: list[str] = []
     created: dict[str, MaterialNode] = {}
-    for node_id in sorted(graph.nodes, key=node_id_key):
-        node = graph.nodes[node_id]
-        if node.type_name not in view.registry:
-            problems.append(f"node {node_id}: unknown node type '{node.type_name}' (not shown)")
-            continue
-        view_node = view.create_material_node(node.type_name, position=node.position, push_undo=False,
-                                              selected=False)
-        view_node.set_stable_id(node_id)
-        known = {spec.name for spec in view_node.CATALOG_TYPE.properties}
-        extra = {name: to_view_value(value) for name, value in node.properties.items() if name not in known}
-        if extra:
-            view_node.model.set_property(EXTRA_PROPERTIES, extra)
-        for name, value in node.properties.items():
-            if name in known:
-                view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
-        created[node_id] = view_node
+    with view.bulk_naming():
+        _create_nodes(view, graph, scope, created, problems, push_undo)
     for connection in graph.connections:
         source = created.get(connection.source_node)
         target = created.get(connection.target_node)
@@ -154,10 +171,17 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
                 f"{connection.target_node}.{connection.target_port} cannot be shown"
             )
             continue
-        output.connect_to(input_, push_undo=False, emit_signal=False)
+        if not input_.multi_connection() and input_.connected_ports():
+            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node (issue 23).
+            problems.append(
+                f"connection {connection.source_node}.{connection.source_port} -> "
+                f"{connection.target_node}.{connection.target_port} cannot be shown: the input is already connected"
+            )
+            continue
+        output.connect_to(input_, push_undo=push_undo, emit_signal=False)
     for frame in graph.frames:
         frame_node = view.create_node(FrameNode.type_, name=frame.title or "Frame", pos=frame.position,
-                                      push_undo=False, selected=False)
+                                      push_undo=push_undo, selected=False)
         frame_node.model.set_property(FRAME_ID_PROPERTY, frame.id)
         if frame.color is not None:
             frame_node.set_color(*frame.color)
@@ -165,10 +189,38 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph) -> list[str]:
         frame_node.model.width, frame_node.model.height = frame.size
         frame_node.model.set_property(FRAME_MEMBERS_PROPERTY, list(frame.node_ids))
         frame_node.model.set_property(FRAME_ENCLOSED_PROPERTY, sorted(_enclosed_ids(frame_node), key=node_id_key))
-    view.clear_selection()
-    view.undo_stack().clear()
-    view.refresh_constraint_tables()
     return problems
+
+
+def _create_nodes(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, created: dict[str, MaterialNode],
+                  problems: list[str], push_undo: bool) -> None:
+    """The view's nodes for `graph`'s (in id order), into `created`; unknown types go to `problems`.
+
+    Dynamic node types (group instances, Group Input/Output, Custom Code)
+    take their ports from `scope`.
+    """
+    assert view.registry is not None, "register_catalog first"
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        resolved = resolve_node_type(node, scope) if node.type_name in DYNAMIC_NODE_TYPES else None
+        if node.type_name not in view.registry:
+            problems.append(f"node {node_id}: unknown node type '{node.type_name}' (not shown)")
+            continue
+        if isinstance(resolved, str):
+            # Shown with its placeholder ports (its wires cannot be drawn); the lowering reports why.
+            problems.append(f"node {node_id}: {resolved}")
+            resolved = None
+        view_node = view.create_material_node(node.type_name, position=node.position, push_undo=push_undo,
+                                              selected=False, node_type=resolved)
+        view_node.set_stable_id(node_id)
+        known = {spec.name for spec in view_node.CATALOG_TYPE.properties}
+        extra = {name: to_view_value(value) for name, value in node.properties.items() if name not in known}
+        if extra:
+            view_node.model.set_property(EXTRA_PROPERTIES, extra)
+        for name, value in node.properties.items():
+            if name in known:
+                view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
+        created[node_id] = view_node
 
 
 def renew_duplicate_ids(view: MaterialNodeGraph, graph_hint: MaterialGraph | None = None) -> list[MaterialNode]:

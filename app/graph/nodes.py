@@ -21,6 +21,7 @@ badge and the first message under the node) and rich tooltips.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,6 +31,7 @@ from NodeGraphQt.qgraphics.node_base import NodeItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.ports import port_color, port_tooltip, type_label
+from app.graph.rich_text import escaped
 
 IDENTIFIER_ROOT = "vpl"
 STABLE_ID_PROPERTY = "vpl_node_id"
@@ -62,6 +64,7 @@ CATEGORY_COLORS: dict[str, tuple[int, int, int]] = {
     "textures": (104, 52, 52),
     "control": (88, 56, 96),
     "output": (110, 70, 30),
+    "group": (86, 98, 40),
     "outputs": (110, 70, 30),
 }
 
@@ -151,15 +154,15 @@ class MaterialNodeItem(NodeItem):
     def _tooltip_disable(self, state: bool) -> None:
         # NodeGraphQt rebuilds the tooltip from this method on every redraw;
         # overriding it keeps the description and diagnostics in place.
-        parts = [f"<b>{self.name}</b>"]
+        parts = [f"<b>{escaped(self.name)}</b>"]
         if state:
             parts[0] += ' <font color="red"><b>(disabled)</b></font>'
         if self._type_display:
-            parts.append(f"<i>{self._type_display}</i>")
+            parts.append(f"<i>{escaped(self._type_display)}</i>")
         if self._description:
-            parts.append(self._description)
+            parts.append(escaped(self._description))
         for message in self._diagnostics:
-            parts.append(f'<font color="#eb4034">\u26a0 {_escape(message)}</font>')
+            parts.append(f'<font color="#eb4034">\u26a0 {escaped(message)}</font>')
         self.setToolTip("<br/>".join(parts))
 
     def draw_node(self) -> None:
@@ -235,10 +238,6 @@ def paint_typed_port(painter: QtGui.QPainter, rect: QtCore.QRectF, info: dict[st
         painter.setBrush(QtGui.QColor(30, 30, 30))
         painter.drawEllipse(rect.center(), inner / 2, inner / 2)
     painter.restore()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class MaterialNode(BaseNode):
@@ -352,8 +351,8 @@ class FrameNode(BackdropNode):
         self.create_property(FRAME_ENCLOSED_PROPERTY, [])
 
 
-def make_node_class(node_type: Any) -> type[MaterialNode]:
-    """The NodeGraphQt class of one catalog type."""
+def make_node_class(node_type: Any, suffix: str = "") -> type[MaterialNode]:
+    """The NodeGraphQt class of one catalog type (`suffix` tells dynamic port layouts apart)."""
     attributes = {
         "__identifier__": category_identifier(str(node_type.category)),
         "NODE_NAME": node_type.display_name,
@@ -363,19 +362,47 @@ def make_node_class(node_type: Any) -> type[MaterialNode]:
     }
     if node_type.type_name == REROUTE_TYPE:
         attributes["ITEM_CLASS"] = RerouteNodeItem
-    return type(class_name_for(node_type.type_name), (MaterialNode,), attributes)
+    return type(class_name_for(node_type.type_name) + suffix, (MaterialNode,), attributes)
 
 
 class NodeClassRegistry:
-    """Catalog type name <-> generated class <-> NodeGraphQt node type id."""
+    """Catalog type name <-> generated class <-> NodeGraphQt node type id.
+
+    Dynamic node types (a group instance's ports come from its definition, a
+    Custom Code node's from its properties; `app.material.node_types.register_dynamic`)
+    get one extra class per distinct port layout (`class_for`), named after
+    the catalog type plus a digest of the layout, registered when first met.
+    """
 
     def __init__(self, node_types: Iterable[Any]) -> None:
         self.classes: dict[str, type[MaterialNode]] = {}
         self._by_view_type: dict[str, str] = {}
+        self._dynamic: dict[str, type[MaterialNode]] = {}
+        #: Called with each new dynamic class (the graph registers it with NodeGraphQt's factory).
+        self.on_new_class: Any = None
         for node_type in node_types:
             cls = make_node_class(node_type)
             self.classes[node_type.type_name] = cls
             self._by_view_type[cls.type_] = node_type.type_name
+
+    def class_for(self, node_type: Any) -> type[MaterialNode]:
+        """The class of a resolved node type: the catalog's own, or one for this dynamic port layout."""
+        base = self.classes.get(node_type.type_name)
+        if base is not None and base.CATALOG_TYPE is node_type:
+            return base
+        layout = repr((node_type.type_name, node_type.display_name,
+                       [(port.name, str(port.type), repr(port.default)) for port in node_type.inputs],
+                       [(port.name, str(port.type)) for port in node_type.outputs],
+                       [(spec.name, spec.kind) for spec in node_type.properties]))
+        digest = hashlib.sha1(layout.encode()).hexdigest()[:12]
+        cls = self._dynamic.get(digest)
+        if cls is None:
+            cls = make_node_class(node_type, suffix=f"_{digest}")
+            self._dynamic[digest] = cls
+            self._by_view_type[cls.type_] = node_type.type_name
+            if self.on_new_class is not None:
+                self.on_new_class(cls)
+        return cls
 
     def view_type(self, type_name: str) -> str:
         return self.classes[type_name].type_

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 
+from app.graph.rich_text import escaped
+
 Color = tuple[int, int, int]
 
 TYPE_COLORS: dict[str, Color] = {
@@ -96,7 +98,7 @@ def accepted_sources(declared: object) -> str:
 
 def port_tooltip(port_name: str, declared: object, resolved: object | None, connected_from: str = "",
                  is_input: bool = False) -> str:
-    lines = [f"<b>{port_name}</b>"]
+    lines = [f"<b>{escaped(port_name)}</b>"]
     declared_label = type_label(declared)
     if resolved is not None and type_label(resolved) != declared_label:
         lines.append(f"type: {type_label(resolved)} (declared {declared_label})")
@@ -107,5 +109,5 @@ def port_tooltip(port_name: str, declared: object, resolved: object | None, conn
         if accepted:
             lines.append(f"also accepts: {accepted}")
     if connected_from:
-        lines.append(f"from: {connected_from}")
+        lines.append(f"from: {escaped(connected_from)}")
     return "<br/>".join(lines)

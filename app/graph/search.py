@@ -22,6 +22,8 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QHideEvent, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from app.graph.rich_text import plain_tooltip
+
 TYPE_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 MAXIMUM_ROWS = 14
 
@@ -190,7 +192,7 @@ class NodeSearch(QFrame):
         for node_type in rank(self._node_types, text, self._allowed):
             item = QListWidgetItem(f"{node_type.display_name}    \u2014 {node_type.category}")
             item.setData(TYPE_NAME_ROLE, node_type.type_name)
-            item.setToolTip(node_type.description)
+            item.setToolTip(plain_tooltip(node_type.description))
             self.list.addItem(item)
         if self.list.count():
             self.list.setCurrentRow(0)

@@ -1,20 +1,38 @@
 """The node catalog: every material node type, registered, by name and by category.
 
 Importing this module imports `app.material.nodes`, whose category modules
-register their node types (`app.material.node_types.register`), so
-`NODE_TYPES` here is always complete. What a node type is (`NodeType`,
-`PortSpec`, `PropertySpec`, the property readers) is defined in
-`app.material.node_types`; this module only gathers them. Everything that
-looks node types up by name (the graph model, the type propagation, the
-lowering, the editor) imports the catalog; the node modules never do.
+register their node types (`app.material.node_types.register`), and
+`app.material.custom_code` and `app.material.groups`, which register their
+*dynamic* types (`node_types.register_dynamic`: ports built from the node
+and its `Scope`), so `NODE_TYPES` and `resolve_node_type` here are always
+complete. What a node type is (`NodeType`, `PortSpec`, `PropertySpec`,
+`Scope`, the property readers, the registries) is defined in
+`app.material.node_types`; this module only gathers them. The lowering, the
+drag check and the editor import the catalog; the node modules, the group
+modules, the graph model and the type propagation never do (the catalog
+imports the group modules, which build graphs and propagate types): they
+read the registries of `node_types`, complete once the catalog is imported.
 """
 
 from __future__ import annotations
 
-from app.material import nodes as _nodes  # noqa: F401 - imported for its effect: every category registers its node types
-from app.material.node_types import CATEGORIES, NODE_TYPES, NodeType
+from app.material import custom_code as _custom_code  # noqa: F401 - imported for its effect (registration)
+from app.material import groups as _groups  # noqa: F401 - imported for its effect (registration)
 
-__all__ = ["NODE_TYPES", "categories", "node_type"]
+# Imported for their effect: every category registers its node types (palette order: the catalog's
+# own types first), then Custom Code and the groups register their dynamic types.
+from app.material import nodes as _nodes  # noqa: F401 - imported for its effect (registration)
+from app.material.node_types import (
+    CATEGORIES,
+    DYNAMIC_NODE_TYPES,
+    NODE_TYPES,
+    NodeType,
+    Scope,
+    node_type_for,
+    resolve_node_type,
+)
+
+__all__ = ["DYNAMIC_NODE_TYPES", "NODE_TYPES", "Scope", "categories", "node_type", "node_type_for", "resolve_node_type"]
 
 
 def node_type(name: str) -> NodeType:

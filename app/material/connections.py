@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NODE_TYPES
+from app.material.catalog import Scope, node_type_for, resolve_node_type
 from app.material.node_types import NodeType
 from app.material.port_types import Constraint, refusal
-from app.material.propagation import propagate
+from app.material.propagation import propagate, scope_of
 from app.material.traversal import connected_nodes, reaches
 
 if TYPE_CHECKING:
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 
 def can_connect(
-    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str
+    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str,
+    scope: Scope | None = None,
 ) -> tuple[bool, str]:
     """Whether a wire from an output to an input may be made; the reason when refused.
 
@@ -32,13 +33,13 @@ def can_connect(
     the target input is replaced, so it is ignored. Never raises.
     """
     try:
-        return _can_connect(graph, source_node, source_port, target_node, target_port)
+        return _can_connect(graph, source_node, source_port, target_node, target_port, scope_of(graph, scope))
     except Exception as error:  # noqa: BLE001 - the editor must get an answer, not a traceback
         return False, f"cannot check this connection: {error}"
 
 
 def _can_connect(
-    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str
+    graph: MaterialGraph, source_node: str, source_port: str, target_node: str, target_port: str, scope: Scope
 ) -> tuple[bool, str]:
     if source_node == target_node:
         return False, "a node cannot connect to itself"
@@ -48,12 +49,12 @@ def _can_connect(
         return False, f"unknown node '{source_node}'"
     if target is None:
         return False, f"unknown node '{target_node}'"
-    source_type_spec = NODE_TYPES.get(source.type_name)
-    target_type_spec = NODE_TYPES.get(target.type_name)
-    if source_type_spec is None:
-        return False, f"unknown node type '{source.type_name}'"
-    if target_type_spec is None:
-        return False, f"unknown node type '{target.type_name}'"
+    source_type_spec = resolve_node_type(source, scope)
+    target_type_spec = resolve_node_type(target, scope)
+    if isinstance(source_type_spec, str):
+        return False, source_type_spec
+    if isinstance(target_type_spec, str):
+        return False, target_type_spec
     if source_type_spec.output(source_port) is None:
         return False, f"{source_type_spec.display_name} has no output '{source_port}'"
     target_spec = target_type_spec.input(target_port)
@@ -64,7 +65,7 @@ def _can_connect(
 
     if not _can_change_types(target_type_spec, source_type_spec):
         # Nothing downstream can change: only the source's type matters.
-        source_type = propagate(graph, connected_nodes(graph, [source_node])).port_types.get((source_node, source_port))
+        source_type = propagate(graph, connected_nodes(graph, [source_node]), scope).port_types.get((source_node, source_port))
         if source_type is not None:
             problem = refusal(source_type, target_spec.type, target_port)
             if problem is not None:
@@ -77,18 +78,18 @@ def _can_connect(
         for connection in trial.connections
         if not (connection.target_node == target_node and connection.target_port == target_port)
     ]
-    before = propagate(trial)
+    before = propagate(trial, scope=scope)
     source_type = before.port_types.get((source_node, source_port))
     if source_type is not None:
         problem = refusal(source_type, target_spec.type, target_port)
         if problem is not None:
             return False, problem
     trial.connect(source_node, source_port, target_node, target_port)
-    after = propagate(trial)
+    after = propagate(trial, scope=scope)
     for node_id in [target_node, *after.order]:
         new_errors = [message for message in after.errors.get(node_id, []) if message not in before.errors.get(node_id, [])]
         if new_errors:
-            where = "" if node_id == target_node else f" at {_describe(graph, node_id)}"
+            where = "" if node_id == target_node else f" at {_describe(graph, node_id, scope)}"
             return False, f"{new_errors[0]}{where}"
     return True, ""
 
@@ -103,10 +104,10 @@ def _can_change_types(target: NodeType, source: NodeType) -> bool:
     return source.resolve is not None or any(isinstance(port.type, Constraint) for port in target.inputs)
 
 
-def _describe(graph: MaterialGraph, node_id: str) -> str:
+def _describe(graph: MaterialGraph, node_id: str, scope: Scope | None = None) -> str:
     node = graph.nodes.get(node_id)
     if node is None:
         return node_id
-    node_type = NODE_TYPES.get(node.type_name)
+    node_type = node_type_for(node, scope)
     name = node_type.display_name if node_type is not None else node.type_name
     return f"{name} ({node_id})"

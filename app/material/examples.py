@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # `importlib.resources.abc` is new in Python 3.11; the editor
 
 EXAMPLES_PACKAGE = "app.material"
 EXAMPLES_DIRECTORY = "examples"
-DEFAULT_EXAMPLE = "lit_blinn_phong"
+#: What the editor opens without a file: a new user's first impression, so a textured physically based
+#: material (albedo, ORM and normal map on the Surface Output) lit by the studio environment.
+DEFAULT_EXAMPLE = "painted_metal"
 
 
 def _examples_root() -> Traversable:
@@ -209,19 +211,32 @@ def compare_and_branch() -> MaterialGraph:
     return graph
 
 
-# Examples of the node library of issue 17 (noise family, colour ramp, triplanar, patterns) -------------
+# Examples of the node library (noise family, colour ramp, triplanar, patterns) ------------------------
+#
+# Lava, rock and floor are physically based in spirit, so they end in the Surface Output and are lit by
+# the stage's light and environment like every other PBR material; the patterns give base colour,
+# roughness, a bump (Normal From Height) and, for the lava, emission. Toon shading stays on the Unlit
+# Output: its bands are the look, and environment lighting would wash them out.
 
-LAVA_RAMP = (
-    (0.0, 1.0, 0.86, 0.35, 1.0),
-    (0.06, 1.0, 0.42, 0.05, 1.0),
-    (0.16, 0.45, 0.06, 0.02, 1.0),
-    (0.3, 0.06, 0.04, 0.04, 1.0),
-    (1.0, 0.12, 0.1, 0.1, 1.0),
+LAVA_ROCK_RAMP = (
+    (0.0, 0.2, 0.035, 0.01, 1.0),
+    (0.07, 0.06, 0.035, 0.03, 1.0),
+    (0.3, 0.045, 0.042, 0.04, 1.0),
+    (1.0, 0.11, 0.1, 0.095, 1.0),
+)
+#: Emission of the cracks (multiplied by the output's emissive strength): white-hot in the middle, red at the rim.
+LAVA_GLOW_RAMP = (
+    (0.0, 1.0, 0.85, 0.35, 1.0),
+    (0.05, 1.0, 0.5, 0.04, 1.0),
+    (0.09, 0.85, 0.14, 0.0, 1.0),
+    (0.14, 0.18, 0.01, 0.0, 1.0),
+    (0.18, 0.0, 0.0, 0.0, 1.0),
 )
 
 
 def stylised_lava() -> MaterialGraph:
-    """Cooled rock plates split by glowing cracks: Voronoi edges, domain-warped, through a colour ramp."""
+    """Cooled basalt plates split by glowing cracks (Surface Output): domain-warped Voronoi edges, drifting with
+    time, give the cracks' emission and the rock's colour through colour ramps; the plates are rough and raised."""
     graph = MaterialGraph()
     position = graph.add_node("object_position", _at(0, 0))
     time = graph.add_node("time", _at(0, 1))
@@ -232,12 +247,14 @@ def stylised_lava() -> MaterialGraph:
     detail = graph.add_node("fractal_noise_3d", _at(3, 2), {"scale": 6.0, "octaves": 4, "basis": "gradient"})
     wobble = graph.add_node("multiply", _at(4, 2), {"b": 0.08})
     edge = graph.add_node("add", _at(4, 0))
-    ramp = graph.add_node("color_ramp", _at(5, 0), {"stops": LAVA_RAMP, "interpolation": "ease"})
-    glow = graph.add_node("color_ramp", _at(5, 2), {"stops": ((0.0, 4.0, 1.3, 0.2, 1.0), (0.12, 0.0, 0.0, 0.0, 1.0))})
-    lambert = graph.add_node("lambert", _at(5, 4))
-    shade = graph.add_node("multiply", _at(6, 0))
-    emissive = graph.add_node("swizzle", _at(6, 2), {"pattern": "rgb"})
-    output = graph.add_node("material_output", _at(7, 0))
+    rock = graph.add_node("color_ramp", _at(5, 0), {"stops": LAVA_ROCK_RAMP, "interpolation": "ease"})
+    glow = graph.add_node("color_ramp", _at(5, 1), {"stops": LAVA_GLOW_RAMP, "interpolation": "ease"})
+    roughness = graph.add_node("remap", _at(5, 3), {"out_min": 0.6, "out_max": 0.95})
+    plates = graph.add_node("smoothstep", _at(5, 4), {"edge0": 0.06, "edge1": 0.18})
+    grain = graph.add_node("multiply", _at(5, 5), {"b": 0.25})
+    height = graph.add_node("add", _at(6, 4))
+    bump = graph.add_node("normal_from_height", _at(7, 4), {"strength": 0.03})
+    output = graph.add_node("surface_output", _at(8, 0), {"emissive_strength": 1.5})
     graph.connect(time.id, "out", flow.id, "a")
     graph.connect(position.id, "out", drift.id, "a")
     graph.connect(flow.id, "out", drift.id, "b")
@@ -247,13 +264,18 @@ def stylised_lava() -> MaterialGraph:
     graph.connect(detail.id, "out", wobble.id, "a")
     graph.connect(cells.id, "edge", edge.id, "a")
     graph.connect(wobble.id, "out", edge.id, "b")
-    graph.connect(edge.id, "out", ramp.id, "factor")
+    graph.connect(edge.id, "out", rock.id, "factor")
     graph.connect(edge.id, "out", glow.id, "factor")
-    graph.connect(ramp.id, "color", shade.id, "a")
-    graph.connect(lambert.id, "out", shade.id, "b")
-    graph.connect(shade.id, "out", output.id, "base_color")
-    graph.connect(glow.id, "color", emissive.id, "vector")
-    graph.connect(emissive.id, "out", output.id, "emissive")
+    graph.connect(detail.id, "out", roughness.id, "x")
+    graph.connect(edge.id, "out", plates.id, "x")
+    graph.connect(detail.id, "out", grain.id, "a")
+    graph.connect(plates.id, "out", height.id, "a")
+    graph.connect(grain.id, "out", height.id, "b")
+    graph.connect(height.id, "out", bump.id, "height")
+    graph.connect(rock.id, "color", output.id, "base_color")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(bump.id, "normal_out", output.id, "normal")
+    graph.connect(glow.id, "color", output.id, "emissive_color")
     graph.add_frame("Cracks", (0.0, -60.0), (1500.0, 420.0), [position.id, time.id, flow.id, drift.id, warp.id, cells.id])
     return graph
 
@@ -268,7 +290,8 @@ ROCK_RAMP = (
 
 
 def triplanar_rock() -> MaterialGraph:
-    """Layered rock with no UV seams: turbulent fractal noise projected along three axes and blended by the normal."""
+    """Layered rock with no UV seams (Surface Output): turbulent fractal noise projected along three axes and
+    blended by the normal gives the colour, a bump, rougher crevices and occlusion in them."""
     graph = MaterialGraph()
     position = graph.add_node("object_position", _at(0, 0))
     normal = graph.add_node("object_normal", _at(0, 1))
@@ -282,10 +305,10 @@ def triplanar_rock() -> MaterialGraph:
     strata = graph.add_node("stripes", _at(3, 2), {"frequency": 4.0, "width": 0.2, "angle": 90.0})
     streak = graph.add_node("mix", _at(4, 1), {"t": 0.12})
     ramp = graph.add_node("color_ramp", _at(5, 0), {"stops": ROCK_RAMP})
-    lambert = graph.add_node("lambert", _at(5, 2))
-    ambient = graph.add_node("add", _at(6, 2), {"b": 0.15})
-    shade = graph.add_node("multiply", _at(6, 0))
-    output = graph.add_node("material_output", _at(7, 0))
+    roughness = graph.add_node("remap", _at(5, 1), {"out_min": 0.95, "out_max": 0.7})
+    occlusion = graph.add_node("remap", _at(5, 2), {"out_min": 0.45, "out_max": 1.0})
+    bump = graph.add_node("normal_from_height", _at(5, 3), {"strength": 0.02})
+    output = graph.add_node("surface_output", _at(6, 0))
     graph.connect(position.id, "out", planes.id, "position")
     graph.connect(normal.id, "out", planes.id, "normal")
     for noise, port in zip(noises, ("uv_x", "uv_y", "uv_z")):
@@ -298,33 +321,37 @@ def triplanar_rock() -> MaterialGraph:
     graph.connect(blend.id, "out", streak.id, "a")
     graph.connect(strata.id, "out", streak.id, "b")
     graph.connect(streak.id, "out", ramp.id, "factor")
-    graph.connect(lambert.id, "out", ambient.id, "a")
-    graph.connect(ramp.id, "color", shade.id, "a")
-    graph.connect(ambient.id, "out", shade.id, "b")
-    graph.connect(shade.id, "out", output.id, "base_color")
+    graph.connect(streak.id, "out", roughness.id, "x")
+    graph.connect(streak.id, "out", occlusion.id, "x")
+    graph.connect(blend.id, "out", bump.id, "height")
+    graph.connect(ramp.id, "color", output.id, "base_color")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(occlusion.id, "out", output.id, "ambient_occlusion")
+    graph.connect(bump.id, "normal_out", output.id, "normal")
     return graph
 
 
 def tiled_floor() -> MaterialGraph:
-    """Hexagonal tiles, each a slightly different shade, with grout and a soft overlay of grime."""
+    """Glazed hexagonal tiles (Surface Output) in three colours picked per tile, set in rough grout with bevelled
+    edges, under a soft overlay of grime that also dulls the glaze."""
     graph = MaterialGraph()
     uv = graph.add_node("transform_uv", _at(0, 0), {"tiling": (2.0, 2.0), "rotation": 15.0})
     tiles = graph.add_node("hexagons", _at(1, 0), {"scale": 5.0, "gap": 0.08})
     tint = graph.add_node("color_ramp", _at(2, 0), {
-        "stops": ((0.0, 0.16, 0.33, 0.42, 1.0), (0.5, 0.85, 0.82, 0.74, 1.0), (1.0, 0.62, 0.36, 0.24, 1.0)),
+        "stops": ((0.0, 0.16, 0.33, 0.42, 1.0), (0.35, 0.85, 0.82, 0.74, 1.0), (0.8, 0.62, 0.36, 0.24, 1.0)),
         "interpolation": "constant",
     })
-    grout = graph.add_node("constant_color", _at(2, 2), {"value": (0.18, 0.17, 0.16, 1.0)})
+    grout = graph.add_node("constant_color", _at(2, 1), {"value": (0.18, 0.17, 0.16, 1.0)})
     laid = graph.add_node("mix", _at(3, 0))
-    grime = graph.add_node("fractal_noise", _at(3, 2), {"scale": 6.0, "octaves": 5})
-    grime_color = graph.add_node("compose", _at(4, 2), {"size": 3})
+    grime = graph.add_node("fractal_noise", _at(2, 3), {"scale": 6.0, "octaves": 5})
+    grime_color = graph.add_node("compose", _at(3, 3), {"size": 3})
     dirty = graph.add_node("blend", _at(4, 0), {"mode": "overlay", "factor": 0.6})
-    specular = graph.add_node("blinn_phong", _at(5, 3), {"shininess": 48.0})
-    lit = graph.add_node("lambert", _at(5, 2))
-    light = graph.add_node("add", _at(6, 2))
-    shade = graph.add_node("multiply", _at(6, 0))
-    lift = graph.add_node("add", _at(7, 1), {"b": 0.12})
-    output = graph.add_node("material_output", _at(8, 0))
+    glaze = graph.add_node("mix", _at(4, 1), {"a": 0.9, "b": 0.12})
+    dull = graph.add_node("multiply", _at(4, 3), {"b": 0.2})
+    roughness = graph.add_node("add", _at(5, 1))
+    bevel = graph.add_node("smoothstep", _at(3, 4), {"edge0": 0.04, "edge1": 0.1})
+    bump = graph.add_node("normal_from_height", _at(4, 4), {"strength": 0.01})
+    output = graph.add_node("surface_output", _at(6, 0))
     graph.connect(uv.id, "out", tiles.id, "uv")
     graph.connect(tiles.id, "cell_id", tint.id, "factor")
     graph.connect(grout.id, "out", laid.id, "a")
@@ -335,12 +362,15 @@ def tiled_floor() -> MaterialGraph:
         graph.connect(grime.id, "out", grime_color.id, axis)
     graph.connect(laid.id, "out", dirty.id, "base")
     graph.connect(grime_color.id, "out", dirty.id, "layer")
-    graph.connect(lit.id, "out", light.id, "a")
-    graph.connect(specular.id, "out", light.id, "b")
-    graph.connect(dirty.id, "out", shade.id, "a")
-    graph.connect(light.id, "out", lift.id, "a")
-    graph.connect(lift.id, "out", shade.id, "b")
-    graph.connect(shade.id, "out", output.id, "base_color")
+    graph.connect(tiles.id, "mask", glaze.id, "t")
+    graph.connect(grime.id, "out", dull.id, "a")
+    graph.connect(glaze.id, "out", roughness.id, "a")
+    graph.connect(dull.id, "out", roughness.id, "b")
+    graph.connect(tiles.id, "edge_distance", bevel.id, "x")
+    graph.connect(bevel.id, "out", bump.id, "height")
+    graph.connect(dirty.id, "out", output.id, "base_color")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(bump.id, "normal_out", output.id, "normal")
     return graph
 
 
@@ -348,7 +378,8 @@ TOON_RAMP = ((0.0, 0.28, 0.3, 0.45, 1.0), (0.25, 0.62, 0.64, 0.78, 1.0), (0.7, 1
 
 
 def toon_shading() -> MaterialGraph:
-    """Cel shading: the Lambert term through a constant colour ramp (three bands), plus a hard rim light."""
+    """Cel shading, unlit on purpose (Unlit Output): the Lambert term through a constant colour ramp (three flat
+    bands) plus a hard rim light; environment lighting would wash out the bands that are the look."""
     graph = MaterialGraph()
     base = graph.add_node("color_parameter", _at(0, 0), {"name": "base_color", "default": (0.95, 0.45, 0.3, 1.0)})
     lambert = graph.add_node("lambert", _at(0, 1))
@@ -502,6 +533,74 @@ def material_chart() -> MaterialGraph:
     return graph
 
 
+def grouped_rock() -> MaterialGraph:
+    """The triplanar rock packaged in nested node groups: "Triplanar noise" and "Strata" inside "Rock pattern".
+
+    Each group is one VPL helper function (`group_triplanar_noise`,
+    `group_strata`, `group_rock_pattern`); Tab into "Rock pattern" in the
+    editor to see the two groups it calls.
+    """
+    from app.material.groups import group_nodes
+
+    graph = triplanar_rock()
+    # n3: coordinates, n4-n6: the three noises, n7: their blend, n8: warp, n9: stripes, n10: mix, n11: ramp.
+    noise = group_nodes(graph, None, ["n3", "n4", "n5", "n6", "n7"], name="Triplanar noise")
+    strata = group_nodes(noise.document, None, ["n8", "n9"], name="Strata")
+    pattern = group_nodes(strata.document, None, [noise.instance_id, strata.instance_id, "n10", "n11"],
+                          name="Rock pattern")
+    return pattern.document
+
+
+#: The body of the Custom Code node of `custom_posterize`: colour bands, as VPL instructions.
+POSTERIZE_CODE = """\
+(registers (register r0 Vec4) (register r1 Float) (register r2 Vec3) (register r3 Vec3) (register r4 Vec3)
+           (register r5 Float) (register r6 Vec4))
+(block entry
+  (load r0 (parameter color))
+  (load r1 (parameter levels))
+  (swizzle r2 r0 "xyz")
+  (multiply r3 r2 r1)
+  (floor r3 r3)
+  (divide r4 r3 r1)
+  (swizzle r5 r0 "w")
+  (construct r6 r4 r5)
+  (return r6))
+"""
+
+
+POSTER_RAMP = ((0.0, 0.08, 0.16, 0.55, 1.0), (0.45, 0.2, 0.65, 0.75, 1.0), (0.7, 0.98, 0.85, 0.45, 1.0),
+               (1.0, 1.0, 0.98, 0.9, 1.0))
+
+
+def custom_posterize() -> MaterialGraph:
+    """Marbled noise posterized into flat colour bands by a Custom Code node (VPL instructions, verified)."""
+    graph = MaterialGraph()
+    noise = graph.add_node("fractal_noise", _at(0, 0), {"octaves": 5, "scale": 4.0})
+    ramp = graph.add_node("color_ramp", _at(1, 0), {"stops": POSTER_RAMP})
+    levels = graph.add_node("float_parameter", _at(1, 1), {"name": "levels", "default": 4.0, "minimum": 1.0,
+                                                          "maximum": 16.0})
+    posterize = graph.add_node("custom_code", _at(2, 0), {
+        "name": "posterize",
+        "inputs": (("color", "color"), ("levels", "float")),
+        "outputs": (("out", "color"),),
+        "code": POSTERIZE_CODE,
+        "color": (1.0, 1.0, 1.0, 1.0),
+        "levels": 4.0,
+    })
+    lambert = graph.add_node("lambert", _at(2, 2))
+    wrap = graph.add_node("remap", _at(3, 2), {"out_min": 0.4, "out_max": 1.0})
+    shade = graph.add_node("multiply", _at(4, 0))
+    output = graph.add_node("material_output", _at(5, 0))
+    graph.connect(noise.id, "out", ramp.id, "factor")
+    graph.connect(ramp.id, "color", posterize.id, "color")
+    graph.connect(levels.id, "out", posterize.id, "levels")
+    graph.connect(lambert.id, "out", wrap.id, "x")
+    graph.connect(posterize.id, "out", shade.id, "a")
+    graph.connect(wrap.id, "out", shade.id, "b")
+    graph.connect(shade.id, "out", output.id, "base_color")
+    return graph
+
+
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "textured": textured,
     "animated": animated,
@@ -519,7 +618,16 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "rough_plastic": rough_plastic,
     "glazed_ceramic": glazed_ceramic,
     "material_chart": material_chart,
+    "grouped_rock": grouped_rock,
+    "custom_posterize": custom_posterize,
 }
+
+
+def example_description(name: str) -> str:
+    """One paragraph for people (the Open Example menu's tips): the docstring of the example's graph builder
+    ("" for a file without one)."""
+    build = EXAMPLE_GRAPHS.get(name)
+    return " ".join((build.__doc__ or "").split()) if build is not None else ""
 
 
 def example_text(name: str) -> str:

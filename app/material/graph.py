@@ -23,24 +23,51 @@ values). A graph with variants is written as format version 2 (version 1
 plus `variants` and `active_variant`), so an editor that knows only
 version 1 opens it read-only instead of dropping them; a graph without
 variants is written as version 1, byte for byte as before.
+
+Group definitions (node groups, material functions): `functions` maps a
+definition id to a `GroupDefinition`, the one copy of a group's body (its
+own nodes, connections and frames, with Group Input and Group Output
+nodes) and interface (typed, ordered, named inputs with defaults and
+outputs). A "group" node names its definition by id in its "function"
+property; every instance shares the definition, and definitions live at
+the document's top level only (a body's `functions` is empty; nested groups
+are instances inside a body that name other top-level definitions). A graph
+with definitions or Custom Code nodes is written as format version 3
+(version 2 plus `functions`), so an editor that knows only versions 1-2
+opens it read-only instead of dropping them. app/material/groups.py holds
+the operations (group, ungroup, interface edits, the call graph).
+
+`stage` is the preview stage saved with the document (mesh, environment,
+light, exposure, ...: the preview's `Stage.to_dict()`), or None when the
+artist did not ask for it. It is opaque here (a JSON object, normalised by
+`stage_data`), written only when present (an optional key of either
+version, so files without it read and write byte for byte as before), and
+a malformed one is dropped on reading, never an error: it is view state.
 """
 
 from __future__ import annotations
 
 import copy as copy_module
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.catalog import NODE_TYPES
+from app.material.node_types import NODE_TYPES
+from app.material.port_types import PortType
 from app.material.traversal import node_id_key
 
 GRAPH_FORMAT = "vpl-material-graph"
 GRAPH_VERSION = 1
 #: Version 1 plus parameter variants; written only for graphs that have variants.
 GRAPH_VERSION_WITH_VARIANTS = 2
-READABLE_VERSIONS = (GRAPH_VERSION, GRAPH_VERSION_WITH_VARIANTS)
+#: Version 2 plus group definitions (`functions`); written only for graphs that have definitions or
+#: Custom Code nodes (node kinds an editor reading only versions 1-2 cannot show).
+GRAPH_VERSION_WITH_FUNCTIONS = 3
+READABLE_VERSIONS = (GRAPH_VERSION, GRAPH_VERSION_WITH_VARIANTS, GRAPH_VERSION_WITH_FUNCTIONS)
+#: Node types whose presence makes a graph version 3 (app/material/custom_code.py).
+VERSION_3_NODE_TYPES = frozenset({"custom_code"})
 
 
 @dataclass(eq=False)
@@ -122,6 +149,123 @@ class GraphFormatError(ValueError):
     """A graph dictionary that `from_dict` cannot read (wrong format, version or shape)."""
 
 
+@dataclass(eq=False)
+class InterfacePort:
+    """One input or output of a group's interface.
+
+    `type` is fixed (a group lowers to a VPL function with typed
+    parameters). `default` (inputs only) is what an unconnected input of an
+    instance reads when the instance holds no value of its own: a number, a
+    tuple of 2-4 numbers, a bool, the name of a built-in source such as
+    "texcoord" (node_types.DEFAULT_SOURCES), or None for the type's zero.
+    """
+
+    name: str
+    type: PortType
+    default: Any = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, InterfacePort):
+            return NotImplemented
+        return self.name == other.name and self.type is other.type and _json_value(self.default) == _json_value(other.default)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def copy(self) -> InterfacePort:
+        return InterfacePort(self.name, self.type, self.default)
+
+    def to_dict(self, with_default: bool) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "type": self.type.value}
+        if with_default:
+            data["default"] = _json_value(self.default)
+        return data
+
+
+@dataclass(frozen=True)
+class LibraryLink:
+    """Where an embedded definition came from: a function file of a library folder.
+
+    `folder` is "user" (the user's function library) or "project" (the
+    `functions/` folder beside the material); `file` the file name there;
+    `sha256` the hash of the definition as it was embedded (`definition_hash`),
+    so the editor can tell when the library copy changed since.
+    """
+
+    folder: str
+    file: str
+    sha256: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"file": self.file, "folder": self.folder, "sha256": self.sha256}
+
+
+@dataclass(eq=False)
+class GroupDefinition:
+    """A node group: a body graph with an interface, lowered to one VPL helper function.
+
+    `id` is the definition's stable key (instances name it; it never changes
+    after creation, a rename changes `name`); `name` is what people see, and
+    what the helper function is named after (groups.function_name).
+    """
+
+    id: str
+    name: str
+    inputs: list[InterfacePort] = field(default_factory=list)
+    outputs: list[InterfacePort] = field(default_factory=list)
+    body: MaterialGraph = field(default_factory=lambda: MaterialGraph())
+    description: str = ""
+    library: LibraryLink | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GroupDefinition):
+            return NotImplemented
+        return (
+            self.id == other.id
+            and self.name == other.name
+            and self.description == other.description
+            and self.inputs == other.inputs
+            and self.outputs == other.outputs
+            and self.library == other.library
+            and self.body.same_nodes(other.body)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def input(self, name: str) -> InterfacePort | None:
+        return next((port for port in self.inputs if port.name == name), None)
+
+    def output(self, name: str) -> InterfacePort | None:
+        return next((port for port in self.outputs if port.name == name), None)
+
+    def copy(self) -> GroupDefinition:
+        return GroupDefinition(
+            self.id,
+            self.name,
+            [port.copy() for port in self.inputs],
+            [port.copy() for port in self.outputs],
+            self.body.copy(),
+            self.description,
+            self.library,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Interface and body as JSON-able data (the body's nodes, connections and frames sorted)."""
+        body = self.body.to_dict()
+        data: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "inputs": [port.to_dict(with_default=True) for port in self.inputs],
+            "outputs": [port.to_dict(with_default=False) for port in self.outputs],
+            "nodes": body["nodes"],
+            "connections": body["connections"],
+            "frames": body["frames"],
+        }
+        if self.library is not None:
+            data["library"] = self.library.to_dict()
+        return data
+
+
 _GENERATED_ID = re.compile(r"^n(\d+)$")
 _GENERATED_FRAME_ID = re.compile(r"^f(\d+)$")
 
@@ -133,18 +277,28 @@ class MaterialGraph:
     frames: list[Frame] = field(default_factory=list)
     variants: list[ParameterVariant] = field(default_factory=list)
     active_variant: str | None = None
+    #: Group definitions by id (top-level graphs only; see the module docstring).
+    functions: dict[str, GroupDefinition] = field(default_factory=dict)
+    #: The preview stage saved with the document (a JSON object, see `stage_data`), or None.
+    stage: dict[str, Any] | None = None
 
     # Equality ---------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, MaterialGraph):
             return NotImplemented
-        return self.same_nodes(other) and self.variants == other.variants and self.active_variant == other.active_variant
+        return (
+            self.same_nodes(other)
+            and self.variants == other.variants
+            and self.active_variant == other.active_variant
+            and self.stage == other.stage
+        )
 
     def same_nodes(self, other: MaterialGraph) -> bool:
-        """Equal apart from the variants: the same nodes, connections and frames (the same module)."""
+        """Equal apart from the variants: the same nodes, connections, frames and definitions (the same module)."""
         return (
-            self.nodes == other.nodes
+            self.functions == other.functions
+            and self.nodes == other.nodes
             and sorted(self.connections, key=Connection.sort_key) == sorted(other.connections, key=Connection.sort_key)
             and sorted(self.frames, key=lambda frame: node_id_key(frame.id))
             == sorted(other.frames, key=lambda frame: node_id_key(frame.id))
@@ -180,6 +334,7 @@ class MaterialGraph:
             node_id = self.new_node_id()
         elif node_id in self.nodes:
             raise ValueError(f"node id {node_id!r} is already used")
+        # The registry itself (node_types): the catalog imports the group modules, which build graphs.
         node_type = NODE_TYPES.get(type_name)
         values: dict[str, Any] = {}
         if node_type is not None:
@@ -310,7 +465,22 @@ class MaterialGraph:
             [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids), frame.color) for frame in self.frames],
             [variant.copy() for variant in self.variants],
             self.active_variant,
+            {function_id: definition.copy() for function_id, definition in self.functions.items()},
+            copy_module.deepcopy(self.stage),
         )
+
+    def format_version(self) -> int:
+        """The format version `to_dict` writes: the lowest that holds everything this graph has."""
+        if self.functions or any(node.type_name in VERSION_3_NODE_TYPES for node in self.nodes.values()):
+            return GRAPH_VERSION_WITH_FUNCTIONS
+        return GRAPH_VERSION_WITH_VARIANTS if self.variants else GRAPH_VERSION
+
+    def walk_nodes(self) -> list[tuple[str | None, Node]]:
+        """(definition id or None for this graph, node) for every node here and in every definition's body."""
+        found: list[tuple[str | None, Node]] = [(None, node) for node in self.nodes.values()]
+        for function_id in sorted(self.functions, key=node_id_key):
+            found.extend((function_id, node) for node in self.functions[function_id].body.nodes.values())
+        return found
 
     def to_dict(self) -> dict[str, Any]:
         """A deterministic, versioned, JSON-able dictionary (nodes, connections and frames sorted).
@@ -319,7 +489,7 @@ class MaterialGraph:
         """
         data = {
             "format": GRAPH_FORMAT,
-            "version": GRAPH_VERSION_WITH_VARIANTS if self.variants else GRAPH_VERSION,
+            "version": self.format_version(),
             "nodes": [
                 {
                     "id": node.id,
@@ -350,12 +520,16 @@ class MaterialGraph:
                 for frame in sorted(self.frames, key=lambda frame: node_id_key(frame.id))
             ],
         }
+        if self.functions:
+            data["functions"] = [self.functions[function_id].to_dict() for function_id in sorted(self.functions, key=node_id_key)]
         if self.variants:
             data["variants"] = [
                 {"name": variant.name, "values": {name: _json_value(value) for name, value in sorted(variant.values.items())}}
                 for variant in self.variants
             ]
             data["active_variant"] = self.active_variant if self.variant(self.active_variant) else None
+        if self.stage is not None:
+            data["stage"] = self.stage
         return data
 
     @classmethod
@@ -429,9 +603,37 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
         raise GraphFormatError(f"not a material graph (format {data.get('format')!r})")
     version = data.get("version")
     if isinstance(version, bool) or version not in READABLE_VERSIONS:
-        readable = " and ".join(str(number) for number in READABLE_VERSIONS)
+        readable = ", ".join(str(number) for number in READABLE_VERSIONS)
         raise GraphFormatError(f"unsupported material graph version {version!r} (this editor reads {readable})")
     graph = MaterialGraph()
+    _read_body(graph, data)
+    for entry in data.get("variants", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("values", {}), dict):
+            raise GraphFormatError("a variant is a JSON object with a name and a values object")
+        name = _text(entry.get("name"), "variant name")
+        if not name or graph.variant(name) is not None:
+            raise GraphFormatError(f"variant name {name!r} is empty or repeated")
+        values = {_text(key, "parameter name"): _property_value(value) for key, value in entry.get("values", {}).items()}
+        graph.variants.append(ParameterVariant(name, values))
+    active = data.get("active_variant")
+    if active is not None:
+        graph.active_variant = _text(active, "active variant")
+        if graph.variant(graph.active_variant) is None:
+            raise GraphFormatError(f"the active variant {graph.active_variant!r} is not one of the variants")
+    functions = data.get("functions", [])
+    if not isinstance(functions, list):
+        raise GraphFormatError("functions is a list")
+    for entry in functions:
+        definition = _definition_from_dict(entry)
+        if definition.id in graph.functions:
+            raise GraphFormatError(f"function id {definition.id!r} is repeated")
+        graph.functions[definition.id] = definition
+    graph.stage = stage_data(data.get("stage"))
+    return graph
+
+
+def _read_body(graph: MaterialGraph, data: dict[str, Any]) -> None:
+    """Nodes, connections and frames of a graph or a definition's body into `graph`."""
     for entry in data.get("nodes", []):
         if not isinstance(entry, dict):
             raise GraphFormatError("a node is a JSON object")
@@ -475,20 +677,70 @@ def _graph_from_dict(data: Any) -> MaterialGraph:
                 _frame_color(entry.get("color")),
             )
         )
-    for entry in data.get("variants", []):
-        if not isinstance(entry, dict) or not isinstance(entry.get("values", {}), dict):
-            raise GraphFormatError("a variant is a JSON object with a name and a values object")
-        name = _text(entry.get("name"), "variant name")
-        if not name or graph.variant(name) is not None:
-            raise GraphFormatError(f"variant name {name!r} is empty or repeated")
-        values = {_text(key, "parameter name"): _property_value(value) for key, value in entry.get("values", {}).items()}
-        graph.variants.append(ParameterVariant(name, values))
-    active = data.get("active_variant")
-    if active is not None:
-        graph.active_variant = _text(active, "active variant")
-        if graph.variant(graph.active_variant) is None:
-            raise GraphFormatError(f"the active variant {graph.active_variant!r} is not one of the variants")
-    return graph
+
+
+def _port_type(value: Any, what: str) -> PortType:
+    try:
+        return PortType(_text(value, what))
+    except ValueError:
+        names = ", ".join(member.value for member in PortType)
+        raise GraphFormatError(f"{what} {value!r} is not a port type ({names})") from None
+
+
+def _interface(entries: Any, what: str, with_default: bool) -> list[InterfacePort]:
+    if not isinstance(entries, list):
+        raise GraphFormatError(f"function {what} is a list")
+    ports: list[InterfacePort] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            raise GraphFormatError(f"a function {what[:-1]} is a JSON object")
+        name = _text(entry.get("name"), f"function {what[:-1]} name")
+        if not name or any(port.name == name for port in ports):
+            raise GraphFormatError(f"function {what[:-1]} name {name!r} is empty or repeated")
+        default = _property_value(entry.get("default")) if with_default else None
+        ports.append(InterfacePort(name, _port_type(entry.get("type"), f"function {what[:-1]} type"), default))
+    return ports
+
+
+def _definition_from_dict(entry: Any) -> GroupDefinition:
+    if not isinstance(entry, dict):
+        raise GraphFormatError("a function is a JSON object")
+    function_id = _text(entry.get("id"), "function id")
+    if not function_id:
+        raise GraphFormatError("a function id is empty")
+    body = MaterialGraph()
+    _read_body(body, entry)
+    library = entry.get("library")
+    link = None
+    if library is not None:
+        if not isinstance(library, dict):
+            raise GraphFormatError("a function's library link is a JSON object")
+        link = LibraryLink(
+            _text(library.get("folder"), "library folder"),
+            _text(library.get("file"), "library file"),
+            _text(library.get("sha256", ""), "library hash"),
+        )
+    return GroupDefinition(
+        function_id,
+        _text(entry.get("name", function_id), "function name"),
+        _interface(entry.get("inputs", []), "inputs", with_default=True),
+        _interface(entry.get("outputs", []), "outputs", with_default=False),
+        body,
+        _text(entry.get("description", ""), "function description"),
+        link,
+    )
+
+
+def stage_data(value: Any) -> dict[str, Any] | None:
+    """A stage to keep in a graph: a JSON object with string keys and finite JSON values, as a fresh copy
+    in JSON's own types (lists, not tuples, so a graph read back compares equal); None for anything else."""
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        return None
+    try:
+        normalised = json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return None  # not JSON (a set, NaN, nesting too deep): dropped like any malformed stage
+    return normalised if isinstance(normalised, dict) else None
 
 
 def _frame_color(value: Any) -> tuple[int, int, int] | None:

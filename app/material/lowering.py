@@ -24,6 +24,13 @@ What the generated module looks like (docs/material-nodes.md has details):
   does with each). Helper functions (noise, the BRDF) live in the fragment
   stage and are emitted once however many nodes call them.
 
+Baking and other re-targeted lowerings pass an `OutputOverride`: the output
+node is then lowered by the override's function instead of its own (which
+writes whatever colour it wants to `output_name`), only the nodes upstream of
+`roots` are lowered, and with `clip_from_texcoord` the vertex stage places
+every vertex at its texture coordinate (clip = scene.projection * vec4(2 uv - 1,
+0, 1)), so a host rasterises the mesh's UV layout (app/export/bake.py).
+
 Guarantees:
 
 - Deterministic: nodes are emitted in a topological order whose ties are
@@ -43,22 +50,41 @@ Guarantees:
   emitted it. The generated vertex stage belongs to the output node;
   a shared helper belongs to the first node that needed it. Verifier and
   backend errors are mapped back through it.
+- Groups (app/material/group_lowering.py): a group instance is a call of
+  its definition's helper function, whose body is lowered by a *function
+  lowering* (`_Lowering.function_lowering`) that shares this module,
+  uniforms, helpers and provenance but builds into the helper. Inside it,
+  provenance maps to the top-level node that led there (the instance) and
+  `scoped_provenance` to (definition id, inner node id), so a diagnostic
+  lands on the instance in the material and on the inner node inside the
+  group (`NodeDiagnostic.scope`, `scoped_node`).
 """
 
 from __future__ import annotations
 
+import copy as copy_module
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.catalog import NODE_TYPES
+from app.material import group_lowering
+from app.material.catalog import Scope, node_type_for
 from app.material.graph import MaterialGraph, Node
-from app.material.node_types import DEFAULT_SOURCES, LoweringFailure, NodeType, as_integer, as_number, as_numbers, input_default
+from app.material.node_types import (
+    DEFAULT_SOURCES,
+    LoweringFailure,
+    NodeDiagnostic,
+    NodeType,
+    as_integer,
+    as_number,
+    as_numbers,
+    input_default,
+)
 from app.material.parameters import PARAMETER_NODE_TYPES, ParameterSpec
 from app.material.port_types import PortType
-from app.material.propagation import TypeResolution, propagate
+from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
     RADIANCE_OUTPUT_NAME,
@@ -91,22 +117,6 @@ FRAGMENT_ENTRY_NAME = "fragment_main"
 DIAGNOSTIC_CATEGORIES = ("graph", "semantic", "target", "driver")
 
 
-@dataclass(frozen=True)
-class NodeDiagnostic:
-    """A problem shown on a node (or on the whole graph when `node_id` is None).
-
-    `category` is 'graph' (types, connections, names), 'semantic' (the VPL
-    verifier), 'target' (the GLSL backend) or 'driver' (the GL driver, from
-    the preview). `severity` 'warning' marks problems of nodes that do not
-    feed the output: they are shown but do not stop the material.
-    """
-
-    node_id: str | None
-    category: str
-    message: str
-    severity: str = "error"
-
-
 @dataclass
 class LoweringResult:
     module: Module | None = None
@@ -117,6 +127,11 @@ class LoweringResult:
     port_types: dict[tuple[str, str], PortType] = field(default_factory=dict)
     parameters: list[ParameterSpec] = field(default_factory=list)
     provenance: dict[int, str] = field(default_factory=dict)
+    #: id() of objects a group's helper function holds -> (definition id, node id in its body; "" for the
+    #: function as a whole).
+    scoped_provenance: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: Resolved port types inside each group definition the material uses: definition id -> (node, port) -> type.
+    scoped_port_types: dict[str, dict[tuple[str, str], PortType]] = field(default_factory=dict)
     #: Seconds spent per phase: types, lowering, publication (verification, canonical text
     #: and its read-back), glsl (materialization and generation).
     timings: dict[str, float] = field(default_factory=dict)
@@ -137,22 +152,65 @@ class LoweringResult:
                 return self.provenance[id(candidate)]
         return None
 
+    def scoped_node_for(self, subject: Any, context: Sequence[Any] = ()) -> tuple[str, str | None] | None:
+        """(definition id, node id in its body or None) when `subject` sits in a group's helper, else None."""
+        for candidate in (subject, *reversed(tuple(context))):
+            if candidate is not None and id(candidate) in self.provenance:
+                found = self.scoped_provenance.get(id(candidate))
+                return (found[0], found[1] or None) if found is not None else None
+        return None
+
+    def diagnostic(self, node_id: str | None, category: str, message: str, subject: Any = None,
+                   context: Sequence[Any] = ()) -> NodeDiagnostic:
+        """A diagnostic on `node_id`, placed inside a group when `subject` is part of a group's helper."""
+        scoped = self.scoped_node_for(subject, context) if subject is not None else None
+        if scoped is None:
+            return NodeDiagnostic(node_id, category, message)
+        return NodeDiagnostic(node_id, category, message, scope=scoped[0], scoped_node=scoped[1])
+
+
+@dataclass(frozen=True)
+class OutputOverride:
+    """Lower a graph for another purpose than the preview (baking a channel or a node to a texture).
+
+    `lower` replaces the output node's own lowering: it gets the output
+    node's `NodeContext` and must store the fragment colour (`ctx.lowering.
+    declare_fragment_output(output_name)`) and return. `roots`: the nodes whose
+    upstream is lowered (None: the output node's, as usual); the output node is
+    always lowered last. `clip_from_texcoord`: the vertex stage writes
+    clip = scene.projection * vec4(texcoord * 2 - 1, 0, 1) instead of the
+    camera's projection of the position, so the mesh is drawn in its UV layout
+    (projection selects a tile of it); every varying keeps its meaning.
+    """
+
+    lower: Callable[[NodeContext], None]
+    output_name: str = DISPLAY_OUTPUT_NAME
+    roots: tuple[str, ...] | None = None
+    clip_from_texcoord: bool = False
+
 
 # The tracking builder -----------------------------------------------------------------------
 
 
 class TrackingFunctionBuilder(FunctionBuilder):
-    """A FunctionBuilder that records the current node as provenance of everything it creates."""
+    """A FunctionBuilder that records the current node as provenance of everything it creates.
+
+    Its declarations are deferred (`FunctionBuilder`'s `defer_declarations`:
+    a declaration made after code no longer moves the whole entry block) and
+    put in place by `_Lowering.finish_functions`, which the lowering calls
+    for every builder made for it before the module is published.
+    """
 
     def __init__(self, function: Function, lowering: _Lowering) -> None:
         self._lowering = lowering
-        super().__init__(function)
+        super().__init__(function, defer_declarations=True)
+        lowering.builders.append(self)
         lowering.record(function)
         lowering.record(self.entry)
 
     def register(self, type: Type, index: int | None = None) -> RegisterValue:
         register = super().register(type, index)
-        self._lowering.record(self.entry.instructions[self._declared - 1])
+        self._lowering.record(self.last_declaration)
         return register
 
     def emit(self, instruction: Instruction) -> Instruction:
@@ -211,8 +269,14 @@ class NodeContext:
 
     @property
     def control_dependent(self) -> bool:
-        """True when this node runs after an If node's branch (so: not in the entry block)."""
-        return self.lowering.fragment_main.block is not self.lowering.fragment_main.entry
+        """True when this node runs after an If node's branch (so: not in the entry block).
+
+        Inside a group's helper, also when the node would run after a branch
+        had the group not been made (`_Lowering.forced_control`: it depends on
+        an If outside the group, or on a group whose output comes from one).
+        """
+        lowering = self.lowering
+        return lowering.fragment_main.block is not lowering.fragment_main.entry or self.node.id in lowering.forced_control
 
     # Types and properties.
 
@@ -228,7 +292,13 @@ class NodeContext:
     def source_node(self, name: str) -> Node | None:
         """The node whose output feeds input `name`, or None when it is unconnected."""
         connection = self.lowering.incoming.get((self.node.id, name))
-        return self.lowering.graph.nodes.get(connection.source_node) if connection is not None else None
+        if connection is None:
+            return None
+        source = self.lowering.graph.nodes.get(connection.source_node)
+        if source is not None and source.type_name == "group_input":
+            # Inside a group: the node that feeds the instance (the helper is made per such origin).
+            return self.lowering.outer_sources.get(connection.source_port)
+        return source
 
     @property
     def radiance_output(self) -> bool:
@@ -392,6 +462,8 @@ register_varying(
 register_varying(Varying("surface_texcoord", vec(2), 2, Semantic.TEXCOORD, ("texcoord",), lambda v: v.input("texcoord")))
 #: xyz: the model-space tangent taken to world space by `model`; w: the handedness sign.
 register_varying(Varying("world_tangent", vec(4), 3, Semantic.NONE, ("tangent",), _world_tangent))
+#: The mesh's vertex colour (vertex input 4, linear RGBA; scene.DEFAULT_VERTEX_COLOR when the mesh has none).
+register_varying(Varying("vertex_color", vec(4), 4, Semantic.COLOR, ("color",), lambda v: v.input("color")))
 
 
 #: Fragment-stage values nodes read by name (`NodeContext.source`, and inputs whose default names
@@ -440,34 +512,97 @@ register_source("world_bitangent", _unit_bitangent)
 register_source("view_direction", _view_direction)
 register_source("light_direction", lambda lowering: _normalized(lowering, lowering.scene_field("light_direction")))
 register_source("time", lambda lowering: lowering.scene_field("time"))
+register_source("vertex_color", lambda lowering: lowering.varying("vertex_color"))
 
 
 # The lowering itself --------------------------------------------------------------------------
 
 
 class _Lowering:
-    def __init__(self, graph: MaterialGraph, resolution: TypeResolution) -> None:
+    def __init__(self, graph: MaterialGraph, resolution: TypeResolution, scope: Scope | None = None) -> None:
         self.graph = graph
         self.resolution = resolution
+        #: The group definitions and, in a function lowering, the definition being lowered.
+        self.scope = scope_of(graph, scope)
         self.owner: str = ""
         self.provenance: dict[int, str] = {}
+        self.scoped_provenance: dict[int, tuple[str, str]] = {}
+        #: In a function lowering: the material's node that led here (its provenance for everything made).
+        self.top_owner: str | None = None
         self.values: dict[tuple[str, str], tuple[Operand, PortType]] = {}
         self.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
         self.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
         self.parameters: list[ParameterSpec] = []
         self.helpers: dict[str, Function] = {}
         self.sources: dict[str, Operand] = {}
+        #: Nodes that count as control dependent wherever they are emitted (NodeContext.control_dependent).
+        self.forced_control: set[str] = set()
+        #: In a function lowering: the node feeding each instance input at the call site (NodeContext.source_node).
+        self.outer_sources: dict[str, Node | None] = {}
+        #: Per-group state of app.material.group_lowering (its analyses, helpers, the current call's data).
+        self.groups: Any = None
         self.module = Module()
+        #: Every builder made for this lowering (shared with its function lowerings); `finish_functions` completes them.
+        self.builders: list[FunctionBuilder] = []
+        self.report: Callable[[str | None, str], None] = lambda _node_id, _message: None
+
+    def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
+        """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
+        return NodeContext(self, node, node_type)
+
+    def lower_group_node(self, role: str, ctx: NodeContext) -> None:
+        """Lower a group instance, Group Input or Group Output node (`role`); app.material.groups' types call this."""
+        lowerers = {
+            "instance": group_lowering.lower_instance,
+            "input": group_lowering.lower_group_input,
+            "output": group_lowering.lower_group_output,
+        }
+        lowerers[role](ctx)
 
     def record(self, item: Any) -> None:
-        self.provenance.setdefault(id(item), self.owner)
+        if self.top_owner is None:
+            self.provenance.setdefault(id(item), self.owner)
+            return
+        self.provenance.setdefault(id(item), self.top_owner)
+        definition = self.scope.definition
+        self.scoped_provenance.setdefault(id(item), (definition.id if definition is not None else "", self.owner))
+
+    def function_lowering(self, graph: MaterialGraph, resolution: TypeResolution, scope: Scope, function: Function,
+                          top_owner: str) -> _Lowering:
+        """A lowering of `graph` (a group's body in `scope`) into `function`, sharing this lowering's module.
+
+        Shared: the module, its uniforms, parameters, helpers, host uniforms,
+        varyings and provenance. Its own: the graph, types, values, sources
+        (each function computes what it reads) and the builder, which
+        `fragment_main` names in both so every node lowers unchanged.
+        """
+        child = copy_module.copy(self)
+        child.graph = graph
+        child.resolution = resolution
+        child.scope = scope
+        child.top_owner = top_owner
+        child.owner = ""
+        child.values = {}
+        child.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
+        child.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
+        child.sources = {}
+        child.forced_control = set()
+        child.outer_sources = {}
+        child.fragment_main = TrackingFunctionBuilder(function, child)
+        return child
+
+    def finish_functions(self) -> None:
+        """Put every builder's deferred register declarations in place (one splice per function)."""
+        for builder in self.builders:
+            builder.finish()
 
     # Module skeleton.
 
-    def build_skeleton(self, output_node: str) -> None:
+    def build_skeleton(self, output_node: str, override: OutputOverride | None = None) -> None:
         """The scene uniform and the fragment entry; the vertex stage comes last (`finish_vertex_stage`)."""
         self.owner = output_node
-        self.output_name = OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name]
+        self.override = override
+        self.output_name = override.output_name if override is not None else OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name]
         module = self.module
         scene_type = record(SCENE_RECORD_NAME, SCENE_FIELDS)
         self.scene = add_uniform(module, SCENE_UNIFORM_NAME, scene_type)
@@ -491,7 +626,8 @@ class _Lowering:
         self.owner = output_node
         vertex = VertexStage(self)
         varyings = sorted((SURFACE_VARYINGS[name] for name in self.varying_inputs), key=lambda varying: varying.location)
-        needed = {"position"}.union(*(varying.inputs for varying in varyings))
+        clip_from_texcoord = self.override is not None and self.override.clip_from_texcoord
+        needed = {"position", *(("texcoord",) if clip_from_texcoord else ())}.union(*(varying.inputs for varying in varyings))
         # Interface in a readable order: inputs by location, then Position, then varyings by location.
         for spec in sorted((VERTEX_INPUTS_BY_NAME[name] for name in needed), key=lambda spec: spec.location):
             vertex.input(spec.name)
@@ -501,8 +637,14 @@ class _Lowering:
         for varying in varyings:
             outputs.append(vertex.stage.output(varying.name, varying.type, varying.location, varying.semantic))
             self.record(self.module.vertex.interface[-1])
-        world = vertex.world_position4()
-        eye = vertex.fn.multiply(vertex.scene("view"), world)
+        if clip_from_texcoord:
+            # The UV square [0, 1]^2 onto clip space [-1, 1]^2; `projection` picks a tile of it.
+            fn = vertex.fn
+            uv = fn.subtract(fn.multiply(vertex.input("texcoord"), fn.f(2.0)), fn.construct(vec(2), fn.f(1.0)))
+            eye = fn.construct(vec(4), uv, fn.f(0.0), fn.f(1.0))
+        else:
+            world = vertex.world_position4()
+            eye = vertex.fn.multiply(vertex.scene("view"), world)
         vertex.fn.store(clip, vertex.fn.multiply(vertex.scene("projection"), eye))
         for varying, output in zip(varyings, outputs):
             vertex.fn.store(output, varying.compute(vertex))
@@ -603,14 +745,49 @@ class _Lowering:
         return reference
 
 
+# What the lowering reads -----------------------------------------------------------------------
+
+
+def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
+    """Whether `lower` reads the same from both graphs, so their modules are the same text.
+
+    The lowering reads nodes (ids, types, properties) and connections. It
+    does not read positions, frames, variants, nor a parameter node's value
+    (`PARAMETER_VALUE_PROPERTY`: a uniform's value is the host's, never in
+    the module; only `LoweringResult.parameters`' defaults show it). The
+    session skips lowering for edits of those alone (docs/performance.md).
+    Anything a later change makes the lowering read must be compared here.
+    """
+    from app.material.graph import Connection, _json_value
+    from app.material.parameters import PARAMETER_VALUE_PROPERTY
+
+    if first.nodes.keys() != second.nodes.keys():
+        return False
+    for node_id, node in first.nodes.items():
+        other = second.nodes[node_id]
+        if node.type_name != other.type_name:
+            return False
+        if node.properties == other.properties:
+            continue
+        ignored = PARAMETER_VALUE_PROPERTY.get(node.type_name)
+        mine = {name: value for name, value in node.properties.items() if name != ignored}
+        theirs = {name: value for name, value in other.properties.items() if name != ignored}
+        if mine != theirs and _json_value(mine) != _json_value(theirs):  # lists read back from JSON equal tuples
+            return False
+    if len(first.connections) != len(second.connections):
+        return False
+    return first.connections == second.connections or (
+        sorted(first.connections, key=Connection.sort_key) == sorted(second.connections, key=Connection.sort_key))
+
+
 # Entry point ----------------------------------------------------------------------------------
 
 
-def lower(graph: MaterialGraph) -> LoweringResult:
-    """Lower, verify, publish and compile a material graph. Never raises."""
+def lower(graph: MaterialGraph, *, override: OutputOverride | None = None) -> LoweringResult:
+    """Lower, verify, publish and compile a material graph (re-targeted by `override`). Never raises."""
     result = LoweringResult()
     try:
-        _lower(graph, result)
+        _lower(graph, result, override)
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
         result.text = ""
@@ -619,38 +796,54 @@ def lower(graph: MaterialGraph) -> LoweringResult:
     return result
 
 
-def _parameter_name_problems(graph: MaterialGraph) -> dict[str, str]:
-    """Per parameter node: why its uniform name is unusable (empty, reserved, or taken)."""
-    problems: dict[str, str] = {}
-    users: dict[str, list[str]] = {}
-    for node_id in sorted(graph.nodes, key=node_id_key):
-        node = graph.nodes[node_id]
-        if node.type_name not in PARAMETER_NODE_TYPES:
-            continue
-        name = node.properties.get("name")
-        if not isinstance(name, str) or not name.strip():
-            problems[node_id] = "a parameter needs a nonempty name"
-        elif name in RESERVED_UNIFORM_NAMES:
-            problems[node_id] = f"the parameter name '{name}' is reserved for the scene data"
-        else:
-            users.setdefault(name, []).append(node_id)
-    for name, node_ids in users.items():
-        if len(node_ids) > 1:
-            for node_id in node_ids:
-                others = ", ".join(other for other in node_ids if other != node_id)
-                problems[node_id] = f"parameter name '{name}' is also used by {others}; names must be unique"
+def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -> dict[tuple[str | None, str], str]:
+    """Per parameter node: why its uniform name is unusable (empty, reserved, or taken).
+
+    Keys are (definition id or None for the material, node id): parameter
+    nodes inside the group definitions `scopes` declare uniforms too, one
+    per definition however many instances it has, so names must be unique
+    across the material and those bodies.
+    """
+    problems: dict[tuple[str | None, str], str] = {}
+    users: dict[str, list[tuple[str | None, str]]] = {}
+    places: list[tuple[str | None, MaterialGraph]] = [(None, graph)]
+    places += [(function_id, graph.functions[function_id].body) for function_id in scopes if function_id in graph.functions]
+    for scope, place in places:
+        for node_id in sorted(place.nodes, key=node_id_key):
+            node = place.nodes[node_id]
+            if node.type_name not in PARAMETER_NODE_TYPES:
+                continue
+            name = node.properties.get("name")
+            if not isinstance(name, str) or not name.strip():
+                problems[(scope, node_id)] = "a parameter needs a nonempty name"
+            elif name in RESERVED_UNIFORM_NAMES:
+                problems[(scope, node_id)] = f"the parameter name '{name}' is reserved for the scene data"
+            else:
+                users.setdefault(name, []).append((scope, node_id))
+
+    def where(key: tuple[str | None, str]) -> str:
+        return key[1] if key[0] is None else f"{key[1]} in group '{graph.functions[key[0]].name}'"
+
+    for name, keys in users.items():
+        if len(keys) > 1:
+            for key in keys:
+                others = ", ".join(where(other) for other in keys if other != key)
+                problems[key] = f"parameter name '{name}' is also used by {others}; names must be unique"
     return problems
 
 
-def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
+def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverride | None = None) -> None:
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
+    scope = scope_of(graph, None)
     result.timings["types"] = time.perf_counter() - started
 
     outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name in OUTPUT_NODE_TYPES), key=node_id_key)
     output_node = outputs[0] if outputs else None
     live = connected_nodes(graph, [output_node]) if output_node is not None else set()
+    if override is not None and override.roots is not None and output_node is not None:
+        live = connected_nodes(graph, [root for root in override.roots if root in graph.nodes]) | {output_node}
 
     def report(node_id: str | None, message: str, category: str = "graph") -> None:
         severity = "error" if node_id is None or node_id in live else "warning"
@@ -663,12 +856,18 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
     for node_id in sorted(resolution.errors, key=node_id_key):
         for message in resolution.errors[node_id]:
             report(node_id, message)
-    for node_id, message in sorted(_parameter_name_problems(graph).items(), key=lambda item: node_id_key(item[0])):
-        report(node_id, message)
+    groups = group_lowering.GroupState(graph, live)
+    groups.check(result)
+    for (where, node_id), message in sorted(_parameter_name_problems(graph, groups.used).items(),
+                                            key=lambda item: (item[0][0] or "", node_id_key(item[0][1]))):
+        if where is None:
+            report(node_id, message)
+        else:
+            result.diagnostics.append(groups.scoped_diagnostic(where, node_id, message))
     if output_node is None or result.errors:
         return
 
-    control_nodes = {node_id for node_id in live if NODE_TYPES[graph.nodes[node_id].type_name].control}
+    control_nodes = {node_id for node_id in live if _is_control(graph.nodes[node_id], scope)}
     controlled = connected_nodes(graph, control_nodes, upstream=False) & live
     priority = {node_id: (1 if node_id in controlled else 0) for node_id in live}
     priority[output_node] = 2
@@ -677,24 +876,41 @@ def _lower(graph: MaterialGraph, result: LoweringResult) -> None:
 
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
-    lowering.build_skeleton(output_node)
+    lowering.groups = groups
+    lowering.report = report
+    groups.prepare(lowering, control_nodes)
+    lowering.build_skeleton(output_node, override)
+    failed: set[str] = set()
     for node_id in order:
         node = graph.nodes[node_id]
-        node_type = NODE_TYPES[node.type_name]
+        node_type = node_type_for(node, scope)
+        assert node_type is not None  # resolved without errors above
+        if any(lowering.incoming[key].source_node in failed for key in lowering.incoming if key[0] == node_id):
+            failed.add(node_id)  # fed by a node that could not be lowered (reported there)
+            continue
         lowering.owner = node_id
+        lower_node = override.lower if override is not None and node_id == output_node else node_type.lower
         try:
-            node_type.lower(NodeContext(lowering, node, node_type))
+            lower_node(NodeContext(lowering, node, node_type))
         except LoweringFailure as failure:
             report(node_id, str(failure))
+            failed.add(node_id)
     if not result.errors:
         lowering.finish_vertex_stage(output_node)
+    lowering.finish_functions()
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
+    result.scoped_provenance = lowering.scoped_provenance
     result.timings["lowering"] = time.perf_counter() - started
     if result.errors:
         return
     result.module = lowering.module
     _verify_publish_compile(result)
+
+
+def _is_control(node: Node, scope: Scope) -> bool:
+    node_type = node_type_for(node, scope)
+    return node_type is not None and node_type.control
 
 
 def _verify_publish_compile(result: LoweringResult) -> None:
@@ -707,10 +923,11 @@ def _verify_publish_compile(result: LoweringResult) -> None:
     try:
         result.verified = VerifiedModule.create(module, label="material")
     except VerificationError as error:
-        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject, error.context), "semantic", error.message))
+        node_id = result.node_for(error.subject, error.context)
+        result.diagnostics.append(result.diagnostic(node_id, "semantic", error.message, error.subject, error.context))
         return
     except VplError as error:
-        result.diagnostics.append(NodeDiagnostic(result.node_for(error.subject), "semantic", error.message))
+        result.diagnostics.append(result.diagnostic(result.node_for(error.subject), "semantic", error.message, error.subject))
         return
     finally:
         result.timings["publication"] = time.perf_counter() - started
@@ -720,13 +937,14 @@ def _verify_publish_compile(result: LoweringResult) -> None:
     try:
         result.artifact = glsl.compile(result.verified)
     except VplError as error:
-        result.diagnostics.append(NodeDiagnostic(_map_target_subject(result, error), "target", error.message))
+        node_id, ours = _map_target_subject(result, error)
+        result.diagnostics.append(result.diagnostic(node_id, "target", error.message, ours))
     finally:
         result.timings["glsl"] = time.perf_counter() - started
 
 
-def _map_target_subject(result: LoweringResult, error: VplError) -> str | None:
-    """The node behind a backend diagnostic.
+def _map_target_subject(result: LoweringResult, error: VplError) -> tuple[str | None, Any]:
+    """The node behind a backend diagnostic, and the object of our module it found it through.
 
     `glsl.compile` works on its own materialized copy of the published
     module, so its subject is not one of our objects; the error carries the
@@ -738,11 +956,11 @@ def _map_target_subject(result: LoweringResult, error: VplError) -> str | None:
     node_id = result.node_for(error.subject)
     subject_path = error.subject_path
     if node_id is not None or subject_path is None or result.module is None:
-        return node_id
+        return node_id, error.subject
     for length in range(len(subject_path), 0, -1):
         ours = paths.object_at(result.module, subject_path[:length])
         if ours is not None:
             node_id = result.node_for(ours)
             if node_id is not None:
-                return node_id
-    return None
+                return node_id, ours
+    return None, None

@@ -20,6 +20,17 @@ The modules of `app.material.nodes` (one per category, in palette order)
 declare their node types with `register`; `app.material.catalog` imports
 them all. Read the registry through the catalog (`catalog.NODE_TYPES`):
 imported from here alone, it holds only what has been registered so far.
+
+Nodes whose ports depend on data (a group instance's on its definition, a
+Custom Code node's on its own properties) have a *dynamic* type: a resolver
+registered with `register_dynamic` (by `app.material.groups` and
+`app.material.custom_code`, which the catalog imports too) builds their
+`NodeType` from the node and its `Scope` (the document's group definitions
+and the definition whose body holds the node). Everything that needs a
+node's ports asks `node_type_for` / `resolve_node_type`, which live here
+(not in the catalog) so the graph model, the type propagation and the group
+modules can use them without importing the catalog that imports them.
+
 The lowering context appears in annotations only (`TYPE_CHECKING`), so this
 module sits below the node modules, the catalog and the lowering.
 """
@@ -27,7 +38,7 @@ module sits below the node modules, the catalog and the lowering.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +46,7 @@ from app.material.port_types import PortConstraint, PortType
 from vpl_core.ir.values import round_to_float32
 
 if TYPE_CHECKING:
-    from app.material.graph import Node
+    from app.material.graph import GroupDefinition, Node
     from app.material.lowering import NodeContext
 
 
@@ -55,8 +66,9 @@ DEFAULT_SOURCES: dict[str, PortType] = {
     "time": PortType.FLOAT,
 }
 
-#: "ramp": colour ramp stops, a tuple of (position, r, g, b, a) tuples (app/material/nodes/color.py).
-PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture", "ramp")
+#: "ramp": colour ramp stops, a tuple of (position, r, g, b, a) tuples (app/material/nodes/color.py);
+#: "ports": declared ports, a tuple of (name, type) pairs, and "code": VPL text (app/material/custom_code.py).
+PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture", "ramp", "ports", "code")
 
 DefaultValue = float | tuple[float, ...] | bool | str | None
 
@@ -149,6 +161,29 @@ class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside t
     """A node cannot be lowered as configured; becomes a 'graph' diagnostic on that node."""
 
 
+@dataclass(frozen=True)
+class NodeDiagnostic:
+    """A problem shown on a node (or on the whole graph when `node_id` is None).
+
+    Part of `lowering.LoweringResult` (and re-exported there); defined here so
+    that `app.material.group_lowering` makes them without importing the lowering.
+
+    `category` is 'graph' (types, connections, names), 'semantic' (the VPL
+    verifier), 'target' (the GLSL backend) or 'driver' (the GL driver, from
+    the preview). `severity` 'warning' marks problems of nodes that do not
+    feed the output: they are shown but do not stop the material.
+    """
+
+    node_id: str | None
+    category: str
+    message: str
+    severity: str = "error"
+    #: For a problem inside a group: the definition whose body holds it, and the node there (None: the
+    #: definition as a whole). `node_id` is then the node of the material that leads to it (an instance).
+    scope: str | None = None
+    scoped_node: str | None = None
+
+
 # Property values as stored (possibly hand-edited): tolerant readers ---------------------------
 
 
@@ -223,3 +258,43 @@ def register(node_type: NodeType) -> NodeType:
     NODE_TYPES[node_type.type_name] = node_type
     return node_type
 
+
+
+@dataclass(frozen=True, eq=False)
+class Scope:
+    """Where a node sits: the document's group definitions, and the definition whose body holds it.
+
+    `definition` is None for the material's own graph. Group Input and
+    Group Output nodes take their ports from `definition`'s interface, group
+    instances from the definition they name in `functions`.
+    """
+
+    functions: Mapping[str, GroupDefinition] = field(default_factory=dict)
+    definition: GroupDefinition | None = None
+
+
+#: A dynamic type's resolver: the node's `NodeType`, or a message saying why it has none.
+DynamicResolver = Callable[["Node", Scope], "NodeType | str"]
+DYNAMIC_NODE_TYPES: dict[str, DynamicResolver] = {}
+
+
+def register_dynamic(type_name: str, resolver: DynamicResolver) -> None:
+    """Node type `type_name` gets its ports from `resolver` (see the module docstring)."""
+    if type_name in DYNAMIC_NODE_TYPES:
+        raise ValueError(f"dynamic node type {type_name!r} registered twice")
+    DYNAMIC_NODE_TYPES[type_name] = resolver
+
+
+def resolve_node_type(node: Node, scope: Scope | None = None) -> NodeType | str:
+    """The node's type (a dynamic one built for this node and scope), or why it has none."""
+    resolver = DYNAMIC_NODE_TYPES.get(node.type_name)
+    if resolver is not None:
+        return resolver(node, scope if scope is not None else Scope())
+    found = NODE_TYPES.get(node.type_name)
+    return found if found is not None else f"unknown node type '{node.type_name}'"
+
+
+def node_type_for(node: Node, scope: Scope | None = None) -> NodeType | None:
+    """The node's type, or None when it has none (`resolve_node_type` says why)."""
+    resolved = resolve_node_type(node, scope)
+    return resolved if isinstance(resolved, NodeType) else None

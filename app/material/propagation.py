@@ -10,6 +10,9 @@ width is that of its default (`node_types.input_default`).
 (`traversal.topological_order`) and reports per-node errors as strings; it
 never raises for any graph. The lowering, the editor's port colours and the
 drag check (`app.material.connections`) all read its `TypeResolution`.
+Node types are looked up with `node_types.resolve_node_type` (not the
+catalog: the group modules, which the catalog imports, propagate types);
+the registry is complete once `app.material.catalog` has been imported.
 """
 
 from __future__ import annotations
@@ -17,8 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.material.catalog import NODE_TYPES
-from app.material.node_types import DEFAULT_SOURCES, NodeType, input_default
+from app.material.node_types import DEFAULT_SOURCES, NodeType, Scope, input_default, resolve_node_type
 from app.material.port_types import Constraint, PortType, float_type, refusal
 from app.material.traversal import topological_order
 
@@ -144,12 +146,20 @@ def resolve_node(
     return outputs
 
 
-def propagate(graph: MaterialGraph, restrict: set[str] | None = None) -> TypeResolution:
+def scope_of(graph: MaterialGraph, scope: Scope | None) -> Scope:
+    """`scope`, or the top-level scope of `graph` (its own group definitions)."""
+    return scope if scope is not None else Scope(graph.functions)
+
+
+def propagate(graph: MaterialGraph, restrict: set[str] | None = None, scope: Scope | None = None) -> TypeResolution:
     """Resolve every port of the graph; errors become per-node messages, never exceptions.
 
     `restrict`, a set of node ids closed under "feeds into" (every source of
-    a member is a member), limits the work to those nodes.
+    a member is a member), limits the work to those nodes. `scope` says
+    where the graph sits (`node_types.Scope`: a group's body needs its
+    definition); by default the graph is a material with its own definitions.
     """
+    scope = scope_of(graph, scope)
     resolution = TypeResolution()
     order, cyclic = topological_order(graph)
     if restrict is not None:
@@ -167,9 +177,9 @@ def propagate(graph: MaterialGraph, restrict: set[str] | None = None) -> TypeRes
     outputs_by_node: dict[str, dict[str, PortType]] = {}
     for node_id in order:
         node = graph.nodes[node_id]
-        node_type = NODE_TYPES.get(node.type_name)
-        if node_type is None:
-            resolution.error(node_id, f"unknown node type '{node.type_name}'")
+        node_type = resolve_node_type(node, scope)
+        if isinstance(node_type, str):
+            resolution.error(node_id, node_type)
             resolution.blocked.add(node_id)
             continue
         sources: dict[str, PortType | None] = {}

@@ -119,7 +119,14 @@ noise about 2x, value noise 3x, gradient/simplex 2D 4-5x, Voronoi 2D 6x,
 fractal about 5 times its basis (a 3D gradient fBm above 100x). On a GPU
 everything is much faster; the ratios still tell what is expensive.
 
-![Stylised lava, triplanar rock, tiled floor and toon shading (examples)](images/node-library-examples.png)
+The examples built with these nodes: stylised lava, triplanar rock and a
+tiled floor end in the Surface Output, so the stage's light and
+environment light them like any physically based material (the patterns
+drive base colour, roughness, a bump and, for the lava, emission); toon
+shading stays on the Unlit Output on purpose, its flat bands being the
+look (`tools/make_pbr_screenshots.py --only node-library-examples`).
+
+![Stylised lava, triplanar rock and tiled floor (Surface Output) in the studio and outdoor environments, toon shading (Unlit Output)](images/node-library-examples.png)
 """
 
 

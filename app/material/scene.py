@@ -69,18 +69,25 @@ class VertexInput:
     location: int
     name: str
     type: Type
-    semantic: str  # canonical semantic spelling: "none" or "texcoord"
+    semantic: str  # canonical semantic spelling: "none", "texcoord" or "color"
 
 
 #: The mesh attributes a host provides, by location. A material declares only the inputs it
 #: reads (the lowering declares them on demand), so a host that provides fewer (no tangents)
 #: still runs every material that does not read the missing ones. `tangent` is a vec4: xyz the
 #: unit tangent along +u, w the handedness sign, bitangent = w * cross(normal, tangent.xyz)
-#: (MikkTSpace / glTF convention, app/preview/tangents.py).
+#: (MikkTSpace / glTF convention, app/preview/tangents.py). `color` is the vertex colour,
+#: linear RGBA (glTF's COLOR_0); a host whose mesh has none binds `DEFAULT_VERTEX_COLOR`.
 VERTEX_INPUTS: tuple[VertexInput, ...] = (
     VertexInput(0, "position", vec(3), "none"),
     VertexInput(1, "normal", vec(3), "none"),
     VertexInput(2, "texcoord", vec(2), "texcoord"),
     VertexInput(3, "tangent", vec(4), "none"),
+    VertexInput(4, "color", vec(4), "color"),
 )
+
+#: The vertex colour of a mesh without colours: opaque white, as glTF 2.0 specifies for a
+#: primitive without COLOR_0, so a material that multiplies by the vertex colour looks the
+#: same on every mesh that has none (GL: a constant attribute, `glVertexAttrib4f`).
+DEFAULT_VERTEX_COLOR: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
 VERTEX_INPUTS_BY_NAME: dict[str, VertexInput] = {vertex_input.name: vertex_input for vertex_input in VERTEX_INPUTS}

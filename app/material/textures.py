@@ -1,4 +1,4 @@
-"""Texture images as numpy arrays: the default checker and layout conventions.
+"""Texture images as numpy arrays: the default checker, layout and colour conventions.
 
 An image is an array of shape (height, width, 4), RGBA (uint8, or float32
 for high-precision sources: 16-bit, HDR, EXR), first row at the top (as QImage and `Renderer.read_pixels` have it). The renderer flips
@@ -64,3 +64,9 @@ def as_rgba_image(image: np.ndarray) -> np.ndarray:
         opaque = 255 if array.dtype == np.uint8 else 1.0
         array = np.concatenate([array, np.full(array.shape[:2] + (1,), opaque, array.dtype)], axis=2)
     return np.ascontiguousarray(array)
+
+
+def srgb_to_linear(values: np.ndarray | float) -> np.ndarray:
+    """sRGB-encoded components in [0, 1] to linear ones: the IEC 61966-2-1 decoding curve, elementwise."""
+    encoded = np.asarray(values, dtype=np.float64)
+    return np.where(encoded <= 0.04045, encoded / 12.92, ((encoded + 0.055) / 1.055) ** 2.4)

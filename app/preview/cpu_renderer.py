@@ -13,8 +13,10 @@ preview fallback, `vpl run --mesh`).
 How each input reaches the module, as the GL renderer does it:
 
 - vertex inputs at the contract's locations (0 position, 1 normal,
-  2 texcoord, 3 tangent) get the mesh arrays when they are float scalars or
-  vectors; every other input reads zero (matrices: identity columns);
+  2 texcoord, 3 tangent, 4 colour) get the mesh arrays when they are float
+  scalars or vectors; location 4 of a mesh without colours reads
+  `DEFAULT_VERTEX_COLOR`; every other input reads zero (matrices: identity
+  columns);
 - the record uniform `scene` is filled by field name from `scene_values`,
   fields whose type cannot take the value stay zero;
 - record uniforms are std140 blocks on the GPU: their values are packed
@@ -58,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import DEFAULT_VERTEX_COLOR, HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
 from app.material.textures import checker_rgba
 from app.preview import ibl, post
 from app.preview import std140 as packer
@@ -90,7 +92,7 @@ from vpl_core.publish import VerifiedModule
 
 #: Mesh attribute each contract location is fed from.
 MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
-_MESH_ARRAYS = {"position": "positions", "normal": "normals", "texcoord": "texcoords", "tangent": "tangents"}
+_MESH_ARRAYS = {"position": "positions", "normal": "normals", "texcoord": "texcoords", "tangent": "tangents", "color": "colors"}
 #: The clear value of the HDR image: no surface drawn there (the post pass shows the background colour).
 _UNCOVERED_PIXEL = (post.UNCOVERED, post.UNCOVERED, post.UNCOVERED, 0.0)
 
@@ -274,6 +276,9 @@ class CpuRenderer(PreviewState):
             data = getattr(mesh, _MESH_ARRAYS.get(attribute, f"{attribute}s"), None) if attribute is not None else None
             if data is not None and is_float:
                 attributes[location] = data
+            elif attribute == "color" and is_float:
+                # A mesh without vertex colours: the contract's constant, as the GL renderer binds it.
+                attributes[location] = np.broadcast_to(np.asarray(DEFAULT_VERTEX_COLOR, dtype=np.float32), (count, 4))
             elif isinstance(value_type, MatrixType):
                 for column in range(value_type.columns):
                     unit = np.zeros(4, dtype=np.float32)

@@ -4,9 +4,12 @@ Each mesh has per-vertex `positions` (N x 3), `normals` (N x 3, unit
 length), `texcoords` (N x 2), `tangents` (N x 4: unit tangent along +u and
 the handedness sign, MikkTSpace convention, `app/preview/tangents.py`) as
 float32 and triangle `indices` (M x 3, uint32), counter-clockwise when seen
-from outside. They feed the vertex inputs at locations 0, 1, 2 and 3
-(`app/material/scene.py`). All meshes are centred on the origin with an
-extent of about one unit, so one default camera frames them all.
+from outside; `colors` (N x 4, linear RGBA) only when the source has vertex
+colours (an imported file's), else None. They feed the vertex inputs at
+locations 0, 1, 2, 3 and 4 (`app/material/scene.py`; a mesh without colours
+feeds location 4 the constant `scene.DEFAULT_VERTEX_COLOR`). All meshes are
+centred on the origin with an extent of about one unit, so one default
+camera frames them all.
 
 Build meshes with `build_mesh`, which generates the tangents (splitting
 vertices on mirrored-texture seams, so the vertex count can grow) unless
@@ -41,6 +44,7 @@ class Mesh:
     texcoords: np.ndarray
     indices: np.ndarray
     tangents: np.ndarray
+    colors: np.ndarray | None = None  # (N, 4) float32 linear RGBA, or None: no vertex colours
 
     @property
     def vertex_count(self) -> int:
@@ -62,18 +66,29 @@ def build_mesh(
     texcoords: np.ndarray,
     indices: np.ndarray,
     tangents: np.ndarray | None = None,
+    colors: np.ndarray | None = None,
 ) -> Mesh:
     """A `Mesh` with float32/uint32 arrays; tangents generated (MikkTSpace convention) when None.
 
     Generating tangents may split vertices (mirrored-texture seams), so the
-    returned mesh can have more vertices than given. Given tangents must be
-    (N, 4) with w = +1 or -1.
+    returned mesh can have more vertices than given (split vertices keep
+    their colour). Given tangents must be (N, 4) with w = +1 or -1; given
+    colours (N, 3) or (N, 4) linear RGB(A), alpha 1 when absent.
     """
+    vertex_count = np.asarray(positions).reshape(-1, 3).shape[0]
+    if colors is not None:
+        colors = np.asarray(colors, dtype=np.float32)
+        if colors.ndim != 2 or colors.shape[0] != vertex_count or colors.shape[1] not in (3, 4):
+            raise ValueError("colors must have one RGB or RGBA row per vertex")
+        if colors.shape[1] == 3:
+            colors = np.concatenate([colors, np.ones((vertex_count, 1), dtype=np.float32)], axis=1)
+        colors = np.ascontiguousarray(colors)
     if tangents is None:
         generated = generate_tangents(positions, normals, texcoords, indices)
-        return Mesh(name, generated.positions, generated.normals, generated.texcoords, generated.indices, generated.tangents)
+        return Mesh(name, generated.positions, generated.normals, generated.texcoords, generated.indices, generated.tangents,
+                    None if colors is None else np.ascontiguousarray(colors[generated.remap]))
     tangents = np.asarray(tangents, dtype=np.float32).reshape(-1, 4)
-    if tangents.shape[0] != np.asarray(positions).reshape(-1, 3).shape[0]:
+    if tangents.shape[0] != vertex_count:
         raise ValueError("tangents must have one row per vertex")
     return Mesh(
         name,
@@ -82,6 +97,7 @@ def build_mesh(
         np.ascontiguousarray(texcoords, dtype=np.float32).reshape(-1, 2),
         np.ascontiguousarray(indices, dtype=np.uint32).reshape(-1, 3),
         np.ascontiguousarray(tangents),
+        colors,
     )
 
 

@@ -17,6 +17,13 @@ object of the OBJ becomes one `Mesh` (app/preview/mesh.py):
 - tangents: the file's (glTF TANGENT, used only with the file's normals, as
   the specification asks), otherwise generated (MikkTSpace convention,
   `app.preview.tangents` through `mesh.build_mesh`);
+- vertex colours: glTF's COLOR_0 (linear RGB or RGBA, floats or normalised
+  integers, as the specification stores them) or an OBJ's `v x y z r g b`
+  colours (display colours, so sRGB-decoded to linear; 0..1, or 0..255 when
+  any value is above 1); linear RGBA with alpha 1 when the file gives RGB. A
+  file whose parts only partly have colours gets opaque white for the rest
+  (`scene.DEFAULT_VERTEX_COLOR`, what a mesh without colours shows); a file
+  with none gives a mesh without colours;
 - normalised to the view: centred on the bounding box's centre and scaled to
   a bounding radius of 1, like the built-in shapes.
 
@@ -40,6 +47,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
+
+from app.material.scene import DEFAULT_VERTEX_COLOR
+from app.material.textures import srgb_to_linear
 
 if TYPE_CHECKING:
     # pygltflib publishes no types (its classes are Any to mypy); the names say what is passed.
@@ -77,6 +87,7 @@ class _Part:
     normals: np.ndarray | None = None
     texcoords: np.ndarray | None = None
     tangents: np.ndarray | None = None
+    colors: np.ndarray | None = None  # (N, 4) linear RGBA
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,7 +96,8 @@ class MeshData:
 
     float64 `positions`, `normals` (unit), `texcoords` (N, 2) and int64
     `triangles` (M, 3); `tangents` (N, 4) when the file gave them (glTF, with
-    its normals), else None; `notes` say what was generated.
+    its normals), else None; `colors` (N, 4) linear RGBA when the file has
+    vertex colours, else None; `notes` say what was generated.
     """
 
     name: str
@@ -95,6 +107,7 @@ class MeshData:
     triangles: np.ndarray
     tangents: np.ndarray | None
     notes: tuple[str, ...] = field(default=())
+    colors: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -116,7 +129,8 @@ def import_mesh(path: str | Path) -> ImportedMesh:
 
     data = read_mesh_file(path)
     notes = data.notes if data.tangents is not None else data.notes + ("tangents were generated (MikkTSpace convention)",)
-    return ImportedMesh(build_mesh(data.name, data.positions, data.normals, data.texcoords, data.triangles, data.tangents), notes)
+    mesh = build_mesh(data.name, data.positions, data.normals, data.texcoords, data.triangles, data.tangents, data.colors)
+    return ImportedMesh(mesh, notes)
 
 
 def read_mesh_file(path: str | Path) -> MeshData:
@@ -177,9 +191,32 @@ def _read_obj(path: Path, label: str) -> list[_Part]:
                 triangles,
                 _per_vertex(geometry.get("vertex_normals"), len(positions), 3),
                 _per_vertex(getattr(geometry.get("visual"), "uv", None), len(positions), 2),
+                colors=_obj_colors(geometry.get("vertex_colors"), len(positions)),
             )
         )
     return parts
+
+
+def _obj_colors(values: object, count: int) -> np.ndarray | None:
+    """An OBJ's per-vertex colours (display colours: sRGB) as linear RGBA, or None when absent or malformed."""
+    if values is None:
+        return None
+    array = np.asarray(values)
+    if array.ndim != 2 or array.shape[0] != count or array.shape[1] not in (3, 4) or not np.issubdtype(array.dtype, np.number):
+        return None
+    colors = array.astype(np.float64)
+    if np.issubdtype(array.dtype, np.integer) or (colors.size and np.nanmax(colors) > 1.0):
+        colors = colors / 255.0  # written as bytes (0..255), as some exporters do
+    rgba = _rgba(colors)
+    rgba[:, :3] = srgb_to_linear(np.clip(rgba[:, :3], 0.0, 1.0))
+    return rgba
+
+
+def _rgba(colors: np.ndarray) -> np.ndarray:
+    """(N, 3) or (N, 4) colours as (N, 4), alpha 1 where none was given."""
+    if colors.shape[1] == 4:
+        return colors.copy()
+    return np.concatenate([colors, np.ones((len(colors), 1))], axis=1)
 
 
 def _per_vertex(values: object, count: int, width: int) -> np.ndarray | None:
@@ -453,11 +490,19 @@ def _read_primitive(document: GLTF2, buffers: _GltfBuffers, primitive: Primitive
     normals = optional("NORMAL", 3)
     texcoords = optional("TEXCOORD_0", 2)
     tangents = optional("TANGENT", 4)
+    colors = None
+    if getattr(attributes, "COLOR_0", None) is not None:
+        # Linear RGB or RGBA (glTF 3.7.2.1); normalised integers were turned into 0..1 by _accessor.
+        values = _accessor(document, buffers, attributes.COLOR_0, label)
+        if values.shape[0] != len(positions) or values.shape[1] not in (3, 4):
+            raise MeshImportError(f"{label}: COLOR_0 has {values.shape[0]} elements of {values.shape[1]}, "
+                                  f"expected {len(positions)} of 3 or 4")
+        colors = _rgba(values)
     if texcoords is not None:
         texcoords = np.stack([texcoords[:, 0], 1.0 - texcoords[:, 1]], axis=-1)  # glTF's origin is the top left
     if normals is None:
         tangents = None  # glTF 3.7.2.1: without normals, given tangents are ignored
-    return _Part(positions, triangles, normals, texcoords, tangents)
+    return _Part(positions, triangles, normals, texcoords, tangents, colors)
 
 
 def _triangles(order: np.ndarray, mode: int) -> np.ndarray:
@@ -490,7 +535,7 @@ def _transformed(part: _Part, matrix: np.ndarray) -> _Part:
         triangles = triangles[:, ::-1]
         if tangents is not None:
             tangents[:, 3] = -tangents[:, 3]
-    return _Part(positions, triangles, normals, part.texcoords, tangents)
+    return _Part(positions, triangles, normals, part.texcoords, tangents, part.colors)
 
 
 # --- common ---------------------------------------------------------------------------------------
@@ -510,8 +555,9 @@ def _flat(part: _Part) -> _Part:
     face_normals, _ = _unit_rows(np.cross(b - a, c - a))
     normals = np.repeat(face_normals, 3, axis=0)
     texcoords = None if part.texcoords is None else part.texcoords[corners]
+    colors = None if part.colors is None else part.colors[corners]
     triangles = np.arange(len(corners), dtype=np.int64).reshape(-1, 3)
-    return _Part(positions, triangles, normals, texcoords, None)
+    return _Part(positions, triangles, normals, texcoords, None, colors)
 
 
 def box_projection(part: _Part) -> _Part:
@@ -548,6 +594,7 @@ def box_projection(part: _Part) -> _Part:
         None if part.normals is None else part.normals[source],
         texcoords[first],
         None if part.tangents is None else part.tangents[source],
+        None if part.colors is None else part.colors[source],
     )
 
 
@@ -556,7 +603,7 @@ def _checked(part: _Part, label: str) -> _Part:
         raise MeshImportError(f"{label}: vertex positions contain NaN or infinite values")
     if part.triangles.size and (part.triangles.min() < 0 or part.triangles.max() >= len(part.positions)):
         raise MeshImportError(f"{label}: triangles refer to vertices the mesh does not have")
-    for name in ("normals", "texcoords", "tangents"):
+    for name in ("normals", "texcoords", "tangents", "colors"):
         values = getattr(part, name)
         if values is not None and not np.isfinite(values).all():
             setattr(part, name, None)  # regenerated below, as if the file had none
@@ -593,8 +640,9 @@ def _assemble(name: str, parts: list[_Part], label: str) -> MeshData:
         notes.append("the file has no texture coordinates: a box projection was generated")
         parts = [part if part.texcoords is not None else box_projection(part) for part in parts]
     given_tangents = all(part.tangents is not None for part in parts)
+    given_colors = any(part.colors is not None for part in parts)
     offset = 0
-    positions, normals, texcoords, tangents, triangles = [], [], [], [], []
+    positions, normals, texcoords, tangents, colors, triangles = [], [], [], [], [], []
     for part in parts:
         assert part.normals is not None and part.texcoords is not None  # generated above when missing
         positions.append(part.positions)
@@ -602,6 +650,8 @@ def _assemble(name: str, parts: list[_Part], label: str) -> MeshData:
         texcoords.append(part.texcoords)
         if given_tangents and part.tangents is not None:
             tangents.append(part.tangents)
+        if given_colors:
+            colors.append(part.colors if part.colors is not None else np.tile(DEFAULT_VERTEX_COLOR, (len(part.positions), 1)))
         triangles.append(part.triangles + offset)
         offset += len(part.positions)
     tangent_array: np.ndarray | None = None
@@ -609,11 +659,12 @@ def _assemble(name: str, parts: list[_Part], label: str) -> MeshData:
         tangent_array = np.concatenate(tangents)
         unit, _ = _unit_rows(tangent_array[:, :3])
         tangent_array = np.concatenate([unit, np.where(tangent_array[:, 3:4] < 0.0, -1.0, 1.0)], axis=1)
+    optional = ([tangent_array] if tangent_array is not None else []) + ([np.concatenate(colors)] if given_colors else [])
     vertices, triangle_array = _welded(
-        [np.concatenate(positions), np.concatenate(normals), np.concatenate(texcoords)] + ([tangent_array] if tangent_array is not None else []),
-        np.concatenate(triangles),
+        [np.concatenate(positions), np.concatenate(normals), np.concatenate(texcoords), *optional], np.concatenate(triangles)
     )
-    return MeshData(name, vertices[0], vertices[1], vertices[2], triangle_array, vertices[3] if given_tangents else None, tuple(notes))
+    return MeshData(name, vertices[0], vertices[1], vertices[2], triangle_array, vertices[3] if given_tangents else None,
+                    tuple(notes), vertices[-1] if given_colors else None)
 
 
 def _welded(attributes: list[np.ndarray], triangles: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:

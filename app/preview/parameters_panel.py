@@ -18,12 +18,13 @@ The dialogs are class attributes so tests (and other hosts) can replace them.
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QCursor, QIcon, QPixmap
+from PySide6.QtGui import QAction, QColor, QCursor, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QColorDialog,
     QComboBox,
@@ -231,7 +232,7 @@ class _TextureEditor(QWidget):
     def set_value(self, path: str | None) -> None:
         self._path = path
         self.button.setText(os.path.basename(path) if path else "Checker (default)")
-        self.button.setToolTip(path or "No image chosen: the preview samples a checker texture")
+        self.button.setToolTip(f"<p>{html.escape(path, quote=False)}</p>" if path else "No image chosen: the preview samples a checker texture")
         self.reset.setEnabled(path is not None)
 
     def _choose(self) -> None:
@@ -276,6 +277,8 @@ class ParametersPanel(QWidget):
     variantAddRequested = Signal()
     #: "Delete variant" was clicked for the named variant.
     variantRemoveRequested = Signal(str)
+    #: "Rename variant" (F2, the box's right-click menu, the pencil button) for the named variant.
+    variantRenameRequested = Signal(str)
     #: "Reset" of an overridden parameter was clicked.
     parameterResetRequested = Signal(str)
 
@@ -306,7 +309,8 @@ class ParametersPanel(QWidget):
         label = QLabel("Values:")
         self.variant_box = QComboBox()
         self.variant_box.setObjectName("variantBox")
-        self.variant_box.setToolTip("Named sets of parameter values saved with the material (material instances)")
+        self.variant_box.setToolTip("Named sets of parameter values saved with the material (material instances); "
+                                    "right-click or F2 to rename one")
         self.variant_box.activated.connect(self._variant_chosen)
         label.setBuddy(self.variant_box)
         self.add_variant_button = QToolButton()
@@ -317,9 +321,25 @@ class ParametersPanel(QWidget):
         self.remove_variant_button.setText("\u2212")
         self.remove_variant_button.setToolTip("Delete this variant")
         self.remove_variant_button.clicked.connect(self._request_variant_removal)
+        self.rename_variant_button = QToolButton()
+        self.rename_variant_button.setText("\u270e")
+        self.rename_variant_button.setToolTip("Rename this variant (F2)")
+        self.rename_variant_button.clicked.connect(self._request_rename)
+        # The same three on the box's right-click menu; F2 renames while the box has focus.
+        self.rename_variant_action = QAction("Rename Variant\u2026", bar)
+        self.rename_variant_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        self.rename_variant_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.rename_variant_action.triggered.connect(self._request_rename)
+        new_action = QAction("New Variant\u2026", bar)
+        new_action.triggered.connect(self.variantAddRequested)
+        self.remove_variant_action = QAction("Delete Variant", bar)
+        self.remove_variant_action.triggered.connect(self.remove_variant_button.click)
+        self.variant_box.addActions([self.rename_variant_action, new_action, self.remove_variant_action])
+        self.variant_box.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         row.addWidget(label)
         row.addWidget(self.variant_box, 1)
         row.addWidget(self.add_variant_button)
+        row.addWidget(self.rename_variant_button)
         row.addWidget(self.remove_variant_button)
         self.variant_bar = bar
         self.set_variants(VariantState())
@@ -382,8 +402,14 @@ class ParametersPanel(QWidget):
             self.variant_box.addItem(name, name)
         self.variant_box.setCurrentIndex(state.names.index(state.active) + 1 if state.active in state.names else 0)
         self.variant_box.blockSignals(False)
-        self.remove_variant_button.setEnabled(state.active is not None)
+        for widget in (self.remove_variant_button, self.rename_variant_button, self.rename_variant_action,
+                       self.remove_variant_action):
+            widget.setEnabled(state.active is not None)
         self._show_overrides()
+
+    def _request_rename(self) -> None:
+        if self._variants.active is not None:
+            self.variantRenameRequested.emit(self._variants.active)
 
     def _variant_chosen(self, index: int) -> None:
         name = self.variant_box.itemData(index)
@@ -402,7 +428,7 @@ class ParametersPanel(QWidget):
             font = label.font()
             font.setBold(overridden)
             label.setFont(font)
-            label.setToolTip(f"Set in variant \u201c{self._variants.active}\u201d (right-click to reset to the base value)"
+            label.setToolTip(f"Set in variant \u201c{html.escape(str(self._variants.active), quote=False)}\u201d (right-click to reset to the base value)"
                              if overridden else "")
 
     def set_value(self, name: str, value: Any) -> None:
@@ -428,6 +454,7 @@ class ParametersPanel(QWidget):
             editor.setObjectName(f"parameter:{spec.name}")
             self._editors[spec.name] = editor
             label = QLabel(spec.display_name)
+            label.setTextFormat(Qt.TextFormat.PlainText)  # a parameter name is the user's text, never markup
             label.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             label.customContextMenuRequested.connect(lambda _position, name=spec.name: self._offer_reset(name))
             self._form.addRow(label, editor)

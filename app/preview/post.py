@@ -53,6 +53,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from app.material.nodes.pbr_functions import HelperSet, call, constant3, linear_to_srgb, parameters, saturate, splat3
+from app.material.textures import srgb_to_linear
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform
@@ -379,4 +380,4 @@ def exposure_scale(exposure_ev: float) -> float:
 
 def decode_srgb(color: Sequence[float]) -> tuple[float, ...]:
     """sRGB-encoded components in [0, 1] to linear ones (IEC 61966-2-1), on the host."""
-    return tuple(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (float(v) for v in color))
+    return tuple(float(c) for c in srgb_to_linear(np.asarray([float(v) for v in color])))

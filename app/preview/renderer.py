@@ -32,11 +32,19 @@ environment, exposure, tone mapper, background) is `PreviewState`'s
 (`app.preview.preview_state`, shared with the CPU renderer): recorded at once
 and sent to GL at the next `render`, so a host may change it without making
 the context current, and a parameter change never relinks (`link_count`).
+
+Programs are linked once per code: an artifact whose GLSL (both stages, the
+colour output and its location: `program_key`) is byte-identical to one the
+renderer linked recently reuses that program and is only reflected again
+(`RECENT_PROGRAMS` are kept; undo and redo flip between two). A program
+linked elsewhere, in a context sharing this one's objects, is taken over
+with `adopt_program`.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +55,13 @@ from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N
 from OpenGL.raw.GL.VERSION.GL_2_0 import glShaderSource as _raw_shader_source  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
-from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.scene import (
+    DEFAULT_VERTEX_COLOR,
+    HOST_SAMPLERS,
+    SCENE_UNIFORM_NAME,
+    VERTEX_INPUTS,
+    VERTEX_INPUTS_BY_NAME,
+)
 from app.material.textures import checker_rgba
 from app.preview import std140
 from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE
@@ -90,9 +104,12 @@ from vpl_core.ir.types import (
 )
 
 GL_INVALID_INDEX = 0xFFFFFFFF
+#: Linked programs kept for reuse by code (the current one and the ones before it).
+RECENT_PROGRAMS = 4
 
 #: Mesh attribute each contract location is fed from.
 _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in VERTEX_INPUTS}
+_COLOR_LOCATION = VERTEX_INPUTS_BY_NAME["color"].location
 
 
 def context_is_es() -> bool:
@@ -168,7 +185,7 @@ class AttributeInfo:
     name: str
     location: int
     type: Type
-    mesh_attribute: str | None  # "position" / "normal" / "texcoord", or None for a constant
+    mesh_attribute: str | None  # the mesh array feeding it ("position" ... "color"), or None for a constant
 
 
 @dataclass
@@ -310,13 +327,16 @@ class Framebuffer:
     `color_format` is GL_RGBA8 (default) or GL_RGBA32F (colour-renderable on
     desktop GL and in ES 3.2); `sampled` makes the colour buffer a texture
     (NEAREST, no mipmaps: `texture`) that a later pass can read, instead of
-    a renderbuffer.
+    a renderbuffer. `depth_format` is GL_DEPTH_COMPONENT24 (default) or
+    GL_DEPTH24_STENCIL8 (what a QOpenGLWidget's framebuffer has).
     """
 
-    def __init__(self, width: int, height: int, color_index: int = 0, color_format: int = GL.GL_RGBA8, sampled: bool = False) -> None:
+    def __init__(self, width: int, height: int, color_index: int = 0, color_format: int = GL.GL_RGBA8, sampled: bool = False,
+                 depth_format: int = GL.GL_DEPTH_COMPONENT24) -> None:
         self.width, self.height = int(width), int(height)
         self.color_index = int(color_index)
         self.color_format = int(color_format)
+        self.depth_format = int(depth_format)
         self.sampled = sampled
         self.color_attachment = GL.GL_COLOR_ATTACHMENT0 + self.color_index
         self.framebuffer = GL.glGenFramebuffers(1)
@@ -336,7 +356,7 @@ class Framebuffer:
             GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.color)
             GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, self.color_format, self.width, self.height)
         GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, self.depth)
-        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, GL.GL_DEPTH_COMPONENT24, self.width, self.height)
+        GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, self.depth_format, self.width, self.height)
         GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, 0)
         previous = GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.framebuffer)
@@ -344,7 +364,8 @@ class Framebuffer:
             GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, self.color_attachment, GL.GL_TEXTURE_2D, self.texture, 0)
         else:
             GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, self.color_attachment, GL.GL_RENDERBUFFER, self.color)
-        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, GL.GL_DEPTH_ATTACHMENT, GL.GL_RENDERBUFFER, self.depth)
+        depth_attachment = GL.GL_DEPTH_STENCIL_ATTACHMENT if self.depth_format == GL.GL_DEPTH24_STENCIL8 else GL.GL_DEPTH_ATTACHMENT
+        GL.glFramebufferRenderbuffer(GL.GL_FRAMEBUFFER, depth_attachment, GL.GL_RENDERBUFFER, self.depth)
         if self.color_index:
             buffers = [GL.GL_NONE] * self.color_index + [self.color_attachment]
             GL.glDrawBuffers(len(buffers), np.array(buffers, dtype=np.uint32))
@@ -391,6 +412,81 @@ def read_float_pixels(x: int, y: int, width: int, height: int) -> np.ndarray:
     data = GL.glReadPixels(x, y, width, height, GL.GL_RGBA, GL.GL_FLOAT)
     pixels = np.frombuffer(data, dtype=np.float32).reshape(height, width, 4)
     return np.ascontiguousarray(pixels[::-1])
+
+
+ProgramKey = tuple[str, str, int, str]
+
+
+def program_key(artifact: ProgramArtifact) -> ProgramKey:
+    """What the linked program depends on: two artifacts with equal keys link to the same program."""
+    return (artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
+            artifact.fragment_color_output)
+
+
+def link_program(artifact: ProgramArtifact, is_es: bool) -> tuple[int, str]:
+    """Compile and link `artifact`'s two stages in the current context: (program, link log).
+
+    Raises `ProgramBuildError` (and checks that an ES context gets an ES target).
+    """
+    if is_es and not artifact.target.startswith("es"):
+        raise ProgramBuildError(
+            "vertex", f"this is an OpenGL ES context; the program was compiled for {artifact.target}, "
+            "not for an ES target (es300 or es320)")
+    return _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
+                         artifact.fragment_color_output, is_es)
+
+
+def sampler_units(artifact: ProgramArtifact) -> dict[str, int]:
+    """The texture unit of each sampler uniform, by logical name: in uniform order from 0."""
+    units: dict[str, int] = {}
+    for binding in artifact.uniforms:
+        if binding.kind is not UniformKind.RECORD and isinstance(binding.type, SamplerType):
+            units[binding.name] = len(units)
+    return units
+
+
+def attribute_feeds(artifact: ProgramArtifact) -> list[AttributeInfo]:
+    """The vertex inputs of `artifact` by location, each fed from its mesh attribute or, lacking one, a constant."""
+    attributes = []
+    for binding in artifact.vertex_interface:
+        if binding.direction is not Direction.IN or binding.location < 0:
+            continue
+        feed = _MESH_ATTRIBUTES.get(binding.location) if _is_float_attribute(binding.type) else None
+        attributes.append(AttributeInfo(binding.name, binding.location, binding.type, feed))
+    return attributes
+
+
+def bind_attributes(attributes: Sequence[AttributeInfo], has_colors: bool = False) -> None:
+    """Enable the mesh arrays the program reads; give every other vertex input a constant (the bound VAO's state).
+
+    `has_colors`: the bound mesh has vertex colours; without them the colour
+    input reads the documented constant `DEFAULT_VERTEX_COLOR`.
+    """
+    fed = {attribute.location for attribute in attributes
+           if attribute.mesh_attribute and (attribute.location != _COLOR_LOCATION or has_colors)}
+    for location in _MESH_ATTRIBUTES:
+        if location in fed:
+            GL.glEnableVertexAttribArray(location)
+        else:
+            GL.glDisableVertexAttribArray(location)
+    for attribute in attributes:
+        if attribute.location in fed:
+            continue
+        if attribute.mesh_attribute == "color":
+            GL.glVertexAttrib4f(attribute.location, *DEFAULT_VERTEX_COLOR)  # a mesh without vertex colours
+            continue
+        value_type = attribute.type
+        if isinstance(value_type, MatrixType):
+            # One location per column; identity columns leave a transform harmless.
+            for column in range(value_type.columns):
+                unit = [0.0, 0.0, 0.0, 0.0]
+                if column < 4:
+                    unit[column] = 1.0
+                GL.glVertexAttrib4f(attribute.location + column, *unit)
+        elif isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is not ScalarKind.FLOAT:
+            GL.glVertexAttribI4i(attribute.location, 0, 0, 0, 0)
+        else:
+            GL.glVertexAttrib4f(attribute.location, 0.0, 0.0, 0.0, 0.0)
 
 
 def _link_program(vertex_code: str, fragment_code: str, color_location: int, color_output: str, is_es: bool) -> tuple[int, str]:
@@ -472,9 +568,12 @@ class Renderer(PreviewState):
         self._environment_textures: dict[str, int] = {}
         self.link_count = 0
         self.program: ProgramInfo | None = None
+        #: Linked programs by code, least recently used first (the current one among them).
+        self._linked: OrderedDict[ProgramKey, int] = OrderedDict()
         self._vertex_array = 0
         self._vertex_buffer = 0
         self._index_buffer = 0
+        self._color_buffer = 0  # the mesh's vertex colours (location 4), when it has them
         self._index_count = 0
         self._checker_texture = 0
         self._textures: dict[str, int] = {}
@@ -500,7 +599,7 @@ class Renderer(PreviewState):
             return
         self.is_es = context_is_es()
         self._vertex_array = int(GL.glGenVertexArrays(1))
-        self._vertex_buffer, self._index_buffer = (int(b) for b in GL.glGenBuffers(2))
+        self._vertex_buffer, self._index_buffer, self._color_buffer = (int(b) for b in GL.glGenBuffers(3))
         self._checker_texture = self._upload_texture(0, checker_rgba())
         self._initialized = True
 
@@ -511,8 +610,11 @@ class Renderer(PreviewState):
         clear_pending_errors()
         self._delete_program(self.program)
         self.program = None
+        for program in self._linked.values():
+            GL.glDeleteProgram(program)
+        self._linked.clear()
         GL.glDeleteVertexArrays(1, [self._vertex_array])
-        GL.glDeleteBuffers(2, [self._vertex_buffer, self._index_buffer])
+        GL.glDeleteBuffers(3, [self._vertex_buffer, self._index_buffer, self._color_buffer])
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
@@ -583,8 +685,14 @@ class Renderer(PreviewState):
         GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._vertex_buffer)
         GL.glBufferData(GL.GL_ARRAY_BUFFER, mesh.interleaved(), GL.GL_STATIC_DRAW)
         for location, attribute in _MESH_ATTRIBUTES.items():
-            components, offset = ATTRIBUTE_LAYOUT[attribute]
-            GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
+            if attribute in ATTRIBUTE_LAYOUT:
+                components, offset = ATTRIBUTE_LAYOUT[attribute]
+                GL.glVertexAttribPointer(location, components, GL.GL_FLOAT, GL.GL_FALSE, VERTEX_STRIDE, ctypes.c_void_p(offset))
+        if mesh.colors is not None:
+            # Vertex colours live in a buffer of their own: most meshes have none (then a constant, _bind_attributes).
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._color_buffer)
+            GL.glBufferData(GL.GL_ARRAY_BUFFER, np.ascontiguousarray(mesh.colors, dtype=np.float32), GL.GL_STATIC_DRAW)
+            GL.glVertexAttribPointer(_COLOR_LOCATION, 4, GL.GL_FLOAT, GL.GL_FALSE, 16, ctypes.c_void_p(0))
         GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, self._index_buffer)
         GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, np.ascontiguousarray(mesh.indices, dtype=np.uint32), GL.GL_STATIC_DRAW)
         GL.glBindVertexArray(0)
@@ -609,23 +717,58 @@ class Renderer(PreviewState):
     def build_program(self, artifact: ProgramArtifact) -> ProgramInfo:
         """Compile, link and reflect `artifact`; on success it becomes the drawn program.
 
-        Raises `ProgramBuildError` with the driver's log; the previous
-        program then stays in use.
+        An artifact with the code of a program linked recently (`program_key`)
+        reuses it: reflected again, not linked. Raises `ProgramBuildError`
+        with the driver's log; the previous program then stays in use.
         """
         clear_pending_errors()
         self.initialize()
-        if self.is_es and not artifact.target.startswith("es"):
-            raise ProgramBuildError(
-                "vertex", f"this is an OpenGL ES context; the program was compiled for {artifact.target}, "
-                "not for an ES target (es300 or es320)")
+        reused = self.reuse_program(artifact)
+        if reused is not None:
+            return reused
         try:
-            program, log = _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
-                                         artifact.fragment_color_output, self.is_es)
+            program, log = link_program(artifact, self.is_es)
         except ProgramBuildError as error:
             if error.stage == "link":
                 self.link_count += 1  # counts glLinkProgram calls, failed ones too
             raise
         self.link_count += 1
+        return self.adopt_program(program, artifact, log)
+
+    def reuse_program(self, artifact: ProgramArtifact) -> ProgramInfo | None:
+        """Draw `artifact` with an already linked program of the same code; None when there is none."""
+        program = self._linked.get(program_key(artifact))
+        if program is None:
+            return None
+        clear_pending_errors()
+        self.initialize()
+        return self._use(program, artifact, self.program.link_log if self.program is not None else "")
+
+    def adopt_program(self, program: int, artifact: ProgramArtifact, log: str = "") -> ProgramInfo:
+        """Make `program`, linked from `artifact` (here or in a context sharing this one's objects), the drawn one.
+
+        The renderer owns it from now on (it deletes it when it falls out of `RECENT_PROGRAMS`).
+        """
+        clear_pending_errors()
+        self.initialize()
+        key = program_key(artifact)
+        previous = self._linked.pop(key, None)
+        if previous is not None and previous != program:
+            GL.glDeleteProgram(previous)
+        self._linked[key] = program
+        while len(self._linked) > RECENT_PROGRAMS:
+            _, evicted = self._linked.popitem(last=False)
+            GL.glDeleteProgram(evicted)  # deletion waits while the program is in use
+        return self._use(program, artifact, log)
+
+    def discard_program(self, program: int) -> None:
+        """Delete a program linked for this renderer that it will not draw (a build overtaken by a newer one)."""
+        if program not in self._linked.values() and (self.program is None or self.program.program != program):
+            clear_pending_errors()
+            GL.glDeleteProgram(program)
+
+    def _use(self, program: int, artifact: ProgramArtifact, log: str) -> ProgramInfo:
+        self._linked.move_to_end(program_key(artifact))
         info = self._reflect(program, artifact)
         info.link_log = log.strip()
         self._delete_program(self.program)
@@ -636,7 +779,7 @@ class Renderer(PreviewState):
 
     def _reflect(self, program: int, artifact: ProgramArtifact) -> ProgramInfo:
         info = ProgramInfo(program, artifact, radiance=writes_radiance(artifact))
-        unit = 0
+        info.samplers = sampler_units(artifact)
         for binding in artifact.uniforms:
             if binding.kind is UniformKind.RECORD:
                 info.blocks.append(self._make_block(program, binding))
@@ -646,14 +789,7 @@ class Renderer(PreviewState):
                 if location < 0:
                     continue  # optimised away by the driver: nothing to upload
                 info.uniforms.append(UniformSlot(binding, selector, leaf_type, count, location, path))
-            if isinstance(binding.type, SamplerType):
-                info.samplers[binding.name] = unit
-                unit += 1
-        for interface in artifact.vertex_interface:
-            if interface.direction is not Direction.IN or interface.location < 0:
-                continue
-            feed = _MESH_ATTRIBUTES.get(interface.location) if _is_float_attribute(interface.type) else None
-            info.attributes.append(AttributeInfo(interface.name, interface.location, interface.type, feed))
+        info.attributes = attribute_feeds(artifact)
         return info
 
     def _make_block(self, program: int, binding: UniformBinding) -> BlockInfo:
@@ -673,9 +809,11 @@ class Renderer(PreviewState):
         return BlockInfo(binding, index, binding.block_binding, size, driver_size, buffer)
 
     def _delete_program(self, info: ProgramInfo | None) -> None:
+        """Release what the reflection of `info` made; its program stays while it is in `_linked`."""
         if info is None:
             return
-        GL.glDeleteProgram(info.program)
+        if info.program not in self._linked.values():
+            GL.glDeleteProgram(info.program)
         buffers = [block.buffer for block in info.blocks]
         if buffers:
             GL.glDeleteBuffers(len(buffers), buffers)
@@ -923,27 +1061,7 @@ class Renderer(PreviewState):
         return scene_record_value(block.binding.type, self.scene_values(width, height))
 
     def _bind_attributes(self, info: ProgramInfo) -> None:
-        fed = {attribute.location for attribute in info.attributes if attribute.mesh_attribute}
-        for location in _MESH_ATTRIBUTES:
-            if location in fed:
-                GL.glEnableVertexAttribArray(location)
-            else:
-                GL.glDisableVertexAttribArray(location)
-        for attribute in info.attributes:
-            if attribute.mesh_attribute:
-                continue
-            value_type = attribute.type
-            if isinstance(value_type, MatrixType):
-                # One location per column; identity columns leave a transform harmless.
-                for column in range(value_type.columns):
-                    unit = [0.0, 0.0, 0.0, 0.0]
-                    if column < 4:
-                        unit[column] = 1.0
-                    GL.glVertexAttrib4f(attribute.location + column, *unit)
-            elif isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is not ScalarKind.FLOAT:
-                GL.glVertexAttribI4i(attribute.location, 0, 0, 0, 0)
-            else:
-                GL.glVertexAttrib4f(attribute.location, 0.0, 0.0, 0.0, 0.0)
+        bind_attributes(info.attributes, has_colors=self.mesh().colors is not None)
 
     def read_pixels(self, x: int = 0, y: int = 0, width: int = 1, height: int = 1) -> np.ndarray:
         """Pixels of the current read framebuffer, (height, width, 4) uint8, top row first."""

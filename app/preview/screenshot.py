@@ -12,9 +12,19 @@ background into an offscreen framebuffer of exactly `size`; that
 framebuffer is saved as PNG. Both profiles give the same picture (to within
 rounding of a few 1/255 steps on a conforming driver).
 
+When no OpenGL context can be had (no display, or the driver offers
+neither profile), the same frame is drawn by the VPL interpreter
+(`app.preview.cpu_renderer.CpuRenderer`, the CPU preview's renderer: same
+scene, stage, post pass) and written as PNG without Qt; one note on stderr
+says so and why. It is slower (seconds for a Surface Output material at
+512x512) but the same picture to within the interpreter's agreement with
+the driver (docs/interpreter.md).
+
 The stage (`app.preview.stage.Stage`: mesh, environment, exposure, tone
-mapper, light, background) and the time come from the command line
-(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`, `--time`);
+mapper, light, background) is the one saved with the document when it has
+one (`saved_stage`; else the default stage), overridden by the command line
+(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`), as is the time
+(`--time`);
 `--set NAME=VALUE` (repeatable) sets a parameter: a number for a float, N
 numbers separated by commas for a vector, 3 or 4 numbers or `#RRGGBB` for a
 colour (a hex colour is sRGB and is decoded to linear for a Surface Output
@@ -35,6 +45,7 @@ import inspect
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -226,7 +237,9 @@ def preview_screenshot(
 
     `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto);
     `stage` an `app.preview.stage.Stage` (None: the default stage); `time` the scene time in
-    seconds; `assignments` the `NAME=VALUE` texts of `--set`.
+    seconds; `assignments` the `NAME=VALUE` texts of `--set`. Without a display or an OpenGL
+    context of the profile, the CPU interpreter draws the frame (`CpuRenderer`) and a note on
+    `stderr` says so.
     """
     stderr = stderr if stderr is not None else sys.stderr
     width, height = int(size[0]), int(size[1])
@@ -247,78 +260,152 @@ def preview_screenshot(
             print(line, file=stderr)
         return 1
 
-    application = ensure_gui_application()
-    if application is None:
-        print(_diagnostic(source_path, Category.TARGET, "no display: the preview needs an X server (try xvfb-run)"), file=stderr)
-        return 1
-
-    from app.preview.context import OffscreenContext, select_profile
-    from app.preview.images import rgba_to_qimage
-    from app.preview.preview_state import prepare_environment, writes_radiance
-    from app.preview.renderer import ProgramBuildError, Renderer
+    from app.preview.preview_state import module_writes_radiance, prepare_environment
     from app.preview.stage import Stage, load_stage_mesh
-    from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
 
     stage = stage if stage is not None else Stage()
-    selection = select_profile(choice)
+    radiance = module_writes_radiance(verified.materialize())
     try:
-        artifact = compile_program(verified, source_path, selection.profile.target)
-    except _Failure as failure:
-        for line in failure.lines:
-            print(line, file=stderr)
-        return 1
-    try:
-        values = dict(parse_assignment(text, parameters, writes_radiance(artifact)) for text in assignments)
+        values = dict(parse_assignment(text, parameters, radiance) for text in assignments)
         mesh = load_stage_mesh(stage.mesh)
-        environment = prepare_environment(stage.environment) if writes_radiance(artifact) else None
+        environment = prepare_environment(stage.environment) if radiance else None
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
-    try:
-        context = OffscreenContext(selection.profile)
-    except RuntimeError as error:
-        print(_diagnostic(source_path, Category.TARGET, str(error)), file=stderr)
-        return 1
-    renderer = Renderer()
-    try:
-        stage.apply(renderer)
-        if mesh is not None:
-            renderer.set_mesh(mesh)
-        if environment is not None:
-            renderer.set_environment_maps(environment[0])
-            renderer.set_brdf_table(environment[1])
-        renderer.time = float(time)
-        for spec in parameters:
+
+    # OpenGL when a context can be had; otherwise the CPU interpreter draws the same scene (docs/preview.md).
+    application = ensure_gui_application()
+    problem = "" if application is not None else "no display: no X server or Wayland compositor to create one on"
+    context = None
+    if not problem:
+        from app.preview.context import OffscreenContext, select_profile
+
+        selection = select_profile(choice)
+        problem = selection.problem
+    if not problem:
+        try:
+            artifact = compile_program(verified, source_path, selection.profile.target)
+        except _Failure as failure:
+            for line in failure.lines:
+                print(line, file=stderr)
+            return 1
+        try:
+            context = OffscreenContext(selection.profile)
+        except RuntimeError as error:
+            problem = str(error)
+    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr)
+    if context is None:
+        print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
+              "rendering with the CPU interpreter (slower, the same picture)", file=stderr)
+        return _cpu_screenshot(verified, setup, width, height, png_path)
+    return _gl_screenshot(artifact, context, setup, width, height, png_path)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What a screenshot's renderer is given, whichever draws: the stage, its mesh file and prepared
+    environment, the time, the parameters and the values `--set` gave them."""
+
+    source_path: str
+    stage: Any
+    mesh: Any
+    environment: Any
+    time: float
+    parameters: Sequence[ParameterSpec]
+    values: dict[str, Any]
+    stderr: TextIO
+
+    def apply(self, renderer: Any) -> None:
+        """Configure a `Renderer` or a `CpuRenderer` (both `PreviewState`s) with all of it."""
+        from app.session.textures import TextureLoadError, load_texture, resolve_texture_path
+
+        self.stage.apply(renderer)
+        if self.mesh is not None:
+            renderer.set_mesh(self.mesh)
+        if self.environment is not None:
+            renderer.set_environment_maps(self.environment[0])
+            renderer.set_brdf_table(self.environment[1])
+        renderer.time = self.time
+        for spec in self.parameters:
             if spec.kind is ParameterKind.TEXTURE:
-                image = values.get(spec.name, spec.default)
+                image = self.values.get(spec.name, spec.default)
                 if isinstance(image, str):
                     try:
                         # A path given with --set is the user's, relative to the working directory;
                         # the document's are relative to its folder, as in the editor.
-                        directory = None if spec.name in values else Path(source_path).resolve().parent
+                        directory = None if spec.name in self.values else Path(self.source_path).resolve().parent
                         texture = load_texture(resolve_texture_path(image, directory))
                         renderer.set_texture(spec.name, texture.pixels)
                     except TextureLoadError as error:
-                        print(f"{source_path}: warning: {error}; using the checker texture", file=stderr)
+                        print(f"{self.source_path}: warning: {error}; using the checker texture", file=self.stderr)
             elif spec.kind is not ParameterKind.OTHER:
-                value = values.get(spec.name, spec.default)
+                value = self.values.get(spec.name, spec.default)
                 if value is not None:
                     renderer.set_parameter(spec.name, value)
+
+
+def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, height: int, png_path: str) -> int:
+    from app.preview.images import rgba_to_qimage
+    from app.preview.renderer import ProgramBuildError, Renderer
+
+    renderer = Renderer()
+    try:
+        setup.apply(renderer)
         try:
             renderer.build_program(artifact)
         except ProgramBuildError as error:
             message = f"the OpenGL driver rejected the program ({error.stage}): {error.log}"
-            print(_diagnostic(source_path, Category.TARGET, message), file=stderr)
+            print(_diagnostic(setup.source_path, Category.TARGET, message), file=setup.stderr)
             return 1
         pixels = renderer.render_image(width, height)
     finally:
         renderer.release()
         context.done()
-    image = rgba_to_qimage(pixels)
-    if not image.save(png_path, "PNG"):  # type: ignore[call-overload]  # PySide6 6.11 takes the format as str at run time; types-PySide6 6.10 says bytes
-        print(f"{png_path}: error: cannot write the PNG file", file=stderr)
+    if not rgba_to_qimage(pixels).save(png_path, "PNG"):  # type: ignore[call-overload]  # PySide6 6.11 takes the format as str at run time; types-PySide6 6.10 says bytes
+        print(f"{png_path}: error: cannot write the PNG file", file=setup.stderr)
         return 1
     return 0
+
+
+def _cpu_screenshot(verified: Any, setup: _Setup, width: int, height: int, png_path: str) -> int:
+    """The same frame drawn by the VPL interpreter (`CpuRenderer`), written without Qt."""
+    from app.preview.cpu_renderer import CpuRenderer
+    from vpl_core.interp import InterpreterError
+    from vpl_core.interp.png import write_png
+
+    renderer = CpuRenderer()
+    setup.apply(renderer)
+    try:
+        renderer.set_program(verified)
+        pixels = renderer.render_image(width, height)
+    except InterpreterError as error:
+        print(_diagnostic(setup.source_path, Category.TARGET, f"the CPU interpreter cannot draw this module: {error}"),
+              file=setup.stderr)
+        return 1
+    try:
+        write_png(png_path, pixels)
+    except OSError as error:
+        print(f"{png_path}: error: cannot write the PNG file ({error.strerror or error})", file=setup.stderr)
+        return 1
+    return 0
+
+
+def saved_stage(source_path: str) -> Any:
+    """The `Stage` saved with the document at `source_path` (its mesh and environment files resolved against
+    the document's folder), or None: a plain module, a document without one, or a file that cannot be read
+    (the rendering reports that)."""
+    from app.material.document import load_text
+    from app.preview.stage import Stage
+    from app.session.stage_files import resolved_stage
+
+    try:
+        data = Path(source_path).read_bytes()
+    except OSError:
+        return None
+    graph = load_text(data, source_path).graph
+    if graph is None or graph.stage is None:
+        return None
+    return Stage.from_dict(resolved_stage(graph.stage, Path(source_path).resolve().parent))
 
 
 def ensure_gui_application() -> Any:

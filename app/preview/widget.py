@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
@@ -48,7 +48,6 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
-from app.preview.cpu_preview import CpuPreview
 from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
 from app.preview.preview_state import artifact_reads_scene_field
@@ -56,6 +55,9 @@ from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
 from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
+
+if TYPE_CHECKING:
+    from app.preview.cpu_preview import CpuPreview
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
 ORBIT_DEGREES_PER_PIXEL = 0.5
@@ -528,5 +530,7 @@ def create_preview_widget(parent: QWidget | None = None, choice: str | None = No
     """
     selection = select_profile(choice)
     if selection.problem:
+        from app.preview.cpu_preview import CpuPreview  # the interpreter's rasteriser: only without OpenGL
+
         return CpuPreview(selection.problem, parent, selection.profile)
     return PreviewWidget(parent, selection.profile)

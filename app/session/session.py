@@ -26,20 +26,40 @@ resolved against the document's folder and read through a cache; a file
 that cannot be used is a diagnostic on its Texture Parameter node (the
 preview shows the checker instead).
 
-Invariants: `result` is None or the lowering of exactly `lowered_graph`;
-a `ModuleDocument` has no `result` and is never modified; the program
-cache belongs to the verified module it compiles (a new lowering or
-document replaces it).
+Lowering, and where it runs. `lower()` lowers the current graph at once.
+A host that must not wait (the window: lowering a large graph takes tens of
+milliseconds) splits it in three: `start_lowering()` takes a `LoweringJob`
+(a private copy of the graph and the targets to compile) on the thread that
+owns the session; `job.run()` is pure (it reads only the job, touches no
+session state, raises nothing) and may run on any thread; and
+`finish_lowering(job, outcome)` applies the outcome on the owning thread
+and emits `lowered`. An outcome whose document is no longer current is
+dropped; an outcome of a graph edited since is applied (it is the lowering
+of `lowered_graph`, progress while the artist drags) and `needs_lowering`
+stays true, so the host starts the next one. Only edits the lowering reads
+need a lowering (`app.material.lowering.lowering_equivalent`): moving a
+node, framing, variants or a parameter node's value change the module not
+at all, so they only update values (a parameter's value goes straight to
+the preview, no relink).
+
+Invariants: `result` is None or the lowering of `lowered_graph` (which is
+lowering-equivalent to the graph it was made from); a `ModuleDocument` has
+no `result` and is never modified; the program cache belongs to the
+verified module it compiles (a lowering with different module text or
+another document replaces it).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, NodeDiagnostic, lower
+from app.material.lowering import LoweringResult, lower, lowering_equivalent
+from app.material.node_types import NodeDiagnostic
 from app.material.parameters import (
     PARAMETER_VALUE_PROPERTY,
     ParameterKind,
@@ -56,6 +76,7 @@ from app.session.engine_export import PreviewLighting, material_section, written
 from app.session.events import Event
 from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
+from app.session.stage_files import rebased_stage
 from app.session.textures import (
     TextureCache,
     TextureImage,
@@ -70,8 +91,42 @@ from vpl_core.backends.glsl.export import export_artifact, file_stem
 UNTITLED_EXPORT_STEM = "material"
 
 
+@dataclass(frozen=True)
+class LoweringOutcome:
+    """What a `LoweringJob` computed: the lowering, the programs of its extra targets, the graph's checks."""
+
+    result: LoweringResult
+    programs: tuple[CompiledProgram, ...] = ()
+    checks: tuple[NodeDiagnostic, ...] = ()
+
+
+@dataclass(frozen=True)
+class LoweringJob:
+    """One lowering of a graph, runnable on any thread (see the module docstring).
+
+    `graph` is the job's own copy; `targets` are compiled too (the preview's,
+    so the window's thread never compiles), `document` identifies the
+    document it was taken from.
+    """
+
+    graph: MaterialGraph
+    targets: tuple[str, ...] = ()
+    document: int = 0
+    serial: int = field(default=0, compare=False)
+
+    def run(self) -> LoweringOutcome:
+        """Lower, publish and compile; pure and total (`lower` never raises, nor does the cache)."""
+        result = lower(self.graph)
+        programs: list[CompiledProgram] = []
+        if result.verified is not None:
+            cache = ArtifactCache(result.verified, seed=result.artifact)
+            programs = [cache.get(target) for target in self.targets if target != DEFAULT_TARGET]
+        return LoweringOutcome(result, tuple(programs), tuple(range_problems(self.graph)))
+
+
 def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) -> MaterialGraph:
-    """`graph` with its relative texture paths (nodes and variants) rewritten to mean the same files from `new`."""
+    """`graph` with its relative texture paths (nodes, variants, the saved stage's files) rewritten to mean the same
+    files from `new`."""
     rebased = graph.copy()
     texture_names: set[str] = set()
     for node in rebased.nodes.values():
@@ -85,6 +140,8 @@ def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) ->
         for name, stored in list(variant.values.items()):
             if name in texture_names and isinstance(stored, str) and stored:
                 variant.values[name] = rebase_texture_path(stored, old, new)
+    if rebased.stage is not None:
+        rebased.stage = rebased_stage(rebased.stage, old, new)  # a mesh or environment file of the saved stage
     return rebased
 
 
@@ -110,6 +167,8 @@ class EditorSession:
         self._programs = ArtifactCache(None)
         self._checks: list[NodeDiagnostic] = []
         self._was_modified = False
+        self._document_serial = 0
+        self._job_serials = itertools.count(1)
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -175,11 +234,15 @@ class EditorSession:
 
     @property
     def needs_lowering(self) -> bool:
-        """The graph changed since it was last lowered (variants do not count: they change no module)."""
+        """The graph changed in something the lowering reads since it was last lowered.
+
+        Positions, frames, variants and parameter nodes' values do not count: they change no module
+        (`app.material.lowering.lowering_equivalent`).
+        """
         return (
             isinstance(self._document, GraphDocument)
             and (self._result is None or self._lowered_graph is None
-                 or not self._lowered_graph.same_nodes(self._document.graph))
+                 or not lowering_equivalent(self._lowered_graph, self._document.graph))
         )
 
     def program(self, target: str = DEFAULT_TARGET) -> CompiledProgram:
@@ -214,6 +277,7 @@ class EditorSession:
 
     def _set_document(self, document: Document, programs: ArtifactCache, specs: list[ParameterSpec]) -> None:
         self._document = document
+        self._document_serial += 1  # lowerings started for the previous document are dropped
         self._result = None
         self._lowered_graph = None
         self._checks = []
@@ -255,22 +319,39 @@ class EditorSession:
         active = graph.active_variant if graph.active is not None else None
         return values, VariantState(tuple(variant.name for variant in graph.variants), active, overridden)
 
-    def lower(self) -> LoweringResult | None:
-        """Lower the current graph unless its lowering is current; emits `lowered` when it lowered."""
-        if not self.needs_lowering:
+    def lower(self, targets: tuple[str, ...] = ()) -> LoweringResult | None:
+        """Lower the current graph now unless its lowering is current; emits `lowered` when it lowered.
+
+        `targets`: compile for these too (as a job would; others compile on demand in `program`).
+        """
+        job = self.start_lowering(targets)
+        if job is None:
             return self._result
+        return self.finish_lowering(job, job.run())
+
+    def start_lowering(self, targets: tuple[str, ...] = ()) -> LoweringJob | None:
+        """A job lowering the current graph, or None when its lowering is current (see the module docstring)."""
+        if not self.needs_lowering:
+            return None
         assert isinstance(self._document, GraphDocument)
-        graph = self._document.graph.copy()
-        result = lower(graph)
+        return LoweringJob(self._document.graph.copy(), tuple(targets), self._document_serial, next(self._job_serials))
+
+    def finish_lowering(self, job: LoweringJob, outcome: LoweringOutcome) -> LoweringResult | None:
+        """Apply what `job` computed and emit `lowered`; None (nothing applied) when its document is gone."""
+        if job.document != self._document_serial or not isinstance(self._document, GraphDocument):
+            return None
+        result = outcome.result
         previous = self._result
         self._result = result
-        self._lowered_graph = graph
-        self._checks = range_problems(graph)
+        self._lowered_graph = job.graph
+        self._checks = list(outcome.checks)
         same_module = (previous is not None and previous.verified is not None and result.verified is not None
                        and previous.text == result.text)
         if not same_module:
             # A changed value changes no module text: the programs (and the preview's build) stay.
             self._programs = ArtifactCache(result.verified, seed=result.artifact)
+            for program in outcome.programs:
+                self._programs.record(program)
             if result.verified is not None and result.artifact is None:
                 # The lowering already met this target error; do not compile again to meet it twice.
                 problem = next((d.message for d in result.errors if d.category == "target"), "does not compile")

@@ -144,6 +144,7 @@ class AboutDialog(QDialog):
         self.value_labels: dict[str, QLabel] = {}
         for label, value in self._facts:
             value_label = QLabel(value, self)
+            value_label.setTextFormat(Qt.TextFormat.PlainText)  # paths and driver strings, not markup
             value_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value_label.setWordWrap(True)
             form.addRow(f"{label}:", value_label)

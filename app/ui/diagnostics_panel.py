@@ -15,6 +15,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from app.graph.rich_text import plain_tooltip
+
 NODE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -57,7 +59,7 @@ class DiagnosticsPanel(QListWidget):
         self.clear()
         for row in rows:
             item = QListWidgetItem(row.text)
-            item.setToolTip(row.message)
+            item.setToolTip(plain_tooltip(row.message))
             if row.node_id:
                 item.setData(NODE_ID_ROLE, row.node_id)
             if row.category not in ("warning", "note", "info"):

@@ -12,8 +12,10 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLabel, QMessageBox, QWidget
 
+from app.ui.export_dialog import ExportKind, ExportRequest, ask_export_target, choose_mtlx_path, show_notes
 from app.ui.recovery import RecoveryEntry
 
 VPL_FILTER = "VPL modules (*.vpl);;All files (*)"
@@ -25,8 +27,28 @@ class SaveChoice(enum.Enum):
     CANCEL = "cancel"
 
 
+def _plain_box(icon: QMessageBox.Icon, title: str, text: str, buttons: QMessageBox.StandardButton,
+               parent: QWidget | None, informative: str = "") -> QMessageBox:
+    """A message box showing `text` and `informative` as written: they quote file names, node ids and
+    messages, which Qt would otherwise guess to be rich text (issue 23 item 6)."""
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if informative:
+        box.setInformativeText(informative)
+    for label in box.findChildren(QLabel):  # the informative text has a label of its own (AutoText)
+        label.setTextFormat(Qt.TextFormat.PlainText)
+    return box
+
+
+def _ask(parent: QWidget | None, title: str, text: str, buttons: QMessageBox.StandardButton,
+         default: QMessageBox.StandardButton) -> QMessageBox.StandardButton:
+    box = _plain_box(QMessageBox.Icon.Question, title, text, buttons, parent)
+    box.setDefaultButton(default)
+    return QMessageBox.StandardButton(box.exec())
+
+
 def ask_save_changes(parent: QWidget | None, document_name: str) -> SaveChoice:
-    answer = QMessageBox.question(
+    answer = _ask(
         parent,
         "Unsaved changes",
         f"Save the changes to {document_name} before closing?",
@@ -41,11 +63,11 @@ def ask_save_changes(parent: QWidget | None, document_name: str) -> SaveChoice:
 
 
 def show_error(parent: QWidget | None, title: str, message: str, details: Sequence[str]) -> None:
-    box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent)
+    # The first few lines are what the user needs; the rest are one click away.
+    box = _plain_box(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, parent,
+                     "\n".join(details[:5]))
     if details:
-        box.setDetailedText("\n".join(details))
-        # The first few lines are what the user needs; the rest are one click away.
-        box.setInformativeText("\n".join(details[:5]))
+        box.setDetailedText("\n".join(details))  # a plain-text editor
     box.exec()
 
 
@@ -53,7 +75,7 @@ def offer_recovery(parent: QWidget | None, entries: Sequence[RecoveryEntry]) -> 
     if not entries:
         return None
     if len(entries) == 1:
-        answer = QMessageBox.question(
+        answer = _ask(
             parent,
             "Recover unsaved work",
             "The editor did not close cleanly last time.\n"
@@ -91,6 +113,20 @@ def ask_text(parent: QWidget | None, title: str, label: str, initial: str) -> st
     return text if accepted else None
 
 
+def ask_update_functions(parent: QWidget | None, names: Sequence[str]) -> bool:
+    """The library copies of functions this material uses changed: take the new versions?"""
+    listed = "\n".join(f"  {name}" for name in names)
+    answer = QMessageBox.question(
+        parent,
+        "Library functions changed",
+        f"The function library has newer versions of functions this material uses:\n{listed}\n\n"
+        "Update them here? (Undo takes the update back.)",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.Yes,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
 @dataclass
 class Prompts:
     """The window's questions; replace any of them (tests inject answers)."""
@@ -102,3 +138,7 @@ class Prompts:
     choose_save_path: Callable[[QWidget | None, str], str | None] = choose_save_path
     choose_export_dir: Callable[[QWidget | None, str], str | None] = choose_export_dir
     ask_text: Callable[[QWidget | None, str, str, str], str | None] = ask_text
+    choose_export_target: Callable[[QWidget | None, ExportKind, str], ExportRequest | None] = ask_export_target
+    show_notes: Callable[[QWidget | None, str, str, Sequence[str]], None] = show_notes
+    choose_mtlx_path: Callable[[QWidget | None, str], str | None] = choose_mtlx_path
+    ask_update_functions: Callable[[QWidget | None, Sequence[str]], bool] = ask_update_functions

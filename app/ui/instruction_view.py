@@ -14,6 +14,7 @@ export will compile, with nothing re-rendered.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
@@ -28,6 +29,7 @@ class InstructionView(QWidget):
         self.setObjectName("instructionView")
         self._banner = QLabel(self)
         self._banner.setWordWrap(True)
+        self._banner.setTextFormat(Qt.TextFormat.PlainText)  # reasons quote file names and messages
         self._banner.setObjectName("readOnlyBanner")
         self._banner.setStyleSheet(
             "QLabel { background: #5a4a1e; color: #f3e3b0; padding: 6px; border-radius: 3px; }"

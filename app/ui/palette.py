@@ -5,11 +5,14 @@ window adds the node at the centre of the graph view. Dragging a type onto
 the graph drops it where the mouse is: the drag carries NodeGraphQt's own
 node MIME data (`nodegraphqt::node:<node type id>`), so NodeGraphQt's drop
 handler creates the node through its undo stack. A filter box narrows the
-list by name, category or description.
+list by name, category or description. The material's own node groups are
+listed under "Group" (`set_groups`), the function library's under
+"Functions" (`set_functions`).
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,7 +20,15 @@ from NodeGraphQt.constants import MIME_TYPE, URN_SCHEME
 from PySide6.QtCore import QByteArray, QMimeData, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from app.graph.rich_text import escaped
+
 TYPE_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
+DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 2
+#: The palette's category of the material's node groups, and the prefix of their requests.
+GROUP_CATEGORY = "Group"
+GROUP_PREFIX = "group:"
+FUNCTIONS_CATEGORY = "Functions"
+FUNCTION_PREFIX = "function:"
 
 
 class _PaletteTree(QTreeWidget):
@@ -69,7 +80,7 @@ class NodePalette(QWidget):
             for node_type in node_types:
                 item = QTreeWidgetItem([node_type.display_name])
                 item.setData(0, TYPE_NAME_ROLE, node_type.type_name)
-                item.setToolTip(0, f"<b>{node_type.display_name}</b><br/>{node_type.description}")
+                item.setToolTip(0, f"<b>{escaped(node_type.display_name)}</b><br/>{escaped(node_type.description)}")
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsDragEnabled)
                 category_item.addChild(item)
             self._tree.addTopLevelItem(category_item)
@@ -135,6 +146,55 @@ class NodePalette(QWidget):
                 item.setHidden(not visible)
                 any_visible = any_visible or visible
             category_item.setHidden(not any_visible)
+
+    def set_groups(self, groups: Sequence[tuple[str, str, str]]) -> None:
+        """The material's node groups, (definition id, name, description), listed under "Group".
+
+        Their rows request `group:<definition id>` (the window adds an
+        instance of that definition); they are not dragged (a drop would
+        make a node NodeGraphQt cannot tie to its definition).
+        """
+        self._set_listed(GROUP_CATEGORY, [(GROUP_PREFIX + key, name, description) for key, name, description in groups],
+                         "node group")
+
+    def set_functions(self, functions: Sequence[tuple[str, str, str]]) -> None:
+        """The function library's entries, (key, name, description), listed under "Functions".
+
+        Their rows request `function:<key>` (the window embeds the function
+        and adds a node of it).
+        """
+        self._set_listed(FUNCTIONS_CATEGORY,
+                         [(FUNCTION_PREFIX + key, name, description) for key, name, description in functions],
+                         "library function")
+
+    def _set_listed(self, category: str, wanted: list[tuple[str, str, str]], kind: str) -> None:
+        category_item = next((item for item in self._category_items() if item.text(0) == category), None)
+        if category_item is not None:
+            current = [(category_item.child(index).data(0, TYPE_NAME_ROLE), category_item.child(index).text(0),
+                        category_item.child(index).data(0, DESCRIPTION_ROLE)) for index in range(category_item.childCount())]
+            if current == wanted:
+                return
+            self._tree.takeTopLevelItem(self._tree.indexOfTopLevelItem(category_item))
+        if not wanted:
+            return
+        category_item = QTreeWidgetItem([category])
+        category_item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = category_item.font(0)
+        font.setBold(True)
+        category_item.setFont(0, font)
+        for type_name, name, description in wanted:
+            item = QTreeWidgetItem([name])
+            item.setData(0, TYPE_NAME_ROLE, type_name)
+            item.setData(0, DESCRIPTION_ROLE, description)
+            item.setToolTip(0, f"<b>{html.escape(name)}</b> ({kind})<br/>{html.escape(description)}")
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+            category_item.addChild(item)
+        # The material's groups first, then the library, then the catalog.
+        position = 1 if category == FUNCTIONS_CATEGORY and self._category_items() and \
+            self._category_items()[0].text(0) == GROUP_CATEGORY else 0
+        self._tree.insertTopLevelItem(position, category_item)
+        category_item.setExpanded(True)
+        self.set_filter(self._filter.text())
 
     def _category_items(self) -> list[QTreeWidgetItem]:
         items = (self._tree.topLevelItem(index) for index in range(self._tree.topLevelItemCount()))

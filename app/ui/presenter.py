@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QStatusBar, QWidget
 
+from app.graph.rich_text import plain_tooltip
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, NodeDiagnostic
+from app.material.lowering import LoweringResult
+from app.material.node_types import NodeDiagnostic
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.session import ModuleDocument, ParameterChange
 from app.session.documents import Document
@@ -76,6 +79,7 @@ class SessionPresenter:
         session.textures_changed.connect(self._on_textures)
         #: The material's state, kept in the status bar (a message there is gone after a few seconds).
         self.state_label = QLabel()
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setObjectName("materialStateLabel")
         window.statusBar().addPermanentWidget(self.state_label)  # the status bar becomes its parent
         self._shown_artifact: object | None = None
@@ -117,7 +121,7 @@ class SessionPresenter:
         else:
             state = texture_text if textures else ""
         self.state_label.setText(f"\u26a0 {state}" if state else "")
-        self.state_label.setToolTip(state)
+        self.state_label.setToolTip(plain_tooltip(state) if state else "")
         if not state and result is not None and result.ok:
             return "Material OK"
         return f"Material OK, but {texture_text}" if result is not None and result.ok and textures else state

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QPushButton,
     QScrollArea,
@@ -40,7 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.graph.rich_text import escaped
 from app.session.textures import image_filter
+from app.ui.custom_code_editor import CustomCodeEditor, PortsEdit
 from app.ui.gradient_editor import GradientEditor
 from app.ui.keys import is_redo, is_undo
 
@@ -156,6 +159,8 @@ class PropertiesPanel(QWidget):
         self._choose_texture = choose_texture or _choose_texture
         self._node_id: str | None = None
         self._type_name: str | None = None
+        #: The type the form was built for (a Custom Code node's properties change with its ports).
+        self._node_type: Any = None
         self._editors: dict[str, _Editor] = {}
         self._updating = False
         #: True while `propertyEdited` reports a change that continues a slider drag (merge into one undo step).
@@ -166,6 +171,8 @@ class PropertiesPanel(QWidget):
         self._title.setTextFormat(Qt.TextFormat.RichText)
         self._form_host = QWidget(self)
         self._form = QFormLayout(self._form_host)
+        # Rows never shrink below their minimum (a Custom Code node's editor): the scroll area scrolls instead.
+        self._form.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -189,13 +196,14 @@ class PropertiesPanel(QWidget):
     def show_nothing(self, message: str = "Select one node to edit its properties.") -> None:
         self._node_id = None
         self._type_name = None
+        self._node_type = None
         self._clear_form()
-        self._title.setText(f"<i>{message}</i>")
+        self._title.setText(f"<i>{escaped(message)}</i>")
 
     def show_node(self, node_id: str, node_type: Any, values: dict[str, Any],
                   connected_inputs: Iterable[str] = (), editable: bool = True) -> None:
         """Show (or refresh) the node's properties; emits nothing."""
-        if node_id != self._node_id or node_type.type_name != self._type_name:
+        if node_id != self._node_id or node_type is not self._node_type:
             self._build(node_id, node_type)
         connected = set(connected_inputs)
         self._updating = True
@@ -220,16 +228,17 @@ class PropertiesPanel(QWidget):
         self._clear_form()
         self._node_id = node_id
         self._type_name = node_type.type_name
+        self._node_type = node_type
         self._title.setText(
-            f"<b>{node_type.display_name}</b> ({node_type.category}, {node_id})"
-            f"<br/><i>{node_type.description}</i>"
+            f"<b>{escaped(node_type.display_name)}</b> ({escaped(node_type.category)}, {escaped(node_id)})"
+            f"<br/><i>{escaped(node_type.description)}</i>"
         )
         if not node_type.properties:
             self._form.addRow(QLabel("<i>No properties.</i>"))
         for spec in node_type.properties:
             editor = self._make_editor(spec)
             self._editors[spec.name] = editor
-            self._form.addRow(spec.display_name, editor.widget)
+            self._form.addRow(_plain_label(spec.display_name), editor.widget)
 
     # --- editors per property kind ---
 
@@ -264,6 +273,14 @@ class PropertiesPanel(QWidget):
             return _Editor(combo, lambda value: combo.setCurrentText(str(value)))
         if kind == "texture":
             return self._texture_editor(spec)
+        if kind == "code":
+            code = CustomCodeEditor()
+            code.codeCommitted.connect(lambda text, name=spec.name: self._emit(name, text))
+            return _Editor(code, code.set_code, code.show_node_values)
+        if kind == "ports":
+            ports = PortsEdit()
+            ports.portsCommitted.connect(lambda value, name=spec.name: self._emit(name, value))
+            return _Editor(ports, ports.set_ports)
         if kind == "ramp":
             gradient = GradientEditor()
             gradient.stopsEdited.connect(lambda stops, name=spec.name: self._emit(name, stops))
@@ -402,3 +419,10 @@ class PropertiesPanel(QWidget):
 def _choose_texture(parent: QWidget) -> str | None:
     path, _ = QFileDialog.getOpenFileName(parent, "Choose texture image", "", image_filter())
     return path or None
+
+
+def _plain_label(text: str) -> QLabel:
+    """A form label showing `text` as written (property names of user-defined nodes are not markup)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    return label

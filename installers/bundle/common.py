@@ -44,6 +44,15 @@ HIDDEN_IMPORTS = [
     "app.preview.environment",
     "app.preview.ibl_assets",
     "app.preview.mesh_import",
+    # File > Bake Textures / Export glTF / Export MaterialX import the exporters when chosen
+    # (docs/interchange.md): pygltflib, MaterialX and the generator modules they load by name.
+    "app.export.bake",
+    "app.export.maps",
+    "app.export.gltf",
+    "app.export.mtlx",
+    "MaterialX.PyMaterialXGenShader",
+    "MaterialX.PyMaterialXGenGlsl",
+    "pygltflib",
 ]
 
 #: PyOpenGL's window-system bindings that PyInstaller's hook leaves out on Linux
@@ -92,6 +101,9 @@ def editor_datas() -> list[tuple[str, str]]:
         collect_data_files("app")  # example materials, application icons
         + collect_data_files("vpl_core")  # built-in programs
         + collect_data_files("NodeGraphQt")  # its node icon
+        # MaterialX's standard data libraries (stdlib, pbrlib, ...): found beside its package
+        # (MaterialX.getDefaultDataSearchPath), needed to validate and generate shaders.
+        + collect_data_files("MaterialX", includes=["libraries/**"])
         + copy_metadata(DISTRIBUTION)  # the version shown by --version and About
     )
 

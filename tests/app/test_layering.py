@@ -58,7 +58,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "app.graph": ("vpl_core", "app.material"),
     # Preview widgets render the session's models (napari-style): decoded textures, parameter values.
     "app.preview": ("vpl_core", "app.material", "app.session"),
-    "app.ui": ("vpl_core", "app.material", "app.session", "app.graph", "app.preview"),
+    # Baking and interchange (docs/interchange.md): the material model, the session's file helpers and
+    # the preview's renderer and meshes (the baker draws with them); never the window.
+    "app.export": ("vpl_core", "app.material", "app.session", "app.preview"),
+    "app.ui": ("vpl_core", "app.material", "app.session", "app.graph", "app.preview", "app.export"),
     "app.main": ("vpl_core", "app"),
     "app.__main__": ("app.main",),
     "app": (),
@@ -84,6 +87,7 @@ FORBIDDEN_ROOTS: dict[str, tuple[str, ...]] = {
     "app.session": QT_ROOTS + GL_ROOTS,
     "app.graph": GL_ROOTS,
     "app.preview": ("NodeGraphQt",),
+    "app.export": ("NodeGraphQt",),
 }
 
 

@@ -82,3 +82,30 @@ def test_mesh_and_time(qapp, tmp_path: Path) -> None:
     later = _shot(tmp_path, "later", "--time", "0.5", source=animated)
     assert (start == _shot(tmp_path, "default_time", source=animated)).all()
     assert (start != later).any()
+
+
+@pytest.mark.parametrize("name", ["stylised_lava", "triplanar_rock", "tiled_floor"])
+def test_the_node_library_examples_are_lit_by_the_stage_and_toon_shading_is_not(qapp, tmp_path: Path, name: str) -> None:
+    # Surface Output materials go through exposure and the tone mapper; the Unlit Output's colours are shown as they are.
+    source = EXAMPLES / f"{name}.vpl"
+    base = _shot(tmp_path, "base", source=source)
+    brighter = _shot(tmp_path, "brighter", "--exposure", "1.5", source=source)
+    sphere = np.linalg.norm(np.argwhere(np.ones((64, 64), bool)) - 31.5, axis=1).reshape(64, 64) < 20
+    assert brighter[sphere, :3].sum() > 1.2 * base[sphere, :3].sum()
+    toon = EXAMPLES / "toon_shading.vpl"
+    assert (_shot(tmp_path, "toon", source=toon) == _shot(tmp_path, "toon_exposed", "--exposure", "1.5", source=toon)).all()
+
+
+def test_the_stage_saved_with_the_document_is_used_unless_flags_override_it(qapp, tmp_path: Path) -> None:
+    from app.material.document import load_file, save_text
+    from app.material.graph import stage_data
+
+    graph = load_file(GOLD).graph
+    graph.stage = stage_data({"mesh": "cube", "exposure": 1.0, "tone_mapper": "aces"})
+    staged = tmp_path / "staged_gold.vpl"
+    staged.write_text(save_text(graph), encoding="utf-8")
+    saved = _shot(tmp_path, "staged", source=staged)
+    assert (saved == _shot(tmp_path, "flags", "--mesh", "cube", "--exposure", "1", "--tone-mapper", "aces")).all()
+    overridden = _shot(tmp_path, "overridden", "--mesh", "sphere", source=staged)
+    assert (overridden == _shot(tmp_path, "sphere_flags", "--exposure", "1", "--tone-mapper", "aces")).all()
+    assert (saved != overridden).any()

@@ -121,6 +121,13 @@ def test_the_bundle_carries_its_resources_and_metadata_and_nothing_of_the_tests(
     assert list((internal / "OpenImageIO").glob("OpenImageIO*.so")), "OpenImageIO's extension module is missing"
     assert list(internal.rglob("libOpenImageIO.so*")), "libOpenImageIO is missing"
     assert (internal / f"vpl_material_editor-{VERSION}.dist-info" / "METADATA").is_file()
+    # MaterialX export (File > Export MaterialX): the extension modules and the standard data libraries.
+    materialx = internal / "MaterialX"
+    for module in ("PyMaterialXCore", "PyMaterialXFormat", "PyMaterialXGenShader", "PyMaterialXGenGlsl"):
+        assert list(materialx.glob(f"{module}*.so")), f"MaterialX's {module} is missing"
+    for library in ("stdlib", "pbrlib", "bxdf"):
+        assert (materialx / "libraries" / library).is_dir(), f"MaterialX's {library} data library is missing"
+    assert (materialx / "libraries" / "bxdf" / "gltf_pbr.mtlx").is_file()
     plugins = internal / "PySide6" / "Qt" / "plugins"
     for plugin in ("platforms/libqxcb.so", "platforms/libqoffscreen.so", "xcbglintegrations/libqxcb-glx-integration.so",
                    "xcbglintegrations/libqxcb-egl-integration.so", "imageformats/libqsvg.so"):

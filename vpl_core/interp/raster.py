@@ -8,11 +8,17 @@ from the vertex stage's values).
 
 The steps, in the order GL describes them:
 
-1. **Clipping** against the near (z >= -w) and far (z <= w) planes, and
-   against a guard band of +-4096 in x and y (NDC), in homogeneous clip
-   space (Sutherland-Hodgman). Triangles inside need nothing; a clipped
-   triangle becomes a fan whose vertices are combinations of the original
-   three (`basis`), so clipping never interpolates varyings itself.
+1. **Clipping** against the view volume -w <= x, y, z <= w (section
+   2.20), in homogeneous clip space (Sutherland-Hodgman). Triangles inside
+   need nothing; a clipped triangle becomes a fan whose vertices are
+   combinations of the original three (`basis`), so clipping never
+   interpolates varyings itself. The window's sides are clip planes, not a
+   guard band: a new vertex on a side is snapped on its own (step 3), which
+   can move an edge across a pixel centre that lay exactly on it, and Mesa
+   (llvmpipe) clips exactly so whenever the framebuffer has a depth buffer
+   or a colour format other than 8-bit RGBA (the preview, the float
+   read-backs of the tests); its guard band, used only for a lone 8-bit
+   colour buffer, would keep the original edge instead.
 2. **Perspective division and viewport**: window x = (x/w + 1) W / 2,
    y = (y/w + 1) H / 2, z = (z/w + 1) / 2 (depth range 0..1), window y up
    (row 0 is the bottom, as GL's).
@@ -24,9 +30,12 @@ The steps, in the order GL describes them:
    applied to GL's window coordinates whose y runs up, as Mesa does), so
    of two triangles sharing an edge exactly one owns it. Both windings are
    drawn (no culling).
-5. **Interpolation**: screen barycentrics from the edge functions; depth is
-   interpolated linearly in window space; every other attribute with the
-   perspective-correct weights b_i = (l_i / w_i) / sum(l_j / w_j).
+5. **Interpolation**: screen barycentrics from the window positions
+   *before* snapping (binary64; llvmpipe likewise sets up its attribute
+   planes from the unsnapped floats, so the pieces of a clipped triangle
+   interpolate exactly as the whole would); depth is interpolated linearly
+   in window space; every other attribute with the perspective-correct
+   weights b_i = (l_i / w_i) / sum(l_j / w_j).
 
 `quad_weights` evaluates the same plane equations at any pixel, so the
 fragment stage can run complete 2x2 quads (helper invocations outside the
@@ -41,17 +50,16 @@ import numpy as np
 
 SUBPIXEL_BITS = 8
 SUBPIXEL = 1 << SUBPIXEL_BITS
-GUARD_BAND = 4096.0
 
-#: Clip planes as (a, b, c, d): a x + b y + c z + d w >= 0 inside.
+#: The view volume's planes as (a, b, c, d): a x + b y + c z + d w >= 0 inside.
 _PLANES = np.array(
     [
-        [0.0, 0.0, 1.0, 1.0],         # near: z >= -w
-        [0.0, 0.0, -1.0, 1.0],        # far: z <= w
-        [1.0, 0.0, 0.0, GUARD_BAND],  # guard band: x >= -G w
-        [-1.0, 0.0, 0.0, GUARD_BAND],
-        [0.0, 1.0, 0.0, GUARD_BAND],
-        [0.0, -1.0, 0.0, GUARD_BAND],
+        [0.0, 0.0, 1.0, 1.0],   # near: z >= -w
+        [0.0, 0.0, -1.0, 1.0],  # far: z <= w
+        [1.0, 0.0, 0.0, 1.0],   # left: x >= -w
+        [-1.0, 0.0, 0.0, 1.0],  # right: x <= w
+        [0.0, 1.0, 0.0, 1.0],   # bottom: y >= -w
+        [0.0, -1.0, 0.0, 1.0],  # top: y <= w
     ]
 )
 
@@ -61,7 +69,8 @@ class Primitives:
     """Triangles ready to rasterise: window positions, depths, 1/w, and their relation to the source triangles."""
 
     source: np.ndarray   # (P,) index of the original triangle
-    window: np.ndarray   # (P, 3, 2) snapped window x, y in subpixel units (int64)
+    window: np.ndarray   # (P, 3, 2) snapped window x, y in subpixel units (int64): coverage
+    exact: np.ndarray    # (P, 3, 2) window x, y in pixels before snapping (float64): interpolation
     depth: np.ndarray    # (P, 3) window z
     inverse_w: np.ndarray  # (P, 3) 1 / w_clip
     basis: np.ndarray    # (P, 3, 3) each vertex as weights of the original triangle's vertices
@@ -132,12 +141,14 @@ def assemble(clip: np.ndarray, triangles: np.ndarray, width: int, height: int) -
     window_x = (ndc[..., 0] + 1.0) * (width / 2.0)
     window_y = (ndc[..., 1] + 1.0) * (height / 2.0)
     depth = (ndc[..., 2] + 1.0) / 2.0
-    window = np.stack([np.rint(window_x * SUBPIXEL), np.rint(window_y * SUBPIXEL)], axis=-1).astype(np.int64)
+    exact = np.stack([window_x, window_y], axis=-1)
+    window = np.rint(exact * SUBPIXEL).astype(np.int64)
     edge_a = window[:, 1] - window[:, 0]
     edge_b = window[:, 2] - window[:, 0]
     area = edge_a[:, 0] * edge_b[:, 1] - edge_a[:, 1] * edge_b[:, 0]
     keep = (area != 0) & (w > 0).all(axis=1)
-    return Primitives(source[keep], window[keep], depth[keep], 1.0 / w[keep], np.ascontiguousarray(basis[keep]), area[keep])
+    return Primitives(source[keep], window[keep], exact[keep], depth[keep], 1.0 / w[keep], np.ascontiguousarray(basis[keep]),
+                      area[keep])
 
 
 def edge_coefficients(window: np.ndarray, area: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -213,19 +224,27 @@ def _rasterize_range(primitives: Primitives, coefficients: tuple[np.ndarray, np.
     py = y * SUBPIXEL + SUBPIXEL // 2
     edges = _edges(coefficients, primitive, px, py)
     inside = np.all((edges > 0) | ((edges == 0) & owned[primitive]), axis=1)
-    primitive, x, y, edges = primitive[inside], x[inside], y[inside], edges[inside]
-    weights = edges / np.abs(primitives.area[primitive])[:, None]
-    depth = np.sum(weights * primitives.depth[primitive], axis=1)
+    primitive, x, y = primitive[inside], x[inside], y[inside]
+    depth = np.sum(screen_weights(primitives, primitive, x, y) * primitives.depth[primitive], axis=1)
     return Coverage(primitive, x, y, depth)
+
+
+def screen_weights(primitives: Primitives, primitive: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Screen-space barycentrics (n, 3) of pixel centres (any, inside or not) from the unsnapped window positions."""
+    corners = primitives.exact[primitive]  # (n, 3, 2)
+    centre = np.stack([np.asarray(x, dtype=np.float64) + 0.5, np.asarray(y, dtype=np.float64) + 0.5], axis=1)
+    # The weight of vertex k: the signed area of the triangle (p, next, after-next) over the whole's.
+    following, after = corners[:, [1, 2, 0]], corners[:, [2, 0, 1]]
+    partial = ((following[..., 0] - centre[:, None, 0]) * (after[..., 1] - centre[:, None, 1])
+               - (following[..., 1] - centre[:, None, 1]) * (after[..., 0] - centre[:, None, 0]))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return partial / partial.sum(axis=1, keepdims=True)
 
 
 def quad_weights(primitives: Primitives, primitive: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """At pixel centres (any, inside or not) of the given primitives: the perspective-correct weights of
     the original triangle's vertices (n, 3), the window depth (n,) and the interpolated 1/w (n,)."""
-    px = np.asarray(x, dtype=np.int64) * SUBPIXEL + SUBPIXEL // 2
-    py = np.asarray(y, dtype=np.int64) * SUBPIXEL + SUBPIXEL // 2
-    edges = _edges(edge_coefficients(primitives.window, primitives.area), primitive, px, py)
-    screen = edges / np.abs(primitives.area[primitive])[:, None]
+    screen = screen_weights(primitives, primitive, x, y)
     depth = np.sum(screen * primitives.depth[primitive], axis=1)
     inverse_w = primitives.inverse_w[primitive]
     weighted = screen * inverse_w

@@ -64,16 +64,6 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="VPL text file to render")
-    parser.add_argument("--size", required=True, metavar="WxH", help="frame size in pixels, e.g. 256x256")
-    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane)")
-    parser.add_argument("--set", dest="values", action="append", default=[], metavar="NAME=VALUE",
-                        help="set a uniform: a number, true/false, comma-separated numbers, JSON, or @image.png for a sampler")
-    parser.add_argument("--out", required=True, metavar="PNG", help="the PNG file to write")
-    parser.add_argument("--strict-v1", action="store_true", help="reject extensions (plain VPL version 1 only)")
-
-
 def _split_assignment(text: str) -> tuple[str, list[str | int], str]:
     name_part, separator, value = text.partition("=")
     if not separator or not name_part.strip():

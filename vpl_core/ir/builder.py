@@ -6,6 +6,16 @@ prefix), creates blocks, and appends instructions at an insertion block.
 Result-producing emitters allocate a fresh register when no `result` is given
 and return the destination register.
 
+Declarations and the entry block's body: a register declared after code was
+emitted into the entry block must still go before that code (spec 5: the
+declarations are the block's prefix). Inserting each one there moves the
+whole body, which is quadratic for a function that declares as it emits (a
+material lowering: n declarations interleaved with n instructions). A
+builder made with `defer_declarations=True` keeps its declarations aside and
+splices them into place once, in `finish()`; until then the function is
+incomplete. Without the flag every declaration is inserted at once, as
+before, and `finish()` does nothing.
+
 Example::
 
     module = Module()
@@ -146,7 +156,7 @@ class StageBuilder:
 class FunctionBuilder:
     """Builds one function: registers, blocks and instructions at an insertion point."""
 
-    def __init__(self, function: Function) -> None:
+    def __init__(self, function: Function, *, defer_declarations: bool = False) -> None:
         self.function = function
         if not function.blocks:
             function.blocks.append(Block())
@@ -159,18 +169,38 @@ class FunctionBuilder:
         for instruction in self.entry.instructions:
             if isinstance(instruction, DeclareLocalInstruction):
                 self._next_register = max(self._next_register, instruction.register.index + 1)
+        #: Declarations not yet in the entry block (None: each is inserted at once; see the module docstring).
+        self._pending: list[Instruction] | None = [] if defer_declarations else None
+        #: The declaration the last `register` call made (builders that track provenance record it).
+        self.last_declaration: DeclareLocalInstruction | None = None
 
     # Registers, parameters, blocks ------------------------------------------------------
 
     def register(self, type: Type, index: int | None = None) -> RegisterValue:
-        """Declare a register (in the entry block's declaration prefix)."""
+        """Declare a register (in the entry block's declaration prefix; deferred ones at `finish`)."""
         if index is None:
             index = self._next_register
         self._next_register = max(self._next_register, index + 1)
         register = RegisterValue(index, type)
-        self.entry.instructions.insert(self._declared, DeclareLocalInstruction(register, type))
-        self._declared += 1
+        declaration = DeclareLocalInstruction(register, type)
+        self.last_declaration = declaration
+        if self._pending is not None:
+            self._pending.append(declaration)
+        else:
+            self.entry.instructions.insert(self._declared, declaration)
+            self._declared += 1
         return register
+
+    def finish(self) -> Function:
+        """Put the deferred declarations in place, in one splice (idempotent); returns the function.
+
+        Registers declared after a `finish` are deferred again until the next one.
+        """
+        if self._pending:
+            self.entry.instructions[self._declared:self._declared] = self._pending
+            self._declared += len(self._pending)
+            self._pending = []
+        return self.function
 
     def parameter(self, slot: int) -> ReferenceValue:
         return self.function.parameters[slot]

@@ -16,12 +16,19 @@ branches the copy's blocks, stage entries the copy's functions. Lists keep
 their order, so structural paths are the same in both.
 
 The copy is not verified: a caller that hands it out verifies it (the
-publication does). Cost is one pass over the module, linear in its size;
+publication does).
+
+`clone_function` copies one function out of its module into another (the
+material editor's Custom Code node moves a checked function into the
+material's module): record types it names can be mapped to records of the
+destination, so nominal identity holds there. Cost is one pass over the module, linear in its size;
 nothing recurses on input structure except types, whose depth the reader
 and writer bound (128 dependency edges).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from vpl_core.ir.instructions import (
     BinaryInstruction,
@@ -53,6 +60,37 @@ def clone_module(module: Module) -> Module:
     (which the verifier rejects) are kept pointing at the original objects.
     """
     return _Cloner().module(module)
+
+
+def clone_function(function: Function, name: str | None = None, records: Mapping[int, Type] | None = None) -> Function:
+    """A structural copy of one function, for another module (renamed to `name` when given).
+
+    `records` maps `id()` of record types the function uses to the types
+    the copy uses instead (records not listed are copied). Blocks and
+    instructions are new; calls to other functions keep their callee (a
+    caller moving a function must make sure those exist where it goes), a
+    recursive call names the copy. Storage references keep their slots:
+    parameters and locals are the function's own, uniform and stage
+    references would name the destination's, so callers check them first.
+    """
+    cloner = _Cloner()
+    for original_id, replacement in (records or {}).items():
+        cloner.types[original_id] = replacement
+    copy = Function(
+        function.name if name is None else name,
+        cloner.type(function.return_type),
+        [cloner.reference(parameter) for parameter in function.parameters],
+    )
+    cloner.functions[id(function)] = copy
+    for block in function.blocks:
+        block_copy = Block()
+        cloner.blocks[id(block)] = block_copy
+        copy.blocks.append(block_copy)
+    for block in function.blocks:
+        block_copy = cloner.blocks[id(block)]
+        block_copy.instructions = [cloner.instruction(instruction) for instruction in block.instructions]
+        block_copy.terminator = None if block.terminator is None else cloner.terminator(block.terminator)
+    return copy
 
 
 class _Cloner:

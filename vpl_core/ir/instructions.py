@@ -114,7 +114,7 @@ class Builtin(enum.Enum):
     @property
     def arity(self) -> int:
         """The number of operands the built-in takes (its text form's operand count)."""
-        return _BUILTIN_ARITY.get(self.value, 1)
+        return _BUILTIN_ARITY.get(self._value_, 1)  # `_value_`: the enum's `value` property is slow
 
     @property
     def extension(self) -> str | None:

@@ -53,18 +53,31 @@ def is_float32(value: float) -> bool:
         return False
 
 
-@dataclass(frozen=True)
+# The frozen value classes below write their `__init__` out (`init=False`):
+# a frozen dataclass's generated one stores each field through
+# `object.__setattr__`, which made constructing the values (the reader and
+# the copy create tens of thousands per module) about twice as slow as
+# storing the same fields in the instance dictionary directly, as these do.
+# Everything else (fields, equality, hashing, immutability) stays generated.
+
+
+@dataclass(frozen=True, init=False)
 class RegisterValue:
     """A function-local mutable register, named by its numeric index and typed."""
 
     index: int
     type: Type
 
+    def __init__(self, index: int, type: Type) -> None:
+        fields = self.__dict__
+        fields["index"] = index
+        fields["type"] = type
+
     def __str__(self) -> str:
         return f"r{self.index}"
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class ConstantValue:
     """A bool, int32 or finite binary32 scalar literal of an explicit scalar type.
 
@@ -74,6 +87,11 @@ class ConstantValue:
 
     type: Type
     value: bool | int | float
+
+    def __init__(self, type: Type, value: bool | int | float) -> None:
+        fields = self.__dict__
+        fields["type"] = type
+        fields["value"] = value
 
     @staticmethod
     def of_bool(value: bool) -> ConstantValue:
@@ -140,7 +158,7 @@ class StorageKind(enum.Enum):
         return self not in (StorageKind.MEMBER, StorageKind.INDEX)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ReferenceValue:
     """A root storage descriptor: namespace, slot and the stored value type.
 
@@ -153,17 +171,33 @@ class ReferenceValue:
     slot: int
     type: Type
 
+    def __init__(self, storage_kind: StorageKind, slot: int, type: Type) -> None:
+        fields = self.__dict__
+        fields["storage_kind"] = storage_kind
+        fields["slot"] = slot
+        fields["type"] = type
+
     @property
     def root(self) -> ReferenceValue:
         return self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MemberReferenceValue(ReferenceValue):
     """A record field of `base` storage; `type` is the field's declared type."""
 
     base: ReferenceValue = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
     field_name: str = ""
+
+    def __init__(
+        self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, field_name: str = ""  # type: ignore[assignment]  # as the field: `create` always passes a base
+    ) -> None:
+        fields = self.__dict__
+        fields["storage_kind"] = storage_kind
+        fields["slot"] = slot
+        fields["type"] = type
+        fields["base"] = base
+        fields["field_name"] = field_name
 
     @staticmethod
     def create(base: ReferenceValue, field_name: str, type: Type) -> MemberReferenceValue:
@@ -180,12 +214,22 @@ class MemberReferenceValue(ReferenceValue):
         raise ValueError("reference path is cyclic or too deep")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class IndexReferenceValue(ReferenceValue):
     """An array element of `base` storage selected by an integer register or constant."""
 
     base: ReferenceValue = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
     index: Operand = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
+
+    def __init__(
+        self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, index: Operand = None  # type: ignore[assignment]  # as the fields: `create` always passes both
+    ) -> None:
+        fields = self.__dict__
+        fields["storage_kind"] = storage_kind
+        fields["slot"] = slot
+        fields["type"] = type
+        fields["base"] = base
+        fields["index"] = index
 
     @staticmethod
     def create(base: ReferenceValue, index: Operand, type: Type) -> IndexReferenceValue:

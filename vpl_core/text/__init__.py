@@ -12,7 +12,21 @@ or for a module the text format cannot express).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from vpl_core.text.reader import STRICT_V1_EXTENSIONS_MESSAGE, SourceLocator, read, read_file, read_located
-from vpl_core.text.writer import write
+
+if TYPE_CHECKING:
+    from vpl_core.text.writer import write
 
 __all__ = ["STRICT_V1_EXTENSIONS_MESSAGE", "SourceLocator", "read", "read_file", "read_located", "write"]
+
+
+def __getattr__(name: str) -> Any:
+    # `write` is imported on first use (PEP 562): `vpl check` and the other
+    # readers never write, and the writer's import is part of their start-up.
+    if name == "write":
+        from vpl_core.text.writer import write
+
+        return write
+    raise AttributeError(f"module 'vpl_core.text' has no attribute {name!r}")

@@ -84,6 +84,9 @@ _SCANNER = re.compile(
     re.S | re.X,
 )
 _GROUP_NAME, _GROUP_MALFORMED, _GROUP_DOUBLE, _GROUP_SINGLE = 3, 5, 6, 7
+# For `parser.parse_source`, which scans and builds forms in one pass.
+SCANNER = _SCANNER
+GROUP_OPEN, GROUP_CLOSE, GROUP_NAME, GROUP_NUMBER, GROUP_DOUBLE, GROUP_SINGLE = 1, 2, 3, 4, 6, 7
 _KIND_OF_GROUP = ("", OPEN, CLOSE, NAME, NUMBER)  # by group number; group 0 is no token
 
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
@@ -164,6 +167,11 @@ def tokenize(source: SourceText) -> list[Token]:
         else:
             _fail_at_character(source, match.start(group))
     return tokens
+
+
+def decode_escapes(source: SourceText, body: str, body_start: int) -> str:
+    """The value of a string body that contains escapes; raises LexicalError at a bad escape."""
+    return _decode_escapes(source, body, body_start)
 
 
 def _decode_escapes(source: SourceText, body: str, body_start: int) -> str:

@@ -4,6 +4,12 @@ This is the scanner's private parsing data, not a public AST. A `Form` is
 the list of its items (tokens and nested forms) with the positions of its
 parentheses; the reader (`reader.py`) gives forms their meaning.
 
+`parse_source(source)` is `parse_forms(source, tokenize(source))` in one
+pass over the text (the reader's path): it builds the forms while scanning,
+without the intermediate token list, and whenever the input is not well
+formed it hands over to those two, so that every diagnostic, and which
+diagnostic comes first (lexical before syntactic), is theirs.
+
 Guarantees, so that later stages need no defensive code for them:
 
 * the input is exactly one form followed by end of input: trailing input is
@@ -24,7 +30,25 @@ Guarantees, so that later stages need no defensive code for them:
 from __future__ import annotations
 
 from vpl_core.text.errors import SyntaxRule
-from vpl_core.text.lexer import CLOSE, OPEN, Token
+from vpl_core.text.lexer import (
+    CLOSE,
+    GROUP_CLOSE,
+    GROUP_DOUBLE,
+    GROUP_NAME,
+    GROUP_NUMBER,
+    GROUP_OPEN,
+    GROUP_SINGLE,
+    KEYWORD,
+    NAME,
+    NUMBER,
+    OPEN,
+    RESERVED_WORDS,
+    SCANNER,
+    STRING,
+    Token,
+    decode_escapes,
+    tokenize,
+)
 from vpl_core.text.source import SourceText, line_and_column
 
 MAX_NESTING_DEPTH = 128
@@ -87,3 +111,62 @@ def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
             len(source.text),
         )
     return top
+
+
+def parse_source(source: SourceText) -> Form:
+    """The single top-level form of the text: exactly `parse_forms(source, tokenize(source))`.
+
+    Scans and builds forms in one pass. At anything the two-pass path would
+    report (a lexical error, a misplaced token, too deep a nesting, trailing
+    or missing input) it returns that path's result instead, so its errors
+    are raised by exactly the code that defines them; a well-formed input
+    never reaches it and gives the same forms and tokens.
+    """
+    text = source.text
+    reserved = RESERVED_WORDS
+    limit = MAX_NESTING_DEPTH
+    stack: list[Form] = []
+    items: list[Item] = []  # the items of the innermost open form
+    top: Form | None = None
+    group: int | None = -1  # the last match's group; None once the end of input matched
+    for match in SCANNER.finditer(text):
+        group = match.lastindex
+        if group is None:
+            break  # end of input
+        if top is not None or (not stack and group != GROUP_OPEN):
+            break  # trailing input, or not a form first: the two-pass path reports it
+        if group == GROUP_OPEN:
+            if len(stack) >= limit:
+                break
+            form = Form(match.start(group))
+            if stack:
+                items.append(form)
+            stack.append(form)
+            items = form.items
+        elif group == GROUP_CLOSE:
+            form = stack.pop()
+            form.end = match.start(group)
+            if stack:
+                items = stack[-1].items
+            else:
+                top = form
+        elif len(stack) >= limit:
+            break
+        elif group == GROUP_NAME:
+            value = match.group(group)
+            items.append((KEYWORD if value in reserved else NAME, value, match.start(group)))
+        elif group == GROUP_NUMBER:
+            items.append((NUMBER, match.group(group), match.start(group)))
+        elif group in (GROUP_DOUBLE, GROUP_SINGLE):
+            body = match.group(group)
+            start = match.start(group) - 1  # the opening quote
+            if "\\" in body:
+                # Every earlier character scanned cleanly, so a bad escape here
+                # is the first lexical error, as `tokenize` would report it.
+                body = decode_escapes(source, body, start + 1)
+            items.append((STRING, body, start))
+        else:
+            break  # a malformed word or a character no token starts with: a lexical error
+    if top is not None and group is None:
+        return top
+    return parse_forms(source, tokenize(source))

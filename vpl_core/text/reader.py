@@ -85,6 +85,7 @@ from vpl_core.ir.module import (
     UniformKind,
 )
 from vpl_core.ir.types import (
+    FLOAT,
     ArrayType,
     Field,
     MatrixType,
@@ -106,11 +107,12 @@ from vpl_core.ir.values import (
     ReferenceValue,
     RegisterValue,
     StorageKind,
+    float32_from_bits,
 )
 from vpl_core.text.errors import BindingRule, LexicalRule, SyntaxRule
 from vpl_core.text.floats import Float32OverflowError, parse_float32_bits
-from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, decode, tokenize
-from vpl_core.text.parser import Form, Item, parse_forms
+from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, decode
+from vpl_core.text.parser import Form, Item, parse_source
 from vpl_core.text.source import SourceText
 from vpl_core.verify import VerificationError, Verifier
 from vpl_core.verify.errors import ReferenceRule, TypeRule, UniformRule
@@ -169,7 +171,7 @@ def read_located(
     """`read`, also returning a locator that places diagnostics about the module's objects in the source."""
     with collector_paused():
         text = decode(source, label)
-        top = parse_forms(text, tokenize(text))
+        top = parse_source(text)
         reader = _Reader(text, strict_v1)
         module = reader.read_module(top)
         locator = SourceLocator(text, reader.spans, top.start)
@@ -189,7 +191,7 @@ def read_unverified_located(
     """
     with collector_paused():
         text = decode(source, label)
-        top = parse_forms(text, tokenize(text))
+        top = parse_source(text)
         reader = _Reader(text, strict_v1)
         module = reader.read_module(top)
         return module, SourceLocator(text, reader.spans, top.start)
@@ -347,6 +349,9 @@ class _Reader:
         self.interface: dict[str, tuple[int, Type]] = {}
         self.functions: dict[str, Function] = {}
         self.scope: _FunctionScope | None = None
+        # Float literal spelling -> its binary32 value: spellings repeat, and
+        # rounding a decimal to binary32 exactly is the costly part.
+        self.float_values: dict[str, float] = {}
         self.instruction_readers: dict[str, Callable[[Form], Instruction]] = {
             "copy": self._read_copy,
             "load": self._read_load,
@@ -855,15 +860,22 @@ class _Reader:
         return known
 
     def _register(self, item: Item) -> RegisterValue:
-        index, register_type = self._register_binding(item)
+        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
+        index, register_type = known if known is not None else self._register_binding(item)
         register = RegisterValue(index, register_type)
         self.spans[id(register)] = item[2]  # type: ignore[index]  # `_register_binding` accepted `item`, so it is an atom (kind, text, offset)
         return register
 
     def _operand(self, item: Item) -> Operand:
         if not isinstance(item, Form):
-            if item[0] == NAME and (item[1] in self.scope.register_spellings or _is_register_spelling(item[1])):  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
-                return self._register(item)
+            if item[0] == NAME:
+                known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
+                if known is not None:  # a register seen before: the common case, inline
+                    register = RegisterValue(known[0], known[1])
+                    self.spans[id(register)] = item[2]
+                    return register
+                if _is_register_spelling(item[1]):
+                    return self._register(item)
             self._fail(
                 SyntaxRule.EXPECTED_FORM,
                 f"expected an operand (a register, (bool ...), (int ...) or (float ...)), found {_describe(item)}",
@@ -878,11 +890,15 @@ class _Reader:
             literal = items[1]
             if isinstance(literal, Form) or literal[0] != NUMBER:
                 self._fail(SyntaxRule.EXPECTED_ATOM, f"expected a decimal number, found {_describe(literal)}", _start(literal))
-            try:
-                bits = parse_float32_bits(literal[1])
-            except Float32OverflowError:
-                self._fail(LexicalRule.FLOAT_OVERFLOW, f"float literal {literal[1]} overflows binary32 (beyond 3.4028235e38)", literal[2])
-            constant = ConstantValue.of_float_bits(bits)
+            value = self.float_values.get(literal[1])
+            if value is None:
+                try:
+                    bits = parse_float32_bits(literal[1])
+                except Float32OverflowError:
+                    self._fail(LexicalRule.FLOAT_OVERFLOW, f"float literal {literal[1]} overflows binary32 (beyond 3.4028235e38)", literal[2])
+                value = float32_from_bits(bits)
+                self.float_values[literal[1]] = value
+            constant = ConstantValue(FLOAT, value)
         elif head == "bool":
             items = self._count(item, 2, 2, "(bool true|false)")
             constant = ConstantValue.of_bool(self._word(items[1], ("true", "false"), "true or false") == "true")
@@ -999,7 +1015,8 @@ class _Reader:
         )
 
     def _math_reader(self, builtin: Builtin) -> Callable[[Form], Instruction]:
-        shape = f"({builtin.value} reg{' operand' * builtin.arity})"
+        arity = builtin.arity
+        shape = f"({builtin.value} reg{' operand' * arity})"
 
         def read_math(form: Form) -> Instruction:
             if "math" not in self.extensions:
@@ -1019,7 +1036,7 @@ class _Reader:
                     ' must declare (extensions "math") after its version',
                     head_start,
                 )
-            items = self._count(form, 2 + builtin.arity, 2 + builtin.arity, shape)
+            items = self._count(form, 2 + arity, 2 + arity, shape)
             return CallInstruction(self._register(items[1]), None, builtin, [self._operand(item) for item in items[2:]])
 
         return read_math

@@ -422,15 +422,33 @@ class _InstructionWriter:
     def __init__(self, block_ids: dict[int, str], function_ids: dict[int, str]) -> None:
         self.block_ids = block_ids
         self.function_ids = function_ids
+        # Spellings already made: register numbers and float bit patterns
+        # repeat, and the shortest round-trip float spelling is costly.
+        self.register_names: dict[int, str] = {}
+        self.float_texts: dict[int, str] = {}
+
+    def _register_name(self, register: RegisterValue, subject: object) -> str:
+        """`_register(register, subject)`, made once per register number."""
+        index = register.index
+        if type(index) is not int:
+            return _register(register, subject)  # not a plain int: checked (and spelled) every time
+        name = self.register_names.get(index)
+        if name is None:
+            name = self.register_names[index] = _register(register, subject)
+        return name
 
     def operand(self, operand: object) -> str:
         if isinstance(operand, RegisterValue):
-            return _register(operand, operand)
+            return self._register_name(operand, operand)
         if isinstance(operand, ConstantValue) and isinstance(operand.type, ScalarType):
             kind = operand.type.kind
             if kind is ScalarKind.FLOAT:
                 try:
-                    return f"(float {format_float32(float32_bits(float(operand.value)))})"
+                    bits = float32_bits(float(operand.value))
+                    text = self.float_texts.get(bits)
+                    if text is None:
+                        text = self.float_texts[bits] = f"(float {format_float32(bits)})"
+                    return text
                 except (ValueError, OverflowError, TypeError) as error:
                     raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write float constant {operand.value!r}: {error}", operand) from None
             if kind is ScalarKind.INT:
@@ -476,7 +494,7 @@ class _InstructionWriter:
         result = getattr(instruction, "result", None)
         if not isinstance(result, RegisterValue):
             raise _fail(WriterRule.NOT_EXPRESSIBLE, "the instruction needs a destination register", instruction)
-        return _register(result, instruction)
+        return self._register_name(result, instruction)
 
     def instruction(self, instruction: Instruction) -> str:
         operand = self.operand
@@ -488,7 +506,7 @@ class _InstructionWriter:
             return f"(store {self.reference(instruction.target)} {operand(instruction.value)})"
         if isinstance(instruction, BinaryInstruction):
             return (
-                f"({instruction.operator.value} {self._destination(instruction)}"
+                f"({instruction.operator._value_} {self._destination(instruction)}"  # `_value_`: `value` is a slow property
                 f" {operand(instruction.lhs)} {operand(instruction.rhs)})"
             )
         if isinstance(instruction, ConstructInstruction):
@@ -527,7 +545,7 @@ class _InstructionWriter:
                 f" not {len(instruction.arguments)}",
                 instruction,
             )
-        return f"({instruction.builtin.value} {self._destination(instruction)}{arguments})"
+        return f"({instruction.builtin._value_} {self._destination(instruction)}{arguments})"
 
     def _block(self, block: Block, terminator: Terminator) -> str:
         block_id = self.block_ids.get(id(block))

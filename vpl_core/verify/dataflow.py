@@ -49,13 +49,19 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from vpl_core.ir.instructions import (
+    BinaryInstruction,
     Builtin,
     CallInstruction,
+    ConstructInstruction,
+    CopyInstruction,
     DeclareLocalInstruction,
+    IndexInstruction,
     Instruction,
     LoadInstruction,
+    MemberInstruction,
     ReturnTerminator,
     StoreInstruction,
+    SwizzleInstruction,
     Terminator,
 )
 from vpl_core.ir.module import Block, Function, Module, Stage
@@ -116,6 +122,13 @@ _NEED_RULES = {
 # Output reads in helpers become prerequisites instead of errors.
 _OUTPUT_KINDS = (_NeedKind.OUTPUT, _NeedKind.CALL)
 
+# Instructions whose needs are exactly their register operands and whose
+# only assignment is their result register (calls of built-ins included: a
+# call of a module function also needs and assigns output leaves).
+_REGISTER_ONLY_CLASSES = frozenset(
+    {CopyInstruction, BinaryInstruction, ConstructInstruction, SwizzleInstruction, MemberInstruction, IndexInstruction}
+)
+
 
 class _Need(NamedTuple):
     """Bits that must be in the availability set, and what to blame if they are not."""
@@ -127,19 +140,27 @@ class _Need(NamedTuple):
 
 
 class _Step(NamedTuple):
+    """One statement compiled: the union of its needs' masks and what it assigns.
+
+    The needs themselves (what to blame) are compiled again, by
+    `_statement_needs`, only for a statement whose mask is not available.
+    """
+
     statement: Instruction | Terminator
-    needs: tuple[_Need, ...]
+    mask: int
     gen: int
 
 
-@dataclass
 class _BlockPlan:
     """The executable part of one reachable block, compiled to needs and gens."""
 
-    steps: list[_Step]
-    gen: int
-    successors: list[Block]
-    terminator: _Step | None  # None when a non-returning call cuts the block
+    __slots__ = ("gen", "steps", "successors", "terminator")
+
+    def __init__(self, steps: list[_Step], gen: int, successors: list[Block], terminator: _Step | None) -> None:
+        self.steps = steps
+        self.gen = gen
+        self.successors = successors
+        self.terminator = terminator  # None when a non-returning call cuts the block
 
 
 def check_module(module: Module) -> None:
@@ -239,13 +260,13 @@ class _FunctionAnalysis:
         # Parameters are supplied in full; uniforms are read-only and always available.
         return 0
 
-    def _compile_instruction(self, instruction: Instruction) -> tuple[_Step, bool]:
-        """The step of one instruction, and whether it cuts the block (a non-returning call)."""
+    def _instruction_needs(self, instruction: Instruction) -> tuple[list[_Need], int, bool]:
+        """The needs of one instruction, what it assigns, and whether it cuts the block (a non-returning call)."""
         needs: list[_Need] = []
         gen = 0
         returns = True
         if isinstance(instruction, DeclareLocalInstruction):
-            return _Step(instruction, (), 0), False
+            return needs, 0, False
         if isinstance(instruction, LoadInstruction):
             self._reference(instruction.source, needs, is_store=False)
         elif isinstance(instruction, StoreInstruction):
@@ -262,7 +283,41 @@ class _FunctionAnalysis:
         result = getattr(instruction, "result", None)
         if isinstance(result, RegisterValue):
             gen |= self._register_bit(result.index)
-        return _Step(instruction, tuple(needs), gen), not returns
+        return needs, gen, not returns
+
+    def _statement_needs(self, statement: Instruction | Terminator) -> list[_Need]:
+        """The needs of a compiled statement, in the order they are checked (for its diagnostics)."""
+        if isinstance(statement, Terminator):
+            needs: list[_Need] = []
+            for operand in statement.operands():
+                self._operand_need(operand, needs)
+            return needs
+        return self._instruction_needs(statement)[0]
+
+    def _compile_instruction(self, instruction: Instruction) -> tuple[_Step, bool]:
+        """The step of one instruction, and whether it cuts the block (a non-returning call)."""
+        kind = type(instruction)
+        if kind in _REGISTER_ONLY_CLASSES or (
+            kind is CallInstruction and instruction.builtin is not Builtin.NONE  # type: ignore[attr-defined]  # `kind is CallInstruction` was just checked (an exact class test mypy does not narrow on)
+        ):
+            # Most instructions read only register operands and assign their
+            # result register: their mask needs no _Need objects. (The same
+            # bits as `_instruction_needs`, which also handles malformed
+            # instructions the structural layer reports first.)
+            bits = self.register_bits
+            mask = 0
+            for operand in instruction.operands():
+                if isinstance(operand, RegisterValue):
+                    bit = bits.get(operand.index)
+                    mask |= bit if bit is not None else self._register_bit(operand.index)
+            result = instruction.result  # type: ignore[attr-defined]  # every instruction class that is not register-only has a result
+            gen = self._register_bit(result.index) if isinstance(result, RegisterValue) else 0
+            return _Step(instruction, mask, gen), False
+        needs, gen, cuts = self._instruction_needs(instruction)
+        mask = 0
+        for need in needs:
+            mask |= need.mask
+        return _Step(instruction, mask, gen), cuts
 
     def _compile_block(self, block: Block) -> _BlockPlan:
         steps: list[_Step] = []
@@ -278,10 +333,10 @@ class _FunctionAnalysis:
         terminator = block.terminator
         if terminator is None:
             return _BlockPlan(steps, gen, [], None)
-        needs: list[_Need] = []
-        for operand in terminator.operands():
-            self._operand_need(operand, needs)
-        return _BlockPlan(steps, gen, list(terminator.successors()), _Step(terminator, tuple(needs), 0))
+        mask = 0
+        for need in self._statement_needs(terminator):
+            mask |= need.mask
+        return _BlockPlan(steps, gen, list(terminator.successors()), _Step(terminator, mask, 0))
 
     # The analysis -----------------------------------------------------------------------
 
@@ -360,10 +415,13 @@ class _FunctionAnalysis:
                 continue  # unreachable from the entry block: not availability-checked
             state = incoming(position[block])
             steps = plan.steps if plan.terminator is None else plan.steps + [plan.terminator]
-            for statement, needs, gen in steps:
-                for need in needs:
-                    # `state & mask` is only as long as the shorter operand, so
-                    # this test stays cheap for low bits of a wide state.
+            for statement, statement_mask, gen in steps:
+                # `state & mask` is only as long as the shorter operand, so
+                # these tests stay cheap for low bits of a wide state.
+                if state & statement_mask == statement_mask:
+                    state |= gen
+                    continue
+                for need in self._statement_needs(statement):
                     if state & need.mask == need.mask:
                         continue
                     missing = need.mask & ~state

@@ -25,7 +25,6 @@ block list) of the stage are well formed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from vpl_core.ir.instructions import (
@@ -78,7 +77,6 @@ from vpl_core.ir.values import (
     StorageKind,
     is_float32,
 )
-from vpl_core.verify.builtins import BuiltinCallProblem, check_builtin_call
 from vpl_core.verify.errors import (
     InstructionRule,
     ObjectRule,
@@ -95,27 +93,49 @@ _DERIVED_CLASSES = (MemberReferenceValue, IndexReferenceValue)
 _IR_VALUE_CLASSES = (RegisterValue, ConstantValue, ReferenceValue)
 
 
-@dataclass(frozen=True)
+# The scopes below are plain slotted classes rather than dataclasses: they
+# are private to one run, and a dataclass's generated methods are compiled
+# at import, part of `vpl check`'s start-up.
+
+
 class FunctionSignature:
     """A function header as the stage check accepted it."""
 
-    parameters: tuple[ReferenceValue, ...]
-    return_type: Type
-    blocks: tuple[Block, ...]
+    __slots__ = ("blocks", "parameters", "return_type")
+
+    def __init__(self, parameters: tuple[ReferenceValue, ...], return_type: Type, blocks: tuple[Block, ...]) -> None:
+        self.parameters = parameters
+        self.return_type = return_type
+        self.blocks = blocks
 
 
-@dataclass(frozen=True)
 class ModuleScope:
-    uniforms: tuple[Uniform, ...]
-    types: TypeChecker
+    __slots__ = ("types", "uniforms")
+
+    def __init__(self, uniforms: tuple[Uniform, ...], types: TypeChecker) -> None:
+        self.uniforms = uniforms
+        self.types = types
 
 
-@dataclass(frozen=True)
 class StageScope:
-    stage: Stage
-    kind: StageKind
-    interface: tuple[InterfaceVariable, ...]
-    signatures: dict[int, FunctionSignature]  # by id() of the Function: identity, not equality
+    __slots__ = ("float32_values", "interface", "judgements", "kind", "signatures", "stage")
+
+    def __init__(
+        self,
+        stage: Stage,
+        kind: StageKind,
+        interface: tuple[InterfaceVariable, ...],
+        signatures: dict[int, FunctionSignature],  # by id() of the Function: identity, not equality
+    ) -> None:
+        self.stage = stage
+        self.kind = kind
+        self.interface = interface
+        self.signatures = signatures
+        # Typing judgements of this run by operation and operand type objects
+        # (identities: `_judgement`); a module repeats a few combinations many times.
+        self.judgements: dict[tuple[Any, ...], tuple[Any, tuple[Type, ...]]] = {}
+        # Float constant values already found to be finite binary32 values in this run.
+        self.float32_values: set[float] = set()
 
 
 def as_sequence(value: object, what: str, subject: Any, context: Sequence[Any]) -> tuple[Any, ...]:
@@ -135,6 +155,31 @@ def _blame(value: object, context: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...
 def _fail(kind: VerifierRule, message: str, value: object, context: tuple[Any, ...]) -> VerificationError:
     subject, outer = _blame(value, context)
     return VerificationError(kind, message, subject, outer)
+
+
+_ROLES: dict[tuple[str, int, int], str] = {}
+
+
+def _role(text: str, position: int = -1, operation: BinaryOperator | Builtin | None = None) -> str:
+    """An operand's role in diagnostics ("left operand of add", "argument 1 of mix"), built once per spelling.
+
+    Every operand check takes its role, but only a failing one shows it:
+    formatting it afresh (with an enum's slow `value`) for each operand cost
+    more than most checks themselves. The key holds the operation's
+    identity: enum members hash through a Python-level `__hash__`.
+    """
+    key = (text, position, id(operation))
+    role = _ROLES.get(key)
+    if role is None:
+        words = [text] if position < 0 else [text, str(position)]
+        if isinstance(operation, BinaryOperator):
+            words.append(operation.value)
+        elif isinstance(operation, Builtin):
+            words += ["of", operation.value]
+        role = " ".join(words)
+        if position < 64:  # bounded: a forged call can have any number of operands
+            _ROLES[key] = role
+    return role
 
 
 def _is_int_scalar(value_type: Type) -> bool:
@@ -163,7 +208,13 @@ class FunctionChecker:
         instructions = as_sequence(block.instructions, "block instruction list", block, function_context)
         context = (*function_context, block)
         in_prefix = is_entry
+        handlers = _HANDLERS
         for instruction in instructions:
+            handler = handlers.get(type(instruction))
+            if handler is not None:  # `_check_instruction`'s common case, inline
+                in_prefix = False
+                handler(self, instruction, context)
+                continue
             if isinstance(instruction, DeclareLocalInstruction):
                 if not in_prefix:
                     raise VerificationError(
@@ -245,7 +296,10 @@ class FunctionChecker:
             valid = isinstance(value, int) and not isinstance(value, bool) and INT32_MIN <= value <= INT32_MAX
             expected = "a signed 32-bit integer"
         else:
-            valid = isinstance(value, float) and is_float32(value)
+            known = self.stage.float32_values
+            valid = isinstance(value, float) and (value in known or is_float32(value))
+            if valid:
+                known.add(value)
             expected = "a finite binary32 value"
         if not valid:
             raise VerificationError(
@@ -256,6 +310,11 @@ class FunctionChecker:
     def _operand(self, value: object, context: tuple[Any, ...], role: str) -> Type:
         """A computation operand (spec 5): a register or a scalar constant, never a reference."""
         if type(value) is RegisterValue:
+            index = value.index
+            if type(index) is int:  # the common case of `_register`, inline: a declared register with its declared type
+                declared = self.registers.get(index)
+                if declared is not None and value.type is declared:
+                    return declared
             return self._register(value, context, role)
         if type(value) is ConstantValue:
             return self._constant(value, context)
@@ -432,6 +491,22 @@ class FunctionChecker:
 
     # Instructions ---------------------------------------------------------------------------
 
+    def _judgement(self, operation: object, operand_types: list[Type], judge: Callable[[], Any]) -> Any:
+        """`judge()`, the typing rule of `operation` on these operand types, remembered for this run.
+
+        Typing rules are pure functions of the operation and the operand types
+        (and the stage, which the memo belongs to). The key holds the types'
+        identities, not their values, so it never compares or hashes a type
+        graph; the memo keeps the types alive so that no identity is reused.
+        """
+        key = (id(operation), *map(id, operand_types))  # operations are enum members or a constant: permanent
+        memo = self.stage.judgements
+        known = memo.get(key)
+        if known is None:
+            known = (judge(), tuple(operand_types))
+            memo[key] = known
+        return known[0]
+
     def _check_instruction(self, instruction: object, context: tuple[Any, ...]) -> None:
         handler = _HANDLERS.get(type(instruction))
         if handler is None:
@@ -449,14 +524,20 @@ class FunctionChecker:
         handler(self, instruction, context)
 
     def _result(self, instruction: Any, context: tuple[Any, ...], what: str) -> Type:
-        if instruction.result is None:
+        result = instruction.result
+        if type(result) is RegisterValue and type(result.index) is int:
+            # `_register`'s common case, inline: a declared register with its declared type.
+            declared = self.registers.get(result.index)
+            if declared is not None and result.type is declared:
+                return declared
+        if result is None:
             raise VerificationError(InstructionRule.NO_RESULT, f"{what} needs a result register", instruction, context)
-        return self._register(instruction.result, (*context, instruction), "result")
+        return self._register(result, (*context, instruction), "result")
 
     def _copy(self, instruction: CopyInstruction, context: tuple[Any, ...]) -> None:
         result = self._result(instruction, context, "copy")
         source = self._operand(instruction.source, (*context, instruction), "copy source")
-        if not types_equal(source, result):
+        if source is not result and not types_equal(source, result):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"copy needs a source of exactly the result type, got {describe_type(source)} "
@@ -468,7 +549,7 @@ class FunctionChecker:
     def _load(self, instruction: LoadInstruction, context: tuple[Any, ...]) -> None:
         result = self._result(instruction, context, "load")
         _, stored = self._reference(instruction.source, (*context, instruction), "load source")
-        if not types_equal(stored, result):
+        if stored is not result and not types_equal(stored, result):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"load of {describe_type(stored)} storage needs a result of that type, got {describe_type(result)}",
@@ -497,13 +578,12 @@ class FunctionChecker:
         if not isinstance(operator, BinaryOperator):
             raise VerificationError(ObjectRule.INVALID_ENUM, "binary instruction has no valid operator", instruction, context)
         inner = (*context, instruction)
-        lhs = self._operand(instruction.lhs, inner, f"left operand of {operator.value}")
-        rhs = self._operand(instruction.rhs, inner, f"right operand of {operator.value}")
-        error = binary_type_error(operator, lhs, rhs)
+        lhs = self._operand(instruction.lhs, inner, _role("left operand of", -1, operator))
+        rhs = self._operand(instruction.rhs, inner, _role("right operand of", -1, operator))
+        error, expected = self._judgement(operator, [lhs, rhs], lambda: _binary_judgement(operator, lhs, rhs))
         if error is not None:
             raise VerificationError(InstructionRule.BINARY_OPERANDS, error, instruction, context)
-        expected = binary_result_type(operator, lhs, rhs)
-        if not types_equal(result, expected):
+        if result is not expected and not types_equal(result, expected):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"binary {operator.value} produces {describe_type(expected)}, got a {describe_type(result)} result",
@@ -514,7 +594,7 @@ class FunctionChecker:
     def _construct(self, instruction: ConstructInstruction, context: tuple[Any, ...]) -> None:
         result = self._result(instruction, context, "construct")
         target = self.types.check_type(instruction.type, instruction, context, "constructed type")
-        if not types_equal(result, target):
+        if result is not target and not types_equal(result, target):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"construct of {describe_type(target)} needs a result of that type, got {describe_type(result)}",
@@ -524,10 +604,10 @@ class FunctionChecker:
         arguments = as_sequence(instruction.arguments, "construct operand list", instruction, context)
         inner = (*context, instruction)
         argument_types = [
-            self._operand(argument, inner, f"construct operand {position}")
+            self._operand(argument, inner, _role("construct operand", position))
             for position, argument in enumerate(arguments)
         ]
-        error = construct_type_error(target, argument_types)
+        error = self._judgement(_CONSTRUCT, [target, *argument_types], lambda: construct_type_error(target, argument_types))
         if error is not None:
             raise VerificationError(InstructionRule.CONSTRUCT_OPERANDS, error, instruction, context)
 
@@ -545,11 +625,11 @@ class FunctionChecker:
                 InstructionRule.BUILTIN_WITH_CALLEE, f"built-in {builtin.value} call cannot name a callee function", instruction, context
             )
         argument_types = [
-            self._operand(argument, inner, f"argument {position} of {builtin.value}")
+            self._operand(argument, inner, _role("argument", position, builtin))
             for position, argument in enumerate(arguments)
         ]
-        expected = check_builtin_call(builtin, argument_types, self.stage.kind)
-        if isinstance(expected, BuiltinCallProblem):
+        expected = self._judgement(builtin, argument_types, lambda: _check_builtin_call(builtin, argument_types, self.stage.kind))
+        if not isinstance(expected, Type):  # a BuiltinCallProblem
             raise VerificationError(expected.kind, expected.message, instruction, context)
         if instruction.result is None:
             raise VerificationError(
@@ -559,7 +639,7 @@ class FunctionChecker:
                 context,
             )
         result = self._register(instruction.result, inner, "result")
-        if not types_equal(result, expected):
+        if result is not expected and not types_equal(result, expected):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"built-in {builtin.value} returns {describe_type(expected)}, got a {describe_type(result)} result",
@@ -626,7 +706,7 @@ class FunctionChecker:
         expected = swizzle_result_type(source, instruction.pattern)
         if isinstance(expected, str):
             raise VerificationError(InstructionRule.SWIZZLE, expected, instruction, context)
-        if not types_equal(result, expected):
+        if result is not expected and not types_equal(result, expected):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"swizzle {instruction.pattern!r} produces {describe_type(expected)}, "
@@ -650,7 +730,7 @@ class FunctionChecker:
             raise VerificationError(
                 InstructionRule.UNKNOWN_FIELD, f"record {source.name!r} has no field {field_name!r}", instruction, context
             )
-        if not types_equal(result, field.type):
+        if result is not field.type and not types_equal(result, field.type):
             raise VerificationError(
                 InstructionRule.RESULT_TYPE,
                 f"member {field_name!r} has type {describe_type(field.type)}, got a {describe_type(result)} result",
@@ -744,6 +824,26 @@ class FunctionChecker:
                 terminator,
                 context,
             )
+
+
+def _check_builtin_call(builtin: Builtin, argument_types: list[Type], stage_kind: StageKind) -> Any:
+    """`builtins.check_builtin_call`, imported when the first built-in call is checked.
+
+    The signature tables cost a noticeable part of `vpl check`'s start-up,
+    and many modules call no built-in at all.
+    """
+    from vpl_core.verify.builtins import check_builtin_call
+
+    return check_builtin_call(builtin, argument_types, stage_kind)
+
+
+_CONSTRUCT = "construct"  # the construct rule's key in `StageScope.judgements`
+
+
+def _binary_judgement(operator: BinaryOperator, lhs: Type, rhs: Type) -> tuple[str | None, Type | None]:
+    """(why the operands are not in the 7.1 table, else None; the result type when they are)."""
+    error = binary_type_error(operator, lhs, rhs)
+    return error, (None if error is not None else binary_result_type(operator, lhs, rhs))
 
 
 _Handler = Callable[[FunctionChecker, Any, tuple[Any, ...]], None]

@@ -225,6 +225,30 @@ _source_node(
     "Unit bitangent in world space: the direction in which the texture's v grows.",
     "handedness * cross(normal, tangent), the handedness from the world_tangent varying's w (MikkTSpace).",
 )
+
+
+def _lower_vertex_color(ctx: NodeContext) -> None:
+    color = ctx.source("vertex_color")
+    ctx.set_output("color", color)
+    ctx.set_output("alpha", ctx.fn.swizzle(color, "w"))
+
+
+register(
+    NodeType(
+        "vertex_color",
+        "Vertex Color",
+        CATEGORY,
+        "The mesh's vertex colour (linear RGBA, as glTF's COLOR_0); opaque white on a mesh without colours.",
+        [],
+        [PortSpec("color", PortType.COLOR), PortSpec("alpha", PortType.FLOAT)],
+        [],
+        _lower_vertex_color,
+        notes=(
+            "Loads the vertex_color varying (vertex input 4, semantic color, passed through); the host binds the "
+            "constant (1, 1, 1, 1) when the mesh has no colours (docs/preview.md)."
+        ),
+    )
+)
 _source_node(
     "view_direction",
     "View Direction",

@@ -8,7 +8,7 @@ from app.graph.adapter import populate, renew_duplicate_ids, snapshot
 from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
-from app.material.graph import MaterialGraph
+from app.material.graph import Connection, MaterialGraph
 
 
 @pytest.fixture
@@ -61,6 +61,19 @@ def test_unknown_node_types_are_reported_not_dropped_silently(view: MaterialNode
     assert any("no_such_node" in problem for problem in problems)
 
 
+def test_a_second_connection_into_one_input_is_reported_not_swapped_in(view: MaterialNodeGraph) -> None:
+    """Issue 23 item 9: the view shows one connection per input; the first stays, the others are problems."""
+    graph = small_graph()
+    first = graph.connection_into("n3", "a")
+    extra = graph.add_node("constant_color", (-400.0, 400.0))
+    duplicate = Connection(extra.id, "out", "n3", "a")
+    graph.connections.append(duplicate)
+    problems = populate(view, graph)
+    assert len(problems) == 1 and "n3.a" in problems[0] and "already" in problems[0]
+    shown = snapshot(view)
+    assert shown.connection_into("n3", "a") == first and duplicate not in shown.connections
+
+
 def test_properties_unknown_to_the_catalog_are_kept(view: MaterialNodeGraph) -> None:
     graph = small_graph()
     graph.nodes["n1"].properties["from_the_future"] = (1.0, 2.0)
@@ -108,3 +121,44 @@ def test_pasted_values_come_back_as_catalog_tuples(view: MaterialNodeGraph) -> N
     node = pasted[0]
     assert isinstance(node, MaterialNode)
     assert snapshot(view).nodes[node.stable_id].properties["value"] == (0.25, 0.5, 0.75, 1.0)
+
+
+def _loading_work(view: MaterialNodeGraph, size: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """(node names read, item groups made) while loading and framing a chain of `size` Add nodes."""
+    from PySide6 import QtWidgets
+
+    graph = MaterialGraph()
+    previous = graph.add_node("constant_float", (0.0, 0.0))
+    for index in range(size - 1):  # one type throughout: NodeGraphQt names them "Add 1", "Add 2", ...
+        node = graph.add_node("add", (float(index % 20) * 200.0, float(index // 20) * 150.0))
+        graph.connect(previous.id, "out", node.id, "a")
+        previous = node
+    names_read = [0]
+    groups = [0]
+    original_name = MaterialNode.name
+    original_group = QtWidgets.QGraphicsScene.createItemGroup
+
+    def counted_name(self: MaterialNode) -> str:
+        names_read[0] += 1
+        return original_name(self)
+
+    def counted_group(self: QtWidgets.QGraphicsScene, items: list) -> QtWidgets.QGraphicsItemGroup:
+        groups[0] += 1
+        return original_group(self, items)
+
+    monkeypatch.setattr(MaterialNode, "name", counted_name)
+    monkeypatch.setattr(QtWidgets.QGraphicsScene, "createItemGroup", counted_group)
+    try:
+        assert populate(view, graph) == []
+        view.typed_viewer.frame_items([node.view for node in view.all_nodes()])
+    finally:
+        monkeypatch.undo()
+    return names_read[0], groups[0]
+
+
+def test_loading_grows_linearly_with_the_graph(view: MaterialNodeGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 item 8: unique names from a set, framing by a union of rectangles (no item group)."""
+    small_names, small_groups = _loading_work(view, 60, monkeypatch)
+    large_names, large_groups = _loading_work(view, 120, monkeypatch)
+    assert small_groups == large_groups == 0
+    assert large_names <= 2.5 * max(small_names, 1), (small_names, large_names)  # quadratic: 4x

@@ -497,6 +497,23 @@ def test_duplicate_and_empty_parameter_names_are_diagnosed() -> None:
     assert flagged == {first.id, second.id, empty.id, reserved.id}
 
 
+def test_two_connections_into_one_input_from_a_file_are_a_diagnostic_on_the_node() -> None:
+    """Issue 23 item 9: the format allows one connection per input; a file with two is not silently accepted."""
+    graph = lit_graph()
+    multiply = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "multiply")
+    extra = graph.add_node("constant_color")
+    data = graph.to_dict()
+    data["connections"].append(
+        {"source_node": extra.id, "source_port": "out", "target_node": multiply, "target_port": "a"})
+    loaded = MaterialGraph.from_dict(data)
+    assert len(loaded.connections) == 4  # nothing the file holds is dropped
+    result = lower(loaded)
+    assert result.module is None and not result.ok
+    errors = _errors(result)
+    assert [(node_id, category) for node_id, category, _ in errors] == [(multiply, "graph")]
+    assert "input 'a' has more than one connection" in errors[0][2]
+
+
 def test_add_node_gives_parameters_unique_names() -> None:
     graph = MaterialGraph()
     names = [graph.add_node("float_parameter").properties["name"] for _ in range(3)]
@@ -707,3 +724,37 @@ def test_strange_property_values_never_raise(type_name: str) -> None:
             result = lower(graph)
             assert not any("internal error" in d.message for d in result.diagnostics), (name, value, result.diagnostics)
             can_connect(graph, node.id, "out", node.id, "a")
+
+
+# Cost -------------------------------------------------------------------------------------------
+
+
+def test_the_lowering_defers_every_register_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: a declaration inserted ahead of the entry block's body moves the whole body
+    (quadratic in the material's size); every builder of the lowering defers them to one splice."""
+    from vpl_core.ir.builder import FunctionBuilder
+
+    eager: list[str] = []
+    original = FunctionBuilder.register
+
+    def register(self: FunctionBuilder, *arguments: object, **keywords: object) -> object:
+        if getattr(self, "_pending", None) is None:
+            eager.append(self.function.name)
+        return original(self, *arguments, **keywords)
+
+    monkeypatch.setattr(FunctionBuilder, "register", register)
+    graph, _ = if_graph()
+    lit = graph.add_node("lambert")  # a second, unconnected chain: warnings only
+    assert lit is not None
+    pbr = MaterialGraph()
+    surface = pbr.add_node("surface_output")
+    noise = pbr.add_node("value_noise")
+    pbr.connect(noise.id, "out", surface.id, "roughness")
+    for material in (graph, lit_graph(), pbr):
+        result = lower(material)
+        assert result.ok, result.diagnostics
+        for _, function in result.module.functions():
+            body = function.blocks[0].instructions
+            declarations = [item for item in body if isinstance(item, DeclareLocalInstruction)]
+            assert body[:len(declarations)] == declarations  # all in the prefix, after the splice
+    assert eager == []

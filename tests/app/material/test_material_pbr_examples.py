@@ -9,10 +9,20 @@ import numpy as np
 import pytest
 
 from app.material.document import load_text, save_text
-from app.material.examples import EXAMPLE_GRAPHS, TEXTURES_DIRECTORY, example_path, load_example
+from app.material.examples import (
+    DEFAULT_EXAMPLE,
+    EXAMPLE_GRAPHS,
+    TEXTURES_DIRECTORY,
+    example_description,
+    example_path,
+    load_example,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
-PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart"]
+#: The node library's examples that are physically based in spirit end in the Surface Output too.
+LIBRARY_EXAMPLES = ["stylised_lava", "triplanar_rock", "tiled_floor"]
+PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart",
+                *LIBRARY_EXAMPLES]
 
 
 def _make_textures():
@@ -33,6 +43,27 @@ def test_pbr_example_uses_the_surface_output_and_resaves_equal(name: str) -> Non
     # Reopened and saved again: the same bytes.
     text = example_path(name).read_text(encoding="utf-8")
     assert save_text(load_text(text.encode("utf-8")).graph) == text
+
+
+@pytest.mark.parametrize("name", LIBRARY_EXAMPLES)
+def test_library_examples_give_the_surface_more_than_a_colour(name: str) -> None:
+    # Lit by the environment, a pattern should also drive how rough the surface is and its relief.
+    graph = EXAMPLE_GRAPHS[name]()
+    output = next(node for node in graph.nodes.values() if node.type_name == "surface_output")
+    driven = {connection.target_port for connection in graph.connections if connection.target_node == output.id}
+    assert {"base_color", "roughness", "normal"} <= driven
+    assert "(Surface Output)" in example_description(name)
+
+
+def test_toon_shading_stays_unlit_on_purpose_and_says_so() -> None:
+    types = {node.type_name for node in EXAMPLE_GRAPHS["toon_shading"]().nodes.values()}
+    assert "material_output" in types and "surface_output" not in types
+    assert "unlit on purpose" in example_description("toon_shading")
+
+
+def test_the_editor_opens_on_a_physically_based_material() -> None:
+    types = {node.type_name for node in load_example(DEFAULT_EXAMPLE).graph.nodes.values()}
+    assert "surface_output" in types and "texture_parameter" in types
 
 
 def test_painted_metal_is_textures_orm_and_a_normal_map_in_about_eight_nodes() -> None:

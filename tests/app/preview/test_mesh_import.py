@@ -16,7 +16,7 @@ import numpy as np
 import pygltflib
 import pytest
 
-from app.preview.mesh_import import MeshImportError, box_projection, read_mesh_file
+from app.preview.mesh_import import MeshImportError, box_projection, import_mesh, read_mesh_file
 
 # --- writing test files ---------------------------------------------------------------------------
 
@@ -66,6 +66,8 @@ def write_gltf(
     texcoords: np.ndarray | None = None,
     tangents: np.ndarray | None = None,
     node: dict | None = None,
+    colors: np.ndarray | None = None,
+    color_component_type: int = 5126,
     mode: int = 4,
     index_type: int = 5125,
 ) -> Path:
@@ -74,7 +76,7 @@ def write_gltf(
     views, accessors = [], []
     attributes = {}
 
-    def add(array: np.ndarray, accessor_type: str, component_type: int = 5126, target: int = 34962) -> int:
+    def add(array: np.ndarray, accessor_type: str, component_type: int = 5126, target: int = 34962, normalized: bool = False) -> int:
         data = np.ascontiguousarray(array).tobytes()
         offset = sum(len(chunk) for chunk in chunks)
         chunks.append(data + b"\0" * (-len(data) % 4))
@@ -82,6 +84,8 @@ def write_gltf(
         extra = {}
         if accessor_type == "VEC3" and component_type == 5126:
             extra = {"min": array.min(axis=0).tolist(), "max": array.max(axis=0).tolist()}
+        if normalized:
+            extra["normalized"] = True
         accessors.append(pygltflib.Accessor(bufferView=len(views) - 1, componentType=component_type, count=len(array), type=accessor_type, **extra))
         return len(accessors) - 1
 
@@ -92,6 +96,10 @@ def write_gltf(
         attributes["TEXCOORD_0"] = add(np.asarray(texcoords, np.float32), "VEC2")
     if tangents is not None:
         attributes["TANGENT"] = add(np.asarray(tangents, np.float32), "VEC4")
+    if colors is not None:
+        dtype = {5126: np.float32, 5121: np.uint8, 5123: np.uint16}[color_component_type]
+        kind = {2: "VEC2", 3: "VEC3", 4: "VEC4"}[np.asarray(colors).shape[1]]
+        attributes["COLOR_0"] = add(np.asarray(colors).astype(dtype), kind, color_component_type, normalized=color_component_type != 5126)
     index_accessor = None
     if indices is not None:
         dtype = {5121: np.uint8, 5123: np.uint16, 5125: np.uint32}[index_type]
@@ -209,6 +217,31 @@ def test_relative_indices_followed_by_more_vertices_are_refused(tmp_path: Path) 
     with pytest.raises(MeshImportError, match=r"negative \(relative\) indices are followed by more vertices"):
         read_mesh_file(write_text(tmp_path / "interleaved.obj", text))
 
+
+
+def _srgb_decoded(encoded: np.ndarray) -> np.ndarray:
+    """IEC 61966-2-1: sRGB-encoded components to linear."""
+    encoded = np.asarray(encoded, dtype=np.float64)
+    return np.where(encoded <= 0.04045, encoded / 12.92, ((encoded + 0.055) / 1.055) ** 2.4)
+
+
+@pytest.mark.parametrize(("written", "encoded"), [
+    ("1 0 0|0 0.5 0|0 0 0.25", [(1, 0, 0), (0, 0.5, 0), (0, 0, 0.25)]),
+    ("255 0 0|0 128 0|0 0 64", [(1, 0, 0), (0, 128 / 255, 0), (0, 0, 64 / 255)]),
+])
+def test_obj_vertex_colours_are_display_colours_decoded_to_linear(tmp_path: Path, written: str, encoded: list) -> None:
+    rows = written.split("|")
+    text = f"v 0 0 0 {rows[0]}\nv 1 0 0 {rows[1]}\nv 0 1 0 {rows[2]}\nf 1 2 3\n"
+    mesh = read_mesh_file(write_text(tmp_path / "coloured.obj", text))
+    assert mesh.colors is not None and mesh.colors.shape == (3, 4)
+    by_corner = {tuple(p[:2] * np.sqrt(0.5) + 0.5): c for p, c in zip(mesh.positions, mesh.colors)}  # undo the normalisation
+    for corner, rgb in zip([(0, 0), (1, 0), (0, 1)], encoded):
+        color = next(c for key, c in by_corner.items() if np.allclose(key, corner, atol=1e-3))
+        assert np.allclose(color, [*_srgb_decoded(rgb), 1.0], atol=1e-9)
+
+
+def test_an_obj_without_colours_gives_a_mesh_without(tmp_path: Path) -> None:
+    assert read_mesh_file(write_text(tmp_path / "quad.obj", QUAD_OBJ)).colors is None
 
 # --- glTF -----------------------------------------------------------------------------------------
 
@@ -344,3 +377,36 @@ def test_box_projection_splits_vertices_between_axes() -> None:
     part = _Part(positions, np.array([[0, 2, 1], [0, 1, 3]]))  # one triangle facing -z, one facing -y
     projected = box_projection(part)
     assert len(projected.positions) == 6 and projected.texcoords.shape == (6, 2)
+
+
+
+@pytest.mark.parametrize(("component_type", "scale"), [(5126, 1.0), (5121, 255.0), (5123, 65535.0)])
+def test_gltf_color_0_is_linear_rgba_floats_or_normalised_integers(tmp_path: Path, component_type: int, scale: float) -> None:
+    positions, normals, texcoords, indices = grid(1, 1)
+    colors = np.array([(1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 0.5), (0.0, 0.0, 1.0, 0.0), (0.2, 0.4, 0.6, 0.8)])
+    stored = colors if scale == 1.0 else np.round(colors * scale)
+    mesh = read_mesh_file(write_gltf(tmp_path / "coloured.glb", positions, indices, normals, texcoords,
+                                     colors=stored, color_component_type=component_type))
+    by_position = {tuple(np.round(p, 5)): c for p, c in zip(mesh.positions * np.sqrt(2.0), mesh.colors)}
+    for position, color in zip(positions, stored / scale):
+        assert np.allclose(by_position[tuple(np.round(position, 5))], color, atol=1e-7)  # linear: not decoded
+
+
+def test_gltf_rgb_colours_get_alpha_one_and_a_two_component_color_is_an_error(tmp_path: Path) -> None:
+    positions, normals, texcoords, indices = grid(1, 1)
+    rgb = np.array([(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.5, 0.5, 0.5)])
+    mesh = read_mesh_file(write_gltf(tmp_path / "rgb.gltf", positions, indices, normals, texcoords, colors=rgb))
+    assert mesh.colors.shape == (4, 4) and np.array_equal(mesh.colors[:, 3], np.ones(4))
+    assert read_mesh_file(write_gltf(tmp_path / "plain.glb", positions, indices, normals, texcoords)).colors is None
+    with pytest.raises(MeshImportError, match="COLOR_0"):
+        read_mesh_file(write_gltf(tmp_path / "bad.glb", positions, indices, normals, texcoords, colors=rgb[:, :2]))
+
+
+def test_imported_colours_reach_the_mesh_the_preview_draws(tmp_path: Path) -> None:
+    positions, normals, texcoords, indices = grid(2, 2, mirrored_right_half=True)
+    colors = np.concatenate([(positions[:, :3] + 1.0) / 2.0, np.ones((len(positions), 1))], axis=1)
+    imported = import_mesh(write_gltf(tmp_path / "mirrored.glb", positions, indices, normals, texcoords, colors=colors))
+    mesh = imported.mesh
+    assert mesh.vertex_count > len(positions)  # split on the mirrored seam, colours kept per vertex
+    expected = np.concatenate([(mesh.positions * np.sqrt(2.0) + 1.0) / 2.0, np.ones((mesh.vertex_count, 1))], axis=1)
+    assert np.allclose(mesh.colors, expected, atol=1e-5)

@@ -468,12 +468,12 @@ def test_es_preview_screenshot_in_a_fresh_process(qapp, tmp_path: Path) -> None:
     es_png, desktop_png = tmp_path / "es.png", tmp_path / "desktop.png"
     environment = dict(os.environ, QT_QPA_PLATFORM="xcb")
     environment.pop(ENVIRONMENT_VARIABLE, None)
+    lit = EXAMPLES[[p.stem for p in EXAMPLES].index("lit_blinn_phong")]
     completed = subprocess.run(
-        [sys.executable, "-m", "app", "--preview-screenshot", str(es_png), "--size", "96x96", "--gl", "es"],
+        [sys.executable, "-m", "app", str(lit), "--preview-screenshot", str(es_png), "--size", "96x96", "--gl", "es"],
         cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
-    assert preview_screenshot(str(EXAMPLES[[p.stem for p in EXAMPLES].index("lit_blinn_phong")]), str(desktop_png),
-                              (96, 96), gl="desktop") == 0
+    assert preview_screenshot(str(lit), str(desktop_png), (96, 96), gl="desktop") == 0
     _assert_same_picture(load_image_rgba(str(desktop_png)), load_image_rgba(str(es_png)))
 
 

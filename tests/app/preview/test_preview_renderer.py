@@ -64,8 +64,40 @@ def test_parameter_value_survives_a_rebuild(renderer: Renderer) -> None:
     renderer.set_parameter("tint", (0.0, 0.0, 0.0, 1.0))
     renderer.build_program(color_parameter_artifact())
     renderer.build_program(color_parameter_artifact())
-    assert renderer.link_count == 2
+    assert renderer.link_count == 1  # byte-identical GLSL: the program is reused (issue 20)
     assert _rgb(renderer.render_image(SIZE, SIZE)[SIZE // 2, SIZE // 2]) == (0, 0, 0)
+
+
+def test_byte_identical_code_is_never_linked_again(renderer: Renderer) -> None:
+    """Issue 20: only a change of code relinks; the recent programs are kept, so undo and redo relink nothing."""
+    from app.preview.renderer import RECENT_PROGRAMS
+
+    colors = [(1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0)]
+    for color in colors:
+        renderer.build_program(constant_color_artifact(color))
+    assert renderer.link_count == 3
+    for color in reversed(colors):  # undo, undo, redo...
+        renderer.build_program(constant_color_artifact(color))
+        expected = tuple(round(255 * component) for component in color[:3])
+        assert _rgb(renderer.render_image(SIZE, SIZE)[SIZE // 2, SIZE // 2]) == expected
+    assert renderer.link_count == 3
+    for index in range(RECENT_PROGRAMS + 1):  # more programs than are kept: the oldest go
+        renderer.build_program(constant_color_artifact((0.5, 0.5, index / 8.0, 1.0)))
+    renderer.build_program(constant_color_artifact(colors[0]))
+    assert renderer.link_count == 3 + RECENT_PROGRAMS + 2
+    assert len(renderer._linked) == RECENT_PROGRAMS
+
+
+def test_a_program_linked_in_a_sharing_context_is_adopted(renderer: Renderer) -> None:
+    from app.preview.renderer import link_program
+
+    artifact = constant_color_artifact((0.0, 1.0, 1.0, 1.0))
+    program, log = link_program(artifact, renderer.is_es)
+    info = renderer.adopt_program(program, artifact, log)
+    assert info.program == program and renderer.link_count == 0
+    assert _rgb(renderer.render_image(SIZE, SIZE)[SIZE // 2, SIZE // 2]) == (0, 255, 255)
+    renderer.build_program(artifact)  # known code: reused
+    assert renderer.link_count == 0 and renderer.program is not None and renderer.program.program == program
 
 
 def test_checker_texture_matches_numpy_sampling(renderer: Renderer) -> None:

@@ -264,3 +264,22 @@ def test_the_sample_host_renders_textures_and_variants_as_the_preview_does(qapp,
     worn = tmp_path / "project" / "worn.vpl"
     save_file(worn, loaded.graph)
     _assert_same_picture(_host_pixels(exported, tmp_path, "worn"), _preview_pixels(worn, tmp_path))
+
+
+@pytest.mark.gl
+def test_the_sample_host_binds_white_for_the_vertex_colour_of_a_mesh_without(qapp, tmp_path: Path) -> None:
+    # The export lists vertex input 4 (colour); the host's sphere has none, so it binds the documented constant.
+    graph = MaterialGraph()
+    vertex_color = graph.add_node("vertex_color", (-400, 0))
+    tint = graph.add_node("color_parameter", (-400, 200), {"name": "tint", "default": (0.8, 0.3, 0.1, 1.0)})
+    multiply = graph.add_node("multiply", (-200, 0))
+    output = graph.add_node("surface_output", (0, 0), {"roughness": 0.4})
+    graph.connect(vertex_color.id, "color", multiply.id, "a")
+    graph.connect(tint.id, "out", multiply.id, "b")
+    graph.connect(multiply.id, "out", output.id, "base_color")
+    source = tmp_path / "vertex_color.vpl"
+    save_file(source, graph)
+    exported = _export(source, tmp_path / "out", copy_textures=False)
+    material = json.loads(exported.read_text(encoding="utf-8"))["material"]
+    assert {"location": 4, "name": "color", "type": "vector float 4"} in material["vertex_inputs"]
+    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))

@@ -1,7 +1,7 @@
 """Fixtures for driving the real main window under Xvfb.
 
 `prompts` answers every question the window asks and records the calls;
-`window` is a shown MainWindow on the default example with its settings,
+`window` is a shown MainWindow on `WINDOW_EXAMPLE` with its settings,
 recovery directory and prompts isolated in the test's temporary directory.
 Teardown answers "discard" to any unsaved-changes question and closes the
 window, so no test leaves a top-level window behind.
@@ -20,6 +20,9 @@ from app.ui.dialogs import Prompts, SaveChoice
 from app.ui.recovery import RECOVERY_DIR_ENV, RecoveryStore
 
 LOWERING_TIMEOUT_MS = 20_000
+#: The material the UI tests drive: they name its nodes (n1 base colour, n4 the shininess parameter, n7 the
+#: Fresnel), so it is fixed here rather than following `examples.DEFAULT_EXAMPLE` (the editor's first impression).
+WINDOW_EXAMPLE = "lit_blinn_phong"
 
 
 class RecordingPrompts:
@@ -32,6 +35,9 @@ class RecordingPrompts:
         self.export_dir: str | None = None
         self.recovery_choice: Any = "first"  # "first": take the first entry offered; None: decline
         self.text_answers: list[str | None] = []  # answers to ask_text, in order (None: cancelled)
+        self.export_request: Any = None  # the answer to choose_export_target (an ExportRequest; None: cancelled)
+        self.mtlx_path: str | None = None  # the answer to choose_mtlx_path
+        self.update_functions = False  # the answer to "library functions changed: update them?"
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
     def named(self, name: str) -> list[tuple[Any, ...]]:
@@ -67,8 +73,24 @@ class RecordingPrompts:
             self.calls.append(("ask_text", (title, label, initial)))
             return self.text_answers.pop(0) if self.text_answers else None
 
+        def choose_export_target(_parent: object, kind: Any, suggested: str) -> Any:
+            self.calls.append(("choose_export_target", (kind, suggested)))
+            return self.export_request
+
+        def show_notes(_parent: object, title: str, message: str, notes: Any) -> None:
+            self.calls.append(("show_notes", (title, message, list(notes))))
+
+        def choose_mtlx_path(_parent: object, _directory: str) -> str | None:
+            self.calls.append(("choose_mtlx_path", ()))
+            return self.mtlx_path
+
+        def ask_update_functions(_parent: object, names: Any) -> bool:
+            self.calls.append(("ask_update_functions", (list(names),)))
+            return self.update_functions
+
         return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
-                       choose_export_dir, ask_text)
+                       choose_export_dir, ask_text, choose_export_target, show_notes, choose_mtlx_path,
+                       ask_update_functions)
 
 
 @pytest.fixture(autouse=True)
@@ -82,6 +104,16 @@ def no_leaked_windows(qapp):
         widget.prompts.ask_save_changes = lambda _parent, _name: SaveChoice.DISCARD
         widget.close()
     assert not leaked, f"{len(leaked)} main window(s) left open"
+
+
+@pytest.fixture(autouse=True)
+def function_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's function library, in the test's temporary directory (never the real one)."""
+    from app.material.library import USER_LIBRARY_ENV
+
+    directory = tmp_path / "function-library"
+    monkeypatch.setenv(USER_LIBRARY_ENV, str(directory))
+    return directory
 
 
 @pytest.fixture
@@ -103,17 +135,20 @@ def settings(tmp_path: Path) -> QSettings:
 
 @pytest.fixture
 def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_dir: Path):
-    """Builds shown main windows on the default example; all are closed at teardown."""
+    """Builds shown main windows on `example` (None: the editor's default example); all are closed at teardown."""
     from app.ui.main_window import MainWindow
 
     windows: list[MainWindow] = []
 
-    def make(load_example: bool = True, preview_gl: str | None = None) -> MainWindow:
+    def make(load_example: bool = True, preview_gl: str | None = None, example: str | None = WINDOW_EXAMPLE) -> MainWindow:
         window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir),
                             preview_gl=preview_gl)
         qtbot.addWidget(window)
         if load_example:
-            window.load_example()
+            if example is None:
+                window.load_example()
+            else:
+                window.load_example(example)
         window.show()
         qtbot.waitExposed(window)
         windows.append(window)
@@ -123,6 +158,12 @@ def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_
     prompts.save_choice = SaveChoice.DISCARD
     for window in windows:
         window.close()
+
+
+@pytest.fixture
+def window_example() -> str:
+    """The example the `window` fixture (and `make_window()`) opens."""
+    return WINDOW_EXAMPLE
 
 
 @pytest.fixture

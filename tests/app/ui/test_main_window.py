@@ -38,7 +38,8 @@ def bad_graph() -> MaterialGraph:
     return graph
 
 
-def test_opens_on_the_default_example_with_every_panel_filled(window) -> None:
+def test_opens_on_the_default_example_with_every_panel_filled(make_window) -> None:
+    window = make_window(example=None)
     expected = load_example(DEFAULT_EXAMPLE).graph
     assert window.material == expected
     assert not window.is_modified and not window.isWindowModified()
@@ -393,7 +394,7 @@ def test_autosave_writes_a_recovery_file_that_a_new_window_offers(make_window, p
     assert not second.recovery.orphans()
 
 
-def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Path) -> None:
+def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Path, window_example: str) -> None:
     first = make_window()
     first.graph.node_by_stable_id("n2").set_pos(1.0, 2.0)
     first.autosave_now()
@@ -404,7 +405,7 @@ def test_a_declined_recovery_is_discarded(make_window, prompts, recovery_dir: Pa
     prompts.recovery_choice = None
     second = make_window()
     assert not second.check_recovery()
-    assert second.material == load_example(DEFAULT_EXAMPLE).graph
+    assert second.material == load_example(window_example).graph
     assert not list(recovery_dir.glob("autosave-*"))
 
 
@@ -412,10 +413,10 @@ def test_snapshot_matches_the_view(window) -> None:
     assert snapshot(window.graph) == window.material
 
 
-def test_unknown_node_types_in_a_file_are_reported(window, prompts, tmp_path: Path) -> None:
+def test_unknown_node_types_in_a_file_are_reported(window, prompts, tmp_path: Path, window_example: str) -> None:
     from app.material.document import save_file
 
-    graph = load_example(DEFAULT_EXAMPLE).graph
+    graph = load_example(window_example).graph
     graph.add_node("node_from_a_newer_editor", (0.0, 400.0))
     path = tmp_path / "newer.vpl"
     save_file(path, graph)
@@ -540,3 +541,10 @@ def test_palette_additions_do_not_pile_up(window) -> None:
         window.node_palette.request("add")
     positions = [node.position for node in window.material.nodes.values() if node.type_name == "add"]
     assert len(set(positions)) == len(positions)
+
+
+def test_open_example_menu_describes_each_example(window) -> None:
+    tips = {action.text(): action.toolTip() for action in window.examples_menu.actions()}
+    assert tips and all(tip and tip != name for name, tip in tips.items())
+    assert "unlit on purpose" in tips["toon_shading"]
+    assert window.examples_menu.toolTipsVisible()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+
 from app.material.document import load_text
 from app.material.graph import MaterialGraph
 from app.ui.dialogs import SaveChoice
@@ -109,8 +111,67 @@ def test_a_taken_variant_name_is_refused(window, prompts) -> None:
     prompts.text_answers = ["new", "new"]
     assert window.add_variant() == "new"
     assert window.add_variant() is None
-    assert "already a variant called new" in window.statusBar().currentMessage()
+    assert 'already a variant called "new"' in window.statusBar().currentMessage()
     assert window.material.variants[0].name == "new" and len(window.material.variants) == 1
+    prompts.text_answers = ["   "]
+    assert window.add_variant() is None
+    assert "needs a name" in window.statusBar().currentMessage() and len(window.material.variants) == 1
+
+
+def test_f2_renames_the_active_variant_as_one_undo_step_that_is_saved(window, prompts, tmp_path: Path, qtbot) -> None:
+    panel = window.parameters_panel
+    assert not panel.rename_variant_button.isEnabled()  # the base values have no name to change
+    prompts.text_answers = ["rusty", "new"]
+    panel.add_variant_button.click()
+    panel.parameterChanged.emit("base_color", (0.4, 0.2, 0.1, 1.0))
+    panel.add_variant_button.click()
+    panel.variant_box.activated.emit(1)  # back on "rusty"
+    window.flush()
+    assert panel.variants.active == "rusty" and panel.rename_variant_button.isEnabled()
+    # F2 while the Values box has focus asks for the new name, offering the old one.
+    prompts.text_answers = ["  weathered "]
+    window.activateWindow()
+    panel.variant_box.setFocus()
+    qtbot.waitUntil(panel.variant_box.hasFocus, timeout=5000)
+    qtbot.keyClick(panel.variant_box, Qt.Key.Key_F2)
+    assert prompts.named("ask_text")[-1][2] == "rusty"
+    assert panel.variants.names == ("weathered", "new") and panel.variants.active == "weathered"
+    assert [panel.variant_box.itemText(index) for index in range(1, 3)] == ["weathered", "new"]
+    assert window.material.variant("weathered").values == {"base_color": (0.4, 0.2, 0.1, 1.0)}
+    assert window.session.parameters.value("base_color") == (0.4, 0.2, 0.1, 1.0)
+    assert window.undo_action.text().replace("&", "") == 'Undo Rename variant "rusty" to "weathered"'
+    assert window.isWindowModified()
+    window.undo_action.trigger()
+    assert panel.variants.names == ("rusty", "new") and panel.variants.active == "rusty"
+    window.redo_action.trigger()
+    assert panel.variants.names == ("weathered", "new") and panel.variants.active == "weathered"
+    # Saved under the new name.
+    target = tmp_path / "renamed.vpl"
+    assert window.save_to(target)
+    loaded = load_text(target.read_bytes(), str(target)).graph
+    assert loaded is not None and [variant.name for variant in loaded.variants] == ["weathered", "new"]
+    assert loaded.active_variant == "weathered"
+
+
+def test_renaming_a_variant_to_a_taken_or_empty_name_is_refused_and_says_why(window, prompts) -> None:
+    panel = window.parameters_panel
+    prompts.text_answers = ["rusty", "new"]
+    panel.add_variant_button.click()
+    panel.add_variant_button.click()
+    steps = window.graph.undo_stack().count()
+    # From the box's right-click menu.
+    rename = next(action for action in panel.variant_box.actions() if action.text().startswith("Rename"))
+    prompts.text_answers = ["rusty"]
+    rename.trigger()
+    assert 'Variant not renamed: There is already a variant called "rusty"' in window.statusBar().currentMessage()
+    prompts.text_answers = [" "]
+    panel.rename_variant_button.click()
+    assert "Variant not renamed: A variant needs a name" in window.statusBar().currentMessage()
+    prompts.text_answers = [None]  # cancelled
+    panel.rename_variant_button.click()
+    prompts.text_answers = ["new"]  # its own name: nothing to do
+    panel.rename_variant_button.click()
+    assert panel.variants.names == ("rusty", "new") and window.graph.undo_stack().count() == steps
 
 
 def test_a_read_only_module_has_preview_values_and_no_variants(window, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.material.examples import DEFAULT_EXAMPLE, load_example
+from app.material.examples import load_example
 
 
 def _mode(path: Path) -> int:
@@ -42,7 +42,7 @@ def test_a_new_document_gets_normal_permissions(window, tmp_path: Path) -> None:
     assert {_mode(path) for path in (tmp_path / "export").iterdir()} == {0o644}
 
 
-def test_a_damaged_autosave_is_kept_not_deleted(make_window, prompts, recovery_dir: Path) -> None:
+def test_a_damaged_autosave_is_kept_not_deleted(make_window, prompts, recovery_dir: Path, window_example: str) -> None:
     first = make_window()
     first.graph.node_by_stable_id("n2").set_pos(1.0, 2.0)
     document = first.autosave_now()
@@ -60,7 +60,7 @@ def test_a_damaged_autosave_is_kept_not_deleted(make_window, prompts, recovery_d
     kept = recovery_dir / f"damaged-{document.name}"
     assert kept.read_bytes() == b"\x00garbage that is no document" and str(kept) in message
     assert not second.recovery.orphans()  # set aside: not offered again at every start
-    assert second.material == load_example(DEFAULT_EXAMPLE).graph
+    assert second.material == load_example(window_example).graph
 
 
 def test_a_window_screenshot_leaves_no_settings_folder_behind(qapp, tmp_path: Path,

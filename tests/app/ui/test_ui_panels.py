@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
 
 from app.material.catalog import NODE_TYPES, categories
 from app.ui.code_view import FRAGMENT_TAB, VERTEX_TAB, VPL_TAB, CodeView
+from app.ui.custom_code_editor import CustomCodeEditor, PortsEdit
 from app.ui.diagnostics_panel import DiagnosticRow, DiagnosticsPanel
 from app.ui.instruction_view import InstructionView
 from app.ui.palette import NodePalette
@@ -73,6 +74,14 @@ def test_every_property_kind_round_trips_through_its_widget(qtbot) -> None:
             elif isinstance(widget, QSpinBox):
                 widget.setValue(widget.value() + 1 if widget.value() < widget.maximum() else widget.value() - 1)
                 assert emitted[-1][1:] == (spec.name, widget.value())
+            elif isinstance(widget, PortsEdit):  # a Custom Code node's declared ports, as "name: type, ..."
+                widget.setText("renamed: float")
+                widget.editingFinished.emit()
+                assert emitted[-1][1:] == (spec.name, (("renamed", "float"),))
+            elif isinstance(widget, CustomCodeEditor):
+                widget.text.setPlainText("(registers)")
+                widget.apply()
+                assert emitted[-1][1:] == (spec.name, "(registers)")
             elif isinstance(widget, QLineEdit):
                 widget.setText("renamed")
                 widget.editingFinished.emit()

@@ -132,3 +132,38 @@ def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:
     window.redo_action.trigger()
     assert sorted(node.properties["name"] for node in window.material.nodes.values()
                   if node.type_name == "float_parameter") == sorted([name, f"{name}2"])
+
+
+def test_a_property_drag_updates_the_snapshot_without_reading_the_whole_view(window, monkeypatch) -> None:
+    """Issue 20: a slider step reads one property, not every node (the snapshot is what a full read gives)."""
+    import app.ui.graph_editor as graph_editor_module
+    from app.graph.adapter import snapshot
+
+    editor = window.graph_editor
+    full_reads = [0]
+    full_snapshot = graph_editor_module.snapshot
+
+    def counted(view):
+        full_reads[0] += 1
+        return full_snapshot(view)
+
+    monkeypatch.setattr(graph_editor_module, "snapshot", counted)
+
+    def agrees() -> bool:
+        whole = snapshot(window.graph)
+        whole.variants, whole.active_variant = editor.material.variants, editor.material.active_variant
+        return editor.material == whole
+
+    shininess = "n4"  # the default example's float parameter
+    for step, value in enumerate((60.0, 70.0, 80.0)):
+        window.set_node_property(shininess, "default", value, continuing=step > 0)
+        assert editor.material.nodes[shininess].properties["default"] == value and agrees()
+    stack = window.graph.undo_stack()
+    stack.undo()
+    assert editor.material.nodes[shininess].properties["default"] == 48.0 and agrees()
+    stack.redo()
+    assert editor.material.nodes[shininess].properties["default"] == 80.0 and agrees()
+    assert full_reads[0] == 0
+    # Anything else (a wire, a new node) still reads the whole view.
+    window.graph_editor.add_node("constant_float")
+    assert full_reads[0] == 1 and agrees()

@@ -1,13 +1,15 @@
 """The rasteriser: coverage against exact rational arithmetic, shared edges, perspective-correct interpolation, clipping.
 
 The reference coverage below is written independently of
-`vpl_core.interp.raster`: it maps the same clip-space vertices to window
-coordinates, snaps them to 1/256 pixel, and decides each pixel centre with
-exact `Fraction` edge functions and the ownership rule stated in raster.py's
-docstring (for counter-clockwise triangles with y up, centres on an edge
-belong to the triangle when the edge runs downwards, or rightwards when
-horizontal: left and bottom edges). `test_edge_ownership_matches_the_driver`
-checks that rule against Mesa.
+`vpl_core.interp.raster`: it divides by w and clips the triangle to the
+window's square -1 <= x, y <= 1 with exact `Fraction` arithmetic, maps the polygon's
+vertices to window coordinates, snaps them to 1/256 pixel, and decides each
+pixel centre of the polygon's fan with exact edge functions and the
+ownership rule stated in raster.py's docstring (for counter-clockwise
+triangles with y up, centres on an edge belong to the triangle when the
+edge runs downwards, or rightwards when horizontal: left and bottom edges).
+`test_edge_ownership_matches_the_driver` checks that rule against Mesa, and
+`test_coverage_and_interpolation_match_the_driver` the clipping.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vpl_core.interp.raster import SUBPIXEL, assemble, quad_weights, rasterize
@@ -23,15 +25,47 @@ from vpl_core.interp.raster import SUBPIXEL, assemble, quad_weights, rasterize
 WIDTH, HEIGHT = 16, 12
 
 
-def _window(vertex: np.ndarray) -> tuple[Fraction, Fraction]:
-    x, y, _, w = (float(c) for c in vertex)
-    wx = (x / w + 1.0) * (WIDTH / 2.0)
-    wy = (y / w + 1.0) * (HEIGHT / 2.0)
-    return Fraction(round(wx * SUBPIXEL), SUBPIXEL), Fraction(round(wy * SUBPIXEL), SUBPIXEL)
+Point = tuple[Fraction, Fraction]
+
+
+def _clip_to_window(polygon: list[Point]) -> list[Point]:
+    """The polygon (NDC, exact) inside -1 <= x, y <= 1: Sutherland-Hodgman, one side at a time."""
+    for axis, bound in ((0, Fraction(-1)), (0, Fraction(1)), (1, Fraction(-1)), (1, Fraction(1))):
+        def distance(point: Point, axis: int = axis, bound: Fraction = bound) -> Fraction:
+            return point[axis] - bound if bound < 0 else bound - point[axis]
+
+        clipped: list[Point] = []
+        for index, current in enumerate(polygon):
+            previous = polygon[index - 1]
+            d_current, d_previous = distance(current), distance(previous)
+            if (d_current >= 0) != (d_previous >= 0):
+                t = d_previous / (d_previous - d_current)
+                clipped.append((previous[0] + t * (current[0] - previous[0]), previous[1] + t * (current[1] - previous[1])))
+            if d_current >= 0:
+                clipped.append(current)
+        polygon = clipped
+    return polygon
+
+
+def _snapped_window(point: Point) -> Point:
+    x = (point[0] + 1) * Fraction(WIDTH, 2)
+    y = (point[1] + 1) * Fraction(HEIGHT, 2)
+    return Fraction(round(x * SUBPIXEL), SUBPIXEL), Fraction(round(y * SUBPIXEL), SUBPIXEL)
 
 
 def _reference_coverage(triangle: np.ndarray) -> set[tuple[int, int]]:
-    a, b, c = (_window(vertex) for vertex in triangle)
+    # In front of the eye (w > 0) a straight edge stays straight through the division by w, so clipping the
+    # projected triangle to the window's square is clipping it to the view volume's sides.
+    assert np.all(triangle[:, 3] > 0.0), "the reference clips triangles in front of the eye only"
+    projected = [(Fraction(float(x)) / Fraction(float(w)), Fraction(float(y)) / Fraction(float(w))) for x, y, _, w in triangle]
+    polygon = [_snapped_window(point) for point in _clip_to_window(projected)]
+    covered: set[tuple[int, int]] = set()
+    for k in range(1, len(polygon) - 1):
+        covered |= _triangle_coverage(polygon[0], polygon[k], polygon[k + 1])
+    return covered
+
+
+def _triangle_coverage(a: Point, b: Point, c: Point) -> set[tuple[int, int]]:
     area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
     if area == 0:
         return set()
@@ -66,6 +100,7 @@ ndc = st.floats(-1.25, 1.25, allow_nan=False, width=32)
 
 @settings(max_examples=200, deadline=None)
 @given(points=st.lists(st.tuples(ndc, ndc), min_size=3, max_size=3))
+@example(points=[(0.0, 0.0), (0.0, 1.0), (-1.25, 0.0)])  # clipped at the window's left side: the edge moves
 def test_coverage_matches_exact_arithmetic(points: list[tuple[float, float]]) -> None:
     clip = np.array([[x, y, 0.0, 1.0] for x, y in points], dtype=np.float32)
     got = _coverage(clip, np.array([[0, 1, 2]]))

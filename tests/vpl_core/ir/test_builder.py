@@ -11,6 +11,8 @@ module built with every emitter verifies, and writing it is a fixed point.
 
 from __future__ import annotations
 
+from typing import Any, SupportsIndex
+
 import pytest
 
 from vpl_core.ir import (
@@ -55,7 +57,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
-from vpl_core.ir.module import Direction
+from vpl_core.ir.module import Block, Direction
 from vpl_core.ir.type_rules import binary_result_type
 from vpl_core.text import read, write
 from vpl_core.verify import verify
@@ -105,6 +107,73 @@ def test_a_builder_on_an_existing_function_continues_its_numbering() -> None:
     assert added.index == 6
     assert [declaration.register.index for declaration in _declarations(again)] == [4, 5, 6]
     assert isinstance(again.entry.instructions[3], CopyInstruction)  # still after the whole prefix
+
+
+class _MoveCountingList(list):
+    """A list that counts the elements its inserts and splices shift (what `list.insert` costs)."""
+
+    moved = 0
+
+    def insert(self, index: SupportsIndex, item: object) -> None:
+        _MoveCountingList.moved += max(0, len(self) - int(index))
+        super().insert(index, item)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        if isinstance(index, slice):
+            _MoveCountingList.moved += max(0, len(self) - (index.start or 0))
+        super().__setitem__(index, value)
+
+
+def _declare_while_emitting(count: int, defer: bool) -> tuple[FunctionBuilder, int]:
+    """`count` registers, each declared right before the instruction that assigns it (as a lowering does)."""
+    function = Function("g", VOID)
+    function.blocks.append(Block())
+    function.blocks[0].instructions = _MoveCountingList()
+    builder = FunctionBuilder(function, defer_declarations=defer)
+    _MoveCountingList.moved = 0
+    for _ in range(count):
+        builder.copy(builder.f(1.0))
+    builder.finish()
+    return builder, _MoveCountingList.moved
+
+
+def test_deferred_declarations_give_the_same_function_in_one_splice() -> None:
+    eager, _ = _declare_while_emitting(50, defer=False)
+    deferred, _ = _declare_while_emitting(50, defer=True)
+    assert [str(item) for item in deferred.entry.instructions] == [str(item) for item in eager.entry.instructions]
+    assert [type(item) for item in deferred.entry.instructions] == [DeclareLocalInstruction] * 50 + [CopyInstruction] * 50
+
+
+def test_declaring_while_emitting_grows_linearly_only_when_deferred() -> None:
+    """Growth in elements moved (issue 20): inserting each declaration ahead of the body is quadratic."""
+    _, eager_small = _declare_while_emitting(200, defer=False)
+    _, eager_large = _declare_while_emitting(2000, defer=False)
+    _, deferred_small = _declare_while_emitting(200, defer=True)
+    _, deferred_large = _declare_while_emitting(2000, defer=True)
+    assert eager_large / eager_small > 50  # the old way: about 100x for 10x
+    assert deferred_large <= 12 * max(deferred_small, 1)
+    assert deferred_large <= 2000  # one splice: nothing but the (empty) body moves
+
+
+def test_finish_is_idempotent_and_later_declarations_wait_for_the_next_finish() -> None:
+    builder = FunctionBuilder(Function("h", VOID), defer_declarations=True)
+    first = builder.copy(builder.f(1.0))
+    assert [type(item) for item in builder.entry.instructions] == [CopyInstruction]  # incomplete until finish
+    builder.finish()
+    builder.finish()
+    second = builder.copy(builder.f(2.0))
+    builder.finish()
+    assert [declaration.register for declaration in _declarations(builder)] == [first, second]
+    assert [type(item) for item in builder.entry.instructions] == [DeclareLocalInstruction] * 2 + [CopyInstruction] * 2
+    assert builder.last_declaration is _declarations(builder)[-1]
+
+
+def test_finish_without_deferral_changes_nothing() -> None:
+    builder = _function()
+    builder.copy(builder.f(1.0))
+    before = list(builder.entry.instructions)
+    assert builder.finish() is builder.function
+    assert builder.entry.instructions == before
 
 
 def test_a_function_without_blocks_gets_its_entry_block() -> None:

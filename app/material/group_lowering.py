@@ -1,0 +1,396 @@
+"""Lowering node groups: one VPL helper function per group definition, one call per instance.
+
+A definition becomes a fragment-stage helper named after it (`group_` and
+its name: groups.function_name), with one parameter per interface input
+(VPL parameters are passed by value; samplers too) and returning its one
+output, a record `<name>_outputs` with a field per output when it has
+several, or nothing when it has none. An instance evaluates its inputs,
+calls the helper and reads the record's fields its consumers use. The body
+is lowered once, into the helper, by a function lowering
+(`_Lowering.function_lowering`) that shares the module; nested groups call
+their own helpers from inside it.
+
+**The same pixels as the flat graph.** Grouping must not change what a
+material computes, and a few node lowerings look at their surroundings:
+
+- *control dependence* (`NodeContext.control_dependent`): a texture sample
+  after an If node uses `texture_lod` (implicit derivatives are undefined
+  in non-uniform control flow, spec 7.3.1), and Normal From Height refuses
+  to run there. In the flat graph a node is control dependent exactly when
+  it is downstream of a (live) If node. Inside a helper that is: downstream
+  of an If in the body, or of an instance input fed from downstream of an
+  If (at the call site), or of a nested group output that comes from an If.
+  This module computes those sets port by port (`_reach`: an instance
+  passes control on only to the outputs that depend on the controlled
+  inputs, `BodyAnalysis.depends`) and hands them to the lowering as
+  `forced_control`.
+- the *source of a texture input* (`NodeContext.source_node`): Texture
+  Sample decodes sRGB when its texture comes from a Texture Parameter in
+  sRGB; inside a helper the source is the node feeding the instance.
+
+Both can differ between instances, so a helper is made per *specialization
+key*: the controlled inputs that reach a control-sensitive node, and for
+each texture input the kind and colour space of what feeds it. Almost
+every group has one key (one helper, shared by every instance); when
+instances differ, the second helper is named `group_<name>_2` and so on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.material.graph import GroupDefinition, MaterialGraph, Node
+from app.material.group_names import FUNCTION_PROPERTY, slug, unique, zero_value
+from app.material.groups import (
+    GROUP_INPUT_TYPE,
+    GROUP_OUTPUT_TYPE,
+    GROUP_TYPE,
+    function_name,
+    instances,
+    reachable,
+)
+from app.material.node_types import LoweringFailure, NodeDiagnostic, Scope, node_type_for
+from app.material.port_types import PortType
+from app.material.propagation import TypeResolution, propagate
+from app.material.traversal import connected_nodes, node_id_key, topological_order
+from vpl_core.ir.builder import record
+from vpl_core.ir.module import Function
+from vpl_core.ir.types import VOID, RecordType, Type
+from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
+
+if TYPE_CHECKING:
+    from app.material.lowering import LoweringResult, NodeContext, _Lowering
+
+#: Node types whose lowering reads `NodeContext.control_dependent` (a test checks this list against the catalog).
+CONTROL_SENSITIVE_TYPES = frozenset({"sample_texture", "triplanar_texture", "normal_from_height"})
+
+HelperKey = tuple[frozenset[str], tuple[tuple[str, Any], ...]]
+
+
+@dataclass
+class Reach:
+    """What depends on a set of controlled nodes and ports at one level (see `_reach`)."""
+
+    nodes: set[str] = field(default_factory=set)
+    ports: set[tuple[str, str]] = field(default_factory=set)
+    #: Group instance -> its inputs fed from something controlled.
+    instance_inputs: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def feeds(self, graph: MaterialGraph, node_id: str, port: str) -> bool:
+        """Whether input `port` of `node_id` is fed from something controlled."""
+        connection = graph.connection_into(node_id, port)
+        return connection is not None and (
+            connection.source_node in self.nodes or (connection.source_node, connection.source_port) in self.ports
+        )
+
+
+@dataclass
+class BodyAnalysis:
+    """Facts about one definition's body, computed once per lowering."""
+
+    definition: GroupDefinition
+    scope: Scope
+    resolution: TypeResolution
+    output_node: str | None
+    extra_outputs: list[str]
+    live: set[str]
+    control_nodes: set[str]
+    #: Outputs computed downstream of an If (in the body or a nested group): their consumers are control dependent.
+    tainted: frozenset[str] = frozenset()
+    #: Output -> the inputs whose values reach it.
+    depends: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Inputs that reach a control-sensitive node (so whether they are controlled changes the helper).
+    sensitive: frozenset[str] = frozenset()
+
+
+@dataclass
+class CallData:
+    """What the Group Input and Group Output nodes of one helper need while it is lowered."""
+
+    definition: GroupDefinition
+    function: Function
+    result_record: RecordType | None
+    loaded: dict[str, RegisterValue] = field(default_factory=dict)
+
+
+class GroupState:
+    """The groups of one lowering: analyses, helpers made, and per-level data (keyed by lowering object)."""
+
+    def __init__(self, document: MaterialGraph, live: set[str]) -> None:
+        self.document = document
+        self.functions = document.functions
+        top = instances(document)
+        self.used = sorted(reachable(self.functions, (_function_id(node) for node in top)), key=node_id_key)
+        self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live))
+        self.anchor: dict[str, str | None] = {}
+        for function_id in self.used:
+            users = [node for node in top if function_id in reachable(self.functions, [_function_id(node)])]
+            live_users = [node for node in users if node.id in live]
+            self.anchor[function_id] = (live_users or users)[0].id if users else None
+        self._analyses: dict[str, BodyAnalysis] = {}
+        self._analyzing: set[str] = set()
+        self.helpers: dict[tuple[str, HelperKey], tuple[Function, RecordType | None]] = {}
+        self.helper_names: set[str] = set()
+        self.level_controls: dict[int, dict[str, frozenset[str]]] = {}
+        self.calls: dict[int, CallData] = {}
+        self.result: LoweringResult | None = None
+
+    # Diagnostics --------------------------------------------------------------------------------
+
+    def scoped_diagnostic(self, function_id: str, node_id: str | None, message: str, category: str = "graph") -> NodeDiagnostic:
+        analysis = self.analysis(function_id)
+        live = function_id in self.live_used and (node_id is None or node_id in analysis.live)
+        return NodeDiagnostic(self.anchor.get(function_id), category, message, "error" if live else "warning",
+                              scope=function_id, scoped_node=node_id)
+
+    def check(self, result: LoweringResult) -> None:
+        """Type errors and misplaced interface nodes in every used body, and the bodies' resolved port types."""
+        self.result = result
+        for function_id in self.used:
+            analysis = self.analysis(function_id)
+            result.scoped_port_types[function_id] = dict(analysis.resolution.port_types)
+            for node_id in sorted(analysis.resolution.errors, key=node_id_key):
+                for message in analysis.resolution.errors[node_id]:
+                    result.diagnostics.append(self.scoped_diagnostic(function_id, node_id, message))
+            for extra in analysis.extra_outputs:
+                result.diagnostics.append(self.scoped_diagnostic(
+                    function_id, extra, f"a group has one Group Output; this one is ignored ({analysis.output_node} is used)"))
+
+    # Analyses -----------------------------------------------------------------------------------
+
+    def analysis(self, function_id: str) -> BodyAnalysis:
+        found = self._analyses.get(function_id)
+        if found is not None:
+            return found
+        definition = self.functions[function_id]
+        scope = Scope(self.functions, definition)
+        body = definition.body
+        resolution = propagate(body, scope=scope)
+        outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
+        output_node = outputs[0] if outputs else None
+        live = connected_nodes(body, [output_node]) if output_node is not None else set()
+        control_nodes = {node_id for node_id in live if _is_control(body.nodes[node_id], scope)}
+        analysis = BodyAnalysis(definition, scope, resolution, output_node, outputs[1:], live, control_nodes)
+        if function_id in self._analyzing:
+            return analysis  # a recursive definition: its instance has a type error, nothing is lowered
+        self._analyzing.add(function_id)
+        try:
+            inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
+            tainted = self._reach(body, scope, control_nodes, set(), include_tainted=True)
+            analysis.tainted = frozenset(self._outputs_fed(definition, output_node, tainted))
+            sensitive: set[str] = set()
+            for port in definition.inputs:
+                reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, include_tainted=False)
+                for output in self._outputs_fed(definition, output_node, reach):
+                    analysis.depends[output] = analysis.depends.get(output, frozenset()) | {port.name}
+                if self._is_sensitive(body, live, reach):
+                    sensitive.add(port.name)
+            analysis.sensitive = frozenset(sensitive)
+        finally:
+            self._analyzing.discard(function_id)
+        self._analyses[function_id] = analysis
+        return analysis
+
+    def _is_sensitive(self, body: MaterialGraph, live: set[str], reach: Reach) -> bool:
+        if any(body.nodes[node_id].type_name in CONTROL_SENSITIVE_TYPES for node_id in reach.nodes & live):
+            return True
+        for node_id, controlled in reach.instance_inputs.items():
+            callee = _function_id(body.nodes[node_id])
+            if node_id in live and callee in self.functions and controlled & self.analysis(callee).sensitive:
+                return True
+        return False
+
+    @staticmethod
+    def _outputs_fed(definition: GroupDefinition, output_node: str | None, reach: Reach) -> set[str]:
+        if output_node is None:
+            return set()
+        return {port.name for port in definition.outputs if reach.feeds(definition.body, output_node, port.name)}
+
+    def _reach(self, graph: MaterialGraph, scope: Scope, whole: set[str], ports: set[tuple[str, str]],
+               include_tainted: bool) -> Reach:
+        """Nodes and output ports downstream of `whole` (nodes) and `ports` (output ports).
+
+        An ordinary node fed from anything controlled is controlled as a
+        whole (as the flat graph's `connected_nodes`); a group instance
+        passes control on only to the outputs that depend on its controlled
+        inputs, plus (with `include_tainted`) the outputs its body computes
+        after an If.
+        """
+        reach = Reach(set(), set(ports))
+        order, _ = topological_order(graph)
+        for node_id in order:
+            node = graph.nodes[node_id]
+            fed = {
+                connection.target_port for connection in graph.connections
+                if connection.target_node == node_id
+                and (connection.source_node in reach.nodes or (connection.source_node, connection.source_port) in reach.ports)
+            }
+            if node.type_name == GROUP_TYPE:
+                callee = _function_id(node)
+                if callee not in self.functions or node_type_for(node, scope) is None:
+                    continue
+                analysis = self.analysis(callee)
+                controlled = frozenset(fed)
+                if controlled:
+                    reach.instance_inputs[node_id] = controlled
+                outputs = set(analysis.tainted) if include_tainted else set()
+                outputs |= {output for output, inputs in analysis.depends.items() if inputs & controlled}
+                reach.ports |= {(node_id, output) for output in outputs}
+            elif node_id in whole or fed:
+                reach.nodes.add(node_id)
+        return reach
+
+    # Levels -------------------------------------------------------------------------------------
+
+    def prepare(self, lowering: _Lowering, control_nodes: set[str]) -> None:
+        """The material's level: which nodes count as control dependent, and which instance inputs are controlled."""
+        reach = self._reach(lowering.graph, lowering.scope, control_nodes, set(), include_tainted=True)
+        lowering.forced_control = set(reach.nodes)
+        self.level_controls[id(lowering)] = reach.instance_inputs
+
+    def helper(self, caller: _Lowering, definition: GroupDefinition, key: HelperKey, outer_sources: dict[str, Node | None],
+               top_owner: str) -> tuple[Function, RecordType | None]:
+        """The helper of `definition` for `key`, lowered on first use."""
+        made = self.helpers.get((definition.id, key))
+        if made is not None:
+            return made
+        analysis = self.analysis(definition.id)
+        name = unique(function_name(definition), self.helper_names)
+        self.helper_names.add(name)
+        result_record: RecordType | None = None
+        return_type: Type = VOID
+        if len(definition.outputs) == 1:
+            return_type = definition.outputs[0].type.vpl_type
+        elif definition.outputs:
+            result_record = record(f"{slug(definition.name)}_outputs", [(port.name, port.type.vpl_type) for port in definition.outputs])
+            return_type = result_record
+        function = caller.fragment_stage.function(name, return_type, [port.type.vpl_type for port in definition.inputs]).function
+        self.helpers[(definition.id, key)] = (function, result_record)
+
+        body = definition.body
+        child = caller.function_lowering(body, analysis.resolution, analysis.scope, function, top_owner)
+        child.outer_sources = dict(outer_sources)
+        child.report = lambda node_id, message: self._report(definition.id, node_id, message)
+        self.calls[id(child)] = CallData(definition, function, result_record)
+        inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
+        controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
+        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, include_tainted=True)
+        child.forced_control = set(reach.nodes)
+        self.level_controls[id(child)] = reach.instance_inputs
+
+        block_controlled = connected_nodes(body, analysis.control_nodes, upstream=False) & analysis.live
+        priority = {node_id: (1 if node_id in block_controlled else 0) for node_id in analysis.live}
+        if analysis.output_node is not None:
+            priority[analysis.output_node] = 2
+        order, _ = topological_order(body, priority)
+        for node_id in (node_id for node_id in order if node_id in analysis.live):
+            node = body.nodes[node_id]
+            node_type = node_type_for(node, analysis.scope)
+            if node_type is None:
+                continue  # reported by `check`
+            child.owner = node_id
+            try:
+                node_type.lower(child.node_context(node, node_type))
+            except LoweringFailure as failure:
+                child.report(node_id, str(failure))
+                return self.helpers[(definition.id, key)]
+        if not child.fragment_main.is_terminated:
+            child.owner = ""
+            _return(child, self.calls[id(child)], [_zero(child, port.type) for port in definition.outputs])
+        return self.helpers[(definition.id, key)]
+
+    def _report(self, function_id: str, node_id: str | None, message: str) -> None:
+        if self.result is not None:
+            self.result.diagnostics.append(self.scoped_diagnostic(function_id, node_id, message))
+
+
+# Node lowerings ------------------------------------------------------------------------------------
+
+
+def lower_instance(ctx: NodeContext) -> None:
+    """A call of the definition's helper; each used output read from the result."""
+    lowering = ctx.lowering
+    state: GroupState = lowering.groups
+    definition = lowering.scope.functions[_function_id(ctx.node)]
+    arguments = [ctx.input(port.name) for port in definition.inputs]
+    analysis = state.analysis(definition.id)
+    controlled = state.level_controls.get(id(lowering), {}).get(ctx.node.id, frozenset())
+    origins: list[tuple[str, Any]] = []
+    outer_sources: dict[str, Node | None] = {}
+    for port in definition.inputs:
+        if port.type is PortType.TEXTURE:
+            source = ctx.source_node(port.name)
+            outer_sources[port.name] = source
+            origins.append((port.name, None if source is None else (source.type_name, source.properties.get("color_space"))))
+    key: HelperKey = (frozenset(controlled & analysis.sensitive), tuple(origins))
+    function, result_record = state.helper(lowering, definition, key, outer_sources, lowering.top_owner or ctx.node.id)
+    fn = ctx.fn
+    called = fn.call(function, *arguments)
+    if called is None:
+        return
+    if result_record is None:
+        ctx.set_output(definition.outputs[0].name, called)
+        return
+    for port in definition.outputs:
+        if ctx.output_used(port.name):
+            ctx.set_output(port.name, fn.member(called, port.name))
+
+
+def _call_data(ctx: NodeContext) -> CallData:
+    state: GroupState | None = ctx.lowering.groups
+    data = state.calls.get(id(ctx.lowering)) if state is not None else None
+    if data is None:
+        raise LoweringFailure("Group Input and Group Output work only inside a group")
+    return data
+
+
+def lower_group_input(ctx: NodeContext) -> None:
+    """The helper's parameters, each loaded once (in the entry block: the node has no inputs)."""
+    data = _call_data(ctx)
+    for index, port in enumerate(data.definition.inputs):
+        if not ctx.output_used(port.name):
+            continue
+        loaded = data.loaded.get(port.name)
+        if loaded is None:
+            parameter: ReferenceValue = data.function.parameters[index]
+            loaded = data.loaded[port.name] = ctx.fn.load(parameter)
+        ctx.set_output(port.name, loaded)
+
+
+def lower_group_output(ctx: NodeContext) -> None:
+    """Return the connected values (a record of them when the group has several outputs)."""
+    data = _call_data(ctx)
+    _return(ctx.lowering, data, [ctx.input(port.name) for port in data.definition.outputs])
+
+
+def _return(lowering: _Lowering, data: CallData, values: list[Operand]) -> None:
+    fn = lowering.fragment_main
+    if not values:
+        fn.ret()
+    elif data.result_record is None:
+        fn.ret(values[0])
+    else:
+        fn.ret(fn.construct(data.result_record, *values))
+
+
+def _zero(lowering: _Lowering, port_type: PortType) -> Operand:
+    return lowering.default_operand(zero_value(port_type), port_type)
+
+
+def _function_id(node: Node) -> str:
+    return str(node.properties.get(FUNCTION_PROPERTY))
+
+
+def _is_control(node: Node, scope: Scope) -> bool:
+    node_type = node_type_for(node, scope)
+    return node_type is not None and node_type.control
+
+
+def definitions_with_problems(functions: dict[str, GroupDefinition], scopes: Iterable[str]) -> set[str]:
+    """The definitions that hold (directly or through nested groups) one of `scopes`: their instances show a marker."""
+    found: set[str] = set()
+    for scope in scopes:
+        found |= {candidate for candidate in functions if scope in reachable(functions, [candidate])}
+    return found

@@ -1,0 +1,261 @@
+"""Editor latency benchmark (issue 20 items 3-5, issue 23 item 8): the real window, measured.
+
+Four figures, each printed with the machine and its load average:
+
+- **start-up**: from starting `vpl-editor` (a new process, as a user does) to
+  the main window's first paint, and to the preview's first frame of the
+  default material. The child process records when each happened
+  (`time.time()`, compared with the parent's clock before the launch).
+- **edit -> pixels** for the 200-node benchmark graph of
+  `bench_lowering.py`: from a discrete edit that changes the code (a
+  constant's value, through `MainWindow.set_node_property`, as the
+  properties panel does) to the preview showing the first frame drawn by the
+  new program (`programReady`, then the widget's next `frameSwapped`). The
+  debounce, the lowering (worker thread), publication, GLSL, the driver's
+  compile and link and the first draw are all inside.
+- **UI stall while dragging**: a node-property slider of the same graph
+  dragged at 60 steps per second for a few seconds (`continuing=True`, as
+  the slider does while its button is down) while a 2 ms heartbeat timer on
+  the window's thread records the longest gap between its ticks: the longest
+  time the window could not answer input.
+- **opening large graphs**: `MainWindow.load_graph` of 500, 1,000 and 2,000
+  nodes (the view, the snapshot, the session; the lowering runs on the
+  worker), and the ratio 2,000 / 1,000 (2.0 is linear).
+
+Run under a display (Xvfb here): ``./run-editor``'s environment, e.g.
+``xvfb-run -a -s "-screen 0 1600x1000x24" .venv/bin/python benchmarks/bench_editor.py``
+(``--quick`` for fewer repetitions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_lowering import build_graph  # noqa: E402
+from bench_pipeline import machine  # noqa: E402
+
+#: The child of the start-up measure: `vpl-editor`'s own `main()`, reporting its first paints.
+STARTUP_PROBE = """
+import sys, time
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+application = QApplication([sys.argv[0]])
+seen = {}
+
+class Watch(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QMainWindow) and "window" not in seen:
+            seen["window"] = time.time()
+            preview = watched.preview
+            preview.programReady.connect(lambda: preview.frameSwapped.connect(shown))
+            preview.programFailed.connect(lambda _message: QTimer.singleShot(0, application.quit))
+        return False
+
+def shown():
+    seen.setdefault("preview", time.time())
+    QTimer.singleShot(0, application.quit)
+
+watch = Watch()
+application.installEventFilter(watch)
+QTimer.singleShot(60_000, application.quit)
+import app.main
+code = app.main.main([])
+print("FIRST-PAINTS", seen.get("window", 0.0), seen.get("preview", 0.0))
+"""
+
+
+def median_ms(samples: list[float]) -> str:
+    return f"{statistics.median(samples) * 1000:.0f} ms (min {min(samples) * 1000:.0f}, max {max(samples) * 1000:.0f}, n={len(samples)})"
+
+
+def measure_startup(runs: int) -> tuple[list[float], list[float]]:
+    window_times: list[float] = []
+    preview_times: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench-editor-") as home:
+        # A fresh user: no recent files, no recovery prompt, nothing of the real user's touched.
+        environment = dict(os.environ, HOME=home, XDG_CONFIG_HOME=home, XDG_DATA_HOME=home, XDG_CACHE_HOME=home)
+        for _ in range(runs):
+            started = time.time()
+            completed = subprocess.run([sys.executable, "-c", STARTUP_PROBE], cwd=ROOT, env=environment,
+                                       capture_output=True, text=True, timeout=300, check=False)
+            line = next((line for line in completed.stdout.splitlines() if line.startswith("FIRST-PAINTS")), "")
+            if not line:
+                raise SystemExit(f"start-up probe failed:\n{completed.stdout}\n{completed.stderr}")
+            _, window, preview = line.split()
+            window_times.append(float(window) - started)
+            if float(preview):
+                preview_times.append(float(preview) - started)
+    return window_times, preview_times
+
+
+def make_window() -> Any:
+    from PySide6.QtCore import QSettings
+
+    from app.main import _quiet_prompts
+    from app.ui.main_window import MainWindow
+    from app.ui.recovery import RecoveryStore
+
+    scratch = Path(tempfile.mkdtemp(prefix="bench-editor-"))
+    settings = QSettings(str(scratch / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(prompts=_quiet_prompts(), settings=settings, recovery=RecoveryStore(scratch / "recovery"))
+    window.resize(1600, 1000)
+    window.show()
+    return window
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
+    from PySide6.QtCore import QCoreApplication, QEventLoop
+
+    deadline = time.perf_counter() + timeout_s
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise SystemExit("timed out")
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+
+
+def graph_with_constant(size: int) -> tuple[Any, str]:
+    """The benchmark graph, laid out on a grid, with one constant whose value is edited."""
+    graph = build_graph(size)
+    for index, node in enumerate(graph.nodes.values()):
+        node.position = (float(index % 40) * 260.0, float(index // 40) * 180.0)
+    constant = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "constant_vec3")
+    return graph, constant
+
+
+def measure_edit_to_pixels(window: Any, constant: str, edits: int) -> list[float]:
+    preview = window.preview
+    state = {"ready": False, "swapped": False}
+
+    def on_ready() -> None:
+        state["ready"] = True
+
+    def on_swapped() -> None:
+        if state["ready"]:
+            state["swapped"] = True
+
+    preview.programReady.connect(on_ready)
+    preview.frameSwapped.connect(on_swapped)
+    samples: list[float] = []
+    for edit in range(edits):
+        value = (0.1 + 0.8 * (edit % 7) / 7.0, 0.5, 0.25)
+        state.update(ready=False, swapped=False)
+        started = time.perf_counter()
+        window.set_node_property(constant, "value", value)
+        wait_until(lambda: state["swapped"])
+        samples.append(time.perf_counter() - started)
+    preview.programReady.disconnect(on_ready)
+    preview.frameSwapped.disconnect(on_swapped)
+    return samples
+
+
+def measure_drag_stall(window: Any, constant: str, seconds: float, drag: bool = True) -> tuple[float, float, int]:
+    """(longest gap, 99th percentile gap) between heartbeats in seconds, and how many programs were shown.
+
+    `drag=False` measures the same heartbeat with the window idle: the stalls the machine itself causes
+    (other processes on its cores), to read the dragging figure against.
+    """
+    from PySide6.QtCore import QTimer
+
+    ticks: list[float] = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(2)
+    heartbeat.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    shown = [0]
+    window.preview.programReady.connect(lambda: shown.__setitem__(0, shown[0] + 1))
+    step = [0]
+
+    def move() -> None:
+        if not drag:
+            return
+        step[0] += 1
+        value = 0.5 + 0.4 * ((step[0] % 60) / 60.0)
+        window.set_node_property(constant, "value", (value, 0.3, 0.6), continuing=True)
+
+    slider = QTimer()
+    slider.setInterval(16)
+    slider.timeout.connect(move)
+    heartbeat.start()
+    slider.start()
+    end = time.perf_counter() + seconds
+    wait_until(lambda: time.perf_counter() > end, timeout_s=seconds + 60)
+    slider.stop()
+    heartbeat.stop()
+    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(ticks))
+    return gaps[-1], gaps[int(len(gaps) * 0.99)], shown[0]
+
+
+def measure_opening(window: Any, sizes: list[int]) -> dict[int, float]:
+    from PySide6.QtCore import QCoreApplication
+
+    seconds: dict[int, float] = {}
+    for size in sizes:
+        graph, _ = graph_with_constant(size)
+        started = time.perf_counter()
+        window.load_graph(graph, f"{size} nodes")
+        QCoreApplication.processEvents()  # the first paint of the view
+        seconds[size] = time.perf_counter() - started
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--skip-startup", action="store_true")
+    arguments = parser.parse_args()
+    runs, edits, drag_s = (3, 7, 2.0) if arguments.quick else (7, 21, 5.0)
+    print(machine())
+
+    if not arguments.skip_startup:
+        window_times, preview_times = measure_startup(runs)
+        print(f"start-up: first painted window {median_ms(window_times)}")
+        if preview_times:
+            print(f"start-up: first preview frame  {median_ms(preview_times)}")
+
+    from PySide6.QtWidgets import QApplication
+
+    application = QApplication.instance() or QApplication([sys.argv[0]])
+    from app.preview.context import align_pyopengl_platform
+
+    align_pyopengl_platform(application.platformName())
+    window = make_window()
+    graph, constant = graph_with_constant(200)
+    window.load_graph(graph, "200 nodes")
+    wait_until(lambda: window.result is not None and window.result.ok)
+    measure_edit_to_pixels(window, constant, 2)  # warm-up: the first program of the graph
+    samples = measure_edit_to_pixels(window, constant, edits)
+    print(f"edit -> pixels, 200 nodes: median {median_ms(samples)}")
+    idle_longest, idle_p99, _ = measure_drag_stall(window, constant, drag_s, drag=False)
+    print(f"idle window for {drag_s:.0f} s (the machine's own stalls): longest {idle_longest * 1000:.0f} ms, "
+          f"99th percentile {idle_p99 * 1000:.0f} ms")
+    longest, p99, programs = measure_drag_stall(window, constant, drag_s)
+    print(f"dragging a property slider of the 200-node graph for {drag_s:.0f} s: longest UI stall "
+          f"{longest * 1000:.0f} ms, 99th percentile {p99 * 1000:.0f} ms, programReady {programs} times "
+          "(it comes once the newest program has drawn; frames of intermediate programs are shown without it)")
+    opening = measure_opening(window, [500, 1000, 2000])
+    print("opening: " + ", ".join(f"{size} nodes {seconds:.2f} s" for size, seconds in opening.items())
+          + f"; 2000/1000 = {opening[2000] / opening[1000]:.2f}")
+    from app.ui.dialogs import SaveChoice
+
+    window.prompts.ask_save_changes = lambda _parent, _name: SaveChoice.DISCARD
+    window.close()
+    print(f"load average at end: {', '.join(f'{value:.2f}' for value in os.getloadavg())}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
