@@ -33,8 +33,13 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vpl_core.version import VersionAction, version
+
+if TYPE_CHECKING:  # the editor's modules load lazily (start-up time): annotations only here
+    from app.ui.dialogs import Prompts
+    from app.ui.main_window import MainWindow
 
 APPLICATION_NAME = "vpl-editor"
 DEFAULT_SCREENSHOT_TIMEOUT = 20.0
@@ -133,7 +138,7 @@ def _print_about(gl: str) -> int:
     return 0
 
 
-def _quiet_prompts():
+def _quiet_prompts() -> Prompts:
     """Prompts for unattended runs: nothing modal, problems to stderr."""
     from app.ui.dialogs import Prompts, SaveChoice
 
@@ -153,7 +158,7 @@ def _quiet_prompts():
     )
 
 
-def take_screenshot(window, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:
+def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:
     """Run the event loop until the preview has drawn or failed (bounded), then grab the window."""
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
@@ -201,9 +206,9 @@ def ensure_standard_streams() -> None:
             setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
 
 
-def _open_initial(window, file: str | None, unattended: bool) -> bool:
+def _open_initial(window: MainWindow, file: str | None, unattended: bool) -> bool:
     """Open FILE (or the example) and show the window; False when an unattended run cannot open FILE."""
-    opened = bool(file) and window.open_file(file, ask_to_save=False)
+    opened = window.open_file(file, ask_to_save=False) if file else False
     if file and not opened and unattended:
         return False
     if not opened:

@@ -42,8 +42,9 @@ import numpy as np
 from app.material.examples import example_names, example_path
 from app.preview import post
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.preview_state import prepare_environment
 from app.preview.screenshot import read_program
-from app.preview.stage import Stage, prepare_environment
+from app.preview.stage import Stage
 from vpl_core.interp import Filter, Program, SamplerState, Texture2D, Wrap, fullscreen_mesh, render
 from vpl_core.publish import VerifiedModule
 

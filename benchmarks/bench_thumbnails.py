@@ -36,7 +36,7 @@ from PySide6.QtGui import QGuiApplication
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.material.node_previews import fingerprints, lower_thumbnails, material_output_name, structure_key
-from app.material.types import connected_nodes
+from app.material.traversal import connected_nodes
 from app.preview.context import DEFAULT_PROFILE, OffscreenContext
 from app.preview.renderer import Renderer
 from app.preview.stage import Stage

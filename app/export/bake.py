@@ -51,11 +51,13 @@ from app.export import images
 from app.export.surface import NEUTRAL, SURFACE, ExportError, OutputDescription, describe_output
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringFailure, NodeContext, OutputOverride, lower
+from app.material.lowering import NodeContext, OutputOverride, lower
+from app.material.node_types import LoweringFailure
 from app.material.nodes import pbr_functions
 from app.material.parameters import ParameterKind, material_values
+from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
-from app.material.types import PortType
+from app.material.traversal import connected_nodes, node_id_key
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
@@ -212,6 +214,7 @@ def _emit_node_output(node_id: str, port: str) -> Callable[[NodeContext], None]:
     def emit(ctx: NodeContext) -> None:
         fn = ctx.fn
         value, port_type = ctx.lowering.values[(node_id, port)]
+        color: Operand
         if port_type is PortType.FLOAT:
             color = fn.construct(vec(4), value, value, value, fn.f(1.0))
         elif port_type is PortType.VEC2:
@@ -263,7 +266,6 @@ VIEW_DEPENDENT = frozenset({
 
 def bake_notes(graph: MaterialGraph, roots: Sequence[str], settings: BakeSettings) -> list[str]:
     """One line per node whose baked value is frozen: view- or light-dependent nodes, time."""
-    from app.material.types import connected_nodes, node_id_key
 
     notes = []
     for node_id in sorted(connected_nodes(graph, roots), key=node_id_key):

@@ -48,18 +48,19 @@ UNLIT_FILES = SURFACE_FILES[:2]
 
 def channel_values(baked: BakedMaterial, name: str) -> np.ndarray:
     """The channel's values over the image (H, W, k) float32: baked, or its constant everywhere."""
-    values = baked.channel(name)
+    values: np.ndarray | None = baked.channel(name)
     if values is not None:
         return values
     constant = baked.constant(name)
     assert constant is not None
-    return np.broadcast_to(np.asarray(constant, dtype=np.float32), (baked.size, baked.size, len(constant))).copy()
+    filled: np.ndarray = np.broadcast_to(np.asarray(constant, dtype=np.float32), (baked.size, baked.size, len(constant))).copy()
+    return filled
 
 
 def unit_vectors(values: np.ndarray) -> np.ndarray:
     """Rows of (..., 3) scaled to unit length ((0, 0, 1) where a vector is zero): dilation averages shorten them."""
     length = np.linalg.norm(values, axis=-1, keepdims=True)
-    unit = np.divide(values, length, out=np.zeros_like(values), where=length > 1e-8)
+    unit: np.ndarray = np.divide(values, length, out=np.zeros_like(values), where=length > 1e-8)
     unit[..., 2] = np.where(length[..., 0] > 1e-8, unit[..., 2], 1.0)
     return unit
 

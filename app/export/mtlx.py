@@ -44,9 +44,12 @@ from pathlib import Path
 from typing import Any
 
 from app.export.surface import SURFACE, UNLIT, ExportError, output_node_id
-from app.material.catalog import NODE_TYPES, as_numbers, input_default
+from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
-from app.material.types import PortType, node_id_key, propagate
+from app.material.node_types import as_numbers, input_default
+from app.material.port_types import PortType
+from app.material.propagation import propagate
+from app.material.traversal import node_id_key
 
 MTLX_VERSION = "1.39"
 #: Our port types as MaterialX types.
@@ -197,7 +200,7 @@ def exportable(node: Node) -> bool:
     if name == "remap":
         return not bool(node.properties.get("clamp", False))
     if name == "normal_map":
-        return node.properties.get("convention", "opengl") == "opengl"
+        return bool(node.properties.get("convention", "opengl") == "opengl")
     if name == "if":
         return node.properties.get("operator", ">") in IF_OPERATORS
     if name == "swizzle":
@@ -765,7 +768,8 @@ class _Importer:
             node.properties[port] = bool(values[0])
             return
         if spec is None:
-            default = node_type.input(port).default if node_type.input(port) is not None else 0.0
+            input_spec = node_type.input(port)
+            default = input_spec.default if input_spec is not None else 0.0
             if not isinstance(default, str) and tuple(as_numbers(default, len(values), pad_alpha=mx_type == "color4")) == tuple(values):
                 return  # the port's own default: nothing to set
         constant = self.graph.add_node(_CONSTANT_NODE.get(mx_type, "constant_vec3"), (node.position[0] - 150.0, node.position[1]),
@@ -975,7 +979,7 @@ class _Importer:
                                           {"name": self.graph.unique_parameter_name(_name(parameter_name)), "image": str(path), "color_space": color_space},
                                           node_id=self.new_id(f"{name}_texture" if interface is None else parameter_name))
             self.made[key] = (texture.id, "out")
-        texture_id = self.made[key][0]  # type: ignore[index]
+        texture_id = self.made[key][0]  # type: ignore[index]  # set to a (node, port) pair just above; only other keys map to None
         sample = self.graph.add_node("sample_texture", position, node_id=self.new_id(name))
         self.graph.connect(texture_id, "out", sample.id, "texture")
         uv = element.getInput("texcoord")

@@ -24,10 +24,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.material.catalog import NODE_TYPES, as_numbers, input_default
+from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPES
-from app.material.types import node_id_key
+from app.material.node_types import as_numbers, input_default
+from app.material.traversal import node_id_key
 
 SURFACE = "surface_output"
 UNLIT = "material_output"

@@ -31,7 +31,7 @@ class _LooseVersion:
     def __lt__(self, other: _LooseVersion) -> bool:
         return self.numbers < other.numbers
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable as distutils' LooseVersion (it defines equality)
 
 
 def import_nodegraphqt() -> None:
@@ -43,8 +43,8 @@ def import_nodegraphqt() -> None:
         package = types.ModuleType("distutils")
         package.__path__ = []  # a package, so `distutils.version` resolves to the module below
         version = types.ModuleType("distutils.version")
-        version.LooseVersion = _LooseVersion  # type: ignore[attr-defined]
-        package.version = version  # type: ignore[attr-defined]
+        version.LooseVersion = _LooseVersion  # type: ignore[attr-defined]  # a stand-in module built at run time
+        package.version = version  # type: ignore[attr-defined]  # a stand-in package built at run time
         sys.modules["distutils"], sys.modules["distutils.version"] = package, version
     try:
         import NodeGraphQt

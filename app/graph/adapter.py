@@ -43,8 +43,8 @@ from app.graph.nodes import (
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import DYNAMIC_NODE_TYPES, Scope, resolve_node_type
 from app.material.graph import Connection, Frame, MaterialGraph, Node
-from app.material.nodes.inputs import PARAMETER_NODE_TYPES
-from app.material.types import node_id_key
+from app.material.parameters import PARAMETER_NODE_TYPES
+from app.material.traversal import node_id_key
 
 
 def from_view_value(value: Any) -> Any:

@@ -505,7 +505,7 @@ class NodeClassRegistry:
     """Catalog type name <-> generated class <-> NodeGraphQt node type id.
 
     Dynamic node types (a group instance's ports come from its definition, a
-    Custom Code node's from its properties; `app.material.catalog.register_dynamic`)
+    Custom Code node's from its properties; `app.material.node_types.register_dynamic`)
     get one extra class per distinct port layout (`class_for`), named after
     the catalog type plus a digest of the layout, registered when first met.
     """

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from NodeGraphQt import BackdropNode
+from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import ERROR_COLOR
@@ -97,7 +98,8 @@ class OverviewLayout:
     def bounds(self) -> QtCore.QRectF:
         """The rectangle around every node and frame (empty for an empty graph)."""
         bounds = QtCore.QRectF()
-        for item in (*self.nodes, *self.frames):
+        items: tuple[OverviewNode | OverviewFrame, ...] = (*self.nodes, *self.frames)
+        for item in items:
             bounds = bounds.united(QtCore.QRectF(*item.rect))
         return bounds
 
@@ -174,7 +176,7 @@ class GraphOverview(QtWidgets.QWidget):
     #: The user's toggle changed (View > Overview).
     enabledChanged = QtCore.Signal(bool)
 
-    def __init__(self, viewer: QtWidgets.QGraphicsView, nodes: Callable[[], Iterable[Any]]) -> None:
+    def __init__(self, viewer: NodeViewer, nodes: Callable[[], Iterable[Any]]) -> None:
         super().__init__(viewer)
         self.setObjectName("graphOverview")
         self.setToolTip("Overview: click or drag to move the view (View > Overview hides it)")

@@ -76,13 +76,13 @@ def port_color(port_type: object) -> Color:
     return (90 + digest[0] % 150, 90 + digest[1] % 150, 90 + digest[2] % 150)
 
 
-#: Short forms of app.material.types.conversion's answers, for tooltips.
+#: Short forms of app.material.port_types.conversion's answers, for tooltips.
 _CONVERSION_WORDS = {"same": "as is", "broadcast": "broadcast", "drop_alpha": "alpha dropped", "add_alpha": "alpha 1 added"}
 
 
 def accepted_sources(declared: object) -> str:
     """What an input of the declared type accepts besides its own type: "float (broadcast), vec3 (alpha 1 added)"."""
-    from app.material.types import Constraint, PortType, conversion
+    from app.material.port_types import Constraint, PortType, conversion
 
     if isinstance(declared, Constraint):
         return "any float, vector or colour (all dynamic inputs take one width; floats broadcast)"

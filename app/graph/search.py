@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QHideEvent, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from app.graph.rich_text import plain_tooltip
@@ -228,7 +228,7 @@ class NodeSearch(QFrame):
                 return True
         return super().eventFilter(watched, event)
 
-    def hideEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
         super().hideEvent(event)
         if self.on_closed is not None:
             self.on_closed()

@@ -6,7 +6,7 @@ replaces the viewer's validation hook instead of feeding those tables:
 `TypedNodeViewer._validate_accept_connection` (called by the viewer while a
 live connection is dragged over a port, and again on release) asks the
 graph's `connection_check`, which answers from the current `MaterialGraph`
-(`app.material.types.can_connect`). A refusal keeps the pipe purple while
+(`app.material.connections.can_connect`). A refusal keeps the pipe purple while
 dragging, shows the reason as a tooltip at the cursor and emits
 `connection_refused(reason)`; on release NodeGraphQt then restores the old
 state as it does for any refused connection. Because the hook does not read
@@ -46,7 +46,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
 from app.graph.search import NodeSearch
-from app.material.types import Constraint, PortType, conversion, refusal
+from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
 
 #: (source node id, source port, target node id, target port) -> (allowed, reason).
 #: Ids are stable ids (`MaterialNode.stable_id`), ports catalog port names.
@@ -167,15 +167,15 @@ class TypedNodeViewer(NodeViewer):
             self.search_handler(start, event.scenePos())
 
 
-def _port_fits(wire_type: PortType | None, port_type: object, into_port: bool) -> bool:
+def _port_fits(wire_type: PortType | None, port_type: PortConstraint, into_port: bool) -> bool:
     """Whether a wire of `wire_type` (None: unknown) can meet a catalog port of `port_type`."""
     if wire_type is None:
         return True
     if into_port:
-        return refusal(wire_type, port_type, "") is None  # type: ignore[arg-type]
+        return refusal(wire_type, port_type, "") is None
     if isinstance(port_type, Constraint):
         return wire_type.is_numeric
-    return conversion(port_type, wire_type) is not None  # type: ignore[arg-type]
+    return conversion(port_type, wire_type) is not None
 
 
 #: NodeGraphQt's pattern for a name that already ends in a number ("Add 3").

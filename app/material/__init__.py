@@ -1,7 +1,9 @@
 """The material layer: graph document, node catalog, lowering to VPL, and .vpl documents (no Qt).
 
 - `graph`: `MaterialGraph`, `Node`, `Connection`, `Frame` (plain data, stable ids, JSON dictionaries).
-- `types`: port types, connection rules, `can_connect`, type propagation.
+- `port_types`, `traversal`, `propagation`, `connections`: port types and connection rules, graph
+  walks, type propagation, the editor's drag check (`can_connect`).
+- `node_types`: what a node type is (static and dynamic), `Scope`, the registries.
 - `catalog` (+ `nodes/`): every node type with its ports, properties and lowering.
 - `lowering`: `lower(graph) -> LoweringResult` (module, verified module, GLSL artifact,
   diagnostics per node, resolved port types, parameters, provenance); never raises.

@@ -1,265 +1,43 @@
-"""The node catalog: every material node type, its ports, properties and lowering.
+"""The node catalog: every material node type, registered, by name and by category.
 
-A `NodeType` is the one implementation object of a node kind (MaterialX
-style): typed ports for the editor and the type propagation, properties for
-the properties panel, a one-line description for tooltips, and `lower`, the
-function that emits the node's VPL through a `lowering.NodeContext`.
-
-Conventions every node type follows (the lowering relies on them):
-
-- An unconnected input takes the node property of the same name when there
-  is one, else its `PortSpec.default`: a float, a tuple of floats, a bool,
-  or the name of a built-in source in `DEFAULT_SOURCES` ("texcoord",
-  "world_normal", ...).
-- `resolve`, when present, computes output types that depend on
-  properties or input widths (Compose, Swizzle, Split, Vector Parameter);
-  it returns a message string instead when the node is misconfigured.
-- Node types are registered by the modules of `app.material.nodes`, one per
-  category, in palette order.
-
-Nodes whose ports depend on data (a group instance's on its definition, a
-Custom Code node's on its own properties) have a *dynamic* type: a resolver
-registered with `register_dynamic` builds their `NodeType` from the node and
-its `Scope` (the document's group definitions and the definition whose body
-holds the node). Everything that needs a node's ports asks `node_type_for`.
+Importing this module imports `app.material.nodes`, whose category modules
+register their node types (`app.material.node_types.register`), and
+`app.material.custom_code` and `app.material.groups`, which register their
+*dynamic* types (`node_types.register_dynamic`: ports built from the node
+and its `Scope`), so `NODE_TYPES` and `resolve_node_type` here are always
+complete. What a node type is (`NodeType`, `PortSpec`, `PropertySpec`,
+`Scope`, the property readers, the registries) is defined in
+`app.material.node_types`; this module only gathers them. The lowering, the
+drag check and the editor import the catalog; the node modules, the group
+modules, the graph model and the type propagation never do (the catalog
+imports the group modules, which build graphs and propagate types): they
+read the registries of `node_types`, complete once the catalog is imported.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from app.material import custom_code as _custom_code  # noqa: F401 - imported for its effect (registration)
+from app.material import groups as _groups  # noqa: F401 - imported for its effect (registration)
 
-from app.material.types import PortConstraint, PortType
-from vpl_core.ir.values import round_to_float32
-
-if TYPE_CHECKING:
-    from app.material.graph import GroupDefinition, Node
-    from app.material.lowering import NodeContext
-
-#: Category names in palette order.
-CATEGORIES: tuple[str, ...] = (
-    "Input", "Math", "Vector", "Color", "Texture", "Mapping", "Logic", "Procedural", "Pattern", "Lighting", "PBR",
-    "Output", "Utility",
+# Imported for their effect: every category registers its node types (palette order: the catalog's
+# own types first), then Custom Code and the groups register their dynamic types.
+from app.material import nodes as _nodes  # noqa: F401 - imported for its effect (registration)
+from app.material.node_types import (
+    CATEGORIES,
+    DYNAMIC_NODE_TYPES,
+    NODE_TYPES,
+    NodeType,
+    Scope,
+    node_type_for,
+    resolve_node_type,
 )
 
-#: Values an unconnected input can default to besides constants, with their types.
-DEFAULT_SOURCES: dict[str, PortType] = {
-    "texcoord": PortType.VEC2,
-    "world_position": PortType.VEC3,
-    "world_normal": PortType.VEC3,
-    "view_direction": PortType.VEC3,
-    "light_direction": PortType.VEC3,
-    "time": PortType.FLOAT,
-}
-
-#: "ramp": colour ramp stops, a tuple of (position, r, g, b, a) tuples (app/material/nodes/color.py);
-#: "ports": declared ports, a tuple of (name, type) pairs, and "code": VPL text (app/material/custom_code.py).
-PROPERTY_KINDS = ("float", "vector", "color", "int", "bool", "enum", "string", "texture", "ramp", "ports", "code")
-
-DefaultValue = float | tuple[float, ...] | bool | str | None
-
-
-@dataclass(frozen=True)
-class PortSpec:
-    """An input or output port. `default` is used by unconnected inputs without a same-named property."""
-
-    name: str
-    type: PortConstraint
-    default: DefaultValue = 0.0
-    label: str = ""
-
-    @property
-    def display_name(self) -> str:
-        return self.label or self.name.replace("_", " ")
-
-
-@dataclass(frozen=True)
-class PropertySpec:
-    """A node property shown in the properties panel.
-
-    `kind` is one of PROPERTY_KINDS. Vectors and colours are tuples (colour:
-    4 floats, rgba); `minimum`/`maximum` bound floats and ints (the widget's
-    range); `choices` lists the values of an enum.
-    """
-
-    name: str
-    kind: str
-    default: Any
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] = ()
-    label: str = ""
-
-    def __post_init__(self) -> None:
-        if self.kind not in PROPERTY_KINDS:
-            raise ValueError(f"unknown property kind {self.kind!r}")
-
-    @property
-    def display_name(self) -> str:
-        return self.label or self.name.replace("_", " ")
-
-
-LowerFunction = Callable[["NodeContext"], None]
-ResolveFunction = Callable[["Node", dict[str, PortType], frozenset[str]], dict[str, PortType] | str]
-
-
-@dataclass(frozen=True)
-class NodeType:
-    type_name: str
-    display_name: str
-    category: str
-    description: str
-    inputs: list[PortSpec]
-    outputs: list[PortSpec]
-    properties: list[PropertySpec]
-    lower: LowerFunction
-    resolve: ResolveFunction | None = None
-    notes: str = ""  # how the node lowers, for docs/material-nodes.md
-    control: bool = False  # creates blocks and branches in the fragment entry (If)
-    _inputs_by_name: dict[str, PortSpec] = field(default_factory=dict, compare=False, repr=False)
-    _outputs_by_name: dict[str, PortSpec] = field(default_factory=dict, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self._inputs_by_name.update({port.name: port for port in self.inputs})
-        self._outputs_by_name.update({port.name: port for port in self.outputs})
-
-    def input(self, name: str) -> PortSpec | None:
-        return self._inputs_by_name.get(name)
-
-    def output(self, name: str) -> PortSpec | None:
-        return self._outputs_by_name.get(name)
-
-    def property(self, name: str) -> PropertySpec | None:
-        for spec in self.properties:
-            if spec.name == name:
-                return spec
-        return None
-
-    def default_properties(self) -> dict[str, Any]:
-        return {spec.name: spec.default for spec in self.properties}
-
-
-NODE_TYPES: dict[str, NodeType] = {}
-
-
-# Property values as stored (possibly hand-edited): tolerant readers ---------------------------
-
-
-def as_number(value: Any, fallback: float) -> float:
-    """A stored property as a binary32-representable float; `fallback` when it is not a finite number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return float(fallback)
-    try:
-        number = float(value)
-        if not math.isfinite(number):
-            return float(fallback)
-        return round_to_float32(number)
-    except (ValueError, OverflowError):
-        return float(fallback)
-
-
-def as_integer(value: Any, fallback: int, minimum: float | None = None, maximum: float | None = None) -> int:
-    """A stored property as an int within [minimum, maximum]; `fallback` when it is not a finite number."""
-    number = fallback
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and math.isfinite(value):
-        number = int(value)
-    if minimum is not None:
-        number = max(number, int(minimum))
-    if maximum is not None:
-        number = min(number, int(maximum))
-    return number
-
-
-def as_numbers(value: Any, width: int, pad_alpha: bool = False) -> list[float]:
-    """`value` (a number or a sequence) as exactly `width` finite floats."""
-    if isinstance(value, (list, tuple)):
-        numbers = [as_number(item, 0.0) for item in value[:width]]
-    else:
-        numbers = [as_number(value, 0.0)] * width
-    while len(numbers) < width:
-        numbers.append(1.0 if (pad_alpha and len(numbers) == 3) else 0.0)
-    return numbers
-
-
-def _is_value(value: Any) -> bool:
-    """A property value an input default can be: a number, bool, or a 1-4 sequence of numbers."""
-    if isinstance(value, (bool, int, float)):
-        return True
-    return isinstance(value, (list, tuple)) and 1 <= len(value) <= 4 and all(
-        isinstance(item, (int, float)) and not isinstance(item, bool) for item in value
-    )
-
-
-def input_default(node: Node, node_type: NodeType, port_name: str) -> DefaultValue:
-    """What an unconnected input reads: its same-named property (if well-formed), else the port default.
-
-    Only `PortSpec.default` can name a source such as "texcoord"; a stored
-    property of the wrong shape falls back to the property's catalog default.
-    """
-    spec = node_type.property(port_name)
-    if spec is not None:
-        value = node.properties.get(port_name, spec.default)
-        return value if _is_value(value) else spec.default
-    port = node_type.input(port_name)
-    return port.default if port is not None else 0.0
-
-
-def register(node_type: NodeType) -> NodeType:
-    if node_type.type_name in NODE_TYPES:
-        raise ValueError(f"node type {node_type.type_name!r} registered twice")
-    if node_type.category not in CATEGORIES:
-        raise ValueError(f"unknown category {node_type.category!r}")
-    NODE_TYPES[node_type.type_name] = node_type
-    return node_type
+__all__ = ["DYNAMIC_NODE_TYPES", "NODE_TYPES", "Scope", "categories", "node_type", "node_type_for", "resolve_node_type"]
 
 
 def node_type(name: str) -> NodeType:
     """The node type of that name; KeyError when there is none."""
     return NODE_TYPES[name]
-
-
-@dataclass(frozen=True, eq=False)
-class Scope:
-    """Where a node sits: the document's group definitions, and the definition whose body holds it.
-
-    `definition` is None for the material's own graph. Group Input and
-    Group Output nodes take their ports from `definition`'s interface, group
-    instances from the definition they name in `functions`.
-    """
-
-    functions: Mapping[str, GroupDefinition] = field(default_factory=dict)
-    definition: GroupDefinition | None = None
-
-
-#: A dynamic type's resolver: the node's `NodeType`, or a message saying why it has none.
-DynamicResolver = Callable[["Node", Scope], "NodeType | str"]
-DYNAMIC_NODE_TYPES: dict[str, DynamicResolver] = {}
-
-
-def register_dynamic(type_name: str, resolver: DynamicResolver) -> None:
-    """Node type `type_name` gets its ports from `resolver` (see the module docstring)."""
-    if type_name in DYNAMIC_NODE_TYPES:
-        raise ValueError(f"dynamic node type {type_name!r} registered twice")
-    DYNAMIC_NODE_TYPES[type_name] = resolver
-
-
-def resolve_node_type(node: Node, scope: Scope | None = None) -> NodeType | str:
-    """The node's type (a dynamic one built for this node and scope), or why it has none."""
-    resolver = DYNAMIC_NODE_TYPES.get(node.type_name)
-    if resolver is not None:
-        return resolver(node, scope if scope is not None else Scope())
-    found = NODE_TYPES.get(node.type_name)
-    return found if found is not None else f"unknown node type '{node.type_name}'"
-
-
-def node_type_for(node: Node, scope: Scope | None = None) -> NodeType | None:
-    """The node's type, or None when it has none (`resolve_node_type` says why)."""
-    resolved = resolve_node_type(node, scope)
-    return resolved if isinstance(resolved, NodeType) else None
 
 
 def categories() -> dict[str, list[NodeType]]:
@@ -268,11 +46,3 @@ def categories() -> dict[str, list[NodeType]]:
     for candidate in NODE_TYPES.values():
         grouped[candidate.category].append(candidate)
     return {name: types for name, types in grouped.items() if types}
-
-
-# The category modules register their node types on import; groups and Custom Code register
-# their dynamic types.
-# (In this order: the catalog's own types first, so the palette lists them first.)
-from app.material import nodes as _nodes  # noqa: E402,F401,I001
-from app.material import custom_code as _custom_code  # noqa: E402,F401
-from app.material import groups as _groups  # noqa: E402,F401

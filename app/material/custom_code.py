@@ -32,11 +32,11 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, Scope, register, register_dynamic
 from app.material.graph import Node
 from app.material.group_names import VALUE_KINDS, port_name_problem, slug, unique, zero_value
-from app.material.types import PortType
-from vpl_core.diagnostics import Diagnostic, VplError
+from app.material.node_types import LoweringFailure, NodeType, PortSpec, PropertySpec, Scope, register, register_dynamic
+from app.material.port_types import PortType
+from vpl_core.diagnostics import Category, Diagnostic, VplError
 from vpl_core.ir.builder import record
 from vpl_core.ir.clone import clone_function
 from vpl_core.ir.instructions import LoadInstruction, StoreInstruction
@@ -281,10 +281,10 @@ def _check(inputs: tuple[tuple[str, PortType], ...], outputs: tuple[tuple[str, P
     for block in function.blocks:
         for instruction in block.instructions:
             for reference in _references(instruction):
-                kind = reference.root.storage_kind
-                if kind in (StorageKind.STAGE, StorageKind.UNIFORM):
-                    where = "stage inputs and outputs" if kind is StorageKind.STAGE else "uniforms"
-                    located = locator.locate(Diagnostic("semantic", ""), instruction)
+                storage = reference.root.storage_kind
+                if storage in (StorageKind.STAGE, StorageKind.UNIFORM):
+                    where = "stage inputs and outputs" if storage is StorageKind.STAGE else "uniforms"
+                    located = locator.locate(Diagnostic(Category.SEMANTIC, ""), instruction)
                     line, column = _in_body(located, first_line, body_lines)
                     problems.append(CodeDiagnostic(line, column, f"custom code cannot use {where}: read your inputs with "
                                                    "(load rN (parameter NAME)) and return your outputs"))
@@ -329,8 +329,6 @@ def helper_name(node: Node) -> str:
 
 
 def _lower(ctx: NodeContext) -> None:
-    from app.material.lowering import LoweringFailure
-
     checked = check(ctx.node.properties)
     if not checked.ok or checked.function is None:
         raise LoweringFailure("; ".join(str(problem) for problem in checked.diagnostics) or "the code does not check")

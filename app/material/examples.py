@@ -11,13 +11,20 @@ working directory.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.material.document import LoadedDocument, load_text, save_text
-from app.material.graph import MaterialGraph
+from app.material.graph import MaterialGraph, Node
+
+if TYPE_CHECKING:  # `importlib.resources.abc` is new in Python 3.11; the editor runs on 3.10 too
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 EXAMPLES_PACKAGE = "app.material"
 EXAMPLES_DIRECTORY = "examples"
@@ -401,7 +408,7 @@ def toon_shading() -> MaterialGraph:
 TEXTURES_DIRECTORY = "textures"
 
 
-def _texture(graph: MaterialGraph, position: tuple[float, float], name: str, image: str, color_space: str):
+def _texture(graph: MaterialGraph, position: tuple[float, float], name: str, image: str, color_space: str) -> Node:
     return graph.add_node(
         "texture_parameter", position, {"name": name, "image": f"{TEXTURES_DIRECTORY}/{image}", "color_space": color_space}
     )

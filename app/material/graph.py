@@ -54,7 +54,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.types import PortType, node_id_key
+from app.material.node_types import NODE_TYPES
+from app.material.port_types import PortType
+from app.material.traversal import node_id_key
 
 GRAPH_FORMAT = "vpl-material-graph"
 GRAPH_VERSION = 1
@@ -100,7 +102,7 @@ class Connection:
     target_node: str
     target_port: str
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[tuple[str, int, str], str, tuple[str, int, str], str]:
         return (
             node_id_key(self.target_node),
             self.target_port,
@@ -155,7 +157,7 @@ class InterfacePort:
     parameters). `default` (inputs only) is what an unconnected input of an
     instance reads when the instance holds no value of its own: a number, a
     tuple of 2-4 numbers, a bool, the name of a built-in source such as
-    "texcoord" (catalog.DEFAULT_SOURCES), or None for the type's zero.
+    "texcoord" (node_types.DEFAULT_SOURCES), or None for the type's zero.
     """
 
     name: str
@@ -328,12 +330,11 @@ class MaterialGraph:
         An unknown type name is kept (with only the given properties) so that
         no user data is lost; the lowering reports it.
         """
-        from app.material.catalog import NODE_TYPES
-
         if node_id is None:
             node_id = self.new_node_id()
         elif node_id in self.nodes:
             raise ValueError(f"node id {node_id!r} is already used")
+        # The registry itself (node_types): the catalog imports the group modules, which build graphs.
         node_type = NODE_TYPES.get(type_name)
         values: dict[str, Any] = {}
         if node_type is not None:
@@ -376,7 +377,7 @@ class MaterialGraph:
         """Connect an output to an input, replacing the input's existing connection.
 
         Only checks that both nodes exist; types are the business of
-        `types.can_connect` (the editor asks it first) and of the lowering.
+        `connections.can_connect` (the editor asks it first) and of the lowering.
         """
         for node_id in (source_node, target_node):
             if node_id not in self.nodes:

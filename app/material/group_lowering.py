@@ -41,27 +41,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.material.catalog import Scope, node_type_for
 from app.material.graph import GroupDefinition, MaterialGraph, Node
+from app.material.group_names import FUNCTION_PROPERTY, slug, unique, zero_value
 from app.material.groups import (
-    FUNCTION_PROPERTY,
     GROUP_INPUT_TYPE,
     GROUP_OUTPUT_TYPE,
     GROUP_TYPE,
     function_name,
     instances,
     reachable,
-    slug,
-    unique,
 )
-from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, topological_order
+from app.material.node_types import LoweringFailure, NodeDiagnostic, Scope, node_type_for
+from app.material.port_types import PortType
+from app.material.propagation import TypeResolution, propagate
+from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.ir.builder import record
 from vpl_core.ir.module import Function
 from vpl_core.ir.types import VOID, RecordType, Type
 from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
 
 if TYPE_CHECKING:
-    from app.material.lowering import LoweringResult, NodeContext, NodeDiagnostic, _Lowering
+    from app.material.lowering import LoweringResult, NodeContext, _Lowering
 
 #: Node types whose lowering reads `NodeContext.control_dependent` (a test checks this list against the catalog).
 CONTROL_SENSITIVE_TYPES = frozenset({"sample_texture", "triplanar_texture", "normal_from_height"})
@@ -140,8 +140,6 @@ class GroupState:
     # Diagnostics --------------------------------------------------------------------------------
 
     def scoped_diagnostic(self, function_id: str, node_id: str | None, message: str, category: str = "graph") -> NodeDiagnostic:
-        from app.material.lowering import NodeDiagnostic
-
         analysis = self.analysis(function_id)
         live = function_id in self.live_used and (node_id is None or node_id in analysis.live)
         return NodeDiagnostic(self.anchor.get(function_id), category, message, "error" if live else "warning",
@@ -287,8 +285,6 @@ class GroupState:
         if analysis.output_node is not None:
             priority[analysis.output_node] = 2
         order, _ = topological_order(body, priority)
-        from app.material.lowering import LoweringFailure, NodeContext
-
         for node_id in (node_id for node_id in order if node_id in analysis.live):
             node = body.nodes[node_id]
             node_type = node_type_for(node, analysis.scope)
@@ -296,7 +292,7 @@ class GroupState:
                 continue  # reported by `check`
             child.owner = node_id
             try:
-                node_type.lower(NodeContext(child, node, node_type))
+                node_type.lower(child.node_context(node, node_type))
             except LoweringFailure as failure:
                 child.report(node_id, str(failure))
                 return self.helpers[(definition.id, key)]
@@ -343,8 +339,6 @@ def lower_instance(ctx: NodeContext) -> None:
 
 
 def _call_data(ctx: NodeContext) -> CallData:
-    from app.material.lowering import LoweringFailure
-
     state: GroupState | None = ctx.lowering.groups
     data = state.calls.get(id(ctx.lowering)) if state is not None else None
     if data is None:
@@ -382,8 +376,6 @@ def _return(lowering: _Lowering, data: CallData, values: list[Operand]) -> None:
 
 
 def _zero(lowering: _Lowering, port_type: PortType) -> Operand:
-    from app.material.groups import zero_value
-
     return lowering.default_operand(zero_value(port_type), port_type)
 
 

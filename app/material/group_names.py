@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from app.material.types import PortType
+from app.material.port_types import PortType
 
 #: The property of a group node that names its definition.
 FUNCTION_PROPERTY = "function"

@@ -2,7 +2,7 @@
 
 A group is a `GroupDefinition` (app/material/graph.py) in the document's
 `functions`: a body graph and an interface. Three node kinds use it, all
-with *dynamic* types (catalog.register_dynamic) built from the definition:
+with *dynamic* types (node_types.register_dynamic) built from the definition:
 
 - "group": an instance; its "function" property names the definition; its
   inputs and outputs are the interface's (an unconnected input reads the
@@ -45,16 +45,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.material.catalog import (
-    DEFAULT_SOURCES,
-    NodeType,
-    PortSpec,
-    PropertySpec,
-    Scope,
-    input_default,
-    node_type_for,
-    register_dynamic,
-)
 from app.material.graph import Connection, Frame, GroupDefinition, InterfacePort, MaterialGraph, Node
 from app.material.group_names import (
     FUNCTION_PROPERTY,
@@ -65,7 +55,20 @@ from app.material.group_names import (
     unique,
     zero_value,
 )
-from app.material.types import PortType, connected_nodes, node_id_key, propagate
+from app.material.node_types import (
+    DEFAULT_SOURCES,
+    NODE_TYPES,
+    NodeType,
+    PortSpec,
+    PropertySpec,
+    Scope,
+    input_default,
+    node_type_for,
+    register_dynamic,
+)
+from app.material.port_types import PortType
+from app.material.propagation import propagate
+from app.material.traversal import connected_nodes, node_id_key
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
@@ -156,8 +159,10 @@ def call_path(functions: Mapping[str, GroupDefinition], start: str, goal: str) -
         current = queue.pop(0)
         if current == goal:
             path = [current]
-            while previous[path[-1]] is not None:
-                path.append(previous[path[-1]])  # type: ignore[arg-type]
+            step = previous[current]
+            while step is not None:
+                path.append(step)
+                step = previous[step]
             return list(reversed(path))
         for callee in sorted(callees(functions[current])):
             if callee in functions and callee not in previous:
@@ -230,22 +235,20 @@ def _interface_key(ports: list[InterfacePort], with_default: bool) -> tuple[Any,
     return tuple((port.name, port.type, frozen(port_default(port)) if with_default else None) for port in ports)
 
 
-def _lower_instance(ctx: NodeContext) -> None:
-    from app.material.group_lowering import lower_instance
+# The lowering (which imports app.material.group_lowering, which imports this module) does the work:
+# importing group_lowering from here would be an import cycle.
 
-    lower_instance(ctx)
+
+def _lower_instance(ctx: NodeContext) -> None:
+    ctx.lowering.lower_group_node("instance", ctx)
 
 
 def _lower_group_input(ctx: NodeContext) -> None:
-    from app.material.group_lowering import lower_group_input
-
-    lower_group_input(ctx)
+    ctx.lowering.lower_group_node("input", ctx)
 
 
 def _lower_group_output(ctx: NodeContext) -> None:
-    from app.material.group_lowering import lower_group_output
-
-    lower_group_output(ctx)
+    ctx.lowering.lower_group_node("output", ctx)
 
 
 @functools.lru_cache(maxsize=512)
@@ -625,14 +628,13 @@ def ungroup(document: MaterialGraph, level: str | None, instance_id: str) -> Mat
 
 def _carry_value(target: Node, port: str, instance: Node, instance_type_: NodeType, interface_port: str) -> None:
     """An unconnected instance input: its value moves to the inner node's same-named property, when it has one."""
-    from app.material.catalog import NODE_TYPES
-
     spec = instance_type_.property(interface_port)
     target_type = NODE_TYPES.get(target.type_name)
-    if spec is None or target_type is None or target_type.property(port) is None:
+    target_spec = target_type.property(port) if target_type is not None else None
+    if spec is None or target_spec is None:
         return
     value = instance.properties.get(interface_port, spec.default)
-    if target_type.property(port).kind == spec.kind:  # type: ignore[union-attr]
+    if target_spec.kind == spec.kind:
         target.properties[port] = value
 
 

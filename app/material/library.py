@@ -48,15 +48,8 @@ from app.material.graph import (
     LibraryLink,
     MaterialGraph,
 )
-from app.material.groups import (
-    FUNCTION_PROPERTY,
-    GROUP_TYPE,
-    instance_type,
-    instances,
-    reachable,
-    slug,
-    unique,
-)
+from app.material.group_names import FUNCTION_PROPERTY, slug, unique
+from app.material.groups import GROUP_TYPE, instance_type, instances, reachable
 from vpl_core.atomic_write import write_atomically
 
 FUNCTION_FILE_SUFFIX = ".vplf"
@@ -269,7 +262,7 @@ def outdated(document: MaterialGraph, entries: Iterable[LibraryFunction]) -> lis
     changed = []
     for entry in entries:
         function_id = linked_definition(document, entry)
-        if function_id is not None and document.functions[function_id].library.sha256 != entry.sha256:  # type: ignore[union-attr]
+        if function_id is not None and document.functions[function_id].library.sha256 != entry.sha256:  # type: ignore[union-attr]  # `linked_definition` only returns definitions with a library link
             changed.append((function_id, entry))
     return changed
 

@@ -82,9 +82,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.catalog import DEFAULT_SOURCES, NodeType, Scope, as_integer, as_number, as_numbers, input_default, node_type_for
+from app.material import group_lowering
+from app.material.catalog import Scope, node_type_for
 from app.material.graph import MaterialGraph, Node
-from app.material.parameters import ParameterSpec
+from app.material.node_types import (
+    DEFAULT_SOURCES,
+    LoweringFailure,
+    NodeDiagnostic,
+    NodeType,
+    as_integer,
+    as_number,
+    as_numbers,
+    input_default,
+)
+from app.material.parameters import PARAMETER_NODE_TYPES, ParameterSpec
+from app.material.port_types import PortType
+from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
     RADIANCE_OUTPUT_NAME,
@@ -94,7 +107,7 @@ from app.material.scene import (
     SCENE_UNIFORM_NAME,
     VERTEX_INPUTS_BY_NAME,
 )
-from app.material.types import PortType, TypeResolution, connected_nodes, node_id_key, propagate, scope_of, topological_order
+from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
 from vpl_core.ir import paths
@@ -134,26 +147,6 @@ class PreviewOutputs:
 
     ports: tuple[tuple[str, str], ...]
     output_name: str | None = None
-
-
-@dataclass(frozen=True)
-class NodeDiagnostic:
-    """A problem shown on a node (or on the whole graph when `node_id` is None).
-
-    `category` is 'graph' (types, connections, names), 'semantic' (the VPL
-    verifier), 'target' (the GLSL backend) or 'driver' (the GL driver, from
-    the preview). `severity` 'warning' marks problems of nodes that do not
-    feed the output: they are shown but do not stop the material.
-    """
-
-    node_id: str | None
-    category: str
-    message: str
-    severity: str = "error"
-    #: For a problem inside a group: the definition whose body holds it, and the node there (None: the
-    #: definition as a whole). `node_id` is then the node of the material that leads to it (an instance).
-    scope: str | None = None
-    scoped_node: str | None = None
 
 
 @dataclass
@@ -232,10 +225,6 @@ class OutputOverride:
     output_name: str = DISPLAY_OUTPUT_NAME
     roots: tuple[str, ...] | None = None
     clip_from_texcoord: bool = False
-
-
-class LoweringFailure(Exception):  # noqa: N818 - a control-flow signal inside the lowering, not an error type callers see
-    """A node cannot be lowered as configured; becomes a 'graph' diagnostic on that node."""
 
 
 # The tracking builder -----------------------------------------------------------------------
@@ -433,7 +422,7 @@ class VertexStage:
     def __init__(self, lowering: _Lowering) -> None:
         self.lowering = lowering
         self.stage = StageBuilder(lowering.module.vertex)
-        self.fn = TrackingFunctionBuilder(self.stage.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, lowering)
+        self.fn: TrackingFunctionBuilder = TrackingFunctionBuilder(self.stage.function(VERTEX_ENTRY_NAME, VOID, entry=True).function, lowering)
         self._inputs: dict[str, RegisterValue] = {}
         self._values: dict[str, RegisterValue] = {}
 
@@ -516,7 +505,7 @@ register_varying(Varying("vertex_color", vec(4), 4, Semantic.COLOR, ("color",), 
 
 
 #: Fragment-stage values nodes read by name (`NodeContext.source`, and inputs whose default names
-#: one: catalog.DEFAULT_SOURCES): each computed once per material, on first use.
+#: one: node_types.DEFAULT_SOURCES): each computed once per material, on first use.
 SURFACE_SOURCES: dict[str, Callable[[_Lowering], Operand]] = {}
 
 
@@ -595,6 +584,19 @@ class _Lowering:
         self.builders: list[FunctionBuilder] = []
         self.report: Callable[[str | None, str], None] = lambda _node_id, _message: None
         self.reads: dict[str, set[str]] = {}
+
+    def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
+        """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
+        return NodeContext(self, node, node_type)
+
+    def lower_group_node(self, role: str, ctx: NodeContext) -> None:
+        """Lower a group instance, Group Input or Group Output node (`role`); app.material.groups' types call this."""
+        lowerers = {
+            "instance": group_lowering.lower_instance,
+            "input": group_lowering.lower_group_input,
+            "output": group_lowering.lower_group_output,
+        }
+        lowerers[role](ctx)
 
     def record(self, item: Any) -> None:
         if self.top_owner is None:
@@ -739,7 +741,7 @@ class _Lowering:
         return cached
 
     def coerce(self, value: Operand, source: PortType, target: PortType) -> Operand:
-        """Convert a value between port types by the rules of app/material/types.py."""
+        """Convert a value between port types by the rules of app/material/port_types.py."""
         fn = self.fragment_main
         if source is target or (source.width == target.width and source.is_numeric and target.is_numeric):
             return value
@@ -806,7 +808,7 @@ def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
     Anything a later change makes the lowering read must be compared here.
     """
     from app.material.graph import Connection, _json_value
-    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+    from app.material.parameters import PARAMETER_VALUE_PROPERTY
 
     if first.nodes.keys() != second.nodes.keys():
         return False
@@ -853,8 +855,6 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
     per definition however many instances it has, so names must be unique
     across the material and those bodies.
     """
-    from app.material.nodes.inputs import PARAMETER_NODE_TYPES
-
     problems: dict[tuple[str | None, str], str] = {}
     users: dict[str, list[tuple[str | None, str]]] = {}
     places: list[tuple[str | None, MaterialGraph]] = [(None, graph)]
@@ -885,8 +885,6 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
 
 def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs | None = None,
            override: OutputOverride | None = None) -> None:
-    from app.material import group_lowering
-
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)

@@ -43,12 +43,14 @@ from app.material.graph import MaterialGraph
 from app.material.lowering import (
     OUTPUT_NODE_TYPES,
     LoweringResult,
-    NodeDiagnostic,
     PreviewOutputs,
     lower,
 )
+from app.material.node_types import NodeDiagnostic
+from app.material.port_types import PortType
+from app.material.propagation import propagate
 from app.material.scene import DISPLAY_OUTPUT_NAME
-from app.material.types import PortType, connected_nodes, node_id_key, propagate, topological_order
+from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
@@ -73,8 +75,10 @@ NO_THUMBNAIL_TYPES = frozenset({"reroute"})
 def preview_port(graph: MaterialGraph, node_id: str, port_types: Mapping[tuple[str, str], PortType]) -> str | None:
     """The output a node's thumbnail shows: its first output of a previewable type (None: no thumbnail)."""
     node = graph.nodes.get(node_id)
-    node_type = NODE_TYPES.get(node.type_name) if node is not None else None
-    if node_type is None or node.type_name in NO_THUMBNAIL_TYPES or node.type_name in OUTPUT_NODE_TYPES:
+    if node is None or node.type_name in NO_THUMBNAIL_TYPES or node.type_name in OUTPUT_NODE_TYPES:
+        return None
+    node_type = NODE_TYPES.get(node.type_name)
+    if node_type is None:
         return None
     for port in node_type.outputs:
         resolved = port_types.get((node_id, port.name))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME
+from app.material.traversal import node_id_key
 from vpl_core.ir.module import Module, UniformKind
 from vpl_core.ir.types import SamplerType, ScalarKind, ScalarType, Type, VectorType
 
@@ -39,6 +40,17 @@ if TYPE_CHECKING:
     from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 ParameterValue = float | tuple[float, ...] | str | None
+
+#: Node types whose "name" property names a uniform (validated unique and nonempty; the nodes are in
+#: `app.material.nodes.inputs`).
+PARAMETER_NODE_TYPES = ("float_parameter", "vector_parameter", "color_parameter", "texture_parameter")
+#: The property of each parameter node that holds the parameter's value (what the parameters panel edits).
+PARAMETER_VALUE_PROPERTY = {
+    "float_parameter": "default",
+    "vector_parameter": "default",
+    "color_parameter": "default",
+    "texture_parameter": "image",
+}
 
 
 class ParameterKind(enum.Enum):
@@ -183,9 +195,6 @@ def usable_value(spec: ParameterSpec, stored: Any) -> Any:
 
 def parameter_nodes(graph: MaterialGraph) -> dict[str, Node]:
     """Parameter name -> its node (the first by node id when a name is taken twice)."""
-    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
-    from app.material.types import node_id_key
-
     nodes: dict[str, Node] = {}
     for node_id in sorted(graph.nodes, key=node_id_key):
         node = graph.nodes[node_id]
@@ -197,8 +206,6 @@ def parameter_nodes(graph: MaterialGraph) -> dict[str, Node]:
 
 def node_value_property(node: Node) -> str | None:
     """The property of a parameter node that holds its value (None for other nodes)."""
-    from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
-
     return PARAMETER_VALUE_PROPERTY.get(node.type_name)
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, categories
-from app.material.types import Constraint, PortType, conversion
+from app.material.catalog import categories
+from app.material.node_types import NodeType, PortSpec, PropertySpec
+from app.material.port_types import Constraint, PortType, conversion
 
 #: How each implicit conversion is spelled in the docs and in port tooltips.
 CONVERSION_TEXT = {

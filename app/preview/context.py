@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
 from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
@@ -104,7 +104,7 @@ def pyopengl_platform(qt_platform: str, environment: Mapping[str, str] | None = 
     return None
 
 
-def align_pyopengl_platform(qt_platform: str, environment: dict[str, str] | None = None) -> str | None:
+def align_pyopengl_platform(qt_platform: str, environment: MutableMapping[str, str] | None = None) -> str | None:
     """Make PyOpenGL bind the same window-system API (GLX or EGL) as Qt's contexts; returns the choice.
 
     PyOpenGL picks GLX or EGL once, when `OpenGL` is first imported, from
@@ -116,7 +116,8 @@ def align_pyopengl_platform(qt_platform: str, environment: dict[str, str] | None
     QGuiApplication exists and before anything imports `OpenGL`. A
     PYOPENGL_PLATFORM the user set is kept; None when nothing was set.
     """
-    environment = os.environ if environment is None else environment
+    if environment is None:
+        environment = os.environ
     if environment.get(PYOPENGL_PLATFORM, "").strip():
         return environment[PYOPENGL_PLATFORM]
     choice = pyopengl_platform(qt_platform, environment)

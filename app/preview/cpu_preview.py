@@ -51,7 +51,7 @@ from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
-from app.material.parameters import ParameterKind, ParameterSpec, ParameterValue, specs_from_artifact
+from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.host_support import PreviewClock, PreviewStage, paint_note
@@ -180,7 +180,7 @@ class CpuPreview(QWidget):
     # ---- the host API ---------------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, ParameterValue] | None = None) -> None:
+                     values: Mapping[str, object] | None = None) -> None:
         """Run the module `artifact` was compiled from, with `values` (by name) for its parameters."""
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         given = values or {}

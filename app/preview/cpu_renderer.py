@@ -223,7 +223,7 @@ class CpuRenderer(PreviewState):
         (REPEAT / CLAMP, LINEAR), the BRDF table (CLAMP, LINEAR); half floats, RGB alpha 1, RG blue 0."""
         if self._environment_dirty or not self._environment_textures:
             maps = self.environment_maps
-            equirect = {"wrap_s": Wrap.REPEAT, "wrap_t": Wrap.CLAMP_TO_EDGE, "mag_filter": Filter.LINEAR}
+            equirect: dict[str, Any] = {"wrap_s": Wrap.REPEAT, "wrap_t": Wrap.CLAMP_TO_EDGE, "mag_filter": Filter.LINEAR}
             self._environment_textures = {
                 "environment_specular": Texture2D(_rgba_levels(maps.specular), SamplerState(
                     **equirect, min_filter=Filter.LINEAR_MIPMAP_LINEAR if len(maps.specular) > 1 else Filter.LINEAR)),

@@ -17,7 +17,7 @@ reads them (`app.session.textures`) and hands the preview decoded images.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QImage
@@ -27,20 +27,28 @@ from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
+if TYPE_CHECKING:
+    from app.preview.cpu_preview import CpuPreview
+    from app.preview.widget import PreviewWidget, UnavailablePreview
+
+#: A preview the window docks: a QWidget that is a `PreviewHost` (`widget.create_preview_widget` makes one).
+#: Python has no intersection type, so the implementations are named.
+PreviewHostWidget: TypeAlias = "PreviewWidget | CpuPreview | UnavailablePreview"
+
 
 @runtime_checkable
 class PreviewHost(Protocol):
     #: The program was built and is on screen.
-    programReady: SignalInstance
+    programReady: SignalInstance[tuple[()]]
     #: The program could not be built (driver log, or the host's `show_problem` message).
-    programFailed: SignalInstance
+    programFailed: SignalInstance[tuple[str]]
     #: The context exists; carries `context_description`.
-    contextCreated: SignalInstance
+    contextCreated: SignalInstance[tuple[str]]
     #: The animation started or stopped (a call, or a material that uses Time playing by itself).
-    playingChanged: SignalInstance
+    playingChanged: SignalInstance[tuple[bool]]
     #: The stage's environment is in use (its name or path) / could not be loaded (why, one line).
-    environmentReady: SignalInstance
-    environmentFailed: SignalInstance
+    environmentReady: SignalInstance[tuple[str]]
+    environmentFailed: SignalInstance[tuple[str]]
 
     @property
     def target(self) -> str:

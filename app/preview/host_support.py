@@ -31,8 +31,8 @@ from PySide6.QtCore import QElapsedTimer, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import QWidget
 
-from app.preview.preview_state import PreviewState
-from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, environment_maps, load_stage_mesh
+from app.preview.preview_state import PreviewState, environment_maps
+from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, load_stage_mesh
 
 ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
 

@@ -34,6 +34,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -165,7 +166,8 @@ class IblCache:
 
     def store(self, assets: IblAssets) -> str | None:
         """Write `assets`; returns None, or a one-line reason when the cache cannot be written."""
-        arrays = {f"specular_{level}": data for level, data in enumerate(assets.specular)}
+        # Any: `np.savez(file, **arrays)` also has a keyword `allow_pickle: bool`, which a dict of arrays could name.
+        arrays: dict[str, Any] = {f"specular_{level}": data for level, data in enumerate(assets.specular)}
         arrays["irradiance"] = assets.irradiance
         arrays["diffuse_sh"] = assets.diffuse_sh
         arrays["content_hash"] = np.array(assets.content_hash)
@@ -186,7 +188,7 @@ class IblCache:
             with contextlib.suppress(OSError):
                 stale.unlink()
 
-    def _write_atomically(self, path: Path, write: Callable[[object], None]) -> None:
+    def _write_atomically(self, path: Path, write: Callable[[BinaryIO], None]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp", dir=self.directory)
         try:

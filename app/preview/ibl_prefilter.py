@@ -317,7 +317,7 @@ def diffuse_sh(image: np.ndarray) -> np.ndarray:
 # --- split-sum BRDF table -------------------------------------------------------------------------
 
 
-def smith_ggx_correlated_visibility(n_dot_l: np.ndarray, n_dot_v: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+def smith_ggx_correlated_visibility(n_dot_l: np.ndarray, n_dot_v: np.ndarray, alpha: np.ndarray | float) -> np.ndarray:
     """V = G / (4 n.l n.v), height-correlated Smith GGX (glTF 2.0 Appendix B)."""
     alpha_squared = alpha * alpha
     view_term = n_dot_l * np.sqrt(n_dot_v * n_dot_v * (1.0 - alpha_squared) + alpha_squared)

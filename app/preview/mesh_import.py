@@ -44,7 +44,7 @@ import struct
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -52,14 +52,19 @@ from app.material.scene import DEFAULT_VERTEX_COLOR
 from app.material.textures import srgb_to_linear
 
 if TYPE_CHECKING:
+    # pygltflib publishes no types (its classes are Any to mypy); the names say what is passed.
+    from pygltflib import GLTF2, Node, Primitive
+
     from app.preview.mesh import Mesh
+
+_Item = TypeVar("_Item")
 
 MESH_SUFFIXES = (".obj", ".gltf", ".glb")
 #: Larger files are refused before their triangles are processed (the preview is for materials, not scenes).
 MAX_TRIANGLES = 4_000_000
 
 #: glTF component types (specification 3.6.2.2) and their numpy types.
-_COMPONENT_TYPES = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
+_COMPONENT_TYPES: dict[int, type[np.integer[Any]] | type[np.float32]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
 _COMPONENT_COUNTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 _TRIANGLES, _TRIANGLE_STRIP, _TRIANGLE_FAN = 4, 5, 6
 #: Extensions that change how primitives are stored; a file requiring one cannot be read here.
@@ -278,7 +283,7 @@ def _read_gltf(path: Path, label: str) -> list[_Part]:
 class _GltfBuffers:
     """The bytes of each buffer: GLB's binary chunk, data URIs or files next to the .gltf."""
 
-    def __init__(self, document: object, path: Path, label: str) -> None:
+    def __init__(self, document: GLTF2, path: Path, label: str) -> None:
         self.document = document
         self.path = path
         self.label = label
@@ -332,7 +337,7 @@ def _integer(value: object, what: str, label: str, default: int | None = None) -
     return value
 
 
-def _item(items: object, index: object, what: str, label: str, kind: type) -> object:
+def _item(items: object, index: object, what: str, label: str, kind: type[_Item]) -> _Item:
     """items[index], checked: pygltflib keeps whatever the JSON held (nulls, numbers where objects belong)."""
     if isinstance(index, bool) or not isinstance(index, int) or not isinstance(items, list) or not 0 <= index < len(items):
         raise MeshImportError(f"{label}: refers to {what} {index!r}, which does not exist")
@@ -354,7 +359,7 @@ def _numbers(value: object, count: int, what: str, label: str) -> np.ndarray | N
     return array
 
 
-def _list(value: object, what: str, label: str) -> list:
+def _list(value: object, what: str, label: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -362,7 +367,7 @@ def _list(value: object, what: str, label: str) -> list:
     return value
 
 
-def _node_matrix(node: object, label: str) -> np.ndarray:
+def _node_matrix(node: Node, label: str) -> np.ndarray:
     """The node's local transform (glTF 5.25: a column-major matrix, or translation * rotation * scale)."""
     matrix = _numbers(node.matrix, 16, "a node's matrix", label)
     if matrix is not None:
@@ -391,7 +396,7 @@ def _node_matrix(node: object, label: str) -> np.ndarray:
     return local
 
 
-def _mesh_instances(document: object, label: str) -> list[tuple[int, np.ndarray]]:
+def _mesh_instances(document: GLTF2, label: str) -> list[tuple[int, np.ndarray]]:
     """(mesh index, world matrix) for every node with a mesh in the default scene (or every mesh when there is no scene)."""
     import pygltflib
 
@@ -414,7 +419,7 @@ def _mesh_instances(document: object, label: str) -> list[tuple[int, np.ndarray]
     return instances
 
 
-def _accessor(document: object, buffers: _GltfBuffers, index: object, label: str) -> np.ndarray:
+def _accessor(document: GLTF2, buffers: _GltfBuffers, index: object, label: str) -> np.ndarray:
     """An accessor's elements as a (count, components) array (glTF 3.6.2), normalised integers as floats."""
     import pygltflib
 
@@ -446,13 +451,13 @@ def _accessor(document: object, buffers: _GltfBuffers, index: object, label: str
         strides=(stride, 1),
     )
     values = np.ascontiguousarray(array).view(dtype).reshape(count, components).astype(np.float64)
-    if accessor.normalized and dtype is not np.float32:
+    if accessor.normalized and issubclass(dtype, np.integer):  # every component type but float32
         info = np.iinfo(dtype)
         values = np.maximum(values / info.max, -1.0)
     return values
 
 
-def _read_primitive(document: object, buffers: _GltfBuffers, primitive: object, label: str) -> _Part | None:
+def _read_primitive(document: GLTF2, buffers: _GltfBuffers, primitive: Primitive, label: str) -> _Part | None:
     import pygltflib
 
     mode = _TRIANGLES if primitive.mode is None else primitive.mode
@@ -639,21 +644,22 @@ def _assemble(name: str, parts: list[_Part], label: str) -> MeshData:
     offset = 0
     positions, normals, texcoords, tangents, colors, triangles = [], [], [], [], [], []
     for part in parts:
+        assert part.normals is not None and part.texcoords is not None  # generated above when missing
         positions.append(part.positions)
         normals.append(_unit_rows(part.normals)[0])
         texcoords.append(part.texcoords)
-        if given_tangents:
+        if given_tangents and part.tangents is not None:
             tangents.append(part.tangents)
         if given_colors:
             colors.append(part.colors if part.colors is not None else np.tile(DEFAULT_VERTEX_COLOR, (len(part.positions), 1)))
         triangles.append(part.triangles + offset)
         offset += len(part.positions)
-    tangent_array = None
+    tangent_array: np.ndarray | None = None
     if given_tangents:
         tangent_array = np.concatenate(tangents)
         unit, _ = _unit_rows(tangent_array[:, :3])
         tangent_array = np.concatenate([unit, np.where(tangent_array[:, 3:4] < 0.0, -1.0, 1.0)], axis=1)
-    optional = ([tangent_array] if given_tangents else []) + ([np.concatenate(colors)] if given_colors else [])
+    optional = ([tangent_array] if tangent_array is not None else []) + ([np.concatenate(colors)] if given_colors else [])
     vertices, triangle_array = _welded(
         [np.concatenate(positions), np.concatenate(normals), np.concatenate(texcoords), *optional], np.concatenate(triangles)
     )

@@ -75,7 +75,8 @@ class _FloatEditor(QWidget):
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.spin)
         self.apply_spec(spec)
-        self.set_value(float(value if value is not None else spec.default or 0.0))
+        default = spec.default if isinstance(spec.default, (int, float)) else 0.0
+        self.set_value(float(value) if value is not None else default)
         #: True while a slider drag goes on after its first change (one undo step per drag).
         self.continuing = False
         self._dragging = False
@@ -261,6 +262,10 @@ class _ReadOnlyEditor(QLabel):
         pass
 
 
+#: One editor per parameter kind; each shows a value (`set_value`) and follows a changed spec (`apply_spec`).
+_ParameterEditor = _FloatEditor | _VectorEditor | _ColorEditor | _TextureEditor | _ReadOnlyEditor
+
+
 class ParametersPanel(QWidget):
     """Editors for a material's parameters; see the module docstring."""
 
@@ -284,7 +289,7 @@ class ParametersPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._specs: list[ParameterSpec] = []
-        self._editors: dict[str, QWidget] = {}
+        self._editors: dict[str, _ParameterEditor] = {}
         self._values: dict[str, Any] = {}
         self._variants = VariantState()
         self._continuing = False
@@ -315,8 +320,7 @@ class ParametersPanel(QWidget):
         self.remove_variant_button = QToolButton()
         self.remove_variant_button.setText("\u2212")
         self.remove_variant_button.setToolTip("Delete this variant")
-        self.remove_variant_button.clicked.connect(
-            lambda: self._variants.active and self.variantRemoveRequested.emit(self._variants.active))
+        self.remove_variant_button.clicked.connect(self._request_variant_removal)
         self.rename_variant_button = QToolButton()
         self.rename_variant_button.setText("\u270e")
         self.rename_variant_button.setToolTip("Rename this variant (F2)")
@@ -456,7 +460,7 @@ class ParametersPanel(QWidget):
             self._form.addRow(label, editor)
         self._scroll.setWidget(container)  # deletes the previous container and its editors
 
-    def _make_editor(self, spec: ParameterSpec, value: Any) -> QWidget:
+    def _make_editor(self, spec: ParameterSpec, value: Any) -> _ParameterEditor:
         name = spec.name
         if spec.kind is ParameterKind.FLOAT:
             return _FloatEditor(spec, value, lambda v: self._emit(name, v))
@@ -475,6 +479,10 @@ class ParametersPanel(QWidget):
         menu.addAction(f"Reset to the base value ({self._variants.active} stops setting it)",
                        lambda: self.parameterResetRequested.emit(name))
         menu.exec(QCursor.pos())
+
+    def _request_variant_removal(self) -> None:
+        if self._variants.active:
+            self.variantRemoveRequested.emit(self._variants.active)
 
     def _emit(self, name: str, value: Any) -> None:
         self._values[name] = value

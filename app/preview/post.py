@@ -48,7 +48,7 @@ transcriptions of the published formulas.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -330,7 +330,7 @@ def _agx_numpy(color: np.ndarray) -> np.ndarray:
     return _rows(linear, REC2020_TO_SRGB)
 
 
-_NUMPY_TONE_MAPPERS = {
+_NUMPY_TONE_MAPPERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "pbr_neutral": _pbr_neutral_numpy,
     "aces": _aces_numpy,
     "agx": _agx_numpy,
@@ -380,4 +380,4 @@ def exposure_scale(exposure_ev: float) -> float:
 
 def decode_srgb(color: Sequence[float]) -> tuple[float, ...]:
     """sRGB-encoded components in [0, 1] to linear ones (IEC 61966-2-1), on the host."""
-    return tuple(float(c) for c in srgb_to_linear([float(v) for v in color]))
+    return tuple(float(c) for c in srgb_to_linear(np.asarray([float(v) for v in color])))

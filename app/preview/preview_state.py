@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -55,11 +55,14 @@ from app.preview.stage import (
     DEFAULT_LIGHT_COLOR,
     DEFAULT_LIGHT_DIRECTION,
     DEFAULT_LIGHT_INTENSITY,
+    NO_ENVIRONMENT,
     Stage,
-    prepare_environment,
 )
 from app.session.engine_export import PreviewLighting
 from vpl_core.backends.glsl.artifact import ProgramArtifact
+
+if TYPE_CHECKING:
+    from app.preview.ibl_assets import PreparedEnvironment
 from vpl_core.ir.module import Direction, Module, Semantic
 from vpl_core.ir.types import RecordType
 
@@ -398,7 +401,7 @@ def preview_lighting(stage: Stage, with_environment: bool = True,
                      environment: tuple[EnvironmentMaps, np.ndarray] | None = None) -> PreviewLighting:
     """`stage` as an export records it, with its environment's images when `with_environment`.
 
-    The environment is prepared in the calling thread (`stage.prepare_environment`:
+    The environment is prepared in the calling thread (`prepare_environment`:
     from the cache, or prefiltered) unless `environment` (maps, BRDF table)
     is given; ValueError with a one-line message when it cannot be loaded.
     """
@@ -420,3 +423,31 @@ def preview_lighting(stage: Stage, with_environment: bool = True,
         background_color=state.background, background_lod=state.background_lod(), mesh=stage.mesh,
         environment=stage.environment, environment_rotation=state.environment_rotation,
         environment_intensity=state.environment_intensity, **images)
+
+
+# A stage's environment as the renderers take it ------------------------------------------------
+# Here, beside `EnvironmentMaps`, rather than in `stage` (plain data the renderers import).
+
+
+def prepare_environment(environment: str) -> tuple[EnvironmentMaps, np.ndarray] | None:
+    """(EnvironmentMaps, BRDF table) of a stage environment, prefiltered in the calling thread (or taken
+    from the cache); None for "none". ValueError with a one-line message when it cannot be loaded."""
+    if environment == NO_ENVIRONMENT:
+        return None
+    try:  # optional components: imported here so that a host without them still draws
+        from app.preview.environment import EnvironmentLoadError
+        from app.preview.ibl_assets import PrefilterJob
+    except ImportError:
+        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available") from None
+    try:
+        prepared = PrefilterJob(environment).run()
+    except (EnvironmentLoadError, OSError, ValueError) as error:
+        raise ValueError(str(error)) from None
+    except ImportError as error:  # a component the IBL code needs is missing from this installation
+        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available ({error})") from None
+    return environment_maps(prepared), prepared.brdf_lut
+
+
+def environment_maps(prepared: PreparedEnvironment) -> EnvironmentMaps:
+    """The renderers' `EnvironmentMaps` of a prepared environment (`app.preview.ibl_assets`)."""
+    return EnvironmentMaps(tuple(prepared.assets.specular), prepared.assets.irradiance)

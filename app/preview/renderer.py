@@ -253,6 +253,7 @@ def _upload_uniform(slot: UniformSlot, value: Any) -> None:
     """glUniform* for one slot; `value` follows the std140 module's value conventions."""
     leaf_type, count, location = slot.type, slot.count, slot.location
     values = _leaf_values(leaf_type, count, value)
+    data: np.ndarray  # float32 or int32 by the leaf's scalar kind
     if isinstance(leaf_type, ScalarType):
         if leaf_type.kind is ScalarKind.FLOAT:
             data = np.array([float(std140._as_scalar(v) or 0.0) for v in values], dtype=np.float32)

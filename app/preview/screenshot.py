@@ -260,8 +260,8 @@ def preview_screenshot(
             print(line, file=stderr)
         return 1
 
-    from app.preview.preview_state import module_writes_radiance
-    from app.preview.stage import Stage, load_stage_mesh, prepare_environment
+    from app.preview.preview_state import module_writes_radiance, prepare_environment
+    from app.preview.stage import Stage, load_stage_mesh
 
     stage = stage if stage is not None else Stage()
     radiance = module_writes_radiance(verified.materialize())
@@ -361,7 +361,7 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
     finally:
         renderer.release()
         context.done()
-    if not rgba_to_qimage(pixels).save(png_path, "PNG"):
+    if not rgba_to_qimage(pixels).save(png_path, "PNG"):  # type: ignore[call-overload]  # PySide6 6.11 takes the format as str at run time; types-PySide6 6.10 says bytes
         print(f"{png_path}: error: cannot write the PNG file", file=setup.stderr)
         return 1
     return 0

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
@@ -198,7 +198,7 @@ class Stage:
         if not isinstance(data, Mapping):
             return stage
         known = {f.name for f in fields(cls)} - {"extra"}
-        attempts = (
+        attempts: tuple[tuple[str, Callable[[], object]], ...] = (
             ("mesh", lambda: stage.set_mesh(data["mesh"])),
             ("environment", lambda: stage.set_environment(data["environment"])),
             ("environment_rotation", lambda: stage.set_environment(stage.environment, rotation=data["environment_rotation"])),
@@ -227,7 +227,7 @@ class Stage:
         """Hand everything a renderer (`PreviewState`: GL or CPU) draws with to it.
 
         Files are the caller's: a mesh file (`load_stage_mesh`) and the
-        environment's prefiltered data (`prepare_environment`, or a worker
+        environment's prefiltered data (`preview_state.prepare_environment`, or a worker
         job), which take time or may fail.
         """
         if not is_mesh_path(self.mesh):
@@ -271,29 +271,3 @@ def _bundled_environments() -> tuple[str, ...]:
 def default_environment() -> str:
     bundled = _bundled_environments()
     return "studio" if "studio" in bundled else (bundled[0] if bundled else NO_ENVIRONMENT)
-
-
-def prepare_environment(environment: str) -> tuple[Any, Any] | None:
-    """(EnvironmentMaps, BRDF table) of a stage environment, prefiltered in the calling thread (or taken
-    from the cache); None for "none". ValueError with a one-line message when it cannot be loaded."""
-    if environment == NO_ENVIRONMENT:
-        return None
-    try:
-        from app.preview.environment import EnvironmentLoadError
-        from app.preview.ibl_assets import PrefilterJob
-    except ImportError:
-        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available") from None
-    try:
-        prepared = PrefilterJob(environment).run()
-    except (EnvironmentLoadError, OSError, ValueError) as error:
-        raise ValueError(str(error)) from None
-    except ImportError as error:  # a component the IBL code needs is missing from this installation
-        raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available ({error})") from None
-    return environment_maps(prepared), prepared.brdf_lut
-
-
-def environment_maps(prepared: Any) -> Any:
-    """The renderers' `EnvironmentMaps` of an `app.preview.ibl_assets.PreparedEnvironment`."""
-    from app.preview.preview_state import EnvironmentMaps
-
-    return EnvironmentMaps(tuple(prepared.assets.specular), prepared.assets.irradiance)

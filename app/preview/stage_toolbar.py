@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QColor
@@ -43,6 +43,9 @@ from PySide6.QtWidgets import (
 from app.preview.mesh import MESH_NAMES
 from app.preview.post import TONE_MAPPERS
 from app.preview.stage import BACKGROUNDS, Stage, environment_names
+
+if TYPE_CHECKING:
+    from app.preview.host import PreviewHostWidget
 
 SETTINGS_KEY = "preview/stage"
 MESH_FILE_ITEM = "Mesh file…"
@@ -223,6 +226,7 @@ class StageToolbar(QWidget):
         self.camera_button.setToolTip("Reset the camera (or double-click the preview)")
 
         top = QHBoxLayout()
+        widget: QWidget
         for widget in (self.mesh_box, self.environment_box, self.background_box, self.background_color_button):
             top.addWidget(widget)
         top.addStretch(1)
@@ -353,7 +357,8 @@ class StageToolbar(QWidget):
 class PreviewPanel(QWidget):
     """A `StageToolbar` above a preview, wired to it (see the module docstring)."""
 
-    def __init__(self, preview: QWidget, parent: QWidget | None = None, settings: QSettings | None = None, **choosers: Any) -> None:
+    def __init__(self, preview: PreviewHostWidget, parent: QWidget | None = None, settings: QSettings | None = None,
+                 **choosers: Any) -> None:
         super().__init__(parent)
         self.setObjectName("previewPanel")
         self.preview = preview
@@ -369,4 +374,4 @@ class PreviewPanel(QWidget):
         self.toolbar.timeResetRequested.connect(preview.reset_time)
         self.toolbar.cameraResetRequested.connect(preview.reset_camera)
         preview.playingChanged.connect(self.toolbar.set_playing)
-        self.toolbar.set_playing(bool(getattr(preview, "playing", False)))
+        self.toolbar.set_playing(preview.playing)

@@ -160,7 +160,7 @@ class ThumbnailRenderer:
                 continue
             if geometry == SQUARE:
                 self.renderer.set_mesh(square_mesh())
-                self.renderer.camera = self.flat_camera
+                self.renderer.camera = self.flat_camera  # type: ignore[assignment]  # duck-typed: the renderer only asks a camera for its matrices and position
             else:
                 self.renderer.set_mesh(thumbnail_sphere())
                 self.renderer.camera = self.mesh_camera
@@ -305,6 +305,7 @@ class ThumbnailService(QObject):
             if self._stopping:
                 return None
             job, self._pending = self._pending, None
+            assert job is not None  # the loop above waited for one
             self._running_generation = job.generation
             return job
 
@@ -363,11 +364,12 @@ class ThumbnailService(QObject):
                 except (ProgramBuildError, VplError) as error:
                     state.problem = f"the driver refused the thumbnails' program: {error}"
                 self.last_seconds["link"] = time.perf_counter() - linking
-        program = state.program
-        if program is None or state.problem:
-            self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), program, state.problem, True,
+        current = state.program
+        if current is None or state.problem:
+            self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
                                               time.perf_counter() - started))
             return
+        program = current
         thumbnails = state.thumbnails
         thumbnails.set_values(job.values)
         thumbnails.set_textures(job.textures)

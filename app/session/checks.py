@@ -7,10 +7,9 @@ keeps working): a minimum above the maximum, and a value outside the range.
 
 from __future__ import annotations
 
-from app.material.catalog import as_number
 from app.material.graph import MaterialGraph
-from app.material.lowering import NodeDiagnostic
-from app.material.types import node_id_key
+from app.material.node_types import NodeDiagnostic, as_number
+from app.material.traversal import node_id_key
 
 RANGED_PARAMETER_TYPES = ("float_parameter",)
 

@@ -137,9 +137,10 @@ class _Textures:
             return None
         entry["size"] = list(image.size)
         entry["high_precision"] = image.high_precision
-        entry["file"] = self._copy(source) if self.copy else self._relative(source)
+        file = self._copy(source) if self.copy else self._relative(source)
+        entry["file"] = file
         self.entries.append(entry)
-        return entry["file"]
+        return file
 
     def _relative(self, source: Path) -> str:
         try:
@@ -164,7 +165,7 @@ def _write_half_exr(path: Path, image: np.ndarray) -> None:
     import OpenImageIO as oiio  # noqa: N813 - the library's own alias
 
     values = np.asarray(image, dtype=np.float32)
-    rgb = np.zeros(values.shape[:2] + (3,), dtype=np.float32)
+    rgb: np.ndarray = np.zeros(values.shape[:2] + (3,), dtype=np.float32)  # (height, width, 3)
     rgb[..., : values.shape[2]] = values
     rgb = np.ascontiguousarray(rgb[::-1])
     handle, temporary = tempfile.mkstemp(suffix=".exr", dir=path.parent, prefix=f".{path.stem}.")

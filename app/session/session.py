@@ -58,9 +58,10 @@ from pathlib import Path
 
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, NodeDiagnostic, lower, lowering_equivalent
-from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+from app.material.lowering import LoweringResult, lower, lowering_equivalent
+from app.material.node_types import NodeDiagnostic
 from app.material.parameters import (
+    PARAMETER_VALUE_PROPERTY,
     ParameterKind,
     ParameterSpec,
     ParameterValue,

@@ -38,7 +38,7 @@ class Breadcrumb(QWidget):
         self._names = list(names)
         while self._layout.count():
             item = self._layout.takeAt(0)
-            widget = item.widget()
+            widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
         self.buttons = []

@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.material.custom_code import CodeDiagnostic, check
-from app.material.types import PortType
+from app.material.port_types import PortType
 
 ERROR_COLOR = QColor(235, 64, 52)
 
@@ -158,7 +158,7 @@ class CustomCodeEditor(QWidget):
 
     def show_node_values(self, values: dict[str, Any]) -> None:
         """The node's other properties: the declared ports the code is checked against."""
-        ports = {name: values[name] for name in ("inputs", "outputs") if name in values}
+        ports: dict[str, Any] = {name: values[name] for name in ("inputs", "outputs") if name in values}
         if ports != self._ports:
             self._ports = ports
             self.recheck()

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtWidgets import QStatusBar, QWidget
 
 from app.material import catalog
 from app.material.document import LoadedDocument
@@ -23,13 +25,45 @@ from app.session.recovery import RecoveryEntry
 from app.ui.dialogs import SaveChoice
 
 if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+    from PySide6.QtCore import SignalInstance
+    from PySide6.QtGui import QAction
+
+    from app.preview.host import PreviewHostWidget
+    from app.session import EditorSession
+    from app.ui.diagnostics_panel import DiagnosticsPanel
+    from app.ui.dialogs import Prompts
+    from app.ui.recent_files import RecentFiles
+
+
+class FileWindow(Protocol):
+    """What the file flows need of the window (`MainWindow` has it): its session, questions, graph loading."""
+
+    @property
+    def session(self) -> EditorSession: ...
+    @property
+    def prompts(self) -> Prompts: ...
+    @property
+    def recent(self) -> RecentFiles: ...
+    @property
+    def documentOpened(self) -> SignalInstance[tuple[()]]: ...  # noqa: N802 - a Qt signal's name
+    @property
+    def copy_textures_action(self) -> QAction: ...
+    @property
+    def diagnostics_panel(self) -> DiagnosticsPanel: ...
+    @property
+    def preview(self) -> PreviewHostWidget: ...
+    def window(self) -> QWidget:
+        """The top-level widget, the parent of every dialog (`QWidget.window`)."""
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
+    def flush(self) -> None: ...
+    def load_graph(self, graph: MaterialGraph, name: str = ..., path: Path | None = ..., modified: bool = ...,
+                   origin: Path | None = ...) -> list[str]: ...
 
 
 class FileCommands:
     """See the module docstring."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: FileWindow) -> None:
         self.window = window
         self.session = window.session
         self.prompts = window.prompts
@@ -38,7 +72,7 @@ class FileCommands:
         self.window.statusBar().showMessage(message, timeout_ms)
 
     def _error(self, title: str, message: str, details: list[str]) -> None:
-        self.prompts.show_error(self.window, title, message, details)
+        self.prompts.show_error(self.window.window(), title, message, details)
 
     def _start_directory(self) -> str:
         path = self.session.path
@@ -67,7 +101,7 @@ class FileCommands:
         return True
 
     def open_dialog(self) -> bool:
-        path = self.prompts.choose_open_path(self.window, self._start_directory())
+        path = self.prompts.choose_open_path(self.window.window(), self._start_directory())
         return self.open_file(path) if path else False
 
     def open_file(self, path: str | os.PathLike[str], ask_to_save: bool = True) -> bool:
@@ -117,7 +151,7 @@ class FileCommands:
             return False
         path = self.session.path
         suggested = str(path) if path else os.path.join(os.getcwd(), "material.vpl")
-        chosen = self.prompts.choose_save_path(self.window, suggested)
+        chosen = self.prompts.choose_save_path(self.window.window(), suggested)
         return self.save_to(Path(chosen)) if chosen else False
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
@@ -135,13 +169,13 @@ class FileCommands:
         """Ask about unsaved changes; True when it is fine to drop the current document."""
         if not self.session.is_modified:
             return True
-        choice = self.prompts.ask_save_changes(self.window, self.session.name)
+        choice = self.prompts.ask_save_changes(self.window.window(), self.session.name)
         if choice is SaveChoice.SAVE:
             return self.save()
         return choice is SaveChoice.DISCARD
 
     def export_dialog(self) -> bool:
-        out_dir = self.prompts.choose_export_dir(self.window, self._start_directory())
+        out_dir = self.prompts.choose_export_dir(self.window.window(), self._start_directory())
         return self.export_to(out_dir) if out_dir else False
 
     def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None, copy_textures: bool | None = None) -> bool:
@@ -188,7 +222,7 @@ class FileCommands:
         entries = self.session.recovery_candidates()
         if not entries:
             return False
-        chosen = self.prompts.offer_recovery(self.window, entries)
+        chosen = self.prompts.offer_recovery(self.window.window(), entries)
         recovered = False
         if chosen is not None:
             recovered = self._recover(chosen)

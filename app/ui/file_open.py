@@ -11,14 +11,19 @@ platforms never send the event, so the relay is harmless there.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QFileOpenEvent
+
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
 
 
 class FileOpenRelay(QObject):
     """Event filter on the QApplication: QFileOpenEvent -> `window.open_file(path)`."""
 
-    def __init__(self, window) -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self._window = window
 

@@ -166,7 +166,8 @@ class GradientBar(QWidget):
 
     def set_stop_color(self, index: int, rgba: Sequence[float]) -> None:
         position = self._stops[index][0]
-        self._stops[index] = (position, *(float(component) for component in rgba[:4]))  # type: ignore[assignment]
+        red, green, blue, alpha = (float(component) for component in rgba[:4])
+        self._stops[index] = (position, red, green, blue, alpha)
         self.update()
         self._emit()
 
@@ -292,9 +293,13 @@ class GradientEditor(QWidget):
         layout.addLayout(row)
         self.bar.stopsEdited.connect(self.stopsEdited)
         self.bar.selectionChanged.connect(self._show_selection)
-        self.color_button.clicked.connect(lambda: self.bar.selected >= 0 and self.bar.pick_color(self.bar.selected))
+        self.color_button.clicked.connect(self._pick_selected_color)
         self.remove_button.clicked.connect(lambda: self.bar.remove_stop(self.bar.selected))
         self._show_selection(-1)
+
+    def _pick_selected_color(self) -> None:
+        if self.bar.selected >= 0:
+            self.bar.pick_color(self.bar.selected)
 
     def set_stops(self, value: Any) -> None:
         self.bar.set_stops(value)

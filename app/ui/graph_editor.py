@@ -47,11 +47,12 @@ from app.graph.adapter import from_view_value, populate, renew_duplicate_ids, re
 from app.graph.nodes import EXTRA_PROPERTIES, PROPERTY_PREFIX, REROUTE_TYPE, MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
+from app.material.connections import can_connect
 from app.material.cost import MaterialCost, describe_count, describe_node
 from app.material.custom_code import CUSTOM_CODE_TYPE
 from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph, Node, ParameterVariant, stage_data
+from app.material.group_names import FUNCTION_PROPERTY
 from app.material.groups import (
-    FUNCTION_PROPERTY,
     GROUP_TYPE,
     GroupingError,
     add_instance,
@@ -65,9 +66,9 @@ from app.material.groups import (
     view_types,
 )
 from app.material.library import LibraryError, LibraryFunction, import_function, save_function, update_function
-from app.material.lowering import LoweringResult, NodeDiagnostic
+from app.material.lowering import LoweringResult
+from app.material.node_types import NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
-from app.material.types import can_connect
 from app.session.variants import renamed_variants
 
 PALETTE_DROP_OFFSET = 40.0
@@ -78,6 +79,10 @@ VARIANT_VALUE_COMMAND_ID = 0x5650_0002
 
 class PropertyCommand(PropertyChangedCmd):
     """A node property change named for people; consecutive changes of one gesture merge into one step."""
+
+    # Set by NodeGraphQt's PropertyChangedCmd (untyped): the value before and after the change.
+    old_val: Any
+    new_val: Any
 
     def __init__(self, node: MaterialNode, key: str, value: Any, text: str, continuing: bool) -> None:
         super().__init__(node, key, value)
@@ -155,7 +160,7 @@ class GraphEditor(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.graph = MaterialNodeGraph(self)
-        self.graph.register_catalog([*catalog.NODE_TYPES.values(), *view_types()])
+        self.registry = self.graph.register_catalog([*catalog.NODE_TYPES.values(), *view_types()])
         self.graph.connection_check = self._check_connection
         self.graph.typed_viewer.connection_refused.connect(self.connectionRefused)
         self.graph.undo_stack().indexChanged.connect(self._on_stack_changed)

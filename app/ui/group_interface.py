@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.material.catalog import DEFAULT_SOURCES
 from app.material.graph import GroupDefinition, InterfacePort
 from app.material.groups import fits, interface_problem
-from app.material.types import PortType
+from app.material.node_types import DEFAULT_SOURCES
+from app.material.port_types import PortType
 
 ORIGINAL_NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -128,12 +128,12 @@ class GroupInterfaceDialog(QDialog):
         row = QHBoxLayout()
         for text, step in (("Move Up", -1), ("Move Down", 1)):
             button = QPushButton(text, self)
-            button.clicked.connect(lambda _checked=False, t=table, s=step: self.move(t, t.currentRow(), s))
+            button.clicked.connect(lambda _checked=False, t=table, s=step: self.move_row(t, t.currentRow(), s))
             row.addWidget(button)
         row.addStretch(1)
         return row
 
-    def move(self, table: QTableWidget, row: int, step: int) -> None:
+    def move_row(self, table: QTableWidget, row: int, step: int) -> None:
         """Move `row` of `table` up (-1) or down (+1): the port order of the group node."""
         other = row + step
         if not (0 <= row < table.rowCount() and 0 <= other < table.rowCount()):
@@ -151,9 +151,12 @@ class GroupInterfaceDialog(QDialog):
         for index, table in enumerate((self.inputs, self.outputs)):
             for row in range(table.rowCount()):
                 name_item = table.item(row, 0)
+                type_item = table.item(row, 1)
+                if name_item is None or type_item is None:
+                    raise ValueError(f"row {row + 1} of the {'inputs' if index == 0 else 'outputs'} is incomplete")
                 name = name_item.text().strip()
                 original = str(name_item.data(ORIGINAL_NAME_ROLE))
-                port_type = PortType(str(table.item(row, 1).data(ORIGINAL_NAME_ROLE)))
+                port_type = PortType(str(type_item.data(ORIGINAL_NAME_ROLE)))
                 default = None
                 if index == 0:
                     default_item = table.item(row, 2)

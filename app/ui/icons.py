@@ -34,6 +34,6 @@ def application_icon() -> QIcon:
     for size in PNG_SIZES:
         data = _icon_bytes(f"{ICON_NAME}-{size}.png")
         pixmap = QPixmap()
-        if data is not None and pixmap.loadFromData(data, "PNG"):
+        if data is not None and pixmap.loadFromData(data):  # the format (PNG) is read from the data
             icon.addPixmap(pixmap)
     return icon

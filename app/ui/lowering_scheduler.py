@@ -118,7 +118,11 @@ class LoweringScheduler(QObject):
         self.started += 1
         future = self._executor.submit(job.run)
         self._running = (job, future)
-        future.add_done_callback(lambda _future, job=job: self._ended.emit(job))
+
+        def ended(_future: Future[LoweringOutcome], finished: LoweringJob = job) -> None:
+            self._ended.emit(finished)
+
+        future.add_done_callback(ended)
 
     def _on_ended(self, job: LoweringJob) -> None:
         running = self._running

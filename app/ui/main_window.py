@@ -150,8 +150,8 @@ class MainWindow(QMainWindow):
     def _build_panels(self, preview_gl: str | None) -> None:
         left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                                Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.palette = NodePalette(catalog.categories(), self.graph.registry.view_type, self)
-        self.palette_dock = self._dock("Nodes", self.palette, left, "paletteDock")
+        self.node_palette = NodePalette(catalog.categories(), self.graph_editor.registry.view_type, self)
+        self.palette_dock = self._dock("Nodes", self.node_palette, left, "paletteDock")
         self.preview = create_preview_widget(self, preview_gl)
         self.preview.setMinimumSize(280, 260)
         self.preview_panel = PreviewPanel(self.preview, self, self.settings)  # the stage toolbar above the preview
@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
         self.graph.scene().selectionChanged.connect(self._highlight_selected_code)
         self.code_view.nodeActivated.connect(self.select_node)
-        self.palette.nodeRequested.connect(self.add_node_from_palette)
+        self.node_palette.nodeRequested.connect(self.add_node_from_palette)
         self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
         editor.texture_reference = self.session.texture_reference
@@ -413,7 +413,7 @@ class MainWindow(QMainWindow):
                        self.group_action, self.ungroup_action, self.enter_group_action, self.exit_group_action,
                        self.save_stage_action):
             action.setEnabled(editable)
-        self.palette.setEnabled(editable)
+        self.node_palette.setEnabled(editable)
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
         self.redo_action.setEnabled(editable and self.graph.undo_stack().canRedo())
         self.export_action.setEnabled(self.current_artifact is not None)
@@ -526,14 +526,14 @@ class MainWindow(QMainWindow):
     def _list_groups(self) -> None:
         """The palette's "Group" entry: the material's node group definitions."""
         functions = self.graph_editor.material.functions
-        self.palette.set_groups([(function_id, functions[function_id].name, functions[function_id].description)
+        self.node_palette.set_groups([(function_id, functions[function_id].name, functions[function_id].description)
                                  for function_id in sorted(functions, key=lambda key: functions[key].name.lower())])
 
     def list_library_functions(self) -> None:
         """The palette's "Functions" entry: the user's and the project's function library."""
         entries, problems = list_library(library_folders(self.session.path))
         self.library_entries = {f"{entry.folder}/{entry.path.name}": entry for entry in entries}
-        self.palette.set_functions([(key, f"{entry.name} ({entry.folder})", entry.definition.description)
+        self.node_palette.set_functions([(key, f"{entry.name} ({entry.folder})", entry.definition.description)
                                     for key, entry in self.library_entries.items()])
         if problems:
             self.statusBar().showMessage("Function library: " + "; ".join(problems), 8000)
@@ -720,7 +720,7 @@ class MainWindow(QMainWindow):
     def _size_docks(self) -> None:
         width, height = self.width(), self.height()
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        self.resizeDocks([self.palette_dock], [max(self.palette.preferred_width(), width // 8)], horizontal)
+        self.resizeDocks([self.palette_dock], [max(self.node_palette.preferred_width(), width // 8)], horizontal)
         self.resizeDocks([self.preview_dock], [max(320, width // 4)], horizontal)
         self.resizeDocks([self.preview_dock, self.parameters_dock, self.properties_dock],
                          [max(300, height * 2 // 5), height // 4, height // 3], vertical)

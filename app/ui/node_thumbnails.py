@@ -34,6 +34,7 @@ import atexit
 import weakref
 from typing import TYPE_CHECKING
 
+import numpy as np
 from PySide6.QtCore import QObject, QPoint, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QMenu
 from app.graph.nodes import MaterialNode
 from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
 from app.material.parameters import ParameterKind, parameter_nodes
-from app.material.types import propagate
+from app.material.propagation import propagate
 from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
 from app.preview.widget import PreviewWidget
 
@@ -154,12 +155,12 @@ class NodeThumbnails(QObject):
         output_name = material_output_name(self.session.graph)
         return stage, repr((self.size, output_name, sorted(stage.items())))
 
-    def _values_and_images(self) -> tuple[dict[str, object], dict[str, object], dict[str, object]]:
+    def _values_and_images(self) -> tuple[dict[str, object], dict[str, np.ndarray | None], dict[str, object]]:
         """(uniform values, texture pixels, per-node fingerprint extras) for the current parameters."""
         parameters = self.session.parameters
         images = self.session.texture_images
         values: dict[str, object] = {}
-        textures: dict[str, object] = {}
+        textures: dict[str, np.ndarray | None] = {}
         for spec in parameters.specs:
             if spec.kind is ParameterKind.TEXTURE:
                 image = images.get(spec.name)

@@ -13,7 +13,7 @@ listed under "Group" (`set_groups`), the function library's under
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from NodeGraphQt.constants import MIME_TYPE, URN_SCHEME
@@ -43,7 +43,7 @@ class _PaletteTree(QTreeWidget):
     def mimeTypes(self) -> list[str]:  # noqa: N802 - Qt override
         return [MIME_TYPE]
 
-    def mimeData(self, items: Sequence[QTreeWidgetItem]) -> QMimeData:  # noqa: N802 - Qt override
+    def mimeData(self, items: Iterable[QTreeWidgetItem]) -> QMimeData:  # noqa: N802 - Qt override
         type_names = [item.data(0, TYPE_NAME_ROLE) for item in items if item.data(0, TYPE_NAME_ROLE)]
         urn = URN_SCHEME + ";".join(f"node:{self._view_type_of(name)}" for name in type_names)
         mime = QMimeData()
@@ -197,7 +197,8 @@ class NodePalette(QWidget):
         self.set_filter(self._filter.text())
 
     def _category_items(self) -> list[QTreeWidgetItem]:
-        return [self._tree.topLevelItem(index) for index in range(self._tree.topLevelItemCount())]
+        items = (self._tree.topLevelItem(index) for index in range(self._tree.topLevelItemCount()))
+        return [item for item in items if item is not None]
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         type_name = item.data(0, TYPE_NAME_ROLE)

@@ -12,16 +12,17 @@ own: the last driver error, shown as a diagnostic until a program builds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QDockWidget, QLabel, QStatusBar, QWidget
 
 from app.graph.rich_text import plain_tooltip
 from app.material.code_links import CodeLinks
 from app.material.cost import MaterialCost, describe_totals, material_cost
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, NodeDiagnostic
+from app.material.lowering import LoweringResult
+from app.material.node_types import NodeDiagnostic
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.session import ModuleDocument, ParameterChange
 from app.session.documents import Document
@@ -29,13 +30,48 @@ from app.session.textures import TextureImage
 from app.ui.diagnostics_panel import DiagnosticRow
 
 if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+    from app.graph.view import MaterialNodeGraph
+    from app.preview.host import PreviewHostWidget
+    from app.preview.parameters_panel import ParametersPanel
+    from app.session import EditorSession
+    from app.ui.code_view import CodeView
+    from app.ui.diagnostics_panel import DiagnosticsPanel
+    from app.ui.graph_editor import GraphEditor
+    from app.ui.instruction_view import InstructionView
+    from app.ui.node_thumbnails import NodePin
+
+
+class SessionView(Protocol):
+    """What the presenter shows the session in: the window's panels and views (`MainWindow` has them)."""
+
+    @property
+    def session(self) -> EditorSession: ...
+    @property
+    def preview(self) -> PreviewHostWidget: ...
+    @property
+    def parameters_panel(self) -> ParametersPanel: ...
+    @property
+    def graph_editor(self) -> GraphEditor: ...
+    @property
+    def graph(self) -> MaterialNodeGraph: ...
+    @property
+    def code_view(self) -> CodeView: ...
+    @property
+    def instruction_view(self) -> InstructionView: ...
+    @property
+    def diagnostics_panel(self) -> DiagnosticsPanel: ...
+    @property
+    def diagnostics_dock(self) -> QDockWidget: ...
+    @property
+    def node_pin(self) -> NodePin: ...
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
+    def show_centre(self, widget: QWidget) -> None: ...
 
 
 class SessionPresenter:
     """See the module docstring."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: SessionView) -> None:
         self.window = window
         self.session = window.session
         self.driver_error = ""
@@ -47,12 +83,12 @@ class SessionPresenter:
         session.parameters.variants_changed.connect(window.parameters_panel.set_variants)
         session.textures_changed.connect(self._on_textures)
         #: The material's state, kept in the status bar (a message there is gone after a few seconds).
-        self.state_label = QLabel(window)
+        self.state_label = QLabel()
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setObjectName("materialStateLabel")
-        window.statusBar().addPermanentWidget(self.state_label)
+        window.statusBar().addPermanentWidget(self.state_label)  # the status bar becomes its parent
         #: The material's VPL instructions per stage (issue 18; a relative measure, docs/editor.md).
-        self.cost_label = QLabel(window)
+        self.cost_label = QLabel()
         self.cost_label.setObjectName("materialCostLabel")
         self.cost_label.setToolTip("VPL instructions per stage (vertex, fragment) and texture samples: a relative "
                                    "measure, not GPU cycles. View > Node Cost shows them per node.")

@@ -36,7 +36,7 @@ _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 def num(value: Value) -> Num:
     assert isinstance(value.data, np.ndarray)
-    return Num(value.data, value.error)  # type: ignore[arg-type]
+    return Num(value.data, value.error)  # type: ignore[arg-type]  # a leaf's error is an array or None, like its data (`Value.error` is typed as any tree)
 
 
 def val(result: Num) -> Value:
@@ -294,9 +294,9 @@ def call_math(builtin: Builtin, operands: Sequence[tuple[Value, Type]], result_t
         condition, (if_true, true_type), (if_false, _) = num(operands[0][0]), operands[1], operands[2]
         return _select(condition, if_true, if_false, true_type)
     if builtin in (Builtin.LOGICAL_AND, Builtin.LOGICAL_OR):
-        return val(nm.logical("and" if builtin is Builtin.LOGICAL_AND else "or", values[0], values[1]))  # type: ignore[arg-type]
+        return val(nm.logical("and" if builtin is Builtin.LOGICAL_AND else "or", values[0], values[1]))  # type: ignore[arg-type]  # the verifier typed both operands bool: leaves, so `values` holds no None here
     if builtin is Builtin.LOGICAL_NOT:
-        return val(nm.logical("not", values[0]))  # type: ignore[arg-type]
+        return val(nm.logical("not", values[0]))  # type: ignore[arg-type]  # the verifier typed the operand bool: a leaf, so `values` holds no None here
 
     operands_num = [value for value in values if value is not None]
     if builtin is Builtin.NEGATE:

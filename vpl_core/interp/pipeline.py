@@ -120,7 +120,7 @@ class RenderResult:
     def color_error(self) -> np.ndarray | None:
         if self.errors is None:
             return None
-        return self.errors.get("__color__")  # type: ignore[return-value]
+        return self.errors.get("__color__")  # type: ignore[return-value]  # the colour output is a vector: its error tree is one array
 
 
 def vertex_input_locations(program: Program) -> dict[int, int]:

@@ -112,7 +112,7 @@ class _Cloner:
             # record still copies instead of recursing forever.
             copy: Type = RecordType(value_type.name, [])
             self.types[id(value_type)] = copy
-            copy.fields.extend(Field(field.name, self.type(field.type)) for field in value_type.fields)  # type: ignore[attr-defined]
+            copy.fields.extend(Field(field.name, self.type(field.type)) for field in value_type.fields)  # type: ignore[attr-defined]  # a RecordType, built just above
             return copy
         if isinstance(value_type, ArrayType):
             element = self.type(value_type.element)
@@ -145,7 +145,7 @@ class _Cloner:
             index = self.operand(reference.index)
             if base is reference.base and index is reference.index and copied is reference.type:
                 return reference
-            return IndexReferenceValue(reference.storage_kind, reference.slot, copied, base, index)  # type: ignore[arg-type]
+            return IndexReferenceValue(reference.storage_kind, reference.slot, copied, base, index)  # type: ignore[arg-type]  # an index reference's copied index is an operand like the original's
         if copied is reference.type:
             return reference
         return ReferenceValue(reference.storage_kind, reference.slot, copied)
@@ -191,56 +191,56 @@ class _Cloner:
         operand = self.operand
         if kind is BinaryInstruction:
             return BinaryInstruction(
-                self.register(instruction.result), instruction.operator, operand(instruction.lhs), operand(instruction.rhs)  # type: ignore[attr-defined,arg-type]
+                self.register(instruction.result), instruction.operator, operand(instruction.lhs), operand(instruction.rhs)  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             )
         if kind is CallInstruction:
-            result = instruction.result  # type: ignore[attr-defined]
-            callee = instruction.callee  # type: ignore[attr-defined]
+            result = instruction.result  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+            callee = instruction.callee  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             return CallInstruction(
                 None if result is None else self.register(result),
                 None if callee is None else self.functions.get(id(callee), callee),
-                instruction.builtin,  # type: ignore[attr-defined]
-                [operand(argument) for argument in instruction.arguments],  # type: ignore[attr-defined,misc]
+                instruction.builtin,  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+                [operand(argument) for argument in instruction.arguments],  # type: ignore[attr-defined,misc]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             )
         if kind is CopyInstruction:
-            return CopyInstruction(self.register(instruction.result), operand(instruction.source))  # type: ignore[attr-defined,arg-type]
+            return CopyInstruction(self.register(instruction.result), operand(instruction.source))  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         if kind is LoadInstruction:
-            return LoadInstruction(self.register(instruction.result), self.reference(instruction.source))  # type: ignore[attr-defined]
+            return LoadInstruction(self.register(instruction.result), self.reference(instruction.source))  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         if kind is StoreInstruction:
-            return StoreInstruction(self.reference(instruction.target), operand(instruction.value))  # type: ignore[attr-defined,arg-type]
+            return StoreInstruction(self.reference(instruction.target), operand(instruction.value))  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         if kind is ConstructInstruction:
             return ConstructInstruction(
-                self.register(instruction.result),  # type: ignore[attr-defined]
-                self.type(instruction.type),  # type: ignore[attr-defined]
-                [operand(argument) for argument in instruction.arguments],  # type: ignore[attr-defined,misc]
+                self.register(instruction.result),  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+                self.type(instruction.type),  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+                [operand(argument) for argument in instruction.arguments],  # type: ignore[attr-defined,misc]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             )
         if kind is SwizzleInstruction:
-            return SwizzleInstruction(self.register(instruction.result), operand(instruction.source), instruction.pattern)  # type: ignore[attr-defined,arg-type]
+            return SwizzleInstruction(self.register(instruction.result), operand(instruction.source), instruction.pattern)  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         if kind is MemberInstruction:
             return MemberInstruction(
-                self.register(instruction.result), operand(instruction.source), instruction.field_name  # type: ignore[attr-defined,arg-type]
+                self.register(instruction.result), operand(instruction.source), instruction.field_name  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             )
         if kind is IndexInstruction:
             return IndexInstruction(
-                self.register(instruction.result), operand(instruction.source), operand(instruction.index)  # type: ignore[attr-defined,arg-type]
+                self.register(instruction.result), operand(instruction.source), operand(instruction.index)  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             )
         if kind is DeclareLocalInstruction:
-            return DeclareLocalInstruction(self.register(instruction.register), self.type(instruction.type))  # type: ignore[attr-defined]
+            return DeclareLocalInstruction(self.register(instruction.register), self.type(instruction.type))  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         raise TypeError(f"cannot copy instruction {instruction!r}")
 
     def terminator(self, terminator: Terminator) -> Terminator:
         kind = type(terminator)
         if kind is BranchTerminator:
-            return BranchTerminator(self._block(terminator.target))  # type: ignore[attr-defined]
+            return BranchTerminator(self._block(terminator.target))  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         if kind is ConditionalBranchTerminator:
             return ConditionalBranchTerminator(
-                self.operand(terminator.condition),  # type: ignore[attr-defined,arg-type]
-                self._block(terminator.true_target),  # type: ignore[attr-defined]
-                self._block(terminator.false_target),  # type: ignore[attr-defined]
+                self.operand(terminator.condition),  # type: ignore[attr-defined,arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+                self._block(terminator.true_target),  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+                self._block(terminator.false_target),  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
             )
         if kind is ReturnTerminator:
-            value = terminator.value  # type: ignore[attr-defined]
-            return ReturnTerminator(None if value is None else self.operand(value))  # type: ignore[arg-type]
+            value = terminator.value  # type: ignore[attr-defined]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
+            return ReturnTerminator(None if value is None else self.operand(value))  # type: ignore[arg-type]  # exact-class dispatch on `kind`/`type(...)` above, which mypy does not narrow
         if kind is DiscardTerminator:
             return DiscardTerminator()
         raise TypeError(f"cannot copy terminator {terminator!r}")

@@ -78,9 +78,9 @@ def types_equal(first: object, second: object) -> bool:
         if isinstance(first, ScalarType):
             return first.kind is second.kind  # type: ignore[attr-defined]  # same class, checked above
         if isinstance(first, VectorType):
-            return first.kind is second.kind and _same_int(first.size, second.size)  # type: ignore[attr-defined]
+            return first.kind is second.kind and _same_int(first.size, second.size)  # type: ignore[attr-defined]  # same class, checked above
         if isinstance(first, MatrixType):
-            return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[attr-defined]
+            return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[attr-defined]  # same class, checked above
         if isinstance(first, SamplerType):
             return isinstance(first.kind, str) and first.kind == cast(SamplerType, second).kind
         return bool(isinstance(first, VoidType))

@@ -186,11 +186,11 @@ class ReferenceValue:
 class MemberReferenceValue(ReferenceValue):
     """A record field of `base` storage; `type` is the field's declared type."""
 
-    base: ReferenceValue = None  # type: ignore[assignment]
+    base: ReferenceValue = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
     field_name: str = ""
 
     def __init__(
-        self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, field_name: str = ""  # type: ignore[assignment]
+        self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, field_name: str = ""  # type: ignore[assignment]  # as the field: `create` always passes a base
     ) -> None:
         fields = self.__dict__
         fields["storage_kind"] = storage_kind
@@ -218,11 +218,11 @@ class MemberReferenceValue(ReferenceValue):
 class IndexReferenceValue(ReferenceValue):
     """An array element of `base` storage selected by an integer register or constant."""
 
-    base: ReferenceValue = None  # type: ignore[assignment]
-    index: Operand = None  # type: ignore[assignment]
+    base: ReferenceValue = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
+    index: Operand = None  # type: ignore[assignment]  # a default only because the base class has defaulted fields; `create` always passes one
 
     def __init__(
-        self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, index: Operand = None  # type: ignore[assignment]
+        self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, index: Operand = None  # type: ignore[assignment]  # as the fields: `create` always passes both
     ) -> None:
         fields = self.__dict__
         fields["storage_kind"] = storage_kind

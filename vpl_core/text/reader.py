@@ -414,7 +414,7 @@ class _Reader:
 
     def _word(self, item: Item, choices: object, what: str) -> str:
         """A name or reserved word from a fixed set (type shapes, directions, semantics...)."""
-        if isinstance(item, Form) or item[0] not in (NAME, KEYWORD) or item[1] not in choices:  # type: ignore[operator]
+        if isinstance(item, Form) or item[0] not in (NAME, KEYWORD) or item[1] not in choices:  # type: ignore[operator]  # `choices` is any container of words (a tuple, a dict's keys)
             self._fail(SyntaxRule.EXPECTED_ATOM, f"expected {what}, found {_describe(item)}", _start(item))
         return item[1]
 
@@ -472,7 +472,7 @@ class _Reader:
             self._fail(SyntaxRule.UNSUPPORTED_VERSION, f"unsupported VPL version {version}: this reader reads version 1", _start(items[1]))
         position = 2
         if len(items) > 2 and _head_name(items[2]) == "extensions":
-            self._read_extensions(items[2])  # type: ignore[arg-type]
+            self._read_extensions(items[2])  # type: ignore[arg-type]  # `_head_name` checked that items[2] is a form
             position = 3
         sections: list[Form] = []
         for offset, (head, shape) in enumerate(_MODULE_SECTIONS):
@@ -516,7 +516,7 @@ class _Reader:
                     self._fail(BindingRule.UNKNOWN_ID, f"unknown type '{name}'", start)
         for declaration in self._dependency_order(declarations):
             self._build_type(declaration)
-            self.types[declaration.name] = declaration.built  # type: ignore[assignment]
+            self.types[declaration.name] = declaration.built  # type: ignore[assignment]  # `_build_type` has just set `built`
 
     def _read_type_declaration(self, form: Form) -> _TypeDeclaration:
         shape_description = "(type id shape ...)"
@@ -581,7 +581,7 @@ class _Reader:
                 field_type_name, field_type_start = self._id(field_items[2], "a field type id")
                 declaration.dependencies.append((field_type_name, field_type_start))
                 # The type is bound once every declaration is known (forward references).
-                field = Field(field_name, None)  # type: ignore[arg-type]
+                field = Field(field_name, None)  # type: ignore[arg-type]  # bound to its type below, once every declaration is known
                 self._mark(field, field_form.start)
                 record.fields.append(field)
             declaration.built = record
@@ -779,11 +779,11 @@ class _Reader:
             index = self._register_index(register_items[1])
             if index in scope.registers:
                 self._fail(
-                    BindingRule.DUPLICATE_ID, f"duplicate register r{index} ('{register_items[1][1]}')", register_items[1][2]  # type: ignore[index]
+                    BindingRule.DUPLICATE_ID, f"duplicate register r{index} ('{register_items[1][1]}')", register_items[1][2]  # type: ignore[index]  # `_register_index` accepted items[1], so it is an atom (kind, text, offset)
                 )
             register_type = self._type_reference(register_items[2])
             register = RegisterValue(index, register_type)
-            self._mark(register, register_items[1][2])  # type: ignore[index]
+            self._mark(register, register_items[1][2])  # type: ignore[index]  # `_register_index` accepted items[1], so it is an atom (kind, text, offset)
             declaration = DeclareLocalInstruction(register, register_type)
             self._mark(declaration, register_form.start)
             scope.registers[index] = register_type
@@ -848,28 +848,28 @@ class _Reader:
     def _register_binding(self, item: Item) -> tuple[int, Type]:
         """Number and declared type of the register spelled by `item`."""
         if type(item) is tuple:
-            known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]
+            known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
             if known is not None:
                 return known
         index = self._register_index(item)
-        register_type = self.scope.registers.get(index)  # type: ignore[union-attr]
+        register_type = self.scope.registers.get(index)  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
         if register_type is None:
-            self._fail(BindingRule.UNKNOWN_ID, f"unknown register {item[1]}", item[2])  # type: ignore[index]
+            self._fail(BindingRule.UNKNOWN_ID, f"unknown register {item[1]}", item[2])  # type: ignore[index]  # `_register_index` accepted `item`, so it is an atom (kind, text, offset)
         known = (index, register_type)
-        self.scope.register_spellings[item[1]] = known  # type: ignore[union-attr,index]
+        self.scope.register_spellings[item[1]] = known  # type: ignore[union-attr,index]  # inside a function body (`scope` set); `item` is an atom (`_register_index` accepted it)
         return known
 
     def _register(self, item: Item) -> RegisterValue:
-        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple else None  # type: ignore[union-attr]
+        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
         index, register_type = known if known is not None else self._register_binding(item)
         register = RegisterValue(index, register_type)
-        self.spans[id(register)] = item[2]  # type: ignore[index]
+        self.spans[id(register)] = item[2]  # type: ignore[index]  # `_register_binding` accepted `item`, so it is an atom (kind, text, offset)
         return register
 
     def _operand(self, item: Item) -> Operand:
         if not isinstance(item, Form):
             if item[0] == NAME:
-                known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]
+                known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
                 if known is not None:  # a register seen before: the common case, inline
                     register = RegisterValue(known[0], known[1])
                     self.spans[id(register)] = item[2]
@@ -1061,7 +1061,7 @@ class _Reader:
 
     def _block(self, item: Item) -> Block:
         name, start = self._id(item, "a block id")
-        block = self.scope.blocks.get(name)  # type: ignore[union-attr]
+        block = self.scope.blocks.get(name)  # type: ignore[union-attr]  # blocks are read inside a function body, where `scope` is set
         if block is None:
             self._fail(BindingRule.UNKNOWN_ID, f"unknown block '{name}'", start)
         return block

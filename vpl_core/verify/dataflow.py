@@ -298,7 +298,7 @@ class _FunctionAnalysis:
         """The step of one instruction, and whether it cuts the block (a non-returning call)."""
         kind = type(instruction)
         if kind in _REGISTER_ONLY_CLASSES or (
-            kind is CallInstruction and instruction.builtin is not Builtin.NONE  # type: ignore[attr-defined]
+            kind is CallInstruction and instruction.builtin is not Builtin.NONE  # type: ignore[attr-defined]  # `kind is CallInstruction` was just checked (an exact class test mypy does not narrow on)
         ):
             # Most instructions read only register operands and assign their
             # result register: their mask needs no _Need objects. (The same
@@ -310,7 +310,7 @@ class _FunctionAnalysis:
                 if isinstance(operand, RegisterValue):
                     bit = bits.get(operand.index)
                     mask |= bit if bit is not None else self._register_bit(operand.index)
-            result = instruction.result  # type: ignore[attr-defined]
+            result = instruction.result  # type: ignore[attr-defined]  # every instruction class that is not register-only has a result
             gen = self._register_bit(result.index) if isinstance(result, RegisterValue) else 0
             return _Step(instruction, mask, gen), False
         needs, gen, cuts = self._instruction_needs(instruction)

@@ -352,7 +352,7 @@ class FunctionChecker:
             seen.add(id(current))
             assert isinstance(current, ReferenceValue)
             chain.append(current)
-            current = current.base  # type: ignore[attr-defined]
+            current = current.base  # type: ignore[attr-defined]  # the loop's `type(current) in _DERIVED_CLASSES` admits only member and index references
         if type(current) is not ReferenceValue:
             if isinstance(current, ReferenceValue):
                 raise VerificationError(ObjectRule.UNKNOWN_CLASS, f"unknown reference class {type(current).__name__}", current, context)

@@ -1,6 +1,6 @@
 """Node type definitions, one module per palette category; importing this registers them all.
 
-Each module declares its node types with `catalog.register(NodeType(...))`
+Each module declares its node types with `node_types.register(NodeType(...))`
 next to the function that lowers them, so a node's ports, properties and
 VPL stay in one place. Import order is palette order within a category.
 `noise` registers nothing: it holds the exact hash and the noise kernels

@@ -16,9 +16,9 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, as_number, register
+from app.material.node_types import LowerFunction, NodeType, PortSpec, PropertySpec, as_number, register
 from app.material.nodes.noise import call as _call
-from app.material.types import PortType
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import FLOAT, vec
 from vpl_core.ir.values import Operand

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, as_integer, as_number, as_numbers, register
+from app.material.node_types import NodeType, PortSpec, PropertySpec, as_integer, as_number, as_numbers, register
 from app.material.parameters import ParameterKind, ParameterSpec
-from app.material.types import PortType, float_type
+from app.material.port_types import PortType, float_type
 from vpl_core.ir.types import SAMPLER2D
 
 if TYPE_CHECKING:
@@ -14,16 +14,6 @@ if TYPE_CHECKING:
     from app.material.lowering import NodeContext
 
 CATEGORY = "Input"
-
-#: Node types whose "name" property names a uniform (validated unique and nonempty).
-PARAMETER_NODE_TYPES = ("float_parameter", "vector_parameter", "color_parameter", "texture_parameter")
-#: The property of each parameter node that holds the parameter's value (what the parameters panel edits).
-PARAMETER_VALUE_PROPERTY = {
-    "float_parameter": "default",
-    "vector_parameter": "default",
-    "color_parameter": "default",
-    "texture_parameter": "image",
-}
 
 
 # Constants ------------------------------------------------------------------------------------

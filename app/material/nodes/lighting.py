@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
-from app.material.types import PortType
+from app.material.node_types import NodeType, PortSpec, PropertySpec, register
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
+    from vpl_core.ir.values import Operand, RegisterValue
 
 CATEGORY = "Lighting"
 
@@ -26,11 +27,11 @@ _LIGHT = PortSpec("light_direction", PortType.VEC3, "light_direction")
 _VIEW = PortSpec("view_direction", PortType.VEC3, "view_direction")
 
 
-def _unit(ctx: NodeContext, name: str):
+def _unit(ctx: NodeContext, name: str) -> RegisterValue:
     return ctx.fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input(name))
 
 
-def _clamped_dot(ctx: NodeContext, first, second):
+def _clamped_dot(ctx: NodeContext, first: Operand, second: Operand) -> RegisterValue:
     fn = ctx.fn
     return fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, first, second), fn.f(0.0))
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
-from app.material.types import DYNAMIC, PortType
+from app.material.node_types import NodeType, PortSpec, PropertySpec, register
+from app.material.port_types import DYNAMIC, PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
+    from vpl_core.ir.values import RegisterValue
 
 CATEGORY = "Logic"
 
@@ -32,7 +33,7 @@ OPERATORS: dict[str, BinaryOperator] = {
 OPERATOR_PROPERTY = PropertySpec("operator", "enum", ">", choices=tuple(OPERATORS))
 
 
-def _condition(ctx: NodeContext):
+def _condition(ctx: NodeContext) -> RegisterValue:
     return ctx.fn.compare(OPERATORS[ctx.choice("operator")], ctx.input("a"), ctx.input("b"))
 
 

@@ -20,11 +20,12 @@ host, with or without vertex tangents.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import LowerFunction, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes.noise import call as _call
-from app.material.types import DYNAMIC, PortType
+from app.material.port_types import DYNAMIC, PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import FLOAT, mat, vec
 from vpl_core.ir.values import Operand
@@ -44,7 +45,7 @@ VECTOR_KINDS = ("position", "direction", "normal")
 
 def _columns(fn: TrackingFunctionBuilder, matrix: Operand) -> list[Operand]:
     """The xyz of the four columns of a 4x4 matrix, as M * e_i."""
-    columns = []
+    columns: list[Operand] = []
     for index in range(4):
         unit = fn.construct(vec(4), *(fn.f(1.0 if axis == index else 0.0) for axis in range(4)))
         columns.append(fn.swizzle(fn.multiply(matrix, unit), "xyz"))
@@ -118,7 +119,7 @@ def to_world(ctx: NodeContext, value: Operand, space: str, kind: str) -> Operand
     if space == "tangent":
         tangent, bitangent, normal, _ = cotangent_frame(ctx)
         along = fn.add(fn.multiply(tangent, fn.swizzle(value, "x")), fn.multiply(bitangent, fn.swizzle(value, "y")))
-        result = fn.add(along, fn.multiply(normal, fn.swizzle(value, "z")))
+        result: Operand = fn.add(along, fn.multiply(normal, fn.swizzle(value, "z")))
         if kind == "position":
             return fn.add(result, ctx.source("world_position"))
         return fn.builtin(Builtin.NORMALIZE, vec(3), result) if kind == "normal" else result
@@ -140,7 +141,7 @@ def from_world(ctx: NodeContext, value: Operand, space: str, kind: str) -> Opera
         tangent, bitangent, normal, _ = cotangent_frame(ctx)
         if kind == "position":
             value = fn.subtract(value, ctx.source("world_position"))
-        result = fn.construct(vec(3), *(fn.builtin(Builtin.DOT, FLOAT, value, axis) for axis in (tangent, bitangent, normal)))
+        result: Operand = fn.construct(vec(3), *(fn.builtin(Builtin.DOT, FLOAT, value, axis) for axis in (tangent, bitangent, normal)))
         return fn.builtin(Builtin.NORMALIZE, vec(3), result) if kind == "normal" else result
     if space == "object":
         if kind == "normal":
@@ -430,7 +431,7 @@ _TRIPLANAR_INPUTS = [
 _TRIPLANAR_PROPERTIES = [PropertySpec("scale", "float", 1.0, 0.0, 64.0), PropertySpec("sharpness", "float", 4.0, 1.0, 64.0)]
 
 
-def _blend3(fn: TrackingFunctionBuilder, values: list[Operand], weights: Operand) -> Operand:
+def _blend3(fn: TrackingFunctionBuilder, values: Sequence[Operand], weights: Operand) -> Operand:
     total = fn.multiply(values[0], fn.swizzle(weights, "x"))
     total = fn.add(total, fn.multiply(values[1], fn.swizzle(weights, "y")))
     return fn.add(total, fn.multiply(values[2], fn.swizzle(weights, "z")))

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
-from app.material.types import DYNAMIC
+from app.material.node_types import NodeType, PortSpec, PropertySpec, register
+from app.material.port_types import DYNAMIC
 from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:

@@ -51,6 +51,7 @@ Kernels (p is the point in noise space; outputs are documented per kernel):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from vpl_core.ir.instructions import BinaryOperator, Builtin
@@ -174,9 +175,9 @@ def _corners(dimensions: int) -> list[tuple[float, ...]]:
     return [(x, y, z) for z in (0.0, 1.0) for y in (0.0, 1.0) for x in (0.0, 1.0)]
 
 
-def _blend_corners(fn: TrackingFunctionBuilder, values: list[Operand], weights: Operand, dimensions: int) -> Operand:
+def _blend_corners(fn: TrackingFunctionBuilder, values: Sequence[Operand], weights: Operand, dimensions: int) -> Operand:
     """Multilinear blend of corner values (corner order of `_corners`) with per-axis weights."""
-    level = values
+    level: Sequence[Operand] = values
     for axis in "xyz"[:dimensions]:
         weight = fn.swizzle(weights, axis)
         level = [fn.builtin(Builtin.MIX, FLOAT, level[index], level[index + 1], weight) for index in range(0, len(level), 2)]
@@ -340,7 +341,7 @@ def voronoi(lowering: _Lowering, dimensions: int, metric: str) -> Function:
         nearest = fn.copy(fn.f(8.0))
         second = fn.copy(fn.f(8.0))
         nearest_hash = fn.copy(fn.f(0.0))
-        offsets = [(x, y) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)]
+        offsets: list[tuple[float, ...]] = [(x, y) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)]
         if dimensions == 3:
             offsets = [(x, y, z) for z in (-1.0, 0.0, 1.0) for y in (-1.0, 0.0, 1.0) for x in (-1.0, 0.0, 1.0)]
         scramble = tuple(float(axis) for axis in range(dimensions))
@@ -373,7 +374,7 @@ def signed_basis(lowering: _Lowering, basis: str, dimensions: int) -> Function:
     def build(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
         point = fn.load(fn.parameter(0))
         if basis == "voronoi":
-            unsigned = fn.swizzle(call(fn, voronoi(lowering, dimensions, "euclidean"), point, fn.f(1.0)), "x")
+            unsigned: Operand = fn.swizzle(call(fn, voronoi(lowering, dimensions, "euclidean"), point, fn.f(1.0)), "x")
         else:
             unsigned = call(fn, value_noise(lowering, dimensions), point)
         fn.ret(fn.subtract(fn.multiply(unsigned, fn.f(2.0)), fn.f(1.0)))

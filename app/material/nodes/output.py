@@ -36,10 +36,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import pbr_functions
+from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
-from app.material.types import PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand

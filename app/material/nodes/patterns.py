@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import noise
-from app.material.types import PortType
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import FLOAT, vec
 from vpl_core.ir.values import Operand

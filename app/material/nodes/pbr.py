@@ -31,17 +31,19 @@ Conventions (docs/material-nodes.md repeats them for artists):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import LoweringFailure, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import pbr_functions
-from app.material.types import PortType
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
+    from vpl_core.ir.module import Function
 
 CATEGORY = "PBR"
 
@@ -110,8 +112,6 @@ register(
 
 
 def _lower_normal_from_height(ctx: NodeContext) -> None:
-    from app.material.lowering import LoweringFailure
-
     if ctx.control_dependent:
         raise LoweringFailure("Normal From Height needs screen-space derivatives, which are undefined after an If node")
     fn = ctx.fn
@@ -248,7 +248,9 @@ register(
 )
 
 
-def _transfer_node(type_name: str, display_name: str, description: str, helper, notes: str) -> None:
+def _transfer_node(
+    type_name: str, display_name: str, description: str, helper: Callable[[pbr_functions.HelperOwner], Function], notes: str
+) -> None:
     def lower(ctx: NodeContext) -> None:
         fn = ctx.fn
         color = ctx.input("color")

@@ -44,7 +44,7 @@ from typing import Any, Protocol
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.module import Function
-from vpl_core.ir.types import FLOAT, Type, vec
+from vpl_core.ir.types import FLOAT, Type, VectorType, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 #: Smallest GGX α (= roughness²) the BRDF evaluates: roughness 0 would make D a delta function.
@@ -99,7 +99,9 @@ def saturate(fn: FunctionBuilder, value: Operand) -> RegisterValue:
     value_type = value.type
     if value_type == FLOAT:
         return call(fn, Builtin.CLAMP, FLOAT, value, fn.f(0.0), fn.f(1.0))
-    size = value_type.size  # type: ignore[union-attr]
+    if not isinstance(value_type, VectorType):
+        raise TypeError(f"saturate takes a float or a float vector, not {value_type}")
+    size = value_type.size
     zero = fn.construct(vec(size), *([fn.f(0.0)] * size))
     one = fn.construct(vec(size), *([fn.f(1.0)] * size))
     return call(fn, Builtin.CLAMP, value_type, value, zero, one)
@@ -220,10 +222,11 @@ def _build_gltf_brdf(owner: Any, fn: FunctionBuilder) -> None:
     alpha = call(fn, Builtin.MAX, FLOAT, fn.multiply(roughness, roughness), fn.f(MIN_ALPHA))
     distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
     visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
+    assert distribution is not None and visibility is not None  # both helpers return a float
     masking = fn.multiply(heaviside(fn, h_dot_l), heaviside(fn, v_dot_h))
-    specular_lobe = fn.multiply(fn.multiply(visibility, distribution), masking)  # type: ignore[arg-type]
+    specular_lobe = fn.multiply(fn.multiply(visibility, distribution), masking)
     weight = fn.call(schlick_weight(owner), v_dot_h)
-    assert weight is not None and specular_lobe is not None
+    assert weight is not None
     dielectric_fresnel = fn.multiply(specular, fn.add(fn.f(DIELECTRIC_F0), fn.multiply(fn.f(1.0 - DIELECTRIC_F0), weight)))
     diffuse = fn.multiply(base_color, fn.f(1.0 / math.pi))
     dielectric = fn.add(

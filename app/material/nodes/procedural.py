@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import LowerFunction, NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import LowerFunction, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import noise
-from app.material.types import PortType
+from app.material.port_types import PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand

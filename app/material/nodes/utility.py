@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, register
-from app.material.types import DYNAMIC
+from app.material.node_types import NodeType, PortSpec, register
+from app.material.port_types import DYNAMIC
 
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext

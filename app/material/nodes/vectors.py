@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.catalog import NodeType, PortSpec, PropertySpec, as_integer, register
-from app.material.types import DYNAMIC, PortType, float_type
+from app.material.node_types import NodeType, PortSpec, PropertySpec, as_integer, register
+from app.material.port_types import DYNAMIC, PortType, float_type
 from vpl_core.ir.instructions import Builtin
 
 if TYPE_CHECKING:

@@ -23,8 +23,9 @@ import numpy as np
 from app.export.bake import apply_parameters
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
+from app.preview.preview_state import prepare_environment
 from app.preview.renderer import Renderer
-from app.preview.stage import Stage, prepare_environment
+from app.preview.stage import Stage
 from vpl_core.backends.glsl import compile as compile_glsl
 
 SEAM_JUMP = 0.1

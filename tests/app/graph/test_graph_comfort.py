@@ -15,9 +15,9 @@ from app.graph.nodes import FrameNode
 from app.graph.search import SYNONYMS, rank
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
+from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
-from app.material.types import can_connect
 
 TYPES = list(NODE_TYPES.values())
 

@@ -16,7 +16,7 @@ from app.graph.nodes import (
 from app.graph.ports import GENERIC_COLOR, port_color, type_label
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
-from app.material.types import DYNAMIC, PortType
+from app.material.port_types import DYNAMIC, PortType
 
 
 @pytest.fixture

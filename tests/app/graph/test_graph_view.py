@@ -7,8 +7,8 @@ import pytest
 from app.graph.adapter import populate, snapshot
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
+from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
-from app.material.types import can_connect
 
 
 @pytest.fixture

@@ -19,9 +19,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from app.material.catalog import NODE_TYPES, NodeType
+from app.material.catalog import NODE_TYPES
+from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
-from app.material.types import PortType, can_connect
+from app.material.node_types import NodeType
+from app.material.port_types import PortType
 
 CONSTANT_FOR: dict[PortType, tuple[str, str]] = {
     PortType.FLOAT: ("constant_float", "out"),
@@ -146,7 +148,7 @@ def wire_to_output(graph: MaterialGraph, node_id: str, port_types: dict[tuple[st
 
 def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
     """The graph of one catalog case and the id of the node under test."""
-    from app.material.types import propagate
+    from app.material.propagation import propagate
 
     graph = MaterialGraph()
     node = graph.add_node(case.type_name, properties=dict(case.properties))

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 from material_testing import build_case, glslang_check, node_cases
 
-from app.material.catalog import CATEGORIES, NODE_TYPES, PROPERTY_KINDS, categories, node_type
+from app.material.catalog import NODE_TYPES, categories, node_type
 from app.material.lowering import lower
-from app.material.types import Constraint, PortType
+from app.material.node_types import CATEGORIES, PROPERTY_KINDS
+from app.material.port_types import Constraint, PortType
 from vpl_core.backends.glsl import compile as compile_glsl
 
 ES_TARGETS = ("es300", "es320")

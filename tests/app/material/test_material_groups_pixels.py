@@ -20,11 +20,12 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from app.material.catalog import NODE_TYPES
+from app.material.connections import can_connect
 from app.material.examples import EXAMPLE_GRAPHS
 from app.material.graph import MaterialGraph
 from app.material.groups import GROUP_TYPE, GroupingError, group_nodes, ungroup
 from app.material.lowering import lower
-from app.material.types import PortType, can_connect
+from app.material.port_types import PortType
 from app.preview.renderer import Renderer
 from vpl_core.backends.glsl import compile as compile_glsl
 

@@ -8,11 +8,12 @@ from hypothesis import strategies as st
 from material_testing import approved_graphs
 
 from app.material.catalog import NODE_TYPES
+from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.lowering import FRAGMENT_ENTRY_NAME, lower
 from app.material.parameters import ParameterKind
+from app.material.port_types import PortType
 from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.material.types import PortType, can_connect
 from vpl_core.ir.instructions import (
     BranchTerminator,
     Builtin,

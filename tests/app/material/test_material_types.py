@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
-from app.material.types import DYNAMIC, PortType, can_connect, conversion, propagate
+from app.material.port_types import DYNAMIC, PortType, conversion
+from app.material.propagation import propagate
 
 
 @pytest.mark.parametrize(

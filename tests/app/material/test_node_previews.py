@@ -16,7 +16,7 @@ from app.material.node_previews import (
     material_output_name,
     structure_key,
 )
-from app.material.types import connected_nodes
+from app.material.traversal import connected_nodes
 
 EXAMPLES = sorted(EXAMPLE_GRAPHS)
 

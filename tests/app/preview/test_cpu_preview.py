@@ -22,9 +22,11 @@ from app.material.parameters import ParameterKind
 from app.preview.context import Profile, clear_probes
 from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, NOTICE_HEIGHT, SETTLE_MS, CpuPreview
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.host import PreviewHost
 from app.preview.images import qimage_to_rgba
+from app.preview.preview_state import prepare_environment
 from app.preview.screenshot import read_program
-from app.preview.stage import Stage, prepare_environment
+from app.preview.stage import Stage
 from app.preview.widget import create_preview_widget
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.publish import VerifiedModule
@@ -181,6 +183,16 @@ def test_es_profile_fallback_keeps_the_es_target(qtbot, monkeypatch: pytest.Monk
     widget = create_preview_widget(choice="es")
     qtbot.addWidget(widget)
     assert isinstance(widget, CpuPreview) and widget.profile is Profile.ES and widget.target == "es320"
+
+
+def test_it_implements_the_whole_host_protocol(qtbot) -> None:
+    """The window and the stage toolbar drive every preview through `PreviewHost`; a missing member
+    was a window that failed on start on a machine without OpenGL."""
+    preview = _preview(qtbot, (60, 60))
+    members = sorted(name for name in {*vars(PreviewHost), *PreviewHost.__annotations__} if not name.startswith("_"))
+    assert "set_stage" in members and "playingChanged" in members
+    assert [name for name in members if not hasattr(preview, name)] == []
+    assert isinstance(preview, PreviewHost)
 
 
 def _example(preview: CpuPreview, qtbot, name: str) -> tuple[object, list]:

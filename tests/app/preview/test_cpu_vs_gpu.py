@@ -24,9 +24,10 @@ import numpy as np
 import pytest
 
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.preview_state import prepare_environment
 from app.preview.renderer import Renderer
 from app.preview.screenshot import read_program
-from app.preview.stage import Stage, prepare_environment
+from app.preview.stage import Stage
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.interp import to_rgba8
 

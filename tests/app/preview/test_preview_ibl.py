@@ -21,8 +21,9 @@ from app.material.graph import MaterialGraph
 from app.preview import ibl
 from app.preview.environment import load_named_environment, uniform_environment
 from app.preview.ibl_assets import IblCache, PrefilterJob, load_brdf_lut
+from app.preview.preview_state import environment_maps
 from app.preview.renderer import EnvironmentMaps, Renderer
-from app.preview.stage import Stage, environment_maps
+from app.preview.stage import Stage
 from app.preview.widget import PreviewWidget
 
 pytestmark = pytest.mark.gl

@@ -133,7 +133,7 @@ def test_a_surface_output_export_says_how_to_light_and_show_it(tmp_path: Path) -
     assert len(files["environment_specular"]) == 6
     level0 = _read_exr(tmp_path / "out" / files["environment_specular"][0])
     assert level0.shape == (512, 1024, 3) and level0[0].mean() > level0[-1].mean()
-    from app.preview.stage import prepare_environment
+    from app.preview.preview_state import prepare_environment
 
     maps, table = prepare_environment("neutral")
     np.testing.assert_array_equal(level0[::-1], maps.specular[0].astype(np.float32))

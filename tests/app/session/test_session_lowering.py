@@ -18,7 +18,7 @@ import pytest
 from app.material.examples import load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower, lowering_equivalent
-from app.material.nodes.inputs import PARAMETER_VALUE_PROPERTY
+from app.material.parameters import PARAMETER_VALUE_PROPERTY
 from app.session import EditorSession
 from app.session.recovery import RecoveryStore
 from app.session.session import LoweringJob, LoweringOutcome

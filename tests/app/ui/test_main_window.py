@@ -64,11 +64,11 @@ def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None
     window.load_graph(MaterialGraph(), "empty")
     window.flush()
     assert not window.result.ok and window.diagnostics_panel.count() == 1  # no output node
-    with qtbot.waitSignal(window.palette.nodeRequested, timeout=5000):
-        window.palette.request("constant_color")
-    window.palette.request("float_parameter")
-    window.palette.request("multiply")
-    window.palette.request("material_output")
+    with qtbot.waitSignal(window.node_palette.nodeRequested, timeout=5000):
+        window.node_palette.request("constant_color")
+    window.node_palette.request("float_parameter")
+    window.node_palette.request("multiply")
+    window.node_palette.request("material_output")
     ids = {node.type_name: node_id for node_id, node in window.material.nodes.items()}
     assert set(ids) == {"constant_color", "float_parameter", "multiply", "material_output"}
     for source, source_port, target, target_port in (
@@ -92,7 +92,7 @@ def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None
 
 def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:
     before = len(window.material.nodes)
-    mime = window.palette.mime_data_for("sin")
+    mime = window.node_palette.mime_data_for("sin")
     # What the viewer's dropEvent hands to the graph.
     window.graph._on_node_data_dropped(mime, QPoint(10, 20))
     graph = window.material
@@ -101,11 +101,11 @@ def test_dragging_from_the_palette_drops_through_nodegraphqt(window) -> None:
 
 
 def test_the_palette_filter_narrows_the_list(window) -> None:
-    window.palette.set_filter("voronoi")
-    visible = window.palette.type_names(visible_only=True)
+    window.node_palette.set_filter("voronoi")
+    visible = window.node_palette.type_names(visible_only=True)
     assert visible and all("voronoi" in name for name in visible)
-    window.palette.set_filter("")
-    assert len(window.palette.type_names(visible_only=True)) == len(window.palette.type_names())
+    window.node_palette.set_filter("")
+    assert len(window.node_palette.type_names(visible_only=True)) == len(window.node_palette.type_names())
 
 
 def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbot) -> None:
@@ -136,8 +136,8 @@ def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbo
 
 def test_refused_connection_shows_the_reason(window) -> None:
     window.load_graph(MaterialGraph(), "empty")
-    window.palette.request("texture_parameter")
-    window.palette.request("material_output")
+    window.node_palette.request("texture_parameter")
+    window.node_palette.request("material_output")
     graph = window.material
     texture = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "texture_parameter")
     output = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "material_output")
@@ -247,7 +247,7 @@ def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_pa
     assert window.code_view.text(FRAGMENT_TAB) == artifact.fragment_code
     # Graph editing disabled.
     assert not window.save_action.isEnabled() and not window.paste_action.isEnabled()
-    assert not window.palette.isEnabled()
+    assert not window.node_palette.isEnabled()
     assert window.add_node_from_palette("add") is None
     assert window.graph.all_nodes() == []
     # Preview set: the widget built (or reported) the program.
@@ -538,7 +538,7 @@ def test_driver_errors_from_the_preview_are_listed(window) -> None:
 
 def test_palette_additions_do_not_pile_up(window) -> None:
     for _ in range(3):
-        window.palette.request("add")
+        window.node_palette.request("add")
     positions = [node.position for node in window.material.nodes.values() if node.type_name == "add"]
     assert len(set(positions)) == len(positions)
 

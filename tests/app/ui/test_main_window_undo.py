@@ -30,7 +30,7 @@ def undo_redo_round_trip(window, edit: Callable[[], None]) -> tuple[MaterialGrap
 
 
 def test_create(window) -> None:
-    before, after = undo_redo_round_trip(window, lambda: window.palette.request("value_noise"))
+    before, after = undo_redo_round_trip(window, lambda: window.node_palette.request("value_noise"))
     assert len(after.nodes) == len(before.nodes) + 1
     (new_id,) = set(after.nodes) - set(before.nodes)
     assert after.nodes[new_id].type_name == "value_noise"

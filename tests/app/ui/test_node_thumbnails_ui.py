@@ -14,7 +14,8 @@ import pytest
 from PySide6.QtCore import QPoint
 
 from app.material.node_previews import preview_port
-from app.material.types import connected_nodes, propagate
+from app.material.propagation import propagate
+from app.material.traversal import connected_nodes
 from app.ui.node_thumbnails import THUMBNAILS_SETTING, node_menu, show_node_menu
 
 pytestmark = pytest.mark.gl

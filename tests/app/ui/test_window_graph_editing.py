@@ -93,8 +93,8 @@ def test_a_pasted_frame_holds_only_the_nodes_it_encloses(window) -> None:
 def test_double_clicking_a_palette_entry_adds_one_node(window, qtbot) -> None:
     from PySide6.QtCore import Qt
 
-    tree = window.palette.tree
-    item = window.palette.item_for("add")
+    tree = window.node_palette.tree
+    item = window.node_palette.item_for("add")
     tree.scrollToItem(item)
     centre = tree.visualItemRect(item).center()
     before = sum(node.type_name == "add" for node in window.material.nodes.values())

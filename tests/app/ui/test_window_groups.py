@@ -170,18 +170,18 @@ def test_refused_grouping_says_why(window) -> None:
 def test_palette_lists_the_groups_under_group_and_adds_instances(window) -> None:
     from app.ui.palette import GROUP_CATEGORY
 
-    assert window.palette.item_for("custom_code").text(0) == "Custom Code"
+    assert window.node_palette.item_for("custom_code").text(0) == "Custom Code"
     _select(window, _inner_ids(window)[:2])
     window.group_action.trigger()
     (function_id,) = window.material.functions
     type_name = f"group:{function_id}"
-    item = window.palette.item_for(type_name)
+    item = window.node_palette.item_for(type_name)
     assert item is not None and item.parent().text(0) == GROUP_CATEGORY
-    window.palette.set_filter(window.material.functions[function_id].name[:4])
-    assert type_name in window.palette.type_names(visible_only=True)
-    window.palette.set_filter("")
+    window.node_palette.set_filter(window.material.functions[function_id].name[:4])
+    assert type_name in window.node_palette.type_names(visible_only=True)
+    window.node_palette.set_filter("")
     before = window.material
-    window.palette.request(type_name)
+    window.node_palette.request(type_name)
     after = window.material
     instances = [node for node in after.nodes.values() if node.type_name == GROUP_TYPE]
     assert len(instances) == 2 and {node.properties["function"] for node in instances} == {function_id}
@@ -211,7 +211,7 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
     assert saved is not None and saved.parent == function_library and saved.suffix == ".vplf"
     assert window.material.functions[function_id].library is not None
     key = f"user/{saved.name}"
-    item = window.palette.item_for(f"function:{key}")
+    item = window.node_palette.item_for(f"function:{key}")
     assert item is not None and item.parent().text(0) == FUNCTIONS_CATEGORY
 
     other = make_window(load_example=False)
@@ -256,7 +256,7 @@ def test_group_interface_rename_reorder_default_and_undo(window) -> None:
     assert dialog is not None
     dialog.name_edit.setText("Tint and lift")
     dialog.inputs.item(0, 0).setText("tint")
-    dialog.move(dialog.inputs, 0, 1)  # "tint" becomes the second input
+    dialog.move_row(dialog.inputs, 0, 1)  # "tint" becomes the second input
     default = "0.25" if first.type.value == "float" else ", ".join(["0.25"] * (first.type.width))
     dialog.inputs.setItem(1, 2, type(dialog.inputs.item(0, 0))(default))
     dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
