@@ -58,13 +58,13 @@ def main() -> int:
         loop.exec()
         # Break it the way an artist would, renaming a parameter to a name in use:
         # the last good preview stays, marked out of date.
-        window.set_node_property(second, "name", "sheen")
+        window.nodes.set_node_property(second, "name", "sheen")
         window.flush()
         # Look at the third section; the errors are in the first, a pan away.
         frames = sorted(window.graph.frames(), key=lambda frame: (frame.pos()[1], frame.pos()[0]))
         x, y = frames[2].pos()
         width, height = frames[2].size()
-        window.overview.center_view_on(QPointF(x + width / 2, y + height / 2))
+        window.inspection.overview.center_view_on(QPointF(x + width / 2, y + height / 2))
         error_node = window.graph.node_by_stable_id(second)
         assert error_node is not None and error_node.view.diagnostics, "the clash should be an error"
         status = take_screenshot(window, arguments.out, 20.0, [False])

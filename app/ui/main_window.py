@@ -23,6 +23,10 @@ target), while the code view and Export always show GLSL 4.20.
 
 Every question to the user goes through `self.prompts` (app.ui.dialogs), so
 tests inject the answers.
+
+The window keeps the docks, actions and wiring; the features are command
+objects in their own modules: `files`, `exports`, `nodes`, `parameter_commands`,
+`groups`, `stage_commands` and `inspection` (app.ui.*_commands).
 """
 
 from __future__ import annotations
@@ -35,22 +39,15 @@ from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPainter, QPixmap, QShowEvent
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget
 
-from app.graph.nodes import MaterialNode
-from app.graph.overview import GraphOverview, overview_action
 from app.material import catalog
 from app.material.examples import DEFAULT_EXAMPLE, example_description, example_names
 from app.material.graph import MaterialGraph
-from app.material.library import PROJECT, USER, LibraryFunction, library_folders, list_library, outdated
 from app.material.lowering import LoweringResult
-from app.material.parameters import ParameterValue
 from app.preview.parameters_panel import ParametersPanel
-from app.preview.stage import Stage
 from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
 from app.session import EditorSession, ModuleDocument
 from app.session.documents import Document
-from app.session.stage_files import resolved_stage, stored_stage
-from app.session.variants import VariantNameError, checked_variant_name
 from app.ui.about import AboutDialog, about_facts
 from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
@@ -59,21 +56,23 @@ from app.ui.dialogs import Prompts
 from app.ui.export_commands import ExportCommands
 from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
-from app.ui.group_interface import GroupInterfaceDialog
+from app.ui.group_commands import GroupCommands
 from app.ui.icons import application_icon
+from app.ui.inspection_commands import InspectionCommands
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
 from app.ui.lowering_scheduler import LoweringScheduler
-from app.ui.node_thumbnails import THUMBNAILS_SETTING, NodePin, NodeThumbnails, show_node_menu
-from app.ui.palette import FUNCTION_PREFIX, GROUP_PREFIX, NodePalette
+from app.ui.node_commands import NodeCommands
+from app.ui.node_thumbnails import NodePin, NodeThumbnails
+from app.ui.palette import NodePalette
+from app.ui.parameter_commands import ParameterCommands
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
 from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
+from app.ui.stage_commands import StageCommands
 
 APP_TITLE = "VPL Material Editor"
-#: QSettings keys of the View menu's inspection toggles.
-COST_SETTING = "graph/show_cost"
 DUPLICATE_KEY = "Ctrl+D"
 
 
@@ -98,8 +97,6 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(application_icon())
 
         self.graph_editor = GraphEditor(self)
-        #: The function library's entries by "folder/file" (listed under "Functions" in the palette).
-        self.library_entries: dict[str, LibraryFunction] = {}
         self.graph = self.graph_editor.graph
         self.instruction_view = InstructionView(self)
         self._centre = QStackedWidget(self)
@@ -117,28 +114,25 @@ class MainWindow(QMainWindow):
         self._build_panels(preview_gl)
         self.files = FileCommands(self)
         self.exports = ExportCommands(self)
+        self.nodes = NodeCommands(self)  # the palette, the properties panel, selecting nodes
+        self.parameter_commands = ParameterCommands(self)  # parameter values and variants
         self.node_pin = NodePin(self)  # the presenter asks it first what the preview shows
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
-        self.thumbnails = NodeThumbnails(self)
+        self.thumbnails: NodeThumbnails = NodeThumbnails(self)
         self._build_actions()
         self._build_menus()
         self._connect()
         self.statusBar().showMessage("Ready")
 
         self.lowering = LoweringScheduler(self.session, lambda: (self.preview.target,), self)
-        self._autosave_timer = self._timer(AUTOSAVE_INTERVAL_MS, self.autosave_now)
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._autosave_timer.timeout.connect(self.autosave_now)
         self._autosave_timer.start()
         self._update_title()
         self._update_actions()
 
     # ------------------------------------------------------------------ construction
-
-    def _timer(self, interval_ms: int, slot: Callable[[], object], single_shot: bool = False) -> QTimer:
-        timer = QTimer(self)
-        timer.setSingleShot(single_shot)
-        timer.setInterval(interval_ms)
-        timer.timeout.connect(slot)
-        return timer
 
     def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea, name: str) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -182,33 +176,34 @@ class MainWindow(QMainWindow):
         self.graph_editor.edited.connect(self._on_graph_edited)
         self.graph_editor.connectionRefused.connect(
             lambda reason: self.statusBar().showMessage(f"Connection refused: {reason}", 8000))
-        self.graph.scene().selectionChanged.connect(self._refresh_properties)
-        self.graph.scene().selectionChanged.connect(self._highlight_selected_code)
-        self.code_view.nodeActivated.connect(self.select_node)
-        self.node_palette.nodeRequested.connect(self.add_node_from_palette)
+        self.graph.scene().selectionChanged.connect(self.nodes.refresh_properties)
+        self.graph.scene().selectionChanged.connect(self.inspection.highlight_selected_code)
+        self.code_view.nodeActivated.connect(self.nodes.select_node)
+        self.node_palette.nodeRequested.connect(self.nodes.add_node_from_palette)
         self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
         editor.texture_reference = self.session.texture_reference
         self.session.graph_rewritten.connect(editor.take_rewritten)
-        panel.parameterChanged.connect(self.set_parameter_value)
-        panel.textureChanged.connect(self.set_parameter_value)
+        parameters = self.parameter_commands
+        panel.parameterChanged.connect(parameters.set_parameter_value)
+        panel.textureChanged.connect(parameters.set_parameter_value)
         panel.variantActivated.connect(editor.activate_variant)
-        panel.variantAddRequested.connect(self.add_variant)
+        panel.variantAddRequested.connect(parameters.add_variant)
         panel.variantRemoveRequested.connect(editor.remove_variant)
-        panel.variantRenameRequested.connect(self.rename_variant)
+        panel.variantRenameRequested.connect(parameters.rename_variant)
         panel.parameterResetRequested.connect(editor.reset_variant_value)
         self.properties_panel.propertyEdited.connect(
-            lambda node_id, name, value: self.set_node_property(node_id, name, value, self.properties_panel.continuing))
-        self.diagnostics_panel.nodeActivated.connect(self.select_node)
+            lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))
+        self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
         self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
         self.breadcrumb.levelRequested.connect(self.graph_editor.exit_group)
         self.session.document_changed.connect(self._on_document_changed)
         self.session.lowered.connect(self._on_lowered)
         self.session.modified_changed.connect(lambda _modified: self._update_title())
-        self.session.saved.connect(lambda _path: self.list_library_functions())  # the project folder may differ
+        self.session.saved.connect(lambda _path: self.groups.list_library_functions())  # the project folder may differ
 
-    def _action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | str | None = None,
-                tip: str = "", graph_only: bool = False) -> QAction:
+    def make_action(self, text: str, slot: Callable[[], object], shortcut: QKeySequence.StandardKey | str | None = None,
+                    tip: str = "", graph_only: bool = False) -> QAction:
         action = QAction(text, self)
         if isinstance(shortcut, QKeySequence.StandardKey):
             action.setShortcuts(shortcut)
@@ -229,32 +224,25 @@ class MainWindow(QMainWindow):
     def _build_actions(self) -> None:
         standard = QKeySequence.StandardKey
         files = self.files
-        self.new_action = self._action("&New", files.new_document, standard.New, "Start an empty material")
-        self.open_action = self._action("&Open…", files.open_dialog, standard.Open, "Open a .vpl file")
-        self.save_action = self._action("&Save", files.save, standard.Save, "Save the material")
-        self.save_as_action = self._action("Save &As…", files.save_as, standard.SaveAs, "Save under a new name")
-        self.export_action = self._action("&Export GLSL…", files.export_dialog, "Ctrl+E",
-                                          "Write .vert.glsl, .frag.glsl and .json as `vpl compile` does")
+        self.new_action = self.make_action("&New", files.new_document, standard.New, "Start an empty material")
+        self.open_action = self.make_action("&Open…", files.open_dialog, standard.Open, "Open a .vpl file")
+        self.save_action = self.make_action("&Save", files.save, standard.Save, "Save the material")
+        self.save_as_action = self.make_action("Save &As…", files.save_as, standard.SaveAs, "Save under a new name")
+        self.export_action = self.make_action("&Export GLSL…", files.export_dialog, "Ctrl+E",
+                                              "Write .vert.glsl, .frag.glsl and .json as `vpl compile` does")
         self.copy_textures_action = QAction("Export Copies &Textures", self, checkable=True)
         exports = self.exports
-        self.bake_action = self._action("&Bake Textures…", exports.bake_dialog, None,
-                                        "Bake the output's channels into textures on a mesh's UVs (docs/interchange.md)")
-        self.export_gltf_action = self._action("Export g&lTF…", exports.export_gltf_dialog, None,
-                                               "Write the mesh and the baked material as glTF 2.0 (.glb or .gltf)")
-        self.export_mtlx_action = self._action("Export &MaterialX…", exports.export_mtlx_dialog, None,
-                                               "Write a MaterialX 1.39 document (gltf_pbr); nodes without a counterpart are baked")
-        self.import_mtlx_action = self._action("&Import MaterialX…", exports.import_mtlx_dialog, None,
-                                               "Open a MaterialX document's gltf_pbr material as a new graph (the mapped nodes)")
-        # The stage is the user's (QSettings) unless the document carries its own (docs/file-format.md).
-        self.save_stage_action = QAction("Save &Stage with Material", self, checkable=True)
-        self.save_stage_action.setStatusTip("Save the preview's mesh, environment, light, exposure, tone mapper and "
-                                            "background in the document, and show them whenever it is opened")
-        self.save_stage_action.toggled.connect(self._save_stage_toggled)
-        self.preview_panel.toolbar.stageChanged.connect(self._stage_changed)
-        self._showing_document_stage = False
-        self.quit_action = self._action("&Quit", self.close, standard.Quit)
-        self.about_action = self._action("&About VPL Material Editor", self.show_about, None,
-                                         "Version, Qt and the OpenGL renderer the preview got")
+        self.bake_action = self.make_action("&Bake Textures…", exports.bake_dialog, None,
+                                            "Bake the output's channels into textures on a mesh's UVs (docs/interchange.md)")
+        self.export_gltf_action = self.make_action("Export g&lTF…", exports.export_gltf_dialog, None,
+                                                   "Write the mesh and the baked material as glTF 2.0 (.glb or .gltf)")
+        self.export_mtlx_action = self.make_action("Export &MaterialX…", exports.export_mtlx_dialog, None,
+                                                   "Write a MaterialX 1.39 document (gltf_pbr); nodes without a counterpart are baked")
+        self.import_mtlx_action = self.make_action("&Import MaterialX…", exports.import_mtlx_dialog, None,
+                                                   "Open a MaterialX document's gltf_pbr material as a new graph (the mapped nodes)")
+        self.quit_action = self.make_action("&Quit", self.close, standard.Quit)
+        self.about_action = self.make_action("&About VPL Material Editor", self.show_about, None,
+                                             "Version, Qt and the OpenGL renderer the preview got")
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
 
         stack = self.graph.undo_stack()
@@ -264,65 +252,38 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts(redo_keys())
         self.addActions([self.undo_action, self.redo_action])
         editor = self.graph_editor
-        self.cut_action = self._action("Cu&t", editor.cut, standard.Cut, graph_only=True)
-        self.copy_action = self._action("&Copy", editor.copy, standard.Copy, graph_only=True)
-        self.paste_action = self._action("&Paste", editor.paste, standard.Paste, graph_only=True)
-        self.duplicate_action = self._action("D&uplicate", editor.duplicate, DUPLICATE_KEY, graph_only=True)
-        self.delete_action = self._action("&Delete", editor.delete_selection, standard.Delete, graph_only=True)
+        self.cut_action = self.make_action("Cu&t", editor.cut, standard.Cut, graph_only=True)
+        self.copy_action = self.make_action("&Copy", editor.copy, standard.Copy, graph_only=True)
+        self.paste_action = self.make_action("&Paste", editor.paste, standard.Paste, graph_only=True)
+        self.duplicate_action = self.make_action("D&uplicate", editor.duplicate, DUPLICATE_KEY, graph_only=True)
+        self.delete_action = self.make_action("&Delete", editor.delete_selection, standard.Delete, graph_only=True)
         # On X11 the standard Delete keys include Ctrl+D, which is Duplicate
         # here; Backspace deletes too, as in most node editors.
         self.delete_action.setShortcuts(
             [key for key in QKeySequence.keyBindings(standard.Delete) if key != QKeySequence(DUPLICATE_KEY)]
             + [QKeySequence(Qt.Key.Key_Backspace)]
         )
-        self.select_all_action = self._action("Select &All", editor.select_all, standard.SelectAll, graph_only=True)
-        self.frame_action = self._action("&Frame Selection", editor.frame_selection, "F",
-                                         "Fit the selected nodes (all nodes when none is selected) in view",
-                                         graph_only=True)
+        self.select_all_action = self.make_action("Select &All", editor.select_all, standard.SelectAll, graph_only=True)
+        self.frame_action = self.make_action("&Frame Selection", editor.frame_selection, "F",
+                                             "Fit the selected nodes (all nodes when none is selected) in view",
+                                             graph_only=True)
         # Only while the graph has focus: Tab must keep moving focus in forms.
-        self.search_action = self._action("Search Nodes…", self.open_tab_search, QKeySequence(Qt.Key.Key_Tab).toString(),
-                                          graph_only=True)
-        # Node groups, with Blender's keys: Ctrl+G groups, Ctrl+Alt+G ungroups, Tab enters the selected
-        # group (otherwise it searches nodes), Ctrl+Tab goes back up.
-        self.group_action = self._action("&Group", self.group_selection, "Ctrl+G",
-                                         "Make the selected nodes one group node (a VPL function)", graph_only=True)
-        self.ungroup_action = self._action("U&ngroup", self.ungroup_selection, "Ctrl+Alt+G",
-                                           "Put the selected group nodes' nodes back in their place", graph_only=True)
-        self.enter_group_action = self._action("&Edit Group", self.enter_group, None,
-                                               "Show the selected group's nodes (Tab)", graph_only=True)
-        self.exit_group_action = self._action("&Leave Group", self.exit_group, "Ctrl+Tab",
-                                              "Back to the level around this group", graph_only=True)
-        self.group_interface_action = self._action("Group &Interface…", self.edit_group_interface, None,
-                                                   "Rename the group, its inputs and outputs; reorder them; "
-                                                   "set the inputs' defaults")
-        self.save_group_action = self._action("Save Group to My &Library", self.save_group_to_library, None,
-                                              "Save the selected group as a .vplf function in your library")
-        self.save_group_project_action = self._action(
-            "Save Group to &Project Library", lambda: self.save_group_to_library(project=True), None,
-            "Save the selected group as a .vplf function in the functions/ folder beside this material")
+        self.search_action = self.make_action("Search Nodes…", self.nodes.open_tab_search, QKeySequence(Qt.Key.Key_Tab).toString(),
+                                              graph_only=True)
+        self.groups = GroupCommands(self)  # node groups and the function library
+        self.stage_commands = StageCommands(self)  # File > Save Stage with Material
+        groups = self.groups
         editor.adopt_context_menu([self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                    self.paste_action, self.duplicate_action, self.delete_action, None,
                                    self.select_all_action, self.frame_action, self.search_action, None,
-                                   self.group_action, self.ungroup_action, self.enter_group_action,
-                                   self.exit_group_action])
-        self.reset_camera_action = self._action("Reset Preview Camera", self.preview.reset_camera)
+                                   groups.group_action, groups.ungroup_action, groups.enter_group_action,
+                                   groups.exit_group_action])
+        self.reset_camera_action = self.make_action("Reset Preview Camera", self.preview.reset_camera)
         self.play_action = QAction("Animate Preview", self)
         self.play_action.setCheckable(True)
         self.play_action.triggered.connect(self.preview.set_playing)  # the user's choice; the preview reports the rest
         self.preview.playingChanged.connect(self.play_action.setChecked)
-        # The minimap in the graph's corner (app.graph.overview), shown while the graph does not fit.
-        self.overview = GraphOverview(self.graph.typed_viewer, self.graph.all_nodes)
-        self.overview_action = overview_action(self.overview, self.settings, self)
-        self.cost_action = QAction("Node &Cost", self, checkable=True)
-        self.cost_action.setStatusTip("Show each node's VPL instructions and texture samples in its footer")
-        self.cost_action.setChecked(self.settings.value(COST_SETTING, False, type=bool))
-        self.cost_action.toggled.connect(self.set_costs_visible)
-        self.graph_editor.set_costs_visible(self.cost_action.isChecked())
-        self.thumbnails_action = QAction("Node &Previews", self, checkable=True)
-        self.thumbnails_action.setStatusTip("Show a live thumbnail of each node's output (right-click a node for its own)")
-        self.thumbnails_action.setChecked(self.settings.value(THUMBNAILS_SETTING, True, type=bool))
-        self.thumbnails_action.toggled.connect(self.thumbnails.set_enabled)
-        self.graph.viewer().node_menu_handler = lambda view_id, position: show_node_menu(self, view_id, position)
+        self.inspection = InspectionCommands(self)  # View > Overview, Node Previews, Node Cost
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
@@ -334,7 +295,7 @@ class MainWindow(QMainWindow):
                 else:
                     menu.addAction(item)
 
-        bar = self.menuBar()
+        bar, groups, inspection = self.menuBar(), self.groups, self.inspection
         self.recent_menu = QMenu("Open &Recent", self)
         self.examples_menu = QMenu("Open E&xample", self)
         self.examples_menu.setToolTipsVisible(True)
@@ -345,19 +306,18 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
-                                    self.copy_textures_action, self.save_stage_action, None, self.bake_action, self.export_gltf_action,
+                                    self.copy_textures_action, self.stage_commands.save_stage_action, None, self.bake_action, self.export_gltf_action,
                                     self.export_mtlx_action, self.import_mtlx_action, None, self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
-                                    self.select_all_action, None, self.group_action, self.ungroup_action,
-                                    self.enter_group_action, self.exit_group_action, self.group_interface_action,
-                                    self.save_group_action,
-                                    self.save_group_project_action])
+                                    self.select_all_action, None, groups.group_action, groups.ungroup_action,
+                                    groups.enter_group_action, groups.exit_group_action, groups.group_interface_action,
+                                    groups.save_group_action, groups.save_group_project_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, self.overview_action, None,
-                                    self.thumbnails_action, self.cost_action, self.node_pin.unpin_action, None,
+        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, inspection.overview_action, None,
+                                    inspection.thumbnails_action, inspection.cost_action, self.node_pin.unpin_action, None,
                                     self.reset_camera_action, self.play_action, None,
                                     *(dock.toggleViewAction() for dock in docks)])
         fill(bar.addMenu("&Help"), [self.about_action])
@@ -410,8 +370,8 @@ class MainWindow(QMainWindow):
         editable = not self.read_only
         for action in (self.save_action, self.save_as_action, self.cut_action, self.copy_action, self.paste_action,
                        self.duplicate_action, self.delete_action, self.select_all_action, self.search_action,
-                       self.group_action, self.ungroup_action, self.enter_group_action, self.exit_group_action,
-                       self.save_stage_action):
+                       self.groups.group_action, self.groups.ungroup_action, self.groups.enter_group_action,
+                       self.groups.exit_group_action, self.stage_commands.save_stage_action):
             action.setEnabled(editable)
         self.node_palette.setEnabled(editable)
         self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
@@ -421,206 +381,20 @@ class MainWindow(QMainWindow):
             action.setEnabled(editable)  # a graph material (a module has no output node to bake)
         self._mode_label.setText("read-only instruction view" if self.read_only else "")
 
-    # ------------------------------------------------------------------ graph edits
-
     def _on_graph_edited(self) -> None:
         if self.read_only:
             return
-        self._list_groups()
+        self.groups.list_groups()
         self.session.update_graph(self.graph_editor.material)
         self._update_title()
         self._update_actions()
-        self._refresh_properties()
+        self.nodes.refresh_properties()
         self.lowering.request(self.graph_editor.edit_continuing)
-
-    def add_node_from_palette(self, type_name: str, position: tuple[float, float] | None = None) -> MaterialNode | None:
-        """What the palette's double-click does: add the node at the view centre (or `position`)."""
-        if self.read_only:
-            return None
-        if type_name.startswith(FUNCTION_PREFIX):
-            entry = self.library_entries.get(type_name[len(FUNCTION_PREFIX):])
-            refusal = self.graph_editor.use_library_function(entry, position) if entry is not None else \
-                "it is no longer in the library"
-            if refusal:
-                self.statusBar().showMessage(f"Cannot add the function: {refusal}", 8000)
-                return None
-            selected = self.graph_editor.selected_material_nodes()
-            return selected[0] if selected else None
-        if type_name.startswith(GROUP_PREFIX):
-            added = self.graph_editor.add_group_instance(type_name[len(GROUP_PREFIX):], position)
-            if isinstance(added, str):
-                self.statusBar().showMessage(f"Cannot add the group: {added}", 8000)
-                return None
-            node = added
-        else:
-            node = self.graph_editor.add_node(type_name, position)
-        self.statusBar().showMessage(f"Added {node.name()}", 3000)
-        return node
-
-    def connect_nodes(self, source_id: str, source_port: str, target_id: str, target_port: str) -> tuple[bool, str]:
-        """Programmatic connect, through the same type check as dragging."""
-        return self.graph_editor.connect_nodes(source_id, source_port, target_id, target_port)
-
-    def set_node_property(self, node_id: str, name: str, value: object, continuing: bool = False) -> None:
-        if not self.read_only:
-            self.graph_editor.set_node_property(node_id, name, value, continuing)
-
-    def set_parameter_value(self, name: str, value: ParameterValue) -> None:
-        """The panel's edit: shown at once; in a graph document also an undoable edit of the material."""
-        if isinstance(value, str) and not self.read_only:
-            value = self.session.texture_reference(value)
-        self.session.parameters.set_value(name, value)
-        if not self.read_only:
-            self.graph_editor.set_parameter_value(name, value, self.parameters_panel.continuing)
-
-    def add_variant(self) -> str | None:
-        """Ask for a name and add a variant with it (made the active one)."""
-        taken = set(self.session.parameters.variants.names)
-        suggestion = next(f"variant {number}" for number in range(1, len(taken) + 2) if f"variant {number}" not in taken)
-        answer = self.prompts.ask_text(self, "New variant", "Name of the new set of values:", suggestion)
-        if answer is None:
-            return None
-        try:
-            name = checked_variant_name(answer, taken)
-        except VariantNameError as refusal:
-            self.statusBar().showMessage(f"No variant added: {refusal}", 8000)
-            return None
-        self.graph_editor.add_variant(name)
-        return name
-
-    def rename_variant(self, old: str) -> str | None:
-        """Ask for a new name for variant `old` and rename it (one undo step); None when refused or cancelled."""
-        answer = self.prompts.ask_text(self, "Rename variant", f"New name for \u201c{old}\u201d:", old)
-        if answer is None:
-            return None
-        try:
-            return self.graph_editor.rename_variant(old, answer)
-        except VariantNameError as refusal:
-            self.statusBar().showMessage(f"Variant not renamed: {refusal}", 8000)
-            return None
-
-    def select_node(self, node_id: str) -> None:
-        """Select one node and bring it into view (the diagnostics list does this)."""
-        if self.graph_editor.select_node(node_id):
-            self._refresh_properties()
 
     def frame_all(self) -> None:
         self.graph_editor.frame_all()
 
-    def set_costs_visible(self, visible: bool) -> None:
-        """View > Node Cost: the footer with each node's instructions and texture samples (remembered)."""
-        self.settings.setValue(COST_SETTING, visible)
-        if self.cost_action.isChecked() != visible:
-            self.cost_action.setChecked(visible)
-        self.graph_editor.set_costs_visible(visible)
-
-    def _highlight_selected_code(self) -> None:
-        nodes = [] if self.read_only else self.graph_editor.selected_material_nodes()
-        self.code_view.highlight_nodes([node.stable_id for node in nodes])
-
-    def open_tab_search(self) -> None:
-        """Tab: into the selected group node, else the node search."""
-        if not self.read_only and not self.graph_editor.enter_group():
-            self.graph_editor.open_tab_search()
-
-    def _list_groups(self) -> None:
-        """The palette's "Group" entry: the material's node group definitions."""
-        functions = self.graph_editor.material.functions
-        self.node_palette.set_groups([(function_id, functions[function_id].name, functions[function_id].description)
-                                 for function_id in sorted(functions, key=lambda key: functions[key].name.lower())])
-
-    def list_library_functions(self) -> None:
-        """The palette's "Functions" entry: the user's and the project's function library."""
-        entries, problems = list_library(library_folders(self.session.path))
-        self.library_entries = {f"{entry.folder}/{entry.path.name}": entry for entry in entries}
-        self.node_palette.set_functions([(key, f"{entry.name} ({entry.folder})", entry.definition.description)
-                                    for key, entry in self.library_entries.items()])
-        if problems:
-            self.statusBar().showMessage("Function library: " + "; ".join(problems), 8000)
-
-    def offer_library_updates(self) -> bool:
-        """When library copies of functions the material uses changed, offer to take them; True if taken."""
-        if self.read_only:
-            return False
-        changed = outdated(self.graph_editor.material, self.library_entries.values())
-        if not changed:
-            return False
-        if not self.prompts.ask_update_functions(self, [entry.name for _, entry in changed]):
-            return False
-        self.graph_editor.update_library_functions(changed)
-        return True
-
-    def save_group_to_library(self, project: bool = False) -> Path | None:
-        """Save the selected group as a function file in the user's (or the project's) library."""
-        if self.read_only:
-            return None
-        folders = library_folders(self.session.path)
-        kind = PROJECT if project else USER
-        if kind not in folders:
-            self.statusBar().showMessage("Save the material first: the project library is beside it", 8000)
-            return None
-        saved = self.graph_editor.save_group_to_library(folders[kind], kind)
-        if isinstance(saved, str):
-            self.statusBar().showMessage(f"Cannot save the group: {saved}", 8000)
-            return None
-        self.list_library_functions()
-        self.statusBar().showMessage(f"Saved {saved}", 5000)
-        return saved
-
-    def edit_group_interface(self) -> GroupInterfaceDialog | None:
-        """Edit > Group Interface…: the dialog (window-modal, not blocking) for the selected or shown group."""
-        function_id = None if self.read_only else self.graph_editor.interface_target()
-        if function_id is None:
-            self.statusBar().showMessage("Select a group node (or Tab into a group) to edit its interface", 8000)
-            return None
-        dialog = GroupInterfaceDialog(self.graph_editor.material.functions[function_id], self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def apply() -> None:
-            refusal = self.graph_editor.set_group_interface(function_id, *dialog.interface())
-            if refusal:
-                self.statusBar().showMessage(f"Cannot change the interface: {refusal}", 8000)
-
-        dialog.accepted.connect(apply)
-        dialog.open()
-        return dialog
-
-    def group_selection(self) -> None:
-        if self.read_only:
-            return
-        refusal = self.graph_editor.group_selection()
-        if refusal:
-            self.statusBar().showMessage(f"Cannot group: {refusal}", 8000)
-
-    def ungroup_selection(self) -> None:
-        if self.read_only:
-            return
-        refusal = self.graph_editor.ungroup_selection()
-        if refusal:
-            self.statusBar().showMessage(f"Cannot ungroup: {refusal}", 8000)
-
-    def enter_group(self) -> None:
-        if not self.read_only and not self.graph_editor.enter_group():
-            self.statusBar().showMessage("Select one group node to edit its nodes", 8000)
-
-    def exit_group(self) -> None:
-        if not self.read_only:
-            self.graph_editor.exit_group()
-
-    def _refresh_properties(self) -> None:
-        selected = [] if self.read_only else self.graph_editor.selected_material_nodes()
-        if len(selected) != 1:
-            self.properties_panel.show_nothing("Read-only document: no node properties." if self.read_only else
-                                               f"{len(selected)} nodes selected." if selected else
-                                               "Select one node to edit its properties.")
-            return
-        node = selected[0]
-        material_node = self.graph_editor.level_material().nodes.get(node.stable_id)
-        connected = [port.name() for port in node.input_ports() if port.connected_ports()]
-        self.properties_panel.show_node(node.stable_id, node.CATALOG_TYPE,
-                                        material_node.properties if material_node is not None else {}, connected)
-
-    # ------------------------------------------------------------------ lowering and documents
+    # ------------------------------------------------------------------ graph edits, lowering and documents
 
     def relower_now(self) -> None:
         """Lower the current graph now if it changed; the `lowered` event updates the panels."""
@@ -637,7 +411,7 @@ class MainWindow(QMainWindow):
     def _on_document_changed(self, _document: Document) -> None:
         self._update_title()
         self._update_actions()
-        self._refresh_properties()
+        self.nodes.refresh_properties()
 
     def show_centre(self, widget: QWidget) -> None:
         """The graph (an editable document) or the instruction view (a read-only one)."""
@@ -648,43 +422,16 @@ class MainWindow(QMainWindow):
         """Replace the document with `graph` (no questions asked); returns what the view could not show."""
         self.graph_editor.editable = True
         problems = self.graph_editor.load(graph)
-        self._list_groups()
+        self.groups.list_groups()
         # A graph the view could not show completely differs from its file: saving would change it.
         self.session.open_graph(self.graph_editor.material, path, name, modified or bool(problems), origin)
-        self._show_document_stage(graph.stage)
-        self.list_library_functions()
-        self.offer_library_updates()
+        self.stage_commands.show_document_stage(graph.stage)
+        self.groups.list_library_functions()
+        self.groups.offer_library_updates()
         self.relower_now()
         self.frame_all()
         self.documentOpened.emit()
         return problems
-
-    # The stage saved with the document (MaterialGraph.stage; the toolbar's stage otherwise stays the user's).
-
-    def _document_stage(self) -> dict[str, object]:
-        """The toolbar's stage as the document stores it (mesh and environment files relative to its folder)."""
-        return stored_stage(self.preview_panel.toolbar.stage.to_dict(), self.session.document.directory)
-
-    def _save_stage_toggled(self, checked: bool) -> None:
-        if not self.read_only:
-            self.graph_editor.set_saved_stage(self._document_stage() if checked else None)
-
-    def _stage_changed(self, _stage: Stage) -> None:
-        if self.save_stage_action.isChecked() and not self.read_only and not self._showing_document_stage:
-            self.graph_editor.set_saved_stage(self._document_stage())
-
-    def _show_document_stage(self, saved: dict[str, object] | None) -> None:
-        """A document was opened: show its stage if it has one (the toggle says whether it does)."""
-        self.save_stage_action.blockSignals(True)
-        self.save_stage_action.setChecked(saved is not None)
-        self.save_stage_action.blockSignals(False)
-        if saved is None:
-            return
-        self._showing_document_stage = True
-        try:
-            self.preview_panel.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory)))
-        finally:
-            self._showing_document_stage = False
 
     # The File menu (app.ui.file_commands); public for main.py, the file-open relay and tests.
 

@@ -121,11 +121,11 @@ def test_node_costs_in_the_footers_and_totals_in_the_status_bar(window) -> None:
     result = open_example(window, "stylised_lava")
     expected = material_cost(result.module, result.provenance)
     assert window.presenter.cost_label.text() == describe_totals(expected)
-    assert not window.cost_action.isChecked()
+    assert not window.inspection.cost_action.isChecked()
     nodes = window.graph.material_nodes()
     heights = {node.stable_id: node.view.height for node in nodes}
     assert all(node.view.cost_text == "" for node in nodes)
-    window.cost_action.trigger()
+    window.inspection.cost_action.trigger()
     assert window.settings.value("graph/show_cost", type=bool)
     for node in nodes:
         cost = expected.node(node.stable_id)
@@ -134,5 +134,5 @@ def test_node_costs_in_the_footers_and_totals_in_the_status_bar(window) -> None:
         assert "Cost: " in node.view.toolTip()
     noise = next(node for node in nodes if node.type_name == "fractal_noise_3d")
     assert "counted on" in noise.view.toolTip()
-    window.cost_action.trigger()
+    window.inspection.cost_action.trigger()
     assert all(node.view.height == heights[node.stable_id] for node in nodes)

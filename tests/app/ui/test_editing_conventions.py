@@ -24,7 +24,7 @@ SHININESS = "n4"
 
 def _power_editor(window) -> tuple[FloatEdit, QSlider]:
     window.activateWindow()
-    window.select_node(FRESNEL)
+    window.nodes.select_node(FRESNEL)
     host = window.properties_panel.editor_widget("power")
     edit, slider = host.findChild(FloatEdit), host.findChild(QSlider)
     assert edit is not None and slider is not None
@@ -56,7 +56,7 @@ def test_node_property_slider_previews_while_dragging(window, qtbot) -> None:
 
 def test_ctrl_y_redoes(window, qtbot) -> None:
     before = window.material
-    window.set_node_property(FRESNEL, "power", 2.5)
+    window.nodes.set_node_property(FRESNEL, "power", 2.5)
     after = window.material
     window.undo_action.trigger()
     assert window.material == before
@@ -105,7 +105,7 @@ def test_typing_not_yet_committed_is_undone_in_the_field_first(window, qtbot) ->
 
 
 def test_the_edit_menu_names_edits_for_people(window) -> None:
-    window.set_node_property(FRESNEL, "power", 2.5)
+    window.nodes.set_node_property(FRESNEL, "power", 2.5)
     text = window.undo_action.text().replace("&", "")
     assert text.startswith('Undo Change "power" of ') and "vpl_prop" not in text
     window.undo_action.trigger()
@@ -113,8 +113,8 @@ def test_the_edit_menu_names_edits_for_people(window) -> None:
 
 
 def test_an_inverted_parameter_range_is_a_diagnostic(window) -> None:
-    window.set_node_property(SHININESS, "minimum", 5.0)
-    window.set_node_property(SHININESS, "maximum", 2.0)
+    window.nodes.set_node_property(SHININESS, "minimum", 5.0)
+    window.nodes.set_node_property(SHININESS, "maximum", 2.0)
     window.flush()
     rows = [row for row in window.diagnostics_panel.rows if row.node_id == SHININESS]
     assert rows and "minimum 5 is greater than the maximum 2" in rows[0].message
@@ -122,7 +122,7 @@ def test_an_inverted_parameter_range_is_a_diagnostic(window) -> None:
     node = window.graph.node_by_stable_id(SHININESS)
     assert any("minimum 5" in message for message in node.view.diagnostics)
     assert window.result.ok  # the material itself still works
-    window.set_node_property(SHININESS, "maximum", 256.0)
+    window.nodes.set_node_property(SHININESS, "maximum", 256.0)
     window.flush()
     assert not [row for row in window.diagnostics_panel.rows if row.node_id == SHININESS]
 
@@ -134,7 +134,7 @@ def test_a_broken_material_marks_the_preview_out_of_date(window, qtbot) -> None:
     assert window.preview.stale_text == ""
     output = next(node_id for node_id, node in window.material.nodes.items() if node.type_name == "material_output")
     window.graph.node_by_stable_id(output).view.setSelected(True)
-    window.select_node(output)
+    window.nodes.select_node(output)
     window.graph_editor.delete_selection()
     window.flush()
     assert not window.result.ok

@@ -71,16 +71,16 @@ def _scene_leaks(window, hostile: str) -> list[str]:
 
 
 def test_hostile_parameter_names_are_shown_as_typed(window) -> None:
-    window.set_node_property(SHININESS, "name", BIG_RED)
+    window.nodes.set_node_property(SHININESS, "name", BIG_RED)
     window.flush()
-    window.select_node(SHININESS)
+    window.nodes.select_node(SHININESS)
     # The parameter panel's row for it shows the name as typed, in a plain-text label.
     labels = [label for label in window.parameters_panel.findChildren(QLabel) if label.text() == BIG_RED]
     assert labels and all(label.textFormat() == Qt.TextFormat.PlainText for label in labels)
     for hostile in (BIG_RED, PASSWD):
         assert not _markup_leaks(_everything(window), hostile) and not _scene_leaks(window, hostile)
     # A clash with the hostile name: the diagnostic quotes it, its tooltip shows it as typed.
-    window.set_node_property("n1", "name", BIG_RED)
+    window.nodes.set_node_property("n1", "name", BIG_RED)
     window.flush()
     panel = window.diagnostics_panel
     tooltips = [panel.item(row).toolTip() for row in range(panel.count())]
@@ -97,7 +97,7 @@ def test_hostile_node_ids_from_a_file_are_shown_as_typed(window) -> None:
     graph.connect(PASSWD, "out", BIG_RED, "base_color")  # a type error: diagnosed on the output node
     window.load_graph(graph, PASSWD)
     window.flush()
-    window.select_node(BIG_RED)
+    window.nodes.select_node(BIG_RED)
     assert BIG_RED in _rendered(window.properties_panel._title.text())  # the panel's title names the node
     for hostile in (BIG_RED, PASSWD):
         assert not _markup_leaks(_everything(window), hostile), hostile

@@ -76,7 +76,7 @@ def test_build_a_material_from_the_palette_and_compile_it(window, qtbot) -> None
         ("float_parameter", "out", "multiply", "b"),
         ("multiply", "out", "material_output", "base_color"),
     ):
-        allowed, reason = window.connect_nodes(ids[source], source_port, ids[target], target_port)
+        allowed, reason = window.nodes.connect_nodes(ids[source], source_port, ids[target], target_port)
         assert allowed, reason
     assert len(window.material.connections) == 3
     window.flush()
@@ -147,7 +147,7 @@ def test_refused_connection_shows_the_reason(window) -> None:
     assert window.graph.typed_viewer._validate_accept_connection(source, target) is False
     message = window.statusBar().currentMessage()
     assert "refused" in message and "texture" in message and "color" in message
-    allowed, reason = window.connect_nodes(texture, "out", output, "base_color")
+    allowed, reason = window.nodes.connect_nodes(texture, "out", output, "base_color")
     assert not allowed and "texture" in reason
     assert window.material.connections == []
 
@@ -192,8 +192,8 @@ def test_save_and_reopen_gives_the_same_graph(window, tmp_path: Path) -> None:
     window.load_graph(graph, "textured")
     node = window.graph.node_by_stable_id("n4")
     node.set_pos(123.5, -45.25)
-    window.set_node_property("n1", "name", "albedo_map")
-    window.set_node_property("n2", "tiling", (3.0, 0.5))
+    window.nodes.set_node_property("n1", "name", "albedo_map")
+    window.nodes.set_node_property("n2", "tiling", (3.0, 0.5))
     edited = window.material
     assert window.is_modified and window.isWindowModified()
     path = tmp_path / "saved.vpl"
@@ -248,7 +248,7 @@ def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_pa
     # Graph editing disabled.
     assert not window.save_action.isEnabled() and not window.paste_action.isEnabled()
     assert not window.node_palette.isEnabled()
-    assert window.add_node_from_palette("add") is None
+    assert window.nodes.add_node_from_palette("add") is None
     assert window.graph.all_nodes() == []
     # Preview set: the widget built (or reported) the program.
     qtbot.waitUntil(lambda: bool(outcomes), timeout=PREVIEW_TIMEOUT_MS)
@@ -349,14 +349,14 @@ def test_lowering_follows_edits_after_a_short_delay(window, qtbot) -> None:
     window.flush()
     before = window.code_view.text(VPL_TAB)
     with qtbot.waitSignal(window.lowered, timeout=10_000):
-        window.set_node_property("n7", "power", 2.5)  # the fresnel's unconnected power input
+        window.nodes.set_node_property("n7", "power", 2.5)  # the fresnel's unconnected power input
     assert window.code_view.text(VPL_TAB) != before
     assert "2.5" in window.code_view.text(VPL_TAB)
 
 
 def test_tab_search_creates_the_chosen_node(window, qtbot) -> None:
     before = len(window.material.nodes)
-    window.open_tab_search()
+    window.nodes.open_tab_search()
     search = window.graph.node_search  # app.graph.search: display names and synonyms
     assert search.isVisible()
     qtbot.keyClicks(search.field, "Smooth Step")
@@ -369,7 +369,7 @@ def test_autosave_writes_a_recovery_file_that_a_new_window_offers(make_window, p
     first = make_window()
     assert first._autosave_timer.interval() == 30_000 and first._autosave_timer.isActive()
     first.graph.node_by_stable_id("n2").set_pos(-777.0, 55.0)
-    first.set_node_property("n4", "default", 3.0)
+    first.nodes.set_node_property("n4", "default", 3.0)
     edited = first.material
     first._autosave_timer.timeout.emit()  # what the 30 s timer does
     saved = sorted(recovery_dir.glob("autosave-*"))
@@ -469,7 +469,7 @@ def test_graph_keys_act_only_while_the_graph_has_focus(window, qtbot) -> None:
     viewer = window.graph.viewer()
     window.activateWindow()
     qtbot.waitActive(window)
-    window.select_node("n7")
+    window.nodes.select_node("n7")
     window.code_view.editor(VPL_TAB).setFocus()
     qtbot.waitUntil(lambda: window.code_view.editor(VPL_TAB).hasFocus(), timeout=5000)
     qtbot.keyClick(window.code_view.editor(VPL_TAB), Qt.Key.Key_Delete)
@@ -514,10 +514,10 @@ def test_edit_keys_work_in_the_graph_and_are_never_ambiguous(window, qtbot, qtlo
         qtbot.keyClick(viewer, combination.key(), combination.keyboardModifiers())
 
     count = len(window.material.nodes)
-    window.select_node("n7")
+    window.nodes.select_node("n7")
     press(QKeySequence("Ctrl+D"))
     assert len(window.material.nodes) == count + 1
-    window.select_node("n7")
+    window.nodes.select_node("n7")
     press(QKeySequence(QKeySequence.StandardKey.Copy))
     press(QKeySequence(QKeySequence.StandardKey.Paste))
     assert len(window.material.nodes) == count + 2

@@ -85,7 +85,7 @@ def test_edits_reach_the_es_preview(make_window, qtbot) -> None:
     assert window.preview.renderer.link_count == links
     # A graph edit: lowered again, compiled for es320 again, relinked.
     with qtbot.waitSignal(window.lowered, timeout=10_000):
-        window.set_node_property("n7", "power", 0.5)
+        window.nodes.set_node_property("n7", "power", 0.5)
     after = _drawn(window, qtbot)
     assert window.preview.renderer.link_count > links
     assert window.preview.renderer.program.artifact.target == "es320"

@@ -38,7 +38,7 @@ def test_create(window) -> None:
 
 def test_delete(window) -> None:
     def delete() -> None:
-        window.select_node("n3")
+        window.nodes.select_node("n3")
         window.delete_action.trigger()
 
     before, after = undo_redo_round_trip(window, delete)
@@ -48,7 +48,7 @@ def test_delete(window) -> None:
 
 def test_connect(window) -> None:
     def connect() -> None:
-        allowed, reason = window.connect_nodes("n4", "out", "n10", "opacity")
+        allowed, reason = window.nodes.connect_nodes("n4", "out", "n10", "opacity")
         assert allowed, reason
 
     before, after = undo_redo_round_trip(window, connect)
@@ -84,7 +84,7 @@ def test_move(window) -> None:
 
 
 def test_property_change_from_the_properties_panel(window) -> None:
-    window.select_node("n7")  # fresnel
+    window.nodes.select_node("n7")  # fresnel
     assert window.properties_panel.node_id == "n7"
     edit = window.properties_panel.editor_widget("power").findChild(FloatEdit)
     assert edit is not None and edit.value == 4.0
@@ -102,7 +102,7 @@ def test_property_change_from_the_properties_panel(window) -> None:
 
 
 def test_invalid_float_entries_are_not_applied(window) -> None:
-    window.select_node("n7")
+    window.nodes.select_node("n7")
     edit = window.properties_panel.editor_widget("power").findChild(FloatEdit)
     before = window.material
     stack_size = window.graph.undo_stack().count()
@@ -114,7 +114,7 @@ def test_invalid_float_entries_are_not_applied(window) -> None:
 
 
 def test_paste(window) -> None:
-    window.select_node("n3")
+    window.nodes.select_node("n3")
     window.copy_action.trigger()
 
     before, after = undo_redo_round_trip(window, lambda: window.paste_action.trigger())
@@ -129,13 +129,13 @@ def test_paste(window) -> None:
 
 
 def test_duplicate_and_cut(window) -> None:
-    window.select_node("n7")
+    window.nodes.select_node("n7")
     before, after = undo_redo_round_trip(window, lambda: window.duplicate_action.trigger())
     assert len(after.nodes) == len(before.nodes) + 1
     ids = [node.stable_id for node in window.graph.material_nodes()]
     assert len(ids) == len(set(ids))
 
-    window.select_node("n7")
+    window.nodes.select_node("n7")
     before, after = undo_redo_round_trip(window, lambda: window.cut_action.trigger())
     assert "n7" not in after.nodes
 

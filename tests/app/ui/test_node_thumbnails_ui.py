@@ -71,7 +71,7 @@ def test_an_edit_redraws_the_nodes_downstream_of_it_only(thumbnail_window) -> No
     noise = next(node_id for node_id, node in graph.nodes.items() if "noise" in node.type_name)
     before = images(window)
     draws, lowerings = service.draws, service.lowerings
-    window.set_node_property(noise, "scale", 3.0)
+    window.nodes.set_node_property(noise, "scale", 3.0)
     window.flush()
     assert window.thumbnails.wait(60)
     downstream = connected_nodes(graph, [noise], upstream=False) & previewed(window)
@@ -90,7 +90,7 @@ def test_a_parameter_value_redraws_its_readers_without_a_new_module(thumbnail_wi
     parameter = next(node_id for node_id, node in graph.nodes.items() if node.properties.get("name") == "dark")
     before = images(window)
     draws, lowerings, links = service.draws, service.lowerings, service.links
-    window.set_parameter_value("dark", (0.9, 0.1, 0.1, 1.0))
+    window.parameter_commands.set_parameter_value("dark", (0.9, 0.1, 0.1, 1.0))
     window.flush()
     assert window.thumbnails.wait(60)
     downstream = connected_nodes(graph, [parameter], upstream=False) & previewed(window)
@@ -112,10 +112,10 @@ def test_toggles_per_node_and_for_all(thumbnail_window) -> None:
     show.setChecked(False)
     assert not window.graph.node_by_stable_id(hidden).view.thumbnail_shown
     assert all(window.graph.node_by_stable_id(node).view.thumbnail_shown for node in nodes[1:])
-    window.thumbnails_action.setChecked(False)
+    window.inspection.thumbnails_action.setChecked(False)
     assert not any(node.view.thumbnail_shown for node in window.graph.material_nodes())
     assert window.settings.value(THUMBNAILS_SETTING, type=bool) is False
-    window.thumbnails_action.setChecked(True)
+    window.inspection.thumbnails_action.setChecked(True)
     assert window.thumbnails.wait(60)
     assert set(images(window)) == set(nodes) - {hidden}
 
@@ -154,7 +154,7 @@ def test_preview_this_node_pins_it_until_unpinned(thumbnail_window, qtbot) -> No
     assert "Preview pinned to" in window.node_pin.label.text()
     assert window.node_pin.unpin_action.isEnabled()
     # An edit keeps the pin (the pinned sub-graph is lowered again).
-    window.set_node_property(noise, "scale", 2.0)
+    window.nodes.set_node_property(noise, "scale", 2.0)
     window.flush()
     assert window.node_pin.pinned == noise
     qtbot.waitUntil(lambda: renderer.program.artifact.fragment_code != window.session.current_artifact.fragment_code,

@@ -63,10 +63,10 @@ def test_a_momentary_error_keeps_every_value(window, qtbot) -> None:
     window.parameters_panel.parameterChanged.emit("base_color", (0.1, 0.8, 0.1, 1.0))
     window.flush()
     # Rename the parameter to a name that clashes, then back.
-    window.set_node_property(SHININESS, "name", "base_color")
+    window.nodes.set_node_property(SHININESS, "name", "base_color")
     window.flush()
     assert not window.result.ok
-    window.set_node_property(SHININESS, "name", "shininess")
+    window.nodes.set_node_property(SHININESS, "name", "shininess")
     window.flush()
     assert window.result.ok
     assert window.session.parameters.value("shininess") == tweaked
@@ -109,12 +109,12 @@ def test_variants_are_saved_switchable_and_undoable(window, prompts, tmp_path: P
 
 def test_a_taken_variant_name_is_refused(window, prompts) -> None:
     prompts.text_answers = ["new", "new"]
-    assert window.add_variant() == "new"
-    assert window.add_variant() is None
+    assert window.parameter_commands.add_variant() == "new"
+    assert window.parameter_commands.add_variant() is None
     assert 'already a variant called "new"' in window.statusBar().currentMessage()
     assert window.material.variants[0].name == "new" and len(window.material.variants) == 1
     prompts.text_answers = ["   "]
-    assert window.add_variant() is None
+    assert window.parameter_commands.add_variant() is None
     assert "needs a name" in window.statusBar().currentMessage() and len(window.material.variants) == 1
 
 

@@ -20,17 +20,17 @@ def _stage(mesh: str, exposure: float) -> Stage:
 def test_the_stage_is_saved_with_the_material_and_shown_when_it_is_opened(make_window, tmp_path: Path) -> None:
     first = make_window()
     toolbar = first.preview_panel.toolbar
-    assert not first.save_stage_action.isChecked() and first.material.stage is None
+    assert not first.stage_commands.save_stage_action.isChecked() and first.material.stage is None
     toolbar.set_stage(_stage("cube", 1.5))
     assert not first.isWindowModified()  # the user's stage: not the document's
-    first.save_stage_action.trigger()
-    assert first.save_stage_action.isChecked() and first.isWindowModified()
+    first.stage_commands.save_stage_action.trigger()
+    assert first.stage_commands.save_stage_action.isChecked() and first.isWindowModified()
     assert first.material.stage["mesh"] == "cube" and first.material.stage["exposure"] == 1.5
     toolbar.set_stage(_stage("torus", 1.5))  # followed while the option is on
     assert first.material.stage["mesh"] == "torus"
     # A node edit and its undo keep the stage (it is outside the undo stack).
     parameter = next(node_id for node_id, node in first.material.nodes.items() if node.type_name == "float_parameter")
-    first.set_node_property(parameter, "default", 7.0)
+    first.nodes.set_node_property(parameter, "default", 7.0)
     first.undo_action.trigger()
     assert first.material.stage["mesh"] == "torus"
     document = tmp_path / "staged.vpl"
@@ -44,8 +44,8 @@ def test_the_stage_is_saved_with_the_material_and_shown_when_it_is_opened(make_w
     shown = second.preview_panel.toolbar.stage
     assert (shown.mesh, shown.exposure) == ("torus", 1.5)
     assert second.preview.stage.mesh == "torus"  # the preview shows it too
-    assert second.save_stage_action.isChecked() and not second.isWindowModified()
-    second.save_stage_action.trigger()  # unchecked: the document no longer carries a stage
+    assert second.stage_commands.save_stage_action.isChecked() and not second.isWindowModified()
+    second.stage_commands.save_stage_action.trigger()  # unchecked: the document no longer carries a stage
     assert second.material.stage is None and second.isWindowModified()
     assert second.save_to(document)
     assert "stage" not in document.read_text(encoding="utf-8").split("// graph-end")[0]
@@ -54,7 +54,7 @@ def test_the_stage_is_saved_with_the_material_and_shown_when_it_is_opened(make_w
 def test_a_document_without_a_stage_keeps_the_users(make_window, tmp_path: Path) -> None:
     window = make_window()
     window.preview_panel.toolbar.set_stage(_stage("cylinder", -1.0))
-    window.save_stage_action.trigger()
+    window.stage_commands.save_stage_action.trigger()
     window.new_action.trigger()
-    assert not window.save_stage_action.isChecked() and window.material.stage is None
+    assert not window.stage_commands.save_stage_action.isChecked() and window.material.stage is None
     assert window.preview_panel.toolbar.stage.mesh == "cylinder"

@@ -16,7 +16,7 @@ def _open_custom(window) -> str:
     window.flush()
     assert window.result.ok
     node_id = next(node_id for node_id, node in window.material.nodes.items() if node.type_name == "custom_code")
-    window.select_node(node_id)
+    window.nodes.select_node(node_id)
     return node_id
 
 

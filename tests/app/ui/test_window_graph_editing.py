@@ -115,7 +115,7 @@ def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:
     assert window.result.ok
     parameter = next(node.id for node in window.material.nodes.values() if node.type_name == "float_parameter")
     name = window.material.nodes[parameter].properties["name"]
-    window.select_node(parameter)
+    window.nodes.select_node(parameter)
     window.graph_editor.duplicate()
     window.graph_editor.copy()
     window.graph_editor.paste()
@@ -156,7 +156,7 @@ def test_a_property_drag_updates_the_snapshot_without_reading_the_whole_view(win
 
     shininess = "n4"  # the default example's float parameter
     for step, value in enumerate((60.0, 70.0, 80.0)):
-        window.set_node_property(shininess, "default", value, continuing=step > 0)
+        window.nodes.set_node_property(shininess, "default", value, continuing=step > 0)
         assert editor.material.nodes[shininess].properties["default"] == value and agrees()
     stack = window.graph.undo_stack()
     stack.undo()

@@ -30,9 +30,9 @@ def _inner_ids(window) -> list[str]:
 
 
 def test_group_keys_are_blender_s(window) -> None:
-    assert window.group_action.shortcut() == QKeySequence("Ctrl+G")
-    assert window.ungroup_action.shortcut() == QKeySequence("Ctrl+Alt+G")
-    assert window.exit_group_action.shortcut() == QKeySequence("Ctrl+Tab")
+    assert window.groups.group_action.shortcut() == QKeySequence("Ctrl+G")
+    assert window.groups.ungroup_action.shortcut() == QKeySequence("Ctrl+Alt+G")
+    assert window.groups.exit_group_action.shortcut() == QKeySequence("Ctrl+Tab")
     assert window.graph.wrap_frame_action.shortcut() == QKeySequence("Ctrl+J")
 
 
@@ -109,7 +109,7 @@ def test_ctrl_g_tab_breadcrumb_and_undo_of_every_step(qtbot, window) -> None:
 
 def test_ctrl_tab_leaves_and_tab_without_a_group_searches(qtbot, window) -> None:
     _select(window, _inner_ids(window)[:2])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     _press(qtbot, window, Qt.Key.Key_Tab)
     assert len(window.graph_editor.path) == 1
     _press(qtbot, window, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
@@ -124,11 +124,11 @@ def test_ctrl_tab_leaves_and_tab_without_a_group_searches(qtbot, window) -> None
 def test_ungroup_restores_the_graph_and_undoes(window) -> None:
     flat = window.material
     _select(window, _inner_ids(window)[:4])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     grouped = window.material
     (instance_id,) = [node_id for node_id, node in grouped.nodes.items() if node.type_name == GROUP_TYPE]
     _select(window, [instance_id])
-    window.ungroup_action.trigger()
+    window.groups.ungroup_action.trigger()
     assert window.material == flat
     window.undo_action.trigger()
     assert window.material == grouped
@@ -139,10 +139,10 @@ def test_ungroup_restores_the_graph_and_undoes(window) -> None:
 def test_nested_groups_breadcrumb_three_levels(qtbot, window) -> None:
     ids = _inner_ids(window)
     _select(window, ids[:2])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     first = next(n.stable_id for n in window.graph_editor.selected_material_nodes())
     _select(window, [first, ids[2]])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     _press(qtbot, window, Qt.Key.Key_Tab)
     _select(window, [first])
     _press(qtbot, window, Qt.Key.Key_Tab)
@@ -162,7 +162,7 @@ def test_refused_grouping_says_why(window) -> None:
                   if node.type_name in ("material_output", "surface_output"))
     before = window.material
     _select(window, [output])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     assert window.material == before
     assert "Cannot group" in window.statusBar().currentMessage()
 
@@ -172,7 +172,7 @@ def test_palette_lists_the_groups_under_group_and_adds_instances(window) -> None
 
     assert window.node_palette.item_for("custom_code").text(0) == "Custom Code"
     _select(window, _inner_ids(window)[:2])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     (function_id,) = window.material.functions
     type_name = f"group:{function_id}"
     item = window.node_palette.item_for(type_name)
@@ -193,7 +193,7 @@ def test_palette_lists_the_groups_under_group_and_adds_instances(window) -> None
     # Inside the group, its own entry is refused: a group cannot contain itself.
     _select(window, [instances[0].id if instances[0].id in before.nodes else instances[1].id])
     assert window.graph_editor.enter_group()
-    assert window.add_node_from_palette(type_name) is None
+    assert window.nodes.add_node_from_palette(type_name) is None
     assert "itself" in window.statusBar().currentMessage() or "recurs" in window.statusBar().currentMessage()
 
 
@@ -205,9 +205,9 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
     from app.ui.palette import FUNCTIONS_CATEGORY
 
     _select(window, ["n3", "n6"])  # multiply and add: float properties to change
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     (function_id,) = window.material.functions
-    saved = window.save_group_to_library()
+    saved = window.groups.save_group_to_library()
     assert saved is not None and saved.parent == function_library and saved.suffix == ".vplf"
     assert window.material.functions[function_id].library is not None
     key = f"user/{saved.name}"
@@ -215,8 +215,8 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
     assert item is not None and item.parent().text(0) == FUNCTIONS_CATEGORY
 
     other = make_window(load_example=False)
-    other.list_library_functions()
-    assert other.add_node_from_palette(f"function:{key}") is not None
+    other.groups.list_library_functions()
+    assert other.nodes.add_node_from_palette(f"function:{key}") is not None
     embedded = other.material.functions
     assert len(embedded) == 1
     path = tmp_path / "uses_function.vpl"
@@ -224,7 +224,7 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
     assert load_file(path).graph == other.material  # the definition is in the file itself
 
     # The library copy changes: a property inside the group.
-    library_copy = window.library_entries[key]
+    library_copy = window.groups.library_entries[key]
     changed = window.graph_editor.material.copy()
     inner, number = next((node_id, name) for node_id, node in changed.functions[function_id].body.nodes.items()
                          for name, value in node.properties.items() if isinstance(value, float))
@@ -246,13 +246,13 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
 
 def test_group_interface_rename_reorder_default_and_undo(window) -> None:
     _select(window, ["n3", "n6"])  # multiply and add: a group with two inputs or more
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     (function_id,) = window.material.functions
     before = window.material
     definition = before.functions[function_id]
     assert len(definition.inputs) >= 2
     first, second = definition.inputs[0], definition.inputs[1]
-    dialog = window.edit_group_interface()
+    dialog = window.groups.edit_group_interface()
     assert dialog is not None
     dialog.name_edit.setText("Tint and lift")
     dialog.inputs.item(0, 0).setText("tint")
@@ -279,9 +279,9 @@ def test_group_interface_rename_reorder_default_and_undo(window) -> None:
 
 def test_group_interface_refuses_a_bad_name(window) -> None:
     _select(window, ["n3", "n6"])
-    window.group_action.trigger()
+    window.groups.group_action.trigger()
     before = window.material
-    dialog = window.edit_group_interface()
+    dialog = window.groups.edit_group_interface()
     dialog.inputs.item(0, 0).setText("2bad")
     dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
     assert dialog.isVisible() and "not a port name" in dialog.problem.text()
