@@ -62,6 +62,7 @@ def add_parameter_clash(graph: MaterialGraph, second_name: str = "sheen") -> lis
     total = graph.add_node("add", (x - 260.0, y + 420.0))
     graph.connect(first.id, "out", total.id, "a")
     graph.connect(second.id, "out", total.id, "b")
-    graph.connect(total.id, "out", output.id, "emissive")
+    # Surface Output (the examples' output since they moved to it) names the input "emissive_color".
+    graph.connect(total.id, "out", output.id, "emissive_color" if output.type_name == "surface_output" else "emissive")
     return [first.id, second.id]
 
