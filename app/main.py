@@ -178,6 +178,7 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
         if window.preview.preparing_environment:
             loop.exec()
+    window.thumbnails.wait(timeout_seconds)  # the node thumbnails (their own worker; none when turned off)
     # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
     # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
     # widget itself.

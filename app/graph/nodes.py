@@ -16,7 +16,12 @@ What a view node holds, and why:
   with NodeGraphQt's built-in properties.
 
 The graphics item `MaterialNodeItem` adds the error marker (red border, a
-badge and the first message under the node) and rich tooltips.
+badge and the first message under the node), rich tooltips, and the two
+inspection strips at the bottom of the node (issue 18): the live thumbnail
+of its output (an image the window's thumbnail service renders; the item
+only draws it, centred under the ports) and the cost footer ("12 instr ·
+1 tex"). Both are off until set, and the node grows by exactly their
+height, so ports and wires stay where they were.
 """
 
 from __future__ import annotations
@@ -49,6 +54,11 @@ PROPERTY_PREFIX = "vpl_prop_"
 
 ERROR_COLOR = QtGui.QColor(235, 64, 52)
 MARKER_TEXT_WIDTH = 260
+#: Side of the thumbnail drawn in a node, in scene units (pixels at zoom 1).
+THUMBNAIL_SIZE = 48
+THUMBNAIL_MARGIN = 5.0
+FOOTER_HEIGHT = 16.0
+FOOTER_COLOR = QtGui.QColor(200, 200, 200)
 
 #: Header colours per category (lower-case category name); others stay neutral.
 CATEGORY_COLORS: dict[str, tuple[int, int, int]] = {
@@ -96,7 +106,12 @@ def to_view_value(value: Any) -> Any:
 
 
 class MaterialNodeItem(NodeItem):
-    """Node graphics with an error marker and catalog-aware tooltips."""
+    """Node graphics with an error marker, catalog-aware tooltips, thumbnail and cost footer."""
+
+    # Class-level defaults: NodeItem's constructor lays the node out before ours has run.
+    _thumbnail_shown = False
+    _cost_shown = False
+    _cost_lines: list[str] = []  # noqa: RUF012 - replaced per instance, never mutated
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
         super().__init__(name, parent)
@@ -112,6 +127,13 @@ class MaterialNodeItem(NodeItem):
         # Titles are derived (type name, or the parameter name), not saved:
         # an in-place rename would be silently lost, so it is not offered.
         self._text_item.set_locked(True)
+        self._thumbnail: QtGui.QImage | None = None
+        self._thumbnail_shown = False
+        self._thumbnail_note = ""
+        self._pinned = False
+        self._cost_text = ""
+        self._cost_lines: list[str] = []
+        self._cost_shown = False
 
     # --- catalog information and diagnostics ---
 
@@ -149,6 +171,116 @@ class MaterialNodeItem(NodeItem):
     def _place_marker(self) -> None:
         self._marker_text.setPos(2.0, self._height + 3.0)
 
+    # --- inspection: thumbnail and cost footer ---
+
+    @property
+    def thumbnail(self) -> QtGui.QImage | None:
+        """The image drawn in the node (None: none yet, or thumbnails are off)."""
+        return self._thumbnail if self._thumbnail_shown else None
+
+    @property
+    def thumbnail_shown(self) -> bool:
+        return self._thumbnail_shown
+
+    @property
+    def thumbnail_note(self) -> str:
+        return self._thumbnail_note if self._thumbnail_shown else ""
+
+    @property
+    def cost_text(self) -> str:
+        return self._cost_text if self._cost_shown else ""
+
+    @property
+    def pinned(self) -> bool:
+        return self._pinned
+
+    def set_thumbnail_shown(self, shown: bool) -> None:
+        """Reserve (or give back) the thumbnail's place; the node changes height."""
+        if shown != self._thumbnail_shown:
+            self._thumbnail_shown = shown
+            self._relayout()
+
+    def set_thumbnail(self, image: QtGui.QImage | None, note: str = "") -> None:
+        """The image to draw (None with a `note`: why there is none, e.g. the node has an error)."""
+        self._thumbnail = image
+        self._thumbnail_note = note
+        if self._thumbnail_shown:
+            self.update()
+
+    def set_pinned(self, pinned: bool) -> None:
+        """Marks the node whose value the main preview shows ("Preview this node")."""
+        if pinned != self._pinned:
+            self._pinned = pinned
+            self.update()
+
+    def set_cost(self, text: str, lines: Sequence[str] = ()) -> None:
+        """The footer text and the tooltip lines about the node's cost ("" and none: no cost known)."""
+        lines = list(lines)
+        if text == self._cost_text and lines == self._cost_lines:
+            return
+        self._cost_text, self._cost_lines = text, lines
+        self._tooltip_disable(self.disabled)
+        if self._cost_shown:
+            self.update()
+
+    def set_cost_shown(self, shown: bool) -> None:
+        if shown != self._cost_shown:
+            self._cost_shown = shown
+            self._tooltip_disable(self.disabled)
+            self._relayout()
+
+    def _bottom_extra(self) -> float:
+        extra = 0.0
+        if self._thumbnail_shown:
+            extra += THUMBNAIL_SIZE + THUMBNAIL_MARGIN
+        if self._cost_shown:
+            extra += FOOTER_HEIGHT
+        return extra
+
+    def _relayout(self) -> None:
+        self.prepareGeometryChange()
+        self.draw_node()
+        self.update()
+
+    def calc_size(self, add_w: float = 0.0, add_h: float = 0.0) -> tuple[float, float]:
+        width, height = super().calc_size(add_w, add_h)
+        if self._thumbnail_shown:
+            width = max(width, THUMBNAIL_SIZE + 4 * THUMBNAIL_MARGIN)
+        return width, height + self._bottom_extra()
+
+    def _paint_inspection(self, painter: QtGui.QPainter) -> None:
+        bottom = self._height
+        painter.save()
+        if self._cost_shown:
+            footer = QtCore.QRectF(6.0, bottom - FOOTER_HEIGHT, self._width - 12.0, FOOTER_HEIGHT - 2.0)
+            bottom -= FOOTER_HEIGHT
+            font = painter.font()
+            font.setPointSizeF(max(6.5, font.pointSizeF() * 0.8))
+            painter.setFont(font)
+            painter.setPen(FOOTER_COLOR)
+            painter.drawText(footer, QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
+                             self._cost_text or "—")
+        if self._thumbnail_shown:
+            left = (self._width - THUMBNAIL_SIZE) / 2.0
+            target = QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+            painter.setPen(QtCore.Qt.PenStyle.NoPen)
+            painter.setBrush(QtGui.QColor(24, 24, 24))
+            painter.drawRect(target)
+            if self._thumbnail is not None and not self._thumbnail.isNull():
+                painter.drawImage(target, self._thumbnail)
+            elif self._thumbnail_note:
+                font = painter.font()
+                font.setPointSizeF(max(6.0, font.pointSizeF() * 0.75))
+                painter.setFont(font)
+                painter.setPen(QtGui.QColor(150, 150, 150))
+                painter.drawText(target.adjusted(3, 3, -3, -3), QtCore.Qt.AlignmentFlag.AlignCenter
+                                 | QtCore.Qt.TextFlag.TextWordWrap, self._thumbnail_note)
+            if self._pinned:
+                painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+                painter.setPen(QtGui.QPen(QtGui.QColor(255, 196, 64), 2.0))
+                painter.drawRect(target.adjusted(-1.0, -1.0, 1.0, 1.0))
+        painter.restore()
+
     # --- NodeItem overrides ---
 
     def _tooltip_disable(self, state: bool) -> None:
@@ -163,6 +295,8 @@ class MaterialNodeItem(NodeItem):
             parts.append(escaped(self._description))
         for message in self._diagnostics:
             parts.append(f'<font color="#eb4034">\u26a0 {escaped(message)}</font>')
+        if self._cost_shown and self._cost_lines:
+            parts.append("<br/>".join(escaped(line).replace("  ", "&nbsp;&nbsp;") for line in self._cost_lines))
         self.setToolTip("<br/>".join(parts))
 
     def draw_node(self) -> None:
@@ -171,6 +305,8 @@ class MaterialNodeItem(NodeItem):
 
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
         super().paint(painter, option, widget)
+        if self._thumbnail_shown or self._cost_shown:
+            self._paint_inspection(painter)
         if not self._diagnostics:
             return
         painter.save()

@@ -39,6 +39,7 @@ from typing import Any
 from NodeGraphQt import NodeGraph
 from NodeGraphQt.base.commands import NodeMovedCmd
 from NodeGraphQt.constants import PortTypeEnum
+from NodeGraphQt.qgraphics.node_base import NodeItem
 from NodeGraphQt.qgraphics.port import PortItem
 from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -65,11 +66,23 @@ class TypedNodeViewer(NodeViewer):
         self.port_check: Callable[[PortItem, PortItem], tuple[bool, str]] | None = None
         #: (port a wire was dragged from or None, scene position or None) -> opens the node search.
         self.search_handler: Callable[[PortItem | None, QtCore.QPointF | None], None] | None = None
+        #: (NodeGraphQt id of the node under the cursor, global position) -> True when it showed a node menu.
+        self.node_menu_handler: Callable[[str, QtCore.QPoint], bool] | None = None
         self._last_refusal = ""
 
     @property
     def last_refusal(self) -> str:
         return self._last_refusal
+
+    def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:  # noqa: N802 - Qt override
+        """A right click on a node shows the window's node menu (`node_menu_handler`); elsewhere the graph menu."""
+        if self.node_menu_handler is not None:
+            nodes = [item for item in self._items_near(self.mapToScene(event.pos())) if isinstance(item, NodeItem)]
+            if nodes and self.node_menu_handler(nodes[0].id, event.globalPos()):
+                self.RMB_state = False
+                event.accept()
+                return
+        super().contextMenuEvent(event)
 
     def _validate_accept_connection(self, from_port: PortItem, to_port: PortItem) -> bool:
         if not super()._validate_accept_connection(from_port, to_port):

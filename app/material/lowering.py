@@ -58,6 +58,19 @@ Guarantees:
   `scoped_provenance` to (definition id, inner node id), so a diagnostic
   lands on the instance in the material and on the inner node inside the
   group (`NodeDiagnostic.scope`, `scoped_node`).
+- Reads: which surface values (sources, varyings, scene fields, host
+  uniforms) each node asked for, in `LoweringResult.reads`; node previews
+  decide from them whether a value needs the preview mesh (issue 18).
+
+Node previews (`lower(graph, preview=PreviewOutputs(...))`, issue 18):
+instead of the graph's output node, the values of the given node outputs
+are written, unlit, to the fragment colour output: the sub-graph feeding
+them is lowered as usual (the same nodes, in the same order rules, with
+the same `radiance_output` as the material, so every node computes what it
+computes in the material), each value is shown as a colour
+(`preview_color`), and with several outputs an int uniform
+(`PREVIEW_SELECTOR`) picks which one a draw shows. The output node itself
+is not lowered; its vertex stage is generated as always.
 """
 
 from __future__ import annotations
@@ -101,7 +114,7 @@ from vpl_core.ir import paths
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, member, record
 from vpl_core.ir.instructions import BinaryOperator, Builtin, Instruction, Terminator
 from vpl_core.ir.module import Block, Function, Module, Semantic
-from vpl_core.ir.types import VOID, Type, vec
+from vpl_core.ir.types import INT, VOID, Type, vec
 from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterValue
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
@@ -115,6 +128,25 @@ VERTEX_ENTRY_NAME = "vertex_main"
 FRAGMENT_ENTRY_NAME = "fragment_main"
 
 DIAGNOSTIC_CATEGORIES = ("graph", "semantic", "target", "driver")
+#: The int uniform of a preview module with several outputs: draw k shows `PreviewOutputs.ports[k]`.
+PREVIEW_SELECTOR = "preview_output"
+
+
+@dataclass(frozen=True)
+class PreviewOutputs:
+    """Lower these node outputs as unlit results instead of the output node (the module docstring).
+
+    `ports` are (node id, output port name); one port gives the sub-graph
+    that feeds it alone ("Preview this node"), several give one module whose
+    `PREVIEW_SELECTOR` uniform picks the port (the node thumbnails).
+    `output_name` is the fragment colour output's name: `radiance` (linear,
+    the host tone-maps it, as for a Surface Output material) or `color`
+    (shown as it is, as for an Unlit Output material); None takes the
+    material's own (its output node's; `color` without one).
+    """
+
+    ports: tuple[tuple[str, str], ...]
+    output_name: str | None = None
 
 
 @dataclass
@@ -132,6 +164,12 @@ class LoweringResult:
     scoped_provenance: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: Resolved port types inside each group definition the material uses: definition id -> (node, port) -> type.
     scoped_port_types: dict[str, dict[tuple[str, str], PortType]] = field(default_factory=dict)
+    #: The surface values each node asked for: source and varying names, "scene.<field>", host uniform names.
+    reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: For a preview lowering: the ports it shows, in selector order (ports that could not be lowered are left out).
+    preview_ports: tuple[tuple[str, str], ...] = ()
+    #: For a preview lowering of several ports: the name of its selector uniform (PREVIEW_SELECTOR, made unique).
+    preview_selector: str = ""
     #: Seconds spent per phase: types, lowering, publication (verification, canonical text
     #: and its read-back), glsl (materialization and generation).
     timings: dict[str, float] = field(default_factory=dict)
@@ -545,6 +583,7 @@ class _Lowering:
         #: Every builder made for this lowering (shared with its function lowerings); `finish_functions` completes them.
         self.builders: list[FunctionBuilder] = []
         self.report: Callable[[str | None, str], None] = lambda _node_id, _message: None
+        self.reads: dict[str, set[str]] = {}
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -596,13 +635,19 @@ class _Lowering:
         for builder in self.builders:
             builder.finish()
 
+    def note_read(self, name: str) -> None:
+        """The current node asked for surface value `name` (cached or not: `LoweringResult.reads`)."""
+        self.reads.setdefault(self.owner, set()).add(name)
+
     # Module skeleton.
 
-    def build_skeleton(self, output_node: str, override: OutputOverride | None = None) -> None:
+    def build_skeleton(self, output_node: str, override: OutputOverride | None = None,
+                       output_name: str | None = None) -> None:
         """The scene uniform and the fragment entry; the vertex stage comes last (`finish_vertex_stage`)."""
         self.owner = output_node
         self.override = override
-        self.output_name = override.output_name if override is not None else OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name]
+        self.output_name = output_name or (override.output_name if override is not None
+                                           else OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name])
         module = self.module
         scene_type = record(SCENE_RECORD_NAME, SCENE_FIELDS)
         self.scene = add_uniform(module, SCENE_UNIFORM_NAME, scene_type)
@@ -652,6 +697,7 @@ class _Lowering:
 
     def host_uniform(self, name: str, value_type: Type) -> ReferenceValue:
         """A uniform the host fills (not a material parameter; scene.HOST_UNIFORMS), declared once."""
+        self.note_read(name)
         reference = self.host_uniforms.get(name)
         if reference is None:
             reference = self.host_uniforms[name] = add_uniform(self.module, name, value_type)
@@ -661,10 +707,12 @@ class _Lowering:
     # Values shared by nodes.
 
     def scene_field(self, field_name: str) -> RegisterValue:
+        self.note_read(f"scene.{field_name}")
         return self.fragment_main.load(member(self.scene, field_name))
 
     def varying(self, name: str) -> RegisterValue:
         """Load the interpolated varying `name` (one of SURFACE_VARYINGS), declaring it on first use."""
+        self.note_read(name)
         reference = self.varying_inputs.get(name)
         if reference is None:
             varying = SURFACE_VARYINGS.get(name)
@@ -683,6 +731,7 @@ class _Lowering:
         ones, so a register assigned in an earlier block is assigned on every
         path to a later use.
         """
+        self.note_read(name)
         cached = self.sources.get(name)
         if cached is None:
             compute = SURFACE_SOURCES.get(name)
@@ -783,11 +832,13 @@ def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
 # Entry point ----------------------------------------------------------------------------------
 
 
-def lower(graph: MaterialGraph, *, override: OutputOverride | None = None) -> LoweringResult:
-    """Lower, verify, publish and compile a material graph (re-targeted by `override`). Never raises."""
+def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
+          override: OutputOverride | None = None) -> LoweringResult:
+    """Lower, verify, publish and compile a material graph (or, with `preview`, node outputs; re-targeted by
+    `override`). Never raises."""
     result = LoweringResult()
     try:
-        _lower(graph, result, override)
+        _lower(graph, result, preview, override)
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
         result.text = ""
@@ -832,7 +883,8 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
     return problems
 
 
-def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverride | None = None) -> None:
+def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs | None = None,
+           override: OutputOverride | None = None) -> None:
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
@@ -841,15 +893,25 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
 
     outputs = sorted((node_id for node_id, node in graph.nodes.items() if node.type_name in OUTPUT_NODE_TYPES), key=node_id_key)
     output_node = outputs[0] if outputs else None
-    live = connected_nodes(graph, [output_node]) if output_node is not None else set()
-    if override is not None and override.roots is not None and output_node is not None:
+    if preview is not None:
+        missing = [node_id for node_id, _ in preview.ports if node_id not in graph.nodes]
+        if not preview.ports or missing:
+            result.diagnostics.append(NodeDiagnostic(None, "graph", f"nothing to preview: no node {', '.join(missing)}"
+                                                     if missing else "nothing to preview"))
+            return
+        roots = [node_id for node_id, _ in preview.ports]
+    else:
+        roots = [output_node] if output_node is not None else []
+    live = connected_nodes(graph, roots)
+    if preview is None and override is not None and override.roots is not None and output_node is not None:
         live = connected_nodes(graph, [root for root in override.roots if root in graph.nodes]) | {output_node}
 
     def report(node_id: str | None, message: str, category: str = "graph") -> None:
-        severity = "error" if node_id is None or node_id in live else "warning"
+        # A preview leaves out what cannot be lowered (`preview_ports` says what it shows): warnings only.
+        severity = "error" if preview is None and (node_id is None or node_id in live) else "warning"
         result.diagnostics.append(NodeDiagnostic(node_id, category, message, severity))
 
-    if output_node is None:
+    if preview is None and output_node is None:
         report(None, "the material has no output node; add a Surface Output (or an Unlit Output) and connect its inputs")
     for extra in outputs[1:]:
         report(extra, f"a material has one output node; this one is ignored ({output_node} is the output)")
@@ -858,30 +920,45 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
             report(node_id, message)
     groups = group_lowering.GroupState(graph, live)
     groups.check(result)
-    for (where, node_id), message in sorted(_parameter_name_problems(graph, groups.used).items(),
+    name_problems = _parameter_name_problems(graph, groups.used)
+    for (where, node_id), message in sorted(name_problems.items(),
                                             key=lambda item: (item[0][0] or "", node_id_key(item[0][1]))):
         if where is None:
             report(node_id, message)
         else:
             result.diagnostics.append(groups.scoped_diagnostic(where, node_id, message))
-    if output_node is None or result.errors:
+    if not roots or result.errors:
         return
 
     control_nodes = {node_id for node_id in live if _is_control(graph.nodes[node_id], scope)}
     controlled = connected_nodes(graph, control_nodes, upstream=False) & live
     priority = {node_id: (1 if node_id in controlled else 0) for node_id in live}
-    priority[output_node] = 2
+    if preview is None:
+        priority[roots[0]] = 2
     order, _ = topological_order(graph, priority)
     order = [node_id for node_id in order if node_id in live]
+    # A preview skips nodes that cannot be lowered and everything that reads them.
+    failed = ((set(resolution.errors) | {node_id for (where, node_id) in name_problems if where is None}) & live
+              if preview is not None else set())
+    sources: dict[str, set[str]] = {}
+    for connection in graph.connections:
+        sources.setdefault(connection.target_node, set()).add(connection.source_node)
 
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
     lowering.groups = groups
     lowering.report = report
     groups.prepare(lowering, control_nodes)
-    lowering.build_skeleton(output_node, override)
-    failed: set[str] = set()
+    if preview is None:
+        lowering.build_skeleton(roots[0], override)
+    else:
+        own_output = OUTPUT_NODE_TYPES[graph.nodes[output_node].type_name] if output_node is not None else DISPLAY_OUTPUT_NAME
+        lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
+        lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
     for node_id in order:
+        if node_id in failed or not failed.isdisjoint(sources.get(node_id, ())):
+            failed.add(node_id)
+            continue
         node = graph.nodes[node_id]
         node_type = node_type_for(node, scope)
         assert node_type is not None  # resolved without errors above
@@ -895,12 +972,22 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
         except LoweringFailure as failure:
             report(node_id, str(failure))
             failed.add(node_id)
+    if preview is not None:
+        shown = tuple(port for port in preview.ports if port[0] not in failed)
+        if not shown:
+            result.diagnostics.append(NodeDiagnostic(roots[0], "graph", "nothing here can be previewed"))
+        else:
+            try:
+                result.preview_ports, result.preview_selector = _store_preview(lowering, shown)
+            except LoweringFailure as failure:
+                result.diagnostics.append(NodeDiagnostic(lowering.owner, "graph", str(failure)))
     if not result.errors:
-        lowering.finish_vertex_stage(output_node)
+        lowering.finish_vertex_stage(roots[0])
     lowering.finish_functions()
     result.parameters = list(lowering.parameters)
     result.provenance = lowering.provenance
     result.scoped_provenance = lowering.scoped_provenance
+    result.reads = {node_id: frozenset(names) for node_id, names in lowering.reads.items()}
     result.timings["lowering"] = time.perf_counter() - started
     if result.errors:
         return
@@ -911,6 +998,81 @@ def _lower(graph: MaterialGraph, result: LoweringResult, override: OutputOverrid
 def _is_control(node: Node, scope: Scope) -> bool:
     node_type = node_type_for(node, scope)
     return node_type is not None and node_type.control
+
+
+def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> Operand:
+    """A node output's value as the vec4 colour a preview shows: rgb clamped at 0, alpha 1.
+
+    float f: (f, f, f); vec2 (x, y): (x, y, 0); vec3: itself; vec4 and
+    colour: rgb (alpha is not shown); bool: white or black; a texture: its
+    texels at the mesh's texture coordinates, decoded from sRGB in a
+    radiance material as a Texture Sample node would. Negative components
+    show black (no display shows negative light, and the preview's post pass
+    reserves negative radiance for pixels no surface covers).
+    """
+    fn = lowering.fragment_main
+    one, zero = fn.f(1.0), fn.f(0.0)
+    rgb: Operand
+    if port_type is PortType.BOOL:
+        value, port_type = fn.call_builtin(Builtin.SELECT, PortType.FLOAT.vpl_type, value, one, zero), PortType.FLOAT
+    if port_type is PortType.TEXTURE:
+        uv = lowering.source("texcoord")
+        if fn.block is not fn.entry:
+            texel = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, value, uv, zero)
+        else:
+            texel = fn.texture(value, uv)
+        rgb = fn.swizzle(texel, "xyz")
+        node = lowering.graph.nodes.get(lowering.owner)
+        if (lowering.output_name == RADIANCE_OUTPUT_NAME and node is not None and node.type_name == "texture_parameter"
+                and node.properties.get("color_space", "srgb") != "linear"):
+            from app.material.nodes import pbr_functions  # the node modules import this one
+
+            linear = fn.call(pbr_functions.srgb_to_linear(lowering), rgb)
+            assert linear is not None
+            rgb = linear
+    elif port_type is PortType.FLOAT:
+        rgb = fn.construct(vec(3), value, value, value)
+    elif port_type is PortType.VEC2:
+        rgb = fn.construct(vec(3), value, zero)
+    elif port_type is PortType.VEC3:
+        rgb = value
+    else:
+        rgb = fn.swizzle(value, "xyz")
+    clamped = fn.builtin(Builtin.MAX, PortType.VEC3, rgb, fn.construct(vec(3), zero))
+    return fn.construct(vec(4), clamped, one)
+
+
+def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], str]:
+    """Write the previewed outputs' colours to the fragment output (picked by `PREVIEW_SELECTOR` when several).
+
+    Returns the ports and the selector uniform's name ("" for one port).
+    """
+    fn = lowering.fragment_main
+    colors: list[Operand] = []
+    for node_id, port in ports:
+        lowering.owner = node_id
+        entry = lowering.values.get((node_id, port))
+        if entry is None:
+            raise LoweringFailure(f"the output {port!r} has no value to preview")
+        colors.append(preview_color(lowering, *entry))
+    color = colors[0]
+    name = ""
+    if len(colors) > 1:
+        lowering.owner = ports[0][0]
+        taken = {spec.name for spec in lowering.parameters} | set(lowering.host_uniforms)
+        name = PREVIEW_SELECTOR
+        while name in taken:
+            name += "_"
+        selector = add_uniform(lowering.module, name, INT)
+        lowering.record(lowering.module.uniforms[-1])
+        chosen = fn.load(selector)
+        for position, value in enumerate(colors[1:], start=1):
+            lowering.owner = ports[position][0]
+            color = fn.call_builtin(Builtin.SELECT, vec(4), fn.binary(BinaryOperator.EQUAL, chosen, ConstantValue.of_int(position)),
+                                    value, color)
+    fn.store(lowering.declare_fragment_output(lowering.output_name), color)
+    fn.ret()
+    return tuple(ports), name
 
 
 def _verify_publish_compile(result: LoweringResult) -> None:

@@ -487,6 +487,29 @@ def bind_attributes(attributes: Sequence[AttributeInfo], has_colors: bool = Fals
             GL.glVertexAttribI4i(attribute.location, 0, 0, 0, 0)
         else:
             GL.glVertexAttrib4f(attribute.location, 0.0, 0.0, 0.0, 0.0)
+def _clear(background: Sequence[float]) -> None:
+    """Clear colour (rgb, alpha 1 unless given) and depth of the bound framebuffer."""
+    alpha = float(background[3]) if len(background) > 3 else 1.0
+    GL.glClearColor(float(background[0]), float(background[1]), float(background[2]), alpha)
+    # glClearDepth (double) is desktop-only. The glClearDepthf in OpenGL.GL is PyOpenGL's
+    # ARB_ES2_compatibility entry, which it refuses to load on an ES context
+    # (no such extension there); the GL 4.1 core entry loads on both.
+    _clear_depthf(1.0)
+    GL.glDisable(GL.GL_SCISSOR_TEST)
+    GL.glDepthMask(GL.GL_TRUE)
+    GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
+    GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One frame of `Renderer.render_tiles`: a `size` x `size` square at (`x`, `y`) (GL window coordinates,
+    origin bottom left), drawn after `parameters` are set (by name, as `set_parameter`)."""
+
+    x: int
+    y: int
+    size: int
+    parameters: Mapping[str, Any] = field(default_factory=dict)
 
 
 def _link_program(vertex_code: str, fragment_code: str, color_location: int, color_output: str, is_es: bool) -> tuple[int, str]:
@@ -1007,21 +1030,18 @@ class Renderer(PreviewState):
         GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
         GL.glUseProgram(0)
 
-    def _draw(self, width: int, height: int, background: Sequence[float], environment_background: bool = False) -> None:
+    def _draw(self, width: int, height: int, background: Sequence[float], environment_background: bool = False,
+              origin: tuple[int, int] = (0, 0), clear: bool = True) -> None:
+        """One frame of `width` x `height` at `origin` of the bound framebuffer (`clear`: the whole framebuffer first)."""
         self._sync_mesh()
         self._sync_textures()
-        GL.glViewport(0, 0, int(width), int(height))
-        alpha = float(background[3]) if len(background) > 3 else 1.0
-        GL.glClearColor(float(background[0]), float(background[1]), float(background[2]), alpha)
-        # glClearDepth (double) is desktop-only. The glClearDepthf in OpenGL.GL is PyOpenGL's
-        # ARB_ES2_compatibility entry, which it refuses to load on an ES context
-        # (no such extension there); the GL 4.1 core entry loads on both.
-        _clear_depthf(1.0)
+        GL.glViewport(int(origin[0]), int(origin[1]), int(width), int(height))
         GL.glDisable(GL.GL_SCISSOR_TEST)
         GL.glDisable(GL.GL_BLEND)
         GL.glDepthMask(GL.GL_TRUE)
         GL.glColorMask(GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE, GL.GL_TRUE)
-        GL.glClear(GL.GL_COLOR_BUFFER_BIT | GL.GL_DEPTH_BUFFER_BIT)
+        if clear:
+            _clear(background)
         if environment_background:
             self._draw_environment_background(width, height)
         info = self.program
@@ -1062,6 +1082,54 @@ class Renderer(PreviewState):
 
     def _bind_attributes(self, info: ProgramInfo) -> None:
         bind_attributes(info.attributes, has_colors=self.mesh().colors is not None)
+
+    def render_tiles(self, width: int, height: int, tiles: Sequence[Tile]) -> np.ndarray:
+        """Draw the current program once per tile into one `width` x `height` image; its pixels, top row first.
+
+        Each tile is a frame of its own (`render`'s per-pixel path, at the
+        tile's size and place, after its parameter values are set): a
+        `radiance` program is drawn linear into one float image and exposed,
+        tone-mapped and encoded by one post pass over all tiles; any other
+        program draws its colours as they are. The thumbnails of node
+        previews are drawn this way, many to one image, so a software
+        rasteriser works on all of them at once (app/preview/thumbnails.py).
+        """
+        clear_pending_errors()
+        self.initialize()
+        previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
+        previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
+        info = self.program
+        radiance = info is not None and info.radiance
+        location = max(info.artifact.fragment_color_location, 0) if info is not None else 0
+        targets: list[Framebuffer] = []
+        try:
+            if radiance:
+                draw_target = Framebuffer(width, height, location, GL.GL_RGBA32F, sampled=True)
+                background: Sequence[float] = (UNCOVERED, UNCOVERED, UNCOVERED, 0.0)
+            else:
+                draw_target = Framebuffer(width, height, location)
+                background = self.background
+            targets.append(draw_target)
+            draw_target.bind()
+            GL.glViewport(0, 0, int(width), int(height))
+            _clear(background)
+            for tile in tiles:
+                for name, value in tile.parameters.items():
+                    self.set_parameter(name, value)
+                self._draw(tile.size, tile.size, background, origin=(tile.x, tile.y), clear=False)
+            if radiance:
+                shown = Framebuffer(width, height)
+                targets.append(shown)
+                shown.bind()
+                self._draw_post(width, height, self._post_program(self.tone_mapper), draw_target.texture)
+                GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, shown.framebuffer)
+            GL.glFinish()
+            return read_pixels(0, 0, width, height)
+        finally:
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+            for target in targets:
+                target.delete()
 
     def read_pixels(self, x: int = 0, y: int = 0, width: int = 1, height: int = 1) -> np.ndarray:
         """Pixels of the current read framebuffer, (height, width, 4) uint8, top row first."""

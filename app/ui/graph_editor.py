@@ -44,10 +44,11 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QUndoCommand, QUndoStack
 
 from app.graph.adapter import from_view_value, populate, renew_duplicate_ids, replace_contents, snapshot
-from app.graph.nodes import EXTRA_PROPERTIES, PROPERTY_PREFIX, MaterialNode, property_key, to_view_value
+from app.graph.nodes import EXTRA_PROPERTIES, PROPERTY_PREFIX, REROUTE_TYPE, MaterialNode, property_key, to_view_value
 from app.graph.view import MaterialNodeGraph
 from app.material import catalog
 from app.material.connections import can_connect
+from app.material.cost import MaterialCost, describe_count, describe_node
 from app.material.custom_code import CUSTOM_CODE_TYPE
 from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph, Node, ParameterVariant, stage_data
 from app.material.group_names import FUNCTION_PROPERTY
@@ -184,6 +185,9 @@ class GraphEditor(QObject):
         #: throttles lowering then instead of lowering at once.
         self.edit_continuing = False
         self._connection_answers: dict[tuple[str, str, str, str], tuple[bool, str]] = {}
+        #: Whether nodes show their cost footer (View > Node Cost), and the costs of the last lowering.
+        self.costs_visible = False
+        self._costs: MaterialCost | None = None
 
     @property
     def material(self) -> MaterialGraph:
@@ -389,6 +393,7 @@ class GraphEditor(QObject):
         self.graph.refresh_constraint_tables()
         if self.path != self._shown_path:
             self._announce_level()
+        self._apply_costs()  # new nodes get the footer at once; their numbers come with the next lowering
         self.edited.emit()
 
     def take_rewritten(self, graph: MaterialGraph) -> None:
@@ -750,6 +755,27 @@ class GraphEditor(QObject):
                 messages.setdefault(diagnostic.node_id, []).append(prefix + diagnostic.message)
         for node in self.graph.material_nodes():
             node.view.set_diagnostics(messages.get(node.stable_id, []))
+
+    def show_costs(self, costs: MaterialCost | None) -> None:
+        """Each node's cost (footer text and tooltip lines) from the last lowering (None: not known)."""
+        self._costs = costs
+        self._apply_costs()
+
+    def set_costs_visible(self, visible: bool) -> None:
+        self.costs_visible = visible
+        self._apply_costs()
+
+    def _apply_costs(self) -> None:
+        costs = self._costs
+        for node in self.graph.material_nodes():
+            if node.type_name == REROUTE_TYPE:
+                continue  # a reroute emits nothing and has no room for a footer
+            node.view.set_cost_shown(self.costs_visible)
+            cost = costs.node(node.stable_id) if costs is not None else None
+            if cost is None:
+                node.view.set_cost("0 instr" if costs is not None else "", [])
+            else:
+                node.view.set_cost(describe_count(cost.total), describe_node(cost, self.node_label))
 
     def show_port_types(self, result: LoweringResult) -> None:
         level = self.level

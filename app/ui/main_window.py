@@ -64,6 +64,7 @@ from app.ui.icons import application_icon
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
 from app.ui.lowering_scheduler import LoweringScheduler
+from app.ui.node_thumbnails import THUMBNAILS_SETTING, NodePin, NodeThumbnails, show_node_menu
 from app.ui.palette import FUNCTION_PREFIX, GROUP_PREFIX, NodePalette
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
@@ -71,6 +72,8 @@ from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 
 APP_TITLE = "VPL Material Editor"
+#: QSettings keys of the View menu's inspection toggles.
+COST_SETTING = "graph/show_cost"
 DUPLICATE_KEY = "Ctrl+D"
 
 
@@ -114,7 +117,9 @@ class MainWindow(QMainWindow):
         self._build_panels(preview_gl)
         self.files = FileCommands(self)
         self.exports = ExportCommands(self)
+        self.node_pin = NodePin(self)  # the presenter asks it first what the preview shows
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
+        self.thumbnails = NodeThumbnails(self)
         self._build_actions()
         self._build_menus()
         self._connect()
@@ -178,6 +183,8 @@ class MainWindow(QMainWindow):
         self.graph_editor.connectionRefused.connect(
             lambda reason: self.statusBar().showMessage(f"Connection refused: {reason}", 8000))
         self.graph.scene().selectionChanged.connect(self._refresh_properties)
+        self.graph.scene().selectionChanged.connect(self._highlight_selected_code)
+        self.code_view.nodeActivated.connect(self.select_node)
         self.node_palette.nodeRequested.connect(self.add_node_from_palette)
         self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
@@ -306,6 +313,16 @@ class MainWindow(QMainWindow):
         # The minimap in the graph's corner (app.graph.overview), shown while the graph does not fit.
         self.overview = GraphOverview(self.graph.typed_viewer, self.graph.all_nodes)
         self.overview_action = overview_action(self.overview, self.settings, self)
+        self.cost_action = QAction("Node &Cost", self, checkable=True)
+        self.cost_action.setStatusTip("Show each node's VPL instructions and texture samples in its footer")
+        self.cost_action.setChecked(self.settings.value(COST_SETTING, False, type=bool))
+        self.cost_action.toggled.connect(self.set_costs_visible)
+        self.graph_editor.set_costs_visible(self.cost_action.isChecked())
+        self.thumbnails_action = QAction("Node &Previews", self, checkable=True)
+        self.thumbnails_action.setStatusTip("Show a live thumbnail of each node's output (right-click a node for its own)")
+        self.thumbnails_action.setChecked(self.settings.value(THUMBNAILS_SETTING, True, type=bool))
+        self.thumbnails_action.toggled.connect(self.thumbnails.set_enabled)
+        self.graph.viewer().node_menu_handler = lambda view_id, position: show_node_menu(self, view_id, position)
 
     def _build_menus(self) -> None:
         def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
@@ -339,8 +356,10 @@ class MainWindow(QMainWindow):
                                     self.save_group_project_action])
         docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
                  self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, self.overview_action, None, self.reset_camera_action,
-                                    self.play_action, None, *(dock.toggleViewAction() for dock in docks)])
+        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, self.overview_action, None,
+                                    self.thumbnails_action, self.cost_action, self.node_pin.unpin_action, None,
+                                    self.reset_camera_action, self.play_action, None,
+                                    *(dock.toggleViewAction() for dock in docks)])
         fill(bar.addMenu("&Help"), [self.about_action])
 
     def show_about(self) -> AboutDialog:
@@ -487,6 +506,17 @@ class MainWindow(QMainWindow):
 
     def frame_all(self) -> None:
         self.graph_editor.frame_all()
+
+    def set_costs_visible(self, visible: bool) -> None:
+        """View > Node Cost: the footer with each node's instructions and texture samples (remembered)."""
+        self.settings.setValue(COST_SETTING, visible)
+        if self.cost_action.isChecked() != visible:
+            self.cost_action.setChecked(visible)
+        self.graph_editor.set_costs_visible(visible)
+
+    def _highlight_selected_code(self) -> None:
+        nodes = [] if self.read_only else self.graph_editor.selected_material_nodes()
+        self.code_view.highlight_nodes([node.stable_id for node in nodes])
 
     def open_tab_search(self) -> None:
         """Tab: into the selected group node, else the node search."""
@@ -717,4 +747,5 @@ class MainWindow(QMainWindow):
         self._autosave_timer.stop()
         self.session.close()
         self.preview.set_playing(False)
+        self.thumbnails.shutdown()
         event.accept()

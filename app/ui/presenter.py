@@ -18,6 +18,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QLabel, QStatusBar, QWidget
 
 from app.graph.rich_text import plain_tooltip
+from app.material.code_links import CodeLinks
+from app.material.cost import MaterialCost, describe_totals, material_cost
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
 from app.material.node_types import NodeDiagnostic
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from app.ui.diagnostics_panel import DiagnosticsPanel
     from app.ui.graph_editor import GraphEditor
     from app.ui.instruction_view import InstructionView
+    from app.ui.node_thumbnails import NodePin
 
 
 class SessionView(Protocol):
@@ -59,6 +62,8 @@ class SessionView(Protocol):
     def diagnostics_panel(self) -> DiagnosticsPanel: ...
     @property
     def diagnostics_dock(self) -> QDockWidget: ...
+    @property
+    def node_pin(self) -> NodePin: ...
     def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
     def show_centre(self, widget: QWidget) -> None: ...
 
@@ -82,6 +87,13 @@ class SessionPresenter:
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setObjectName("materialStateLabel")
         window.statusBar().addPermanentWidget(self.state_label)  # the status bar becomes its parent
+        #: The material's VPL instructions per stage (issue 18; a relative measure, docs/editor.md).
+        self.cost_label = QLabel()
+        self.cost_label.setObjectName("materialCostLabel")
+        self.cost_label.setToolTip("VPL instructions per stage (vertex, fragment) and texture samples: a relative "
+                                   "measure, not GPU cycles. View > Node Cost shows them per node.")
+        window.statusBar().addPermanentWidget(self.cost_label)
+        self.cost: MaterialCost | None = None
         self._shown_artifact: object | None = None
         self._sent_textures: dict[str, object] = {}
         window.preview.programReady.connect(self._on_program_ready)
@@ -96,6 +108,7 @@ class SessionPresenter:
         self.show_diagnostics(diagnostics)
         window.graph_editor.show_diagnostics(diagnostics)
         window.graph_editor.show_port_types(result)
+        self.show_inspection(result)
         artifact = result.artifact
         window.code_view.show_code(result.text or None, artifact.vertex_code if artifact is not None else None,
                                    artifact.fragment_code if artifact is not None else None,
@@ -108,6 +121,15 @@ class SessionPresenter:
             errors = len(result.errors)
             window.preview.set_stale(f"{errors} error{'s' if errors != 1 else ''} in the material (see Diagnostics)")
         window.statusBar().showMessage(self.show_state(), 4000)
+
+    def show_inspection(self, result: LoweringResult | None) -> None:
+        """Node costs, the status bar's totals and the code view's links to the nodes, from one lowering."""
+        window = self.window
+        module = result.module if result is not None else None
+        self.cost = material_cost(module, result.provenance) if result is not None and module is not None else None
+        window.graph_editor.show_costs(self.cost)
+        self.cost_label.setText(describe_totals(self.cost) if self.cost is not None else "")
+        window.code_view.set_links(CodeLinks.of(result) if result is not None and module is not None else None)
 
     def show_state(self) -> str:
         """Put the material's state in the status bar's permanent label; returns it as a sentence."""
@@ -129,6 +151,9 @@ class SessionPresenter:
     def show_program(self) -> None:
         """Hand the preview the current module compiled for its target, with every parameter's value."""
         preview = self.window.preview
+        if self.window.node_pin.show_program():  # "Preview This Node": the pinned node instead of the material
+            self._shown_artifact = None
+            return
         program = self.session.program(preview.target)
         if program.artifact is None:
             preview.show_problem(f"{program.target} target error (preview: {preview.context_description}): "
@@ -176,6 +201,7 @@ class SessionPresenter:
             return
         window.graph_editor.editable = False
         window.graph_editor.load(MaterialGraph())
+        self.show_inspection(None)
         reason = (document.reason or "this module has no editor graph").rstrip(". ")
         window.instruction_view.show_module(document.verified.text,
                                             f"Read-only \u2014 {reason}. Preview and export still work.")

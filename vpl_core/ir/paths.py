@@ -89,3 +89,42 @@ def corresponding(source_module: Module, target_module: Module, value: Any) -> A
     """The object of `target_module` at the path `value` has in `source_module`, if any."""
     path = path_of(source_module, value)
     return None if path is None else object_at(target_module, path)
+
+
+def follow(module: Module, path: Path) -> Any | None:
+    """The object at `path`, found by following it field by field and position by position.
+
+    Answers like `object_at` for the paths `walk` gives to functions, blocks,
+    instructions, terminators, operands, uniforms and interface variables,
+    in time proportional to the path's length instead of the module's size
+    (record types, which `walk` reports at their first use only, are the
+    exception: ask `object_at` for those). None when the path leads nowhere.
+    """
+    current: Any = module
+    for step in path:
+        if isinstance(step, int) and not isinstance(step, bool):
+            if not isinstance(current, (list, tuple)) or not 0 <= step < len(current):
+                return None
+            current = current[step]
+        elif isinstance(step, str) and dataclasses.is_dataclass(current) and not isinstance(current, type):
+            if step not in {field.name for field in dataclasses.fields(current)}:
+                return None
+            current = getattr(current, step)
+        else:
+            return None
+    return current
+
+
+PATH_SEPARATOR = "/"
+
+
+def to_text(path: Path) -> str:
+    """`("fragment", "functions", 0, "blocks", 1)` as `"fragment/functions/0/blocks/1"` (for files)."""
+    return PATH_SEPARATOR.join(str(step) for step in path)
+
+
+def from_text(text: str) -> Path:
+    """The path `to_text` spelled; digit runs are positions, everything else field names."""
+    if not text:
+        return ()
+    return tuple(int(step) if step.isascii() and step.isdigit() else step for step in text.split(PATH_SEPARATOR))

@@ -5,7 +5,9 @@ catalog test lowers: defaults only, and for node types with dynamic inputs
 each input width 1-4 (plus colour), each wired from constant nodes.
 `wire_to_output` reduces every output of a node to one float (length of a
 vector, select of a bool, a sample of a texture) and sums them into the
-Material Output, so all of a node's outputs are live.
+Material Output, so all of a node's outputs are live. `approved_graphs` is a
+hypothesis strategy of random graphs built only from connections
+`can_connect` approves.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from app.material.catalog import NODE_TYPES
+from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
 from app.material.node_types import NodeType
 from app.material.port_types import PortType
@@ -171,3 +176,31 @@ def glslang_check(validator: str, directory: Path, stem: str, vertex_code: str, 
     fragment.write_text(fragment_code)
     completed = subprocess.run([validator, "-l", str(vertex), str(fragment)], capture_output=True, text=True)
     assert completed.returncode == 0, f"glslangValidator failed for {stem}:\n{completed.stdout}\n{completed.stderr}"
+
+
+@st.composite
+def approved_graphs(draw) -> MaterialGraph:
+    """Graphs built only from connections can_connect approves, with one output node."""
+    graph = MaterialGraph()
+    known = sorted(name for name in NODE_TYPES if name != "material_output")
+    for _ in range(draw(st.integers(min_value=1, max_value=10))):
+        graph.add_node(draw(st.sampled_from(known)))
+    output = graph.add_node("material_output")
+    ids = list(graph.nodes)
+    for _ in range(draw(st.integers(min_value=0, max_value=25))):
+        source, target = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
+        source_type = NODE_TYPES[graph.nodes[source].type_name]
+        target_type = NODE_TYPES[graph.nodes[target].type_name]
+        if not source_type.outputs or not target_type.inputs:
+            continue
+        source_port = draw(st.sampled_from([p.name for p in source_type.outputs]))
+        target_port = draw(st.sampled_from([p.name for p in target_type.inputs]))
+        if can_connect(graph, source, source_port, target, target_port)[0]:
+            graph.connect(source, source_port, target, target_port)
+    for node_id in ids[:-1]:
+        node_type = NODE_TYPES[graph.nodes[node_id].type_name]
+        for port in node_type.outputs:
+            if can_connect(graph, node_id, port.name, output.id, "base_color")[0]:
+                graph.connect(node_id, port.name, output.id, "base_color")
+                return graph
+    return graph

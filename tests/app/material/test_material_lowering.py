@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from material_testing import approved_graphs
 
 from app.material.catalog import NODE_TYPES
 from app.material.connections import can_connect
@@ -629,34 +630,6 @@ def test_random_graphs_never_raise(graph: MaterialGraph) -> None:
             allowed, reason = can_connect(graph, source, "out", target, "a")
             assert isinstance(allowed, bool) and isinstance(reason, str)
             assert allowed or reason
-
-
-@st.composite
-def approved_graphs(draw) -> MaterialGraph:
-    """Graphs built only from connections can_connect approves, with one output node."""
-    graph = MaterialGraph()
-    known = sorted(name for name in NODE_TYPES if name != "material_output")
-    for _ in range(draw(st.integers(min_value=1, max_value=10))):
-        graph.add_node(draw(st.sampled_from(known)))
-    output = graph.add_node("material_output")
-    ids = list(graph.nodes)
-    for _ in range(draw(st.integers(min_value=0, max_value=25))):
-        source, target = draw(st.sampled_from(ids)), draw(st.sampled_from(ids))
-        source_type = NODE_TYPES[graph.nodes[source].type_name]
-        target_type = NODE_TYPES[graph.nodes[target].type_name]
-        if not source_type.outputs or not target_type.inputs:
-            continue
-        source_port = draw(st.sampled_from([p.name for p in source_type.outputs]))
-        target_port = draw(st.sampled_from([p.name for p in target_type.inputs]))
-        if can_connect(graph, source, source_port, target, target_port)[0]:
-            graph.connect(source, source_port, target, target_port)
-    for node_id in ids[:-1]:
-        node_type = NODE_TYPES[graph.nodes[node_id].type_name]
-        for port in node_type.outputs:
-            if can_connect(graph, node_id, port.name, output.id, "base_color")[0]:
-                graph.connect(node_id, port.name, output.id, "base_color")
-                return graph
-    return graph
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -130,7 +130,13 @@ def prompts() -> RecordingPrompts:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    from app.ui.node_thumbnails import THUMBNAILS_SETTING
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    # Node thumbnails draw on a worker thread with its own OpenGL context: only the tests that
+    # set this (tests/app/ui/test_node_thumbnails_ui.py) pay for them on the shared machine.
+    settings.setValue(THUMBNAILS_SETTING, False)
+    return settings
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ from vpl_core.backends.glsl.limits import UNLIMITED, Limits, check_limits
 from vpl_core.backends.glsl.locations import StageInterface, resolve_interfaces
 from vpl_core.backends.glsl.profiles import ES300, ES320, GLSL420, PROFILES, Profile, resolve_profile
 from vpl_core.backends.glsl.restrictions import check_module
+from vpl_core.backends.glsl.source_map import SourceMap
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir import paths
 from vpl_core.ir.instructions import DeclareLocalInstruction
@@ -45,6 +46,7 @@ __all__ = [
     "Limits",
     "Profile",
     "ProgramArtifact",
+    "SourceMap",
     "TargetError",
     "UniformBinding",
     "compile",
@@ -180,8 +182,8 @@ def generate(module: Module, profile: Profile = GLSL420, limits: Limits | None =
         block_bindings=block_bindings,
         samplers=samplers,
     )
-    vertex_code = write_stage(context, module.vertex)
-    fragment_code = write_stage(context, module.fragment)
+    vertex_code, vertex_map = write_stage(context, module.vertex)
+    fragment_code, fragment_map = write_stage(context, module.fragment)
 
     uniforms = tuple(
         UniformBinding(
@@ -222,6 +224,7 @@ def generate(module: Module, profile: Profile = GLSL420, limits: Limits | None =
         fragment_interface=_interface_bindings(fragment_interface),
         fragment_color_output=color.gl_name,
         fragment_color_location=color.location,
+        source_map=SourceMap(vertex_map, fragment_map),
     )
 
 

@@ -4,6 +4,8 @@ This is the contract between the GLSL backend and its hosts (the preview,
 `vpl compile`, the export). Code strings carry no terminator; hosts upload
 them with explicit byte lengths. `gl_name` is the exact GLSL name; for
 native name queries a host appends one zero byte (`gl_name_bytes`).
+`source_map` ties each line of code to the structural path of the module
+object it was written for (`source_map.py`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vpl_core.backends.glsl.source_map import SourceMap
 from vpl_core.ir.module import Direction, Semantic, UniformKind
 from vpl_core.ir.types import Type
 
@@ -59,6 +62,8 @@ class ProgramArtifact:
     fragment_color_output: str        # GLSL name of the primary fragment colour output
     fragment_color_location: int
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    #: Which module object every line of `vertex_code` and `fragment_code` was written for (source_map.py).
+    source_map: SourceMap = field(default=SourceMap())
     #: The `VerifiedModule` this was compiled from (set by `compile`; None for `generate` on a bare module).
     #: Hosts that run the module themselves (the CPU preview, `vpl_core.interp`) take it from here.
     source: Any = field(default=None, compare=False, repr=False)

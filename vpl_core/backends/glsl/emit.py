@@ -15,6 +15,11 @@ operator precedence can change a VPL operation), and the body's control
 flow comes from `dispatch.lower_body`. Sampler registers are never declared:
 each use is spelled as the uniform or parameter it aliases
 (`restrictions.SamplerAliases`).
+
+Every line is written together with its origin (`source_map.Origin`: the
+instruction, terminator, function, uniform or interface variable it was
+written for, or preamble), so `write_stage` returns the stage's source map
+with its code.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from vpl_core.backends.glsl.literals import constant_literal, is_negative_spelli
 from vpl_core.backends.glsl.locations import StageInterface
 from vpl_core.backends.glsl.profiles import Profile
 from vpl_core.backends.glsl.restrictions import SamplerAliases
+from vpl_core.backends.glsl.source_map import PREAMBLE, LineKind, Origin, StageSourceMap, TaggedLine, tagged
+from vpl_core.diagnostics import StructuralPath
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
@@ -208,34 +215,35 @@ def zero_value(value_type: Type, records: names.RecordNames) -> str:
 # Module-level declarations ---------------------------------------------------------------
 
 
-def _struct_definitions(context: ModuleContext) -> list[str]:
+def _struct_definitions(context: ModuleContext) -> list[TaggedLine]:
     lines: list[str] = []
     for record in context.records.records:
         lines.append(f"struct {context.records.name(record)} {{")
         for position, field in enumerate(record.fields):
             lines.append(f"{INDENT}{declaration(field.type, names.field_name(position), context.records)};")
         lines.append("};")
-    return lines
+    return tagged(lines, PREAMBLE)
 
 
-def _uniform_declarations(context: ModuleContext) -> list[str]:
-    lines: list[str] = []
+def _uniform_declarations(context: ModuleContext) -> list[TaggedLine]:
+    lines: list[TaggedLine] = []
     for slot, uniform in enumerate(context.module.uniforms):
+        origin = Origin(LineKind.DECLARATION, ("uniforms", slot))
         if isinstance(uniform.type, RecordType):
             qualifiers = "std140"
             if context.profile.block_binding_qualifier:
                 qualifiers += f", binding = {context.block_bindings[slot]}"
-            lines.append(f"layout({qualifiers}) uniform {names.block_name(slot)} {{")
+            lines.append((f"layout({qualifiers}) uniform {names.block_name(slot)} {{", origin))
             for position, field in enumerate(uniform.type.fields):
-                lines.append(f"{INDENT}{declaration(field.type, names.field_name(position), context.records)};")
-            lines.append(f"}} {names.uniform_name(slot)};")
+                lines.append((f"{INDENT}{declaration(field.type, names.field_name(position), context.records)};", origin))
+            lines.append((f"}} {names.uniform_name(slot)};", origin))
         else:
-            lines.append(f"uniform {declaration(uniform.type, names.uniform_name(slot), context.records)};")
+            lines.append((f"uniform {declaration(uniform.type, names.uniform_name(slot), context.records)};", origin))
     return lines
 
 
-def _interface_declarations(context: ModuleContext, stage: Stage) -> list[str]:
-    lines: list[str] = []
+def _interface_declarations(context: ModuleContext, stage: Stage) -> list[TaggedLine]:
+    lines: list[TaggedLine] = []
     for assignment in context.interfaces[stage.kind].assignments:
         if assignment.builtin:
             continue
@@ -247,7 +255,8 @@ def _interface_declarations(context: ModuleContext, stage: Stage) -> list[str]:
         if assignment.flat:
             qualifiers.append("flat")
         qualifiers.append("in" if variable.direction is Direction.IN else "out")
-        lines.append(f"{' '.join(qualifiers)} {declaration(variable.type, assignment.gl_name, context.records)};")
+        origin = Origin(LineKind.DECLARATION, (stage.kind.value, "interface", assignment.slot))
+        lines.append((f"{' '.join(qualifiers)} {declaration(variable.type, assignment.gl_name, context.records)};", origin))
     return lines
 
 
@@ -260,26 +269,38 @@ def _signature(context: ModuleContext, stage: Stage, position: int, function: Fu
     return f"{return_type} {names.function_name(stage.kind, position)}({parameters})"
 
 
-def write_stage(context: ModuleContext, stage: Stage) -> str:
-    """The complete GLSL source of one stage."""
-    sections: list[list[str]] = [
-        [context.profile.version_line, *context.profile.precision_statements],
+def write_stage(context: ModuleContext, stage: Stage) -> tuple[str, StageSourceMap]:
+    """The complete GLSL source of one stage and its source map."""
+    stage_path: StructuralPath = (stage.kind.value, "functions")
+    sections: list[list[TaggedLine]] = [
+        tagged([context.profile.version_line, *context.profile.precision_statements], PREAMBLE),
         _struct_definitions(context),
         _uniform_declarations(context),
         _interface_declarations(context, stage),
-        [f"{_signature(context, stage, position, function)};" for position, function in enumerate(stage.functions)],
+        [(f"{_signature(context, stage, position, function)};", Origin(LineKind.FUNCTION, (*stage_path, position)))
+         for position, function in enumerate(stage.functions)],
     ]
     # One position map per stage, shared by every function's writer: calls
     # look their callee up in it (rebuilding it per function was quadratic).
     function_positions = {id(function): position for position, function in enumerate(stage.functions)}
     for position, function in enumerate(stage.functions):
         writer = FunctionWriter(context, stage, function, function_positions)
+        function_path = (*stage_path, position)
+        frame = Origin(LineKind.FUNCTION, function_path)
         sections.append(
-            [f"{_signature(context, stage, position, function)} {{", *writer.body(), "}"]
+            [(f"{_signature(context, stage, position, function)} {{", frame), *writer.body(function_path), ("}", frame)]
         )
     entry_position = function_positions[id(stage.entry)]
-    sections.append(["void main() {", f"{INDENT}{names.function_name(stage.kind, entry_position)}();", "}"])
-    return "\n\n".join("\n".join(section) for section in sections if section) + "\n"
+    sections.append(tagged(["void main() {", f"{INDENT}{names.function_name(stage.kind, entry_position)}();", "}"],
+                           Origin(LineKind.MAIN, (*stage_path, entry_position))))
+    lines: list[TaggedLine] = []
+    for section in sections:
+        if not section:
+            continue
+        if lines:
+            lines.append(("", PREAMBLE))  # the empty line between sections (in no range)
+        lines.extend(section)
+    return "\n".join(text for text, _ in lines) + "\n", StageSourceMap.from_lines(lines)
 
 
 # Functions -------------------------------------------------------------------------------
@@ -300,27 +321,30 @@ class FunctionWriter:
 
     # Whole body --------------------------------------------------------------------------
 
-    def body(self) -> list[str]:
-        lines: list[str] = []
-        for instruction in self.function.blocks[0].instructions:
+    def body(self, function_path: StructuralPath) -> list[TaggedLine]:
+        """The body's lines: register declarations (each tagged with its declaring instruction), then the code."""
+        lines: list[TaggedLine] = []
+        entry_path = (*function_path, "blocks", 0, "instructions")
+        for position, instruction in enumerate(self.function.blocks[0].instructions):
             if not isinstance(instruction, DeclareLocalInstruction):
                 break
             if isinstance(instruction.type, SamplerType):
                 continue  # a static alias, never a GLSL local (spec 12.4)
-            lines.append(
-                f"{INDENT}{declaration(instruction.type, names.register_name(instruction.register.index), self.records)};"
-            )
-        lines.extend(dispatch.lower_body(self.function, self))
+            lines.append((
+                f"{INDENT}{declaration(instruction.type, names.register_name(instruction.register.index), self.records)};",
+                Origin(LineKind.INSTRUCTION, (*entry_path, position)),
+            ))
+        lines.extend(dispatch.lower_body(self.function, self, function_path))
         return lines
 
     # dispatch.BlockWriter ----------------------------------------------------------------
 
-    def block_statements(self, block: Block) -> list[str]:
-        lines: list[str] = []
-        for instruction in block.instructions:
+    def block_statements(self, block: Block, block_path: StructuralPath) -> list[TaggedLine]:
+        lines: list[TaggedLine] = []
+        for position, instruction in enumerate(block.instructions):
             statement = self.statement(instruction)
             if statement is not None:
-                lines.append(statement)
+                lines.append((statement, Origin(LineKind.INSTRUCTION, (*block_path, "instructions", position))))
         return lines
 
     def condition(self, terminator: ConditionalBranchTerminator) -> str:

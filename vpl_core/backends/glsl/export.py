@@ -9,7 +9,9 @@ the canonical writer spells it (`vector float 4`, `matrix 4 4`,
 `array t1 3`, `record "Light" (field "color" t0)`), and each binding names
 its type by ID. That keeps record identity nominal (two declarations with
 the same display name are two IDs) and the output deterministic. Keys are
-sorted; files end with a newline and use LF.
+sorted; files end with a newline and use LF. `source_map` maps line ranges
+of both stages' code to the structural paths of the VPL objects they were
+written for (`source_map.py`).
 
 `vpl_core.backends.glsl.compile_file` is the one-call form for `vpl compile
 FILE --target T --out DIR` (read, compile, export); this module only writes,
@@ -123,6 +125,7 @@ def artifact_json(artifact: ProgramArtifact, extra: Mapping[str, Any] | None = N
         "uniforms": [_uniform(binding, types) for binding in artifact.uniforms],
         "vertex_interface": [_interface(binding, types) for binding in artifact.vertex_interface],
         "fragment_interface": [_interface(binding, types) for binding in artifact.fragment_interface],
+        "source_map": artifact.source_map.to_json(),
     }
     document["types"] = dict(types.bodies)
     for key, value in (extra or {}).items():

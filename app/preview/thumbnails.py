@@ -1,0 +1,410 @@
+"""Node thumbnails on the GPU: the renderer of one thumbnail module, and the worker thread that runs it.
+
+What a thumbnail shows and which ones need drawing is decided without
+OpenGL (`app.material.node_previews`); this module draws them.
+
+`ThumbnailRenderer` (needs a current context, no Qt): the preview's own
+`Renderer` with the thumbnail module built in, so every pixel goes through
+exactly the preview's path (the same vertex stage, scene record, parameter
+upload, and for a Surface Output material the same exposure, tone mapper
+and sRGB encoding in the post pass). Thumbnails of one geometry are drawn
+into one image, one tile each (`Renderer.render_tiles`), the selector
+uniform set per tile; a software rasteriser then works on all tiles of a
+refresh at once. Two stages:
+
+- the UV square (`SQUARE`): a quad whose corners are the tile's (identity
+  view and projection, `FlatCamera`), texture coordinates 0..1 from the
+  bottom left, normal +z;
+- the mesh (`MESH`): a sphere (coarser than the preview's: a thumbnail is
+  48 pixels, and llvmpipe sets up every triangle of every tile) seen from
+  the preview's default camera, whatever mesh the stage shows.
+
+The light, exposure, tone mapper and background colour are the preview
+stage's; the background is always the plain colour.
+
+`ThumbnailService` (Qt): a worker thread with its own OpenGL context (of
+the preview's profile) on an offscreen surface, so lowering, compiling,
+linking and drawing never run on the UI thread. `submit(job)` replaces any
+job not yet started (the newest wins); the worker lowers the thumbnail
+module only when the job's `structure` key changed (parameter values and
+textures are uniforms: no new program), draws the job's nodes in chunks,
+and emits `rendered` with the images of each chunk (QImages, safe to hand
+across threads); a newer job interrupts an older one between chunks (the
+caller asks again for what it still needs). A refresh that fails (a driver
+that refuses the program) is reported in the batch, never raised.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtGui import QImage, QOffscreenSurface, QOpenGLContext
+
+from app.material.graph import MaterialGraph
+from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
+from app.preview.camera import OrbitCamera
+from app.preview.context import Profile, context_problem, create_context, preview_surface_format
+from app.preview.images import rgba_to_qimage
+from app.preview.mesh import Mesh, build_mesh, uv_sphere
+from app.preview.renderer import ProgramBuildError, Renderer, Tile
+from app.preview.stage import Stage
+from vpl_core.backends import glsl
+from vpl_core.backends.glsl.artifact import ProgramArtifact
+from vpl_core.diagnostics import VplError
+
+#: Side of a thumbnail in pixels: the size a node draws it at zoom 1 (`app.graph.nodes.THUMBNAIL_SIZE`); the
+#: draw cost grows with its area (docs/editor.md, "Node previews").
+THUMBNAIL_PIXELS = 48
+#: Tiles per row of the image thumbnails are drawn into.
+ATLAS_COLUMNS = 16
+#: Thumbnails drawn per round trip to the driver (and per `rendered` batch).
+CHUNK = 64
+
+
+class FlatCamera:
+    """The UV square's camera: identity view and projection, so the square's corners are the tile's."""
+
+    position = np.array([0.0, 0.0, 1.0], dtype=np.float32)
+
+    def view_matrix(self) -> np.ndarray:
+        return np.eye(4, dtype=np.float32)
+
+    def projection_matrix(self, _aspect: float) -> np.ndarray:
+        return np.eye(4, dtype=np.float32)
+
+    def reset(self) -> None:
+        return None
+
+
+@functools.cache
+def square_mesh() -> Mesh:
+    """The UV square: (-1, -1)..(1, 1) at z = 0, facing +z, texture coordinates (0, 0) at the bottom left."""
+    positions = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], dtype=np.float32)
+    normals = np.tile(np.array([0, 0, 1], dtype=np.float32), (4, 1))
+    texcoords = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    indices = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.uint32)
+    return build_mesh("uv square", positions, normals, texcoords, indices)
+
+
+#: Segments and rings of the thumbnails' sphere: smooth at thumbnail size, and a software rasteriser
+#: sets up each triangle of every tile (the preview's 64 x 32 sphere made mesh tiles 8 times slower).
+THUMBNAIL_SPHERE_SEGMENTS = (24, 12)
+
+
+@functools.cache
+def thumbnail_sphere() -> Mesh:
+    """The mesh of MESH thumbnails: a unit sphere coarse enough for a thumbnail, whatever the stage shows."""
+    segments, rings = THUMBNAIL_SPHERE_SEGMENTS
+    return uv_sphere(1.0, segments, rings)
+
+
+def atlas_layout(count: int, size: int, columns: int = ATLAS_COLUMNS) -> tuple[int, int, list[tuple[int, int]]]:
+    """(width, height, GL origins of `count` tiles), tiles row by row from the top left."""
+    columns = max(1, min(columns, count))
+    rows = max(1, math.ceil(count / columns))
+    width, height = columns * size, rows * size
+    origins = [((index % columns) * size, height - (index // columns + 1) * size) for index in range(count)]
+    return width, height, origins
+
+
+class ThumbnailRenderer:
+    """Draws the thumbnails of one thumbnail module (see the module docstring); one current context."""
+
+    def __init__(self) -> None:
+        self.renderer = Renderer()
+        self.mesh_camera = OrbitCamera()
+        self.flat_camera = FlatCamera()
+        self.selector = ""
+        self.stage = Stage()
+        self.draw_count = 0  # tiles drawn since creation (tests and the benchmark count them)
+        self._textures: dict[str, int] = {}
+
+    def set_program(self, artifact: ProgramArtifact, selector: str) -> None:
+        """Build the thumbnail module's program; raises ProgramBuildError with the driver's log."""
+        self.renderer.build_program(artifact)
+        self.selector = selector
+
+    def set_values(self, values: Mapping[str, object]) -> None:
+        for name, value in values.items():
+            self.renderer.set_parameter(name, value)
+
+    def set_textures(self, images: Mapping[str, np.ndarray | None]) -> None:
+        """Texture parameters' pixels (None: the checker); uploaded only when an image changed."""
+        for name, image in images.items():
+            key = id(image) if image is not None else 0
+            if self._textures.get(name) != key:
+                self._textures[name] = key
+                self.renderer.set_texture(name, image)
+
+    def set_stage(self, stage: Stage, time_seconds: float = 0.0) -> None:
+        self.stage = stage
+        stage.apply(self.renderer)
+        self.renderer.set_background_mode("color")
+        self.renderer.time = float(time_seconds)
+
+    def render(self, items: Sequence[tuple[int, str]], size: int = THUMBNAIL_PIXELS) -> dict[int, np.ndarray]:
+        """The thumbnail (size x size RGBA8, top row first) of each (selector value, SQUARE or MESH)."""
+        images: dict[int, np.ndarray] = {}
+        for geometry in (SQUARE, MESH):
+            selectors = [selector for selector, kind in items if kind == geometry]
+            if not selectors:
+                continue
+            if geometry == SQUARE:
+                self.renderer.set_mesh(square_mesh())
+                self.renderer.camera = self.flat_camera  # type: ignore[assignment]  # duck-typed: the renderer only asks a camera for its matrices and position
+            else:
+                self.renderer.set_mesh(thumbnail_sphere())
+                self.renderer.camera = self.mesh_camera
+            width, height, origins = atlas_layout(len(selectors), size)
+            tiles = [Tile(x, y, size, {self.selector: selector} if self.selector else {})
+                     for selector, (x, y) in zip(selectors, origins)]
+            atlas = self.renderer.render_tiles(width, height, tiles)
+            self.draw_count += len(tiles)
+            for selector, (x, y) in zip(selectors, origins):
+                top = height - y - size
+                images[selector] = atlas[top:top + size, x:x + size].copy()
+        return images
+
+    def release(self) -> None:
+        self.renderer.release()
+
+
+# The worker -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ThumbnailJob:
+    """One refresh: draw `nodes` of `graph` with these values, textures and stage.
+
+    `structure` keys the thumbnail module: the worker lowers `graph` again
+    only when it differs from the last job's. `fingerprints` travel with the
+    images, so the caller knows what each image shows.
+    """
+
+    generation: int
+    graph: MaterialGraph
+    structure: str
+    output_name: str
+    nodes: tuple[str, ...]
+    values: Mapping[str, object] = field(default_factory=dict)
+    textures: Mapping[str, np.ndarray | None] = field(default_factory=dict)
+    stage: Mapping[str, Any] = field(default_factory=dict)
+    time: float = 0.0
+    size: int = THUMBNAIL_PIXELS
+    fingerprints: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ThumbnailBatch:
+    """Images of some of a job's nodes (`rendered`), or why there are none (`problem`)."""
+
+    generation: int
+    images: Mapping[str, QImage]
+    fingerprints: Mapping[str, str]
+    #: The module these were drawn with (its ports, geometry, animation, per-node problems).
+    program: ThumbnailProgram | None
+    problem: str = ""
+    #: True on the last batch of a job (also when it was interrupted by a newer one).
+    final: bool = False
+    seconds: float = 0.0
+
+
+class _Worker(QThread):
+    def __init__(self, service: ThumbnailService, surface: QOffscreenSurface, profile: Profile) -> None:
+        super().__init__()
+        self.service = service
+        self.surface = surface
+        self.profile = profile
+
+    def run(self) -> None:
+        self.service._run(self.surface, self.profile)
+
+
+class ThumbnailService(QObject):
+    """The thumbnail worker thread (module docstring). Create, `start`, `submit`; `stop` before the app quits."""
+
+    rendered = Signal(object)  # ThumbnailBatch
+    #: The worker cannot draw at all (no context of the profile): why.
+    failed = Signal(str)
+
+    def __init__(self, profile: Profile, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.profile = profile
+        self._lock = threading.Condition()
+        self._pending: ThumbnailJob | None = None
+        self._running_generation: int | None = None
+        self._stopping = False
+        self._surface: QOffscreenSurface | None = None
+        self._worker: _Worker | None = None
+        self.problem = ""
+        #: Counters for tests and the benchmark: modules lowered, programs linked, tiles drawn.
+        self.lowerings = 0
+        self.links = 0
+        self.draws = 0
+        self.last_seconds: dict[str, float] = {}
+
+    @property
+    def started(self) -> bool:
+        return self._worker is not None
+
+    def start(self) -> None:
+        """Create the offscreen surface (here, in the UI thread, as Qt requires) and start the worker."""
+        if self._worker is not None:
+            return
+        surface = QOffscreenSurface()
+        surface.setFormat(preview_surface_format(self.profile))
+        surface.create()
+        self._surface = surface
+        self._worker = _Worker(self, surface, self.profile)
+        self._worker.start()
+
+    def submit(self, job: ThumbnailJob) -> None:
+        """Draw `job` next (an older job not yet started is dropped)."""
+        if self._worker is None:
+            self.start()
+        with self._lock:
+            self._pending = job
+            self._lock.notify_all()
+
+    @property
+    def busy(self) -> bool:
+        """A job is waiting or being drawn."""
+        with self._lock:
+            return self._pending is not None or self._running_generation is not None
+
+    def stop(self, timeout_ms: int = 30_000) -> None:
+        """Finish the current chunk, release the GL objects and end the thread (idempotent)."""
+        worker = self._worker
+        if worker is None:
+            return
+        with self._lock:
+            self._stopping = True
+            self._pending = None
+            self._lock.notify_all()
+        worker.wait(timeout_ms)
+        self._worker = None
+        if self._surface is not None:
+            self._surface.destroy()
+            self._surface = None
+
+    # ---- the worker thread ------------------------------------------------------------------
+
+    def _take(self) -> ThumbnailJob | None:
+        with self._lock:
+            while self._pending is None and not self._stopping:
+                self._lock.wait()
+            if self._stopping:
+                return None
+            job, self._pending = self._pending, None
+            assert job is not None  # the loop above waited for one
+            self._running_generation = job.generation
+            return job
+
+    def _interrupted(self) -> bool:
+        with self._lock:
+            return self._pending is not None or self._stopping
+
+    def _done(self) -> None:
+        with self._lock:
+            self._running_generation = None
+
+    def _run(self, surface: QOffscreenSurface, profile: Profile) -> None:
+        context: QOpenGLContext | None = create_context(profile)
+        problem = context_problem(context, profile)
+        if not problem and context is not None and not context.makeCurrent(surface):
+            problem = "the thumbnails' OpenGL context could not be made current"
+        if problem:
+            self.problem = problem
+            self.failed.emit(problem)
+            return
+        assert context is not None
+        thumbnails = ThumbnailRenderer()
+        state = _WorkerState(thumbnails, profile.target)
+        try:
+            while (job := self._take()) is not None:
+                try:
+                    self._draw(job, state)
+                except Exception as error:  # noqa: BLE001 - a failing refresh is shown on the nodes; the thread lives on
+                    traceback.print_exc()
+                    self.rendered.emit(ThumbnailBatch(job.generation, {}, {}, None, f"{type(error).__name__}: {error}", True))
+                finally:
+                    self._done()
+        finally:
+            thumbnails.release()
+            context.doneCurrent()
+
+    def _draw(self, job: ThumbnailJob, state: _WorkerState) -> None:
+        started = time.perf_counter()
+        if job.structure != state.structure:
+            state.structure = job.structure
+            state.program, state.problem = None, ""
+            program = lower_thumbnails(job.graph, output_name=job.output_name)
+            self.lowerings += 1
+            self.last_seconds["lowering"] = time.perf_counter() - started
+            state.program = program
+            if not program.ok:
+                state.problem = next((message for message in program.problems.values()), "nothing to preview")
+            else:
+                linking = time.perf_counter()
+                try:
+                    artifact = program.result.artifact
+                    if artifact is None or artifact.target != state.target:
+                        artifact = glsl.compile(program.result.verified, target=state.target)
+                    state.thumbnails.set_program(artifact, program.result.preview_selector)
+                    self.links += 1
+                except (ProgramBuildError, VplError) as error:
+                    state.problem = f"the driver refused the thumbnails' program: {error}"
+                self.last_seconds["link"] = time.perf_counter() - linking
+        current = state.program
+        if current is None or state.problem:
+            self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
+                                              time.perf_counter() - started))
+            return
+        program = current
+        thumbnails = state.thumbnails
+        thumbnails.set_values(job.values)
+        thumbnails.set_textures(job.textures)
+        thumbnails.set_stage(Stage.from_dict(job.stage), job.time)
+        items = [(node, selector) for node in job.nodes if (selector := program.selector(node)) is not None]
+        drawing = time.perf_counter()
+        for first in range(0, max(1, len(items)), CHUNK):
+            chunk = items[first:first + CHUNK]
+            pixels = thumbnails.render([(selector, program.geometry.get(node, SQUARE)) for node, selector in chunk], job.size)
+            self.draws += len(chunk)
+            images = {node: rgba_to_qimage(pixels[selector]) for node, selector in chunk}
+            last = first + CHUNK >= len(items)
+            interrupted = not last and self._interrupted()
+            self.last_seconds["drawing"] = time.perf_counter() - drawing
+            self.rendered.emit(ThumbnailBatch(job.generation, images, {node: job.fingerprints.get(node, "") for node, _ in chunk},
+                                              program, "", last or interrupted, time.perf_counter() - started))
+            if interrupted:
+                return
+
+
+@dataclass
+class _WorkerState:
+    thumbnails: ThumbnailRenderer
+    target: str
+    structure: str | None = None
+    program: ThumbnailProgram | None = None
+    problem: str = ""
+
+
+def wait_until(condition: Callable[[], bool], process_events: Callable[[], None], timeout_seconds: float) -> bool:
+    """Run `process_events` until `condition()` (True) or the timeout (False): tests and the benchmark."""
+    deadline = time.monotonic() + timeout_seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        process_events()
+        time.sleep(0.002)
+    return True

@@ -1,0 +1,436 @@
+"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material (issue 18).
+
+It watches the session (a lowering, another document, parameter values,
+texture images), the preview's stage (exposure, tone mapper, light, mesh)
+and clock, and after each change asks the thumbnail worker
+(`app.preview.thumbnails.ThumbnailService`, its own thread and OpenGL
+context) for exactly the thumbnails whose content changed: a node's
+fingerprint (`app.material.node_previews.fingerprints`) covers everything
+upstream of it, so an edit redraws the nodes downstream of the edited one
+and nothing else; a change of the drawing settings redraws all. Requests
+are coalesced (one per event-loop turn) and the worker drops what a newer
+request replaces, so the UI thread only hashes the graph and paints images.
+
+Thumbnails whose sub-graph reads the time are redrawn while the preview
+plays, at most `ANIMATION_INTERVAL_MS` apart and only when the worker is
+idle (a slow machine draws fewer frames, it never queues them).
+
+Toggles: all thumbnails (View > Node Previews, remembered in QSettings)
+and per node (the node's right-click menu; for the session, not saved in
+the document). Without an OpenGL preview (the CPU preview) there are no
+thumbnails.
+
+`NodePin` is the node menu's "Preview This Node": the main preview shows
+that node's output (the sub-graph feeding it lowered with it as the unlit
+result, `lowering.PreviewOutputs`, on the stage's mesh with the stage's
+display transform) instead of the material, through every edit, until
+"Unpin Node Preview" (or the node is deleted, or another document opens).
+The status bar says which node is pinned.
+"""
+
+from __future__ import annotations
+
+import atexit
+import weakref
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QObject, QPoint, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QLabel, QMenu
+
+from app.graph.nodes import MaterialNode
+from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
+from app.material.parameters import ParameterKind, parameter_nodes
+from app.material.propagation import propagate
+from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
+from app.preview.widget import PreviewWidget
+
+if TYPE_CHECKING:
+    from app.material.node_previews import ThumbnailProgram
+    from app.ui.main_window import MainWindow
+
+ANIMATION_INTERVAL_MS = 250
+THUMBNAILS_SETTING = "graph/show_thumbnails"
+#: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
+#: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
+_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
+
+_live_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_live_services() -> None:
+    """A worker thread still running when Python exits would abort it: stop every one left."""
+    for service in list(_live_services):
+        service.stop()
+
+
+class NodeThumbnails(QObject):
+    """See the module docstring."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.editor = window.graph_editor
+        self.enabled = bool(window.settings.value(THUMBNAILS_SETTING, True, type=bool))
+        self.size = THUMBNAIL_PIXELS
+        self.available = isinstance(window.preview, PreviewWidget)
+        self.service: ThumbnailService | None = None
+        #: Nodes whose thumbnail the user turned off (this session, this document).
+        self.hidden: set[str] = set()
+        #: What the image on each node shows (its fingerprint when drawn); and what is being drawn.
+        self.shown: dict[str, str] = {}
+        self._requested: dict[str, str] = {}
+        self._settings_key = ""
+        self._generation = 0
+        self.program: ThumbnailProgram | None = None
+        self.problem = ""
+        self.batches = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refresh)
+        self._animation = QTimer(self)
+        self._animation.setInterval(ANIMATION_INTERVAL_MS)
+        self._animation.timeout.connect(self._animate)
+        session = self.session
+        session.lowered.connect(lambda _result: self.schedule())
+        session.document_changed.connect(self._on_document_changed)
+        session.parameters.value_changed.connect(lambda _change: self.schedule())
+        session.textures_changed.connect(lambda _images: self.schedule())
+        window.preview_panel.toolbar.stageChanged.connect(lambda _stage: self.schedule())
+        window.preview.playingChanged.connect(self._follow_playing)
+
+    # ---- switches -------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return self.enabled and self.available and not self.session.read_only
+
+    def set_enabled(self, enabled: bool) -> None:
+        """All thumbnails on or off (View > Node Previews)."""
+        self.enabled = enabled
+        self.window.settings.setValue(THUMBNAILS_SETTING, enabled)
+        if not enabled:
+            self._animation.stop()
+        self.refresh()
+
+    def node_visible(self, node_id: str) -> bool:
+        return node_id not in self.hidden
+
+    def set_node_visible(self, node_id: str, visible: bool) -> None:
+        """One node's thumbnail on or off (its right-click menu)."""
+        if visible:
+            self.hidden.discard(node_id)
+        else:
+            self.hidden.add(node_id)
+        self.refresh()
+
+    def shutdown(self) -> None:
+        """Stop the worker (the window is closing)."""
+        self._timer.stop()
+        self._animation.stop()
+        if self.service is not None:
+            self.service.stop()
+
+    # ---- requests -------------------------------------------------------------------------
+
+    def schedule(self) -> None:
+        """Refresh after the current event-loop turn (many changes in one turn ask once)."""
+        self._timer.start()
+
+    def _on_document_changed(self, document: object) -> None:
+        self.hidden.clear()
+        self.shown.clear()
+        self._requested.clear()
+        self.program = None
+        self.schedule()
+
+    def _settings(self) -> tuple[dict[str, object], str]:
+        stage = self.window.preview_panel.toolbar.stage.to_dict()
+        for key in _UNUSED_STAGE_KEYS:
+            stage.pop(key, None)
+        output_name = material_output_name(self.session.graph)
+        return stage, repr((self.size, output_name, sorted(stage.items())))
+
+    def _values_and_images(self) -> tuple[dict[str, object], dict[str, np.ndarray | None], dict[str, object]]:
+        """(uniform values, texture pixels, per-node fingerprint extras) for the current parameters."""
+        parameters = self.session.parameters
+        images = self.session.texture_images
+        values: dict[str, object] = {}
+        textures: dict[str, np.ndarray | None] = {}
+        for spec in parameters.specs:
+            if spec.kind is ParameterKind.TEXTURE:
+                image = images.get(spec.name)
+                textures[spec.name] = image.pixels if image is not None else None
+            elif spec.kind is not ParameterKind.OTHER:
+                values[spec.name] = parameters.value(spec.name)
+        extras: dict[str, object] = {}
+        for name, node in parameter_nodes(self.session.graph).items():
+            if name in textures:
+                extras[node.id] = ("image", id(textures[name]) if textures[name] is not None else None)
+            elif name in values:
+                extras[node.id] = ("value", values[name])
+        return values, textures, extras
+
+    def refresh(self, force: frozenset[str] = frozenset(), time: float | None = None) -> bool:
+        """Ask for every visible thumbnail that is out of date (and those in `force`); False when nothing was asked."""
+        self._timer.stop()
+        graph = self.session.graph
+        if not self.active:
+            for node in self.editor.graph.material_nodes():
+                node.view.set_thumbnail_shown(False)
+            return False
+        result = self.session.result
+        port_types = result.port_types if result is not None and not self.session.needs_lowering else propagate(graph).port_types
+        wanted: list[str] = []
+        for node in self.editor.graph.material_nodes():
+            node_id = node.stable_id
+            shown = node_id not in self.hidden and preview_port(graph, node_id, port_types) is not None
+            node.view.set_thumbnail_shown(shown)
+            if shown:
+                wanted.append(node_id)
+        stage, settings_key = self._settings()
+        if settings_key != self._settings_key:
+            self._settings_key = settings_key
+            self.shown.clear()
+            self._requested.clear()
+        values, textures, extras = self._values_and_images()
+        prints = fingerprints(graph, extras)
+        dirty = [node_id for node_id in wanted if self.shown.get(node_id) != prints.get(node_id) or node_id in force]
+        if not dirty or (not force and all(self._requested.get(node_id) == prints.get(node_id) for node_id in dirty)):
+            return False
+        self._generation += 1
+        output_name = material_output_name(graph)
+        job = ThumbnailJob(
+            generation=self._generation,
+            graph=graph.copy(),
+            structure=structure_key(graph, output_name),
+            output_name=output_name,
+            nodes=tuple(dirty),
+            values=values,
+            textures=textures,
+            stage=stage,
+            time=self._time() if time is None else time,
+            size=self.size,
+            fingerprints={node_id: prints[node_id] for node_id in dirty},
+        )
+        for node_id in dirty:
+            self._requested[node_id] = prints[node_id]
+        self._service().submit(job)
+        return True
+
+    def _service(self) -> ThumbnailService:
+        if self.service is None:
+            service = ThumbnailService(self.window.preview.profile, self)
+            service.rendered.connect(self._on_rendered)
+            service.failed.connect(self._on_failed)
+            _live_services.add(service)
+            self.service = service
+        return self.service
+
+    def _time(self) -> float:
+        renderer = getattr(self.window.preview, "renderer", None)
+        return float(getattr(renderer, "time", 0.0))
+
+    # ---- results --------------------------------------------------------------------------
+
+    def _on_rendered(self, batch: ThumbnailBatch) -> None:
+        self.batches += 1
+        if batch.program is not None:
+            self.program = batch.program
+        self.problem = batch.problem
+        graph = self.editor.graph
+        for node_id, image in batch.images.items():
+            node = graph.node_by_stable_id(node_id)
+            if node is not None:
+                node.view.set_thumbnail(image)
+            self.shown[node_id] = batch.fingerprints.get(node_id, "")
+        if batch.final:
+            program = self.program
+            for node_id, fingerprint in batch.fingerprints.items():
+                if node_id in batch.images:
+                    continue
+                reason = batch.problem or (program.problems.get(node_id, "") if program is not None else "")
+                if reason or (program is not None and program.selector(node_id) is None):
+                    node = graph.node_by_stable_id(node_id)
+                    if node is not None:
+                        node.view.set_thumbnail(None, _short(reason or "no preview"))
+                    self.shown[node_id] = fingerprint
+            # What this job did not get to (a newer one interrupted it) is asked for again.
+            self._requested = {node: print_ for node, print_ in self._requested.items() if self.shown.get(node) != print_}
+            self._follow_playing(getattr(self.window.preview, "playing", False))
+            self.schedule()
+
+    def _on_failed(self, reason: str) -> None:
+        self.problem = reason
+        self.available = False
+        for node in self.editor.graph.material_nodes():
+            node.view.set_thumbnail_shown(False)
+
+    # ---- animation ------------------------------------------------------------------------
+
+    def _animated_visible(self) -> frozenset[str]:
+        program = self.program
+        if program is None or not self.active:
+            return frozenset()
+        return frozenset(node_id for node_id in program.animated if node_id not in self.hidden)
+
+    def _follow_playing(self, playing: bool) -> None:
+        if playing and self._animated_visible():
+            if not self._animation.isActive():
+                self._animation.start()
+        else:
+            self._animation.stop()
+
+    def _animate(self) -> None:
+        animated = self._animated_visible()
+        if not animated:
+            self._animation.stop()
+            return
+        if self.service is not None and self.service.busy:
+            return  # the worker is still on the last frame: skip this one rather than queue it
+        self.refresh(force=animated)
+
+    # ---- tests and tools ------------------------------------------------------------------
+
+    def wait(self, timeout_seconds: float = 60.0) -> bool:
+        """Process events until every requested thumbnail has arrived (True) or the timeout (False)."""
+        application = QApplication.instance()
+
+        def settled() -> bool:
+            if self._timer.isActive():
+                return False
+            service = self.service
+            return service is None or (not service.busy and not self._requested_pending())
+
+        return wait_until(settled, application.processEvents, timeout_seconds)
+
+    def _requested_pending(self) -> bool:
+        return any(self.shown.get(node) != print_ for node, print_ in self._requested.items())
+
+
+def _short(reason: str) -> str:
+    """A note that fits in the thumbnail's square."""
+    text = reason.strip().rstrip(".")
+    return text if len(text) <= 60 else text[:57] + "\u2026"
+
+
+# The node menu ------------------------------------------------------------------------------------
+
+
+def node_menu(window: MainWindow, node_id: str) -> QMenu:
+    """The right-click menu of a node: its thumbnail, "Preview This Node", then the graph's editing actions."""
+    menu = QMenu(window)
+    menu.setObjectName("nodeMenu")
+    thumbnails, pin = window.thumbnails, window.node_pin
+    graph = window.session.graph
+    has_port = node_id in graph.nodes and preview_port(graph, node_id, propagate(graph).port_types) is not None
+    show = QAction("Show &Thumbnail", menu, checkable=True)
+    show.setChecked(thumbnails.node_visible(node_id))
+    show.setEnabled(has_port and thumbnails.active)
+    show.setStatusTip("This node's live thumbnail (View > Node Previews turns all of them on or off)")
+    show.toggled.connect(lambda visible: thumbnails.set_node_visible(node_id, visible))
+    menu.addAction(show)
+    if pin.pinned == node_id:
+        unpin = QAction("&Unpin Node Preview", menu)
+        unpin.triggered.connect(lambda _checked=False: pin.set_pinned(None))
+        menu.addAction(unpin)
+    else:
+        preview = QAction("&Preview This Node", menu)
+        preview.setEnabled(has_port and not window.session.read_only)
+        preview.setStatusTip("Show this node's output in the main preview until unpinned")
+        preview.triggered.connect(lambda _checked=False: pin.set_pinned(node_id))
+        menu.addAction(preview)
+    menu.addSeparator()
+    menu.addActions(window.graph.viewer().context_menus()["graph"].actions())
+    return menu
+
+
+def show_node_menu(window: MainWindow, view_id: str, position: QPoint) -> bool:
+    """`TypedNodeViewer.node_menu_handler`: select the node (editing actions act on it) and pop its menu up."""
+    node = window.graph.get_node_by_id(view_id)
+    if not isinstance(node, MaterialNode):
+        return False
+    if not node.selected():
+        window.graph.clear_selection()
+        node.set_selected(True)
+    node_menu(window, node.stable_id).popup(position)
+    return True
+
+
+# "Preview This Node" ------------------------------------------------------------------------------
+
+
+class NodePin(QObject):
+    """The node the main preview shows instead of the material (module docstring); None: the material."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.pinned: str | None = None
+        self.problem = ""
+        self._shown: tuple[str, str] | None = None
+        self.label = QLabel(window)
+        self.label.setObjectName("pinnedNodeLabel")
+        self.label.setToolTip("The main preview shows this node's output; right-click the node to unpin")
+        window.statusBar().addPermanentWidget(self.label)
+        self.unpin_action = QAction("Unpin Node Preview", window)
+        self.unpin_action.setStatusTip("The main preview shows the material again")
+        self.unpin_action.triggered.connect(lambda _checked=False: self.set_pinned(None))
+        self.unpin_action.setEnabled(False)
+        self.session.document_changed.connect(lambda _document: self.set_pinned(None, show=False))
+
+    def set_pinned(self, node_id: str | None, show: bool = True) -> None:
+        """Pin `node_id` (None: unpin) and show the result in the main preview."""
+        previous = self.window.graph.node_by_stable_id(self.pinned) if self.pinned is not None else None
+        if previous is not None:
+            previous.view.set_pinned(False)
+        self.pinned = node_id
+        current = self.window.graph.node_by_stable_id(node_id) if node_id is not None else None
+        if current is not None:
+            current.view.set_pinned(True)
+        self._shown = None
+        self.problem = ""
+        self._update_label()
+        if show and self.session.result is not None and self.session.result.verified is not None:
+            self.window.presenter.show_program()
+
+    def _update_label(self) -> None:
+        node_id = self.pinned
+        self.unpin_action.setEnabled(node_id is not None)
+        label = self.window.graph_editor.node_label(node_id) if node_id is not None else ""
+        self.label.setText(f"Preview pinned to {label}" if node_id is not None else "")
+
+    def show_program(self) -> bool:
+        """Hand the main preview the pinned node's program; False when nothing is pinned (show the material).
+
+        Called by the presenter instead of showing the material's program.
+        Lowers the pinned sub-graph on the UI thread, as the material's own
+        lowering does (a sub-graph is never larger than the material).
+        """
+        node_id = self.pinned
+        if node_id is None or self.session.read_only:
+            return False
+        preview = self.window.preview
+        program = node_program(self.session.graph, node_id, preview.target)
+        if program is None:  # the node is gone (or shows nothing any more): back to the material
+            self.set_pinned(None, show=False)
+            return False
+        artifact, problem = program.artifact, program.problem
+        self.problem = problem
+        self._update_label()
+        if problem or artifact is None:
+            self._shown = None
+            preview.show_problem(f"The pinned node {self.window.graph_editor.node_label(node_id)} cannot be previewed: "
+                                 f"{problem}")
+            return True
+        key = (artifact.vertex_code, artifact.fragment_code)
+        if key != self._shown:
+            self._shown = key
+            preview.set_artifact(artifact, self.session.parameters.specs, self.session.preview_values())
+        return True
+

@@ -1,0 +1,192 @@
+"""Issue 18 through the real window: live node thumbnails and "Preview This Node".
+
+The thumbnails come from the worker thread (its own OpenGL context) and land
+on the real NodeGraphQt nodes; an edit redraws exactly the nodes downstream
+of it (the worker's draw counter and the images' identity say so); the
+toggles hide one node's or every thumbnail; Time-dependent thumbnails are
+redrawn while the preview plays and the others are not; the node menu pins a
+node's output in the main preview until it is unpinned.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint
+
+from app.material.node_previews import preview_port
+from app.material.propagation import propagate
+from app.material.traversal import connected_nodes
+from app.ui.node_thumbnails import THUMBNAILS_SETTING, node_menu, show_node_menu
+
+pytestmark = pytest.mark.gl
+
+
+@pytest.fixture
+def thumbnail_window(make_window, settings):
+    settings.setValue(THUMBNAILS_SETTING, True)
+    window = make_window(load_example=False)
+    return window
+
+
+def open_example(window, name: str) -> None:
+    assert window.files.load_example(name)
+    window.flush()
+    assert window.result is not None and window.result.ok
+    assert window.thumbnails.wait(120), "thumbnails did not arrive"
+
+
+def previewed(window) -> set[str]:
+    graph = window.session.graph
+    types = propagate(graph).port_types
+    return {node_id for node_id in graph.nodes if preview_port(graph, node_id, types) is not None}
+
+
+def images(window) -> dict[str, object]:
+    found = {}
+    for node in window.graph.material_nodes():
+        image = node.view.thumbnail
+        if image is not None:
+            found[node.stable_id] = image
+    return found
+
+
+def test_every_node_with_a_value_shows_its_thumbnail(thumbnail_window) -> None:
+    window = thumbnail_window
+    open_example(window, "procedural_noise")
+    shown = images(window)
+    assert set(shown) == previewed(window)
+    assert all(not image.isNull() and image.width() == window.thumbnails.size for image in shown.values())
+    # A noise thumbnail is a pattern, not a flat swatch.
+    noise = next(node for node in window.session.graph.nodes.values() if "noise" in node.type_name)
+    side = window.thumbnails.size
+    pixels = {shown[noise.id].pixel(x, y) for x in range(0, side, 6) for y in range(0, side, 6)}
+    assert len(pixels) > 8
+
+
+def test_an_edit_redraws_the_nodes_downstream_of_it_only(thumbnail_window) -> None:
+    window = thumbnail_window
+    open_example(window, "procedural_noise")
+    service = window.thumbnails.service
+    graph = window.session.graph
+    noise = next(node_id for node_id, node in graph.nodes.items() if "noise" in node.type_name)
+    before = images(window)
+    draws, lowerings = service.draws, service.lowerings
+    window.set_node_property(noise, "scale", 3.0)
+    window.flush()
+    assert window.thumbnails.wait(60)
+    downstream = connected_nodes(graph, [noise], upstream=False) & previewed(window)
+    after = images(window)
+    assert service.draws - draws == len(downstream)
+    assert service.lowerings - lowerings == 1  # a node property is part of the code: the module is lowered again
+    for node_id in previewed(window):
+        assert (after[node_id] is before[node_id]) == (node_id not in downstream), node_id
+
+
+def test_a_parameter_value_redraws_its_readers_without_a_new_module(thumbnail_window) -> None:
+    window = thumbnail_window
+    open_example(window, "procedural_noise")
+    service = window.thumbnails.service
+    graph = window.session.graph
+    parameter = next(node_id for node_id, node in graph.nodes.items() if node.properties.get("name") == "dark")
+    before = images(window)
+    draws, lowerings, links = service.draws, service.lowerings, service.links
+    window.set_parameter_value("dark", (0.9, 0.1, 0.1, 1.0))
+    window.flush()
+    assert window.thumbnails.wait(60)
+    downstream = connected_nodes(graph, [parameter], upstream=False) & previewed(window)
+    after = images(window)
+    assert (service.lowerings, service.links) == (lowerings, links)  # values are uniforms
+    assert service.draws - draws == len(downstream)
+    for node_id in previewed(window):
+        assert (after[node_id] is before[node_id]) == (node_id not in downstream), node_id
+
+
+def test_toggles_per_node_and_for_all(thumbnail_window) -> None:
+    window = thumbnail_window
+    open_example(window, "textured")
+    nodes = sorted(previewed(window))
+    hidden = nodes[0]
+    menu = node_menu(window, hidden)
+    show = next(action for action in menu.actions() if action.text() == "Show &Thumbnail")
+    assert show.isChecked()
+    show.setChecked(False)
+    assert not window.graph.node_by_stable_id(hidden).view.thumbnail_shown
+    assert all(window.graph.node_by_stable_id(node).view.thumbnail_shown for node in nodes[1:])
+    window.thumbnails_action.setChecked(False)
+    assert not any(node.view.thumbnail_shown for node in window.graph.material_nodes())
+    assert window.settings.value(THUMBNAILS_SETTING, type=bool) is False
+    window.thumbnails_action.setChecked(True)
+    assert window.thumbnails.wait(60)
+    assert set(images(window)) == set(nodes) - {hidden}
+
+
+def test_time_dependent_thumbnails_animate_while_the_preview_plays(thumbnail_window, qtbot) -> None:
+    window = thumbnail_window
+    open_example(window, "animated")
+    program = window.thumbnails.program
+    assert program is not None and program.animated
+    still = previewed(window) - program.animated
+    assert still
+    before = images(window)
+    window.preview.set_playing(True)
+    try:
+        qtbot.waitUntil(lambda: all(images(window)[node] is not before[node] for node in program.animated), timeout=30_000)
+    finally:
+        window.preview.set_playing(False)
+    assert window.thumbnails.wait(60)
+    after = images(window)
+    assert all(after[node] is before[node] for node in still)
+
+
+def test_preview_this_node_pins_it_until_unpinned(thumbnail_window, qtbot) -> None:
+    window = thumbnail_window
+    open_example(window, "procedural_noise")
+    graph = window.session.graph
+    noise = next(node_id for node_id, node in graph.nodes.items() if "noise" in node.type_name)
+    material_fragment = window.session.current_artifact.fragment_code
+    renderer = window.preview.renderer
+    menu = node_menu(window, noise)
+    pin = next(action for action in menu.actions() if action.text() == "&Preview This Node")
+    pin.trigger()
+    assert window.node_pin.pinned == noise
+    qtbot.waitUntil(lambda: renderer.program is not None and renderer.program.artifact.fragment_code != material_fragment,
+                    timeout=30_000)
+    assert "Preview pinned to" in window.node_pin.label.text()
+    assert window.node_pin.unpin_action.isEnabled()
+    # An edit keeps the pin (the pinned sub-graph is lowered again).
+    window.set_node_property(noise, "scale", 2.0)
+    window.flush()
+    assert window.node_pin.pinned == noise
+    qtbot.waitUntil(lambda: renderer.program.artifact.fragment_code != window.session.current_artifact.fragment_code,
+                    timeout=30_000)
+    unpin = next(action for action in node_menu(window, noise).actions() if action.text() == "&Unpin Node Preview")
+    unpin.trigger()
+    assert window.node_pin.pinned is None and window.node_pin.label.text() == ""
+    qtbot.waitUntil(lambda: renderer.program.artifact.fragment_code == window.session.current_artifact.fragment_code,
+                    timeout=30_000)
+
+
+def test_deleting_the_pinned_node_unpins(thumbnail_window) -> None:
+    window = thumbnail_window
+    open_example(window, "procedural_noise")
+    graph = window.session.graph
+    noise = next(node_id for node_id, node in graph.nodes.items() if "noise" in node.type_name)
+    window.node_pin.set_pinned(noise)
+    window.graph.clear_selection()
+    window.graph.node_by_stable_id(noise).set_selected(True)
+    window.graph_editor.delete_selection()
+    window.flush()
+    assert window.node_pin.pinned is None
+
+
+def test_right_click_on_a_node_opens_its_menu(thumbnail_window, qtbot) -> None:
+    window = thumbnail_window
+    open_example(window, "textured")
+    node = window.graph.material_nodes()[0]
+    assert show_node_menu(window, node.id, QPoint(10, 10))
+    assert node.selected()
+    menu = next(widget for widget in window.findChildren(type(node_menu(window, node.stable_id))) if widget.isVisible())
+    texts = [action.text() for action in menu.actions()]
+    assert "Show &Thumbnail" in texts and "&Preview This Node" in texts and "&Delete" in texts
+    menu.close()
+    assert not show_node_menu(window, "no such node", QPoint(10, 10))
