@@ -16,12 +16,13 @@ read the registries of `node_types`, complete once the catalog is imported.
 
 from __future__ import annotations
 
+# Imported for their effect, in this order (palette order): every category registers its node types,
+# then Custom Code (a static type and a dynamic one) and the groups register theirs.
+from app.material import nodes as _nodes  # noqa: F401 - imported for its effect (registration)
+
+# isort: split
 from app.material import custom_code as _custom_code  # noqa: F401 - imported for its effect (registration)
 from app.material import groups as _groups  # noqa: F401 - imported for its effect (registration)
-
-# Imported for their effect: every category registers its node types (palette order: the catalog's
-# own types first), then Custom Code and the groups register their dynamic types.
-from app.material import nodes as _nodes  # noqa: F401 - imported for its effect (registration)
 from app.material.node_types import (
     CATEGORIES,
     DYNAMIC_NODE_TYPES,

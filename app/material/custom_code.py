@@ -32,7 +32,6 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.material.graph import Node
 from app.material.group_names import VALUE_KINDS, port_name_problem, slug, unique, zero_value
 from app.material.node_types import LoweringFailure, NodeType, PortSpec, PropertySpec, Scope, register, register_dynamic
 from app.material.port_types import PortType
@@ -45,6 +44,7 @@ from vpl_core.ir.types import RecordType
 from vpl_core.ir.values import ReferenceValue, StorageKind
 
 if TYPE_CHECKING:
+    from app.material.graph import Node
     from app.material.lowering import NodeContext
 
 CUSTOM_CODE_TYPE = "custom_code"

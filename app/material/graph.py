@@ -54,6 +54,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+# Imported for their effect: the node types with static ports (the categories, then Custom Code)
+# registered, so `add_node` always finds their default properties. (Not the catalog: it imports
+# the group modules, which import this one.)
+from app.material import nodes as _nodes  # noqa: F401 - imported for its effect (registration)
+
+# isort: split
+from app.material import custom_code as _custom_code  # noqa: F401 - imported for its effect (registration)
 from app.material.node_types import NODE_TYPES
 from app.material.port_types import PortType
 from app.material.traversal import node_id_key
@@ -334,7 +341,6 @@ class MaterialGraph:
             node_id = self.new_node_id()
         elif node_id in self.nodes:
             raise ValueError(f"node id {node_id!r} is already used")
-        # The registry itself (node_types): the catalog imports the group modules, which build graphs.
         node_type = NODE_TYPES.get(type_name)
         values: dict[str, Any] = {}
         if node_type is not None:

@@ -51,7 +51,7 @@ def tiled_examples(copies: int) -> MaterialGraph:
 
 
 def add_parameter_clash(graph: MaterialGraph, second_name: str = "sheen") -> list[str]:
-    """Two Float Parameters named "sheen" and `second_name`, added into the output's emission (their ids).
+    """Two Float Parameters named "sheen" and `second_name`, added into the output's emissive input (their ids).
 
     With the default name they clash: two error nodes.
     """
@@ -62,7 +62,7 @@ def add_parameter_clash(graph: MaterialGraph, second_name: str = "sheen") -> lis
     total = graph.add_node("add", (x - 260.0, y + 420.0))
     graph.connect(first.id, "out", total.id, "a")
     graph.connect(second.id, "out", total.id, "b")
-    # The Surface Output's float "emissive_strength", or the Unlit Output's "emissive" (a float feeds a colour).
-    graph.connect(total.id, "out", output.id, "emissive_strength" if output.type_name == "surface_output" else "emissive")
+    # Surface Output (the examples' output since they moved to it) names the input "emissive_color".
+    graph.connect(total.id, "out", output.id, "emissive_color" if output.type_name == "surface_output" else "emissive")
     return [first.id, second.id]
 
