@@ -253,7 +253,10 @@ def test_bundled_editor_on_a_real_wayland_compositor(bundle: Path, clean_env: di
     assert facts.get("Window system") == "wayland", about.stdout + about.stderr
     assert facts["OpenGL renderer"] not in ("", "unknown")
     shot = tmp_path / "window.png"
-    result = _run([str(bundle / "vpl-editor"), "--screenshot", str(shot)], env, tmp_path, timeout=180)
+    # The red Blinn-Phong material (the default example is a PBR metal whose colours vary with the stage).
+    example = tmp_path / "lit_blinn_phong.vpl"
+    shutil.copy(EXAMPLES / "lit_blinn_phong.vpl", example)
+    result = _run([str(bundle / "vpl-editor"), str(example), "--screenshot", str(shot)], env, tmp_path, timeout=180)
     assert result.returncode == 0, result.stderr
     pixels = _load_png(shot)
     sphere_red = (pixels[..., 0] > 150) & (pixels[..., 1] < 60) & (pixels[..., 2] < 60)
