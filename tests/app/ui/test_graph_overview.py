@@ -30,7 +30,7 @@ def _big_graph_with_an_error() -> MaterialGraph:
 def _open_big(window, qtbot, graph: MaterialGraph | None = None):
     window.load_graph(graph if graph is not None else _big_graph_with_an_error(), "big")
     window.frame_all()
-    overview = window.overview
+    overview = window.inspection.overview
     qtbot.waitUntil(overview.isVisible, timeout=WAIT_MS)
     overview.rebuild()
     return overview
@@ -136,7 +136,7 @@ def test_the_overview_follows_adding_moving_and_deleting_nodes(window, qtbot) ->
     count = len(overview.layout_shown.nodes)
     bounds = overview.layout_shown.bounds
     far = (bounds.right() + 2000.0, bounds.bottom() + 1000.0)
-    node = window.add_node_from_palette("time", far)
+    node = window.nodes.add_node_from_palette("time", far)
     qtbot.waitUntil(lambda: len(overview.layout_shown.nodes) == count + 1, timeout=WAIT_MS)
     assert overview.layout_shown.bounds.contains(node.view.sceneBoundingRect())
     assert overview.layout_shown.bounds.right() >= far[0]
@@ -181,7 +181,7 @@ def test_the_wheel_over_the_overview_zooms_the_view(window, qtbot) -> None:
 
 
 def test_the_overview_hides_when_the_graph_fits(window, qtbot) -> None:
-    overview = window.overview
+    overview = window.inspection.overview
     window.frame_all()
     qtbot.wait(REBUILD_WAIT_MS)
     assert not overview.isVisible()  # the example fits
@@ -195,18 +195,18 @@ def test_the_overview_hides_when_the_graph_fits(window, qtbot) -> None:
 
 def test_view_overview_toggles_it_and_is_remembered(window, make_window, settings: QSettings, qtbot) -> None:
     overview = _open_big(window, qtbot)
-    action = window.overview_action
+    action = window.inspection.overview_action
     assert action.isChecked() and action in window.menuBar().actions()[2].menu().actions()
     action.trigger()
     assert not action.isChecked() and not overview.isVisible() and not overview.enabled
     assert settings.value(OVERVIEW_SETTING, type=bool) is False
     second = make_window()
-    assert not second.overview_action.isChecked()
+    assert not second.inspection.overview_action.isChecked()
     _second_graph = _big_graph_with_an_error()
     second.load_graph(_second_graph, "big")
     second.frame_all()
     qtbot.wait(REBUILD_WAIT_MS)
-    second.overview.rebuild()
-    assert not second.overview.isVisible()
-    second.overview_action.trigger()
-    assert second.overview.isVisible() and settings.value(OVERVIEW_SETTING, type=bool) is True
+    second.inspection.overview.rebuild()
+    assert not second.inspection.overview.isVisible()
+    second.inspection.overview_action.trigger()
+    assert second.inspection.overview.isVisible() and settings.value(OVERVIEW_SETTING, type=bool) is True
