@@ -41,7 +41,7 @@ id for that definition's body.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -688,14 +688,16 @@ def set_interface(document: MaterialGraph, function_id: str, name: str, inputs: 
         new = renamed_outputs.get(old, old)
         return new if new in new_outputs else None
 
-    def rewire(graph: MaterialGraph, is_input_side: set[str], is_output_side: set[str]) -> None:
+    def rewire(graph: MaterialGraph, sources: set[str], source_after: Callable[[str], str | None],
+               targets: set[str], target_after: Callable[[str], str | None]) -> None:
+        """Rename the ports of wires leaving `sources` and entering `targets`; drop wires whose port is gone."""
         rewired: list[Connection] = []
         for connection in graph.connections:
             source_port, target_port = connection.source_port, connection.target_port
-            if connection.target_node in is_input_side:
-                target_port = input_after(target_port) or ""
-            if connection.source_node in is_output_side:
-                source_port = output_after(source_port) or ""
+            if connection.source_node in sources:
+                source_port = source_after(source_port) or ""
+            if connection.target_node in targets:
+                target_port = target_after(target_port) or ""
             if source_port and target_port:
                 rewired.append(Connection(connection.source_node, source_port, connection.target_node, target_port))
         graph.connections = rewired
@@ -703,7 +705,7 @@ def set_interface(document: MaterialGraph, function_id: str, name: str, inputs: 
     for graph in [result, *(other.body for other in result.functions.values())]:
         users = instances(graph, function_id)
         ids = {node.id for node in users}
-        rewire(graph, ids, ids)
+        rewire(graph, ids, output_after, ids, input_after)
         for node in users:
             values = {key: value for key, value in node.properties.items() if key != FUNCTION_PROPERTY}
             kept: dict[str, Any] = {FUNCTION_PROPERTY: function_id}
@@ -717,16 +719,7 @@ def set_interface(document: MaterialGraph, function_id: str, name: str, inputs: 
     group_outputs = {node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE}
     group_inputs = {node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE}
     # Inside the body the sides swap: Group Input's outputs are the inputs, Group Output's inputs the outputs.
-    rewired: list[Connection] = []
-    for connection in body.connections:
-        source_port, target_port = connection.source_port, connection.target_port
-        if connection.source_node in group_inputs:
-            source_port = input_after(source_port) or ""
-        if connection.target_node in group_outputs:
-            target_port = output_after(target_port) or ""
-        if source_port and target_port:
-            rewired.append(Connection(connection.source_node, source_port, connection.target_node, target_port))
-    body.connections = rewired
+    rewire(body, group_inputs, input_after, group_outputs, output_after)
     definition.name = name.strip()
     definition.inputs = [port.copy() for port in inputs]
     definition.outputs = [InterfacePort(port.name, port.type) for port in outputs]
