@@ -45,6 +45,7 @@ from __future__ import annotations
 import copy
 import threading
 import traceback
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -52,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from OpenGL import GL
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
 from app.preview.preview_state import PreviewState
@@ -69,6 +70,24 @@ CLOSE_TIMEOUT_S = 60.0
 FRAME_TEXTURES = 3
 
 Command = Callable[[Renderer], object]
+
+#: Threads still running, closed when the application quits (before Python's shutdown deletes Qt objects
+#: under them); weak, so a closed thread's renderer is not kept alive.
+_running: weakref.WeakSet[RenderThread] = weakref.WeakSet()
+_quit_hooked: list[QCoreApplication] = []
+
+
+def close_all() -> None:
+    """Stop every render thread (the application is quitting)."""
+    for thread in list(_running):
+        thread.close()
+
+
+def _close_all_on_quit() -> None:
+    application = QCoreApplication.instance()
+    if application is not None and not any(hooked is application for hooked in _quit_hooked):
+        application.aboutToQuit.connect(close_all, Qt.ConnectionType.DirectConnection)
+        _quit_hooked[:] = [application]
 
 
 class RenderThreadUnavailable(RuntimeError):  # noqa: N818 - a condition the widget handles, named for what it means
@@ -184,6 +203,8 @@ class RenderThread(QObject):
             problem = self._problem or "the preview's render thread did not start"
             self.close()
             raise RenderThreadUnavailable(problem)
+        _running.add(self)
+        _close_all_on_quit()
 
     # ---- the widget's side ----------------------------------------------------------------
 
@@ -257,6 +278,7 @@ class RenderThread(QObject):
 
     def close(self) -> None:
         """Stop after the current command or frame; the thread releases its GL objects and its context."""
+        _running.discard(self)
         with self._condition:
             self._closing = True
             self._commands.clear()
