@@ -445,6 +445,10 @@ class MaterialNodeGraph(NodeGraph):
                 return node
         return None
 
+    def nodes_by_stable_id(self) -> dict[str, MaterialNode]:
+        """Every material node by stable id, read once: for updating many nodes (`node_by_stable_id` scans all)."""
+        return {node.stable_id: node for node in self.material_nodes()}
+
     # --- typed connections ---
 
     def _check_port_items(self, from_item: PortItem, to_item: PortItem) -> tuple[bool, str]:
