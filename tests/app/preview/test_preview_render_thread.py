@@ -232,3 +232,14 @@ def test_a_context_that_cannot_share_falls_back_to_the_window_thread(qtbot, monk
     assert not widget.threaded
     assert _centre(widget.grab_preview()) == (0, 0, 255)
     assert "draws in the window's thread" in capsys.readouterr().err
+
+
+def test_quitting_stops_every_render_thread(qtbot) -> None:
+    """`close_all` runs on the application's aboutToQuit: no thread is left drawing while Python shuts down."""
+    from app.preview.render_thread import close_all
+
+    widget = _make_widget(qtbot)
+    _show(qtbot, widget, RED)
+    thread: RenderThread = widget._thread
+    close_all()
+    assert not thread.running and not widget.renderer._initialized
