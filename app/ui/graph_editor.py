@@ -767,14 +767,14 @@ class GraphEditor(QObject):
 
     def _apply_costs(self) -> None:
         costs = self._costs
-        nodes = self.graph.nodes_by_stable_id()
         if not self.costs_visible:
             # Footers and their tooltip lines show only with View > Node Cost: they are made when it is
             # turned on (`set_costs_visible`), not for every lowering (a slider's drag lowers many times).
-            for node in nodes.values():
+            for node in self.graph.material_nodes():
                 if node.type_name != REROUTE_TYPE:
                     node.view.set_cost_shown(False)
             return
+        nodes = self.graph.nodes_by_stable_id()
 
         def label(node_id: str | None) -> str:
             node = nodes.get(node_id) if node_id is not None else None
