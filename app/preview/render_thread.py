@@ -27,7 +27,9 @@ it as they change any `PreviewState`.
 Textures of delivered frames: the thread never draws into the texture the
 widget shows nor into the one it was handed last and has not shown yet
 (`shown`), so three are enough. The widget's copy ends with `glFinish`, so a
-texture it no longer shows is free.
+texture it no longer shows is free. Textures of another size (the widget
+was resized) are deleted only once the widget has received every frame
+handed to it (`received`): a frame still queued to the widget may name one.
 
 Commands are plain callables taking the `Renderer` (`post`); `call` runs one
 and returns its result to the caller (blocking, for `grab_preview`);
@@ -42,6 +44,7 @@ releases every GL object it made, in its own context.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import threading
 import traceback
@@ -52,10 +55,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from OpenGL import GL
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
+from app.material.textures import as_rgba_image
 from app.preview.preview_state import PreviewState
 from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -71,14 +76,16 @@ FRAME_TEXTURES = 3
 
 Command = Callable[[Renderer], object]
 
-#: Threads still running, closed when the application quits (before Python's shutdown deletes Qt objects
-#: under them); weak, so a closed thread's renderer is not kept alive.
+#: Threads still running, closed when the application quits or Python exits (a run that never enters the
+#: event loop, `vpl-editor --screenshot`), before Python's shutdown deletes Qt objects under them: a thread
+#: drawing then crashes the process. Weak, so a closed thread's renderer is not kept alive.
 _running: weakref.WeakSet[RenderThread] = weakref.WeakSet()
 _quit_hooked: list[QCoreApplication] = []
 
 
+@atexit.register
 def close_all() -> None:
-    """Stop every render thread (the application is quitting)."""
+    """Stop every render thread (the application is quitting, or Python is exiting)."""
     for thread in list(_running):
         thread.close()
 
@@ -132,8 +139,9 @@ class PostedState(PreviewState):
     hands it to the render thread, or applies it at once when there is none.
     Setter arguments are taken as immutable (images, meshes and environments
     are not changed after they are handed over), except parameter values,
-    which are copied. The camera is this object's; `camera_changed` posts a
-    copy of it.
+    which are copied. Texture images are validated here but kept by the
+    renderer only (this record's `_images` stays empty). The camera is this
+    object's; `camera_changed` posts a copy of it.
     """
 
     def __init__(self, post: Callable[[Command], None]) -> None:
@@ -152,8 +160,12 @@ class PostedState(PreviewState):
         camera = copy.deepcopy(self.camera)
         self._post(lambda renderer: setattr(renderer, "camera", camera))
 
+    def set_texture(self, name: str, image: np.ndarray | None) -> None:
+        """Validated and converted here (`as_rgba_image`), kept by the renderer only: no second copy here."""
+        converted = None if image is None else as_rgba_image(image)
+        self._post(lambda renderer: renderer.set_texture(name, converted))
+
     set_parameter = _posting(PreviewState.set_parameter, copy_arguments=True)
-    set_texture = _posting(PreviewState.set_texture)
     set_mesh = _posting(PreviewState.set_mesh)
     set_background = _posting(PreviewState.set_background)
     set_background_mode = _posting(PreviewState.set_background_mode)
@@ -196,6 +208,7 @@ class RenderThread(QObject):
         self._protected: tuple[int, int] = (0, 0)
         self._program = 0       # the newest build whose program is drawn
         self._frames = 0
+        self._unreceived = 0    # frames emitted that the widget has not received yet (queued to it)
         self._thread = threading.Thread(target=self._run, args=(share, surface_format), name="vpl-preview-render",
                                         daemon=True)
         self._thread.start()
@@ -272,6 +285,12 @@ class RenderThread(QObject):
         with self._condition:
             self._protected = (shown, handed)
 
+    def received(self, frame: Frame, shown: int) -> None:
+        """The widget took `frame` (it shows texture `shown` until it paints the new one)."""
+        with self._condition:
+            self._unreceived = max(0, self._unreceived - 1)
+            self._protected = (shown, frame.texture)
+
     def wait_idle(self, timeout_s: float) -> bool:
         """Wait until every command and frame asked for so far is done; False on timeout."""
         return self._idle.wait(timeout_s)
@@ -340,13 +359,14 @@ class RenderThread(QObject):
 
     def _draw(self, size: tuple[int, int], targets: list[Framebuffer], retired: list[Framebuffer]) -> None:
         with self._condition:
-            protected = self._protected
+            protected, unreceived = self._protected, self._unreceived
         if targets and (targets[0].width, targets[0].height) != size:
             retired.extend(targets)
             targets.clear()
-        for framebuffer in [framebuffer for framebuffer in retired if framebuffer.texture not in protected]:
-            framebuffer.delete()
-            retired.remove(framebuffer)
+        if not unreceived:  # no frame naming a retired texture is still on its way to the widget
+            for framebuffer in [framebuffer for framebuffer in retired if framebuffer.texture not in protected]:
+                framebuffer.delete()
+                retired.remove(framebuffer)
         try:
             while len(targets) < FRAME_TEXTURES:
                 targets.append(Framebuffer(size[0], size[1], sampled=True))
@@ -363,4 +383,5 @@ class RenderThread(QObject):
         self._frames += 1
         with self._condition:
             self._protected = (self._protected[0], target.texture)
+            self._unreceived += 1
         self.frame_ready.emit(Frame(target.texture, size[0], size[1], self._program, self._frames))

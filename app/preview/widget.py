@@ -446,7 +446,7 @@ class PreviewWidget(QOpenGLWidget):
         if self._thread is None:
             return  # a frame of a thread closed since
         self._frame = frame
-        self._thread.shown(self._shown_texture, frame.texture)
+        self._thread.received(frame, self._shown_texture)
         self.update()
         if self._building is not None and frame.program >= self._building:
             # The first frame drawn with the newest program: it replaces the old image now.

@@ -18,6 +18,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, make_artifact
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtGui import QImage, QOpenGLContext
 
 from app.material.parameters import ParameterKind, ParameterSpec
@@ -243,3 +244,35 @@ def test_quitting_stops_every_render_thread(qtbot) -> None:
     thread: RenderThread = widget._thread
     close_all()
     assert not thread.running and not widget.renderer._initialized
+
+
+def test_frames_still_on_their_way_keep_their_textures_through_a_resize(
+        qtbot, widget: PreviewWidget, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resize retires the thread's textures; one named by a frame still queued to the widget stays alive
+    until the widget has received it (it may paint it while the new size's first frame is drawn)."""
+    _show(qtbot, widget, RED)
+    thread: RenderThread = widget._thread
+    widget.set_background((0.1, 0.1, 0.1))
+    widget.finish_rendering()
+    widget.grabFramebuffer()            # that frame is painted: the widget shows its texture
+    widget.set_background((0.2, 0.2, 0.2))
+    assert thread.wait_idle(30.0)       # a second frame is handed over, still queued to the widget
+    widget.grabFramebuffer()            # a paint meanwhile (the first frame again)
+    drawing, release = threading.Event(), threading.Event()
+    original = Renderer.render
+
+    def slow_render(renderer: Renderer, width: int, height: int) -> None:
+        if width == 170:  # the new size's first frame takes its time
+            drawing.set()
+            assert release.wait(30.0)
+        original(renderer, width, height)
+
+    monkeypatch.setattr(Renderer, "render", slow_render)
+    widget.resize(170, 140)
+    widget.set_background((0.3, 0.3, 0.3))
+    assert drawing.wait(30.0)           # the thread retired the old size's textures and draws the new size
+    QCoreApplication.sendPostedEvents(widget, QEvent.Type.MetaCall)  # the second frame arrives now...
+    widget.grabFramebuffer()            # ...and is painted: its texture must still exist
+    release.set()
+    widget.finish_rendering()
+    assert widget.error_text == "" and _centre(widget.grabFramebuffer()) == (255, 0, 0)
