@@ -281,6 +281,8 @@ class ParametersPanel(QWidget):
     variantRenameRequested = Signal(str)
     #: "Reset" of an overridden parameter was clicked.
     parameterResetRequested = Signal(str)
+    #: A parameter's slider was released: the gesture its `continuing` changes made is over.
+    gestureEnded = Signal()
 
     #: Replaceable dialogs: (initial QColor, parent, with_alpha) -> QColor; (parent) -> path or None.
     pick_color: Callable[[QColor, QWidget, bool], QColor] = staticmethod(_pick_color)
@@ -463,7 +465,9 @@ class ParametersPanel(QWidget):
     def _make_editor(self, spec: ParameterSpec, value: Any) -> _ParameterEditor:
         name = spec.name
         if spec.kind is ParameterKind.FLOAT:
-            return _FloatEditor(spec, value, lambda v: self._emit(name, v))
+            editor = _FloatEditor(spec, value, lambda v: self._emit(name, v))
+            editor.slider.sliderReleased.connect(self.gestureEnded)
+            return editor
         if spec.kind is ParameterKind.VECTOR:
             return _VectorEditor(spec, value, lambda v: self._emit(name, v))
         if spec.kind is ParameterKind.COLOR:

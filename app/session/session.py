@@ -297,11 +297,15 @@ class EditorSession:
 
     # ---- edits and lowering ---------------------------------------------------------------
 
-    def update_graph(self, graph: MaterialGraph) -> None:
-        """The graph after an edit (the view's snapshot); lowering waits for `lower`."""
+    def update_graph(self, graph: MaterialGraph, owned: bool = False) -> None:
+        """The graph after an edit (the view's snapshot); lowering waits for `lower`.
+
+        `owned`: the caller hands `graph` over and never changes it in place (the graph editor's snapshots,
+        one per slider step), so it is kept as it is instead of copied.
+        """
         if not isinstance(self._document, GraphDocument):
             raise RuntimeError("a read-only document has no graph to edit")
-        self._document.graph = graph.copy()
+        self._document.graph = graph if owned else graph.copy()
         self._notify_modified()
         self._refresh_values()
         self._update_textures()

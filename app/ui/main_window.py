@@ -53,6 +53,7 @@ from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
 from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
+from app.ui.edit_gesture import EditGesture
 from app.ui.export_commands import ExportCommands
 from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
@@ -117,6 +118,8 @@ class MainWindow(QMainWindow):
         self.nodes = NodeCommands(self)  # the palette, the properties panel, selecting nodes
         self.parameter_commands = ParameterCommands(self)  # parameter values and variants
         self.node_pin = NodePin(self)  # the presenter asks it first what the preview shows
+        #: A slider drag in progress: only the preview follows its lowerings (app/ui/edit_gesture.py).
+        self.gesture = EditGesture(self)
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
         self.thumbnails: NodeThumbnails = NodeThumbnails(self)
         self._build_actions()
@@ -195,6 +198,9 @@ class MainWindow(QMainWindow):
         self.properties_panel.propertyEdited.connect(
             lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
+        self.properties_panel.gestureEnded.connect(self.gesture.end)
+        panel.gestureEnded.connect(self.gesture.end)
+        self.gesture.ended.connect(self.thumbnails.schedule)
         self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
         self.breadcrumb.levelRequested.connect(self.graph_editor.exit_group)
         self.session.document_changed.connect(self._on_document_changed)
@@ -384,12 +390,19 @@ class MainWindow(QMainWindow):
     def _on_graph_edited(self) -> None:
         if self.read_only:
             return
+        continuing = self.graph_editor.edit_continuing
         self.groups.list_groups()
-        self.session.update_graph(self.graph_editor.material)
+        # The editor's snapshots are never changed in place: the session may keep this one (no copy per step).
+        self.session.update_graph(self.graph_editor.material, owned=True)
+        # After the session has the graph: a gesture's end then sees whether a lowering is still to come.
+        if continuing:
+            self.gesture.continue_edit()
+        else:
+            self.gesture.end()
         self._update_title()
         self._update_actions()
         self.nodes.refresh_properties()
-        self.lowering.request(self.graph_editor.edit_continuing)
+        self.lowering.request(continuing)
 
     def frame_all(self) -> None:
         self.graph_editor.frame_all()

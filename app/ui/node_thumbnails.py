@@ -138,8 +138,12 @@ class NodeThumbnails(QObject):
     # ---- requests -------------------------------------------------------------------------
 
     def schedule(self) -> None:
-        """Refresh after the current event-loop turn (many changes in one turn ask once)."""
-        self._timer.start()
+        """Refresh after the current event-loop turn (many changes in one turn ask once).
+
+        Not while a gesture continues (a slider drag): the window schedules once when it ends.
+        """
+        if not self.window.gesture.active:
+            self._timer.start()
 
     def _on_document_changed(self, document: object) -> None:
         self.hidden.clear()

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from app.session import EditorSession
     from app.ui.code_view import CodeView
     from app.ui.diagnostics_panel import DiagnosticsPanel
+    from app.ui.edit_gesture import EditGesture
     from app.ui.graph_editor import GraphEditor
     from app.ui.instruction_view import InstructionView
     from app.ui.node_thumbnails import NodePin
@@ -60,6 +61,8 @@ class SessionView(Protocol):
     def instruction_view(self) -> InstructionView: ...
     @property
     def diagnostics_panel(self) -> DiagnosticsPanel: ...
+    @property
+    def gesture(self) -> EditGesture: ...
     @property
     def diagnostics_dock(self) -> QDockWidget: ...
     @property
@@ -97,6 +100,11 @@ class SessionPresenter:
         self._shown_artifact: object | None = None
         self._sent_textures: dict[str, object] = {}
         window.preview.programReady.connect(self._on_program_ready)
+        #: Lowerings shown only in the preview while a gesture continued (the panels show an older one).
+        self.behind = False
+        #: How many lowerings updated the panels (tests count: none during a drag, one at its end).
+        self.panel_updates = 0
+        window.gesture.ended.connect(self._catch_up)
         window.preview.programFailed.connect(self._on_program_failed)
 
     # ---- a lowering -----------------------------------------------------------------------
@@ -104,6 +112,13 @@ class SessionPresenter:
     def _on_lowered(self, result: LoweringResult) -> None:
         window = self.window
         self.driver_error = ""
+        if window.gesture.active:
+            # A slider is being dragged: only the preview follows; the rest catches up when it ends.
+            self.behind = True
+            self.show_preview(result)
+            return
+        self.behind = False
+        self.panel_updates += 1
         diagnostics = self.session.diagnostics
         self.show_diagnostics(diagnostics)
         window.graph_editor.show_diagnostics(diagnostics)
@@ -114,13 +129,23 @@ class SessionPresenter:
                                    artifact.fragment_code if artifact is not None else None,
                                    missing_reason="the material has errors (see Diagnostics)" if not result.ok
                                    else "not compiled")
+        self.show_preview(result)
+        window.statusBar().showMessage(self.show_state(), 4000)
+
+    def show_preview(self, result: LoweringResult) -> None:
+        """The preview's part of a lowering: its new program, or why it shows the last one that worked."""
         if result.verified is not None:
-            window.preview.set_stale("")
+            self.window.preview.set_stale("")
             self.show_program()
         else:
             errors = len(result.errors)
-            window.preview.set_stale(f"{errors} error{'s' if errors != 1 else ''} in the material (see Diagnostics)")
-        window.statusBar().showMessage(self.show_state(), 4000)
+            self.window.preview.set_stale(f"{errors} error{'s' if errors != 1 else ''} in the material (see Diagnostics)")
+
+    def _catch_up(self) -> None:
+        """The gesture ended: show the last lowering everywhere, unless a lowering still to come will."""
+        result = self.session.result
+        if self.behind and result is not None and not self.session.needs_lowering:
+            self._on_lowered(result)
 
     def show_inspection(self, result: LoweringResult | None) -> None:
         """Node costs, the status bar's totals and the code view's links to the nodes, from one lowering."""

@@ -151,6 +151,8 @@ class _Editor:
 
 class PropertiesPanel(QWidget):
     propertyEdited = Signal(str, str, object)
+    #: A slider of a property was released: the gesture its `continuing` edits made is over.
+    gestureEnded = Signal()
 
     def __init__(self, parent: QWidget | None = None,
                  choose_texture: Callable[[QWidget], str | None] | None = None) -> None:
@@ -324,6 +326,7 @@ class PropertiesPanel(QWidget):
                 drag["changed"] = slider.isSliderDown()
 
             slider.sliderPressed.connect(lambda: drag.update(changed=False))
+            slider.sliderReleased.connect(self.gestureEnded)
             slider.valueChanged.connect(commit_slider)
         edit.committed.connect(lambda value: self._emit(spec.name, value))
 

@@ -1,0 +1,143 @@
+"""A slider drag through the real window: only the preview follows it; the rest catches up once, at its end.
+
+Issue 20 item 3 (app/ui/edit_gesture.py): while a node property's slider is
+dragged, every lowering reaches the preview, but the panels (diagnostics,
+code view, port types and markers, node costs) and the node thumbnails are
+not updated until the slider is released; then they are updated once, and
+the window is exactly as if the value had been set in one discrete edit,
+with the whole drag one undo step. The counts are of updates, never times.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QSlider
+
+from app.preview.thumbnails import ThumbnailService
+from app.ui.code_view import VPL_TAB
+from app.ui.edit_gesture import EditGesture
+from app.ui.node_thumbnails import THUMBNAILS_SETTING
+
+pytestmark = pytest.mark.gl
+
+#: The Fresnel node of the UI tests' example and its float property with a slider.
+FRESNEL, POWER = "n7", "power"
+
+
+def power_slider(window) -> QSlider:
+    window.nodes.select_node(FRESNEL)
+    sliders = window.properties_panel.findChildren(QSlider)
+    assert len(sliders) == 1, "the Fresnel's properties have one slider (power)"
+    return sliders[0]
+
+
+def drag(window, slider: QSlider, positions: list[int]) -> None:
+    """Press, move through `positions` (each move lowered, as the scheduler would while dragging), no release."""
+    slider.setSliderDown(True)  # emits sliderPressed, as the mouse does
+    for position in positions:
+        slider.setValue(position)
+        window.flush()
+
+
+@pytest.fixture
+def submitted(monkeypatch) -> list[object]:
+    """The thumbnail jobs handed to the worker."""
+    jobs: list[object] = []
+    submit = ThumbnailService.submit
+
+    def counting(service: ThumbnailService, job: object) -> None:
+        jobs.append(job)
+        submit(service, job)
+
+    monkeypatch.setattr(ThumbnailService, "submit", counting)
+    return jobs
+
+
+def test_a_drag_updates_only_the_preview_until_the_slider_is_released(make_window, settings, submitted) -> None:
+    settings.setValue(THUMBNAILS_SETTING, True)
+    window = make_window()
+    window.flush()
+    assert window.thumbnails.wait(120)
+    slider = power_slider(window)
+    presenter = window.presenter
+    start = slider.value()
+    slider.setSliderDown(True)
+    slider.setValue(start + 10)  # the first move of a drag is a step of its own (not continuing)
+    window.flush()
+    assert not window.gesture.active
+    assert window.thumbnails.wait(120)
+    code_before = window.code_view.text(VPL_TAB)
+    assert code_before == window.session.result.text
+    updates, jobs, results = presenter.panel_updates, len(submitted), []
+    programs = []
+    for position in (start + 20, start + 30, start + 40):
+        slider.setValue(position)
+        window.flush()
+        results.append(window.session.result)
+        programs.append(presenter._shown_artifact)
+    window.thumbnails.wait(5)  # would let a scheduled refresh run
+    assert window.gesture.active
+    assert presenter.panel_updates == updates, "the panels followed a continuing lowering"
+    assert len(submitted) == jobs, "thumbnails were asked for during the drag"
+    assert presenter.behind
+    assert window.code_view.text(VPL_TAB) == code_before, "the code view followed the drag"
+    assert len({id(result) for result in results}) == 3, "every step was lowered"
+    assert programs[-1] is window.session.program(window.preview.target).artifact, "the preview follows each step"
+
+    slider.setSliderDown(False)  # the release: sliderReleased
+    assert not window.gesture.active
+    assert presenter.panel_updates == updates + 1
+    assert not presenter.behind
+    assert window.thumbnails.wait(120)
+    assert len(submitted) == jobs + 1, "one thumbnail request when the drag ended"
+    assert window.code_view.text(VPL_TAB) == window.session.result.text != code_before
+
+
+def test_after_the_drag_the_window_is_as_after_one_discrete_edit(make_window) -> None:
+    window = make_window()
+    window.flush()
+    before = window.material
+    stack = window.graph.undo_stack()
+    steps = stack.count()
+    slider = power_slider(window)
+    start = slider.value()
+    drag(window, slider, [start + 5, start + 15, start + 25, start + 35])
+    slider.setSliderDown(False)
+    window.flush()
+    dragged = window.material
+    dragged_text = window.session.result.text
+    assert stack.count() == steps + 1, "the whole drag is one undo step"
+
+    assert window.code_view.text(VPL_TAB) == dragged_text, "the code view shows the drag's last value"
+
+    # The same value set in one discrete edit on the original graph: the same document.
+    other = make_window()
+    other.flush()
+    other.nodes.set_node_property(FRESNEL, POWER, dragged.nodes[FRESNEL].properties[POWER])
+    other.flush()
+    assert other.material == dragged
+    assert other.session.result.text == dragged_text
+    assert other.diagnostics_panel.rows == window.diagnostics_panel.rows
+    assert other.code_view.text(VPL_TAB) == window.code_view.text(VPL_TAB)
+
+    # One undo takes the whole drag back.
+    stack.undo()
+    window.flush()
+    assert window.material == before
+
+
+def test_a_gesture_ends_on_a_discrete_edit_and_when_idle(qtbot) -> None:
+    gesture = EditGesture()
+    ended: list[bool] = []
+    gesture.ended.connect(lambda: ended.append(gesture.active))
+    gesture.end()
+    assert ended == [], "no gesture, nothing to end"
+    gesture.continue_edit()
+    gesture.continue_edit()
+    assert gesture.active
+    gesture.end()
+    gesture.end()
+    assert ended == [False], "ended once, after `active` turned False"
+    gesture.continue_edit()
+    qtbot.waitUntil(lambda: not gesture.active, timeout=5_000)  # IDLE_END_MS without a step
+    assert ended == [False, False]
