@@ -119,6 +119,8 @@ class SessionPresenter:
             return
         self.behind = False
         self.panel_updates += 1
+        # The preview first: the render thread compiles the new program while the panels below are updated.
+        self.show_preview(result)
         diagnostics = self.session.diagnostics
         self.show_diagnostics(diagnostics)
         window.graph_editor.show_diagnostics(diagnostics)
@@ -129,7 +131,6 @@ class SessionPresenter:
                                    artifact.fragment_code if artifact is not None else None,
                                    missing_reason="the material has errors (see Diagnostics)" if not result.ok
                                    else "not compiled")
-        self.show_preview(result)
         window.statusBar().showMessage(self.show_state(), 4000)
 
     def show_preview(self, result: LoweringResult) -> None:
