@@ -393,7 +393,8 @@ class GraphEditor(QObject):
         self.graph.refresh_constraint_tables()
         if self.path != self._shown_path:
             self._announce_level()
-        self._apply_costs()  # new nodes get the footer at once; their numbers come with the next lowering
+        if not isinstance(changed, PropertyCommand):  # a property step (a slider's drag) adds no node
+            self._apply_costs()  # new nodes get the footer at once; their numbers come with the next lowering
         self.edited.emit()
 
     def take_rewritten(self, graph: MaterialGraph) -> None:

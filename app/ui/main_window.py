@@ -200,7 +200,9 @@ class MainWindow(QMainWindow):
         self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
         self.properties_panel.gestureEnded.connect(self.gesture.end)
         panel.gestureEnded.connect(self.gesture.end)
+        self.gesture.ended.connect(self._after_gesture)
         self.gesture.ended.connect(self.thumbnails.schedule)
+        self.presenter.preview_settled.append(self.thumbnails.schedule)
         self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
         self.breadcrumb.levelRequested.connect(self.graph_editor.exit_group)
         self.session.document_changed.connect(self._on_document_changed)
@@ -391,18 +393,30 @@ class MainWindow(QMainWindow):
         if self.read_only:
             return
         continuing = self.graph_editor.edit_continuing
-        self.groups.list_groups()
         # The editor's snapshots are never changed in place: the session may keep this one (no copy per step).
         self.session.update_graph(self.graph_editor.material, owned=True)
+        if continuing and self.gesture.active:
+            # A later step of a drag: the title, actions, group list and the properties panel (whose
+            # slider is what moves) are brought up to date when the gesture ends (`_after_gesture`).
+            self.gesture.continue_edit()
+            self.lowering.request(continuing)
+            return
         # After the session has the graph: a gesture's end then sees whether a lowering is still to come.
         if continuing:
             self.gesture.continue_edit()
         else:
             self.gesture.end()
+        self._after_gesture()
+        self.lowering.request(continuing)
+
+    def _after_gesture(self) -> None:
+        """What every discrete edit updates (and a gesture once, at its end)."""
+        if self.read_only:
+            return
+        self.groups.list_groups()
         self._update_title()
         self._update_actions()
         self.nodes.refresh_properties()
-        self.lowering.request(continuing)
 
     def frame_all(self) -> None:
         self.graph_editor.frame_all()

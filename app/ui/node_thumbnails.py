@@ -140,9 +140,10 @@ class NodeThumbnails(QObject):
     def schedule(self) -> None:
         """Refresh after the current event-loop turn (many changes in one turn ask once).
 
-        Not while a gesture continues (a slider drag): the window schedules once when it ends.
+        Not while a gesture continues (a slider drag), nor before the preview has drawn its new program:
+        the window schedules once the gesture has ended and the preview has settled.
         """
-        if not self.window.gesture.active:
+        if not self.window.gesture.active and not self.window.presenter.preview_pending:
             self._timer.start()
 
     def _on_document_changed(self, document: object) -> None:
@@ -304,7 +305,7 @@ class NodeThumbnails(QObject):
         application = QApplication.instance()
 
         def settled() -> bool:
-            if self._timer.isActive():
+            if self._timer.isActive() or self.window.presenter.preview_pending:
                 return False
             service = self.service
             return service is None or (not service.busy and not self._requested_pending())

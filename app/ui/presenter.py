@@ -11,10 +11,10 @@ own: the last driver error, shown as a diagnostic until a program builds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QStatusBar, QWidget
 
 from app.graph.rich_text import plain_tooltip
@@ -40,6 +40,10 @@ if TYPE_CHECKING:
     from app.ui.graph_editor import GraphEditor
     from app.ui.instruction_view import InstructionView
     from app.ui.node_thumbnails import NodePin
+
+
+#: Longest wait of the other views for the preview's new program (an unexposed preview draws nothing).
+PREVIEW_FIRST_MS = 300
 
 
 class SessionView(Protocol):
@@ -105,6 +109,17 @@ class SessionPresenter:
         #: How many lowerings updated the panels (tests count: none during a drag, one at its end).
         self.panel_updates = 0
         window.gesture.ended.connect(self._catch_up)
+        #: A new program went to the preview and has not drawn yet: work for other views (the node
+        #: thumbnails) waits for it, so the new pixels come first (at most `PREVIEW_FIRST_MS`).
+        self.preview_pending = False
+        #: Called once the pending program has drawn, failed, or `PREVIEW_FIRST_MS` passed.
+        self.preview_settled: list[Callable[[], None]] = []
+        self._preview_wait = QTimer()
+        self._preview_wait.setSingleShot(True)
+        self._preview_wait.setInterval(PREVIEW_FIRST_MS)
+        self._preview_wait.timeout.connect(self._preview_done)
+        window.preview.programReady.connect(self._preview_done)
+        window.preview.programFailed.connect(lambda _message: self._preview_done())
         window.preview.programFailed.connect(self._on_program_failed)
 
     # ---- a lowering -----------------------------------------------------------------------
@@ -189,7 +204,16 @@ class SessionPresenter:
             return  # the same program (a value changed, not the module): the values went to the preview already
         self._shown_artifact = program.artifact
         self._sent_textures = dict(self.session.texture_images)
+        self.preview_pending = True
+        self._preview_wait.start()
         preview.set_artifact(program.artifact, self.session.parameters.specs, self.session.preview_values())
+
+    def _preview_done(self) -> None:
+        self._preview_wait.stop()
+        if self.preview_pending:
+            self.preview_pending = False
+            for callback in self.preview_settled:
+                callback()
 
     def _on_specs(self, specs: list[ParameterSpec]) -> None:
         panel, parameters = self.window.parameters_panel, self.session.parameters

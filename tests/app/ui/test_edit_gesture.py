@@ -141,3 +141,24 @@ def test_a_gesture_ends_on_a_discrete_edit_and_when_idle(qtbot) -> None:
     gesture.continue_edit()
     qtbot.waitUntil(lambda: not gesture.active, timeout=5_000)  # IDLE_END_MS without a step
     assert ended == [False, False]
+
+
+def test_after_a_discrete_edit_the_thumbnails_wait_for_the_previews_new_program(make_window, settings, submitted,
+                                                                                 qtbot) -> None:
+    settings.setValue(THUMBNAILS_SETTING, True)
+    window = make_window()
+    window.flush()
+    assert window.thumbnails.wait(120)
+    jobs, presenter = len(submitted), window.presenter
+    artifact = presenter._shown_artifact
+    at_ready: list[int] = []
+    window.preview.programReady.connect(lambda: at_ready.append(len(submitted)))
+    window.nodes.set_node_property(FRESNEL, POWER, 3.25)
+    with qtbot.waitSignal(window.preview.programReady, timeout=60_000):
+        window.flush()
+        assert presenter._shown_artifact is not artifact, "the edit changed the module: a new program"
+        assert presenter.preview_pending
+    assert at_ready == [jobs], "thumbnails were asked for before the preview drew the new program"
+    assert not presenter.preview_pending
+    assert window.thumbnails.wait(120)
+    assert len(submitted) == jobs + 1
