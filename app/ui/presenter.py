@@ -7,6 +7,12 @@ markers and resolved port types, the code view, the instruction view of a
 read-only document, the parameters panel, the preview (through
 `PreviewHost` only) and the status bar. It holds one piece of state of its
 own: the last driver error, shown as a diagnostic until a program builds.
+
+A lowering reaches the preview first. While a gesture continues (a slider
+drag, `window.gesture`) it reaches only the preview; the panels show the
+last lowering once the gesture ends (`behind`, `_catch_up`). While a new
+program is on its way to the preview (`preview_pending`, at most
+`PREVIEW_FIRST_MS`) the node thumbnails wait (`preview_settled`).
 """
 
 from __future__ import annotations
@@ -114,7 +120,7 @@ class SessionPresenter:
         self.preview_pending = False
         #: Called once the pending program has drawn, failed, or `PREVIEW_FIRST_MS` passed.
         self.preview_settled: list[Callable[[], None]] = []
-        self._preview_wait = QTimer()
+        self._preview_wait = QTimer(window.preview)  # goes with the window
         self._preview_wait.setSingleShot(True)
         self._preview_wait.setInterval(PREVIEW_FIRST_MS)
         self._preview_wait.timeout.connect(self._preview_done)
