@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -288,7 +289,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     if files.count(STDIN) > 1:
         parser.error("standard input ('-') can be read only once")  # exits with EXIT_USAGE
     status: int = arguments.handler(arguments)
+    if argv is None and arguments.command in COMMANDS:
+        _exit_now(status)
     return status
+
+
+def _exit_now(status: int) -> None:
+    """End a command-line run of a built-in command at once: flush the output, skip the interpreter's teardown.
+
+    The teardown would be pure cost: with the cyclic collector off, the
+    module graphs of the run (and the memo tables) are still alive, and the
+    interpreter's final collection and module teardown traverse and free
+    them one by one (60-80 ms after `vpl compile` of 10k instructions, a
+    sixth of its time). The built-in commands hold no resources that need a
+    finaliser (every file is written and closed, atomically, by then) and
+    register no `atexit` handlers. Plug-in commands exit normally (they may
+    rely on clean-up). If the output cannot be flushed (a closed pipe), the
+    ordinary exit reports it as before.
+    """
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # a closed pipe or stream: the normal exit path reports it
+        return
+    os._exit(status)
 
 
 if __name__ == "__main__":
