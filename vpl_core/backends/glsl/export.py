@@ -136,7 +136,7 @@ def artifact_json(artifact: ProgramArtifact, extra: Mapping[str, Any] | None = N
     return indented_json(document) + "\n"
 
 
-class _NotPlainJson(Exception):
+class _NotPlainJsonError(Exception):
     """A value `indented_json`'s fast path does not spell; the document goes to `json.dumps`."""
 
 
@@ -156,7 +156,7 @@ def indented_json(document: object) -> str:
     parts: list[str] = []
     try:
         _spell(document, "\n", parts, 0)
-    except (_NotPlainJson, RecursionError):
+    except (_NotPlainJsonError, RecursionError):
         return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)
     return "".join(parts)
 
@@ -203,14 +203,14 @@ def _spell(value: object, newline: str, parts: list[str], depth: int) -> None:
         parts.append(_encode_string(value))
     elif kind is dict or kind is list or kind is tuple:
         if depth > _MAX_DEPTH:
-            raise _NotPlainJson
+            raise _NotPlainJsonError
         if not value:
             parts.append("{}" if kind is dict else "[]")
             return
         inner = newline + "  "
         if kind is dict:
             if not _STRINGS.issuperset(map(type, value)):  # type: ignore[call-overload]
-                raise _NotPlainJson
+                raise _NotPlainJsonError
             if _SCALARS.issuperset(map(type, value.values())):  # type: ignore[union-attr]
                 text = _flat_encoder(inner)(value)
                 parts.append("{" + inner + text[1:-1] + newline + "}")
@@ -239,7 +239,7 @@ def _spell(value: object, newline: str, parts: list[str], depth: int) -> None:
     elif kind in _SCALARS:
         parts.append(_flat_encoder("")(value))
     else:
-        raise _NotPlainJson
+        raise _NotPlainJsonError
 
 
 def _write_atomically(path: Path, text: str) -> None:
