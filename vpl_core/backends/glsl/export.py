@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from json.encoder import encode_basestring as _encode_string  # type: ignore[attr-defined]  # json's own (C) spelling
+from json.encoder import encode_basestring as _encode_string  # json's own (C) spelling
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from vpl_core.atomic_write import write_atomically
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
@@ -200,42 +200,43 @@ def _flat_encoder(inner: str) -> Callable[[object], str]:
 def _spell(value: object, newline: str, parts: list[str], depth: int) -> None:
     kind = type(value)
     if kind is str:
-        parts.append(_encode_string(value))
-    elif kind is dict or kind is list or kind is tuple:
-        if depth > _MAX_DEPTH:
+        parts.append(_encode_string(cast(str, value)))
+    elif kind is dict:
+        mapping = cast("dict[str, object]", value)
+        if depth > _MAX_DEPTH or not _STRINGS.issuperset(map(type, mapping)):
             raise _NotPlainJsonError
-        if not value:
-            parts.append("{}" if kind is dict else "[]")
+        if not mapping:
+            parts.append("{}")
             return
         inner = newline + "  "
-        if kind is dict:
-            if not _STRINGS.issuperset(map(type, value)):  # type: ignore[call-overload]
-                raise _NotPlainJsonError
-            if _SCALARS.issuperset(map(type, value.values())):  # type: ignore[union-attr]
-                text = _flat_encoder(inner)(value)
-                parts.append("{" + inner + text[1:-1] + newline + "}")
-                return
-            parts.append("{")
-            separator = inner
-            for key, item in sorted(value.items()):  # type: ignore[union-attr]
-                parts.append(separator)
-                parts.append(_encode_string(key))
-                parts.append(": ")
-                _spell(item, inner, parts, depth + 1)
-                separator = "," + inner
-            parts.append(newline + "}")
-        else:
-            if _SCALARS.issuperset(map(type, value)):  # type: ignore[call-overload]
-                text = _flat_encoder(inner)(list(value))  # type: ignore[call-overload]
-                parts.append("[" + inner + text[1:-1] + newline + "]")
-                return
-            parts.append("[")
-            separator = inner
-            for item in value:  # type: ignore[attr-defined]
-                parts.append(separator)
-                _spell(item, inner, parts, depth + 1)
-                separator = "," + inner
-            parts.append(newline + "]")
+        if _SCALARS.issuperset(map(type, mapping.values())):
+            parts.append("{" + inner + _flat_encoder(inner)(mapping)[1:-1] + newline + "}")
+            return
+        separator = "{" + inner
+        for key, item in sorted(mapping.items()):
+            parts.append(separator)
+            parts.append(_encode_string(key))
+            parts.append(": ")
+            _spell(item, inner, parts, depth + 1)
+            separator = "," + inner
+        parts.append(newline + "}")
+    elif kind is list or kind is tuple:
+        items = cast("list[object] | tuple[object, ...]", value)
+        if depth > _MAX_DEPTH:
+            raise _NotPlainJsonError
+        if not items:
+            parts.append("[]")
+            return
+        inner = newline + "  "
+        if _SCALARS.issuperset(map(type, items)):
+            parts.append("[" + inner + _flat_encoder(inner)(list(items))[1:-1] + newline + "]")
+            return
+        separator = "[" + inner
+        for item in items:
+            parts.append(separator)
+            _spell(item, inner, parts, depth + 1)
+            separator = "," + inner
+        parts.append(newline + "]")
     elif kind in _SCALARS:
         parts.append(_flat_encoder("")(value))
     else:
