@@ -20,6 +20,8 @@ from vpl_core.ir.types import Type
 
 @dataclass(frozen=True)
 class UniformBinding:
+    """Where a module uniform lives in the GLSL program (reflection for hosts)."""
+
     name: str                 # logical (display) name from the module
     gl_name: str              # exact GLSL name: vpl_u<slot> (or the block instance for records)
     type: Type
@@ -37,6 +39,8 @@ class UniformBinding:
 
 @dataclass(frozen=True)
 class InterfaceBinding:
+    """Where a stage interface variable lives in the GLSL program (reflection for hosts)."""
+
     name: str
     gl_name: str              # vpl_attribute<loc> / vpl_varying<loc> / vpl_output<loc> / gl_Position / gl_FragCoord
     type: Type
@@ -52,6 +56,8 @@ class InterfaceBinding:
 
 @dataclass(frozen=True)
 class ProgramArtifact:
+    """A compiled program: both stages' GLSL, the reflection of its bindings and the source map."""
+
     target: str               # "glsl420", later "es300" / "es320"
     version: int              # 420, 300, 320
     vertex_code: str
