@@ -120,7 +120,7 @@ PATH_SEPARATOR = "/"
 
 def to_text(path: Path) -> str:
     """`("fragment", "functions", 0, "blocks", 1)` as `"fragment/functions/0/blocks/1"` (for files)."""
-    return PATH_SEPARATOR.join(str(step) for step in path)
+    return PATH_SEPARATOR.join(map(str, path))
 
 
 def from_text(text: str) -> Path:
