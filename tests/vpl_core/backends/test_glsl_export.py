@@ -111,6 +111,22 @@ def test_compile_file_errors_carry_the_file_name(tmp_path: Path) -> None:
     assert not (tmp_path / "empty-record.json").exists()
 
 
+@pytest.mark.parametrize("case_name", sorted(CASES))
+def test_json_reflection_is_what_json_dumps_gives(case_name: str) -> None:
+    """The reflection (its source map spelled directly, `_source_map_spelling`) is json.dumps' layout byte for byte,
+    also when an extra section sends the whole document to json.dumps."""
+    result = artifact(case_name, "glsl420")
+    text = artifact_json(result)
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+    class Count(int):
+        pass
+
+    with_extra = artifact_json(result, {"material": {"count": Count(3)}})
+    assert with_extra == json.dumps(json.loads(with_extra), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert json.loads(with_extra)["source_map"] == result.source_map.to_json()
+
+
 JSON_SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),

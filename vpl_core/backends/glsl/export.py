@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from vpl_core.atomic_write import write_atomically
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
+from vpl_core.ir import paths
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, Type, VectorType, VoidType
 
 
@@ -126,7 +127,7 @@ def artifact_json(artifact: ProgramArtifact, extra: Mapping[str, Any] | None = N
         "uniforms": [_uniform(binding, types) for binding in artifact.uniforms],
         "vertex_interface": [_interface(binding, types) for binding in artifact.vertex_interface],
         "fragment_interface": [_interface(binding, types) for binding in artifact.fragment_interface],
-        "source_map": artifact.source_map.to_json(),
+        "source_map": _Spelled(_source_map_spelling(artifact), artifact.source_map.to_json),
     }
     document["types"] = dict(types.bodies)
     for key, value in (extra or {}).items():
@@ -134,6 +135,57 @@ def artifact_json(artifact: ProgramArtifact, extra: Mapping[str, Any] | None = N
             raise ValueError(f"an extra section may not replace the reflection's {key!r}")
         document[key] = value
     return indented_json(document) + "\n"
+
+
+class _Spelled:
+    """A part of a document `indented_json` takes already spelled: `spell(newline)` gives its text.
+
+    `plain()` gives the same part as plain JSON values, for `json.dumps`
+    when the document as a whole goes there.
+    """
+
+    __slots__ = ("plain", "spell")
+
+    def __init__(self, spell: Callable[[str], str], plain: Callable[[], object]) -> None:
+        self.spell = spell
+        self.plain = plain
+
+
+def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
+    """The reflection's `source_map` ({"fragment": [...], "vertex": [...]}) as `indented_json` spells it.
+
+    A map has one entry per range of lines (about one per instruction), each
+    a dict of two integers and one or two strings: spelled here directly,
+    without making the dicts, in the layout and key order (`first`, `kind`,
+    `last`, `path`) `json.dumps(sort_keys=True, indent=2)` gives them.
+    """
+
+    def spell(newline: str) -> str:
+        stages = newline + "  "
+        entries = stages + "  "
+        keys = entries + "  "
+        opening = "{" + keys + '"first": '
+        closing = entries + "}"
+        parts: list[str] = []
+        for separator, name, stage_map in (("{", "fragment", artifact.source_map.fragment),
+                                           (",", "vertex", artifact.source_map.vertex)):
+            parts.append(separator + stages + f'"{name}": ')
+            if not stage_map.ranges:
+                parts.append("[]")
+                continue
+            spelled = []
+            for source_range in stage_map.ranges:
+                origin = source_range.origin
+                path = "" if origin.path is None else f',{keys}"path": {_encode_string(paths.to_text(origin.path))}'
+                spelled.append(
+                    f'{opening}{source_range.first},{keys}"kind": {_encode_string(origin.kind.value)},'
+                    f'{keys}"last": {source_range.last}{path}{closing}'
+                )
+            parts.append("[" + entries + ("," + entries).join(spelled) + stages + "]")
+        parts.append(newline + "}")
+        return "".join(parts)
+
+    return spell
 
 
 class _NotPlainJsonError(Exception):
@@ -157,7 +209,7 @@ def indented_json(document: object) -> str:
     try:
         _spell(document, "\n", parts, 0)
     except (_NotPlainJsonError, RecursionError):
-        return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)
+        return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False, default=_plain)
     return "".join(parts)
 
 
@@ -197,9 +249,17 @@ def _flat_encoder(inner: str) -> Callable[[object], str]:
     return encoder
 
 
+def _plain(value: object) -> object:
+    if isinstance(value, _Spelled):
+        return value.plain()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _spell(value: object, newline: str, parts: list[str], depth: int) -> None:
     kind = type(value)
-    if kind is str:
+    if kind is _Spelled:
+        parts.append(cast(_Spelled, value).spell(newline))
+    elif kind is str:
         parts.append(_encode_string(cast(str, value)))
     elif kind is dict:
         mapping = cast("dict[str, object]", value)
