@@ -128,7 +128,8 @@ class StageSourceMap:
                     ranges.append(SourceRange(first, number - 1, current))
                 current = None
                 continue
-            if origin != current:
+            # Origins are frozen (kind, path) values; kinds are enum members, so `is` decides them.
+            if current is None or origin.kind is not current.kind or origin.path != current.path:
                 if current is not None:
                     ranges.append(SourceRange(first, number - 1, current))
                 current, first = origin, number
