@@ -266,7 +266,7 @@ def _terminal_columns() -> int:
         columns = 0
     if columns <= 0:
         try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]  # None without a stdout: AttributeError below
         except (AttributeError, ValueError, OSError):  # no stdout, closed, detached or not a terminal
             columns = 0
     return columns or 80
@@ -291,7 +291,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
         epilog="exit status: 0 success, 1 diagnostics or unreadable files, 2 usage errors",
     )
     parser.add_argument("--version", action=VersionAction)
-    # `prog` given: otherwise argparse builds a help formatter to derive it (which imports shutil).
+    # `prog` given: otherwise argparse builds a help formatter and a usage line to derive it.
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
     commands = {**COMMANDS, **(plugin_commands() if plugins else {})}
     for name, (help_text, configure, handler) in commands.items():

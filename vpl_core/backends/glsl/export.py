@@ -197,7 +197,7 @@ def indented_json(document: object) -> str:
 
     With `indent`, the standard library encodes in pure Python, one generator
     per container: at 10k instructions the reflection's source map (about
-    200,000 values) took 60 ms of `vpl compile`'s 500. This spells the plain
+    200,000 values) took about 45 ms of `vpl compile`'s 500. This spells the plain
     JSON values the reflection is made of (dicts with string keys, lists,
     tuples, strings, integers, floats, booleans, None; exact types only) with
     the standard library's own string and float spelling, and leaves any
@@ -237,7 +237,7 @@ def _flat_encoder(inner: str) -> Callable[[object], str]:
         try:
             # (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys, allow_nan);
             # no markers: a container of scalars cannot hold itself.
-            made = c_encoder(None, None, _encode_string, None, ": ", separator, True, False, True)  # type: ignore[misc]
+            made = c_encoder(None, None, _encode_string, None, ": ", separator, True, False, True)  # type: ignore[misc]  # None without the C accelerator: the TypeError below
             if "".join(made({"b": [1.5, None], "a": "\u00e9"}, 0)) != '{"a": "\u00e9"' + separator + '"b": [1.5' + separator + "null]}":
                 raise TypeError("unexpected output")
         except TypeError:  # None (no C accelerator) or another signature
