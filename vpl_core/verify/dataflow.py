@@ -143,7 +143,6 @@ if TYPE_CHECKING:
         subject: Any
         detail: Any  # register index, InterfaceVariable or callee Function
 
-
     class _Step(NamedTuple):
         """One statement compiled: the union of its needs' masks and what it assigns.
 
