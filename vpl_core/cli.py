@@ -334,9 +334,8 @@ class _DeferredModule(types.ModuleType):
         name = self.__name__
         if sys.modules.get(name) is self:
             del sys.modules[name]
-        __import__(name)
+        __import__(name)  # puts the real module in sys.modules
         real = sys.modules[name]
-        sys.modules[name] = real
         # Whoever imported the stand-in sees the real module's names from now on.
         self.__dict__.update(real.__dict__)
         return getattr(real, attribute)
