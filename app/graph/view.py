@@ -84,6 +84,15 @@ class TypedNodeViewer(NodeViewer):
                 return
         super().contextMenuEvent(event)
 
+    def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QtCore.QEvent.Type.ToolTip:
+            # Node and port tooltips are built when first shown (app.graph.nodes): build the ones under the cursor.
+            for item in self.items(event.pos()):
+                materialize = getattr(item, "materialize_tooltip", None)
+                if materialize is not None:
+                    materialize()
+        return super().viewportEvent(event)
+
     def _validate_accept_connection(self, from_port: PortItem, to_port: PortItem) -> bool:
         if not super()._validate_accept_connection(from_port, to_port):
             return False
