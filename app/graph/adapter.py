@@ -133,7 +133,8 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope | None 
     """
     assert view.registry is not None, "register_catalog first"
     view.clear_session()
-    problems = _build(view, graph, scope if scope is not None else Scope(graph.functions), push_undo=False)
+    with view.unindexed_scene():
+        problems = _build(view, graph, scope if scope is not None else Scope(graph.functions), push_undo=False)
     view.clear_selection()
     view.undo_stack().clear()
     view.refresh_constraint_tables()
