@@ -206,6 +206,8 @@ class MaterialNodeItem(NodeItem):
     _cost_lines: list[str] = []  # noqa: RUF012 - replaced per instance, never mutated
     _layout_pending = False
     _tooltip_stale = False
+    #: What NodeGraphQt's last layout gave `_set_base_size` (None: no layout yet, or a layout of its own).
+    _base_size_arguments: tuple[float, float] | None = None
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
         super().__init__(name, parent)
@@ -333,9 +335,24 @@ class MaterialNodeItem(NodeItem):
         return extra
 
     def _relayout(self) -> None:
+        """After the thumbnail or the footer came or went: only the node's height changes (they sit under
+        the ports), so a node whose width stays is not laid out again (opening a large graph turns every
+        node's thumbnail on; a full layout each was a tenth of it)."""
         self.prepareGeometryChange()
+        base = self._base_size_arguments
+        if base is not None and _deferred_items is None:
+            width, height = self.calc_size(*base)
+            if max(width, NodeEnum.WIDTH.value) == self._width:
+                self._height = max(height, NodeEnum.HEIGHT.value)
+                self._place_marker()
+                self.update()
+                return
         self.draw_node()
         self.update()
+
+    def _set_base_size(self, add_w: float = 0.0, add_h: float = 0.0) -> None:
+        super()._set_base_size(add_w, add_h)
+        self._base_size_arguments = (add_w, add_h)
 
     def calc_size(self, add_w: float = 0.0, add_h: float = 0.0) -> tuple[float, float]:
         width, height = super().calc_size(add_w, add_h)

@@ -431,7 +431,9 @@ class MainWindow(QMainWindow):
             self.stage_commands.show_document_stage(graph.stage)
             self.groups.list_library_functions()
             self.groups.offer_library_updates()
-            self.relower_now()
+            # Lowered on the worker like any edit (issue 23 item 8): the graph shows at once; the diagnostics,
+            # the code and the preview follow (`flush()` waits for them).
+            self.lowering.request()
         self.frame_all()
         self.documentOpened.emit()
         return problems
