@@ -5,8 +5,9 @@ Help > About shows (version, Qt, platform, and the OpenGL context the
 preview would get, probed offscreen), for bug reports and support.
 
 Without FILE the editor opens on the built-in example material
-(`app.material.examples.DEFAULT_EXAMPLE`). After the window is up it offers
-any autosave a crashed editor left behind.
+(`app.material.examples.DEFAULT_EXAMPLE`). The window is shown first and the
+document opened right after its first paint (start-up, issue 20 item 4);
+then it offers any autosave a crashed editor left behind.
 
 `--screenshot PNG` opens the file (or the example), lets the window render
 until the preview has drawn or failed (bounded by `--timeout` seconds), saves
