@@ -85,7 +85,7 @@ class TypedNodeViewer(NodeViewer):
         super().contextMenuEvent(event)
 
     def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QtCore.QEvent.Type.ToolTip:
+        if event.type() == QtCore.QEvent.Type.ToolTip and isinstance(event, QtGui.QHelpEvent):
             # Node and port tooltips are built when first shown (app.graph.nodes): build the ones under the cursor.
             for item in self.items(event.pos()):
                 materialize = getattr(item, "materialize_tooltip", None)
