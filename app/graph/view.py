@@ -487,19 +487,15 @@ class MaterialNodeGraph(NodeGraph):
     def material_nodes(self) -> list[MaterialNode]:
         return [node for node in self.all_nodes() if isinstance(node, MaterialNode)]
 
-    def nodes_by_stable_id(self) -> dict[str, MaterialNode]:
-        """Every material node by its stable id (the first, as `node_by_stable_id`): one pass, for callers that
-        look many up (a lookup each would scan every node per node)."""
-        found: dict[str, MaterialNode] = {}
-        for node in self.material_nodes():
-            found.setdefault(node.stable_id, node)
-        return found
-
     def node_by_stable_id(self, stable_id: str) -> MaterialNode | None:
         for node in self.material_nodes():
             if node.stable_id == stable_id:
                 return node
         return None
+
+    def nodes_by_stable_id(self) -> dict[str, MaterialNode]:
+        """Every material node by stable id, read once: for updating many nodes (`node_by_stable_id` scans all)."""
+        return {node.stable_id: node for node in self.material_nodes()}
 
     # --- typed connections ---
 

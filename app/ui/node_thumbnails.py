@@ -242,8 +242,7 @@ class NodeThumbnails(QObject):
         if batch.program is not None:
             self.program = batch.program
         self.problem = batch.problem
-        # One index per batch: a lookup per node scanned every node (quadratic with a large graph's thumbnails).
-        nodes = self.editor.graph.nodes_by_stable_id()
+        nodes = self.editor.graph.nodes_by_stable_id()  # one read: a batch has up to 64 images
         for node_id, image in batch.images.items():
             node = nodes.get(node_id)
             if node is not None:
