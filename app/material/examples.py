@@ -11,6 +11,7 @@ working directory.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from importlib import resources
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.material.document import LoadedDocument, load_text, save_text
-from app.material.graph import MaterialGraph, Node
+from app.material.graph import GroupDefinition, MaterialGraph, Node
+from app.material.node_types import Scope, node_type_for
 
 if TYPE_CHECKING:  # `importlib.resources.abc` is new in Python 3.11; the editor runs on 3.10 too
     if sys.version_info >= (3, 11):
@@ -63,11 +65,85 @@ def load_example(name: str) -> LoadedDocument:
 
 # The example graphs ---------------------------------------------------------------------------
 #
-# Columns of 240 units left to right, rows of 140 units: roughly how an artist lays them out.
+# Columns of 250 units left to right, rows of 140 units: roughly how an artist lays them out. The rows
+# are only an order: `_stack_columns` then pushes each node of a column below the one above it, by the
+# height the editor draws it at (ports and thumbnail), so that no node covers another
+# (tests/app/ui/test_example_layout.py measures the real widget's heights).
+
+COLUMN_WIDTH = 250.0
+ROW_HEIGHT = 140.0
+#: A node's height in the editor with its thumbnail shown: title, thumbnail and cost footer, plus one
+#: row per port row (inputs and outputs side by side). Measured on the real NodeGraphQt items.
+NODE_BASE_HEIGHT = 80.0
+NODE_PORT_ROW_HEIGHT = 23.5
+#: The space left between two nodes of a column, and around a frame's members.
+NODE_GAP = 30.0
+FRAME_PADDING = 20.0
+FRAME_TITLE_HEIGHT = 42.0
+NODE_WIDTH = 240.0
 
 
 def _at(column: int, row: float) -> tuple[float, float]:
-    return (column * 240.0, row * 140.0)
+    return (column * COLUMN_WIDTH, row * ROW_HEIGHT)
+
+
+def _drawn_height(node: Node, scope: Scope) -> float:
+    node_type = node_type_for(node, scope)
+    rows = max(len(node_type.inputs), len(node_type.outputs)) if node_type is not None else 1
+    return NODE_BASE_HEIGHT + NODE_PORT_ROW_HEIGHT * max(rows, 1)
+
+
+def _stack_columns(graph: MaterialGraph, scope: Scope) -> None:
+    """Move the nodes of each column (same x) down so that each starts below the one above, fit every
+    frame around its members, and move a node that is not a member below any frame it would sit in
+    (then stack again): no node covers another and a frame covers only its members (see
+    tests/app/ui/test_example_layout.py)."""
+    heights = {node.id: _drawn_height(node, scope) for node in graph.nodes.values()}
+    for _ in range(len(graph.nodes) + 1):  # each round moves at least one node below a frame, never back
+        columns: dict[float, list[Node]] = {}
+        for node in graph.nodes.values():
+            columns.setdefault(node.position[0], []).append(node)
+        for nodes in columns.values():
+            nodes.sort(key=lambda node: node.position[1])
+            free_from = float("-inf")
+            for node in nodes:
+                y = max(node.position[1], free_from)
+                node.position = (node.position[0], y)
+                free_from = y + heights[node.id] + NODE_GAP
+        moved = False
+        for frame in graph.frames:
+            members = [graph.nodes[node_id] for node_id in frame.node_ids if node_id in graph.nodes]
+            if not members:
+                continue
+            left = min(node.position[0] for node in members) - FRAME_PADDING
+            top = min(node.position[1] for node in members) - FRAME_TITLE_HEIGHT
+            right = max(node.position[0] + NODE_WIDTH for node in members) + FRAME_PADDING
+            bottom = max(node.position[1] + heights[node.id] for node in members) + FRAME_PADDING
+            frame.position = (left, top)
+            frame.size = (right - left, bottom - top)
+            for node in graph.nodes.values():
+                x, y = node.position
+                inside = x < right and x + NODE_WIDTH > left and y < bottom and y + heights[node.id] > top
+                if inside and node.id not in frame.node_ids:
+                    node.position = (x, bottom + NODE_GAP)
+                    moved = True
+        if not moved:
+            return
+
+
+def _laid_out(build: Callable[[], MaterialGraph]) -> Callable[[], MaterialGraph]:
+    """`build`, with its graph's columns (and every group body's) stacked by `_stack_columns`."""
+
+    @functools.wraps(build)
+    def laid_out() -> MaterialGraph:
+        graph = build()
+        _stack_columns(graph, Scope(graph.functions))
+        definition: GroupDefinition
+        for definition in graph.functions.values():
+            _stack_columns(definition.body, Scope(graph.functions, definition))
+        return graph
+
+    return laid_out
 
 
 def textured() -> MaterialGraph:
@@ -602,24 +678,24 @@ def custom_posterize() -> MaterialGraph:
 
 
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
-    "textured": textured,
-    "animated": animated,
-    "procedural_noise": procedural_noise,
-    "lit_blinn_phong": lit_blinn_phong,
-    "alpha_clip": alpha_clip,
-    "compare_and_branch": compare_and_branch,
-    "stylised_lava": stylised_lava,
-    "triplanar_rock": triplanar_rock,
-    "tiled_floor": tiled_floor,
-    "toon_shading": toon_shading,
-    "painted_metal": painted_metal,
-    "brushed_metal": brushed_metal,
-    "polished_gold": polished_gold,
-    "rough_plastic": rough_plastic,
-    "glazed_ceramic": glazed_ceramic,
-    "material_chart": material_chart,
-    "grouped_rock": grouped_rock,
-    "custom_posterize": custom_posterize,
+    "textured": _laid_out(textured),
+    "animated": _laid_out(animated),
+    "procedural_noise": _laid_out(procedural_noise),
+    "lit_blinn_phong": _laid_out(lit_blinn_phong),
+    "alpha_clip": _laid_out(alpha_clip),
+    "compare_and_branch": _laid_out(compare_and_branch),
+    "stylised_lava": _laid_out(stylised_lava),
+    "triplanar_rock": _laid_out(triplanar_rock),
+    "tiled_floor": _laid_out(tiled_floor),
+    "toon_shading": _laid_out(toon_shading),
+    "painted_metal": _laid_out(painted_metal),
+    "brushed_metal": _laid_out(brushed_metal),
+    "polished_gold": _laid_out(polished_gold),
+    "rough_plastic": _laid_out(rough_plastic),
+    "glazed_ceramic": _laid_out(glazed_ceramic),
+    "material_chart": _laid_out(material_chart),
+    "grouped_rock": _laid_out(grouped_rock),
+    "custom_posterize": _laid_out(custom_posterize),
 }
 
 
