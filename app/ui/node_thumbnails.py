@@ -242,9 +242,9 @@ class NodeThumbnails(QObject):
         if batch.program is not None:
             self.program = batch.program
         self.problem = batch.problem
-        graph = self.editor.graph
+        nodes = self.editor.graph.nodes_by_stable_id()  # one read: a batch has up to 64 images
         for node_id, image in batch.images.items():
-            node = graph.node_by_stable_id(node_id)
+            node = nodes.get(node_id)
             if node is not None:
                 node.view.set_thumbnail(image)
             self.shown[node_id] = batch.fingerprints.get(node_id, "")
@@ -255,7 +255,7 @@ class NodeThumbnails(QObject):
                     continue
                 reason = batch.problem or (program.problems.get(node_id, "") if program is not None else "")
                 if reason or (program is not None and program.selector(node_id) is None):
-                    node = graph.node_by_stable_id(node_id)
+                    node = nodes.get(node_id)
                     if node is not None:
                         node.view.set_thumbnail(None, _short(reason or "no preview"))
                     self.shown[node_id] = fingerprint
