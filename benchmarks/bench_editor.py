@@ -12,12 +12,15 @@ Four figures, each printed with the machine and its load average:
   properties panel does) to the preview showing the first frame drawn by the
   new program (`programReady`, then the widget's next `frameSwapped`). The
   debounce, the lowering (worker thread), publication, GLSL, the driver's
-  compile and link and the first draw are all inside.
+  compile and link and the first draw are all inside. Measured with the
+  preview's render thread and without it (`VPL_PREVIEW_RENDER_THREAD=0`:
+  the window's thread compiles, links and draws), each in a process of its
+  own, rounds interleaved so both see the same machine.
 - **UI stall while dragging**: a node-property slider of the same graph
   dragged at 60 steps per second for a few seconds (`continuing=True`, as
   the slider does while its button is down) while a 2 ms heartbeat timer on
   the window's thread records the longest gap between its ticks: the longest
-  time the window could not answer input.
+  time the window could not answer input. Both ways, as edit -> pixels.
 - **opening large graphs**: `MainWindow.load_graph` of 500, 1,000 and 2,000
   nodes (the view, the snapshot, the session; the lowering runs on the
   worker), and the ratio 2,000 / 1,000 (2.0 is linear).
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import statistics
 import subprocess
@@ -59,11 +63,15 @@ seen = {}
 
 class Watch(QObject):
     def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Paint and isinstance(watched, QMainWindow) and "window" not in seen:
-            seen["window"] = time.time()
+        if isinstance(watched, QMainWindow) and "hooked" not in seen and hasattr(watched, "preview"):
+            # Hooked at the window's first event, before it is shown: the preview builds its first program
+            # when its context is made, during the window's first paint, possibly before that paint ends.
+            seen["hooked"] = True
             preview = watched.preview
             preview.programReady.connect(lambda: preview.frameSwapped.connect(shown))
             preview.programFailed.connect(lambda _message: QTimer.singleShot(0, application.quit))
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QMainWindow) and "window" not in seen:
+            seen["window"] = time.time()
         return False
 
 def shown():
@@ -166,7 +174,7 @@ def measure_edit_to_pixels(window: Any, constant: str, edits: int) -> list[float
         value = (0.1 + 0.8 * (edit % 7) / 7.0, 0.5, 0.25)
         state.update(ready=False, swapped=False)
         started = time.perf_counter()
-        window.set_node_property(constant, "value", value)
+        window.nodes.set_node_property(constant, "value", value)
         wait_until(lambda: state["swapped"])
         samples.append(time.perf_counter() - started)
     preview.programReady.disconnect(on_ready)
@@ -195,7 +203,7 @@ def measure_drag_stall(window: Any, constant: str, seconds: float, drag: bool = 
             return
         step[0] += 1
         value = 0.5 + 0.4 * ((step[0] % 60) / 60.0)
-        window.set_node_property(constant, "value", (value, 0.3, 0.6), continuing=True)
+        window.nodes.set_node_property(constant, "value", (value, 0.3, 0.6), continuing=True)
 
     slider = QTimer()
     slider.setInterval(16)
@@ -240,12 +248,88 @@ def measure_opening(window: Any, sizes: list[int]) -> dict[int, float]:
     return seconds
 
 
+#: The two ways the preview can draw, as `VPL_PREVIEW_RENDER_THREAD` chooses them.
+RENDER_MODES = {"render thread": "1", "window's thread": "0"}
+
+
+def start_application() -> Any:
+    from PySide6.QtWidgets import QApplication
+
+    application = QApplication.instance() or QApplication([sys.argv[0]])
+    from app.preview.context import align_pyopengl_platform
+
+    align_pyopengl_platform(application.platformName())
+    return application
+
+
+def interactive_child(edits: int, drag_s: float) -> int:
+    """One round of edit -> pixels, the idle heartbeat and the drag, in this process; one JSON line on stdout."""
+    start_application()
+    window = make_window()
+    graph, constant = graph_with_constant(200)
+    window.load_graph(graph, "200 nodes")
+    wait_until(lambda: window.result is not None and window.result.ok)
+    measure_edit_to_pixels(window, constant, 2)  # warm-up: the first program of the graph
+    samples = measure_edit_to_pixels(window, constant, edits)
+    idle = measure_drag_stall(window, constant, drag_s, drag=False)
+    drag = measure_drag_stall(window, constant, drag_s)
+    print("INTERACTIVE " + json.dumps({"threaded": getattr(window.preview, "threaded", False), "edits": samples,
+                                       "idle": idle, "drag": drag}), flush=True)
+    os._exit(0)  # no teardown: the figures are out, and closing would ask about unsaved changes
+
+
+def measure_interactive(rounds: int, edits: int, drag_s: float) -> dict[str, dict[str, Any]]:
+    """`interactive_child` in a new process per round and mode, modes alternating; the rounds' results by mode."""
+    results: dict[str, dict[str, Any]] = {mode: {"edits": [], "idle": [], "drag": [], "threaded": set()}
+                                          for mode in RENDER_MODES}
+    for _ in range(rounds):
+        for mode, value in RENDER_MODES.items():
+            environment = dict(os.environ, VPL_PREVIEW_RENDER_THREAD=value)
+            completed = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--interactive-child", str(edits), str(drag_s)],
+                cwd=ROOT, env=environment, capture_output=True, text=True, timeout=900, check=False)
+            line = next((line for line in completed.stdout.splitlines() if line.startswith("INTERACTIVE ")), "")
+            if not line:
+                raise SystemExit(f"interactive round failed ({mode}):\n{completed.stdout}\n{completed.stderr}")
+            figures = json.loads(line.split(" ", 1)[1])
+            result = results[mode]
+            result["edits"] += figures["edits"]
+            result["idle"].append(figures["idle"])
+            result["drag"].append(figures["drag"])
+            result["threaded"].add(figures["threaded"])
+    return results
+
+
+def print_interactive(results: dict[str, dict[str, Any]], drag_s: float) -> None:
+    for mode, result in results.items():
+        threaded = result["threaded"] == {True}
+        if (mode == "render thread") != threaded:
+            print(f"  ({mode}: the preview ran {'with' if threaded else 'without'} its render thread)")
+        print(f"{mode}:")
+        print(f"  edit -> pixels, 200 nodes: median {median_ms(result['edits'])}")
+        idle_longest = max(longest for longest, _, _ in result["idle"])
+        idle_p99 = statistics.median(p99 for _, p99, _ in result["idle"])
+        print(f"  idle window, {len(result['idle'])} x {drag_s:.0f} s (the machine's own stalls): longest "
+              f"{idle_longest * 1000:.0f} ms, 99th percentile {idle_p99 * 1000:.0f} ms")
+        longests = [longest for longest, _, _ in result["drag"]]
+        p99 = statistics.median(p99 for _, p99, _ in result["drag"])
+        programs = sum(shown for _, _, shown in result["drag"])
+        print(f"  dragging a property slider of the 200-node graph, {len(longests)} x {drag_s:.0f} s: longest UI "
+              f"stall {max(longests) * 1000:.0f} ms (median of the rounds' longest "
+              f"{statistics.median(longests) * 1000:.0f} ms), 99th percentile {p99 * 1000:.0f} ms, "
+              f"programReady {programs} times")
+    print("  (programReady comes once the newest program has drawn; frames of intermediate programs show without it)")
+
+
 def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--interactive-child":
+        return interactive_child(int(sys.argv[2]), float(sys.argv[3]))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--skip-opening", action="store_true")
     arguments = parser.parse_args()
-    runs, edits, drag_s = (3, 7, 2.0) if arguments.quick else (7, 21, 5.0)
+    runs, rounds, edits, drag_s = (3, 1, 7, 2.0) if arguments.quick else (7, 3, 7, 5.0)
     print(machine())
 
     if not arguments.skip_startup:
@@ -254,26 +338,12 @@ def main() -> int:
         if preview_times:
             print(f"start-up: first preview frame  {median_ms(preview_times)}")
 
-    from PySide6.QtWidgets import QApplication
-
-    application = QApplication.instance() or QApplication([sys.argv[0]])
-    from app.preview.context import align_pyopengl_platform
-
-    align_pyopengl_platform(application.platformName())
+    print_interactive(measure_interactive(rounds, edits, drag_s), drag_s)
+    if arguments.skip_opening:
+        print(f"load average at end: {', '.join(f'{value:.2f}' for value in os.getloadavg())}")
+        return 0
+    start_application()
     window = make_window()
-    graph, constant = graph_with_constant(200)
-    window.load_graph(graph, "200 nodes")
-    wait_until(lambda: window.result is not None and window.result.ok)
-    measure_edit_to_pixels(window, constant, 2)  # warm-up: the first program of the graph
-    samples = measure_edit_to_pixels(window, constant, edits)
-    print(f"edit -> pixels, 200 nodes: median {median_ms(samples)}")
-    idle_longest, idle_p99, _ = measure_drag_stall(window, constant, drag_s, drag=False)
-    print(f"idle window for {drag_s:.0f} s (the machine's own stalls): longest {idle_longest * 1000:.0f} ms, "
-          f"99th percentile {idle_p99 * 1000:.0f} ms")
-    longest, p99, programs = measure_drag_stall(window, constant, drag_s)
-    print(f"dragging a property slider of the 200-node graph for {drag_s:.0f} s: longest UI stall "
-          f"{longest * 1000:.0f} ms, 99th percentile {p99 * 1000:.0f} ms, programReady {programs} times "
-          "(it comes once the newest program has drawn; frames of intermediate programs are shown without it)")
     opening = measure_opening(window, [500, 1000, 2000])
     print("opening: " + ", ".join(f"{size} nodes {seconds:.2f} s" for size, seconds in opening.items())
           + f"; 2000/1000 = {opening[2000] / opening[1000]:.2f}")

@@ -560,6 +560,8 @@ class MaterialNode(BaseNode):
         self.create_property(STABLE_ID_PROPERTY, "")
         self.create_property(EXTRA_PROPERTIES, {})
         self._declared_types: dict[tuple[str, str], object] = {}
+        #: (input names, output names, resolved types) as `show_port_types` last showed them.
+        self._shown_port_types: tuple[list[str], list[str], dict[tuple[str, str], object]] | None = None
         for spec in node_type.inputs:
             port = self.add_input(spec.name, multi_input=False, color=port_color(spec.type),
                                   painter_func=paint_typed_port)
@@ -623,8 +625,15 @@ class MaterialNode(BaseNode):
         """Colour and describe every port by its resolved type (declared type when unknown).
 
         `resolved` maps ("in"|"out", port name) to the type the lowering inferred.
+        Nothing is redone when the ports and their types are those shown already
+        (every lowering of a slider's drag shows them all again).
         """
-        for direction, ports in (("in", self.input_ports()), ("out", self.output_ports())):
+        inputs, outputs = self.input_ports(), self.output_ports()
+        shown = ([port.name() for port in inputs], [port.name() for port in outputs], resolved)
+        if shown == self._shown_port_types:
+            return
+        self._shown_port_types = shown
+        for direction, ports in (("in", inputs), ("out", outputs)):
             for port in ports:
                 declared = self._declared_types.get((direction, port.name()))
                 actual = resolved.get((direction, port.name()))

@@ -174,6 +174,10 @@ class CpuPreview(QWidget):
         return self._renderer
 
     @property
+    def time(self) -> float:
+        return self._renderer.time
+
+    @property
     def parameter_values(self) -> dict[str, Any]:
         return dict(self._values)
 

@@ -76,6 +76,10 @@ class PreviewHost(Protocol):
     @property
     def playing(self) -> bool: ...
 
+    @property
+    def time(self) -> float:
+        """The scene time (seconds) the preview shows; known at once (no waiting for a render thread)."""
+
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
                      values: Mapping[str, object] | None = None) -> None:
         """Build `artifact`; `values` (by name; defaults for the rest) for its `parameters`.

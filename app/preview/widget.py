@@ -26,15 +26,35 @@ the only way the window reaches them; parameter values are the host's:
 
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
+
+Threads (issue 20). The renderer runs on the preview's `RenderThread`
+(app/preview/render_thread.py), in a context sharing this widget's objects:
+every change (a parameter's value, a texture, the stage and its environment,
+the clock's time, the camera, a new program) is recorded in the widget's
+`PostedState` and posted to the thread, which draws the frames and hands
+each finished one over; `paintGL` only copies the newest onto the screen and
+paints the overlays. Compiling and linking a program, the driver's first
+draw with it and every frame never block the window: while a new program is
+built the last frame stays on screen, and `programReady` comes with the
+first frame the new program drew (a program the driver rejects keeps the
+old image, and `programFailed` says why). What must see the newest state
+waits for the thread: `grab_preview`, `grab_shown_frame`,
+`finish_rendering` and the `renderer` property (tests and tools; the widget
+itself never waits). The preview's clock and stage (`PreviewClock`,
+`PreviewStage`) change the `PostedState` as they change any state. With
+`VPL_PREVIEW_RENDER_THREAD=0`, or when the thread's context cannot be made,
+the widget draws in its own thread, as before (`threaded` says which).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
@@ -51,17 +71,24 @@ from app.preview.context import (
 from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
 from app.preview.preview_state import artifact_reads_scene_field
-from app.preview.renderer import ProgramBuildError, Renderer, gl_strings
+from app.preview.render_thread import Command, Frame, PostedState, RenderThread, RenderThreadUnavailable
+from app.preview.renderer import ProgramBuildError, Renderer, clear_pending_errors, gl_strings
 from app.preview.stage import Stage
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 if TYPE_CHECKING:
+    from app.preview.camera import OrbitCamera
     from app.preview.cpu_preview import CpuPreview
+    from app.preview.preview_state import PreviewState
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
+#: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread (comparisons, drivers that cannot share contexts).
+RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
+#: The longest `finish_rendering` waits for the render thread.
+RENDER_WAIT_S = 120.0
 
 
 class PreviewWidget(QOpenGLWidget):
@@ -88,6 +115,16 @@ class PreviewWidget(QOpenGLWidget):
         self.setMinimumSize(120, 120)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._renderer = Renderer()
+        #: What the widget asked for, posted to the renderer (on the render thread, or at once without one).
+        self._state = PostedState(self._post)
+        self._thread: RenderThread | None = None
+        self._build_serial = 0            # the newest program build asked for
+        self._building: int | None = None  # its serial until a frame drawn with it (or its failure) arrives
+        self._frame: Frame | None = None  # the newest frame the thread handed over
+        self._frame_stale = False         # a frame was not asked for while hidden: ask when shown
+        self._shown_texture = 0
+        self._read_framebuffer = 0        # this context's framebuffer for copying frames onto the screen
+        self._last_artifact: ProgramArtifact | None = None  # rebuilt when the context is made again
         self._initialized = False
         self._available = True
         self._unavailable_reason = ""
@@ -98,10 +135,9 @@ class PreviewWidget(QOpenGLWidget):
         self._values: dict[str, Any] = {}
         self._textures: dict[str, TextureImage | None] = {}
         self._drag_origin: QPoint | None = None
-        self._clock = PreviewClock(self._renderer, FRAME_INTERVAL_MS, self)
-        self._clock.ticked.connect(self.update)
+        self._clock = PreviewClock(self._state, FRAME_INTERVAL_MS, self)
         self._clock.playingChanged.connect(self.playingChanged)
-        self._stage_host = PreviewStage(self._renderer, self)
+        self._stage_host = PreviewStage(self._state, self)
         self._stage_host.noteChanged.connect(self.update)
         self._stage_host.ready.connect(self._environment_ready)
         self._stage_host.failed.connect(self.environmentFailed)
@@ -137,7 +173,39 @@ class PreviewWidget(QOpenGLWidget):
 
     @property
     def renderer(self) -> Renderer:
+        """The renderer, with everything posted so far applied (waits for the render thread: tests and tools)."""
+        self.finish_rendering()
         return self._renderer
+
+    @property
+    def state(self) -> PreviewState:
+        """What the widget asked the renderer to draw with (current at once; the renderer follows)."""
+        return self._state
+
+    @property
+    def camera(self) -> OrbitCamera:
+        """The camera the mouse moves (the renderer draws with a copy of it)."""
+        return self._state.camera
+
+    @property
+    def time(self) -> float:
+        """The scene time (seconds) of the frames being drawn."""
+        return self._state.time
+
+    @property
+    def threaded(self) -> bool:
+        """Frames are drawn on the render thread (False: in the window's thread, or no context yet)."""
+        return self._thread is not None
+
+    def finish_rendering(self, timeout_s: float = RENDER_WAIT_S) -> None:
+        """Wait until the render thread has applied everything posted, drawn the frame asked for, and this
+        widget has taken it (`programReady`/`programFailed` included); returns at once without a thread."""
+        if self._thread is None:
+            return
+        if self._thread.wait_idle(timeout_s):
+            # The thread's signals are queued to this widget: deliver them now, not at the next event loop turn.
+            QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
+            QCoreApplication.sendPostedEvents(self._thread, QEvent.Type.MetaCall)
 
     @property
     def error_text(self) -> str:
@@ -179,7 +247,7 @@ class PreviewWidget(QOpenGLWidget):
                 if spec.name not in self._textures or self._textures[spec.name] is not image:
                     self.set_texture(spec.name, image if isinstance(image, TextureImage) else None)
             elif spec.kind is not ParameterKind.OTHER:
-                self._renderer.set_parameter(spec.name, values[spec.name])
+                self._state.set_parameter(spec.name, values[spec.name])
         self._follow_time(artifact)
         if not self._initialized:
             self._pending = artifact
@@ -199,23 +267,20 @@ class PreviewWidget(QOpenGLWidget):
     def set_parameter(self, name: str, value: Any) -> None:
         """New value for a material parameter: re-uploaded at the next frame, no relink."""
         self._values[name] = value
-        self._renderer.set_parameter(name, value)
-        self.update()
+        self._state.set_parameter(name, value)
 
     def set_texture(self, name: str, image: TextureImage | None) -> None:
         """The image for sampler `name` (None: the checker); the host read the file."""
         self._values[name] = image
         self._textures[name] = image
-        self._renderer.set_texture(name, image.pixels if image is not None else None)
-        self.update()
+        self._state.set_texture(name, image.pixels if image is not None else None)
 
     def set_mesh(self, name: str) -> None:
-        self._renderer.set_mesh(name)
-        self.update()
+        self._state.set_mesh(name)
 
     def reset_camera(self) -> None:
-        self._renderer.camera.reset()
-        self.update()
+        self._state.camera.reset()
+        self._state.camera_changed()
 
     def set_playing(self, playing: bool) -> None:
         """Animate `time` (seconds) while playing; pausing freezes it where it is.
@@ -228,7 +293,6 @@ class PreviewWidget(QOpenGLWidget):
     def reset_time(self) -> None:
         """Time back to 0 (playing or not)."""
         self._clock.reset()
-        self.update()
 
     @property
     def stage(self) -> Stage:
@@ -267,8 +331,7 @@ class PreviewWidget(QOpenGLWidget):
         self._clock.follow(artifact_reads_scene_field(artifact, "time"))
 
     def set_background(self, rgb: Sequence[float]) -> None:
-        self._renderer.set_background(rgb)
-        self.update()
+        self._state.set_background(rgb)
 
     def set_light_direction(self, direction: Sequence[float]) -> None:
         """Unit vector from the surface towards the light, in world space (normalised here).
@@ -276,15 +339,15 @@ class PreviewWidget(QOpenGLWidget):
         A zero or malformed vector is ignored: the light keeps its direction.
         """
         try:
-            self._renderer.set_light_direction(direction)
+            self._state.set_light_direction(direction)
         except (TypeError, ValueError):
             return
-        self.update()
 
     def grab_shown_frame(self) -> QImage:
         """The frame as shown, error overlay included (what `QWidget.grab` misses); null when unavailable."""
         if not self._available:
             return QImage()
+        self.finish_rendering()
         return self.grabFramebuffer()
 
     def grab_preview(self) -> QImage:
@@ -294,6 +357,10 @@ class PreviewWidget(QOpenGLWidget):
         if not self._available or not self._initialized:
             return QImage()
         width, height = self._pixel_size()
+        if self._thread is not None:
+            pixels = self._thread.call(lambda renderer: renderer.render_image(width, height))
+            self.finish_rendering()
+            return rgba_to_qimage(pixels)
         self.makeCurrent()
         try:
             pixels = self._renderer.render_image(width, height)
@@ -307,7 +374,32 @@ class PreviewWidget(QOpenGLWidget):
         ratio = self.devicePixelRatioF()
         return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
+    def _post(self, command: Command) -> None:
+        """Change the renderer: on the render thread when there is one (a frame is asked for), else now."""
+        if self._thread is not None:
+            self._thread.post(command)
+            self._request_frame()
+        else:
+            command(self._renderer)  # records only (no GL): safe before the context exists
+            self.update()
+
+    def _request_frame(self) -> None:
+        if self._thread is None:
+            self.update()
+        elif self.isVisible() or self._building is not None:
+            self._thread.request_frame(*self._pixel_size())
+        else:
+            self._frame_stale = True  # nobody sees it now; asked for when shown (paintGL)
+
     def _build(self, artifact: ProgramArtifact) -> None:
+        self._last_artifact = artifact
+        self._build_serial += 1
+        if self._thread is not None:
+            # The last frame stays on screen until one drawn with this program arrives (`_on_frame`).
+            self._building = self._build_serial
+            self._thread.build(self._build_serial, artifact)
+            self._request_frame()
+            return
         self.makeCurrent()
         try:
             self._renderer.build_program(artifact)
@@ -329,6 +421,78 @@ class PreviewWidget(QOpenGLWidget):
         self.update()
         self.programFailed.emit(message)
 
+    # ---- the render thread ----------------------------------------------------------------
+
+    def _start_thread(self) -> None:
+        """Move the drawing to a render thread sharing this context (unless asked not to, or it cannot be made)."""
+        if os.environ.get(RENDER_THREAD_VARIABLE, "1").strip() == "0":
+            return
+        context = self.context()
+        try:
+            # No Qt parent: the thread object outlives a widget Qt deletes first (it closes with the context).
+            thread = RenderThread(self._renderer, context, context.format())
+        except RenderThreadUnavailable as error:
+            print(f"vpl-editor: the preview draws in the window's thread: {error}", file=sys.stderr)
+            return
+        # Also when Qt destroys the widget from C++ (its window closed), where `_release_gl`, a Python
+        # method of the widget being destroyed, is not called any more: the thread stops and releases.
+        context.aboutToBeDestroyed.connect(thread.close, Qt.ConnectionType.DirectConnection)
+        thread.frame_ready.connect(self._on_frame)
+        thread.program_built.connect(self._on_program_built)
+        thread.failed.connect(self._on_thread_failed)
+        self._thread = thread
+
+    def _on_frame(self, frame: Frame) -> None:
+        if self._thread is None:
+            return  # a frame of a thread closed since
+        self._frame = frame
+        self._thread.received(frame, self._shown_texture)
+        self.update()
+        if self._building is not None and frame.program >= self._building:
+            # The first frame drawn with the newest program: it replaces the old image now.
+            self._building = None
+            self._error = ""
+            self.programReady.emit()
+
+    def _on_program_built(self, serial: int, error: str) -> None:
+        if error and serial == self._build_serial:
+            self._building = None
+            self._fail(error)
+
+    def _on_thread_failed(self, message: str) -> None:
+        self._error = message
+        self.update()
+
+    def _show_frame(self) -> None:
+        """Copy the newest frame the thread handed over onto this widget's framebuffer (scaled while resizing)."""
+        from OpenGL import GL
+
+        frame = self._frame
+        width, height = self._pixel_size()
+        if frame is None or (frame.width, frame.height) != (width, height) or self._frame_stale:
+            self._frame_stale = False
+            self._request_frame()
+        if frame is None:
+            red, green, blue = self._state.background
+            GL.glClearColor(red, green, blue, 1.0)
+            GL.glClear(GL.GL_COLOR_BUFFER_BIT)
+            return
+        if not self._read_framebuffer:
+            self._read_framebuffer = int(GL.glGenFramebuffers(1))
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self._read_framebuffer)
+        GL.glFramebufferTexture2D(GL.GL_READ_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, frame.texture, 0)
+        GL.glReadBuffer(GL.GL_COLOR_ATTACHMENT0)
+        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self.defaultFramebufferObject())
+        same_size = (frame.width, frame.height) == (width, height)
+        GL.glBlitFramebuffer(0, 0, frame.width, frame.height, 0, 0, width, height, GL.GL_COLOR_BUFFER_BIT,
+                             GL.GL_NEAREST if same_size else GL.GL_LINEAR)
+        GL.glFramebufferTexture2D(GL.GL_READ_FRAMEBUFFER, GL.GL_COLOR_ATTACHMENT0, GL.GL_TEXTURE_2D, 0, 0)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.defaultFramebufferObject())
+        GL.glFinish()  # the texture is free for the thread once this widget shows another
+        self._shown_texture = frame.texture
+        if self._thread is not None:
+            self._thread.shown(frame.texture, frame.texture)
+
     # ---- QOpenGLWidget --------------------------------------------------------------------
 
     def initializeGL(self) -> None:  # noqa: N802 - Qt override
@@ -339,13 +503,17 @@ class PreviewWidget(QOpenGLWidget):
             return
         context = self.context()
         context.aboutToBeDestroyed.connect(self._release_gl)
-        self._renderer.initialize()
+        self._start_thread()
+        if self._thread is None:
+            self._renderer.initialize()
         self._initialized = True
         self._gl_strings = gl_strings()
         self._context_description = describe(context, self._gl_strings["renderer"])
         self.setToolTip(f"Material preview ({self._context_description})")
         self.contextCreated.emit(self._context_description)
         self._stage_host.activate()
+        if self._pending is None and self._last_artifact is not None:
+            self._pending = self._last_artifact  # the context was made again (the dock floated): rebuild
         if self._pending is not None:
             artifact, self._pending = self._pending, None
             # initializeGL runs with the context current; _build makes it current again, harmlessly.
@@ -354,7 +522,19 @@ class PreviewWidget(QOpenGLWidget):
 
     def _release_gl(self) -> None:
         self.makeCurrent()
-        self._renderer.release()
+        if self._thread is not None:
+            thread, self._thread = self._thread, None
+            thread.close()  # releases the renderer's objects in its own context
+            self._frame = None
+            self._building = None
+            if self._read_framebuffer:
+                from OpenGL import GL
+
+                clear_pending_errors()
+                GL.glDeleteFramebuffers(1, [self._read_framebuffer])
+                self._read_framebuffer = 0
+        else:
+            self._renderer.release()
         self.doneCurrent()
         self._initialized = False
 
@@ -364,7 +544,11 @@ class PreviewWidget(QOpenGLWidget):
             return
         width, height = self._pixel_size()
         try:
-            self._renderer.render(width, height)
+            if self._thread is not None:
+                clear_pending_errors()
+                self._show_frame()
+            else:
+                self._renderer.render(width, height)
         except Exception as error:  # noqa: BLE001 - a failing frame shows a message, never an exception
             self._error = f"preview: {type(error).__name__}: {error}"
         if self._error:
@@ -426,8 +610,8 @@ class PreviewWidget(QOpenGLWidget):
             delta = position - self._drag_origin
             self._drag_origin = position
             # Dragging right turns the object right, i.e. the camera left around it.
-            self._renderer.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
-            self.update()
+            self._state.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
+            self._state.camera_changed()
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
@@ -441,8 +625,8 @@ class PreviewWidget(QOpenGLWidget):
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
         steps = event.angleDelta().y() / 120.0
         if steps:
-            self._renderer.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
-            self.update()
+            self._state.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
+            self._state.camera_changed()
         event.accept()
 
 
@@ -472,6 +656,7 @@ class UnavailablePreview(QLabel):
     unavailable_reason = property(lambda self: self._reason)
     error_text = property(lambda self: "")
     playing = property(lambda self: False)
+    time = property(lambda self: 0.0)
     stage = property(lambda self: Stage())
     preparing_environment = property(lambda self: False)
 

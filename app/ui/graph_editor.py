@@ -768,15 +768,28 @@ class GraphEditor(QObject):
 
     def _apply_costs(self) -> None:
         costs = self._costs
-        for node in self.graph.material_nodes():
+        if not self.costs_visible:
+            # Footers and their tooltip lines show only with View > Node Cost: they are made when it is
+            # turned on (`set_costs_visible`), not for every lowering (a slider's drag lowers many times).
+            for node in self.graph.material_nodes():
+                if node.type_name != REROUTE_TYPE:
+                    node.view.set_cost_shown(False)
+            return
+        nodes = self.graph.nodes_by_stable_id()
+
+        def label(node_id: str | None) -> str:
+            node = nodes.get(node_id) if node_id is not None else None
+            return f"{node.name()} ({node_id})" if node is not None else (node_id or "")
+
+        for node_id, node in nodes.items():
             if node.type_name == REROUTE_TYPE:
                 continue  # a reroute emits nothing and has no room for a footer
-            node.view.set_cost_shown(self.costs_visible)
-            cost = costs.node(node.stable_id) if costs is not None else None
+            node.view.set_cost_shown(True)
+            cost = costs.node(node_id) if costs is not None else None
             if cost is None:
                 node.view.set_cost("0 instr" if costs is not None else "", [])
             else:
-                node.view.set_cost(describe_count(cost.total), describe_node(cost, self.node_label))
+                node.view.set_cost(describe_count(cost.total), describe_node(cost, label))
 
     def show_port_types(self, result: LoweringResult) -> None:
         level = self.level

@@ -232,8 +232,7 @@ class NodeThumbnails(QObject):
         return self.service
 
     def _time(self) -> float:
-        renderer = getattr(self.window.preview, "renderer", None)
-        return float(getattr(renderer, "time", 0.0))
+        return float(self.window.preview.time)  # not `renderer.time`: that would wait for the render thread
 
     # ---- results --------------------------------------------------------------------------
 

@@ -51,22 +51,23 @@ def _choose(box, data) -> None:
 
 def test_controls_reach_the_renderer(qtbot, settings: QSettings) -> None:
     panel = _panel(qtbot, settings)
-    toolbar, renderer = panel.toolbar, panel.preview.renderer
+    toolbar, preview = panel.toolbar, panel.preview  # `preview.renderer` waits for the render thread to apply
     _choose(toolbar.mesh_box, "cube")
-    assert renderer.mesh_name == "cube"
+    assert preview.renderer.mesh_name == "cube"
     _choose(toolbar.tone_box, "agx")
-    assert renderer.tone_mapper == "agx"
+    assert preview.renderer.tone_mapper == "agx"
     toolbar.exposure_box.setValue(1.5)
-    assert renderer.exposure == 1.5
+    assert preview.renderer.exposure == 1.5
     toolbar.azimuth_slider.setValue(90)
     toolbar.elevation_slider.setValue(0)
-    assert np.allclose(renderer.light_direction, light_vector(90, 0))
+    assert np.allclose(preview.renderer.light_direction, light_vector(90, 0))
     toolbar.intensity_box.setValue(7.0)
-    assert renderer.light_intensity == 7.0
+    assert preview.renderer.light_intensity == 7.0
     toolbar.rotation_slider.setValue(90)
     toolbar.environment_intensity_box.setValue(0.5)
+    renderer = preview.renderer
     assert np.isclose(renderer.environment_rotation, np.pi / 2) and renderer.environment_intensity == 0.5
-    assert panel.preview.stage.tone_mapper == "agx"
+    assert preview.stage.tone_mapper == "agx"
 
 
 def test_exposure_changes_the_pixels_of_a_surface_material(qtbot, settings: QSettings) -> None:
@@ -140,7 +141,7 @@ def test_a_material_that_uses_time_plays_by_itself_until_paused(qtbot, settings:
 
 def test_reset_camera(qtbot, settings: QSettings) -> None:
     panel = _panel(qtbot, settings)
-    camera = panel.preview.renderer.camera
+    camera = panel.preview.camera  # the camera the user moves (the renderer draws with a copy)
     camera.orbit(40.0, 10.0)
     moved = camera.view_matrix().copy()
     panel.toolbar.camera_button.click()

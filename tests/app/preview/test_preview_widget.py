@@ -76,7 +76,7 @@ def test_parameter_change_does_not_relink(widget: PreviewWidget) -> None:
 
 
 def test_drag_orbits_and_wheel_zooms(qtbot, widget: PreviewWidget) -> None:
-    camera = widget.renderer.camera
+    camera = widget.camera  # the camera the user moves (the renderer draws with a copy)
     yaw, distance = camera.yaw, camera.distance
     qtbot.mousePress(widget, Qt.MouseButton.LeftButton, pos=QPoint(50, 50))
     qtbot.mouseMove(widget, QPoint(90, 60))

@@ -1,0 +1,387 @@
+"""`RenderThread`: the preview's OpenGL work on a thread of its own, so the window never waits for it (issue 20).
+
+Why: with a software rasteriser (Mesa's llvmpipe, the renderer of every
+machine without a GPU) linking a 200-node material's program takes tens of
+milliseconds, the driver compiles the machine code its pixels run at the
+first draw (100-300 ms more), and a lit frame of the preview takes 15-60 ms.
+In the window's thread each of those freezes the editor, many times a
+second while a slider is dragged.
+
+So the `Renderer` lives here: the widget posts what changes (commands: a
+parameter's value, a texture, the stage, a new program, the camera) and asks
+for frames; this thread applies the commands in order, draws the newest
+frame into one of three textures in a context of its own that shares
+objects with the widget's, waits for it (`glFinish`) and hands it over
+(`frame_ready`, queued to the widget's thread), which copies it onto the
+screen in its own `paintGL`. While a new program compiles here, the widget
+keeps showing the last frame it was given: the old image stays until the new
+program has drawn its first frame (`Frame.program` says which build a frame
+shows).
+
+`PostedState` is the widget's side of the state: a `PreviewState` that
+records every change at once (so setters validate in the caller's thread
+and reads such as `time` need no waiting) and posts the same call to the
+renderer. The preview's clock and stage (`app.preview.host_support`) change
+it as they change any `PreviewState`.
+
+Textures of delivered frames: the thread never draws into the texture the
+widget shows nor into the one it was handed last and has not shown yet
+(`shown`), so three are enough. The widget's copy ends with `glFinish`, so a
+texture it no longer shows is free. Textures of another size (the widget
+was resized) are deleted only once the widget has received every frame
+handed to it (`received`): a frame still queued to the widget may name one.
+
+Commands are plain callables taking the `Renderer` (`post`); `call` runs one
+and returns its result to the caller (blocking, for `grab_preview`);
+`wait_idle` waits until everything posted has been applied and its frame
+delivered. Every exception a command or a frame raises is reported through
+`failed` (the widget shows it over the image), never lost and never fatal.
+Creating the thread raises `RenderThreadUnavailable` when its context
+cannot be made; the widget then draws in its own thread, as before.
+`close` stops the thread after the command or frame in progress and
+releases every GL object it made, in its own context.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import threading
+import traceback
+import weakref
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from OpenGL import GL
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
+
+from app.material.textures import as_rgba_image
+from app.preview.preview_state import PreviewState
+from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
+from vpl_core.backends.glsl.artifact import ProgramArtifact
+
+#: How long creating the thread waits for its context.
+START_TIMEOUT_S = 10.0
+#: The longest `call` waits for its result (a frame of a heavy material on llvmpipe takes well under a second).
+CALL_TIMEOUT_S = 120.0
+#: How long `close` waits for the command or frame in progress.
+CLOSE_TIMEOUT_S = 60.0
+#: Textures frames are drawn into: the one shown, the one handed over, the one being drawn.
+FRAME_TEXTURES = 3
+
+Command = Callable[[Renderer], object]
+
+#: Threads still running, closed when the application quits or Python exits (a run that never enters the
+#: event loop, `vpl-editor --screenshot`), before Python's shutdown deletes Qt objects under them: a thread
+#: drawing then crashes the process. Weak, so a closed thread's renderer is not kept alive.
+_running: weakref.WeakSet[RenderThread] = weakref.WeakSet()
+_quit_hooked: list[QCoreApplication] = []
+
+
+@atexit.register
+def close_all() -> None:
+    """Stop every render thread (the application is quitting, or Python is exiting)."""
+    for thread in list(_running):
+        thread.close()
+
+
+def _close_all_on_quit() -> None:
+    application = QCoreApplication.instance()
+    if application is not None and not any(hooked is application for hooked in _quit_hooked):
+        application.aboutToQuit.connect(close_all, Qt.ConnectionType.DirectConnection)
+        _quit_hooked[:] = [application]
+
+
+class RenderThreadUnavailable(RuntimeError):  # noqa: N818 - a condition the widget handles, named for what it means
+    """The thread's context could not be created, shared with the widget's, or made current."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A finished frame: the texture that holds it and its size, and the newest program build it shows."""
+
+    texture: int
+    width: int
+    height: int
+    program: int
+    serial: int
+
+
+def _posting(method: Callable[..., None], copy_arguments: bool = False) -> Callable[..., None]:
+    """`PostedState`'s version of a `PreviewState` setter: record here (validating), then post the same call."""
+    name = method.__name__
+
+    def posting(self: PostedState, *arguments: Any, **keywords: Any) -> None:
+        self._depth += 1
+        try:
+            method(self, *arguments, **keywords)
+        finally:
+            self._depth -= 1
+        if self._depth == 0:  # a setter calling another (set_ambient -> set_environment_maps) posts once
+            if copy_arguments:
+                arguments, keywords = copy.deepcopy((arguments, keywords))
+            self._post(lambda renderer: getattr(renderer, name)(*arguments, **keywords))
+
+    posting.__name__ = name
+    posting.__doc__ = method.__doc__
+    return posting
+
+
+class PostedState(PreviewState):
+    """The widget's record of the preview state; every change is also posted to the renderer (module docstring).
+
+    `post` takes a command (a callable taking the `Renderer`): the widget
+    hands it to the render thread, or applies it at once when there is none.
+    Setter arguments are taken as immutable (images, meshes and environments
+    are not changed after they are handed over), except parameter values,
+    which are copied. Texture images are validated here but kept by the
+    renderer only (this record's `_images` stays empty). The camera is this
+    object's; `camera_changed` posts a copy of it.
+    """
+
+    def __init__(self, post: Callable[[Command], None]) -> None:
+        object.__setattr__(self, "_depth", 1)  # assignments made by PreviewState.__init__ are not posted
+        super().__init__()
+        self._post = post
+        self._depth = 0
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if self._depth == 0 and not name.startswith("_"):  # a host assigning public state (the clock's `time`)
+            self._post(lambda renderer: setattr(renderer, name, value))
+
+    def camera_changed(self) -> None:
+        """The camera was moved (orbit, zoom, reset): the renderer's follows."""
+        camera = copy.deepcopy(self.camera)
+        self._post(lambda renderer: setattr(renderer, "camera", camera))
+
+    def set_texture(self, name: str, image: np.ndarray | None) -> None:
+        """Validated and converted here (`as_rgba_image`), kept by the renderer only: no second copy here."""
+        converted = None if image is None else as_rgba_image(image)
+        self._post(lambda renderer: renderer.set_texture(name, converted))
+
+    set_parameter = _posting(PreviewState.set_parameter, copy_arguments=True)
+    set_mesh = _posting(PreviewState.set_mesh)
+    set_background = _posting(PreviewState.set_background)
+    set_background_mode = _posting(PreviewState.set_background_mode)
+    set_light_direction = _posting(PreviewState.set_light_direction)
+    set_light = _posting(PreviewState.set_light)
+    set_ambient = _posting(PreviewState.set_ambient)
+    set_environment_maps = _posting(PreviewState.set_environment_maps)
+    set_brdf_table = _posting(PreviewState.set_brdf_table)
+    set_environment_settings = _posting(PreviewState.set_environment_settings)
+    set_exposure = _posting(PreviewState.set_exposure)
+    set_tone_mapper = _posting(PreviewState.set_tone_mapper)
+
+
+class RenderThread(QObject):
+    """See the module docstring."""
+
+    #: A `Frame`, delivered on the thread that made this object.
+    frame_ready = Signal(object)
+    #: (build serial, "" or the driver's message): a program was built, or failed to build.
+    program_built = Signal(int, str)
+    #: A command or a frame failed: the message to show.
+    failed = Signal(str)
+
+    def __init__(self, renderer: Renderer, share: QOpenGLContext, surface_format: QSurfaceFormat,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.renderer = renderer
+        self._surface = QOffscreenSurface()  # made on the widget's (GUI) thread, as Qt asks; used by the worker
+        self._surface.setFormat(surface_format)
+        self._surface.create()
+        self._condition = threading.Condition()
+        self._commands: deque[Command] = deque()
+        self._frame_size: tuple[int, int] | None = None
+        self._closing = False
+        self._idle = threading.Event()
+        self._idle.set()
+        self._ready = threading.Event()
+        self._problem = ""
+        #: Textures the widget shows or was handed last: never drawn into (see the module docstring).
+        self._protected: tuple[int, int] = (0, 0)
+        self._program = 0       # the newest build whose program is drawn
+        self._frames = 0
+        self._unreceived = 0    # frames emitted that the widget has not received yet (queued to it)
+        self._thread = threading.Thread(target=self._run, args=(share, surface_format), name="vpl-preview-render",
+                                        daemon=True)
+        self._thread.start()
+        if not self._ready.wait(START_TIMEOUT_S) or self._problem:
+            problem = self._problem or "the preview's render thread did not start"
+            self.close()
+            raise RenderThreadUnavailable(problem)
+        _running.add(self)
+        _close_all_on_quit()
+
+    # ---- the widget's side ----------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def frames_drawn(self) -> int:
+        return self._frames
+
+    def post(self, command: Command) -> None:
+        """Apply `command` to the renderer on the thread, after everything posted before it."""
+        with self._condition:
+            if self._closing:
+                return
+            self._commands.append(command)
+            self._idle.clear()
+            self._condition.notify()
+
+    def build(self, serial: int, artifact: ProgramArtifact) -> None:
+        """Make `artifact` the drawn program (reusing a program of the same code); `program_built` says how it went."""
+
+        def build(renderer: Renderer) -> None:
+            try:
+                renderer.build_program(artifact)
+            except ProgramBuildError as error:
+                self.program_built.emit(serial, str(error))
+                return
+            except Exception as error:  # noqa: BLE001 - a driver/binding problem is this build's failure, reported
+                traceback.print_exc()
+                self.program_built.emit(serial, f"preview: {type(error).__name__}: {error}")
+                return
+            self._program = serial
+            self.program_built.emit(serial, "")
+
+        self.post(build)
+
+    def request_frame(self, width: int, height: int) -> None:
+        """Draw a frame of this size once the commands posted so far are applied (requests coalesce)."""
+        with self._condition:
+            if self._closing:
+                return
+            self._frame_size = (max(1, int(width)), max(1, int(height)))
+            self._idle.clear()
+            self._condition.notify()
+
+    def call(self, function: Callable[[Renderer], Any]) -> Any:
+        """Run `function(renderer)` on the thread (after everything posted) and return its result; re-raises."""
+        future: Future[Any] = Future()
+
+        def run(renderer: Renderer) -> None:
+            try:
+                future.set_result(function(renderer))
+            except BaseException as error:  # noqa: BLE001 - handed to the caller, who re-raises it
+                future.set_exception(error)
+
+        if self._closing:
+            raise RuntimeError("the preview's render thread has stopped")
+        self.post(run)
+        return future.result(timeout=CALL_TIMEOUT_S)
+
+    def shown(self, shown: int, handed: int) -> None:
+        """The widget shows texture `shown` and was handed `handed` last: neither may be drawn into."""
+        with self._condition:
+            self._protected = (shown, handed)
+
+    def received(self, frame: Frame, shown: int) -> None:
+        """The widget took `frame` (it shows texture `shown` until it paints the new one)."""
+        with self._condition:
+            self._unreceived = max(0, self._unreceived - 1)
+            self._protected = (shown, frame.texture)
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Wait until every command and frame asked for so far is done; False on timeout."""
+        return self._idle.wait(timeout_s)
+
+    def close(self) -> None:
+        """Stop after the current command or frame; the thread releases its GL objects and its context."""
+        _running.discard(self)
+        with self._condition:
+            self._closing = True
+            self._commands.clear()
+            self._frame_size = None
+            self._condition.notify()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=CLOSE_TIMEOUT_S)
+        self._idle.set()
+
+    # ---- the thread -----------------------------------------------------------------------
+
+    def _run(self, share: QOpenGLContext, surface_format: QSurfaceFormat) -> None:
+        context = QOpenGLContext()
+        context.setFormat(surface_format)
+        context.setShareContext(share)
+        if not context.create() or not QOpenGLContext.areSharing(context, share):
+            self._problem = "no OpenGL context sharing the preview's objects could be created"
+            self._ready.set()
+            return
+        if not context.makeCurrent(self._surface):
+            self._problem = "the preview's render context could not be made current"
+            self._ready.set()
+            return
+        targets: list[Framebuffer] = []
+        retired: list[Framebuffer] = []
+        try:
+            self.renderer.initialize()
+            self._ready.set()
+            while True:
+                with self._condition:
+                    while not self._commands and self._frame_size is None and not self._closing:
+                        self._idle.set()
+                        self._condition.wait()
+                    if self._closing:
+                        break
+                    commands = list(self._commands)
+                    self._commands.clear()
+                    size, self._frame_size = self._frame_size, None
+                for command in commands:
+                    self._apply(command)
+                if size is not None:
+                    self._draw(size, targets, retired)
+        finally:
+            clear_pending_errors()
+            for framebuffer in targets + retired:
+                framebuffer.delete()
+            self.renderer.release()
+            context.doneCurrent()
+            self._ready.set()
+            self._idle.set()
+
+    def _apply(self, command: Command) -> None:
+        try:
+            command(self.renderer)
+        except Exception as error:  # noqa: BLE001 - reported over the image; the thread must go on
+            traceback.print_exc()
+            clear_pending_errors()
+            self.failed.emit(f"preview: {type(error).__name__}: {error}")
+
+    def _draw(self, size: tuple[int, int], targets: list[Framebuffer], retired: list[Framebuffer]) -> None:
+        with self._condition:
+            protected, unreceived = self._protected, self._unreceived
+        if targets and (targets[0].width, targets[0].height) != size:
+            retired.extend(targets)
+            targets.clear()
+        if not unreceived:  # no frame naming a retired texture is still on its way to the widget
+            for framebuffer in [framebuffer for framebuffer in retired if framebuffer.texture not in protected]:
+                framebuffer.delete()
+                retired.remove(framebuffer)
+        try:
+            while len(targets) < FRAME_TEXTURES:
+                targets.append(Framebuffer(size[0], size[1], sampled=True))
+            target = next(framebuffer for framebuffer in targets if framebuffer.texture not in protected)
+            target.bind()
+            self.renderer.render(*size)
+            GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+            GL.glFinish()
+        except Exception as error:  # noqa: BLE001 - a failing frame shows a message, never an exception
+            traceback.print_exc()
+            clear_pending_errors()
+            self.failed.emit(f"preview: {type(error).__name__}: {error}")
+            return
+        self._frames += 1
+        with self._condition:
+            self._protected = (self._protected[0], target.texture)
+            self._unreceived += 1
+        self.frame_ready.emit(Frame(target.texture, size[0], size[1], self._program, self._frames))
