@@ -228,9 +228,10 @@ def format_float32(bits: int) -> str:
 
     def power_above(exponent: int) -> bool:
         """Whether 10**exponent > the value."""
+        power: int = 10 ** abs(exponent)  # typeshed types int ** int as Any (a negative power is a float)
         if exponent >= 0:
-            return 10**exponent * denominator > numerator
-        return denominator > numerator * 10**-exponent
+            return power * denominator > numerator
+        return denominator > numerator * power
 
     # Decimal exponent of the leading digit: estimate, then settle exactly.
     leading = math.floor(math.log10(numerator / denominator))
