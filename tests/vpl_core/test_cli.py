@@ -192,6 +192,36 @@ def test_a_check_run_loads_no_typing_inspect_or_shutil() -> None:
     assert completed.stdout.strip() == "[] 0", completed.stdout + completed.stderr
 
 
+def test_a_compile_run_loads_no_typing_tempfile_or_fractions(tmp_path: Path) -> None:
+    """Start-up (issue 20): `vpl compile` (which writes files and spells floats) imports neither typing,
+    inspect, tempfile (the atomic write makes its own temporary name), shutil nor fractions/decimal (the
+    float spelling's exact arithmetic is on integers)."""
+    spec_example = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
+    code = (
+        "import sys\n"
+        "sys.argv = ['vpl', 'compile', sys.argv[1], '--out', sys.argv[2]]\n"
+        "from vpl_core import cli\n"
+        "import os\n"
+        "real_exit = os._exit\n"
+        "def report(status):\n"
+        "    names = ('typing', 'inspect', 'tempfile', 'shutil', 'fractions', 'decimal')\n"
+        "    loaded = [m for m in names if type(sys.modules.get(m)).__name__ == 'module']\n"
+        "    print(loaded, status, flush=True)\n"
+        "    real_exit(status)\n"
+        "os._exit = report\n"
+        "cli.main()\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code, str(spec_example), str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert completed.stdout.strip() == "[] 0", completed.stdout + completed.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "loop-and-helper.frag.glsl",
+        "loop-and-helper.json",
+        "loop-and-helper.vert.glsl",
+    ]
+
+
 def test_a_deferred_module_imports_the_real_one_on_first_use() -> None:
     code = (
         "import sys\n"

@@ -11,11 +11,15 @@ object it was written for (`source_map.py`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from vpl_core.backends.glsl.source_map import SourceMap
 from vpl_core.ir.module import Direction, Semantic, UniformKind
 from vpl_core.ir.types import Type
+
+# typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)

@@ -43,10 +43,14 @@ import bisect
 import enum
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from vpl_core.diagnostics import StructuralPath
 from vpl_core.ir import paths
+
+# typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LineKind(enum.Enum):
