@@ -116,6 +116,11 @@ def to_view_value(value: Any) -> Any:
     return value
 
 
+#: The item changes NodeGraphQt's node and port items act on (looked up once: reading a PySide6 enum
+#: member through its class costs as much as the rest of an `itemChange` call).
+_SELECTED_CHANGE = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedChange
+_SCENE_POSITION_CHANGED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemScenePositionHasChanged
+
 #: View properties whose setters `MaterialNodeItem.from_dict` skips when the value is already the view's.
 _UNCHANGED_SKIPPABLE = ("name", "color", "border_color", "text_color")
 
@@ -183,6 +188,14 @@ class MaterialPortItem(CustomPortItem):
     def multi_connection(self, mode: bool = False) -> None:
         self._multi_connection = mode
 
+    def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
+        # PortItem.itemChange (redraw the wires when the port moved), without its
+        # call through the binding to QGraphicsItem.itemChange, which returns
+        # `value`: Qt calls this about a dozen times per port while a graph opens.
+        if change is _SCENE_POSITION_CHANGED:
+            self.redraw_connected_pipes()
+        return value
+
     def set_type_tooltip(self, name: str, declared: object, actual: object, is_input: bool) -> None:
         source = (name, declared, actual, is_input)
         if source != self._tooltip_source:
@@ -234,6 +247,14 @@ class MaterialNodeItem(NodeItem):
         self._cost_text = ""
         self._cost_lines: list[str] = []
         self._cost_shown = False
+
+    def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
+        # NodeItem.itemChange acts on selection only; every other change (about
+        # twenty per node while a graph opens) returns `value`, as
+        # QGraphicsItem.itemChange does, without two calls through the binding.
+        if change is _SELECTED_CHANGE:
+            return super().itemChange(change, value)
+        return value
 
     # --- catalog information and diagnostics ---
 
