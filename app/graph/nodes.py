@@ -116,6 +116,14 @@ def to_view_value(value: Any) -> Any:
     return value
 
 
+#: The item changes NodeGraphQt's node and port items act on (looked up once: reading a PySide6 enum
+#: member through its class costs as much as the rest of an `itemChange` call).
+_SELECTED_CHANGE = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedChange
+_SCENE_POSITION_CHANGED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemScenePositionHasChanged
+
+#: View properties whose setters `MaterialNodeItem.from_dict` skips when the value is already the view's.
+_UNCHANGED_SKIPPABLE = ("name", "color", "border_color", "text_color")
+
 #: The items whose layout waits for the end of `deferred_layout` (None: lay out at once).
 _deferred_items: list[MaterialNodeItem] | None = None
 
@@ -180,6 +188,14 @@ class MaterialPortItem(CustomPortItem):
     def multi_connection(self, mode: bool = False) -> None:
         self._multi_connection = mode
 
+    def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
+        # PortItem.itemChange (redraw the wires when the port moved), without its
+        # call through the binding to QGraphicsItem.itemChange, which returns
+        # `value`: Qt calls this about a dozen times per port while a graph opens.
+        if change is _SCENE_POSITION_CHANGED:
+            self.redraw_connected_pipes()
+        return value
+
     def set_type_tooltip(self, name: str, declared: object, actual: object, is_input: bool) -> None:
         source = (name, declared, actual, is_input)
         if source != self._tooltip_source:
@@ -231,6 +247,14 @@ class MaterialNodeItem(NodeItem):
         self._cost_text = ""
         self._cost_lines: list[str] = []
         self._cost_shown = False
+
+    def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
+        # NodeItem.itemChange acts on selection only; every other change (about
+        # twenty per node while a graph opens) returns `value`, as
+        # QGraphicsItem.itemChange does, without two calls through the binding.
+        if change is _SELECTED_CHANGE:
+            return super().itemChange(change, value)
+        return value
 
     # --- catalog information and diagnostics ---
 
@@ -464,6 +488,20 @@ class MaterialNodeItem(NodeItem):
                    locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
         return self._new_port(name, PortTypeEnum.OUT.value, multi_port, display_name, locked, painter_func)
 
+    def from_dict(self, node_dict: dict[str, Any]) -> None:
+        # NodeGraphQt's `create_node` pushes the whole model onto the view
+        # (`NodeObject.update`) right after the constructor gave the view the
+        # same name and colours: each setter redraws or recolours every port
+        # label. Values the view already holds are skipped, and inside
+        # `deferred_layout` so are width and height: the layout at the block's
+        # end recomputes both (`_set_base_size`) whatever they were.
+        skipped = {name for name in _UNCHANGED_SKIPPABLE if name in node_dict and self._properties.get(name) == node_dict[name]}
+        if _deferred_items is not None:
+            skipped |= {"width", "height"}
+        super().from_dict({name: value for name, value in node_dict.items() if name not in skipped})
+        if _deferred_items is not None:
+            self.draw_node()  # (postponed) the layout that sets width and height
+
     def draw_node(self) -> None:
         if _deferred_items is not None:
             if not self._layout_pending:
@@ -594,13 +632,26 @@ class MaterialNode(BaseNode):
 
     @property
     def stable_id(self) -> str:
-        return str(self.get_property(STABLE_ID_PROPERTY) or "")
+        # A custom property: read from the model's custom properties directly
+        # (`get_property` first copies the model's attribute dictionary twice).
+        return str(self.model.custom_properties.get(STABLE_ID_PROPERTY) or "")
 
     def set_stable_id(self, stable_id: str) -> None:
         # Written to the model directly, outside the undo stack: the id is
         # identity, not an edit, and undoing a paste must not resurrect the
         # clipboard's ids on the pasted nodes.
         self.model.set_property(STABLE_ID_PROPERTY, stable_id)
+
+    def get_property(self, name: str) -> Any:
+        # NodeGraphQt's model answers `get_property` by copying its attribute
+        # dictionary twice (`NodeModel.properties`) before looking at the custom
+        # properties; the custom ones (every catalog property, the stable id)
+        # are read directly here, with the same answer.
+        model = self.model
+        custom = model.custom_properties
+        if name in custom and name not in model.__dict__:
+            return custom[name]
+        return super().get_property(name)
 
     def material_property(self, name: str) -> Any:
         return self.get_property(property_key(name))
