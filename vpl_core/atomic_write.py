@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -103,6 +102,30 @@ def _fsync_directory(directory: Path) -> None:
             os.close(descriptor)
 
 
+_TEMPORARY_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_NAME_ATTEMPTS = 100
+
+
+def _create_temporary(directory: Path, prefix: str) -> tuple[int, str]:
+    """A new file `<prefix><random>.tmp` in `directory`, created exclusively (mode 0600): descriptor and path.
+
+    What `tempfile.mkstemp` does, without importing `tempfile` (which brings
+    `shutil`, `random` and their imports: about 5 ms of every `vpl compile`).
+    """
+    for _ in range(_NAME_ATTEMPTS):
+        path = os.path.join(directory, f"{prefix}{os.urandom(6).hex()}{TEMPORARY_SUFFIX}")
+        try:
+            return os.open(path, _TEMPORARY_FLAGS, 0o600), path
+        except FileExistsError:
+            continue
+        except PermissionError:
+            # Windows reports a directory of that name as a permission error.
+            if os.name == "nt" and os.path.isdir(path):
+                continue
+            raise
+    raise FileExistsError(f"no unused temporary file name in {directory}")
+
+
 def write_atomically(path: str | os.PathLike[str], data: bytes) -> Path:
     """Replace the file at `path` (through symbolic links) with `data`; see the module docstring.
 
@@ -113,7 +136,7 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> Path:
     directory = target.parent if str(target.parent) else Path(".")
     mode = _mode_for(target)
     remove_orphans(target)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=_temporary_prefix(target), suffix=TEMPORARY_SUFFIX)
+    handle, temporary = _create_temporary(directory, _temporary_prefix(target))
     try:
         with os.fdopen(handle, "wb") as stream:
             if hasattr(os, "fchmod"):

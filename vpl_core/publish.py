@@ -23,10 +23,10 @@ diagnostic in the source.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vpl_core.ir.module import Module
 
+# typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vpl_core.text.reader import SourceLocator
 

@@ -15,7 +15,11 @@ import re
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+
+# typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DISTRIBUTION = "vpl-material-editor"
 UNKNOWN = "0+unknown"

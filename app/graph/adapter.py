@@ -37,6 +37,7 @@ from app.graph.nodes import (
     FRAME_MEMBERS_PROPERTY,
     FrameNode,
     MaterialNode,
+    deferred_layout,
     property_key,
     to_view_value,
 )
@@ -132,7 +133,8 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope | None 
     """
     assert view.registry is not None, "register_catalog first"
     view.clear_session()
-    problems = _build(view, graph, scope if scope is not None else Scope(graph.functions), push_undo=False)
+    with view.unindexed_scene():
+        problems = _build(view, graph, scope if scope is not None else Scope(graph.functions), push_undo=False)
     view.clear_selection()
     view.undo_stack().clear()
     view.refresh_constraint_tables()
@@ -158,8 +160,11 @@ def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_und
     assert view.registry is not None, "register_catalog first"
     problems: list[str] = []
     created: dict[str, MaterialNode] = {}
-    with view.bulk_naming():
+    with view.bulk_naming(), deferred_layout():
         _create_nodes(view, graph, scope, created, problems, push_undo)
+    for view_node in created.values():
+        # NodeGraphQt's add command copied the size before the (deferred) layout.
+        view_node.model.width, view_node.model.height = view_node.view.width, view_node.view.height
     for connection in graph.connections:
         source = created.get(connection.source_node)
         target = created.get(connection.target_node)

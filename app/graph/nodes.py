@@ -22,17 +22,28 @@ of its output (an image the window's thumbnail service renders; the item
 only draws it, centred under the ports) and the cost footer ("12 instr ·
 1 tex"). Both are off until set, and the node grows by exactly their
 height, so ports and wires stay where they were.
+
+Doing less per node (issue 23 item 8: opening 2,000 nodes): tooltips of
+nodes and ports are built when first asked for (`toolTip()`, or the viewer
+just before Qt shows one: `materialize_tooltip`), not on every redraw; and
+within `deferred_layout()` (loading) a node lays itself out once, when the
+block ends, instead of after every property NodeGraphQt sets while it builds
+the node. Once loaded, a node is exactly what the eager path made.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from NodeGraphQt import BackdropNode, BaseNode
+from NodeGraphQt.constants import ICON_NODE_BASE, NodeEnum, PortTypeEnum
 from NodeGraphQt.qgraphics.node_base import NodeItem
+from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.ports import port_color, port_tooltip, type_label
@@ -105,6 +116,103 @@ def to_view_value(value: Any) -> Any:
     return value
 
 
+#: The item changes NodeGraphQt's node and port items act on (looked up once: reading a PySide6 enum
+#: member through its class costs as much as the rest of an `itemChange` call).
+_SELECTED_CHANGE = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedChange
+_SCENE_POSITION_CHANGED = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemScenePositionHasChanged
+
+#: View properties whose setters `MaterialNodeItem.from_dict` skips when the value is already the view's.
+_UNCHANGED_SKIPPABLE = ("name", "color", "border_color", "text_color")
+
+#: The items whose layout waits for the end of `deferred_layout` (None: lay out at once).
+_deferred_items: list[MaterialNodeItem] | None = None
+
+
+@contextlib.contextmanager
+def deferred_layout() -> Iterator[list[MaterialNodeItem]]:
+    """Within the block, material node items lay themselves out once, at its end (loading many nodes).
+
+    NodeGraphQt redraws a node after nearly every attribute it sets while
+    building one (layout direction, icon, being added to the scene...):
+    four layouts per node. The list yielded holds the postponed items; each
+    is laid out (`draw_node`) once when the block ends, in creation order.
+    """
+    global _deferred_items
+    if _deferred_items is not None:  # nested: the outer block lays everything out
+        yield _deferred_items
+        return
+    pending: list[MaterialNodeItem] = []
+    _deferred_items = pending
+    try:
+        yield pending
+    finally:
+        _deferred_items = None
+        for item in pending:
+            item._layout_pending = False
+            item.draw_node()
+
+
+@functools.cache
+def _icon_pixmap(path: str) -> QtGui.QPixmap:
+    """NodeGraphQt's node icon scaled as its `icon` setter does (it loaded and scaled the file for every node)."""
+    pixmap = QtGui.QPixmap(path)
+    if pixmap.size().height() > NodeEnum.ICON_SIZE.value:
+        pixmap = pixmap.scaledToHeight(NodeEnum.ICON_SIZE.value, QtCore.Qt.TransformationMode.SmoothTransformation)
+    if pixmap.size().width() > NodeEnum.ICON_SIZE.value:
+        pixmap = pixmap.scaledToWidth(NodeEnum.ICON_SIZE.value, QtCore.Qt.TransformationMode.SmoothTransformation)
+    return pixmap
+
+
+class MaterialPortItem(CustomPortItem):
+    """A port whose tooltip (name, declared and resolved type) is built when first asked for."""
+
+    def __init__(self, parent: QtWidgets.QGraphicsItem, paint_func: Any) -> None:
+        super().__init__(parent, paint_func)
+        self._tooltip_source: tuple[str, object, object, bool] | None = None
+        self._tooltip_stale = False
+
+    # NodeGraphQt's setters write a "name: (single)" tooltip each time; ours replaces it.
+    @property
+    def locked(self) -> bool:
+        return self._locked
+
+    @locked.setter
+    def locked(self, value: bool = False) -> None:
+        self._locked = value
+
+    @property
+    def multi_connection(self) -> bool:
+        return self._multi_connection
+
+    @multi_connection.setter
+    def multi_connection(self, mode: bool = False) -> None:
+        self._multi_connection = mode
+
+    def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
+        # PortItem.itemChange (redraw the wires when the port moved), without its
+        # call through the binding to QGraphicsItem.itemChange, which returns
+        # `value`: Qt calls this about a dozen times per port while a graph opens.
+        if change is _SCENE_POSITION_CHANGED:
+            self.redraw_connected_pipes()
+        return value
+
+    def set_type_tooltip(self, name: str, declared: object, actual: object, is_input: bool) -> None:
+        source = (name, declared, actual, is_input)
+        if source != self._tooltip_source:
+            self._tooltip_source = source
+            self._tooltip_stale = True
+
+    def materialize_tooltip(self) -> None:
+        if self._tooltip_stale and self._tooltip_source is not None:
+            self._tooltip_stale = False
+            name, declared, actual, is_input = self._tooltip_source
+            self.setToolTip(port_tooltip(name, declared, actual, is_input=is_input))
+
+    def toolTip(self) -> str:  # noqa: N802 - Qt name
+        self.materialize_tooltip()
+        return super().toolTip()
+
+
 class MaterialNodeItem(NodeItem):
     """Node graphics with an error marker, catalog-aware tooltips, thumbnail and cost footer."""
 
@@ -112,9 +220,14 @@ class MaterialNodeItem(NodeItem):
     _thumbnail_shown = False
     _cost_shown = False
     _cost_lines: list[str] = []  # noqa: RUF012 - replaced per instance, never mutated
+    _layout_pending = False
+    _tooltip_stale = False
+    #: What NodeGraphQt's last layout gave `_set_base_size` (None: no layout yet, or a layout of its own).
+    _base_size_arguments: tuple[float, float] | None = None
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
         super().__init__(name, parent)
+        self._tooltip_stale = True
         self._type_display = ""
         self._description = ""
         self._diagnostics: list[str] = []
@@ -134,6 +247,14 @@ class MaterialNodeItem(NodeItem):
         self._cost_text = ""
         self._cost_lines: list[str] = []
         self._cost_shown = False
+
+    def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
+        # NodeItem.itemChange acts on selection only; every other change (about
+        # twenty per node while a graph opens) returns `value`, as
+        # QGraphicsItem.itemChange does, without two calls through the binding.
+        if change is _SELECTED_CHANGE:
+            return super().itemChange(change, value)
+        return value
 
     # --- catalog information and diagnostics ---
 
@@ -238,9 +359,24 @@ class MaterialNodeItem(NodeItem):
         return extra
 
     def _relayout(self) -> None:
+        """After the thumbnail or the footer came or went: only the node's height changes (they sit under
+        the ports), so a node whose width stays is not laid out again (opening a large graph turns every
+        node's thumbnail on; a full layout each was a tenth of it)."""
         self.prepareGeometryChange()
+        base = self._base_size_arguments
+        if base is not None and _deferred_items is None:
+            width, height = self.calc_size(*base)
+            if max(width, NodeEnum.WIDTH.value) == self._width:
+                self._height = max(height, NodeEnum.HEIGHT.value)
+                self._place_marker()
+                self.update()
+                return
         self.draw_node()
         self.update()
+
+    def _set_base_size(self, add_w: float = 0.0, add_h: float = 0.0) -> None:
+        super()._set_base_size(add_w, add_h)
+        self._base_size_arguments = (add_w, add_h)
 
     def calc_size(self, add_w: float = 0.0, add_h: float = 0.0) -> tuple[float, float]:
         width, height = super().calc_size(add_w, add_h)
@@ -283,11 +419,19 @@ class MaterialNodeItem(NodeItem):
 
     # --- NodeItem overrides ---
 
-    def _tooltip_disable(self, state: bool) -> None:
+    def _tooltip_disable(self, _state: bool) -> None:
         # NodeGraphQt rebuilds the tooltip from this method on every redraw;
-        # overriding it keeps the description and diagnostics in place.
+        # overriding it keeps the description and diagnostics in place, and
+        # builds it only when asked for (`materialize_tooltip`).
+        self._tooltip_stale = True
+
+    def materialize_tooltip(self) -> None:
+        """Build the tooltip if something it shows changed (the viewer calls it before Qt shows one)."""
+        if not self._tooltip_stale:
+            return
+        self._tooltip_stale = False
         parts = [f"<b>{escaped(self.name)}</b>"]
-        if state:
+        if self.disabled:
             parts[0] += ' <font color="red"><b>(disabled)</b></font>'
         if self._type_display:
             parts.append(f"<i>{escaped(self._type_display)}</i>")
@@ -299,7 +443,71 @@ class MaterialNodeItem(NodeItem):
             parts.append("<br/>".join(escaped(line).replace("  ", "&nbsp;&nbsp;") for line in self._cost_lines))
         self.setToolTip("<br/>".join(parts))
 
+    def toolTip(self) -> str:  # noqa: N802 - Qt name
+        self.materialize_tooltip()
+        return super().toolTip()
+
+    @property
+    def name(self) -> str:
+        return NodeItem.name.fget(self)
+
+    @name.setter
+    def name(self, name: str = "") -> None:
+        NodeItem.name.fset(self, name)  # writes NodeGraphQt's own "node: <name>" tooltip
+        self._tooltip_stale = True
+
+    @property
+    def icon(self) -> str:
+        return NodeItem.icon.fget(self)
+
+    @icon.setter
+    def icon(self, path: str | None = None) -> None:
+        # NodeGraphQt's setter, with the scaled pixmap made once per path.
+        self._properties["icon"] = path
+        self._icon_item.setPixmap(_icon_pixmap(path or ICON_NODE_BASE))
+        if self.scene():
+            self.post_init()
+        self.update()
+
+    def _new_port(self, name: str, port_type: int, multi_port: bool, display_name: bool, locked: bool,
+                  painter_func: Any) -> MaterialPortItem:
+        # NodeItem.add_input/add_output, with ports whose tooltips are built lazily.
+        port = MaterialPortItem(self, painter_func)
+        port.name = name
+        port.port_type = port_type
+        port.multi_connection = multi_port
+        port.display_name = display_name
+        port.locked = locked
+        return self._add_port(port)
+
+    def add_input(self, name: str = "input", multi_port: bool = False, display_name: bool = True,
+                  locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
+        return self._new_port(name, PortTypeEnum.IN.value, multi_port, display_name, locked, painter_func)
+
+    def add_output(self, name: str = "output", multi_port: bool = False, display_name: bool = True,
+                   locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
+        return self._new_port(name, PortTypeEnum.OUT.value, multi_port, display_name, locked, painter_func)
+
+    def from_dict(self, node_dict: dict[str, Any]) -> None:
+        # NodeGraphQt's `create_node` pushes the whole model onto the view
+        # (`NodeObject.update`) right after the constructor gave the view the
+        # same name and colours: each setter redraws or recolours every port
+        # label. Values the view already holds are skipped, and inside
+        # `deferred_layout` so are width and height: the layout at the block's
+        # end recomputes both (`_set_base_size`) whatever they were.
+        skipped = {name for name in _UNCHANGED_SKIPPABLE if name in node_dict and self._properties.get(name) == node_dict[name]}
+        if _deferred_items is not None:
+            skipped |= {"width", "height"}
+        super().from_dict({name: value for name, value in node_dict.items() if name not in skipped})
+        if _deferred_items is not None:
+            self.draw_node()  # (postponed) the layout that sets width and height
+
     def draw_node(self) -> None:
+        if _deferred_items is not None:
+            if not self._layout_pending:
+                self._layout_pending = True
+                _deferred_items.append(self)
+            return
         super().draw_node()
         self._place_marker()
 
@@ -424,13 +632,26 @@ class MaterialNode(BaseNode):
 
     @property
     def stable_id(self) -> str:
-        return str(self.get_property(STABLE_ID_PROPERTY) or "")
+        # A custom property: read from the model's custom properties directly
+        # (`get_property` first copies the model's attribute dictionary twice).
+        return str(self.model.custom_properties.get(STABLE_ID_PROPERTY) or "")
 
     def set_stable_id(self, stable_id: str) -> None:
         # Written to the model directly, outside the undo stack: the id is
         # identity, not an edit, and undoing a paste must not resurrect the
         # clipboard's ids on the pasted nodes.
         self.model.set_property(STABLE_ID_PROPERTY, stable_id)
+
+    def get_property(self, name: str) -> Any:
+        # NodeGraphQt's model answers `get_property` by copying its attribute
+        # dictionary twice (`NodeModel.properties`) before looking at the custom
+        # properties; the custom ones (every catalog property, the stable id)
+        # are read directly here, with the same answer.
+        model = self.model
+        custom = model.custom_properties
+        if name in custom and name not in model.__dict__:
+            return custom[name]
+        return super().get_property(name)
 
     def material_property(self, name: str) -> Any:
         return self.get_property(property_key(name))
@@ -473,8 +694,12 @@ class MaterialNode(BaseNode):
                     item.color = color
                     item.border_color = [min(255, component + 80) for component in color]
                 label = type_label(actual if actual is not None else declared)
-                item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
-                item.setData(0, label)
+                if isinstance(item, MaterialPortItem):
+                    item.set_type_tooltip(port.name(), declared, actual, direction == "in")
+                else:
+                    item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
+                if item.data(0) != label:
+                    item.setData(0, label)
 
     def port_type_label(self, direction: str, port_name: str) -> str:
         ports = self.inputs() if direction == "in" else self.outputs()

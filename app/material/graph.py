@@ -277,6 +277,24 @@ _GENERATED_ID = re.compile(r"^n(\d+)$")
 _GENERATED_FRAME_ID = re.compile(r"^f(\d+)$")
 
 
+#: Property values shared, not copied, by `MaterialGraph.copy`: nothing can change them in place.
+_IMMUTABLE_VALUES = (str, int, float, bool, type(None))
+
+
+def _copied_properties(properties: dict[str, Any]) -> dict[str, Any]:
+    """A node's properties for a copy of the graph: the usual values (numbers, strings, tuples of them) are shared,
+    anything else deep-copied. `copy.deepcopy` of every node's properties was a fifth of copying a large graph,
+    which the editor does several times per opening (issue 23 item 8)."""
+    copied: dict[str, Any] = {}
+    for name, value in properties.items():
+        if isinstance(value, _IMMUTABLE_VALUES) or (
+                type(value) is tuple and all(isinstance(item, _IMMUTABLE_VALUES) for item in value)):
+            copied[name] = value
+        else:
+            copied[name] = copy_module.deepcopy(value)
+    return copied
+
+
 @dataclass(eq=False)
 class MaterialGraph:
     nodes: dict[str, Node] = field(default_factory=dict)
@@ -466,7 +484,7 @@ class MaterialGraph:
     def copy(self) -> MaterialGraph:
         """A deep copy: editing it never changes this graph."""
         return MaterialGraph(
-            {node_id: Node(node.id, node.type_name, copy_module.deepcopy(node.properties), node.position) for node_id, node in self.nodes.items()},
+            {node_id: Node(node.id, node.type_name, _copied_properties(node.properties), node.position) for node_id, node in self.nodes.items()},
             list(self.connections),
             [Frame(frame.id, frame.title, frame.position, frame.size, list(frame.node_ids), frame.color) for frame in self.frames],
             [variant.copy() for variant in self.variants],

@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.material.graph import GroupDefinition, MaterialGraph, Node
+from app.material.graph import Connection, GroupDefinition, MaterialGraph, Node
 from app.material.group_names import FUNCTION_PROPERTY, slug, unique, zero_value
 from app.material.groups import (
     GROUP_INPUT_TYPE,
@@ -220,12 +220,15 @@ class GroupState:
         """
         reach = Reach(set(), set(ports))
         order, _ = topological_order(graph)
+        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic (issue 23).
+        incoming: dict[str, list[Connection]] = {}
+        for connection in graph.connections:
+            incoming.setdefault(connection.target_node, []).append(connection)
         for node_id in order:
             node = graph.nodes[node_id]
             fed = {
-                connection.target_port for connection in graph.connections
-                if connection.target_node == node_id
-                and (connection.source_node in reach.nodes or (connection.source_node, connection.source_port) in reach.ports)
+                connection.target_port for connection in incoming.get(node_id, ())
+                if connection.source_node in reach.nodes or (connection.source_node, connection.source_port) in reach.ports
             }
             if node.type_name == GROUP_TYPE:
                 callee = _function_id(node)

@@ -84,7 +84,7 @@ from typing import Any
 
 from app.material import group_lowering
 from app.material.catalog import Scope, node_type_for
-from app.material.graph import MaterialGraph, Node
+from app.material.graph import Connection, MaterialGraph, Node
 from app.material.node_types import (
     DEFAULT_SOURCES,
     LoweringFailure,
@@ -955,6 +955,11 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         own_output = OUTPUT_NODE_TYPES[graph.nodes[output_node].type_name] if output_node is not None else DISPLAY_OUTPUT_NAME
         lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
+    # The connections `lowering.incoming` keeps (one per input), per target node: scanning them all per node was
+    # quadratic (issue 23).
+    incoming_of: dict[str, list[Connection]] = {}
+    for (target_node, _port), connection in lowering.incoming.items():
+        incoming_of.setdefault(target_node, []).append(connection)
     for node_id in order:
         if node_id in failed or not failed.isdisjoint(sources.get(node_id, ())):
             failed.add(node_id)
@@ -962,7 +967,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         node = graph.nodes[node_id]
         node_type = node_type_for(node, scope)
         assert node_type is not None  # resolved without errors above
-        if any(lowering.incoming[key].source_node in failed for key in lowering.incoming if key[0] == node_id):
+        if failed and any(connection.source_node in failed for connection in incoming_of.get(node_id, ())):
             failed.add(node_id)  # fed by a node that could not be lowered (reported there)
             continue
         lowering.owner = node_id

@@ -400,8 +400,9 @@ class GraphEditor(QObject):
     def take_rewritten(self, graph: MaterialGraph) -> None:
         """Saving rewrote property values (relative texture paths): the view takes them, outside undo."""
         self._outside = graph.copy()
+        view_nodes = self.graph.nodes_by_stable_id()
         for node_id, node in level_graph(graph, self.level).nodes.items():
-            view_node = self.graph.node_by_stable_id(node_id)
+            view_node = view_nodes.get(node_id)
             if view_node is None:
                 continue
             for name, value in node.properties.items():

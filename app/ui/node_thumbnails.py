@@ -15,6 +15,15 @@ Thumbnails whose sub-graph reads the time are redrawn while the preview
 plays, at most `ANIMATION_INTERVAL_MS` apart and only when the worker is
 idle (a slow machine draws fewer frames, it never queues them).
 
+Only the nodes in view are drawn (what a large graph's first paint and
+its worker can afford; a professional editor does the same): a node whose
+rectangle does not meet the part of the scene the viewer shows keeps its
+place for a thumbnail (the layout never depends on the view) and its last
+image, and is asked for once the view pans or zooms to it (the viewport's
+paints are watched; the visible rectangle is compared at most every
+`VIEW_CHANGE_INTERVAL_MS`). A viewer that is not shown (no visible
+rectangle yet) counts every node as in view.
+
 Toggles: all thumbnails (View > Node Previews, remembered in QSettings)
 and per node (the node's right-click menu; for the session, not saved in
 the document). Without an OpenGL preview (the CPU preview) there are no
@@ -35,7 +44,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
-from PySide6.QtCore import QObject, QPoint, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QRectF, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu
 
@@ -51,6 +60,8 @@ if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
 
 ANIMATION_INTERVAL_MS = 250
+#: How often a moving view (pans, zooms) asks for the thumbnails it brought into view.
+VIEW_CHANGE_INTERVAL_MS = 120
 THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
 #: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
@@ -92,6 +103,14 @@ class NodeThumbnails(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.refresh)
+        self._view_timer = QTimer(self)
+        self._view_timer.setSingleShot(True)
+        self._view_timer.setInterval(VIEW_CHANGE_INTERVAL_MS)
+        self._view_timer.timeout.connect(self._follow_view)
+        #: The visible scene rectangle the last refresh asked for.
+        self._refreshed_view = QRectF()
+        self._viewport = self.editor.graph.viewer().viewport()
+        self._viewport.installEventFilter(self)
         self._animation = QTimer(self)
         self._animation.setInterval(ANIMATION_INTERVAL_MS)
         self._animation.timeout.connect(self._animate)
@@ -131,6 +150,7 @@ class NodeThumbnails(QObject):
     def shutdown(self) -> None:
         """Stop the worker (the window is closing)."""
         self._timer.stop()
+        self._view_timer.stop()
         self._animation.stop()
         if self.service is not None:
             self.service.stop()
@@ -145,6 +165,24 @@ class NodeThumbnails(QObject):
         """
         if not self.window.gesture.active and not self.window.presenter.preview_pending:
             self._timer.start()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        # The viewer repaints after every pan and zoom: look whether other nodes came into view.
+        if watched is self._viewport and event.type() == QEvent.Type.Paint and not self._view_timer.isActive():
+            self._view_timer.start()
+        return False
+
+    def _visible_scene_rect(self) -> QRectF | None:
+        """The part of the scene the viewer shows; None when it shows nothing yet (every node counts as in view)."""
+        viewer = self.editor.graph.viewer()
+        if not viewer.isVisible() or self._viewport.rect().isEmpty():
+            return None
+        return viewer.mapToScene(self._viewport.rect()).boundingRect()
+
+    def _follow_view(self) -> None:
+        visible = self._visible_scene_rect()
+        if visible is not None and visible != self._refreshed_view and self.active:
+            self.schedule()
 
     def _on_document_changed(self, document: object) -> None:
         self.hidden.clear()
@@ -181,7 +219,7 @@ class NodeThumbnails(QObject):
         return values, textures, extras
 
     def refresh(self, force: frozenset[str] = frozenset(), time: float | None = None) -> bool:
-        """Ask for every visible thumbnail that is out of date (and those in `force`); False when nothing was asked."""
+        """Ask for every shown thumbnail in view that is out of date (and those in `force`); False when nothing was asked."""
         self._timer.stop()
         graph = self.session.graph
         if not self.active:
@@ -191,11 +229,13 @@ class NodeThumbnails(QObject):
         result = self.session.result
         port_types = result.port_types if result is not None and not self.session.needs_lowering else propagate(graph).port_types
         wanted: list[str] = []
+        visible = self._visible_scene_rect()
+        self._refreshed_view = visible if visible is not None else QRectF()
         for node in self.editor.graph.material_nodes():
             node_id = node.stable_id
             shown = node_id not in self.hidden and preview_port(graph, node_id, port_types) is not None
             node.view.set_thumbnail_shown(shown)
-            if shown:
+            if shown and (visible is None or visible.intersects(node.view.sceneBoundingRect())):
                 wanted.append(node_id)
         stage, settings_key = self._settings()
         if settings_key != self._settings_key:

@@ -169,6 +169,75 @@ def test_the_fast_version_lookup_agrees_with_the_package_metadata() -> None:
     assert version._version_from_dist_info() == metadata.version(version.DISTRIBUTION)
 
 
+def test_a_check_run_loads_no_typing_inspect_or_shutil() -> None:
+    """Start-up (issue 20): `vpl check` imports neither typing, inspect (dataclasses' import of it is deferred),
+    ast nor shutil (argparse's terminal width is found without it), and ends the process itself (os._exit:
+    the atexit handler never runs)."""
+    spec_example = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('teardown ran'))\n"
+        "sys.argv = ['vpl', 'check', sys.argv[1]]\n"
+        "from vpl_core import cli\n"
+        "import os\n"
+        "real_exit = os._exit\n"
+        "def report(status):\n"
+        "    loaded = [m for m in ('typing', 'inspect', 'shutil', 'ast') if type(sys.modules.get(m)).__name__ == 'module']\n"
+        "    print(loaded, status, flush=True)\n"
+        "    real_exit(status)\n"
+        "os._exit = report\n"
+        "cli.main()\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", code, str(spec_example)], capture_output=True, text=True, timeout=60)
+    assert completed.stdout.strip() == "[] 0", completed.stdout + completed.stderr
+
+
+def test_a_compile_run_loads_no_typing_tempfile_or_fractions(tmp_path: Path) -> None:
+    """Start-up (issue 20): `vpl compile` (which writes files and spells floats) imports neither typing,
+    inspect, tempfile (the atomic write makes its own temporary name), shutil nor fractions/decimal (the
+    float spelling's exact arithmetic is on integers)."""
+    spec_example = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
+    code = (
+        "import sys\n"
+        "sys.argv = ['vpl', 'compile', sys.argv[1], '--out', sys.argv[2]]\n"
+        "from vpl_core import cli\n"
+        "import os\n"
+        "real_exit = os._exit\n"
+        "def report(status):\n"
+        "    names = ('typing', 'inspect', 'tempfile', 'shutil', 'fractions', 'decimal')\n"
+        "    loaded = [m for m in names if type(sys.modules.get(m)).__name__ == 'module']\n"
+        "    print(loaded, status, flush=True)\n"
+        "    real_exit(status)\n"
+        "os._exit = report\n"
+        "cli.main()\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code, str(spec_example), str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert completed.stdout.strip() == "[] 0", completed.stdout + completed.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "loop-and-helper.frag.glsl",
+        "loop-and-helper.json",
+        "loop-and-helper.vert.glsl",
+    ]
+
+
+def test_a_deferred_module_imports_the_real_one_on_first_use() -> None:
+    code = (
+        "import sys\n"
+        "from vpl_core.cli import defer_import\n"
+        "defer_import('colorsys')\n"
+        "import colorsys\n"
+        "stand_in = colorsys\n"
+        "print(type(sys.modules['colorsys']).__name__, end=' ')\n"
+        "print(colorsys.rgb_to_hsv(1.0, 0.0, 0.0), end=' ')\n"
+        "import colorsys as again\n"
+        "print(type(again).__name__, again is sys.modules['colorsys'], stand_in.hls_to_rgb is again.hls_to_rgb)\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert completed.stdout.strip() == "_DeferredModule (0.0, 1.0, 1.0) module True True", completed.stdout + completed.stderr
+
+
 def test_the_cli_imports_nothing_heavy_before_a_command_runs() -> None:
     """Start-up (issue 20): `vpl --version` needs neither the reader, the verifier, the builder nor the backend."""
     code = (

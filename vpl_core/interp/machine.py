@@ -93,6 +93,8 @@ DEFAULT_STEP_LIMIT = 200_000
 
 @dataclass
 class FunctionInfo:
+    """A function's blocks with their positions and reverse-post-order ranks."""
+
     function: Function
     blocks: list[Block]
     index: dict[int, int]            # id(block) -> position
@@ -135,6 +137,8 @@ class FunctionInfo:
 
 @dataclass
 class StageInfo:
+    """A stage's functions' `FunctionInfo`, by function identity."""
+
     stage: Stage
     functions: dict[int, FunctionInfo]  # id(function) -> info
 
@@ -226,6 +230,8 @@ class Program:
 
 @dataclass
 class Frame:
+    """The registers and parameters of one call being interpreted."""
+
     registers: dict[int, Value] = field(default_factory=dict)
     parameters: list[Value] = field(default_factory=list)
 

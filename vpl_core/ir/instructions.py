@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from vpl_core.ir.types import Type
 from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
 
+# typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vpl_core.ir.module import Block, Function
 

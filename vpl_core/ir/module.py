@@ -42,6 +42,8 @@ class UniformKind(enum.Enum):
 
 @dataclass(eq=False)
 class Uniform:
+    """A module uniform: its kind, logical name and type (slot = position in `Module.uniforms`)."""
+
     kind: UniformKind
     name: str
     type: Type
@@ -92,6 +94,8 @@ class Function:
 
 @dataclass(eq=False)
 class Stage:
+    """One stage: its interface variables, its functions and which of them is the entry point."""
+
     kind: StageKind
     interface: list[InterfaceVariable] = field(default_factory=list)
     functions: list[Function] = field(default_factory=list)
@@ -103,6 +107,8 @@ class Stage:
 
 @dataclass(eq=False)
 class Module:
+    """A whole program: the uniforms both stages share, the vertex stage and the fragment stage."""
+
     uniforms: list[Uniform] = field(default_factory=list)
     vertex: Stage = field(default_factory=lambda: Stage(StageKind.VERTEX))
     fragment: Stage = field(default_factory=lambda: Stage(StageKind.FRAGMENT))

@@ -17,7 +17,6 @@ int-to-float widening exists only as an explicit construction (spec 7.2).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from vpl_core.ir.instructions import BinaryOperator
 from vpl_core.ir.types import (
@@ -82,7 +81,7 @@ def types_equal(first: object, second: object) -> bool:
         if isinstance(first, MatrixType):
             return _same_int(first.rows, second.rows) and _same_int(first.columns, second.columns)  # type: ignore[attr-defined]  # same class, checked above
         if isinstance(first, SamplerType):
-            return isinstance(first.kind, str) and first.kind == cast(SamplerType, second).kind
+            return isinstance(first.kind, str) and first.kind == second.kind  # type: ignore[attr-defined,no-any-return]  # same class, checked above
         return bool(isinstance(first, VoidType))
 
 

@@ -95,6 +95,10 @@ _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\
 
 def decode(source: bytes | bytearray | memoryview | str, label: str | None) -> SourceText:
     """Validate and decode the UTF-8 input; str input is encoded as UTF-8 first."""
+    if isinstance(source, str) and source.isascii() and len(source) <= MAX_SOURCE_BYTES:
+        # ASCII text is its own UTF-8 (one byte per character, no byte-order
+        # mark): nothing to check, no copy (the read-back of canonical text).
+        return SourceText(source, label)
     if isinstance(source, str):
         # Lone surrogates in a str cannot be UTF-8; pass them through so that
         # the decoder reports them as encoded surrogates with a position.

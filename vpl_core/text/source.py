@@ -11,9 +11,13 @@ bookkeeping.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NoReturn
 
 from vpl_core.diagnostics import ERROR_CLASSES, Diagnostic, DiagnosticKind
+
+# typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 
 def line_and_column(text: str, index: int) -> tuple[int, int]:

@@ -41,7 +41,6 @@ deep the in-memory graph).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from vpl_core.diagnostics import SemanticError
 from vpl_core.ir.instructions import (
@@ -90,6 +89,11 @@ from vpl_core.text.errors import WriterRule
 from vpl_core.text.floats import format_float32
 from vpl_core.text.reader import MAX_TYPE_DEPTH, SIZE_MAX, collector_paused, read
 from vpl_core.verify import Verifier
+
+# typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_REFERENCE_DEPTH = 120
 """Derived reference selectors per path, so that written forms fit the reader's nesting bound."""

@@ -175,6 +175,8 @@ SAMPLER = Exact(SAMPLER2D)
 
 @dataclass(frozen=True)
 class Signature:
+    """One overload of a built-in: the shapes of its parameters and of its result."""
+
     parameters: tuple[Shape, ...]
     result: Shape
 
@@ -201,6 +203,8 @@ FRAGMENT_ONLY = frozenset({StageKind.FRAGMENT})
 
 @dataclass(frozen=True)
 class BuiltinSpec:
+    """A built-in function: its overloads and the stages that may call it."""
+
     builtin: Builtin
     description: str
     signatures: tuple[Signature, ...]

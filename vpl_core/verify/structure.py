@@ -32,8 +32,6 @@ starts with "internal verifier error", which tests treat as a failure.
 
 from __future__ import annotations
 
-from typing import Any
-
 from vpl_core.ir.module import Block, Function, Module, Stage, StageKind, Uniform, UniformKind
 from vpl_core.ir.type_rules import describe_type
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, VectorType, VoidType
@@ -56,6 +54,11 @@ from vpl_core.verify.instructions import (
 )
 from vpl_core.verify.interfaces import check_interface, check_linkage
 from vpl_core.verify.well_formed_types import TypeChecker
+
+# typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INTERNAL_ERROR_PREFIX = "internal verifier error"
 

@@ -162,3 +162,69 @@ def test_loading_grows_linearly_with_the_graph(view: MaterialNodeGraph, monkeypa
     large_names, large_groups = _loading_work(view, 120, monkeypatch)
     assert small_groups == large_groups == 0
     assert large_names <= 2.5 * max(small_names, 1), (small_names, large_names)  # quadratic: 4x
+
+
+def test_loading_lays_each_node_out_once_and_builds_no_tooltip(view: MaterialNodeGraph,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 item 8: NodeGraphQt laid a node out four times while building it and rebuilt its tooltip seven
+    times; loading now lays each node out once (at the end of `deferred_layout`) and tooltips wait to be asked for."""
+    from NodeGraphQt.qgraphics.node_base import NodeItem
+    from PySide6 import QtWidgets
+
+    from app.graph import nodes as graph_nodes
+
+    layouts: list[object] = []
+    tooltips = [0]
+    original_draw = NodeItem.draw_node
+    original_set_tooltip = QtWidgets.QGraphicsItem.setToolTip
+
+    def counted_draw(self: NodeItem) -> None:
+        layouts.append(self)
+        original_draw(self)
+
+    def counted_tooltip(self: QtWidgets.QGraphicsItem, text: str) -> None:
+        if isinstance(self, (graph_nodes.MaterialNodeItem, graph_nodes.MaterialPortItem)):
+            tooltips[0] += 1
+        original_set_tooltip(self, text)
+
+    graph = MaterialGraph()
+    previous = graph.add_node("constant_float", (0.0, 0.0))
+    for index in range(40):
+        node = graph.add_node("add", (float(index) * 200.0, 0.0))
+        graph.connect(previous.id, "out", node.id, "a")
+        previous = node
+    monkeypatch.setattr(NodeItem, "draw_node", counted_draw)
+    monkeypatch.setattr(QtWidgets.QGraphicsItem, "setToolTip", counted_tooltip)
+    try:
+        assert populate(view, graph) == []
+    finally:
+        monkeypatch.undo()
+    items = [node.view for node in view.material_nodes()]
+    assert len(layouts) == len(items) == 41 and set(map(id, layouts)) == set(map(id, items))
+    # Only NodeGraphQt's name setter writes one ("node: <name>", twice per node), replaced by ours when asked for;
+    # before: seven per node and three per port.
+    assert tooltips[0] <= 2 * len(items)
+    for node in view.material_nodes():
+        assert (node.view.width, node.view.height) == (node.model.width, node.model.height)
+        assert "<b>" in node.view.toolTip()
+        for port in node.output_ports():
+            assert port.view.toolTip().startswith("<b>out</b>") and "type:" in port.view.toolTip()
+
+
+def test_a_tooltip_about_to_show_is_built(view: MaterialNodeGraph, qtbot) -> None:
+    """Qt reads an item's tooltip in C++ (not through the Python override): the viewer builds it first."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    assert populate(view, small_graph()) == []
+    viewer = view.typed_viewer
+    viewer.resize(800, 600)
+    viewer.show()
+    qtbot.waitExposed(viewer)
+    multiply = next(node for node in view.material_nodes() if node.type_name == "multiply")
+    viewer.centerOn(multiply.view)
+    assert QtWidgets.QGraphicsItem.toolTip(multiply.view) != multiply.view.toolTip()  # not built yet
+    centre = viewer.mapFromScene(multiply.view.sceneBoundingRect().center())
+    event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, centre, viewer.viewport().mapToGlobal(centre))
+    QtWidgets.QApplication.sendEvent(viewer.viewport(), event)
+    assert "Multiply" in QtWidgets.QGraphicsItem.toolTip(multiply.view)
+    QtWidgets.QToolTip.hideText()

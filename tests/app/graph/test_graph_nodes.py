@@ -104,3 +104,20 @@ def test_error_marker_appears_and_clears(graph: MaterialNodeGraph) -> None:
     item.set_diagnostics([])
     assert not item.has_error_marker
     assert "value must be finite" not in item.toolTip()
+
+
+def test_showing_a_thumbnail_or_footer_lays_the_node_out_as_a_full_layout_does(graph: MaterialNodeGraph) -> None:
+    """The quick relayout (height only, issue 23 item 8) gives every catalog type what NodeGraphQt's full one does."""
+    for index, type_name in enumerate(NODE_TYPES):
+        node = graph.create_material_node(type_name, position=(float(index) * 300.0, 0.0), push_undo=False,
+                                          selected=False)
+        item = node.view
+        for thumbnail, footer in ((True, False), (True, True), (False, True), (False, False)):
+            item.set_thumbnail_shown(thumbnail)
+            item.set_cost_shown(footer)
+            quick = (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)],
+                     item._marker_text.pos())
+            item.draw_node()
+            full = (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)],
+                    item._marker_text.pos())
+            assert quick == full, (type_name, thumbnail, footer)

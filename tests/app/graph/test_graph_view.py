@@ -103,3 +103,25 @@ def test_type_checks_survive_load_and_paste(view: MaterialNodeGraph) -> None:
     assert view.typed_viewer._validate_accept_connection(
         view.node_by_stable_id("n1").outputs()["out"].view, view.node_by_stable_id("n3").inputs()["base_color"].view
     ) is False
+
+
+def test_wires_follow_a_moved_node_and_light_up_with_a_selected_one(view: MaterialNodeGraph) -> None:
+    # The node and port items answer `itemChange` themselves (app/graph/nodes.py): what NodeGraphQt's did
+    # (redraw the wires when a port moves, highlight them when the node is selected) must still happen.
+    graph = MaterialGraph()
+    graph.add_node("constant_vec2", (-300.0, 200.0))
+    graph.add_node("add", (100.0, 0.0))
+    graph.connect("n1", "out", "n2", "a")
+    populate(view, graph)
+    source = view.node_by_stable_id("n1")
+    pipe = source.outputs()["out"].view.connected_pipes[0]
+    path = pipe.path()
+    start = path.elementAt(path.elementCount() - 1)  # NodeGraphQt draws from the input to the output port
+    before = (start.x, start.y)
+    source.set_pos(-600.0, 500.0)
+    path = pipe.path()
+    start = path.elementAt(path.elementCount() - 1)
+    assert (start.x - before[0], start.y - before[1]) == pytest.approx((-300.0, 300.0), abs=1.0)
+    assert not pipe.highlighted()
+    source.view.setSelected(True)
+    assert pipe.highlighted()

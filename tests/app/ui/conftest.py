@@ -155,6 +155,7 @@ def make_window(qtbot, prompts: RecordingPrompts, settings: QSettings, recovery_
                 window.load_example()
             else:
                 window.load_example(example)
+            window.flush()  # opening lowers on the worker: the panels fill when it is done
         window.show()
         qtbot.waitExposed(window)
         windows.append(window)

@@ -29,6 +29,7 @@ def _big_graph_with_an_error() -> MaterialGraph:
 
 def _open_big(window, qtbot, graph: MaterialGraph | None = None):
     window.load_graph(graph if graph is not None else _big_graph_with_an_error(), "big")
+    window.flush()  # the lowering's markers are in the drawing before the test looks
     window.frame_all()
     overview = window.inspection.overview
     qtbot.waitUntil(overview.isVisible, timeout=WAIT_MS)

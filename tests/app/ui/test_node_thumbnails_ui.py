@@ -190,3 +190,19 @@ def test_right_click_on_a_node_opens_its_menu(thumbnail_window, qtbot) -> None:
     assert "Show &Thumbnail" in texts and "&Preview This Node" in texts and "&Delete" in texts
     menu.close()
     assert not show_node_menu(window, "no such node", QPoint(10, 10))
+
+
+def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_window, qtbot) -> None:
+    window = thumbnail_window
+    open_example(window, "procedural_noise")
+    assert window.graph.viewer().isVisible()
+    visible = window.graph.viewer().mapToScene(window.graph.viewer().viewport().rect()).boundingRect()
+    far = (visible.right() + 3000.0, visible.bottom() + 2000.0)
+    node = window.nodes.add_node_from_palette("time", far)
+    window.flush()
+    assert window.thumbnails.wait(60)
+    assert node.view.thumbnail_shown  # its place is kept: the layout does not depend on the view
+    assert node.view.thumbnail is None and node.stable_id not in window.thumbnails.shown
+    window.graph.center_on([node])
+    qtbot.waitUntil(lambda: node.view.thumbnail is not None, timeout=60_000)
+    assert window.thumbnails.shown[node.stable_id]

@@ -97,6 +97,7 @@ def test_variants_are_saved_switchable_and_undoable(window, prompts, tmp_path: P
     assert "// format: vpl-material-graph 2" in target.read_text(encoding="utf-8")
     window.load_graph(MaterialGraph(), "other")
     assert window.open_file(target)
+    window.flush()  # the parameters come with the lowering (on the worker)
     assert window.parameters_panel.variants.names == ("rusty",) and window.parameters_panel.variants.active == "rusty"
     assert window.session.parameters.value("base_color") == (0.4, 0.2, 0.1, 1.0)
     # Reset the override, then delete the variant: back to the node's value.

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import enum
 import json
 from pathlib import Path
 
 import pytest
 from golden_cases import CASES, artifact
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vpl_core.backends.glsl import compile_file
 from vpl_core.backends.glsl.errors import ProfileRule, TargetTypeRule
-from vpl_core.backends.glsl.export import TypeTable, artifact_json, export_artifact, file_stem, quote
+from vpl_core.backends.glsl.export import TypeTable, artifact_json, export_artifact, file_stem, indented_json, quote
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir import FLOAT, ArrayType, record, vec
 
@@ -106,6 +109,75 @@ def test_compile_file_errors_carry_the_file_name(tmp_path: Path) -> None:
         f"{empty}:{declaration_line}:{declaration_column}: target error: register r1 of function 'fragment_main'"
     ), target_error.value.diagnostic.format()
     assert not (tmp_path / "empty-record.json").exists()
+
+
+@pytest.mark.parametrize("case_name", sorted(CASES))
+def test_json_reflection_is_what_json_dumps_gives(case_name: str) -> None:
+    """The reflection (its source map spelled directly, `_source_map_spelling`) is json.dumps' layout byte for byte,
+    also when an extra section sends the whole document to json.dumps."""
+    result = artifact(case_name, "glsl420")
+    text = artifact_json(result)
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+    class Count(int):
+        pass
+
+    with_extra = artifact_json(result, {"material": {"count": Count(3)}})
+    assert with_extra == json.dumps(json.loads(with_extra), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    assert json.loads(with_extra)["source_map"] == result.source_map.to_json()
+
+
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.lists(children, max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=4), children, max_size=4),
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(JSON_VALUES)
+def test_indented_json_is_json_dumps_byte_for_byte(value: object) -> None:
+    assert indented_json(value) == json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+class _Kind(str, enum.Enum):
+    A = "a"
+
+
+class _Count(int):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1: "integer key"}, {"a": _Kind.A}, [_Kind.A], {"a": {"b": [1, {2: 3}]}}, [_Count(3)], {"x": _Count(2)},
+     [[]], {"a": {}}, [{}], {"e": "\u00e9\u2028\"\\\n\x00\x7f"}, [float("nan"), float("-inf"), -0.0]],
+)
+def test_indented_json_leaves_other_values_to_json_dumps(value: object) -> None:
+    # Subclasses and non-string keys are spelled by json itself (the fast path takes exact types only).
+    assert indented_json(value) == json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+def test_indented_json_reports_cycles_and_spells_deep_documents_as_json_does() -> None:
+    cyclic: list[object] = []
+    cyclic.append(cyclic)
+    with pytest.raises(ValueError, match="Circular reference"):
+        indented_json(cyclic)
+    deep: list[object] = []
+    innermost = deep
+    for _ in range(400):
+        nested: list[object] = []
+        innermost.append(nested)
+        innermost = nested
+    assert indented_json(deep) == json.dumps(deep, sort_keys=True, indent=2, ensure_ascii=False)
 
 
 def test_file_stem() -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
@@ -33,6 +32,8 @@ from vpl_core.ir.instructions import DeclareLocalInstruction
 from vpl_core.ir.module import Direction, Module, Semantic
 from vpl_core.ir.types import RecordType
 
+# typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vpl_core.text.reader import SourceLocator
 

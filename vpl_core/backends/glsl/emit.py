@@ -318,6 +318,7 @@ class FunctionWriter:
         self.records = context.records
         self.function_positions = function_positions  # id(function) -> list position in the stage
         self.sampler_roots = context.samplers.roots.get(function, {})
+        self.register_names: dict[int, str] = {}  # register index -> GLSL name, spelled once per function
 
     # Whole body --------------------------------------------------------------------------
 
@@ -373,6 +374,12 @@ class FunctionWriter:
 
     def operand(self, operand: Operand, operator_operand: bool = False) -> str:
         """A register name, sampler alias or literal; negative literals parenthesized as operator operands."""
+        if type(operand) is RegisterValue and type(operand.type) is not SamplerType:
+            # The common case, a value register: its name, spelled once per function.
+            name = self.register_names.get(operand.index)
+            if name is None:
+                name = self.register_names[operand.index] = names.register_name(operand.index)
+            return name
         if isinstance(operand, RegisterValue):
             if isinstance(operand.type, SamplerType):
                 return self.root(self.sampler_roots[operand.index])

@@ -63,6 +63,8 @@ class InterfaceAssignment:
 
 @dataclass(frozen=True)
 class StageInterface:
+    """A stage's interface variables with their resolved locations, by slot."""
+
     stage: Stage
     assignments: tuple[InterfaceAssignment, ...]
 

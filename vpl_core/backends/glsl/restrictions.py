@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from vpl_core.backends.glsl.dispatch import reachable_blocks
 from vpl_core.backends.glsl.errors import ControlFlowRule, SamplerRule, TargetInterfaceRule, TargetTypeRule
@@ -63,6 +62,11 @@ from vpl_core.ir.values import (
     RegisterValue,
     StorageKind,
 )
+
+# typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Largest array length GLSL can declare (a signed GL integer).
 MAX_ARRAY_LENGTH = 2**31 - 1
