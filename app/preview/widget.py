@@ -27,7 +27,8 @@ the only way the window reaches them; parameter values are the host's:
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
 
-Threads (issue 20). The renderer runs on the preview's `RenderThread`
+Threads (issue 20). With `VPL_PREVIEW_RENDER_THREAD=1` (opt-in, see below)
+the renderer runs on the preview's `RenderThread`
 (app/preview/render_thread.py), in a context sharing this widget's objects:
 every change (a parameter's value, a texture, the stage and its environment,
 the clock's time, the camera, a new program) is recorded in the widget's
@@ -41,9 +42,12 @@ old image, and `programFailed` says why). What must see the newest state
 waits for the thread: `grab_preview`, `grab_shown_frame`,
 `finish_rendering` and the `renderer` property (tests and tools; the widget
 itself never waits). The preview's clock and stage (`PreviewClock`,
-`PreviewStage`) change the `PostedState` as they change any state. With
-`VPL_PREVIEW_RENDER_THREAD=0`, or when the thread's context cannot be made,
-the widget draws in its own thread, as before (`threaded` says which).
+`PreviewStage`) change the `PostedState` as they change any state. By
+default (the variable unset or anything but `1`), or when the thread's
+context cannot be made, the widget draws in its own thread (`threaded` says
+which). The thread is opt-in because one full test run crashed (a
+segmentation fault while the window's thread collected garbage and the
+render thread was building a mesh) and the cause is not found yet.
 """
 
 from __future__ import annotations
@@ -85,7 +89,9 @@ if TYPE_CHECKING:
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
-#: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread (comparisons, drivers that cannot share contexts).
+#: `VPL_PREVIEW_RENDER_THREAD=1` draws in a render thread; anything else (the default) in the window's thread.
+#: Opt-in: a full suite crashed once (segfault while the window's thread collected garbage and the render thread
+#: was drawing; docs/preview.md, "The render thread"), and at low load the thread bought little (docs/performance.md).
 RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: The longest `finish_rendering` waits for the render thread.
 RENDER_WAIT_S = 120.0
@@ -425,7 +431,7 @@ class PreviewWidget(QOpenGLWidget):
 
     def _start_thread(self) -> None:
         """Move the drawing to a render thread sharing this context (unless asked not to, or it cannot be made)."""
-        if os.environ.get(RENDER_THREAD_VARIABLE, "1").strip() == "0":
+        if os.environ.get(RENDER_THREAD_VARIABLE, "0").strip() != "1":
             return
         context = self.context()
         try:

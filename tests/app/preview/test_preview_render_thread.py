@@ -4,8 +4,9 @@ Compiling, linking and the driver's first draw run off the window's thread;
 the old image stays until the new program has drawn its first frame, and
 `programReady` comes with that frame; a program the driver rejects (at
 compile or at link) keeps the old image and reports; closing the widget
-stops the thread and releases its objects; `VPL_PREVIEW_RENDER_THREAD=0`
-and a context that cannot share draw in the window's thread. No timed
+stops the thread and releases its objects; without
+`VPL_PREVIEW_RENDER_THREAD=1` (the thread is opt-in: docs/preview.md) and
+with a context that cannot share, the window's thread draws. No timed
 assertions: a slow driver is simulated by a build that waits for an event.
 """
 
@@ -31,6 +32,12 @@ from vpl_core.ir.types import vec
 pytestmark = pytest.mark.gl
 
 RED, GREEN, BLUE = (1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0)
+
+
+@pytest.fixture(autouse=True)
+def render_thread_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the thread: turn it on (a test of the fallback sets the variable again)."""
+    monkeypatch.setenv(RENDER_THREAD_VARIABLE, "1")
 
 
 def _make_widget(qtbot, tracked: bool = True) -> PreviewWidget:
@@ -210,6 +217,13 @@ def test_many_widgets_leave_no_thread_behind(qtbot) -> None:
         widget.close()
         widget.deleteLater()
     qtbot.waitUntil(lambda: not any(thread.running for thread in threads), timeout=10_000)
+
+
+def test_the_thread_is_opt_in(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(RENDER_THREAD_VARIABLE)
+    widget = _make_widget(qtbot)
+    widget.set_artifact(constant_color_artifact(RED))
+    assert not widget.threaded
 
 
 def test_without_the_thread_the_window_thread_draws(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
