@@ -45,7 +45,7 @@ itself never waits). The preview's clock and stage (`PreviewClock`,
 `PreviewStage`) change the `PostedState` as they change any state. By
 default (the variable unset or anything but `1`), or when the thread's
 context cannot be made, the widget draws in its own thread (`threaded` says
-which). The thread is opt-in because one full test run crashed (a
+which). The thread is opt-in because full test runs crashed (a
 segmentation fault while the window's thread collected garbage and the
 render thread was building a mesh) and the cause is not found yet.
 """
@@ -90,7 +90,7 @@ FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough fo
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
 #: `VPL_PREVIEW_RENDER_THREAD=1` draws in a render thread; anything else (the default) in the window's thread.
-#: Opt-in: a full suite crashed once (segfault while the window's thread collected garbage and the render thread
+#: Opt-in: full suites crashed (segfault while the window's thread collected garbage and the render thread
 #: was drawing; docs/preview.md, "The render thread"), and at low load the thread bought little (docs/performance.md).
 RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: The longest `finish_rendering` waits for the render thread.
