@@ -169,52 +169,48 @@ def test_the_fast_version_lookup_agrees_with_the_package_metadata() -> None:
     assert version._version_from_dist_info() == metadata.version(version.DISTRIBUTION)
 
 
+#: The spec's example the start-up tests run `vpl` on.
+SPEC_EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
+
+#: A `vpl` run in a new process that prints, when the command ends the process (`os._exit`), which of the
+#: modules named in argv[1] (comma-separated) were really imported, and the exit status; argv[2:] is the
+#: command line. An `atexit` handler prints "teardown ran" if the interpreter's teardown ran instead.
+_IMPORT_PROBE = (
+    "import atexit, os, sys\n"
+    "atexit.register(lambda: print('teardown ran'))\n"
+    "names = sys.argv[1].split(',')\n"
+    "sys.argv = ['vpl', *sys.argv[2:]]\n"
+    "from vpl_core import cli\n"
+    "real_exit = os._exit\n"
+    "def report(status):\n"
+    "    loaded = [m for m in names if type(sys.modules.get(m)).__name__ == 'module']\n"
+    "    print(loaded, status, flush=True)\n"
+    "    real_exit(status)\n"
+    "os._exit = report\n"
+    "cli.main()\n"
+)
+
+
+def _modules_loaded_by(names: tuple[str, ...], *arguments: str) -> str:
+    """The probe's output for `vpl ARGUMENTS`: "[] 0" when none of `names` was imported and the command succeeded."""
+    completed = subprocess.run([sys.executable, "-c", _IMPORT_PROBE, ",".join(names), *arguments],
+                               capture_output=True, text=True, timeout=60)
+    return completed.stdout.strip() + completed.stderr
+
+
 def test_a_check_run_loads_no_typing_inspect_or_shutil() -> None:
     """Start-up (issue 20): `vpl check` imports neither typing, inspect (dataclasses' import of it is deferred),
     ast nor shutil (argparse's terminal width is found without it), and ends the process itself (os._exit:
     the atexit handler never runs)."""
-    spec_example = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
-    code = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('teardown ran'))\n"
-        "sys.argv = ['vpl', 'check', sys.argv[1]]\n"
-        "from vpl_core import cli\n"
-        "import os\n"
-        "real_exit = os._exit\n"
-        "def report(status):\n"
-        "    loaded = [m for m in ('typing', 'inspect', 'shutil', 'ast') if type(sys.modules.get(m)).__name__ == 'module']\n"
-        "    print(loaded, status, flush=True)\n"
-        "    real_exit(status)\n"
-        "os._exit = report\n"
-        "cli.main()\n"
-    )
-    completed = subprocess.run([sys.executable, "-c", code, str(spec_example)], capture_output=True, text=True, timeout=60)
-    assert completed.stdout.strip() == "[] 0", completed.stdout + completed.stderr
+    assert _modules_loaded_by(("typing", "inspect", "shutil", "ast"), "check", str(SPEC_EXAMPLE)) == "[] 0"
 
 
 def test_a_compile_run_loads_no_typing_tempfile_or_fractions(tmp_path: Path) -> None:
     """Start-up (issue 20): `vpl compile` (which writes files and spells floats) imports neither typing,
     inspect, tempfile (the atomic write makes its own temporary name), shutil nor fractions/decimal (the
     float spelling's exact arithmetic is on integers)."""
-    spec_example = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
-    code = (
-        "import sys\n"
-        "sys.argv = ['vpl', 'compile', sys.argv[1], '--out', sys.argv[2]]\n"
-        "from vpl_core import cli\n"
-        "import os\n"
-        "real_exit = os._exit\n"
-        "def report(status):\n"
-        "    names = ('typing', 'inspect', 'tempfile', 'shutil', 'fractions', 'decimal')\n"
-        "    loaded = [m for m in names if type(sys.modules.get(m)).__name__ == 'module']\n"
-        "    print(loaded, status, flush=True)\n"
-        "    real_exit(status)\n"
-        "os._exit = report\n"
-        "cli.main()\n"
-    )
-    completed = subprocess.run(
-        [sys.executable, "-c", code, str(spec_example), str(tmp_path)], capture_output=True, text=True, timeout=60
-    )
-    assert completed.stdout.strip() == "[] 0", completed.stdout + completed.stderr
+    names = ("typing", "inspect", "tempfile", "shutil", "fractions", "decimal")
+    assert _modules_loaded_by(names, "compile", str(SPEC_EXAMPLE), "--out", str(tmp_path)) == "[] 0"
     assert sorted(path.name for path in tmp_path.iterdir()) == [
         "loop-and-helper.frag.glsl",
         "loop-and-helper.json",
