@@ -132,7 +132,7 @@ class VerifiedModule:
             if text == source_text:
                 snapshot = module  # the first read is the read-back
             else:
-                snapshot, _ = read_unverified_unpositioned(text, label="<canonical text>")
+                snapshot, _ = read_unverified_unpositioned(text, label="<canonical text>", share_registers=True)
             Verifier().run(snapshot)
         return cls._from_canonical(text, snapshot, label)
 

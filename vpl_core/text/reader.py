@@ -224,20 +224,29 @@ def read_unverified_located(
 
 
 def read_unverified_unpositioned(
-    source: bytes | bytearray | memoryview | str, label: str | None = None, *, strict_v1: bool = False
+    source: bytes | bytearray | memoryview | str,
+    label: str | None = None,
+    *,
+    strict_v1: bool = False,
+    share_registers: bool = False,
 ) -> tuple[Module, SourceText]:
     """Decode, scan and bind, NOT verified, keeping no source positions; the module and its decoded text.
 
     Plain text is scanned by `parse_unpositioned`, anything else exactly.
     The errors it raises carry no meaningful position: a caller that
     reports them reads the source again exactly (`read`, `compile_source`).
+    `share_registers`: all uses of one register spelling in a function
+    share one `RegisterValue` (as builder-made modules do) instead of one
+    each; a third less binding, for `compile_source`, whose modules are
+    never asked for the structural path of a register use.
     """
     with collector_paused():
         text = decode(source, label)
         top = parse_unpositioned(text.text)
         if top is None:
             top = parse_source(text)
-        return _Reader(text, strict_v1).read_module(top), text
+        reader = _SharingReader(text, strict_v1) if share_registers else _Reader(text, strict_v1)
+        return reader.read_module(top), text
 
 
 class SourceLocator:
@@ -366,7 +375,7 @@ class _TypeDeclaration:
 class _FunctionScope:
     """The function-local ids of one function, built before its blocks are bound."""
 
-    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "register_spellings", "registers")
+    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "register_spellings", "register_values", "registers")
 
     def __init__(self, function: Function, form: Form) -> None:
         self.function = function
@@ -376,6 +385,8 @@ class _FunctionScope:
         # Spelling -> (number, declared type) of registers already seen: most
         # uses repeat a spelling, and this skips re-validating it.
         self.register_spellings: dict[str, tuple[int, Type]] = {}
+        # Spelling -> the one RegisterValue all its uses share (`_SharingReader` only).
+        self.register_values: dict[str, RegisterValue] = {}
         self.blocks: dict[str, Block] = {}
         self.block_forms: list[Form] = []
 
@@ -1140,3 +1151,33 @@ def _type_category(value_type: Type) -> str:
     if isinstance(value_type, SamplerType):
         return "a sampler"
     return str(value_type)
+
+
+class _SharingReader(_Reader):
+    """A reader whose uses of one register spelling in a function share one `RegisterValue`.
+
+    Descriptors are frozen values, interchangeable by value (the builder
+    hands out one per register, the structural copy shares them); one per
+    use exists only so that each use can have its own source position,
+    which a read without positions does not keep. The first use of a
+    spelling is bound (and checked) exactly as `_Reader` binds it.
+    """
+
+    def _register(self, item: Item) -> RegisterValue:
+        if type(item) is tuple:
+            shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
+            if shared is not None:
+                return shared
+        register = _Reader._register(self, item)
+        self.scope.register_values[item[1]] = register  # type: ignore[union-attr,index]  # inside a function body; `_register` accepted `item`, an atom
+        return register
+
+    def _operand(self, item: Item) -> Operand:
+        if type(item) is tuple:
+            shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
+            if shared is not None:
+                return shared
+        operand = _Reader._operand(self, item)
+        if type(operand) is RegisterValue:
+            self.scope.register_values[item[1]] = operand  # type: ignore[union-attr,index]  # a register operand is an atom
+        return operand

@@ -120,7 +120,7 @@ def compile_source(
         # failure the exact path below does it all again and raises exactly
         # what it always raised.
         try:
-            module, text = read_unverified_unpositioned(source, label, strict_v1=strict_v1)
+            module, text = read_unverified_unpositioned(source, label, strict_v1=strict_v1, share_registers=True)
             verified = VerifiedModule.from_unpositioned_read(module, text.text, label=label)
             return compile(verified, target=target, limits=limits)
         except VplError:
