@@ -36,6 +36,7 @@ Guarantees, so that later stages need no defensive code for them:
 
 from __future__ import annotations
 
+import functools
 import re
 
 from vpl_core.text.errors import SyntaxRule
@@ -189,17 +190,24 @@ def parse_source(source: SourceText) -> Form:
 # shorter name or number would be followed by a word character), so the
 # possessive repetition accepts exactly the texts the scanner splits into
 # those tokens, with no backtracking on a text that fails late.
-_PLAIN_TEXT = re.compile(
+# Compiled on first use (`_plain_text`): `vpl check` of a file with comments never needs it.
+_PLAIN_TEXT_PATTERN = (
     r"""(?:
      [ \n]++
     |[()]
     |_*[A-Za-z][A-Za-z0-9_]*+(?!WORD)
     |[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?!WORD)
     |"[^"\\\x00-\x1f]*+"
-    )*+""".replace("WORD", WORD_CHARACTER),
-    re.X,
+    )*+""".replace("WORD", WORD_CHARACTER)
 )
 _NUMBER_STARTS = frozenset("0123456789+-.")
+# Characters plain text never holds outside or inside a string: a quick refusal before the scan.
+_NEVER_PLAIN = ("/", "\\", "\t", "\r", "'")
+
+
+@functools.cache
+def _plain_text() -> re.Pattern[str]:
+    return re.compile(_PLAIN_TEXT_PATTERN, re.X)
 
 
 def parse_unpositioned(text: str) -> Form | None:
@@ -207,8 +215,9 @@ def parse_unpositioned(text: str) -> Form | None:
 
     Plain text (what the writer emits, and most hand-written files without
     comments or escapes): only spaces and LF as trivia, no comments, tabs,
-    CR or line continuations, double-quoted strings without escapes, and
-    exactly one top-level form nested at most `MAX_NESTING_DEPTH` deep.
+    CR or line continuations, double-quoted strings without escapes, no
+    '/' or single quote anywhere (so a comment is refused before the scan),
+    and exactly one top-level form nested at most `MAX_NESTING_DEPTH` deep.
     For such text the result equals `parse_source`'s but for positions;
     for anything else (including every input `parse_source` rejects) it is
     None and the caller scans exactly. One regular-expression pass checks
@@ -216,7 +225,10 @@ def parse_unpositioned(text: str) -> Form | None:
     quotes, which only delimit strings in plain text) and one loop builds
     the forms; repeated words share one token tuple.
     """
-    if _PLAIN_TEXT.fullmatch(text) is None:
+    for character in _NEVER_PLAIN:
+        if character in text:
+            return None  # a comment, an escape, a tab, a CR or a single quote: scan exactly
+    if _plain_text().fullmatch(text) is None:
         return None
     limit = MAX_NESTING_DEPTH
     reserved = RESERVED_WORDS
