@@ -56,14 +56,13 @@ sys.path.insert(0, str(ROOT / "tests" / "vpl_core"))
 from bench_glsl import generate_module  # noqa: E402
 from growth_support import SHAPES, count_steps  # noqa: E402
 
-from vpl_core.backends.glsl import GLSL420, UNLIMITED, generate  # noqa: E402
+from vpl_core.backends.glsl import GLSL420, UNLIMITED, compile_source, generate  # noqa: E402
 from vpl_core.backends.glsl.locations import resolve_interfaces  # noqa: E402
 from vpl_core.backends.glsl.restrictions import check_module  # noqa: E402
 from vpl_core.ir.clone import clone_module  # noqa: E402
 from vpl_core.publish import VerifiedModule  # noqa: E402
 from vpl_core.text import read, write  # noqa: E402
 from vpl_core.text.lexer import decode, tokenize  # noqa: E402
-from vpl_core.backends.glsl import compile_source  # noqa: E402
 from vpl_core.text.parser import parse_forms, parse_source, parse_unpositioned  # noqa: E402
 from vpl_core.text.reader import _Reader, _SharingReader  # noqa: E402
 from vpl_core.text.writer import _Writer  # noqa: E402
