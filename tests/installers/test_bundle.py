@@ -285,6 +285,13 @@ def test_bundled_vpl_checks_an_example_and_reports_errors(bundle: Path, clean_en
     assert sorted(path.name for path in out.iterdir()) == ["textured.frag.glsl", "textured.json", "textured.vert.glsl"]
     version = _run([str(bundle / "vpl"), "--version"], clean_env, tmp_path)
     assert version.stdout.strip() == f"vpl {VERSION}"
+    # The editor's plug-in commands need the editor's package, which this executable leaves out
+    # (docs/installers.md): they say so plainly and fail, nothing crashes.
+    for command in ("bake", "export-gltf", "export-mtlx", "import-mtlx"):
+        plugin = _run([str(bundle / "vpl"), command, str(example)], clean_env, tmp_path)
+        assert plugin.returncode == 1, (command, plugin.stdout, plugin.stderr)
+        assert plugin.stderr.startswith(f"vpl {command}: error: not available in this installation: "), plugin.stderr
+        assert "Traceback" not in plugin.stderr
 
 
 def test_install_sh_puts_launchers_menu_entry_icon_and_file_type_in_place_and_removes_them(
