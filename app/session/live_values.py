@@ -32,8 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.material.catalog import node_type_for
-from app.material.graph import Connection, MaterialGraph, _json_value
+from app.material.catalog import Scope, node_type_for
+from app.material.graph import Connection, MaterialGraph, Node, _json_value
 from app.material.lowering import LoweringResult, ValueKey
 from app.material.parameters import PARAMETER_VALUE_PROPERTY, ParameterSpec
 from app.material.propagation import scope_of
@@ -51,6 +51,26 @@ def _is_number_value(value: Any) -> bool:
         return True
     return isinstance(value, (list, tuple)) and 1 <= len(value) <= 4 and all(
         isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
+
+
+def _may_be_live(node: Node, name: str, scope: Scope) -> bool:
+    """Whether property `name` of `node` is a constant's value or the default of one of its inputs."""
+    if node.type_name in CONSTANT_NODE_TYPES:
+        return name == "value"
+    node_type = node_type_for(node, scope)
+    return node_type is not None and node_type.input(name) is not None and node_type.property(name) is not None
+
+
+def live_candidates(graph: MaterialGraph) -> frozenset[ValueKey]:
+    """Every value of `graph` an edit could make live: constants' values and unconnected inputs' defaults."""
+    connected = {(connection.target_node, connection.target_port) for connection in graph.connections}
+    scope = scope_of(graph, None)
+    keys: set[ValueKey] = set()
+    for node_id, node in graph.nodes.items():
+        names = ("value",) if node.type_name in CONSTANT_NODE_TYPES else node.properties
+        keys.update((node_id, name) for name in names
+                    if (node_id, name) not in connected and _may_be_live(node, name, scope))
+    return frozenset(keys)
 
 
 def value_changes(old: MaterialGraph, new: MaterialGraph) -> frozenset[ValueKey] | None:
@@ -87,14 +107,9 @@ def value_changes(old: MaterialGraph, new: MaterialGraph) -> frozenset[ValueKey]
                 continue
             if not (_is_number_value(mine) and _is_number_value(theirs)):
                 return None
-            if node.type_name in CONSTANT_NODE_TYPES:
-                if name != "value":
-                    return None
-            else:
-                scope = scope if scope is not None else scope_of(new, None)
-                node_type = node_type_for(other, scope)
-                if node_type is None or node_type.input(name) is None:
-                    return None
+            scope = scope if scope is not None else scope_of(new, None)
+            if not _may_be_live(other, name, scope):
+                return None
             changed.add((node_id, name))
     if old.connections is not new.connections and old.connections != new.connections and (
             len(old.connections) != len(new.connections)
