@@ -158,7 +158,7 @@ class PreviewOutputs:
 class LiveValue:
     """A value lowered as a load of a hidden uniform instead of a literal (`lower(live=...)`).
 
-    `node_id`/`property` is the value's place in the graph (a constant's
+    `node_id`/`property_name` is the value's place in the graph (a constant's
     `value`, or the property of an unconnected input's default:
     `from_input`), `uniform` the hidden uniform's name
     (`scene.HIDDEN_UNIFORM_PREFIX`), `port_type` the type it was lowered
@@ -168,7 +168,7 @@ class LiveValue:
     """
 
     node_id: str
-    property: str
+    property_name: str
     uniform: str
     port_type: PortType
     value: float | tuple[float, ...]
@@ -176,7 +176,7 @@ class LiveValue:
 
     @property
     def key(self) -> ValueKey:
-        return (self.node_id, self.property)
+        return (self.node_id, self.property_name)
 
     @property
     def spec(self) -> ParameterSpec:
@@ -194,10 +194,10 @@ class LiveValue:
         if node_type is None:
             return None
         if self.from_input:
-            numbers = default_numbers(input_default(node, node_type, self.property), self.port_type)
+            numbers = default_numbers(input_default(node, node_type, self.property_name), self.port_type)
         else:
-            spec = node_type.property(self.property)
-            numbers = constant_numbers(node.properties.get(self.property, spec.default if spec is not None else 0.0),
+            spec = node_type.property(self.property_name)
+            numbers = constant_numbers(node.properties.get(self.property_name, spec.default if spec is not None else 0.0),
                                        self.port_type)
         if numbers is None:
             return None

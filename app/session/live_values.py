@@ -194,8 +194,8 @@ class LiveValues:
         if result.verified is None or not result.live_values:
             return
         cache = ArtifactCache(result.verified, seed=result.artifact)
-        for program in programs:
-            cache.record(program)
+        for compiled in programs:
+            cache.record(compiled)
         program = LiveProgram(graph, result, cache)
         if not program.serves(current):
             return  # the material changed since in more than these values: the canonical program it is

@@ -125,7 +125,8 @@ class LoweringJob:
 
         With `live`, the live lowering (for the preview) comes first, then the canonical one.
         """
-        live_result, live_programs = None, ()
+        live_result: LoweringResult | None = None
+        live_programs: tuple[CompiledProgram, ...] = ()
         if self.live:
             live_result = lower(self.graph, live=self.live)
             live_programs = self._compile(live_result)

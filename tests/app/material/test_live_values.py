@@ -65,7 +65,7 @@ def test_a_live_value_reads_what_the_literal_would() -> None:
             node.properties[name] = value.value * 0.5 + 0.125
     assert value_changes(graph, edited) == frozenset(live.live_values)
     for value in live.live_values.values():
-        expected = edited.nodes[value.node_id].properties[value.property]
+        expected = edited.nodes[value.node_id].properties[value.property_name]
         got = value.value_in(edited)
         assert (list(got) if isinstance(got, tuple) else got) == pytest.approx(expected)
     assert constants or any(value.from_input for value in live.live_values.values())
