@@ -178,6 +178,8 @@ class EditorSession:
         self.live_values_changed: Event[dict[str, float | tuple[float, ...]]] = Event("live_values_changed")
         #: Values edited live for the preview (`app.session.live_values`).
         self.live = LiveValues()
+        #: The last edit changed only values the preview's live program takes (its pixels need no lowering).
+        self.live_edit = False
         self.textures = TextureCache()
         self._texture_images: dict[str, TextureImage | None] = {}
         self._texture_problems: list[NodeDiagnostic] = []
@@ -316,6 +318,7 @@ class EditorSession:
         self._checks = []
         self._programs = programs
         self.live.clear()
+        self.live_edit = False
         self.parameters.clear()
         if specs:
             self.parameters.set_specs(specs)
@@ -341,7 +344,8 @@ class EditorSession:
             raise RuntimeError("a read-only document has no graph to edit")
         previous = self._document.graph
         self._document.graph = graph if owned else graph.copy()
-        if self.live.edited(previous, self._document.graph):
+        self.live_edit = self.live.edited(previous, self._document.graph)
+        if self.live_edit:
             # Only live values changed: the preview's program stays, the new values go to it now.
             self.live_values_changed.emit(self.live.values(self._document.graph))
         self._notify_modified()

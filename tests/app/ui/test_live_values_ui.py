@@ -124,6 +124,40 @@ def test_value_edits_reach_the_preview_without_a_new_program(make_window, qtbot,
     assert int(np.abs(pixels(window) - before_structure).max()) <= 1, "live and canonical programs draw differently"
 
 
+def test_value_edits_are_lowered_for_the_panels_once_they_stop(make_window, qtbot) -> None:
+    """The preview shows each value at once; the canonical lowering waits until the values stop changing."""
+    window = make_window()
+    settled(window, qtbot)
+    window.nodes.set_node_property(FRESNEL, POWER, 3.0)  # the live build
+    settled(window, qtbot)
+    scheduler, session = window.lowering, window.session
+    lowered = lambda: not session.needs_lowering and not scheduler.busy  # noqa: E731 - a condition to wait for
+
+    started, posts = scheduler.started, window.presenter.live_posts
+    for step in range(6):  # a drag: nothing is lowered while it goes on
+        window.nodes.set_node_property(FRESNEL, POWER, 2.0 + step * 0.1, continuing=True)
+        assert scheduler.settling
+    assert scheduler.started == started and session.needs_lowering
+    assert window.presenter.live_posts == posts + 6
+    window.gesture.end()  # the release: lowered at once
+    qtbot.waitUntil(lowered, timeout=PREVIEW_TIMEOUT_MS)
+    assert scheduler.started == started + 1
+
+    started = scheduler.started
+    for value in (1.25, 1.5, 1.75, 2.0):  # discrete edits in a quick run: one lowering, after the last
+        window.nodes.set_node_property(FRESNEL, POWER, value)
+        assert scheduler.settling
+    assert scheduler.started == started
+    qtbot.waitUntil(lowered, timeout=PREVIEW_TIMEOUT_MS)
+    assert scheduler.started == started + 1
+    assert session.result.text == lower(window.material).text == window.code_view.text(VPL_TAB)
+    # Any other edit is lowered at once.
+    window.nodes.add_node_from_palette("constant_float")
+    assert scheduler.busy and not scheduler.settling and session.needs_lowering
+    qtbot.waitUntil(lowered, timeout=PREVIEW_TIMEOUT_MS)
+    assert scheduler.started == started + 2
+
+
 def test_hidden_uniforms_never_show_and_exports_are_unchanged(make_window, qtbot, prompts, tmp_path: Path) -> None:
     window = make_window()
     settled(window, qtbot)
