@@ -19,7 +19,15 @@ Events (`app.session.events.Event`), emitted after the state is consistent:
   texture parameters (None: the checker), or the problems reading them,
   changed;
 - `graph_rewritten(MaterialGraph)`: saving into another folder rewrote the
-  graph's relative texture paths (the view must take them, outside undo).
+  graph's relative texture paths (the view must take them, outside undo);
+- `live_values_changed(dict[str, value])`: an edit changed only values the
+  preview's live program takes as hidden uniforms (`app.session.live_values`):
+  their new values, by uniform name; the preview needs no new program.
+
+Live values: a lowering job also lowers the wanted live values for the
+preview (`LoweringJob.live`); `preview_program`, `preview_specs` and
+`preview_values` are what the preview draws, while `result`, `program`,
+exports and saving stay the canonical lowering's.
 
 Textures (`app.session.textures`): each texture parameter's path is
 resolved against the document's folder and read through a cache; a file

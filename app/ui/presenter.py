@@ -8,7 +8,10 @@ read-only document, the parameters panel, the preview (through
 `PreviewHost` only) and the status bar. It holds one piece of state of its
 own: the last driver error, shown as a diagnostic until a program builds.
 
-A lowering reaches the preview first. While a gesture continues (a slider
+A value edit the preview's live program takes (`live_values_changed`,
+app/session/live_values.py) goes to the preview as uniform values at once;
+the preview's program is `EditorSession.preview_program` (the live one while
+it serves the graph). A lowering reaches the preview first. While a gesture continues (a slider
 drag, `window.gesture`) it reaches only the preview; the panels show the
 last lowering once the gesture ends (`behind`, `_catch_up`). While a new
 program is on its way to the preview (`preview_pending`, at most
