@@ -16,9 +16,11 @@ whatever the machine is doing (the load average is printed with them):
    check's work (read and verify), and what is left over.
 3. **growth per stage**: CPU time of each stage at 1k, 10k and 100k
    instructions and the ratio per 10x (the issue's bound: at most 12x):
-   lex, forms, the reader's one-pass scan (lex and forms together), bind,
-   verify (structure, data flow), write, publish,
-   materialize, generate (restrictions, locations, emission); lowering of
+   lex, forms, the reader's one-pass scan (lex and forms together), the
+   position-free scan of plain text, bind (one register object per use, and
+   shared as `compile_source` binds), verify (structure, data flow), write,
+   publish, materialize, generate (restrictions, locations, emission),
+   `compile_source` as a whole (in-process); lowering of
    material graphs of 100, 1,000 and 10,000 nodes; and the one-axis shapes
    of the growth tests (functions, record fields, varyings, uniforms, blocks,
    registers) at 300 and 3,000.
@@ -54,15 +56,15 @@ sys.path.insert(0, str(ROOT / "tests" / "vpl_core"))
 from bench_glsl import generate_module  # noqa: E402
 from growth_support import SHAPES, count_steps  # noqa: E402
 
-from vpl_core.backends.glsl import GLSL420, UNLIMITED, generate  # noqa: E402
+from vpl_core.backends.glsl import GLSL420, UNLIMITED, compile_source, generate  # noqa: E402
 from vpl_core.backends.glsl.locations import resolve_interfaces  # noqa: E402
 from vpl_core.backends.glsl.restrictions import check_module  # noqa: E402
 from vpl_core.ir.clone import clone_module  # noqa: E402
 from vpl_core.publish import VerifiedModule  # noqa: E402
 from vpl_core.text import read, write  # noqa: E402
 from vpl_core.text.lexer import decode, tokenize  # noqa: E402
-from vpl_core.text.parser import parse_forms, parse_source  # noqa: E402
-from vpl_core.text.reader import _Reader  # noqa: E402
+from vpl_core.text.parser import parse_forms, parse_source, parse_unpositioned  # noqa: E402
+from vpl_core.text.reader import _Reader, _SharingReader  # noqa: E402
 from vpl_core.text.writer import _Writer  # noqa: E402
 from vpl_core.verify import dataflow, structure  # noqa: E402
 
@@ -195,7 +197,9 @@ def pipeline_stages(text: str) -> dict[str, Callable[[], object]]:
         "lex": lambda: tokenize(decode(text, "bench.vpl")),
         "forms": lambda: parse_forms(source, token_list),
         "scan (1 pass)": lambda: parse_source(decode(text, "bench.vpl")),  # lex + forms as the reader does them
+        "scan (plain)": lambda: parse_unpositioned(text),  # no positions: the reads of `read` and `compile_source`
         "bind": lambda: _Reader(source, False).read_module(top),
+        "bind (shared)": lambda: _SharingReader(source, False).read_module(top),  # `compile_source`'s binding
         "structure": lambda: structure.check_module(module),
         "dataflow": lambda: dataflow.check_module(module),
         "emit text": lambda: _Writer(module).write(),
@@ -206,6 +210,7 @@ def pipeline_stages(text: str) -> dict[str, Callable[[], object]]:
         "restrictions": lambda: check_module(module, GLSL420),
         "locations": lambda: resolve_interfaces(module),
         "generate": lambda: generate(module, GLSL420, UNLIMITED),
+        "compile_source": lambda: compile_source(text, "bench.vpl"),
     }
 
 

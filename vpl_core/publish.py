@@ -18,7 +18,9 @@ read-back and the text is not parsed a second time. `from_unverified_read`
 (what `compile_source` uses) also leaves out the verification of the
 source's own parse: the read-back verifies the canonical text, which spells
 the same module, and only an invalid module is verified itself, for its
-diagnostic in the source.
+diagnostic in the source. `from_unpositioned_read` is its variant for a
+module read without source positions: it reports any failure as it comes,
+for a caller that then goes the exact way for the diagnostic.
 """
 
 from __future__ import annotations
@@ -108,6 +110,30 @@ class VerifiedModule:
             except VplError:
                 locator.verify(module)  # raises the source-positioned diagnostic of an invalid module
                 raise
+        return cls._from_canonical(text, snapshot, label)
+
+    @classmethod
+    def from_unpositioned_read(cls, module: Module, source_text: str, label: str | None = None) -> VerifiedModule:
+        """`from_unverified_read` for a module `read_unverified_unpositioned` has just bound from `source_text`.
+
+        The same work and the same contract: the canonical text is read back
+        and verified (the module itself is verified when the source already
+        was canonical). The read-back keeps no source positions either, and
+        any failure (an invalid module, a writer error) is raised as it came,
+        without a usable position: `compile_source` then publishes again
+        through `from_unverified_read`, which gives the exact diagnostic.
+        """
+        from vpl_core.text.reader import collector_paused, read_unverified_unpositioned
+        from vpl_core.text.writer import emit
+        from vpl_core.verify import Verifier
+
+        with collector_paused():
+            text = emit(module)
+            if text == source_text:
+                snapshot = module  # the first read is the read-back
+            else:
+                snapshot, _ = read_unverified_unpositioned(text, label="<canonical text>", share_registers=True)
+            Verifier().run(snapshot)
         return cls._from_canonical(text, snapshot, label)
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -200,3 +200,74 @@ def test_materialize_verifies_the_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(clone, "clone_module", broken_copy)
     with pytest.raises(SemanticError):
         published.materialize()
+
+
+# compile_source's reads without positions (issue 20) --------------------------------------------
+
+_SOURCES = sorted((Path(__file__).resolve().parents[1] / "data" / "spec").glob("*.vpl")) + sorted(
+    (Path(__file__).resolve().parents[2] / "resources" / "programs").glob("*.vpl")
+)
+
+
+def _spellings() -> list[tuple[str, str]]:
+    """(name, text): each source as written, canonical, and with a comment and tabs (not plain text)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_glsl import generate_module
+
+    cases = [(path.name, path.read_text(encoding="utf-8")) for path in _SOURCES]
+    cases.append(("generated-1k", generate_module(1000)))
+    spelled = []
+    for name, text in cases:
+        spelled.append((name, text))
+        spelled.append((f"{name} canonical", write(read(text))))
+        spelled.append((f"{name} commented", "// a comment\n" + text.replace("  ", "\t", 3)))
+    return spelled
+
+
+@pytest.mark.parametrize(("name", "text"), _spellings(), ids=[name for name, _ in _spellings()])
+def test_compile_source_gives_what_the_exact_path_gives(name: str, text: str) -> None:
+    """The position-free reads with shared registers give the exact reader's module, text and artifact."""
+    from vpl_core.backends.glsl import compile, compile_source
+    from vpl_core.backends.glsl.export import artifact_json
+    from vpl_core.text.reader import read_located, read_unverified_unpositioned
+
+    exact, _ = read_located(text, label=name)
+    shared, _ = read_unverified_unpositioned(text, label=name, share_registers=True)
+    assert_same_module(shared, exact)
+    assert write(shared) == write(exact)
+    fast = compile_source(text, name)
+    reference = compile(VerifiedModule.from_text(text, label=name))
+    assert fast.source.text == reference.source.text
+    assert (fast.vertex_code, fast.fragment_code) == (reference.vertex_code, reference.fragment_code)
+    assert artifact_json(fast) == artifact_json(reference)
+    assert write(fast.source.materialize()) == fast.source.text
+
+
+@pytest.mark.parametrize("canonical", [False, True])
+def test_compile_source_reads_back_and_verifies_as_publication_does(canonical: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hand-written spelling: the source and its canonical text are read, the read-back verified, the
+    materialization verified on its own; canonical source is read once (its read is the read-back)."""
+    import vpl_core.text.reader as reader_module
+    from vpl_core.backends.glsl import compile_source
+    from vpl_core.verify import Verifier
+
+    text = SPEC_EXAMPLE.read_text(encoding="utf-8")
+    if canonical:
+        text = write(read(text))
+    parses: list[str | None] = []
+    verified: list[object] = []
+    real_read_module, real_run = reader_module._Reader.read_module, Verifier.run
+
+    def counting_read_module(self, top):  # type: ignore[no-untyped-def]
+        parses.append(self.source.label)
+        return real_read_module(self, top)
+
+    def counting_run(self, checked):  # type: ignore[no-untyped-def]
+        verified.append(checked)
+        return real_run(self, checked)
+
+    monkeypatch.setattr(reader_module._Reader, "read_module", counting_read_module)
+    monkeypatch.setattr(Verifier, "run", counting_run)
+    compile_source(text, "spec.vpl")
+    assert parses == (["spec.vpl"] if canonical else ["spec.vpl", "<canonical text>"])
+    assert len(verified) == 2 and verified[0] is not verified[1]  # the snapshot's and the materialization's

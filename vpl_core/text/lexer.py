@@ -66,6 +66,7 @@ refused up front with a lexical error instead of exhausting time and memory
 # with, so `finditer` never skips input silently; the empty alternative
 # matches only at the end of the input.
 _WORD_CHARACTER = r"[A-Za-z0-9_.+\-]"
+WORD_CHARACTER = _WORD_CHARACTER  # for `parser.parse_unpositioned`, which must end words exactly as the scanner does
 _SCANNER = re.compile(
     r"""
     (?:[ \t\r\n]+|//[^\r\n]*|/\*.*?\*/|\\(?:\r\n?|\n))*             # trivia

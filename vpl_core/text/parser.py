@@ -10,6 +10,13 @@ without the intermediate token list, and whenever the input is not well
 formed it hands over to those two, so that every diagnostic, and which
 diagnostic comes first (lexical before syntactic), is theirs.
 
+`parse_unpositioned(text)` builds the same forms without source positions
+(every `start` and `end` is 0), about twice as fast, for readers that keep
+no positions and read the text again exactly if anything fails
+(`reader.read`, publication's read-back, `compile_source`): it accepts
+only a plain subset of the syntax (see its docstring) and answers None for
+anything else, so it never accepts what `parse_source` rejects.
+
 Guarantees, so that later stages need no defensive code for them:
 
 * the input is exactly one form followed by end of input: trailing input is
@@ -29,6 +36,9 @@ Guarantees, so that later stages need no defensive code for them:
 
 from __future__ import annotations
 
+import functools
+import re
+
 from vpl_core.text.errors import SyntaxRule
 from vpl_core.text.lexer import (
     CLOSE,
@@ -45,6 +55,7 @@ from vpl_core.text.lexer import (
     RESERVED_WORDS,
     SCANNER,
     STRING,
+    WORD_CHARACTER,
     Token,
     decode_escapes,
     tokenize,
@@ -170,3 +181,97 @@ def parse_source(source: SourceText) -> Form:
     if top is not None and group is None:
         return top
     return parse_forms(source, tokenize(source))
+
+
+# The plain subset `parse_unpositioned` takes: spaces and LF between tokens,
+# parentheses, names and numbers that are whole words (the scanner's own
+# spellings and lookaheads), double-quoted strings without escapes. At any
+# position at most one alternative matches, and only with one length (a
+# shorter name or number would be followed by a word character), so the
+# possessive repetition accepts exactly the texts the scanner splits into
+# those tokens, with no backtracking on a text that fails late.
+# Compiled on first use (`_plain_text`): `vpl check` of a file with comments never needs it.
+_PLAIN_TEXT_PATTERN = (
+    r"""(?:
+     [ \n]++
+    |[()]
+    |_*[A-Za-z][A-Za-z0-9_]*+(?!WORD)
+    |[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?(?!WORD)
+    |"[^"\\\x00-\x1f]*+"
+    )*+""".replace("WORD", WORD_CHARACTER)
+)
+_NUMBER_STARTS = frozenset("0123456789+-.")
+# Characters plain text never holds outside or inside a string: a quick refusal before the scan.
+_NEVER_PLAIN = ("/", "\\", "\t", "\r", "'")
+
+
+@functools.cache
+def _plain_text() -> re.Pattern[str]:
+    return re.compile(_PLAIN_TEXT_PATTERN, re.X)
+
+
+def parse_unpositioned(text: str) -> Form | None:
+    """The forms `parse_source` builds for `text`, every position 0; None if `text` is not plain.
+
+    Plain text (what the writer emits, and most hand-written files without
+    comments or escapes): only spaces and LF as trivia, no comments, tabs,
+    CR or line continuations, double-quoted strings without escapes, no
+    '/' or single quote anywhere (so a comment is refused before the scan),
+    and exactly one top-level form nested at most `MAX_NESTING_DEPTH` deep.
+    For such text the result equals `parse_source`'s but for positions;
+    for anything else (including every input `parse_source` rejects) it is
+    None and the caller scans exactly. One regular-expression pass checks
+    the text, then `str.split` cuts it into words (strings at the double
+    quotes, which only delimit strings in plain text) and one loop builds
+    the forms; repeated words share one token tuple.
+    """
+    for character in _NEVER_PLAIN:
+        if character in text:
+            return None  # a comment, an escape, a tab, a CR or a single quote: scan exactly
+    if _plain_text().fullmatch(text) is None:
+        return None
+    limit = MAX_NESTING_DEPTH
+    reserved = RESERVED_WORDS
+    number_starts = _NUMBER_STARTS
+    tokens: dict[str, Token] = {}
+    stack: list[Form] = []
+    items: list[Item] | None = None  # the items of the innermost open form; None outside every form
+    top: Form | None = None
+    in_string = False
+    for part in text.split('"'):
+        if in_string:  # the body of a string (no escapes in plain text)
+            if items is None or len(stack) >= limit:
+                return None
+            items.append((STRING, part, 0))
+            in_string = False
+            continue
+        in_string = True
+        for word in part.replace("(", " ( ").replace(")", " ) ").split():
+            if word == "(":
+                if top is not None or len(stack) >= limit:
+                    return None  # trailing input, or too deep
+                form = Form(0)
+                if items is not None:
+                    items.append(form)
+                stack.append(form)
+                items = form.items
+            elif word == ")":
+                if not stack:
+                    return None
+                form = stack.pop()
+                if stack:
+                    items = stack[-1].items
+                else:
+                    top = form
+                    items = None
+            else:
+                if items is None or len(stack) >= limit:
+                    return None  # an atom outside every form, or too deep
+                token = tokens.get(word)
+                if token is None:
+                    kind = NUMBER if word[0] in number_starts else KEYWORD if word in reserved else NAME
+                    token = tokens[word] = (kind, word, 0)
+                items.append(token)
+    if top is None or stack:
+        return None  # no form, or one left open
+    return top

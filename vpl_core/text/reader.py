@@ -38,6 +38,16 @@ the module's opening parenthesis. The map only holds objects kept alive by
 the module or the reader (unused type declarations), so no id in it can be
 reused by another object while verification runs.
 
+Reading without positions: `read` (and so the writer's read-back of
+canonical text) and `read_unverified_unpositioned` keep no source
+positions. They build the forms with `parser.parse_unpositioned` when the
+text is plain (every position 0) and keep no positions for a diagnostic;
+if anything fails, `read` reads the text again exactly (`read_located`),
+so every diagnostic is the exact reader's, and callers of
+`read_unverified_unpositioned` do the same (`glsl.compile_source`). Both
+reads bind the same forms the same way, so they succeed or fail alike and
+build the same module.
+
 Nothing here recurses on input structure except reference paths, whose
 depth the parser bounds (spec 10.2); type dependencies are walked with an
 explicit stack. Reading pauses the cyclic garbage collector (see
@@ -51,7 +61,7 @@ import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
 
-from vpl_core.diagnostics import Diagnostic, DiagnosticKind, SemanticError
+from vpl_core.diagnostics import Diagnostic, DiagnosticKind, SemanticError, VplError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
     BinaryOperator,
@@ -111,7 +121,7 @@ from vpl_core.ir.values import (
 from vpl_core.text.errors import BindingRule, LexicalRule, SyntaxRule
 from vpl_core.text.floats import Float32OverflowError, parse_float32_bits
 from vpl_core.text.lexer import KEYWORD, NAME, NUMBER, STRING, decode
-from vpl_core.text.parser import Form, Item, parse_source
+from vpl_core.text.parser import Form, Item, parse_source, parse_unpositioned
 from vpl_core.text.source import SourceText
 from vpl_core.verify import VerificationError, Verifier
 from vpl_core.verify.errors import ReferenceRule, TypeRule, UniformRule
@@ -165,8 +175,20 @@ _MAX_SIZE_DIGITS = 20
 def read(
     source: bytes | bytearray | memoryview | str, label: str | None = None, *, strict_v1: bool = False
 ) -> Module:
-    """Read, bind and verify one module; raises LexicalError, SyntacticError or SemanticError."""
-    return read_located(source, label, strict_v1=strict_v1)[0]
+    """Read, bind and verify one module; raises LexicalError, SyntacticError or SemanticError.
+
+    Keeps no source positions (see the module docstring): plain text is
+    scanned without them, and any failure is reported by reading the
+    text again exactly, so the diagnostic is `read_located`'s.
+    """
+    with collector_paused():
+        try:
+            module, _ = read_unverified_unpositioned(source, label, strict_v1=strict_v1)
+            Verifier().run(module)
+            return module
+        except VplError:
+            pass  # no positions were kept: the exact read below raises the positioned diagnostic
+        return read_located(source, label, strict_v1=strict_v1)[0]
 
 
 def read_located(
@@ -199,6 +221,32 @@ def read_unverified_located(
         reader = _Reader(text, strict_v1)
         module = reader.read_module(top)
         return module, SourceLocator(text, reader.spans, top.start)
+
+
+def read_unverified_unpositioned(
+    source: bytes | bytearray | memoryview | str,
+    label: str | None = None,
+    *,
+    strict_v1: bool = False,
+    share_registers: bool = False,
+) -> tuple[Module, SourceText]:
+    """Decode, scan and bind, NOT verified, keeping no source positions; the module and its decoded text.
+
+    Plain text is scanned by `parse_unpositioned`, anything else exactly.
+    The errors it raises carry no meaningful position: a caller that
+    reports them reads the source again exactly (`read`, `compile_source`).
+    `share_registers`: all uses of one register spelling in a function
+    share one `RegisterValue` (as builder-made modules do) instead of one
+    each; a third less binding, for `compile_source`, whose modules are
+    never asked for the structural path of a register use.
+    """
+    with collector_paused():
+        text = decode(source, label)
+        top = parse_unpositioned(text.text)
+        if top is None:
+            top = parse_source(text)
+        reader = _SharingReader(text, strict_v1) if share_registers else _Reader(text, strict_v1)
+        return reader.read_module(top), text
 
 
 class SourceLocator:
@@ -327,7 +375,7 @@ class _TypeDeclaration:
 class _FunctionScope:
     """The function-local ids of one function, built before its blocks are bound."""
 
-    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "register_spellings", "registers")
+    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "register_spellings", "register_values", "registers")
 
     def __init__(self, function: Function, form: Form) -> None:
         self.function = function
@@ -337,6 +385,8 @@ class _FunctionScope:
         # Spelling -> (number, declared type) of registers already seen: most
         # uses repeat a spelling, and this skips re-validating it.
         self.register_spellings: dict[str, tuple[int, Type]] = {}
+        # Spelling -> the one RegisterValue all its uses share (`_SharingReader` only).
+        self.register_values: dict[str, RegisterValue] = {}
         self.blocks: dict[str, Block] = {}
         self.block_forms: list[Form] = []
 
@@ -1101,3 +1151,33 @@ def _type_category(value_type: Type) -> str:
     if isinstance(value_type, SamplerType):
         return "a sampler"
     return str(value_type)
+
+
+class _SharingReader(_Reader):
+    """A reader whose uses of one register spelling in a function share one `RegisterValue`.
+
+    Descriptors are frozen values, interchangeable by value (the builder
+    hands out one per register, the structural copy shares them); one per
+    use exists only so that each use can have its own source position,
+    which a read without positions does not keep. The first use of a
+    spelling is bound (and checked) exactly as `_Reader` binds it.
+    """
+
+    def _register(self, item: Item) -> RegisterValue:
+        if type(item) is tuple:
+            shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
+            if shared is not None:
+                return shared
+        register = _Reader._register(self, item)
+        self.scope.register_values[item[1]] = register  # type: ignore[union-attr,index]  # inside a function body; `_register` accepted `item`, an atom
+        return register
+
+    def _operand(self, item: Item) -> Operand:
+        if type(item) is tuple:
+            shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
+            if shared is not None:
+                return shared
+        operand = _Reader._operand(self, item)
+        if type(operand) is RegisterValue:
+            self.scope.register_values[item[1]] = operand  # type: ignore[union-attr,index]  # a register operand is an atom
+        return operand

@@ -171,6 +171,9 @@ def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
         opening = "{" + keys + '"first": '
         closing = entries + "}"
         parts: list[str] = []
+        # A path's spelling up to its last step, per parent (a block's statements share it):
+        # `to_text` of (..., parent, position) is `to_text` of the parent, "/", the position.
+        parents: dict[tuple[object, ...], str] = {}
         for separator, name, stage_map in (("{", "fragment", artifact.source_map.fragment),
                                            (",", "vertex", artifact.source_map.vertex)):
             parts.append(separator + stages + f'"{name}": ')
@@ -180,7 +183,18 @@ def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
             spelled = []
             for source_range in stage_map.ranges:
                 origin = source_range.origin
-                path = "" if origin.path is None else f',{keys}"path": {_encode_string(paths.to_text(origin.path))}'
+                structural = origin.path
+                if structural is None:
+                    path = ""
+                elif len(structural) > 1 and type(structural[-1]) is int:
+                    parent = structural[:-1]
+                    opening_of_path = parents.get(parent)
+                    if opening_of_path is None:
+                        # The encoded parent with its closing quote dropped; a position needs no escape.
+                        opening_of_path = parents[parent] = f',{keys}"path": ' + _encode_string(paths.to_text(parent) + "/")[:-1]
+                    path = f'{opening_of_path}{structural[-1]}"'
+                else:
+                    path = f',{keys}"path": {_encode_string(paths.to_text(structural))}'
                 spelled.append(
                     f'{opening}{source_range.first},{keys}"kind": {_encode_string(origin.kind.value)},'
                     f'{keys}"last": {source_range.last}{path}{closing}'
