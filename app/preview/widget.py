@@ -58,7 +58,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
@@ -448,9 +448,13 @@ class PreviewWidget(QOpenGLWidget):
         thread.failed.connect(self._on_thread_failed)
         self._thread = thread
 
-    def _on_frame(self, frame: Frame) -> None:
+    # The thread's signals reach these slots queued to this thread; declared as slots (@Slot), so PySide
+    # calls them through the class's own meta-object instead of adding slots to it at run time.
+    @Slot(int, int, int, int, int)
+    def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int) -> None:
         if self._thread is None:
             return  # a frame of a thread closed since
+        frame = Frame(texture, width, height, program, serial)
         self._frame = frame
         self._thread.received(frame, self._shown_texture)
         self.update()
@@ -460,11 +464,13 @@ class PreviewWidget(QOpenGLWidget):
             self._error = ""
             self.programReady.emit()
 
+    @Slot(int, str)
     def _on_program_built(self, serial: int, error: str) -> None:
         if error and serial == self._build_serial:
             self._building = None
             self._fail(error)
 
+    @Slot(str)
     def _on_thread_failed(self, message: str) -> None:
         self._error = message
         self.update()
