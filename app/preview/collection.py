@@ -27,7 +27,8 @@ thread, as before; only cycles wait.
 
 Invariants: `hold` and `release` are called on the window's thread (the
 thread of the QCoreApplication), in pairs; the collector is enabled again
-after the last `release` only if it was enabled before the first `hold`.
+after the last `release` only if it was enabled before the first `hold`,
+and only at the event loop's next turn (`release` explains why).
 Code that disables the collector for a while itself (`vpl_core` reading a
 large file, the window opening a document) finds it disabled and leaves it
 so; should anything enable it while a hold is in force, the next tick
@@ -58,6 +59,10 @@ class WindowThreadCollection(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self.collect_due)
+        self._restore = QTimer(self)  # enables the automatic collector again after the last release
+        self._restore.setSingleShot(True)
+        self._restore.setInterval(0)
+        self._restore.timeout.connect(self._give_back)
         #: Collections that ran on another thread while a hold was in force (should stay 0).
         self.off_thread_collections = 0
         #: Collections run by this object's timer (or by `collect_due` called directly).
@@ -70,20 +75,32 @@ class WindowThreadCollection(QObject):
     def hold(self) -> None:
         """Collect on the window's thread only, until the matching `release`."""
         if self._holds == 0:
-            self._was_enabled = gc.isenabled()
+            if not self._restore.isActive():  # else: still disabled by the previous holds, and noted
+                self._was_enabled = gc.isenabled()
+            self._restore.stop()
             gc.disable()
             self._timer.start()
         self._holds += 1
 
     def release(self) -> None:
-        """End one `hold`; after the last, the automatic collector is back as it was."""
+        """End one `hold`; after the last, the automatic collector is back as it was, from the event loop.
+
+        Not at once: a release can come from deep inside Qt (a render thread closes when its widget's
+        context is destroyed, inside the widget's C++ destructor), where Qt holds its locks; an automatic
+        collection started there by the next allocation can delete a QObject that needs one of those locks
+        (a deadlock seen in this project's tests). The event loop's next turn is a safe place.
+        """
         if self._holds == 0:
             return
         self._holds -= 1
         if self._holds == 0:
             self._timer.stop()
-            if self._was_enabled or gc.isenabled():
-                gc.enable()
+            self._restore.start()
+
+    @Slot()
+    def _give_back(self) -> None:
+        if self._holds == 0 and (self._was_enabled or gc.isenabled()):
+            gc.enable()
 
     @Slot()
     def collect_due(self) -> None:

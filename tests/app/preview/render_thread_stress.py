@@ -40,7 +40,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from preview_helpers import color_parameter_artifact, constant_color_artifact
-from PySide6.QtCore import QObject, QRectF, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, QTimer
 from PySide6.QtGui import QImage, QOffscreenSurface
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QGraphicsScene
 
@@ -123,6 +123,8 @@ def _close(application: QApplication, widget: PreviewWidget) -> int:
     frames = widget._thread.frames_drawn if widget._thread is not None else 0
     widget.close()
     widget.deleteLater()
+    # Deleted now, as the event loop would: the widget's context goes, and with it the render thread.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     application.processEvents()
     return frames
 
@@ -132,6 +134,7 @@ def stress(iterations: int | None = None, seconds: float | None = None, *, seed:
     """Run until `iterations` or `seconds` is used up (one of them); `threaded`: with the render thread."""
     if (iterations is None) == (seconds is None):
         raise ValueError("give either iterations or seconds")
+    previous_variable = os.environ.get(RENDER_THREAD_VARIABLE)
     os.environ[RENDER_THREAD_VARIABLE] = "1" if threaded else "0"
     application = QApplication.instance() or QApplication([])
     random.seed(seed)
@@ -182,6 +185,10 @@ def stress(iterations: int | None = None, seconds: float | None = None, *, seed:
             application.processEvents()
         gc.collect()
         gc.callbacks.remove(on_collection)
+        if previous_variable is None:
+            os.environ.pop(RENDER_THREAD_VARIABLE, None)
+        else:
+            os.environ[RENDER_THREAD_VARIABLE] = previous_variable
     report.holders_freed = Counter({name: count - before.get(name, 0) for name, count in freed_on.items()
                                     if count - before.get(name, 0)})
     report.holders_freed.setdefault(main_thread, 0)
