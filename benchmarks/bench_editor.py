@@ -7,12 +7,16 @@ Four figures, each printed with the machine and its load average:
   default material. The child process records when each happened
   (`time.time()`, compared with the parent's clock before the launch).
 - **edit -> pixels** for the 200-node benchmark graph of
-  `bench_lowering.py`: from a discrete edit that changes the code (a
-  constant's value, through `MainWindow.set_node_property`, as the
-  properties panel does) to the preview showing the first frame drawn by the
-  new program (`programReady`, then the widget's next `frameSwapped`). The
-  debounce, the lowering (worker thread), publication, GLSL, the driver's
-  compile and link and the first draw are all inside. Measured with the
+  `bench_lowering.py`: from a discrete edit of a constant's value (through
+  `MainWindow.nodes.set_node_property`, as the properties panel does) to
+  the preview showing the first frame with the new value. The first edit
+  of the value builds the preview's live program (docs/editor.md, "Live
+  values": the value as a hidden uniform; `programReady`, then the widget's
+  next `frameSwapped`: the lowering on the worker, publication, GLSL, the
+  driver's compile and link and the first draw); the edits measured after
+  that warm-up post the value to that program, and the time is to the
+  `frameSwapped` of the first frame drawn after the post (with the render
+  thread: the first frame the thread began after it). Measured with the
   preview's render thread and without it (`VPL_PREVIEW_RENDER_THREAD=0`:
   the window's thread compiles, links and draws), each in a process of its
   own, rounds interleaved so both see the same machine.
@@ -157,25 +161,42 @@ def graph_with_constant(size: int) -> tuple[Any, str]:
 
 
 def measure_edit_to_pixels(window: Any, constant: str, edits: int) -> list[float]:
+    """Seconds from each edit to the first frame on screen that shows it (a new program's, or a live value's)."""
     preview = window.preview
-    state = {"ready": False, "swapped": False}
+    state = {"ready": False, "swapped": False, "any_swap": False, "frame": 0}
 
     def on_ready() -> None:
         state["ready"] = True
 
     def on_swapped() -> None:
+        state["any_swap"] = True
+        frame = getattr(preview, "_frame", None)  # the render thread's frame the widget just painted
+        state["frame"] = frame.serial if frame is not None else 0
         if state["ready"]:
             state["swapped"] = True
+
+    def value_shown() -> Callable[[], bool]:
+        """Asked before an edit: whether a frame drawn after a value posted now is on screen."""
+        thread = getattr(preview, "_thread", None)
+        if thread is None:
+            return lambda: state["any_swap"]  # the window's thread uploads the value when it paints the next frame
+        # A frame the thread was drawing when the value was posted does not show it; the one after does.
+        first = thread.frames_drawn + (1 if thread._idle.is_set() else 2)
+        return lambda: state["frame"] >= first
 
     preview.programReady.connect(on_ready)
     preview.frameSwapped.connect(on_swapped)
     samples: list[float] = []
     for edit in range(edits):
         value = (0.1 + 0.8 * (edit % 7) / 7.0, 0.5, 0.25)
-        state.update(ready=False, swapped=False)
+        state.update(ready=False, swapped=False, any_swap=False, frame=0)
+        posts, shown = window.presenter.live_posts, value_shown()
         started = time.perf_counter()
         window.nodes.set_node_property(constant, "value", value)
-        wait_until(lambda: state["swapped"])
+        if window.presenter.live_posts > posts:
+            wait_until(shown)  # a live value: no new program, its next frame shows it
+        else:
+            wait_until(lambda: state["swapped"])
         samples.append(time.perf_counter() - started)
     preview.programReady.disconnect(on_ready)
     preview.frameSwapped.disconnect(on_swapped)

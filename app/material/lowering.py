@@ -95,11 +95,12 @@ from app.material.node_types import (
     as_numbers,
     input_default,
 )
-from app.material.parameters import PARAMETER_NODE_TYPES, ParameterSpec
+from app.material.parameters import PARAMETER_NODE_TYPES, ParameterKind, ParameterSpec
 from app.material.port_types import PortType
 from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
+    HIDDEN_UNIFORM_PREFIX,
     RADIANCE_OUTPUT_NAME,
     RESERVED_UNIFORM_NAMES,
     SCENE_FIELDS,
@@ -128,6 +129,10 @@ VERTEX_ENTRY_NAME = "vertex_main"
 FRAGMENT_ENTRY_NAME = "fragment_main"
 
 DIAGNOSTIC_CATEGORIES = ("graph", "semantic", "target", "driver")
+#: Port types a live value can have (`lower(live=...)`): float scalars, vectors and colours.
+LIVE_PORT_TYPES = frozenset((PortType.FLOAT, PortType.VEC2, PortType.VEC3, PortType.VEC4, PortType.COLOR))
+#: A (node id, property name) pair: a constant's `value`, or the property holding an unconnected input's default.
+ValueKey = tuple[str, str]
 #: The int uniform of a preview module with several outputs: draw k shows `PreviewOutputs.ports[k]`.
 PREVIEW_SELECTOR = "preview_output"
 
@@ -147,6 +152,75 @@ class PreviewOutputs:
 
     ports: tuple[tuple[str, str], ...]
     output_name: str | None = None
+
+
+@dataclass(frozen=True)
+class LiveValue:
+    """A value lowered as a load of a hidden uniform instead of a literal (`lower(live=...)`).
+
+    `node_id`/`property_name` is the value's place in the graph (a constant's
+    `value`, or the property of an unconnected input's default:
+    `from_input`), `uniform` the hidden uniform's name
+    (`scene.HIDDEN_UNIFORM_PREFIX`), `port_type` the type it was lowered
+    at, `value` the numbers the literal would have had (a float, or a tuple
+    of `port_type.width` floats). `value_in(graph)` reads the same numbers
+    from another graph, so a host can update the uniform without lowering.
+    """
+
+    node_id: str
+    property_name: str
+    uniform: str
+    port_type: PortType
+    value: float | tuple[float, ...]
+    from_input: bool
+
+    @property
+    def key(self) -> ValueKey:
+        return (self.node_id, self.property_name)
+
+    @property
+    def spec(self) -> ParameterSpec:
+        """The uniform as the preview takes it (never shown: `parameters.is_hidden_uniform`)."""
+        kind = ParameterKind.FLOAT if self.port_type is PortType.FLOAT else ParameterKind.VECTOR
+        return ParameterSpec(self.uniform, kind, self.port_type.vpl_type, self.value)
+
+    def value_in(self, graph: MaterialGraph) -> float | tuple[float, ...] | None:
+        """The numbers this value has in `graph` (as the lowering would write its literal); None when it is
+        gone or no longer a number (the edit changed the material's structure)."""
+        node = graph.nodes.get(self.node_id)
+        if node is None:
+            return None
+        node_type = node_type_for(node, scope_of(graph, None))
+        if node_type is None:
+            return None
+        if self.from_input:
+            numbers = default_numbers(input_default(node, node_type, self.property_name), self.port_type)
+        else:
+            spec = node_type.property(self.property_name)
+            numbers = constant_numbers(node.properties.get(self.property_name, spec.default if spec is not None else 0.0),
+                                       self.port_type)
+        if numbers is None:
+            return None
+        return numbers[0] if self.port_type is PortType.FLOAT else numbers
+
+
+def constant_numbers(value: Any, port_type: PortType) -> tuple[float, ...]:
+    """The components of a constant node's literal of `port_type` (float: one; colour: alpha padded with 1)."""
+    if port_type is PortType.FLOAT:
+        return (as_number(value, 0.0),)
+    return tuple(as_numbers(value, port_type.width, pad_alpha=port_type is PortType.COLOR))
+
+
+def default_numbers(default: Any, target: PortType) -> tuple[float, ...] | None:
+    """The components of the literal an unconnected input of type `target` reads (`_Lowering.default_operand`);
+    None when the default is not a number (a source such as "texcoord", a bool) or `target` holds no floats."""
+    if target not in LIVE_PORT_TYPES or isinstance(default, (str, bool)):
+        return None
+    if target.width == 1:
+        return (as_numbers(default, 1)[0],)
+    if not isinstance(default, (list, tuple)):
+        return (as_number(default, 0.0),) * target.width
+    return tuple(as_numbers(default, target.width, pad_alpha=target is PortType.COLOR))
 
 
 @dataclass
@@ -173,6 +247,11 @@ class LoweringResult:
     #: Seconds spent per phase: types, lowering, publication (verification, canonical text
     #: and its read-back), glsl (materialization and generation).
     timings: dict[str, float] = field(default_factory=dict)
+    #: With `lower(live=...)`: the values lowered as hidden uniforms, by (node id, property).
+    live_values: dict[ValueKey, LiveValue] = field(default_factory=dict)
+    #: Live values a node also read as a property (its code depends on the number itself): a change of one of
+    #: these needs a new lowering even though the value is a uniform.
+    live_structural: frozenset[ValueKey] = frozenset()
 
     @property
     def errors(self) -> list[NodeDiagnostic]:
@@ -347,6 +426,8 @@ class NodeContext:
         return (self.node.id, name) in self.lowering.used_outputs
 
     def property(self, name: str) -> Any:
+        if self.lowering.live and self.lowering.top_owner is None and (self.node.id, name) in self.lowering.live:
+            self.lowering.live_structural.add((self.node.id, name))  # the code depends on the number itself
         if name in self.node.properties:
             return self.node.properties[name]
         spec = self.node_type.property(name)
@@ -386,9 +467,23 @@ class NodeContext:
             value, source_type = self.lowering.values[(connection.source_node, connection.source_port)]
             result = self.lowering.coerce(value, source_type, target)
         else:
-            result = self.lowering.default_operand(input_default(self.node, self.node_type, name), target)
+            default = input_default(self.node, self.node_type, name)
+            live = self.lowering.live_operand(self.node.id, name, default_numbers(default, target), target, True)
+            result = live if live is not None else self.lowering.default_operand(default, target)
         self._inputs[name] = result
         return result
+
+    def constant(self, name: str, port_type: PortType) -> Operand:
+        """Property `name` as a constant of `port_type` (`constant_numbers`): a literal (a float operand, or one
+        construct), or a load of its hidden uniform when it is live (`lower(live=...)`)."""
+        spec = self.node_type.property(name)
+        numbers = constant_numbers(self.node.properties.get(name, spec.default if spec is not None else 0.0), port_type)
+        live = self.lowering.live_operand(self.node.id, name, numbers, port_type, False)
+        if live is not None:
+            return live
+        if port_type is PortType.FLOAT:
+            return self.fn.f(numbers[0])
+        return self.fn.construct(port_type.vpl_type, *(self.fn.f(number) for number in numbers))
 
     def set_output(self, name: str, value: Operand) -> None:
         self.lowering.values[(self.node.id, name)] = (value, self.output_type(name))
@@ -584,6 +679,10 @@ class _Lowering:
         self.builders: list[FunctionBuilder] = []
         self.report: Callable[[str | None, str], None] = lambda _node_id, _message: None
         self.reads: dict[str, set[str]] = {}
+        #: Values to lower as hidden uniforms (`lower(live=...)`), and what became of them.
+        self.live: frozenset[ValueKey] = frozenset()
+        self.live_values: dict[ValueKey, LiveValue] = {}
+        self.live_structural: set[ValueKey] = set()
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -771,6 +870,23 @@ class _Lowering:
         numbers = as_numbers(default, target.width, pad_alpha=target is PortType.COLOR)
         return fn.construct(target.vpl_type, *(fn.f(number) for number in numbers))
 
+    def live_operand(self, node_id: str, name: str, numbers: tuple[float, ...] | None, port_type: PortType,
+                     from_input: bool) -> Operand | None:
+        """A load of the hidden uniform of live value (node_id, name), declared here; None when it is not live.
+
+        Only the material's own nodes (not a group's body) have live values, and only numbers of a float
+        type (`numbers` None: the value is not one).
+        """
+        key = (node_id, name)
+        if numbers is None or key not in self.live or self.top_owner is not None or port_type not in LIVE_PORT_TYPES:
+            return None
+        uniform = f"{HIDDEN_UNIFORM_PREFIX}{len(self.live_values)}"
+        reference = add_uniform(self.module, uniform, port_type.vpl_type)
+        self.record(self.module.uniforms[-1])
+        value = numbers[0] if port_type is PortType.FLOAT else tuple(numbers)
+        self.live_values[key] = LiveValue(node_id, name, uniform, port_type, value, from_input)
+        return self.fragment_main.load(reference)
+
     def helper(
         self,
         name: str,
@@ -833,12 +949,20 @@ def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
 
 
 def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
-          override: OutputOverride | None = None) -> LoweringResult:
+          override: OutputOverride | None = None, live: frozenset[ValueKey] = frozenset()) -> LoweringResult:
     """Lower, verify, publish and compile a material graph (or, with `preview`, node outputs; re-targeted by
-    `override`). Never raises."""
+    `override`). Never raises.
+
+    `live` (the editor's preview during value edits, docs/editor.md): each listed (node id, property) that
+    lowers to a literal (a constant's `value`, an unconnected input's default, of a float type, in the
+    material's own graph) is lowered as a load of a hidden uniform instead (`LoweringResult.live_values`
+    says which and its value); everything else is the same, so the program draws the same pixels as the
+    canonical one with those uniforms set. Such a module is the preview's only: it is never saved or
+    exported (`scene.is_hidden_uniform`).
+    """
     result = LoweringResult()
     try:
-        _lower(graph, result, preview, override)
+        _lower(graph, result, preview, override, frozenset(live))
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
         result.text = ""
@@ -869,6 +993,9 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
                 problems[(scope, node_id)] = "a parameter needs a nonempty name"
             elif name in RESERVED_UNIFORM_NAMES:
                 problems[(scope, node_id)] = f"the parameter name '{name}' is reserved for the scene data"
+            elif name.startswith(HIDDEN_UNIFORM_PREFIX):
+                problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
+                                              f"'{HIDDEN_UNIFORM_PREFIX}' are the editor's")
             else:
                 users.setdefault(name, []).append((scope, node_id))
 
@@ -884,7 +1011,7 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
 
 
 def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs | None = None,
-           override: OutputOverride | None = None) -> None:
+           override: OutputOverride | None = None, live_keys: frozenset[ValueKey] = frozenset()) -> None:
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
@@ -946,6 +1073,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
 
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
+    lowering.live = live_keys
     lowering.groups = groups
     lowering.report = report
     groups.prepare(lowering, control_nodes)
@@ -993,6 +1121,8 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
     result.provenance = lowering.provenance
     result.scoped_provenance = lowering.scoped_provenance
     result.reads = {node_id: frozenset(names) for node_id, names in lowering.reads.items()}
+    result.live_values = dict(lowering.live_values)
+    result.live_structural = frozenset(lowering.live_structural & set(lowering.live_values))
     result.timings["lowering"] = time.perf_counter() - started
     if result.errors:
         return

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME
+from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, is_hidden_uniform
 from app.material.traversal import node_id_key
 from vpl_core.ir.module import Module, UniformKind
 from vpl_core.ir.types import SamplerType, ScalarKind, ScalarType, Type, VectorType
@@ -105,6 +105,7 @@ def _specs(uniforms: Iterable[tuple[str, UniformKind, Type]]) -> list[ParameterS
         for name, kind, value_type in uniforms
         if not (name == SCENE_UNIFORM_NAME and kind is UniformKind.RECORD)
         and not (name in HOST_SAMPLERS and isinstance(value_type, SamplerType))  # the preview's lighting
+        and not is_hidden_uniform(name)  # the editor's live values: the preview's, never a parameter
     ]
 
 

@@ -63,6 +63,15 @@ HOST_SAMPLERS: tuple[str, ...] = ("environment_specular", "environment_irradianc
 
 #: Uniform names a material parameter may not take.
 RESERVED_UNIFORM_NAMES: frozenset[str] = frozenset((SCENE_UNIFORM_NAME, *HOST_SAMPLERS))
+#: The prefix of the editor's hidden uniforms (live values, `lower(live=...)`: "__live_0", ...). A parameter
+#: name may not start with it (the lowering reports one that does), and no parameters panel, export or saved
+#: file lists such a uniform (`is_hidden_uniform`): only the preview's program of a live edit declares them.
+HIDDEN_UNIFORM_PREFIX = "__live_"
+
+
+def is_hidden_uniform(name: str) -> bool:
+    """Whether `name` is one of the editor's hidden uniforms (never a material parameter)."""
+    return name.startswith(HIDDEN_UNIFORM_PREFIX)
 
 @dataclass(frozen=True)
 class VertexInput:

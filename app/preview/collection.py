@@ -41,9 +41,13 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
+from typing import cast
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
-from shiboken6 import isValid
+
+_is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)  # shiboken6's untyped helper, typed
 
 #: How often the window's thread checks the collector's counts while a hold is in force.
 TICK_MS = 100
@@ -137,6 +141,6 @@ def window_thread_collection() -> WindowThreadCollection:
     application = QCoreApplication.instance()
     if application is None:
         raise RuntimeError("window_thread_collection needs a QCoreApplication")
-    if not _instance or not isValid(_instance[0]) or _instance[0].parent() is not application:
+    if not _instance or not _is_valid(_instance[0]) or _instance[0].parent() is not application:
         _instance[:] = [WindowThreadCollection(application)]
     return _instance[0]

@@ -53,7 +53,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import shiboken6
@@ -77,6 +77,10 @@ CLOSE_TIMEOUT_S = 60.0
 FRAME_TEXTURES = 3
 
 Command = Callable[[Renderer], object]
+
+#: shiboken6's untyped helpers, typed: delete a Qt object's C++ side now; whether it still exists.
+_delete = cast(Callable[[QObject], None], shiboken6.delete)
+_is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)
 
 #: Threads still running, closed when the application quits or Python exits (a run that never enters the
 #: event loop, `vpl-editor --screenshot`), before Python's shutdown deletes Qt objects under them: a thread
@@ -186,7 +190,7 @@ class RenderThread(QObject):
 
     #: A `Frame`'s fields (texture, width, height, program, serial), delivered on the thread that made this
     #: object: plain integers, so the queued call copies C++ values, never a Python object between threads.
-    frame_ready = Signal(int, int, int, int, int)
+    frame_ready: Signal[tuple[int, int, int, int, int]] = Signal(int, int, int, int, int)
     #: (build serial, "" or the driver's message): a program was built, or failed to build.
     program_built = Signal(int, str)
     #: A command or a frame failed: the message to show.
@@ -325,10 +329,10 @@ class RenderThread(QObject):
         if self._surface is not None:
             surface, self._surface = self._surface, None
             surface.destroy()
-            shiboken6.delete(surface)
+            _delete(surface)
         if self._collection is not None:
             collection, self._collection = self._collection, None
-            if shiboken6.isValid(collection):
+            if _is_valid(collection):
                 collection.release()
 
     # ---- the thread -----------------------------------------------------------------------
@@ -340,7 +344,7 @@ class RenderThread(QObject):
         try:
             self._run_in(context, share, surface_format)
         finally:
-            shiboken6.delete(context)
+            _delete(context)
 
     def _run_in(self, context: QOpenGLContext, share: QOpenGLContext, surface_format: QSurfaceFormat) -> None:
         context.setFormat(surface_format)

@@ -19,7 +19,15 @@ Events (`app.session.events.Event`), emitted after the state is consistent:
   texture parameters (None: the checker), or the problems reading them,
   changed;
 - `graph_rewritten(MaterialGraph)`: saving into another folder rewrote the
-  graph's relative texture paths (the view must take them, outside undo).
+  graph's relative texture paths (the view must take them, outside undo);
+- `live_values_changed(dict[str, value])`: an edit changed only values the
+  preview's live program takes as hidden uniforms (`app.session.live_values`):
+  their new values, by uniform name; the preview needs no new program.
+
+Live values: a lowering job also lowers the wanted live values for the
+preview (`LoweringJob.live`); `preview_program`, `preview_specs` and
+`preview_values` are what the preview draws, while `result`, `program`,
+exports and saving stay the canonical lowering's.
 
 Textures (`app.session.textures`): each texture parameter's path is
 resolved against the document's folder and read through a cache; a file
@@ -58,7 +66,7 @@ from pathlib import Path
 
 from app.material.document import LoadedDocument, load_text, save_file, save_text
 from app.material.graph import MaterialGraph
-from app.material.lowering import LoweringResult, lower, lowering_equivalent
+from app.material.lowering import LoweringResult, ValueKey, lower, lowering_equivalent
 from app.material.node_types import NodeDiagnostic
 from app.material.parameters import (
     PARAMETER_VALUE_PROPERTY,
@@ -74,6 +82,7 @@ from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.engine_export import PreviewLighting, material_section, written_files
 from app.session.events import Event
+from app.session.live_values import LiveValues
 from app.session.parameters import ParameterChange, ParameterModel, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
 from app.session.stage_files import rebased_stage
@@ -98,6 +107,9 @@ class LoweringOutcome:
     result: LoweringResult
     programs: tuple[CompiledProgram, ...] = ()
     checks: tuple[NodeDiagnostic, ...] = ()
+    #: The preview's live lowering (`LoweringJob.live`) and its programs for the job's targets.
+    live: LoweringResult | None = None
+    live_programs: tuple[CompiledProgram, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,15 +125,28 @@ class LoweringJob:
     targets: tuple[str, ...] = ()
     document: int = 0
     serial: int = field(default=0, compare=False)
+    #: Values to lower as hidden uniforms too, for the preview (`app.session.live_values`); empty: none.
+    live: frozenset[ValueKey] = frozenset()
 
     def run(self) -> LoweringOutcome:
-        """Lower, publish and compile; pure and total (`lower` never raises, nor does the cache)."""
+        """Lower, publish and compile; pure and total (`lower` never raises, nor does the cache).
+
+        With `live`, the live lowering (for the preview) comes first, then the canonical one.
+        """
+        live_result: LoweringResult | None = None
+        live_programs: tuple[CompiledProgram, ...] = ()
+        if self.live:
+            live_result = lower(self.graph, live=self.live)
+            live_programs = self._compile(live_result)
         result = lower(self.graph)
-        programs: list[CompiledProgram] = []
-        if result.verified is not None:
-            cache = ArtifactCache(result.verified, seed=result.artifact)
-            programs = [cache.get(target) for target in self.targets if target != DEFAULT_TARGET]
-        return LoweringOutcome(result, tuple(programs), tuple(range_problems(self.graph)))
+        return LoweringOutcome(result, self._compile(result), tuple(range_problems(self.graph)),
+                               live_result, live_programs)
+
+    def _compile(self, result: LoweringResult) -> tuple[CompiledProgram, ...]:
+        if result.verified is None:
+            return ()
+        cache = ArtifactCache(result.verified, seed=result.artifact)
+        return tuple(cache.get(target) for target in self.targets if target != DEFAULT_TARGET)
 
 
 def rebase_textures(graph: MaterialGraph, old: Path | None, new: Path | None) -> MaterialGraph:
@@ -157,6 +182,12 @@ class EditorSession:
         self.saved: Event[Path] = Event("saved")
         self.textures_changed: Event[dict[str, TextureImage | None]] = Event("textures_changed")
         self.graph_rewritten: Event[MaterialGraph] = Event("graph_rewritten")
+        #: New values of the preview's live uniforms (by hidden uniform name): a value edit, no new program.
+        self.live_values_changed: Event[dict[str, float | tuple[float, ...]]] = Event("live_values_changed")
+        #: Values edited live for the preview (`app.session.live_values`).
+        self.live = LiveValues()
+        #: The last edit changed only values the preview's live program takes (its pixels need no lowering).
+        self.live_edit = False
         self.textures = TextureCache()
         self._texture_images: dict[str, TextureImage | None] = {}
         self._texture_problems: list[NodeDiagnostic] = []
@@ -227,10 +258,22 @@ class EditorSession:
         return stored_texture_path(chosen, self.directory)
 
     def preview_values(self) -> dict[str, object]:
-        """The parameter values as the preview takes them: texture parameters as images."""
+        """The parameter values as the preview takes them: texture parameters as images; with the live
+        program, its hidden uniforms' values too."""
         values: dict[str, object] = dict(self.parameters.values)
         values.update(self._texture_images)
+        values.update(self.live.values(self.graph))
         return values
+
+    def preview_specs(self) -> list[ParameterSpec]:
+        """The parameters as the preview takes them: the material's, and the live program's hidden uniforms."""
+        return self.parameters.specs + self.live.specs()
+
+    def preview_program(self, target: str = DEFAULT_TARGET) -> CompiledProgram:
+        """What the preview draws: the live program while it serves the current graph (its values are uniforms;
+        docs/editor.md), else the current module compiled for `target` (`program`)."""
+        live = self.live.preview_program(target) if isinstance(self._document, GraphDocument) else None
+        return live if live is not None and live.artifact is not None else self.program(target)
 
     @property
     def needs_lowering(self) -> bool:
@@ -282,6 +325,8 @@ class EditorSession:
         self._lowered_graph = None
         self._checks = []
         self._programs = programs
+        self.live.clear()
+        self.live_edit = False
         self.parameters.clear()
         if specs:
             self.parameters.set_specs(specs)
@@ -305,7 +350,12 @@ class EditorSession:
         """
         if not isinstance(self._document, GraphDocument):
             raise RuntimeError("a read-only document has no graph to edit")
+        previous = self._document.graph
         self._document.graph = graph if owned else graph.copy()
+        self.live_edit = self.live.edited(previous, self._document.graph)
+        if self.live_edit:
+            # Only live values changed: the preview's program stays, the new values go to it now.
+            self.live_values_changed.emit(self.live.values(self._document.graph))
         self._notify_modified()
         self._refresh_values()
         self._update_textures()
@@ -338,7 +388,8 @@ class EditorSession:
         if not self.needs_lowering:
             return None
         assert isinstance(self._document, GraphDocument)
-        return LoweringJob(self._document.graph.copy(), tuple(targets), self._document_serial, next(self._job_serials))
+        return LoweringJob(self._document.graph.copy(), tuple(targets), self._document_serial, next(self._job_serials),
+                           self.live.to_build())
 
     def finish_lowering(self, job: LoweringJob, outcome: LoweringOutcome) -> LoweringResult | None:
         """Apply what `job` computed and emit `lowered`; None (nothing applied) when its document is gone."""
@@ -348,6 +399,8 @@ class EditorSession:
         previous = self._result
         self._result = result
         self._lowered_graph = job.graph
+        if outcome.live is not None:
+            self.live.accept(job.graph, outcome.live, outcome.live_programs, self._document.graph)
         self._checks = list(outcome.checks)
         same_module = (previous is not None and previous.verified is not None and result.verified is not None
                        and previous.text == result.text)

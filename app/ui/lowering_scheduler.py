@@ -11,7 +11,13 @@ When (an adaptive debounce instead of a fixed delay):
   the ones in between are never lowered. The drag's last value is lowered
   as soon as the worker is free, so releasing the slider waits for nothing;
 - edits the lowering does not read (moving nodes, a parameter's value)
-  start nothing at all: `EditorSession.start_lowering` returns None.
+  start nothing at all: `EditorSession.start_lowering` returns None;
+- an edit whose pixels need no lowering (a value the preview's live program
+  takes as a uniform: app/session/live_values.py) asks with a `delay_ms`:
+  the lowering for the panels starts once such edits have stopped for that
+  long (each one restarts the wait), so a run of value edits is lowered
+  once and the window's thread is free to show each value; any other edit
+  cuts the wait short.
 
 Where: `LoweringJob.run` (lowering, publication, GLSL for the preview's
 target; pure Python on plain data) runs on one worker thread
@@ -38,6 +44,8 @@ from app.session.session import LoweringJob, LoweringOutcome
 
 #: Shortest time between the starts of two lowerings while a gesture continues.
 THROTTLE_MS = 40
+#: How long value edits the preview shows without a lowering (live values) must stop before the panels' lowering.
+LIVE_SETTLE_MS = 250
 
 
 class LoweringScheduler(QObject):
@@ -56,6 +64,7 @@ class LoweringScheduler(QObject):
         self._executor: ThreadPoolExecutor | None = None
         self._running: tuple[LoweringJob, Future[LoweringOutcome]] | None = None
         self._continuing = False
+        self._delay_ms = 0
         self._last_start = float("-inf")
         self._closed = False
         self._timer = QTimer(self)
@@ -70,13 +79,24 @@ class LoweringScheduler(QObject):
         """A lowering is running or about to start."""
         return self._running is not None or self._timer.isActive()
 
-    def request(self, continuing: bool = False) -> None:
-        """The graph was edited: lower it soon (see the module docstring for how soon)."""
+    @property
+    def settling(self) -> bool:
+        """Waiting for value edits (a request with `delay_ms`) to stop before lowering."""
+        return self._timer.isActive() and self._delay_ms > 0 and self._running is None
+
+    def request(self, continuing: bool = False, delay_ms: int = 0) -> None:
+        """The graph was edited: lower it soon (see the module docstring for how soon; `delay_ms`: once edits
+        asking with a delay have stopped for that long)."""
         if self._closed:
             return
         self._continuing = continuing
+        settling = self._timer.isActive() and self._delay_ms > 0
+        self._delay_ms = delay_ms
         if self._running is not None:
             return  # the newest graph is taken when the running lowering ends
+        if delay_ms > 0 and (settling or not self._timer.isActive()):
+            self._timer.start(delay_ms)  # a run of value edits: wait until it stops
+            return
         delay = 0
         if continuing:
             since = (time.monotonic() - self._last_start) * 1000.0
@@ -88,6 +108,7 @@ class LoweringScheduler(QObject):
     def flush(self) -> None:
         """Finish the running lowering and lower whatever is left, now, on this thread."""
         self._timer.stop()
+        self._delay_ms = 0
         running, self._running = self._running, None
         if running is not None:
             job, future = running
@@ -132,4 +153,4 @@ class LoweringScheduler(QObject):
         self.session.finish_lowering(job, running[1].result())
         self.applied.emit()
         if self.session.needs_lowering:
-            self.request(self._continuing)
+            self.request(self._continuing, self._delay_ms)

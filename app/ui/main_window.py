@@ -64,7 +64,7 @@ from app.ui.icons import application_icon
 from app.ui.inspection_commands import InspectionCommands
 from app.ui.instruction_view import InstructionView
 from app.ui.keys import redo_keys
-from app.ui.lowering_scheduler import LoweringScheduler
+from app.ui.lowering_scheduler import LIVE_SETTLE_MS, LoweringScheduler
 from app.ui.node_commands import NodeCommands
 from app.ui.node_thumbnails import NodePin, NodeThumbnails
 from app.ui.palette import NodePalette
@@ -203,6 +203,7 @@ class MainWindow(QMainWindow):
         self.properties_panel.gestureEnded.connect(self.gesture.end)
         panel.gestureEnded.connect(self.gesture.end)
         self.gesture.ended.connect(self._after_gesture)
+        self.gesture.ended.connect(self._lower_after_gesture)
         self.gesture.ended.connect(self.thumbnails.schedule)
         self.presenter.preview_settled.append(self.thumbnails.schedule)
         self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
@@ -397,11 +398,14 @@ class MainWindow(QMainWindow):
         continuing = self.graph_editor.edit_continuing
         # The editor's snapshots are never changed in place: the session may keep this one (no copy per step).
         self.session.update_graph(self.graph_editor.material, owned=True)
+        # Only values the preview's live program takes changed: its pixels are there already (docs/editor.md,
+        # "Live values"); the lowering for the panels waits until the values stop changing.
+        live = self.session.live_edit
         if continuing and self.gesture.active:
             # A later step of a drag: the title, actions, group list and the properties panel (whose
             # slider is what moves) are brought up to date when the gesture ends (`_after_gesture`).
             self.gesture.continue_edit()
-            self.lowering.request(continuing)
+            self.lowering.request(continuing, LIVE_SETTLE_MS if live else 0)
             return
         # After the session has the graph: a gesture's end then sees whether a lowering is still to come.
         if continuing:
@@ -409,7 +413,7 @@ class MainWindow(QMainWindow):
         else:
             self.gesture.end()
         self._after_gesture()
-        self.lowering.request(continuing)
+        self.lowering.request(continuing, LIVE_SETTLE_MS if live else 0)
 
     def _after_gesture(self) -> None:
         """What every discrete edit updates (and a gesture once, at its end)."""
@@ -419,6 +423,11 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_actions()
         self.nodes.refresh_properties()
+
+    def _lower_after_gesture(self) -> None:
+        """A gesture ended: what a drag of live values did not lower (only the preview followed it) is lowered."""
+        if not self.read_only and self.session.needs_lowering:
+            self.lowering.request()
 
     def frame_all(self) -> None:
         self.graph_editor.frame_all()

@@ -8,7 +8,10 @@ read-only document, the parameters panel, the preview (through
 `PreviewHost` only) and the status bar. It holds one piece of state of its
 own: the last driver error, shown as a diagnostic until a program builds.
 
-A lowering reaches the preview first. While a gesture continues (a slider
+A value edit the preview's live program takes (`live_values_changed`,
+app/session/live_values.py) goes to the preview as uniform values at once;
+the preview's program is `EditorSession.preview_program` (the live one while
+it serves the graph). A lowering reaches the preview first. While a gesture continues (a slider
 drag, `window.gesture`) it reaches only the preview; the panels show the
 last lowering once the gesture ends (`behind`, `_catch_up`). While a new
 program is on its way to the preview (`preview_pending`, at most
@@ -95,6 +98,7 @@ class SessionPresenter:
         session.parameters.value_changed.connect(self._on_parameter_value)
         session.parameters.variants_changed.connect(window.parameters_panel.set_variants)
         session.textures_changed.connect(self._on_textures)
+        session.live_values_changed.connect(self._on_live_values)
         #: The material's state, kept in the status bar (a message there is gone after a few seconds).
         self.state_label = QLabel()
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -114,6 +118,8 @@ class SessionPresenter:
         self.behind = False
         #: How many lowerings updated the panels (tests count: none during a drag, one at its end).
         self.panel_updates = 0
+        #: Value edits that went to the preview as uniforms of its live program (no new program).
+        self.live_posts = 0
         window.gesture.ended.connect(self._catch_up)
         #: A new program went to the preview and has not drawn yet: work for other views (the node
         #: thumbnails) waits for it, so the new pixels come first (at most `PREVIEW_FIRST_MS`).
@@ -201,7 +207,8 @@ class SessionPresenter:
         if self.window.node_pin.show_program():  # "Preview This Node": the pinned node instead of the material
             self._shown_artifact = None
             return
-        program = self.session.program(preview.target)
+        # The live program while only its values were edited since it was built (app/session/live_values.py).
+        program = self.session.preview_program(preview.target)
         if program.artifact is None:
             preview.show_problem(f"{program.target} target error (preview: {preview.context_description}): "
                                  f"{program.problem}")
@@ -212,7 +219,7 @@ class SessionPresenter:
         self._sent_textures = dict(self.session.texture_images)
         self.preview_pending = True
         self._preview_wait.start()
-        preview.set_artifact(program.artifact, self.session.parameters.specs, self.session.preview_values())
+        preview.set_artifact(program.artifact, self.session.preview_specs(), self.session.preview_values())
 
     def _preview_done(self) -> None:
         self._preview_wait.stop()
@@ -225,6 +232,15 @@ class SessionPresenter:
         panel, parameters = self.window.parameters_panel, self.session.parameters
         panel.set_parameters(specs, parameters.values)
         panel.set_variants(parameters.variants)
+
+    def _on_live_values(self, values: dict[str, float | tuple[float, ...]]) -> None:
+        """A value edit the preview's live program takes as uniforms: new pixels without a new program."""
+        if self.window.node_pin.pinned:
+            return  # the preview shows a node, not the material's program
+        self.live_posts += 1
+        preview = self.window.preview
+        for name, value in values.items():
+            preview.set_parameter(name, value)
 
     def _on_parameter_value(self, change: ParameterChange) -> None:
         if change.spec.kind is not ParameterKind.TEXTURE:  # images come with `textures_changed`

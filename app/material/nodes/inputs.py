@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.node_types import NodeType, PortSpec, PropertySpec, as_integer, as_number, as_numbers, register
+from app.material.node_types import NodeType, PortSpec, PropertySpec, as_integer, as_numbers, register
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.material.port_types import PortType, float_type
 from vpl_core.ir.types import SAMPLER2D
@@ -21,12 +21,8 @@ CATEGORY = "Input"
 
 def _constant(type_name: str, display_name: str, port_type: PortType, kind: str, default: object, description: str) -> None:
     def lower(ctx: NodeContext) -> None:
-        value = ctx.property("value")
-        if port_type is PortType.FLOAT:
-            ctx.set_output("out", ctx.fn.f(as_number(value, 0.0)))
-            return
-        numbers = as_numbers(value, port_type.width, pad_alpha=port_type is PortType.COLOR)
-        ctx.set_output("out", ctx.fn.construct(port_type.vpl_type, *(ctx.fn.f(number) for number in numbers)))
+        # A literal; in the editor's preview, while its value is edited, a hidden uniform (`lower(live=...)`).
+        ctx.set_output("out", ctx.constant("value", port_type))
 
     register(
         NodeType(

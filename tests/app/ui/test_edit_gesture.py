@@ -82,7 +82,12 @@ def test_a_drag_updates_only_the_preview_until_the_slider_is_released(make_windo
     assert presenter.behind
     assert window.code_view.text(VPL_TAB) == code_before, "the code view followed the drag"
     assert len({id(result) for result in results}) == 3, "every step was lowered"
-    assert programs[-1] is window.session.program(window.preview.target).artifact, "the preview follows each step"
+    # The first move made the power live (docs/editor.md, "Live values"): the steps reach the preview as values.
+    assert programs[-1] is window.session.preview_program(window.preview.target).artifact
+    assert len({id(program) for program in programs}) == 1, "a value step built a new program"
+    uniform = window.session.live.program.result.live_values[(FRESNEL, POWER)].uniform
+    assert window.preview.parameter_values[uniform] == pytest.approx(window.material.nodes[FRESNEL].properties[POWER],
+                                                                     rel=1e-7), "the preview has the drag's last value"
 
     slider.setSliderDown(False)  # the release: sliderReleased
     assert not window.gesture.active

@@ -159,11 +159,14 @@ def test_preview_this_node_pins_it_until_unpinned(thumbnail_window, qtbot) -> No
     assert window.node_pin.pinned == noise
     qtbot.waitUntil(lambda: renderer.program.artifact.fragment_code != window.session.current_artifact.fragment_code,
                     timeout=30_000)
+    noise_fragment = renderer.program.artifact.fragment_code
     unpin = next(action for action in node_menu(window, noise).actions() if action.text() == "&Unpin Node Preview")
     unpin.trigger()
     assert window.node_pin.pinned is None and window.node_pin.label.text() == ""
-    qtbot.waitUntil(lambda: renderer.program.artifact.fragment_code == window.session.current_artifact.fragment_code,
-                    timeout=30_000)
+    # The material's program again: the preview's (the scale was edited live: docs/editor.md, "Live values").
+    material = window.session.preview_program(window.preview.target).artifact
+    assert material is not None and material.fragment_code != noise_fragment
+    qtbot.waitUntil(lambda: renderer.program.artifact.fragment_code == material.fragment_code, timeout=30_000)
 
 
 def test_deleting_the_pinned_node_unpins(thumbnail_window) -> None:
