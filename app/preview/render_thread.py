@@ -53,14 +53,16 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+import shiboken6
 from OpenGL import GL
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
 from app.material.textures import as_rgba_image
+from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.preview_state import PreviewState
 from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -75,6 +77,10 @@ CLOSE_TIMEOUT_S = 60.0
 FRAME_TEXTURES = 3
 
 Command = Callable[[Renderer], object]
+
+#: shiboken6's untyped helpers, typed: delete a Qt object's C++ side now; whether it still exists.
+_delete = cast(Callable[[QObject], None], shiboken6.delete)
+_is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)
 
 #: Threads still running, closed when the application quits or Python exits (a run that never enters the
 #: event loop, `vpl-editor --screenshot`), before Python's shutdown deletes Qt objects under them: a thread
@@ -182,8 +188,9 @@ class PostedState(PreviewState):
 class RenderThread(QObject):
     """See the module docstring."""
 
-    #: A `Frame`, delivered on the thread that made this object.
-    frame_ready = Signal(object)
+    #: A `Frame`'s fields (texture, width, height, program, serial), delivered on the thread that made this
+    #: object: plain integers, so the queued call copies C++ values, never a Python object between threads.
+    frame_ready: Signal[tuple[int, int, int, int, int]] = Signal(int, int, int, int, int)
     #: (build serial, "" or the driver's message): a program was built, or failed to build.
     program_built = Signal(int, str)
     #: A command or a frame failed: the message to show.
@@ -193,7 +200,7 @@ class RenderThread(QObject):
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.renderer = renderer
-        self._surface = QOffscreenSurface()  # made on the widget's (GUI) thread, as Qt asks; used by the worker
+        self._surface: QOffscreenSurface | None = QOffscreenSurface()  # made on the widget's (GUI) thread, as Qt asks; used by the worker
         self._surface.setFormat(surface_format)
         self._surface.create()
         self._condition = threading.Condition()
@@ -209,6 +216,10 @@ class RenderThread(QObject):
         self._program = 0       # the newest build whose program is drawn
         self._frames = 0
         self._unreceived = 0    # frames emitted that the widget has not received yet (queued to it)
+        # From now until `close`, cyclic garbage is collected on this (the window's) thread only: the render
+        # thread's allocations would otherwise run the collector there, over the window's Qt objects.
+        self._collection: WindowThreadCollection | None = window_thread_collection()
+        self._collection.hold()
         self._thread = threading.Thread(target=self._run, args=(share, surface_format), name="vpl-preview-render",
                                         daemon=True)
         self._thread.start()
@@ -295,8 +306,15 @@ class RenderThread(QObject):
         """Wait until every command and frame asked for so far is done; False on timeout."""
         return self._idle.wait(timeout_s)
 
+    @Slot()
     def close(self) -> None:
-        """Stop after the current command or frame; the thread releases its GL objects and its context."""
+        """Stop after the current command or frame; the thread releases its GL objects and its context.
+
+        Called on the window's thread (the widget, its context's `aboutToBeDestroyed`, the application's
+        `aboutToQuit`, Python's exit). Once the thread has ended, the offscreen surface is destroyed here, on
+        the thread that created it, as QOffscreenSurface requires, and the window thread's hold on garbage
+        collection is released (`app.preview.collection`).
+        """
         _running.discard(self)
         with self._condition:
             self._closing = True
@@ -306,18 +324,36 @@ class RenderThread(QObject):
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=CLOSE_TIMEOUT_S)
         self._idle.set()
+        if self._thread.is_alive() or threading.current_thread() is not threading.main_thread():
+            return  # still drawing (a driver that hangs): its surface and the hold stay; never freed under it
+        if self._surface is not None:
+            surface, self._surface = self._surface, None
+            surface.destroy()
+            _delete(surface)
+        if self._collection is not None:
+            collection, self._collection = self._collection, None
+            if _is_valid(collection):
+                collection.release()
 
     # ---- the thread -----------------------------------------------------------------------
 
     def _run(self, share: QOpenGLContext, surface_format: QSurfaceFormat) -> None:
+        # The context is this thread's: made here and deleted here, explicitly, whatever still refers to its
+        # Python wrapper (a wrapper kept in a reference cycle would otherwise delete it wherever it is collected).
         context = QOpenGLContext()
+        try:
+            self._run_in(context, share, surface_format)
+        finally:
+            _delete(context)
+
+    def _run_in(self, context: QOpenGLContext, share: QOpenGLContext, surface_format: QSurfaceFormat) -> None:
         context.setFormat(surface_format)
         context.setShareContext(share)
         if not context.create() or not QOpenGLContext.areSharing(context, share):
             self._problem = "no OpenGL context sharing the preview's objects could be created"
             self._ready.set()
             return
-        if not context.makeCurrent(self._surface):
+        if self._surface is None or not context.makeCurrent(self._surface):
             self._problem = "the preview's render context could not be made current"
             self._ready.set()
             return
@@ -384,4 +420,4 @@ class RenderThread(QObject):
         with self._condition:
             self._protected = (self._protected[0], target.texture)
             self._unreceived += 1
-        self.frame_ready.emit(Frame(target.texture, size[0], size[1], self._program, self._frames))
+        self.frame_ready.emit(target.texture, size[0], size[1], self._program, self._frames)

@@ -27,8 +27,7 @@ the only way the window reaches them; parameter values are the host's:
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
 
-Threads (issue 20). With `VPL_PREVIEW_RENDER_THREAD=1` (opt-in, see below)
-the renderer runs on the preview's `RenderThread`
+Threads (issue 20). The renderer runs on the preview's `RenderThread`
 (app/preview/render_thread.py), in a context sharing this widget's objects:
 every change (a parameter's value, a texture, the stage and its environment,
 the clock's time, the camera, a new program) is recorded in the widget's
@@ -42,12 +41,12 @@ old image, and `programFailed` says why). What must see the newest state
 waits for the thread: `grab_preview`, `grab_shown_frame`,
 `finish_rendering` and the `renderer` property (tests and tools; the widget
 itself never waits). The preview's clock and stage (`PreviewClock`,
-`PreviewStage`) change the `PostedState` as they change any state. By
-default (the variable unset or anything but `1`), or when the thread's
-context cannot be made, the widget draws in its own thread (`threaded` says
-which). The thread is opt-in because full test runs crashed (a
-segmentation fault while the window's thread collected garbage and the
-render thread was building a mesh) and the cause is not found yet.
+`PreviewStage`) change the `PostedState` as they change any state. With
+`VPL_PREVIEW_RENDER_THREAD=0`, or when the thread's context cannot be made,
+the widget draws in its own thread (`threaded` says which). While a render
+thread runs, Python's cyclic garbage is collected on the window's thread
+only (`app.preview.collection`: collected on the render thread, the
+window's Qt objects were deleted there, which crashed full test runs).
 """
 
 from __future__ import annotations
@@ -58,7 +57,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
@@ -89,9 +88,7 @@ if TYPE_CHECKING:
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
 ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
-#: `VPL_PREVIEW_RENDER_THREAD=1` draws in a render thread; anything else (the default) in the window's thread.
-#: Opt-in: full suites crashed (segfault while the window's thread collected garbage and the render thread
-#: was drawing; docs/preview.md, "The render thread"), and at low load the thread bought little (docs/performance.md).
+#: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread; unset or anything else (the default), in a render thread.
 RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: The longest `finish_rendering` waits for the render thread.
 RENDER_WAIT_S = 120.0
@@ -431,7 +428,7 @@ class PreviewWidget(QOpenGLWidget):
 
     def _start_thread(self) -> None:
         """Move the drawing to a render thread sharing this context (unless asked not to, or it cannot be made)."""
-        if os.environ.get(RENDER_THREAD_VARIABLE, "0").strip() != "1":
+        if os.environ.get(RENDER_THREAD_VARIABLE, "").strip() == "0":
             return
         context = self.context()
         try:
@@ -448,9 +445,13 @@ class PreviewWidget(QOpenGLWidget):
         thread.failed.connect(self._on_thread_failed)
         self._thread = thread
 
-    def _on_frame(self, frame: Frame) -> None:
+    # The thread's signals reach these slots queued to this thread; declared as slots (@Slot), so PySide
+    # calls them through the class's own meta-object instead of adding slots to it at run time.
+    @Slot(int, int, int, int, int)
+    def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int) -> None:
         if self._thread is None:
             return  # a frame of a thread closed since
+        frame = Frame(texture, width, height, program, serial)
         self._frame = frame
         self._thread.received(frame, self._shown_texture)
         self.update()
@@ -460,11 +461,13 @@ class PreviewWidget(QOpenGLWidget):
             self._error = ""
             self.programReady.emit()
 
+    @Slot(int, str)
     def _on_program_built(self, serial: int, error: str) -> None:
         if error and serial == self._build_serial:
             self._building = None
             self._fail(error)
 
+    @Slot(str)
     def _on_thread_failed(self, message: str) -> None:
         self._error = message
         self.update()

@@ -4,9 +4,11 @@ Compiling, linking and the driver's first draw run off the window's thread;
 the old image stays until the new program has drawn its first frame, and
 `programReady` comes with that frame; a program the driver rejects (at
 compile or at link) keeps the old image and reports; closing the widget
-stops the thread and releases its objects; without
-`VPL_PREVIEW_RENDER_THREAD=1` (the thread is opt-in: docs/preview.md) and
-with a context that cannot share, the window's thread draws. No timed
+stops the thread and releases its objects; with
+`VPL_PREVIEW_RENDER_THREAD=0` and with a context that cannot share, the
+window's thread draws. While a thread runs, the window thread's garbage is
+collected on the window's thread (`render_thread_stress.py` drives the
+thread beside such garbage; it crashed before, docs/preview.md). No timed
 assertions: a slow driver is simulated by a build that waits for an event.
 """
 
@@ -24,6 +26,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtGui import QImage, QOpenGLContext
 
 from app.material.parameters import ParameterKind, ParameterSpec
+from app.preview.collection import window_thread_collection
 from app.preview.images import qimage_to_rgba
 from app.preview.render_thread import RenderThread
 from app.preview.renderer import Renderer
@@ -36,18 +39,9 @@ RED, GREEN, BLUE = (1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1
 
 
 @pytest.fixture(autouse=True)
-def render_thread_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """These tests are about the thread: turn it on (a test of the fallback sets the variable again).
-
-    The garbage of earlier tests is collected before a render thread starts and this test's after its
-    threads are closed (autouse: torn down after qtbot's widgets): two full suites crashed in the window
-    thread's garbage collection while a render thread drew (docs/preview.md, why the thread is opt-in);
-    collecting while no render thread runs keeps that unknown crash out of the suite until it is found.
-    """
-    gc.collect()
-    monkeypatch.setenv(RENDER_THREAD_VARIABLE, "1")
-    yield
-    gc.collect()
+def render_thread_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the thread, the default: the variable unset (a test of the fallback sets it)."""
+    monkeypatch.delenv(RENDER_THREAD_VARIABLE, raising=False)
 
 
 def _make_widget(qtbot, tracked: bool = True) -> PreviewWidget:
@@ -211,11 +205,15 @@ def test_closing_the_widget_stops_the_thread_and_releases_its_objects(qtbot) -> 
     thread: RenderThread = widget._thread
     renderer = widget._renderer
     assert thread.running and renderer.program is not None
+    collection = window_thread_collection()
+    assert collection.holding and not gc.isenabled()  # the window's thread collects while the thread runs
     widget.close()
     widget.deleteLater()  # Qt destroys it (and its context) from C++, as a closed window does
     qtbot.waitUntil(lambda: not thread.running, timeout=10_000)
     assert renderer.program is None and not renderer._initialized  # every GL object was deleted, in its context
     assert not any(t.name == "vpl-preview-render" and t.ident == thread._thread.ident for t in threading.enumerate())
+    # Its offscreen surface was destroyed on this (the GUI) thread, and its hold on the collection released.
+    assert thread._surface is None and thread._collection is None
 
 
 def test_many_widgets_leave_no_thread_behind(qtbot) -> None:
@@ -229,11 +227,12 @@ def test_many_widgets_leave_no_thread_behind(qtbot) -> None:
     qtbot.waitUntil(lambda: not any(thread.running for thread in threads), timeout=10_000)
 
 
-def test_the_thread_is_opt_in(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(RENDER_THREAD_VARIABLE)
+@pytest.mark.parametrize("value", ["", "1", "yes"])
+def test_the_thread_is_the_default(qtbot, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv(RENDER_THREAD_VARIABLE, value)
     widget = _make_widget(qtbot)
-    widget.set_artifact(constant_color_artifact(RED))
-    assert not widget.threaded
+    _show(qtbot, widget, RED)
+    assert widget.threaded and _centre(widget.grab_preview()) == (255, 0, 0)
 
 
 def test_without_the_thread_the_window_thread_draws(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -300,3 +299,25 @@ def test_frames_still_on_their_way_keep_their_textures_through_a_resize(
     release.set()
     widget.finish_rendering()
     assert widget.error_text == "" and _centre(widget.grabFramebuffer()) == (255, 0, 0)
+
+
+def test_the_window_threads_garbage_is_collected_on_it_while_threads_draw(qtbot) -> None:
+    """The crash of full suites, reproduced: cyclic garbage holding the window thread's Qt objects (active
+    timers, scenes, offscreen surfaces) made while render threads build meshes and programs, draw, resize,
+    close and start again (`render_thread_stress.py`). Before the fix, CPython's collector ran on the render
+    thread too and deleted those objects there; this crashed within 60 iterations (a timer fired for a
+    QTimer deleted off its thread)."""
+    from render_thread_stress import stress
+
+    from app.preview.render_thread import close_all
+
+    close_all()  # threads of earlier tests' widgets still waiting for deletion: the hold must end with this run's
+    collection = window_thread_collection()
+    off_thread = collection.off_thread_collections
+    report = stress(iterations=60, previews_every=20)
+    assert report.widgets == 4 and report.frames > 0
+    assert report.freed_off_the_window_thread == 0, report.summary()
+    assert set(report.collections) == {threading.main_thread().name}, report.summary()
+    assert collection.off_thread_collections == off_thread
+    assert not collection.holding
+    qtbot.waitUntil(gc.isenabled, timeout=5_000)  # every thread closed: the automatic collector is back

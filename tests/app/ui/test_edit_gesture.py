@@ -162,7 +162,7 @@ def test_after_a_discrete_edit_the_thumbnails_wait_for_the_previews_new_program(
     with qtbot.waitSignal(window.preview.programReady, timeout=60_000):
         window.flush()
         assert presenter._shown_artifact is not artifact, "the edit changed the module: a new program"
-        # Pending here with the opt-in render thread; drawn already when the window's thread draws (the default).
+        # Pending here with the render thread (the default); drawn already when the window's thread draws.
         assert presenter.preview_pending or not window.preview.threaded
     assert at_ready == [jobs], "thumbnails were asked for before the preview drew the new program"
     assert not presenter.preview_pending
