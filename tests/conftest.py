@@ -186,3 +186,19 @@ def current_gles(gles_context: GLContext) -> GLContext:
 
 
 sys.path.insert(0, str(ROOT / "tests"))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the desktop bundle's build now when the run includes its tests (tests/bundle_build.py)."""
+    if session.config.option.collectonly:
+        return
+    bundle_tests = ROOT / "tests" / "installers" / "test_bundle.py"
+    if any(item.path == bundle_tests for item in session.items):
+        from bundle_build import BUILD
+
+        BUILD.start()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if "bundle_build" in sys.modules:
+        sys.modules["bundle_build"].BUILD.discard()
