@@ -4,13 +4,13 @@ Opening 2,000 nodes allocates several hundred thousand objects that live as
 long as the document (nodes, ports, their Qt wrappers, the snapshot). Left
 to the collector's thresholds, every one of them is traversed again by the
 young collections that follow the opening and by one or more full
-collections (each 0.3 s on a quiet machine, several seconds on a loaded
+collections (each 0.2-0.3 s on a quiet machine, seconds on a loaded
 one, during the view's first paint or the first edits). So:
 
 - `paused_while_loading()`: no collection while the document is built, and
   at its end `gc.freeze()` moves every object alive into the collector's
   permanent generation, which no collection traverses (the CPython docs
-  recommend it for long-lived objects made at start-up); what is allocated
+  recommend it for long-lived objects); what is allocated
   afterwards is collected as usual.
 - `reclaim_frozen_garbage()`, called once the previous document is torn
   down and before the new one is built: a frozen object that later becomes
@@ -20,7 +20,9 @@ one, during the view's first paint or the first edits). So:
   only when the frozen objects have grown by a quarter since the last one,
   the rule CPython itself uses for full collections: opening a large
   document over a small one does not pay it; opening a small one over a
-  large one, or many openings, do (0.1-0.2 s).
+  large one, or many openings, do. It traverses what is alive then,
+  including the previous document's lowering result, which the session
+  still holds (1.2-5.3 s after 2,000 nodes at load 5-6: docs/performance.md).
 
 At exit everything is unfrozen (`atexit`), so that the interpreter's
 final collection sees all objects again: extension modules that count
