@@ -70,6 +70,7 @@ from app.material.lowering import LoweringResult
 from app.material.node_types import NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
 from app.session.variants import renamed_variants
+from app.ui.collection import reclaim_frozen_garbage
 
 PALETTE_DROP_OFFSET = 40.0
 #: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).
@@ -202,6 +203,9 @@ class GraphEditor(QObject):
         self._outside = graph.copy()
         self.path = ()
         try:
+            # The previous document goes first, so that its garbage is reclaimed while the heap is smallest.
+            self.graph.clear_session()
+            reclaim_frozen_garbage()
             problems = populate(self.graph, graph)
         finally:
             self._loading = False

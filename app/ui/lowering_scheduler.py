@@ -27,6 +27,13 @@ applies the outcome on the window's thread. Lowering holds the GIL, so the
 worker and the window take turns every `sys.getswitchinterval()` (5 ms):
 painting and input go on while a 200-node graph lowers.
 
+A document that just opened lowers once the graph view has painted
+(`request_after_paint`): the first paint of 2,000 nodes and the lowering
+of 2,000 nodes would otherwise take turns on the GIL, and the graph would
+show later by the lowering's share (issue 23 item 8). If no paint comes
+(a hidden or minimised window), the lowering starts after
+`PAINT_WAIT_MS` anyway.
+
 `flush()` does everything pending now, on the calling thread (tests,
 screenshots, saving and exporting use it instead of waiting).
 """
@@ -37,7 +44,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from app.session import EditorSession
 from app.session.session import LoweringJob, LoweringOutcome
@@ -46,6 +54,8 @@ from app.session.session import LoweringJob, LoweringOutcome
 THROTTLE_MS = 40
 #: How long value edits the preview shows without a lowering (live values) must stop before the panels' lowering.
 LIVE_SETTLE_MS = 250
+#: Longest wait of `request_after_paint` for the paint (a window that is shown but never painted).
+PAINT_WAIT_MS = 1000
 
 
 class LoweringScheduler(QObject):
@@ -71,13 +81,18 @@ class LoweringScheduler(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._start)
         self._ended.connect(self._on_ended, Qt.ConnectionType.QueuedConnection)
+        #: The widget whose next paint starts the lowering (`request_after_paint`), and the wait's bound.
+        self._paint_watched: QWidget | None = None
+        self._paint_wait = QTimer(self)
+        self._paint_wait.setSingleShot(True)
+        self._paint_wait.timeout.connect(self._painted)
         #: Lowerings started on the worker (tests and benchmarks read it).
         self.started = 0
 
     @property
     def busy(self) -> bool:
         """A lowering is running or about to start."""
-        return self._running is not None or self._timer.isActive()
+        return self._running is not None or self._timer.isActive() or self._paint_watched is not None
 
     @property
     def settling(self) -> bool:
@@ -105,8 +120,41 @@ class LoweringScheduler(QObject):
             return
         self._timer.start(delay)
 
+    def request_after_paint(self, widget: QWidget) -> None:
+        """As `request`, once `widget` has painted (at most `PAINT_WAIT_MS` from now); at once if it is hidden.
+
+        For a document just opened: the view's first paint comes before the
+        lowering takes its turns on the GIL (see the module docstring).
+        """
+        self._stop_waiting_for_paint()
+        if self._closed:
+            return
+        if not widget.isVisible():
+            self.request()
+            return
+        self._paint_watched = widget
+        widget.installEventFilter(self)
+        self._paint_wait.start(PAINT_WAIT_MS)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self._paint_watched and event.type() == QEvent.Type.Paint:
+            # Before the paint is handled: the lowering's timer fires on a later turn of the event loop.
+            self._painted()
+        return False
+
+    def _painted(self) -> None:
+        self._stop_waiting_for_paint()
+        self.request()
+
+    def _stop_waiting_for_paint(self) -> None:
+        self._paint_wait.stop()
+        if self._paint_watched is not None:
+            self._paint_watched.removeEventFilter(self)
+            self._paint_watched = None
+
     def flush(self) -> None:
         """Finish the running lowering and lower whatever is left, now, on this thread."""
+        self._stop_waiting_for_paint()
         self._timer.stop()
         self._delay_ms = 0
         running, self._running = self._running, None
@@ -119,6 +167,7 @@ class LoweringScheduler(QObject):
     def close(self) -> None:
         """Stop: nothing more is started or applied (waits for a running lowering to end)."""
         self._closed = True
+        self._stop_waiting_for_paint()
         self._timer.stop()
         self._running = None
         if self._executor is not None:

@@ -31,10 +31,8 @@ objects in their own modules: `files`, `exports`, `nodes`, `parameter_commands`,
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
@@ -53,6 +51,7 @@ from app.session.documents import Document
 from app.ui.about import AboutDialog, about_facts
 from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
+from app.ui.collection import paused_while_loading
 from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
 from app.ui.edit_gesture import EditGesture
@@ -458,7 +457,7 @@ class MainWindow(QMainWindow):
     def load_graph(self, graph: MaterialGraph, name: str = "untitled", path: Path | None = None,
                    modified: bool = False, origin: Path | None = None) -> list[str]:
         """Replace the document with `graph` (no questions asked); returns what the view could not show."""
-        with _collection_paused():
+        with paused_while_loading():
             self.graph_editor.editable = True
             problems = self.graph_editor.load(graph)
             self.groups.list_groups()
@@ -467,9 +466,9 @@ class MainWindow(QMainWindow):
             self.stage_commands.show_document_stage(graph.stage)
             self.groups.list_library_functions()
             self.groups.offer_library_updates()
-            # Lowered on the worker like any edit (issue 23 item 8): the graph shows at once; the diagnostics,
-            # the code and the preview follow (`flush()` waits for them).
-            self.lowering.request()
+            # Lowered on the worker like any edit (issue 23 item 8), once the view has painted: the graph shows
+            # at once; the diagnostics, the code and the preview follow (`flush()` waits for them).
+            self.lowering.request_after_paint(self.graph.viewer().viewport())
         self.frame_all()
         self.documentOpened.emit()
         return problems
@@ -537,23 +536,3 @@ class MainWindow(QMainWindow):
         self.preview.set_playing(False)
         self.thumbnails.shutdown()
         event.accept()
-
-
-@contextlib.contextmanager
-def _collection_paused() -> Iterator[None]:
-    """No cyclic garbage collection while a document opens (issue 23 item 8).
-
-    Building a large graph allocates tens of thousands of objects that live
-    on (nodes, ports, their Qt wrappers), and each allocation burst made
-    Python run its collector over the whole heap again: 1.8 s of 14 s when
-    opening 2,000 nodes. What loading leaves behind (the previous graph's
-    cycles) waits for the collector's next run once the document is open.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()

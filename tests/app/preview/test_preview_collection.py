@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
+from PySide6.QtCore import QCoreApplication, QEvent
 
 from app.preview.collection import window_thread_collection
 from app.preview.render_thread import close_all
@@ -27,6 +28,9 @@ def collector_state() -> Iterator[None]:
     """No render thread left running by earlier tests (their widgets may wait for deletion), the collector
     enabled (as Python starts), and both given back as the test found them."""
     close_all()
+    # Widgets of earlier tests waiting for deletion, and the collection's own queued work, are done with first.
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
     assert not window_thread_collection().holding
     was_enabled, thresholds = gc.isenabled(), gc.get_threshold()
     gc.enable()
