@@ -15,10 +15,12 @@ from collections.abc import Iterator
 
 import pytest
 from conftest import LOWERING_TIMEOUT_MS
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QWidget
 
 from app.material.graph import MaterialGraph
+from app.preview.collection import window_thread_collection
+from app.preview.render_thread import close_all
 from app.session import EditorSession
 from app.ui import collection
 from app.ui.collection import paused_while_loading, reclaim_frozen_garbage
@@ -35,14 +37,23 @@ class Cycle:
 
 @pytest.fixture
 def collector_state() -> Iterator[None]:
-    """The collector as the test found it: enabled, nothing frozen by the test left frozen, the baseline kept."""
+    """The collector enabled, as Python starts (no render thread of an earlier test's window left holding it:
+    app/preview/collection.py), then given back as the test found it, nothing it froze left frozen, the
+    baseline kept."""
+    close_all()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
+    assert not window_thread_collection().holding
     baseline = collection._Frozen.baseline
     enabled = gc.isenabled()
+    gc.enable()
     yield
     gc.unfreeze()
     collection._Frozen.baseline = baseline
     if enabled:
         gc.enable()
+    else:
+        gc.disable()
 
 
 def test_what_an_opening_leaves_alive_is_frozen_and_the_collector_is_back_on(collector_state) -> None:
