@@ -149,6 +149,9 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 120.0) -> None:
     deadline = time.perf_counter() + timeout_s
     while not condition():
         if time.perf_counter() > deadline:
+            import faulthandler
+
+            faulthandler.dump_traceback(sys.stderr, all_threads=True)  # where each thread was when it stuck
             raise SystemExit("timed out")
         QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
 
