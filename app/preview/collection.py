@@ -35,6 +35,12 @@ so; should anything enable it while a hold is in force, the next tick
 disables it again (and the last release leaves it enabled). A collection
 that starts on another thread all the same is counted
 (`off_thread_collections`; the tests check it stays zero).
+
+Who holds: the preview's render thread while it runs; the editor's window
+for its whole life (`hold_while_alive`: its lowering worker, the CPU
+preview's and the environment's prefiltering run Python code whether or
+not the preview has a render thread); the node thumbnails' worker from its
+start until it has ended (it can outlive its window: app/preview/thumbnails.py).
 """
 
 from __future__ import annotations
@@ -75,6 +81,11 @@ class WindowThreadCollection(QObject):
     @property
     def holding(self) -> bool:
         return self._holds > 0
+
+    @property
+    def holds(self) -> int:
+        """`hold`s not yet released (tests)."""
+        return self._holds
 
     def hold(self) -> None:
         """Collect on the window's thread only, until the matching `release`."""
@@ -134,6 +145,19 @@ def _watch(phase: str, info: dict[str, int]) -> None:
 
 
 gc.callbacks.append(_watch)
+
+
+def hold_while_alive(owner: QObject) -> None:
+    """`hold` until `owner` is destroyed: for an object whose workers run Python code while it lives (the
+    editor's window: its lowering, node thumbnails, CPU preview, environment prefiltering)."""
+    collection = window_thread_collection()
+    collection.hold()
+
+    def release(*_: object) -> None:  # emitted from the owner's C++ destructor: `release` defers what it must
+        if _is_valid(collection):
+            collection.release()
+
+    owner.destroyed.connect(release)
 
 
 def window_thread_collection() -> WindowThreadCollection:

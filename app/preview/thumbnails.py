@@ -32,6 +32,20 @@ and emits `rendered` with the images of each chunk (QImages, safe to hand
 across threads); a newer job interrupts an older one between chunks (the
 caller asks again for what it still needs). A refresh that fails (a driver
 that refuses the program) is reported in the batch, never raised.
+
+Stopping (`stop`, when the window closes): the worker ends after the stage
+it is in (a lowering, a link, a chunk), draws and emits nothing more, and
+releases its GL objects in its own context. A stage of a very large graph
+takes long (at 10,000 nodes: about 20 s to lower the thumbnail module, and
+longer for llvmpipe to link it), so `stop` waits only as long as its caller
+allows; a worker still running then is kept, with its surface, until it
+ends (`_ending`): Qt aborts the process when a running QThread is destroyed,
+and the surface must outlive the context the worker made current on it.
+The application waits for such workers before it quits
+(`wait_for_ending_workers`). While a worker runs, Python's cyclic garbage is
+collected on the window's thread only (`app.preview.collection`): the worker
+lowers and allocates, and would otherwise collect the window's Qt objects
+on its own thread.
 """
 
 from __future__ import annotations
@@ -43,15 +57,17 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from PySide6.QtCore import QObject, QThread, Signal
+import shiboken6
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage, QOffscreenSurface, QOpenGLContext
 
 from app.material.graph import MaterialGraph
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
 from app.preview.camera import OrbitCamera
+from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
 from app.preview.images import rgba_to_qimage
 from app.preview.mesh import Mesh, build_mesh, uv_sphere
@@ -60,6 +76,8 @@ from app.preview.stage import Stage
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
+
+_is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)  # shiboken6's untyped helper, typed
 
 #: Side of a thumbnail in pixels: the size a node draws it at zoom 1 (`app.graph.nodes.THUMBNAIL_SIZE`); the
 #: draw cost grows with its area (docs/editor.md, "Node previews").
@@ -245,6 +263,7 @@ class ThumbnailService(QObject):
         self._stopping = False
         self._surface: QOffscreenSurface | None = None
         self._worker: _Worker | None = None
+        self._collection: WindowThreadCollection | None = None
         self.problem = ""
         #: Counters for tests and the benchmark: modules lowered, programs linked, tiles drawn.
         self.lowerings = 0
@@ -260,10 +279,15 @@ class ThumbnailService(QObject):
         """Create the offscreen surface (here, in the UI thread, as Qt requires) and start the worker."""
         if self._worker is not None:
             return
+        _reap_ended_workers()
         surface = QOffscreenSurface()
         surface.setFormat(preview_surface_format(self.profile))
         surface.create()
         self._surface = surface
+        self._collection = window_thread_collection()
+        self._collection.hold()  # released when the worker has ended (`_release`)
+        with self._lock:
+            self._stopping = False
         self._worker = _Worker(self, surface, self.profile)
         self._worker.start()
 
@@ -281,20 +305,29 @@ class ThumbnailService(QObject):
         with self._lock:
             return self._pending is not None or self._running_generation is not None
 
-    def stop(self, timeout_ms: int = 30_000) -> None:
-        """Finish the current chunk, release the GL objects and end the thread (idempotent)."""
+    def stop(self, timeout_ms: int = 30_000) -> bool:
+        """End the worker after the stage it is in; True when it has ended within `timeout_ms` (idempotent).
+
+        Nothing is drawn or emitted after this call. A worker that has not ended in time is kept until it
+        does (module docstring): the service can be started again at once, with a new worker.
+        """
         worker = self._worker
         if worker is None:
-            return
+            return True
         with self._lock:
             self._stopping = True
             self._pending = None
             self._lock.notify_all()
-        worker.wait(timeout_ms)
+        ended = worker.wait(max(0, timeout_ms))
         self._worker = None
-        if self._surface is not None:
-            self._surface.destroy()
-            self._surface = None
+        leftover = _Leftover(worker, self._surface, self._collection)
+        self._surface = self._collection = None
+        if ended:
+            leftover.release()
+        else:
+            _ending.append(leftover)
+            worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
+        return ended
 
     # ---- the worker thread ------------------------------------------------------------------
 
@@ -312,6 +345,10 @@ class ThumbnailService(QObject):
     def _interrupted(self) -> bool:
         with self._lock:
             return self._pending is not None or self._stopping
+
+    def _stopped(self) -> bool:
+        with self._lock:
+            return self._stopping
 
     def _done(self) -> None:
         with self._lock:
@@ -335,7 +372,8 @@ class ThumbnailService(QObject):
                     self._draw(job, state)
                 except Exception as error:  # noqa: BLE001 - a failing refresh is shown on the nodes; the thread lives on
                     traceback.print_exc()
-                    self.rendered.emit(ThumbnailBatch(job.generation, {}, {}, None, f"{type(error).__name__}: {error}", True))
+                    if not self._stopped():
+                        self.rendered.emit(ThumbnailBatch(job.generation, {}, {}, None, f"{type(error).__name__}: {error}", True))
                 finally:
                     self._done()
         finally:
@@ -350,6 +388,9 @@ class ThumbnailService(QObject):
             program = lower_thumbnails(job.graph, output_name=job.output_name)
             self.lowerings += 1
             self.last_seconds["lowering"] = time.perf_counter() - started
+            if self._stopped():  # linking a large module takes the driver long: not for nobody
+                state.structure = None
+                return
             state.program = program
             if not program.ok:
                 state.problem = next((message for message in program.problems.values()), "nothing to preview")
@@ -365,6 +406,8 @@ class ThumbnailService(QObject):
                     state.problem = f"the driver refused the thumbnails' program: {error}"
                 self.last_seconds["link"] = time.perf_counter() - linking
         current = state.program
+        if self._stopped():
+            return
         if current is None or state.problem:
             self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
                                               time.perf_counter() - started))
@@ -382,12 +425,85 @@ class ThumbnailService(QObject):
             self.draws += len(chunk)
             images = {node: rgba_to_qimage(pixels[selector]) for node, selector in chunk}
             last = first + CHUNK >= len(items)
+            if self._stopped():
+                return
             interrupted = not last and self._interrupted()
             self.last_seconds["drawing"] = time.perf_counter() - drawing
             self.rendered.emit(ThumbnailBatch(job.generation, images, {node: job.fingerprints.get(node, "") for node, _ in chunk},
                                               program, "", last or interrupted, time.perf_counter() - started))
             if interrupted:
                 return
+
+
+@dataclass
+class _Leftover:
+    """What a stopped worker leaves to release on the window's thread once it has ended."""
+
+    worker: _Worker
+    surface: QOffscreenSurface | None
+    collection: WindowThreadCollection | None
+
+    def release(self) -> None:
+        if self.surface is not None:
+            self.surface.destroy()  # on the window's thread, as Qt requires
+        if self.collection is not None and _is_valid(self.collection):
+            self.collection.release()
+        self.surface = self.collection = None
+
+
+#: Stopped workers that had not ended when `stop` returned, oldest first (module docstring).
+_ending: list[_Leftover] = []
+
+
+class _Reaper(QObject):
+    """Receives a stopped worker's `finished` on the window's thread and releases what it leaves."""
+
+    @Slot()
+    def reap(self) -> None:
+        sender = self.sender()
+        if isinstance(sender, QThread):
+            sender.wait()  # it emitted `finished` as its last act: this returns at once
+        _reap_ended_workers()
+
+
+_reapers: list[_Reaper] = []
+
+
+def _reaper() -> _Reaper:
+    if not _reapers:
+        _reapers.append(_Reaper())  # no parent: it must outlive every window, made on the window's thread
+    return _reapers[0]
+
+
+def _reap_ended_workers() -> None:
+    """Release what every stopped worker that has ended leaves (on the window's thread)."""
+    for leftover in list(_ending):
+        if leftover.worker.isFinished():
+            leftover.worker.wait()  # returns at once; makes sure `run` has returned
+            _ending.remove(leftover)
+            leftover.release()
+
+
+def ending_workers() -> int:
+    """Stopped workers still running (tests, the application's quit)."""
+    _reap_ended_workers()
+    return len(_ending)
+
+
+def wait_for_ending_workers(timeout_seconds: float | None = None) -> bool:
+    """Wait until every stopped worker has ended (True), or `timeout_seconds` (False); on the window's thread.
+
+    The application calls this before it quits: a worker still in a stage of a large graph ends when that
+    stage does, and destroying it while it runs would abort the process.
+    """
+    deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
+    for leftover in list(_ending):
+        if deadline is None:
+            leftover.worker.wait()
+        else:
+            leftover.worker.wait(max(0, int((deadline - time.monotonic()) * 1000)))
+    _reap_ended_workers()
+    return not _ending
 
 
 @dataclass

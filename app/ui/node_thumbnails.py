@@ -52,7 +52,14 @@ from app.graph.nodes import MaterialNode
 from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
 from app.material.parameters import ParameterKind, parameter_nodes
 from app.material.propagation import propagate
-from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
+from app.preview.thumbnails import (
+    THUMBNAIL_PIXELS,
+    ThumbnailBatch,
+    ThumbnailJob,
+    ThumbnailService,
+    wait_for_ending_workers,
+    wait_until,
+)
 from app.preview.widget import PreviewWidget
 
 if TYPE_CHECKING:
@@ -70,11 +77,18 @@ _UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intens
 _live_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
 
 
+#: How long closing the window waits for the thumbnails' worker to end; a worker busy with a large graph's
+#: stage ends in the background (app/preview/thumbnails.py, "Stopping"), and the application waits for it
+#: before it quits, so the window closes at once.
+CLOSE_WAIT_MS = 100
+
+
 @atexit.register
 def _stop_live_services() -> None:
-    """A worker thread still running when Python exits would abort it: stop every one left."""
+    """A worker thread still running when Python exits would abort it: stop every one left, wait for them."""
     for service in list(_live_services):
-        service.stop()
+        service.stop(0)
+    wait_for_ending_workers()
 
 
 class NodeThumbnails(QObject):
@@ -153,7 +167,7 @@ class NodeThumbnails(QObject):
         self._view_timer.stop()
         self._animation.stop()
         if self.service is not None:
-            self.service.stop()
+            self.service.stop(CLOSE_WAIT_MS)
 
     # ---- requests -------------------------------------------------------------------------
 

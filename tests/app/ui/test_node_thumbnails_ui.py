@@ -209,3 +209,34 @@ def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_win
     window.graph.center_on([node])
     qtbot.waitUntil(lambda: node.view.thumbnail is not None, timeout=60_000)
     assert window.thumbnails.shown[node.stable_id]
+
+
+def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thumbnail_window, monkeypatch, qtbot) -> None:
+    """A worker in a long stage (a very large graph's lowering) neither holds the closing window nor is lost."""
+    import threading
+
+    from app.main import _end_background_work
+    from app.preview import thumbnails
+
+    entered, go = threading.Event(), threading.Event()
+    real = thumbnails.lower_thumbnails
+
+    def gated(*args, **kwargs):
+        entered.set()
+        assert go.wait(120), "the test never let the lowering go"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(thumbnails, "lower_thumbnails", gated)
+    window = thumbnail_window
+    try:
+        assert window.files.load_example("procedural_noise")
+        window.flush()
+        qtbot.waitUntil(entered.is_set, timeout=60_000)  # the thumbnails are asked for from the event loop
+        assert window.close(), "the window closes while its worker is busy"
+        assert window.thumbnails.service is not None and not window.thumbnails.service.started
+        assert thumbnails.ending_workers() == 1, "the busy worker is kept until it ends"
+    finally:
+        threading.Timer(0.2, go.set).start()  # lets the stage end while the quit below waits for it
+    _end_background_work(0)  # what the editor does once its event loop has returned
+    assert thumbnails.ending_workers() == 0
+    assert window.thumbnails.service.lowerings == 1 and window.thumbnails.service.links == 0
