@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from thumbnail_gate import gate_thumbnail_lowering
 
 from app.material import examples
 from app.material.graph import MaterialGraph
@@ -34,16 +35,7 @@ def job_of(graph: MaterialGraph, generation: int = 1) -> ThumbnailJob:
 
 @pytest.fixture
 def gate(monkeypatch) -> Iterator[tuple[threading.Event, threading.Event]]:
-    """(entered, go): the worker's lowering sets `entered`, then waits for `go` before it lowers for real."""
-    entered, go = threading.Event(), threading.Event()
-    real = thumbnails.lower_thumbnails
-
-    def gated(*args, **kwargs):
-        entered.set()
-        assert go.wait(120), "the test never let the lowering go"
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(thumbnails, "lower_thumbnails", gated)
+    entered, go = gate_thumbnail_lowering(monkeypatch)
     yield entered, go
     go.set()
     assert wait_for_ending_workers(120)

@@ -215,18 +215,12 @@ def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thum
     """A worker in a long stage (a very large graph's lowering) neither holds the closing window nor is lost."""
     import threading
 
+    from thumbnail_gate import gate_thumbnail_lowering
+
     from app.main import _end_background_work
     from app.preview import thumbnails
 
-    entered, go = threading.Event(), threading.Event()
-    real = thumbnails.lower_thumbnails
-
-    def gated(*args, **kwargs):
-        entered.set()
-        assert go.wait(120), "the test never let the lowering go"
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(thumbnails, "lower_thumbnails", gated)
+    entered, go = gate_thumbnail_lowering(monkeypatch)
     window = thumbnail_window
     try:
         assert window.files.load_example("procedural_noise")
