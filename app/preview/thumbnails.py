@@ -251,9 +251,12 @@ class _Worker(QThread):
         self.service = service
         self.surface = surface
         self.profile = profile
+        #: Set by `ThumbnailService.stop`: this worker's own flag, so a worker still ending never takes the
+        #: jobs of the one a restarted service made after it.
+        self.stopping = threading.Event()
 
     def run(self) -> None:
-        self.service._run(self.surface, self.profile)
+        self.service._run(self.surface, self.profile, self.stopping)
 
 
 class ThumbnailService(QObject):
@@ -269,7 +272,6 @@ class ThumbnailService(QObject):
         self._lock = threading.Condition()
         self._pending: ThumbnailJob | None = None
         self._running_generation: int | None = None
-        self._stopping = False
         self._surface: QOffscreenSurface | None = None
         self._worker: _Worker | None = None
         self._collection: WindowThreadCollection | None = None
@@ -294,9 +296,7 @@ class ThumbnailService(QObject):
         surface.create()
         self._surface = surface
         self._collection = window_thread_collection()
-        self._collection.hold()  # released when the worker has ended (`_release`)
-        with self._lock:
-            self._stopping = False
+        self._collection.hold()  # released when the worker has ended (`_Leftover.release`)
         self._worker = _Worker(self, surface, self.profile)
         _started_services.add(self)
         self._worker.start()
@@ -324,8 +324,9 @@ class ThumbnailService(QObject):
         worker = self._worker
         if worker is None:
             return True
+        worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
         with self._lock:
-            self._stopping = True
+            worker.stopping.set()
             self._pending = None
             self._lock.notify_all()
         ended = worker.wait(max(0, timeout_ms))
@@ -336,35 +337,31 @@ class ThumbnailService(QObject):
             leftover.release()
         else:
             _ending.append(leftover)
-            worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
         return ended
 
     # ---- the worker thread ------------------------------------------------------------------
 
-    def _take(self) -> ThumbnailJob | None:
+    def _take(self, stopping: threading.Event) -> ThumbnailJob | None:
         with self._lock:
-            while self._pending is None and not self._stopping:
+            while self._pending is None and not stopping.is_set():
                 self._lock.wait()
-            if self._stopping:
+            if stopping.is_set():
                 return None
             job, self._pending = self._pending, None
             assert job is not None  # the loop above waited for one
             self._running_generation = job.generation
             return job
 
-    def _interrupted(self) -> bool:
+    def _interrupted(self, stopping: threading.Event) -> bool:
         with self._lock:
-            return self._pending is not None or self._stopping
+            return self._pending is not None or stopping.is_set()
 
-    def _stopped(self) -> bool:
+    def _done(self, generation: int) -> None:
         with self._lock:
-            return self._stopping
+            if self._running_generation == generation:
+                self._running_generation = None
 
-    def _done(self) -> None:
-        with self._lock:
-            self._running_generation = None
-
-    def _run(self, surface: QOffscreenSurface, profile: Profile) -> None:
+    def _run(self, surface: QOffscreenSurface, profile: Profile, stopping: threading.Event) -> None:
         context: QOpenGLContext | None = create_context(profile)
         problem = context_problem(context, profile)
         if not problem and context is not None and not context.makeCurrent(surface):
@@ -375,17 +372,17 @@ class ThumbnailService(QObject):
             return
         assert context is not None
         thumbnails = ThumbnailRenderer()
-        state = _WorkerState(thumbnails, profile.target)
+        state = _WorkerState(thumbnails, profile.target, stopping)
         try:
-            while (job := self._take()) is not None:
+            while (job := self._take(stopping)) is not None:
                 try:
                     self._draw(job, state)
                 except Exception as error:  # noqa: BLE001 - a failing refresh is shown on the nodes; the thread lives on
                     traceback.print_exc()
-                    if not self._stopped():
+                    if not stopping.is_set():
                         self.rendered.emit(ThumbnailBatch(job.generation, {}, {}, None, f"{type(error).__name__}: {error}", True))
                 finally:
-                    self._done()
+                    self._done(job.generation)
         finally:
             thumbnails.release()
             context.doneCurrent()
@@ -403,7 +400,7 @@ class ThumbnailService(QObject):
             program = lower_thumbnails(job.graph, covered, output_name=job.output_name)
             self.lowerings += 1
             self.last_seconds["lowering"] = time.perf_counter() - started
-            if self._stopped():  # linking a large module takes the driver long: not for nobody
+            if state.stopping.is_set():  # linking a large module takes the driver long: not for nobody
                 state.structure = state.covered = None
                 return
             state.program = program
@@ -421,7 +418,7 @@ class ThumbnailService(QObject):
                     state.problem = f"the driver refused the thumbnails' program: {error}"
                 self.last_seconds["link"] = time.perf_counter() - linking
         current = state.program
-        if self._stopped():
+        if state.stopping.is_set():
             return
         if current is None or state.problem:
             self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
@@ -440,9 +437,9 @@ class ThumbnailService(QObject):
             self.draws += len(chunk)
             images = {node: rgba_to_qimage(pixels[selector]) for node, selector in chunk}
             last = first + CHUNK >= len(items)
-            if self._stopped():
+            if state.stopping.is_set():
                 return
-            interrupted = not last and self._interrupted()
+            interrupted = not last and self._interrupted(state.stopping)
             self.last_seconds["drawing"] = time.perf_counter() - drawing
             self.rendered.emit(ThumbnailBatch(job.generation, images, {node: job.fingerprints.get(node, "") for node, _ in chunk},
                                               program, "", last or interrupted, time.perf_counter() - started))
@@ -537,6 +534,7 @@ def wait_for_ending_workers(timeout_seconds: float | None = None) -> bool:
 class _WorkerState:
     thumbnails: ThumbnailRenderer
     target: str
+    stopping: threading.Event
     structure: str | None = None
     #: The nodes the module was lowered for (None: all of the graph's).
     covered: frozenset[str] | None = None

@@ -95,6 +95,9 @@ def test_a_stopped_service_starts_again_with_a_new_worker(qapp, gate) -> None:
     assert final_batch(qapp, batches), "the new worker drew the new job"
     assert {batch.generation for batch in batches} == {2}
     assert any(batch.images for batch in batches) and not any(batch.problem for batch in batches)
+    assert wait_for_ending_workers(120)
+    assert service.lowerings == 2, "both workers lowered: the old one its stage in progress, the new one its job"
+    assert service.links == 1, "the old worker, stopped, linked and drew nothing though the service runs again"
     assert service.stop(120_000) is True
     assert wait_for_ending_workers(120)
 
