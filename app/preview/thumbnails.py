@@ -27,7 +27,9 @@ the preview's profile) on an offscreen surface, so lowering, compiling,
 linking and drawing never run on the UI thread. `submit(job)` replaces any
 job not yet started (the newest wins); the worker lowers the thumbnail
 module only when the job's `structure` key changed (parameter values and
-textures are uniforms: no new program), draws the job's nodes in chunks,
+textures are uniforms: no new program) or, for a graph of over
+`WHOLE_GRAPH_NODES` nodes, whose module holds only the nodes asked for so
+far, when the job asks for others; it draws the job's nodes in chunks,
 and emits `rendered` with the images of each chunk (QImages, safe to hand
 across threads); a newer job interrupts an older one between chunks (the
 caller asks again for what it still needs). A refresh that fails (a driver
@@ -35,9 +37,9 @@ that refuses the program) is reported in the batch, never raised.
 
 Stopping (`stop`, when the window closes): the worker ends after the stage
 it is in (a lowering, a link, a chunk), draws and emits nothing more, and
-releases its GL objects in its own context. A stage of a very large graph
-takes long (at 10,000 nodes: about 20 s to lower the thumbnail module, and
-longer for llvmpipe to link it), so `stop` waits only as long as its caller
+releases its GL objects in its own context. A stage can take long (a
+module of thousands of nodes: every node of a 10,000-node graph took about
+20 s to lower and over 30 s for llvmpipe to link), so `stop` waits only as long as its caller
 allows; a worker still running then is kept, with its surface, until it
 ends (`_ending`): Qt aborts the process when a running QThread is destroyed,
 and the surface must outlive the context the worker made current on it.
@@ -50,11 +52,13 @@ on its own thread.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import math
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -86,6 +90,11 @@ THUMBNAIL_PIXELS = 48
 ATLAS_COLUMNS = 16
 #: Thumbnails drawn per round trip to the driver (and per `rendered` batch).
 CHUNK = 64
+#: Graphs up to this many nodes get one thumbnail module for all their nodes, so a pan or a value edit
+#: never needs another. A larger graph's module holds the nodes asked for since its last structural change
+#: (the ones in view), grown when others are asked for: every node of a 2,000-node graph took the worker
+#: 1.4-2.4 s to lower, of 10,000 nodes about 20 s and a link of over 30 s.
+WHOLE_GRAPH_NODES = 400
 
 
 class FlatCamera:
@@ -242,9 +251,12 @@ class _Worker(QThread):
         self.service = service
         self.surface = surface
         self.profile = profile
+        #: Set by `ThumbnailService.stop`: this worker's own flag, so a worker still ending never takes the
+        #: jobs of the one a restarted service made after it.
+        self.stopping = threading.Event()
 
     def run(self) -> None:
-        self.service._run(self.surface, self.profile)
+        self.service._run(self.surface, self.profile, self.stopping)
 
 
 class ThumbnailService(QObject):
@@ -260,7 +272,6 @@ class ThumbnailService(QObject):
         self._lock = threading.Condition()
         self._pending: ThumbnailJob | None = None
         self._running_generation: int | None = None
-        self._stopping = False
         self._surface: QOffscreenSurface | None = None
         self._worker: _Worker | None = None
         self._collection: WindowThreadCollection | None = None
@@ -285,10 +296,9 @@ class ThumbnailService(QObject):
         surface.create()
         self._surface = surface
         self._collection = window_thread_collection()
-        self._collection.hold()  # released when the worker has ended (`_release`)
-        with self._lock:
-            self._stopping = False
+        self._collection.hold()  # released when the worker has ended (`_Leftover.release`)
         self._worker = _Worker(self, surface, self.profile)
+        _started_services.add(self)
         self._worker.start()
 
     def submit(self, job: ThumbnailJob) -> None:
@@ -314,8 +324,9 @@ class ThumbnailService(QObject):
         worker = self._worker
         if worker is None:
             return True
+        worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
         with self._lock:
-            self._stopping = True
+            worker.stopping.set()
             self._pending = None
             self._lock.notify_all()
         ended = worker.wait(max(0, timeout_ms))
@@ -326,35 +337,31 @@ class ThumbnailService(QObject):
             leftover.release()
         else:
             _ending.append(leftover)
-            worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
         return ended
 
     # ---- the worker thread ------------------------------------------------------------------
 
-    def _take(self) -> ThumbnailJob | None:
+    def _take(self, stopping: threading.Event) -> ThumbnailJob | None:
         with self._lock:
-            while self._pending is None and not self._stopping:
+            while self._pending is None and not stopping.is_set():
                 self._lock.wait()
-            if self._stopping:
+            if stopping.is_set():
                 return None
             job, self._pending = self._pending, None
             assert job is not None  # the loop above waited for one
             self._running_generation = job.generation
             return job
 
-    def _interrupted(self) -> bool:
+    def _interrupted(self, stopping: threading.Event) -> bool:
         with self._lock:
-            return self._pending is not None or self._stopping
+            return self._pending is not None or stopping.is_set()
 
-    def _stopped(self) -> bool:
+    def _done(self, generation: int) -> None:
         with self._lock:
-            return self._stopping
+            if self._running_generation == generation:
+                self._running_generation = None
 
-    def _done(self) -> None:
-        with self._lock:
-            self._running_generation = None
-
-    def _run(self, surface: QOffscreenSurface, profile: Profile) -> None:
+    def _run(self, surface: QOffscreenSurface, profile: Profile, stopping: threading.Event) -> None:
         context: QOpenGLContext | None = create_context(profile)
         problem = context_problem(context, profile)
         if not problem and context is not None and not context.makeCurrent(surface):
@@ -365,31 +372,36 @@ class ThumbnailService(QObject):
             return
         assert context is not None
         thumbnails = ThumbnailRenderer()
-        state = _WorkerState(thumbnails, profile.target)
+        state = _WorkerState(thumbnails, profile.target, stopping)
         try:
-            while (job := self._take()) is not None:
+            while (job := self._take(stopping)) is not None:
                 try:
                     self._draw(job, state)
                 except Exception as error:  # noqa: BLE001 - a failing refresh is shown on the nodes; the thread lives on
                     traceback.print_exc()
-                    if not self._stopped():
+                    if not stopping.is_set():
                         self.rendered.emit(ThumbnailBatch(job.generation, {}, {}, None, f"{type(error).__name__}: {error}", True))
                 finally:
-                    self._done()
+                    self._done(job.generation)
         finally:
             thumbnails.release()
             context.doneCurrent()
 
     def _draw(self, job: ThumbnailJob, state: _WorkerState) -> None:
         started = time.perf_counter()
-        if job.structure != state.structure:
-            state.structure = job.structure
+        if job.structure != state.structure or not state.covers(job.nodes):
+            covered: frozenset[str] | None = None
+            if len(job.graph.nodes) > WHOLE_GRAPH_NODES:
+                covered = frozenset(job.nodes)
+                if job.structure == state.structure and state.covered is not None:
+                    covered |= state.covered  # the nodes drawn before stay drawable without another module
+            state.structure, state.covered = job.structure, covered
             state.program, state.problem = None, ""
-            program = lower_thumbnails(job.graph, output_name=job.output_name)
+            program = lower_thumbnails(job.graph, covered, output_name=job.output_name)
             self.lowerings += 1
             self.last_seconds["lowering"] = time.perf_counter() - started
-            if self._stopped():  # linking a large module takes the driver long: not for nobody
-                state.structure = None
+            if state.stopping.is_set():  # linking a large module takes the driver long: not for nobody
+                state.structure = state.covered = None
                 return
             state.program = program
             if not program.ok:
@@ -406,7 +418,7 @@ class ThumbnailService(QObject):
                     state.problem = f"the driver refused the thumbnails' program: {error}"
                 self.last_seconds["link"] = time.perf_counter() - linking
         current = state.program
-        if self._stopped():
+        if state.stopping.is_set():
             return
         if current is None or state.problem:
             self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
@@ -425,9 +437,9 @@ class ThumbnailService(QObject):
             self.draws += len(chunk)
             images = {node: rgba_to_qimage(pixels[selector]) for node, selector in chunk}
             last = first + CHUNK >= len(items)
-            if self._stopped():
+            if state.stopping.is_set():
                 return
-            interrupted = not last and self._interrupted()
+            interrupted = not last and self._interrupted(state.stopping)
             self.last_seconds["drawing"] = time.perf_counter() - drawing
             self.rendered.emit(ThumbnailBatch(job.generation, images, {node: job.fingerprints.get(node, "") for node, _ in chunk},
                                               program, "", last or interrupted, time.perf_counter() - started))
@@ -484,6 +496,18 @@ def _reap_ended_workers() -> None:
             leftover.release()
 
 
+#: Services whose worker was started: stopped, and their workers waited for, when Python exits.
+_started_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_started_services() -> None:
+    """A worker thread still running when Python exits would abort it: stop every one left, wait for them."""
+    for service in list(_started_services):
+        service.stop(0)
+    wait_for_ending_workers()
+
+
 def ending_workers() -> int:
     """Stopped workers still running (tests, the application's quit)."""
     _reap_ended_workers()
@@ -510,9 +534,15 @@ def wait_for_ending_workers(timeout_seconds: float | None = None) -> bool:
 class _WorkerState:
     thumbnails: ThumbnailRenderer
     target: str
+    stopping: threading.Event
     structure: str | None = None
+    #: The nodes the module was lowered for (None: all of the graph's).
+    covered: frozenset[str] | None = None
     program: ThumbnailProgram | None = None
     problem: str = ""
+
+    def covers(self, nodes: Sequence[str]) -> bool:
+        return self.covered is None or self.covered.issuperset(nodes)
 
 
 def wait_until(condition: Callable[[], bool], process_events: Callable[[], None], timeout_seconds: float) -> bool:

@@ -39,8 +39,6 @@ The status bar says which node is pinned.
 
 from __future__ import annotations
 
-import atexit
-import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,7 +55,6 @@ from app.preview.thumbnails import (
     ThumbnailBatch,
     ThumbnailJob,
     ThumbnailService,
-    wait_for_ending_workers,
     wait_until,
 )
 from app.preview.widget import PreviewWidget
@@ -74,21 +71,10 @@ THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
 _UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
 
-_live_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
-
-
 #: How long closing the window waits for the thumbnails' worker to end; a worker busy with a large graph's
 #: stage ends in the background (app/preview/thumbnails.py, "Stopping"), and the application waits for it
 #: before it quits, so the window closes at once.
 CLOSE_WAIT_MS = 100
-
-
-@atexit.register
-def _stop_live_services() -> None:
-    """A worker thread still running when Python exits would abort it: stop every one left, wait for them."""
-    for service in list(_live_services):
-        service.stop(0)
-    wait_for_ending_workers()
 
 
 class NodeThumbnails(QObject):
@@ -286,7 +272,6 @@ class NodeThumbnails(QObject):
             service = ThumbnailService(self.window.preview.profile, self)
             service.rendered.connect(self._on_rendered)
             service.failed.connect(self._on_failed)
-            _live_services.add(service)
             self.service = service
         return self.service
 

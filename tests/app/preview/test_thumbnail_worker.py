@@ -14,7 +14,9 @@ import gc
 import threading
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
+from PySide6.QtGui import QImage
 from thumbnail_gate import gate_thumbnail_lowering
 
 from app.material import examples
@@ -28,9 +30,10 @@ from app.preview.thumbnails import ThumbnailBatch, ThumbnailJob, ThumbnailServic
 pytestmark = pytest.mark.gl
 
 
-def job_of(graph: MaterialGraph, generation: int = 1) -> ThumbnailJob:
+def job_of(graph: MaterialGraph, generation: int = 1, nodes: tuple[str, ...] | None = None) -> ThumbnailJob:
     output = material_output_name(graph)
-    return ThumbnailJob(generation, graph, structure_key(graph, output), output, tuple(sorted(graph.nodes)))
+    return ThumbnailJob(generation, graph, structure_key(graph, output), output,
+                        tuple(sorted(graph.nodes)) if nodes is None else nodes)
 
 
 @pytest.fixture
@@ -39,6 +42,11 @@ def gate(monkeypatch) -> Iterator[tuple[threading.Event, threading.Event]]:
     yield entered, go
     go.set()
     assert wait_for_ending_workers(120)
+
+
+def qimage_pixels(image: QImage) -> np.ndarray:
+    rgba = image.convertToFormat(QImage.Format.Format_RGBA8888)
+    return np.frombuffer(rgba.constBits(), np.uint8, rgba.sizeInBytes()).reshape(rgba.height(), rgba.bytesPerLine())[:, :rgba.width() * 4].copy()
 
 
 def final_batch(qapp, batches: list[ThumbnailBatch]) -> bool:
@@ -87,6 +95,9 @@ def test_a_stopped_service_starts_again_with_a_new_worker(qapp, gate) -> None:
     assert final_batch(qapp, batches), "the new worker drew the new job"
     assert {batch.generation for batch in batches} == {2}
     assert any(batch.images for batch in batches) and not any(batch.problem for batch in batches)
+    assert wait_for_ending_workers(120)
+    assert service.lowerings == 2, "both workers lowered: the old one its stage in progress, the new one its job"
+    assert service.links == 1, "the old worker, stopped, linked and drew nothing though the service runs again"
     assert service.stop(120_000) is True
     assert wait_for_ending_workers(120)
 
@@ -123,3 +134,47 @@ def test_the_worker_never_runs_the_garbage_collector(qapp) -> None:
             gc.disable()
     assert starts, "the window's thread collected meanwhile"
     assert set(starts) == {threading.main_thread().name}, f"collections started on {sorted(set(starts))}"
+
+
+def images_of(qapp, service: ThumbnailService, jobs: list[ThumbnailJob]) -> tuple[dict[str, np.ndarray], list[ThumbnailBatch]]:
+    """Every node's image drawn by `service` for `jobs`, submitted one after the other."""
+    images: dict[str, np.ndarray] = {}
+    batches: list[ThumbnailBatch] = []
+    service.rendered.connect(batches.append)
+    for job in jobs:
+        start = len(batches)
+        service.submit(job)
+        assert thumbnails.wait_until(lambda start=start: any(batch.final for batch in batches[start:]), qapp.processEvents, 120)
+        for batch in batches[start:]:
+            assert not batch.problem, batch.problem
+            images.update({node: qimage_pixels(image) for node, image in batch.images.items()})
+    service.rendered.disconnect(batches.append)
+    return images, batches
+
+
+@pytest.mark.parametrize("example", ["triplanar_rock", "stylised_lava"])
+def test_a_large_graphs_module_holds_the_nodes_asked_for_and_draws_them_as_the_whole_graphs(qapp, monkeypatch,
+                                                                                            example: str) -> None:
+    graph = getattr(examples, example)()
+    nodes = sorted(graph.nodes)
+    whole_service = ThumbnailService(DEFAULT_PROFILE)
+    whole, _ = images_of(qapp, whole_service, [job_of(graph, nodes=tuple(nodes))])
+    assert whole_service.lowerings == 1 and whole_service.stop(120_000)
+
+    monkeypatch.setattr(thumbnails, "WHOLE_GRAPH_NODES", 0)  # this graph counts as large
+    half = len(nodes) // 2
+    service = ThumbnailService(DEFAULT_PROFILE)
+    first, batches = images_of(qapp, service, [job_of(graph, 1, tuple(nodes[:half]))])
+    assert service.lowerings == 1
+    modules = [batch.program for batch in batches if batch.program is not None]
+    assert {node for program in modules for node, _ in program.ports} <= set(nodes[:half]), "only what was asked for"
+    second, _ = images_of(qapp, service, [job_of(graph, 2, tuple(nodes[half:]))])
+    assert service.lowerings == 2, "nodes not in the module: a new one, with the earlier nodes too"
+    again, _ = images_of(qapp, service, [job_of(graph, 3, tuple(nodes[:3]))])
+    assert service.lowerings == 2, "nodes drawn before are still in the module"
+    assert service.stop(120_000)
+
+    parts = {**first, **second}
+    assert parts.keys() == whole.keys() and whole, "every previewable node drawn either way"
+    for node, image in {**parts, **again}.items():
+        assert np.abs(image.astype(int) - whole[node].astype(int)).max() <= 1, f"{node} differs from the whole graph's module"

@@ -195,7 +195,13 @@ def test_right_click_on_a_node_opens_its_menu(thumbnail_window, qtbot) -> None:
     assert not show_node_menu(window, "no such node", QPoint(10, 10))
 
 
-def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_window, qtbot) -> None:
+@pytest.mark.parametrize("large", [False, True], ids=["one module", "module of the nodes in view"])
+def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_window, qtbot, monkeypatch, large) -> None:
+    """Also as a large graph's are drawn: its module holds the nodes in view, and grows when the view moves."""
+    if large:
+        from app.preview import thumbnails
+
+        monkeypatch.setattr(thumbnails, "WHOLE_GRAPH_NODES", 0)
     window = thumbnail_window
     open_example(window, "procedural_noise")
     assert window.graph.viewer().isVisible()
@@ -206,9 +212,13 @@ def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_win
     assert window.thumbnails.wait(60)
     assert node.view.thumbnail_shown  # its place is kept: the layout does not depend on the view
     assert node.view.thumbnail is None and node.stable_id not in window.thumbnails.shown
+    lowerings = window.thumbnails.service.lowerings
     window.graph.center_on([node])
     qtbot.waitUntil(lambda: node.view.thumbnail is not None, timeout=60_000)
     assert window.thumbnails.shown[node.stable_id]
+    if large:
+        assert window.thumbnails.service.lowerings == lowerings + 1, "a node not in the module: a new module"
+        assert window.thumbnails.program is not None and window.thumbnails.program.selector(node.stable_id) is not None
 
 
 def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thumbnail_window, monkeypatch, qtbot) -> None:
