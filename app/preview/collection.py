@@ -37,10 +37,13 @@ that starts on another thread all the same is counted
 (`off_thread_collections`; the tests check it stays zero).
 
 Who holds: the preview's render thread while it runs; the editor's window
-for its whole life (`hold_while_alive`: its lowering worker, the CPU
-preview's and the environment's prefiltering run Python code whether or
-not the preview has a render thread); the node thumbnails' worker from its
-start until it has ended (it can outlive its window: app/preview/thumbnails.py).
+from its creation until it closes (`hold_for`: its lowering worker, the
+CPU preview's and the environment's prefiltering run Python code whether
+or not the preview has a render thread), or is destroyed unclosed; the
+node thumbnails' worker from its start until it has ended (it can outlive
+its window: app/preview/thumbnails.py). Not until the window is destroyed:
+a closed window can stay alive long after (its opening froze it with
+`gc.freeze()`, app/ui/collection.py), and would keep the collector off.
 """
 
 from __future__ import annotations
@@ -147,17 +150,30 @@ def _watch(phase: str, info: dict[str, int]) -> None:
 gc.callbacks.append(_watch)
 
 
-def hold_while_alive(owner: QObject) -> None:
-    """`hold` until `owner` is destroyed: for an object whose workers run Python code while it lives (the
-    editor's window: its lowering, node thumbnails, CPU preview, environment prefiltering)."""
-    collection = window_thread_collection()
-    collection.hold()
+class Hold:
+    """One `hold` of the application's collection, released once (`release`, idempotent)."""
 
-    def release(*_: object) -> None:  # emitted from the owner's C++ destructor: `release` defers what it must
-        if _is_valid(collection):
+    def __init__(self) -> None:
+        self._collection: WindowThreadCollection | None = window_thread_collection()
+        self._collection.hold()
+
+    @property
+    def held(self) -> bool:
+        return self._collection is not None
+
+    def release(self) -> None:
+        collection, self._collection = self._collection, None
+        if collection is not None and _is_valid(collection):
             collection.release()
 
-    owner.destroyed.connect(release)
+
+def hold_for(owner: QObject) -> Hold:
+    """A `Hold` for an object whose workers run Python code: released by the caller when they have stopped,
+    or when `owner` is destroyed, whichever comes first (the editor's window: its lowering, node
+    thumbnails, CPU preview, environment prefiltering)."""
+    hold = Hold()
+    owner.destroyed.connect(lambda *_: hold.release())  # from the C++ destructor: `release` defers what it must
+    return hold
 
 
 def window_thread_collection() -> WindowThreadCollection:

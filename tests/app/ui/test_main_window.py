@@ -550,8 +550,8 @@ def test_open_example_menu_describes_each_example(window) -> None:
     assert window.examples_menu.toolTipsVisible()
 
 
-def test_the_window_keeps_garbage_collection_on_its_thread_while_it_lives(qtbot, prompts, settings, recovery_dir,
-                                                                           monkeypatch) -> None:
+def test_the_window_keeps_garbage_collection_on_its_thread_until_it_closes(qtbot, prompts, settings, recovery_dir,
+                                                                            monkeypatch) -> None:
     """Without a render thread too: the window's lowering worker runs Python code whatever the preview does."""
     import shiboken6
 
@@ -568,5 +568,11 @@ def test_the_window_keeps_garbage_collection_on_its_thread_while_it_lives(qtbot,
     window.load_example()
     window.flush()
     assert window.close()
+    assert collection.holds == holds, "released when the window closes"
     shiboken6.delete(window)
-    assert collection.holds == holds, "released when the window is gone"
+    assert collection.holds == holds, "and only once"
+
+    unclosed = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
+    assert collection.holds == holds + 1
+    shiboken6.delete(unclosed)
+    assert collection.holds == holds, "a window destroyed without closing releases it too"
