@@ -16,7 +16,9 @@ objects with the widget's, waits for it (`glFinish`) and hands it over
 screen in its own `paintGL`. While a new program compiles here, the widget
 keeps showing the last frame it was given: the old image stays until the new
 program has drawn its first frame (`Frame.program` says which build a frame
-shows).
+shows). `Frame.commands` says which posted changes a frame shows: those
+applied before it was drawn, counted against `posted` (a change posted
+while a frame is drawn is in the next one).
 
 `PostedState` is the widget's side of the state: a `PreviewState` that
 records every change at once (so setters validate in the caller's thread
