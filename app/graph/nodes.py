@@ -41,7 +41,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from NodeGraphQt import BackdropNode, BaseNode
-from NodeGraphQt.constants import ICON_NODE_BASE, NodeEnum, PortTypeEnum
+from NodeGraphQt.constants import ICON_NODE_BASE, ITEM_CACHE_MODE, NodeEnum, PortTypeEnum
+from NodeGraphQt.qgraphics.node_abstract import AbstractNodeItem
 from NodeGraphQt.qgraphics.node_base import NodeItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -149,6 +150,7 @@ def deferred_layout() -> Iterator[list[MaterialNodeItem]]:
         _deferred_items = None
         for item in pending:
             item._layout_pending = False
+            item._show_title()
             item.draw_node()
 
 
@@ -161,6 +163,60 @@ def _icon_pixmap(path: str) -> QtGui.QPixmap:
     if pixmap.size().width() > NodeEnum.ICON_SIZE.value:
         pixmap = pixmap.scaledToWidth(NodeEnum.ICON_SIZE.value, QtCore.Qt.TransformationMode.SmoothTransformation)
     return pixmap
+
+
+#: QTextDocument's default margin around its text: a QGraphicsTextItem's text is drawn this far inside its rectangle.
+_TEXT_DOCUMENT_MARGIN = 4.0
+
+
+@functools.cache
+def _text_item_default_color() -> QtGui.QColor:
+    """The colour a new QGraphicsTextItem draws its text in (until NodeGraphQt's layout sets the node's)."""
+    return QtWidgets.QGraphicsTextItem().defaultTextColor()
+
+
+class PortLabelItem(QtWidgets.QGraphicsSimpleTextItem):
+    """A port's label, drawn and sized as NodeGraphQt's `QGraphicsTextItem` label, at a fraction of its cost.
+
+    NodeGraphQt gives every port a `QGraphicsTextItem` (a `QTextDocument` laid
+    out per label: most of the cost of building a node). A label is one line
+    of plain text that is never edited, so this item draws it with
+    `QGraphicsSimpleTextItem` inside the same rectangle (the text plus the
+    document's 4-unit margin on each side, one line high when empty) at the
+    same place, and answers the `QGraphicsTextItem` calls NodeGraphQt and the
+    editor make on labels (`setPlainText`, `toPlainText`,
+    `setDefaultTextColor`, `defaultTextColor`). Same geometry, same pixels:
+    tests/app/graph/test_graph_nodes.py compares both with real `QGraphicsTextItem`s.
+    """
+
+    def __init__(self, text: str, parent: QtWidgets.QGraphicsItem | None = None) -> None:
+        super().__init__(text, parent)
+        self.setBrush(_text_item_default_color())
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt name
+        text = super().boundingRect()
+        height = text.height() if self.text() else float(QtGui.QFontMetrics(self.font()).height())
+        margins = 2.0 * _TEXT_DOCUMENT_MARGIN
+        return QtCore.QRectF(0.0, 0.0, text.width() + margins, height + margins)
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
+              widget: QtWidgets.QWidget | None = None) -> None:
+        painter.save()
+        painter.translate(_TEXT_DOCUMENT_MARGIN, _TEXT_DOCUMENT_MARGIN)
+        super().paint(painter, option, widget)  # type: ignore[arg-type]  # None outside a widget (QGraphicsScene.render): a C++ pointer
+        painter.restore()
+
+    def setPlainText(self, text: str) -> None:  # noqa: N802 - QGraphicsTextItem's name
+        self.setText(text)
+
+    def toPlainText(self) -> str:  # noqa: N802 - QGraphicsTextItem's name
+        return self.text()
+
+    def setDefaultTextColor(self, color: QtGui.QColor) -> None:  # noqa: N802 - QGraphicsTextItem's name
+        self.setBrush(color)
+
+    def defaultTextColor(self) -> QtGui.QColor:  # noqa: N802 - QGraphicsTextItem's name
+        return self.brush().color()
 
 
 class MaterialPortItem(CustomPortItem):
@@ -225,8 +281,19 @@ class MaterialNodeItem(NodeItem):
     #: What NodeGraphQt's last layout gave `_set_base_size` (None: no layout yet, or a layout of its own).
     _base_size_arguments: tuple[float, float] | None = None
 
+    _title_pending = False
+
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
-        super().__init__(name, parent)
+        # The title item starts empty and gets its text once (`name`): NodeGraphQt sets a node's name
+        # three times while building it ("node", the class's name, the unique name), and each text
+        # laid out in the title's QTextDocument costs about as much as the rest of the title.
+        super().__init__("", parent)
+        self._properties["name"] = name.strip()  # what AbstractNodeItem's constructor stores
+        self._title_pending = True
+        if _deferred_items is None:
+            self._show_title()
+        else:
+            self.draw_node()  # (postponed) with the title's text
         self._tooltip_stale = True
         self._type_display = ""
         self._description = ""
@@ -453,8 +520,21 @@ class MaterialNodeItem(NodeItem):
 
     @name.setter
     def name(self, name: str = "") -> None:
-        NodeItem.name.fset(self, name)  # writes NodeGraphQt's own "node: <name>" tooltip
         self._tooltip_stale = True
+        if _deferred_items is not None:
+            # Inside `deferred_layout`: the title's text is set once, with the layout at the block's end.
+            AbstractNodeItem.name.fset(self, name)
+            self._title_pending = True
+            self.draw_node()
+            return
+        NodeItem.name.fset(self, name)
+
+    def _show_title(self) -> None:
+        """The title's text as `name` says (postponed inside `deferred_layout`)."""
+        if self._title_pending:
+            self._title_pending = False
+            if self._text_item.toPlainText() != self.name:
+                self._text_item.setPlainText(self.name)
 
     @property
     def icon(self) -> str:
@@ -479,6 +559,20 @@ class MaterialNodeItem(NodeItem):
         port.display_name = display_name
         port.locked = locked
         return self._add_port(port)
+
+    def _add_port(self, port: Any) -> Any:
+        # NodeItem._add_port with a `PortLabelItem` for the label instead of a QGraphicsTextItem (and
+        # without its font calls, which set the font the label has already).
+        text = PortLabelItem(port.name, self)
+        text.setVisible(port.display_name)
+        text.setCacheMode(ITEM_CACHE_MODE)
+        if port.port_type == PortTypeEnum.IN.value:
+            self._input_items[port] = text
+        elif port.port_type == PortTypeEnum.OUT.value:
+            self._output_items[port] = text
+        if self.scene():
+            self.post_init()
+        return port
 
     def add_input(self, name: str = "input", multi_port: bool = False, display_name: bool = True,
                   locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
@@ -619,7 +713,7 @@ class MaterialNode(BaseNode):
         self.show_port_types({})
 
     @staticmethod
-    def _label_port(text_item: QtWidgets.QGraphicsTextItem, spec: Any) -> None:
+    def _label_port(text_item: PortLabelItem, spec: Any) -> None:
         # Ports keep the catalog's names (connections and files use them);
         # the label shows the friendlier display name.
         label = getattr(spec, "display_name", spec.name)

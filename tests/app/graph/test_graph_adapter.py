@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from PySide6 import QtCore
 
 from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
+from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode, PortLabelItem
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
 from app.material.graph import Connection, MaterialGraph
+from app.material.traversal import node_id_key
 
 
 @pytest.fixture
@@ -228,3 +230,77 @@ def test_a_tooltip_about_to_show_is_built(view: MaterialNodeGraph, qtbot) -> Non
     QtWidgets.QApplication.sendEvent(viewer.viewport(), event)
     assert "Multiply" in QtWidgets.QGraphicsItem.toolTip(multiply.view)
     QtWidgets.QToolTip.hideText()
+
+
+def _node_layout(node: MaterialNode) -> tuple[object, ...]:
+    item = node.view
+    labels = [(item.get_input_text_item(port), port) for port in item.inputs]
+    labels += [(item.get_output_text_item(port), port) for port in item.outputs]
+    return (node.name(), item.pos(), item.boundingRect(), item.text_item.toPlainText(), item.text_item.pos(),
+            [(label.toPlainText(), label.pos(), label.boundingRect(), label.isVisible(), port.pos())
+             for label, port in labels])
+
+
+def _scene_image(view: MaterialNodeGraph, rect: object) -> object:
+    from PySide6 import QtGui
+
+    image = QtGui.QImage(900, 700, QtGui.QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QtGui.QPainter(image)
+    view.scene().render(painter, QtCore.QRectF(image.rect()), rect)
+    painter.end()
+    return image
+
+
+def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: MaterialNodeGraph,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading builds titles once and port labels without a QTextDocument (issue 23 item 8); every catalog type
+    still has the layout and the pixels of a node NodeGraphQt builds one step at a time, with its own labels."""
+    from NodeGraphQt.qgraphics.node_base import NodeItem
+
+    from app.graph.nodes import MaterialNodeItem
+
+    graph = MaterialGraph()
+    for index, type_name in enumerate(NODE_TYPES):
+        graph.add_node(type_name, (float(index % 8) * 280.0, float(index // 8) * 260.0))
+    assert populate(view, graph) == []
+    loaded = {node.stable_id: node for node in view.material_nodes()}
+
+    reference = MaterialNodeGraph()
+    reference.register_catalog(NODE_TYPES.values())
+    monkeypatch.setattr(MaterialNodeItem, "_add_port", NodeItem._add_port)  # QGraphicsTextItem labels
+    try:
+        for node_id in sorted(graph.nodes, key=node_id_key):
+            node = graph.nodes[node_id]
+            built = reference.create_material_node(node.type_name, position=node.position, push_undo=False,
+                                                   selected=False)
+            assert not isinstance(built.view.get_input_text_item(built.view.inputs[0]) if built.view.inputs
+                                  else built.view.text_item, PortLabelItem)
+            assert _node_layout(built) == _node_layout(loaded[node_id]), node.type_name
+        for row in range(0, len(NODE_TYPES) // 8 + 1, 2):
+            rect = QtCore.QRectF(-40.0, row * 260.0 - 30.0, 8 * 280.0, 2 * 260.0)
+            assert _scene_image(view, rect) == _scene_image(reference, rect), row
+    finally:
+        reference.clear_session()
+        reference.deleteLater()
+
+
+def test_loading_sets_each_title_once(view: MaterialNodeGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NodeGraphQt names a node three times while building it ("node", its class's name, the unique name); the title's
+    QTextDocument lays its text out once per node when a document is loaded."""
+    from NodeGraphQt.qgraphics.node_text_item import NodeTextItem
+
+    texts: list[str] = []
+    original = NodeTextItem.setPlainText
+
+    def counted(self: NodeTextItem, text: str) -> None:
+        texts.append(text)
+        original(self, text)
+
+    graph = MaterialGraph()
+    for index in range(30):
+        graph.add_node("add", (float(index) * 200.0, 0.0))
+    monkeypatch.setattr(NodeTextItem, "setPlainText", counted)
+    assert populate(view, graph) == []
+    monkeypatch.undo()
+    assert sorted(texts) == sorted(node.name() for node in view.material_nodes())

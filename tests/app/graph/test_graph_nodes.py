@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from NodeGraphQt.constants import ITEM_CACHE_MODE
+from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtGui import QTextDocument
 
 from app.graph.nodes import (
     STABLE_ID_PROPERTY,
     MaterialNode,
     NodeClassRegistry,
+    PortLabelItem,
     category_identifier,
     class_name_for,
     property_key,
@@ -121,3 +124,64 @@ def test_showing_a_thumbnail_or_footer_lays_the_node_out_as_a_full_layout_does(g
             full = (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)],
                     item._marker_text.pos())
             assert quick == full, (type_name, thumbnail, footer)
+
+
+def _label_image(item: QtWidgets.QGraphicsItem, rect: QtCore.QRectF) -> QtGui.QImage:
+    """`item` drawn alone (as a scene draws it, through its device cache) over `rect` of a white scene."""
+    scene = QtWidgets.QGraphicsScene()
+    scene.setBackgroundBrush(QtGui.QColor(255, 255, 255))
+    scene.addItem(item)
+    image = QtGui.QImage(int(rect.width()) * 2, int(rect.height()) * 2, QtGui.QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QtGui.QPainter(image)
+    scene.render(painter, QtCore.QRectF(image.rect()), rect)
+    painter.end()
+    scene.removeItem(item)
+    return image
+
+
+def test_port_labels_are_sized_and_drawn_as_text_items(qapp) -> None:
+    """A `PortLabelItem` (issue 23 item 8: a sixth of a QGraphicsTextItem's cost) has the rectangle and the pixels of
+    the QGraphicsTextItem NodeGraphQt makes for a port label, for every label of the catalog and an empty one."""
+    labels = {""}
+    for node_type in NODE_TYPES.values():
+        for spec in (*node_type.inputs, *node_type.outputs):
+            labels |= {spec.name, getattr(spec, "display_name", spec.name)}
+    colors = [QtGui.QColor(255, 255, 255, 180), QtGui.QColor(20, 30, 200)]  # NodeGraphQt's text colour, another
+    for text in sorted(labels):
+        for color in colors:
+            reference = QtWidgets.QGraphicsTextItem(text)  # as NodeItem._add_port makes a label
+            reference.setFont(reference.font())
+            reference.setCacheMode(ITEM_CACHE_MODE)
+            label = PortLabelItem("placeholder")
+            label.setCacheMode(ITEM_CACHE_MODE)
+            label.setPlainText(text)
+            assert label.toPlainText() == text
+            assert label.font() == reference.font()
+            assert label.boundingRect() == reference.boundingRect(), text
+            reference.setDefaultTextColor(color)
+            label.setDefaultTextColor(color)
+            assert label.defaultTextColor() == color
+            for item in (reference, label):
+                item.setPos(3.25, 7.5)  # NodeGraphQt places labels at fractions of a unit
+            rect = QtCore.QRectF(0.0, 0.0, reference.boundingRect().width() + 12.0, 32.0)
+            assert _label_image(label, rect) == _label_image(reference, rect), (text, color.name())
+
+
+def test_a_new_label_has_the_text_items_default_colour(qapp) -> None:
+    assert PortLabelItem("a").defaultTextColor() == QtWidgets.QGraphicsTextItem("a").defaultTextColor()
+
+
+def test_a_node_has_one_text_document_its_title(graph: MaterialNodeGraph) -> None:
+    """Port labels are not QGraphicsTextItems (each lays its text out in a QTextDocument); NodeGraphQt's calls on them
+    (`get_input_text_item`, visibility, colour) reach the labels."""
+    node = graph.create_material_node("mix", push_undo=False)
+    item = node.view
+    documents = [child for child in item.childItems() if isinstance(child, QtWidgets.QGraphicsTextItem)]
+    assert documents == [item.text_item]
+    labels = [item.get_input_text_item(port.view) for port in node.input_ports()]
+    labels += [item.get_output_text_item(port.view) for port in node.output_ports()]
+    assert labels and all(isinstance(label, PortLabelItem) for label in labels)
+    assert [label.toPlainText() for label in labels] == [
+        getattr(spec, "display_name", spec.name) for spec in (*NODE_TYPES["mix"].inputs, *NODE_TYPES["mix"].outputs)]
+    assert all(label.defaultTextColor() == QtGui.QColor(*item.text_color) for label in labels)
