@@ -37,6 +37,7 @@ import contextlib
 import functools
 import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -44,6 +45,7 @@ from NodeGraphQt import BackdropNode, BaseNode
 from NodeGraphQt.constants import ICON_NODE_BASE, ITEM_CACHE_MODE, NodeEnum, PortTypeEnum
 from NodeGraphQt.qgraphics.node_abstract import AbstractNodeItem
 from NodeGraphQt.qgraphics.node_base import NodeItem
+from NodeGraphQt.qgraphics.node_overlay_disabled import XDisabledItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -219,6 +221,22 @@ class PortLabelItem(QtWidgets.QGraphicsSimpleTextItem):
         return self.brush().color()
 
 
+class NodeTitleItem(PortLabelItem):
+    """A node's title: NodeGraphQt's `NodeTextItem` (a QGraphicsTextItem the artist could edit by double-click)
+    for titles that are never edited (docs/editor.md: names are not part of the material), with the same
+    rectangle and pixels. It answers `NodeTextItem`'s calls: `set_locked`, and `set_editable`, which does
+    nothing, as on NodeGraphQt's locked title."""
+
+    def set_locked(self, state: bool = False) -> None:
+        self._locked = state
+    def set_editable(self, value: bool = False) -> None:
+        """Titles are not edited (a locked `NodeTextItem` ignores this too)."""
+
+    @property
+    def node(self) -> QtWidgets.QGraphicsItem | None:
+        return self.parentItem()
+
+
 class MaterialPortItem(CustomPortItem):
     """A port whose tooltip (name, declared and resolved type) is built when first asked for."""
 
@@ -287,7 +305,19 @@ class MaterialNodeItem(NodeItem):
         # The title item starts empty and gets its text once (`name`): NodeGraphQt sets a node's name
         # three times while building it ("node", the class's name, the unique name), and each text
         # laid out in the title's QTextDocument costs about as much as the rest of the title.
-        super().__init__("", parent)
+        # NodeItem.__init__ (NodeGraphQt 0.6.44, pinned), with the title a `NodeTitleItem` (see `_new_title`)
+        # and the icon's scaled pixmap made once (NodeItem loaded and scaled the file for every node).
+        AbstractNodeItem.__init__(self, "", parent)
+        self._properties["icon"] = ICON_NODE_BASE
+        self._icon_item = QtWidgets.QGraphicsPixmapItem(_icon_pixmap(ICON_NODE_BASE), self)
+        self._icon_item.setTransformationMode(QtCore.Qt.TransformationMode.SmoothTransformation)
+        self._text_item = self._new_title()
+        self._x_item = XDisabledItem(self, "DISABLED")
+        self._input_items: OrderedDict[Any, PortLabelItem] = OrderedDict()
+        self._output_items: OrderedDict[Any, PortLabelItem] = OrderedDict()
+        self._widgets: OrderedDict[str, Any] = OrderedDict()
+        self._proxy_mode = False
+        self._proxy_mode_threshold = 70
         self._properties["name"] = name.strip()  # what AbstractNodeItem's constructor stores
         self._title_pending = True
         if _deferred_items is None:
@@ -314,6 +344,10 @@ class MaterialNodeItem(NodeItem):
         self._cost_text = ""
         self._cost_lines: list[str] = []
         self._cost_shown = False
+
+    def _new_title(self) -> Any:
+        """The title item, empty (its text comes with `_show_title`)."""
+        return NodeTitleItem("", self)
 
     def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
         # NodeItem.itemChange acts on selection only; every other change (about

@@ -6,7 +6,7 @@ import pytest
 from PySide6 import QtCore
 
 from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode, PortLabelItem
+from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
 from app.material.graph import Connection, MaterialGraph
@@ -241,10 +241,11 @@ def _node_layout(node: MaterialNode) -> tuple[object, ...]:
              for label, port in labels])
 
 
-def _scene_image(view: MaterialNodeGraph, rect: object) -> object:
+def _scene_image(view: MaterialNodeGraph, rect: QtCore.QRectF) -> object:
+    """The scene over `rect`, one pixel per unit."""
     from PySide6 import QtGui
 
-    image = QtGui.QImage(900, 700, QtGui.QImage.Format.Format_ARGB32)
+    image = QtGui.QImage(int(rect.width()), int(rect.height()), QtGui.QImage.Format.Format_ARGB32)
     image.fill(0)
     painter = QtGui.QPainter(image)
     view.scene().render(painter, QtCore.QRectF(image.rect()), rect)
@@ -257,6 +258,8 @@ def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: Ma
     """Loading builds titles once and port labels without a QTextDocument (issue 23 item 8); every catalog type
     still has the layout and the pixels of a node NodeGraphQt builds one step at a time, with its own labels."""
     from NodeGraphQt.qgraphics.node_base import NodeItem
+    from NodeGraphQt.qgraphics.node_text_item import NodeTextItem
+    from PySide6 import QtWidgets
 
     from app.graph.nodes import MaterialNodeItem
 
@@ -269,13 +272,16 @@ def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: Ma
     reference = MaterialNodeGraph()
     reference.register_catalog(NODE_TYPES.values())
     monkeypatch.setattr(MaterialNodeItem, "_add_port", NodeItem._add_port)  # QGraphicsTextItem labels
+    monkeypatch.setattr(MaterialNodeItem, "_new_title", lambda self: NodeTextItem("", self))
     try:
         for node_id in sorted(graph.nodes, key=node_id_key):
             node = graph.nodes[node_id]
             built = reference.create_material_node(node.type_name, position=node.position, push_undo=False,
                                                    selected=False)
-            assert not isinstance(built.view.get_input_text_item(built.view.inputs[0]) if built.view.inputs
-                                  else built.view.text_item, PortLabelItem)
+            texts = [built.view.text_item, *(built.view.get_input_text_item(port) for port in built.view.inputs),
+                     *(built.view.get_output_text_item(port) for port in built.view.outputs)]
+            assert all(isinstance(text, QtWidgets.QGraphicsTextItem) for text in texts)
+            assert isinstance(built.view.text_item, NodeTextItem) and built.view.text_item._locked
             assert _node_layout(built) == _node_layout(loaded[node_id]), node.type_name
         for row in range(0, len(NODE_TYPES) // 8 + 1, 2):
             rect = QtCore.QRectF(-40.0, row * 260.0 - 30.0, 8 * 280.0, 2 * 260.0)
@@ -286,21 +292,21 @@ def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: Ma
 
 
 def test_loading_sets_each_title_once(view: MaterialNodeGraph, monkeypatch: pytest.MonkeyPatch) -> None:
-    """NodeGraphQt names a node three times while building it ("node", its class's name, the unique name); the title's
-    QTextDocument lays its text out once per node when a document is loaded."""
-    from NodeGraphQt.qgraphics.node_text_item import NodeTextItem
+    """NodeGraphQt names a node three times while building it ("node", its class's name, the unique name); the title
+    takes its text once per node when a document is loaded."""
+    from app.graph.nodes import NodeTitleItem
 
     texts: list[str] = []
-    original = NodeTextItem.setPlainText
+    original = NodeTitleItem.setPlainText
 
-    def counted(self: NodeTextItem, text: str) -> None:
+    def counted(self: NodeTitleItem, text: str) -> None:
         texts.append(text)
         original(self, text)
 
     graph = MaterialGraph()
     for index in range(30):
         graph.add_node("add", (float(index) * 200.0, 0.0))
-    monkeypatch.setattr(NodeTextItem, "setPlainText", counted)
+    monkeypatch.setattr(NodeTitleItem, "setPlainText", counted)
     assert populate(view, graph) == []
     monkeypatch.undo()
     assert sorted(texts) == sorted(node.name() for node in view.material_nodes())

@@ -11,6 +11,7 @@ from app.graph.nodes import (
     STABLE_ID_PROPERTY,
     MaterialNode,
     NodeClassRegistry,
+    NodeTitleItem,
     PortLabelItem,
     category_identifier,
     class_name_for,
@@ -172,13 +173,14 @@ def test_a_new_label_has_the_text_items_default_colour(qapp) -> None:
     assert PortLabelItem("a").defaultTextColor() == QtWidgets.QGraphicsTextItem("a").defaultTextColor()
 
 
-def test_a_node_has_one_text_document_its_title(graph: MaterialNodeGraph) -> None:
-    """Port labels are not QGraphicsTextItems (each lays its text out in a QTextDocument); NodeGraphQt's calls on them
-    (`get_input_text_item`, visibility, colour) reach the labels."""
+def test_a_node_has_no_text_document(graph: MaterialNodeGraph) -> None:
+    """Neither the title nor the port labels are QGraphicsTextItems (each lays its text out in a QTextDocument);
+    NodeGraphQt's calls on them (`get_input_text_item`, `text_item`, visibility, colour) reach the light items."""
     node = graph.create_material_node("mix", push_undo=False)
     item = node.view
-    documents = [child for child in item.childItems() if isinstance(child, QtWidgets.QGraphicsTextItem)]
-    assert documents == [item.text_item]
+    assert not [child for child in item.childItems() if isinstance(child, QtWidgets.QGraphicsTextItem)]
+    assert isinstance(item.text_item, NodeTitleItem) and item.text_item.toPlainText() == node.name()
+    assert item.text_item.node is item and item.text_item.defaultTextColor() == QtGui.QColor(*item.text_color)
     labels = [item.get_input_text_item(port.view) for port in node.input_ports()]
     labels += [item.get_output_text_item(port.view) for port in node.output_ports()]
     assert labels and all(isinstance(label, PortLabelItem) for label in labels)
