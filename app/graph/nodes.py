@@ -191,15 +191,29 @@ class PortLabelItem(QtWidgets.QGraphicsSimpleTextItem):
     tests/app/graph/test_graph_nodes.py compares both with real `QGraphicsTextItem`s.
     """
 
+    _rect: QtCore.QRectF | None = None
+
     def __init__(self, text: str, parent: QtWidgets.QGraphicsItem | None = None) -> None:
         super().__init__(text, parent)
         self.setBrush(_text_item_default_color())
 
     def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt name
-        text = super().boundingRect()
-        height = text.height() if self.text() else float(QtGui.QFontMetrics(self.font()).height())
-        margins = 2.0 * _TEXT_DOCUMENT_MARGIN
-        return QtCore.QRectF(0.0, 0.0, text.width() + margins, height + margins)
+        # Asked for often (NodeGraphQt's layout reads it several times per label, Qt more): kept until
+        # the text or the font change.
+        if self._rect is None:
+            text = super().boundingRect()
+            height = text.height() if self.text() else float(QtGui.QFontMetrics(self.font()).height())
+            margins = 2.0 * _TEXT_DOCUMENT_MARGIN
+            self._rect = QtCore.QRectF(0.0, 0.0, text.width() + margins, height + margins)
+        return QtCore.QRectF(self._rect)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt name
+        self._rect = None
+        super().setText(text)
+
+    def setFont(self, font: QtGui.QFont | str | Iterable[str]) -> None:  # noqa: N802 - Qt name
+        self._rect = None
+        super().setFont(font)
 
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
               widget: QtWidgets.QWidget | None = None) -> None:

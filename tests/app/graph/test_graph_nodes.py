@@ -187,3 +187,18 @@ def test_a_node_has_no_text_document(graph: MaterialNodeGraph) -> None:
     assert [label.toPlainText() for label in labels] == [
         getattr(spec, "display_name", spec.name) for spec in (*NODE_TYPES["mix"].inputs, *NODE_TYPES["mix"].outputs)]
     assert all(label.defaultTextColor() == QtGui.QColor(*item.text_color) for label in labels)
+
+
+def test_a_label_is_sized_again_when_its_text_or_font_changes(qapp) -> None:
+    label = PortLabelItem("a")
+    reference = QtWidgets.QGraphicsTextItem("a")
+    reference.setFont(reference.font())
+    assert label.boundingRect() == reference.boundingRect()
+    label.setPlainText("a much longer label")
+    reference.setPlainText("a much longer label")
+    assert label.boundingRect() == reference.boundingRect()
+    font = QtGui.QFont(label.font())
+    font.setPointSize(15)  # NodeGraphQt's vertical layout sets this on titles
+    label.setFont(font)
+    reference.setFont(font)
+    assert label.boundingRect() == reference.boundingRect()
