@@ -203,9 +203,10 @@ class GraphEditor(QObject):
         self._outside = graph.copy()
         self.path = ()
         try:
-            # The previous document goes first, so that its garbage is reclaimed while the heap is smallest.
+            # The previous document goes first, so that whether its garbage is reclaimed is judged while the heap
+            # is smallest; the collection itself waits for the view's paint (the new document shows first).
             self.graph.clear_session()
-            reclaim_frozen_garbage()
+            reclaim_frozen_garbage(after_paint_of=self.graph.viewer().viewport())
             problems = populate(self.graph, graph)
         finally:
             self._loading = False
