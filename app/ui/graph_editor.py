@@ -203,10 +203,9 @@ class GraphEditor(QObject):
         self._outside = graph.copy()
         self.path = ()
         try:
-            # The previous document goes first, so that whether its garbage is reclaimed is judged while the heap
-            # is smallest; the collection itself waits for the view's paint (the new document shows first).
+            # The previous document goes first, so that its garbage is reclaimed while the heap is smallest.
             self.graph.clear_session()
-            reclaim_frozen_garbage(after_paint_of=self.graph.viewer().viewport())
+            reclaim_frozen_garbage()
             problems = populate(self.graph, graph)
         finally:
             self._loading = False

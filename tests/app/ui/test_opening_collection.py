@@ -48,8 +48,6 @@ def collector_state() -> Iterator[None]:
     enabled = gc.isenabled()
     gc.enable()
     yield
-    if collection._Frozen.watcher is not None:
-        collection._Frozen.watcher.stop()
     gc.unfreeze()
     collection._Frozen.baseline = baseline
     if enabled:
@@ -111,81 +109,6 @@ def test_frozen_garbage_is_reclaimed_once_the_frozen_objects_grew_by_a_quarter(c
     assert reclaim_frozen_garbage()
     assert reference() is None
     assert collection._Frozen.baseline == gc.get_freeze_count()
-
-
-def _due_garbage() -> weakref.ref[Cycle]:
-    """A frozen cycle, unreachable, with the frozen objects grown enough for a reclaiming collection."""
-    gc.unfreeze()
-    gc.collect()
-    with paused_while_loading():
-        garbage = Cycle()
-    reference = weakref.ref(garbage)
-    del garbage
-    collection._Frozen.baseline = int(gc.get_freeze_count() / (1.0 + collection.GROWTH_BEFORE_COLLECTING)) - 1
-    return reference
-
-
-def test_a_due_collection_waits_for_the_widgets_paint(collector_state, qtbot) -> None:
-    """Issue 23 item 8: the collection that frees the previous document comes after the new one's first paint."""
-    widget = QWidget()
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    QCoreApplication.processEvents()
-    reference = _due_garbage()
-    assert reclaim_frozen_garbage(after_paint_of=widget)
-    assert reference() is not None, "not collected before the widget has painted"
-    widget.repaint()  # the paint itself; the collection comes on the next turn of the event loop
-    assert reference() is not None
-    low = collection._Frozen.baseline
-    qtbot.waitUntil(lambda: reference() is None, timeout=2000)
-    assert collection._Frozen.baseline is not None and low is not None and collection._Frozen.baseline > low
-    assert not collection.collect_pending_garbage(), "nothing left waiting"
-
-
-def test_a_hidden_widget_does_not_hold_the_collection_back(collector_state, qtbot) -> None:
-    widget = QWidget()
-    qtbot.addWidget(widget)
-    reference = _due_garbage()
-    assert reclaim_frozen_garbage(after_paint_of=widget)
-    assert reference() is None
-
-
-def test_a_waiting_collection_can_run_at_once(collector_state, qtbot) -> None:
-    widget = QWidget()
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    QCoreApplication.processEvents()
-    reference = _due_garbage()
-    assert reclaim_frozen_garbage(after_paint_of=widget)
-    assert reference() is not None
-    assert collection.collect_pending_garbage()
-    assert reference() is None
-
-
-def test_opening_over_a_document_with_garbage_due_collects_after_the_views_paint(window, qtbot) -> None:
-    """Through the real window: no full collection inside `load_graph` when the previous document's garbage is due;
-    one once the graph view has painted."""
-    window.load_example()
-    window.flush()
-    QCoreApplication.processEvents()
-    full: list[str] = []
-
-    def watch(phase: str, info: dict[str, int]) -> None:
-        if phase == "stop" and info["generation"] == 2:
-            full.append("full")
-
-    collection._Frozen.baseline = 1  # everything frozen counts as grown: a reclaiming collection is due
-    gc.callbacks.append(watch)
-    try:
-        window.load_example()
-        assert full == [], "the opening itself collects nothing"
-        qtbot.waitUntil(lambda: bool(full), timeout=LOWERING_TIMEOUT_MS)
-    finally:
-        gc.callbacks.remove(watch)
-    assert collection._Frozen.baseline is not None and collection._Frozen.baseline > 1  # counted again
-    window.flush()
 
 
 def test_a_baseline_above_the_frozen_objects_comes_down_to_them(collector_state) -> None:
