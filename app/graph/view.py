@@ -255,6 +255,17 @@ class MaterialNodeGraph(NodeGraph):
             self._undo_stack.push(NodesRemovedCmd(self, nodes))
         self._undo_stack.clear()
         self._model.session = ""
+        # A removed node and its ports refer to each other (the node lists its ports, each port's model names
+        # the node): cyclic garbage, frozen since its document was opened (app/ui/collection.py), that only a
+        # full collection over everything alive frees (0.4-0.9 s after 2,000 nodes). Nothing refers to these
+        # nodes any more (their removal command went with the stack), so the cycles are cut and the old view is
+        # freed here, by reference counting.
+        for node in nodes:
+            if isinstance(node, BaseNode):
+                for port in (*node.input_ports(), *node.output_ports()):
+                    port.model.node = None
+                node._inputs.clear()
+                node._outputs.clear()
 
     @contextlib.contextmanager
     def unindexed_scene(self) -> Iterator[None]:

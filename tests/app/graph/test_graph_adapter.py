@@ -310,3 +310,29 @@ def test_loading_sets_each_title_once(view: MaterialNodeGraph, monkeypatch: pyte
     assert populate(view, graph) == []
     monkeypatch.undo()
     assert sorted(texts) == sorted(node.name() for node in view.material_nodes())
+
+
+def test_a_cleared_view_is_freed_without_the_cyclic_collector(view: MaterialNodeGraph) -> None:
+    """Issue 23 item 8: NodeGraphQt's nodes and ports refer to each other; `clear_session` cuts those cycles so the
+    previous document goes by reference counting (a frozen cycle waits for a full collection over everything)."""
+    import gc
+    import weakref
+
+    graph = small_graph()
+    assert populate(view, graph) == []
+    nodes = view.material_nodes()
+    references = [weakref.ref(node) for node in nodes]
+    references += [weakref.ref(port) for node in nodes for port in (*node.input_ports(), *node.output_ports())]
+    references += [weakref.ref(node.view) for node in nodes]
+    del nodes
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        view.clear_session()
+        assert [reference for reference in references if reference() is not None] == []
+    finally:
+        if enabled:
+            gc.enable()
+    # The view still works: a document loads into it and snapshots back.
+    assert populate(view, graph) == []
+    assert snapshot(view) == graph
