@@ -201,19 +201,23 @@ class PortLabelItem(QtWidgets.QGraphicsSimpleTextItem):
         # Asked for often (NodeGraphQt's layout reads it several times per label, Qt more): kept until
         # the text or the font change.
         if self._rect is None:
+            # From Qt's own rectangle of the text (an empty text has a null one; a document is one line high).
             text = super().boundingRect()
-            height = text.height() if self.text() else float(QtGui.QFontMetrics(self.font()).height())
+            height = float(QtGui.QFontMetrics(self.font()).height()) if text.isNull() else text.height()
             margins = 2.0 * _TEXT_DOCUMENT_MARGIN
             self._rect = QtCore.QRectF(0.0, 0.0, text.width() + margins, height + margins)
         return QtCore.QRectF(self._rect)
 
+    # Qt asks for the rectangle while it changes the text or the font (`prepareGeometryChange`, in a
+    # scene: the old rectangle), so the kept one is dropped once the change is done.
+
     def setText(self, text: str) -> None:  # noqa: N802 - Qt name
-        self._rect = None
         super().setText(text)
+        self._rect = None
 
     def setFont(self, font: QtGui.QFont | str | Iterable[str]) -> None:  # noqa: N802 - Qt name
-        self._rect = None
         super().setFont(font)
+        self._rect = None
 
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
               widget: QtWidgets.QWidget | None = None) -> None:

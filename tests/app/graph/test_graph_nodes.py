@@ -189,10 +189,15 @@ def test_a_node_has_no_text_document(graph: MaterialNodeGraph) -> None:
     assert all(label.defaultTextColor() == QtGui.QColor(*item.text_color) for label in labels)
 
 
-def test_a_label_is_sized_again_when_its_text_or_font_changes(qapp) -> None:
-    label = PortLabelItem("a")
-    reference = QtWidgets.QGraphicsTextItem("a")
+@pytest.mark.parametrize("first", ["a", ""])
+def test_a_label_is_sized_again_when_its_text_or_font_changes(qapp, first: str) -> None:
+    """Also in a scene, where Qt asks for the rectangle while the text changes (a title starts empty)."""
+    scene = QtWidgets.QGraphicsScene()
+    label = PortLabelItem(first)
+    reference = QtWidgets.QGraphicsTextItem(first)
     reference.setFont(reference.font())
+    scene.addItem(label)
+    scene.addItem(reference)
     assert label.boundingRect() == reference.boundingRect()
     label.setPlainText("a much longer label")
     reference.setPlainText("a much longer label")
