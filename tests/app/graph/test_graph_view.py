@@ -125,3 +125,29 @@ def test_wires_follow_a_moved_node_and_light_up_with_a_selected_one(view: Materi
     assert not pipe.highlighted()
     source.view.setSelected(True)
     assert pipe.highlighted()
+
+
+def test_wires_are_material_pipes_that_highlight_when_selected(view: MaterialNodeGraph) -> None:
+    """Wires, loaded or connected, are `MaterialPipeItem`s (their `itemChange` skips the binding for changes other
+    than selection, issue 23 item 8); selecting one still highlights it and deselecting resets it."""
+    from app.graph.view import MaterialPipeItem
+
+    graph = MaterialGraph()
+    graph.add_node("constant_vec2", (-300.0, 200.0))
+    graph.add_node("add", (100.0, 0.0))
+    graph.add_node("add", (400.0, 0.0))
+    graph.connect("n1", "out", "n2", "a")
+    populate(view, graph)
+    assert view.connect_ports(view.node_by_stable_id("n2"), "out", view.node_by_stable_id("n3"), "a")[0]
+    pipes = [port.view.connected_pipes[0] for port in (view.node_by_stable_id("n1").outputs()["out"],
+                                                      view.node_by_stable_id("n2").outputs()["out"])]
+    assert all(type(pipe) is MaterialPipeItem for pipe in pipes)
+    assert all(isinstance(item, MaterialPipeItem) for item in view.scene().items()
+               if type(item).__name__.endswith("PipeItem") and item is not view.typed_viewer._LIVE_PIPE
+               and item is not view.typed_viewer._SLICER_PIPE)
+    pipe = pipes[0]
+    assert not pipe.highlighted()
+    pipe.setSelected(True)
+    assert pipe.highlighted()
+    pipe.setSelected(False)
+    assert not pipe.highlighted()
