@@ -207,3 +207,17 @@ def test_a_label_is_sized_again_when_its_text_or_font_changes(qapp, first: str) 
     label.setFont(font)
     reference.setFont(font)
     assert label.boundingRect() == reference.boundingRect()
+
+
+def test_a_node_item_has_what_nodegraphqts_constructor_makes(qapp) -> None:
+    """`MaterialNodeItem.__init__` builds what `NodeItem.__init__` builds (NodeGraphQt 0.6.44, pinned in
+    pyproject.toml) without calling it: a NodeGraphQt that adds an attribute there fails here."""
+    from NodeGraphQt.qgraphics.node_base import NodeItem
+
+    from app.graph.nodes import MaterialNodeItem
+
+    theirs, ours = NodeItem("Add"), MaterialNodeItem("Add")
+    assert set(vars(theirs)) <= set(vars(ours))
+    assert ours._properties == theirs._properties
+    assert ours.name == theirs.name == ours.text_item.toPlainText() == theirs.text_item.toPlainText()
+    assert ours.icon_item.pixmap().toImage() == theirs.icon_item.pixmap().toImage()
