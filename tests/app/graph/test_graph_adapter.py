@@ -6,7 +6,7 @@ import pytest
 from PySide6 import QtCore
 
 from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
+from app.graph.nodes import FRAME_ID_PROPERTY, STABLE_ID_PROPERTY, FrameNode, MaterialNode
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
 from app.material.graph import Connection, MaterialGraph
@@ -336,3 +336,40 @@ def test_a_cleared_view_is_freed_without_the_cyclic_collector(view: MaterialNode
     # The view still works: a document loads into it and snapshots back.
     assert populate(view, graph) == []
     assert snapshot(view) == graph
+
+
+def test_a_document_opened_over_another_edits_undoes_and_serialises_as_one_opened_first(
+        view: MaterialNodeGraph) -> None:
+    """Cutting the previous view's cycles (`clear_session`) leaves the new one whole: NodeGraphQt's serialisation,
+    its port queries and the undo of a following edit are those of the same document opened into a fresh view."""
+    other = MaterialGraph()
+    for index in range(12):
+        other.add_node("add", (float(index) * 200.0, 300.0))
+    graph = small_graph()
+    fresh = MaterialNodeGraph()
+    fresh.register_catalog(NODE_TYPES.values())
+    try:
+        assert populate(fresh, graph) == []
+        assert populate(view, other) == []
+        assert populate(view, graph) == []
+
+        def observed(target: MaterialNodeGraph) -> tuple[object, ...]:
+            session = target.serialize_session()
+            nodes = sorted((node["type_"], tuple(node["pos"]), node["custom"][STABLE_ID_PROPERTY])
+                           for node in session["nodes"].values())
+            ports = sorted((node.stable_id, port.name(), tuple(sorted((p.node().stable_id, p.name())
+                                                                       for p in port.connected_ports())))
+                           for node in target.material_nodes() for port in (*node.input_ports(), *node.output_ports()))
+            return nodes, ports, len(session.get("connections", [])), snapshot(target)
+
+        assert observed(view) == observed(fresh)
+        for target in (view, fresh):
+            multiply = target.node_by_stable_id("n3")
+            target.delete_nodes([multiply], push_undo=True)
+            assert "n3" not in snapshot(target).nodes
+            target.undo_stack().undo()
+        assert observed(view) == observed(fresh)
+        assert snapshot(view) == graph
+    finally:
+        fresh.clear_session()
+        fresh.deleteLater()
