@@ -316,6 +316,8 @@ class MaterialNodeItem(NodeItem):
     _tooltip_stale = False
     #: What NodeGraphQt's last layout gave `_set_base_size` (None: no layout yet, or a layout of its own).
     _base_size_arguments: tuple[float, float] | None = None
+    #: ((add_w, add_h), NodeGraphQt's `calc_size` for them) since the last layout, title or port change.
+    _own_size: tuple[tuple[float, float], tuple[float, float]] | None = None
 
     _title_pending = False
 
@@ -498,7 +500,13 @@ class MaterialNodeItem(NodeItem):
         self._base_size_arguments = (add_w, add_h)
 
     def calc_size(self, add_w: float = 0.0, add_h: float = 0.0) -> tuple[float, float]:
-        width, height = super().calc_size(add_w, add_h)
+        # NodeGraphQt's size (title, ports, labels) is kept from the last layout: a thumbnail or a footer
+        # coming or going (`_relayout`: every node's thumbnail when a large graph first shows) adds to it.
+        own = self._own_size
+        if own is None or own[0] != (add_w, add_h):
+            own = ((add_w, add_h), super().calc_size(add_w, add_h))
+            self._own_size = own
+        width, height = own[1]
         if self._thumbnail_shown:
             width = max(width, THUMBNAIL_SIZE + 4 * THUMBNAIL_MARGIN)
         return width, height + self._bottom_extra()
@@ -573,6 +581,7 @@ class MaterialNodeItem(NodeItem):
     @name.setter
     def name(self, name: str = "") -> None:
         self._tooltip_stale = True
+        self._own_size = None
         if _deferred_items is not None:
             # Inside `deferred_layout`: the title's text is set once, with the layout at the block's end.
             AbstractNodeItem.name.fset(self, name)
@@ -615,6 +624,7 @@ class MaterialNodeItem(NodeItem):
     def _add_port(self, port: Any) -> Any:
         # NodeItem._add_port with a `PortLabelItem` for the label instead of a QGraphicsTextItem (and
         # without its font calls, which set the font the label has already).
+        self._own_size = None
         text = PortLabelItem(port.name, self)
         text.setVisible(port.display_name)
         text.setCacheMode(ITEM_CACHE_MODE)
@@ -625,6 +635,10 @@ class MaterialNodeItem(NodeItem):
         if self.scene():
             self.post_init()
         return port
+
+    def _delete_port(self, port: Any, text: Any) -> None:
+        self._own_size = None
+        super()._delete_port(port, text)
 
     def add_input(self, name: str = "input", multi_port: bool = False, display_name: bool = True,
                   locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
@@ -654,6 +668,7 @@ class MaterialNodeItem(NodeItem):
                 self._layout_pending = True
                 _deferred_items.append(self)
             return
+        self._own_size = None
         super().draw_node()
         self._place_marker()
 

@@ -221,3 +221,33 @@ def test_a_node_item_has_what_nodegraphqts_constructor_makes(qapp) -> None:
     assert ours._properties == theirs._properties
     assert ours.name == theirs.name == ours.text_item.toPlainText() == theirs.text_item.toPlainText()
     assert ours.icon_item.pixmap().toImage() == theirs.icon_item.pixmap().toImage()
+
+
+def test_showing_thumbnails_measures_no_title_port_or_label_again(graph: MaterialNodeGraph,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large graph's first paint shows every node's thumbnail (issue 23 item 8): the node's own size from its last
+    layout is reused, and a title changed since is measured again (the result is still a full layout's)."""
+    from NodeGraphQt.qgraphics.node_base import NodeItem
+
+    nodes = [graph.create_material_node(type_name, position=(float(index) * 300.0, 0.0), push_undo=False,
+                                        selected=False) for index, type_name in enumerate(["add", "mix", "fresnel"])]
+    measured = [0]
+    original = NodeItem._calc_size_horizontal
+
+    def counted(self: NodeItem) -> tuple[float, float]:
+        measured[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(NodeItem, "_calc_size_horizontal", counted)
+    for node in nodes:
+        node.view.set_thumbnail_shown(True)
+        node.view.set_cost_shown(True)
+    assert measured[0] == 0
+    item = nodes[0].view
+    item.set_thumbnail_shown(False)
+    item.name = "A much, much longer title than Add's"
+    item.set_thumbnail_shown(True)
+    assert measured[0] > 0  # measured again (and, the node being wider now, laid out in full)
+    quick = (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)])
+    item.draw_node()
+    assert quick == (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)])
