@@ -331,15 +331,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     window.preview.programFailed.connect(settled)
 
     if unattended:
+        code = 1
         try:
-            if not _open_initial(window, arguments.file, unattended):
-                return 1
-            return take_screenshot(window, arguments.screenshot, arguments.timeout, preview_settled)
+            if _open_initial(window, arguments.file, unattended):
+                code = take_screenshot(window, arguments.screenshot, arguments.timeout, preview_settled)
+            return code
         finally:
             window.close()
             window.settings.sync()  # nothing left to write when the directory goes
             if scratch is not None:
                 scratch.cleanup()
+            _end_background_work(code)
     # The window first, the document right after its first paint (issue 20 item 4): reading, showing and
     # lowering the document and the preview's first program are not what the first frame needs.
     window.show()
@@ -356,7 +358,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     from app.ui.file_open import FileOpenRelay
 
     application.installEventFilter(FileOpenRelay(window))  # files from Finder while running (macOS)
-    return application.exec()
+    code = application.exec()
+    window.settings.sync()
+    _end_background_work(code)
+    return code
+
+
+#: How long the editor, its window closed, waits for background work to end before it quits.
+QUIT_WAIT_S = 120.0
+
+
+def _end_background_work(code: int) -> None:
+    """Wait for the node thumbnails' worker that closing the window stopped, before Python tears down.
+
+    It ends after the stage it is in: at once usually, tens of seconds for a very large graph (its window
+    is gone meanwhile); destroying it while it runs would abort the process (app/preview/thumbnails.py,
+    "Stopping"). Should the driver never return, the editor quits without it, everything saved already.
+    """
+    from app.preview.thumbnails import wait_for_ending_workers
+
+    if not wait_for_ending_workers(QUIT_WAIT_S):
+        print(f"vpl-editor: the node thumbnails' worker did not end within {QUIT_WAIT_S:.0f} s "
+              "(still in the graphics driver); quitting without it", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 if __name__ == "__main__":

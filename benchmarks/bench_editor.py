@@ -16,7 +16,8 @@ Four figures, each printed with the machine and its load average:
   driver's compile and link and the first draw); the edits measured after
   that warm-up post the value to that program, and the time is to the
   `frameSwapped` of the first frame drawn after the post (with the render
-  thread: the first frame the thread began after it). Measured with the
+  thread: of the paint of the first frame drawn with everything the edit
+  posted, `Frame.commands` against the thread's count of posts). Measured with the
   preview's render thread and without it (`VPL_PREVIEW_RENDER_THREAD=0`:
   the window's thread compiles, links and draws), each in a process of its
   own, rounds interleaved so both see the same machine.
@@ -168,38 +169,36 @@ def graph_with_constant(size: int) -> tuple[Any, str]:
 def measure_edit_to_pixels(window: Any, constant: str, edits: int) -> list[float]:
     """Seconds from each edit to the first frame on screen that shows it (a new program's, or a live value's)."""
     preview = window.preview
-    state = {"ready": False, "swapped": False, "any_swap": False, "frame": 0}
+    state = {"ready": False, "swapped": False, "any_swap": False, "commands": 0}
 
     def on_ready() -> None:
         state["ready"] = True
 
     def on_swapped() -> None:
         state["any_swap"] = True
-        frame = getattr(preview, "_frame", None)  # the render thread's frame the widget just painted
-        state["frame"] = frame.serial if frame is not None else 0
+        frame = getattr(preview, "shown_frame", None)  # the render thread's frame the widget just painted
+        state["commands"] = frame.commands if frame is not None else 0
         if state["ready"]:
             state["swapped"] = True
 
     def value_shown() -> Callable[[], bool]:
-        """Asked before an edit: whether a frame drawn after a value posted now is on screen."""
-        thread = getattr(preview, "_thread", None)
-        if thread is None:
+        """Asked right after an edit: whether a frame showing everything it posted is on screen."""
+        if not getattr(preview, "threaded", False):
             return lambda: state["any_swap"]  # the window's thread uploads the value when it paints the next frame
-        # A frame the thread was drawing when the value was posted does not show it; the one after does.
-        first = thread.frames_drawn + (1 if thread._idle.is_set() else 2)
-        return lambda: state["frame"] >= first
+        posted = preview.posted_commands
+        return lambda: state["commands"] >= posted
 
     preview.programReady.connect(on_ready)
     preview.frameSwapped.connect(on_swapped)
     samples: list[float] = []
     for edit in range(edits):
         value = (0.1 + 0.8 * (edit % 7) / 7.0, 0.5, 0.25)
-        state.update(ready=False, swapped=False, any_swap=False, frame=0)
-        posts, shown = window.presenter.live_posts, value_shown()
+        state.update(ready=False, swapped=False, any_swap=False, commands=0)
+        posts = window.presenter.live_posts
         started = time.perf_counter()
         window.nodes.set_node_property(constant, "value", value)
         if window.presenter.live_posts > posts:
-            wait_until(shown)  # a live value: no new program, its next frame shows it
+            wait_until(value_shown())  # a live value: no new program, its next frame shows it
         else:
             wait_until(lambda: state["swapped"])
         samples.append(time.perf_counter() - started)

@@ -14,6 +14,12 @@ preview's frame rate while thumbnails refresh.
    on the UI thread's own context, frames counted for a fixed time with the
    thumbnail worker idle and then while it refreshes the 200-node graph's
    thumbnails over and over; both figures come from the same run.
+3. A large graph (2,000 nodes; `--large-sizes`), the 48 thumbnails of one
+   view: cold refresh with the module of the nodes asked for (the worker's
+   rule above `WHOLE_GRAPH_NODES`) and with one module of every node (the
+   rule below it, as it was for every graph before), alternating, for a
+   view of the graph's first nodes (a small upstream) and of its last (the
+   whole chain upstream).
 
 Run under X (Mesa has no GL on Qt's offscreen platform):
     xvfb-run -a -s "-screen 0 1280x1024x24" .venv/bin/python benchmarks/bench_thumbnails.py [--runs N]
@@ -143,6 +149,35 @@ def refresh_figures(refresher: Refresher, size: int, runs: int) -> None:
           f"for {statistics.median(edited_counts):.0f} downstream thumbnails")
 
 
+def large_graph_figures(refresher: Refresher, size: int, runs: int) -> None:
+    from app.preview import thumbnails
+
+    graph = graph_of_size(size)
+    previewable = [node for node, _ in lower_thumbnails(graph, output_name=material_output_name(graph)).ports]
+    views = {"first 48 nodes": tuple(previewable[:48]), "last 48 nodes": tuple(previewable[-48:])}
+    rules = {"module of the nodes asked for": thumbnails.WHOLE_GRAPH_NODES, "one module of every node": size + 1}
+    binary, changes = sorted(node for node in graph.nodes if graph.nodes[node].type_name in BINARY), 0
+    print(f"{size}-node graph, one view of 48 thumbnails, cold (lower + link + draw), median of {runs}:")
+    try:
+        for view, nodes in views.items():
+            figures: dict[str, list[tuple[float, dict[str, float]]]] = {rule: [] for rule in rules}
+            for _ in range(runs):
+                for rule, threshold in rules.items():
+                    thumbnails.WHOLE_GRAPH_NODES = threshold
+                    variant = graph.copy()  # a new structure: one math node of another kind each time
+                    flipped = variant.nodes[binary[(changes := changes + 1) % len(binary)]]
+                    flipped.type_name = "add" if flipped.type_name != "add" else "multiply"
+                    seconds = refresher.refresh(refresher.job(variant, nodes))
+                    figures[rule].append((seconds, dict(refresher.service.last_seconds)))
+            for rule, runs_of_rule in figures.items():
+                total = statistics.median(seconds for seconds, _ in runs_of_rule)
+                lowering = statistics.median(parts.get("lowering", 0.0) for _, parts in runs_of_rule)
+                link = statistics.median(parts.get("link", 0.0) for _, parts in runs_of_rule)
+                print(f"  {view}, {rule}: {total:6.2f} s (lowering {lowering:.2f} s, link {link:.2f} s)")
+    finally:
+        thumbnails.WHOLE_GRAPH_NODES = rules["module of the nodes asked for"]
+
+
 def frame_rate(renderer: Renderer, seconds: float, size: int = 512) -> float:
     frames = 0
     started = time.perf_counter()
@@ -157,12 +192,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=4.0, help="length of each frame-rate measurement")
+    parser.add_argument("--large-sizes", default="2000", help="node counts of section 3, comma-separated ('' skips it)")
+    parser.add_argument("--only-large", action="store_true", help="section 3 alone")
     arguments = parser.parse_args()
     os.environ.setdefault("MESA_SHADER_CACHE_DISABLE", "true")  # an edited material is a new program
     application = QGuiApplication.instance() or QGuiApplication(sys.argv)
     print(f"load average before: {os.getloadavg()[0]:.2f} (1 min) on {os.cpu_count()} cores")
     refresher = Refresher(application)
     try:
+        for size in (int(text) for text in arguments.large_sizes.split(",") if text.strip()):
+            large_graph_figures(refresher, size, arguments.runs)
+        if arguments.only_large:
+            return 0
         for size in (50, 200):
             refresh_figures(refresher, size, arguments.runs)
         context = OffscreenContext()

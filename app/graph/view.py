@@ -56,6 +56,31 @@ ConnectionCheck = Callable[[str, str, str, str], tuple[bool, str]]
 #: Framing never zooms out further than this: node titles (11 px) stay about 7 px tall, error badges visible.
 MIN_READABLE_SCALE = 0.6
 
+#: The pixmap cache the view's items need, in viewports' worth of pixels (`fit_pixmap_cache`), and its ceiling.
+PIXMAP_CACHE_VIEWPORTS = 24
+PIXMAP_CACHE_MAX_KB = 256 * 1024
+
+
+def fit_pixmap_cache(viewport: QtWidgets.QWidget) -> int:
+    """Raise Qt's pixmap cache limit to what a graph view of `viewport`'s size needs (it never lowers it); the limit.
+
+    NodeGraphQt caches every node, port and wire in device coordinates
+    (`DeviceCoordinateCache`), and those caches live in the process's
+    `QPixmapCache`, 10 MB by default. A wire's cache is its bounding
+    rectangle, so the wires of a graph in view overlap and need many
+    viewports' worth of pixels: the 200-node benchmark graph in a 913 x 509
+    view needs 20-40 MB. Over the limit the caches evict each other and every
+    repaint (a thumbnail arriving, a marker, a node's value) paints all wires
+    in the exposed area again in Python: 90-145 ms for a repaint that takes
+    22-44 ms from the caches (docs/performance.md, section 4, "Wave 5").
+    """
+    ratio = viewport.devicePixelRatioF()
+    pixels = viewport.width() * viewport.height() * ratio * ratio
+    wanted = min(PIXMAP_CACHE_MAX_KB, int(pixels * 4 * PIXMAP_CACHE_VIEWPORTS / 1024))
+    if wanted > QtGui.QPixmapCache.cacheLimit():
+        QtGui.QPixmapCache.setCacheLimit(wanted)
+    return QtGui.QPixmapCache.cacheLimit()
+
 
 _SELECTED_CHANGE = QtWidgets.QGraphicsItem.GraphicsItemChange.ItemSelectedChange
 
@@ -92,6 +117,10 @@ class TypedNodeViewer(NodeViewer):
     @property
     def last_refusal(self) -> str:
         return self._last_refusal
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        fit_pixmap_cache(self.viewport())
 
     def contextMenuEvent(self, event: QtGui.QContextMenuEvent) -> None:  # noqa: N802 - Qt override
         """A right click on a node shows the window's node menu (`node_menu_handler`); elsewhere the graph menu."""

@@ -35,6 +35,15 @@ so; should anything enable it while a hold is in force, the next tick
 disables it again (and the last release leaves it enabled). A collection
 that starts on another thread all the same is counted
 (`off_thread_collections`; the tests check it stays zero).
+
+Who holds: the preview's render thread while it runs; the editor's window
+from its creation until it closes (`hold_for`: its lowering worker, the
+CPU preview's and the environment's prefiltering run Python code whether
+or not the preview has a render thread), or is destroyed unclosed; the
+node thumbnails' worker from its start until it has ended (it can outlive
+its window: app/preview/thumbnails.py). Not until the window is destroyed:
+a closed window can stay alive long after (its opening froze it with
+`gc.freeze()`, app/ui/collection.py), and would keep the collector off.
 """
 
 from __future__ import annotations
@@ -75,6 +84,11 @@ class WindowThreadCollection(QObject):
     @property
     def holding(self) -> bool:
         return self._holds > 0
+
+    @property
+    def holds(self) -> int:
+        """`hold`s not yet released (tests)."""
+        return self._holds
 
     def hold(self) -> None:
         """Collect on the window's thread only, until the matching `release`."""
@@ -134,6 +148,32 @@ def _watch(phase: str, info: dict[str, int]) -> None:
 
 
 gc.callbacks.append(_watch)
+
+
+class Hold:
+    """One `hold` of the application's collection, released once (`release`, idempotent)."""
+
+    def __init__(self) -> None:
+        self._collection: WindowThreadCollection | None = window_thread_collection()
+        self._collection.hold()
+
+    @property
+    def held(self) -> bool:
+        return self._collection is not None
+
+    def release(self) -> None:
+        collection, self._collection = self._collection, None
+        if collection is not None and _is_valid(collection):
+            collection.release()
+
+
+def hold_for(owner: QObject) -> Hold:
+    """A `Hold` for an object whose workers run Python code: released by the caller when they have stopped,
+    or when `owner` is destroyed, whichever comes first (the editor's window: its lowering, node
+    thumbnails, CPU preview, environment prefiltering)."""
+    hold = Hold()
+    owner.destroyed.connect(lambda *_: hold.release())  # from the C++ destructor: `release` defers what it must
+    return hold
 
 
 def window_thread_collection() -> WindowThreadCollection:

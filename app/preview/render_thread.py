@@ -16,7 +16,9 @@ objects with the widget's, waits for it (`glFinish`) and hands it over
 screen in its own `paintGL`. While a new program compiles here, the widget
 keeps showing the last frame it was given: the old image stays until the new
 program has drawn its first frame (`Frame.program` says which build a frame
-shows).
+shows). `Frame.commands` says which posted changes a frame shows: those
+applied before it was drawn, counted against `posted` (a change posted
+while a frame is drawn is in the next one).
 
 `PostedState` is the widget's side of the state: a `PreviewState` that
 records every change at once (so setters validate in the caller's thread
@@ -109,13 +111,16 @@ class RenderThreadUnavailable(RuntimeError):  # noqa: N818 - a condition the wid
 
 @dataclass(frozen=True)
 class Frame:
-    """A finished frame: the texture that holds it and its size, and the newest program build it shows."""
+    """A finished frame: the texture that holds it and its size, the newest program build it shows, its number
+    (`serial`, from 1) and how many commands had been applied when it was drawn (`commands`: a frame shows
+    everything posted while `RenderThread.posted` was at most that)."""
 
     texture: int
     width: int
     height: int
     program: int
     serial: int
+    commands: int
 
 
 def _posting(method: Callable[..., None], copy_arguments: bool = False) -> Callable[..., None]:
@@ -188,9 +193,9 @@ class PostedState(PreviewState):
 class RenderThread(QObject):
     """See the module docstring."""
 
-    #: A `Frame`'s fields (texture, width, height, program, serial), delivered on the thread that made this
-    #: object: plain integers, so the queued call copies C++ values, never a Python object between threads.
-    frame_ready: Signal[tuple[int, int, int, int, int]] = Signal(int, int, int, int, int)
+    #: A `Frame`'s fields (texture, width, height, program, serial, commands), delivered on the thread that made
+    #: this object: plain integers, so the queued call copies C++ values, never a Python object between threads.
+    frame_ready: Signal[tuple[int, int, int, int, int, int]] = Signal(int, int, int, int, int, int)
     #: (build serial, "" or the driver's message): a program was built, or failed to build.
     program_built = Signal(int, str)
     #: A command or a frame failed: the message to show.
@@ -205,6 +210,8 @@ class RenderThread(QObject):
         self._surface.create()
         self._condition = threading.Condition()
         self._commands: deque[Command] = deque()
+        self._posted = 0        # commands posted so far
+        self._applied = 0       # of which the thread has taken this many (applied before its next frame)
         self._frame_size: tuple[int, int] | None = None
         self._closing = False
         self._idle = threading.Event()
@@ -240,12 +247,18 @@ class RenderThread(QObject):
     def frames_drawn(self) -> int:
         return self._frames
 
+    @property
+    def posted(self) -> int:
+        """How many commands were posted so far: the first frame whose `Frame.commands` is at least this shows them."""
+        return self._posted
+
     def post(self, command: Command) -> None:
         """Apply `command` to the renderer on the thread, after everything posted before it."""
         with self._condition:
             if self._closing:
                 return
             self._commands.append(command)
+            self._posted += 1
             self._idle.clear()
             self._condition.notify()
 
@@ -371,6 +384,7 @@ class RenderThread(QObject):
                         break
                     commands = list(self._commands)
                     self._commands.clear()
+                    self._applied = self._posted
                     size, self._frame_size = self._frame_size, None
                 for command in commands:
                     self._apply(command)
@@ -420,4 +434,5 @@ class RenderThread(QObject):
         with self._condition:
             self._protected = (self._protected[0], target.texture)
             self._unreceived += 1
-        self.frame_ready.emit(target.texture, size[0], size[1], self._program, self._frames)
+            applied = self._applied
+        self.frame_ready.emit(target.texture, size[0], size[1], self._program, self._frames, applied)

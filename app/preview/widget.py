@@ -124,6 +124,7 @@ class PreviewWidget(QOpenGLWidget):
         self._build_serial = 0            # the newest program build asked for
         self._building: int | None = None  # its serial until a frame drawn with it (or its failure) arrives
         self._frame: Frame | None = None  # the newest frame the thread handed over
+        self._shown_frame: Frame | None = None  # the frame the last paint copied onto the screen
         self._frame_stale = False         # a frame was not asked for while hidden: ask when shown
         self._shown_texture = 0
         self._read_framebuffer = 0        # this context's framebuffer for copying frames onto the screen
@@ -194,6 +195,20 @@ class PreviewWidget(QOpenGLWidget):
     def time(self) -> float:
         """The scene time (seconds) of the frames being drawn."""
         return self._state.time
+
+    @property
+    def shown_frame(self) -> Frame | None:
+        """The render thread's frame the last paint showed (None before the first, or without the thread).
+
+        Its `commands` against the thread's `posted` says whether a change posted earlier is on screen
+        (tests, benchmarks): it is once `frameSwapped` comes after a paint of a frame with `commands >= posted`.
+        """
+        return self._shown_frame
+
+    @property
+    def posted_commands(self) -> int:
+        """How many changes were posted to the render thread so far (0 without it)."""
+        return self._thread.posted if self._thread is not None else 0
 
     @property
     def threaded(self) -> bool:
@@ -447,11 +462,11 @@ class PreviewWidget(QOpenGLWidget):
 
     # The thread's signals reach these slots queued to this thread; declared as slots (@Slot), so PySide
     # calls them through the class's own meta-object instead of adding slots to it at run time.
-    @Slot(int, int, int, int, int)
-    def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int) -> None:
+    @Slot(int, int, int, int, int, int)
+    def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int, commands: int) -> None:
         if self._thread is None:
             return  # a frame of a thread closed since
-        frame = Frame(texture, width, height, program, serial)
+        frame = Frame(texture, width, height, program, serial, commands)
         self._frame = frame
         self._thread.received(frame, self._shown_texture)
         self.update()
@@ -499,6 +514,7 @@ class PreviewWidget(QOpenGLWidget):
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, self.defaultFramebufferObject())
         GL.glFinish()  # the texture is free for the thread once this widget shows another
         self._shown_texture = frame.texture
+        self._shown_frame = frame
         if self._thread is not None:
             self._thread.shown(frame.texture, frame.texture)
 
@@ -535,6 +551,7 @@ class PreviewWidget(QOpenGLWidget):
             thread, self._thread = self._thread, None
             thread.close()  # releases the renderer's objects in its own context
             self._frame = None
+            self._shown_frame = None
             self._building = None
             if self._read_framebuffer:
                 from OpenGL import GL

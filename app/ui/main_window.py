@@ -43,6 +43,7 @@ from app.material import catalog
 from app.material.examples import DEFAULT_EXAMPLE, example_description, example_names
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
+from app.preview.collection import hold_for
 from app.preview.parameters_panel import ParametersPanel
 from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
@@ -90,6 +91,8 @@ class MainWindow(QMainWindow):
                  recovery: RecoveryStore | None = None, parent: QWidget | None = None,
                  preview_gl: str | None = None) -> None:
         super().__init__(parent)
+        #: The window's workers run Python: garbage is collected on this thread only until it closes.
+        self._collection_hold = hold_for(self)
         self.prompts = prompts or Prompts()
         self.settings = settings if settings is not None else QSettings("vpl-editor", "vpl-editor")
         self.recovery = recovery if recovery is not None else RecoveryStore()
@@ -535,4 +538,5 @@ class MainWindow(QMainWindow):
         self.session.close()
         self.preview.set_playing(False)
         self.thumbnails.shutdown()
+        self._collection_hold.release()  # the lowering has ended; the thumbnails' worker holds its own
         event.accept()

@@ -39,8 +39,6 @@ The status bar says which node is pinned.
 
 from __future__ import annotations
 
-import atexit
-import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -52,7 +50,13 @@ from app.graph.nodes import MaterialNode
 from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
 from app.material.parameters import ParameterKind, parameter_nodes
 from app.material.propagation import propagate
-from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
+from app.preview.thumbnails import (
+    THUMBNAIL_PIXELS,
+    ThumbnailBatch,
+    ThumbnailJob,
+    ThumbnailService,
+    wait_until,
+)
 from app.preview.widget import PreviewWidget
 
 if TYPE_CHECKING:
@@ -67,14 +71,10 @@ THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
 _UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
 
-_live_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
-
-
-@atexit.register
-def _stop_live_services() -> None:
-    """A worker thread still running when Python exits would abort it: stop every one left."""
-    for service in list(_live_services):
-        service.stop()
+#: How long closing the window waits for the thumbnails' worker to end; a worker busy with a large graph's
+#: stage ends in the background (app/preview/thumbnails.py, "Stopping"), and the application waits for it
+#: before it quits, so the window closes at once.
+CLOSE_WAIT_MS = 100
 
 
 class NodeThumbnails(QObject):
@@ -102,7 +102,7 @@ class NodeThumbnails(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(self._scheduled_refresh)
         self._view_timer = QTimer(self)
         self._view_timer.setSingleShot(True)
         self._view_timer.setInterval(VIEW_CHANGE_INTERVAL_MS)
@@ -153,18 +153,36 @@ class NodeThumbnails(QObject):
         self._view_timer.stop()
         self._animation.stop()
         if self.service is not None:
-            self.service.stop()
+            self.service.stop(CLOSE_WAIT_MS)
 
     # ---- requests -------------------------------------------------------------------------
 
     def schedule(self) -> None:
         """Refresh after the current event-loop turn (many changes in one turn ask once).
 
-        Not while a gesture continues (a slider drag), nor before the preview has drawn its new program:
-        the window schedules once the gesture has ended and the preview has settled.
+        Not while a gesture continues (a slider drag), nor before the preview has drawn its new program,
+        nor while value edits the preview shows live are settling (`settling_values`): the window
+        schedules once the gesture has ended and the preview has settled, the session's next lowering
+        (`lowered`) once the values have stopped changing.
         """
-        if not self.window.gesture.active and not self.window.presenter.preview_pending:
+        if not self.window.gesture.active and not self.window.presenter.preview_pending and not self.settling_values:
             self._timer.start()
+
+    @property
+    def settling_values(self) -> bool:
+        """The last edit changed only values the preview's live program shows (no new program), and the lowering
+        that follows such edits once they stop (`LIVE_SETTLE_MS`) has not come yet.
+
+        Meanwhile the thumbnails wait, as the panels do: a value is a literal in the thumbnails' module, so
+        each refresh would lower, link and draw it again on the worker, whose CPU, GIL and repaints of the
+        graph view delayed the value's own frame on the render thread (docs/performance.md, section 4).
+        """
+        session = self.session
+        return session.live_edit and session.needs_lowering
+
+    def _scheduled_refresh(self) -> None:
+        if not self.settling_values:  # a value edit came after the refresh was scheduled: `lowered` asks again
+            self.refresh()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         # The viewer repaints after every pan and zoom: look whether other nodes came into view.
@@ -272,7 +290,6 @@ class NodeThumbnails(QObject):
             service = ThumbnailService(self.window.preview.profile, self)
             service.rendered.connect(self._on_rendered)
             service.failed.connect(self._on_failed)
-            _live_services.add(service)
             self.service = service
         return self.service
 
@@ -345,7 +362,7 @@ class NodeThumbnails(QObject):
         application = QApplication.instance()
 
         def settled() -> bool:
-            if self._timer.isActive() or self.window.presenter.preview_pending:
+            if self._timer.isActive() or self.window.presenter.preview_pending or self.settling_values:
                 return False
             service = self.service
             return service is None or (not service.busy and not self._requested_pending())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from app.graph.adapter import populate, snapshot
 from app.graph.view import MaterialNodeGraph
@@ -151,3 +152,50 @@ def test_wires_are_material_pipes_that_highlight_when_selected(view: MaterialNod
     assert pipe.highlighted()
     pipe.setSelected(False)
     assert not pipe.highlighted()
+
+
+WIRES = 40
+
+
+def test_wires_are_repainted_from_their_caches(view: MaterialNodeGraph, qtbot, monkeypatch) -> None:
+    """A repaint of an unchanged view paints no wire again: their device caches fit in Qt's pixmap cache.
+
+    Forty wires crossing an 800 x 600 view need about 20 MB of cached pixels at 16 bits a pixel (a wire's
+    cache is its bounding rectangle), twice Qt's default limit: the caches evicted each other and every repaint
+    of the view (a thumbnail, a marker, a value) painted every wire again in Python (`fit_pixmap_cache`).
+    """
+    from NodeGraphQt.qgraphics.pipe import PipeItem
+
+    from app.graph.view import MaterialPipeItem
+
+    painted: list[PipeItem] = []
+    paint = PipeItem.paint
+
+    def counting(item: PipeItem, *arguments: object) -> None:
+        painted.append(item)
+        paint(item, *arguments)
+
+    monkeypatch.setattr(PipeItem, "paint", counting)
+    graph = MaterialGraph()
+    sources = [graph.add_node("constant_float", (-500.0, -290.0 + 15.0 * index)) for index in range(WIRES)]
+    for index, source in enumerate(sources):
+        target = graph.add_node("add", (350.0, 270.0 - 15.0 * index))
+        graph.connect(source.id, "out", target.id, "a")
+    populate(view, graph)
+    viewer = view.viewer()
+    view.widget.show()
+    qtbot.waitExposed(view.widget)
+    viewer.resetTransform()  # one scene unit a pixel: each wire's cache about 760 pixels wide, up to 580 high
+    viewer.centerOn(0.0, 0.0)
+    QApplication.processEvents()
+    wires = {item for item in viewer.scene().items() if type(item) is MaterialPipeItem}  # the view's wires
+    assert len(wires) == WIRES and all(viewer.mapToScene(viewer.viewport().rect()).boundingRect().intersects(
+        wire.sceneBoundingRect()) for wire in wires), "every wire is in view"
+    for wire in wires:
+        wire.update()  # drawn again into their caches, as after an edit of every wire
+    QApplication.processEvents()
+    viewer.viewport().repaint()
+    assert set(painted) == wires
+    painted.clear()
+    viewer.viewport().repaint()
+    assert painted == [], "wires painted again although nothing changed"

@@ -22,7 +22,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, make_artifact
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QImage, QOpenGLContext
 
 from app.material.parameters import ParameterKind, ParameterSpec
@@ -187,6 +187,43 @@ def test_state_changes_reach_the_thread_in_order(qtbot, widget: PreviewWidget) -
     with pytest.raises(ValueError, match="mesh"):
         widget.set_mesh("no such mesh")
     assert widget.renderer.mesh_name == "cube"
+
+
+def test_a_value_posted_during_a_frame_is_in_the_next_frame_and_frames_say_which_changes_they_show(
+        qtbot, widget: PreviewWidget, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame counts the changes applied before it was drawn (`Frame.commands`): the one in progress when a
+    value was posted says it does not show it, the next one does, and no frame more is drawn."""
+    spec = ParameterSpec("tint", ParameterKind.COLOR, vec(4), RED)
+    with qtbot.waitSignal(widget.programReady, timeout=10_000):
+        widget.set_artifact(color_parameter_artifact(), [spec])
+    widget.finish_rendering()
+    drawing, release = threading.Event(), threading.Event()
+    render = Renderer.render
+
+    def held_render(renderer: Renderer, width: int, height: int) -> None:
+        if not release.is_set():
+            drawing.set()
+            assert release.wait(30.0)
+        render(renderer, width, height)
+
+    monkeypatch.setattr(Renderer, "render", held_render)
+    handed: list[tuple[int, ...]] = []
+    thread = widget._thread
+    assert thread is not None
+    thread.frame_ready.connect(lambda *fields: handed.append(fields), Qt.ConnectionType.DirectConnection)
+    drawn = thread.frames_drawn
+    widget.set_parameter("tint", GREEN)
+    assert drawing.wait(30.0)  # the thread is drawing the green frame
+    with_green = widget.posted_commands
+    widget.set_parameter("tint", BLUE)  # posted while that frame is drawn
+    with_blue = widget.posted_commands
+    assert with_blue == with_green + 1
+    release.set()
+    widget.finish_rendering()
+    assert [(serial, commands) for *_, serial, commands in handed] == [(drawn + 1, with_green), (drawn + 2, with_blue)]
+    assert thread.frames_drawn == drawn + 2
+    qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.commands == with_blue, timeout=10_000)
+    assert _centre(widget.grabFramebuffer()) == (0, 0, 255)
 
 
 def test_camera_and_time_are_the_widgets_and_the_renderer_follows(qtbot, widget: PreviewWidget) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QSlider
 
+from app.material.traversal import connected_nodes
 from app.preview.thumbnails import ThumbnailService
 from app.ui.code_view import VPL_TAB
 from app.ui.edit_gesture import EditGesture
@@ -168,3 +169,36 @@ def test_after_a_discrete_edit_the_thumbnails_wait_for_the_previews_new_program(
     assert not presenter.preview_pending
     assert window.thumbnails.wait(120)
     assert len(submitted) == jobs + 1
+
+
+def test_while_live_values_settle_the_thumbnails_wait_for_the_lowering(make_window, settings, submitted, qtbot,
+                                                                        monkeypatch) -> None:
+    """A value the preview's live program shows needs no thumbnail work until the values stop changing.
+
+    Each thumbnail refresh after such an edit lowered, linked and drew the thumbnails' module again on the
+    worker (a value is a literal there), and its results repainted the graph view: CPU, GIL and window-thread
+    time the value's own frame on the render thread waited for (docs/performance.md, section 4). Now the
+    thumbnails wait for the lowering that follows the values once they stop (`LIVE_SETTLE_MS`), as the panels do.
+    """
+    monkeypatch.setattr("app.ui.main_window.LIVE_SETTLE_MS", 600_000)  # the values never settle by themselves here
+    settings.setValue(THUMBNAILS_SETTING, True)
+    window = make_window()
+    window.flush()
+    assert window.thumbnails.wait(120)
+    window.nodes.set_node_property(FRESNEL, POWER, 3.25)  # the first edit of the value: its live program is built
+    window.flush()
+    assert window.thumbnails.wait(120)
+    jobs, posts = len(submitted), window.presenter.live_posts
+    window.thumbnails.schedule()  # a refresh on its way (a batch just arrived, the view moved) when the value changes
+    window.nodes.set_node_property(FRESNEL, POWER, 3.5)
+    assert window.presenter.live_posts == posts + 1, "the value went to the preview's live program"
+    assert window.session.live_edit and window.session.needs_lowering, "the value is not lowered yet"
+    window.thumbnails.schedule()  # and asked again while the value settles
+    qtbot.wait(200)
+    assert len(submitted) == jobs, "thumbnails were asked for while the value was still changing"
+    window.flush()  # the values stopped: the lowering for the panels, then the thumbnails, once
+    assert not window.session.needs_lowering
+    assert window.thumbnails.wait(120)
+    assert len(submitted) == jobs + 1
+    downstream = connected_nodes(window.session.graph, [FRESNEL], upstream=False)
+    assert set(submitted[-1].nodes) <= downstream and FRESNEL in submitted[-1].nodes

@@ -548,3 +548,31 @@ def test_open_example_menu_describes_each_example(window) -> None:
     assert tips and all(tip and tip != name for name, tip in tips.items())
     assert "unlit on purpose" in tips["toon_shading"]
     assert window.examples_menu.toolTipsVisible()
+
+
+def test_the_window_keeps_garbage_collection_on_its_thread_until_it_closes(qtbot, prompts, settings, recovery_dir,
+                                                                            monkeypatch) -> None:
+    """Without a render thread too: the window's lowering worker runs Python code whatever the preview does."""
+    import shiboken6
+
+    from app.preview.collection import window_thread_collection
+    from app.ui.main_window import MainWindow
+    from app.ui.recovery import RecoveryStore
+
+    monkeypatch.setenv("VPL_PREVIEW_RENDER_THREAD", "0")
+    collection = window_thread_collection()
+    holds = collection.holds
+    window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
+    assert not getattr(window.preview, "threaded", False)
+    assert collection.holds == holds + 1
+    window.load_example()
+    window.flush()
+    assert window.close()
+    assert collection.holds == holds, "released when the window closes"
+    shiboken6.delete(window)
+    assert collection.holds == holds, "and only once"
+
+    unclosed = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
+    assert collection.holds == holds + 1
+    shiboken6.delete(unclosed)
+    assert collection.holds == holds, "a window destroyed without closing releases it too"

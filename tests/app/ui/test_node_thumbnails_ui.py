@@ -195,7 +195,13 @@ def test_right_click_on_a_node_opens_its_menu(thumbnail_window, qtbot) -> None:
     assert not show_node_menu(window, "no such node", QPoint(10, 10))
 
 
-def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_window, qtbot) -> None:
+@pytest.mark.parametrize("large", [False, True], ids=["one module", "module of the nodes in view"])
+def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_window, qtbot, monkeypatch, large) -> None:
+    """Also as a large graph's are drawn: its module holds the nodes in view, and grows when the view moves."""
+    if large:
+        from app.preview import thumbnails
+
+        monkeypatch.setattr(thumbnails, "WHOLE_GRAPH_NODES", 0)
     window = thumbnail_window
     open_example(window, "procedural_noise")
     assert window.graph.viewer().isVisible()
@@ -206,6 +212,35 @@ def test_only_nodes_in_view_are_drawn_until_the_view_moves_to_them(thumbnail_win
     assert window.thumbnails.wait(60)
     assert node.view.thumbnail_shown  # its place is kept: the layout does not depend on the view
     assert node.view.thumbnail is None and node.stable_id not in window.thumbnails.shown
+    lowerings = window.thumbnails.service.lowerings
     window.graph.center_on([node])
     qtbot.waitUntil(lambda: node.view.thumbnail is not None, timeout=60_000)
     assert window.thumbnails.shown[node.stable_id]
+    if large:
+        assert window.thumbnails.service.lowerings == lowerings + 1, "a node not in the module: a new module"
+        assert window.thumbnails.program is not None and window.thumbnails.program.selector(node.stable_id) is not None
+
+
+def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thumbnail_window, monkeypatch, qtbot) -> None:
+    """A worker in a long stage (a very large graph's lowering) neither holds the closing window nor is lost."""
+    import threading
+
+    from thumbnail_gate import gate_thumbnail_lowering
+
+    from app.main import _end_background_work
+    from app.preview import thumbnails
+
+    entered, go = gate_thumbnail_lowering(monkeypatch)
+    window = thumbnail_window
+    try:
+        assert window.files.load_example("procedural_noise")
+        window.flush()
+        qtbot.waitUntil(entered.is_set, timeout=60_000)  # the thumbnails are asked for from the event loop
+        assert window.close(), "the window closes while its worker is busy"
+        assert window.thumbnails.service is not None and not window.thumbnails.service.started
+        assert thumbnails.ending_workers() == 1, "the busy worker is kept until it ends"
+    finally:
+        threading.Timer(0.2, go.set).start()  # lets the stage end while the quit below waits for it
+    _end_background_work(0)  # what the editor does once its event loop has returned
+    assert thumbnails.ending_workers() == 0
+    assert window.thumbnails.service.lowerings == 1 and window.thumbnails.service.links == 0

@@ -37,11 +37,12 @@ class Cycle:
 
 @pytest.fixture
 def collector_state() -> Iterator[None]:
-    """The collector enabled, as Python starts (no render thread of an earlier test's window left holding it:
-    app/preview/collection.py), then given back as the test found it, nothing it froze left frozen, the
+    """The collector enabled, as Python starts (no earlier test's window, nor its render thread, left holding
+    it: app/preview/collection.py), then given back as the test found it, nothing it froze left frozen, the
     baseline kept."""
     close_all()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()  # earlier tests' windows that only the collector frees (a window holds it while it lives)
     QCoreApplication.processEvents()
     assert not window_thread_collection().holding
     baseline = collection._Frozen.baseline
