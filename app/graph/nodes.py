@@ -37,12 +37,15 @@ import contextlib
 import functools
 import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from NodeGraphQt import BackdropNode, BaseNode
-from NodeGraphQt.constants import ICON_NODE_BASE, NodeEnum, PortTypeEnum
+from NodeGraphQt.constants import ICON_NODE_BASE, ITEM_CACHE_MODE, NodeEnum, PortTypeEnum
+from NodeGraphQt.qgraphics.node_abstract import AbstractNodeItem
 from NodeGraphQt.qgraphics.node_base import NodeItem
+from NodeGraphQt.qgraphics.node_overlay_disabled import XDisabledItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -149,6 +152,7 @@ def deferred_layout() -> Iterator[list[MaterialNodeItem]]:
         _deferred_items = None
         for item in pending:
             item._layout_pending = False
+            item._show_title()
             item.draw_node()
 
 
@@ -161,6 +165,94 @@ def _icon_pixmap(path: str) -> QtGui.QPixmap:
     if pixmap.size().width() > NodeEnum.ICON_SIZE.value:
         pixmap = pixmap.scaledToWidth(NodeEnum.ICON_SIZE.value, QtCore.Qt.TransformationMode.SmoothTransformation)
     return pixmap
+
+
+#: QTextDocument's default margin around its text: a QGraphicsTextItem's text is drawn this far inside its rectangle.
+_TEXT_DOCUMENT_MARGIN = 4.0
+
+
+@functools.cache
+def _text_item_default_color() -> QtGui.QColor:
+    """The colour a new QGraphicsTextItem draws its text in (until NodeGraphQt's layout sets the node's)."""
+    return QtWidgets.QGraphicsTextItem().defaultTextColor()
+
+
+class PortLabelItem(QtWidgets.QGraphicsSimpleTextItem):
+    """A port's label, drawn and sized as NodeGraphQt's `QGraphicsTextItem` label, at a fraction of its cost.
+
+    NodeGraphQt gives every port a `QGraphicsTextItem` (a `QTextDocument` laid
+    out per label: most of the cost of building a node). A label is one line
+    of plain text that is never edited, so this item draws it with
+    `QGraphicsSimpleTextItem` inside the same rectangle (the text plus the
+    document's 4-unit margin on each side, one line high when empty) at the
+    same place, and answers the `QGraphicsTextItem` calls NodeGraphQt and the
+    editor make on labels (`setPlainText`, `toPlainText`,
+    `setDefaultTextColor`, `defaultTextColor`). Same geometry, same pixels:
+    tests/app/graph/test_graph_nodes.py compares both with real `QGraphicsTextItem`s.
+    """
+
+    _rect: QtCore.QRectF | None = None
+
+    def __init__(self, text: str, parent: QtWidgets.QGraphicsItem | None = None) -> None:
+        super().__init__(text, parent)
+        self.setBrush(_text_item_default_color())
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt name
+        # Asked for often (NodeGraphQt's layout reads it several times per label, Qt more): kept until
+        # the text or the font change.
+        if self._rect is None:
+            # From Qt's own rectangle of the text (an empty text has a null one; a document is one line high).
+            text = super().boundingRect()
+            height = float(QtGui.QFontMetrics(self.font()).height()) if text.isNull() else text.height()
+            margins = 2.0 * _TEXT_DOCUMENT_MARGIN
+            self._rect = QtCore.QRectF(0.0, 0.0, text.width() + margins, height + margins)
+        return QtCore.QRectF(self._rect)
+
+    # Qt asks for the rectangle while it changes the text or the font (`prepareGeometryChange`, in a
+    # scene: the old rectangle), so the kept one is dropped once the change is done.
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt name
+        super().setText(text)
+        self._rect = None
+
+    def setFont(self, font: QtGui.QFont | str | Iterable[str]) -> None:  # noqa: N802 - Qt name
+        super().setFont(font)
+        self._rect = None
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
+              widget: QtWidgets.QWidget | None = None) -> None:
+        painter.save()
+        painter.translate(_TEXT_DOCUMENT_MARGIN, _TEXT_DOCUMENT_MARGIN)
+        super().paint(painter, option, widget)  # type: ignore[arg-type]  # None outside a widget (QGraphicsScene.render): a C++ pointer
+        painter.restore()
+
+    def setPlainText(self, text: str) -> None:  # noqa: N802 - QGraphicsTextItem's name
+        self.setText(text)
+
+    def toPlainText(self) -> str:  # noqa: N802 - QGraphicsTextItem's name
+        return self.text()
+
+    def setDefaultTextColor(self, color: QtGui.QColor) -> None:  # noqa: N802 - QGraphicsTextItem's name
+        self.setBrush(color)
+
+    def defaultTextColor(self) -> QtGui.QColor:  # noqa: N802 - QGraphicsTextItem's name
+        return self.brush().color()
+
+
+class NodeTitleItem(PortLabelItem):
+    """A node's title: NodeGraphQt's `NodeTextItem` (a QGraphicsTextItem the artist could edit by double-click)
+    for titles that are never edited (docs/editor.md: names are not part of the material), with the same
+    rectangle and pixels. It answers `NodeTextItem`'s calls: `set_locked`, and `set_editable`, which does
+    nothing, as on NodeGraphQt's locked title."""
+
+    def set_locked(self, state: bool = False) -> None:
+        self._locked = state
+    def set_editable(self, value: bool = False) -> None:
+        """Titles are not edited (a locked `NodeTextItem` ignores this too)."""
+
+    @property
+    def node(self) -> QtWidgets.QGraphicsItem | None:
+        return self.parentItem()
 
 
 class MaterialPortItem(CustomPortItem):
@@ -224,9 +316,34 @@ class MaterialNodeItem(NodeItem):
     _tooltip_stale = False
     #: What NodeGraphQt's last layout gave `_set_base_size` (None: no layout yet, or a layout of its own).
     _base_size_arguments: tuple[float, float] | None = None
+    #: ((add_w, add_h), NodeGraphQt's `calc_size` for them) since the last layout, title or port change.
+    _own_size: tuple[tuple[float, float], tuple[float, float]] | None = None
+
+    _title_pending = False
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
-        super().__init__(name, parent)
+        # The title item starts empty and gets its text once (`name`): NodeGraphQt sets a node's name
+        # three times while building it ("node", the class's name, the unique name), and each text
+        # laid out in the title's QTextDocument costs about as much as the rest of the title.
+        # NodeItem.__init__ (NodeGraphQt 0.6.44, pinned), with the title a `NodeTitleItem` (see `_new_title`)
+        # and the icon's scaled pixmap made once (NodeItem loaded and scaled the file for every node).
+        AbstractNodeItem.__init__(self, "", parent)
+        self._properties["icon"] = ICON_NODE_BASE
+        self._icon_item = QtWidgets.QGraphicsPixmapItem(_icon_pixmap(ICON_NODE_BASE), self)
+        self._icon_item.setTransformationMode(QtCore.Qt.TransformationMode.SmoothTransformation)
+        self._text_item = self._new_title()
+        self._x_item = XDisabledItem(self, "DISABLED")
+        self._input_items: OrderedDict[Any, PortLabelItem] = OrderedDict()
+        self._output_items: OrderedDict[Any, PortLabelItem] = OrderedDict()
+        self._widgets: OrderedDict[str, Any] = OrderedDict()
+        self._proxy_mode = False
+        self._proxy_mode_threshold = 70
+        self._properties["name"] = name.strip()  # what AbstractNodeItem's constructor stores
+        self._title_pending = True
+        if _deferred_items is None:
+            self._show_title()
+        else:
+            self.draw_node()  # (postponed) with the title's text
         self._tooltip_stale = True
         self._type_display = ""
         self._description = ""
@@ -247,6 +364,10 @@ class MaterialNodeItem(NodeItem):
         self._cost_text = ""
         self._cost_lines: list[str] = []
         self._cost_shown = False
+
+    def _new_title(self) -> Any:
+        """The title item, empty (its text comes with `_show_title`)."""
+        return NodeTitleItem("", self)
 
     def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
         # NodeItem.itemChange acts on selection only; every other change (about
@@ -379,7 +500,13 @@ class MaterialNodeItem(NodeItem):
         self._base_size_arguments = (add_w, add_h)
 
     def calc_size(self, add_w: float = 0.0, add_h: float = 0.0) -> tuple[float, float]:
-        width, height = super().calc_size(add_w, add_h)
+        # NodeGraphQt's size (title, ports, labels) is kept from the last layout: a thumbnail or a footer
+        # coming or going (`_relayout`: every node's thumbnail when a large graph first shows) adds to it.
+        own = self._own_size
+        if own is None or own[0] != (add_w, add_h):
+            own = ((add_w, add_h), super().calc_size(add_w, add_h))
+            self._own_size = own
+        width, height = own[1]
         if self._thumbnail_shown:
             width = max(width, THUMBNAIL_SIZE + 4 * THUMBNAIL_MARGIN)
         return width, height + self._bottom_extra()
@@ -453,8 +580,22 @@ class MaterialNodeItem(NodeItem):
 
     @name.setter
     def name(self, name: str = "") -> None:
-        NodeItem.name.fset(self, name)  # writes NodeGraphQt's own "node: <name>" tooltip
         self._tooltip_stale = True
+        self._own_size = None
+        if _deferred_items is not None:
+            # Inside `deferred_layout`: the title's text is set once, with the layout at the block's end.
+            AbstractNodeItem.name.fset(self, name)
+            self._title_pending = True
+            self.draw_node()
+            return
+        NodeItem.name.fset(self, name)
+
+    def _show_title(self) -> None:
+        """The title's text as `name` says (postponed inside `deferred_layout`)."""
+        if self._title_pending:
+            self._title_pending = False
+            if self._text_item.toPlainText() != self.name:
+                self._text_item.setPlainText(self.name)
 
     @property
     def icon(self) -> str:
@@ -479,6 +620,25 @@ class MaterialNodeItem(NodeItem):
         port.display_name = display_name
         port.locked = locked
         return self._add_port(port)
+
+    def _add_port(self, port: Any) -> Any:
+        # NodeItem._add_port with a `PortLabelItem` for the label instead of a QGraphicsTextItem (and
+        # without its font calls, which set the font the label has already).
+        self._own_size = None
+        text = PortLabelItem(port.name, self)
+        text.setVisible(port.display_name)
+        text.setCacheMode(ITEM_CACHE_MODE)
+        if port.port_type == PortTypeEnum.IN.value:
+            self._input_items[port] = text
+        elif port.port_type == PortTypeEnum.OUT.value:
+            self._output_items[port] = text
+        if self.scene():
+            self.post_init()
+        return port
+
+    def _delete_port(self, port: Any, text: Any) -> None:
+        self._own_size = None
+        super()._delete_port(port, text)
 
     def add_input(self, name: str = "input", multi_port: bool = False, display_name: bool = True,
                   locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
@@ -508,6 +668,7 @@ class MaterialNodeItem(NodeItem):
                 self._layout_pending = True
                 _deferred_items.append(self)
             return
+        self._own_size = None
         super().draw_node()
         self._place_marker()
 
@@ -619,7 +780,7 @@ class MaterialNode(BaseNode):
         self.show_port_types({})
 
     @staticmethod
-    def _label_port(text_item: QtWidgets.QGraphicsTextItem, spec: Any) -> None:
+    def _label_port(text_item: PortLabelItem, spec: Any) -> None:
         # Ports keep the catalog's names (connections and files use them);
         # the label shows the friendlier display name.
         label = getattr(spec, "display_name", spec.name)

@@ -23,6 +23,12 @@ one, during the view's first paint or the first edits). So:
   large one, or many openings, do. It traverses what is alive then,
   including the previous document's lowering result, which the session
   still holds (1.2-5.3 s after 2,000 nodes at load 5-6: docs/performance.md).
+  The previous document's view is not garbage for it any more
+  (`MaterialNodeGraph.clear_session` cuts the cycles between nodes and
+  ports, so it is freed by reference counting); what still grows the frozen
+  objects by a quarter is data alive when an opening ends, such as a large
+  document's lowering (its IR and source maps) still held while a small one
+  opens over it (docs/performance.md, "What is left").
 
 At exit everything is unfrozen (`atexit`), so that the interpreter's
 final collection sees all objects again: extension modules that count

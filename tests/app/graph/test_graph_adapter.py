@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from PySide6 import QtCore
 
 from app.graph.adapter import populate, renew_duplicate_ids, snapshot
-from app.graph.nodes import FRAME_ID_PROPERTY, FrameNode, MaterialNode
+from app.graph.nodes import FRAME_ID_PROPERTY, STABLE_ID_PROPERTY, FrameNode, MaterialNode
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
 from app.material.graph import Connection, MaterialGraph
+from app.material.traversal import node_id_key
 
 
 @pytest.fixture
@@ -228,3 +230,146 @@ def test_a_tooltip_about_to_show_is_built(view: MaterialNodeGraph, qtbot) -> Non
     QtWidgets.QApplication.sendEvent(viewer.viewport(), event)
     assert "Multiply" in QtWidgets.QGraphicsItem.toolTip(multiply.view)
     QtWidgets.QToolTip.hideText()
+
+
+def _node_layout(node: MaterialNode) -> tuple[object, ...]:
+    item = node.view
+    labels = [(item.get_input_text_item(port), port) for port in item.inputs]
+    labels += [(item.get_output_text_item(port), port) for port in item.outputs]
+    return (node.name(), item.pos(), item.boundingRect(), item.text_item.toPlainText(), item.text_item.pos(),
+            [(label.toPlainText(), label.pos(), label.boundingRect(), label.isVisible(), port.pos())
+             for label, port in labels])
+
+
+def _scene_image(view: MaterialNodeGraph, rect: QtCore.QRectF) -> object:
+    """The scene over `rect`, one pixel per unit."""
+    from PySide6 import QtGui
+
+    image = QtGui.QImage(int(rect.width()), int(rect.height()), QtGui.QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QtGui.QPainter(image)
+    view.scene().render(painter, QtCore.QRectF(image.rect()), rect)
+    painter.end()
+    return image
+
+
+def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: MaterialNodeGraph,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading builds titles once and port labels without a QTextDocument (issue 23 item 8); every catalog type
+    still has the layout and the pixels of a node NodeGraphQt builds one step at a time, with its own labels."""
+    from NodeGraphQt.qgraphics.node_base import NodeItem
+    from NodeGraphQt.qgraphics.node_text_item import NodeTextItem
+    from PySide6 import QtWidgets
+
+    from app.graph.nodes import MaterialNodeItem
+
+    graph = MaterialGraph()
+    for index, type_name in enumerate(NODE_TYPES):
+        graph.add_node(type_name, (float(index % 8) * 280.0, float(index // 8) * 260.0))
+    assert populate(view, graph) == []
+    loaded = {node.stable_id: node for node in view.material_nodes()}
+
+    reference = MaterialNodeGraph()
+    reference.register_catalog(NODE_TYPES.values())
+    monkeypatch.setattr(MaterialNodeItem, "_add_port", NodeItem._add_port)  # QGraphicsTextItem labels
+    monkeypatch.setattr(MaterialNodeItem, "_new_title", lambda self: NodeTextItem("", self))
+    try:
+        for node_id in sorted(graph.nodes, key=node_id_key):
+            node = graph.nodes[node_id]
+            built = reference.create_material_node(node.type_name, position=node.position, push_undo=False,
+                                                   selected=False)
+            texts = [built.view.text_item, *(built.view.get_input_text_item(port) for port in built.view.inputs),
+                     *(built.view.get_output_text_item(port) for port in built.view.outputs)]
+            assert all(isinstance(text, QtWidgets.QGraphicsTextItem) for text in texts)
+            assert isinstance(built.view.text_item, NodeTextItem) and built.view.text_item._locked
+            assert _node_layout(built) == _node_layout(loaded[node_id]), node.type_name
+        for row in range(0, len(NODE_TYPES) // 8 + 1, 2):
+            rect = QtCore.QRectF(-40.0, row * 260.0 - 30.0, 8 * 280.0, 2 * 260.0)
+            assert _scene_image(view, rect) == _scene_image(reference, rect), row
+    finally:
+        reference.clear_session()
+        reference.deleteLater()
+
+
+def test_loading_sets_each_title_once(view: MaterialNodeGraph, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NodeGraphQt names a node three times while building it ("node", its class's name, the unique name); the title
+    takes its text once per node when a document is loaded."""
+    from app.graph.nodes import NodeTitleItem
+
+    texts: list[str] = []
+    original = NodeTitleItem.setPlainText
+
+    def counted(self: NodeTitleItem, text: str) -> None:
+        texts.append(text)
+        original(self, text)
+
+    graph = MaterialGraph()
+    for index in range(30):
+        graph.add_node("add", (float(index) * 200.0, 0.0))
+    monkeypatch.setattr(NodeTitleItem, "setPlainText", counted)
+    assert populate(view, graph) == []
+    monkeypatch.undo()
+    assert sorted(texts) == sorted(node.name() for node in view.material_nodes())
+
+
+def test_a_cleared_view_is_freed_without_the_cyclic_collector(view: MaterialNodeGraph) -> None:
+    """Issue 23 item 8: NodeGraphQt's nodes and ports refer to each other; `clear_session` cuts those cycles so the
+    previous document goes by reference counting (a frozen cycle waits for a full collection over everything)."""
+    import gc
+    import weakref
+
+    graph = small_graph()
+    assert populate(view, graph) == []
+    nodes = view.material_nodes()
+    references = [weakref.ref(node) for node in nodes]
+    references += [weakref.ref(port) for node in nodes for port in (*node.input_ports(), *node.output_ports())]
+    references += [weakref.ref(node.view) for node in nodes]
+    del nodes
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        view.clear_session()
+        assert [reference for reference in references if reference() is not None] == []
+    finally:
+        if enabled:
+            gc.enable()
+    # The view still works: a document loads into it and snapshots back.
+    assert populate(view, graph) == []
+    assert snapshot(view) == graph
+
+
+def test_a_document_opened_over_another_edits_undoes_and_serialises_as_one_opened_first(
+        view: MaterialNodeGraph) -> None:
+    """Cutting the previous view's cycles (`clear_session`) leaves the new one whole: NodeGraphQt's serialisation,
+    its port queries and the undo of a following edit are those of the same document opened into a fresh view."""
+    other = MaterialGraph()
+    for index in range(12):
+        other.add_node("add", (float(index) * 200.0, 300.0))
+    graph = small_graph()
+    fresh = MaterialNodeGraph()
+    fresh.register_catalog(NODE_TYPES.values())
+    try:
+        assert populate(fresh, graph) == []
+        assert populate(view, other) == []
+        assert populate(view, graph) == []
+
+        def observed(target: MaterialNodeGraph) -> tuple[object, ...]:
+            session = target.serialize_session()
+            nodes = sorted((node["type_"], tuple(node["pos"]), node["custom"][STABLE_ID_PROPERTY])
+                           for node in session["nodes"].values())
+            ports = sorted((node.stable_id, port.name(), tuple(sorted((p.node().stable_id, p.name())
+                                                                       for p in port.connected_ports())))
+                           for node in target.material_nodes() for port in (*node.input_ports(), *node.output_ports()))
+            return nodes, ports, len(session.get("connections", [])), snapshot(target)
+
+        assert observed(view) == observed(fresh)
+        for target in (view, fresh):
+            multiply = target.node_by_stable_id("n3")
+            target.delete_nodes([multiply], push_undo=True)
+            assert "n3" not in snapshot(target).nodes
+            target.undo_stack().undo()
+        assert observed(view) == observed(fresh)
+        assert snapshot(view) == graph
+    finally:
+        fresh.clear_session()
+        fresh.deleteLater()

@@ -128,6 +128,32 @@ def test_wires_follow_a_moved_node_and_light_up_with_a_selected_one(view: Materi
     assert pipe.highlighted()
 
 
+def test_wires_are_material_pipes_that_highlight_when_selected(view: MaterialNodeGraph) -> None:
+    """Wires, loaded or connected, are `MaterialPipeItem`s (their `itemChange` skips the binding for changes other
+    than selection, issue 23 item 8); selecting one still highlights it and deselecting resets it."""
+    from app.graph.view import MaterialPipeItem
+
+    graph = MaterialGraph()
+    graph.add_node("constant_vec2", (-300.0, 200.0))
+    graph.add_node("add", (100.0, 0.0))
+    graph.add_node("add", (400.0, 0.0))
+    graph.connect("n1", "out", "n2", "a")
+    populate(view, graph)
+    assert view.connect_ports(view.node_by_stable_id("n2"), "out", view.node_by_stable_id("n3"), "a")[0]
+    pipes = [port.view.connected_pipes[0] for port in (view.node_by_stable_id("n1").outputs()["out"],
+                                                      view.node_by_stable_id("n2").outputs()["out"])]
+    assert all(type(pipe) is MaterialPipeItem for pipe in pipes)
+    assert all(isinstance(item, MaterialPipeItem) for item in view.scene().items()
+               if type(item).__name__.endswith("PipeItem") and item is not view.typed_viewer._LIVE_PIPE
+               and item is not view.typed_viewer._SLICER_PIPE)
+    pipe = pipes[0]
+    assert not pipe.highlighted()
+    pipe.setSelected(True)
+    assert pipe.highlighted()
+    pipe.setSelected(False)
+    assert not pipe.highlighted()
+
+
 WIRES = 40
 
 
@@ -139,6 +165,8 @@ def test_wires_are_repainted_from_their_caches(view: MaterialNodeGraph, qtbot, m
     of the view (a thumbnail, a marker, a value) painted every wire again in Python (`fit_pixmap_cache`).
     """
     from NodeGraphQt.qgraphics.pipe import PipeItem
+
+    from app.graph.view import MaterialPipeItem
 
     painted: list[PipeItem] = []
     paint = PipeItem.paint
@@ -160,7 +188,7 @@ def test_wires_are_repainted_from_their_caches(view: MaterialNodeGraph, qtbot, m
     viewer.resetTransform()  # one scene unit a pixel: each wire's cache about 760 pixels wide, up to 580 high
     viewer.centerOn(0.0, 0.0)
     QApplication.processEvents()
-    wires = {item for item in viewer.scene().items() if type(item) is PipeItem}
+    wires = {item for item in viewer.scene().items() if type(item) is MaterialPipeItem}  # the view's wires
     assert len(wires) == WIRES and all(viewer.mapToScene(viewer.viewport().rect()).boundingRect().intersects(
         wire.sceneBoundingRect()) for wire in wires), "every wire is in view"
     for wire in wires:

@@ -181,3 +181,24 @@ def test_an_opened_document_is_lowered_after_the_view_has_painted(window, qtbot)
     qtbot.waitUntil(lambda: window.lowering.started == before + 1, timeout=LOWERING_TIMEOUT_MS)
     qtbot.waitUntil(lambda: window.result is not None and not window.lowering.busy, timeout=LOWERING_TIMEOUT_MS)
     assert window.result.ok
+
+
+def test_the_previous_documents_view_is_freed_when_another_opens(window, qtbot) -> None:
+    """Nothing in the window keeps the previous document's view nodes: opening another frees them by reference
+    counting, so no garbage of theirs is left frozen for a full collection (issue 23 item 8)."""
+    window.load_example()
+    window.flush()
+    QCoreApplication.processEvents()
+    nodes = window.graph_editor.graph.all_nodes()
+    assert nodes
+    references = [weakref.ref(node) for node in nodes]
+    del nodes
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        window.load_graph(MaterialGraph(), "empty")
+        assert [reference for reference in references if reference() is not None] == []
+    finally:
+        if enabled:
+            gc.enable()
+    window.flush()
