@@ -33,6 +33,12 @@ texture it no longer shows is free. Textures of another size (the widget
 was resized) are deleted only once the widget has received every frame
 handed to it (`received`): a frame still queued to the widget may name one.
 
+Pacing: a frame is not drawn while the widget's window has not yet put the
+previous one on screen (`presented`, from the widget's `frameSwapped`), for
+at most `PACE_WAIT_S`: the thread's drawing and the window's composition
+through OpenGL then take turns on the cores instead of competing; commands
+posted meanwhile are applied and shown by that next frame.
+
 Commands are plain callables taking the `Renderer` (`post`); `call` runs one
 and returns its result to the caller (blocking, for `grab_preview`);
 `wait_idle` waits until everything posted has been applied and its frame
@@ -49,6 +55,7 @@ from __future__ import annotations
 import atexit
 import copy
 import threading
+import time
 import traceback
 import weakref
 from collections import deque
@@ -77,6 +84,8 @@ CALL_TIMEOUT_S = 120.0
 CLOSE_TIMEOUT_S = 60.0
 #: Textures frames are drawn into: the one shown, the one handed over, the one being drawn.
 FRAME_TEXTURES = 3
+#: The longest the thread holds a frame back for the widget to put the previous one on screen (`presented`).
+PACE_WAIT_S = 0.1
 
 Command = Callable[[Renderer], object]
 
@@ -222,6 +231,7 @@ class RenderThread(QObject):
         self._protected: tuple[int, int] = (0, 0)
         self._program = 0       # the newest build whose program is drawn
         self._frames = 0
+        self._presented = 0     # the newest frame's serial the widget has put on screen (`presented`)
         self._unreceived = 0    # frames emitted that the widget has not received yet (queued to it)
         # From now until `close`, cyclic garbage is collected on this (the window's) thread only: the render
         # thread's allocations would otherwise run the collector there, over the window's Qt objects.
@@ -315,6 +325,13 @@ class RenderThread(QObject):
             self._unreceived = max(0, self._unreceived - 1)
             self._protected = (shown, frame.texture)
 
+    def presented(self, serial: int) -> None:
+        """The widget's window has put frame `serial` (and every older one) on screen: the next may be drawn."""
+        with self._condition:
+            if serial > self._presented:
+                self._presented = serial
+                self._condition.notify()
+
     def wait_idle(self, timeout_s: float) -> bool:
         """Wait until every command and frame asked for so far is done; False on timeout."""
         return self._idle.wait(timeout_s)
@@ -375,17 +392,30 @@ class RenderThread(QObject):
         try:
             self.renderer.initialize()
             self._ready.set()
+            pacing: float | None = None  # while a frame waits for the previous one's presentation: until when
             while True:
                 with self._condition:
-                    while not self._commands and self._frame_size is None and not self._closing:
-                        self._idle.set()
-                        self._condition.wait()
+                    while not self._closing and not self._commands:
+                        if self._frame_size is None:
+                            self._idle.set()
+                            self._condition.wait()
+                            continue
+                        if self._presented >= self._frames:
+                            break
+                        now = time.monotonic()
+                        pacing = now + PACE_WAIT_S if pacing is None else pacing
+                        if now >= pacing:
+                            break
+                        self._condition.wait(pacing - now)
                     if self._closing:
                         break
                     commands = list(self._commands)
                     self._commands.clear()
                     self._applied = self._posted
-                    size, self._frame_size = self._frame_size, None
+                    size = None
+                    if self._frame_size is not None and (self._presented >= self._frames
+                                                         or (pacing is not None and time.monotonic() >= pacing)):
+                        size, self._frame_size, pacing = self._frame_size, None, None
                 for command in commands:
                     self._apply(command)
                 if size is not None:

@@ -456,6 +456,7 @@ class PreviewWidget(QOpenGLWidget):
         # method of the widget being destroyed, is not called any more: the thread stops and releases.
         context.aboutToBeDestroyed.connect(thread.close, Qt.ConnectionType.DirectConnection)
         thread.frame_ready.connect(self._on_frame)
+        self.frameSwapped.connect(self._on_frame_swapped)
         thread.program_built.connect(self._on_program_built)
         thread.failed.connect(self._on_thread_failed)
         self._thread = thread
@@ -475,6 +476,12 @@ class PreviewWidget(QOpenGLWidget):
             self._building = None
             self._error = ""
             self.programReady.emit()
+
+    @Slot()
+    def _on_frame_swapped(self) -> None:
+        """The window is composed with the newest frame painted: the thread may draw the next one (pacing)."""
+        if self._thread is not None and self._shown_frame is not None:
+            self._thread.presented(self._shown_frame.serial)
 
     @Slot(int, str)
     def _on_program_built(self, serial: int, error: str) -> None:

@@ -26,6 +26,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt
 from PySide6.QtGui import QImage, QOpenGLContext
 
 from app.material.parameters import ParameterKind, ParameterSpec
+from app.preview import render_thread
 from app.preview.collection import window_thread_collection
 from app.preview.images import qimage_to_rgba
 from app.preview.render_thread import RenderThread
@@ -224,6 +225,39 @@ def test_a_value_posted_during_a_frame_is_in_the_next_frame_and_frames_say_which
     assert thread.frames_drawn == drawn + 2
     qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.commands == with_blue, timeout=10_000)
     assert _centre(widget.grabFramebuffer()) == (0, 0, 255)
+
+
+def test_the_next_frame_waits_until_the_window_has_shown_the_last(qtbot, widget: PreviewWidget,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pacing: the thread draws no frame while the window has not yet put the last one on screen (at most
+    `PACE_WAIT_S`), so its drawing and the window's composition never compete for the cores."""
+    spec = ParameterSpec("tint", ParameterKind.COLOR, vec(4), RED)
+    with qtbot.waitSignal(widget.programReady, timeout=10_000):
+        widget.set_artifact(color_parameter_artifact(), [spec])
+    thread = widget._thread
+    assert thread is not None
+    qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.serial == thread.frames_drawn,
+                    timeout=10_000)
+    qtbot.wait(50)  # its composition (`frameSwapped`) reported
+    monkeypatch.setattr(render_thread, "PACE_WAIT_S", 60.0)
+    widget.frameSwapped.disconnect(widget._on_frame_swapped)  # the window shows frames, the thread is not told
+    try:
+        drawn = thread.frames_drawn
+        widget.set_parameter("tint", GREEN)
+        qtbot.waitUntil(lambda: thread.frames_drawn == drawn + 1, timeout=10_000)  # the last one was shown
+        widget.set_parameter("tint", BLUE)
+        qtbot.wait(500)
+        assert thread.frames_drawn == drawn + 1, "the blue frame waits: the green one is not known to be on screen"
+        thread.presented(drawn + 1)
+        qtbot.waitUntil(lambda: thread.frames_drawn == drawn + 2, timeout=10_000)
+        qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.serial == drawn + 2, timeout=10_000)
+        assert _centre(widget.grabFramebuffer()) == (0, 0, 255)
+
+        monkeypatch.setattr(render_thread, "PACE_WAIT_S", 0.05)  # a window that never composes holds nothing long
+        widget.set_parameter("tint", RED)
+        qtbot.waitUntil(lambda: thread.frames_drawn == drawn + 3, timeout=10_000)
+    finally:
+        widget.frameSwapped.connect(widget._on_frame_swapped)
 
 
 def test_camera_and_time_are_the_widgets_and_the_renderer_follows(qtbot, widget: PreviewWidget) -> None:
