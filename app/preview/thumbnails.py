@@ -236,6 +236,8 @@ class ThumbnailBatch:
 
     generation: int
     images: Mapping[str, QImage]
+    #: The images' nodes, and on a job's last batch also its nodes the module cannot draw (no image: see
+    #: `program.problems`), each with the fingerprint the job asked for.
     fingerprints: Mapping[str, str]
     #: The module these were drawn with (its ports, geometry, animation, per-node problems).
     program: ThumbnailProgram | None
@@ -297,9 +299,10 @@ class ThumbnailService(QObject):
         self._surface = surface
         self._collection = window_thread_collection()
         self._collection.hold()  # released when the worker has ended (`_Leftover.release`)
-        self._worker = _Worker(self, surface, self.profile)
+        worker = self._worker = _Worker(self, surface, self.profile)
         _started_services.add(self)
-        self._worker.start()
+        self.destroyed.connect(functools.partial(_orphaned, worker, self._lock, _Leftover(worker, surface, self._collection)))
+        worker.start()
 
     def submit(self, job: ThumbnailJob) -> None:
         """Draw `job` next (an older job not yet started is dropped)."""
@@ -430,6 +433,9 @@ class ThumbnailService(QObject):
         thumbnails.set_textures(job.textures)
         thumbnails.set_stage(Stage.from_dict(job.stage), job.time)
         items = [(node, selector) for node in job.nodes if (selector := program.selector(node)) is not None]
+        # The nodes asked for that the module cannot draw (a problem upstream, no preview port after all) are
+        # named in the last batch, so the caller marks them (`program.problems` says why) instead of waiting.
+        undrawable = {node: job.fingerprints.get(node, "") for node in job.nodes if program.selector(node) is None}
         drawing = time.perf_counter()
         for first in range(0, max(1, len(items)), CHUNK):
             chunk = items[first:first + CHUNK]
@@ -441,8 +447,11 @@ class ThumbnailService(QObject):
                 return
             interrupted = not last and self._interrupted(state.stopping)
             self.last_seconds["drawing"] = time.perf_counter() - drawing
-            self.rendered.emit(ThumbnailBatch(job.generation, images, {node: job.fingerprints.get(node, "") for node, _ in chunk},
-                                              program, "", last or interrupted, time.perf_counter() - started))
+            fingerprints = {node: job.fingerprints.get(node, "") for node, _ in chunk}
+            if last:
+                fingerprints.update(undrawable)
+            self.rendered.emit(ThumbnailBatch(job.generation, images, fingerprints, program, "", last or interrupted,
+                                              time.perf_counter() - started))
             if interrupted:
                 return
 
@@ -465,6 +474,18 @@ class _Leftover:
 
 #: Stopped workers that had not ended when `stop` returned, oldest first (module docstring).
 _ending: list[_Leftover] = []
+
+
+def _orphaned(worker: _Worker, lock: threading.Condition, leftover: _Leftover, *_: object) -> None:
+    """The service was destroyed with its parent (a window deleted without closing) and never stopped its
+    worker: stop it as `stop(0)` would (the worker keeps the service's Python side; it emits nothing more)."""
+    if worker.stopping.is_set():
+        return  # stopped by `stop`, which took care of the rest
+    worker.finished.connect(_reaper().reap)
+    with lock:
+        worker.stopping.set()
+        lock.notify_all()
+    _ending.append(leftover)  # released by the reaper once the worker has ended
 
 
 class _Reaper(QObject):

@@ -178,3 +178,21 @@ def test_a_large_graphs_module_holds_the_nodes_asked_for_and_draws_them_as_the_w
     assert parts.keys() == whole.keys() and whole, "every previewable node drawn either way"
     for node, image in {**parts, **again}.items():
         assert np.abs(image.astype(int) - whole[node].astype(int)).max() <= 1, f"{node} differs from the whole graph's module"
+
+
+def test_the_last_batch_names_the_nodes_asked_for_that_the_module_cannot_draw(qapp) -> None:
+    """Else the window waits for them for good (a `--screenshot` of such a graph waited its whole timeout)."""
+    graph = examples.triplanar_rock()
+    output = next(node for node in graph.nodes.values() if node.type_name in ("material_output", "surface_output")).id
+    drawable = sorted(node for node in graph.nodes if node != output)
+    job = ThumbnailJob(1, graph, structure_key(graph, material_output_name(graph)), material_output_name(graph),
+                       (output, *drawable), fingerprints={node: f"print-{node}" for node in graph.nodes})
+    service = ThumbnailService(DEFAULT_PROFILE)
+    _, batches = images_of(qapp, service, [job])
+    assert service.stop(120_000)
+    final = [batch for batch in batches if batch.final]
+    assert len(final) == 1
+    assert final[0].fingerprints.get(output) == f"print-{output}", "the output node has no thumbnail: named anyway"
+    assert all(output not in batch.images for batch in batches)
+    named = {node for batch in batches for node in batch.fingerprints}
+    assert named == set(job.nodes), "every node asked for is answered: with an image or in the last batch"

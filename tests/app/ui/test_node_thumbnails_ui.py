@@ -244,3 +244,47 @@ def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thum
     _end_background_work(0)  # what the editor does once its event loop has returned
     assert thumbnails.ending_workers() == 0
     assert window.thumbnails.service.lowerings == 1 and window.thumbnails.service.links == 0
+
+
+def test_a_large_graphs_thumbnails_settle_also_where_nodes_cannot_be_drawn(thumbnail_window) -> None:
+    """701 nodes (a module of the nodes in view), sections of unused chains among them: every node in view
+    gets its thumbnail or its reason, and nothing stays asked for (it once waited for good)."""
+    from large_graphs import tiled_examples
+
+    from app.preview import thumbnails
+
+    window = thumbnail_window
+    graph = tiled_examples(60)
+    assert len(graph.nodes) > thumbnails.WHOLE_GRAPH_NODES
+    window.load_graph(graph, "tiled examples")
+    window.flush()
+    assert window.thumbnails.wait(60), "thumbnails did not settle"
+    service = window.thumbnails.service
+    assert service is not None and service.lowerings >= 1
+    assert window.thumbnails.program is not None and len(window.thumbnails.program.ports) < len(graph.nodes) // 2
+    assert not window.thumbnails._requested_pending()
+
+
+def test_a_window_destroyed_without_closing_stops_its_thumbnails_worker(qtbot, prompts, settings, recovery_dir) -> None:
+    """Its worker would wait for jobs for good, keeping the garbage collector on the window's thread."""
+    import shiboken6
+
+    from app.preview import thumbnails
+    from app.preview.collection import window_thread_collection
+    from app.ui.main_window import MainWindow
+    from app.ui.recovery import RecoveryStore
+
+    settings.setValue(THUMBNAILS_SETTING, True)
+    collection = window_thread_collection()
+    holds = collection.holds
+    window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
+    window.show()
+    qtbot.waitExposed(window)
+    window.load_example()
+    window.flush()
+    assert window.thumbnails.wait(120)
+    service = window.thumbnails.service
+    assert service is not None and service.started
+    shiboken6.delete(window)  # as Qt deletes a window with its parent, or Python a window it owns: no closeEvent
+    assert thumbnails.wait_for_ending_workers(60), "the worker ended"
+    qtbot.waitUntil(lambda: collection.holds == holds, timeout=10_000)  # every hold of the window's released
