@@ -15,8 +15,12 @@ Exit status (documented in the README):
 
 Start-up is part of the interface: `vpl --version` and `vpl check` of a small
 file should cost little more than the interpreter's own start. So this
-module imports only argparse and the version helper at load time; each
-handler imports the reader, verifier or backend it needs when it runs.
+module imports nothing of its own at load time: each handler imports the
+reader, verifier or backend it needs when it runs, and argparse (with the
+gettext and locale set-up it does: about 4 ms) is imported to build the
+parser. The commonest command line, `vpl check FILE...` (files only, no
+option), needs no parser at all: `main` runs it directly, as argparse
+would have parsed it.
 
 Subcommands are registered in `COMMANDS`: each entry pairs a function that
 adds the subcommand's arguments with the handler that runs it and returns
@@ -35,18 +39,16 @@ prints why and exits 1.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Sequence
 
-from vpl_core.version import VersionAction
-
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from importlib.metadata import EntryPoint
     from typing import TextIO
 
@@ -185,8 +187,8 @@ def run_render(arguments: argparse.Namespace) -> int:
     return run(arguments)
 
 
-Configure = Callable[[argparse.ArgumentParser], None]
-Handler = Callable[[argparse.Namespace], int]
+Configure = Callable[["argparse.ArgumentParser"], None]
+Handler = Callable[["argparse.Namespace"], int]
 Command = tuple[str, Configure, Handler]
 """(help, add its arguments, handler returning the exit status)."""
 
@@ -215,6 +217,8 @@ def _unavailable(name: str, reason: str) -> Command:
     """A stand-in for a plug-in that cannot be loaded: it takes any arguments and says why it cannot run."""
 
     def configure(parser: argparse.ArgumentParser) -> None:
+        import argparse
+
         parser.add_argument("arguments", nargs=argparse.REMAINDER)
 
     def handler(arguments: argparse.Namespace) -> int:
@@ -251,6 +255,16 @@ def plugin_commands(entries: Iterable[EntryPoint] | None = None) -> dict[str, Co
     return commands
 
 
+def _plain_check(argv: Sequence[str]) -> list[str] | None:
+    """The files of `check FILE...` when the command line is only that (no option; `-` at most once), else None."""
+    if len(argv) < 2 or argv[0] != "check":
+        return None
+    files = list(argv[1:])
+    if any(argument.startswith("-") and argument != STDIN for argument in files) or files.count(STDIN) > 1:
+        return None  # options, `--`, or a usage error: argparse's to parse and report
+    return files
+
+
 def _first_positional(argv: Sequence[str]) -> str | None:
     for argument in argv:
         if not argument.startswith("-"):
@@ -272,21 +286,32 @@ def _terminal_columns() -> int:
     return columns or 80
 
 
-class _HelpFormatter(argparse.HelpFormatter):
+def _help_formatter() -> type[argparse.HelpFormatter]:
     """argparse's formatter with the same default width, found without shutil.
 
     argparse makes a formatter for every `add_argument` (to check the
     metavar), and the default one imports shutil for the terminal's width.
+    A class made when a parser is built: argparse is not imported before.
     """
+    import argparse
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+    class HelpFormatter(argparse.HelpFormatter):
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position, _terminal_columns() - 2 if width is None else width)
+
+    return HelpFormatter
 
 
 def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
+    import argparse
+
+    from vpl_core.version import VersionAction
+
+    formatter = _help_formatter()
     parser = argparse.ArgumentParser(
         prog="vpl",
-        formatter_class=_HelpFormatter,
+        formatter_class=formatter,
         description="Tools for VPL, the typed three-address shader language.",
         epilog="exit status: 0 success, 1 diagnostics or unreadable files, 2 usage errors",
     )
@@ -295,7 +320,7 @@ def build_parser(plugins: bool = True) -> argparse.ArgumentParser:
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, prog=parser.prog)
     commands = {**COMMANDS, **(plugin_commands() if plugins else {})}
     for name, (help_text, configure, handler) in commands.items():
-        subparser = subcommands.add_parser(name, help=help_text, description=help_text, formatter_class=_HelpFormatter)
+        subparser = subcommands.add_parser(name, help=help_text, description=help_text, formatter_class=formatter)
         configure(subparser)
         subparser.set_defaults(handler=handler)
     return parser
@@ -310,6 +335,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # with a collection) to find nothing. Library calls keep the collector.
         gc.disable()
     arguments_list = sys.argv[1:] if argv is None else list(argv)
+    files = _plain_check(arguments_list)
+    if files is not None:  # `vpl check FILE...`: what argparse would make of it, without building a parser
+        if argv is None:
+            defer_import("inspect")
+        checked = run_check(types.SimpleNamespace(command="check", files=files, strict_v1=False))  # type: ignore[arg-type]  # run_check reads only these
+        if argv is None:
+            _exit_now(checked)
+        return checked
     # Plug-ins are looked up only for a command that is not built in, or for the help (start-up time).
     first = _first_positional(arguments_list)
     wants_help = first is None and any(argument in ("-h", "--help") for argument in arguments_list)

@@ -205,6 +205,36 @@ def test_a_check_run_loads_no_typing_inspect_or_shutil() -> None:
     assert _modules_loaded_by(("typing", "inspect", "shutil", "ast"), "check", str(SPEC_EXAMPLE)) == "[] 0"
 
 
+def test_a_plain_check_builds_no_parser() -> None:
+    """Start-up (issue 20 item 4): `vpl check FILE...` is run without argparse (and its gettext and locale
+    set-up, about 4 ms); with an option the parser is built as before."""
+    assert _modules_loaded_by(("argparse", "gettext", "locale"), "check", str(SPEC_EXAMPLE)) == "[] 0"
+    assert _modules_loaded_by(("argparse",), "check", "--strict-v1", str(SPEC_EXAMPLE)) == "['argparse'] 0"
+
+
+@pytest.mark.parametrize("files", [
+    ["GOOD"], ["BROKEN"], ["MISSING"], ["GOOD", "BROKEN", "MISSING"], ["-"], ["GOOD", "-"], ["-", "-"],
+])
+def test_a_plain_check_does_what_the_parser_would(files: list[str], broken_files: list[str], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    """The same status and output as with `--` (which always goes through argparse): valid, invalid and
+    unreadable files, standard input, and `-` twice (a usage error either way)."""
+    import io
+
+    names = {"GOOD": str(SPEC_EXAMPLE), "BROKEN": broken_files[0], "MISSING": str(tmp_path / "missing.vpl")}
+    arguments = [names.get(name, name) for name in files]
+    results = []
+    for command in (["check", *arguments], ["check", "--", *arguments]):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(SPEC_EXAMPLE).read_bytes())))
+        try:
+            status = cli.main(command)
+        except SystemExit as exit:
+            status = exit.code
+        captured = capsys.readouterr()
+        results.append((status, captured.out, captured.err.replace("check --", "check")))
+    assert results[0] == results[1]
+
+
 def test_a_compile_run_loads_no_typing_tempfile_or_fractions(tmp_path: Path) -> None:
     """Start-up (issue 20): `vpl compile` (which writes files and spells floats) imports neither typing,
     inspect, tempfile (the atomic write makes its own temporary name), shutil nor fractions/decimal (the
