@@ -247,6 +247,7 @@ class NodeTitleItem(PortLabelItem):
 
     def set_locked(self, state: bool = False) -> None:
         self._locked = state
+
     def set_editable(self, value: bool = False) -> None:
         """Titles are not edited (a locked `NodeTextItem` ignores this too)."""
 

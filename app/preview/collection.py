@@ -157,10 +157,6 @@ class Hold:
         self._collection: WindowThreadCollection | None = window_thread_collection()
         self._collection.hold()
 
-    @property
-    def held(self) -> bool:
-        return self._collection is not None
-
     def release(self) -> None:
         collection, self._collection = self._collection, None
         if collection is not None and _is_valid(collection):

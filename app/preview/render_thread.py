@@ -395,26 +395,20 @@ class RenderThread(QObject):
             pacing: float | None = None  # while a frame waits for the previous one's presentation: until when
             while True:
                 with self._condition:
-                    while not self._closing and not self._commands:
+                    while not self._closing and not self._commands and not self._frame_due(pacing):
                         if self._frame_size is None:
                             self._idle.set()
                             self._condition.wait()
-                            continue
-                        if self._presented >= self._frames:
-                            break
-                        now = time.monotonic()
-                        pacing = now + PACE_WAIT_S if pacing is None else pacing
-                        if now >= pacing:
-                            break
-                        self._condition.wait(pacing - now)
+                        else:
+                            pacing = time.monotonic() + PACE_WAIT_S if pacing is None else pacing
+                            self._condition.wait(max(0.0, pacing - time.monotonic()))
                     if self._closing:
                         break
                     commands = list(self._commands)
                     self._commands.clear()
                     self._applied = self._posted
                     size = None
-                    if self._frame_size is not None and (self._presented >= self._frames
-                                                         or (pacing is not None and time.monotonic() >= pacing)):
+                    if self._frame_due(pacing):
                         size, self._frame_size, pacing = self._frame_size, None, None
                 for command in commands:
                     self._apply(command)
@@ -428,6 +422,11 @@ class RenderThread(QObject):
             context.doneCurrent()
             self._ready.set()
             self._idle.set()
+
+    def _frame_due(self, pacing: float | None) -> bool:
+        """A frame is asked for, and the previous one is on screen or was waited for until `pacing` (under the lock)."""
+        return self._frame_size is not None and (
+            self._presented >= self._frames or (pacing is not None and time.monotonic() >= pacing))
 
     def _apply(self, command: Command) -> None:
         try:

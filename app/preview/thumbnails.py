@@ -274,9 +274,9 @@ class ThumbnailService(QObject):
         self._lock = threading.Condition()
         self._pending: ThumbnailJob | None = None
         self._running_generation: int | None = None
-        self._surface: QOffscreenSurface | None = None
         self._worker: _Worker | None = None
-        self._collection: WindowThreadCollection | None = None
+        #: What the running worker leaves to release when it has ended (its surface, its collection hold).
+        self._leftover: _Leftover | None = None
         self.problem = ""
         #: Counters for tests and the benchmark: modules lowered, programs linked, tiles drawn.
         self.lowerings = 0
@@ -296,12 +296,12 @@ class ThumbnailService(QObject):
         surface = QOffscreenSurface()
         surface.setFormat(preview_surface_format(self.profile))
         surface.create()
-        self._surface = surface
-        self._collection = window_thread_collection()
-        self._collection.hold()  # released when the worker has ended (`_Leftover.release`)
+        collection = window_thread_collection()
+        collection.hold()  # released when the worker has ended (`_Leftover.release`)
         worker = self._worker = _Worker(self, surface, self.profile)
+        leftover = self._leftover = _Leftover(worker, surface, collection)
         _started_services.add(self)
-        self.destroyed.connect(functools.partial(_orphaned, worker, self._lock, _Leftover(worker, surface, self._collection)))
+        self.destroyed.connect(functools.partial(_orphaned, leftover, self._lock))
         worker.start()
 
     def submit(self, job: ThumbnailJob) -> None:
@@ -324,18 +324,14 @@ class ThumbnailService(QObject):
         Nothing is drawn or emitted after this call. A worker that has not ended in time is kept until it
         does (module docstring): the service can be started again at once, with a new worker.
         """
-        worker = self._worker
-        if worker is None:
+        worker, leftover = self._worker, self._leftover
+        if worker is None or leftover is None:
             return True
-        worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
+        self._worker = self._leftover = None
         with self._lock:
-            worker.stopping.set()
             self._pending = None
-            self._lock.notify_all()
+        _ask_to_stop(worker, self._lock)
         ended = worker.wait(max(0, timeout_ms))
-        self._worker = None
-        leftover = _Leftover(worker, self._surface, self._collection)
-        self._surface = self._collection = None
         if ended:
             leftover.release()
         else:
@@ -432,10 +428,16 @@ class ThumbnailService(QObject):
         thumbnails.set_values(job.values)
         thumbnails.set_textures(job.textures)
         thumbnails.set_stage(Stage.from_dict(job.stage), job.time)
-        items = [(node, selector) for node in job.nodes if (selector := program.selector(node)) is not None]
         # The nodes asked for that the module cannot draw (a problem upstream, no preview port after all) are
         # named in the last batch, so the caller marks them (`program.problems` says why) instead of waiting.
-        undrawable = {node: job.fingerprints.get(node, "") for node in job.nodes if program.selector(node) is None}
+        items: list[tuple[str, int]] = []
+        undrawable: dict[str, str] = {}
+        for node in job.nodes:
+            selector = program.selector(node)
+            if selector is None:
+                undrawable[node] = job.fingerprints.get(node, "")
+            else:
+                items.append((node, selector))
         drawing = time.perf_counter()
         for first in range(0, max(1, len(items)), CHUNK):
             chunk = items[first:first + CHUNK]
@@ -476,15 +478,20 @@ class _Leftover:
 _ending: list[_Leftover] = []
 
 
-def _orphaned(worker: _Worker, lock: threading.Condition, leftover: _Leftover, *_: object) -> None:
-    """The service was destroyed with its parent (a window deleted without closing) and never stopped its
-    worker: stop it as `stop(0)` would (the worker keeps the service's Python side; it emits nothing more)."""
-    if worker.stopping.is_set():
-        return  # stopped by `stop`, which took care of the rest
-    worker.finished.connect(_reaper().reap)
+def _ask_to_stop(worker: _Worker, lock: threading.Condition) -> None:
+    """Tell `worker` to end after the stage it is in; once it has, the reaper releases what it leaves."""
+    worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
     with lock:
         worker.stopping.set()
         lock.notify_all()
+
+
+def _orphaned(leftover: _Leftover, lock: threading.Condition, *_: object) -> None:
+    """The service was destroyed with its parent (a window deleted without closing) and never stopped its
+    worker: stop it as `stop(0)` would (the worker keeps the service's Python side; it emits nothing more)."""
+    if leftover.worker.stopping.is_set():
+        return  # stopped by `stop`, which took care of the rest
+    _ask_to_stop(leftover.worker, lock)
     _ending.append(leftover)  # released by the reaper once the worker has ended
 
 
@@ -530,7 +537,7 @@ def _stop_started_services() -> None:
 
 
 def ending_workers() -> int:
-    """Stopped workers still running (tests, the application's quit)."""
+    """Stopped workers still running (tests)."""
     _reap_ended_workers()
     return len(_ending)
 

@@ -50,13 +50,7 @@ from app.graph.nodes import MaterialNode
 from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
 from app.material.parameters import ParameterKind, parameter_nodes
 from app.material.propagation import propagate
-from app.preview.thumbnails import (
-    THUMBNAIL_PIXELS,
-    ThumbnailBatch,
-    ThumbnailJob,
-    ThumbnailService,
-    wait_until,
-)
+from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
 from app.preview.widget import PreviewWidget
 
 if TYPE_CHECKING:
