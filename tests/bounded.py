@@ -41,7 +41,7 @@ def finishes(action: Callable[[], _Result], seconds: float = 60.0) -> _Result:
 CHILD_MEMORY = 4 << 30
 
 
-def python_child(code: str, seconds: float = 60.0) -> subprocess.CompletedProcess[str]:
+def python_child(code: str, seconds: float = 60.0, memory: int = CHILD_MEMORY) -> subprocess.CompletedProcess[str]:
     """Run `code` in a new Python process with a time and (where the platform has it) a memory bound.
 
     For calls that may block while holding the interpreter (a library
@@ -52,7 +52,7 @@ def python_child(code: str, seconds: float = 60.0) -> subprocess.CompletedProces
     def limit_memory() -> None:
         import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds,
                           preexec_fn=limit_memory if sys.platform.startswith("linux") else None)
