@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -161,10 +163,43 @@ def _quiet_prompts() -> Prompts:
     )
 
 
+#: Set when SIGTERM asked an unattended run to stop (`quit_on_sigterm`); its waits end and it cleans up.
+TERMINATED = threading.Event()
+
+
+def quit_on_sigterm() -> Callable[[], None]:
+    """Until the returned function is called, SIGTERM ends the event loops instead of killing the process.
+
+    The default action kills the process where it stands, leaving the
+    unattended run's scratch settings folder in the temporary directory;
+    here the handler sets `TERMINATED` and quits every event loop, and the
+    run returns through its clean-up. A timer gives Python a turn every
+    0.1 s so the handler runs while Qt waits in its own code.
+    """
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    def terminate(_number: int, _frame: object) -> None:
+        TERMINATED.set()
+        QCoreApplication.exit(128 + signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    wake = QTimer()
+    wake.timeout.connect(lambda: None)
+    wake.start(100)
+
+    def restore() -> None:
+        wake.stop()
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
+
+
 def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, preview_settled: list[bool]) -> int:
     """Run the event loop until the preview has drawn or failed (bounded), then grab the window."""
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
+    if TERMINATED.is_set():
+        return 128 + signal.SIGTERM
     window.flush()
     loop = QEventLoop()
     waits_for_preview = window.current_artifact is not None and getattr(window.preview, "available", False)
@@ -172,15 +207,17 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
         window.preview.programReady.connect(loop.quit)
         window.preview.programFailed.connect(loop.quit)
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
-        if not preview_settled[0]:
+        if not preview_settled[0] and not TERMINATED.is_set():
             loop.exec()
-    if waits_for_preview and window.preview.preparing_environment:
+    if waits_for_preview and window.preview.preparing_environment and not TERMINATED.is_set():
         # The stage's environment is being prepared in a worker: show the lit material, not the stand-in.
         window.preview.environmentReady.connect(loop.quit)
         window.preview.environmentFailed.connect(loop.quit)
         QTimer.singleShot(int(timeout_seconds * 1000), loop.quit)
-        if window.preview.preparing_environment:
+        if window.preview.preparing_environment and not TERMINATED.is_set():
             loop.exec()
+    if TERMINATED.is_set():
+        return 128 + signal.SIGTERM
     window.thumbnails.wait(timeout_seconds)  # the node thumbnails (their own worker; none when turned off)
     # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
     # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
@@ -314,13 +351,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     unattended = bool(arguments.screenshot)
     settings = None
     scratch: tempfile.TemporaryDirectory[str] | None = None
+    restore_sigterm: Callable[[], None] | None = None
     if unattended:
         from PySide6.QtCore import QSettings
 
-        # A screenshot run must not touch the user's recent-files list, nor leave its scratch settings behind.
+        # A screenshot run must not touch the user's recent-files list, nor leave its scratch settings behind
+        # (SIGTERM included: it ends the run through the clean-up below).
+        restore_sigterm = quit_on_sigterm()
         scratch = tempfile.TemporaryDirectory(prefix="vpl-editor-settings-")
         settings = QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(prompts=_quiet_prompts() if unattended else None, settings=settings, preview_gl=gl)
+    try:
+        window = MainWindow(prompts=_quiet_prompts() if unattended else None, settings=settings, preview_gl=gl)
+    except BaseException:
+        if scratch is not None:
+            scratch.cleanup()
+        raise
     preview_settled = [False]
 
     def settled(*_: object) -> None:
@@ -333,8 +378,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unattended:
         code = 1
         try:
-            if _open_initial(window, arguments.file, unattended):
+            if not TERMINATED.is_set() and _open_initial(window, arguments.file, unattended):
                 code = take_screenshot(window, arguments.screenshot, arguments.timeout, preview_settled)
+            if TERMINATED.is_set():
+                code = 128 + signal.SIGTERM
             return code
         finally:
             window.close()
@@ -342,6 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if scratch is not None:
                 scratch.cleanup()
             _end_background_work(code)
+            if restore_sigterm is not None:
+                restore_sigterm()
     # The window first, the document right after its first paint (issue 20 item 4): reading, showing and
     # lowering the document and the preview's first program are not what the first frame needs.
     window.show()

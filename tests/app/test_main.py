@@ -74,3 +74,27 @@ def test_python_dash_m_app_runs_the_editor(tmp_path: Path) -> None:
                                capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert png.is_file()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM is a POSIX signal")
+def test_a_screenshot_run_ended_by_sigterm_removes_its_settings_folder(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    environment = dict(os.environ, QT_QPA_PLATFORM="xcb", TMPDIR=str(scratch_root),
+                       VPL_EDITOR_RECOVERY_DIR=str(tmp_path / "recovery"))
+    editor = subprocess.Popen([sys.executable, "-m", "app", "--screenshot", str(tmp_path / "shot.png")], cwd=ROOT,
+                              env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(scratch_root.glob("vpl-editor-settings-*")) and editor.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert list(scratch_root.glob("vpl-editor-settings-*")), "the run made no settings folder"
+        editor.send_signal(signal.SIGTERM)
+        assert editor.wait(timeout=120) == 128 + signal.SIGTERM, editor.stderr.read() if editor.stderr else ""
+    finally:
+        if editor.poll() is None:
+            editor.kill()
+    assert not list(scratch_root.glob("vpl-editor-settings-*"))
