@@ -1034,7 +1034,13 @@ def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
     """Read a MaterialX document into an editor graph (module docstring); ExportError when it cannot be used."""
     import MaterialX as mx  # noqa: N813 - the package's name
 
+    from vpl_core.external_files import ExternalFileError, check_file
+
     source = Path(path)
+    try:
+        check_file(source, "mtlx")  # a regular file within budget: a FIFO would block the XML reader
+    except ExternalFileError as error:
+        raise ExportError(str(error)) from None
     doc = mx.createDocument()
     try:
         mx.readFromXmlFile(doc, str(source))

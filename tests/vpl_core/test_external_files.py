@@ -88,3 +88,12 @@ def test_vpl_check_of_a_fifo_exits_with_a_message_instead_of_hanging(tmp_path: P
     checked = subprocess.run([*vpl(), "check", str(tmp_path / "pipe.vpl")], capture_output=True, text=True, timeout=60)
     assert checked.returncode == 1
     assert "pipe.vpl" in checked.stderr and "a pipe (FIFO)" in checked.stderr
+
+
+@needs_fifo
+def test_vpl_run_set_file_naming_a_fifo_is_a_message(tmp_path: Path) -> None:
+    from vpl_core.interp.png import read_png
+
+    os.mkfifo(tmp_path / "pipe.png")
+    with pytest.raises(ExternalFileError, match=r"pipe\.png: a pipe \(FIFO\), not a regular file"):
+        finishes(lambda: read_png(tmp_path / "pipe.png"))
