@@ -509,7 +509,7 @@ def _mesh_instances(document: _Json, label: str) -> list[tuple[int, np.ndarray]]
         node = _item(document.nodes, node_index, "node", label)
         world = parent @ _node_matrix(node, label)
         if node.mesh is not None:
-            instances.append((node.mesh, world))
+            instances.append((_integer(node.mesh, f"node {node_index}'s mesh", label), world))
             if len(instances) > MAX_INSTANCES:
                 raise MeshImportError(f"{label}: the scene places more than {MAX_INSTANCES} mesh instances; "
                                       f"the preview takes at most {MAX_INSTANCES}")

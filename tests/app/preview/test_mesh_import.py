@@ -512,3 +512,14 @@ def test_instances_placed_at_once_equal_each_placed_alone() -> None:
     for name in ("positions", "normals", "texcoords", "tangents", "colors"):
         np.testing.assert_allclose(getattr(together, name), np.concatenate([getattr(one, name) for one in alone]), err_msg=name)
     np.testing.assert_array_equal(together.triangles, np.concatenate([one.triangles + 4 * k for k, one in enumerate(alone)]))
+
+
+def test_a_node_mesh_that_is_not_an_index_is_named(tmp_path: Path) -> None:
+    # Found by tests/fuzz/run_files.py: a list there raised TypeError (unhashable) while counting triangles.
+    import json
+
+    document = json.loads(_scene_json(1, "missing.bin"))
+    document["nodes"][0]["mesh"] = [0]
+    (tmp_path / "odd.gltf").write_text(json.dumps(document))
+    with pytest.raises(MeshImportError, match=r"odd\.gltf: node 0's mesh must be a non-negative integer, not \[0\]"):
+        read_mesh_file(tmp_path / "odd.gltf")
