@@ -181,8 +181,9 @@ def _read_obj(path: Path, label: str) -> list[_Part]:
         text = data.decode("latin-1")
     try:
         loaded = load_obj(io.StringIO(text), skip_materials=True)
-    except (ValueError, IndexError, KeyError, TypeError) as error:
-        # trimesh's parser reports malformed text with whatever numpy or the indexing raised.
+    except (ValueError, IndexError, KeyError, TypeError, OverflowError) as error:
+        # trimesh's parser reports malformed text with whatever numpy or the indexing raised (an index
+        # beyond int64 is an OverflowError).
         raise MeshImportError(f"{label}: not a readable OBJ file ({type(error).__name__}: {_first_line(error)})") from error
     parts = []
     for geometry in loaded.get("geometry", {}).values():

@@ -523,3 +523,12 @@ def test_a_node_mesh_that_is_not_an_index_is_named(tmp_path: Path) -> None:
     (tmp_path / "odd.gltf").write_text(json.dumps(document))
     with pytest.raises(MeshImportError, match=r"odd\.gltf: node 0's mesh must be a non-negative integer, not \[0\]"):
         read_mesh_file(tmp_path / "odd.gltf")
+
+
+def test_an_obj_face_index_beyond_int64_is_a_reading_error(tmp_path: Path) -> None:
+    # Found by tests/fuzz/run_files.py: trimesh's face parser raised OverflowError.
+    # A texture coordinate with one value sends trimesh to its fallback face parser, which overflows.
+    (tmp_path / "huge.obj").write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt  0\nvt 1 1\nvt 0 1\nvn 0 0 1\n"
+                                       f"f {'1' * 40}/1/1 2/2/1 3/3/1 4/4/1\nf 1 3 4\n")
+    with pytest.raises(MeshImportError, match=r"huge\.obj: not a readable OBJ file \(OverflowError"):
+        read_mesh_file(tmp_path / "huge.obj")
