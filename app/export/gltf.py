@@ -313,10 +313,11 @@ def material_graph(path: str | os.PathLike[str]) -> MaterialGraph:
     import json
 
     from app.material.graph import MaterialGraph
+    from vpl_core.external_files import read_external
 
     source = Path(path)
     try:
-        document = json.loads(source.read_text(encoding="utf-8"))
+        document = json.loads(read_external(source, "gltf").decode("utf-8"))
         material = document["materials"][0]
     except (OSError, ValueError, KeyError, IndexError, TypeError) as error:
         raise ExportError(f"{source}: not a glTF file with a material ({error})") from None

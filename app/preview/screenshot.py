@@ -84,9 +84,10 @@ def compile_program(verified: Any, source_path: str, target: str) -> Any:
 
 def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
     """(VerifiedModule, parameter specs) for a file; raises _Failure with formatted diagnostics."""
+    from vpl_core.external_files import read_external
+
     try:
-        with open(source_path, "rb") as handle:
-            source = handle.read()
+        source = read_external(source_path, "document")
     except OSError as error:
         raise _Failure([_diagnostic(source_path, Category.LEXICAL, f"cannot read the file: {error.strerror or error}")]) from error
 
@@ -397,9 +398,10 @@ def saved_stage(source_path: str) -> Any:
     from app.material.document import load_text
     from app.preview.stage import Stage
     from app.session.stage_files import resolved_stage
+    from vpl_core.external_files import read_external
 
     try:
-        data = Path(source_path).read_bytes()
+        data = read_external(source_path, "document")
     except OSError:
         return None
     graph = load_text(data, source_path).graph
