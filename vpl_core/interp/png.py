@@ -18,6 +18,10 @@ import numpy as np
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+#: The most pixels `decode_png` reads (8192 x 8192), checked from the header before the data is inflated.
+MAX_PIXELS = 8192 * 8192
+
+
 class PngError(ValueError):
     """A file that is not a PNG this reader handles."""
 
@@ -115,8 +119,13 @@ def decode_png(data: bytes) -> np.ndarray:
     channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(color_type)
     if channels is None:
         raise PngError(f"unknown PNG colour type {color_type}")
+    if width < 1 or height < 1 or width * height > MAX_PIXELS:
+        raise PngError(f"a {width}x{height} image; at most {MAX_PIXELS} pixels are read")
+    expected = height * (1 + width * channels)
     try:
-        raw = zlib.decompress(bytes(compressed))
+        # Decompressed up to what the header announces: a small file cannot inflate into gigabytes.
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(bytes(compressed), expected)
     except zlib.error as error:
         raise PngError(f"corrupt PNG image data: {error}") from error
     pixels = _unfilter(raw, height, width * channels, channels).reshape(height, width, channels)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import subprocess
 import sys
 import zlib
@@ -164,3 +165,16 @@ def test_png_errors() -> None:
         decode_png(sixteen)
     with pytest.raises(ValueError, match="uint8"):
         encode_png(np.zeros((2, 2, 3), dtype=np.uint8))
+
+
+def test_a_png_announcing_too_many_pixels_is_refused_before_inflating() -> None:
+    # 64 MB of zeros compress to about 64 KB: the header's size, not the file's, says what inflating costs.
+    header = struct.pack(">IIBBBBB", 20000, 20000, 8, 0, 0, 0, 0)
+    body = zlib.compress(b"\0" * (64 << 20), 9)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+    with pytest.raises(PngError, match=r"a 20000x20000 image; at most 67108864 pixels are read"):
+        decode_png(png)
