@@ -10,12 +10,11 @@ clamped to [0, 1], as GL stores them in an RGBA8 framebuffer).
   GL initialises them; unbound samplers read (0, 0, 0, 1). Nothing is
   assumed about the module.
 - With `--mesh NAME` (sphere, cube, plane, ...): the editor's preview
-  scene (ARCHITECTURE.md, "The preview host contract"): that mesh, the
-  default camera, light and background, the `scene` record filled by field
-  name, unset parameters zero (matrices identity), samplers the checker
-  texture. This is what `vpl-editor --preview-screenshot` shows, drawn
-  without a GPU; it uses the editor package's host (`app.preview.cpu_renderer`,
-  numpy only), imported only for this option.
+  scene (that mesh, the default camera, light and background, the `scene`
+  record, the checker texture), as `vpl-editor --preview-screenshot` shows
+  it but drawn without a GPU. The scene comes from the entry-point group
+  `vpl.scenes` (`SCENE_GROUP`), which the editor's package registers, so
+  `vpl_core` never imports it.
 
 `--set NAME=VALUE` sets a uniform (repeatable). VALUE is a number, `true`
 or `false`; numbers separated by commas (a vector, an array of scalars, or
@@ -34,13 +33,16 @@ import argparse
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.module import Module
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, Type, VectorType
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     import numpy as np
 
 # numpy and the interpreter are imported when a frame is rendered, not when `vpl` parses its arguments.
@@ -225,12 +227,46 @@ def _render_fullscreen(verified: Any, width: int, height: int, values: dict[str,
     return to_rgba8(result.color)
 
 
+SCENE_GROUP = "vpl.scenes"
+"""Entry-point group of the preview scene `--mesh` draws: `preview` names a factory of a `SceneRenderer`."""
+
+
+class SceneRenderer(Protocol):
+    """What `vpl run --mesh` needs of a preview scene (the editor's `CpuRenderer` is one)."""
+
+    def set_mesh(self, mesh: str) -> None: ...
+
+    def set_program(self, verified: Any) -> object: ...
+
+    def set_parameter(self, name: str, value: Any) -> None: ...
+
+    def set_texture(self, name: str, image: np.ndarray | None) -> None: ...
+
+    def render_image(self, width: int, height: int) -> np.ndarray: ...
+
+
+def scene_renderer(entries: Iterable[EntryPoint] | None = None) -> SceneRenderer:
+    """A new preview scene from the `preview` entry point of `SCENE_GROUP` (`entries` replaces the
+    installed ones in tests); a usage error naming the group when none is installed or it cannot load."""
+    if entries is None:
+        from importlib.metadata import entry_points
+
+        entries = entry_points(group=SCENE_GROUP)
+    found = [entry for entry in entries if entry.name == "preview"]
+    if not found:
+        raise UsageError(f"--mesh needs the editor's preview scene (entry point 'preview' in group {SCENE_GROUP!r}),"
+                         " which this installation does not have")
+    try:
+        factory = found[0].load()
+    except (ImportError, AttributeError) as error:
+        raise UsageError(f"--mesh: cannot load the preview scene {found[0].value}: {error}") from error
+    renderer: SceneRenderer = factory()
+    return renderer
+
+
 def _render_preview_scene(verified: Any, mesh: str, width: int, height: int, values: dict[str, Any],
                           images: dict[str, np.ndarray]) -> np.ndarray:
-    # The preview host contract belongs to the editor package (numpy only, no Qt or OpenGL).
-    from app.preview.cpu_renderer import CpuRenderer
-
-    renderer = CpuRenderer()
+    renderer = scene_renderer()
     try:
         renderer.set_mesh(mesh)
     except ValueError as error:

@@ -164,3 +164,18 @@ def test_png_errors() -> None:
         decode_png(sixteen)
     with pytest.raises(ValueError, match="uint8"):
         encode_png(np.zeros((2, 2, 3), dtype=np.uint8))
+
+
+def test_mesh_without_the_editors_scene_says_what_is_missing() -> None:
+    """`--mesh` finds the preview scene through the `vpl.scenes` entry points; none installed is a usage error."""
+    from vpl_core.interp.run import SCENE_GROUP, UsageError, scene_renderer
+
+    with pytest.raises(UsageError, match=f"entry point 'preview' in group '{SCENE_GROUP}'"):
+        scene_renderer(entries=[])
+
+
+def test_the_editor_registers_its_preview_scene() -> None:
+    from app.preview.cpu_renderer import CpuRenderer
+    from vpl_core.interp.run import scene_renderer
+
+    assert isinstance(scene_renderer(), CpuRenderer)
