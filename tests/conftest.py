@@ -57,6 +57,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "browser or bundle build)")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fast"):
+        os.environ["VPL_TEST_TIER"] = "fast"  # tests/tiers.py: the property tests' budgets for this tier
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for fixture in getattr(item, "fixturenames", ()):
