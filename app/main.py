@@ -6,7 +6,7 @@ preview would get, probed offscreen), for bug reports and support.
 
 Without FILE the editor opens on the built-in example material
 (`app.material.examples.DEFAULT_EXAMPLE`). The window is shown first and the
-document opened right after its first paint (start-up, issue 20 item 4);
+document opened right after its first paint (start-up);
 then it offers any autosave a crashed editor left behind.
 
 `--screenshot PNG` opens the file (or the example), lets the window render
@@ -182,7 +182,7 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
         if window.preview.preparing_environment:
             loop.exec()
     window.thumbnails.wait(timeout_seconds)  # the node thumbnails (their own worker; none when turned off)
-    # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
+    # No fixed wait: what is pending is done now. Posted events (layouts, the preview's
     # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
     # widget itself.
     QCoreApplication.processEvents()
@@ -203,7 +203,7 @@ def quicken_pyside_import_hook() -> None:
     The hook (`shibokensupport.feature`, for `from __feature__ import ...`)
     calls `inspect.getsource` on each newly imported module, which tokenises
     the whole file through `linecache`: about 0.3 s over the editor's 550
-    modules at start-up (issue 20 item 4). Searching the file's bytes gives
+    modules at start-up. Searching the file's bytes gives
     the same answer for a source file; anything else (frozen, no file) still
     goes to PySide6's own check.
     """
@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if scratch is not None:
                 scratch.cleanup()
             _end_background_work(code)
-    # The window first, the document right after its first paint (issue 20 item 4): reading, showing and
+    # The window first, the document right after its first paint: reading, showing and
     # lowering the document and the preview's first program are not what the first frame needs.
     window.show()
     opened_meanwhile = [False]

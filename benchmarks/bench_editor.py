@@ -1,4 +1,4 @@
-"""Editor latency benchmark (issue 20 items 3-5, issue 23 item 8): the real window, measured.
+"""Editor latency benchmark: the real window, measured.
 
 Four figures, each printed with the machine and its load average:
 

@@ -1,11 +1,11 @@
-"""Pipeline benchmark (issue 20 item 5): `vpl compile` against `glslangValidator -l`, start-up, growth per stage.
+"""Pipeline benchmark: `vpl compile` against `glslangValidator -l`, start-up, growth per stage.
 
 Everything is measured in one run, so the ratios compare like with like on
 whatever the machine is doing (the load average is printed with them):
 
 1. **compile vs glslang**: for generated modules of about 1k, 10k and 100k
-   instructions (`bench_glsl.generate_module`, the generator the issue's
-   figures came from), `vpl compile FILE --out DIR` as a process (start-up
+   instructions (`bench_glsl.generate_module`, the generator of the first
+   figures), `vpl compile FILE --out DIR` as a process (start-up
    included) and `glslangValidator -l` on the GLSL it wrote, interleaved run
    by run; medians of wall and CPU time, and their ratios. Each module is
    measured as generated (hand-written spelling: the publication must read
@@ -15,7 +15,7 @@ whatever the machine is doing (the load average is printed with them):
    `vpl check` of a small file, interleaved; the in-process time of the
    check's work (read and verify), and what is left over.
 3. **growth per stage**: CPU time of each stage at 1k, 10k and 100k
-   instructions and the ratio per 10x (the issue's bound: at most 12x):
+   instructions and the ratio per 10x (the bound: at most 12x):
    lex, forms, the reader's one-pass scan (lex and forms together), the
    position-free scan of plain text, bind (one register object per use, and
    shared as `compile_source` binds), verify (structure, data flow), write,

@@ -177,7 +177,7 @@ def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_und
             )
             continue
         if not input_.multi_connection() and input_.connected_ports():
-            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node (issue 23).
+            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node.
             problems.append(
                 f"connection {connection.source_node}.{connection.source_port} -> "
                 f"{connection.target_node}.{connection.target_port} cannot be shown: the input is already connected"

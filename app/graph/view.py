@@ -72,7 +72,7 @@ def fit_pixmap_cache(viewport: QtWidgets.QWidget) -> int:
     view needs 20-40 MB. Over the limit the caches evict each other and every
     repaint (a thumbnail arriving, a marker, a node's value) paints all wires
     in the exposed area again in Python: 90-145 ms for a repaint that takes
-    22-44 ms from the caches (docs/performance.md, section 4, "Wave 5").
+    22-44 ms from the caches (docs/performance-history.md, section 4, "Wave 5").
     """
     ratio = viewport.devicePixelRatioF()
     pixels = viewport.width() * viewport.height() * ratio * ratio
@@ -193,7 +193,7 @@ class TypedNodeViewer(NodeViewer):
             self.reset_zoom(rect.center())
 
     def _combined_rect(self, nodes: list[QtWidgets.QGraphicsItem]) -> QtCore.QRectF:
-        """The scene rectangle around `nodes` and their children (issue 23 item 8).
+        """The scene rectangle around `nodes` and their children.
 
         NodeGraphQt groups the items (`createItemGroup`) to ask the group; making
         and destroying the group re-parents every item and costs time quadratic in
@@ -277,7 +277,7 @@ class MaterialNodeGraph(NodeGraph):
 
         NodeGraphQt lists every node's name per call and then tries "Add 1",
         "Add 2", ... each against that list: cubic in the number of nodes of one
-        type when a graph is loaded (issue 23 item 8). Here a set answers; within
+        type when a graph is loaded. Here a set answers; within
         `bulk_naming` the set is kept between calls and numbers go on from the
         last one given, so loading n nodes costs O(n).
         """
@@ -296,7 +296,7 @@ class MaterialNodeGraph(NodeGraph):
         return name
 
     def clear_session(self) -> None:
-        """NodeGraphQt's, without an undo command and two signals per wire (issue 23 item 8).
+        """NodeGraphQt's, without an undo command and two signals per wire.
 
         Its version disconnects every wire through the undo stack (a macro
         per port), then clears the stack anyway: 1.8 s of opening a document

@@ -1,4 +1,4 @@
-"""`RenderThread`: the preview's OpenGL work on a thread of its own, so the window never waits for it (issue 20).
+"""`RenderThread`: the preview's OpenGL work on a thread of its own, so the window never waits for it.
 
 Why: with a software rasteriser (Mesa's llvmpipe, the renderer of every
 machine without a GPU) linking a 200-node material's program takes tens of

@@ -27,7 +27,7 @@ the only way the window reaches them; parameter values are the host's:
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
 
-Threads (issue 20). The renderer runs on the preview's `RenderThread`
+Threads. The renderer runs on the preview's `RenderThread`
 (app/preview/render_thread.py), in a context sharing this widget's objects:
 every change (a parameter's value, a texture, the stage and its environment,
 the clock's time, the camera, a new program) is recorded in the widget's

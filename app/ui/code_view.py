@@ -6,7 +6,7 @@ tab whose code does not exist (lowering failed before the backend) shows
 the reason instead of stale code, so the panel never disagrees with the
 graph.
 
-Two-way links (issue 18) come from the lowering's `CodeLinks`
+Two-way links come from the lowering's `CodeLinks`
 (`app.material.code_links`: provenance for the VPL text, the backend's
 source map for the GLSL), handed over with `set_links`:
 

@@ -469,7 +469,7 @@ class MainWindow(QMainWindow):
             self.stage_commands.show_document_stage(graph.stage)
             self.groups.list_library_functions()
             self.groups.offer_library_updates()
-            # Lowered on the worker like any edit (issue 23 item 8), once the view has painted: the graph shows
+            # Lowered on the worker like any edit, once the view has painted: the graph shows
             # at once; the diagnostics, the code and the preview follow (`flush()` waits for them).
             self.lowering.request_after_paint(self.graph.viewer().viewport())
         self.frame_all()

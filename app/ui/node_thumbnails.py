@@ -1,4 +1,4 @@
-"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material (issue 18).
+"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material.
 
 It watches the session (a lowering, another document, parameter values,
 texture images), the preview's stage (exposure, tone mapper, light, mesh)
@@ -169,7 +169,7 @@ class NodeThumbnails(QObject):
 
         Meanwhile the thumbnails wait, as the panels do: a value is a literal in the thumbnails' module, so
         each refresh would lower, link and draw it again on the worker, whose CPU, GIL and repaints of the
-        graph view delayed the value's own frame on the render thread (docs/performance.md, section 4).
+        graph view delayed the value's own frame on the render thread (docs/performance-history.md, section 4).
         """
         session = self.session
         return session.live_edit and session.needs_lowering

@@ -104,7 +104,7 @@ class SessionPresenter:
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setObjectName("materialStateLabel")
         window.statusBar().addPermanentWidget(self.state_label)  # the status bar becomes its parent
-        #: The material's VPL instructions per stage (issue 18; a relative measure, docs/editor.md).
+        #: The material's VPL instructions per stage (a relative measure, docs/editor.md).
         self.cost_label = QLabel()
         self.cost_label.setObjectName("materialCostLabel")
         self.cost_label.setToolTip("VPL instructions per stage (vertex, fragment) and texture samples: a relative "
