@@ -10,7 +10,8 @@ Tiers: a test that requests a fixture of `TIER_FIXTURES` (directly or
 through another fixture) gets that fixture's mark, as does one marked by
 hand (`pytest.mark.gl`, for a test that starts the editor in-process).
 `--fast` (`./run-tests --fast`) deselects every test marked `FAST_EXCLUDES`:
-what is left needs no OpenGL, glslangValidator, browser or bundle build.
+what is left needs no OpenGL, glslangValidator, browser or bundle build, and
+runs with OpenGL made unavailable (`NO_GL_ENVIRONMENT`).
 """
 
 from __future__ import annotations
@@ -57,9 +58,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           "browser or bundle build)")
 
 
+#: Under --fast the run has no OpenGL, as on a machine without a driver: Mesa finds none, so a GL test that
+#: lacks its mark fails (or meets the editor's no-GL fallback) instead of passing on llvmpipe unseen.
+NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_OVERRIDE": "none",
+                     "GALLIUM_DRIVER": "none", "LIBGL_DEBUG": "quiet"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--fast"):
         os.environ["VPL_TEST_TIER"] = "fast"  # tests/tiers.py: the property tests' budgets for this tier
+        os.environ.update(NO_GL_ENVIRONMENT)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

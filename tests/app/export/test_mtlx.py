@@ -317,6 +317,7 @@ def test_the_unmapped_node_types_are_the_documented_ones() -> None:
             assert f"`{name}`" in text, f"{name} is mapped but not in docs/interchange.md"
 
 
+@pytest.mark.gl  # `vpl export-mtlx` bakes with OpenGL, in a process of its own
 def test_the_commands(tmp_path: Path) -> None:
     """`vpl export-mtlx` (with baking) and `vpl import-mtlx` end to end, and their usage errors."""
     vpl = [str(Path(sys.executable).parent / "vpl")]
