@@ -44,7 +44,7 @@ import importlib
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -232,12 +232,15 @@ def preview_screenshot(
     stage: Any = None,
     time: float = 0.0,
     assignments: Sequence[str] = (),
+    chosen: Collection[str] = ("mesh", "environment"),
 ) -> int:
     """Render one preview frame of `source_path` into `png_path`; 0 on success, 1 or 2 otherwise.
 
     `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto);
     `stage` an `app.preview.stage.Stage` (None: the default stage); `time` the scene time in
-    seconds; `assignments` the `NAME=VALUE` texts of `--set`. Without a display or an OpenGL
+    seconds; `assignments` the `NAME=VALUE` texts of `--set`; `chosen` the stage's file fields the
+    command line chose: a mesh or environment file among them that cannot be read is a usage error (2),
+    one saved with the document is replaced by the default with a note, as the window does. Without a display or an OpenGL
     context of the profile, the CPU interpreter draws the frame (`CpuRenderer`) and a note on
     `stderr` says so.
     """
@@ -267,8 +270,21 @@ def preview_screenshot(
     radiance = module_writes_radiance(verified.materialize())
     try:
         values = dict(parse_assignment(text, parameters, radiance) for text in assignments)
-        mesh = load_stage_mesh(stage.mesh)
-        environment = prepare_environment(stage.environment) if radiance else None
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            if "mesh" in chosen:
+                raise
+            print(f"{source_path}: note: the stage's mesh: {error}; using the default", file=stderr)
+            stage.mesh, mesh = Stage().mesh, None
+        try:
+            environment = prepare_environment(stage.environment) if radiance else None
+        except ValueError as error:
+            if "environment" in chosen:
+                raise
+            print(f"{source_path}: note: the stage's environment: {error}; using the default", file=stderr)
+            stage.environment = Stage().environment
+            environment = prepare_environment(stage.environment) if radiance else None
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
@@ -390,10 +406,11 @@ def _cpu_screenshot(verified: Any, setup: _Setup, width: int, height: int, png_p
     return 0
 
 
-def saved_stage(source_path: str) -> Any:
+def saved_stage(source_path: str, notes: list[str] | None = None) -> Any:
     """The `Stage` saved with the document at `source_path` (its mesh and environment files resolved against
     the document's folder), or None: a plain module, a document without one, or a file that cannot be read
-    (the rendering reports that)."""
+    (the rendering reports that). A saved value that is not used (out of range, a missing file) keeps the
+    default and gets a line in `notes`."""
     from app.material.document import load_text
     from app.preview.stage import Stage
     from app.session.stage_files import resolved_stage
@@ -405,7 +422,7 @@ def saved_stage(source_path: str) -> Any:
     graph = load_text(data, source_path).graph
     if graph is None or graph.stage is None:
         return None
-    return Stage.from_dict(resolved_stage(graph.stage, Path(source_path).resolve().parent))
+    return Stage.from_dict(resolved_stage(graph.stage, Path(source_path).resolve().parent), notes)
 
 
 def ensure_gui_application() -> Any:

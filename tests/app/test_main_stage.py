@@ -36,6 +36,10 @@ def _shot(tmp_path: Path, name: str, *options: str, source: Path = GOLD) -> np.n
         (["--time", "soon"], "--time"),
         (["--time", "-2"], "--time"),
         (["--time", "nan"], "--time"),
+        (["--time", "1e308"], "--time (seconds) must be between 0 and 86400"),
+        (["--set", "roughness=nan"], "finite"),
+        (["--set", "roughness=inf"], "finite"),
+        (["--set", "roughness=1e39"], "between"),
         (["--set", "shininess=3"], "no parameter of that name"),
         (["--set", "roughness"], "expected NAME=VALUE"),
         (["--set", "roughness=0.1,0.2"], "expected one number"),
@@ -109,3 +113,22 @@ def test_the_stage_saved_with_the_document_is_used_unless_flags_override_it(qapp
     overridden = _shot(tmp_path, "overridden", "--mesh", "sphere", source=staged)
     assert (overridden == _shot(tmp_path, "sphere_flags", "--exposure", "1", "--tone-mapper", "aces")).all()
     assert (saved != overridden).any()
+
+
+def test_a_saved_stage_value_out_of_range_or_an_unreadable_mesh_falls_back_with_a_note(qapp, tmp_path: Path, capsys) -> None:
+    """The docs: a stage never makes a file fail to open; each value not used keeps its default, and says so."""
+    from app.material.document import load_file, save_text
+    from app.material.graph import stage_data
+
+    (tmp_path / "broken.obj").write_text("not a mesh\n", encoding="utf-8")
+    graph = load_file(GOLD).graph
+    graph.stage = stage_data({"exposure": 10 ** 400, "light_intensity": int("9" * 400), "light_color": [1e39, 0, 0],
+                              "mesh": "broken.obj"})
+    staged = tmp_path / "hostile_stage.vpl"
+    staged.write_text(save_text(graph), encoding="utf-8")
+    shot = _shot(tmp_path, "hostile", source=staged)
+    notes = capsys.readouterr().err
+    for field in ("exposure", "light_intensity", "light_color", "mesh"):
+        assert f"note: the stage's {field}: " in notes, notes
+    assert "Traceback" not in notes
+    assert (shot == _shot(tmp_path, "default")).all()
