@@ -33,9 +33,11 @@ material), an image path for a texture.
 Exit status 0 when the PNG was written; 1 when no program could be built
 (reading, verification, target or driver errors) or the image could not be
 written, with the diagnostics printed to stderr as
-`FILE:LINE:COLUMN: CATEGORY error: MESSAGE`; 2 for a value the command line
-got wrong (an unknown parameter, a malformed value, a mesh file that cannot
-be read), with one line saying so.
+`FILE:LINE:COLUMN: CATEGORY error: MESSAGE` (a driver out of memory is one
+line too); 2 for a value the command line got wrong (an unknown parameter,
+a malformed value, a mesh file that cannot be read, a size beyond the
+driver's GL_MAX_RENDERBUFFER_SIZE, GL_MAX_TEXTURE_SIZE or
+GL_MAX_VIEWPORT_DIMS), with one line saying so.
 """
 
 from __future__ import annotations
@@ -360,10 +362,41 @@ class _Setup:
                     renderer.set_parameter(spec.name, value)
 
 
+def gl_size_problem(width: int, height: int) -> str | None:
+    """Why the current context cannot draw a `width` x `height` offscreen frame (its size limits), or None."""
+    from OpenGL import GL
+
+    for name, limit in (("GL_MAX_RENDERBUFFER_SIZE", GL.GL_MAX_RENDERBUFFER_SIZE), ("GL_MAX_TEXTURE_SIZE", GL.GL_MAX_TEXTURE_SIZE)):
+        largest = int(GL.glGetIntegerv(limit))
+        if max(width, height) > largest:
+            return f"the size {width}x{height} exceeds this OpenGL driver's {name} ({largest})"
+    viewport = [int(value) for value in GL.glGetIntegerv(GL.GL_MAX_VIEWPORT_DIMS)]
+    if width > viewport[0] or height > viewport[1]:
+        return f"the size {width}x{height} exceeds this OpenGL driver's GL_MAX_VIEWPORT_DIMS ({viewport[0]}x{viewport[1]})"
+    return None
+
+
+def gl_failure(error: Exception, width: int, height: int) -> str:
+    """One line for an OpenGL error raised while drawing a frame (out of memory above all)."""
+    from OpenGL import GL
+
+    code = getattr(error, "err", None)
+    if code == GL.GL_OUT_OF_MEMORY:
+        return f"the OpenGL driver ran out of memory drawing a {width}x{height} frame; try a smaller --size"
+    return f"the OpenGL driver failed drawing a {width}x{height} frame (GL error {code})"
+
+
 def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, height: int, png_path: str) -> int:
+    from OpenGL.error import GLError
+
     from app.preview.images import rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer
 
+    problem = gl_size_problem(width, height)
+    if problem is not None:
+        context.done()
+        print(f"vpl-editor: {problem}", file=setup.stderr)
+        return USAGE_ERROR
     renderer = Renderer()
     try:
         setup.apply(renderer)
@@ -373,7 +406,11 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
             message = f"the OpenGL driver rejected the program ({error.stage}): {error.log}"
             print(_diagnostic(setup.source_path, Category.TARGET, message), file=setup.stderr)
             return 1
-        pixels = renderer.render_image(width, height)
+        try:
+            pixels = renderer.render_image(width, height)
+        except GLError as error:
+            print(f"{png_path}: error: {gl_failure(error, width, height)}", file=setup.stderr)
+            return 1
     finally:
         renderer.release()
         context.done()

@@ -132,3 +132,20 @@ def test_a_saved_stage_value_out_of_range_or_an_unreadable_mesh_falls_back_with_
         assert f"note: the stage's {field}: " in notes, notes
     assert "Traceback" not in notes
     assert (shot == _shot(tmp_path, "default")).all()
+
+
+def test_a_size_beyond_the_drivers_limits_is_exit_2_naming_the_limit(qapp, tmp_path: Path, capsys) -> None:
+    from OpenGL import GL
+    from OpenGL.error import GLError
+
+    from app.preview.screenshot import gl_failure, preview_screenshot
+
+    png = tmp_path / "wide.png"
+    # Wider than llvmpipe's 16384 (the command line's own limit): a raw GLError traceback before.
+    assert preview_screenshot(str(GOLD), str(png), (40000, 8), gl="desktop") == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "exceeds this OpenGL driver's GL_MAX_RENDERBUFFER_SIZE" in error[0], error
+    assert not png.exists()
+    # A driver out of memory (GLError 1285, as at 12000x12000) is one line, not a traceback.
+    line = gl_failure(GLError(err=GL.GL_OUT_OF_MEMORY, result=None, cArguments=(), description=b"out of memory"), 12000, 12000)
+    assert line == "the OpenGL driver ran out of memory drawing a 12000x12000 frame; try a smaller --size"
