@@ -419,7 +419,7 @@ class Baker:
         else:
             from vpl_core.backends.glsl import compile as compile_glsl
 
-            artifact = compile_glsl(lowered.verified, target=gl_target)
+            artifact = compile_glsl(lowered.verified, target=gl_target, finishing=True)
         return artifact, lowered.parameters
 
     def _set_parameters(self, renderer: Any, parameters: list[Any]) -> None:

@@ -79,7 +79,7 @@ def compile_program(verified: Any, source_path: str, target: str) -> Any:
     from vpl_core.backends.glsl import compile as compile_glsl
 
     try:
-        return compile_glsl(verified, target=target)
+        return compile_glsl(verified, target=target, finishing=True)
     except VplError as error:
         raise _Failure([_with_label(error.diagnostic, source_path).format()]) from error
 

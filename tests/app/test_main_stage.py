@@ -149,3 +149,36 @@ def test_a_size_beyond_the_drivers_limits_is_exit_2_naming_the_limit(qapp, tmp_p
     # A driver out of memory (GLError 1285, as at 12000x12000) is one line, not a traceback.
     line = gl_failure(GLError(err=GL.GL_OUT_OF_MEMORY, result=None, cArguments=(), description=b"out of memory"), 12000, 12000)
     assert line == "the OpenGL driver ran out of memory drawing a 12000x12000 frame; try a smaller --size"
+
+
+ENDLESS_MODULE = """(module 1
+  (types (type Void void) (type Vec4 vector float 4))
+  (uniforms)
+  (vertex main
+    (interface (out clip "clip" Vec4 -1 position))
+    (functions
+      (function main "vertex_main" Void (parameters) (registers (register r0 Vec4))
+        (block entry (construct r0 (float 1.0)) (store (stage clip) r0) (return)))))
+  (fragment main
+    (interface (out color "color" Vec4 0 fragment_color))
+    (functions
+      (function main "fragment_main" Void (parameters) (registers (register r0 Vec4))
+        (block entry (construct r0 (float 1.0)) (branch spin))
+        (block spin (branch spin))))))
+"""
+
+
+def test_a_module_with_an_endless_loop_is_refused_by_the_desktop_preview_too(qapp, tmp_path: Path, capsys) -> None:
+    from app.session.artifacts import ArtifactCache
+    from vpl_core.publish import VerifiedModule
+
+    source = tmp_path / "endless.vpl"
+    source.write_text(ENDLESS_MODULE, encoding="utf-8")
+    png = tmp_path / "endless.png"
+    # The desktop target drew it (garbage on llvmpipe) while es300 refused it.
+    assert main([str(source), "--preview-screenshot", str(png), "--size", "16x16", "--gl", "desktop"]) == 1
+    assert "'fragment_main' never finishes" in capsys.readouterr().err
+    assert not png.exists()
+    programs = ArtifactCache(VerifiedModule.from_text(ENDLESS_MODULE, "endless"))
+    for target in ("glsl420", "es320"):
+        assert "never finishes" in programs.get(target).problem
