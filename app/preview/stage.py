@@ -197,6 +197,10 @@ class Stage:
         )
         for key, attempt in attempts:
             if key in data:
+                if data[key] is None:  # the setters read None as "unchanged"
+                    if notes is not None:
+                        notes.append(f"the stage's {key}: no value (null); using the default")
+                    continue
                 try:
                     attempt()
                 except (ValueError, TypeError) as error:  # a stale or hand-edited value: keep the default

@@ -24,3 +24,11 @@ def test_huge_and_non_finite_numbers_fall_back_to_the_default_with_a_note() -> N
 
 def test_a_light_colour_within_range_is_kept() -> None:
     assert Stage.from_dict({"light_color": [2.0, 1.0, 0.5]}).light_color == (2.0, 1.0, 0.5)
+
+
+def test_a_null_value_is_noted_too() -> None:
+    # The setters read None as "unchanged": a stored null was dropped without a word.
+    notes: list[str] = []
+    stage = Stage.from_dict({"environment_rotation": None, "exposure": 1.0}, notes)
+    assert stage.environment_rotation == 0.0 and stage.exposure == 1.0
+    assert notes == ["the stage's environment_rotation: no value (null); using the default"]
