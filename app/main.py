@@ -88,32 +88,31 @@ def _example_source() -> str:
     return str(example_path(DEFAULT_EXAMPLE))
 
 
-def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float]:
-    """(Stage, time): the stage saved with the document `source` (else the default one), the stage options
-    overriding it; ValueError with a one-line message for a wrong value."""
-    import math
-
+def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float, set[str]]:
+    """(Stage, time, the stage fields the options chose): the stage saved with the document `source` (else
+    the default one), the stage options overriding it; ValueError with a one-line message for a wrong value.
+    A saved value that is not used is noted on stderr (the default is drawn instead)."""
     from app.preview.screenshot import saved_stage
     from app.preview.stage import Stage
+    from vpl_core.numbers import read_time
 
-    stage = saved_stage(source) or Stage()
+    notes: list[str] = []
+    stage = saved_stage(source, notes) or Stage()
+    for note in notes:
+        print(f"{source}: note: {note}", file=sys.stderr)
+    chosen: set[str] = set()
     if arguments.mesh is not None:
         stage.set_mesh(arguments.mesh)
+        chosen.add("mesh")
     if arguments.environment is not None:
         stage.set_environment(arguments.environment)
+        chosen.add("environment")
     if arguments.exposure is not None:
         stage.set_exposure(arguments.exposure)
     if arguments.tone_mapper is not None:
         stage.set_tone_mapper(arguments.tone_mapper)
-    time = 0.0
-    if arguments.time is not None:
-        try:
-            time = float(arguments.time)
-        except ValueError:
-            raise ValueError(f"--time must be a number of seconds, not {arguments.time!r}") from None
-        if not math.isfinite(time) or time < 0.0:
-            raise ValueError(f"--time must be a finite number of seconds >= 0, not {arguments.time!r}")
-    return stage, time
+    time = read_time(arguments.time) if arguments.time is not None else 0.0
+    return stage, time, chosen
 
 
 def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
@@ -122,12 +121,12 @@ def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
     source = arguments.file or _example_source()
     try:
         size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
-        stage, time = _preview_stage(arguments, source)
+        stage, time, chosen = _preview_stage(arguments, source)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
     return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl, stage=stage, time=time,
-                              assignments=arguments.assignments)
+                              assignments=arguments.assignments, chosen=chosen)
 
 
 def _print_about(gl: str) -> int:

@@ -1232,7 +1232,7 @@ def _verify_publish_compile(result: LoweringResult) -> None:
 
     started = time.perf_counter()
     try:
-        result.artifact = glsl.compile(result.verified)
+        result.artifact = glsl.compile(result.verified, finishing=True)
     except VplError as error:
         node_id, ours = _map_target_subject(result, error)
         result.diagnostics.append(result.diagnostic(node_id, "target", error.message, ours))

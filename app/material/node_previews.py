@@ -278,7 +278,7 @@ def node_program(graph: MaterialGraph, node_id: str, target: str) -> NodeProgram
     artifact = result.artifact
     if artifact is None or artifact.target != target:
         try:
-            artifact = glsl.compile(result.verified, target=target)
+            artifact = glsl.compile(result.verified, target=target, finishing=True)
         except VplError as error:
             return NodeProgram(port, None, str(error))
     return NodeProgram(port, artifact)

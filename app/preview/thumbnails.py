@@ -410,7 +410,7 @@ class ThumbnailService(QObject):
                 try:
                     artifact = program.result.artifact
                     if artifact is None or artifact.target != state.target:
-                        artifact = glsl.compile(program.result.verified, target=state.target)
+                        artifact = glsl.compile(program.result.verified, target=state.target, finishing=True)
                     state.thumbnails.set_program(artifact, program.result.preview_selector)
                     self.links += 1
                 except (ProgramBuildError, VplError) as error:

@@ -22,7 +22,12 @@ a matrix row by row); JSON (`[[1, 0], [0, 1]]`, `{"field": 1}`) for any
 value; or `@image.png` for a sampler. `NAME` may select a record field
 (`light.color=1,0,0`) or an array element (`palette[2]=0,1,0,1`).
 
-Exit status 0 when the PNG was written; 1 with a message on stderr
+Every number is finite and within 32-bit range, and each value must have
+its uniform's shape (one number for a scalar, exactly N for a vector, ...);
+JSON nests at most `vpl_core.numbers.MAX_VALUE_DEPTH` deep.
+
+Exit status 0 when the PNG was written; 2 for a command-line value that
+cannot be used (`--size`, `--mesh`, `--set`: `FILE: error: MESSAGE`); 1
 otherwise (`FILE:LINE:COLUMN: CATEGORY error: MESSAGE` for reading and
 verification errors, `FILE: error: MESSAGE` for everything else).
 """
@@ -38,7 +43,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.module import Module
-from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarType, Type, VectorType
+from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, ScalarKind, ScalarType, Type, VectorType
+from vpl_core.numbers import NumberError, parse_value
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -50,6 +56,8 @@ if TYPE_CHECKING:
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 _PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 MAX_PIXELS = 1 << 24
+#: The exit status of a command-line value that cannot be used (as argparse's usage errors).
+USAGE_ERROR = 2
 
 
 class UsageError(ValueError):
@@ -86,22 +94,59 @@ def _split_assignment(text: str) -> tuple[str, list[str | int], str]:
     return head.group(0), steps, value.strip()
 
 
-def _parse_value(text: str) -> Any:
+def _parse_value(text: str, name: str) -> Any:
     if text.startswith("@"):
         return ("image", text[1:])
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if text.startswith(("[", "{")):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as error:
-            raise UsageError(f"--set: {text!r} is not valid JSON: {error.msg}") from error
-    parts = [part.strip() for part in text.split(",")]
     try:
-        numbers = [float(part) if any(c in part for c in ".eEnN") else int(part) for part in parts]
-    except ValueError as error:
-        raise UsageError(f"--set: {text!r} is not a number, a list of numbers, JSON or @image.png") from error
-    return numbers[0] if len(numbers) == 1 else numbers
+        return parse_value(text, f"--set {name}")
+    except NumberError as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_value(value_type: Type, value: Any, name: str) -> None:
+    """`value` has the shape and range of `value_type` (as `from_python` takes it); UsageError naming `name`.
+
+    Walks the value with an explicit stack (its nesting is bounded by the parser and by the type).
+    """
+    stack: list[tuple[Type, Any, str]] = [(value_type, value, name)]
+    while stack:
+        expected, item, where = stack.pop()
+        if isinstance(expected, ScalarType):
+            if isinstance(item, (list, dict)):
+                raise UsageError(f"--set {where}: a {expected} takes one value, not {_shown(item)}")
+            if expected.kind is ScalarKind.INT and not isinstance(item, bool) and (
+                    (isinstance(item, float) and not item.is_integer()) or not -(1 << 31) <= item < (1 << 31)):
+                raise UsageError(f"--set {where}: an int takes a whole number from -2147483648 to 2147483647, not {item!r}")
+        elif isinstance(expected, VectorType):
+            if not isinstance(item, list) or len(item) != expected.size:
+                raise UsageError(f"--set {where}: a {expected} takes {expected.size} numbers, not {_shown(item)}")
+            stack.extend((expected.element, component, where) for component in item)
+        elif isinstance(expected, MatrixType):
+            count = expected.rows * expected.columns
+            flat = isinstance(item, list) and len(item) == count and not any(isinstance(x, list) for x in item)
+            rows = (isinstance(item, list) and len(item) == expected.rows
+                    and all(isinstance(row, list) and len(row) == expected.columns for row in item))
+            if not (flat or rows):
+                raise UsageError(f"--set {where}: a {expected} takes {count} numbers (row by row), not {_shown(item)}")
+            numbers = item if flat else [x for row in item for x in row]
+            stack.extend((ScalarType(ScalarKind.FLOAT), number, where) for number in numbers)
+        elif isinstance(expected, ArrayType):
+            if not isinstance(item, list) or len(item) != expected.count:
+                raise UsageError(f"--set {where}: an {expected} takes {expected.count} elements, not {_shown(item)}")
+            stack.extend((expected.element, element, f"{where}[{index}]") for index, element in enumerate(item))
+        elif isinstance(expected, RecordType):
+            if not isinstance(item, dict):
+                raise UsageError(f"--set {where}: a record takes a JSON object of its fields, not {_shown(item)}")
+            for key, field_value in item.items():
+                selected = expected.field_named(key)
+                if selected is None:
+                    raise UsageError(f"--set {where}: has no field {key!r} (fields: {', '.join(f.name for f in expected.fields)})")
+                stack.append((selected.type, field_value, f"{where}.{key}"))
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, tuple) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _shape(value_type: Type, value: Any) -> Any:
@@ -133,6 +178,7 @@ def _zero(value_type: Type) -> Any:
 
 def _assign(current: Any, value_type: Type, steps: list[str | int], value: Any, name: str) -> Any:
     if not steps:
+        _check_value(value_type, value, name)
         return _shape(value_type, value)
     step = steps[0]
     if isinstance(value_type, RecordType) and isinstance(step, str):
@@ -161,7 +207,7 @@ def uniform_settings(module: Module, assignments: list[str]) -> tuple[dict[str, 
         if name not in types:
             known = ", ".join(sorted(types)) or "none"
             raise UsageError(f"--set: the module has no uniform {name!r} (uniforms: {known})")
-        parsed = _parse_value(raw)
+        parsed = _parse_value(raw, name)
         if isinstance(parsed, tuple):
             if not isinstance(types[name], SamplerType) or steps:
                 raise UsageError(f"--set: {name} is a {types[name]}; only samplers take @image.png")
@@ -205,7 +251,10 @@ def run(arguments: argparse.Namespace) -> int:
             pixels = _render_preview_scene(verified, arguments.mesh, width, height, values, images)
         else:
             pixels = _render_fullscreen(verified, width, height, values, images)
-    except (UsageError, InterpreterError) as error:
+    except UsageError as error:
+        print(f"{label}: error: {error}", file=sys.stderr)
+        return USAGE_ERROR
+    except InterpreterError as error:
         print(f"{label}: error: {error}", file=sys.stderr)
         return 1
     try:

@@ -81,7 +81,14 @@ def test_values_of_every_form(tmp_path: Path) -> None:
         (["--size", "0x4"], "--size must be positive"),
         (["--size", "big"], "--size must be WIDTHxHEIGHT"),
         (["--size", "4x4", "--set", "lamp=1"], "no uniform 'lamp' (uniforms: image, light, palette, tint)"),
-        (["--size", "4x4", "--set", "tint=1,2"], "uniform 'tint': expected 4 components"),
+        (["--size", "4x4", "--set", "tint=1,2"], "--set tint: a vector float 4 takes 4 numbers, not [1, 2]"),
+        (["--size", "4x4", "--set", "light.power=1,2"], "--set light: a float takes one value, not [1, 2]"),
+        (["--size", "4x4", "--set", 'light.power={"x":1}'], 'a float takes one value, not {"x": 1}'),
+        (["--size", "4x4", "--set", "light.power=nan"], "must be a finite number"),
+        (["--size", "4x4", "--set", "light.power=1e39"], "must be between"),
+        (["--size", "4x4", "--set", "tint=" + "[" * 100_000], "nests deeper than 32 levels"),
+        (["--size", "4x4", "--set", 'light={"power": [1]}'], "--set light.power: a float takes one value"),
+        (["--size", "4x4", "--set", "palette=[[0,0,0,0]]"], "takes 2 elements"),
         (["--size", "4x4", "--set", "tint"], "--set takes NAME=VALUE"),
         (["--size", "4x4", "--set", "tint=red"], "is not a number"),
         (["--size", "4x4", "--set", "light.colour=1"], "has no field 'colour'"),
@@ -96,10 +103,19 @@ def test_errors_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     source = tmp_path / "uniforms.vpl"
     source.write_text(UNIFORMS_MODULE, encoding="utf-8")
     out = tmp_path / "never.png"
-    assert _run(str(source), *arguments, "--out", str(out)) == 1
+    assert _run(str(source), *arguments, "--out", str(out)) == 2
     error = capsys.readouterr().err
     assert message in error and error.startswith(f"{source}: error: ")
     assert not out.exists()
+
+
+def test_a_value_of_the_wrong_shape_is_refused_on_the_preview_scene_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The preview scene's parameters splat or cut vectors; a command-line value must fit its type exactly.
+    for value in ("1,2", '{"x":1}', "[[1]]"):
+        out = tmp_path / "never.png"
+        assert _run(str(LIT), "--size", "8x8", "--mesh", "sphere", "--set", f"shininess={value}", "--out", str(out)) == 2
+        assert "--set shininess: a float takes one value" in capsys.readouterr().err
+        assert not out.exists()
 
 
 def test_reading_errors_use_the_diagnostic_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -59,7 +59,8 @@ __all__ = [
 
 
 def compile(
-    verified: object, target: str | None = None, version: int | None = None, limits: Limits | None = None
+    verified: object, target: str | None = None, version: int | None = None, limits: Limits | None = None,
+    *, finishing: bool = False,
 ) -> ProgramArtifact:
     """Compile a `VerifiedModule` for `target` ("glsl420", "es300", "es320") or `version` (420, 300, 320).
 
@@ -68,10 +69,15 @@ def compile(
     resources beyond `limits` (default: the minimum maximums the target's
     version guarantees, `limits.py`; a host that queried its context may
     pass larger ones); raises TypeError for anything but a VerifiedModule.
+    `finishing` refuses, on every target, a function that can never finish
+    (an endless loop), as es300 always does: a preview that draws one gets
+    garbage or a lost context from the driver.
     """
     from vpl_core.publish import VerifiedModule
 
     profile = resolve_profile(target, version)
+    if finishing and not profile.rejects_endless_functions:
+        profile = replace(profile, rejects_endless_functions=True)
     if not isinstance(verified, VerifiedModule):
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
     snapshot = verified.materialize()
