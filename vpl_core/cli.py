@@ -72,9 +72,10 @@ def _read_source(path: str, stderr: TextIO) -> tuple[bytes, str] | None:
     """The bytes of `path` (standard input for `-`) and their diagnostic label; None if unreadable."""
     if path == STDIN:
         return sys.stdin.buffer.read(), STDIN_LABEL
+    from vpl_core.external_files import read_external
+
     try:
-        with open(path, "rb") as stream:
-            return stream.read(), path
+        return read_external(path, "document"), path
     except OSError as error:
         print(f"{path}: error: cannot read: {error.strerror or error}", file=stderr)
     return None

@@ -220,6 +220,7 @@ def uniform_settings(module: Module, assignments: list[str]) -> tuple[dict[str, 
 
 
 def run(arguments: argparse.Namespace) -> int:
+    from vpl_core.external_files import read_external
     from vpl_core.interp.lanes import InterpreterError
     from vpl_core.interp.png import PngError, read_png, write_png
     from vpl_core.publish import VerifiedModule
@@ -227,8 +228,7 @@ def run(arguments: argparse.Namespace) -> int:
 
     label = arguments.file
     try:
-        with open(arguments.file, "rb") as stream:
-            source = stream.read()
+        source = read_external(arguments.file, "document")
     except OSError as error:
         print(f"{label}: error: cannot read: {error.strerror or error}", file=sys.stderr)
         return 1
