@@ -329,8 +329,14 @@ class _Exporter:
 
     def convert(self, value: _Value, to_type: str, name: str) -> Any:
         existing = self.nodegraph.getNode(name)
-        if existing is not None:
-            return existing
+        base, number = name, 2
+        while existing is not None:
+            source = existing.getInput("in")
+            if (existing.getCategory() == "convert" and existing.getType() == to_type and source is not None
+                    and source.getConnectedNode() == value.node and source.getOutputString() == value.output):
+                return existing
+            name, number = f"{base}_{number}", number + 1  # a node of the material already has the name
+            existing = self.nodegraph.getNode(name)
         node = self.nodegraph.addNode("convert", name, to_type)
         element = node.addInput("in", value.mx_type)
         element.setConnectedNode(value.node)
@@ -514,6 +520,8 @@ class _Exporter:
             self.emitted[(node.id, port)] = _Value("float", numbers=(0.0,))
         elif source.node is None:
             self.emitted[(node.id, port)] = _Value("float", numbers=(source.numbers[index],))
+        elif in_type == "float":
+            self.emitted[(node.id, port)] = source
         else:
             self.emitted[(node.id, port)] = self.extract(source, index, f"{node.id}_{port}", node)
 
@@ -522,6 +530,9 @@ class _Exporter:
 
         pattern = swizzle_pattern(node.properties.get("pattern", "xyz")) or "x"
         in_type = self.port_type(node.id, "vector")
+        if in_type == "float":  # a float's only component (MaterialX has no extract of a float)
+            self.emitted[(node.id, "out")] = self.input_value(node, "vector", "float")
+            return
         extract = self.add("extract", node.id, "float", node)
         self.set_input(extract, "in", node, "vector", in_type)
         extract.addInput("index", "integer").setValueString(str("xyzw".index(pattern)))

@@ -1125,6 +1125,47 @@ def _place(graph: MaterialGraph, output_id: str, unplaced: set[str]) -> None:
         graph.nodes[node_id].position = (origin[0] - 250.0 * column, origin[1] + 150.0 * row)
 
 
+def _cut_mismatches(importer: _Importer) -> None:
+    """Remove connections the editor's types refuse (a document typed inconsistently), each with a note, until
+    the graph's types resolve; ExportError naming the node when a refusal has no connection to blame."""
+    from app.material.port_types import refusal
+    from app.material.propagation import propagate
+
+    graph = importer.graph
+    for _attempt in range(len(graph.connections) + 1):
+        resolution = propagate(graph)
+        if not resolution.errors:
+            return
+        cut = False
+        for node_id in sorted(resolution.errors):
+            node_type = NODE_TYPES[graph.nodes[node_id].type_name]
+            into = [c for c in graph.connections if c.target_node == node_id]
+            widths: dict[str, int] = {}
+            for connection in into:
+                source = resolution.port_types.get((connection.source_node, connection.source_port))
+                spec = node_type.input(connection.target_port)
+                if source is None or spec is None:
+                    continue
+                if refusal(source, spec.type, connection.target_port) is not None:
+                    graph.disconnect(connection.source_node, connection.source_port, node_id, connection.target_port)
+                    importer.note(f"{connection.source_node}.{connection.source_port} ({source}) cannot feed {node_id} input "
+                                  f"'{connection.target_port}' ({spec.type}); left at its default")
+                    cut = True
+                elif not isinstance(spec.type, PortType) and source.width > 1:
+                    widths[connection.target_port] = source.width
+            if not cut and len(set(widths.values())) > 1:
+                narrow = min(widths, key=lambda port: (widths[port], port))
+                connection = next(c for c in into if c.target_port == narrow)
+                graph.disconnect(connection.source_node, connection.source_port, node_id, narrow)
+                importer.note(f"{node_id} input '{narrow}': its source's width ({widths[narrow]}) differs from the node's "
+                              f"other inputs; left at its default")
+                cut = True
+        if not cut:
+            node_id = sorted(resolution.errors)[0]
+            raise ExportError(f"the imported node '{node_id}' has no valid types: {resolution.errors[node_id][0]}")
+    raise ExportError("the imported graph's types do not resolve")
+
+
 def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
     """Read a MaterialX document into an editor graph (module docstring); ExportError when it cannot be used."""
     import MaterialX as mx  # noqa: N813 - the package's name
@@ -1158,6 +1199,8 @@ def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
     importer.shader(shader)
     for extra in materials[1:]:
         importer.note(f"material '{extra.getName()}': only the first material is imported")
+    _prune(importer.graph, importer.output_id)
+    _cut_mismatches(importer)
     _prune(importer.graph, importer.output_id)
     _place(importer.graph, importer.output_id, importer.unplaced)
     return MtlxImport(importer.graph, importer.skipped)
