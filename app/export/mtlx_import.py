@@ -259,14 +259,14 @@ class _Importer:
     def resolve(self, source: Any) -> tuple[Any, str] | None:
         """The node (and output) an input reads: directly, through a node graph output, or through an interface
         input connected further up."""
-        node = source.getConnectedNode()
-        if node is None and source.getNodeGraphString():
+        if source.getNodeGraphString():  # (getConnectedNode looks through the output but loses its `output`)
             graph = self.doc.getNodeGraph(source.getNodeGraphString())
             output = graph.getOutput(source.getOutputString()) if graph is not None else None
             if output is None:
                 return None
             node = output.getConnectedNode()
             return (node, output.getOutputString()) if node is not None else None
+        node = source.getConnectedNode()
         return (node, source.getOutputString()) if node is not None else None
 
     def prepare(self, start: Any, output: str, what: str) -> None:
@@ -298,7 +298,7 @@ class _Importer:
 
     def connect(self, element: Any, target: str, port: str, what: str) -> None:
         """Feed our input `port` of node `target` from the MaterialX input `element` (value or connection)."""
-        if element.getNodeGraphString() and element.getConnectedNode() is None:
+        if element.getNodeGraphString():
             graph = self.doc.getNodeGraph(element.getNodeGraphString())
             output = graph.getOutput(element.getOutputString()) if graph is not None else None
             if output is None:
