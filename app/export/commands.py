@@ -216,9 +216,16 @@ def _import_mtlx(arguments: argparse.Namespace) -> list[str]:
 
     if Path(arguments.out).suffix.lower() != ".vpl":
         raise _Failure(f"vpl: error: --out must name a .vpl file, not {arguments.out!r}", EXIT_USAGE)
+    from app.export.surface import ExportError
+    from app.material.lowering import lower
+
     imported = import_mtlx(arguments.file)
-    save_file(arguments.out, imported.graph)
-    return [f"not imported: {line}" for line in imported.skipped]
+    lowered = lower(imported.graph)
+    if lowered.errors or not lowered.text:
+        problems = "; ".join(str(error) for error in lowered.errors) or "no module"
+        raise ExportError(f"the imported graph does not compile (a bug of the importer): {problems}")
+    save_file(arguments.out, imported.graph, lowered)
+    return list(imported.skipped)
 
 
 def run_import_mtlx(arguments: argparse.Namespace) -> int:
