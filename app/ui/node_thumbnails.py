@@ -1,8 +1,8 @@
-"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material (issue 18).
+"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material.
 
 It watches the session (a lowering, another document, parameter values,
-texture images), the preview's stage (exposure, tone mapper, light, mesh)
-and clock, and after each change asks the thumbnail worker
+texture images), the preview's stage (light, background colour; never its
+exposure or tone mapper: `SWATCH_DISPLAY`) and clock, and after each change asks the thumbnail worker
 (`app.preview.thumbnails.ThumbnailService`, its own thread and OpenGL
 context) for exactly the thumbnails whose content changed: a node's
 fingerprint (`app.material.node_previews.fingerprints`) covers everything
@@ -47,11 +47,13 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu
 
 from app.graph.nodes import MaterialNode
+from app.material.graph import MaterialGraph, Node
 from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
-from app.material.parameters import ParameterKind, parameter_nodes
+from app.material.parameters import ParameterKind, node_value_property, parameter_nodes
 from app.material.propagation import propagate
 from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
 from app.preview.widget import PreviewWidget
+from app.session.textures import TextureLoadError, resolve_texture_path
 
 if TYPE_CHECKING:
     from app.material.node_previews import ThumbnailProgram
@@ -64,6 +66,11 @@ THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
 #: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
 _UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
+
+#: The display transform of every thumbnail, whatever the stage's: a thumbnail shows a value, and the value
+#: of a swatch must not change with the stage's exposure or tone curve. Linear values are only clipped and
+#: sRGB-encoded, so a swatch of a colour looks as the colour picked.
+SWATCH_DISPLAY = {"exposure": 0.0, "tone_mapper": "none"}
 
 #: How long closing the window waits for the thumbnails' worker to end; a worker busy with a large graph's
 #: stage ends in the background (app/preview/thumbnails.py, "Stopping"), and the application waits for it
@@ -207,11 +214,23 @@ class NodeThumbnails(QObject):
         stage = self.window.preview_panel.toolbar.stage.to_dict()
         for key in _UNUSED_STAGE_KEYS:
             stage.pop(key, None)
+        stage.update(SWATCH_DISPLAY)
         output_name = material_output_name(self.session.graph)
         return stage, repr((self.size, output_name, sorted(stage.items())))
 
-    def _values_and_images(self) -> tuple[dict[str, object], dict[str, np.ndarray | None], dict[str, object]]:
-        """(uniform values, texture pixels, per-node fingerprint extras) for the current parameters."""
+    def _image(self, node: Node, stored: object) -> np.ndarray | None:
+        """The pixels of a texture parameter node's image (None: none chosen, or unreadable: the checker)."""
+        if not isinstance(stored, str) or not stored:
+            return None
+        color_space = str(node.properties.get("color_space", "srgb"))
+        try:
+            return self.session.textures.get(resolve_texture_path(stored, self.session.directory), color_space).pixels
+        except TextureLoadError:
+            return None  # the material's own textures report it in Diagnostics; a swatch shows the checker
+
+    def _values_and_images(self, graph: MaterialGraph) -> tuple[dict[str, object], dict[str, np.ndarray | None],
+                                                                 dict[str, object]]:
+        """(uniform values, texture pixels, per-node fingerprint extras) for the parameters of `graph`."""
         parameters = self.session.parameters
         images = self.session.texture_images
         values: dict[str, object] = {}
@@ -222,8 +241,20 @@ class NodeThumbnails(QObject):
                 textures[spec.name] = image.pixels if image is not None else None
             elif spec.kind is not ParameterKind.OTHER:
                 values[spec.name] = parameters.value(spec.name)
+        # A parameter node that feeds nothing the material uses has no spec in the session: its thumbnail shows
+        # its own value (and image), not the uniform's zero or an image left from another document.
+        for name, node in parameter_nodes(graph).items():
+            if name in values or name in textures:
+                continue
+            stored = node.properties.get(node_value_property(node) or "")
+            if node.type_name == "texture_parameter":
+                textures[name] = self._image(node, stored)
+            elif isinstance(stored, (int, float)):
+                values[name] = float(stored)
+            elif isinstance(stored, (list, tuple)):
+                values[name] = tuple(float(component) for component in stored)
         extras: dict[str, object] = {}
-        for name, node in parameter_nodes(self.session.graph).items():
+        for name, node in parameter_nodes(graph).items():
             if name in textures:
                 extras[node.id] = ("image", id(textures[name]) if textures[name] is not None else None)
             elif name in values:
@@ -254,7 +285,7 @@ class NodeThumbnails(QObject):
             self._settings_key = settings_key
             self.shown.clear()
             self._requested.clear()
-        values, textures, extras = self._values_and_images()
+        values, textures, extras = self._values_and_images(graph)
         prints = fingerprints(graph, extras)
         dirty = [node_id for node_id in wanted if self.shown.get(node_id) != prints.get(node_id) or node_id in force]
         if not dirty or (not force and all(self._requested.get(node_id) == prints.get(node_id) for node_id in dirty)):
