@@ -42,7 +42,7 @@ from typing import Any
 from app.material.catalog import Scope, node_type_for
 from app.material.graph import MaterialGraph, Node
 from app.material.group_names import FUNCTION_PROPERTY
-from app.material.groups import GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE, GROUP_TYPE, reachable
+from app.material.groups import GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE, GROUP_TYPE, reachable, ungroup
 from app.material.lowering import (
     OUTPUT_NODE_TYPES,
     LoweringResult,
@@ -95,6 +95,23 @@ def preview_port(graph: MaterialGraph, node_id: str, port_types: Mapping[tuple[s
         if resolved in PREVIEWABLE_TYPES:
             return port.name
     return None
+
+
+def level_preview_graph(document: MaterialGraph, level: str | None) -> MaterialGraph:
+    """The graph the thumbnails of one level are drawn from: the material (None), or a group's body alone.
+
+    A body is not a material (its Group Input's values come from each call), so it is previewed as a lone
+    instance of the group with its inputs unconnected, ungrouped: every inner node keeps its id and sees
+    the interface's defaults (the texture coordinates, the world position, a default value), as a new
+    instance of the group would compute.
+    """
+    if level is None or level not in document.functions:
+        return document
+    body = document.functions[level].body
+    alone = MaterialGraph()
+    alone.functions = dict(document.functions)
+    instance = alone.add_node(GROUP_TYPE, (0.0, 0.0), {FUNCTION_PROPERTY: level}, node_id=body.new_node_id())
+    return ungroup(alone, None, instance.id)
 
 
 def upstream_reads(graph: MaterialGraph, reads: Mapping[str, Collection[str]], node_ids: Iterable[str]) -> dict[str, frozenset[str]]:

@@ -48,7 +48,14 @@ from PySide6.QtWidgets import QApplication, QLabel, QMenu
 
 from app.graph.nodes import MaterialNode
 from app.material.graph import MaterialGraph, Node
-from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
+from app.material.node_previews import (
+    fingerprints,
+    level_preview_graph,
+    material_output_name,
+    node_program,
+    preview_port,
+    structure_key,
+)
 from app.material.parameters import ParameterKind, node_value_property, parameter_nodes
 from app.material.propagation import propagate
 from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
@@ -118,6 +125,11 @@ class NodeThumbnails(QObject):
         session = self.session
         session.lowered.connect(lambda _result: self.schedule())
         session.document_changed.connect(self._on_document_changed)
+        self.editor.levelChanged.connect(self._on_level_changed)
+        #: The graph of the level the view shows (`level_preview_graph`), for the document and level it was made of.
+        self._level_graph: tuple[MaterialGraph, str | None, MaterialGraph] | None = None
+        #: Batches of jobs up to this generation are for another level's nodes (same ids, other nodes): dropped.
+        self._stale_generation = 0
         session.parameters.value_changed.connect(lambda _change: self.schedule())
         session.textures_changed.connect(lambda _images: self.schedule())
         window.preview_panel.toolbar.stageChanged.connect(lambda _stage: self.schedule())
@@ -210,6 +222,22 @@ class NodeThumbnails(QObject):
         self.program = None
         self.schedule()
 
+    def _on_level_changed(self, _breadcrumb: object) -> None:
+        # The view shows other node objects (a group's body, or the level left): what they show is unknown.
+        self._stale_generation = self._generation
+        self.shown.clear()
+        self._requested.clear()
+        self.program = None
+        self.schedule()
+
+    def graph(self) -> MaterialGraph:
+        """The graph the thumbnails of the level the view shows are drawn from (`level_preview_graph`)."""
+        document, level = self.session.graph, self.editor.level
+        cached = self._level_graph
+        if cached is None or cached[0] is not document or cached[1] != level:
+            cached = self._level_graph = (document, level, level_preview_graph(document, level))
+        return cached[2]
+
     def _settings(self) -> tuple[dict[str, object], str]:
         stage = self.window.preview_panel.toolbar.stage.to_dict()
         for key in _UNUSED_STAGE_KEYS:
@@ -264,13 +292,14 @@ class NodeThumbnails(QObject):
     def refresh(self, force: frozenset[str] = frozenset(), time: float | None = None) -> bool:
         """Ask for every shown thumbnail in view that is out of date (and those in `force`); False when nothing was asked."""
         self._timer.stop()
-        graph = self.session.graph
+        graph = self.graph()
         if not self.active:
             for node in self.editor.graph.material_nodes():
                 node.view.set_thumbnail_shown(False)
             return False
         result = self.session.result
-        port_types = result.port_types if result is not None and not self.session.needs_lowering else propagate(graph).port_types
+        port_types = (result.port_types if result is not None and not self.session.needs_lowering
+                      and graph is self.session.graph else propagate(graph).port_types)
         wanted: list[str] = []
         visible = self._visible_scene_rect()
         self._refreshed_view = visible if visible is not None else QRectF()
@@ -291,7 +320,7 @@ class NodeThumbnails(QObject):
         if not dirty or (not force and all(self._requested.get(node_id) == prints.get(node_id) for node_id in dirty)):
             return False
         self._generation += 1
-        output_name = material_output_name(graph)
+        output_name = material_output_name(self.session.graph)  # the material's: a group's body has no output node
         job = ThumbnailJob(
             generation=self._generation,
             graph=graph.copy(),
@@ -324,6 +353,8 @@ class NodeThumbnails(QObject):
     # ---- results --------------------------------------------------------------------------
 
     def _on_rendered(self, batch: ThumbnailBatch) -> None:
+        if batch.generation <= self._stale_generation:
+            return
         self.batches += 1
         if batch.program is not None:
             self.program = batch.program
@@ -412,7 +443,7 @@ def node_menu(window: MainWindow, node_id: str) -> QMenu:
     menu = QMenu(window)
     menu.setObjectName("nodeMenu")
     thumbnails, pin = window.thumbnails, window.node_pin
-    graph = window.session.graph
+    graph = thumbnails.graph()
     has_port = node_id in graph.nodes and preview_port(graph, node_id, propagate(graph).port_types) is not None
     show = QAction("Show &Thumbnail", menu, checkable=True)
     show.setChecked(thumbnails.node_visible(node_id))
@@ -426,7 +457,8 @@ def node_menu(window: MainWindow, node_id: str) -> QMenu:
         menu.addAction(unpin)
     else:
         preview = QAction("&Preview This Node", menu)
-        preview.setEnabled(has_port and not window.session.read_only)
+        # The main preview shows a node of the material (inside a group, a body's node has no place of its own).
+        preview.setEnabled(has_port and not window.session.read_only and window.graph_editor.level is None)
         preview.setStatusTip("Show this node's output in the main preview until unpinned")
         preview.triggered.connect(lambda _checked=False: pin.set_pinned(node_id))
         menu.addAction(preview)
