@@ -4,12 +4,15 @@ The file is read and verified, published as a `VerifiedModule` and drawn
 by the interpreter; the FragmentColor output becomes an RGBA8 PNG (values
 clamped to [0, 1], as GL stores them in an RGBA8 framebuffer).
 
-- Without `--mesh`: a full-screen pass (`fullscreen_mesh`: one triangle
-  over the viewport, positions at location 0, normals at 1, texture
-  coordinates 0..1 over the viewport at 2). Uniforms not set read zero, as
-  GL initialises them; unbound samplers read (0, 0, 0, 1). Nothing is
-  assumed about the module.
-- With `--mesh NAME` (sphere, cube, plane, ...): the editor's preview
+- Without `--mesh`, for a module that does not read the editor's scene
+  (no record uniform `scene`): a full-screen pass (`fullscreen_mesh`: one
+  triangle over the viewport, positions at location 0, normals at 1,
+  texture coordinates 0..1 over the viewport at 2). Uniforms not set read
+  zero, as GL initialises them; unbound samplers read (0, 0, 0, 1).
+- With `--mesh NAME` (sphere, cube, plane, ...), and by default (the
+  sphere) for a module that reads the editor's scene (an editor material:
+  in a full-screen pass its matrices read zero and nothing would be
+  drawn), when the editor package is installed: the editor's preview
   scene (ARCHITECTURE.md, "The preview host contract"): that mesh, the
   default camera, light and background, the `scene` record filled by field
   name, unset parameters zero (matrices identity), samplers the checker
@@ -22,6 +25,10 @@ or `false`; numbers separated by commas (a vector, an array of scalars, or
 a matrix row by row); JSON (`[[1, 0], [0, 1]]`, `{"field": 1}`) for any
 value; or `@image.png` for a sampler. `NAME` may select a record field
 (`light.color=1,0,0`) or an array element (`palette[2]=0,1,0,1`).
+
+A frame in which no fragment was written (the vertex stage put every
+triangle outside it, or every fragment was discarded) is still written,
+with a note on stderr saying so.
 
 Exit status 0 when the PNG was written; 1 with a message on stderr
 otherwise (`FILE:LINE:COLUMN: CATEGORY error: MESSAGE` for reading and
@@ -43,11 +50,17 @@ from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, Sc
 if TYPE_CHECKING:
     import numpy as np
 
+    from vpl_core.interp.pipeline import RenderResult
+
 # numpy and the interpreter are imported when a frame is rendered, not when `vpl` parses its arguments.
 
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 _PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 MAX_PIXELS = 1 << 24
+#: The uniform of the editor's preview scene (app/material/scene.py, SCENE_UNIFORM_NAME), and the mesh a
+#: module that reads it is drawn on when `--mesh` is not given (the preview's default).
+PREVIEW_SCENE_UNIFORM = "scene"
+DEFAULT_SCENE_MESH = "sphere"
 
 
 class UsageError(ValueError):
@@ -172,6 +185,7 @@ def uniform_settings(module: Module, assignments: list[str]) -> tuple[dict[str, 
 
 
 def run(arguments: argparse.Namespace) -> int:
+    from vpl_core.interp import to_rgba8
     from vpl_core.interp.lanes import InterpreterError
     from vpl_core.interp.png import PngError, read_png, write_png
     from vpl_core.publish import VerifiedModule
@@ -199,13 +213,21 @@ def run(arguments: argparse.Namespace) -> int:
                 images[name] = read_png(path)
             except (OSError, PngError) as error:
                 raise UsageError(f"--set {name}=@{path}: cannot read the image: {getattr(error, 'strerror', None) or error}") from error
-        if arguments.mesh is not None:
-            pixels = _render_preview_scene(verified, arguments.mesh, width, height, values, images)
+        mesh = arguments.mesh
+        if mesh is None and reads_preview_scene(module) and _preview_host_available():
+            mesh = DEFAULT_SCENE_MESH
+        if mesh is not None:
+            result = _render_preview_scene(verified, mesh, width, height, values, images)
         else:
-            pixels = _render_fullscreen(verified, width, height, values, images)
+            result = _render_fullscreen(verified, width, height, values, images)
     except (UsageError, InterpreterError) as error:
         print(f"{label}: error: {error}", file=sys.stderr)
         return 1
+    if not result.written.any():
+        where = f"the {mesh} of the preview scene" if mesh is not None else "the full-screen triangle"
+        print(f"{label}: note: nothing was drawn: no fragment of {where} was written (the vertex stage put it "
+              "outside the frame, or every fragment was discarded); the PNG holds the background only", file=sys.stderr)
+    pixels = to_rgba8(result.color)
     try:
         write_png(arguments.out, pixels)
     except OSError as error:
@@ -214,19 +236,35 @@ def run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _render_fullscreen(verified: Any, width: int, height: int, values: dict[str, Any], images: dict[str, np.ndarray]) -> np.ndarray:
-    from vpl_core.interp import Program, Texture2D, fullscreen_mesh, render, to_rgba8
+def reads_preview_scene(module: Module) -> bool:
+    """Whether the module reads the editor's preview scene: a record uniform named `scene` (the preview host
+    contract), whose matrices only the scene fills (in a full-screen pass they read zero: nothing is drawn)."""
+    return any(uniform.name == PREVIEW_SCENE_UNIFORM and isinstance(uniform.type, RecordType) for uniform in module.uniforms)
+
+
+def _preview_host_available() -> bool:
+    """The editor package, which holds the preview scene's host, is installed beside vpl_core."""
+    from importlib.util import find_spec
+
+    try:
+        return find_spec("app.preview.cpu_renderer") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _render_fullscreen(verified: Any, width: int, height: int, values: dict[str, Any],
+                       images: dict[str, np.ndarray]) -> RenderResult:
+    from vpl_core.interp import Program, Texture2D, fullscreen_mesh, render
 
     program = Program.from_verified(verified)
     uniforms: dict[str, Any] = dict(values)
     for name, image in images.items():
         uniforms[name] = Texture2D.from_image(image)
-    result = render(program, fullscreen_mesh(), width, height, uniforms=uniforms, depth_test=False)
-    return to_rgba8(result.color)
+    return render(program, fullscreen_mesh(), width, height, uniforms=uniforms, depth_test=False)
 
 
 def _render_preview_scene(verified: Any, mesh: str, width: int, height: int, values: dict[str, Any],
-                          images: dict[str, np.ndarray]) -> np.ndarray:
+                          images: dict[str, np.ndarray]) -> RenderResult:
     # The preview host contract belongs to the editor package (numpy only, no Qt or OpenGL).
     from app.preview.cpu_renderer import CpuRenderer
 
@@ -240,4 +278,4 @@ def _render_preview_scene(verified: Any, mesh: str, width: int, height: int, val
         renderer.set_parameter(name, value)
     for name, image in images.items():
         renderer.set_texture(name, image)
-    return renderer.render_image(width, height)
+    return renderer.frame(width, height).draw()
