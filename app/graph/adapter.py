@@ -225,6 +225,7 @@ def _create_nodes(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, c
         for name, value in node.properties.items():
             if name in known:
                 view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
+        view_node.refresh_title()  # "Color Parameter: base_color" from the start, not after the next lowering
         created[node_id] = view_node
 
 

@@ -192,6 +192,15 @@ class TypedNodeViewer(NodeViewer):
             # Never magnify a small graph beyond (about) its natural size.
             self.reset_zoom(rect.center())
 
+    def view_range(self) -> QtCore.QRectF:
+        """The scene rectangle the view is fitted to (pan and zoom), for `show_range` to bring back."""
+        return QtCore.QRectF(self._scene_range)
+
+    def show_range(self, rect: QtCore.QRectF) -> None:
+        """Pan and zoom back to a rectangle `view_range` gave."""
+        self._scene_range = QtCore.QRectF(rect)
+        self._update_scene()
+
     def _combined_rect(self, nodes: list[QtWidgets.QGraphicsItem]) -> QtCore.QRectF:
         """The scene rectangle around `nodes` and their children.
 

@@ -180,7 +180,11 @@ class SessionPresenter:
         window = self.window
         module = result.module if result is not None else None
         self.cost = material_cost(module, result.provenance) if result is not None and module is not None else None
-        window.graph_editor.show_costs(self.cost)
+        level_costs = None
+        if result is not None and module is not None:
+            provenance, scoped = result.provenance, result.scoped_provenance
+            level_costs = lambda level: material_cost(module, provenance, scoped, level)  # noqa: E731 - one line, closes over this lowering
+        window.graph_editor.show_costs(self.cost, level_costs)
         self.cost_label.setText(describe_totals(self.cost) if self.cost is not None else "")
         window.code_view.set_links(CodeLinks.of(result) if result is not None and module is not None else None)
 
