@@ -74,6 +74,7 @@ from app.ui.properties_panel import PropertiesPanel
 from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 from app.ui.stage_commands import StageCommands
+from app.ui.texture_watcher import TextureWatcher
 
 APP_TITLE = "VPL Material Editor"
 DUPLICATE_KEY = "Ctrl+D"
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings("vpl-editor", "vpl-editor")
         self.recovery = recovery if recovery is not None else RecoveryStore()
         self.session = EditorSession(self.recovery)
+        #: Reads a texture again when it is repainted on disk, reports it when it is deleted.
+        self.texture_watcher = TextureWatcher(self.session, self)
         self.setObjectName("mainWindow")
         self.resize(1500, 920)
         self.setWindowIcon(application_icon())
@@ -534,6 +537,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.lowering.close()
+        self.texture_watcher.close()
         self._autosave_timer.stop()
         self.session.close()
         self.preview.set_playing(False)
