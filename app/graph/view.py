@@ -46,6 +46,7 @@ from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
+from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
 
@@ -425,6 +426,8 @@ class MaterialNodeGraph(NodeGraph):
         stack.beginMacro(f"add {type_name}")
         try:
             node = self.create_material_node(type_name, position=xy)
+            if xy is not None:
+                self.place_in_free_space(node, xy)
             if pending is not None:
                 self._connect_pending(pending, node)
         finally:
@@ -551,6 +554,22 @@ class MaterialNodeGraph(NodeGraph):
         view_type = self.registry.class_for(node_type).type_ if node_type is not None else self.registry.view_type(type_name)
         node = self.create_node(view_type, pos=position, push_undo=push_undo, selected=selected)
         return node
+
+    def place_in_free_space(self, node: MaterialNode, preferred: tuple[float, float]) -> None:
+        """Move the just-added `node` to the free spot nearest `preferred` (app.graph.placement).
+
+        A position change through the undo stack: inside the macro that adds the node, one undo step.
+        """
+        scene = self.scene()
+        others = {other.view for other in self.all_nodes() if other is not node and not isinstance(other, FrameNode)}
+
+        def occupied(rect: tuple[float, float, float, float]) -> bool:
+            return any(item in others for item in scene.items(QtCore.QRectF(*rect)))
+
+        bounds = node.view.boundingRect()
+        x, y = nearest_free((bounds.width(), bounds.height()), preferred, occupied)
+        if (x, y) != tuple(node.pos()):
+            node.set_pos(x, y)
 
     # --- stable ids ---
 
