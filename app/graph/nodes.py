@@ -37,6 +37,7 @@ import contextlib
 import functools
 import hashlib
 import re
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -49,6 +50,7 @@ from NodeGraphQt.qgraphics.node_overlay_disabled import XDisabledItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.graph.input_values import VALUE_GAP, VALUE_HEIGHT, InputValueItem
 from app.graph.ports import port_color, port_tooltip, type_label
 from app.graph.rich_text import escaped
 
@@ -321,6 +323,8 @@ class MaterialNodeItem(NodeItem):
     _own_size: tuple[tuple[float, float], tuple[float, float]] | None = None
 
     _title_pending = False
+    #: The values of the node's unconnected float and colour inputs, drawn beside their labels.
+    input_values: tuple[InputValueItem, ...] = ()
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
         # The title item starts empty and gets its text once (`name`): NodeGraphQt sets a node's name
@@ -508,6 +512,8 @@ class MaterialNodeItem(NodeItem):
             own = ((add_w, add_h), super().calc_size(add_w, add_h))
             self._own_size = own
         width, height = own[1]
+        if self.input_values:  # a column between the input and the output labels
+            width += max(item.width for item in self.input_values) + 2 * VALUE_GAP
         if self._thumbnail_shown:
             width = max(width, THUMBNAIL_SIZE + 4 * THUMBNAIL_MARGIN)
         return width, height + self._bottom_extra()
@@ -671,7 +677,26 @@ class MaterialNodeItem(NodeItem):
             return
         self._own_size = None
         super().draw_node()
+        self._place_input_values()
         self._place_marker()
+
+    def set_input_values(self, items: Sequence[InputValueItem]) -> None:
+        self.input_values = tuple(items)
+        self.draw_node()
+
+    def _place_input_values(self) -> None:
+        """Each value beside its input's label, all in one column after the longest label."""
+        if not self.input_values:
+            return
+        right = 0.0
+        for port in self.inputs:
+            text = self.get_input_text_item(port)
+            if port.isVisible() and text is not None and text.isVisible():
+                right = max(right, text.x() + text.boundingRect().width())
+        for item in self.input_values:
+            port = item.port_item
+            item.setVisible(port.isVisible())
+            item.setPos(right + VALUE_GAP, port.y() + (port.boundingRect().height() - VALUE_HEIGHT) / 2.0)
 
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
         super().paint(painter, option, widget)
@@ -774,11 +799,41 @@ class MaterialNode(BaseNode):
             self._label_port(self.view.get_output_text_item(port.view), spec)
         for spec in node_type.properties:
             self.create_property(property_key(spec.name), to_view_value(spec.default))
+        self._add_input_values(node_type)
         color = CATEGORY_COLORS.get(str(node_type.category).strip().lower())
         if color:
             self.set_color(*color)
         self.view.set_catalog_info(f"{node_type.display_name} ({node_type.category})", node_type.description)
         self.show_port_types({})
+
+    def _add_input_values(self, node_type: Any) -> None:
+        """An in-place value for every input that reads a same-named float or colour property when unconnected."""
+        items = []
+        inputs = self.inputs()
+        for port_spec in node_type.inputs:
+            spec = node_type.property(port_spec.name)
+            port = inputs.get(port_spec.name)
+            if spec is None or spec.kind not in ("float", "color") or port is None:
+                continue
+            items.append(InputValueItem(
+                self.view, port.view, spec.name, spec.kind,
+                # Through a weak reference: the item (held by the view) must not keep its node alive.
+                read=functools.partial(_read_input_value, weakref.ref(self), spec.name, spec.default),
+                commit=functools.partial(_commit_input_value, weakref.ref(self), spec.name),
+                finish=functools.partial(_finish_input_value, weakref.ref(self)),
+                minimum=spec.minimum, maximum=spec.maximum))
+        if items:
+            self.view.set_input_values(items)
+
+    def on_input_connected(self, in_port: Any, out_port: Any) -> None:
+        self._show_input_values()
+
+    def on_input_disconnected(self, in_port: Any, out_port: Any) -> None:
+        self._show_input_values()
+
+    def _show_input_values(self) -> None:
+        for item in self.view.input_values:
+            item.update()
 
     @staticmethod
     def _label_port(text_item: PortLabelItem, spec: Any) -> None:
@@ -866,6 +921,26 @@ class MaterialNode(BaseNode):
     def port_type_label(self, direction: str, port_name: str) -> str:
         ports = self.inputs() if direction == "in" else self.outputs()
         return str(ports[port_name].view.data(0) or "")
+
+
+def _read_input_value(node_ref: weakref.ref[MaterialNode], name: str, default: Any) -> Any:
+    node = node_ref()
+    return node.material_property(name) if node is not None else default
+
+
+def _commit_input_value(node_ref: weakref.ref[MaterialNode], name: str, value: Any, continuing: bool) -> None:
+    """An input's value edited on the node: the graph reports it (the window applies it as a property edit)."""
+    node = node_ref()
+    signal = getattr(node.graph, "input_value_edited", None) if node is not None else None
+    if node is not None and signal is not None:
+        signal.emit(node.stable_id, name, value, continuing)
+
+
+def _finish_input_value(node_ref: weakref.ref[MaterialNode]) -> None:
+    node = node_ref()
+    signal = getattr(node.graph, "input_value_gesture_ended", None) if node is not None else None
+    if signal is not None:
+        signal.emit()
 
 
 class FrameNode(BackdropNode):

@@ -256,12 +256,17 @@ class MaterialNodeGraph(NodeGraph):
 
     #: A node the node search added (after its connection, if a wire was pending).
     node_added_by_search = QtCore.Signal(object)
+    #: An input's value edited on its node (stable id, property name, value, continuing a drag).
+    input_value_edited = QtCore.Signal(str, str, object, bool)
+    #: A drag of an input's value on its node ended.
+    input_value_gesture_ended = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         undo_stack = QtGui.QUndoStack()
         viewer = TypedNodeViewer(undo_stack=undo_stack)
         super().__init__(parent, undo_stack=undo_stack, viewer=viewer)
         undo_stack.setParent(self)
+        self.property_changed.connect(self._show_property)
         self.registry: NodeClassRegistry | None = None
         self.connection_check: ConnectionCheck | None = None
         viewer.port_check = self._check_port_items
@@ -554,6 +559,13 @@ class MaterialNodeGraph(NodeGraph):
         view_type = self.registry.class_for(node_type).type_ if node_type is not None else self.registry.view_type(type_name)
         node = self.create_node(view_type, pos=position, push_undo=push_undo, selected=selected)
         return node
+
+    @staticmethod
+    def _show_property(node: Any, _name: str, _value: Any) -> None:
+        """A property changed (an edit, undo, redo): the values drawn on the node follow."""
+        if isinstance(node, MaterialNode):
+            for item in node.view.input_values:
+                item.update()
 
     def place_in_free_space(self, node: MaterialNode, preferred: tuple[float, float]) -> None:
         """Move the just-added `node` to the free spot nearest `preferred` (app.graph.placement).

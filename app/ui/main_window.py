@@ -206,6 +206,9 @@ class MainWindow(QMainWindow):
             lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
         self.properties_panel.gestureEnded.connect(self.gesture.end)
+        # Values of unconnected inputs edited on the nodes: the same edits as the properties panel's.
+        self.graph.input_value_edited.connect(self.nodes.set_node_property)
+        self.graph.input_value_gesture_ended.connect(self.gesture.end)
         panel.gestureEnded.connect(self.gesture.end)
         self.gesture.ended.connect(self._after_gesture)
         self.gesture.ended.connect(self._lower_after_gesture)
