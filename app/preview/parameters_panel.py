@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSlider,
+    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -51,7 +52,29 @@ from app.session.textures import image_filter
 from vpl_core.ir.types import VectorType
 
 SLIDER_STEPS = 1000
+#: The panel never shrinks below this many parameter rows (more scroll); the window sizes its docks for it.
+MIN_VISIBLE_ROWS = 4
 IMAGE_FILTER = image_filter()
+
+
+def rows_height(form: QFormLayout, rows: int) -> int:
+    """The height the first `rows` rows of `form` take with its margins and spacing (all rows when fewer).
+
+    From the row widgets' own size hints: widgets just added to a shown form are shown (and counted in
+    the form's size hint) only later.
+    """
+    shown = min(rows, form.rowCount())
+    spacing = form.verticalSpacing()
+    host = form.parentWidget()
+    if spacing < 0 and host is not None:
+        spacing = host.style().pixelMetric(QStyle.PixelMetric.PM_LayoutVerticalSpacing)
+    margins = form.contentsMargins()
+    height = margins.top() + margins.bottom() + max(0, spacing) * max(0, shown - 1)
+    roles = (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole)
+    for row in range(shown):
+        widgets = [item.widget() for item in (form.itemAt(row, role) for role in roles) if item is not None]
+        height += max((widget.sizeHint().height() for widget in widgets if widget is not None), default=0)
+    return height
 
 
 def _pick_color(initial: QColor, parent: QWidget, with_alpha: bool) -> QColor:
@@ -471,6 +494,7 @@ class ParametersPanel(QWidget):
             label.customContextMenuRequested.connect(lambda _position, name=spec.name: self._offer_reset(name))
             self._form.addRow(label, editor)
         self._scroll.setWidget(container)  # deletes the previous container and its editors
+        self._scroll.setMinimumHeight(rows_height(self._form, MIN_VISIBLE_ROWS))
 
     def _make_editor(self, spec: ParameterSpec, value: Any) -> _ParameterEditor:
         name = spec.name

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from app.graph.rich_text import escaped
 from app.material import colors
-from app.preview.parameters_panel import display_qcolor, linear_from_qcolor
+from app.preview.parameters_panel import display_qcolor, linear_from_qcolor, rows_height
 from app.session.textures import image_filter
 from app.ui.custom_code_editor import CustomCodeEditor, PortsEdit
 from app.ui.gradient_editor import GradientEditor
@@ -151,6 +151,9 @@ class _Editor:
         self.show_context = show_context
 
 
+#: The most height the panel asks of the window to show a node's rows unscrolled (about eight rows).
+MAX_UNSCROLLED_HEIGHT = 260
+
 def _pick_color(initial: QColor, parent: QWidget) -> QColor:
     return QColorDialog.getColor(initial, parent, "Colour", QColorDialog.ColorDialogOption.ShowAlphaChannel)
 
@@ -188,6 +191,7 @@ class PropertiesPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._form_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._scroll = scroll
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self._title)
@@ -233,6 +237,7 @@ class PropertiesPanel(QWidget):
         while self._form.rowCount():
             self._form.removeRow(0)
         self._editors.clear()
+        self._scroll.setMinimumHeight(0)
 
     def _build(self, node_id: str, node_type: Any) -> None:
         self._clear_form()
@@ -249,6 +254,8 @@ class PropertiesPanel(QWidget):
             editor = self._make_editor(spec)
             self._editors[spec.name] = editor
             self._form.addRow(_plain_label(spec.display_name), editor.widget)
+        # Every row of an ordinary node without scrolling (a large editor, as Custom Code's, scrolls).
+        self._scroll.setMinimumHeight(min(rows_height(self._form, self._form.rowCount()), MAX_UNSCROLLED_HEIGHT))
 
     # --- editors per property kind ---
 
