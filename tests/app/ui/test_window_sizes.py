@@ -71,3 +71,27 @@ def test_every_dock_shows_its_content_at_common_screen_sizes(qtbot, prompts, set
             assert _visible_in(scroll, editor), f"Fractal Noise's {spec.name} is cut off"
     finally:
         window.close()
+
+
+def test_custom_code_is_read_without_scrolling_sideways_at_1366x768(qtbot, prompts, settings, recovery_dir: Path,
+                                                                   tmp_path: Path) -> None:
+    window = _open(qtbot, prompts, settings, recovery_dir, (1366, 768), "custom_posterize")
+    try:
+        node_id = next(node_id for node_id, node in window.material.nodes.items() if node.type_name == "custom_code")
+        window.nodes.select_node(node_id)
+        dock = window.properties_dock
+        qtbot.waitUntil(lambda: dock.widget().height() >= dock.widget().minimumSizeHint().height(), timeout=3000)
+        editor = window.properties_panel.findChild(QWidget, "customCodeEditor")
+        assert editor is not None and editor.isVisible()
+        qtbot.wait(50)
+        window.grab_window().save(str(tmp_path / "custom-code-1366x768.png"))
+        text = editor.text
+        longest = max(text.toPlainText().splitlines(), key=len)
+        assert text.fontMetrics().horizontalAdvance(longest) > text.viewport().width()  # the code is wider...
+        assert text.horizontalScrollBar().maximum() == 0  # ...and wraps instead of scrolling
+        scroll = window.properties_panel.findChild(QScrollArea)
+        wide = [(w.objectName() or type(w).__name__, w.minimumSizeHint().width()) for w in scroll.widget().findChildren(QWidget)
+                if w.minimumSizeHint().width() > scroll.viewport().width() - 80]
+        assert scroll.horizontalScrollBar().maximum() == 0, (scroll.viewport().width(), wide)
+    finally:
+        window.close()
