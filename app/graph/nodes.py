@@ -72,6 +72,8 @@ ERROR_COLOR = QtGui.QColor(235, 64, 52)
 MARKER_TEXT_WIDTH = 260
 #: Side of the thumbnail drawn in a node, in scene units (pixels at zoom 1).
 THUMBNAIL_SIZE = 48
+#: The smallest text of a thumbnail's note (why there is no image); the tooltip has it in full.
+THUMBNAIL_NOTE_POINTS = 7.0
 THUMBNAIL_MARGIN = 5.0
 FOOTER_HEIGHT = 16.0
 FOOTER_COLOR = QtGui.QColor(200, 200, 200)
@@ -445,10 +447,13 @@ class MaterialNodeItem(NodeItem):
         """Reserve (or give back) the thumbnail's place; the node changes height."""
         if shown != self._thumbnail_shown:
             self._thumbnail_shown = shown
+            self._tooltip_stale = True
             self._relayout()
 
     def set_thumbnail(self, image: QtGui.QImage | None, note: str = "") -> None:
         """The image to draw (None with a `note`: why there is none, e.g. the node has an error)."""
+        if note != self._thumbnail_note or (image is None) != (self._thumbnail is None):
+            self._tooltip_stale = True  # the tooltip gives the note in full
         self._thumbnail = image
         self._thumbnail_note = note
         if self._thumbnail_shown:
@@ -540,7 +545,7 @@ class MaterialNodeItem(NodeItem):
                 painter.drawImage(target, self._thumbnail)
             elif self._thumbnail_note:
                 font = painter.font()
-                font.setPointSizeF(max(6.0, font.pointSizeF() * 0.75))
+                font.setPointSizeF(max(THUMBNAIL_NOTE_POINTS, font.pointSizeF() * 0.75))
                 painter.setFont(font)
                 painter.setPen(QtGui.QColor(150, 150, 150))
                 painter.drawText(target.adjusted(3, 3, -3, -3), QtCore.Qt.AlignmentFlag.AlignCenter
@@ -573,6 +578,9 @@ class MaterialNodeItem(NodeItem):
             parts.append(escaped(self._description))
         for message in self._diagnostics:
             parts.append(f'<font color="#eb4034">\u26a0 {escaped(message)}</font>')
+        if self.thumbnail_note and (self._thumbnail is None or self._thumbnail.isNull()):
+            # The thumbnail's square is 48 pixels: the full reason is here, at the tooltip's size.
+            parts.append(f"<i>No preview: {escaped(self.thumbnail_note)}</i>")
         if self._cost_shown and self._cost_lines:
             parts.append("<br/>".join(escaped(line).replace("  ", "&nbsp;&nbsp;") for line in self._cost_lines))
         self.setToolTip("<br/>".join(parts))

@@ -179,7 +179,7 @@ def readable_node_color(rgb: tuple[int, int, int]) -> QtGui.QColor:
 
 
 class GraphOverview(QtWidgets.QWidget):
-    """The minimap over a NodeGraphQt viewer's bottom-right corner; see the module docstring.
+    """The minimap in a corner of a NodeGraphQt viewer; see the module docstring.
 
     `viewer` is the NodeViewer (the overview becomes its child, above the
     viewport); `nodes` returns the graph's node objects (`graph.all_nodes`).
