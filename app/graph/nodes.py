@@ -267,6 +267,7 @@ class MaterialPortItem(CustomPortItem):
         super().__init__(parent, paint_func)
         self._tooltip_source: tuple[str, object, object, bool] | None = None
         self._tooltip_stale = False
+        self._painted_at: QtCore.QRectF | None = None
 
     # NodeGraphQt's setters write a "name: (single)" tooltip each time; ours replaces it.
     @property
@@ -291,7 +292,20 @@ class MaterialPortItem(CustomPortItem):
         # `value`: Qt calls this about a dozen times per port while a graph opens.
         if change is _SCENE_POSITION_CHANGED:
             self.redraw_connected_pipes()
+            if _deferred_items is None:  # (a graph being loaded is drawn once, when it is shown)
+                self._repaint_previous_place()
         return value
+
+    def _repaint_previous_place(self) -> None:
+        """Repaint where the port was: moving a node left one-pixel slivers of its ports' antialiased
+        left edges at every place of a drag (half outside the node, the ports are repainted as items
+        of their own), until something else repainted the area, seconds later."""
+        scene = self.scene()
+        if scene is None:
+            return
+        if self._painted_at is not None:
+            scene.update(self._painted_at)
+        self._painted_at = self.sceneBoundingRect()
 
     def set_type_tooltip(self, name: str, declared: object, actual: object, is_input: bool) -> None:
         source = (name, declared, actual, is_input)
