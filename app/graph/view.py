@@ -46,6 +46,7 @@ from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
+from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
 
@@ -264,12 +265,17 @@ class MaterialNodeGraph(NodeGraph):
 
     #: A node the node search added (after its connection, if a wire was pending).
     node_added_by_search = QtCore.Signal(object)
+    #: An input's value edited on its node (stable id, property name, value, continuing a drag).
+    input_value_edited = QtCore.Signal(str, str, object, bool)
+    #: A drag of an input's value on its node ended.
+    input_value_gesture_ended = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         undo_stack = QtGui.QUndoStack()
         viewer = TypedNodeViewer(undo_stack=undo_stack)
         super().__init__(parent, undo_stack=undo_stack, viewer=viewer)
         undo_stack.setParent(self)
+        self.property_changed.connect(self._show_property)
         self.registry: NodeClassRegistry | None = None
         self.connection_check: ConnectionCheck | None = None
         viewer.port_check = self._check_port_items
@@ -434,6 +440,8 @@ class MaterialNodeGraph(NodeGraph):
         stack.beginMacro(f"add {type_name}")
         try:
             node = self.create_material_node(type_name, position=xy)
+            if xy is not None:
+                self.place_in_free_space(node, xy)
             if pending is not None:
                 self._connect_pending(pending, node)
         finally:
@@ -560,6 +568,29 @@ class MaterialNodeGraph(NodeGraph):
         view_type = self.registry.class_for(node_type).type_ if node_type is not None else self.registry.view_type(type_name)
         node = self.create_node(view_type, pos=position, push_undo=push_undo, selected=selected)
         return node
+
+    @staticmethod
+    def _show_property(node: Any, _name: str, _value: Any) -> None:
+        """A property changed (an edit, undo, redo): the values drawn on the node follow."""
+        if isinstance(node, MaterialNode):
+            for item in node.view.input_values:
+                item.update()
+
+    def place_in_free_space(self, node: MaterialNode, preferred: tuple[float, float]) -> None:
+        """Move the just-added `node` to the free spot nearest `preferred` (app.graph.placement).
+
+        A position change through the undo stack: inside the macro that adds the node, one undo step.
+        """
+        scene = self.scene()
+        others = {other.view for other in self.all_nodes() if other is not node and not isinstance(other, FrameNode)}
+
+        def occupied(rect: tuple[float, float, float, float]) -> bool:
+            return any(item in others for item in scene.items(QtCore.QRectF(*rect)))
+
+        bounds = node.view.boundingRect()
+        x, y = nearest_free((bounds.width(), bounds.height()), preferred, occupied)
+        if (x, y) != tuple(node.pos()):
+            node.set_pos(x, y)
 
     # --- stable ids ---
 

@@ -23,9 +23,10 @@ from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
 from app.session.recovery import RecoveryEntry
 from app.ui.dialogs import SaveChoice
+from app.ui.directories import remember_directory, start_directory
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
+    from PySide6.QtCore import QSettings, SignalInstance
     from PySide6.QtGui import QAction
 
     from app.preview.host import PreviewHostWidget
@@ -44,6 +45,8 @@ class FileWindow(Protocol):
     def prompts(self) -> Prompts: ...
     @property
     def recent(self) -> RecentFiles: ...
+    @property
+    def settings(self) -> QSettings: ...
     @property
     def documentOpened(self) -> SignalInstance[tuple[()]]: ...  # noqa: N802 - a Qt signal's name
     @property
@@ -75,8 +78,7 @@ class FileCommands:
         self.prompts.show_error(self.window.window(), title, message, details)
 
     def _start_directory(self) -> str:
-        path = self.session.path
-        return str(path.parent) if path else os.getcwd()
+        return start_directory(self.window.settings, self.session.path)
 
     # ---- opening --------------------------------------------------------------------------
 
@@ -102,7 +104,10 @@ class FileCommands:
 
     def open_dialog(self) -> bool:
         path = self.prompts.choose_open_path(self.window.window(), self._start_directory())
-        return self.open_file(path) if path else False
+        if not path:
+            return False
+        remember_directory(self.window.settings, path)
+        return self.open_file(path)
 
     def open_file(self, path: str | os.PathLike[str], ask_to_save: bool = True) -> bool:
         """Open a .vpl file. An unreadable or invalid file leaves the current document untouched."""
@@ -150,9 +155,12 @@ class FileCommands:
         if self.session.read_only:
             return False
         path = self.session.path
-        suggested = str(path) if path else os.path.join(os.getcwd(), "material.vpl")
+        suggested = str(path) if path else os.path.join(self._start_directory(), "material.vpl")
         chosen = self.prompts.choose_save_path(self.window.window(), suggested)
-        return self.save_to(Path(chosen)) if chosen else False
+        if not chosen:
+            return False
+        remember_directory(self.window.settings, chosen)
+        return self.save_to(Path(chosen))
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
         path = Path(path)
@@ -176,7 +184,10 @@ class FileCommands:
 
     def export_dialog(self) -> bool:
         out_dir = self.prompts.choose_export_dir(self.window.window(), self._start_directory())
-        return self.export_to(out_dir) if out_dir else False
+        if not out_dir:
+            return False
+        remember_directory(self.window.settings, out_dir, is_folder=True)
+        return self.export_to(out_dir)
 
     def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None, copy_textures: bool | None = None) -> bool:
         """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json (`vpl compile`'s, plus the material section).

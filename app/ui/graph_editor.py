@@ -72,7 +72,6 @@ from app.material.parameters import node_value_property, parameter_nodes
 from app.session.variants import renamed_variants
 from app.ui.collection import reclaim_frozen_garbage
 
-PALETTE_DROP_OFFSET = 40.0
 #: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).
 PROPERTY_COMMAND_ID = 0x5650_0001
 VARIANT_VALUE_COMMAND_ID = 0x5650_0002
@@ -468,15 +467,23 @@ class GraphEditor(QObject):
     # ---- edits ----------------------------------------------------------------------------
 
     def add_node(self, type_name: str, position: tuple[float, float] | None = None) -> MaterialNode:
-        """Add a node at `position`, or at the view centre without piling onto earlier additions."""
-        if position is None:
-            viewer = self.graph.viewer()
-            centre = viewer.mapToScene(viewer.viewport().rect().center())
-            position = (centre.x(), centre.y())
-            taken = [node.pos() for node in self.graph.all_nodes()]
-            while any(abs(x - position[0]) < 10 and abs(y - position[1]) < 10 for x, y in taken):
-                position = (position[0] + PALETTE_DROP_OFFSET, position[1] + PALETTE_DROP_OFFSET)
-        return self.graph.create_material_node(type_name, position=position)
+        """Add a node at `position` (a drop), or in the free space nearest the view centre (one undo step)."""
+        if position is not None:
+            return self.graph.create_material_node(type_name, position=position)
+        centre = self._view_centre()
+        stack = self.graph.undo_stack()
+        stack.beginMacro(f"add {type_name}")
+        try:
+            node = self.graph.create_material_node(type_name, position=centre)
+            self.graph.place_in_free_space(node, centre)
+        finally:
+            stack.endMacro()
+        return node
+
+    def _view_centre(self) -> tuple[float, float]:
+        viewer = self.graph.viewer()
+        centre = viewer.mapToScene(viewer.viewport().rect().center())
+        return centre.x(), centre.y()
 
     def add_group_instance(self, function_id: str, position: tuple[float, float] | None = None) -> MaterialNode | str:
         """Add a node of the group `function_id` here (one undo step); the reason when it may not be."""
@@ -486,15 +493,16 @@ class GraphEditor(QObject):
         problem = recursion_problem(self._material.functions, function_id, self.level)
         if problem is not None:
             return problem
+        free = position is None
         if position is None:
-            viewer = self.graph.viewer()
-            centre = viewer.mapToScene(viewer.viewport().rect().center())
-            position = (centre.x(), centre.y())
+            position = self._view_centre()
         stack = self.graph.undo_stack()
         stack.beginMacro(f'Add group "{definition.name}"')
         try:
             node = self.graph.create_material_node(GROUP_TYPE, position=position, node_type=instance_type(definition))
             node.model.set_property(EXTRA_PROPERTIES, {FUNCTION_PROPERTY: function_id})
+            if free:
+                self.graph.place_in_free_space(node, position)
         finally:
             stack.endMacro()
         return node

@@ -257,6 +257,9 @@ class SessionPresenter:
                 self.window.preview.set_texture(name, image)
                 self._sent_textures[name] = image
         self.refresh_diagnostics()
+        if self.session.result is not None and not isinstance(self.session.document, ModuleDocument):
+            # A texture found missing (or back) on disk, with no lowering: its node's marker follows too.
+            self.window.graph_editor.show_diagnostics(self.session.diagnostics)
         if self.session.texture_problems:
             self.window.statusBar().showMessage(self.show_state(), 8000)
         else:
