@@ -89,6 +89,14 @@ if [[ "$stamped" != *"$pyproject_hash"* ]]; then
   .venv/bin/python -m pip install -q --upgrade pip >&2
   .venv/bin/python -m pip install -q -e '.[dev]' >&2
 fi
+# MP4 turntables (app/preview/turntable.py) run the ffmpeg that imageio-ffmpeg's wheel carries; where pip
+# found no wheel with one for this platform, it falls back to the system's ffmpeg.
+if ! .venv/bin/python -c "import imageio_ffmpeg; imageio_ffmpeg.get_ffmpeg_exe()" >/dev/null 2>&1 \
+    && ! command -v ffmpeg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing ffmpeg (no ffmpeg came with imageio-ffmpeg)" >&2
+  if [[ $(id -u) -eq 0 ]]; then sudo_cmd=(); else sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends ffmpeg >&2
+fi
 
 # The Khronos glTF Validator (tests/export/test_gltf_validator.py runs tools/validate_gltf.cjs).
 gltf_validator_version=2.0.0-dev.3.10

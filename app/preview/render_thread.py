@@ -258,6 +258,8 @@ class PostedState(PreviewState):
     set_environment_settings = _posting(PreviewState.set_environment_settings)
     set_exposure = _posting(PreviewState.set_exposure)
     set_tone_mapper = _posting(PreviewState.set_tone_mapper)
+    set_shadows = _posting(PreviewState.set_shadows)
+    set_camera_home = _posting(PreviewState.set_camera_home)
 
 
 class RenderThread(QObject):
