@@ -44,3 +44,19 @@ def test_the_luminance_is_written_into_the_module_and_drawn(current_gl) -> None:
     assert np.abs(pixels[..., 1] - 0.25).max() <= 1e-6
     pixels = render_material(result, 8, "glsl420", {"tint": (1.0, 0.0, 0.0, 0.0)})  # alpha plays no part
     assert np.abs(pixels[..., 0] - 0.2126).max() <= 1e-5
+
+
+@pytest.mark.gl
+def test_mix_color_blends_two_colours_picked_on_the_node(current_gl) -> None:
+    from app.material.catalog import NODE_TYPES
+
+    mix_color = NODE_TYPES["mix_color"]
+    assert [spec.kind for spec in mix_color.properties if spec.name in ("a", "b")] == ["color", "color"]
+    graph = MaterialGraph()
+    mix = graph.add_node("mix_color", properties={"a": [1.0, 0.0, 0.0, 1.0], "b": [0.0, 0.0, 1.0, 1.0], "t": 0.25})
+    output = graph.add_node("material_output")
+    graph.connect(mix.id, "out", output.id, "base_color")
+    result = lower(graph)
+    assert result.ok, result.diagnostics
+    pixels = render_material(result, 4, "glsl420")
+    assert np.abs(pixels[..., :3] - np.array([0.75, 0.0, 0.25])).max() <= 1e-6
