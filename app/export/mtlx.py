@@ -47,7 +47,7 @@ from app.export.surface import SURFACE, UNLIT, ExportError, output_node_id
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
 from app.material.node_types import as_numbers, input_default
-from app.material.port_types import PortType
+from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import propagate
 from app.material.traversal import node_id_key
 
@@ -241,10 +241,13 @@ class _Value:
 
 
 def _coerce_numbers(numbers: Sequence[float], from_type: str, to_type: str) -> tuple[float, ...]:
-    """Inline values converted as the editor converts port types (float splats, colours drop or add alpha)."""
+    """Inline values converted as the editor converts port types (float splats, colours drop or add alpha, a colour
+    into a float gives its luminance)."""
     width = _WIDTHS[to_type]
     if len(numbers) == 1:
         return (float(numbers[0]),) * width
+    if width == 1 and from_type in ("color3", "color4"):
+        return (sum(weight * float(number) for weight, number in zip(LUMINANCE_WEIGHTS, numbers)),)
     values = list(numbers[:width])
     while len(values) < width:
         values.append(1.0 if (to_type == "color4" and len(values) == 3) else 0.0)
@@ -337,6 +340,19 @@ class _Exporter:
                 return existing
             name, number = f"{base}_{number}", number + 1  # a node of the material already has the name
             existing = self.nodegraph.getNode(name)
+        if to_type == "float" and value.mx_type in ("color3", "color4"):
+            # The editor's colour-to-float conversion is the luminance with Rec. 709 weights (MaterialX's own default
+            # weights are ACEScg's): `luminance` with the editor's weights, then its first channel.
+            luminance = self.nodegraph.addNode("luminance", f"{name}_luminance", value.mx_type)
+            element = luminance.addInput("in", value.mx_type)
+            element.setConnectedNode(value.node)
+            if value.output:
+                element.setOutputString(value.output)
+            luminance.setInputValue("lumacoeffs", self.mx.Color3(*LUMINANCE_WEIGHTS), "color3")
+            node = self.nodegraph.addNode("extract", name, "float")
+            node.addInput("in", value.mx_type).setConnectedNode(luminance)
+            node.setInputValue("index", 0, "integer")
+            return node
         node = self.nodegraph.addNode("convert", name, to_type)
         element = node.addInput("in", value.mx_type)
         element.setConnectedNode(value.node)

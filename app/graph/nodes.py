@@ -939,6 +939,8 @@ class MaterialNode(BaseNode):
                     item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
                 if item.data(0) != label:
                     item.setData(0, label)
+                    for pipe in item.connected_pipes:
+                        pipe.update()  # its conversion marker follows the types (app.graph.view.MaterialPipeItem)
 
     def port_type_label(self, direction: str, port_name: str) -> str:
         ports = self.inputs() if direction == "in" else self.outputs()

@@ -100,6 +100,50 @@ class MaterialPipeItem(PipeItem):
             return super().itemChange(change, value)
         return value
 
+    def conversion(self) -> str | None:
+        """The implicit conversion this wire makes (`port_types.conversion`: "broadcast", "luminance", ...), from the
+        types its ports show; None when the types are the same or not known."""
+        if self.input_port is None or self.output_port is None:
+            return None
+        source, target = _shown_type(self.output_port), _shown_type(self.input_port)
+        if source is None or target is None or source is target:
+            return None
+        return conversion(source, target)
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt override
+        return super().boundingRect().adjusted(-CONVERSION_MARKER_RADIUS - 1, -CONVERSION_MARKER_RADIUS - 1,
+                                               CONVERSION_MARKER_RADIUS + 1, CONVERSION_MARKER_RADIUS + 1)
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
+        super().paint(painter, option, widget)
+        if self.conversion() is None:
+            return
+        # A converting wire (a colour into a float input, a float broadcast into a colour...) shows a small ring
+        # near the input it converts for, in the input's colour; the port's tooltip says what it does.
+        assert self.input_port is not None
+        painter.save()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QtGui.QPen(QtGui.QColor(235, 235, 235), 1.5))
+        painter.setBrush(QtGui.QColor(*self.input_port.color[:3]))
+        painter.drawEllipse(self.path().pointAtPercent(CONVERSION_MARKER_AT), CONVERSION_MARKER_RADIUS,
+                            CONVERSION_MARKER_RADIUS)
+        painter.restore()
+
+
+#: Where on a converting wire its marker sits (a wire's path runs from its input, 0, to its output, 1), and its
+#: radius in scene units.
+CONVERSION_MARKER_AT = 0.15
+CONVERSION_MARKER_RADIUS = 4.0
+
+
+def _shown_type(port: PortItem) -> PortType | None:
+    """The port type a port item shows (its resolved type, else its declared one; `MaterialNode.show_port_types`)."""
+    label = port.data(0)
+    try:
+        return PortType(label) if isinstance(label, str) else None
+    except ValueError:
+        return None
+
 
 class TypedNodeViewer(NodeViewer):
     """A NodeViewer whose live-connection validation also asks a type check."""

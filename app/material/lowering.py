@@ -96,7 +96,7 @@ from app.material.node_types import (
     input_default,
 )
 from app.material.parameters import PARAMETER_NODE_TYPES, ParameterKind, ParameterSpec
-from app.material.port_types import PortType
+from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
@@ -850,6 +850,9 @@ class _Lowering:
             return fn.swizzle(value, "xyz")
         if source is PortType.VEC3 and target is PortType.COLOR:
             return fn.construct(vec(4), value, fn.f(1.0))
+        if source is PortType.COLOR and target is PortType.FLOAT:
+            weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
+            return fn.builtin(Builtin.DOT, PortType.FLOAT, fn.swizzle(value, "xyz"), weights)
         raise LoweringFailure(f"cannot convert {source} to {target}")
 
     def default_operand(self, default: Any, target: PortType) -> Operand:

@@ -225,6 +225,7 @@ class GraphEditor(QObject):
         self._stack_state = (self.graph.undo_stack().index(), self.graph.undo_stack().count())
         self._connection_answers.clear()
         self._announce_level()
+        self._view_ranges.clear()  # the previous document's views mean nothing for this one
         return problems
 
     def _changed_command(self, stack: QUndoStack) -> QUndoCommand | None:
@@ -307,11 +308,10 @@ class GraphEditor(QObject):
     def _announce_level(self) -> None:
         if self.path != self._shown_path:
             viewer = self.graph.typed_viewer
-            if not self._loading:
-                self._view_ranges[self._shown_path] = viewer.view_range()
+            self._view_ranges[self._shown_path] = viewer.view_range()
             self._shown_path = self.path
             saved = self._view_ranges.get(self.path)
-            if saved is not None and not self._loading:
+            if saved is not None:
                 viewer.show_range(saved)  # back where the level was left, as Blender does
             else:
                 viewer.frame_items([node.view for node in self.graph.all_nodes()])

@@ -371,3 +371,18 @@ def test_an_exported_and_reimported_material_renders_like_the_original(current_g
                                    mask, uv, factor=2)
     mean, p95 = RENDER_TOLERANCES[name]
     assert measured["mean"] <= mean and measured["p95"] <= p95, measured
+
+
+def test_a_colour_into_a_float_is_exported_as_its_rec709_luminance(tmp_path: Path) -> None:
+    """The editor's implicit colour-to-float conversion (luminance, Rec. 709 weights) becomes MaterialX nodes with
+    those weights (MaterialX's own default weights are ACEScg's), never a bare `convert`."""
+    graph = MaterialGraph()
+    tint = graph.add_node("color_parameter", (0.0, 0.0), {"name": "tint", "default": (0.8, 0.4, 0.2, 1.0)})
+    vector = graph.add_node("compose", (200.0, 0.0), {"size": 3})
+    output = graph.add_node("surface_output", (400.0, 0.0))
+    graph.connect(tint.id, "out", vector.id, "x")
+    graph.connect(vector.id, "out", output.id, "base_color")
+    target = tmp_path / "luminance.mtlx"
+    text = mtlx.export_document(graph, target).text
+    assert mtlx.validate(text)[0], mtlx.validate(text)[1]
+    assert "<luminance" in text and "0.2126, 0.7152, 0.0722" in text and "<extract" in text
