@@ -47,7 +47,7 @@ from app.material.scene import RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME
 from app.material.textures import as_rgba_image
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
-from app.preview.mesh import Mesh, make_mesh
+from app.preview.mesh import MESH_NAMES, Mesh, make_mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
 from app.preview.stage import (
     DEFAULT_AMBIENT_COLOR,
@@ -271,7 +271,8 @@ class PreviewState:
             self._built_mesh = None
             self._mesh_dirty = True
             return
-        make_mesh(mesh)  # validates the name now rather than at the next frame
+        if mesh not in MESH_NAMES:
+            make_mesh(mesh)  # raises for the unknown name now rather than at the next frame (building a known one is slow)
         if mesh != self.mesh_name or self._custom_mesh is not None:
             self._custom_mesh = None
             self.mesh_name = mesh

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from app.ui.diagnostics_panel import DiagnosticsPanel
     from app.ui.dialogs import Prompts
     from app.ui.recent_files import RecentFiles
+    from app.ui.stage_commands import StageCommands
 
 
 class FileWindow(Protocol):
@@ -55,6 +56,8 @@ class FileWindow(Protocol):
     def diagnostics_panel(self) -> DiagnosticsPanel: ...
     @property
     def preview(self) -> PreviewHostWidget: ...
+    @property
+    def stage_commands(self) -> StageCommands: ...
     def window(self) -> QWidget:
         """The top-level widget, the parent of every dialog (`QWidget.window`)."""
     def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
@@ -120,7 +123,8 @@ class FileCommands:
         if not self.open_document(document, path, path.name, ask_to_save):
             return False
         self.window.recent.add(path)
-        self._status(f"Opened {path}")
+        notes = self.window.stage_commands.notes  # stage values not used: the defaults are shown
+        self._status("; ".join([f"Opened {path}", *notes]), 10000 if notes else 4000)
         return True
 
     def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True,

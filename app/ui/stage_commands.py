@@ -33,6 +33,8 @@ class StageCommands:
         self.save_stage_action.toggled.connect(self._save_stage_toggled)
         self.toolbar.stageChanged.connect(self._stage_changed)
         self._showing_document_stage = False
+        #: What the last document's stage could not use (`Stage.from_dict`'s notes), for the status bar.
+        self.notes: list[str] = []
 
     def _document_stage(self) -> dict[str, object]:
         """The toolbar's stage as the document stores it (mesh and environment files relative to its folder)."""
@@ -48,6 +50,7 @@ class StageCommands:
 
     def show_document_stage(self, saved: dict[str, object] | None) -> None:
         """A document was opened: show its stage if it has one (the toggle says whether it does)."""
+        self.notes = []
         self.save_stage_action.blockSignals(True)
         self.save_stage_action.setChecked(saved is not None)
         self.save_stage_action.blockSignals(False)
@@ -59,5 +62,6 @@ class StageCommands:
             self.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory), notes))
         finally:
             self._showing_document_stage = False
+        self.notes = notes
         if notes:  # values out of range or files gone: the defaults are shown instead
             self.window.statusBar().showMessage("; ".join(notes), 10000)

@@ -1,7 +1,7 @@
 """Fuzz targets for numbers from files and command lines: stage objects and `--set` values.
 
-`check_stage(data)`: a document's `stage` object (any JSON) goes through
-`Stage.from_dict` and onto a `PreviewState`; nothing may raise, every value
+`check_stage(data)`: a document's `stage` object (any JSON, kept as the
+document reader keeps it) goes through `Stage.from_dict` and onto a `PreviewState`; nothing may raise, every value
 of the stage and of the scene record it gives must be finite, and each
 value not used must have a note. `check_set(text)`: one `--set` text
 against a module with a uniform of every kind (`vpl run`) and against a
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from app.material.graph import stage_data
 from app.material.parameters import ParameterSpec, specs_from_module
 from app.preview.preview_state import PreviewState
 from app.preview.screenshot import parse_assignment
@@ -132,7 +133,13 @@ def _finite(value: Any) -> bool:
 
 
 def check_stage(data: Any) -> None:
-    """Rules for a stage object read from a document (see the module docstring)."""
+    """Rules for a stage object read from a document (see the module docstring).
+
+    It goes through `stage_data` first, as the document reader keeps it (an object that is not finite JSON
+    is dropped whole there); the raw value must not break `Stage.from_dict` either.
+    """
+    Stage.from_dict(data, [])
+    data = stage_data(data)
     notes: list[str] = []
     stage = Stage.from_dict(data, notes)
     numbers = [stage.environment_rotation, stage.environment_intensity, stage.exposure, stage.light_azimuth,

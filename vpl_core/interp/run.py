@@ -127,6 +127,8 @@ def _check_value(value_type: Type, value: Any, name: str) -> None:
         if isinstance(expected, ScalarType):
             if isinstance(item, (list, dict)):
                 raise UsageError(f"--set {where}: a {expected} takes one value, not {_shown(item)}")
+            if not isinstance(item, (bool, int, float)):
+                raise UsageError(f"--set {where}: a {expected} takes a number, not {_shown(item)}")
             if expected.kind is ScalarKind.INT and not isinstance(item, bool) and (
                     (isinstance(item, float) and not item.is_integer()) or not -(1 << 31) <= item < (1 << 31)):
                 raise UsageError(f"--set {where}: an int takes a whole number from -2147483648 to 2147483647, not {item!r}")

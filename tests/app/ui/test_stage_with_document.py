@@ -58,3 +58,23 @@ def test_a_document_without_a_stage_keeps_the_users(make_window, tmp_path: Path)
     window.new_action.trigger()
     assert not window.stage_commands.save_stage_action.isChecked() and window.material.stage is None
     assert window.preview_panel.toolbar.stage.mesh == "cylinder"
+
+
+def test_a_stage_with_a_huge_number_opens_with_the_default_and_a_note(make_window, tmp_path: Path) -> None:
+    # A 400-digit exposure stopped the window from opening (OverflowError); light_color [1e39, 0, 0]
+    # made the preview's "Shader error". The docs: out of range falls back to the default.
+    from app.material.document import save_text
+    from app.material.graph import stage_data
+
+    source = Path(__file__).resolve().parents[3] / "resources" / "examples" / "polished_gold.vpl"
+    graph = load_file(source).graph
+    assert graph is not None
+    graph.stage = stage_data({"exposure": 10 ** 400, "light_color": [1e39, 0, 0], "mesh": "cube"})
+    document = tmp_path / "hostile_stage.vpl"
+    document.write_text(save_text(graph), encoding="utf-8")
+    window = make_window()
+    assert window.open_file(document)
+    shown = window.preview_panel.toolbar.stage
+    assert (shown.mesh, shown.exposure, shown.light_color) == ("cube", Stage().exposure, Stage().light_color)
+    message = window.statusBar().currentMessage()
+    assert "the stage's exposure" in message and "the stage's light_color" in message, message

@@ -89,6 +89,9 @@ def test_values_of_every_form(tmp_path: Path) -> None:
         (["--size", "4x4", "--set", "tint=" + "[" * 100_000], "nests deeper than 32 levels"),
         (["--size", "4x4", "--set", 'light={"power": [1]}'], "--set light.power: a float takes one value"),
         (["--size", "4x4", "--set", "palette=[[0,0,0,0]]"], "takes 2 elements"),
+        # Found by tests/fuzz/fuzz_values.py: strings and nulls inside a vector reached the interpreter.
+        (["--size", "4x4", "--set", 'palette[1]=[0, "none", 1, 0]'], 'a float takes a number, not "none"'),
+        (["--size", "4x4", "--set", "tint=[0, null, 1, 0]"], "a float takes a number, not null"),
         (["--size", "4x4", "--set", "tint"], "--set takes NAME=VALUE"),
         (["--size", "4x4", "--set", "tint=red"], "is not a number"),
         (["--size", "4x4", "--set", "light.colour=1"], "has no field 'colour'"),
