@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -33,3 +35,24 @@ def finishes(action: Callable[[], _Result], seconds: float = 60.0) -> _Result:
         assert isinstance(value, BaseException)
         raise value
     return value  # type: ignore[return-value]  # action()'s result
+
+
+#: The address space a child started by `python_child` may take (a reader gone wrong fails instead of swapping).
+CHILD_MEMORY = 4 << 30
+
+
+def python_child(code: str, seconds: float = 60.0, memory: int = CHILD_MEMORY) -> subprocess.CompletedProcess[str]:
+    """Run `code` in a new Python process with a time and (where the platform has it) a memory bound.
+
+    For calls that may block while holding the interpreter (a library
+    opening a FIFO) or allocate without end (reading /dev/zero): the child
+    is killed when it overruns, and `subprocess.TimeoutExpired` fails the test.
+    """
+
+    def limit_memory() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds,
+                          preexec_fn=limit_memory if sys.platform.startswith("linux") else None)

@@ -85,7 +85,7 @@ def _refusal(path: str | os.PathLike[str], error: OSError, kind: str) -> Externa
     if error.errno == errno.ENAMETOOLONG:
         reason = f"the path of the {name} is longer than this system allows"
     elif error.errno == errno.ENOENT:
-        reason = f"no such {name}"
+        reason = "no such file"
     elif error.errno == errno.ELOOP:
         reason = "a loop of symbolic links"
     elif error.errno == errno.EACCES:

@@ -208,7 +208,8 @@ class PreviewStage(QObject):
             return
         self._state.set_environment_maps(environment_maps(prepared))
         self._state.set_brdf_table(prepared.brdf_lut)
-        self._set_note("")
+        # What loading changed (replaced NaN texels, a downscaled file) stays in view: the artist should know.
+        self._set_note(f"Environment {_short(self._name)}: {'; '.join(prepared.notes)}" if prepared.notes else "")
         self.ready.emit(self._name)
 
     def _fail(self, message: str) -> None:

@@ -334,3 +334,22 @@ def test_a_frame_of_a_replaced_program_is_not_shown(qtbot) -> None:
     assert preview.frames_rendered == 1 and not preview.frame_requested, "no frame of the replaced program follows"
     shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
     np.testing.assert_array_equal(shown, _reference_frame("lit_blinn_phong", (256, 256))[64:192, 64:192])
+
+
+def test_an_environment_with_nan_texels_loads_and_the_note_says_so(qtbot, tmp_path: Path) -> None:
+    import OpenImageIO
+
+    preview = _preview(qtbot)
+    _lit(preview, qtbot)
+    image = np.ones((64, 128, 3), np.float32)  # the smallest the prefilter takes
+    image[3, 4] = np.nan
+    image[5, 6, 1] = np.inf
+    path = tmp_path / "spotty.exr"
+    output = OpenImageIO.ImageOutput.create(str(path))
+    assert output.open(str(path), OpenImageIO.ImageSpec(128, 64, 3, OpenImageIO.FLOAT)) and output.write_image(image)
+    output.close()
+    stage = Stage()
+    stage.set_environment(str(path))
+    with qtbot.waitSignal(preview.environmentReady, timeout=60_000):
+        preview.set_stage(stage)
+    assert preview.environment_note == "Environment spotty.exr: 2 texel(s) were NaN or infinite and were set to 0"
