@@ -297,8 +297,8 @@ def preview_screenshot(
     if context is None:
         print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
               "rendering with the CPU interpreter (slower, the same picture)", file=stderr)
-        if stage.shadows or stage.ground:
-            print(f"{source_path}: note: the CPU interpreter draws no shadows and no ground", file=stderr)
+        if stage.shadows or stage.ground or stage.occlusion:
+            print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
     return _gl_screenshot(artifact, context, setup, width, height, png_path)
 
