@@ -47,7 +47,7 @@ FILTER_SPACING_TEXELS = 2.0
 #: How far the contact occlusion reaches from the mesh (scene units) and its samples per direction.
 OCCLUSION_RADII = (0.02, 0.06, 0.12, 0.22, 0.36, 0.55, 0.8)
 OCCLUSION_REACH = 1.0
-OCCLUSION_DIRECTIONS = 12
+OCCLUSION_DIRECTIONS = 10
 
 _DESKTOP_HEADER = "#version 420 core\n"
 _ES_HEADER = "#version 320 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\nprecision highp sampler2DShadow;\n"
@@ -123,6 +123,7 @@ float visibility(vec3 p, vec3 n) {
 // spans elevations whose sines squared (h^2 / (h^2 + r^2)) bound the cosine-weighted share of that slice of
 // sky it hides; weighted down with the distance r (gone at OCCLUSION_REACH) so it stays a contact shadow.
 float ground_occlusion(vec2 xz) {
+    if (length(xz) > u_height_extent) return 1.0;  // farther than any sample reaches from the mesh
     const int DIRECTIONS = %(directions)d;
     const float RADII[%(ring_count)d] = float[](%(radii)s);
     float hidden = 0.0;
@@ -428,7 +429,7 @@ class StagePasses:
             shadow_texture = self._depth_pass(renderer, "shadow", SHADOW_MAP_SIZE, light, True, True)
         ground_y = extent.bottom - 1e-3
         height_range = (ground_y - 0.01, extent.top + 0.01)
-        height_extent = radius + max(OCCLUSION_RADII)
+        height_extent = radius + max(OCCLUSION_RADII)  # the height maps, and how far the contact occlusion reaches
         below = above = 0
         if renderer.ground:
             below = self._depth_pass(renderer, "below", HEIGHT_MAP_SIZE,
