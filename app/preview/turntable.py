@@ -240,6 +240,7 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
     renderer = Renderer()
 
     def release() -> None:
+        context.make_current()  # a host's event processing (the progress dialog) may have made another current
         renderer.release()
         context.done()
 
