@@ -86,8 +86,8 @@ def test_contact_occlusion_without_the_key_light(qapp, tmp_path: Path) -> None:
 
 
 def test_shadows_on_es_are_those_of_desktop(qapp, tmp_path: Path) -> None:
-    desktop = _ball(tmp_path, "desktop", "--ground", "on", "--shadows", "on", "--gl", "desktop")
-    es = _ball(tmp_path, "es", "--ground", "on", "--shadows", "on", "--gl", "es")
+    desktop = _ball(tmp_path, "desktop", "--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "desktop")
+    es = _ball(tmp_path, "es", "--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "es")
     assert np.abs(desktop - es).max() <= 2
 
 
