@@ -6,7 +6,7 @@ preview would get, probed offscreen), for bug reports and support.
 
 Without FILE the editor opens on the built-in example material
 (`app.material.examples.DEFAULT_EXAMPLE`). The window is shown first and the
-document opened right after its first paint (start-up, issue 20 item 4);
+document opened right after its first paint (start-up);
 then it offers any autosave a crashed editor left behind.
 
 `--screenshot PNG` opens the file (or the example), lets the window render
@@ -100,21 +100,25 @@ def _example_source() -> str:
     return str(example_path(DEFAULT_EXAMPLE))
 
 
-def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float]:
-    """(Stage, time): the stage saved with the document `source` (else the default one), the stage options
-    overriding it; ValueError with a one-line message for a wrong value."""
-    import math
-
+def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float, set[str]]:
+    """(Stage, time, the stage fields the options chose): the stage saved with the document `source` (else
+    the default one), the stage options overriding it; ValueError with a one-line message for a wrong value.
+    A saved value that is not used is noted on stderr (the default is drawn instead)."""
     from app.preview.screenshot import saved_stage
     from app.preview.stage import Stage
+    from vpl_core.numbers import read_time
 
-    stage = saved_stage(source) or Stage()
-    for note in stage.notes:  # a saved value that no longer makes sense: its default is used
+    notes: list[str] = []
+    stage = saved_stage(source, notes) or Stage()
+    for note in notes:
         print(f"{source}: note: {note}", file=sys.stderr)
+    chosen: set[str] = set()
     if arguments.mesh is not None:
         stage.set_mesh(arguments.mesh)
+        chosen.add("mesh")
     if arguments.environment is not None:
         stage.set_environment(arguments.environment)
+        chosen.add("environment")
     if arguments.exposure is not None:
         stage.set_exposure(arguments.exposure)
     if arguments.tone_mapper is not None:
@@ -123,15 +127,8 @@ def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, 
                        occlusion=arguments.occlusion)
     if arguments.camera is not None:
         stage.set_camera(arguments.camera)
-    time = 0.0
-    if arguments.time is not None:
-        try:
-            time = float(arguments.time)
-        except ValueError:
-            raise ValueError(f"--time must be a number of seconds, not {arguments.time!r}") from None
-        if not math.isfinite(time) or time < 0.0:
-            raise ValueError(f"--time must be a finite number of seconds >= 0, not {arguments.time!r}")
-    return stage, time
+    time = read_time(arguments.time) if arguments.time is not None else 0.0
+    return stage, time, chosen
 
 
 def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
@@ -140,12 +137,12 @@ def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
     source = arguments.file or _example_source()
     try:
         size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
-        stage, time = _preview_stage(arguments, source)
+        stage, time, chosen = _preview_stage(arguments, source)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
     return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl, stage=stage, time=time,
-                              assignments=arguments.assignments)
+                              assignments=arguments.assignments, chosen=chosen)
 
 
 def _turntable(arguments: argparse.Namespace, gl: str) -> int:
@@ -157,7 +154,7 @@ def _turntable(arguments: argparse.Namespace, gl: str) -> int:
         check_output(arguments.turntable)
         frames = parse_frames(arguments.frames) if arguments.frames is not None else DEFAULT_FRAMES
         size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
-        stage, time = _preview_stage(arguments, source)
+        stage, time, _chosen = _preview_stage(arguments, source)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
@@ -217,7 +214,7 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
         if window.preview.preparing_environment:
             loop.exec()
     window.thumbnails.wait(timeout_seconds)  # the node thumbnails (their own worker; none when turned off)
-    # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
+    # No fixed wait: what is pending is done now. Posted events (layouts, the preview's
     # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
     # widget itself.
     QCoreApplication.processEvents()
@@ -238,7 +235,7 @@ def quicken_pyside_import_hook() -> None:
     The hook (`shibokensupport.feature`, for `from __feature__ import ...`)
     calls `inspect.getsource` on each newly imported module, which tokenises
     the whole file through `linecache`: about 0.3 s over the editor's 550
-    modules at start-up (issue 20 item 4). Searching the file's bytes gives
+    modules at start-up. Searching the file's bytes gives
     the same answer for a source file; anything else (frozen, no file) still
     goes to PySide6's own check.
     """
@@ -382,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if scratch is not None:
                 scratch.cleanup()
             _end_background_work(code)
-    # The window first, the document right after its first paint (issue 20 item 4): reading, showing and
+    # The window first, the document right after its first paint: reading, showing and
     # lowering the document and the preview's first program are not what the first frame needs.
     window.show()
     opened_meanwhile = [False]

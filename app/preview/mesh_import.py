@@ -158,7 +158,7 @@ def _read_obj(path: Path, label: str) -> list[_Part]:
         raise MeshImportError(f"{label}: cannot read the file: {error.strerror or error}") from error
     if _relative_indices_before_later_vertices(data):
         # trimesh resolves negative indices against the file's last vertex, not the face's position
-        # (trimesh issue 2364): refuse rather than show a tangle.
+        # (trimesh#2364): refuse rather than show a tangle.
         raise MeshImportError(
             f"{label}: faces with negative (relative) indices are followed by more vertices; "
             "this layout is not supported (write absolute indices)"

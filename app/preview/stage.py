@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from app.preview.camera import MAX_DISTANCE, MAX_PITCH, mesh_view
 from app.preview.mesh import MESH_NAMES, Mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
+from vpl_core.numbers import FLOAT32_MAX, read_number, read_numbers
 
 BACKGROUNDS = ("environment", "blurred", "color")
 DEFAULT_BACKGROUND_COLOR = (0.18, 0.19, 0.21)  # display sRGB
@@ -69,41 +70,20 @@ def light_angles(direction: Sequence[float]) -> tuple[float, float]:
 
 
 def _number(value: Any, what: str, minimum: float | None = None, maximum: float | None = None) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, not {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{what} must be a finite number, not {value!r}")
-    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
-        low = "" if minimum is None else f"{minimum:g}"
-        high = "" if maximum is None else f"{maximum:g}"
-        raise ValueError(f"{what} must be between {low} and {high}, not {number:g}")
-    return number
+    return read_number(value, what, minimum, maximum)
 
 
-def _color(value: Any, what: str, maximum: float | None = None) -> tuple[float, float, float]:
-    if isinstance(value, str):
-        value = parse_floats(value, what)
-    try:
-        components = [float(c) for c in value]
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be three numbers, not {value!r}") from None
-    if len(components) != 3:
-        raise ValueError(f"{what} must be three numbers (r,g,b), not {len(components)}")
-    red, green, blue = (_number(c, what, 0.0, maximum) for c in components)
+def _color(value: Any, what: str, maximum: float = MAX_INTENSITY) -> tuple[float, float, float]:
+    red, green, blue = read_numbers(value, f"{what} (r,g,b)", (3,), 0.0, maximum)
     return (red, green, blue)
 
 
 def parse_floats(text: str, what: str) -> list[float]:
-    """'0.1,0.2,0.3' (commas and/or spaces) -> floats; ValueError naming `what` otherwise."""
+    """'0.1,0.2,0.3' (commas and/or spaces) -> finite floats; ValueError naming `what` otherwise."""
     parts = [part for part in text.replace(",", " ").split() if part]
     if not parts:
         raise ValueError(f"{what}: expected numbers, got {text!r}")
-    try:
-        return [float(part) for part in parts]
-    except ValueError:
-        raise ValueError(f"{what}: expected numbers separated by commas, got {text!r}") from None
+    return [read_number(part, what, -FLOAT32_MAX, FLOAT32_MAX) for part in parts]
 
 
 def parse_switch(value: Any, what: str) -> bool:
@@ -167,8 +147,6 @@ class Stage:
     camera: tuple[float, float, float] | None = None
     #: Free-form extras other areas add (kept through to_dict/from_dict).
     extra: dict[str, Any] = field(default_factory=dict)
-    #: What `from_dict` could not use, one line each (not stored).
-    notes: list[str] = field(default_factory=list, compare=False, repr=False)
 
     # ---- validated setters (ValueError with a one-line message) ----------------------------
 
@@ -253,7 +231,6 @@ class Stage:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         extra = data.pop("extra")
-        del data["notes"]
         if data["camera"] is None:
             del data["camera"]
         else:
@@ -262,9 +239,11 @@ class Stage:
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> Stage:
-        """A stage from stored values; anything missing or no longer valid keeps its default (and says so
-        in `notes`)."""
+    def from_dict(cls, data: Mapping[str, Any] | None, notes: list[str] | None = None) -> Stage:
+        """A stage from stored values; anything missing or no longer valid keeps its default.
+
+        Each value that is not used gets a line in `notes` (when given) naming the field and why.
+        """
         stage = cls()
         if not isinstance(data, Mapping):
             return stage
@@ -290,11 +269,15 @@ class Stage:
         )
         for key, attempt in attempts:
             if key in data:
+                if data[key] is None:  # the setters read None as "unchanged"
+                    if notes is not None:
+                        notes.append(f"the stage's {key}: no value (null); using the default")
+                    continue
                 try:
                     attempt()
-                except (ValueError, TypeError) as error:
-                    # A stale or hand-edited value: keep the default.
-                    stage.notes.append(f"the stage's {key} is not used ({error}); it keeps its default")
+                except (ValueError, TypeError) as error:  # a stale or hand-edited value: keep the default
+                    if notes is not None:
+                        notes.append(f"the stage's {key}: {error}; using the default")
         stage.extra = {key: value for key, value in data.items() if key not in known and isinstance(key, str)}
         return stage
 

@@ -70,6 +70,7 @@ from PySide6.QtGui import QImage, QOffscreenSurface, QOpenGLContext
 
 from app.material.graph import MaterialGraph
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
+from app.material.parameters import ParameterKind
 from app.preview.camera import OrbitCamera
 from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
@@ -410,7 +411,7 @@ class ThumbnailService(QObject):
                 try:
                     artifact = program.result.artifact
                     if artifact is None or artifact.target != state.target:
-                        artifact = glsl.compile(program.result.verified, target=state.target)
+                        artifact = glsl.compile(program.result.verified, target=state.target, finishing=True)
                     state.thumbnails.set_program(artifact, program.result.preview_selector)
                     self.links += 1
                 except (ProgramBuildError, VplError) as error:
@@ -425,8 +426,13 @@ class ThumbnailService(QObject):
             return
         program = current
         thumbnails = state.thumbnails
-        thumbnails.set_values(job.values)
-        thumbnails.set_textures(job.textures)
+        # Every uniform of this module gets a value: one the job does not name takes its default (the checker for
+        # a texture), never what an earlier module of the same uniform name left in the renderer.
+        specs = program.result.parameters
+        thumbnails.set_values({**{spec.name: spec.default for spec in specs
+                                  if spec.kind not in (ParameterKind.TEXTURE, ParameterKind.OTHER)}, **job.values})
+        thumbnails.set_textures({**{spec.name: None for spec in specs if spec.kind is ParameterKind.TEXTURE},
+                                 **job.textures})
         thumbnails.set_stage(Stage.from_dict(job.stage), job.time)
         # The nodes asked for that the module cannot draw (a problem upstream, no preview port after all) are
         # named in the last batch, so the caller marks them (`program.problems` says why) instead of waiting.

@@ -60,7 +60,7 @@ def turned_stage(stage: Stage, turn: str, degrees: float) -> Stage:
         raise ValueError(f"unknown turn {turn!r}: expected {' or '.join(TURNS)}")
     light = math.remainder(stage.light_azimuth + degrees, 360.0)
     environment = math.remainder(stage.environment_rotation + degrees, 360.0)
-    turned = replace(stage, light_azimuth=light, environment_rotation=environment, extra=dict(stage.extra), notes=[])
+    turned = replace(stage, light_azimuth=light, environment_rotation=environment, extra=dict(stage.extra))
     if turn == "mesh":
         yaw, pitch, distance = stage.camera_view
         turned.camera = (math.remainder(yaw + degrees, 360.0), pitch, distance)

@@ -30,7 +30,7 @@ class SaveChoice(enum.Enum):
 def _plain_box(icon: QMessageBox.Icon, title: str, text: str, buttons: QMessageBox.StandardButton,
                parent: QWidget | None, informative: str = "") -> QMessageBox:
     """A message box showing `text` and `informative` as written: they quote file names, node ids and
-    messages, which Qt would otherwise guess to be rich text (issue 23 item 6)."""
+    messages, which Qt would otherwise guess to be rich text."""
     box = QMessageBox(icon, title, text, buttons, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
     if informative:

@@ -54,7 +54,10 @@ class StageCommands:
         if saved is None:
             return
         self._showing_document_stage = True
+        notes: list[str] = []
         try:
-            self.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory)))
+            self.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory), notes))
         finally:
             self._showing_document_stage = False
+        if notes:  # values out of range or files gone: the defaults are shown instead
+            self.window.statusBar().showMessage("; ".join(notes), 10000)

@@ -55,7 +55,7 @@ class TurntableCommands:
         from app.session.session import rebase_textures
 
         self.window.flush()
-        stage = replace(self.window.preview_panel.toolbar.stage, extra=dict(self.window.preview_panel.toolbar.stage.extra), notes=[])
+        stage = replace(self.window.preview_panel.toolbar.stage, extra=dict(self.window.preview_panel.toolbar.stage.extra))
         camera = getattr(self.window.preview, "camera", None)  # the GL preview's; other previews keep the stage's view
         if isinstance(camera, OrbitCamera):
             stage.camera = (math.remainder(float(camera.yaw), 360.0), float(camera.pitch), float(camera.distance))

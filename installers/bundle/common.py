@@ -50,6 +50,7 @@ HIDDEN_IMPORTS = [
     "app.export.maps",
     "app.export.gltf",
     "app.export.mtlx",
+    "app.export.mtlx_import",
     "MaterialX.PyMaterialXGenShader",
     "MaterialX.PyMaterialXGenGlsl",
     "pygltflib",

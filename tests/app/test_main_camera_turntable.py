@@ -148,11 +148,13 @@ def test_the_stage_keeps_camera_light_shadows_and_ground() -> None:
     data = stage.to_dict()
     assert data["camera"] == [30.0, 20.0, 5.0] and data["light_enabled"] is False and data["shadows"] and data["ground"]
     assert data["occlusion"] is True
-    assert Stage.from_dict(data) == stage and Stage.from_dict(data).notes == []
+    notes: list[str] = []
+    assert Stage.from_dict(data, notes) == stage and notes == []
     assert "camera" not in Stage().to_dict()  # no saved camera: the mesh's own view
-    broken = Stage.from_dict({**data, "camera": [0, 120, 5], "shadows": "maybe", "mesh": "teapot"})
+    broken_notes: list[str] = []
+    broken = Stage.from_dict({**data, "camera": [0, 120, 5], "shadows": "maybe", "mesh": "teapot"}, broken_notes)
     assert broken.camera is None and broken.shadows is False and broken.mesh == "sphere"
     assert broken.ground and not broken.light_enabled
-    notes = " | ".join(broken.notes)
-    assert "camera" in notes and "shadows" in notes and "mesh" in notes and len(broken.notes) == 3
+    said = " | ".join(broken_notes)
+    assert "camera" in said and "shadows" in said and "mesh" in said and len(broken_notes) == 3
 

@@ -309,9 +309,9 @@ def collector_paused() -> Iterator[None]:
 
 def read_file(path: str | os.PathLike[str], *, strict_v1: bool = False) -> Module:
     """Read a .vpl file; the diagnostic label is the path as given. OSError if it cannot be read."""
-    with open(path, "rb") as stream:
-        data = stream.read()
-    return read(data, os.fspath(path), strict_v1=strict_v1)
+    from vpl_core.external_files import read_external
+
+    return read(read_external(path, "document"), os.fspath(path), strict_v1=strict_v1)
 
 
 def _start(item: Item) -> int:

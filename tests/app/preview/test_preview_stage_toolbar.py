@@ -125,8 +125,7 @@ def test_a_material_that_uses_time_plays_by_itself_until_paused(qtbot, settings:
     assert not preview.playing and not play.isChecked()
     _show_example(qtbot, panel, "animated")
     assert preview.playing and play.isChecked()
-    qtbot.wait(150)
-    assert preview.renderer.time > 0.05
+    qtbot.waitUntil(lambda: preview.renderer.time > 0.05, timeout=10_000)
     play.click()  # pause
     assert not preview.playing and not play.isChecked()
     _show_example(qtbot, panel, "animated")  # the next edit keeps the user's pause
