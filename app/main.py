@@ -15,7 +15,7 @@ a grab of the whole window as shown (preview overlay included) and exits 0; no d
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
 opening the window; `--mesh`, `--environment`, `--exposure`,
-`--tone-mapper`, `--camera`, `--light`, `--shadows`, `--ground`, `--time` and `--set NAME=VALUE` choose what it shows,
+`--tone-mapper`, `--camera`, `--light`, `--shadows`, `--ground`, `--occlusion`, `--time` and `--set NAME=VALUE` choose what it shows,
 over the stage saved with the document if it has one (else the default
 stage). A wrong value prints one line and exits 2. `--turntable OUT.gif|OUT.mp4
 [--frames N] [--turn mesh|environment]` renders the same stage turning once
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     stage.add_argument("--light", metavar="on|off", help="the key light (default on)")
     stage.add_argument("--shadows", metavar="on|off", help="the key light's shadows (default off)")
     stage.add_argument("--ground", metavar="on|off", help="a ground that catches shadows and contact occlusion (default off)")
+    stage.add_argument("--occlusion", metavar="on|off", help="ambient occlusion from the mesh's geometry (default off)")
     stage.add_argument("--turntable", metavar="OUT.gif|OUT.mp4",
                        help="render the mesh (or environment) turning once, save the animation and exit")
     stage.add_argument("--frames", metavar="N", help="frames of --turntable (default 36)")
@@ -122,7 +123,8 @@ def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, 
         stage.set_exposure(arguments.exposure)
     if arguments.tone_mapper is not None:
         stage.set_tone_mapper(arguments.tone_mapper)
-    stage.set_switches(light=arguments.light, shadows=arguments.shadows, ground=arguments.ground)
+    stage.set_switches(light=arguments.light, shadows=arguments.shadows, ground=arguments.ground,
+                       occlusion=arguments.occlusion)
     if arguments.camera is not None:
         stage.set_camera(arguments.camera)
     time = read_time(arguments.time) if arguments.time is not None else 0.0

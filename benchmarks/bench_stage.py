@@ -3,10 +3,10 @@
 1. Frame time (`Renderer.render_image`, which ends in glFinish; Mesa
    llvmpipe runs on the CPU) of `painted_metal` on the material ball in the
    `studio` environment, interleaved round by round so load changes hit
-   every case alike: shadows and ground off; ground only; shadows only;
-   shadows and ground. Prints mean / median / min and the ratio of each
+   every case alike: shadows, ground and geometry occlusion off; each alone;
+   all three. Prints mean / median / min and the ratio of each
    median to the plain frame.
-2. A turntable of the same stage with shadows and ground: `--turntable-frames`
+2. A turntable of the same stage with shadows, ground and occlusion: `--turntable-frames`
    frames (default 36) rendered and encoded as GIF and as MP4 through
    `app.preview.turntable.turntable` (one process, the program built once
    per turntable), wall time each.
@@ -37,7 +37,8 @@ from app.preview.screenshot import ensure_gui_application, load_program
 from app.preview.stage import Stage
 from app.preview.turntable import turntable
 
-CASES = {"plain": (False, False), "ground": (False, True), "shadows": (True, False), "shadows+ground": (True, True)}
+CASES = {"plain": (False, False, False), "ground": (False, True, False), "shadows": (True, False, False),
+         "occlusion": (False, False, True), "all three": (True, True, True)}
 
 
 def main() -> int:
@@ -66,12 +67,12 @@ def main() -> int:
                 renderer.set_parameter(spec.name, spec.default)
         renderer.build_program(artifact)
         times: dict[str, list[float]] = {name: [] for name in CASES}
-        for shadows, ground in CASES.values():  # warm-up: the driver compiles each pass at its first draw
-            renderer.set_shadows(shadows, ground)
+        for switches in CASES.values():  # warm-up: the driver compiles each pass at its first draw
+            renderer.set_shadows(*switches)
             renderer.render_image(arguments.size, arguments.size)
         for _ in range(arguments.frames):
-            for name, (shadows, ground) in CASES.items():
-                renderer.set_shadows(shadows, ground)
+            for name, switches in CASES.items():
+                renderer.set_shadows(*switches)
                 start = time.perf_counter()
                 renderer.render_image(arguments.size, arguments.size)
                 times[name].append(time.perf_counter() - start)
@@ -87,7 +88,7 @@ def main() -> int:
         print(f"  {name:15s} mean {1000 * statistics.mean(samples):7.1f} ms  median {1000 * median:7.1f} ms  "
               f"min {1000 * min(samples):7.1f} ms  ({median / plain:.2f}x plain)")
     if arguments.turntable_frames > 0:
-        stage.set_switches(shadows="on", ground="on")
+        stage.set_switches(shadows="on", ground="on", occlusion="on")
         with tempfile.TemporaryDirectory(prefix="bench-turntable-") as scratch:
             for suffix in (".gif", ".mp4"):
                 out = str(Path(scratch) / f"turntable{suffix}")
@@ -96,7 +97,7 @@ def main() -> int:
                 elapsed = time.perf_counter() - start
                 size = Path(out).stat().st_size if status == 0 else 0
                 print(f"  turntable {suffix}: {arguments.turntable_frames} frames at {arguments.size}x{arguments.size} "
-                      f"with shadows and ground: {elapsed:.1f} s (status {status}, {size / 1e6:.1f} MB)")
+                      f"with shadows, ground and occlusion: {elapsed:.1f} s (status {status}, {size / 1e6:.1f} MB)")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

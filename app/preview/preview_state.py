@@ -218,6 +218,8 @@ class PreviewState:
         #: The key light casts shadows; a ground under the mesh catches them (docs/preview.md, "Shadows and ground").
         self.shadows = False
         self.ground = False
+        #: Ambient occlusion from the mesh's geometry (app/preview/mesh_occlusion.py) on the environment's light.
+        self.occlusion = False
         #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
         self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
         self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() when first needed
@@ -250,9 +252,10 @@ class PreviewState:
 
     # ---- shadows, ground, camera ---------------------------------------------------------
 
-    def set_shadows(self, shadows: bool, ground: bool) -> None:
-        """The key light's shadows on or off, and the ground that catches them (and the contact occlusion)."""
-        self.shadows, self.ground = bool(shadows), bool(ground)
+    def set_shadows(self, shadows: bool, ground: bool, occlusion: bool = False) -> None:
+        """The key light's shadows on or off, the ground that catches them (and the contact occlusion), and the
+        ambient occlusion from the mesh's own geometry."""
+        self.shadows, self.ground, self.occlusion = bool(shadows), bool(ground), bool(occlusion)
 
     def set_camera_home(self, view: Sequence[float]) -> None:
         """Make (yaw, pitch, distance) the camera's home and go there, unless it is the home already

@@ -939,7 +939,7 @@ class Renderer(PreviewState):
             target = self._hdr_target = Framebuffer(width, height, location, GL.GL_RGBA32F, sampled=True)
         post = self._post_program(self.tone_mapper)
         try:
-            if (self.shadows and self.light_intensity > 0.0) or self.ground:
+            if (self.shadows and self.light_intensity > 0.0) or self.ground or self.occlusion:
                 # The key light's shadows and the ground's catcher: host passes around the material (shadows.py).
                 if self._stage_passes is None:
                     self._stage_passes = StagePasses()
@@ -1168,8 +1168,9 @@ class Renderer(PreviewState):
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
         location = max(self.program.artifact.fragment_color_location, 0) if self.program is not None else 0
         radiance = self.program is not None and self.program.radiance
-        if radiance and self.shadows and self.light_intensity > 0.0:
-            # The key light's shadows on the mesh (shadows.py); the ground's catcher is display-only.
+        if radiance and ((self.shadows and self.light_intensity > 0.0) or self.occlusion):
+            # The key light's shadows and the geometry's occlusion on the mesh (shadows.py); the ground's
+            # catcher is display-only.
             if self._stage_passes is None:
                 self._stage_passes = StagePasses()
             try:

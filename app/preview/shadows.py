@@ -10,7 +10,12 @@ open ground, `(E_env * occlusion + visibility * E_light) / (E_env + E_light)`
 with the environment's irradiance from above, the key light's and the
 environment's contact occlusion (horizon-based, from height maps of the
 mesh's underside and top seen along +y), multiplied into the displayed
-frame. These passes are host code with no material meaning, written in GLSL
+frame. The geometry's ambient occlusion (`app.preview.mesh_occlusion`, per
+vertex) multiplies the environment's share the same way: a third pass with
+neither light nor environment leaves the emission, and the frame is
+`emission + occlusion * (unlit - emission) + visibility * (lit - unlit)`
+(glTF: occlusion darkens the indirect light only, on top of the material's
+own). These passes are host code with no material meaning, written in GLSL
 for the two profiles (as glsl420 / es320 headers over one body).
 """
 
@@ -29,9 +34,11 @@ from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa:
 from app.preview.camera import look_at
 
 if TYPE_CHECKING:
+    from app.preview.mesh import Mesh
     from app.preview.renderer import Framebuffer, Renderer
 
 SHADOW_MAP_SIZE = 1024
+_OCCLUSION_LOCATION = 5  # the mask pass's per-vertex occlusion; no material input of the scene contract uses it
 HEIGHT_MAP_SIZE = 256
 #: Half the side of the ground square (scene units; the mesh has a bounding radius of about 1).
 GROUND_EXTENT = 8.0
@@ -40,7 +47,7 @@ FILTER_SPACING_TEXELS = 2.0
 #: How far the contact occlusion reaches from the mesh (scene units) and its samples per direction.
 OCCLUSION_RADII = (0.02, 0.06, 0.12, 0.22, 0.36, 0.55, 0.8)
 OCCLUSION_REACH = 1.0
-OCCLUSION_DIRECTIONS = 12
+OCCLUSION_DIRECTIONS = 10
 
 _DESKTOP_HEADER = "#version 420 core\n"
 _ES_HEADER = "#version 320 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\nprecision highp sampler2DShadow;\n"
@@ -56,20 +63,24 @@ void main() {}
 _MASK_VERTEX = """
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 normal;
+layout(location = 5) in float occlusion;  // the geometry's ambient occlusion (1 when off, and on the ground)
 uniform mat4 u_matrix;
 out vec3 v_world;
 out vec3 v_normal;
+out float v_occlusion;
 void main() {
     v_world = position;
     v_normal = normal;
+    v_occlusion = occlusion;
     gl_Position = u_matrix * vec4(position, 1.0);
 }
 """
 _MASK_FRAGMENT = """
 in vec3 v_world;
 in vec3 v_normal;
+in float v_occlusion;
 layout(location = 0) out vec4 out_mask;
-uniform int u_ground;               // 0: the mesh (R: visibility), 1: the ground (G: the catcher's factor)
+uniform int u_ground;               // 0: the mesh (R: visibility, B: occlusion), 1: the ground (G: the catcher's factor)
 uniform int u_shadows;              // 1: the shadow map is valid
 uniform sampler2DShadow u_shadow_map;
 uniform mat4 u_light_matrix;        // world -> the light's clip space
@@ -112,6 +123,7 @@ float visibility(vec3 p, vec3 n) {
 // spans elevations whose sines squared (h^2 / (h^2 + r^2)) bound the cosine-weighted share of that slice of
 // sky it hides; weighted down with the distance r (gone at OCCLUSION_REACH) so it stays a contact shadow.
 float ground_occlusion(vec2 xz) {
+    if (length(xz) > u_height_extent) return 1.0;  // farther than any sample reaches from the mesh
     const int DIRECTIONS = %(directions)d;
     const float RADII[%(ring_count)d] = float[](%(radii)s);
     float hidden = 0.0;
@@ -142,13 +154,13 @@ float ground_occlusion(vec2 xz) {
 void main() {
     vec3 n = normalize(v_normal);
     if (u_ground == 0) {
-        out_mask = vec4(visibility(v_world, n), 1.0, 0.0, 1.0);
+        out_mask = vec4(visibility(v_world, n), 1.0, v_occlusion, 1.0);
         return;
     }
     float total = u_environment_e + u_light_e;
     float open_sky = ground_occlusion(v_world.xz);
     float catcher = total > 0.0 ? (u_environment_e * open_sky + u_light_e * visibility(v_world, n)) / total : 1.0;
-    out_mask = vec4(1.0, catcher, 0.0, 1.0);
+    out_mask = vec4(1.0, catcher, 1.0, 1.0);
 }
 """
 _SCREEN_VERTEX = """
@@ -156,15 +168,18 @@ layout(location = 0) in vec2 corner;
 void main() { gl_Position = vec4(corner, 0.0, 1.0); }
 """
 _COMPOSITE_FRAGMENT = """
-uniform sampler2D u_lit;
-uniform sampler2D u_unlit;
+uniform sampler2D u_lit;       // the material with the key light
+uniform sampler2D u_unlit;     // without it
+uniform sampler2D u_emission;  // without the key light and the environment
 uniform sampler2D u_mask;
 layout(location = 0) out vec4 out_radiance;
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     vec4 lit = texelFetch(u_lit, p, 0);
-    vec4 unlit = texelFetch(u_unlit, p, 0);
-    out_radiance = vec4(unlit.rgb + texelFetch(u_mask, p, 0).r * (lit.rgb - unlit.rgb), lit.a);
+    vec3 unlit = texelFetch(u_unlit, p, 0).rgb;
+    vec3 emission = texelFetch(u_emission, p, 0).rgb;
+    vec4 mask = texelFetch(u_mask, p, 0);
+    out_radiance = vec4(emission + mask.b * (unlit - emission) + mask.r * (lit.rgb - unlit), lit.a);
 }
 """
 _CATCH_FRAGMENT = """
@@ -249,7 +264,9 @@ class StagePasses:
         self._targets: dict[str, Framebuffer] = {}
         self._ground_array = 0
         self._ground_buffer = 0
-        self._extent: tuple[int, MeshExtent] | None = None
+        self._extent: tuple[Mesh, MeshExtent] | None = None
+        self._occlusion: tuple[Mesh, int] | None = None  # (the mesh, the buffer of its per-vertex occlusion)
+        self._occlusion_vbo = 0
 
     # ---- resources ----------------------------------------------------------------------
 
@@ -265,6 +282,10 @@ class StagePasses:
         for target in self._targets.values():
             target.delete()
         self._targets.clear()
+        if self._occlusion_vbo:
+            GL.glDeleteBuffers(1, [self._occlusion_vbo])
+            self._occlusion_vbo = 0
+            self._occlusion = None
         if self._ground_array:
             GL.glDeleteVertexArrays(1, [self._ground_array])
             GL.glDeleteBuffers(1, [self._ground_buffer])
@@ -345,19 +366,27 @@ class StagePasses:
 
     def extent(self, renderer: Renderer) -> MeshExtent:
         mesh = renderer.mesh()
-        if self._extent is None or self._extent[0] != id(mesh):
-            self._extent = (id(mesh), MeshExtent.of(mesh.positions))
+        if self._extent is None or self._extent[0] is not mesh:
+            self._extent = (mesh, MeshExtent.of(mesh.positions))
         return self._extent[1]
 
     # ---- passes ---------------------------------------------------------------------------
 
-    def _draw_mesh(self, renderer: Renderer) -> None:
+    def _draw_mesh(self, renderer: Renderer, occlusion: int = 0) -> None:
+        """The renderer's mesh, positions and normals (and `occlusion`'s per-vertex values at location 5)."""
         GL.glBindVertexArray(renderer._vertex_array)
         GL.glEnableVertexAttribArray(0)
         GL.glEnableVertexAttribArray(1)
         for location in (2, 3, 4):
             GL.glDisableVertexAttribArray(location)
+        if occlusion:
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, occlusion)
+            GL.glVertexAttribPointer(_OCCLUSION_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+            GL.glEnableVertexAttribArray(_OCCLUSION_LOCATION)
         GL.glDrawElements(GL.GL_TRIANGLES, renderer._index_count, GL.GL_UNSIGNED_INT, None)
+        # The materials' programs bind locations 0..4 themselves; a foreign module's input at 5 gets its constant.
+        GL.glDisableVertexAttribArray(_OCCLUSION_LOCATION)
         GL.glBindVertexArray(0)
 
     def _depth_pass(self, renderer: Renderer, name: str, size: int, matrix: np.ndarray, compare: bool, offset: bool) -> int:
@@ -389,7 +418,8 @@ class StagePasses:
         lit.bind()
         renderer._draw(width, height, cleared, environment_background=environment_background)
         casting = renderer.shadows and renderer.light_intensity > 0.0
-        if not casting and not renderer.ground:
+        occluding = renderer.occlusion
+        if not casting and not occluding and not renderer.ground:
             return lit
         extent = self.extent(renderer)
         radius = max(extent.radius, 1e-3) * 1.02
@@ -399,7 +429,7 @@ class StagePasses:
             shadow_texture = self._depth_pass(renderer, "shadow", SHADOW_MAP_SIZE, light, True, True)
         ground_y = extent.bottom - 1e-3
         height_range = (ground_y - 0.01, extent.top + 0.01)
-        height_extent = radius + max(OCCLUSION_RADII)
+        height_extent = radius + max(OCCLUSION_RADII)  # the height maps, and how far the contact occlusion reaches
         below = above = 0
         if renderer.ground:
             below = self._depth_pass(renderer, "below", HEIGHT_MAP_SIZE,
@@ -441,7 +471,9 @@ class StagePasses:
             GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
             GL.glUniform1i(uniform(name), unit)
         GL.glUniform1i(uniform("u_ground"), 0)
-        self._draw_mesh(renderer)
+        GL.glVertexAttrib1f(_OCCLUSION_LOCATION, 1.0)
+        self._draw_mesh(renderer, self._occlusion_buffer(renderer) if occluding else 0)
+        GL.glVertexAttrib1f(_OCCLUSION_LOCATION, 1.0)
         if renderer.ground:
             GL.glUniform1i(uniform("u_ground"), 1)
             GL.glBindVertexArray(self._ground(ground_y))
@@ -449,21 +481,52 @@ class StagePasses:
             GL.glBindVertexArray(0)
         self._unbind_textures(3)
         GL.glUseProgram(0)
-        if not casting:
+        if not casting and not occluding:
             return lit
-        unlit = self._target("unlit", width, height, location, GL.GL_RGBA32F)
-        unlit.bind()
-        intensity = renderer.light_intensity
-        renderer.light_intensity = 0.0
-        try:
-            renderer._draw(width, height, cleared, environment_background=environment_background)
-        finally:
-            renderer.light_intensity = intensity
+        unlit = lit
+        if renderer.light_intensity > 0.0:
+            unlit = self._material_pass(renderer, "unlit", width, height, location, environment_background, cleared, 0.0, None)
+        emission = unlit
+        if occluding:
+            emission = self._material_pass(renderer, "emission", width, height, location, environment_background, cleared,
+                                           0.0, 0.0)
         shadowed = self._target("shadowed", width, height, 0, GL.GL_RGBA32F)
         shadowed.bind()
         self._screen_pass(renderer, "composite", _COMPOSITE_FRAGMENT, width, height,
-                          (("u_lit", lit.texture), ("u_unlit", unlit.texture), ("u_mask", mask.texture)))
+                          (("u_lit", lit.texture), ("u_unlit", unlit.texture), ("u_emission", emission.texture),
+                           ("u_mask", mask.texture)))
         return shadowed
+
+    def _material_pass(self, renderer: Renderer, name: str, width: int, height: int, location: int,
+                       environment_background: bool, cleared: Sequence[float], light: float,
+                       environment: float | None) -> Framebuffer:
+        """The material drawn again with the key light's intensity `light` (and the environment's, unless None)."""
+        target = self._target(name, width, height, location, GL.GL_RGBA32F)
+        target.bind()
+        saved = renderer.light_intensity, renderer.environment_intensity
+        renderer.light_intensity = light
+        if environment is not None:
+            renderer.environment_intensity = environment
+        try:
+            renderer._draw(width, height, cleared, environment_background=environment_background)
+        finally:
+            renderer.light_intensity, renderer.environment_intensity = saved
+        return target
+
+    def _occlusion_buffer(self, renderer: Renderer) -> int:
+        """A buffer of the mesh's per-vertex occlusion (computed once per mesh, `mesh_occlusion`)."""
+        from app.preview.mesh_occlusion import vertex_occlusion
+
+        mesh = renderer.mesh()
+        if self._occlusion is None or self._occlusion[0] is not mesh:
+            values = vertex_occlusion(mesh.positions, mesh.normals, mesh.indices)
+            if not self._occlusion_vbo:
+                self._occlusion_vbo = int(GL.glGenBuffers(1))
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, self._occlusion_vbo)
+            GL.glBufferData(GL.GL_ARRAY_BUFFER, np.ascontiguousarray(values, dtype=np.float32), GL.GL_STATIC_DRAW)
+            GL.glBindBuffer(GL.GL_ARRAY_BUFFER, 0)
+            self._occlusion = (mesh, self._occlusion_vbo)
+        return self._occlusion_vbo
 
     def catch(self, renderer: Renderer, width: int, height: int) -> None:
         """Multiply the bound (displayed) frame by the ground's catcher factor from the last `radiance`."""

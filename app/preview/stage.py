@@ -141,6 +141,8 @@ class Stage:
     shadows: bool = False
     #: A ground under the mesh that catches its shadow and the environment's contact occlusion.
     ground: bool = False
+    #: Ambient occlusion from the mesh's own geometry (per vertex), multiplied with the material's.
+    occlusion: bool = False
     #: (yaw, pitch, distance) of the camera; None: the mesh's three-quarter view.
     camera: tuple[float, float, float] | None = None
     #: Free-form extras other areas add (kept through to_dict/from_dict).
@@ -200,14 +202,16 @@ class Stage:
         if intensity is not None:
             self.environment_intensity = _number(intensity, "the environment intensity", 0.0, MAX_INTENSITY)
 
-    def set_switches(self, light: Any = None, shadows: Any = None, ground: Any = None) -> None:
-        """The key light, its shadows and the ground on or off (`on`/`off` or booleans)."""
+    def set_switches(self, light: Any = None, shadows: Any = None, ground: Any = None, occlusion: Any = None) -> None:
+        """The key light, its shadows, the ground and the geometry's occlusion on or off (`on`/`off` or booleans)."""
         if light is not None:
             self.light_enabled = parse_switch(light, "the light")
         if shadows is not None:
             self.shadows = parse_switch(shadows, "the shadows")
         if ground is not None:
             self.ground = parse_switch(ground, "the ground")
+        if occlusion is not None:
+            self.occlusion = parse_switch(occlusion, "the occlusion")
 
     def set_camera(self, camera: Any) -> None:
         """`YAW,PITCH,DISTANCE` or three numbers (None: the mesh's own view); see `parse_camera`."""
@@ -260,6 +264,7 @@ class Stage:
             ("light_enabled", lambda: stage.set_switches(light=data["light_enabled"])),
             ("shadows", lambda: stage.set_switches(shadows=data["shadows"])),
             ("ground", lambda: stage.set_switches(ground=data["ground"])),
+            ("occlusion", lambda: stage.set_switches(occlusion=data["occlusion"])),
             ("camera", lambda: stage.set_camera(data["camera"])),
         )
         for key, attempt in attempts:
@@ -294,7 +299,7 @@ class Stage:
         renderer.set_environment_settings(math.radians(math.remainder(self.environment_rotation, 360.0)), self.environment_intensity)
         renderer.set_light_direction(self.light_direction)
         renderer.set_light(color=self.light_color, intensity=self.light_intensity if self.light_enabled else 0.0)
-        renderer.set_shadows(self.shadows, self.ground)
+        renderer.set_shadows(self.shadows, self.ground, self.occlusion)
         renderer.set_camera_home(self.camera_view)
 
 

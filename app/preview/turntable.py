@@ -223,8 +223,8 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
 
         print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
               "rendering with the CPU interpreter (much slower)", file=stderr)
-        if stage.shadows or stage.ground:
-            print(f"{source_path}: note: the CPU interpreter draws no shadows and no ground", file=stderr)
+        if stage.shadows or stage.ground or stage.occlusion:
+            print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
         cpu = CpuRenderer()
         setup.apply(cpu)
         try:
@@ -240,6 +240,7 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
     renderer = Renderer()
 
     def release() -> None:
+        context.make_current()  # a host's event processing (the progress dialog) may have made another current
         renderer.release()
         context.done()
 

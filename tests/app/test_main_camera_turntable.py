@@ -82,6 +82,7 @@ def test_light_off_leaves_only_the_environment(qapp, tmp_path: Path) -> None:
         (["--light", "dim"], "the light must be on or off"),
         (["--shadows", "yes"], "the shadows must be on or off"),
         (["--ground", "1"], "the ground must be on or off"),
+        (["--occlusion", "some"], "the occlusion must be on or off"),
     ],
 )
 def test_a_wrong_stage_value_is_one_line_and_exit_2(qapp, tmp_path: Path, capsys, options: list[str], message: str) -> None:
@@ -143,9 +144,10 @@ def test_the_environment_turntable_keeps_the_camera(qapp, tmp_path: Path) -> Non
 def test_the_stage_keeps_camera_light_shadows_and_ground() -> None:
     stage = Stage()
     stage.set_camera("30,20,5")
-    stage.set_switches(light="off", shadows="on", ground="on")
+    stage.set_switches(light="off", shadows="on", ground="on", occlusion="on")
     data = stage.to_dict()
     assert data["camera"] == [30.0, 20.0, 5.0] and data["light_enabled"] is False and data["shadows"] and data["ground"]
+    assert data["occlusion"] is True
     notes: list[str] = []
     assert Stage.from_dict(data, notes) == stage and notes == []
     assert "camera" not in Stage().to_dict()  # no saved camera: the mesh's own view

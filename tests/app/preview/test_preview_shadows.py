@@ -86,8 +86,8 @@ def test_contact_occlusion_without_the_key_light(qapp, tmp_path: Path) -> None:
 
 
 def test_shadows_on_es_are_those_of_desktop(qapp, tmp_path: Path) -> None:
-    desktop = _ball(tmp_path, "desktop", "--ground", "on", "--shadows", "on", "--gl", "desktop")
-    es = _ball(tmp_path, "es", "--ground", "on", "--shadows", "on", "--gl", "es")
+    desktop = _ball(tmp_path, "desktop", "--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "desktop")
+    es = _ball(tmp_path, "es", "--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "es")
     assert np.abs(desktop - es).max() <= 2
 
 
@@ -99,22 +99,50 @@ def _surface(metallic: float, roughness: float) -> MaterialGraph:
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_the_white_furnace_through_the_shadow_passes_is_still_one(request, gl_fixture: str) -> None:
-    """A black key light still switches the shadow passes on (lit and unlit frames, composite): with nothing
-    but a uniform white environment the sphere reflects 1 exactly, as without them."""
+    """A black key light still switches the shadow passes on (lit, unlit and emission frames, composite), and
+    the sphere's geometry occludes nothing of itself: with nothing but a uniform white environment it reflects
+    1 exactly, as without them."""
     renderer, target = renderer_on(request, gl_fixture)
     renderer.set_environment_maps(EnvironmentMaps.uniform((1.0, 1.0, 1.0)))
     renderer.set_light(color=(0.0, 0.0, 0.0), intensity=3.0)
-    renderer.set_shadows(True, True)
+    renderer.set_shadows(True, True, True)
     positions = None
     for metallic, roughness in itertools.product((1.0, 0.0), (0.0, 0.5, 1.0)):
         build(renderer, _surface(metallic, roughness), target)
         radiance = renderer.render_linear(48, 48)
         renderer.set_shadows(False, False)
         reference = renderer.render_linear(48, 48)
-        renderer.set_shadows(True, True)
+        renderer.set_shadows(True, True, True)
         if positions is None:
             positions = np.abs(reference[..., :3] - np.asarray(renderer.background)).sum(axis=2) > 1e-3
         assert positions.sum() > 500
         values = radiance[positions][:, :3].astype(np.float64)
         assert np.abs(values - reference[positions][:, :3]).max() < 1e-5
         assert values.max() <= 1.0 + 2e-3 and values.min() > 0.99, (metallic, roughness, values.min(), values.max())
+
+
+def test_the_geometrys_occlusion_darkens_the_torus_hole_and_not_its_outside(qapp, tmp_path: Path) -> None:
+    plastic = ROOT / "resources" / "examples" / "rough_plastic.vpl"
+
+    def torus(name: str, *options: str) -> np.ndarray:
+        png = tmp_path / f"{name}.png"
+        assert main([str(plastic), "--preview-screenshot", str(png), "--size", f"{SIZE}x{SIZE}", "--mesh", "torus",
+                     "--camera", "0,60,3.8", "--light", "off", *options]) == 0
+        return load_image_rgba(str(png)).astype(int)[..., :3]
+
+    plain = torus("plain", "--occlusion", "off")
+    occluded = torus("occluded", "--occlusion", "on")
+    covered = np.abs(plain - plain[0, 0]).sum(axis=2) > 0
+    darker = (plain - occluded).sum(axis=2)
+    assert (darker[covered] >= -1).all()  # never lighter
+    assert (occluded[~covered] == plain[~covered]).all()
+    # Seen from above, the ring's inner side (towards the hole) is occluded by the far side of the ring; the
+    # outer rim sees open sky.
+    middle = SIZE // 2
+    row = covered[middle]
+    columns = np.flatnonzero(row)
+    outer = [columns[0] + 1, columns[-1] - 1]
+    hole = np.flatnonzero(~row[columns[0]: columns[-1]]) + columns[0]
+    inner = [hole[0] - 2, hole[-1] + 2]
+    assert min(darker[middle, c] for c in inner) > 6
+    assert max(darker[middle, c] for c in outer) <= 3
