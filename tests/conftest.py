@@ -44,6 +44,7 @@ SPEC_EXAMPLES = ROOT / "tests" / "data" / "spec"
 TIER_FIXTURES: dict[str, str] = {
     "gl_context": "gl",
     "gles_context": "gl",
+    "gl_fixture": "gl",  # the parameter naming `current_gl`/`current_gles`, fetched with request.getfixturevalue
     "make_window": "gl",  # the main window shows the OpenGL preview (tests/app/ui/conftest.py)
     "wayland_session": "gl",  # weston, and the editor started under it
     "glslang_validator": "glslang",
