@@ -325,7 +325,11 @@ class StageToolbar(QWidget):
             if value is None:
                 self._show(self._stage)
                 return
-        self._apply(lambda: self._stage.set_mesh(value))
+        def choose() -> None:
+            self._stage.set_mesh(value)
+            self._stage.set_camera(None)  # a new mesh is shown from its own three-quarter view
+
+        self._apply(choose)
         self._show(self._stage)
 
     def _environment_chosen(self, index: int) -> None:

@@ -4,15 +4,19 @@ The stage is the user's (QSettings) unless the document carries its own
 (docs/file-format.md). While the toggle is on, every change of the stage
 toolbar is stored in the document (mesh and environment files relative to
 its folder); opening a document shows its stage if it has one and sets the
-toggle to say whether it does.
+toggle to say whether it does. The document's stage records the preview's
+camera whenever it is written (the option checked, or the stage changed while
+it is), so the document opens at that view.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction
 
+from app.preview.camera import OrbitCamera
 from app.preview.stage import Stage
 from app.session.stage_files import resolved_stage, stored_stage
 
@@ -37,8 +41,13 @@ class StageCommands:
         self.notes: list[str] = []
 
     def _document_stage(self) -> dict[str, object]:
-        """The toolbar's stage as the document stores it (mesh and environment files relative to its folder)."""
-        return stored_stage(self.toolbar.stage.to_dict(), self.session.document.directory)
+        """The toolbar's stage as the document stores it (mesh and environment files relative to its folder),
+        with the preview's camera as it is now (the view the document opens with)."""
+        stage = self.toolbar.stage
+        camera = getattr(self.window.preview, "camera", None)  # the GL preview's; other previews keep the stage's view
+        if isinstance(camera, OrbitCamera):
+            stage.camera = (math.remainder(float(camera.yaw), 360.0), float(camera.pitch), float(camera.distance))
+        return stored_stage(stage.to_dict(), self.session.document.directory)
 
     def _save_stage_toggled(self, checked: bool) -> None:
         if not self.session.read_only:
