@@ -3,53 +3,7 @@
 What a thumbnail shows and which ones need drawing is decided without
 OpenGL (`app.material.node_previews`); this module draws them.
 
-`ThumbnailRenderer` (needs a current context, no Qt): the preview's own
-`Renderer` with the thumbnail module built in, so every pixel goes through
-exactly the preview's path (the same vertex stage, scene record, parameter
-upload, and for a Surface Output material the same exposure, tone mapper
-and sRGB encoding in the post pass). Thumbnails of one geometry are drawn
-into one image, one tile each (`Renderer.render_tiles`), the selector
-uniform set per tile; a software rasteriser then works on all tiles of a
-refresh at once. Two stages:
-
-- the UV square (`SQUARE`): a quad whose corners are the tile's (identity
-  view and projection, `FlatCamera`), texture coordinates 0..1 from the
-  bottom left, normal +z;
-- the mesh (`MESH`): a sphere (coarser than the preview's: a thumbnail is
-  48 pixels, and llvmpipe sets up every triangle of every tile) seen from
-  the preview's default camera, whatever mesh the stage shows.
-
-The light, exposure, tone mapper and background colour are the preview
-stage's; the background is always the plain colour.
-
-`ThumbnailService` (Qt): a worker thread with its own OpenGL context (of
-the preview's profile) on an offscreen surface, so lowering, compiling,
-linking and drawing never run on the UI thread. `submit(job)` replaces any
-job not yet started (the newest wins); the worker lowers the thumbnail
-module only when the job's `structure` key changed (parameter values and
-textures are uniforms: no new program) or, for a module holding only the
-nodes asked for so far, when the job asks for others. The first module of
-a graph of at most `WHOLE_GRAPH_NODES` nodes holds all of them; a larger
-graph's, and any module after a structural edit (whose job asks for the
-nodes the edit changed), holds the nodes asked for; it draws the job's nodes in chunks,
-and emits `rendered` with the images of each chunk (QImages, safe to hand
-across threads); a newer job interrupts an older one between chunks (the
-caller asks again for what it still needs). A refresh that fails (a driver
-that refuses the program) is reported in the batch, never raised.
-
-Stopping (`stop`, when the window closes): the worker ends after the stage
-it is in (a lowering, a link, a chunk), draws and emits nothing more, and
-releases its GL objects in its own context. A stage can take long (a
-module of thousands of nodes: every node of a 10,000-node graph took about
-20 s to lower and over 30 s for llvmpipe to link), so `stop` waits only as long as its caller
-allows; a worker still running then is kept, with its surface, until it
-ends (`_ending`): Qt aborts the process when a running QThread is destroyed,
-and the surface must outlive the context the worker made current on it.
-The application waits for such workers before it quits
-(`wait_for_ending_workers`). While a worker runs, Python's cyclic garbage is
-collected on the window's thread only (`app.preview.collection`): the worker
-lowers and allocates, and would otherwise collect the window's Qt objects
-on its own thread.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/preview/thumbnails.py`.
 """
 
 from __future__ import annotations
