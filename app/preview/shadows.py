@@ -32,10 +32,11 @@ from OpenGL import GL
 from OpenGL.raw.GL.VERSION.GL_4_1 import glClearDepthf as _clear_depthf  # noqa: N813 - the entry point both APIs load (renderer.py)
 
 from app.preview.camera import look_at
+from app.preview.gl_objects import Framebuffer, clear, link_shaders
 
 if TYPE_CHECKING:
     from app.preview.mesh import Mesh
-    from app.preview.renderer import Framebuffer, Renderer
+    from app.preview.renderer import Renderer
 
 SHADOW_MAP_SIZE = 1024
 _OCCLUSION_LOCATION = 5  # the mask pass's per-vertex occlusion; no material input of the scene contract uses it
@@ -294,10 +295,9 @@ class StagePasses:
     def _program(self, name: str, vertex: str, fragment: str, is_es: bool) -> int:
         program = self._programs.get(name)
         if program is None:
-            from app.preview.renderer import _link_program
 
             header = _ES_HEADER if is_es else _DESKTOP_HEADER
-            program, _log = _link_program(header + vertex, header + fragment, 0, "out_unused", True)
+            program, _log = link_shaders(header + vertex, header + fragment, 0, "out_unused", True)
             self._programs[name] = program
         return program
 
@@ -337,7 +337,6 @@ class StagePasses:
         return framebuffer, texture
 
     def _target(self, name: str, width: int, height: int, color_index: int, color_format: int) -> Framebuffer:
-        from app.preview.renderer import Framebuffer
 
         target = self._targets.get(name)
         if target is None or not target.matches(width, height, color_index, color_format, True):
@@ -438,10 +437,9 @@ class StagePasses:
                                      height_matrix(height_extent, *height_range, from_below=False), False, False)
         mask = self._target("mask", width, height, 0, GL.GL_RGBA8)
         mask.bind()
-        from app.preview.renderer import _clear
 
         GL.glViewport(0, 0, width, height)
-        _clear((1.0, 1.0, 1.0, 1.0))
+        clear((1.0, 1.0, 1.0, 1.0))
         GL.glEnable(GL.GL_DEPTH_TEST)
         GL.glDepthFunc(GL.GL_LESS)
         program = self._program("mask", _MASK_VERTEX, _fill(_MASK_FRAGMENT), renderer.is_es)
