@@ -17,13 +17,13 @@ What a view node holds, and why:
 
 The graphics item `MaterialNodeItem` adds the error marker (red border, a
 badge and the first message under the node), rich tooltips, and the two
-inspection strips at the bottom of the node (issue 18): the live thumbnail
+inspection strips at the bottom of the node: the live thumbnail
 of its output (an image the window's thumbnail service renders; the item
 only draws it, centred under the ports) and the cost footer ("12 instr ·
 1 tex"). Both are off until set, and the node grows by exactly their
 height, so ports and wires stay where they were.
 
-Doing less per node (issue 23 item 8: opening 2,000 nodes): tooltips of
+Doing less per node (opening 2,000 nodes): tooltips of
 nodes and ports are built when first asked for (`toolTip()`, or the viewer
 just before Qt shows one: `materialize_tooltip`), not on every redraw; and
 within `deferred_layout()` (loading) a node lays itself out once, when the
@@ -939,6 +939,8 @@ class MaterialNode(BaseNode):
                     item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
                 if item.data(0) != label:
                     item.setData(0, label)
+                    for pipe in item.connected_pipes:
+                        pipe.update()  # its conversion marker follows the types (app.graph.view.MaterialPipeItem)
 
     def port_type_label(self, direction: str, port_name: str) -> str:
         ports = self.inputs() if direction == "in" else self.outputs()

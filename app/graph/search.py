@@ -31,7 +31,7 @@ MAXIMUM_ROWS = 14
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "lerp": ("mix",),
     "interpolate": ("mix",),
-    "blend": ("blend", "mix"),
+    "blend": ("blend", "mix", "mix_color"),
     "ramp": ("color_ramp",),
     "gradient": ("color_ramp", "linear_gradient", "radial_gradient", "gradient_noise"),
     "colorramp": ("color_ramp",),

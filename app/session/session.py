@@ -96,6 +96,7 @@ from app.session.textures import (
 )
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.backends.glsl.export import export_artifact, file_stem
+from vpl_core.external_files import read_external
 
 UNTITLED_EXPORT_STEM = "material"
 
@@ -339,7 +340,7 @@ class EditorSession:
     def read_file(path: str | os.PathLike[str]) -> LoadedDocument:
         """Read and classify a file (raises OSError when it cannot be read; never for its content)."""
         path = Path(path)
-        return load_text(path.read_bytes(), str(path))
+        return load_text(read_external(path, "document"), str(path))
 
     # ---- edits and lowering ---------------------------------------------------------------
 
@@ -539,7 +540,7 @@ class EditorSession:
     @staticmethod
     def read_recovery(entry: RecoveryEntry) -> LoadedDocument:
         """The autosaved document of `entry` (raises OSError when it cannot be read)."""
-        return load_text(entry.document_path.read_bytes(), str(entry.document_path))
+        return load_text(read_external(entry.document_path, "document"), str(entry.document_path))
 
     @staticmethod
     def discard_recovery(entry: RecoveryEntry) -> None:

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtWidgets import QStatusBar, QWidget
 
+from app.export.glsl import export_glsl
 from app.material import catalog
 from app.material.document import LoadedDocument
 from app.material.examples import DEFAULT_EXAMPLE, example_path, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
-from app.preview.preview_state import preview_lighting, writes_radiance
 from app.session.recovery import RecoveryEntry
 from app.ui.dialogs import SaveChoice
 from app.ui.directories import remember_directory, start_directory
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from app.ui.diagnostics_panel import DiagnosticsPanel
     from app.ui.dialogs import Prompts
     from app.ui.recent_files import RecentFiles
+    from app.ui.stage_commands import StageCommands
 
 
 class FileWindow(Protocol):
@@ -55,6 +56,8 @@ class FileWindow(Protocol):
     def diagnostics_panel(self) -> DiagnosticsPanel: ...
     @property
     def preview(self) -> PreviewHostWidget: ...
+    @property
+    def stage_commands(self) -> StageCommands: ...
     def window(self) -> QWidget:
         """The top-level widget, the parent of every dialog (`QWidget.window`)."""
     def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
@@ -120,7 +123,8 @@ class FileCommands:
         if not self.open_document(document, path, path.name, ask_to_save):
             return False
         self.window.recent.add(path)
-        self._status(f"Opened {path}")
+        notes = self.window.stage_commands.notes  # stage values not used: the defaults are shown
+        self._status("; ".join([f"Opened {path}", *notes]), 10000 if notes else 4000)
         return True
 
     def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True,
@@ -198,23 +202,16 @@ class FileCommands:
         self.window.flush()
         if copy_textures is None:
             copy_textures = self.window.copy_textures_action.isChecked()
-        artifact = self.session.current_artifact
-        stage = self.window.preview.stage
-        note = ""
         try:
-            lighting = preview_lighting(stage, with_environment=artifact is not None and writes_radiance(artifact))
-        except ValueError as error:
-            lighting = preview_lighting(stage, with_environment=False)
-            note = f" (without the preview's environment: {error})"
-        try:
-            written = self.session.export(out_dir, stem, copy_textures, lighting)
+            export = export_glsl(self.session, out_dir, self.window.preview.stage, stem, copy_textures)
         except OSError as error:
             self._error("Cannot export", f"Could not write to {out_dir}.", [str(error)])
             return False
-        if written is None:
+        if export.written is None:
             self._error("Cannot export", "The material does not compile; fix the errors first.",
                         [row.text for row in self.window.diagnostics_panel.rows])
             return False
+        note = f" ({export.note})" if export.note else ""
         self._status(f"Exported GLSL to {out_dir}{note}", 8000 if note else 4000)
         return True
 

@@ -75,6 +75,7 @@ from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 from app.ui.stage_commands import StageCommands
 from app.ui.texture_watcher import TextureWatcher
+from app.ui.turntable_commands import TurntableCommands
 
 APP_TITLE = "VPL Material Editor"
 DUPLICATE_KEY = "Ctrl+D"
@@ -295,6 +296,7 @@ class MainWindow(QMainWindow):
                                               graph_only=True)
         self.groups = GroupCommands(self)  # node groups and the function library
         self.stage_commands = StageCommands(self)  # File > Save Stage with Material
+        self.turntable_commands = TurntableCommands(self)  # File > Export Turntable...
         groups = self.groups
         editor.adopt_context_menu([self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                    self.paste_action, self.duplicate_action, self.delete_action, None,
@@ -330,7 +332,8 @@ class MainWindow(QMainWindow):
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
                                     self.copy_textures_action, self.stage_commands.save_stage_action, None, self.bake_action, self.export_gltf_action,
-                                    self.export_mtlx_action, self.import_mtlx_action, None, self.quit_action])
+                                    self.export_mtlx_action, self.import_mtlx_action, self.turntable_commands.action, None,
+                                    self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
@@ -479,7 +482,7 @@ class MainWindow(QMainWindow):
             self.stage_commands.show_document_stage(graph.stage)
             self.groups.list_library_functions()
             self.groups.offer_library_updates()
-            # Lowered on the worker like any edit (issue 23 item 8), once the view has painted: the graph shows
+            # Lowered on the worker like any edit, once the view has painted: the graph shows
             # at once; the diagnostics, the code and the preview follow (`flush()` waits for them).
             self.lowering.request_after_paint(self.graph.viewer().viewport())
         self.frame_all()
