@@ -146,7 +146,10 @@ def _color_node(
             description,
             inputs=[color_input, *(PortSpec(name, PortType.FLOAT, default) for name, default, _, _ in extra_inputs)],
             outputs=outputs or [PortSpec("out", PortType.COLOR)],
-            properties=[PropertySpec(name, "float", default, low, high) for name, default, low, high in extra_inputs],
+            # The colour's own value too, so an unconnected colour can be set on the node and in the panel.
+            properties=[*([PropertySpec(color_input.name, "color", color_input.default)]
+                          if color_input.type is PortType.COLOR and isinstance(color_input.default, tuple) else []),
+                        *(PropertySpec(name, "float", default, low, high) for name, default, low, high in extra_inputs)],
             lower=lower,
             notes=notes,
         )
@@ -583,6 +586,7 @@ register(
         ],
         outputs=[PortSpec("out", PortType.FLOAT)],
         properties=[
+            PropertySpec("color", "color", (0.8, 0.4, 0.2, 1.0)),
             PropertySpec("mask_color", "color", (0.8, 0.4, 0.2, 1.0)),
             PropertySpec("range", "float", 0.1, 0.0, 2.0),
             PropertySpec("fuzziness", "float", 0.1, 0.0, 2.0),
