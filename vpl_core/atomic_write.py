@@ -4,7 +4,7 @@
 (the editor's documents and autosaves, `vpl compile` exports):
 
 - **Atomic**: the bytes go to a temporary file in the target's directory
-  (`.<name>.<random>.tmp`), are flushed and fsynced, and the temporary file
+  (`.<name>.<host>-<pid>-<random>.tmp`: whose it is), are flushed and fsynced, and the temporary file
   is renamed over the target (`os.replace`; the directory is fsynced after,
   where the platform allows). A reader sees the old file or the new one,
   never a mixture; on any failure the temporary file is removed, the old
@@ -16,8 +16,9 @@
   points to (resolved fully), and the link stays a link.
 - **Orphans**: a process killed between creating and renaming its
   temporary file leaves it behind; writing the same target again removes
-  such files once they are older than `ORPHAN_AGE_SECONDS` (a live writer
-  renames its file within milliseconds).
+  those of writers on this host that are no longer running at once, and
+  any other (another host's, an older naming) once it is older than
+  `ORPHAN_AGE_SECONDS` (a live writer renames its file within milliseconds).
 
 Owner and group of an existing file are not carried over (that needs
 privileges); the file belongs to the user who saved it, as with any editor
@@ -71,6 +72,27 @@ def _temporary_prefix(target: Path) -> str:
     return f".{target.name}."
 
 
+def _host() -> str:
+    """This machine's name as it goes into temporary file names (no path separators; '-' kept)."""
+    uname = getattr(os, "uname", None)
+    name = uname().nodename if uname is not None else os.environ.get("COMPUTERNAME", "")
+    return "".join(character if character.isalnum() or character in "-_" else "_" for character in name) or "host"
+
+
+def _writer_gone(owner: str) -> bool:
+    """Whether the `<host>-<pid>` of a temporary file's name is a process of this host that no longer runs."""
+    host, _, pid_text = owner.rpartition("-")
+    if host != _host() or not pid_text.isdigit() or os.name != "posix":
+        return False  # another machine's (or a platform where os.kill(pid, 0) is not a probe): age decides
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False  # running under another user, or not a pid at all
+    return False
+
+
 def remove_orphans(target: Path, older_than: float = ORPHAN_AGE_SECONDS) -> list[Path]:
     """Delete temporary files a killed writer of `target` left behind; returns what was removed."""
     removed: list[Path] = []
@@ -84,9 +106,10 @@ def remove_orphans(target: Path, older_than: float = ORPHAN_AGE_SECONDS) -> list
         name = candidate.name
         if not (name.startswith(prefix) and name.endswith(TEMPORARY_SUFFIX)) or len(name) <= len(prefix) + len(TEMPORARY_SUFFIX):
             continue
+        owner = name[len(prefix) : -len(TEMPORARY_SUFFIX)].rpartition("-")[0]  # <host>-<pid> of <host>-<pid>-<random>
         with contextlib.suppress(OSError):
             info = candidate.lstat()
-            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > older_than:
+            if stat.S_ISREG(info.st_mode) and (now - info.st_mtime > older_than or _writer_gone(owner)):
                 candidate.unlink()
                 removed.append(candidate)
     return removed
@@ -136,7 +159,7 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> Path:
     directory = target.parent if str(target.parent) else Path(".")
     mode = _mode_for(target)
     remove_orphans(target)
-    handle, temporary = _create_temporary(directory, _temporary_prefix(target))
+    handle, temporary = _create_temporary(directory, f"{_temporary_prefix(target)}{_host()}-{os.getpid()}-")
     try:
         with os.fdopen(handle, "wb") as stream:
             if hasattr(os, "fchmod"):

@@ -48,6 +48,7 @@ from typing import Any
 from app.material.graph import GraphFormatError, MaterialGraph
 from vpl_core.atomic_write import write_atomically
 from vpl_core.diagnostics import Diagnostic, VplError
+from vpl_core.external_files import read_external
 from vpl_core.ir.module import Module
 
 MAGIC_LINE = "// VPL material editor document"
@@ -266,7 +267,7 @@ def load_file(path: str | os.PathLike[str]) -> LoadedDocument:
     """Open a document from disk; an unreadable file gives a message, not an exception."""
     target = Path(path)
     try:
-        data = target.read_bytes()
+        data = read_external(target, "document")
     except OSError as error:
         return LoadedDocument(message=f"cannot read {target}: {error.strerror or error}", label=str(target))
     return load_text(data, label=str(target))

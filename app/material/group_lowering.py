@@ -285,7 +285,7 @@ class GroupState:
         """
         reach = Reach(set(), set(ports))
         order, _ = topological_order(graph)
-        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic (issue 23).
+        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic.
         incoming: dict[str, list[Connection]] = {}
         for connection in graph.connections:
             incoming.setdefault(connection.target_node, []).append(connection)

@@ -51,6 +51,7 @@ from app.material.graph import (
 from app.material.group_names import FUNCTION_PROPERTY, slug, unique
 from app.material.groups import GROUP_TYPE, instance_type, instances, reachable
 from vpl_core.atomic_write import write_atomically
+from vpl_core.external_files import ExternalFileError, read_external
 
 FUNCTION_FILE_SUFFIX = ".vplf"
 FUNCTION_FORMAT = "vpl-material-function"
@@ -157,8 +158,12 @@ def read_function_text(text: str, path: Path, folder: str) -> LibraryFunction:
         raise LibraryError(f"{path.name}: not valid JSON ({error})") from error
     if not isinstance(data, dict) or data.get("format") != FUNCTION_FORMAT:
         raise LibraryError(f"{path.name}: not a material function file")
-    if data.get("version") != FUNCTION_VERSION:
-        raise LibraryError(f"{path.name}: unsupported version {data.get('version')!r} (this editor reads {FUNCTION_VERSION})")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise LibraryError(f"{path.name}: the version must be a whole number such as {FUNCTION_VERSION}, "
+                           f"not {_json_kind(version)}")
+    if version != FUNCTION_VERSION:
+        raise LibraryError(f"{path.name}: unsupported version {version} (this editor reads version {FUNCTION_VERSION})")
     root = data.get("function")
     try:
         graph = MaterialGraph.from_dict({"format": GRAPH_FORMAT, "version": GRAPH_VERSION_WITH_FUNCTIONS,
@@ -170,9 +175,25 @@ def read_function_text(text: str, path: Path, folder: str) -> LibraryFunction:
     return LibraryFunction(folder, path, root, graph.functions, definition_hash(graph.functions, root))
 
 
+def _json_kind(value: object) -> str:
+    """How a JSON value is named in a message (short; a long text is cut)."""
+    if value is None:
+        return "missing"
+    if isinstance(value, str):
+        return f"the text {value[:20]!r}"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    return "an object" if isinstance(value, dict) else "a list"
+
+
 def read_function_file(path: Path, folder: str) -> LibraryFunction:
+    """A function file from disk: a regular file within the `.vplf` budget (a pipe or device is refused unread)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_external(path, "vplf").decode("utf-8")
+    except ExternalFileError as error:
+        raise LibraryError(f"{path.name}: cannot be read ({error.reason})") from error
     except (OSError, UnicodeDecodeError) as error:
         raise LibraryError(f"{path.name}: cannot be read ({error})") from error
     return read_function_text(text, path, folder)
@@ -183,9 +204,14 @@ def list_library(folders: Mapping[str, Path]) -> tuple[list[LibraryFunction], li
     found: list[LibraryFunction] = []
     problems: list[str] = []
     for folder, directory in folders.items():
-        if not directory.is_dir():
+        try:
+            if not directory.is_dir():
+                continue
+            paths = sorted(directory.glob(f"*{FUNCTION_FILE_SUFFIX}"))
+        except OSError as error:  # a folder path the platform refuses (too long, a loop of links)
+            problems.append(f"{folder} library: {directory}: cannot be listed ({error.strerror or error})")
             continue
-        for path in sorted(directory.glob(f"*{FUNCTION_FILE_SUFFIX}")):
+        for path in paths:
             try:
                 found.append(read_function_file(path, folder))
             except LibraryError as error:

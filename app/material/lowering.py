@@ -60,9 +60,9 @@ Guarantees:
   group (`NodeDiagnostic.scope`, `scoped_node`).
 - Reads: which surface values (sources, varyings, scene fields, host
   uniforms) each node asked for, in `LoweringResult.reads`; node previews
-  decide from them whether a value needs the preview mesh (issue 18).
+  decide from them whether a value needs the preview mesh.
 
-Node previews (`lower(graph, preview=PreviewOutputs(...))`, issue 18):
+Node previews (`lower(graph, preview=PreviewOutputs(...))`):
 instead of the graph's output node, the values of the given node outputs
 are written, unlit, to the fragment colour output: the sub-graph feeding
 them is lowered as usual (the same nodes, in the same order rules, with
@@ -96,7 +96,7 @@ from app.material.node_types import (
     input_default,
 )
 from app.material.parameters import PARAMETER_NODE_TYPES, ParameterKind, ParameterSpec
-from app.material.port_types import PortType
+from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
@@ -850,6 +850,9 @@ class _Lowering:
             return fn.swizzle(value, "xyz")
         if source is PortType.VEC3 and target is PortType.COLOR:
             return fn.construct(vec(4), value, fn.f(1.0))
+        if source is PortType.COLOR and target is PortType.FLOAT:
+            weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
+            return fn.builtin(Builtin.DOT, PortType.FLOAT, fn.swizzle(value, "xyz"), weights)
         raise LoweringFailure(f"cannot convert {source} to {target}")
 
     def default_operand(self, default: Any, target: PortType) -> Operand:
@@ -1084,7 +1087,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
     # The connections `lowering.incoming` keeps (one per input), per target node: scanning them all per node was
-    # quadratic (issue 23).
+    # quadratic.
     incoming_of: dict[str, list[Connection]] = {}
     for (target_node, _port), connection in lowering.incoming.items():
         incoming_of.setdefault(target_node, []).append(connection)

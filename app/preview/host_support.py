@@ -208,7 +208,8 @@ class PreviewStage(QObject):
             return
         self._state.set_environment_maps(environment_maps(prepared))
         self._state.set_brdf_table(prepared.brdf_lut)
-        self._set_note("")
+        # What loading changed (replaced NaN texels, a downscaled file) stays in view: the artist should know.
+        self._set_note(f"Environment {_short(self._name)}: {'; '.join(prepared.notes)}" if prepared.notes else "")
         self.ready.emit(self._name)
 
     def _fail(self, message: str) -> None:
@@ -226,8 +227,9 @@ def _short(name: str) -> str:
     return name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def paint_note(widget: QWidget, text: str, top: int = 0) -> None:
-    """A note (one line, wrapped if narrow) in the top-left corner of `widget`, `top` pixels down, on a dark band."""
+def paint_note(widget: QWidget, text: str, top: int = 0, right: bool = False) -> None:
+    """A note (one line, wrapped if narrow) in the top-left (`right`: top-right) corner of `widget`, `top` pixels
+    down, on a dark band."""
     painter = QPainter(widget)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     font = QFont(widget.font())
@@ -235,7 +237,8 @@ def paint_note(widget: QWidget, text: str, top: int = 0) -> None:
     painter.setFont(font)
     margin = 6
     bounds = painter.boundingRect(QRect(0, 0, widget.width() - 2 * margin, widget.height()), int(Qt.TextFlag.TextWordWrap), text)
-    band = QRect(0, top, min(widget.width(), bounds.width() + 2 * margin), bounds.height() + 2 * margin)
+    band_width = min(widget.width(), bounds.width() + 2 * margin)
+    band = QRect(widget.width() - band_width if right else 0, top, band_width, bounds.height() + 2 * margin)
     painter.fillRect(band, QColor(0, 0, 0, 160))
     painter.setPen(QColor(235, 235, 235))
     painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)

@@ -2,9 +2,10 @@
 
 OBJ is parsed by trimesh (`trimesh.exchange.obj.load_obj`, which splits
 vertices where a corner's texture coordinate or normal differs and
-triangulates polygons); glTF by pygltflib (the container, external and
-embedded buffers), whose accessors are read here with numpy as the glTF 2.0
-specification lays them out (section 3.6). Every mesh of the file's default
+triangulates polygons); glTF by a small reader here (the JSON document,
+the GLB container, external and embedded buffers; pygltflib's decoding takes
+about a millisecond per node), with accessors read with numpy as the glTF
+2.0 specification lays them out (section 3.6). Every mesh of the file's default
 scene (glTF: node transforms applied, mirrored transforms re-wound) or every
 object of the OBJ becomes one `Mesh` (app/preview/mesh.py):
 
@@ -31,37 +32,45 @@ object of the OBJ becomes one `Mesh` (app/preview/mesh.py):
 plain arrays (`MeshData`); `import_mesh` / `load_mesh` add the tangents and
 build the `Mesh`.
 
+Files and buffer files are read through `vpl_core.external_files` (regular
+files only, within the obj/gltf/glb/buffer budgets). Before any buffer is
+read, the scene's instances are counted (at most `MAX_INSTANCES` meshes
+placed, `MAX_NODE_VISITS` nodes walked) and its triangles estimated from
+the accessor counts against `MAX_TRIANGLES`.
+
 Errors are `MeshImportError` (a ValueError) with one line naming the file:
 missing or unreadable file, unsupported format, malformed data, a file
-without triangles (points and lines only), compressed glTF extensions.
+without triangles (points and lines only), compressed glTF extensions,
+a scene over the budgets.
 Nothing here imports Qt or OpenGL.
 """
 
 from __future__ import annotations
 
+import errno
 import io
+import json
 import struct
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.material.scene import DEFAULT_VERTEX_COLOR
 from app.material.textures import srgb_to_linear
+from vpl_core.external_files import ExternalFileError, check_file, read_external
 
 if TYPE_CHECKING:
-    # pygltflib publishes no types (its classes are Any to mypy); the names say what is passed.
-    from pygltflib import GLTF2, Node, Primitive
-
     from app.preview.mesh import Mesh
-
-_Item = TypeVar("_Item")
 
 MESH_SUFFIXES = (".obj", ".gltf", ".glb")
 #: Larger files are refused before their triangles are processed (the preview is for materials, not scenes).
 MAX_TRIANGLES = 4_000_000
+#: The most meshes a glTF scene may place (node instances), checked before any is expanded.
+MAX_INSTANCES = 100_000
+#: The most nodes walked in a glTF scene (a node may be a child of many: the walk can grow exponentially).
+MAX_NODE_VISITS = 1_000_000
 
 #: glTF component types (specification 3.6.2.2) and their numpy types.
 _COMPONENT_TYPES: dict[int, type[np.integer[Any]] | type[np.float32]] = {5120: np.int8, 5121: np.uint8, 5122: np.int16, 5123: np.uint16, 5125: np.uint32, 5126: np.float32}
@@ -140,8 +149,10 @@ def read_mesh_file(path: str | Path) -> MeshData:
     suffix = path.suffix.lower()
     if suffix not in MESH_SUFFIXES:
         raise MeshImportError(f"{label}: unsupported mesh format {suffix or '(no suffix)'!r}; expected .obj, .gltf or .glb")
-    if not path.is_file():
-        raise MeshImportError(f"{label}: no such mesh file")
+    try:
+        check_file(path, suffix[1:])
+    except ExternalFileError as error:
+        raise MeshImportError(f"{label}: no such mesh file" if error.errno == errno.ENOENT else str(error)) from error
     parts = _read_obj(path, label) if suffix == ".obj" else _read_gltf(path, label)
     return _assemble(path.stem, parts, label)
 
@@ -153,12 +164,12 @@ def _read_obj(path: Path, label: str) -> list[_Part]:
     from trimesh.exchange.obj import load_obj
 
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise MeshImportError(f"{label}: cannot read the file: {error.strerror or error}") from error
+        data = read_external(path, "obj")
+    except ExternalFileError as error:
+        raise MeshImportError(str(error)) from error
     if _relative_indices_before_later_vertices(data):
         # trimesh resolves negative indices against the file's last vertex, not the face's position
-        # (trimesh issue 2364): refuse rather than show a tangle.
+        # (trimesh#2364): refuse rather than show a tangle.
         raise MeshImportError(
             f"{label}: faces with negative (relative) indices are followed by more vertices; "
             "this layout is not supported (write absolute indices)"
@@ -249,42 +260,119 @@ def _first_line(error: BaseException) -> str:
 # --- glTF -----------------------------------------------------------------------------------------
 
 
-def _read_gltf(path: Path, label: str) -> list[_Part]:
-    import pygltflib
+class _Json:
+    """A glTF JSON object: its fields as attributes, None when absent; nested objects wrapped the same way."""
 
+    __slots__ = ("_fields",)
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self._fields = fields
+
+    def __getattr__(self, name: str) -> Any:
+        value = self._fields.get(name)
+        return _Json(value) if isinstance(value, dict) else value
+
+
+_GLB_MAGIC = b"glTF"
+_GLB_JSON, _GLB_BIN = 0x4E4F534A, 0x004E4942
+
+
+def _glb_chunks(data: bytes, label: str) -> tuple[bytes, bytes | None]:
+    """The JSON chunk and the binary chunk (if any) of a GLB file (glTF 2.0 section 4.4)."""
+    if len(data) < 20 or data[:4] != _GLB_MAGIC:
+        raise MeshImportError(f"{label}: not a readable glTF file (no GLB header)")
+    version, length = struct.unpack_from("<II", data, 4)
+    if version != 2:
+        raise MeshImportError(f"{label}: GLB version {version}; only glTF 2.0 is read")
+    if length > len(data):
+        raise MeshImportError(f"{label}: not a readable glTF file (truncated: {len(data)} of {length} bytes)")
+    position, chunks = 12, []
+    while position + 8 <= length:
+        size, kind = struct.unpack_from("<II", data, position)
+        body = data[position + 8 : position + 8 + size]
+        if len(body) != size:
+            raise MeshImportError(f"{label}: not a readable glTF file (a GLB chunk runs past the end)")
+        chunks.append((kind, body))
+        position += 8 + size
+    if not chunks or chunks[0][0] != _GLB_JSON:
+        raise MeshImportError(f"{label}: not a readable glTF file (the GLB does not start with its JSON chunk)")
+    binary = chunks[1][1] if len(chunks) > 1 and chunks[1][0] == _GLB_BIN else None
+    return chunks[0][1], binary
+
+
+def _gltf_document(path: Path, label: str) -> tuple[_Json, bytes | None]:
+    """The top-level JSON object of a .gltf or .glb file, and the GLB's binary chunk."""
+    binary = path.suffix.lower() == ".glb"
     try:
-        with warnings.catch_warnings():
-            # pygltflib warns about what it skips in malformed files; the outcome is reported below instead.
-            warnings.simplefilter("ignore")
-            document = pygltflib.GLTF2().load(str(path))
-    except OSError as error:
-        raise MeshImportError(f"{label}: cannot read the file: {error.strerror or error}") from error
-    except (ValueError, KeyError, TypeError, AttributeError, struct.error, UnicodeDecodeError) as error:
-        # pygltflib raises whatever its JSON and dataclass decoding hit on malformed input.
+        data = read_external(path, "glb" if binary else "gltf")
+    except ExternalFileError as error:
+        raise MeshImportError(str(error)) from error
+    blob = None
+    if binary or data[:4] == _GLB_MAGIC:
+        data, blob = _glb_chunks(data, label)
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except RecursionError as error:
+        raise MeshImportError(f"{label}: not a readable glTF file (the JSON is nested too deeply)") from error
+    except (UnicodeDecodeError, ValueError) as error:
         raise MeshImportError(f"{label}: not a readable glTF file ({type(error).__name__}: {_first_line(error)})") from error
-    if document is None:
-        raise MeshImportError(f"{label}: not a readable glTF file")
+    if not isinstance(document, dict):
+        raise MeshImportError(f"{label}: not a readable glTF file (the JSON is not an object)")
+    return _Json(document), blob
+
+
+def _read_gltf(path: Path, label: str) -> list[_Part]:
+    document, blob = _gltf_document(path, label)
     for extension in _list(document.extensionsRequired, "extensionsRequired", label):
         if extension in _UNSUPPORTED_EXTENSIONS:
             raise MeshImportError(f"{label}: the meshes are {_UNSUPPORTED_EXTENSIONS[extension]} ({extension}), which is not supported")
-    buffers = _GltfBuffers(document, path, label)
-    parts = []
-    for mesh_index, transform in _mesh_instances(document, label):
-        mesh = _item(document.meshes, mesh_index, "mesh", label, pygltflib.Mesh)
+    instances = _mesh_instances(document, label)
+    _check_triangle_budget(document, instances, label)
+    buffers = _GltfBuffers(document, blob, path, label)
+    placements: dict[int, list[np.ndarray]] = {}
+    for mesh_index, transform in instances:
+        placements.setdefault(mesh_index, []).append(transform)
+    parts: list[_Part] = []
+    for mesh_index, transforms in placements.items():
+        mesh = _item(document.meshes, mesh_index, "mesh", label)
         for primitive in _list(mesh.primitives, "a mesh's primitives", label):
-            if not isinstance(primitive, pygltflib.Primitive):
-                raise MeshImportError(f"{label}: a primitive of mesh {mesh_index} is malformed")
-            part = _read_primitive(document, buffers, primitive, label)
+            part = _read_primitive(document, buffers, _object(primitive, f"a primitive of mesh {mesh_index}", label), label)
             if part is not None:
-                parts.append(_transformed(part, transform))
+                # Every instance of a primitive in one part: the cost is per mesh, not per instance.
+                parts.append(_transformed(part, transforms[0]) if len(transforms) == 1 else _instanced(part, np.stack(transforms)))
     return parts
+
+
+def _check_triangle_budget(document: _Json, instances: list[tuple[int, np.ndarray]], label: str) -> None:
+    """Refuse a scene whose triangles, counted from its accessors' counts, exceed MAX_TRIANGLES (nothing read yet)."""
+    per_mesh: dict[int, int] = {}
+    total = 0
+    for mesh_index, _ in instances:
+        if mesh_index not in per_mesh:
+            mesh = _item(document.meshes, mesh_index, "mesh", label)
+            count = 0
+            for primitive in _list(mesh.primitives, "a mesh's primitives", label):
+                primitive = _object(primitive, f"a primitive of mesh {mesh_index}", label)
+                mode = _TRIANGLES if primitive.mode is None else primitive.mode
+                attributes = primitive.attributes
+                source = primitive.indices if primitive.indices is not None else getattr(attributes, "POSITION", None)
+                if mode not in (_TRIANGLES, _TRIANGLE_STRIP, _TRIANGLE_FAN) or source is None:
+                    continue
+                corners = _integer(_item(document.accessors, source, "accessor", label).count, f"accessor {source}'s count", label)
+                count += corners // 3 if mode == _TRIANGLES else max(corners - 2, 0)
+            per_mesh[mesh_index] = count
+        total += per_mesh[mesh_index]
+        if total > MAX_TRIANGLES:
+            raise MeshImportError(f"{label}: the scene places more than {MAX_TRIANGLES} triangles "
+                                  f"({len(instances)} mesh instances); the preview takes at most {MAX_TRIANGLES}")
 
 
 class _GltfBuffers:
     """The bytes of each buffer: GLB's binary chunk, data URIs or files next to the .gltf."""
 
-    def __init__(self, document: GLTF2, path: Path, label: str) -> None:
+    def __init__(self, document: _Json, blob: bytes | None, path: Path, label: str) -> None:
         self.document = document
+        self.blob = blob
         self.path = path
         self.label = label
         self._data: dict[int, bytes] = {}
@@ -295,18 +383,16 @@ class _GltfBuffers:
         return self._data[index]
 
     def _load(self, index: int) -> bytes:
-        import pygltflib
-
-        buffer = _item(self.document.buffers, index, "buffer", self.label, pygltflib.Buffer)
+        buffer = _item(self.document.buffers, index, "buffer", self.label)
         uri = buffer.uri
         if uri is not None and not isinstance(uri, str):
             raise MeshImportError(f"{self.label}: buffer {index} has a malformed URI")
         if uri is None:
-            blob = self.document.binary_blob()
-            if blob is None:
+            if self.blob is None:
                 raise MeshImportError(f"{self.label}: buffer {index} has no data (no URI and no GLB binary chunk)")
-            data = bytes(blob)
+            data = self.blob
         elif uri.startswith("data:"):
+            # Bounded by the document's own budget: the payload is part of the JSON already read.
             _, _, payload = uri.partition(",")
             import base64
             import binascii
@@ -318,18 +404,18 @@ class _GltfBuffers:
         else:
             from urllib.parse import unquote
 
-            file = self.path.parent / unquote(uri)
             try:
-                data = file.read_bytes()
-            except OSError as error:
-                raise MeshImportError(f"{self.label}: cannot read buffer file {uri!r}: {error.strerror or error}") from error
+                data = read_external(self.path.parent / unquote(uri), "buffer")
+            except (ExternalFileError, ValueError) as error:
+                reason = error.reason if isinstance(error, ExternalFileError) else str(error)
+                raise MeshImportError(f"{self.label}: cannot read buffer file {uri[:200]!r}: {reason}") from error
         if isinstance(buffer.byteLength, int) and len(data) < buffer.byteLength:
             raise MeshImportError(f"{self.label}: buffer {index} holds {len(data)} bytes, {buffer.byteLength} declared")
         return data
 
 
 def _integer(value: object, what: str, label: str, default: int | None = None) -> int:
-    """A non-negative integer field of the glTF document (pygltflib does not check types)."""
+    """A non-negative integer field of the glTF document."""
     if value is None and default is not None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -337,14 +423,17 @@ def _integer(value: object, what: str, label: str, default: int | None = None) -
     return value
 
 
-def _item(items: object, index: object, what: str, label: str, kind: type[_Item]) -> _Item:
-    """items[index], checked: pygltflib keeps whatever the JSON held (nulls, numbers where objects belong)."""
+def _item(items: object, index: object, what: str, label: str) -> _Json:
+    """items[index], checked: an index that exists and a JSON object there (the file may hold anything)."""
     if isinstance(index, bool) or not isinstance(index, int) or not isinstance(items, list) or not 0 <= index < len(items):
         raise MeshImportError(f"{label}: refers to {what} {index!r}, which does not exist")
-    item = items[index]
-    if not isinstance(item, kind):
-        raise MeshImportError(f"{label}: {what} {index} is malformed")
-    return item
+    return _object(items[index], f"{what} {index}", label)
+
+
+def _object(value: object, what: str, label: str) -> _Json:
+    if not isinstance(value, (dict, _Json)):
+        raise MeshImportError(f"{label}: {what} is malformed")
+    return value if isinstance(value, _Json) else _Json(value)
 
 
 def _numbers(value: object, count: int, what: str, label: str) -> np.ndarray | None:
@@ -367,7 +456,7 @@ def _list(value: object, what: str, label: str) -> list[Any]:
     return value
 
 
-def _node_matrix(node: Node, label: str) -> np.ndarray:
+def _node_matrix(node: _Json, label: str) -> np.ndarray:
     """The node's local transform (glTF 5.25: a column-major matrix, or translation * rotation * scale)."""
     matrix = _numbers(node.matrix, 16, "a node's matrix", label)
     if matrix is not None:
@@ -396,34 +485,41 @@ def _node_matrix(node: Node, label: str) -> np.ndarray:
     return local
 
 
-def _mesh_instances(document: GLTF2, label: str) -> list[tuple[int, np.ndarray]]:
-    """(mesh index, world matrix) for every node with a mesh in the default scene (or every mesh when there is no scene)."""
-    import pygltflib
+def _mesh_instances(document: _Json, label: str) -> list[tuple[int, np.ndarray]]:
+    """(mesh index, world matrix) for every node with a mesh in the default scene (or every mesh when there is no scene).
 
+    At most MAX_INSTANCES meshes placed and MAX_NODE_VISITS nodes walked: the
+    file is refused before its instances are expanded any further.
+    """
     scenes = _list(document.scenes, "scenes", label)
     if not scenes:
         return [(index, np.eye(4)) for index in range(len(_list(document.meshes, "meshes", label)))]
     scene_index = document.scene if isinstance(document.scene, int) and not isinstance(document.scene, bool) else 0
-    scene = _item(scenes, scene_index, "scene", label, pygltflib.Scene)
+    scene = _item(scenes, scene_index, "scene", label)
     instances = []
     stack = [(node, np.eye(4), 0) for node in _list(scene.nodes, "a scene's nodes", label)]
+    visits = 0
     while stack:
         node_index, parent, depth = stack.pop()
         if depth > 64:
             raise MeshImportError(f"{label}: the node hierarchy is deeper than 64 levels (a cycle?)")
-        node = _item(document.nodes, node_index, "node", label, pygltflib.Node)
+        visits += 1
+        if visits > MAX_NODE_VISITS:
+            raise MeshImportError(f"{label}: the scene walks more than {MAX_NODE_VISITS} nodes (nodes shared as children?)")
+        node = _item(document.nodes, node_index, "node", label)
         world = parent @ _node_matrix(node, label)
         if node.mesh is not None:
             instances.append((node.mesh, world))
+            if len(instances) > MAX_INSTANCES:
+                raise MeshImportError(f"{label}: the scene places more than {MAX_INSTANCES} mesh instances; "
+                                      f"the preview takes at most {MAX_INSTANCES}")
         stack.extend((child, world, depth + 1) for child in _list(node.children, "a node's children", label))
     return instances
 
 
-def _accessor(document: GLTF2, buffers: _GltfBuffers, index: object, label: str) -> np.ndarray:
+def _accessor(document: _Json, buffers: _GltfBuffers, index: object, label: str) -> np.ndarray:
     """An accessor's elements as a (count, components) array (glTF 3.6.2), normalised integers as floats."""
-    import pygltflib
-
-    accessor = _item(document.accessors, index, "accessor", label, pygltflib.Accessor)
+    accessor = _item(document.accessors, index, "accessor", label)
     if accessor.sparse is not None:
         raise MeshImportError(f"{label}: accessor {index} is sparse, which is not supported")
     dtype = _COMPONENT_TYPES.get(accessor.componentType) if isinstance(accessor.componentType, int) else None
@@ -433,7 +529,7 @@ def _accessor(document: GLTF2, buffers: _GltfBuffers, index: object, label: str)
     count = _integer(accessor.count, f"accessor {index}'s count", label)
     if accessor.bufferView is None:
         return np.zeros((count, components))  # all zeros, as the specification says
-    view = _item(document.bufferViews, accessor.bufferView, "buffer view", label, pygltflib.BufferView)
+    view = _item(document.bufferViews, accessor.bufferView, "buffer view", label)
     data = buffers.data(_integer(view.buffer, "a buffer view's buffer", label))
     element_size = np.dtype(dtype).itemsize * components
     stride = _integer(view.byteStride, "a buffer view's byteStride", label, default=0) or element_size
@@ -457,14 +553,12 @@ def _accessor(document: GLTF2, buffers: _GltfBuffers, index: object, label: str)
     return values
 
 
-def _read_primitive(document: GLTF2, buffers: _GltfBuffers, primitive: Primitive, label: str) -> _Part | None:
-    import pygltflib
-
+def _read_primitive(document: _Json, buffers: _GltfBuffers, primitive: _Json, label: str) -> _Part | None:
     mode = _TRIANGLES if primitive.mode is None else primitive.mode
     if mode not in (_TRIANGLES, _TRIANGLE_STRIP, _TRIANGLE_FAN):
         return None  # points and lines: nothing to shade
     attributes = primitive.attributes
-    if not isinstance(attributes, pygltflib.Attributes) or attributes.POSITION is None:
+    if not isinstance(attributes, _Json) or attributes.POSITION is None:
         raise MeshImportError(f"{label}: a primitive has no POSITION attribute")
     positions = _accessor(document, buffers, attributes.POSITION, label)
     if positions.shape[1] != 3:
@@ -517,6 +611,27 @@ def _triangles(order: np.ndarray, mode: int) -> np.ndarray:
         # Every other strip triangle is wound the other way (glTF 3.7.2.1).
         return np.stack([np.where(odd, second, first), np.where(odd, first, second), third], axis=-1)
     return np.stack([np.full(len(order) - 2, order[0]), order[1:-1], order[2:]], axis=-1)  # fan
+
+
+def _instanced(part: _Part, matrices: np.ndarray) -> _Part:
+    """One part holding `part` placed by each of `matrices` (k, 4, 4); what `_transformed` does to each, at once."""
+    count, vertices = len(matrices), len(part.positions)
+    linear = matrices[:, :3, :3]
+    positions = (np.einsum("kij,nj->kni", linear, part.positions) + matrices[:, None, :3, 3]).reshape(-1, 3)
+    normals = tangents = None
+    if part.normals is not None:
+        normal_matrices = np.linalg.pinv(linear)  # rows times the inverse: the inverse transpose, per instance
+        normals = np.einsum("nj,kji->kni", part.normals, normal_matrices).reshape(-1, 3)
+    mirrored = np.linalg.det(linear) < 0.0
+    if part.tangents is not None:
+        directions = np.einsum("kij,nj->kni", linear, part.tangents[:, :3])
+        signs = np.where(mirrored[:, None, None], -1.0, 1.0) * part.tangents[None, :, 3:4]
+        tangents = np.concatenate([directions, np.broadcast_to(signs, (count, vertices, 1))], axis=2).reshape(-1, 4)
+    offsets = (np.arange(count, dtype=np.int64) * vertices)[:, None, None]
+    triangles = np.where(mirrored[:, None, None], part.triangles[None, :, ::-1], part.triangles[None]) + offsets
+    texcoords = None if part.texcoords is None else np.tile(part.texcoords, (count, 1))
+    colors = None if part.colors is None else np.tile(part.colors, (count, 1))
+    return _Part(positions, triangles.reshape(-1, 3), normals, texcoords, tangents, colors)
 
 
 def _transformed(part: _Part, matrix: np.ndarray) -> _Part:

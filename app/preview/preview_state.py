@@ -215,6 +215,11 @@ class PreviewState:
         self.time: float = 0.0
         self.parameters: dict[str, Any] = {}
         self.mesh_name = "sphere"
+        #: The key light casts shadows; a ground under the mesh catches them (docs/preview.md, "Shadows and ground").
+        self.shadows = False
+        self.ground = False
+        #: Ambient occlusion from the mesh's geometry (app/preview/mesh_occlusion.py) on the environment's light.
+        self.occlusion = False
         #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
         self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
         self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() when first needed
@@ -244,6 +249,20 @@ class PreviewState:
         else:
             self._images[name] = as_rgba_image(image)
         self._dirty_textures.add(name)
+
+    # ---- shadows, ground, camera ---------------------------------------------------------
+
+    def set_shadows(self, shadows: bool, ground: bool, occlusion: bool = False) -> None:
+        """The key light's shadows on or off, the ground that catches them (and the contact occlusion), and the
+        ambient occlusion from the mesh's own geometry."""
+        self.shadows, self.ground, self.occlusion = bool(shadows), bool(ground), bool(occlusion)
+
+    def set_camera_home(self, view: Sequence[float]) -> None:
+        """Make (yaw, pitch, distance) the camera's home and go there, unless it is the home already
+        (so an orbit the user made survives re-applying the same stage)."""
+        home = (float(view[0]), float(view[1]), float(view[2]))
+        if self.camera.home != home:
+            self.camera.go_home(home)
 
     # ---- the mesh -----------------------------------------------------------------------
 

@@ -89,6 +89,7 @@ from app.preview.preview_state import EnvironmentMaps as EnvironmentMaps
 from app.preview.preview_state import PreviewState, scene_record_value, vector_components, writes_radiance
 from app.preview.preview_state import artifact_reads_scene_field as artifact_reads_scene_field
 from app.preview.preview_state import default_brdf_table as default_brdf_table
+from app.preview.shadows import StagePasses
 from app.preview.stage import DEFAULT_LIGHT_DIRECTION as DEFAULT_LIGHT_DIRECTION
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
@@ -606,6 +607,7 @@ class Renderer(PreviewState):
         self._background_program: BackgroundProgram | None = None
         self._post_vertex_array = 0
         self._post_vertex_buffer = 0
+        self._stage_passes: StagePasses | None = None  # shadows and ground (app/preview/shadows.py), made when first used
         self._initialized = False
         self.is_es = False
 
@@ -651,6 +653,9 @@ class Renderer(PreviewState):
         if self._background_program is not None:
             GL.glDeleteProgram(self._background_program.program)
             self._background_program = None
+        if self._stage_passes is not None:
+            self._stage_passes.release()
+            self._stage_passes = None
         if self._environment_textures:
             GL.glDeleteTextures(len(self._environment_textures), list(self._environment_textures.values()))
             self._environment_textures.clear()
@@ -934,6 +939,17 @@ class Renderer(PreviewState):
             target = self._hdr_target = Framebuffer(width, height, location, GL.GL_RGBA32F, sampled=True)
         post = self._post_program(self.tone_mapper)
         try:
+            if (self.shadows and self.light_intensity > 0.0) or self.ground or self.occlusion:
+                # The key light's shadows and the ground's catcher: host passes around the material (shadows.py).
+                if self._stage_passes is None:
+                    self._stage_passes = StagePasses()
+                radiance = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color",
+                                                       (UNCOVERED, UNCOVERED, UNCOVERED, 0.0))
+                GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+                self._draw_post(width, height, post, radiance.texture)
+                if self.ground:
+                    self._stage_passes.catch(self, width, height)
+                return
             target.bind()
             self._draw(width, height, (UNCOVERED, UNCOVERED, UNCOVERED, 0.0), environment_background=self.background_mode != "color")
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
@@ -1141,18 +1157,34 @@ class Renderer(PreviewState):
         Drawn into an RGBA32F framebuffer cleared to the background colour
         (behind a `radiance` program: the environment's radiance when the
         background mode says so): for a `radiance` program the linear HDR
-        radiance, for any other the colour unclamped. Tests compare it with
-        numpy references.
+        radiance, for any other the colour unclamped; with the key light's
+        shadows on, the mesh's self-shadowing is in it (the ground's catcher
+        is applied to the displayed frame only). Tests compare it with numpy
+        references.
         """
         clear_pending_errors()
         self.initialize()
         previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
         location = max(self.program.artifact.fragment_color_location, 0) if self.program is not None else 0
+        radiance = self.program is not None and self.program.radiance
+        if radiance and ((self.shadows and self.light_intensity > 0.0) or self.occlusion):
+            # The key light's shadows and the geometry's occlusion on the mesh (shadows.py); the ground's
+            # catcher is display-only.
+            if self._stage_passes is None:
+                self._stage_passes = StagePasses()
+            try:
+                shadowed = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color",
+                                                       (*self.background, 1.0))
+                GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, shadowed.framebuffer)
+                GL.glFinish()
+                return read_float_pixels(0, 0, width, height)
+            finally:
+                GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
+                GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
         target = Framebuffer(width, height, location, GL.GL_RGBA32F)
         try:
             target.bind()
-            radiance = self.program is not None and self.program.radiance
             self._draw(width, height, self.background, environment_background=radiance and self.background_mode != "color")
             GL.glFinish()
             return read_float_pixels(0, 0, width, height)

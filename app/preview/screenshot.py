@@ -23,7 +23,8 @@ the driver (docs/interpreter.md).
 The stage (`app.preview.stage.Stage`: mesh, environment, exposure, tone
 mapper, light, background) is the one saved with the document when it has
 one (`saved_stage`; else the default stage), overridden by the command line
-(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`), as is the time
+(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`, `--camera`, `--light`,
+`--shadows`, `--ground`, `--occlusion`), as is the time
 (`--time`);
 `--set NAME=VALUE` (repeatable) sets a parameter: a number for a float, N
 numbers separated by commas for a vector, 3 or 4 numbers or `#RRGGBB` for a
@@ -315,6 +316,8 @@ def preview_screenshot(
     if context is None:
         print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
               "rendering with the CPU interpreter (slower, the same picture)", file=stderr)
+        if stage.shadows or stage.ground or stage.occlusion:
+            print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
     return _gl_screenshot(artifact, context, setup, width, height, png_path)
 

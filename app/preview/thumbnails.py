@@ -27,9 +27,11 @@ the preview's profile) on an offscreen surface, so lowering, compiling,
 linking and drawing never run on the UI thread. `submit(job)` replaces any
 job not yet started (the newest wins); the worker lowers the thumbnail
 module only when the job's `structure` key changed (parameter values and
-textures are uniforms: no new program) or, for a graph of over
-`WHOLE_GRAPH_NODES` nodes, whose module holds only the nodes asked for so
-far, when the job asks for others; it draws the job's nodes in chunks,
+textures are uniforms: no new program) or, for a module holding only the
+nodes asked for so far, when the job asks for others. The first module of
+a graph of at most `WHOLE_GRAPH_NODES` nodes holds all of them; a larger
+graph's, and any module after a structural edit (whose job asks for the
+nodes the edit changed), holds the nodes asked for; it draws the job's nodes in chunks,
 and emits `rendered` with the images of each chunk (QImages, safe to hand
 across threads); a newer job interrupts an older one between chunks (the
 caller asks again for what it still needs). A refresh that fails (a driver
@@ -70,6 +72,7 @@ from PySide6.QtGui import QImage, QOffscreenSurface, QOpenGLContext
 
 from app.material.graph import MaterialGraph
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
+from app.material.parameters import ParameterKind
 from app.preview.camera import OrbitCamera
 from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
@@ -90,10 +93,11 @@ THUMBNAIL_PIXELS = 48
 ATLAS_COLUMNS = 16
 #: Thumbnails drawn per round trip to the driver (and per `rendered` batch).
 CHUNK = 64
-#: Graphs up to this many nodes get one thumbnail module for all their nodes, so a pan or a value edit
-#: never needs another. A larger graph's module holds the nodes asked for since its last structural change
-#: (the ones in view), grown when others are asked for: every node of a 2,000-node graph took the worker
-#: 1.4-2.4 s to lower, of 10,000 nodes about 20 s and a link of over 30 s.
+#: Graphs up to this many nodes get one thumbnail module for all their nodes at first, so a pan or a value
+#: edit never needs another. A larger graph's module holds the nodes asked for since its last structural
+#: change (the ones in view), grown when others are asked for: every node of a 2,000-node graph took the
+#: worker 1.4-2.4 s to lower, of 10,000 nodes about 20 s and a link of over 30 s. After a structural edit
+#: every graph's module holds the nodes asked for (the edit's downstream in view), grown the same way.
 WHOLE_GRAPH_NODES = 400
 
 
@@ -390,7 +394,10 @@ class ThumbnailService(QObject):
         started = time.perf_counter()
         if job.structure != state.structure or not state.covers(job.nodes):
             covered: frozenset[str] | None = None
-            if len(job.graph.nodes) > WHOLE_GRAPH_NODES:
+            # The module of the nodes asked for: always for a large graph; for any graph once it had a module
+            # (a structural edit asks for the nodes it changed, so only their part is lowered and linked; a
+            # later job asking for others grows that module, as for a large graph).
+            if len(job.graph.nodes) > WHOLE_GRAPH_NODES or state.structure is not None:
                 covered = frozenset(job.nodes)
                 if job.structure == state.structure and state.covered is not None:
                     covered |= state.covered  # the nodes drawn before stay drawable without another module
@@ -425,8 +432,13 @@ class ThumbnailService(QObject):
             return
         program = current
         thumbnails = state.thumbnails
-        thumbnails.set_values(job.values)
-        thumbnails.set_textures(job.textures)
+        # Every uniform of this module gets a value: one the job does not name takes its default (the checker for
+        # a texture), never what an earlier module of the same uniform name left in the renderer.
+        specs = program.result.parameters
+        thumbnails.set_values({**{spec.name: spec.default for spec in specs
+                                  if spec.kind not in (ParameterKind.TEXTURE, ParameterKind.OTHER)}, **job.values})
+        thumbnails.set_textures({**{spec.name: None for spec in specs if spec.kind is ParameterKind.TEXTURE},
+                                 **job.textures})
         thumbnails.set_stage(Stage.from_dict(job.stage), job.time)
         # The nodes asked for that the module cannot draw (a problem upstream, no preview port after all) are
         # named in the last batch, so the caller marks them (`program.problems` says why) instead of waiting.

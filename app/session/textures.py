@@ -16,9 +16,11 @@ float32 RGBA with their values as stored (16-bit integers scaled to 0..1,
 HDR and EXR linear and unclamped), for data maps that need the precision.
 Grey images are spread to RGB, a missing alpha is 1, the file's own
 orientation (EXIF, TGA origin) is applied, and the top row comes first.
-Anything unreadable raises `TextureLoadError` with the reason; a file
-larger than `MAX_TEXTURE_SIZE` on a side is refused rather than exhausting
-memory.
+Anything unreadable raises `TextureLoadError` with the reason: a file that
+is not a regular file or is over the image budget
+(`vpl_core.external_files`), a path the platform refuses, an image larger
+than `MAX_TEXTURE_SIZE` on a side or with more than `MAX_TEXTURE_PIXELS`
+pixels (read from the header, before decoding).
 
 `TextureCache` reads each file once and reads it again when its size or
 modification time changes.
@@ -33,6 +35,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
+from vpl_core.external_files import ExternalFileError, check_file
+
 #: What the editor reads, by the name an artist knows, with the file name endings.
 SUPPORTED_FORMATS: dict[str, tuple[str, ...]] = {
     "PNG (8 or 16 bits per channel)": (".png",),
@@ -45,8 +49,10 @@ SUPPORTED_FORMATS: dict[str, tuple[str, ...]] = {
     "OpenEXR": (".exr",),
 }
 SUPPORTED_EXTENSIONS = tuple(extension for extensions in SUPPORTED_FORMATS.values() for extension in extensions)
-#: The largest image side read (a 16k texture is 1 GiB as float RGBA; larger is a mistake, not a texture).
+#: The largest image side read (larger is a mistake, not a texture).
 MAX_TEXTURE_SIZE = 16384
+#: The most pixels read (16384 x 4096, 8192 x 8192: 1 GiB as float RGBA), checked from the header before decoding.
+MAX_TEXTURE_PIXELS = 8192 * 8192
 
 
 class TextureLoadError(Exception):
@@ -148,10 +154,12 @@ def load_texture(path: Path, color_space: str = "srgb") -> TextureImage:
     """Read an image file; raises `TextureLoadError` with the reason."""
     import OpenImageIO as oiio  # noqa: N813 - the library's own documented alias
 
-    if not path.exists():
-        raise TextureLoadError(f"{path}: no such file")
-    if path.is_dir():
-        raise TextureLoadError(f"{path}: a folder, not an image")
+    try:
+        # A regular file within the image budget; a pipe, a device or a path the platform refuses
+        # (longer than it allows) is a reason, not an exception.
+        check_file(path, "image")
+    except ExternalFileError as error:
+        raise TextureLoadError(str(error)) from error
     if path.suffix.lower() not in SUPPORTED_EXTENSIONS:
         raise TextureLoadError(f"{path}: not a supported image format (supported: {supported_formats_text()})")
     buffer = oiio.ImageBuf(str(path))
@@ -163,6 +171,9 @@ def load_texture(path: Path, color_space: str = "srgb") -> TextureImage:
         raise TextureLoadError(f"{path}: the image is empty")
     if max(spec.width, spec.height) > MAX_TEXTURE_SIZE:
         raise TextureLoadError(f"{path}: {spec.width}x{spec.height} is larger than {MAX_TEXTURE_SIZE} pixels on a side")
+    if spec.width * spec.height * max(spec.depth, 1) > MAX_TEXTURE_PIXELS:
+        raise TextureLoadError(f"{path}: {spec.width}x{spec.height} has more than {MAX_TEXTURE_PIXELS} pixels "
+                               "(the header is read before any pixel)")
     eight_bit = spec.format.basetype in (oiio.UINT8, oiio.INT8)
     buffer = oiio.ImageBufAlgo.reorient(buffer)
     pixels = buffer.get_pixels(oiio.UINT8 if eight_bit else oiio.FLOAT)

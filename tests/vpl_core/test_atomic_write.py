@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from vpl_core import atomic_write
 from vpl_core.atomic_write import ORPHAN_AGE_SECONDS, current_umask, write_atomically
 
 
@@ -103,3 +107,24 @@ def test_vpl_compile_exports_get_normal_permissions(tmp_path: Path, umask: None)
     source = Path(__file__).resolve().parents[1] / "data" / "spec" / "canonical-example.vpl"
     for path in compile_file(source, "glsl420", tmp_path):
         assert _mode(path) == 0o644, path
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a writer's liveness is probed with os.kill(pid, 0) on POSIX only")
+def test_the_temporary_file_of_a_writer_killed_mid_save_is_removed_at_the_next_save(tmp_path: Path) -> None:
+    target = tmp_path / "material.vpl"
+    target.write_bytes(b"old")
+    # A writer killed between writing its temporary file and renaming it (os.replace never returns).
+    killed = subprocess.Popen([sys.executable, "-c", f"""
+import os
+from vpl_core import atomic_write
+os.replace = lambda *_: os._exit(9)
+atomic_write.write_atomically({str(target)!r}, b"x" * 2_700_000)
+"""])
+    assert killed.wait(timeout=120) == 9
+    (leftover,) = [path for path in tmp_path.iterdir() if path.name.endswith(".tmp")]
+    assert re.fullmatch(rf"\.material\.vpl\.{re.escape(atomic_write._host())}-{killed.pid}-[0-9a-f]+\.tmp", leftover.name)
+    live = tmp_path / f".material.vpl.{atomic_write._host()}-{os.getpid()}-abc.tmp"  # this process: running
+    live.write_bytes(b"in progress")
+    write_atomically(target, b"new")  # seconds later, not ten minutes: the writer is known to be gone
+    assert target.read_bytes() == b"new"
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(["material.vpl", live.name])

@@ -139,4 +139,7 @@ def decode_png(data: bytes) -> np.ndarray:
 
 
 def read_png(path: str | Path) -> np.ndarray:
-    return decode_png(Path(path).read_bytes())
+    """The image of a PNG file named on a command line (`--set NAME=@file`); OSError or PngError."""
+    from vpl_core.external_files import read_external
+
+    return decode_png(read_external(path, "set-file"))

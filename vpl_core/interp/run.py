@@ -4,18 +4,20 @@ The file is read and verified, published as a `VerifiedModule` and drawn
 by the interpreter; the FragmentColor output becomes an RGBA8 PNG (values
 clamped to [0, 1], as GL stores them in an RGBA8 framebuffer).
 
-- Without `--mesh`: a full-screen pass (`fullscreen_mesh`: one triangle
-  over the viewport, positions at location 0, normals at 1, texture
-  coordinates 0..1 over the viewport at 2). Uniforms not set read zero, as
-  GL initialises them; unbound samplers read (0, 0, 0, 1). Nothing is
-  assumed about the module.
-- With `--mesh NAME` (sphere, cube, plane, ...): the editor's preview
-  scene (ARCHITECTURE.md, "The preview host contract"): that mesh, the
-  default camera, light and background, the `scene` record filled by field
-  name, unset parameters zero (matrices identity), samplers the checker
-  texture. This is what `vpl-editor --preview-screenshot` shows, drawn
-  without a GPU; it uses the editor package's host (`app.preview.cpu_renderer`,
-  numpy only), imported only for this option.
+- Without `--mesh`, for a module that does not read the editor's scene
+  (no record uniform `scene`): a full-screen pass (`fullscreen_mesh`: one
+  triangle over the viewport, positions at location 0, normals at 1,
+  texture coordinates 0..1 over the viewport at 2). Uniforms not set read
+  zero, as GL initialises them; unbound samplers read (0, 0, 0, 1).
+- With `--mesh NAME` (sphere, cube, plane, ...), and by default (the
+  sphere) for a module that reads the editor's scene (an editor material:
+  in a full-screen pass its matrices read zero and nothing would be
+  drawn) when a preview scene is installed: the editor's preview scene
+  (that mesh, the default camera, light and background, the `scene`
+  record, the checker texture), as `vpl-editor --preview-screenshot`
+  shows it but drawn without a GPU. The scene comes from the entry-point
+  group `vpl.scenes` (`SCENE_GROUP`), which the editor's package
+  registers, so `vpl_core` never imports it.
 
 `--set NAME=VALUE` sets a uniform (repeatable). VALUE is a number, `true`
 or `false`; numbers separated by commas (a vector, an array of scalars, or
@@ -26,6 +28,10 @@ value; or `@image.png` for a sampler. `NAME` may select a record field
 Every number is finite and within 32-bit range, and each value must have
 its uniform's shape (one number for a scalar, exactly N for a vector, ...);
 JSON nests at most `vpl_core.numbers.MAX_VALUE_DEPTH` deep.
+
+A frame in which no fragment was written (the vertex stage put every
+triangle outside it, or every fragment was discarded) is still written,
+with a note on stderr saying so.
 
 Exit status 0 when the PNG was written; 2 for a command-line value that
 cannot be used (`--size`, `--mesh`, `--set`: `FILE: error: MESSAGE`); 1
@@ -39,7 +45,8 @@ import argparse
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vpl_core.diagnostics import VplError
 from vpl_core.ir.module import Module
@@ -47,7 +54,11 @@ from vpl_core.ir.types import ArrayType, MatrixType, RecordType, SamplerType, Sc
 from vpl_core.numbers import NumberError, parse_value
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     import numpy as np
+
+    from vpl_core.interp.pipeline import RenderResult
 
 # numpy and the interpreter are imported when a frame is rendered, not when `vpl` parses its arguments.
 
@@ -56,6 +67,10 @@ _PATH_STEP = re.compile(r"\.([^.\[\]]+)|\[(\d+)\]")
 MAX_PIXELS = 1 << 24
 #: The exit status of a command-line value that cannot be used (as argparse's usage errors).
 USAGE_ERROR = 2
+#: The uniform of the editor's preview scene (app/material/scene.py, SCENE_UNIFORM_NAME), and the mesh a
+#: module that reads it is drawn on when `--mesh` is not given (the preview's default).
+PREVIEW_SCENE_UNIFORM = "scene"
+DEFAULT_SCENE_MESH = "sphere"
 
 
 class UsageError(ValueError):
@@ -220,6 +235,8 @@ def uniform_settings(module: Module, assignments: list[str]) -> tuple[dict[str, 
 
 
 def run(arguments: argparse.Namespace) -> int:
+    from vpl_core.external_files import read_external
+    from vpl_core.interp import to_rgba8
     from vpl_core.interp.lanes import InterpreterError
     from vpl_core.interp.png import PngError, read_png, write_png
     from vpl_core.publish import VerifiedModule
@@ -227,8 +244,7 @@ def run(arguments: argparse.Namespace) -> int:
 
     label = arguments.file
     try:
-        with open(arguments.file, "rb") as stream:
-            source = stream.read()
+        source = read_external(arguments.file, "document")
     except OSError as error:
         print(f"{label}: error: cannot read: {error.strerror or error}", file=sys.stderr)
         return 1
@@ -247,16 +263,24 @@ def run(arguments: argparse.Namespace) -> int:
                 images[name] = read_png(path)
             except (OSError, PngError) as error:
                 raise UsageError(f"--set {name}=@{path}: cannot read the image: {getattr(error, 'strerror', None) or error}") from error
-        if arguments.mesh is not None:
-            pixels = _render_preview_scene(verified, arguments.mesh, width, height, values, images)
+        mesh = arguments.mesh
+        if mesh is None and reads_preview_scene(module) and _preview_host_available():
+            mesh = DEFAULT_SCENE_MESH
+        if mesh is not None:
+            result = _render_preview_scene(verified, mesh, width, height, values, images)
         else:
-            pixels = _render_fullscreen(verified, width, height, values, images)
+            result = _render_fullscreen(verified, width, height, values, images)
     except UsageError as error:
         print(f"{label}: error: {error}", file=sys.stderr)
         return USAGE_ERROR
     except InterpreterError as error:
         print(f"{label}: error: {error}", file=sys.stderr)
         return 1
+    if not result.written.any():
+        where = f"the {mesh} of the preview scene" if mesh is not None else "the full-screen triangle"
+        print(f"{label}: note: nothing was drawn: no fragment of {where} was written (the vertex stage put it "
+              "outside the frame, or every fragment was discarded); the PNG holds the background only", file=sys.stderr)
+    pixels = to_rgba8(result.color)
     try:
         write_png(arguments.out, pixels)
     except OSError as error:
@@ -265,23 +289,76 @@ def run(arguments: argparse.Namespace) -> int:
     return 0
 
 
-def _render_fullscreen(verified: Any, width: int, height: int, values: dict[str, Any], images: dict[str, np.ndarray]) -> np.ndarray:
-    from vpl_core.interp import Program, Texture2D, fullscreen_mesh, render, to_rgba8
+def reads_preview_scene(module: Module) -> bool:
+    """Whether the module reads the editor's preview scene: a record uniform named `scene` (the preview host
+    contract), whose matrices only the scene fills (in a full-screen pass they read zero: nothing is drawn)."""
+    return any(uniform.name == PREVIEW_SCENE_UNIFORM and isinstance(uniform.type, RecordType) for uniform in module.uniforms)
+
+
+def _preview_host_available() -> bool:
+    """A preview scene is installed (the editor package registers one in `SCENE_GROUP`)."""
+    from importlib.metadata import entry_points
+
+    return any(entry.name == "preview" for entry in entry_points(group=SCENE_GROUP))
+
+
+def _render_fullscreen(verified: Any, width: int, height: int, values: dict[str, Any],
+                       images: dict[str, np.ndarray]) -> RenderResult:
+    from vpl_core.interp import Program, Texture2D, fullscreen_mesh, render
 
     program = Program.from_verified(verified)
     uniforms: dict[str, Any] = dict(values)
     for name, image in images.items():
         uniforms[name] = Texture2D.from_image(image)
-    result = render(program, fullscreen_mesh(), width, height, uniforms=uniforms, depth_test=False)
-    return to_rgba8(result.color)
+    return render(program, fullscreen_mesh(), width, height, uniforms=uniforms, depth_test=False)
+
+
+SCENE_GROUP = "vpl.scenes"
+"""Entry-point group of the preview scene `--mesh` draws: `preview` names a factory of a `SceneRenderer`."""
+
+
+class SceneRenderer(Protocol):
+    """What `vpl run --mesh` needs of a preview scene (the editor's `CpuRenderer` is one)."""
+
+    def set_mesh(self, mesh: str) -> None: ...
+
+    def set_program(self, verified: Any) -> object: ...
+
+    def set_parameter(self, name: str, value: Any) -> None: ...
+
+    def set_texture(self, name: str, image: np.ndarray | None) -> None: ...
+
+    def frame(self, width: int, height: int) -> SceneFrame: ...
+
+
+class SceneFrame(Protocol):
+    """One frame of a `SceneRenderer` (the editor's `CpuFrame`)."""
+
+    def draw(self) -> RenderResult: ...
+
+
+def scene_renderer(entries: Iterable[EntryPoint] | None = None) -> SceneRenderer:
+    """A new preview scene from the `preview` entry point of `SCENE_GROUP` (`entries` replaces the
+    installed ones in tests); a usage error naming the group when none is installed or it cannot load."""
+    if entries is None:
+        from importlib.metadata import entry_points
+
+        entries = entry_points(group=SCENE_GROUP)
+    found = [entry for entry in entries if entry.name == "preview"]
+    if not found:
+        raise UsageError(f"--mesh needs the editor's preview scene (entry point 'preview' in group {SCENE_GROUP!r}),"
+                         " which this installation does not have")
+    try:
+        factory = found[0].load()
+    except (ImportError, AttributeError) as error:
+        raise UsageError(f"--mesh: cannot load the preview scene {found[0].value}: {error}") from error
+    renderer: SceneRenderer = factory()
+    return renderer
 
 
 def _render_preview_scene(verified: Any, mesh: str, width: int, height: int, values: dict[str, Any],
-                          images: dict[str, np.ndarray]) -> np.ndarray:
-    # The preview host contract belongs to the editor package (numpy only, no Qt or OpenGL).
-    from app.preview.cpu_renderer import CpuRenderer
-
-    renderer = CpuRenderer()
+                          images: dict[str, np.ndarray]) -> RenderResult:
+    renderer = scene_renderer()
     try:
         renderer.set_mesh(mesh)
     except ValueError as error:
@@ -291,4 +368,4 @@ def _render_preview_scene(verified: Any, mesh: str, width: int, height: int, val
         renderer.set_parameter(name, value)
     for name, image in images.items():
         renderer.set_texture(name, image)
-    return renderer.render_image(width, height)
+    return renderer.frame(width, height).draw()

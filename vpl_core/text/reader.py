@@ -309,9 +309,9 @@ def collector_paused() -> Iterator[None]:
 
 def read_file(path: str | os.PathLike[str], *, strict_v1: bool = False) -> Module:
     """Read a .vpl file; the diagnostic label is the path as given. OSError if it cannot be read."""
-    with open(path, "rb") as stream:
-        data = stream.read()
-    return read(data, os.fspath(path), strict_v1=strict_v1)
+    from vpl_core.external_files import read_external
+
+    return read(read_external(path, "document"), os.fspath(path), strict_v1=strict_v1)
 
 
 def _start(item: Item) -> int:
@@ -901,7 +901,7 @@ class _Reader:
 
     def _register_binding(self, item: Item) -> tuple[int, Type]:
         """Number and declared type of the register spelled by `item`."""
-        if type(item) is tuple:
+        if type(item) is tuple and item[0] == NAME:  # a string spelled like a register is no register
             known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
             if known is not None:
                 return known
@@ -914,7 +914,7 @@ class _Reader:
         return known
 
     def _register(self, item: Item) -> RegisterValue:
-        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
+        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple and item[0] == NAME else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
         index, register_type = known if known is not None else self._register_binding(item)
         register = RegisterValue(index, register_type)
         self.spans[id(register)] = item[2]  # type: ignore[index]  # `_register_binding` accepted `item`, so it is an atom (kind, text, offset)
@@ -1164,7 +1164,7 @@ class _SharingReader(_Reader):
     """
 
     def _register(self, item: Item) -> RegisterValue:
-        if type(item) is tuple:
+        if type(item) is tuple and item[0] == NAME:
             shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
             if shared is not None:
                 return shared
@@ -1173,7 +1173,7 @@ class _SharingReader(_Reader):
         return register
 
     def _operand(self, item: Item) -> Operand:
-        if type(item) is tuple:
+        if type(item) is tuple and item[0] == NAME:
             shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
             if shared is not None:
                 return shared

@@ -320,6 +320,36 @@ register(
 )
 
 
+def _lower_mix_color(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    weight = fn.construct(vec(4), ctx.input("t"))
+    ctx.set_output("out", fn.builtin(Builtin.MIX, PortType.COLOR, ctx.input("a"), ctx.input("b"), weight))
+
+
+register(
+    NodeType(
+        "mix_color",
+        "Mix Color",
+        CATEGORY,
+        "Linear blend from colour a (t = 0) to colour b (t = 1), both picked as colours.",
+        inputs=[
+            PortSpec("a", PortType.COLOR, (0.0, 0.0, 0.0, 1.0)),
+            PortSpec("b", PortType.COLOR, (1.0, 1.0, 1.0, 1.0)),
+            PortSpec("t", PortType.FLOAT, 0.5),
+        ],
+        outputs=[PortSpec("out", PortType.COLOR)],
+        properties=[
+            PropertySpec("a", "color", (0.0, 0.0, 0.0, 1.0)),
+            PropertySpec("b", "color", (1.0, 1.0, 1.0, 1.0)),
+            PropertySpec("t", "float", 0.5, 0.0, 1.0),
+        ],
+        lower=_lower_mix_color,
+        notes=("Math extension `mix` on all four channels (alpha too), t splat to a vec4. Blender's Mix in Color "
+               "mode; Mix takes any width, but its unconnected inputs are numbers."),
+    )
+)
+
+
 # HSV ------------------------------------------------------------------------------------------
 
 

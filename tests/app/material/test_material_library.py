@@ -3,9 +3,13 @@ change the library copy, see it reported as outdated, re-apply it."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from bounded import finishes
 
 from app.material.document import load_text, save_text
 from app.material.graph import Connection, MaterialGraph
@@ -135,3 +139,34 @@ def test_bad_function_files_are_refused_with_the_reason(text: str, reason: str, 
     (tmp_path / "bad.vplf").write_text(text)
     entries, problems = list_library({USER: tmp_path})
     assert entries == [] and len(problems) == 1 and reason in problems[0]
+
+
+def test_a_version_written_as_text_is_named_as_such(tmp_path: Path) -> None:
+    text = '{"format": "vpl-material-function", "version": "1", "function": "x", "functions": []}'
+    with pytest.raises(LibraryError, match=r"bad\.vplf: the version must be a whole number such as 1, not the text '1'"):
+        read_function_text(text, tmp_path / "bad.vplf", USER)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero")
+def test_a_pipe_or_device_named_vplf_is_listed_as_a_problem_without_reading_it(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.vplf")
+    (tmp_path / "zero.vplf").symlink_to("/dev/zero")
+    entries, problems = finishes(lambda: list_library({USER: tmp_path}))
+    assert entries == []
+    assert problems == ["user library: pipe.vplf: cannot be read (a pipe (FIFO), not a regular file)",
+                        "user library: zero.vplf: cannot be read (a device, not a regular file)"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero")
+def test_the_editor_starts_with_a_pipe_and_a_device_in_the_user_library(tmp_path: Path) -> None:
+    library = tmp_path / "functions"
+    library.mkdir()
+    os.mkfifo(library / "pipe.vplf")
+    (library / "zero.vplf").symlink_to("/dev/zero")
+    png = tmp_path / "editor.png"
+    environment = dict(os.environ, QT_QPA_PLATFORM="xcb", VPL_EDITOR_RECOVERY_DIR=str(tmp_path / "recovery"),
+                       **{USER_LIBRARY_ENV: str(library)})
+    completed = subprocess.run([sys.executable, "-m", "app", "--screenshot", str(png)], env=environment,
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert png.is_file()

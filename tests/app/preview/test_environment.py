@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import OpenImageIO
 import pytest
+from bounded import python_child
 
 from app.preview import environment as env
 from app.preview import ibl
@@ -251,6 +252,7 @@ def _load_tool():
     return module
 
 
+@pytest.mark.slow  # regenerates every bundled environment (tools/make_environments.py): a minute of numpy
 def test_the_committed_environments_are_what_the_script_writes(tmp_path: Path) -> None:
     tool = _load_tool()
     written = tool.make_environments(tmp_path)
@@ -296,3 +298,40 @@ def test_a_built_package_ships_the_environments_and_the_brdf_table(built_package
         path = shipped / name
         assert path.is_file() and not path.is_symlink(), name
         assert path.read_bytes() == (ROOT / "resources" / "environments" / name).read_bytes()
+
+
+def test_a_wide_file_is_averaged_down_as_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(env, "LOAD_MAX_WIDTH", 128)
+    image = np.zeros((128, 256, 3), np.float32)
+    image[:, :, 0] = np.arange(256, dtype=np.float32)[None, :] // 2  # pairs of columns: one value each
+    image[10, 10] = np.nan
+    image[11, 11, 2] = -1.0
+    path = tmp_path / "wide.exr"
+    write_with_oiio(path, image)
+    loaded = load_environment(path)
+    assert loaded.radiance.shape == (64, 128, 3)
+    np.testing.assert_allclose(loaded.radiance[30, :8, 0], np.arange(8) + 0.0)
+    assert loaded.radiance[64 - 1 - 5, 5, 0] == 5 * 0.75 and loaded.radiance[64 - 1 - 5, 5, 2] == 0.0  # NaN, negative
+    assert loaded.notes == ("the 256x128 image was averaged down to 128x64 as it was read",
+                            "1 texel(s) were NaN or infinite and were set to 0", "1 texel(s) had negative values, clamped to 0")
+
+
+def test_a_16k_exr_loads_within_a_gigabyte(tmp_path: Path) -> None:
+    # The file is small (one colour compresses well); decoding it whole took 4 GB. The child's address space
+    # is bounded: a loader that reads the whole image as float fails there with MemoryError.
+    path = tmp_path / "huge.exr"
+    spec = OpenImageIO.ImageSpec(16384, 8192, 3, OpenImageIO.HALF)
+    spec.attribute("compression", "zip")
+    output = OpenImageIO.ImageOutput.create(str(path))
+    assert output is not None and output.open(str(path), spec), OpenImageIO.geterror()
+    band = np.full((512, 16384, 3), 0.5, np.float32)
+    for top in range(0, 8192, 512):
+        assert output.write_scanlines(top, top + 512, 0, band), output.geterror()
+    output.close()
+    child = python_child(f"""
+from app.preview.environment import load_environment
+environment = load_environment({str(path)!r})
+print(environment.radiance.shape, float(environment.radiance.mean()))
+""", seconds=300, memory=3 << 30)
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.split() == ["(2048,", "4096,", "3)", "0.5"]

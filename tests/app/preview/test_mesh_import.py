@@ -10,13 +10,22 @@ built.
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 import numpy as np
 import pygltflib
 import pytest
+from bounded import finishes, python_child
 
-from app.preview.mesh_import import MeshImportError, box_projection, import_mesh, read_mesh_file
+from app.preview.mesh_import import (
+    MAX_INSTANCES,
+    MAX_TRIANGLES,
+    MeshImportError,
+    box_projection,
+    import_mesh,
+    read_mesh_file,
+)
 
 # --- writing test files ---------------------------------------------------------------------------
 
@@ -410,3 +419,96 @@ def test_imported_colours_reach_the_mesh_the_preview_draws(tmp_path: Path) -> No
     assert mesh.vertex_count > len(positions)  # split on the mirrored seam, colours kept per vertex
     expected = np.concatenate([(mesh.positions * np.sqrt(2.0) + 1.0) / 2.0, np.ones((mesh.vertex_count, 1))], axis=1)
     assert np.allclose(mesh.colors, expected, atol=1e-5)
+
+
+def _scene_json(instances: int, buffer_uri: str, corners: int = 3) -> str:
+    """A .gltf placing one POSITION-only mesh (`corners` vertices, no indices) at `instances` nodes."""
+    import json
+
+    return json.dumps({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": list(range(instances))}],
+        "nodes": [{"mesh": 0, "translation": [index * 0.001, 0, 0]} for index in range(instances)],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": corners, "type": "VEC3"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 12 * corners}],
+        "buffers": [{"byteLength": 12 * corners, "uri": buffer_uri}],
+    })
+
+
+def _import_in_child(path: Path, seconds: float = 120.0) -> str:
+    child = python_child(f"""
+from app.preview.mesh_import import MeshImportError, read_mesh_file
+try:
+    read_mesh_file({str(path)!r})
+    print("read")
+except MeshImportError as error:
+    print(error)
+""", seconds)
+    assert child.returncode == 0, child.stderr[-2000:]
+    return child.stdout.strip()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this platform")
+def test_a_buffer_uri_naming_dev_zero_is_refused_unread(tmp_path: Path) -> None:
+    (tmp_path / "zero.gltf").write_text(_scene_json(1, "/dev/zero"))
+    assert _import_in_child(tmp_path / "zero.gltf") == (
+        f"{tmp_path / 'zero.gltf'}: cannot read buffer file '/dev/zero': a device, not a regular file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_buffer_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.bin")
+    (tmp_path / "pipe.gltf").write_text(_scene_json(1, "pipe.bin"))
+    with pytest.raises(MeshImportError, match=r"cannot read buffer file 'pipe\.bin': a pipe \(FIFO\), not a regular file"):
+        finishes(lambda: read_mesh_file(tmp_path / "pipe.gltf"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_mesh_file_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.obj")
+    with pytest.raises(MeshImportError, match=r"pipe\.obj: a pipe \(FIFO\), not a regular file"):
+        finishes(lambda: read_mesh_file(tmp_path / "pipe.obj"))
+
+
+def test_too_many_instances_are_refused_before_they_are_expanded(tmp_path: Path) -> None:
+    (tmp_path / "crowd.gltf").write_text(_scene_json(MAX_INSTANCES + 1, "missing.bin"))
+    assert _import_in_child(tmp_path / "crowd.gltf") == (
+        f"{tmp_path / 'crowd.gltf'}: the scene places more than {MAX_INSTANCES} mesh instances; "
+        f"the preview takes at most {MAX_INSTANCES}")
+
+
+def test_the_triangle_budget_is_checked_before_any_buffer_is_read(tmp_path: Path) -> None:
+    # 50,000 instances of a 100-triangle mesh: 5 million triangles. The buffer file does not exist: the
+    # refusal must come from the counts alone, before any buffer is read or any instance expanded.
+    (tmp_path / "dense.gltf").write_text(_scene_json(50_000, "missing.bin", corners=300))
+    assert _import_in_child(tmp_path / "dense.gltf") == (
+        f"{tmp_path / 'dense.gltf'}: the scene places more than {MAX_TRIANGLES} triangles (50000 mesh instances); "
+        f"the preview takes at most {MAX_TRIANGLES}")
+
+
+def test_instances_of_one_mesh_are_placed_each_at_its_node(tmp_path: Path) -> None:
+    import base64
+
+    triangle = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], dtype=np.float32).tobytes()
+    (tmp_path / "three.gltf").write_text(
+        _scene_json(3, "data:application/octet-stream;base64," + base64.b64encode(triangle).decode()))
+    data = read_mesh_file(tmp_path / "three.gltf")
+    assert len(data.triangles) == 3  # three copies, not one moved three times
+
+
+def test_instances_placed_at_once_equal_each_placed_alone() -> None:
+    from app.preview.mesh_import import _instanced, _Part, _transformed
+
+    generator = np.random.default_rng(5)
+    part = _Part(generator.normal(size=(4, 3)), np.array([[0, 1, 2], [0, 2, 3]]), generator.normal(size=(4, 3)),
+                 generator.random((4, 2)), np.concatenate([generator.normal(size=(4, 3)), [[1.0], [-1.0], [1.0], [1.0]]], axis=1),
+                 generator.random((4, 4)))
+    matrices = np.stack([np.eye(4)] * 3)
+    matrices[1, :3, :3] = np.diag([-1.0, 2.0, 1.0])  # mirrored: re-wound, tangent sign flipped
+    matrices[2, :3, :3] = generator.normal(size=(3, 3))
+    matrices[:, :3, 3] = generator.normal(size=(3, 3))
+    together = _instanced(part, matrices)
+    alone = [_transformed(part, matrix) for matrix in matrices]
+    for name in ("positions", "normals", "texcoords", "tangents", "colors"):
+        np.testing.assert_allclose(getattr(together, name), np.concatenate([getattr(one, name) for one in alone]), err_msg=name)
+    np.testing.assert_array_equal(together.triangles, np.concatenate([one.triangles + 4 * k for k, one in enumerate(alone)]))

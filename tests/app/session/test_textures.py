@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 import OpenImageIO as oiio  # noqa: N813 - the library's own alias
 import pytest
+from bounded import python_child
 
+from app.material.document import load_file, save_file
 from app.material.graph import MaterialGraph
 from app.session import EditorSession
 from app.session.recovery import RecoveryStore
@@ -200,3 +202,47 @@ def test_an_untitled_document_stores_absolute_paths_and_saving_makes_them_relati
     session.save(tmp_path / "m.vpl")
     assert session.graph.nodes["n1"].properties["image"] == "maps/a.png"
     assert session.texture_reference(chosen) == "maps/a.png"
+
+
+def test_a_texture_path_longer_than_the_platform_allows_is_a_diagnostic(tmp_path: Path) -> None:
+    stored = "maps/" + "t" * 300 + ".png"  # one name over 255 bytes: the platform refuses it (ENAMETOOLONG)
+    document = tmp_path / "long.vpl"
+    (tmp_path / "maps").mkdir()
+    save_file(document, _textured_graph(stored))
+    loaded = load_file(document)
+    assert loaded.graph is not None, loaded.message
+    session = EditorSession(RecoveryStore(tmp_path / "recovery"))
+    session.open_graph(loaded.graph, document, document.name)
+    session.lower()
+    (problem,) = session.texture_problems
+    assert problem.node_id == "n1" and "longer than this system allows" in problem.message
+    assert session.texture_images == {"albedo": None}
+
+
+def test_an_image_with_too_many_pixels_is_refused_from_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "huge.png"
+    header = struct.pack(">IIBBBBB", 16000, 16000, 8, 2, 0, 0, 0)  # 256 million pixels, sides within the limit
+    body = zlib.compress(b"\x00" * 100)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", body) + chunk(b"IEND", b""))
+    with pytest.raises(TextureLoadError, match=r"16000x16000 has more than \d+ pixels"):
+        load_texture(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_named_like_an_image_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.png")
+    # In a child process: OpenImageIO opening a FIFO blocks while holding the interpreter.
+    child = python_child(f"""
+from pathlib import Path
+from app.session.textures import TextureLoadError, load_texture
+try:
+    load_texture(Path({str(tmp_path / "pipe.png")!r}))
+except TextureLoadError as error:
+    print(error)
+""")
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == f"{tmp_path / 'pipe.png'}: a pipe (FIFO), not a regular file"

@@ -183,3 +183,45 @@ def test_png_errors() -> None:
         decode_png(sixteen)
     with pytest.raises(ValueError, match="uint8"):
         encode_png(np.zeros((2, 2, 3), dtype=np.uint8))
+
+
+def test_mesh_without_the_editors_scene_says_what_is_missing() -> None:
+    """`--mesh` finds the preview scene through the `vpl.scenes` entry points; none installed is a usage error."""
+    from vpl_core.interp.run import SCENE_GROUP, UsageError, scene_renderer
+
+    with pytest.raises(UsageError, match=f"entry point 'preview' in group '{SCENE_GROUP}'"):
+        scene_renderer(entries=[])
+
+
+def test_the_editor_registers_its_preview_scene() -> None:
+    from app.preview.cpu_renderer import CpuRenderer
+    from vpl_core.interp.run import scene_renderer
+
+    assert isinstance(scene_renderer(), CpuRenderer)
+
+
+EXAMPLE = ROOT / "app" / "material" / "examples" / "rough_plastic.vpl"
+
+
+def test_an_editor_material_gets_the_preview_scene_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A module reading the editor's `scene` record draws nothing in a full-screen pass (its matrices read zero):
+    without --mesh it is drawn as the preview draws it, on the sphere."""
+    default, sphere = tmp_path / "default.png", tmp_path / "sphere.png"
+    assert _run(str(EXAMPLE), "--size", "32x32", "--out", str(default)) == 0
+    assert capsys.readouterr().err == ""
+    assert _run(str(EXAMPLE), "--size", "32x32", "--mesh", "sphere", "--out", str(sphere)) == 0
+    image = read_png(default)
+    np.testing.assert_array_equal(image, read_png(sphere))
+    assert (image[..., 3] == 255).all()
+    covered = (image != image[0, 0]).any(axis=-1)  # pixels other than the background's (the corner's)
+    assert 200 < covered.sum() < 32 * 32  # the sphere, not a blank or a full-screen frame
+
+
+def test_a_frame_where_nothing_was_drawn_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "discarding.vpl"
+    source.write_text(fragment_module("", "(discard)"), encoding="utf-8")
+    out = tmp_path / "nothing.png"
+    assert _run(str(source), "--size", "8x8", "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "note: nothing was drawn" in err and str(source) in err
+    assert (read_png(out)[..., 3] == 0).all()
