@@ -22,14 +22,20 @@ The product refuses chains deeper than `MAX_GROUP_DEPTH` (a diagnostic
 naming the chain); the benchmark lifts that budget to time the lowering
 itself, and also prints how long the refusal of the deepest chain takes.
 
-Run: ``.venv/bin/python benchmarks/bench_groups.py [--levels 100 1000 10000] [--repeat 3]``
+On a loaded machine the times spread widely; `--calls` also counts the
+Python function calls of one `lower()` per size (cProfile), whose growth
+does not depend on the load.
+
+Run: ``.venv/bin/python benchmarks/bench_groups.py [--levels 100 1000 10000] [--repeat 3] [--calls]``
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import math
+import pstats
 import sys
 import time
 from pathlib import Path
@@ -97,10 +103,21 @@ def measure(depth: int, repeat: int, paused: bool) -> tuple[float, float, float]
     return best
 
 
+def count_calls(depth: int) -> int:
+    """The Python function calls (primitive and recursive) one `lower()` of `depth` levels makes."""
+    document = nested_groups(depth)
+    profile = cProfile.Profile()
+    profile.enable()
+    lower(document)
+    profile.disable()
+    return sum(entry[1] for entry in pstats.Stats(profile).stats.values())  # type: ignore[attr-defined]  # Stats.stats is not in typeshed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--calls", action="store_true", help="also count the Python calls of lower() per size")
     arguments = parser.parse_args()
     budget = group_lowering.MAX_GROUP_DEPTH
     group_lowering.MAX_GROUP_DEPTH = max(arguments.levels) + 1
@@ -118,6 +135,13 @@ def main() -> None:
         print(f"{depth:>8} {total_nodes(nested_groups(depth)):>8} {lowering:>18.3f} {growth:>7} {paused:>19.3f} "
               f"{paused_growth:>7} {publication:>14.3f} {glsl:>8.3f}")
         previous = (depth, lowering, paused)
+    if arguments.calls:
+        counted: tuple[int, int] | None = None
+        for depth in arguments.levels:
+            calls = count_calls(depth)
+            growth = "" if counted is None else f"{(calls / counted[1]) ** (1.0 / math.log10(depth / counted[0])):.1f}x"
+            print(f"{depth:>8} levels: {calls:>12,} Python calls in lower() {growth}")
+            counted = (depth, calls)
     group_lowering.MAX_GROUP_DEPTH = budget
     deepest = max(arguments.levels)
     started = time.perf_counter()

@@ -100,11 +100,9 @@ SWITCHES = {"on": True, "off": False}
 
 def parse_camera(value: Any) -> tuple[float, float, float]:
     """`YAW,PITCH,DISTANCE` (degrees, degrees, units) or three numbers; ValueError with the reason otherwise."""
-    numbers = parse_floats(value, "the camera") if isinstance(value, str) else value
-    try:
-        components = [float(c) for c in numbers]
-    except (TypeError, ValueError):
-        raise ValueError(f"the camera must be three numbers YAW,PITCH,DISTANCE, not {value!r}") from None
+    if not isinstance(value, (str, list, tuple)):
+        raise ValueError(f"the camera must be three numbers YAW,PITCH,DISTANCE, not {value!r}")
+    components = list(value.replace(",", " ").split()) if isinstance(value, str) else list(value)
     if len(components) != 3:
         raise ValueError(f"the camera must be three numbers YAW,PITCH,DISTANCE, not {len(components)}")
     yaw = _number(components[0], "the camera yaw (degrees)")

@@ -2,7 +2,7 @@
 
 Each example is a seed for `values.random_stage` / `values.random_assignment`,
 so a run is repeatable (derandomized); `fuzz_values.py` runs the same
-targets for as long as asked. The hostile inputs of the issue that found
+targets for as long as asked. The hostile inputs that found
 these defects are checked once each as well.
 """
 

@@ -32,7 +32,8 @@ from vpl_core.ir.module import Module
 from vpl_core.publish import VerifiedModule
 
 STAGE_KEYS = ("mesh", "environment", "environment_rotation", "environment_intensity", "background", "background_color",
-              "exposure", "tone_mapper", "light_azimuth", "light_elevation", "light_color", "light_intensity")
+              "exposure", "tone_mapper", "light_azimuth", "light_elevation", "light_color", "light_intensity",
+              "light_enabled", "shadows", "ground", "occlusion", "camera")
 
 UNIFORMS_MODULE = """(module 1
   (types (type Void void) (type Bool bool) (type Int int) (type Float float) (type Vec3 vector float 3)
@@ -143,7 +144,8 @@ def check_stage(data: Any) -> None:
     notes: list[str] = []
     stage = Stage.from_dict(data, notes)
     numbers = [stage.environment_rotation, stage.environment_intensity, stage.exposure, stage.light_azimuth,
-               stage.light_elevation, stage.light_intensity, *stage.background_color, *stage.light_color]
+               stage.light_elevation, stage.light_intensity, *stage.background_color, *stage.light_color,
+               *stage.camera_view]
     if not _finite(numbers):
         raise Finding(f"a stage value is not finite: {stage!r} from {data!r}")
     if isinstance(data, dict):

@@ -32,3 +32,12 @@ def test_a_null_value_is_noted_too() -> None:
     stage = Stage.from_dict({"environment_rotation": None, "exposure": 1.0}, notes)
     assert stage.environment_rotation == 0.0 and stage.exposure == 1.0
     assert notes == ["the stage's environment_rotation: no value (null); using the default"]
+
+
+def test_a_huge_camera_falls_back_with_a_note() -> None:
+    # The camera field reads three numbers too: a 400-digit yaw raised OverflowError out of from_dict.
+    notes: list[str] = []
+    assert Stage.from_dict({"camera": [10 ** 400, 0, 5]}, notes).camera is None
+    assert notes == ["the stage's camera: the camera yaw (degrees) must be a finite number, not 1000000000000000000000000000000000000...; "
+                     "using the default"]
+    assert Stage.from_dict({"camera": "30, 10, 4"}).camera == (30.0, 10.0, 4.0)
