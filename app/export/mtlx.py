@@ -13,7 +13,8 @@ counterpart becomes that node (or a short fixed chain: Tiling Offset is a
 inputs whose type differs from their source's get a `convert` node.
 Material parameters become the node graph's interface inputs (`constant`
 nodes read them; a Texture Parameter is a `filename` input the `image`
-reads, with `colorspace="srgb_texture"` when the material decodes it). A
+reads, whose `file` input has `colorspace="srgb_texture"` when the material
+decodes it; the file is copied beside the document). A
 node *without* a counterpart (noise, colour ramp, lighting nodes, ...) is
 **baked**: each of its outputs that a mapped node reads is rendered into an
 OpenEXR image on the bake mesh's UVs (`app.export.bake`), and an `image`
@@ -24,13 +25,7 @@ so export → import → export gives the same document. Without a baker
 (`bake=None`) a material that needs baking raises `NeedsBaking` (callers
 then open a GL context and try again).
 
-**Import.** `import_mtlx(path)` reads a document, takes its first
-`surfacematerial` whose shader is `gltf_pbr` or `surface_unlit`, and walks
-the inputs upstream through the inverse table `IMPORTS`: each node with a
-counterpart becomes an editor node (keeping its name as the node id when it
-is free); `convert` nodes are dropped (the editor converts between port
-types by itself). Anything else is **not imported**: the input it fed keeps
-its default, and `MtlxImport.skipped` lists it with the reason.
+**Import** is `app.export.mtlx_import` (`import_mtlx` here calls it).
 """
 
 from __future__ import annotations

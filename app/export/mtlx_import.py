@@ -218,6 +218,11 @@ class _Importer:
         definition = element.getNodeDef() if hasattr(element, "getNodeDef") else None
         return definition.getActiveInput(name) if definition is not None else None
 
+    def geometric_default(self, element: Any) -> bool:
+        """Whether the input's node definition gives it a geometric default (`defaultgeomprop`)."""
+        declaration = element if element.getParent() is not None and element.getParent().isA(self.mx.NodeDef) else self.definition_input(element)
+        return bool(declaration is not None and declaration.getDefaultGeomPropString())
+
     def definition_input(self, element: Any) -> Any:
         """The node definition's declaration of a node input (with its default value), or None."""
         parent = element.getParent()
@@ -305,6 +310,8 @@ class _Importer:
                 self.note(f"{what}: reads a missing node graph output; left at its default")
                 return
         found = self.resolve(element)
+        if found is None and self.geometric_default(element):
+            return  # MaterialX reads the geometric default (Nworld, UV0, ...) for an unconnected input, value or not
         if found is None:
             interface = self.interface_value(element)
             if interface is not None and self.resolve(interface) is not None:

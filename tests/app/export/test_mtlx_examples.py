@@ -139,3 +139,9 @@ def test_usd_uv_texture_with_primvar_reader_transform_scale_and_bias_bakes_its_f
     base = baked.channel("base_color")[:, :, :3]
     assert np.abs(base[red & margin] - (0.75, 0.25, 0.25)).max() < 2e-3
     assert np.abs(base[~red & margin] - (0.25, 0.25, 0.75)).max() < 2e-3
+
+
+def test_a_value_on_an_input_with_a_geometric_default_reads_the_geometry_as_materialx_does() -> None:
+    """gltf_pbr_default gives `normal` the value (0, 0, 1); MaterialX shades with Nworld (defaultgeomprop) anyway."""
+    imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_default.mtlx")
+    assert imported.graph.connection_into(surface(imported.graph).id, "normal") is None
