@@ -38,6 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.export.mtlx_tables import ALPHA_MODES as ALPHA_MODES
+from app.export.mtlx_tables import GEOMETRY as GEOMETRY
+from app.export.mtlx_tables import GLTF_PBR_INPUTS as GLTF_PBR_INPUTS
+from app.export.mtlx_tables import SIMPLE as SIMPLE
+from app.export.mtlx_tables import UNARY as UNARY
+from app.export.mtlx_tables import Simple as Simple
+from app.export.mtlx_tables import _library, _mx_errors, read_external, srgb_to_linear
 from app.export.surface import SURFACE, UNLIT, ExportError, output_node_id
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
@@ -57,43 +64,6 @@ MX_TYPES: dict[PortType, str] = {
     PortType.BOOL: "boolean",
 }
 _WIDTHS = {"float": 1, "vector2": 2, "vector3": 3, "vector4": 4, "color3": 3, "color4": 4, "boolean": 1, "integer": 1}
-
-#: Surface Output input -> (gltf_pbr input, its type).
-GLTF_PBR_INPUTS: dict[str, tuple[str, str]] = {
-    "base_color": ("base_color", "color3"),
-    "metallic": ("metallic", "float"),
-    "roughness": ("roughness", "float"),
-    "normal": ("normal", "vector3"),
-    "ambient_occlusion": ("occlusion", "float"),
-    "emissive_color": ("emissive", "color3"),
-    "emissive_strength": ("emissive_strength", "float"),
-    "opacity": ("alpha", "float"),
-    "alpha_clip": ("alpha_cutoff", "float"),
-    "specular": ("specular", "float"),
-}
-#: gltf_pbr's alpha_mode values.
-ALPHA_MODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}
-
-
-def _library() -> Any:
-    """MaterialX's standard libraries (stdlib, pbrlib, ...), loaded once."""
-    global _LIBRARY
-    if _LIBRARY is None:
-        import MaterialX as mx  # noqa: N813 - the package's name
-
-        library = mx.createDocument()
-        mx.loadLibraries(mx.getDefaultDataLibraryFolders(), mx.getDefaultDataSearchPath(), library)
-        _LIBRARY = library
-    return _LIBRARY
-
-
-_LIBRARY: Any = None
-
-
-def _mx_errors(mx: Any) -> tuple[type[BaseException], ...]:
-    """MaterialX's exception types (its parse errors do not derive from `MaterialX.Exception`); pybind11
-    turns other C++ exceptions into RuntimeError."""
-    return (mx.Exception, mx.ExceptionParseError, mx.ExceptionFileMissing, mx.ExceptionFoundCycle, RuntimeError)
 
 
 def _format(values: Sequence[float]) -> str:
@@ -119,60 +89,6 @@ def _name(text: str) -> str:
 # Export ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Simple:
-    """A node with a one-to-one counterpart: category, our input -> its input, fixed inputs (type of the node)."""
-
-    category: str
-    inputs: dict[str, str]
-    fixed: dict[str, float] = field(default_factory=dict)
-    #: The MaterialX node's type when it is not our output's (e.g. dotproduct: float).
-    output_type: str | None = None
-
-
-def _simple(category: str, **inputs: str) -> Simple:
-    return Simple(category, inputs)
-
-
-UNARY = {name: _simple(name, x="in") for name in ("floor", "ceil", "fract", "sqrt", "sin", "cos", "tan", "asin", "acos", "exp", "sign", "round")}
-SIMPLE: dict[str, Simple] = {
-    "add": _simple("add", a="in1", b="in2"),
-    "subtract": _simple("subtract", a="in1", b="in2"),
-    "multiply": _simple("multiply", a="in1", b="in2"),
-    "divide": _simple("divide", a="in1", b="in2"),
-    "min": _simple("min", a="in1", b="in2"),
-    "max": _simple("max", a="in1", b="in2"),
-    "power": _simple("power", base="in1", exponent="in2"),
-    "mod": _simple("modulo", a="in1", b="in2"),
-    "abs": _simple("absval", x="in"),
-    "log": _simple("ln", x="in"),
-    "atan2": _simple("atan2", y="iny", x="inx"),
-    "atan": Simple("atan2", {"x": "iny"}, {"inx": 1.0}),
-    "clamp": _simple("clamp", x="in", minimum="low", maximum="high"),
-    "saturate": Simple("clamp", {"x": "in"}, {"low": 0.0, "high": 1.0}),
-    "negate": Simple("subtract", {"x": "in2"}, {"in1": 0.0}),
-    "one_minus": Simple("invert", {"x": "in"}),
-    "mix": _simple("mix", a="bg", b="fg", t="mix"),
-    "smoothstep": _simple("smoothstep", x="in", edge0="low", edge1="high"),
-    "step": Simple("ifgreatereq", {"x": "value1", "edge": "value2"}, {"in1": 1.0, "in2": 0.0}),
-    "dot": Simple("dotproduct", {"a": "in1", "b": "in2"}, output_type="float"),
-    "cross": _simple("crossproduct", a="in1", b="in2"),
-    "length": Simple("magnitude", {"vector": "in"}, output_type="float"),
-    "normalize": _simple("normalize", vector="in"),
-    "distance": Simple("distance", {"a": "in1", "b": "in2"}, output_type="float"),
-    **UNARY,
-}
-#: Geometric inputs: our node type -> (category, space).
-GEOMETRY: dict[str, tuple[str, str | None]] = {
-    "texcoord": ("texcoord", None),
-    "world_position": ("position", "world"),
-    "normal": ("normal", "world"),
-    "tangent": ("tangent", "world"),
-    "bitangent": ("bitangent", "world"),
-    "object_position": ("position", "object"),
-    "object_normal": ("normal", "object"),
-    "time": ("time", None),
-}
 #: If node operator -> (category, swap the compared values, swap the branches).
 IF_OPERATORS: dict[str, tuple[str, bool, bool]] = {
     ">": ("ifgreater", False, False),
@@ -657,7 +573,6 @@ class _Exporter:
     def unlit_linear(self) -> _Value:
         """The Unlit Output's colour is display-referred (shown as is); surface_unlit's is linear (the renderer
         encodes it for the display): numbers are decoded here, a graph through cmlib's `srgb_texture_to_lin_rec709`."""
-        from app.export.mtlx_import import srgb_to_linear
 
         color = self.unlit_color()
         if color.node is None:
@@ -727,14 +642,13 @@ def export_document(graph: MaterialGraph, path: str | os.PathLike[str], name: st
 def export_mtlx(graph: MaterialGraph, path: str | os.PathLike[str], name: str = "", *, document_dir: Path | None = None,
                 bake: BakeOutputs | None = None) -> MtlxExport:
     """Write the MaterialX document of `graph` to `path` (and its baked images beside it)."""
-    from app.export.mtlx_import import read_external
     from vpl_core.atomic_write import write_atomically
 
     result = export_document(graph, path, name, document_dir=document_dir, bake=bake)
     target = Path(path).parent
     for source, copy_name in result.copies.items():
         try:
-            write_atomically(target / copy_name, read_external(source))
+            write_atomically(target / copy_name, read_external(source, "image"))
         except OSError as error:
             result.notes.append(f"texture {source}: not copied beside the document ({error.strerror or error}); "
                                 f"the document names {copy_name}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.export.mtlx import GEOMETRY, GLTF_PBR_INPUTS, SIMPLE, _library, _mx_errors
+from app.export.mtlx_tables import GEOMETRY, GLTF_PBR_INPUTS, SIMPLE, _library, _mx_errors, read_external, srgb_to_linear
 from app.export.surface import ExportError
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
@@ -39,16 +39,7 @@ IMAGE_CATEGORIES = ("image", "tiledimage", "gltf_image", "gltf_colorimage", "glt
 UV_PRIMVARS = ("st", "st0", "uv", "uv0", "UVMap", "UV0", "map1")
 
 
-def read_external(path: Path) -> bytes:
-    """The bytes of a file the import or export reads (the document, a texture to copy): the one place that opens them."""
-    return path.read_bytes()
-
-
 # Colour spaces -----------------------------------------------------------------------------------
-
-
-def srgb_to_linear(value: float) -> float:
-    return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
 
 
 def linear_to_srgb(value: float) -> float:
@@ -1179,7 +1170,7 @@ def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
 
     source = Path(path)
     try:
-        data = read_external(source)
+        data = read_external(source, "mtlx")
     except OSError as error:
         raise ExportError(f"{source}: cannot be read ({error.strerror or error})") from None
     try:
