@@ -1,4 +1,4 @@
-"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG [--size WxH] [stage]] [--gl desktop|es|auto]`.
+"""`vpl-editor [FILE] [--screenshot PNG] [--preview-screenshot PNG | --turntable OUT [--frames N]] [--size WxH] [stage] [--gl ...]`.
 
 `vpl-editor --version` prints the version; `vpl-editor --about` prints what
 Help > About shows (version, Qt, platform, and the OpenGL context the
@@ -6,7 +6,7 @@ preview would get, probed offscreen), for bug reports and support.
 
 Without FILE the editor opens on the built-in example material
 (`app.material.examples.DEFAULT_EXAMPLE`). The window is shown first and the
-document opened right after its first paint (start-up, issue 20 item 4);
+document opened right after its first paint (start-up);
 then it offers any autosave a crashed editor left behind.
 
 `--screenshot PNG` opens the file (or the example), lets the window render
@@ -15,9 +15,11 @@ a grab of the whole window as shown (preview overlay included) and exits 0; no d
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
 opening the window; `--mesh`, `--environment`, `--exposure`,
-`--tone-mapper`, `--time` and `--set NAME=VALUE` choose what it shows,
+`--tone-mapper`, `--camera`, `--light`, `--shadows`, `--ground`, `--occlusion`, `--time` and `--set NAME=VALUE` choose what it shows,
 over the stage saved with the document if it has one (else the default
-stage). A wrong value prints one line and exits 2.
+stage). A wrong value prints one line and exits 2. `--turntable OUT.gif|OUT.mp4
+[--frames N] [--turn mesh|environment]` renders the same stage turning once
+(`app.preview.turntable`).
 
 `--gl` picks the preview's OpenGL profile: `desktop` (OpenGL 4.2 core),
 `es` (OpenGL ES 3.2) or `auto` (desktop when a 4.2 core context can be
@@ -71,6 +73,16 @@ def build_parser() -> argparse.ArgumentParser:
     stage.add_argument("--exposure", metavar="EV", help="exposure in stops (default 0)")
     stage.add_argument("--tone-mapper", metavar="NAME", help="pbr_neutral (default), aces, agx, reinhard or none")
     stage.add_argument("--time", metavar="SECONDS", help="the scene time the frame shows (default 0)")
+    stage.add_argument("--camera", metavar="YAW,PITCH,DISTANCE",
+                       help="camera in degrees and units (default: the mesh's three-quarter view)")
+    stage.add_argument("--light", metavar="on|off", help="the key light (default on)")
+    stage.add_argument("--shadows", metavar="on|off", help="the key light's shadows (default off)")
+    stage.add_argument("--ground", metavar="on|off", help="a ground that catches shadows and contact occlusion (default off)")
+    stage.add_argument("--occlusion", metavar="on|off", help="ambient occlusion from the mesh's geometry (default off)")
+    stage.add_argument("--turntable", metavar="OUT.gif|OUT.mp4",
+                       help="render the mesh (or environment) turning once, save the animation and exit")
+    stage.add_argument("--frames", metavar="N", help="frames of --turntable (default 36)")
+    stage.add_argument("--turn", choices=("mesh", "environment"), default="mesh", help="what --turntable turns")
     stage.add_argument("--set", metavar="NAME=VALUE", action="append", default=[], dest="assignments",
                        help="set a material parameter (repeatable): 0.5 | 0.1,0.2,0.3 | #ff8800 | image.png")
     return parser
@@ -90,32 +102,35 @@ def _example_source() -> str:
     return str(example_path(DEFAULT_EXAMPLE))
 
 
-def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float]:
-    """(Stage, time): the stage saved with the document `source` (else the default one), the stage options
-    overriding it; ValueError with a one-line message for a wrong value."""
-    import math
-
+def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, float, set[str]]:
+    """(Stage, time, the stage fields the options chose): the stage saved with the document `source` (else
+    the default one), the stage options overriding it; ValueError with a one-line message for a wrong value.
+    A saved value that is not used is noted on stderr (the default is drawn instead)."""
     from app.preview.screenshot import saved_stage
     from app.preview.stage import Stage
+    from vpl_core.numbers import read_time
 
-    stage = saved_stage(source) or Stage()
+    notes: list[str] = []
+    stage = saved_stage(source, notes) or Stage()
+    for note in notes:
+        print(f"{source}: note: {note}", file=sys.stderr)
+    chosen: set[str] = set()
     if arguments.mesh is not None:
         stage.set_mesh(arguments.mesh)
+        chosen.add("mesh")
     if arguments.environment is not None:
         stage.set_environment(arguments.environment)
+        chosen.add("environment")
     if arguments.exposure is not None:
         stage.set_exposure(arguments.exposure)
     if arguments.tone_mapper is not None:
         stage.set_tone_mapper(arguments.tone_mapper)
-    time = 0.0
-    if arguments.time is not None:
-        try:
-            time = float(arguments.time)
-        except ValueError:
-            raise ValueError(f"--time must be a number of seconds, not {arguments.time!r}") from None
-        if not math.isfinite(time) or time < 0.0:
-            raise ValueError(f"--time must be a finite number of seconds >= 0, not {arguments.time!r}")
-    return stage, time
+    stage.set_switches(light=arguments.light, shadows=arguments.shadows, ground=arguments.ground,
+                       occlusion=arguments.occlusion)
+    if arguments.camera is not None:
+        stage.set_camera(arguments.camera)
+    time = read_time(arguments.time) if arguments.time is not None else 0.0
+    return stage, time, chosen
 
 
 def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
@@ -124,12 +139,29 @@ def _preview_screenshot(arguments: argparse.Namespace, gl: str) -> int:
     source = arguments.file or _example_source()
     try:
         size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
-        stage, time = _preview_stage(arguments, source)
+        stage, time, chosen = _preview_stage(arguments, source)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
     return preview_screenshot(source, arguments.preview_screenshot, size, gl=gl, stage=stage, time=time,
-                              assignments=arguments.assignments)
+                              assignments=arguments.assignments, chosen=chosen)
+
+
+def _turntable(arguments: argparse.Namespace, gl: str) -> int:
+    from app.preview.screenshot import DEFAULT_SIZE, parse_size
+    from app.preview.turntable import DEFAULT_FRAMES, check_output, parse_frames, turntable
+
+    source = arguments.file or _example_source()
+    try:
+        check_output(arguments.turntable)
+        frames = parse_frames(arguments.frames) if arguments.frames is not None else DEFAULT_FRAMES
+        size = parse_size(arguments.size) if arguments.size else DEFAULT_SIZE
+        stage, time, _chosen = _preview_stage(arguments, source)
+    except ValueError as error:
+        print(f"vpl-editor: {error}", file=sys.stderr)
+        return 2
+    return turntable(source, arguments.turntable, size, frames, gl=gl, stage=stage, time=time,  # type: ignore[arg-type]  # _preview_stage returns a Stage
+                     assignments=arguments.assignments, turn=arguments.turn)
 
 
 def _print_about(gl: str) -> int:
@@ -219,7 +251,7 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
     if TERMINATED.is_set():
         return 128 + signal.SIGTERM
     window.thumbnails.wait(timeout_seconds)  # the node thumbnails (their own worker; none when turned off)
-    # No fixed wait (issue 20 item 4): what is pending is done now. Posted events (layouts, the preview's
+    # No fixed wait: what is pending is done now. Posted events (layouts, the preview's
     # frame hand-over) are delivered, a coalesced CPU frame is drawn at once, and the grab paints every
     # widget itself.
     QCoreApplication.processEvents()
@@ -240,7 +272,7 @@ def quicken_pyside_import_hook() -> None:
     The hook (`shibokensupport.feature`, for `from __feature__ import ...`)
     calls `inspect.getsource` on each newly imported module, which tokenises
     the whole file through `linecache`: about 0.3 s over the editor's 550
-    modules at start-up (issue 20 item 4). Searching the file's bytes gives
+    modules at start-up. Searching the file's bytes gives
     the same answer for a source file; anything else (frozen, no file) still
     goes to PySide6's own check.
     """
@@ -325,6 +357,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         print(f"vpl-editor: {error}", file=sys.stderr)
         return 2
+    if arguments.turntable:
+        return _turntable(arguments, gl)
+    if arguments.frames is not None:
+        print("vpl-editor: --frames goes with --turntable", file=sys.stderr)
+        return 2
     if arguments.preview_screenshot:
         return _preview_screenshot(arguments, gl)
     if arguments.about:
@@ -391,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _end_background_work(code)
             if restore_sigterm is not None:
                 restore_sigterm()
-    # The window first, the document right after its first paint (issue 20 item 4): reading, showing and
+    # The window first, the document right after its first paint: reading, showing and
     # lowering the document and the preview's first program are not what the first frame needs.
     window.show()
     opened_meanwhile = [False]

@@ -12,6 +12,7 @@
 
 Run under X (the preview needs GL):
     xvfb-run -a -s "-screen 0 1280x1024x24" .venv/bin/python benchmarks/bench_bundle.py [--runs N] [--fresh]
+`--archive PATH` times a bundle built before instead of building one.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per start-up measurement (median)")
     parser.add_argument("--fresh", action="store_true", help="remove the reused build environment first")
+    parser.add_argument("--archive", type=Path, default=None,
+                        help="time this already built bundle archive (.tar.gz) instead of building one")
     arguments = parser.parse_args()
     if not os.environ.get("DISPLAY"):
         print("needs an X display (run under xvfb-run)", file=sys.stderr)
@@ -62,21 +65,24 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-bundle-") as scratch:
         scratch_path = Path(scratch)
-        python = getattr(sys, "_base_executable", "") or sys.executable
-        started = time.perf_counter()
-        build = subprocess.run([str(ROOT / "installers" / "build-linux.sh"), "--dist", str(scratch_path / "dist"),
-                                "--python", python], capture_output=True, text=True)
-        build_seconds = time.perf_counter() - started
-        if build.returncode != 0:
-            print(build.stderr[-4000:], file=sys.stderr)
-            return 1
-        archive = Path(build.stdout.strip().splitlines()[-1])
+        if arguments.archive is None:
+            python = getattr(sys, "_base_executable", "") or sys.executable
+            started = time.perf_counter()
+            build = subprocess.run([str(ROOT / "installers" / "build-linux.sh"), "--dist", str(scratch_path / "dist"),
+                                    "--python", python], capture_output=True, text=True)
+            build_seconds = time.perf_counter() - started
+            if build.returncode != 0:
+                print(build.stderr[-4000:], file=sys.stderr)
+                return 1
+            archive = Path(build.stdout.strip().splitlines()[-1])
+            print(f"build ({'fresh environment' if arguments.fresh else 'reused environment'}): {build_seconds:.1f} s")
+        else:
+            archive = arguments.archive
         with tarfile.open(archive) as bundle_archive:
             bundle_archive.extractall(scratch_path / "unpacked", filter="tar")
         bundle = next((scratch_path / "unpacked").iterdir())
         internal = bundle / "_internal"
 
-        print(f"build ({'fresh environment' if arguments.fresh else 'reused environment'}): {build_seconds:.1f} s")
         print(f"archive: {archive.name}: {_size_mib(archive):.1f} MiB; unpacked: {_size_mib(bundle):.1f} MiB")
         parts = sorted(((_size_mib(entry), entry.name) for entry in internal.iterdir() if not entry.is_symlink()),
                        reverse=True)[:8]

@@ -121,10 +121,10 @@ def _module(entry: str, blocks: str) -> str:
       {blocks}))))"""
 
 
-def growth(size: int) -> None:
+def growth(size: int, largest: int = 3200) -> None:
     print(f"\nGrowth with module size: full-screen pass at {size}x{size} (median of 3)")
-    for title, make, sizes in (("straight-line chain", chain_module, [100, 200, 400, 800, 1600, 3200]),
-                               ("loop iterations x 10 ops", lambda k: loop_module(k // 10), [100, 200, 400, 800, 1600, 3200])):
+    sizes = [operations for operations in (100, 200, 400, 800, 1600, 3200) if operations <= largest]
+    for title, make in (("straight-line chain", chain_module), ("loop iterations x 10 ops", lambda k: loop_module(k // 10))):
         print(f"{title}:")
         previous = None
         for operations in sizes:
@@ -174,12 +174,14 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=5)
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--only", choices=("examples", "growth", "stage"), default=None)
+    parser.add_argument("--largest-module", type=int, default=3200,
+                        help="operations of the largest module of the growth table (the smallest setting: 200)")
     arguments = parser.parse_args()
     print(f"load average: {', '.join(f'{value:.2f}' for value in os.getloadavg())}; CPUs: {os.cpu_count()}")
     if arguments.only in (None, "examples"):
         examples(arguments.frames, arguments.size)
     if arguments.only in (None, "growth"):
-        growth(128)
+        growth(min(128, arguments.size), arguments.largest_module)
     if arguments.only in (None, "stage"):
         stage_frames(arguments.frames, arguments.size)
 

@@ -44,7 +44,7 @@ from app.material.lowering import lower
 from app.preview.context import OffscreenContext
 from app.preview.images import load_image_rgba
 from app.preview.renderer import EnvironmentMaps, Framebuffer, Renderer
-from app.preview.screenshot import resolve_image_path
+from app.session.textures import resolve_texture_path
 
 PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart"]
 
@@ -94,7 +94,7 @@ def frame_times(frames: int, size: int) -> None:
         renderer = Renderer()
         for spec in parameters:
             if isinstance(spec.default, str) and document is not None:
-                renderer.set_texture(spec.name, load_image_rgba(resolve_image_path(spec.default, document)))
+                renderer.set_texture(spec.name, load_image_rgba(str(resolve_texture_path(spec.default, Path(document).parent))))
             elif spec.default is not None and not isinstance(spec.default, str):
                 renderer.set_parameter(spec.name, spec.default)
         if table is not None:

@@ -1,4 +1,4 @@
-"""Node thumbnails (issue 18): time to refresh every thumbnail of 50- and 200-node graphs, and the main
+"""Node thumbnails: time to refresh every thumbnail of 50- and 200-node graphs, and the main
 preview's frame rate while thumbnails refresh.
 
 1. Refresh time, per graph size: `ThumbnailService` (its own thread and

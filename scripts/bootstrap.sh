@@ -10,9 +10,34 @@
 #  2. a virtual environment in .venv with the project and its test extras;
 #  3. the npm package gltf-validator (pinned) in .venv/node.
 # It prints what it does and is silent when everything is already there.
+#
+# A stamp (.venv/.bootstrap-stamp) records what the last complete set-up was made
+# from: the hashes of pyproject.toml and of this script, and the Python used. When
+# they still match, nothing is checked or run (a few milliseconds, so ./run-editor
+# starts as fast as .venv/bin/vpl-editor); a changed requirement or script, another
+# Python, or a missing .venv runs the set-up again. `--check` only answers: exit 0
+# when the stamp matches, 1 when a set-up would run.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+
+python=${PYTHON:-python3}
+stamp=.venv/.bootstrap-stamp
+hash_files() {
+  if command -v sha256sum >/dev/null; then sha256sum "$@"; else shasum -a 256 "$@"; fi
+}
+wanted="python ${python}
+$(hash_files pyproject.toml scripts/bootstrap.sh)"
+stamped=""
+if [[ -f $stamp ]]; then
+  IFS= read -r -d '' stamped <"$stamp" || true
+fi
+if [[ -x .venv/bin/python && "$stamped" == "$wanted" ]]; then
+  exit 0
+fi
+if [[ "${1:-}" == "--check" ]]; then
+  exit 1
+fi
 
 system_packages=(
   xvfb xauth libgl1-mesa-dri libgl1 libegl1 libegl-mesa0 libgles2 glslang-tools
@@ -22,8 +47,6 @@ system_packages=(
   desktop-file-utils binutils weston libwayland-cursor0 libwayland-egl1
   chromium
 )
-
-python=${PYTHON:-python3}
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -55,16 +78,24 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-stamp=.venv/.bootstrap-stamp
 if [[ ! -x .venv/bin/python ]]; then
   echo "bootstrap: creating .venv" >&2
   "$python" -m venv .venv
 fi
-if [[ ! -f $stamp || pyproject.toml -nt $stamp ]]; then
+# The packages are installed again when pyproject.toml changed since the stamp (or there is none).
+pyproject_hash=$(hash_files pyproject.toml)
+if [[ "$stamped" != *"$pyproject_hash"* ]]; then
   echo "bootstrap: installing Python packages" >&2
   .venv/bin/python -m pip install -q --upgrade pip >&2
   .venv/bin/python -m pip install -q -e '.[dev]' >&2
-  touch "$stamp"
+fi
+# MP4 turntables (app/preview/turntable.py) run the ffmpeg that imageio-ffmpeg's wheel carries; where pip
+# found no wheel with one for this platform, it falls back to the system's ffmpeg.
+if ! .venv/bin/python -c "import imageio_ffmpeg; imageio_ffmpeg.get_ffmpeg_exe()" >/dev/null 2>&1 \
+    && ! command -v ffmpeg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing ffmpeg (no ffmpeg came with imageio-ffmpeg)" >&2
+  if [[ $(id -u) -eq 0 ]]; then sudo_cmd=(); else sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends ffmpeg >&2
 fi
 
 # The Khronos glTF Validator (tests/export/test_gltf_validator.py runs tools/validate_gltf.cjs).
@@ -75,3 +106,6 @@ if [[ ! -f $gltf_validator ]] || ! grep -q "\"version\": \"$gltf_validator_versi
   mkdir -p .venv/node
   npm install --prefix .venv/node --no-audit --no-fund --no-save --loglevel=error "gltf-validator@$gltf_validator_version" >&2
 fi
+
+# Everything above succeeded: record what it was made from (the fast path at the top compares with this).
+printf '%s' "$wanted" >"$stamp"

@@ -5,6 +5,13 @@ GPU (pytest-xvfb starts Xvfb; Qt's `offscreen` platform cannot create GL
 contexts, so the xcb platform is used). When `VPL_FORBID_SKIPS=1` (set by
 `.ci/run`), any skipped test is reported as a failure, so a machine that
 silently lost its GL stack or glslang cannot pass CI.
+
+Tiers: a test that requests a fixture of `TIER_FIXTURES` (directly or
+through another fixture) gets that fixture's mark, as does one marked by
+hand (`pytest.mark.gl`, for a test that starts the editor in-process).
+`--fast` (`./run-tests --fast`) deselects every test marked `FAST_EXCLUDES`:
+what is left needs no OpenGL, glslangValidator, browser or bundle build, and
+runs with OpenGL made unavailable (`NO_GL_ENVIRONMENT`).
 """
 
 from __future__ import annotations
@@ -32,6 +39,52 @@ settings.load_profile(os.environ.get("VPL_HYPOTHESIS", "reproducible"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_EXAMPLES = ROOT / "tests" / "data" / "spec"
+
+#: fixture -> the mark of every test that uses it (its closure: through other fixtures too).
+TIER_FIXTURES: dict[str, str] = {
+    "gl_context": "gl",
+    "gles_context": "gl",
+    "gl_fixture": "gl",  # the parameter naming `current_gl`/`current_gles`, fetched with request.getfixturevalue
+    "make_window": "gl",  # the main window shows the OpenGL preview (tests/app/ui/conftest.py)
+    "wayland_session": "gl",  # weston, and the editor started under it
+    "glslang_validator": "glslang",
+}
+#: marks `--fast` leaves out (pyproject.toml declares them).
+FAST_EXCLUDES = ("gl", "glslang", "webgl", "slow")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fast", action="store_true", default=False,
+                     help=f"only the tests without the marks {', '.join(FAST_EXCLUDES)} (no OpenGL, glslang, "
+                          "browser or bundle build)")
+
+
+#: Under --fast the run has no OpenGL, as on a machine without a driver: Mesa finds none, so a GL test that
+#: lacks its mark fails (or meets the editor's no-GL fallback) instead of passing on llvmpipe unseen.
+NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_OVERRIDE": "none",
+                     "GALLIUM_DRIVER": "none", "LIBGL_DEBUG": "quiet"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--fast"):
+        os.environ["VPL_TEST_TIER"] = "fast"  # tests/tiers.py: the property tests' budgets for this tier
+        os.environ.update(NO_GL_ENVIRONMENT)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):
+            mark = TIER_FIXTURES.get(fixture)
+            if mark is not None and item.get_closest_marker(mark) is None:
+                item.add_marker(mark)
+    if not config.getoption("--fast"):
+        return
+    kept, left_out = [], []
+    for item in items:
+        (left_out if any(item.get_closest_marker(mark) for mark in FAST_EXCLUDES) else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 @pytest.hookimpl(hookwrapper=True)

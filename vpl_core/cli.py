@@ -174,7 +174,8 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     # `vpl` command; `run` imports it when it runs.
     parser.add_argument("file", metavar="FILE", help="VPL text file to render")
     parser.add_argument("--size", required=True, metavar="WxH", help="frame size in pixels, e.g. 256x256")
-    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane)")
+    parser.add_argument("--mesh", metavar="NAME", help="draw the editor's preview scene with this mesh (sphere, cube, plane); "
+                        "default: the sphere for a module that reads the scene, else a full-screen pass")
     parser.add_argument("--set", dest="values", action="append", default=[], metavar="NAME=VALUE",
                         help="set a uniform: a number, true/false, comma-separated numbers, JSON, or @image.png for a sampler")
     parser.add_argument("--out", required=True, metavar="PNG", help="the PNG file to write")

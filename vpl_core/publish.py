@@ -170,3 +170,13 @@ class VerifiedModule:
 
     def __repr__(self) -> str:
         return f"VerifiedModule({len(self._text)} chars, label={self._label!r})"
+
+
+def own_snapshot(verified: VerifiedModule) -> Module:
+    """The publication's private parse itself, not a copy (`materialize` copies and verifies it again).
+
+    Only for the code that has just made `verified` from its own read and hands the module to nothing but a
+    reader of it (`glsl.compile_source` generates from it): the module is verified and is not changed, so
+    the publication's later materializations stay what they were.
+    """
+    return verified._snapshot

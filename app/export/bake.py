@@ -61,6 +61,7 @@ from app.material.traversal import connected_nodes, node_id_key
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
+from vpl_core.numbers import MAX_TIME
 
 #: The sizes an artist may ask for (texels on a side).
 MIN_SIZE, MAX_SIZE = 256, 4096
@@ -100,8 +101,8 @@ class BakeSettings:
             raise BakeError(f"supersampling must be one of {', '.join(map(str, SUPERSAMPLING))}, not {self.supersampling}")
         if self.padding is not None and not 0 <= self.padding <= self.size:
             raise BakeError(f"the padding must be between 0 and the size, not {self.padding}")
-        if not math.isfinite(self.time):
-            raise BakeError("the time must be a finite number of seconds")
+        if not math.isfinite(self.time) or abs(self.time) > MAX_TIME:
+            raise BakeError(f"the time must be a finite number of seconds from -{MAX_TIME:g} to {MAX_TIME:g}, not {self.time:g}")
         return self
 
     @property
@@ -418,7 +419,7 @@ class Baker:
         else:
             from vpl_core.backends.glsl import compile as compile_glsl
 
-            artifact = compile_glsl(lowered.verified, target=gl_target)
+            artifact = compile_glsl(lowered.verified, target=gl_target, finishing=True)
         return artifact, lowered.parameters
 
     def _set_parameters(self, renderer: Any, parameters: list[Any]) -> None:

@@ -1,4 +1,4 @@
-"""`vpl bake`, `vpl export-gltf`, `vpl export-mtlx`, `vpl import-mtlx`: the export subcommands of `vpl`.
+"""`vpl bake`, `vpl export-glsl`, `vpl export-gltf`, `vpl export-mtlx`, `vpl import-mtlx`: the export subcommands of `vpl`.
 
 They reach the `vpl` command through its plug-in point (the entry-point
 group `vpl.commands` in pyproject.toml, `vpl_core.cli.plugin_commands`), so
@@ -216,9 +216,16 @@ def _import_mtlx(arguments: argparse.Namespace) -> list[str]:
 
     if Path(arguments.out).suffix.lower() != ".vpl":
         raise _Failure(f"vpl: error: --out must name a .vpl file, not {arguments.out!r}", EXIT_USAGE)
+    from app.export.surface import ExportError
+    from app.material.lowering import lower
+
     imported = import_mtlx(arguments.file)
-    save_file(arguments.out, imported.graph)
-    return [f"not imported: {line}" for line in imported.skipped]
+    lowered = lower(imported.graph)
+    if lowered.errors or not lowered.text:
+        problems = "; ".join(str(error) for error in lowered.errors) or "no module"
+        raise ExportError(f"the imported graph does not compile (a bug of the importer): {problems}")
+    save_file(arguments.out, imported.graph, lowered)
+    return list(imported.skipped)
 
 
 def run_import_mtlx(arguments: argparse.Namespace) -> int:
@@ -230,4 +237,42 @@ IMPORT_MTLX = (
     "import a MaterialX document (gltf_pbr or surface_unlit material) as an editor material; lists what was not imported",
     _configure_import_mtlx,
     run_import_mtlx,
+)
+
+
+# vpl export-glsl -------------------------------------------------------------------------------
+
+
+def _configure_export_glsl(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a material saved by the editor")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for <stem>.vert.glsl, .frag.glsl and .json (created)")
+    parser.add_argument("--stem", default=None, metavar="NAME", help="the files' stem (default: the material's file name)")
+    parser.add_argument("--copy-textures", action="store_true",
+                        help="copy the texture images beside the export (File > Export GLSL's Copy Textures)")
+
+
+def _export_glsl(arguments: argparse.Namespace) -> list[str]:
+    from app.export.glsl import document_stage, export_glsl
+    from app.session.session import EditorSession
+
+    graph, directory = load_material(arguments.file)
+    session = EditorSession()
+    path = Path(arguments.file).resolve()
+    session.open_graph(graph, path, path.name)
+    export = export_glsl(session, arguments.out, document_stage(graph, directory), arguments.stem, arguments.copy_textures)
+    if export.written is None:
+        errors = [diagnostic.message for diagnostic in session.diagnostics if diagnostic.severity == "error"]
+        raise _Failure(f"{arguments.file}: error: the material does not compile: {'; '.join(errors) or 'see vpl check'}")
+    return [export.note] if export.note else []
+
+
+def run_export_glsl(arguments: argparse.Namespace) -> int:
+    """Write the GLSL and the material section exactly as File > Export GLSL… does (app.export.glsl)."""
+    return _run(_export_glsl, arguments)
+
+
+EXPORT_GLSL = (
+    "write a material's GLSL (vertex, fragment) and its JSON with the material section, as File > Export GLSL… does",
+    _configure_export_glsl,
+    run_export_glsl,
 )

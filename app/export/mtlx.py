@@ -13,7 +13,8 @@ counterpart becomes that node (or a short fixed chain: Tiling Offset is a
 inputs whose type differs from their source's get a `convert` node.
 Material parameters become the node graph's interface inputs (`constant`
 nodes read them; a Texture Parameter is a `filename` input the `image`
-reads, with `colorspace="srgb_texture"` when the material decodes it). A
+reads, whose `file` input has `colorspace="srgb_texture"` when the material
+decodes it; the file is copied beside the document). A
 node *without* a counterpart (noise, colour ramp, lighting nodes, ...) is
 **baked**: each of its outputs that a mapped node reads is rendered into an
 OpenEXR image on the bake mesh's UVs (`app.export.bake`), and an `image`
@@ -24,13 +25,7 @@ so export → import → export gives the same document. Without a baker
 (`bake=None`) a material that needs baking raises `NeedsBaking` (callers
 then open a GL context and try again).
 
-**Import.** `import_mtlx(path)` reads a document, takes its first
-`surfacematerial` whose shader is `gltf_pbr` or `surface_unlit`, and walks
-the inputs upstream through the inverse table `IMPORTS`: each node with a
-counterpart becomes an editor node (keeping its name as the node id when it
-is free); `convert` nodes are dropped (the editor converts between port
-types by itself). Anything else is **not imported**: the input it fed keeps
-its default, and `MtlxImport.skipped` lists it with the reason.
+**Import** is `app.export.mtlx_import` (`import_mtlx` here calls it).
 """
 
 from __future__ import annotations
@@ -43,11 +38,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.export.mtlx_tables import ALPHA_MODES as ALPHA_MODES
+from app.export.mtlx_tables import GEOMETRY as GEOMETRY
+from app.export.mtlx_tables import GLTF_PBR_INPUTS as GLTF_PBR_INPUTS
+from app.export.mtlx_tables import SIMPLE as SIMPLE
+from app.export.mtlx_tables import UNARY as UNARY
+from app.export.mtlx_tables import Simple as Simple
+from app.export.mtlx_tables import _library, _mx_errors, read_external, srgb_to_linear
 from app.export.surface import SURFACE, UNLIT, ExportError, output_node_id
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
 from app.material.node_types import as_numbers, input_default
-from app.material.port_types import PortType
+from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import propagate
 from app.material.traversal import node_id_key
 
@@ -62,43 +64,6 @@ MX_TYPES: dict[PortType, str] = {
     PortType.BOOL: "boolean",
 }
 _WIDTHS = {"float": 1, "vector2": 2, "vector3": 3, "vector4": 4, "color3": 3, "color4": 4, "boolean": 1, "integer": 1}
-
-#: Surface Output input -> (gltf_pbr input, its type).
-GLTF_PBR_INPUTS: dict[str, tuple[str, str]] = {
-    "base_color": ("base_color", "color3"),
-    "metallic": ("metallic", "float"),
-    "roughness": ("roughness", "float"),
-    "normal": ("normal", "vector3"),
-    "ambient_occlusion": ("occlusion", "float"),
-    "emissive_color": ("emissive", "color3"),
-    "emissive_strength": ("emissive_strength", "float"),
-    "opacity": ("alpha", "float"),
-    "alpha_clip": ("alpha_cutoff", "float"),
-    "specular": ("specular", "float"),
-}
-#: gltf_pbr's alpha_mode values.
-ALPHA_MODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}
-
-
-def _library() -> Any:
-    """MaterialX's standard libraries (stdlib, pbrlib, ...), loaded once."""
-    global _LIBRARY
-    if _LIBRARY is None:
-        import MaterialX as mx  # noqa: N813 - the package's name
-
-        library = mx.createDocument()
-        mx.loadLibraries(mx.getDefaultDataLibraryFolders(), mx.getDefaultDataSearchPath(), library)
-        _LIBRARY = library
-    return _LIBRARY
-
-
-_LIBRARY: Any = None
-
-
-def _mx_errors(mx: Any) -> tuple[type[BaseException], ...]:
-    """MaterialX's exception types (its parse errors do not derive from `MaterialX.Exception`); pybind11
-    turns other C++ exceptions into RuntimeError."""
-    return (mx.Exception, mx.ExceptionParseError, mx.ExceptionFileMissing, mx.ExceptionFoundCycle, RuntimeError)
 
 
 def _format(values: Sequence[float]) -> str:
@@ -124,60 +89,6 @@ def _name(text: str) -> str:
 # Export ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Simple:
-    """A node with a one-to-one counterpart: category, our input -> its input, fixed inputs (type of the node)."""
-
-    category: str
-    inputs: dict[str, str]
-    fixed: dict[str, float] = field(default_factory=dict)
-    #: The MaterialX node's type when it is not our output's (e.g. dotproduct: float).
-    output_type: str | None = None
-
-
-def _simple(category: str, **inputs: str) -> Simple:
-    return Simple(category, inputs)
-
-
-UNARY = {name: _simple(name, x="in") for name in ("floor", "ceil", "fract", "sqrt", "sin", "cos", "tan", "asin", "acos", "exp", "sign", "round")}
-SIMPLE: dict[str, Simple] = {
-    "add": _simple("add", a="in1", b="in2"),
-    "subtract": _simple("subtract", a="in1", b="in2"),
-    "multiply": _simple("multiply", a="in1", b="in2"),
-    "divide": _simple("divide", a="in1", b="in2"),
-    "min": _simple("min", a="in1", b="in2"),
-    "max": _simple("max", a="in1", b="in2"),
-    "power": _simple("power", base="in1", exponent="in2"),
-    "mod": _simple("modulo", a="in1", b="in2"),
-    "abs": _simple("absval", x="in"),
-    "log": _simple("ln", x="in"),
-    "atan2": _simple("atan2", y="iny", x="inx"),
-    "atan": Simple("atan2", {"x": "iny"}, {"inx": 1.0}),
-    "clamp": _simple("clamp", x="in", minimum="low", maximum="high"),
-    "saturate": Simple("clamp", {"x": "in"}, {"low": 0.0, "high": 1.0}),
-    "negate": Simple("subtract", {"x": "in2"}, {"in1": 0.0}),
-    "one_minus": Simple("invert", {"x": "in"}),
-    "mix": _simple("mix", a="bg", b="fg", t="mix"),
-    "smoothstep": _simple("smoothstep", x="in", edge0="low", edge1="high"),
-    "step": Simple("ifgreatereq", {"x": "value1", "edge": "value2"}, {"in1": 1.0, "in2": 0.0}),
-    "dot": Simple("dotproduct", {"a": "in1", "b": "in2"}, output_type="float"),
-    "cross": _simple("crossproduct", a="in1", b="in2"),
-    "length": Simple("magnitude", {"vector": "in"}, output_type="float"),
-    "normalize": _simple("normalize", vector="in"),
-    "distance": Simple("distance", {"a": "in1", "b": "in2"}, output_type="float"),
-    **UNARY,
-}
-#: Geometric inputs: our node type -> (category, space).
-GEOMETRY: dict[str, tuple[str, str | None]] = {
-    "texcoord": ("texcoord", None),
-    "world_position": ("position", "world"),
-    "normal": ("normal", "world"),
-    "tangent": ("tangent", "world"),
-    "bitangent": ("bitangent", "world"),
-    "object_position": ("position", "object"),
-    "object_normal": ("normal", "object"),
-    "time": ("time", None),
-}
 #: If node operator -> (category, swap the compared values, swap the branches).
 IF_OPERATORS: dict[str, tuple[str, bool, bool]] = {
     ">": ("ifgreater", False, False),
@@ -222,6 +133,8 @@ class MtlxExport:
     text: str
     notes: list[str] = field(default_factory=list)
     baked_files: list[Path] = field(default_factory=list)
+    #: Texture files to copy beside the document -> their names there (`export_mtlx` copies them).
+    copies: dict[Path, str] = field(default_factory=dict)
 
 
 #: bake(outputs) -> {(node id, port): BakedImage}: bakes node outputs (app.export.bake.Baker.bake_node_outputs).
@@ -239,10 +152,13 @@ class _Value:
 
 
 def _coerce_numbers(numbers: Sequence[float], from_type: str, to_type: str) -> tuple[float, ...]:
-    """Inline values converted as the editor converts port types (float splats, colours drop or add alpha)."""
+    """Inline values converted as the editor converts port types (float splats, colours drop or add alpha, a colour
+    into a float gives its luminance)."""
     width = _WIDTHS[to_type]
     if len(numbers) == 1:
         return (float(numbers[0]),) * width
+    if width == 1 and from_type in ("color3", "color4"):
+        return (sum(weight * float(number) for weight, number in zip(LUMINANCE_WEIGHTS, numbers)),)
     values = list(numbers[:width])
     while len(values) < width:
         values.append(1.0 if (to_type == "color4" and len(values) == 3) else 0.0)
@@ -270,6 +186,7 @@ class _Exporter:
         self.to_bake: list[tuple[str, str]] = []
         self.notes: list[str] = []
         self.interface: dict[str, Any] = {}
+        self.copies: dict[Path, str] = {}  # texture file -> its name in the export folder
 
     # Values.
 
@@ -326,8 +243,27 @@ class _Exporter:
 
     def convert(self, value: _Value, to_type: str, name: str) -> Any:
         existing = self.nodegraph.getNode(name)
-        if existing is not None:
-            return existing
+        base, number = name, 2
+        while existing is not None:
+            source = existing.getInput("in")
+            if (existing.getCategory() == "convert" and existing.getType() == to_type and source is not None
+                    and source.getConnectedNode() == value.node and source.getOutputString() == value.output):
+                return existing
+            name, number = f"{base}_{number}", number + 1  # a node of the material already has the name
+            existing = self.nodegraph.getNode(name)
+        if to_type == "float" and value.mx_type in ("color3", "color4"):
+            # The editor's colour-to-float conversion is the luminance with Rec. 709 weights (MaterialX's own default
+            # weights are ACEScg's): `luminance` with the editor's weights, then its first channel.
+            luminance = self.nodegraph.addNode("luminance", f"{name}_luminance", value.mx_type)
+            element = luminance.addInput("in", value.mx_type)
+            element.setConnectedNode(value.node)
+            if value.output:
+                element.setOutputString(value.output)
+            luminance.setInputValue("lumacoeffs", self.mx.Color3(*LUMINANCE_WEIGHTS), "color3")
+            node = self.nodegraph.addNode("extract", name, "float")
+            node.addInput("in", value.mx_type).setConnectedNode(luminance)
+            node.setInputValue("index", 0, "integer")
+            return node
         node = self.nodegraph.addNode("convert", name, to_type)
         element = node.addInput("in", value.mx_type)
         element.setConnectedNode(value.node)
@@ -342,11 +278,60 @@ class _Exporter:
             node = self.graph.nodes[node_id]
             if node.type_name == "reroute":
                 self.emitted[key] = self.input_value(node, "in", self.port_type(node_id, "out"))
-            elif exportable(node):
+            elif self.emits(node):
                 self.emit(node, port)
             else:
                 self.bake_placeholder(node, port)
         return self.emitted[key]
+
+    def emits(self, node: Node) -> bool:
+        """Whether the node becomes MaterialX nodes (else it is baked). MaterialX compares floats only, so a
+        component-wise Step is baked."""
+        if node.type_name == "step" and self.port_type(node.id, "out") != "float":
+            return False
+        return exportable(node)
+
+    def prewalk(self, ports: Sequence[str]) -> None:
+        """Emit every node output the output node's `ports` read, sources first, with an explicit stack: the
+        emitting code then finds its inputs emitted and never recurses deeper than a node (graphs of any depth)."""
+        sources: dict[str, list[tuple[str, str, str]]] = {}  # node -> (its input, source node, source port)
+        for connection in self.graph.connections:
+            sources.setdefault(connection.target_node, []).append((connection.target_port, connection.source_node, connection.source_port))
+
+        def upstream(node_id: str) -> list[tuple[str, str, str]]:
+            node = self.graph.nodes[node_id]
+            if node_id != self.output_id and node.type_name != "reroute" and not self.emits(node):
+                return []  # baked: what feeds it is the baker's
+            edges = sorted(sources.get(node_id, ()))
+            if node_id == self.output_id:
+                return [edge for edge in edges if edge[0] in ports]
+            return [edge for edge in edges if not (node.type_name == "sample_texture" and edge[0] == "texture")]
+
+        state: dict[str, int] = {self.output_id: 1}
+        order: list[str] = []
+        stack = [(self.output_id, iter(upstream(self.output_id)))]
+        while stack:
+            node_id, edges = stack[-1]
+            for _port, source, _source_port in edges:
+                if state.get(source) == 1:
+                    names = [entry[0] for entry in stack]
+                    cycle = " -> ".join([*names[names.index(source):], source])
+                    raise ExportError(f"the graph has a cycle (each node reads the next): {cycle}")
+                if source not in state:
+                    state[source] = 1
+                    stack.append((source, iter(upstream(source))))
+                    break
+            else:
+                stack.pop()
+                state[node_id] = 2
+                order.append(node_id)
+        used: dict[str, set[str]] = {}
+        for consumer in order:
+            for _port, source, source_port in upstream(consumer):
+                used.setdefault(source, set()).add(source_port)
+        for node_id in order[:-1]:  # the output itself is the shader's
+            for port in sorted(used.get(node_id, ())):
+                self.value(node_id, port)
 
     # Nodes.
 
@@ -413,11 +398,16 @@ class _Exporter:
             interface = self.interface.get(parameter)
             if interface is None:
                 interface = self.interface[parameter] = self.nodegraph.addInput(_name(parameter), "filename")
-                interface.setValueString(self.file_path(str(source.properties.get("image", ""))))
-                if self.kind == SURFACE and source.properties.get("color_space", "srgb") != "linear":
-                    interface.setColorSpace("srgb_texture")  # the editor decodes it in a Surface Output material
+                file_name = self.file_path(str(source.properties.get("image", "")))
+                if file_name:  # an empty name is left without a value (MaterialX reads `value=""` as the folder)
+                    interface.setValueString(file_name)
             image = self.add("image", node.id, "color4", node)
-            image.addInput("file", "filename").setInterfaceName(interface.getName())
+            file_input = image.addInput("file", "filename")
+            file_input.setInterfaceName(interface.getName())
+            if self.kind == SURFACE and source.properties.get("color_space", "srgb") != "linear":
+                # The editor decodes it in a Surface Output material. On the image's own input: MaterialX's
+                # generators read the colour space there, not on the node graph's interface input.
+                file_input.setColorSpace("srgb_texture")
             self.set_input(image, "texcoord", node, "uv", "vector2")
             rgba = _Value("color4", image)
             self.emitted[(node.id, "rgba")] = rgba
@@ -426,15 +416,28 @@ class _Exporter:
             self.emitted[(node.id, port)] = self.extract(self.emitted[(node.id, "rgba")], "rgba".index(port), f"{node.id}_{port}", node)
 
     def file_path(self, stored: str) -> str:
+        """The document's name for a texture: the file copied beside the document (`copies`), so the export
+        folder is self-contained; a file already inside the export folder keeps its relative path."""
         from app.session.textures import resolve_texture_path
 
         if not stored:
             return ""
         path = resolve_texture_path(stored, self.document_dir)
+        if path in self.copies:
+            return self.copies[path]
         try:
-            return Path(os.path.relpath(path, self.target_dir)).as_posix()
+            relative = Path(os.path.relpath(path, self.target_dir))
         except ValueError:  # another drive (Windows)
-            return path.as_posix()
+            relative = Path("..") / path.name
+        if relative.parts and relative.parts[0] != ".." and not relative.is_absolute():
+            name = relative.as_posix()
+        else:
+            stem, suffix = _name(path.stem), path.suffix
+            name, number = f"{self.name}_{stem}{suffix}", 2
+            while name in self.copies.values():
+                name, number = f"{self.name}_{stem}_{number}{suffix}", number + 1
+        self.copies[path] = name
+        return name
 
     def emit_split(self, node: Node, port: str, out_type: str) -> None:
         in_type = self.port_type(node.id, "vector")
@@ -444,6 +447,8 @@ class _Exporter:
             self.emitted[(node.id, port)] = _Value("float", numbers=(0.0,))
         elif source.node is None:
             self.emitted[(node.id, port)] = _Value("float", numbers=(source.numbers[index],))
+        elif in_type == "float":
+            self.emitted[(node.id, port)] = source
         else:
             self.emitted[(node.id, port)] = self.extract(source, index, f"{node.id}_{port}", node)
 
@@ -452,6 +457,9 @@ class _Exporter:
 
         pattern = swizzle_pattern(node.properties.get("pattern", "xyz")) or "x"
         in_type = self.port_type(node.id, "vector")
+        if in_type == "float":  # a float's only component (MaterialX has no extract of a float)
+            self.emitted[(node.id, "out")] = self.input_value(node, "vector", "float")
+            return
         extract = self.add("extract", node.id, "float", node)
         self.set_input(extract, "in", node, "vector", in_type)
         extract.addInput("index", "integer").setValueString(str("xyzw".index(pattern)))
@@ -523,10 +531,11 @@ class _Exporter:
     def build(self) -> None:
         mx = self.mx
         if self.kind == SURFACE:
-            shader = self.doc.addNode("gltf_pbr", f"SR_{self.name}", "surfaceshader")
             from app.export.surface import describe_output
 
             description = describe_output(self.graph)
+            self.prewalk([ours for ours in GLTF_PBR_INPUTS if ours != "alpha_clip" or description.alpha_mode == "MASK"])
+            shader = self.doc.addNode("gltf_pbr", f"SR_{self.name}", "surfaceshader")
             for ours, (theirs, mx_type) in GLTF_PBR_INPUTS.items():
                 if ours == "normal" and (self.output_id, ours) not in self.incoming:
                     continue  # the default: the interpolated normal
@@ -535,9 +544,10 @@ class _Exporter:
                 self.shader_input(shader, theirs, ours, mx_type)
             shader.setInputValue("alpha_mode", ALPHA_MODES[description.alpha_mode], "integer")
         elif self.kind == UNLIT:
+            self.prewalk(["base_color", "emissive", "opacity"])
             shader = self.doc.addNode("surface_unlit", f"SR_{self.name}", "surfaceshader")
             shader.setInputValue("emission", 1.0, "float")
-            self.shader_connect(shader.addInput("emission_color", "color3"), self.unlit_color(), "color3", "emission_color")
+            self.shader_connect(shader.addInput("emission_color", "color3"), self.unlit_linear(), "color3", "emission_color")
             self.shader_input(shader, "opacity", "opacity", "float")
             if (self.output_id, "alpha_clip") in self.incoming or float(self.output.properties.get("alpha_clip", 0.0)) > 0.0:
                 self.notes.append(f"{self.output_id} (Unlit Output): alpha clip has no surface_unlit counterpart; not exported")
@@ -559,6 +569,17 @@ class _Exporter:
             inputs = sorted(child.getChildren(), key=lambda element: element.getName()) if rank.get(child.getCategory()) is None else []
             for position, element in enumerate(inputs):
                 child.setChildIndex(element.getName(), position)
+
+    def unlit_linear(self) -> _Value:
+        """The Unlit Output's colour is display-referred (shown as is); surface_unlit's is linear (the renderer
+        encodes it for the display): numbers are decoded here, a graph through cmlib's `srgb_texture_to_lin_rec709`."""
+
+        color = self.unlit_color()
+        if color.node is None:
+            return _Value("color3", numbers=tuple(srgb_to_linear(value) for value in _coerce_numbers(color.numbers, color.mx_type, "color3")))
+        decode = self.nodegraph.addNode("srgb_texture_to_lin_rec709", f"{self.output_id}_linear", "color3")
+        self.connect(decode.addInput("in", "color3"), color, "color3", f"{self.output_id}_display_convert")
+        return _Value("color3", decode)
 
     def unlit_color(self) -> _Value:
         """base.rgb + emissive (the Unlit Output's colour); the base alone when the emissive is unconnected black."""
@@ -615,7 +636,7 @@ def export_document(graph: MaterialGraph, path: str | os.PathLike[str], name: st
     exporter.sort_children()
     files = exporter.bake_pending(bake)
     text = exporter.mx.writeToXmlString(exporter.doc)
-    return MtlxExport(text, exporter.notes, files)
+    return MtlxExport(text, exporter.notes, files, dict(exporter.copies))
 
 
 def export_mtlx(graph: MaterialGraph, path: str | os.PathLike[str], name: str = "", *, document_dir: Path | None = None,
@@ -624,6 +645,13 @@ def export_mtlx(graph: MaterialGraph, path: str | os.PathLike[str], name: str = 
     from vpl_core.atomic_write import write_atomically
 
     result = export_document(graph, path, name, document_dir=document_dir, bake=bake)
+    target = Path(path).parent
+    for source, copy_name in result.copies.items():
+        try:
+            write_atomically(target / copy_name, read_external(source, "image"))
+        except OSError as error:
+            result.notes.append(f"texture {source}: not copied beside the document ({error.strerror or error}); "
+                                f"the document names {copy_name}")
     write_atomically(Path(path), result.text.encode("utf-8"))
     return result
 
@@ -660,6 +688,11 @@ def generate_glsl(text: str) -> tuple[str, str]:
     generator = mx_gen_glsl.GlslShaderGenerator.create()
     context = mx_gen_shader.GenContext(generator)
     context.registerSourceCodeSearchPath(mx.getDefaultDataSearchPath())
+    # Colour management as MaterialX's viewer sets it up: file colour spaces are decoded to lin_rec709.
+    color_management = mx_gen_shader.DefaultColorManagementSystem.create(generator.getTarget())
+    color_management.loadLibrary(_library())
+    generator.setColorManagementSystem(color_management)
+    context.getOptions().targetColorSpaceOverride = "lin_rec709"
     generator.registerTypeDefs(doc)
     try:
         shader = generator.generate(materials[0].getName(), materials[0], context)
@@ -669,395 +702,14 @@ def generate_glsl(text: str) -> tuple[str, str]:
 
 
 # Import ----------------------------------------------------------------------------------------
+# The importer lives in app.export.mtlx_import; these names keep the module's interface.
 
 
-@dataclass
-class MtlxImport:
-    """The imported graph and what was not imported (one line each, for the artist)."""
+def import_mtlx(path: str | os.PathLike[str]) -> Any:
+    """Read a MaterialX document into an editor graph (`app.export.mtlx_import.import_mtlx`)."""
+    from app.export.mtlx_import import import_mtlx as run_import
 
-    graph: MaterialGraph
-    skipped: list[str] = field(default_factory=list)
-
-
-INVERSE_SIMPLE: dict[str, tuple[str, dict[str, str]]] = {}
-for _ours, _spec in SIMPLE.items():
-    if not _spec.fixed and _spec.category not in INVERSE_SIMPLE:
-        INVERSE_SIMPLE[_spec.category] = (_ours, {theirs: ours for ours, theirs in _spec.inputs.items()})
-INVERSE_GEOMETRY = {value: key for key, value in GEOMETRY.items()}
-_MX_TO_PORT = {"float": PortType.FLOAT, "vector2": PortType.VEC2, "vector3": PortType.VEC3, "vector4": PortType.VEC4,
-               "color4": PortType.COLOR, "color3": PortType.VEC3}
-_CONSTANT_NODE = {"float": "constant_float", "vector2": "constant_vec2", "vector3": "constant_vec3", "vector4": "constant_vec4",
-                  "color4": "constant_color", "color3": "constant_color"}
-
-
-class _Importer:
-    def __init__(self, doc: Any, folder: Path) -> None:
-        self.doc = doc
-        self.folder = folder
-        self.graph = MaterialGraph()
-        self.skipped: list[str] = []
-        self.made: dict[tuple[str, str], tuple[str, str] | None] = {}  # (graph path, node name, output) -> (our node, port)
-        self.parameters: dict[str, str] = {}
-
-    def new_id(self, name: str) -> str:
-        if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) and name not in self.graph.nodes and not name.startswith("default_"):
-            return name
-        return self.graph.new_node_id()
-
-    def position(self, element: Any) -> tuple[float, float]:
-        try:
-            return float(element.getAttribute("xpos") or 0.0) * 100.0, float(element.getAttribute("ypos") or 0.0) * 100.0
-        except ValueError:
-            return 0.0, 0.0
-
-    def numbers(self, element: Any) -> tuple[float, ...] | None:
-        text = element.getValueString()
-        try:
-            return tuple(float(part) for part in text.split(",")) if text.strip() else None
-        except ValueError:
-            return None
-
-    def interface_value(self, element: Any) -> Any:
-        """The interface input a node input reads (through `interfacename`), or None."""
-        name = element.getInterfaceName()
-        if not name:
-            return None
-        parent = element.getParent().getParent()
-        return parent.getInput(name) if parent is not None else None
-
-    def connect(self, element: Any, target: str, port: str, what: str) -> None:
-        """Feed our input `port` of node `target` from the MaterialX input `element` (value or connection)."""
-        upstream = element.getConnectedNode()
-        if upstream is None and element.getNodeGraphString():
-            graph = self.doc.getNodeGraph(element.getNodeGraphString())
-            output = graph.getOutput(element.getOutputString()) if graph is not None else None
-            if output is None:
-                self.skipped.append(f"{what}: reads a missing node graph output; left at its default")
-                return
-            upstream = output.getConnectedNode()
-            source_output = output.getOutputString()
-        else:
-            source_output = element.getOutputString()
-        if upstream is None:
-            interface = self.interface_value(element)
-            values = self.numbers(interface if interface is not None else element)
-            if values is not None:
-                self.set_value(target, port, values, element.getType())
-            return
-        if upstream.getName().startswith("default_") and upstream.getCategory() in ("texcoord", "position", "normal", "time"):
-            node = self.graph.nodes[target]
-            if isinstance(input_default(node, NODE_TYPES[node.type_name], port), str):
-                return  # the exporter's stand-in for the input's built-in default: leave the input unconnected
-        made = self.node(upstream, source_output, what)
-        if made is not None:
-            self.graph.connect(made[0], made[1], target, port)
-
-    def set_value(self, target: str, port: str, values: tuple[float, ...], mx_type: str) -> None:
-        """An inline value for our input: the node's property when it can hold it, else a constant node."""
-        node = self.graph.nodes[target]
-        node_type = NODE_TYPES[node.type_name]
-        spec = node_type.property(port)
-        uniform = all(value == values[0] for value in values)
-        if spec is not None and spec.kind == "float" and uniform:
-            node.properties[port] = values[0]
-            return
-        if spec is not None and spec.kind in ("color", "vector"):
-            node.properties[port] = _fit(values, "color4") if spec.kind == "color" else tuple(values)
-            return
-        if spec is not None and spec.kind == "bool":
-            node.properties[port] = bool(values[0])
-            return
-        if spec is None:
-            input_spec = node_type.input(port)
-            default = input_spec.default if input_spec is not None else 0.0
-            if not isinstance(default, str) and tuple(as_numbers(default, len(values), pad_alpha=mx_type == "color4")) == tuple(values):
-                return  # the port's own default: nothing to set
-        constant = self.graph.add_node(_CONSTANT_NODE.get(mx_type, "constant_vec3"), (node.position[0] - 150.0, node.position[1]),
-                                       {"value": _fit(values, mx_type)}, node_id=self.new_id(f"{target}_{port}"))
-        self.graph.connect(constant.id, "out", target, port)
-
-    def node(self, element: Any, output: str, what: str) -> tuple[str, str] | None:
-        """Our (node id, port) for the MaterialX node `element`'s output `output`, made on first use."""
-        key = (element.getNamePath(), output)
-        if key in self.made:
-            return self.made[key]
-        self.made[key] = None  # cycles end here
-        made = self._make(element, output, what)
-        self.made[key] = made
-        return made
-
-    def _make(self, element: Any, output: str, what: str) -> tuple[str, str] | None:
-        category = element.getCategory()
-        mx_type = element.getType()
-        name = element.getName()
-        position = self.position(element)
-        label = f"node '{name}' ({category}, {mx_type})"
-
-        def inputs(node_id: str, mapping: dict[str, str]) -> None:
-            for theirs, ours in mapping.items():
-                source = element.getInput(theirs)
-                if source is not None:
-                    self.connect(source, node_id, ours, f"{label} input '{theirs}'")
-
-        if category == "convert":
-            source = element.getInput("in")
-            if source is None:
-                return None
-            upstream = source.getConnectedNode()
-            if upstream is None:
-                node = self.graph.add_node(_CONSTANT_NODE.get(mx_type, "constant_vec3"), position, node_id=self.new_id(name))
-                values = self.numbers(source)
-                if values is not None:
-                    node.properties["value"] = _fit(values, mx_type)
-                return node.id, "out"
-            return self.node(upstream, source.getOutputString(), what)
-        if category == "add" and mx_type == "vector2":
-            tiling = self.tiling_offset(element, position, name, inputs)
-            if tiling is not None:
-                return tiling
-        if category in ("clamp", "subtract", "invert", "atan2") or category.startswith("if"):
-            return self._make_special(element, category, position, name, inputs)
-        if category in INVERSE_SIMPLE:
-            ours, mapping = INVERSE_SIMPLE[category]
-            node = self.graph.add_node(ours, position, node_id=self.new_id(name))
-            inputs(node.id, mapping)
-            return node.id, "out"
-        geometry = INVERSE_GEOMETRY.get((category, element.getInputValue("space") if category in ("position", "normal", "tangent", "bitangent") else None))
-        if category in ("position", "normal", "tangent", "bitangent") and geometry is None:
-            space = element.getInputValue("space") or "object"
-            geometry = INVERSE_GEOMETRY.get((category, str(space)))
-        if category in ("texcoord", "time"):
-            geometry = INVERSE_GEOMETRY.get((category, None))
-        if geometry is not None:
-            node = self.graph.add_node(geometry, position, node_id=self.new_id(name))
-            return node.id, "out"
-        if category == "constant":
-            value = element.getInput("value")
-            interface = self.interface_value(value) if value is not None else None
-            if interface is not None:
-                return self.parameter(interface, mx_type, position, name)
-            node = self.graph.add_node(_CONSTANT_NODE.get(mx_type, "constant_float"), position, node_id=self.new_id(name))
-            values = self.numbers(value) if value is not None else None
-            if values is not None:
-                node.properties["value"] = _fit(values, mx_type)
-            return node.id, "out"
-        if category == "image":
-            return self.image(element, output, position, name, label)
-        if category == "extract":
-            index_input = element.getInput("index")
-            index = int(float(index_input.getValueString() or 0)) if index_input is not None else 0
-            swizzle = self.graph.add_node("swizzle", position, {"pattern": "xyzw"[min(max(index, 0), 3)]}, node_id=self.new_id(name))
-            inputs(swizzle.id, {"in": "vector"})
-            return swizzle.id, "out"
-        if category.startswith("separate"):
-            split = self.graph.add_node("split", position, node_id=self.new_id(name))
-            inputs(split.id, {"in": "vector"})
-            port = output.removeprefix("out") if output else "x"
-            return split.id, {"r": "x", "g": "y", "b": "z", "a": "w"}.get(port, port if port in "xyzw" else "x")
-        if category.startswith("combine") and category[-1] in "234" and not category.endswith("CF"):
-            width = int(category[-1])
-            compose = self.graph.add_node("compose", position, {"size": width}, node_id=self.new_id(name))
-            inputs(compose.id, {f"in{index + 1}": "xyzw"[index] for index in range(width)})
-            return compose.id, "out"
-        if category == "remap":
-            node = self.graph.add_node("remap", position, {"clamp": False}, node_id=self.new_id(name))
-            inputs(node.id, {"in": "x", "inlow": "in_min", "inhigh": "in_max", "outlow": "out_min", "outhigh": "out_max"})
-            return node.id, "out"
-        if category == "normalmap":
-            node = self.graph.add_node("normal_map", position, node_id=self.new_id(name))
-            inputs(node.id, {"in": "tangent_normal", "scale": "strength", "normal": "normal"})
-            return node.id, "normal_out"
-        self.skipped.append(f"{label}: no counterpart in the editor; {what} left at its default")
-        return None
-
-    def tiling_offset(self, element: Any, position: tuple[float, float], name: str, inputs: Any) -> tuple[str, str] | None:
-        """The exporter's Tiling Offset chain (`add` N of `multiply` N_tiling) back as one Tiling Offset node."""
-        first = element.getInput("in1")
-        scale = first.getConnectedNode() if first is not None else None
-        if scale is None or scale.getCategory() != "multiply" or scale.getName() != f"{name}_tiling":
-            return None
-        node = self.graph.add_node("tiling_offset", position, node_id=self.new_id(name))
-        inputs(node.id, {"in2": "offset"})
-        for theirs, ours in (("in1", "uv"), ("in2", "tiling")):
-            source = scale.getInput(theirs)
-            if source is not None:
-                self.connect(source, node.id, ours, f"node '{scale.getName()}' input '{theirs}'")
-        return node.id, "out"
-
-    def _make_special(self, element: Any, category: str, position: tuple[float, float], name: str, inputs: Any) -> tuple[str, str] | None:
-        def fixed(input_name: str) -> float | None:
-            source = element.getInput(input_name)
-            if source is None or source.getConnectedNode() is not None or source.getNodeGraphString():
-                return None
-            values = self.numbers(source)
-            return values[0] if values else None
-
-        if category == "clamp":
-            if fixed("low") == 0.0 and fixed("high") == 1.0:
-                node = self.graph.add_node("saturate", position, node_id=self.new_id(name))
-                inputs(node.id, {"in": "x"})
-            else:
-                node = self.graph.add_node("clamp", position, node_id=self.new_id(name))
-                inputs(node.id, {"in": "x", "low": "minimum", "high": "maximum"})
-            return node.id, "out"
-        if category == "subtract":
-            if fixed("in1") == 0.0 and element.getType() == "float":
-                node = self.graph.add_node("negate", position, node_id=self.new_id(name))
-                inputs(node.id, {"in2": "x"})
-            else:
-                node = self.graph.add_node("subtract", position, node_id=self.new_id(name))
-                inputs(node.id, {"in1": "a", "in2": "b"})
-            return node.id, "out"
-        if category == "invert":
-            amount = element.getInput("amount")
-            if amount is None or fixed("amount") == 1.0:
-                node = self.graph.add_node("one_minus", position, node_id=self.new_id(name))
-                inputs(node.id, {"in": "x"})
-            else:
-                node = self.graph.add_node("subtract", position, node_id=self.new_id(name))
-                inputs(node.id, {"amount": "a", "in": "b"})
-            return node.id, "out"
-        if category == "atan2":
-            if fixed("inx") == 1.0:
-                node = self.graph.add_node("atan", position, node_id=self.new_id(name))
-                inputs(node.id, {"iny": "x"})
-            else:
-                node = self.graph.add_node("atan2", position, node_id=self.new_id(name))
-                inputs(node.id, {"iny": "y", "inx": "x"})
-            return node.id, "out"
-        operators = {"ifgreater": ">", "ifgreatereq": ">=", "ifequal": "=="}
-        if category in operators:
-            if category == "ifgreatereq" and fixed("in1") == 1.0 and fixed("in2") == 0.0 and element.getType() == "float":
-                node = self.graph.add_node("step", position, node_id=self.new_id(name))
-                inputs(node.id, {"value1": "x", "value2": "edge"})
-                return node.id, "out"
-            node = self.graph.add_node("if", position, {"operator": operators[category]}, node_id=self.new_id(name))
-            inputs(node.id, {"value1": "a", "value2": "b", "in1": "if_true", "in2": "if_false"})
-            return node.id, "out"
-        self.skipped.append(f"node '{name}' ({category}): no counterpart in the editor; left at its default")
-        return None
-
-    def parameter(self, interface: Any, mx_type: str, position: tuple[float, float], name: str) -> tuple[str, str]:
-        parameter = interface.getName()
-        if parameter in self.parameters:
-            return self.parameters[parameter], "out"
-        values = self.numbers(interface) or (0.0,)
-        if mx_type == "float":
-            properties: dict[str, Any] = {"name": parameter, "default": values[0]}
-            for key, attribute in (("minimum", "uimin"), ("maximum", "uimax")):
-                text = interface.getAttribute(attribute)
-                if text:
-                    properties[key] = float(text)
-            node = self.graph.add_node("float_parameter", position, properties, node_id=self.new_id(name))
-        elif mx_type in ("color4", "color3"):
-            node = self.graph.add_node("color_parameter", position, {"name": parameter, "default": _fit(values, "color4")}, node_id=self.new_id(name))
-        else:
-            width = _WIDTHS.get(mx_type, 3)
-            properties = {"name": parameter, "size": width, "default": _fit(values, mx_type)}
-            for key, attribute in (("minimum", "uimin"), ("maximum", "uimax")):
-                text = interface.getAttribute(attribute)
-                if text:
-                    properties[key] = float(text)
-            node = self.graph.add_node("vector_parameter", position, properties, node_id=self.new_id(name))
-        self.parameters[parameter] = node.id
-        return node.id, "out"
-
-    def image(self, element: Any, output: str, position: tuple[float, float], name: str, label: str) -> tuple[str, str] | None:
-        file_input = element.getInput("file")
-        if file_input is None:
-            self.skipped.append(f"{label}: an image without a file; left at its default")
-            return None
-        interface = self.interface_value(file_input)
-        source = interface if interface is not None else file_input
-        stored = source.getValueString()
-        parameter_name = interface.getName() if interface is not None else f"{name}_texture"
-        color_space = "srgb" if (source.getActiveColorSpace() or "") in ("srgb_texture", "srgb") else "linear"
-        path = (self.folder / stored).resolve() if stored and not os.path.isabs(stored) else Path(stored)
-        key = ("texture", parameter_name)
-        if key not in self.made:
-            texture = self.graph.add_node("texture_parameter", (position[0] - 200.0, position[1]),
-                                          {"name": self.graph.unique_parameter_name(_name(parameter_name)), "image": str(path), "color_space": color_space},
-                                          node_id=self.new_id(f"{name}_texture" if interface is None else parameter_name))
-            self.made[key] = (texture.id, "out")
-        texture_id = self.made[key][0]  # type: ignore[index]  # set to a (node, port) pair just above; only other keys map to None
-        sample = self.graph.add_node("sample_texture", position, node_id=self.new_id(name))
-        self.graph.connect(texture_id, "out", sample.id, "texture")
-        uv = element.getInput("texcoord")
-        if uv is not None:
-            self.connect(uv, sample.id, "uv", f"{label} input 'texcoord'")
-        mx_type = element.getType()
-        port = {"float": "r", "color3": "rgb", "vector3": "rgb", "color4": "rgba", "vector4": "rgba", "vector2": "rgba"}.get(mx_type, "rgba")
-        return sample.id, port
-
-    def shader(self, shader: Any) -> None:
-        category = shader.getCategory()
-        if category == "gltf_pbr":
-            output = self.graph.add_node("surface_output", (600.0, 0.0), node_id=self.new_id("surface"))
-            for ours, (theirs, _mx_type) in GLTF_PBR_INPUTS.items():
-                element = shader.getInput(theirs)
-                if element is not None:
-                    self.connect(element, output.id, ours, f"gltf_pbr input '{theirs}'")
-            mode = shader.getInput("alpha_mode")
-            if mode is not None and (mode.getValueString() or "0").strip() != "1":
-                output.properties["alpha_clip"] = 0.0
-            elif shader.getInput("alpha_cutoff") is None:
-                output.properties["alpha_clip"] = 0.5  # gltf_pbr's default cutoff
-            handled = {theirs for theirs, _ in GLTF_PBR_INPUTS.values()} | {"alpha_mode"}
-            for element in shader.getInputs():
-                if element.getName() not in handled:
-                    self.skipped.append(f"gltf_pbr input '{element.getName()}': no counterpart on the Surface Output")
-        elif category == "surface_unlit":
-            output = self.graph.add_node("material_output", (600.0, 0.0), node_id=self.new_id("surface"))
-            output.properties["emissive"] = (0.0, 0.0, 0.0, 1.0)
-            for theirs, ours in (("emission_color", "base_color"), ("opacity", "opacity")):
-                element = shader.getInput(theirs)
-                if element is not None:
-                    self.connect(element, output.id, ours, f"surface_unlit input '{theirs}'")
-            for element in shader.getInputs():
-                if element.getName() not in ("emission_color", "opacity", "emission"):
-                    self.skipped.append(f"surface_unlit input '{element.getName()}': not imported")
-        else:
-            raise ExportError(f"shader '{shader.getName()}' is a {category}; only gltf_pbr and surface_unlit materials can be imported")
-
-
-def _fit(values: Sequence[float], mx_type: str) -> Any:
-    width = _WIDTHS.get(mx_type, 1)
-    if mx_type in ("color4", "color3"):
-        padded = list(values[:4]) + [0.0, 0.0, 0.0][: max(0, 3 - len(values))]
-        return tuple(padded[:3]) + ((padded[3],) if len(padded) > 3 else (1.0,))
-    if width == 1:
-        return float(values[0])
-    return tuple(list(values[:width]) + [0.0] * max(0, width - len(values)))
-
-
-def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
-    """Read a MaterialX document into an editor graph (module docstring); ExportError when it cannot be used."""
-    import MaterialX as mx  # noqa: N813 - the package's name
-
-    from vpl_core.external_files import ExternalFileError, check_file
-
-    source = Path(path)
-    try:
-        check_file(source, "mtlx")  # a regular file within budget: a FIFO would block the XML reader
-    except ExternalFileError as error:
-        raise ExportError(str(error)) from None
-    doc = mx.createDocument()
-    try:
-        mx.readFromXmlFile(doc, str(source))
-    except _mx_errors(mx) as error:
-        raise ExportError(f"{source}: cannot read the MaterialX document ({error})") from None
-    importer = _Importer(doc, source.parent)
-    materials = doc.getMaterialNodes()
-    if not materials:
-        raise ExportError(f"{source}: the document has no surfacematerial")
-    shader_input = materials[0].getInput("surfaceshader")
-    shader = shader_input.getConnectedNode() if shader_input is not None else None
-    if shader is None:
-        raise ExportError(f"{source}: the material '{materials[0].getName()}' has no surface shader")
-    importer.shader(shader)
-    for extra in materials[1:]:
-        importer.skipped.append(f"material '{extra.getName()}': only the first material is imported")
-    return MtlxImport(importer.graph, importer.skipped)
+    return run_import(path)
 
 
 def _finite(values: Sequence[float]) -> bool:

@@ -1,7 +1,7 @@
 """NodeGraphQt node classes for the material catalog and the adapter between the view and `app.material`.
 
 `import_nodegraphqt()` imports NodeGraphQt without the standard library's
-`distutils` (start-up, issue 20 item 4): NodeGraphQt 0.6 imports
+`distutils` (start-up): NodeGraphQt 0.6 imports
 `distutils.version.LooseVersion` only to compare `qVersion()` with "5.10",
 and on Python 3.11 with setuptools installed `import distutils` loads
 setuptools' shim and `pkg_resources`, a third of a second or more of the

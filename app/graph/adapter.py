@@ -177,7 +177,7 @@ def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_und
             )
             continue
         if not input_.multi_connection() and input_.connected_ports():
-            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node (issue 23).
+            # NodeGraphQt would silently replace the first connection; the lowering diagnoses the node.
             problems.append(
                 f"connection {connection.source_node}.{connection.source_port} -> "
                 f"{connection.target_node}.{connection.target_port} cannot be shown: the input is already connected"
@@ -225,6 +225,7 @@ def _create_nodes(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, c
         for name, value in node.properties.items():
             if name in known:
                 view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
+        view_node.refresh_title()  # "Color Parameter: base_color" from the start, not after the next lowering
         created[node_id] = view_node
 
 

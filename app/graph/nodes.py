@@ -17,13 +17,13 @@ What a view node holds, and why:
 
 The graphics item `MaterialNodeItem` adds the error marker (red border, a
 badge and the first message under the node), rich tooltips, and the two
-inspection strips at the bottom of the node (issue 18): the live thumbnail
+inspection strips at the bottom of the node: the live thumbnail
 of its output (an image the window's thumbnail service renders; the item
 only draws it, centred under the ports) and the cost footer ("12 instr ·
 1 tex"). Both are off until set, and the node grows by exactly their
 height, so ports and wires stay where they were.
 
-Doing less per node (issue 23 item 8: opening 2,000 nodes): tooltips of
+Doing less per node (opening 2,000 nodes): tooltips of
 nodes and ports are built when first asked for (`toolTip()`, or the viewer
 just before Qt shows one: `materialize_tooltip`), not on every redraw; and
 within `deferred_layout()` (loading) a node lays itself out once, when the
@@ -37,6 +37,7 @@ import contextlib
 import functools
 import hashlib
 import re
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -49,6 +50,7 @@ from NodeGraphQt.qgraphics.node_overlay_disabled import XDisabledItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.graph.input_values import VALUE_GAP, VALUE_HEIGHT, InputValueItem
 from app.graph.ports import port_color, port_tooltip, type_label
 from app.graph.rich_text import escaped
 
@@ -70,6 +72,8 @@ ERROR_COLOR = QtGui.QColor(235, 64, 52)
 MARKER_TEXT_WIDTH = 260
 #: Side of the thumbnail drawn in a node, in scene units (pixels at zoom 1).
 THUMBNAIL_SIZE = 48
+#: The smallest text of a thumbnail's note (why there is no image); the tooltip has it in full.
+THUMBNAIL_NOTE_POINTS = 7.0
 THUMBNAIL_MARGIN = 5.0
 FOOTER_HEIGHT = 16.0
 FOOTER_COLOR = QtGui.QColor(200, 200, 200)
@@ -263,6 +267,7 @@ class MaterialPortItem(CustomPortItem):
         super().__init__(parent, paint_func)
         self._tooltip_source: tuple[str, object, object, bool] | None = None
         self._tooltip_stale = False
+        self._painted_at: QtCore.QRectF | None = None
 
     # NodeGraphQt's setters write a "name: (single)" tooltip each time; ours replaces it.
     @property
@@ -287,7 +292,20 @@ class MaterialPortItem(CustomPortItem):
         # `value`: Qt calls this about a dozen times per port while a graph opens.
         if change is _SCENE_POSITION_CHANGED:
             self.redraw_connected_pipes()
+            if _deferred_items is None:  # (a graph being loaded is drawn once, when it is shown)
+                self._repaint_previous_place()
         return value
+
+    def _repaint_previous_place(self) -> None:
+        """Repaint where the port was: moving a node left one-pixel slivers of its ports' antialiased
+        left edges at every place of a drag (half outside the node, the ports are repainted as items
+        of their own), until something else repainted the area, seconds later."""
+        scene = self.scene()
+        if scene is None:
+            return
+        if self._painted_at is not None:
+            scene.update(self._painted_at)
+        self._painted_at = self.sceneBoundingRect()
 
     def set_type_tooltip(self, name: str, declared: object, actual: object, is_input: bool) -> None:
         source = (name, declared, actual, is_input)
@@ -321,6 +339,8 @@ class MaterialNodeItem(NodeItem):
     _own_size: tuple[tuple[float, float], tuple[float, float]] | None = None
 
     _title_pending = False
+    #: The values of the node's unconnected float and colour inputs, drawn beside their labels.
+    input_values: tuple[InputValueItem, ...] = ()
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
         # The title item starts empty and gets its text once (`name`): NodeGraphQt sets a node's name
@@ -441,10 +461,13 @@ class MaterialNodeItem(NodeItem):
         """Reserve (or give back) the thumbnail's place; the node changes height."""
         if shown != self._thumbnail_shown:
             self._thumbnail_shown = shown
+            self._tooltip_stale = True
             self._relayout()
 
     def set_thumbnail(self, image: QtGui.QImage | None, note: str = "") -> None:
         """The image to draw (None with a `note`: why there is none, e.g. the node has an error)."""
+        if note != self._thumbnail_note or (image is None) != (self._thumbnail is None):
+            self._tooltip_stale = True  # the tooltip gives the note in full
         self._thumbnail = image
         self._thumbnail_note = note
         if self._thumbnail_shown:
@@ -508,6 +531,8 @@ class MaterialNodeItem(NodeItem):
             own = ((add_w, add_h), super().calc_size(add_w, add_h))
             self._own_size = own
         width, height = own[1]
+        if self.input_values:  # a column between the input and the output labels
+            width += max(item.width for item in self.input_values) + 2 * VALUE_GAP
         if self._thumbnail_shown:
             width = max(width, THUMBNAIL_SIZE + 4 * THUMBNAIL_MARGIN)
         return width, height + self._bottom_extra()
@@ -534,7 +559,7 @@ class MaterialNodeItem(NodeItem):
                 painter.drawImage(target, self._thumbnail)
             elif self._thumbnail_note:
                 font = painter.font()
-                font.setPointSizeF(max(6.0, font.pointSizeF() * 0.75))
+                font.setPointSizeF(max(THUMBNAIL_NOTE_POINTS, font.pointSizeF() * 0.75))
                 painter.setFont(font)
                 painter.setPen(QtGui.QColor(150, 150, 150))
                 painter.drawText(target.adjusted(3, 3, -3, -3), QtCore.Qt.AlignmentFlag.AlignCenter
@@ -567,6 +592,9 @@ class MaterialNodeItem(NodeItem):
             parts.append(escaped(self._description))
         for message in self._diagnostics:
             parts.append(f'<font color="#eb4034">\u26a0 {escaped(message)}</font>')
+        if self.thumbnail_note and (self._thumbnail is None or self._thumbnail.isNull()):
+            # The thumbnail's square is 48 pixels: the full reason is here, at the tooltip's size.
+            parts.append(f"<i>No preview: {escaped(self.thumbnail_note)}</i>")
         if self._cost_shown and self._cost_lines:
             parts.append("<br/>".join(escaped(line).replace("  ", "&nbsp;&nbsp;") for line in self._cost_lines))
         self.setToolTip("<br/>".join(parts))
@@ -671,7 +699,26 @@ class MaterialNodeItem(NodeItem):
             return
         self._own_size = None
         super().draw_node()
+        self._place_input_values()
         self._place_marker()
+
+    def set_input_values(self, items: Sequence[InputValueItem]) -> None:
+        self.input_values = tuple(items)
+        self.draw_node()
+
+    def _place_input_values(self) -> None:
+        """Each value beside its input's label, all in one column after the longest label."""
+        if not self.input_values:
+            return
+        right = 0.0
+        for port in self.inputs:
+            text = self.get_input_text_item(port)
+            if port.isVisible() and text is not None and text.isVisible():
+                right = max(right, text.x() + text.boundingRect().width())
+        for item in self.input_values:
+            port = item.port_item
+            item.setVisible(port.isVisible())
+            item.setPos(right + VALUE_GAP, port.y() + (port.boundingRect().height() - VALUE_HEIGHT) / 2.0)
 
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
         super().paint(painter, option, widget)
@@ -774,11 +821,41 @@ class MaterialNode(BaseNode):
             self._label_port(self.view.get_output_text_item(port.view), spec)
         for spec in node_type.properties:
             self.create_property(property_key(spec.name), to_view_value(spec.default))
+        self._add_input_values(node_type)
         color = CATEGORY_COLORS.get(str(node_type.category).strip().lower())
         if color:
             self.set_color(*color)
         self.view.set_catalog_info(f"{node_type.display_name} ({node_type.category})", node_type.description)
         self.show_port_types({})
+
+    def _add_input_values(self, node_type: Any) -> None:
+        """An in-place value for every input that reads a same-named float or colour property when unconnected."""
+        items = []
+        inputs = self.inputs()
+        for port_spec in node_type.inputs:
+            spec = node_type.property(port_spec.name)
+            port = inputs.get(port_spec.name)
+            if spec is None or spec.kind not in ("float", "color") or port is None:
+                continue
+            items.append(InputValueItem(
+                self.view, port.view, spec.name, spec.kind,
+                # Through a weak reference: the item (held by the view) must not keep its node alive.
+                read=functools.partial(_read_input_value, weakref.ref(self), spec.name, spec.default),
+                commit=functools.partial(_commit_input_value, weakref.ref(self), spec.name),
+                finish=functools.partial(_finish_input_value, weakref.ref(self)),
+                minimum=spec.minimum, maximum=spec.maximum))
+        if items:
+            self.view.set_input_values(items)
+
+    def on_input_connected(self, in_port: Any, out_port: Any) -> None:
+        self._show_input_values()
+
+    def on_input_disconnected(self, in_port: Any, out_port: Any) -> None:
+        self._show_input_values()
+
+    def _show_input_values(self) -> None:
+        for item in self.view.input_values:
+            item.update()
 
     @staticmethod
     def _label_port(text_item: PortLabelItem, spec: Any) -> None:
@@ -862,10 +939,32 @@ class MaterialNode(BaseNode):
                     item.setToolTip(port_tooltip(port.name(), declared, actual, is_input=direction == "in"))
                 if item.data(0) != label:
                     item.setData(0, label)
+                    for pipe in item.connected_pipes:
+                        pipe.update()  # its conversion marker follows the types (app.graph.view.MaterialPipeItem)
 
     def port_type_label(self, direction: str, port_name: str) -> str:
         ports = self.inputs() if direction == "in" else self.outputs()
         return str(ports[port_name].view.data(0) or "")
+
+
+def _read_input_value(node_ref: weakref.ref[MaterialNode], name: str, default: Any) -> Any:
+    node = node_ref()
+    return node.material_property(name) if node is not None else default
+
+
+def _commit_input_value(node_ref: weakref.ref[MaterialNode], name: str, value: Any, continuing: bool) -> None:
+    """An input's value edited on the node: the graph reports it (the window applies it as a property edit)."""
+    node = node_ref()
+    signal = getattr(node.graph, "input_value_edited", None) if node is not None else None
+    if node is not None and signal is not None:
+        signal.emit(node.stable_id, name, value, continuing)
+
+
+def _finish_input_value(node_ref: weakref.ref[MaterialNode]) -> None:
+    node = node_ref()
+    signal = getattr(node.graph, "input_value_gesture_ended", None) if node is not None else None
+    if signal is not None:
+        signal.emit()
 
 
 class FrameNode(BackdropNode):

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from NodeGraphQt import BackdropNode
+from NodeGraphQt.qgraphics.node_base import NodeItem
 from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -58,6 +59,9 @@ MIN_NODE_LIGHTNESS = 0.45
 #: Gap between the overview and the view's corner, and around the graph inside the overview.
 CORNER_MARGIN = 12
 INNER_MARGIN = 6.0
+
+#: The view's corners the overview may sit in, in order of preference: (at the right, at the bottom).
+CORNERS = ((True, True), (False, True), (True, False), (False, False))
 
 WARNING_COLOR = QtGui.QColor(230, 160, 40)
 BACKGROUND_COLOR = QtGui.QColor(18, 18, 20, 215)
@@ -175,7 +179,7 @@ def readable_node_color(rgb: tuple[int, int, int]) -> QtGui.QColor:
 
 
 class GraphOverview(QtWidgets.QWidget):
-    """The minimap over a NodeGraphQt viewer's bottom-right corner; see the module docstring.
+    """The minimap in a corner of a NodeGraphQt viewer; see the module docstring.
 
     `viewer` is the NodeViewer (the overview becomes its child, above the
     viewport); `nodes` returns the graph's node objects (`graph.all_nodes`).
@@ -193,6 +197,8 @@ class GraphOverview(QtWidgets.QWidget):
         self._viewer = viewer
         self._nodes = nodes
         self._enabled = True
+        #: Which of CORNERS the overview sits in.
+        self._corner = 0
         self._layout = OverviewLayout()
         self._bounds = QtCore.QRectF()
         self._pixmap: QtGui.QPixmap | None = None
@@ -365,10 +371,38 @@ class GraphOverview(QtWidgets.QWidget):
             self._render()
         self.setVisible(visible)
         if self.isVisible():
+            self._follow_free_corner()
             self.raise_()
 
+    def _covers_nodes(self, geometry: QtCore.QRect) -> bool:
+        """Whether a node of the graph is drawn in the view under `geometry` (the viewer's coordinates)."""
+        viewport = self._viewer.viewport().geometry()
+        local = geometry.translated(-viewport.topLeft()).adjusted(-4, -4, 4, 4)
+        return any(isinstance(item, NodeItem) for item in self._viewer.items(local))
+
+    def _corner_geometry(self, corner: int, width: int, height: int) -> QtCore.QRect:
+        """The overview's rectangle in corner `corner` of CORNERS (the viewer's coordinates)."""
+        viewport = self._viewer.viewport().geometry()
+        right, bottom = CORNERS[corner]
+        x = viewport.right() - CORNER_MARGIN - width + 1 if right else viewport.left() + CORNER_MARGIN
+        y = viewport.bottom() - CORNER_MARGIN - height + 1 if bottom else viewport.top() + CORNER_MARGIN
+        return QtCore.QRect(x, y, width, height)
+
+    def _follow_free_corner(self) -> None:
+        """Out of the way of the nodes: when nodes are under the overview and another corner of the view
+        has none, it moves there (and stays there while that corner is free: it does not chase the view)."""
+        if not self._covers_nodes(self.geometry()):
+            return
+        for corner in range(len(CORNERS)):
+            if corner != self._corner:
+                geometry = self._corner_geometry(corner, self.width(), self.height())
+                if not self._covers_nodes(geometry):
+                    self._corner = corner
+                    self.setGeometry(geometry)
+                    return
+
     def _place(self) -> None:
-        """Size from the graph's aspect ratio, in the viewer's bottom-right corner."""
+        """Size from the graph's aspect ratio, in the viewer's corner it was in (bottom-right at first)."""
         bounds = self._bounds
         aspect = bounds.width() / bounds.height() if not bounds.isEmpty() else 1.5
         viewport = self._viewer.viewport().geometry()
@@ -382,8 +416,7 @@ class GraphOverview(QtWidgets.QWidget):
             inner_width = inner_height * aspect
         width = max(MIN_SIDE, round(inner_width + 2 * INNER_MARGIN))
         height = max(MIN_SIDE, round(inner_height + 2 * INNER_MARGIN))
-        self.setGeometry(viewport.right() - CORNER_MARGIN - width + 1, viewport.bottom() - CORNER_MARGIN - height + 1,
-                         width, height)
+        self.setGeometry(self._corner_geometry(self._corner, width, height))
 
     def _render(self) -> None:
         """Draw the graph into the cached pixmap (the only place that walks every node)."""

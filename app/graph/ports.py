@@ -77,7 +77,8 @@ def port_color(port_type: object) -> Color:
 
 
 #: Short forms of app.material.port_types.conversion's answers, for tooltips.
-_CONVERSION_WORDS = {"same": "as is", "broadcast": "broadcast", "drop_alpha": "alpha dropped", "add_alpha": "alpha 1 added"}
+_CONVERSION_WORDS = {"same": "as is", "broadcast": "broadcast", "drop_alpha": "alpha dropped", "add_alpha": "alpha 1 added",
+                     "luminance": "luminance"}
 
 
 def accepted_sources(declared: object) -> str:

@@ -1,4 +1,4 @@
-"""User text in the places Qt reads as rich text (issue 23 item 6).
+"""User text in the places Qt reads as rich text.
 
 Qt guesses the format of tooltips, message boxes and labels left at
 `Qt.AutoText` (`Qt.mightBeRichText`): a parameter called

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QHideEvent, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QHideEvent, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from app.graph.rich_text import plain_tooltip
@@ -31,7 +31,7 @@ MAXIMUM_ROWS = 14
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "lerp": ("mix",),
     "interpolate": ("mix",),
-    "blend": ("blend", "mix"),
+    "blend": ("blend", "mix", "mix_color"),
     "ramp": ("color_ramp",),
     "gradient": ("color_ramp", "linear_gradient", "radial_gradient", "gradient_noise"),
     "colorramp": ("color_ramp",),
@@ -143,6 +143,14 @@ def rank(node_types: Sequence[Any], query: str, allowed: Iterable[str] | None = 
     return [node_type for _, _, node_type in scored]
 
 
+def on_screen(position: QPoint, size: QSize, area: QRect) -> QPoint:
+    """Where a popup of `size` asked for at `position` goes so that it fits in `area` (moved left and up
+    as little as needed: a wire dropped near the bottom of the screen still shows the whole list)."""
+    x = max(area.left(), min(position.x(), area.right() + 1 - size.width()))
+    y = max(area.top(), min(position.y(), area.bottom() + 1 - size.height()))
+    return QPoint(x, y)
+
+
 class NodeSearch(QFrame):
     """The search popup (a frameless popup at the cursor)."""
 
@@ -178,11 +186,16 @@ class NodeSearch(QFrame):
         self._allowed = list(allowed) if allowed is not None else None
         self.field.clear()
         self._refresh("")
-        self.move(global_position)
+        self.move(on_screen(global_position, self.size(), self.screen_for(global_position)))
         self.show()
         self.raise_()
         self.activateWindow()
         self.field.setFocus()
+
+    def screen_for(self, global_position: QPoint) -> QRect:
+        """The free area of the screen at `global_position` (the popup's own screen off every screen)."""
+        screen = QGuiApplication.screenAt(global_position) or self.screen()
+        return screen.availableGeometry()
 
     def visible_type_names(self) -> list[str]:
         return [self.list.item(row).data(TYPE_NAME_ROLE) for row in range(self.list.count())]

@@ -46,6 +46,7 @@ from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
+from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
 
@@ -72,7 +73,7 @@ def fit_pixmap_cache(viewport: QtWidgets.QWidget) -> int:
     view needs 20-40 MB. Over the limit the caches evict each other and every
     repaint (a thumbnail arriving, a marker, a node's value) paints all wires
     in the exposed area again in Python: 90-145 ms for a repaint that takes
-    22-44 ms from the caches (docs/performance.md, section 4, "Wave 5").
+    22-44 ms from the caches (docs/performance-history.md, section 4, "Wave 5").
     """
     ratio = viewport.devicePixelRatioF()
     pixels = viewport.width() * viewport.height() * ratio * ratio
@@ -98,6 +99,50 @@ class MaterialPipeItem(PipeItem):
         if change is _SELECTED_CHANGE:
             return super().itemChange(change, value)
         return value
+
+    def conversion(self) -> str | None:
+        """The implicit conversion this wire makes (`port_types.conversion`: "broadcast", "luminance", ...), from the
+        types its ports show; None when the types are the same or not known."""
+        if self.input_port is None or self.output_port is None:
+            return None
+        source, target = _shown_type(self.output_port), _shown_type(self.input_port)
+        if source is None or target is None or source is target:
+            return None
+        return conversion(source, target)
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt override
+        return super().boundingRect().adjusted(-CONVERSION_MARKER_RADIUS - 1, -CONVERSION_MARKER_RADIUS - 1,
+                                               CONVERSION_MARKER_RADIUS + 1, CONVERSION_MARKER_RADIUS + 1)
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
+        super().paint(painter, option, widget)
+        if self.conversion() is None:
+            return
+        # A converting wire (a colour into a float input, a float broadcast into a colour...) shows a small ring
+        # near the input it converts for, in the input's colour; the port's tooltip says what it does.
+        assert self.input_port is not None
+        painter.save()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QtGui.QPen(QtGui.QColor(235, 235, 235), 1.5))
+        painter.setBrush(QtGui.QColor(*self.input_port.color[:3]))
+        painter.drawEllipse(self.path().pointAtPercent(CONVERSION_MARKER_AT), CONVERSION_MARKER_RADIUS,
+                            CONVERSION_MARKER_RADIUS)
+        painter.restore()
+
+
+#: Where on a converting wire its marker sits (a wire's path runs from its input, 0, to its output, 1), and its
+#: radius in scene units.
+CONVERSION_MARKER_AT = 0.15
+CONVERSION_MARKER_RADIUS = 4.0
+
+
+def _shown_type(port: PortItem) -> PortType | None:
+    """The port type a port item shows (its resolved type, else its declared one; `MaterialNode.show_port_types`)."""
+    label = port.data(0)
+    try:
+        return PortType(label) if isinstance(label, str) else None
+    except ValueError:
+        return None
 
 
 class TypedNodeViewer(NodeViewer):
@@ -192,8 +237,17 @@ class TypedNodeViewer(NodeViewer):
             # Never magnify a small graph beyond (about) its natural size.
             self.reset_zoom(rect.center())
 
+    def view_range(self) -> QtCore.QRectF:
+        """The scene rectangle the view is fitted to (pan and zoom), for `show_range` to bring back."""
+        return QtCore.QRectF(self._scene_range)
+
+    def show_range(self, rect: QtCore.QRectF) -> None:
+        """Pan and zoom back to a rectangle `view_range` gave."""
+        self._scene_range = QtCore.QRectF(rect)
+        self._update_scene()
+
     def _combined_rect(self, nodes: list[QtWidgets.QGraphicsItem]) -> QtCore.QRectF:
-        """The scene rectangle around `nodes` and their children (issue 23 item 8).
+        """The scene rectangle around `nodes` and their children.
 
         NodeGraphQt groups the items (`createItemGroup`) to ask the group; making
         and destroying the group re-parents every item and costs time quadratic in
@@ -255,12 +309,17 @@ class MaterialNodeGraph(NodeGraph):
 
     #: A node the node search added (after its connection, if a wire was pending).
     node_added_by_search = QtCore.Signal(object)
+    #: An input's value edited on its node (stable id, property name, value, continuing a drag).
+    input_value_edited = QtCore.Signal(str, str, object, bool)
+    #: A drag of an input's value on its node ended.
+    input_value_gesture_ended = QtCore.Signal()
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         undo_stack = QtGui.QUndoStack()
         viewer = TypedNodeViewer(undo_stack=undo_stack)
         super().__init__(parent, undo_stack=undo_stack, viewer=viewer)
         undo_stack.setParent(self)
+        self.property_changed.connect(self._show_property)
         self.registry: NodeClassRegistry | None = None
         self.connection_check: ConnectionCheck | None = None
         viewer.port_check = self._check_port_items
@@ -277,7 +336,7 @@ class MaterialNodeGraph(NodeGraph):
 
         NodeGraphQt lists every node's name per call and then tries "Add 1",
         "Add 2", ... each against that list: cubic in the number of nodes of one
-        type when a graph is loaded (issue 23 item 8). Here a set answers; within
+        type when a graph is loaded. Here a set answers; within
         `bulk_naming` the set is kept between calls and numbers go on from the
         last one given, so loading n nodes costs O(n).
         """
@@ -296,7 +355,7 @@ class MaterialNodeGraph(NodeGraph):
         return name
 
     def clear_session(self) -> None:
-        """NodeGraphQt's, without an undo command and two signals per wire (issue 23 item 8).
+        """NodeGraphQt's, without an undo command and two signals per wire.
 
         Its version disconnects every wire through the undo stack (a macro
         per port), then clears the stack anyway: 1.8 s of opening a document
@@ -425,6 +484,8 @@ class MaterialNodeGraph(NodeGraph):
         stack.beginMacro(f"add {type_name}")
         try:
             node = self.create_material_node(type_name, position=xy)
+            if xy is not None:
+                self.place_in_free_space(node, xy)
             if pending is not None:
                 self._connect_pending(pending, node)
         finally:
@@ -551,6 +612,29 @@ class MaterialNodeGraph(NodeGraph):
         view_type = self.registry.class_for(node_type).type_ if node_type is not None else self.registry.view_type(type_name)
         node = self.create_node(view_type, pos=position, push_undo=push_undo, selected=selected)
         return node
+
+    @staticmethod
+    def _show_property(node: Any, _name: str, _value: Any) -> None:
+        """A property changed (an edit, undo, redo): the values drawn on the node follow."""
+        if isinstance(node, MaterialNode):
+            for item in node.view.input_values:
+                item.update()
+
+    def place_in_free_space(self, node: MaterialNode, preferred: tuple[float, float]) -> None:
+        """Move the just-added `node` to the free spot nearest `preferred` (app.graph.placement).
+
+        A position change through the undo stack: inside the macro that adds the node, one undo step.
+        """
+        scene = self.scene()
+        others = {other.view for other in self.all_nodes() if other is not node and not isinstance(other, FrameNode)}
+
+        def occupied(rect: tuple[float, float, float, float]) -> bool:
+            return any(item in others for item in scene.items(QtCore.QRectF(*rect)))
+
+        bounds = node.view.boundingRect()
+        x, y = nearest_free((bounds.width(), bounds.height()), preferred, occupied)
+        if (x, y) != tuple(node.pos()):
+            node.set_pos(x, y)
 
     # --- stable ids ---
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from app.material import nodes as _nodes  # noqa: F401 - imported for its effect (registration)
 
 # isort: split
-from app.material import custom_code as _custom_code  # noqa: F401 - imported for its effect (registration)
+from app.material import custom_code as _custom_code
 from app.material import groups as _groups  # noqa: F401 - imported for its effect (registration)
 from app.material.node_types import (
     CATEGORIES,
@@ -32,6 +32,11 @@ from app.material.node_types import (
     node_type_for,
     resolve_node_type,
 )
+
+# Custom Code registers its static type when its module is first imported, which may be before the
+# category modules (a caller that imports `app.material.custom_code` first); the catalog's order (the
+# palette's and the reference's) must not depend on that, so it comes after every category's types.
+NODE_TYPES[_custom_code.CUSTOM_CODE_TYPE] = NODE_TYPES.pop(_custom_code.CUSTOM_CODE_TYPE)
 
 __all__ = ["DYNAMIC_NODE_TYPES", "NODE_TYPES", "Scope", "categories", "node_type", "node_type_for", "resolve_node_type"]
 

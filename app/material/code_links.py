@@ -29,6 +29,7 @@ from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.backends.glsl.source_map import LineKind, StageSourceMap
 from vpl_core.diagnostics import StructuralPath, VplError
 from vpl_core.ir import paths
+from vpl_core.ir.instructions import DeclareLocalInstruction, Instruction, Terminator
 from vpl_core.ir.module import Module
 from vpl_core.text import read_located
 
@@ -58,39 +59,54 @@ def module_objects(module: Module) -> Iterator[tuple[StructuralPath, Any]]:
                     yield (*block_path, "terminator"), block.terminator
 
 
-def glsl_line_nodes(module: Module, provenance: dict[int, str], stage_map: StageSourceMap) -> dict[int, str]:
-    """Line (one-based) -> node for every linked line of one GLSL stage."""
+def is_computation(value: object) -> bool:
+    """An instruction or terminator that computes or branches: what a node's lines are scrolled to (a register's
+    declaration, a uniform or an interface variable is a node's too, but says nothing of what it does)."""
+    return isinstance(value, (Instruction, Terminator)) and not isinstance(value, DeclareLocalInstruction)
+
+
+def glsl_line_nodes(module: Module, provenance: dict[int, str], stage_map: StageSourceMap,
+                    computations: set[int] | None = None) -> dict[int, str]:
+    """Line (one-based) -> node for every linked line of one GLSL stage; the lines of computations
+    (`is_computation`) are added to `computations` when given."""
     nodes: dict[int, str] = {}
     for source_range in stage_map.ranges:
         if source_range.kind not in LINKED_KINDS or source_range.path is None:
             continue
-        node = provenance.get(id(paths.follow(module, source_range.path)))
+        value = paths.follow(module, source_range.path)
+        node = provenance.get(id(value))
         if node is not None:
             for line in range(source_range.first, source_range.last + 1):
                 nodes[line] = node
+            if computations is not None and source_range.kind is not LineKind.DECLARATION and is_computation(value):
+                computations.update(range(source_range.first, source_range.last + 1))
     return nodes
 
 
-def vpl_line_nodes(module: Module, provenance: dict[int, str], text: str) -> dict[int, str]:
-    """Line (one-based) -> node for every instruction, terminator and declaration of the canonical text."""
+def vpl_line_nodes(module: Module, provenance: dict[int, str], text: str,
+                   computations: set[int] | None = None) -> dict[int, str]:
+    """Line (one-based) -> node for every instruction, terminator and declaration of the canonical text; the lines
+    of computations (`is_computation`) are added to `computations` when given."""
     try:
         reread, locator = read_located(text)
     except VplError:
         return {}  # not the canonical text of a valid module: nothing to link
     nodes: dict[int, str] = {}
     # Lines are counted once over the text, not per object (line_and_column scans from the start).
-    offsets: list[tuple[int, str]] = []
+    offsets: list[tuple[int, str, bool]] = []
     for path, value in module_objects(reread):
         start = locator.spans.get(id(value))
         node = provenance.get(id(paths.follow(module, path)))
         if start is not None and node is not None:
-            offsets.append((start, node))
-    offsets.sort()
+            offsets.append((start, node, is_computation(value)))
+    offsets.sort(key=lambda entry: entry[0])
     line, position = 1, 0
-    for start, node in offsets:
+    for start, node, computation in offsets:
         line += text.count("\n", position, start)
         position = start
         nodes[line] = node
+        if computation and computations is not None:
+            computations.add(line)
     return nodes
 
 
@@ -104,6 +120,7 @@ class CodeLinks:
         self._vpl_text = vpl_text
         self._artifact = artifact
         self._line_nodes: dict[str, dict[int, str]] = {}
+        self._computations: dict[str, set[int]] = {}
 
     @classmethod
     def of(cls, result: Any) -> CodeLinks:
@@ -117,14 +134,24 @@ class CodeLinks:
         found = self._line_nodes.get(view)
         if found is None:
             found = {}
+            computations: set[int] = set()
             if self._module is not None:
                 if view == VPL_VIEW:
                     if self._vpl_text:
-                        found = vpl_line_nodes(self._module, self._provenance, self._vpl_text)
+                        found = vpl_line_nodes(self._module, self._provenance, self._vpl_text, computations)
                 elif self._artifact is not None:
-                    found = glsl_line_nodes(self._module, self._provenance, self._artifact.source_map.stage(view))
+                    found = glsl_line_nodes(self._module, self._provenance, self._artifact.source_map.stage(view),
+                                            computations)
             self._line_nodes[view] = found
+            self._computations[view] = computations
         return found
+
+    def anchor_lines(self, view: str, node_ids: Collection[str]) -> list[int]:
+        """The lines of `view` a selection of `node_ids` is scrolled to: their computations (`is_computation`),
+        in order; their other lines (declarations) only when they have none there."""
+        lines = self.lines_of(view, node_ids)
+        computations = self._computations.get(view, set())
+        return [line for line in lines if line in computations] or lines
 
     def node_at(self, view: str, line: int) -> str | None:
         """The node that produced line `line` (one-based) of `view`; None for scaffolding and empty lines."""

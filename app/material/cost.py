@@ -123,12 +123,27 @@ def _callees(function: Function) -> list[Function]:
             if isinstance(instruction, CallInstruction) and instruction.callee is not None]
 
 
-def material_cost(module: Module, provenance: dict[int, str]) -> MaterialCost:
-    """The cost of every node of a lowered module (`LoweringResult.module` and `.provenance`)."""
+def material_cost(module: Module, provenance: dict[int, str], scoped_provenance: dict[int, tuple[str, str]] | None = None,
+                  level: str | None = None) -> MaterialCost:
+    """The cost of every node of a lowered module (`LoweringResult.module` and `.provenance`).
+
+    With `level` (a group definition's id) and `LoweringResult.scoped_provenance`: the cost of the nodes of
+    that group's body, which emit into the group's helper function rather than a stage's entry (each
+    instruction once, however many instances call the helper).
+    """
+    scoped = scoped_provenance or {}
+
+    def owner(item: object, in_entry: bool) -> str | None:
+        """The node `item` is counted on (an instruction outside a stage's entry: only inside a group's body)."""
+        if level is None:
+            return provenance.get(id(item)) if in_entry else None
+        found = scoped.get(id(item))
+        return found[1] if found is not None and found[0] == level else None
+
     own: dict[str, dict[str, Count]] = {}
     stages: dict[str, Count] = {}
     helpers: list[tuple[Stage, Function, HelperCost]] = []
-    direct_calls: dict[str, set[int]] = {}  # node -> ids of helpers its entry-function instructions call
+    direct_calls: dict[str, set[int]] = {}  # node -> ids of helpers its own instructions call
     for stage in module.stages:
         stage_name = stage.kind.value
         stage_total = Count()
@@ -138,16 +153,16 @@ def material_cost(module: Module, provenance: dict[int, str]) -> MaterialCost:
                 for instruction in _counted(block.instructions):
                     count = _count(instruction)
                     function_count += count
-                    if function is stage.entry:
-                        node = provenance.get(id(instruction))
-                        if node is not None:
-                            per_stage = own.setdefault(node, {})
-                            per_stage[stage_name] = per_stage.get(stage_name, Count()) + count
-                            if isinstance(instruction, CallInstruction) and instruction.callee is not None:
-                                direct_calls.setdefault(node, set()).add(id(instruction.callee))
+                    node = owner(instruction, function is stage.entry)
+                    if node is not None:
+                        per_stage = own.setdefault(node, {})
+                        per_stage[stage_name] = per_stage.get(stage_name, Count()) + count
+                        if isinstance(instruction, CallInstruction) and instruction.callee is not None:
+                            direct_calls.setdefault(node, set()).add(id(instruction.callee))
             stage_total += function_count
             if function is not stage.entry:
-                helpers.append((stage, function, HelperCost(function.name, stage_name, function_count, provenance.get(id(function)))))
+                helpers.append((stage, function, HelperCost(function.name, stage_name, function_count,
+                                                            owner(function, True))))
         stages[stage_name] = stage_total
 
     by_id = {id(function): (function, cost) for _, function, cost in helpers}

@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Any
 from app.material.group_names import VALUE_KINDS, port_name_problem, slug, unique, zero_value
 from app.material.node_types import LoweringFailure, NodeType, PortSpec, PropertySpec, Scope, register, register_dynamic
 from app.material.port_types import PortType
+from vpl_core.backends.glsl.dispatch import reachable_blocks
 from vpl_core.diagnostics import Category, Diagnostic, VplError
 from vpl_core.ir.builder import record
 from vpl_core.ir.clone import clone_function
-from vpl_core.ir.instructions import LoadInstruction, StoreInstruction
+from vpl_core.ir.instructions import DiscardTerminator, LoadInstruction, ReturnTerminator, StoreInstruction
 from vpl_core.ir.module import Function, Module
 from vpl_core.ir.types import RecordType
 from vpl_core.ir.values import ReferenceValue, StorageKind
@@ -288,6 +289,12 @@ def _check(inputs: tuple[tuple[str, PortType], ...], outputs: tuple[tuple[str, P
                     line, column = _in_body(located, first_line, body_lines)
                     problems.append(CodeDiagnostic(line, column, f"custom code cannot use {where}: read your inputs with "
                                                    "(load rN (parameter NAME)) and return your outputs"))
+    if not any(isinstance(block.terminator, (ReturnTerminator, DiscardTerminator)) for block in reachable_blocks(function)):
+        # An endless loop: llvmpipe draws garbage and other drivers lose the context; es300 refuses it.
+        located = locator.locate(Diagnostic(Category.SEMANTIC, ""), function.blocks[0])
+        line, column = _in_body(located, first_line, body_lines)
+        problems.append(CodeDiagnostic(line, column, "the code never finishes: no return is reachable from its entry "
+                                       "block (an endless loop); the preview refuses it, as the ES 3.00 (WebGL 2) target does"))
     if problems:
         return CheckedCode(None, None, tuple(problems))
     outputs_record = function.return_type if isinstance(function.return_type, RecordType) else None

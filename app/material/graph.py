@@ -284,7 +284,7 @@ _IMMUTABLE_VALUES = (str, int, float, bool, type(None))
 def _copied_properties(properties: dict[str, Any]) -> dict[str, Any]:
     """A node's properties for a copy of the graph: the usual values (numbers, strings, tuples of them) are shared,
     anything else deep-copied. `copy.deepcopy` of every node's properties was a fifth of copying a large graph,
-    which the editor does several times per opening (issue 23 item 8)."""
+    which the editor does several times per opening."""
     copied: dict[str, Any] = {}
     for name, value in properties.items():
         if isinstance(value, _IMMUTABLE_VALUES) or (

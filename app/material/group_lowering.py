@@ -37,16 +37,19 @@ instances differ, the second helper is named `group_<name>_2` and so on.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.material.graph import Connection, GroupDefinition, MaterialGraph, Node
-from app.material.group_names import FUNCTION_PROPERTY, slug, unique, zero_value
+from app.material.group_names import FUNCTION_PROPERTY, slug, zero_value
 from app.material.groups import (
     GROUP_INPUT_TYPE,
     GROUP_OUTPUT_TYPE,
     GROUP_TYPE,
+    call_cycles,
+    callees,
+    callers,
     function_name,
     instances,
     reachable,
@@ -67,6 +70,10 @@ if TYPE_CHECKING:
 CONTROL_SENSITIVE_TYPES = frozenset({"sample_texture", "triplanar_texture", "normal_from_height"})
 
 HelperKey = tuple[frozenset[str], tuple[tuple[str, Any], ...]]
+
+#: How deeply groups may nest (a helper calling a helper ...). Deeper chains are a diagnostic naming the chain:
+#: GLSL compilers and the interpreter follow calls one frame per level.
+MAX_GROUP_DEPTH = 256
 
 
 @dataclass
@@ -106,6 +113,17 @@ class BodyAnalysis:
 
 
 @dataclass
+class HelperRequest:
+    """A helper to make: the lowering that calls it, the definition, its specialization key and call-site facts."""
+
+    caller: _Lowering
+    definition: GroupDefinition
+    key: HelperKey
+    outer_sources: dict[str, Node | None]
+    top_owner: str
+
+
+@dataclass
 class CallData:
     """What the Group Input and Group Output nodes of one helper need while it is lowered."""
 
@@ -124,15 +142,26 @@ class GroupState:
         top = instances(document)
         self.used = sorted(reachable(self.functions, (_function_id(node) for node in top)), key=node_id_key)
         self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live))
+        self.cycles = call_cycles(self.functions)
+        # Each definition's anchor: the first live top-level instance that reaches it, else the first one.
+        # A definition reached from an earlier instance had everything below it reached from there too,
+        # so each walk stops at what is anchored already: one pass over the definitions in all.
         self.anchor: dict[str, str | None] = {}
-        for function_id in self.used:
-            users = [node for node in top if function_id in reachable(self.functions, [_function_id(node)])]
-            live_users = [node for node in users if node.id in live]
-            self.anchor[function_id] = (live_users or users)[0].id if users else None
+        for node in [node for node in top if node.id in live] + top:
+            stack = [_function_id(node)]
+            while stack:
+                current = stack.pop()
+                if current in self.anchor or current not in self.functions:
+                    continue
+                self.anchor[current] = node.id
+                stack.extend(callees(self.functions[current]))
         self._analyses: dict[str, BodyAnalysis] = {}
+        #: Analyses without the control facts, of definitions on a call cycle met while analysing it.
+        self._bare: dict[str, BodyAnalysis] = {}
         self._analyzing: set[str] = set()
         self.helpers: dict[tuple[str, HelperKey], tuple[Function, RecordType | None]] = {}
         self.helper_names: set[str] = set()
+        self._next_suffix: dict[str, int] = {}
         self.level_controls: dict[int, dict[str, frozenset[str]]] = {}
         self.calls: dict[int, CallData] = {}
         self.result: LoweringResult | None = None
@@ -161,36 +190,72 @@ class GroupState:
     # Analyses -----------------------------------------------------------------------------------
 
     def analysis(self, function_id: str) -> BodyAnalysis:
+        """The facts about a definition's body; its callees are analysed first, in one walk without recursion.
+
+        A definition met again while it is being analysed (a recursive
+        definition: its instance has a type error and nothing is lowered)
+        answers without its control facts.
+        """
         found = self._analyses.get(function_id)
         if found is not None:
             return found
-        definition = self.functions[function_id]
-        scope = Scope(self.functions, definition)
-        body = definition.body
-        resolution = propagate(body, scope=scope)
-        outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
-        output_node = outputs[0] if outputs else None
-        live = connected_nodes(body, [output_node]) if output_node is not None else set()
-        control_nodes = {node_id for node_id in live if _is_control(body.nodes[node_id], scope)}
-        analysis = BodyAnalysis(definition, scope, resolution, output_node, outputs[1:], live, control_nodes)
         if function_id in self._analyzing:
-            return analysis  # a recursive definition: its instance has a type error, nothing is lowered
+            return self._bare_analysis(function_id)
+        # Post-order over the callees not analysed yet: each is analysed after everything it calls.
+        work: list[tuple[str, list[str]]] = [(function_id, self._pending_callees(function_id))]
         self._analyzing.add(function_id)
         try:
-            inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
-            tainted = self._reach(body, scope, control_nodes, set(), include_tainted=True)
-            analysis.tainted = frozenset(self._outputs_fed(definition, output_node, tainted))
-            sensitive: set[str] = set()
-            for port in definition.inputs:
-                reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, include_tainted=False)
-                for output in self._outputs_fed(definition, output_node, reach):
-                    analysis.depends[output] = analysis.depends.get(output, frozenset()) | {port.name}
-                if self._is_sensitive(body, live, reach):
-                    sensitive.add(port.name)
-            analysis.sensitive = frozenset(sensitive)
+            while work:
+                current, pending = work[-1]
+                if pending:
+                    callee = pending.pop()
+                    if callee not in self._analyses and callee not in self._analyzing:
+                        self._analyzing.add(callee)
+                        work.append((callee, self._pending_callees(callee)))
+                    continue
+                work.pop()
+                self._analyses[current] = self._analyze(current)
+                self._analyzing.discard(current)
         finally:
-            self._analyzing.discard(function_id)
-        self._analyses[function_id] = analysis
+            self._analyzing.difference_update(current for current, _ in work)
+        return self._analyses[function_id]
+
+    def _pending_callees(self, function_id: str) -> list[str]:
+        return sorted((callee for callee in callees(self.functions[function_id]) if callee in self.functions),
+                      key=node_id_key, reverse=True)
+
+    def _bare_analysis(self, function_id: str) -> BodyAnalysis:
+        found = self._bare.get(function_id)
+        if found is None:
+            definition = self.functions[function_id]
+            scope = Scope(self.functions, definition, self.cycles)
+            body = definition.body
+            resolution = propagate(body, scope=scope)
+            outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
+            output_node = outputs[0] if outputs else None
+            live = connected_nodes(body, [output_node]) if output_node is not None else set()
+            control_nodes = {node_id for node_id in live if _is_control(body.nodes[node_id], scope)}
+            found = self._bare[function_id] = BodyAnalysis(definition, scope, resolution, output_node, outputs[1:], live,
+                                                           control_nodes)
+        return found
+
+    def _analyze(self, function_id: str) -> BodyAnalysis:
+        """The full analysis of one definition whose callees are analysed (or, on a cycle, being analysed)."""
+        bare = self._bare_analysis(function_id)
+        analysis = BodyAnalysis(bare.definition, bare.scope, bare.resolution, bare.output_node, bare.extra_outputs,
+                                bare.live, bare.control_nodes)
+        definition, body, scope, output_node = analysis.definition, analysis.definition.body, analysis.scope, analysis.output_node
+        inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
+        tainted = self._reach(body, scope, analysis.control_nodes, set(), include_tainted=True)
+        analysis.tainted = frozenset(self._outputs_fed(definition, output_node, tainted))
+        sensitive: set[str] = set()
+        for port in definition.inputs:
+            reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, include_tainted=False)
+            for output in self._outputs_fed(definition, output_node, reach):
+                analysis.depends[output] = analysis.depends.get(output, frozenset()) | {port.name}
+            if self._is_sensitive(body, analysis.live, reach):
+                sensitive.add(port.name)
+        analysis.sensitive = frozenset(sensitive)
         return analysis
 
     def _is_sensitive(self, body: MaterialGraph, live: set[str], reach: Reach) -> bool:
@@ -220,7 +285,7 @@ class GroupState:
         """
         reach = Reach(set(), set(ports))
         order, _ = topological_order(graph)
-        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic (issue 23).
+        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic.
         incoming: dict[str, list[Connection]] = {}
         for connection in graph.connections:
             incoming.setdefault(connection.target_node, []).append(connection)
@@ -255,13 +320,49 @@ class GroupState:
 
     def helper(self, caller: _Lowering, definition: GroupDefinition, key: HelperKey, outer_sources: dict[str, Node | None],
                top_owner: str) -> tuple[Function, RecordType | None]:
-        """The helper of `definition` for `key`, lowered on first use."""
+        """The helper of `definition` for `key`, lowered on first use.
+
+        Nested groups are lowered without recursion: each helper's body is a
+        generator (`_lower_helper`) that, before an instance whose helper is
+        not made yet, hands that request here and waits; the stack of
+        suspended bodies is the nesting, checked against MAX_GROUP_DEPTH.
+        Helpers are made in the order a recursive walk would make them.
+        """
         made = self.helpers.get((definition.id, key))
         if made is not None:
             return made
+        stack: list[tuple[str, Generator[HelperRequest, None, None]]] = [
+            (definition.name, self._lower_helper(HelperRequest(caller, definition, key, outer_sources, top_owner)))]
+        failure: BaseException | None = None
+        while stack:
+            _name, body = stack[-1]
+            try:
+                request = body.throw(failure) if failure is not None else next(body)
+            except StopIteration:
+                stack.pop()
+                failure = None
+                continue
+            except BaseException as error:  # handed to the body that asked for this helper, as a call would
+                stack.pop()
+                if not stack:
+                    raise
+                failure = error
+                continue
+            failure = None
+            if len(stack) >= MAX_GROUP_DEPTH:
+                chain = [name for name, _body in stack] + [request.definition.name]
+                failure = LoweringFailure(
+                    f"groups are nested more than {MAX_GROUP_DEPTH} deep ({_chain_text(chain)}); "
+                    "ungroup some levels")
+                continue
+            stack.append((request.definition.name, self._lower_helper(request)))
+        return self.helpers[(definition.id, key)]
+
+    def _lower_helper(self, request: HelperRequest) -> Generator[HelperRequest, None, None]:
+        """Make the helper of `request` and lower its body; yields a request before an instance needing another."""
+        caller, definition, key = request.caller, request.definition, request.key
         analysis = self.analysis(definition.id)
-        name = unique(function_name(definition), self.helper_names)
-        self.helper_names.add(name)
+        name = self._helper_name(function_name(definition))
         result_record: RecordType | None = None
         return_type: Type = VOID
         if len(definition.outputs) == 1:
@@ -273,8 +374,8 @@ class GroupState:
         self.helpers[(definition.id, key)] = (function, result_record)
 
         body = definition.body
-        child = caller.function_lowering(body, analysis.resolution, analysis.scope, function, top_owner)
-        child.outer_sources = dict(outer_sources)
+        child = caller.function_lowering(body, analysis.resolution, analysis.scope, function, request.top_owner)
+        child.outer_sources = dict(request.outer_sources)
         child.report = lambda node_id, message: self._report(definition.id, node_id, message)
         self.calls[id(child)] = CallData(definition, function, result_record)
         inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
@@ -295,14 +396,35 @@ class GroupState:
                 continue  # reported by `check`
             child.owner = node_id
             try:
-                node_type.lower(child.node_context(node, node_type))
+                ctx = child.node_context(node, node_type)
+                if node.type_name == GROUP_TYPE:
+                    nested = _instance_request(ctx)
+                    if (nested.definition.id, nested.key) not in self.helpers:
+                        yield nested
+                node_type.lower(ctx)
             except LoweringFailure as failure:
                 child.report(node_id, str(failure))
-                return self.helpers[(definition.id, key)]
+                return
         if not child.fragment_main.is_terminated:
             child.owner = ""
             _return(child, self.calls[id(child)], [_zero(child, port.type) for port in definition.outputs])
-        return self.helpers[(definition.id, key)]
+
+    def _helper_name(self, base: str) -> str:
+        """`base`, or `base_2`, `base_3`, ... whichever no helper has (as `group_names.unique`).
+
+        The suffix tried last per base is kept: every smaller one stays taken, so many
+        helpers of one name cost one step each, not a scan of all of them.
+        """
+        if base not in self.helper_names:
+            self.helper_names.add(base)
+            return base
+        number = self._next_suffix.get(base, 2)
+        while f"{base}_{number}" in self.helper_names:
+            number += 1
+        self._next_suffix[base] = number + 1
+        name = f"{base}_{number}"
+        self.helper_names.add(name)
+        return name
 
     def _report(self, function_id: str, node_id: str | None, message: str) -> None:
         if self.result is not None:
@@ -312,12 +434,13 @@ class GroupState:
 # Node lowerings ------------------------------------------------------------------------------------
 
 
-def lower_instance(ctx: NodeContext) -> None:
-    """A call of the definition's helper; each used output read from the result."""
+def _instance_request(ctx: NodeContext) -> HelperRequest:
+    """What an instance's call needs: its arguments (evaluated first, as the call does), the helper's key."""
     lowering = ctx.lowering
     state: GroupState = lowering.groups
     definition = lowering.scope.functions[_function_id(ctx.node)]
-    arguments = [ctx.input(port.name) for port in definition.inputs]
+    for port in definition.inputs:
+        ctx.input(port.name)
     analysis = state.analysis(definition.id)
     controlled = state.level_controls.get(id(lowering), {}).get(ctx.node.id, frozenset())
     origins: list[tuple[str, Any]] = []
@@ -328,7 +451,16 @@ def lower_instance(ctx: NodeContext) -> None:
             outer_sources[port.name] = source
             origins.append((port.name, None if source is None else (source.type_name, source.properties.get("color_space"))))
     key: HelperKey = (frozenset(controlled & analysis.sensitive), tuple(origins))
-    function, result_record = state.helper(lowering, definition, key, outer_sources, lowering.top_owner or ctx.node.id)
+    return HelperRequest(lowering, definition, key, outer_sources, lowering.top_owner or ctx.node.id)
+
+
+def lower_instance(ctx: NodeContext) -> None:
+    """A call of the definition's helper; each used output read from the result."""
+    request = _instance_request(ctx)
+    definition = request.definition
+    arguments = [ctx.input(port.name) for port in definition.inputs]
+    function, result_record = ctx.lowering.groups.helper(request.caller, definition, request.key, request.outer_sources,
+                                                         request.top_owner)
     fn = ctx.fn
     called = fn.call(function, *arguments)
     if called is None:
@@ -339,6 +471,12 @@ def lower_instance(ctx: NodeContext) -> None:
     for port in definition.outputs:
         if ctx.output_used(port.name):
             ctx.set_output(port.name, fn.member(called, port.name))
+
+
+def _chain_text(names: list[str]) -> str:
+    """A chain of group names for a message: all of a short one, the ends of a long one."""
+    shown = names if len(names) <= 8 else [*names[:4], f"... {len(names) - 8} more ...", *names[-4:]]
+    return " \u2192 ".join(f"'{name}'" for name in shown)
 
 
 def _call_data(ctx: NodeContext) -> CallData:
@@ -393,7 +531,4 @@ def _is_control(node: Node, scope: Scope) -> bool:
 
 def definitions_with_problems(functions: dict[str, GroupDefinition], scopes: Iterable[str]) -> set[str]:
     """The definitions that hold (directly or through nested groups) one of `scopes`: their instances show a marker."""
-    found: set[str] = set()
-    for scope in scopes:
-        found |= {candidate for candidate in functions if scope in reachable(functions, [candidate])}
-    return found
+    return callers(functions, scopes)

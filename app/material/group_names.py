@@ -41,7 +41,7 @@ def slug(text: str, fallback: str = "group") -> str:
 
 def unique(base: str, taken: Iterable[str]) -> str:
     """`base`, or `base_2`, `base_3`, ... whichever is not taken."""
-    used = set(taken)
+    used = taken if isinstance(taken, (set, frozenset)) else set(taken)  # a set is read as it is, not copied
     if base not in used:
         return base
     number = 2

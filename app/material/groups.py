@@ -185,9 +185,77 @@ def recursion_problem(functions: Mapping[str, GroupDefinition], function_id: str
     )
 
 
+def call_cycles(functions: Mapping[str, GroupDefinition]) -> dict[str, int]:
+    """Each definition on a call cycle -> the number of its cycle (strongly connected component).
+
+    Two definitions call each other, directly or not, exactly when they have
+    the same number; a definition not in the result is on no cycle. One pass
+    over the definitions (Tarjan's algorithm with an explicit stack).
+    """
+    edges = {function_id: sorted(callee for callee in callees(definition) if callee in functions)
+             for function_id, definition in functions.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    result: dict[str, int] = {}
+    components = 0
+    for root in sorted(functions, key=node_id_key):
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            if position < len(edges[node]):
+                work.append((node, position + 1))
+                callee = edges[node][position]
+                if callee not in index:
+                    work.append((callee, 0))
+                elif callee in on_stack:
+                    low[node] = min(low[node], index[callee])
+                continue
+            if work:  # back in the caller: carry the lowest index up
+                caller = work[-1][0]
+                low[caller] = min(low[caller], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    members.append(member)
+                    if member == node:
+                        break
+                if len(members) > 1 or node in edges[node]:
+                    for member in members:
+                        result[member] = components
+                    components += 1
+    return result
+
+
+def callers(functions: Mapping[str, GroupDefinition], function_ids: Iterable[str]) -> set[str]:
+    """`function_ids` and every definition that uses one of them, directly or through others (one pass)."""
+    used_by: dict[str, set[str]] = {}
+    for candidate, definition in functions.items():
+        for callee in callees(definition):
+            used_by.setdefault(callee, set()).add(candidate)
+    found: set[str] = set()
+    stack = [function_id for function_id in function_ids if function_id in functions]
+    while stack:
+        current = stack.pop()
+        if current in found:
+            continue
+        found.add(current)
+        stack.extend(used_by.get(current, ()))
+    return found
+
+
 def containing_functions(functions: Mapping[str, GroupDefinition], function_id: str) -> set[str]:
     """The definitions that use `function_id`, directly or through others (itself included)."""
-    return {candidate for candidate in functions if function_id in reachable(functions, [candidate])}
+    return callers(functions, [function_id])
 
 
 def prune_functions(document: MaterialGraph) -> MaterialGraph:
@@ -313,7 +381,11 @@ def _resolve_instance(node: Node, scope: Scope) -> NodeType | str:
     function_id = node.properties.get(FUNCTION_PROPERTY)
     if not isinstance(function_id, str) or function_id not in scope.functions:
         return f"group '{function_id}' is not defined in this material"
-    problem = recursion_problem(scope.functions, function_id, scope.definition.id if scope.definition else None)
+    inside = scope.definition.id if scope.definition else None
+    if scope.cycles is not None and (inside is None or scope.cycles.get(inside, -1) != scope.cycles.get(function_id, -2)):
+        problem = None  # not on one cycle with the definition holding it: no recursion (the instance is in its body)
+    else:
+        problem = recursion_problem(scope.functions, function_id, inside)
     if problem is not None:
         return problem
     return instance_type(scope.functions[function_id])

@@ -3,74 +3,7 @@
 `lower(graph)` reads a plain-data `MaterialGraph` (no Qt) and never raises:
 every problem becomes a `NodeDiagnostic` naming the node it belongs to.
 
-What the generated module looks like (docs/material-nodes.md has details):
-
-- Uniforms: the scene record `scene` (app/material/scene.py) first, then one
-  uniform per parameter node (and the host's lighting uniforms a Surface
-  Output asks for), in emission order.
-- Interface, declared **on demand**: a vertex input, varying or scene value
-  exists in the module only when a node reads it, so a material that reads
-  no tangents runs on a host that provides none. The vertex stage
-  (`vertex_main`) is generated last, from what the fragment stage asked
-  for: it always writes the clip Position = projection * view * model *
-  vec4(position, 1), and one output per varying in `SURFACE_VARYINGS`
-  (fixed name, type and location, e.g. world_normal at location 1), reading
-  only the vertex inputs (`scene.VERTEX_INPUTS`, bound by location) those
-  varyings need. A new surface value is one `register_varying` plus one
-  `register_source` call.
-- Fragment stage (`fragment_main`): the varyings it reads as inputs, and the
-  output node's colour output at location 0 (`color` for the Unlit Output,
-  `radiance` for the Surface Output; docs/preview.md says what the host
-  does with each). Helper functions (noise, the BRDF) live in the fragment
-  stage and are emitted once however many nodes call them.
-
-Baking and other re-targeted lowerings pass an `OutputOverride`: the output
-node is then lowered by the override's function instead of its own (which
-writes whatever colour it wants to `output_name`), only the nodes upstream of
-`roots` are lowered, and with `clip_from_texcoord` the vertex stage places
-every vertex at its texture coordinate (clip = scene.projection * vec4(2 uv - 1,
-0, 1)), so a host rasterises the mesh's UV layout (app/export/bake.py).
-
-Guarantees:
-
-- Deterministic: nodes are emitted in a topological order whose ties are
-  broken by node id (natural order: n2 before n10), never by dict or set
-  iteration; the same graph always gives the same text.
-- Each node is lowered once; its outputs are registers that every consumer
-  reads, however many there are.
-- Control: an If node ends the current block with a conditional branch to
-  two blocks that join again; the Material Output's alpha clip branches to
-  a block that discards. Everything that does not depend on an If node is
-  emitted before the first branch, so every implicit-derivative texture
-  sample sits in the fragment entry block; a sample whose coordinates do
-  depend on an If result lowers to `texture_lod` at level 0 instead (spec
-  7.3.1: implicit derivatives are undefined in non-uniform control flow).
-- Provenance: every instruction, terminator, block, function, uniform and
-  interface variable the lowering creates maps (by `id()`) to the node that
-  emitted it. The generated vertex stage belongs to the output node;
-  a shared helper belongs to the first node that needed it. Verifier and
-  backend errors are mapped back through it.
-- Groups (app/material/group_lowering.py): a group instance is a call of
-  its definition's helper function, whose body is lowered by a *function
-  lowering* (`_Lowering.function_lowering`) that shares this module,
-  uniforms, helpers and provenance but builds into the helper. Inside it,
-  provenance maps to the top-level node that led there (the instance) and
-  `scoped_provenance` to (definition id, inner node id), so a diagnostic
-  lands on the instance in the material and on the inner node inside the
-  group (`NodeDiagnostic.scope`, `scoped_node`).
-- Reads: which surface values (sources, varyings, scene fields, host
-  uniforms) each node asked for, in `LoweringResult.reads`; node previews
-  decide from them whether a value needs the preview mesh (issue 18).
-
-Node previews (`lower(graph, preview=PreviewOutputs(...))`, issue 18):
-instead of the graph's output node, the values of the given node outputs
-are written, unlit, to the fragment colour output: the sub-graph feeding
-them is lowered as usual (the same nodes, in the same order rules, with
-the same `radiance_output` as the material, so every node computes what it
-computes in the material), each value is shown as a colour
-(`preview_color`), and with several outputs an int uniform
-(`PREVIEW_SELECTOR`) picks which one a draw shows. The output node itself
-is not lowered; its vertex stage is generated as always.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/material/lowering.py`.
 """
 
 from __future__ import annotations
@@ -96,7 +29,7 @@ from app.material.node_types import (
     input_default,
 )
 from app.material.parameters import PARAMETER_NODE_TYPES, ParameterKind, ParameterSpec
-from app.material.port_types import PortType
+from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
@@ -850,6 +783,9 @@ class _Lowering:
             return fn.swizzle(value, "xyz")
         if source is PortType.VEC3 and target is PortType.COLOR:
             return fn.construct(vec(4), value, fn.f(1.0))
+        if source is PortType.COLOR and target is PortType.FLOAT:
+            weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
+            return fn.builtin(Builtin.DOT, PortType.FLOAT, fn.swizzle(value, "xyz"), weights)
         raise LoweringFailure(f"cannot convert {source} to {target}")
 
     def default_operand(self, default: Any, target: PortType) -> Operand:
@@ -1084,7 +1020,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
     # The connections `lowering.incoming` keeps (one per input), per target node: scanning them all per node was
-    # quadratic (issue 23).
+    # quadratic.
     incoming_of: dict[str, list[Connection]] = {}
     for (target_node, _port), connection in lowering.incoming.items():
         incoming_of.setdefault(target_node, []).append(connection)
@@ -1232,7 +1168,7 @@ def _verify_publish_compile(result: LoweringResult) -> None:
 
     started = time.perf_counter()
     try:
-        result.artifact = glsl.compile(result.verified)
+        result.artifact = glsl.compile(result.verified, finishing=True)
     except VplError as error:
         node_id, ours = _map_target_subject(result, error)
         result.diagnostics.append(result.diagnostic(node_id, "target", error.message, ours))

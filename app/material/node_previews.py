@@ -39,8 +39,10 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.material.catalog import NODE_TYPES
-from app.material.graph import MaterialGraph
+from app.material.catalog import Scope, node_type_for
+from app.material.graph import MaterialGraph, Node
+from app.material.group_names import FUNCTION_PROPERTY
+from app.material.groups import GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE, GROUP_TYPE, reachable, ungroup
 from app.material.lowering import (
     OUTPUT_NODE_TYPES,
     LoweringResult,
@@ -69,16 +71,21 @@ MESH_READS = frozenset({
 })
 #: Reads that make a value change with time.
 TIME_READS = frozenset({"time", "scene.time"})
-#: Node types that never get a thumbnail (a reroute is a dot; its source has the thumbnail).
-NO_THUMBNAIL_TYPES = frozenset({"reroute"})
+#: Node types that never get a thumbnail (a reroute is a dot; its source has the thumbnail; a group's body
+#: shows its Group Input's values on the nodes that read them).
+NO_THUMBNAIL_TYPES = frozenset({"reroute", GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE})
 
 
 def preview_port(graph: MaterialGraph, node_id: str, port_types: Mapping[tuple[str, str], PortType]) -> str | None:
-    """The output a node's thumbnail shows: its first output of a previewable type (None: no thumbnail)."""
+    """The output a node's thumbnail shows: its first output of a previewable type (None: no thumbnail).
+
+    The node's own ports: a Custom Code node or a group node declares its outputs (names and types), so its
+    type is resolved for this node in the graph's scope, never taken from the type's defaults.
+    """
     node = graph.nodes.get(node_id)
     if node is None or node.type_name in NO_THUMBNAIL_TYPES or node.type_name in OUTPUT_NODE_TYPES:
         return None
-    node_type = NODE_TYPES.get(node.type_name)
+    node_type = node_type_for(node, Scope(graph.functions))
     if node_type is None:
         return None
     for port in node_type.outputs:
@@ -88,6 +95,23 @@ def preview_port(graph: MaterialGraph, node_id: str, port_types: Mapping[tuple[s
         if resolved in PREVIEWABLE_TYPES:
             return port.name
     return None
+
+
+def level_preview_graph(document: MaterialGraph, level: str | None) -> MaterialGraph:
+    """The graph the thumbnails of one level are drawn from: the material (None), or a group's body alone.
+
+    A body is not a material (its Group Input's values come from each call), so it is previewed as a lone
+    instance of the group with its inputs unconnected, ungrouped: every inner node keeps its id and sees
+    the interface's defaults (the texture coordinates, the world position, a default value), as a new
+    instance of the group would compute.
+    """
+    if level is None or level not in document.functions:
+        return document
+    body = document.functions[level].body
+    alone = MaterialGraph()
+    alone.functions = dict(document.functions)
+    instance = alone.add_node(GROUP_TYPE, (0.0, 0.0), {FUNCTION_PROPERTY: level}, node_id=body.new_node_id())
+    return ungroup(alone, None, instance.id)
 
 
 def upstream_reads(graph: MaterialGraph, reads: Mapping[str, Collection[str]], node_ids: Iterable[str]) -> dict[str, frozenset[str]]:
@@ -134,16 +158,29 @@ def fingerprints(graph: MaterialGraph, extra: Mapping[str, object] | None = None
         incoming.setdefault(connection.target_node, []).append((connection.target_port, connection.source_node, connection.source_port))
     order, cyclic = topological_order(graph)
     found: dict[str, str] = {}
+    definitions: dict[str, str] = {}
     for node_id in order:
         node = graph.nodes[node_id]
         inputs = sorted((port, found.get(source, "missing"), source_port) for port, source, source_port in incoming.get(node_id, ()))
-        text = _json([node.type_name, node.properties, extra.get(node_id), inputs])
+        text = _json([node.type_name, node.properties, extra.get(node_id), inputs, _definitions(graph, node, definitions)])
         found[node_id] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
     for node_id in cyclic:
         node = graph.nodes[node_id]
         text = _json(["cycle", node_id, node.type_name, node.properties, extra.get(node_id)])
         found[node_id] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
     return found
+
+
+def _definitions(graph: MaterialGraph, node: Node, cache: dict[str, str]) -> str:
+    """A group node's value depends on its definition and every definition its body uses: their hash ("" else)."""
+    function_id = node.properties.get(FUNCTION_PROPERTY) if node.type_name == GROUP_TYPE else None
+    if not isinstance(function_id, str):
+        return ""
+    if function_id not in cache:
+        used = sorted(reachable(graph.functions, [function_id]))
+        text = _json([graph.functions[used_id].to_dict() for used_id in used])
+        cache[function_id] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    return cache[function_id]
 
 
 @dataclass
@@ -278,7 +315,7 @@ def node_program(graph: MaterialGraph, node_id: str, target: str) -> NodeProgram
     artifact = result.artifact
     if artifact is None or artifact.target != target:
         try:
-            artifact = glsl.compile(result.verified, target=target)
+            artifact = glsl.compile(result.verified, target=target, finishing=True)
         except VplError as error:
             return NodeProgram(port, None, str(error))
     return NodeProgram(port, artifact)

@@ -266,11 +266,14 @@ class Scope:
 
     `definition` is None for the material's own graph. Group Input and
     Group Output nodes take their ports from `definition`'s interface, group
-    instances from the definition they name in `functions`.
+    instances from the definition they name in `functions`. `cycles`, when
+    a caller computed it for `functions` (`groups.call_cycles`), lets an
+    instance's recursion check look up instead of walking the definitions.
     """
 
     functions: Mapping[str, GroupDefinition] = field(default_factory=dict)
     definition: GroupDefinition | None = None
+    cycles: Mapping[str, int] | None = None
 
 
 #: A dynamic type's resolver: the node's `NodeType`, or a message saying why it has none.

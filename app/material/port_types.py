@@ -16,9 +16,12 @@ types; `app.material.connections`):
   construction, as GLSL's `vecN(x)`);
 - `color` and `vec4` connect to each other freely (same VPL type, vec4);
 - `color` into a `vec3` input drops alpha (`.xyz`); `vec3` into a `color`
-  input gains alpha 1.0. No other width changes are implicit: a vec4 into a
-  vec3 input, or a vec2 into a vec3 input, is refused (use Swizzle/Split/
-  Compose);
+  input gains alpha 1.0;
+- `color` into a `float` input gives its luminance, as Blender converts a
+  colour socket into a value socket: `dot(rgb, LUMINANCE_WEIGHTS)`, the
+  Rec. 709 / sRGB primaries' weights of linear light (alpha is ignored).
+  No other width changes are implicit: a vec4 into a vec3 input, or a vec2
+  into a vec3 input, is refused (use Swizzle/Split/Compose);
 - `texture` connects only to `texture`, `bool` only to `bool`.
 
 This module knows nothing of nodes or graphs: it is the bottom of
@@ -102,11 +105,16 @@ DYNAMIC = Constraint.DYNAMIC
 PortConstraint = PortType | Constraint
 
 
+#: The weights of a linear colour's luminance (ITU-R BT.709, the sRGB primaries: Y = 0.2126 R + 0.7152 G + 0.0722 B),
+#: what a colour connected to a float input gives (Blender's colour-to-value conversion uses the same weights).
+LUMINANCE_WEIGHTS = (0.2126, 0.7152, 0.0722)
+
+
 def conversion(source: PortType, target: PortType) -> str | None:
     """How a value of `source` type reaches a fixed `target` input, or None if it cannot.
 
-    Returns "same", "broadcast" (float splat), "drop_alpha" (colour to vec3)
-    or "add_alpha" (vec3 to colour).
+    Returns "same", "broadcast" (float splat), "drop_alpha" (colour to vec3),
+    "add_alpha" (vec3 to colour) or "luminance" (colour to float).
     """
     if source is target:
         return "same"
@@ -118,6 +126,8 @@ def conversion(source: PortType, target: PortType) -> str | None:
         return "drop_alpha"
     if source is PortType.VEC3 and target is PortType.COLOR:
         return "add_alpha"
+    if source is PortType.COLOR and target is PortType.FLOAT:
+        return "luminance"
     return None
 
 

@@ -19,6 +19,7 @@ CONVERSION_TEXT = {
     "broadcast": "broadcast: the float in every component",
     "drop_alpha": "rgb: alpha dropped",
     "add_alpha": "rgba with alpha 1",
+    "luminance": "luminance: 0.2126 r + 0.7152 g + 0.0722 b (Rec. 709 weights of linear light; alpha ignored)",
 }
 
 INTRO = """\

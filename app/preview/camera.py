@@ -8,6 +8,9 @@ packer takes these arrays as they are.
 The default camera looks at the origin from +z and frames a unit sphere so
 its silhouette covers `DEFAULT_COVERAGE` (two thirds) of the viewport
 height; the distance follows from the field of view (see `framing_distance`).
+A camera's `home` (yaw, pitch, distance) is where `reset` takes it: the
+stage sets it to the mesh's three-quarter view (`MESH_VIEWS`) or the view
+the stage saved.
 """
 
 from __future__ import annotations
@@ -24,6 +27,27 @@ FAR_PLANE = 100.0
 MIN_DISTANCE = 1.2
 MAX_DISTANCE = 40.0
 MAX_PITCH = 89.0
+DEFAULT_DISTANCE = 1.0 / math.sin(math.atan(DEFAULT_COVERAGE * math.tan(math.radians(DEFAULT_FIELD_OF_VIEW) / 2.0)))
+
+#: Each built-in mesh's default (yaw, pitch) in degrees, at `DEFAULT_DISTANCE`: a three-quarter view
+#: that shows its form (three faces of the cube, the plane foreshortened, the torus's hole). The
+#: sphere keeps the classic front view (from any side it looks the same; its texture seam stays
+#: behind). Meshes from files get `FILE_MESH_VIEW`.
+MESH_VIEWS: dict[str, tuple[float, float]] = {
+    "sphere": (0.0, 0.0),
+    "cube": (35.0, 25.0),
+    "plane": (25.0, 35.0),
+    "cylinder": (30.0, 20.0),
+    "torus": (20.0, 35.0),
+    "ball": (25.0, 15.0),
+}
+FILE_MESH_VIEW = (30.0, 20.0)
+
+
+def mesh_view(mesh: str) -> tuple[float, float, float]:
+    """(yaw, pitch, distance): the default camera for a built-in mesh name or a mesh file."""
+    yaw, pitch = MESH_VIEWS.get(mesh, FILE_MESH_VIEW)
+    return yaw, pitch, DEFAULT_DISTANCE
 
 
 def framing_distance(radius: float, field_of_view: float, coverage: float) -> float:
@@ -79,12 +103,18 @@ class OrbitCamera:
     distance: float = field(default_factory=lambda: framing_distance(1.0, DEFAULT_FIELD_OF_VIEW, DEFAULT_COVERAGE))
     target: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=np.float32))
     field_of_view: float = DEFAULT_FIELD_OF_VIEW
+    #: (yaw, pitch, distance) that `reset` returns to.
+    home: tuple[float, float, float] = (0.0, 0.0, DEFAULT_DISTANCE)
 
     def reset(self) -> None:
-        default = OrbitCamera()
-        self.yaw, self.pitch, self.distance = default.yaw, default.pitch, default.distance
-        self.target = default.target
-        self.field_of_view = default.field_of_view
+        self.yaw, self.pitch, self.distance = self.home
+        self.target = np.zeros(3, dtype=np.float32)
+        self.field_of_view = DEFAULT_FIELD_OF_VIEW
+
+    def go_home(self, home: tuple[float, float, float]) -> None:
+        """Make `home` the view `reset` returns to, and go there."""
+        self.home = (float(home[0]), float(home[1]), float(home[2]))
+        self.reset()
 
     def orbit(self, delta_yaw: float, delta_pitch: float) -> None:
         self.yaw = (self.yaw + delta_yaw) % 360.0

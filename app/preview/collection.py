@@ -1,6 +1,6 @@
 """Python's cyclic garbage collection on the window's thread only, while threads of ours run Python code.
 
-Why (issue 20 item 3; docs/preview.md, "The render thread"): CPython runs
+Why (docs/preview.md, "The render thread"): CPython runs
 its cyclic collector in whichever thread happens to allocate past the
 collector's threshold. A thread running Python code (the preview's render
 thread draws with PyOpenGL and builds meshes with numpy: thousands of

@@ -336,6 +336,16 @@ class CpuPreview(QWidget):
         """Whether a frame is being drawn in the worker thread."""
         return self._drawing is not None
 
+    @property
+    def frame_owed(self) -> bool:
+        """Whether a change came while a frame was being drawn: one more frame follows that one."""
+        return self._redraw
+
+    @property
+    def frame_requested(self) -> bool:
+        """Whether a frame is asked for and not started yet (its settle delay runs, or one is owed)."""
+        return self._settle.isActive() or self._redraw
+
     # ---- rendering ------------------------------------------------------------------------------
 
     def _pixel_size(self) -> tuple[int, int]:

@@ -1,54 +1,6 @@
 """The preview's scene drawn by the VPL interpreter: no OpenGL, numpy only.
 
-`CpuRenderer` is the CPU counterpart of `app.preview.renderer.Renderer`:
-both are `app.preview.preview_state.PreviewState`s, so they share the
-host-side state and its API (parameters, textures, mesh, camera, light,
-environment, exposure, tone mapper, background, time, `scene_values`) and
-follow the same host contract (docs/architecture.md, "The preview host
-contract"; docs/preview.md), but this one draws a `VerifiedModule` with
-`vpl_core.interp` instead of compiling GLSL. It imports nothing from
-OpenGL, so it works on machines where no GL library loads at all (the CPU
-preview fallback, `vpl run --mesh`).
-
-How each input reaches the module, as the GL renderer does it:
-
-- vertex inputs at the contract's locations (0 position, 1 normal,
-  2 texcoord, 3 tangent, 4 colour) get the mesh arrays when they are float
-  scalars or vectors; location 4 of a mesh without colours reads
-  `DEFAULT_VERTEX_COLOR`; every other input reads zero (matrices: identity
-  columns);
-- the record uniform `scene` is filled by field name from `scene_values`,
-  fields whose type cannot take the value stay zero;
-- record uniforms are std140 blocks on the GPU: their values are packed
-  with the preview's std140 packer and read back from the bytes, so they
-  follow exactly the packer's conventions (missing values zero, matrices
-  identity);
-- other uniforms follow the renderer's upload conventions: a scalar splats
-  over a vector, an RGB value for a vec4 gets alpha 1, a matrix is a
-  (rows, columns) array, missing values are zero (matrices identity), and a
-  value of the wrong shape is the default rather than an error;
-- samplers read the image set for them (uint8 RGBA, top row first; rows
-  flipped so v = 0 is the bottom, mipmaps by a box filter, repeat,
-  trilinear) or the default checker; the host samplers of image-based
-  lighting (`environment_specular`, `environment_irradiance`,
-  `environment_brdf`) read the environment in docs/lighting.md's layout,
-  rounded to half floats and filtered as the GL renderer sets them up;
-- the frame is cleared to the background (alpha 1), depth test LESS, no
-  culling, the FragmentColor output's value is the pixel.
-
-A module whose colour output is `radiance` (the Surface Output) is drawn as
-the GL renderer draws it: into a float image where uncovered pixels hold
-`post.UNCOVERED` (or, with an environment background, the environment seen
-through them: `ibl.prefiltered_radiance` along each pixel's ray, the numpy
-reference of the GL background pass), then through the post pass
-(`post.display_colors`: exposure, tone mapper, sRGB; the plain background
-colour where nothing was drawn). Both passes are numpy, not interpreted
-VPL: a full-screen pass through the interpreter would cost more than most
-materials.
-
-`tests/app/preview/test_cpu_renderer.py` checks that `scene_values` and the
-defaults stay those of the GL renderer, and the CPU-GPU comparison of every
-example material checks the rest.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/preview/cpu_renderer.py`.
 """
 
 from __future__ import annotations

@@ -227,8 +227,9 @@ def _short(name: str) -> str:
     return name.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def paint_note(widget: QWidget, text: str, top: int = 0) -> None:
-    """A note (one line, wrapped if narrow) in the top-left corner of `widget`, `top` pixels down, on a dark band."""
+def paint_note(widget: QWidget, text: str, top: int = 0, right: bool = False) -> None:
+    """A note (one line, wrapped if narrow) in the top-left (`right`: top-right) corner of `widget`, `top` pixels
+    down, on a dark band."""
     painter = QPainter(widget)
     painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
     font = QFont(widget.font())
@@ -236,7 +237,8 @@ def paint_note(widget: QWidget, text: str, top: int = 0) -> None:
     painter.setFont(font)
     margin = 6
     bounds = painter.boundingRect(QRect(0, 0, widget.width() - 2 * margin, widget.height()), int(Qt.TextFlag.TextWordWrap), text)
-    band = QRect(0, top, min(widget.width(), bounds.width() + 2 * margin), bounds.height() + 2 * margin)
+    band_width = min(widget.width(), bounds.width() + 2 * margin)
+    band = QRect(widget.width() - band_width if right else 0, top, band_width, bounds.height() + 2 * margin)
     painter.fillRect(band, QColor(0, 0, 0, 160))
     painter.setPen(QColor(235, 235, 235))
     painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)

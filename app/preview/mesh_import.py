@@ -1,48 +1,6 @@
 """Mesh files (Wavefront OBJ, glTF 2.0 `.gltf` / `.glb`) as preview meshes.
 
-OBJ is parsed by trimesh (`trimesh.exchange.obj.load_obj`, which splits
-vertices where a corner's texture coordinate or normal differs and
-triangulates polygons); glTF by a small reader here (the JSON document,
-the GLB container, external and embedded buffers; pygltflib's decoding takes
-about a millisecond per node), with accessors read with numpy as the glTF
-2.0 specification lays them out (section 3.6). Every mesh of the file's default
-scene (glTF: node transforms applied, mirrored transforms re-wound) or every
-object of the OBJ becomes one `Mesh` (app/preview/mesh.py):
-
-- normals: the file's; flat per triangle when the file has none (what the
-  glTF specification asks, and what an OBJ without normals means);
-- texture coordinates: the file's (glTF's top-left origin turned into the
-  preview's bottom-left: v' = 1 - v); a box projection when the file has
-  none (each triangle projected along its normal's dominant axis), with a
-  note saying so;
-- tangents: the file's (glTF TANGENT, used only with the file's normals, as
-  the specification asks), otherwise generated (MikkTSpace convention,
-  `app.preview.tangents` through `mesh.build_mesh`);
-- vertex colours: glTF's COLOR_0 (linear RGB or RGBA, floats or normalised
-  integers, as the specification stores them) or an OBJ's `v x y z r g b`
-  colours (display colours, so sRGB-decoded to linear; 0..1, or 0..255 when
-  any value is above 1); linear RGBA with alpha 1 when the file gives RGB. A
-  file whose parts only partly have colours gets opaque white for the rest
-  (`scene.DEFAULT_VERTEX_COLOR`, what a mesh without colours shows); a file
-  with none gives a mesh without colours;
-- normalised to the view: centred on the bounding box's centre and scaled to
-  a bounding radius of 1, like the built-in shapes.
-
-`read_mesh_file` does all of this except generating tangents and returns
-plain arrays (`MeshData`); `import_mesh` / `load_mesh` add the tangents and
-build the `Mesh`.
-
-Files and buffer files are read through `vpl_core.external_files` (regular
-files only, within the obj/gltf/glb/buffer budgets). Before any buffer is
-read, the scene's instances are counted (at most `MAX_INSTANCES` meshes
-placed, `MAX_NODE_VISITS` nodes walked) and its triangles estimated from
-the accessor counts against `MAX_TRIANGLES`.
-
-Errors are `MeshImportError` (a ValueError) with one line naming the file:
-missing or unreadable file, unsupported format, malformed data, a file
-without triangles (points and lines only), compressed glTF extensions,
-a scene over the budgets.
-Nothing here imports Qt or OpenGL.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/preview/mesh_import.py`.
 """
 
 from __future__ import annotations
@@ -169,7 +127,7 @@ def _read_obj(path: Path, label: str) -> list[_Part]:
         raise MeshImportError(str(error)) from error
     if _relative_indices_before_later_vertices(data):
         # trimesh resolves negative indices against the file's last vertex, not the face's position
-        # (trimesh issue 2364): refuse rather than show a tangle.
+        # (trimesh#2364): refuse rather than show a tangle.
         raise MeshImportError(
             f"{label}: faces with negative (relative) indices are followed by more vertices; "
             "this layout is not supported (write absolute indices)"

@@ -1,7 +1,9 @@
 """The parameters panel: one editor per material parameter (ParameterSpec).
 
 Float: a slider over the spec's range with a spin box beside it; vector:
-one spin box per component; colour: a swatch button opening QColorDialog;
+one spin box per component; colour: a swatch button opening QColorDialog,
+labelled with the display-encoded `#rrggbb` and alpha apart (the stored
+values are linear: `app.material.colors`);
 texture: a button opening QFileDialog (the checker when no file is set,
 otherwise the file name) and a reset button; anything else (records,
 arrays, ints, matrices) is shown read-only, since the preview fills it with
@@ -37,18 +39,42 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSlider,
+    QStyle,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.material import colors
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.session.parameters import VariantState
 from app.session.textures import image_filter
 from vpl_core.ir.types import VectorType
 
 SLIDER_STEPS = 1000
+#: The panel never shrinks below this many parameter rows (more scroll); the window sizes its docks for it.
+MIN_VISIBLE_ROWS = 4
 IMAGE_FILTER = image_filter()
+
+
+def rows_height(form: QFormLayout, rows: int) -> int:
+    """The height the first `rows` rows of `form` take with its margins and spacing (all rows when fewer).
+
+    From the row widgets' own size hints: widgets just added to a shown form are shown (and counted in
+    the form's size hint) only later.
+    """
+    shown = min(rows, form.rowCount())
+    spacing = form.verticalSpacing()
+    host = form.parentWidget()
+    if spacing < 0 and host is not None:
+        spacing = host.style().pixelMetric(QStyle.PixelMetric.PM_LayoutVerticalSpacing)
+    margins = form.contentsMargins()
+    height = margins.top() + margins.bottom() + max(0, spacing) * max(0, shown - 1)
+    roles = (QFormLayout.ItemRole.LabelRole, QFormLayout.ItemRole.FieldRole, QFormLayout.ItemRole.SpanningRole)
+    for row in range(shown):
+        widgets = [item.widget() for item in (form.itemAt(row, role) for role in roles) if item is not None]
+        height += max((widget.sizeHint().height() for widget in widgets if widget is not None), default=0)
+    return height
 
 
 def _pick_color(initial: QColor, parent: QWidget, with_alpha: bool) -> QColor:
@@ -184,25 +210,32 @@ class _ColorEditor(QPushButton):
         components = [float(c) for c in (value or ())]
         defaults = [0.0, 0.0, 0.0, 1.0]
         self._value = tuple((components + defaults[len(components):])[: self._size])
-        color = self._qcolor()
         swatch = QPixmap(28, 14)
-        swatch.fill(color)
+        swatch.fill(display_qcolor(self._value, with_alpha=False))
         self.setIcon(QIcon(swatch))
-        self.setText(color.name(QColor.NameFormat.HexArgb if self._size == 4 else QColor.NameFormat.HexRgb))
-
-    def _qcolor(self) -> QColor:
-        color = QColor()
-        clamped = [min(1.0, max(0.0, c)) for c in self._value] + [1.0] * 4
-        color.setRgbF(clamped[0], clamped[1], clamped[2], clamped[3] if self._size == 4 else 1.0)
-        return color
+        self.setText(colors.label(self._value))
+        self.setToolTip(colors.describe(self._value))
 
     def _choose(self) -> None:
-        chosen = self._pick(self._qcolor(), self, self._size == 4)
+        chosen = self._pick(display_qcolor(self._value, with_alpha=self._size == 4), self, self._size == 4)
         if chosen is None or not chosen.isValid():
             return
-        rgba = (chosen.redF(), chosen.greenF(), chosen.blueF(), chosen.alphaF())
-        self.set_value(rgba[: self._size])
+        self.set_value(linear_from_qcolor(chosen)[: self._size])
         self._changed(self._value)
+
+
+def display_qcolor(linear: Any, with_alpha: bool = True) -> QColor:
+    """The QColor showing linear colour `linear` on screen: sRGB-encoded RGB (alpha as is, clipped)."""
+    components = [float(c) for c in (linear or ())]
+    red, green, blue = colors.display_rgb(components)
+    alpha = min(1.0, max(0.0, components[3])) if with_alpha and len(components) >= 4 else 1.0
+    return QColor.fromRgbF(red, green, blue, alpha)
+
+
+def linear_from_qcolor(color: QColor) -> tuple[float, float, float, float]:
+    """Linear RGBA of a colour a person picked on screen (a colour dialog's sRGB-encoded answer)."""
+    red, green, blue = colors.linear_rgb((color.redF(), color.greenF(), color.blueF()))
+    return red, green, blue, float(color.alphaF())
 
 
 class _TextureEditor(QWidget):
@@ -461,6 +494,7 @@ class ParametersPanel(QWidget):
             label.customContextMenuRequested.connect(lambda _position, name=spec.name: self._offer_reset(name))
             self._form.addRow(label, editor)
         self._scroll.setWidget(container)  # deletes the previous container and its editors
+        self._scroll.setMinimumHeight(rows_height(self._form, MIN_VISIBLE_ROWS))
 
     def _make_editor(self, spec: ParameterSpec, value: Any) -> _ParameterEditor:
         name = spec.name

@@ -1,48 +1,6 @@
 """The preview's post pass, written in VPL: exposure, a tone mapper and the sRGB encoding.
 
-A material whose colour output is `radiance` (the Surface Output) writes
-linear HDR radiance; the renderer draws it into a floating-point
-framebuffer and then runs one of these programs over a full-screen
-triangle into the target framebuffer (docs/preview.md):
-
-    display = linear_to_srgb(clamp(tone_map(radiance · 2^EV), 0, 1)),  alpha kept (clamped to [0, 1])
-
-except where no surface was drawn: the renderer clears the HDR target to
-`UNCOVERED` (-1, a value no Surface Output writes: its radiance is never
-negative) and the post pass shows the plain background colour there as it
-is, so a picked background colour looks as picked whatever the exposure and
-tone mapper.
-
-Each tone mapper is one small VPL module (`post_module`), verified and
-compiled by the project's own backend for the renderer's target like any
-material, so the post pass runs wherever materials run. The tone mappers
-(sources in docs/preview.md, "Tone mapping"):
-
-- `pbr_neutral` (default): the Khronos PBR Neutral tone mapper (Khronos 3D
-  Formats Working Group, 2024, KhronosGroup/ToneMapping, PBR_Neutral);
-- `aces`: the ACES filmic curve as fitted by Stephen Hill (the RRT + ODT
-  fit with the sRGB <-> ACES AP1-based input and output matrices) after an
-  exposure boost of 1 / 0.6, as three.js and the glTF Sample Viewer use it;
-- `agx`: Troy Sobotka's AgX (Blender's default view transform since 4.0)
-  in the form Filament and three.js use: Rec. 2020 working space, the AgX
-  inset/outset matrices, log2 encoding over [-12.47393, 4.026069] EV, and
-  Benjamin Wrensch's polynomial fit of the default contrast curve;
-- `reinhard`: c / (1 + c) per channel (Reinhard et al. 2002, the simple
-  global operator);
-- `none`: clipping to [0, 1] only.
-
-The post program's interface: vertex input `corner` (vec2, location 0;
-the renderer feeds the triangle (-1,-1), (3,-1), (-1,3)), varying
-`screen_uv` (location 0), uniforms `hdr_image` (sampler2D, the HDR colour
-texture with NEAREST filtering), `exposure_scale` (float, 2^EV) and
-`background_color` (vec3, display sRGB), output `color` at location 0.
-
-`display_colors` is the same pass in numpy, operation for operation, for
-hosts that have the HDR image as an array (the CPU preview: running a
-full-screen pass through the interpreter would cost it 20 times more).
-`tests/app/preview/test_post_numpy.py` keeps the two equal by running the
-VPL modules through the interpreter, and compares both with independent
-transcriptions of the published formulas.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/preview/post.py`.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ from app.material.scene import RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME
 from app.material.textures import as_rgba_image
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
-from app.preview.mesh import Mesh, make_mesh
+from app.preview.mesh import MESH_NAMES, Mesh, make_mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
 from app.preview.stage import (
     DEFAULT_AMBIENT_COLOR,
@@ -215,6 +215,11 @@ class PreviewState:
         self.time: float = 0.0
         self.parameters: dict[str, Any] = {}
         self.mesh_name = "sphere"
+        #: The key light casts shadows; a ground under the mesh catches them (docs/preview.md, "Shadows and ground").
+        self.shadows = False
+        self.ground = False
+        #: Ambient occlusion from the mesh's geometry (app/preview/mesh_occlusion.py) on the environment's light.
+        self.occlusion = False
         #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
         self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
         self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() when first needed
@@ -245,6 +250,20 @@ class PreviewState:
             self._images[name] = as_rgba_image(image)
         self._dirty_textures.add(name)
 
+    # ---- shadows, ground, camera ---------------------------------------------------------
+
+    def set_shadows(self, shadows: bool, ground: bool, occlusion: bool = False) -> None:
+        """The key light's shadows on or off, the ground that catches them (and the contact occlusion), and the
+        ambient occlusion from the mesh's own geometry."""
+        self.shadows, self.ground, self.occlusion = bool(shadows), bool(ground), bool(occlusion)
+
+    def set_camera_home(self, view: Sequence[float]) -> None:
+        """Make (yaw, pitch, distance) the camera's home and go there, unless it is the home already
+        (so an orbit the user made survives re-applying the same stage)."""
+        home = (float(view[0]), float(view[1]), float(view[2]))
+        if self.camera.home != home:
+            self.camera.go_home(home)
+
     # ---- the mesh -----------------------------------------------------------------------
 
     def set_mesh(self, mesh: str | Mesh) -> None:
@@ -255,7 +274,8 @@ class PreviewState:
             self._built_mesh = None
             self._mesh_dirty = True
             return
-        make_mesh(mesh)  # validates the name now rather than at the next frame
+        if mesh not in MESH_NAMES:
+            make_mesh(mesh)  # raises for the unknown name now rather than at the next frame (building a known one is slow)
         if mesh != self.mesh_name or self._custom_mesh is not None:
             self._custom_mesh = None
             self.mesh_name = mesh

@@ -1,4 +1,4 @@
-"""`RenderThread`: the preview's OpenGL work on a thread of its own, so the window never waits for it (issue 20).
+"""`RenderThread`: the preview's OpenGL work on a thread of its own, so the window never waits for it.
 
 Why: with a software rasteriser (Mesa's llvmpipe, the renderer of every
 machine without a GPU) linking a 200-node material's program takes tens of
@@ -39,6 +39,18 @@ at most `PACE_WAIT_S`: the thread's drawing and the window's composition
 through OpenGL then take turns on the cores instead of competing; commands
 posted meanwhile are applied and shown by that next frame.
 
+Draft frames: with a software rasteriser a lit frame can take longer than
+a frame's budget (`DraftPolicy.budget_s`, about 33 ms). When the last
+full-resolution frame did, and changes keep coming (a frame drawn for new
+commands less than `motion_s` after the previous such frame: an orbit, a
+dragged slider, a stage being changed), frames are drawn at a reduced size
+(`DraftPolicy.scale`, chosen from the measured frame times so a draft fits
+the budget) and the widget scales them up. Once no command has been posted
+for `settle_s`, the thread draws the same view at full resolution by itself
+(`Frame.draft` says which a frame is; the widget shows that it is refining).
+A single change after stillness gets a full frame at once. The widget passes
+no policy (always full resolution) when `VPL_PREVIEW_DRAFT=0`.
+
 Commands are plain callables taking the `Renderer` (`post`); `call` runs one
 and returns its result to the caller (blocking, for `grab_preview`);
 `wait_idle` waits until everything posted has been applied and its frame
@@ -54,6 +66,7 @@ from __future__ import annotations
 
 import atexit
 import copy
+import math
 import threading
 import time
 import traceback
@@ -61,7 +74,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -88,6 +101,41 @@ FRAME_TEXTURES = 3
 PACE_WAIT_S = 0.1
 
 Command = Callable[[Renderer], object]
+
+
+@dataclass(frozen=True)
+class DraftPolicy:
+    """When and how small the render thread draws draft frames (module docstring, "Draft frames").
+
+    `budget_s`: a full frame slower than this makes moving frames drafts; `settle_s`: how long no command
+    may be posted before the draft is refined; `motion_s`: a frame for new commands within this of the
+    previous such frame counts as motion; `min_scale`: the smallest draft, as a fraction of each side.
+    """
+
+    budget_s: float = 1.0 / 30.0
+    settle_s: float = 0.1
+    motion_s: float = 0.25
+    min_scale: float = 0.25
+    #: Draft scales are multiples of this (the thread keeps textures per size: few sizes, few reallocations).
+    step: float = 0.125
+
+    def scale(self, frame_s: float, scale: float) -> float:
+        """The draft scale (of each side) for the next draft, given a frame of `frame_s` drawn at `scale`.
+
+        Frame time is taken as proportional to the pixels drawn (the fragment shader dominates on a
+        software rasteriser), aiming at half the budget (the window's copy and composition of the frame
+        take their share of it); 1.0 when a full frame fits the budget.
+        """
+        full_s = frame_s / (scale * scale)
+        if full_s <= self.budget_s:
+            return 1.0
+        wanted = math.sqrt(0.5 * self.budget_s / full_s)
+        stepped = math.floor(wanted / self.step) * self.step
+        return max(self.min_scale, min(1.0 - self.step, stepped))
+
+    def size(self, full: tuple[int, int], scale: float) -> tuple[int, int]:
+        """A draft's size for a full frame of size `full`."""
+        return max(1, round(full[0] * scale)), max(1, round(full[1] * scale))
 
 #: shiboken6's untyped helpers, typed: delete a Qt object's C++ side now; whether it still exists.
 _delete = cast(Callable[[QObject], None], shiboken6.delete)
@@ -121,8 +169,9 @@ class RenderThreadUnavailable(RuntimeError):  # noqa: N818 - a condition the wid
 @dataclass(frozen=True)
 class Frame:
     """A finished frame: the texture that holds it and its size, the newest program build it shows, its number
-    (`serial`, from 1) and how many commands had been applied when it was drawn (`commands`: a frame shows
-    everything posted while `RenderThread.posted` was at most that)."""
+    (`serial`, from 1), how many commands had been applied when it was drawn (`commands`: a frame shows
+    everything posted while `RenderThread.posted` was at most that) and the size asked for (`full_width`,
+    `full_height`: larger than the texture for a draft)."""
 
     texture: int
     width: int
@@ -130,6 +179,18 @@ class Frame:
     program: int
     serial: int
     commands: int
+    full_width: int = field(default=0)
+    full_height: int = field(default=0)
+
+    @property
+    def asked(self) -> tuple[int, int]:
+        """The size the frame was asked for (its own size unless it is a draft)."""
+        return (self.full_width or self.width, self.full_height or self.height)
+
+    @property
+    def draft(self) -> bool:
+        """Drawn at a reduced size while things move; a full-resolution frame follows when they stop."""
+        return (self.width, self.height) != self.asked
 
 
 def _posting(method: Callable[..., None], copy_arguments: bool = False) -> Callable[..., None]:
@@ -197,23 +258,27 @@ class PostedState(PreviewState):
     set_environment_settings = _posting(PreviewState.set_environment_settings)
     set_exposure = _posting(PreviewState.set_exposure)
     set_tone_mapper = _posting(PreviewState.set_tone_mapper)
+    set_shadows = _posting(PreviewState.set_shadows)
+    set_camera_home = _posting(PreviewState.set_camera_home)
 
 
 class RenderThread(QObject):
     """See the module docstring."""
 
-    #: A `Frame`'s fields (texture, width, height, program, serial, commands), delivered on the thread that made
+    #: A `Frame`'s fields (texture, width, height, program, serial, commands, full width, full height), delivered on the thread that made
     #: this object: plain integers, so the queued call copies C++ values, never a Python object between threads.
-    frame_ready: Signal[tuple[int, int, int, int, int, int]] = Signal(int, int, int, int, int, int)
+    frame_ready: Signal[tuple[int, int, int, int, int, int, int, int]] = Signal(int, int, int, int, int, int, int, int)
     #: (build serial, "" or the driver's message): a program was built, or failed to build.
     program_built = Signal(int, str)
     #: A command or a frame failed: the message to show.
     failed = Signal(str)
 
     def __init__(self, renderer: Renderer, share: QOpenGLContext, surface_format: QSurfaceFormat,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, draft: DraftPolicy | None = None) -> None:
         super().__init__(parent)
         self.renderer = renderer
+        #: When to draw draft frames (None: always full resolution); read by the thread at each frame.
+        self.draft_policy = draft
         self._surface: QOffscreenSurface | None = QOffscreenSurface()  # made on the widget's (GUI) thread, as Qt asks; used by the worker
         self._surface.setFormat(surface_format)
         self._surface.create()
@@ -233,6 +298,12 @@ class RenderThread(QObject):
         self._frames = 0
         self._presented = 0     # the newest frame's serial the widget has put on screen (`presented`)
         self._unreceived = 0    # frames emitted that the widget has not received yet (queued to it)
+        self._changed_at = 0.0  # when the newest command was posted (monotonic)
+        self._refine: tuple[int, int] | None = None  # a draft is the newest frame: the full size to draw when still
+        self._full_s: float | None = None   # how long the last full-resolution frame took
+        self._draft_scale = 1.0             # the next draft's scale (of each side)
+        self._motion_frame_at: float | None = None  # when the last frame drawn for new commands started
+        self._drawn_commands = 0            # commands applied when the last frame was drawn
         # From now until `close`, cyclic garbage is collected on this (the window's) thread only: the render
         # thread's allocations would otherwise run the collector there, over the window's Qt objects.
         self._collection: WindowThreadCollection | None = window_thread_collection()
@@ -269,6 +340,7 @@ class RenderThread(QObject):
                 return
             self._commands.append(command)
             self._posted += 1
+            self._changed_at = time.monotonic()
             self._idle.clear()
             self._condition.notify()
 
@@ -289,6 +361,12 @@ class RenderThread(QObject):
             self.program_built.emit(serial, "")
 
         self.post(build)
+
+    def set_draft_policy(self, policy: DraftPolicy | None) -> None:
+        """Draw drafts by `policy` from now on (None: full resolution only); a draft waiting is refined by it."""
+        with self._condition:
+            self.draft_policy = policy
+            self._condition.notify()
 
     def request_frame(self, width: int, height: int) -> None:
         """Draw a frame of this size once the commands posted so far are applied (requests coalesce)."""
@@ -350,6 +428,7 @@ class RenderThread(QObject):
             self._closing = True
             self._commands.clear()
             self._frame_size = None
+            self._refine = None
             self._condition.notify()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=CLOSE_TIMEOUT_S)
@@ -387,7 +466,7 @@ class RenderThread(QObject):
             self._problem = "the preview's render context could not be made current"
             self._ready.set()
             return
-        targets: list[Framebuffer] = []
+        targets: dict[tuple[int, int], list[Framebuffer]] = {}  # per size: the full one and the draft one
         retired: list[Framebuffer] = []
         try:
             self.renderer.initialize()
@@ -396,7 +475,14 @@ class RenderThread(QObject):
             while True:
                 with self._condition:
                     while not self._closing and not self._commands and not self._frame_due(pacing):
-                        if self._frame_size is None:
+                        if self._frame_size is None and self._refine is not None:
+                            policy = self.draft_policy
+                            still_at = self._changed_at + (policy.settle_s if policy is not None else 0.0)
+                            if time.monotonic() >= still_at:  # nothing posted for a while: the full frame
+                                self._frame_size, self._refine = self._refine, None
+                            else:
+                                self._condition.wait(still_at - time.monotonic())
+                        elif self._frame_size is None:
                             self._idle.set()
                             self._condition.wait()
                         else:
@@ -416,7 +502,7 @@ class RenderThread(QObject):
                     self._draw(size, targets, retired)
         finally:
             clear_pending_errors()
-            for framebuffer in targets + retired:
+            for framebuffer in [framebuffer for frames in targets.values() for framebuffer in frames] + retired:
                 framebuffer.delete()
             self.renderer.release()
             context.doneCurrent()
@@ -436,24 +522,54 @@ class RenderThread(QObject):
             clear_pending_errors()
             self.failed.emit(f"preview: {type(error).__name__}: {error}")
 
-    def _draw(self, size: tuple[int, int], targets: list[Framebuffer], retired: list[Framebuffer]) -> None:
+    def _draft_size(self, size: tuple[int, int], applied: int) -> tuple[int, int]:
+        """The size to draw a frame asked for at `size`: a draft while things move and full frames are slow."""
+        policy = self.draft_policy
+        now = time.monotonic()
+        changed = applied > self._drawn_commands
+        moving = changed and self._motion_frame_at is not None and now - self._motion_frame_at < (
+            policy.motion_s if policy is not None else 0.0)
+        if changed:
+            self._motion_frame_at = now
+        self._drawn_commands = applied
+        if policy is None or not moving or self._full_s is None or self._full_s <= policy.budget_s:
+            return size
+        return policy.size(size, self._draft_scale) if self._draft_scale < 1.0 else size
+
+    def _measured(self, size: tuple[int, int], drawn: tuple[int, int], seconds: float) -> None:
+        """Record a frame's time: the next draft's scale follows it (see `DraftPolicy.scale`)."""
+        policy = self.draft_policy
+        if policy is None:
+            return
+        if drawn == size:
+            self._full_s = seconds
+            self._draft_scale = policy.scale(seconds, 1.0)
+        elif not 0.3 * policy.budget_s <= seconds <= 0.7 * policy.budget_s:  # out of its band: a new scale
+            scale = drawn[0] / size[0]
+            self._draft_scale = policy.scale(seconds, scale)
+
+    def _draw(self, size: tuple[int, int], targets: dict[tuple[int, int], list[Framebuffer]],
+              retired: list[Framebuffer]) -> None:
         with self._condition:
-            protected, unreceived = self._protected, self._unreceived
-        if targets and (targets[0].width, targets[0].height) != size:
-            retired.extend(targets)
-            targets.clear()
+            protected, unreceived, applied = self._protected, self._unreceived, self._applied
+        drawn = self._draft_size(size, applied)
+        for other in [other for other in targets if other not in (size, drawn)]:
+            retired.extend(targets.pop(other))
         if not unreceived:  # no frame naming a retired texture is still on its way to the widget
             for framebuffer in [framebuffer for framebuffer in retired if framebuffer.texture not in protected]:
                 framebuffer.delete()
                 retired.remove(framebuffer)
         try:
-            while len(targets) < FRAME_TEXTURES:
-                targets.append(Framebuffer(size[0], size[1], sampled=True))
-            target = next(framebuffer for framebuffer in targets if framebuffer.texture not in protected)
+            frames = targets.setdefault(drawn, [])
+            while len(frames) < FRAME_TEXTURES:
+                frames.append(Framebuffer(drawn[0], drawn[1], sampled=True))
+            target = next(framebuffer for framebuffer in frames if framebuffer.texture not in protected)
             target.bind()
-            self.renderer.render(*size)
+            started = time.perf_counter()
+            self.renderer.render(*drawn)
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
             GL.glFinish()
+            self._measured(size, drawn, time.perf_counter() - started)
         except Exception as error:  # noqa: BLE001 - a failing frame shows a message, never an exception
             traceback.print_exc()
             clear_pending_errors()
@@ -463,5 +579,6 @@ class RenderThread(QObject):
         with self._condition:
             self._protected = (self._protected[0], target.texture)
             self._unreceived += 1
-            applied = self._applied
-        self.frame_ready.emit(target.texture, size[0], size[1], self._program, self._frames, applied)
+            self._refine = size if drawn != size else None
+        self.frame_ready.emit(target.texture, drawn[0], drawn[1], self._program, self._frames, applied, size[0],
+                              size[1])

@@ -23,7 +23,8 @@ the driver (docs/interpreter.md).
 The stage (`app.preview.stage.Stage`: mesh, environment, exposure, tone
 mapper, light, background) is the one saved with the document when it has
 one (`saved_stage`; else the default stage), overridden by the command line
-(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`), as is the time
+(`--mesh`, `--environment`, `--exposure`, `--tone-mapper`, `--camera`, `--light`,
+`--shadows`, `--ground`, `--occlusion`), as is the time
 (`--time`);
 `--set NAME=VALUE` (repeatable) sets a parameter: a number for a float, N
 numbers separated by commas for a vector, 3 or 4 numbers or `#RRGGBB` for a
@@ -33,9 +34,11 @@ material), an image path for a texture.
 Exit status 0 when the PNG was written; 1 when no program could be built
 (reading, verification, target or driver errors) or the image could not be
 written, with the diagnostics printed to stderr as
-`FILE:LINE:COLUMN: CATEGORY error: MESSAGE`; 2 for a value the command line
-got wrong (an unknown parameter, a malformed value, a mesh file that cannot
-be read), with one line saying so.
+`FILE:LINE:COLUMN: CATEGORY error: MESSAGE` (a driver out of memory is one
+line too); 2 for a value the command line got wrong (an unknown parameter,
+a malformed value, a mesh file that cannot be read, a size beyond the
+driver's GL_MAX_RENDERBUFFER_SIZE, GL_MAX_TEXTURE_SIZE or
+GL_MAX_VIEWPORT_DIMS), with one line saying so.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ import importlib
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -77,7 +80,7 @@ def compile_program(verified: Any, source_path: str, target: str) -> Any:
     from vpl_core.backends.glsl import compile as compile_glsl
 
     try:
-        return compile_glsl(verified, target=target)
+        return compile_glsl(verified, target=target, finishing=True)
     except VplError as error:
         raise _Failure([_with_label(error.diagnostic, source_path).format()]) from error
 
@@ -233,12 +236,15 @@ def preview_screenshot(
     stage: Any = None,
     time: float = 0.0,
     assignments: Sequence[str] = (),
+    chosen: Collection[str] = ("mesh", "environment"),
 ) -> int:
     """Render one preview frame of `source_path` into `png_path`; 0 on success, 1 or 2 otherwise.
 
     `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto);
     `stage` an `app.preview.stage.Stage` (None: the default stage); `time` the scene time in
-    seconds; `assignments` the `NAME=VALUE` texts of `--set`. Without a display or an OpenGL
+    seconds; `assignments` the `NAME=VALUE` texts of `--set`; `chosen` the stage's file fields the
+    command line chose: a mesh or environment file among them that cannot be read is a usage error (2),
+    one saved with the document is replaced by the default with a note, as the window does. Without a display or an OpenGL
     context of the profile, the CPU interpreter draws the frame (`CpuRenderer`) and a note on
     `stderr` says so.
     """
@@ -268,8 +274,21 @@ def preview_screenshot(
     radiance = module_writes_radiance(verified.materialize())
     try:
         values = dict(parse_assignment(text, parameters, radiance) for text in assignments)
-        mesh = load_stage_mesh(stage.mesh)
-        environment = prepare_environment(stage.environment) if radiance else None
+        try:
+            mesh = load_stage_mesh(stage.mesh)
+        except ValueError as error:
+            if "mesh" in chosen:
+                raise
+            print(f"{source_path}: note: the stage's mesh: {error}; using the default", file=stderr)
+            stage.mesh, mesh = Stage().mesh, None
+        try:
+            environment = prepare_environment(stage.environment) if radiance else None
+        except ValueError as error:
+            if "environment" in chosen:
+                raise
+            print(f"{source_path}: note: the stage's environment: {error}; using the default", file=stderr)
+            stage.environment = Stage().environment
+            environment = prepare_environment(stage.environment) if radiance else None
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
@@ -298,6 +317,8 @@ def preview_screenshot(
     if context is None:
         print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
               "rendering with the CPU interpreter (slower, the same picture)", file=stderr)
+        if stage.shadows or stage.ground or stage.occlusion:
+            print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
     return _gl_screenshot(artifact, context, setup, width, height, png_path)
 
@@ -345,10 +366,41 @@ class _Setup:
                     renderer.set_parameter(spec.name, value)
 
 
+def gl_size_problem(width: int, height: int) -> str | None:
+    """Why the current context cannot draw a `width` x `height` offscreen frame (its size limits), or None."""
+    from OpenGL import GL
+
+    for name, limit in (("GL_MAX_RENDERBUFFER_SIZE", GL.GL_MAX_RENDERBUFFER_SIZE), ("GL_MAX_TEXTURE_SIZE", GL.GL_MAX_TEXTURE_SIZE)):
+        largest = int(GL.glGetIntegerv(limit))
+        if max(width, height) > largest:
+            return f"the size {width}x{height} exceeds this OpenGL driver's {name} ({largest})"
+    viewport = [int(value) for value in GL.glGetIntegerv(GL.GL_MAX_VIEWPORT_DIMS)]
+    if width > viewport[0] or height > viewport[1]:
+        return f"the size {width}x{height} exceeds this OpenGL driver's GL_MAX_VIEWPORT_DIMS ({viewport[0]}x{viewport[1]})"
+    return None
+
+
+def gl_failure(error: Exception, width: int, height: int) -> str:
+    """One line for an OpenGL error raised while drawing a frame (out of memory above all)."""
+    from OpenGL import GL
+
+    code = getattr(error, "err", None)
+    if code == GL.GL_OUT_OF_MEMORY:
+        return f"the OpenGL driver ran out of memory drawing a {width}x{height} frame; try a smaller --size"
+    return f"the OpenGL driver failed drawing a {width}x{height} frame (GL error {code})"
+
+
 def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, height: int, png_path: str) -> int:
+    from OpenGL.error import GLError
+
     from app.preview.images import rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer
 
+    problem = gl_size_problem(width, height)
+    if problem is not None:
+        context.done()
+        print(f"vpl-editor: {problem}", file=setup.stderr)
+        return USAGE_ERROR
     renderer = Renderer()
     try:
         setup.apply(renderer)
@@ -358,7 +410,11 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
             message = f"the OpenGL driver rejected the program ({error.stage}): {error.log}"
             print(_diagnostic(setup.source_path, Category.TARGET, message), file=setup.stderr)
             return 1
-        pixels = renderer.render_image(width, height)
+        try:
+            pixels = renderer.render_image(width, height)
+        except GLError as error:
+            print(f"{png_path}: error: {gl_failure(error, width, height)}", file=setup.stderr)
+            return 1
     finally:
         renderer.release()
         context.done()
@@ -391,10 +447,11 @@ def _cpu_screenshot(verified: Any, setup: _Setup, width: int, height: int, png_p
     return 0
 
 
-def saved_stage(source_path: str) -> Any:
+def saved_stage(source_path: str, notes: list[str] | None = None) -> Any:
     """The `Stage` saved with the document at `source_path` (its mesh and environment files resolved against
     the document's folder), or None: a plain module, a document without one, or a file that cannot be read
-    (the rendering reports that)."""
+    (the rendering reports that). A saved value that is not used (out of range, a missing file) keeps the
+    default and gets a line in `notes`."""
     from app.material.document import load_text
     from app.preview.stage import Stage
     from app.session.stage_files import resolved_stage
@@ -407,7 +464,7 @@ def saved_stage(source_path: str) -> Any:
     graph = load_text(data, source_path).graph
     if graph is None or graph.stage is None:
         return None
-    return Stage.from_dict(resolved_stage(graph.stage, Path(source_path).resolve().parent))
+    return Stage.from_dict(resolved_stage(graph.stage, Path(source_path).resolve().parent), notes)
 
 
 def ensure_gui_application() -> Any:

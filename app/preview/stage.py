@@ -14,7 +14,10 @@ The light direction is given as azimuth and elevation in degrees: azimuth 0
 is in front of the object (towards the default camera, +z), positive to the
 right (+x); elevation 90 is straight above. The default, azimuth -34,
 elevation 37 (DEFAULT_LIGHT_DIRECTION), is the preview's classic
-upper-left-front light.
+upper-left-front light. The key light can be switched off (`light_enabled`),
+cast shadows (`shadows`) and the mesh can stand on a ground that catches
+them (`ground`); `camera` is a saved (yaw, pitch, distance), None for the
+mesh's own three-quarter view (`app.preview.camera.mesh_view`).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from app.preview.camera import MAX_DISTANCE, MAX_PITCH, mesh_view
 from app.preview.mesh import MESH_NAMES, Mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
+from vpl_core.numbers import FLOAT32_MAX, read_number, read_numbers
 
 BACKGROUNDS = ("environment", "blurred", "color")
 DEFAULT_BACKGROUND_COLOR = (0.18, 0.19, 0.21)  # display sRGB
@@ -65,41 +70,47 @@ def light_angles(direction: Sequence[float]) -> tuple[float, float]:
 
 
 def _number(value: Any, what: str, minimum: float | None = None, maximum: float | None = None) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, not {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(f"{what} must be a finite number, not {value!r}")
-    if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
-        low = "" if minimum is None else f"{minimum:g}"
-        high = "" if maximum is None else f"{maximum:g}"
-        raise ValueError(f"{what} must be between {low} and {high}, not {number:g}")
-    return number
+    return read_number(value, what, minimum, maximum)
 
 
-def _color(value: Any, what: str, maximum: float | None = None) -> tuple[float, float, float]:
-    if isinstance(value, str):
-        value = parse_floats(value, what)
-    try:
-        components = [float(c) for c in value]
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be three numbers, not {value!r}") from None
-    if len(components) != 3:
-        raise ValueError(f"{what} must be three numbers (r,g,b), not {len(components)}")
-    red, green, blue = (_number(c, what, 0.0, maximum) for c in components)
+def _color(value: Any, what: str, maximum: float = MAX_INTENSITY) -> tuple[float, float, float]:
+    red, green, blue = read_numbers(value, f"{what} (r,g,b)", (3,), 0.0, maximum)
     return (red, green, blue)
 
 
 def parse_floats(text: str, what: str) -> list[float]:
-    """'0.1,0.2,0.3' (commas and/or spaces) -> floats; ValueError naming `what` otherwise."""
+    """'0.1,0.2,0.3' (commas and/or spaces) -> finite floats; ValueError naming `what` otherwise."""
     parts = [part for part in text.replace(",", " ").split() if part]
     if not parts:
         raise ValueError(f"{what}: expected numbers, got {text!r}")
-    try:
-        return [float(part) for part in parts]
-    except ValueError:
-        raise ValueError(f"{what}: expected numbers separated by commas, got {text!r}") from None
+    return [read_number(part, what, -FLOAT32_MAX, FLOAT32_MAX) for part in parts]
+
+
+def parse_switch(value: Any, what: str) -> bool:
+    """`on` / `off` (or a JSON boolean) -> bool; ValueError naming `what` otherwise."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in SWITCHES:
+        return SWITCHES[value.lower()]
+    raise ValueError(f"{what} must be on or off, not {value!r}")
+
+
+SWITCHES = {"on": True, "off": False}
+
+
+def parse_camera(value: Any) -> tuple[float, float, float]:
+    """`YAW,PITCH,DISTANCE` (degrees, degrees, units) or three numbers; ValueError with the reason otherwise."""
+    if not isinstance(value, (str, list, tuple)):
+        raise ValueError(f"the camera must be three numbers YAW,PITCH,DISTANCE, not {value!r}")
+    components = list(value.replace(",", " ").split()) if isinstance(value, str) else list(value)
+    if len(components) != 3:
+        raise ValueError(f"the camera must be three numbers YAW,PITCH,DISTANCE, not {len(components)}")
+    yaw = _number(components[0], "the camera yaw (degrees)")
+    pitch = _number(components[1], "the camera pitch (degrees)", -MAX_PITCH, MAX_PITCH)
+    distance = _number(components[2], "the camera distance")
+    if distance <= 0.0 or distance > MAX_DISTANCE:
+        raise ValueError(f"the camera distance must be above 0 and at most {MAX_DISTANCE:g}, not {distance:g}")
+    return (math.remainder(yaw, 360.0), pitch, distance)
 
 
 def is_mesh_path(mesh: str) -> bool:
@@ -122,6 +133,16 @@ class Stage:
     light_elevation: float = field(default_factory=lambda: light_angles(DEFAULT_LIGHT_DIRECTION)[1])
     light_color: tuple[float, float, float] = DEFAULT_LIGHT_COLOR
     light_intensity: float = DEFAULT_LIGHT_INTENSITY
+    #: The key light on (False: only the environment lights the material).
+    light_enabled: bool = True
+    #: The key light casts shadows (on the mesh itself and, with `ground`, on the ground).
+    shadows: bool = False
+    #: A ground under the mesh that catches its shadow and the environment's contact occlusion.
+    ground: bool = False
+    #: Ambient occlusion from the mesh's own geometry (per vertex), multiplied with the material's.
+    occlusion: bool = False
+    #: (yaw, pitch, distance) of the camera; None: the mesh's three-quarter view.
+    camera: tuple[float, float, float] | None = None
     #: Free-form extras other areas add (kept through to_dict/from_dict).
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -179,6 +200,26 @@ class Stage:
         if intensity is not None:
             self.environment_intensity = _number(intensity, "the environment intensity", 0.0, MAX_INTENSITY)
 
+    def set_switches(self, light: Any = None, shadows: Any = None, ground: Any = None, occlusion: Any = None) -> None:
+        """The key light, its shadows, the ground and the geometry's occlusion on or off (`on`/`off` or booleans)."""
+        if light is not None:
+            self.light_enabled = parse_switch(light, "the light")
+        if shadows is not None:
+            self.shadows = parse_switch(shadows, "the shadows")
+        if ground is not None:
+            self.ground = parse_switch(ground, "the ground")
+        if occlusion is not None:
+            self.occlusion = parse_switch(occlusion, "the occlusion")
+
+    def set_camera(self, camera: Any) -> None:
+        """`YAW,PITCH,DISTANCE` or three numbers (None: the mesh's own view); see `parse_camera`."""
+        self.camera = None if camera is None else parse_camera(camera)
+
+    @property
+    def camera_view(self) -> tuple[float, float, float]:
+        """(yaw, pitch, distance) the preview's camera starts from: the saved one, else the mesh's."""
+        return self.camera if self.camera is not None else mesh_view(self.mesh)
+
     @property
     def light_direction(self) -> tuple[float, float, float]:
         return light_vector(self.light_azimuth, self.light_elevation)
@@ -188,12 +229,19 @@ class Stage:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         extra = data.pop("extra")
+        if data["camera"] is None:
+            del data["camera"]
+        else:
+            data["camera"] = list(data["camera"])
         data.update(extra)
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> Stage:
-        """A stage from stored values; anything missing or no longer valid keeps its default."""
+    def from_dict(cls, data: Mapping[str, Any] | None, notes: list[str] | None = None) -> Stage:
+        """A stage from stored values; anything missing or no longer valid keeps its default.
+
+        Each value that is not used gets a line in `notes` (when given) naming the field and why.
+        """
         stage = cls()
         if not isinstance(data, Mapping):
             return stage
@@ -211,13 +259,23 @@ class Stage:
             ("light_elevation", lambda: stage.set_light(elevation=data["light_elevation"])),
             ("light_color", lambda: stage.set_light(color=data["light_color"])),
             ("light_intensity", lambda: stage.set_light(intensity=data["light_intensity"])),
+            ("light_enabled", lambda: stage.set_switches(light=data["light_enabled"])),
+            ("shadows", lambda: stage.set_switches(shadows=data["shadows"])),
+            ("ground", lambda: stage.set_switches(ground=data["ground"])),
+            ("occlusion", lambda: stage.set_switches(occlusion=data["occlusion"])),
+            ("camera", lambda: stage.set_camera(data["camera"])),
         )
         for key, attempt in attempts:
             if key in data:
+                if data[key] is None:  # the setters read None as "unchanged"
+                    if notes is not None:
+                        notes.append(f"the stage's {key}: no value (null); using the default")
+                    continue
                 try:
                     attempt()
-                except (ValueError, TypeError):
-                    continue  # a stale or hand-edited value: keep the default
+                except (ValueError, TypeError) as error:  # a stale or hand-edited value: keep the default
+                    if notes is not None:
+                        notes.append(f"the stage's {key}: {error}; using the default")
         stage.extra = {key: value for key, value in data.items() if key not in known and isinstance(key, str)}
         return stage
 
@@ -238,7 +296,9 @@ class Stage:
         renderer.set_background_mode(self.background)
         renderer.set_environment_settings(math.radians(math.remainder(self.environment_rotation, 360.0)), self.environment_intensity)
         renderer.set_light_direction(self.light_direction)
-        renderer.set_light(color=self.light_color, intensity=self.light_intensity)
+        renderer.set_light(color=self.light_color, intensity=self.light_intensity if self.light_enabled else 0.0)
+        renderer.set_shadows(self.shadows, self.ground, self.occlusion)
+        renderer.set_camera_home(self.camera_view)
 
 
 def load_stage_mesh(mesh: str) -> Mesh | None:

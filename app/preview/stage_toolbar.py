@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QCheckBox,
     QColorDialog,
     QComboBox,
     QDoubleSpinBox,
@@ -206,6 +207,20 @@ class StageToolbar(QWidget):
         form.addRow("Key light colour", self.light_color_button)
         form.addRow("Environment rotation", self.rotation_slider)
         form.addRow("Environment intensity", self.environment_intensity_box)
+        # Switches of the stage (Stage.set_switches): object name -> (label, tooltip).
+        self.switch_boxes: dict[str, QCheckBox] = {}
+        for name, label, tip in (
+            ("light", "Key light", "The key light on (off: only the environment lights the material)"),
+            ("shadows", "Shadows", "The key light casts soft shadows on the mesh (and the ground)"),
+            ("ground", "Ground", "A ground under the mesh that catches its shadow and contact occlusion"),
+            ("occlusion", "Ambient occlusion", "Occlusion from the mesh's own geometry on the environment's light"),
+        ):
+            box = QCheckBox(label, panel)
+            box.setObjectName(f"stageSwitch{name.capitalize()}")
+            box.setToolTip(tip)
+            box.toggled.connect(lambda checked, switch=name: self._apply(lambda: self._stage.set_switches(**{switch: checked})))
+            self.switch_boxes[name] = box
+            form.addRow("", box)
         action = QWidgetAction(menu)
         action.setDefaultWidget(panel)
         menu.addAction(action)
@@ -284,6 +299,9 @@ class StageToolbar(QWidget):
             _swatch(self.light_color_button, stage.light_color)
             self.rotation_slider.setValue(round(stage.environment_rotation))
             self.environment_intensity_box.setValue(stage.environment_intensity)
+            for name, on in (("light", stage.light_enabled), ("shadows", stage.shadows), ("ground", stage.ground),
+                             ("occlusion", stage.occlusion)):
+                self.switch_boxes[name].setChecked(on)
         finally:
             self._updating = False
 
@@ -307,7 +325,11 @@ class StageToolbar(QWidget):
             if value is None:
                 self._show(self._stage)
                 return
-        self._apply(lambda: self._stage.set_mesh(value))
+        def choose() -> None:
+            self._stage.set_mesh(value)
+            self._stage.set_camera(None)  # a new mesh is shown from its own three-quarter view
+
+        self._apply(choose)
         self._show(self._stage)
 
     def _environment_chosen(self, index: int) -> None:

@@ -42,7 +42,7 @@ VEC4_ALIGNMENT = 16
 # reflection: one implementation, so the preview packs exactly what the
 # artifact promises. The recursive walks below share one memoising
 # `Std140Layout` per top-level call, so each record's offsets are computed
-# once however deeply records nest (issue 23: exponential layout).
+# once however deeply records nest (exponential layout).
 base_alignment = layout.alignment
 size_of = layout.size
 field_offsets = layout.field_offsets

@@ -3,51 +3,7 @@
 What a thumbnail shows and which ones need drawing is decided without
 OpenGL (`app.material.node_previews`); this module draws them.
 
-`ThumbnailRenderer` (needs a current context, no Qt): the preview's own
-`Renderer` with the thumbnail module built in, so every pixel goes through
-exactly the preview's path (the same vertex stage, scene record, parameter
-upload, and for a Surface Output material the same exposure, tone mapper
-and sRGB encoding in the post pass). Thumbnails of one geometry are drawn
-into one image, one tile each (`Renderer.render_tiles`), the selector
-uniform set per tile; a software rasteriser then works on all tiles of a
-refresh at once. Two stages:
-
-- the UV square (`SQUARE`): a quad whose corners are the tile's (identity
-  view and projection, `FlatCamera`), texture coordinates 0..1 from the
-  bottom left, normal +z;
-- the mesh (`MESH`): a sphere (coarser than the preview's: a thumbnail is
-  48 pixels, and llvmpipe sets up every triangle of every tile) seen from
-  the preview's default camera, whatever mesh the stage shows.
-
-The light, exposure, tone mapper and background colour are the preview
-stage's; the background is always the plain colour.
-
-`ThumbnailService` (Qt): a worker thread with its own OpenGL context (of
-the preview's profile) on an offscreen surface, so lowering, compiling,
-linking and drawing never run on the UI thread. `submit(job)` replaces any
-job not yet started (the newest wins); the worker lowers the thumbnail
-module only when the job's `structure` key changed (parameter values and
-textures are uniforms: no new program) or, for a graph of over
-`WHOLE_GRAPH_NODES` nodes, whose module holds only the nodes asked for so
-far, when the job asks for others; it draws the job's nodes in chunks,
-and emits `rendered` with the images of each chunk (QImages, safe to hand
-across threads); a newer job interrupts an older one between chunks (the
-caller asks again for what it still needs). A refresh that fails (a driver
-that refuses the program) is reported in the batch, never raised.
-
-Stopping (`stop`, when the window closes): the worker ends after the stage
-it is in (a lowering, a link, a chunk), draws and emits nothing more, and
-releases its GL objects in its own context. A stage can take long (a
-module of thousands of nodes: every node of a 10,000-node graph took about
-20 s to lower and over 30 s for llvmpipe to link), so `stop` waits only as long as its caller
-allows; a worker still running then is kept, with its surface, until it
-ends (`_ending`): Qt aborts the process when a running QThread is destroyed,
-and the surface must outlive the context the worker made current on it.
-The application waits for such workers before it quits
-(`wait_for_ending_workers`). While a worker runs, Python's cyclic garbage is
-collected on the window's thread only (`app.preview.collection`): the worker
-lowers and allocates, and would otherwise collect the window's Qt objects
-on its own thread.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/preview/thumbnails.py`.
 """
 
 from __future__ import annotations
@@ -70,6 +26,7 @@ from PySide6.QtGui import QImage, QOffscreenSurface, QOpenGLContext
 
 from app.material.graph import MaterialGraph
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
+from app.material.parameters import ParameterKind
 from app.preview.camera import OrbitCamera
 from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
@@ -90,10 +47,11 @@ THUMBNAIL_PIXELS = 48
 ATLAS_COLUMNS = 16
 #: Thumbnails drawn per round trip to the driver (and per `rendered` batch).
 CHUNK = 64
-#: Graphs up to this many nodes get one thumbnail module for all their nodes, so a pan or a value edit
-#: never needs another. A larger graph's module holds the nodes asked for since its last structural change
-#: (the ones in view), grown when others are asked for: every node of a 2,000-node graph took the worker
-#: 1.4-2.4 s to lower, of 10,000 nodes about 20 s and a link of over 30 s.
+#: Graphs up to this many nodes get one thumbnail module for all their nodes at first, so a pan or a value
+#: edit never needs another. A larger graph's module holds the nodes asked for since its last structural
+#: change (the ones in view), grown when others are asked for: every node of a 2,000-node graph took the
+#: worker 1.4-2.4 s to lower, of 10,000 nodes about 20 s and a link of over 30 s. After a structural edit
+#: every graph's module holds the nodes asked for (the edit's downstream in view), grown the same way.
 WHOLE_GRAPH_NODES = 400
 
 
@@ -390,7 +348,10 @@ class ThumbnailService(QObject):
         started = time.perf_counter()
         if job.structure != state.structure or not state.covers(job.nodes):
             covered: frozenset[str] | None = None
-            if len(job.graph.nodes) > WHOLE_GRAPH_NODES:
+            # The module of the nodes asked for: always for a large graph; for any graph once it had a module
+            # (a structural edit asks for the nodes it changed, so only their part is lowered and linked; a
+            # later job asking for others grows that module, as for a large graph).
+            if len(job.graph.nodes) > WHOLE_GRAPH_NODES or state.structure is not None:
                 covered = frozenset(job.nodes)
                 if job.structure == state.structure and state.covered is not None:
                     covered |= state.covered  # the nodes drawn before stay drawable without another module
@@ -410,7 +371,7 @@ class ThumbnailService(QObject):
                 try:
                     artifact = program.result.artifact
                     if artifact is None or artifact.target != state.target:
-                        artifact = glsl.compile(program.result.verified, target=state.target)
+                        artifact = glsl.compile(program.result.verified, target=state.target, finishing=True)
                     state.thumbnails.set_program(artifact, program.result.preview_selector)
                     self.links += 1
                 except (ProgramBuildError, VplError) as error:
@@ -425,8 +386,13 @@ class ThumbnailService(QObject):
             return
         program = current
         thumbnails = state.thumbnails
-        thumbnails.set_values(job.values)
-        thumbnails.set_textures(job.textures)
+        # Every uniform of this module gets a value: one the job does not name takes its default (the checker for
+        # a texture), never what an earlier module of the same uniform name left in the renderer.
+        specs = program.result.parameters
+        thumbnails.set_values({**{spec.name: spec.default for spec in specs
+                                  if spec.kind not in (ParameterKind.TEXTURE, ParameterKind.OTHER)}, **job.values})
+        thumbnails.set_textures({**{spec.name: None for spec in specs if spec.kind is ParameterKind.TEXTURE},
+                                 **job.textures})
         thumbnails.set_stage(Stage.from_dict(job.stage), job.time)
         # The nodes asked for that the module cannot draw (a problem upstream, no preview port after all) are
         # named in the last batch, so the caller marks them (`program.problems` says why) instead of waiting.

@@ -27,7 +27,7 @@ the only way the window reaches them; parameter values are the host's:
 Artifacts set before the widget is first shown are built when its context
 exists (in `initializeGL`); `programReady`/`programFailed` come then.
 
-Threads (issue 20). The renderer runs on the preview's `RenderThread`
+Threads. The renderer runs on the preview's `RenderThread`
 (app/preview/render_thread.py), in a context sharing this widget's objects:
 every change (a parameter's value, a texture, the stage and its environment,
 the clock's time, the camera, a new program) is recorded in the widget's
@@ -47,6 +47,12 @@ the widget draws in its own thread (`threaded` says which). While a render
 thread runs, Python's cyclic garbage is collected on the window's thread
 only (`app.preview.collection`: collected on the render thread, the
 window's Qt objects were deleted there, which crashed full test runs).
+
+Draft frames. When full frames are slow (a software rasteriser), the render
+thread draws smaller frames while the camera, a value or the stage moves and
+the full-resolution frame once they stop (render_thread.py, "Draft frames");
+the widget scales a draft up and says "Refining…" in the top-right corner
+while it shows one (`refining`). `VPL_PREVIEW_DRAFT=0` turns drafts off.
 """
 
 from __future__ import annotations
@@ -74,7 +80,14 @@ from app.preview.context import (
 from app.preview.host_support import PreviewClock, PreviewStage, paint_note
 from app.preview.images import rgba_to_qimage
 from app.preview.preview_state import artifact_reads_scene_field
-from app.preview.render_thread import Command, Frame, PostedState, RenderThread, RenderThreadUnavailable
+from app.preview.render_thread import (
+    Command,
+    DraftPolicy,
+    Frame,
+    PostedState,
+    RenderThread,
+    RenderThreadUnavailable,
+)
 from app.preview.renderer import ProgramBuildError, Renderer, clear_pending_errors, gl_strings
 from app.preview.stage import Stage
 from app.session.textures import TextureImage
@@ -90,6 +103,11 @@ ORBIT_DEGREES_PER_PIXEL = 0.5
 ZOOM_PER_WHEEL_STEP = 0.9
 #: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread; unset or anything else (the default), in a render thread.
 RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
+#: `VPL_PREVIEW_DRAFT=0` draws every frame at full resolution; unset or anything else (the default), frames
+#: are drawn smaller while things move when full frames are slow (render_thread.py, "Draft frames").
+DRAFT_VARIABLE = "VPL_PREVIEW_DRAFT"
+#: What the corner of the preview says while it shows a draft frame.
+REFINING_NOTE = "Refining…"
 #: The longest `finish_rendering` waits for the render thread.
 RENDER_WAIT_S = 120.0
 
@@ -204,6 +222,11 @@ class PreviewWidget(QOpenGLWidget):
         (tests, benchmarks): it is once `frameSwapped` comes after a paint of a frame with `commands >= posted`.
         """
         return self._shown_frame
+
+    @property
+    def refining(self) -> bool:
+        """The preview shows a draft frame (drawn smaller while things move); the full one follows when still."""
+        return self._thread is not None and self._shown_frame is not None and self._shown_frame.draft
 
     @property
     def posted_commands(self) -> int:
@@ -448,7 +471,8 @@ class PreviewWidget(QOpenGLWidget):
         context = self.context()
         try:
             # No Qt parent: the thread object outlives a widget Qt deletes first (it closes with the context).
-            thread = RenderThread(self._renderer, context, context.format())
+            draft = None if os.environ.get(DRAFT_VARIABLE, "").strip() == "0" else DraftPolicy()
+            thread = RenderThread(self._renderer, context, context.format(), draft=draft)
         except RenderThreadUnavailable as error:
             print(f"vpl-editor: the preview draws in the window's thread: {error}", file=sys.stderr)
             return
@@ -463,11 +487,12 @@ class PreviewWidget(QOpenGLWidget):
 
     # The thread's signals reach these slots queued to this thread; declared as slots (@Slot), so PySide
     # calls them through the class's own meta-object instead of adding slots to it at run time.
-    @Slot(int, int, int, int, int, int)
-    def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int, commands: int) -> None:
+    @Slot(int, int, int, int, int, int, int, int)
+    def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int, commands: int,
+                  full_width: int, full_height: int) -> None:
         if self._thread is None:
             return  # a frame of a thread closed since
-        frame = Frame(texture, width, height, program, serial, commands)
+        frame = Frame(texture, width, height, program, serial, commands, full_width, full_height)
         self._frame = frame
         self._thread.received(frame, self._shown_texture)
         self.update()
@@ -500,7 +525,8 @@ class PreviewWidget(QOpenGLWidget):
 
         frame = self._frame
         width, height = self._pixel_size()
-        if frame is None or (frame.width, frame.height) != (width, height) or self._frame_stale:
+        # A draft is smaller on purpose (the thread refines it by itself): only the size it was asked for counts.
+        if frame is None or frame.asked != (width, height) or self._frame_stale:
             self._frame_stale = False
             self._request_frame()
         if frame is None:
@@ -590,6 +616,8 @@ class PreviewWidget(QOpenGLWidget):
             self._paint_overlay(self._stale, "Out of date: showing the last version of the material that worked")
         if self._stage_host.note:
             paint_note(self, self._stage_host.note)
+        if self.refining:
+            paint_note(self, REFINING_NOTE, right=True)
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""

@@ -4,7 +4,9 @@ The code view and Export always use GLSL 4.20 (`DEFAULT_TARGET`); the
 preview asks for the target of the context it got (`es320` on an OpenGL
 ES preview). A module the target cannot express (spec 12.4) is a
 `TargetError`: the cache keeps it as a `CompiledProgram` with a problem, so
-it is reported, never raised, and not compiled again.
+it is reported, never raised, and not compiled again. Every target refuses
+a function that can never finish (`glsl.compile(finishing=True)`), as es300
+does: a driver draws garbage or loses the context on an endless loop.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class ArtifactCache:
         if self.verified is None:
             return CompiledProgram(target, None, "no verified module")
         try:
-            return CompiledProgram(target, glsl.compile(self.verified, target=target))
+            return CompiledProgram(target, glsl.compile(self.verified, target=target, finishing=True))
         except VplError as error:
             return CompiledProgram(target, None, str(error) or type(error).__name__)
 

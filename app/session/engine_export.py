@@ -176,6 +176,8 @@ def _write_half_exr(path: Path, image: np.ndarray) -> None:
             raise OSError(f"cannot write OpenEXR files: {oiio.geterror()}")
         spec = oiio.ImageSpec(rgb.shape[1], rgb.shape[0], 3, oiio.HALF)
         spec.attribute("compression", "zip")
+        # No capture date (OpenImageIO writes the time by default): the same material exports the same bytes.
+        spec.attribute("DateTime", "")
         if not output.open(temporary, spec) or not output.write_image(rgb) or not output.close():
             raise OSError(f"cannot write {path}: {output.geterror()}")
         os.replace(temporary, path)

@@ -1,4 +1,4 @@
-"""Live values: editing a value reaches the preview as a uniform, not as a new program (issue 20 item 3).
+"""Live values: editing a value reaches the preview as a uniform, not as a new program.
 
 What Blender's EEVEE does with unlinked socket values and Unreal or
 Substance with parameters. A constant's value and an unconnected input's

@@ -192,6 +192,7 @@ class EditorSession:
         self.textures = TextureCache()
         self._texture_images: dict[str, TextureImage | None] = {}
         self._texture_problems: list[NodeDiagnostic] = []
+        self._texture_files: list[Path] = []
         self.parameters.value_changed.connect(self._on_value_changed)
         self._document: Document = GraphDocument()
         self._result: LoweringResult | None = None
@@ -428,12 +429,22 @@ class EditorSession:
         if change.spec.kind is ParameterKind.TEXTURE:
             self._update_textures()
 
+    @property
+    def texture_files(self) -> list[Path]:
+        """The files the texture parameters name (resolved), whether they exist or not: what to watch."""
+        return list(self._texture_files)
+
+    def refresh_textures(self) -> None:
+        """Read again the texture files that changed on disk (repainted, deleted, back again)."""
+        self._update_textures()
+
     def _update_textures(self) -> None:
         """Read the image of every texture parameter; emit `textures_changed` when an image or a problem changed."""
         directory = self.directory
         nodes = parameter_nodes(self.graph)
         images: dict[str, TextureImage | None] = {}
         problems: list[NodeDiagnostic] = []
+        files: list[Path] = []
         for spec in self.parameters.specs:
             if spec.kind is not ParameterKind.TEXTURE:
                 continue
@@ -443,13 +454,16 @@ class EditorSession:
             if not isinstance(stored, str) or not stored:
                 continue
             color_space = str(node.properties.get("color_space", "srgb")) if node is not None else "srgb"
+            path = resolve_texture_path(stored, directory)
+            files.append(path)
             try:
-                images[spec.name] = self.textures.get(resolve_texture_path(stored, directory), color_space)
+                images[spec.name] = self.textures.get(path, color_space)
             except TextureLoadError as error:
                 node_id = node.id if node is not None else None
                 problems.append(NodeDiagnostic(node_id, "texture", f'texture "{spec.name}": {error}; showing the checker'))
         changed = images.keys() != self._texture_images.keys() or any(
             images[name] is not self._texture_images.get(name) for name in images)
+        self._texture_files = files
         if changed or problems != self._texture_problems:
             self._texture_images, self._texture_problems = images, problems
             self.textures_changed.emit(dict(images))

@@ -6,14 +6,15 @@ tab whose code does not exist (lowering failed before the backend) shows
 the reason instead of stale code, so the panel never disagrees with the
 graph.
 
-Two-way links (issue 18) come from the lowering's `CodeLinks`
+Two-way links come from the lowering's `CodeLinks`
 (`app.material.code_links`: provenance for the VPL text, the backend's
 source map for the GLSL), handed over with `set_links`:
 
 - `highlight_nodes(ids)`: the lines written for those nodes get a tinted
   background in all three tabs (the window calls it when the graph's
-  selection changes), and the shown tab scrolls to the first of them when
-  none is in view;
+  selection changes), and the shown tab scrolls to the first line of what
+  they compute (instructions, not the registers, uniforms and interface
+  variables they declare) when none of those is in view;
 - clicking a line written for a node emits `nodeActivated(node_id)` (the
   window selects that node); lines of the backend's scaffolding (dispatch
   loop, function frames, `main`) belong to no node and select nothing.
@@ -141,10 +142,17 @@ class CodeView(QTabWidget):
                 selections.append(selection)
             editor.setExtraSelections(selections)
 
+    def anchor_lines(self, title: str) -> list[int]:
+        """The lines of tab `title` the view scrolls to for the highlighted nodes: what they compute, not where
+        they declare registers, uniforms or interface variables (`CodeLinks.anchor_lines`)."""
+        if self._links is None or not self._highlighted:
+            return []
+        return self._links.anchor_lines(TAB_VIEWS[title], self._highlighted)
+
     def _scroll_to_highlight(self, only_if_hidden: bool) -> None:
         title = self.tabText(self.currentIndex())
         editor = self._editors.get(title)
-        lines = self.highlighted_lines(title) if editor is not None else []
+        lines = self.anchor_lines(title) if editor is not None else []
         if editor is None or not lines:
             return
         first_visible = editor.firstVisibleBlock().blockNumber() + 1

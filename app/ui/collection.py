@@ -1,4 +1,4 @@
-"""Python's cyclic garbage collector around opening a document (issue 23 item 8).
+"""Python's cyclic garbage collector around opening a document.
 
 Opening 2,000 nodes allocates several hundred thousand objects that live as
 long as the document (nodes, ports, their Qt wrappers, the snapshot). Left
@@ -22,13 +22,13 @@ one, during the view's first paint or the first edits). So:
   document over a small one does not pay it; opening a small one over a
   large one, or many openings, do. It traverses what is alive then,
   including the previous document's lowering result, which the session
-  still holds (1.2-5.3 s after 2,000 nodes at load 5-6: docs/performance.md).
+  still holds (1.2-5.3 s after 2,000 nodes at load 5-6: docs/performance-history.md).
   The previous document's view is not garbage for it any more
   (`MaterialNodeGraph.clear_session` cuts the cycles between nodes and
   ports, so it is freed by reference counting); what still grows the frozen
   objects by a quarter is data alive when an opening ends, such as a large
   document's lowering (its IR and source maps) still held while a small one
-  opens over it (docs/performance.md, "What is left").
+  opens over it (docs/performance-history.md, "What is left").
 
 At exit everything is unfrozen (`atexit`), so that the interpreter's
 final collection sees all objects again: extension modules that count
@@ -69,7 +69,7 @@ def paused_while_loading() -> Iterator[None]:
 
     The collector is left as it was found. It is often off already: the preview's render thread keeps
     the automatic collector off while it runs and collects from the window's thread instead
-    (app/preview/collection.py, the default since issue 20); the freezing matters just as much then,
+    (app/preview/collection.py, now the default); the freezing matters just as much then,
     since those collections traverse the same generations. Nested uses freeze once, at the outermost end.
     """
     if _Frozen.loading:

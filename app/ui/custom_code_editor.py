@@ -113,7 +113,9 @@ class CustomCodeEditor(QWidget):
         self.text = _CodeText(self)
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         self.text.setFont(font)
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # Wrapped at the panel's width: a docked editor is narrow, and scrolling sideways to read an
+        # instruction loses its register names ("Open in Window" gives the long lines room).
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setMinimumHeight(160)
         self.highlighter = VplHighlighter(self.text.document())
         self.problems = QListWidget(self)
@@ -121,6 +123,9 @@ class CustomCodeEditor(QWidget):
         self.problems.itemActivated.connect(self._go_to_problem)
         self.problems.itemClicked.connect(self._go_to_problem)
         self.status = QLabel(self)
+        # A long status ("3 problems: ...") wraps rather than widening the panel past the dock.
+        self.status.setWordWrap(True)
+        self.status.setMinimumWidth(0)
         self.window_button = QPushButton("Open in Window", self)
         self.window_button.setToolTip("Edit the code in a larger window (it stays in step with this one)")
         self.window_button.clicked.connect(self.open_window)

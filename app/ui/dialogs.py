@@ -30,7 +30,7 @@ class SaveChoice(enum.Enum):
 def _plain_box(icon: QMessageBox.Icon, title: str, text: str, buttons: QMessageBox.StandardButton,
                parent: QWidget | None, informative: str = "") -> QMessageBox:
     """A message box showing `text` and `informative` as written: they quote file names, node ids and
-    messages, which Qt would otherwise guess to be rich text (issue 23 item 6)."""
+    messages, which Qt would otherwise guess to be rich text."""
     box = QMessageBox(icon, title, text, buttons, parent)
     box.setTextFormat(Qt.TextFormat.PlainText)
     if informative:
@@ -108,6 +108,14 @@ def choose_export_dir(parent: QWidget | None, directory: str) -> str | None:
     return path or None
 
 
+def choose_turntable_path(parent: QWidget | None, suggested: str) -> str | None:
+    """Where File > Export Turntable... writes: a .gif or .mp4 file (.gif added when neither is given)."""
+    path, _ = QFileDialog.getSaveFileName(parent, "Export turntable", suggested, "Animations (*.gif *.mp4)")
+    if path and not path.lower().endswith((".gif", ".mp4")):
+        path += ".gif"
+    return path or None
+
+
 def ask_text(parent: QWidget | None, title: str, label: str, initial: str) -> str | None:
     text, accepted = QInputDialog.getText(parent, title, label, text=initial)
     return text if accepted else None
@@ -142,3 +150,4 @@ class Prompts:
     show_notes: Callable[[QWidget | None, str, str, Sequence[str]], None] = show_notes
     choose_mtlx_path: Callable[[QWidget | None, str], str | None] = choose_mtlx_path
     ask_update_functions: Callable[[QWidget | None, Sequence[str]], bool] = ask_update_functions
+    choose_turntable_path: Callable[[QWidget | None, str], str | None] = choose_turntable_path

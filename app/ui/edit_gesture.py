@@ -1,7 +1,7 @@
 """`EditGesture`: whether the user is in the middle of a continuing edit (a slider being dragged).
 
-While a gesture continues, only the preview follows each lowering (issue 20
-item 3, docs/editor.md "The graph-changed pipeline"): the thumbnails, port
+While a gesture continues, only the preview follows each lowering
+(docs/editor.md "The graph-changed pipeline"): the thumbnails, port
 types and markers, node costs, the diagnostics panel and the code view are
 brought up to date once, when the gesture ends, as Substance Designer and
 Unreal's material editor do. The window marks every `continuing` edit

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QProgressDialog
 
+from app.ui.directories import remember_directory, start_directory
 from app.ui.export_dialog import ExportKind, ExportRequest, suggested_path
 
 if TYPE_CHECKING:
@@ -60,9 +61,11 @@ class ExportCommands:
         return self.export_mtlx_to(request) if request is not None else False
 
     def import_mtlx_dialog(self) -> bool:
-        directory = str(self.session.path.parent) if self.session.path else os.getcwd()
-        path = self.prompts.choose_mtlx_path(self.window, directory)
-        return self.import_mtlx_from(path) if path else False
+        path = self.prompts.choose_mtlx_path(self.window, start_directory(self.window.settings, self.session.path))
+        if not path:
+            return False
+        remember_directory(self.window.settings, path)
+        return self.import_mtlx_from(path)
 
     def import_mtlx_from(self, path: str | os.PathLike[str]) -> bool:
         """Open the mapped subset of a MaterialX document as an untitled material; list what was not imported."""
@@ -83,9 +86,12 @@ class ExportCommands:
         return opened
 
     def _ask(self, kind: ExportKind) -> ExportRequest | None:
-        directory = str(self.session.path.parent) if self.session.path else os.getcwd()
+        directory = start_directory(self.window.settings, self.session.path)
         stem = self.session.path.stem if self.session.path else "material"
-        return self.prompts.choose_export_target(self.window, kind, suggested_path(kind, directory, stem))
+        request = self.prompts.choose_export_target(self.window, kind, suggested_path(kind, directory, stem))
+        if request is not None:  # a bake's path is the maps' own folder: its parent is where the artist went
+            remember_directory(self.window.settings, request.path)
+        return request
 
     # ---- the work ----------------------------------------------------------------------------
 

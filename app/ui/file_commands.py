@@ -15,17 +15,18 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtWidgets import QStatusBar, QWidget
 
+from app.export.glsl import export_glsl
 from app.material import catalog
 from app.material.document import LoadedDocument
 from app.material.examples import DEFAULT_EXAMPLE, example_path, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import OUTPUT_NODE_TYPE
-from app.preview.preview_state import preview_lighting, writes_radiance
 from app.session.recovery import RecoveryEntry
 from app.ui.dialogs import SaveChoice
+from app.ui.directories import remember_directory, start_directory
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import SignalInstance
+    from PySide6.QtCore import QSettings, SignalInstance
     from PySide6.QtGui import QAction
 
     from app.preview.host import PreviewHostWidget
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from app.ui.diagnostics_panel import DiagnosticsPanel
     from app.ui.dialogs import Prompts
     from app.ui.recent_files import RecentFiles
+    from app.ui.stage_commands import StageCommands
 
 
 class FileWindow(Protocol):
@@ -45,6 +47,8 @@ class FileWindow(Protocol):
     @property
     def recent(self) -> RecentFiles: ...
     @property
+    def settings(self) -> QSettings: ...
+    @property
     def documentOpened(self) -> SignalInstance[tuple[()]]: ...  # noqa: N802 - a Qt signal's name
     @property
     def copy_textures_action(self) -> QAction: ...
@@ -52,6 +56,8 @@ class FileWindow(Protocol):
     def diagnostics_panel(self) -> DiagnosticsPanel: ...
     @property
     def preview(self) -> PreviewHostWidget: ...
+    @property
+    def stage_commands(self) -> StageCommands: ...
     def window(self) -> QWidget:
         """The top-level widget, the parent of every dialog (`QWidget.window`)."""
     def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
@@ -75,8 +81,7 @@ class FileCommands:
         self.prompts.show_error(self.window.window(), title, message, details)
 
     def _start_directory(self) -> str:
-        path = self.session.path
-        return str(path.parent) if path else os.getcwd()
+        return start_directory(self.window.settings, self.session.path)
 
     # ---- opening --------------------------------------------------------------------------
 
@@ -102,7 +107,10 @@ class FileCommands:
 
     def open_dialog(self) -> bool:
         path = self.prompts.choose_open_path(self.window.window(), self._start_directory())
-        return self.open_file(path) if path else False
+        if not path:
+            return False
+        remember_directory(self.window.settings, path)
+        return self.open_file(path)
 
     def open_file(self, path: str | os.PathLike[str], ask_to_save: bool = True) -> bool:
         """Open a .vpl file. An unreadable or invalid file leaves the current document untouched."""
@@ -115,7 +123,8 @@ class FileCommands:
         if not self.open_document(document, path, path.name, ask_to_save):
             return False
         self.window.recent.add(path)
-        self._status(f"Opened {path}")
+        notes = self.window.stage_commands.notes  # stage values not used: the defaults are shown
+        self._status("; ".join([f"Opened {path}", *notes]), 10000 if notes else 4000)
         return True
 
     def open_document(self, document: LoadedDocument, path: Path | None, name: str, ask_to_save: bool = True,
@@ -150,9 +159,12 @@ class FileCommands:
         if self.session.read_only:
             return False
         path = self.session.path
-        suggested = str(path) if path else os.path.join(os.getcwd(), "material.vpl")
+        suggested = str(path) if path else os.path.join(self._start_directory(), "material.vpl")
         chosen = self.prompts.choose_save_path(self.window.window(), suggested)
-        return self.save_to(Path(chosen)) if chosen else False
+        if not chosen:
+            return False
+        remember_directory(self.window.settings, chosen)
+        return self.save_to(Path(chosen))
 
     def save_to(self, path: str | os.PathLike[str]) -> bool:
         path = Path(path)
@@ -176,7 +188,10 @@ class FileCommands:
 
     def export_dialog(self) -> bool:
         out_dir = self.prompts.choose_export_dir(self.window.window(), self._start_directory())
-        return self.export_to(out_dir) if out_dir else False
+        if not out_dir:
+            return False
+        remember_directory(self.window.settings, out_dir, is_folder=True)
+        return self.export_to(out_dir)
 
     def export_to(self, out_dir: str | os.PathLike[str], stem: str | None = None, copy_textures: bool | None = None) -> bool:
         """Write <stem>.vert.glsl, <stem>.frag.glsl and <stem>.json (`vpl compile`'s, plus the material section).
@@ -187,23 +202,16 @@ class FileCommands:
         self.window.flush()
         if copy_textures is None:
             copy_textures = self.window.copy_textures_action.isChecked()
-        artifact = self.session.current_artifact
-        stage = self.window.preview.stage
-        note = ""
         try:
-            lighting = preview_lighting(stage, with_environment=artifact is not None and writes_radiance(artifact))
-        except ValueError as error:
-            lighting = preview_lighting(stage, with_environment=False)
-            note = f" (without the preview's environment: {error})"
-        try:
-            written = self.session.export(out_dir, stem, copy_textures, lighting)
+            export = export_glsl(self.session, out_dir, self.window.preview.stage, stem, copy_textures)
         except OSError as error:
             self._error("Cannot export", f"Could not write to {out_dir}.", [str(error)])
             return False
-        if written is None:
+        if export.written is None:
             self._error("Cannot export", "The material does not compile; fix the errors first.",
                         [row.text for row in self.window.diagnostics_panel.rows])
             return False
+        note = f" ({export.note})" if export.note else ""
         self._status(f"Exported GLSL to {out_dir}{note}", 8000 if note else 4000)
         return True
 

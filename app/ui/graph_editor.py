@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from NodeGraphQt.base.commands import PropertyChangedCmd
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QRectF, Signal
 from PySide6.QtGui import QAction, QUndoCommand, QUndoStack
 
 from app.graph.adapter import from_view_value, populate, renew_duplicate_ids, replace_contents, snapshot
@@ -72,7 +72,6 @@ from app.material.parameters import node_value_property, parameter_nodes
 from app.session.variants import renamed_variants
 from app.ui.collection import reclaim_frozen_garbage
 
-PALETTE_DROP_OFFSET = 40.0
 #: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).
 PROPERTY_COMMAND_ID = 0x5650_0001
 VARIANT_VALUE_COMMAND_ID = 0x5650_0002
@@ -189,6 +188,14 @@ class GraphEditor(QObject):
         #: Whether nodes show their cost footer (View > Node Cost), and the costs of the last lowering.
         self.costs_visible = False
         self._costs: MaterialCost | None = None
+        #: The costs of a group body's nodes, by definition id (from the same lowering as `_costs`).
+        self._level_costs: Callable[[str], MaterialCost | None] | None = None
+        self._level_cost_cache: dict[str, MaterialCost | None] = {}
+        #: What the last lowering found, shown again on the nodes of a level the view changes to.
+        self._diagnostics: Sequence[NodeDiagnostic] = ()
+        self._result: LoweringResult | None = None
+        #: The pan and zoom each level was left with (by path), brought back when the view returns to it.
+        self._view_ranges: dict[tuple[str, ...], QRectF] = {}
 
     @property
     def material(self) -> MaterialGraph:
@@ -202,6 +209,8 @@ class GraphEditor(QObject):
         self._loading = True
         self._outside = graph.copy()
         self.path = ()
+        self._view_ranges.clear()
+        self._diagnostics, self._result = (), None  # the last lowering was another document's
         try:
             # The previous document goes first, so that its garbage is reclaimed while the heap is smallest.
             self.graph.clear_session()
@@ -216,6 +225,7 @@ class GraphEditor(QObject):
         self._stack_state = (self.graph.undo_stack().index(), self.graph.undo_stack().count())
         self._connection_answers.clear()
         self._announce_level()
+        self._view_ranges.clear()  # the previous document's views mean nothing for this one
         return problems
 
     def _changed_command(self, stack: QUndoStack) -> QUndoCommand | None:
@@ -297,8 +307,19 @@ class GraphEditor(QObject):
 
     def _announce_level(self) -> None:
         if self.path != self._shown_path:
+            viewer = self.graph.typed_viewer
+            self._view_ranges[self._shown_path] = viewer.view_range()
             self._shown_path = self.path
-            self.graph.typed_viewer.frame_items([node.view for node in self.graph.all_nodes()])
+            saved = self._view_ranges.get(self.path)
+            if saved is not None:
+                viewer.show_range(saved)  # back where the level was left, as Blender does
+            else:
+                viewer.frame_items([node.view for node in self.graph.all_nodes()])
+            # The level's nodes are new objects: they show what the last lowering found about them.
+            self.show_diagnostics(self._diagnostics)
+            if self._result is not None:
+                self.show_port_types(self._result)
+            self._apply_costs()
         self.levelChanged.emit(self.breadcrumb())
 
     def _apply_document(self, document: MaterialGraph, path: tuple[str, ...], text: str) -> None:
@@ -371,10 +392,10 @@ class GraphEditor(QObject):
         depth = len(self.path) - 1 if depth is None else max(0, min(depth, len(self.path) - 1))
         left = self.path[depth]
         self._apply_document(self._material, self.path[:depth], "Leave group" if depth else "Back to the material")
-        # Select the group node just left, as Blender does.
+        # Select the group node just left, as Blender does (the view stays where this level was left).
         for node in self.level_material().nodes.values():
             if node.type_name == GROUP_TYPE and node.properties.get(FUNCTION_PROPERTY) == left:
-                self.select_node(node.id)
+                self.select_node(node.id, center=False)
                 break
         return True
 
@@ -446,15 +467,23 @@ class GraphEditor(QObject):
     # ---- edits ----------------------------------------------------------------------------
 
     def add_node(self, type_name: str, position: tuple[float, float] | None = None) -> MaterialNode:
-        """Add a node at `position`, or at the view centre without piling onto earlier additions."""
-        if position is None:
-            viewer = self.graph.viewer()
-            centre = viewer.mapToScene(viewer.viewport().rect().center())
-            position = (centre.x(), centre.y())
-            taken = [node.pos() for node in self.graph.all_nodes()]
-            while any(abs(x - position[0]) < 10 and abs(y - position[1]) < 10 for x, y in taken):
-                position = (position[0] + PALETTE_DROP_OFFSET, position[1] + PALETTE_DROP_OFFSET)
-        return self.graph.create_material_node(type_name, position=position)
+        """Add a node at `position` (a drop), or in the free space nearest the view centre (one undo step)."""
+        if position is not None:
+            return self.graph.create_material_node(type_name, position=position)
+        centre = self._view_centre()
+        stack = self.graph.undo_stack()
+        stack.beginMacro(f"add {type_name}")
+        try:
+            node = self.graph.create_material_node(type_name, position=centre)
+            self.graph.place_in_free_space(node, centre)
+        finally:
+            stack.endMacro()
+        return node
+
+    def _view_centre(self) -> tuple[float, float]:
+        viewer = self.graph.viewer()
+        centre = viewer.mapToScene(viewer.viewport().rect().center())
+        return centre.x(), centre.y()
 
     def add_group_instance(self, function_id: str, position: tuple[float, float] | None = None) -> MaterialNode | str:
         """Add a node of the group `function_id` here (one undo step); the reason when it may not be."""
@@ -464,15 +493,16 @@ class GraphEditor(QObject):
         problem = recursion_problem(self._material.functions, function_id, self.level)
         if problem is not None:
             return problem
+        free = position is None
         if position is None:
-            viewer = self.graph.viewer()
-            centre = viewer.mapToScene(viewer.viewport().rect().center())
-            position = (centre.x(), centre.y())
+            position = self._view_centre()
         stack = self.graph.undo_stack()
         stack.beginMacro(f'Add group "{definition.name}"')
         try:
             node = self.graph.create_material_node(GROUP_TYPE, position=position, node_type=instance_type(definition))
             node.model.set_property(EXTRA_PROPERTIES, {FUNCTION_PROPERTY: function_id})
+            if free:
+                self.graph.place_in_free_space(node, position)
         finally:
             stack.endMacro()
         return node
@@ -676,8 +706,8 @@ class GraphEditor(QObject):
 
     # ---- selection and view ---------------------------------------------------------------
 
-    def select_node(self, node_id: str) -> bool:
-        """Select one node and bring it into view; False when there is no such node."""
+    def select_node(self, node_id: str, center: bool = True) -> bool:
+        """Select one node and bring it into view (`center`); False when there is no such node."""
         node = self.graph.node_by_stable_id(node_id)
         if node is None:
             return False
@@ -685,7 +715,8 @@ class GraphEditor(QObject):
         # push the selection onto the undo stack.
         self.graph.scene().clearSelection()
         node.view.setSelected(True)
-        self.graph.viewer().center_selection([node.view])
+        if center:
+            self.graph.viewer().center_selection([node.view])
         return True
 
     def select_all(self) -> None:
@@ -747,6 +778,7 @@ class GraphEditor(QObject):
 
     def show_diagnostics(self, diagnostics: Sequence[NodeDiagnostic]) -> None:
         """Error markers on the nodes the diagnostics name (and none on the others)."""
+        self._diagnostics = diagnostics
         messages: dict[str, list[str]] = {}
         level = self.level
         for diagnostic in diagnostics:
@@ -762,17 +794,30 @@ class GraphEditor(QObject):
         for node in self.graph.material_nodes():
             node.view.set_diagnostics(messages.get(node.stable_id, []))
 
-    def show_costs(self, costs: MaterialCost | None) -> None:
-        """Each node's cost (footer text and tooltip lines) from the last lowering (None: not known)."""
+    def show_costs(self, costs: MaterialCost | None, level_costs: Callable[[str], MaterialCost | None] | None = None) -> None:
+        """Each node's cost (footer text and tooltip lines) from the last lowering (None: not known).
+
+        `level_costs` gives the costs of a group body's nodes (by definition id), asked for when the view shows one.
+        """
         self._costs = costs
+        self._level_costs = level_costs
+        self._level_cost_cache.clear()
         self._apply_costs()
+
+    def _shown_costs(self) -> MaterialCost | None:
+        level = self.level
+        if level is None or self._costs is None:
+            return self._costs
+        if level not in self._level_cost_cache:
+            self._level_cost_cache[level] = self._level_costs(level) if self._level_costs is not None else None
+        return self._level_cost_cache[level]
 
     def set_costs_visible(self, visible: bool) -> None:
         self.costs_visible = visible
         self._apply_costs()
 
     def _apply_costs(self) -> None:
-        costs = self._costs
+        costs = self._shown_costs() if self.costs_visible else None
         if not self.costs_visible:
             # Footers and their tooltip lines show only with View > Node Cost: they are made when it is
             # turned on (`set_costs_visible`), not for every lowering (a slider's drag lowers many times).
@@ -797,6 +842,7 @@ class GraphEditor(QObject):
                 node.view.set_cost(describe_count(cost.total), describe_node(cost, label))
 
     def show_port_types(self, result: LoweringResult) -> None:
+        self._result = result
         level = self.level
         port_types = result.port_types if level is None else result.scoped_port_types.get(level, {})
         for node in self.graph.material_nodes():

@@ -1,4 +1,4 @@
-"""`LoweringScheduler`: when, and on which thread, the window's session lowers (issue 20).
+"""`LoweringScheduler`: when, and on which thread, the window's session lowers.
 
 When (an adaptive debounce instead of a fixed delay):
 
@@ -30,7 +30,7 @@ painting and input go on while a 200-node graph lowers.
 A document that just opened lowers once the graph view has painted
 (`request_after_paint`): the first paint of 2,000 nodes and the lowering
 of 2,000 nodes would otherwise take turns on the GIL, and the graph would
-show later by the lowering's share (issue 23 item 8). If no paint comes
+show later by the lowering's share. If no paint comes
 (a hidden or minimised window), the lowering starts after
 `PAINT_WAIT_MS` anyway.
 

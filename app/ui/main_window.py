@@ -74,6 +74,8 @@ from app.ui.properties_panel import PropertiesPanel
 from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 from app.ui.stage_commands import StageCommands
+from app.ui.texture_watcher import TextureWatcher
+from app.ui.turntable_commands import TurntableCommands
 
 APP_TITLE = "VPL Material Editor"
 DUPLICATE_KEY = "Ctrl+D"
@@ -97,6 +99,8 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings("vpl-editor", "vpl-editor")
         self.recovery = recovery if recovery is not None else RecoveryStore()
         self.session = EditorSession(self.recovery)
+        #: Reads a texture again when it is repainted on disk, reports it when it is deleted.
+        self.texture_watcher = TextureWatcher(self.session, self)
         self.setObjectName("mainWindow")
         self.resize(1500, 920)
         self.setWindowIcon(application_icon())
@@ -168,6 +172,10 @@ class MainWindow(QMainWindow):
         self.code_view = CodeView(self)
         self.code_dock = self._dock("Generated code", self.code_view, bottom, "codeDock")
         self.splitDockWidget(self.diagnostics_dock, self.code_dock, Qt.Orientation.Horizontal)
+        # The side columns run the full height (the bottom docks sit under the graph only): the right
+        # column stacks three panels, and on a 768-pixel screen it needs every row of it.
+        self.setCorner(Qt.Corner.BottomLeftCorner, left)
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
         self._docks_sized = False
 
         self._mode_label = QLabel(self)
@@ -203,6 +211,9 @@ class MainWindow(QMainWindow):
             lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
         self.properties_panel.gestureEnded.connect(self.gesture.end)
+        # Values of unconnected inputs edited on the nodes: the same edits as the properties panel's.
+        self.graph.input_value_edited.connect(self.nodes.set_node_property)
+        self.graph.input_value_gesture_ended.connect(self.gesture.end)
         panel.gestureEnded.connect(self.gesture.end)
         self.gesture.ended.connect(self._after_gesture)
         self.gesture.ended.connect(self._lower_after_gesture)
@@ -285,6 +296,7 @@ class MainWindow(QMainWindow):
                                               graph_only=True)
         self.groups = GroupCommands(self)  # node groups and the function library
         self.stage_commands = StageCommands(self)  # File > Save Stage with Material
+        self.turntable_commands = TurntableCommands(self)  # File > Export Turntable...
         groups = self.groups
         editor.adopt_context_menu([self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                    self.paste_action, self.duplicate_action, self.delete_action, None,
@@ -320,7 +332,8 @@ class MainWindow(QMainWindow):
         fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
                                     self.save_action, self.save_as_action, self.export_action,
                                     self.copy_textures_action, self.stage_commands.save_stage_action, None, self.bake_action, self.export_gltf_action,
-                                    self.export_mtlx_action, self.import_mtlx_action, None, self.quit_action])
+                                    self.export_mtlx_action, self.import_mtlx_action, self.turntable_commands.action, None,
+                                    self.quit_action])
         self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
         fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
                                     self.paste_action, self.duplicate_action, self.delete_action, None,
@@ -469,7 +482,7 @@ class MainWindow(QMainWindow):
             self.stage_commands.show_document_stage(graph.stage)
             self.groups.list_library_functions()
             self.groups.offer_library_updates()
-            # Lowered on the worker like any edit (issue 23 item 8), once the view has painted: the graph shows
+            # Lowered on the worker like any edit, once the view has painted: the graph shows
             # at once; the diagnostics, the code and the preview follow (`flush()` waits for them).
             self.lowering.request_after_paint(self.graph.viewer().viewport())
         self.frame_all()
@@ -512,10 +525,21 @@ class MainWindow(QMainWindow):
         horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
         self.resizeDocks([self.palette_dock], [max(self.node_palette.preferred_width(), width // 8)], horizontal)
         self.resizeDocks([self.preview_dock], [max(320, width // 4)], horizontal)
+        # Material parameters as tall as its rows ask (`MIN_VISIBLE_ROWS` of them at least), Node properties a
+        # quarter of the height at least (a node's rows; more when its panel asks), the preview the rest.
+        parameters = self.parameters_dock.sizeHint().height()
+        properties = max(height // 4, self.properties_dock.minimumSizeHint().height())
         self.resizeDocks([self.preview_dock, self.parameters_dock, self.properties_dock],
-                         [max(300, height * 2 // 5), height // 4, height // 3], vertical)
+                         [max(260, height - parameters - properties), parameters, properties], vertical)
         self.resizeDocks([self.diagnostics_dock], [max(180, height // 4)], vertical)
         self.resizeDocks([self.diagnostics_dock, self.code_dock], [width * 3 // 10, width * 7 // 10], horizontal)
+
+    def fit_dock(self, dock: QDockWidget) -> None:
+        """Make `dock` at least as tall as its content asks (a node with more rows was selected): the
+        dock layout keeps its separators when a minimum grows, so the content would be cut off."""
+        needed = dock.minimumSizeHint().height()
+        if dock.isVisible() and not dock.isFloating() and dock.height() < needed:
+            self.resizeDocks([dock], [needed], Qt.Orientation.Vertical)
 
     def grab_window(self) -> QPixmap:
         """The window as the user sees it: `QWidget.grab` misses what the preview paints over its GL
@@ -534,6 +558,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.lowering.close()
+        self.texture_watcher.close()
         self._autosave_timer.stop()
         self.session.close()
         self.preview.set_playing(False)

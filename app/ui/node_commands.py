@@ -86,3 +86,4 @@ class NodeCommands:
         connected = [port.name() for port in node.input_ports() if port.connected_ports()]
         panel.show_node(node.stable_id, node.CATALOG_TYPE,
                         material_node.properties if material_node is not None else {}, connected)
+        self.window.fit_dock(self.window.properties_dock)

@@ -1,8 +1,8 @@
-"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material (issue 18).
+"""`NodeThumbnails`: keeps the thumbnails on the graph's nodes in step with the material.
 
 It watches the session (a lowering, another document, parameter values,
-texture images), the preview's stage (exposure, tone mapper, light, mesh)
-and clock, and after each change asks the thumbnail worker
+texture images), the preview's stage (light, background colour; never its
+exposure or tone mapper: `SWATCH_DISPLAY`) and clock, and after each change asks the thumbnail worker
 (`app.preview.thumbnails.ThumbnailService`, its own thread and OpenGL
 context) for exactly the thumbnails whose content changed: a node's
 fingerprint (`app.material.node_previews.fingerprints`) covers everything
@@ -47,11 +47,20 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QLabel, QMenu
 
 from app.graph.nodes import MaterialNode
-from app.material.node_previews import fingerprints, material_output_name, node_program, preview_port, structure_key
-from app.material.parameters import ParameterKind, parameter_nodes
+from app.material.graph import MaterialGraph, Node
+from app.material.node_previews import (
+    fingerprints,
+    level_preview_graph,
+    material_output_name,
+    node_program,
+    preview_port,
+    structure_key,
+)
+from app.material.parameters import ParameterKind, node_value_property, parameter_nodes
 from app.material.propagation import propagate
 from app.preview.thumbnails import THUMBNAIL_PIXELS, ThumbnailBatch, ThumbnailJob, ThumbnailService, wait_until
 from app.preview.widget import PreviewWidget
+from app.session.textures import TextureLoadError, resolve_texture_path
 
 if TYPE_CHECKING:
     from app.material.node_previews import ThumbnailProgram
@@ -64,6 +73,11 @@ THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
 #: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
 _UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
+
+#: The display transform of every thumbnail, whatever the stage's: a thumbnail shows a value, and the value
+#: of a swatch must not change with the stage's exposure or tone curve. Linear values are only clipped and
+#: sRGB-encoded, so a swatch of a colour looks as the colour picked.
+SWATCH_DISPLAY = {"exposure": 0.0, "tone_mapper": "none"}
 
 #: How long closing the window waits for the thumbnails' worker to end; a worker busy with a large graph's
 #: stage ends in the background (app/preview/thumbnails.py, "Stopping"), and the application waits for it
@@ -111,6 +125,11 @@ class NodeThumbnails(QObject):
         session = self.session
         session.lowered.connect(lambda _result: self.schedule())
         session.document_changed.connect(self._on_document_changed)
+        self.editor.levelChanged.connect(self._on_level_changed)
+        #: The graph of the level the view shows (`level_preview_graph`), for the document and level it was made of.
+        self._level_graph: tuple[MaterialGraph, str | None, MaterialGraph] | None = None
+        #: Batches of jobs up to this generation are for another level's nodes (same ids, other nodes): dropped.
+        self._stale_generation = 0
         session.parameters.value_changed.connect(lambda _change: self.schedule())
         session.textures_changed.connect(lambda _images: self.schedule())
         window.preview_panel.toolbar.stageChanged.connect(lambda _stage: self.schedule())
@@ -169,7 +188,7 @@ class NodeThumbnails(QObject):
 
         Meanwhile the thumbnails wait, as the panels do: a value is a literal in the thumbnails' module, so
         each refresh would lower, link and draw it again on the worker, whose CPU, GIL and repaints of the
-        graph view delayed the value's own frame on the render thread (docs/performance.md, section 4).
+        graph view delayed the value's own frame on the render thread (docs/performance-history.md, section 4).
         """
         session = self.session
         return session.live_edit and session.needs_lowering
@@ -203,15 +222,43 @@ class NodeThumbnails(QObject):
         self.program = None
         self.schedule()
 
+    def _on_level_changed(self, _breadcrumb: object) -> None:
+        # The view shows other node objects (a group's body, or the level left): what they show is unknown.
+        self._stale_generation = self._generation
+        self.shown.clear()
+        self._requested.clear()
+        self.program = None
+        self.schedule()
+
+    def graph(self) -> MaterialGraph:
+        """The graph the thumbnails of the level the view shows are drawn from (`level_preview_graph`)."""
+        document, level = self.session.graph, self.editor.level
+        cached = self._level_graph
+        if cached is None or cached[0] is not document or cached[1] != level:
+            cached = self._level_graph = (document, level, level_preview_graph(document, level))
+        return cached[2]
+
     def _settings(self) -> tuple[dict[str, object], str]:
         stage = self.window.preview_panel.toolbar.stage.to_dict()
         for key in _UNUSED_STAGE_KEYS:
             stage.pop(key, None)
+        stage.update(SWATCH_DISPLAY)
         output_name = material_output_name(self.session.graph)
         return stage, repr((self.size, output_name, sorted(stage.items())))
 
-    def _values_and_images(self) -> tuple[dict[str, object], dict[str, np.ndarray | None], dict[str, object]]:
-        """(uniform values, texture pixels, per-node fingerprint extras) for the current parameters."""
+    def _image(self, node: Node, stored: object) -> np.ndarray | None:
+        """The pixels of a texture parameter node's image (None: none chosen, or unreadable: the checker)."""
+        if not isinstance(stored, str) or not stored:
+            return None
+        color_space = str(node.properties.get("color_space", "srgb"))
+        try:
+            return self.session.textures.get(resolve_texture_path(stored, self.session.directory), color_space).pixels
+        except TextureLoadError:
+            return None  # the material's own textures report it in Diagnostics; a swatch shows the checker
+
+    def _values_and_images(self, graph: MaterialGraph) -> tuple[dict[str, object], dict[str, np.ndarray | None],
+                                                                 dict[str, object]]:
+        """(uniform values, texture pixels, per-node fingerprint extras) for the parameters of `graph`."""
         parameters = self.session.parameters
         images = self.session.texture_images
         values: dict[str, object] = {}
@@ -222,8 +269,20 @@ class NodeThumbnails(QObject):
                 textures[spec.name] = image.pixels if image is not None else None
             elif spec.kind is not ParameterKind.OTHER:
                 values[spec.name] = parameters.value(spec.name)
+        # A parameter node that feeds nothing the material uses has no spec in the session: its thumbnail shows
+        # its own value (and image), not the uniform's zero or an image left from another document.
+        for name, node in parameter_nodes(graph).items():
+            if name in values or name in textures:
+                continue
+            stored = node.properties.get(node_value_property(node) or "")
+            if node.type_name == "texture_parameter":
+                textures[name] = self._image(node, stored)
+            elif isinstance(stored, (int, float)):
+                values[name] = float(stored)
+            elif isinstance(stored, (list, tuple)):
+                values[name] = tuple(float(component) for component in stored)
         extras: dict[str, object] = {}
-        for name, node in parameter_nodes(self.session.graph).items():
+        for name, node in parameter_nodes(graph).items():
             if name in textures:
                 extras[node.id] = ("image", id(textures[name]) if textures[name] is not None else None)
             elif name in values:
@@ -233,13 +292,14 @@ class NodeThumbnails(QObject):
     def refresh(self, force: frozenset[str] = frozenset(), time: float | None = None) -> bool:
         """Ask for every shown thumbnail in view that is out of date (and those in `force`); False when nothing was asked."""
         self._timer.stop()
-        graph = self.session.graph
+        graph = self.graph()
         if not self.active:
             for node in self.editor.graph.material_nodes():
                 node.view.set_thumbnail_shown(False)
             return False
         result = self.session.result
-        port_types = result.port_types if result is not None and not self.session.needs_lowering else propagate(graph).port_types
+        port_types = (result.port_types if result is not None and not self.session.needs_lowering
+                      and graph is self.session.graph else propagate(graph).port_types)
         wanted: list[str] = []
         visible = self._visible_scene_rect()
         self._refreshed_view = visible if visible is not None else QRectF()
@@ -254,13 +314,13 @@ class NodeThumbnails(QObject):
             self._settings_key = settings_key
             self.shown.clear()
             self._requested.clear()
-        values, textures, extras = self._values_and_images()
+        values, textures, extras = self._values_and_images(graph)
         prints = fingerprints(graph, extras)
         dirty = [node_id for node_id in wanted if self.shown.get(node_id) != prints.get(node_id) or node_id in force]
         if not dirty or (not force and all(self._requested.get(node_id) == prints.get(node_id) for node_id in dirty)):
             return False
         self._generation += 1
-        output_name = material_output_name(graph)
+        output_name = material_output_name(self.session.graph)  # the material's: a group's body has no output node
         job = ThumbnailJob(
             generation=self._generation,
             graph=graph.copy(),
@@ -293,6 +353,8 @@ class NodeThumbnails(QObject):
     # ---- results --------------------------------------------------------------------------
 
     def _on_rendered(self, batch: ThumbnailBatch) -> None:
+        if batch.generation <= self._stale_generation:
+            return
         self.batches += 1
         if batch.program is not None:
             self.program = batch.program
@@ -381,7 +443,7 @@ def node_menu(window: MainWindow, node_id: str) -> QMenu:
     menu = QMenu(window)
     menu.setObjectName("nodeMenu")
     thumbnails, pin = window.thumbnails, window.node_pin
-    graph = window.session.graph
+    graph = thumbnails.graph()
     has_port = node_id in graph.nodes and preview_port(graph, node_id, propagate(graph).port_types) is not None
     show = QAction("Show &Thumbnail", menu, checkable=True)
     show.setChecked(thumbnails.node_visible(node_id))
@@ -395,7 +457,8 @@ def node_menu(window: MainWindow, node_id: str) -> QMenu:
         menu.addAction(unpin)
     else:
         preview = QAction("&Preview This Node", menu)
-        preview.setEnabled(has_port and not window.session.read_only)
+        # The main preview shows a node of the material (inside a group, a body's node has no place of its own).
+        preview.setEnabled(has_port and not window.session.read_only and window.graph_editor.level is None)
         preview.setStatusTip("Show this node's output in the main preview until unpinned")
         preview.triggered.connect(lambda _checked=False: pin.set_pinned(node_id))
         menu.addAction(preview)

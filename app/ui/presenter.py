@@ -104,7 +104,7 @@ class SessionPresenter:
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.state_label.setObjectName("materialStateLabel")
         window.statusBar().addPermanentWidget(self.state_label)  # the status bar becomes its parent
-        #: The material's VPL instructions per stage (issue 18; a relative measure, docs/editor.md).
+        #: The material's VPL instructions per stage (a relative measure, docs/editor.md).
         self.cost_label = QLabel()
         self.cost_label.setObjectName("materialCostLabel")
         self.cost_label.setToolTip("VPL instructions per stage (vertex, fragment) and texture samples: a relative "
@@ -180,7 +180,11 @@ class SessionPresenter:
         window = self.window
         module = result.module if result is not None else None
         self.cost = material_cost(module, result.provenance) if result is not None and module is not None else None
-        window.graph_editor.show_costs(self.cost)
+        level_costs = None
+        if result is not None and module is not None:
+            provenance, scoped = result.provenance, result.scoped_provenance
+            level_costs = lambda level: material_cost(module, provenance, scoped, level)  # noqa: E731 - one line, closes over this lowering
+        window.graph_editor.show_costs(self.cost, level_costs)
         self.cost_label.setText(describe_totals(self.cost) if self.cost is not None else "")
         window.code_view.set_links(CodeLinks.of(result) if result is not None and module is not None else None)
 
@@ -253,6 +257,9 @@ class SessionPresenter:
                 self.window.preview.set_texture(name, image)
                 self._sent_textures[name] = image
         self.refresh_diagnostics()
+        if self.session.result is not None and not isinstance(self.session.document, ModuleDocument):
+            # A texture found missing (or back) on disk, with no lowering: its node's marker follows too.
+            self.window.graph_editor.show_diagnostics(self.session.diagnostics)
         if self.session.texture_problems:
             self.window.statusBar().showMessage(self.show_state(), 8000)
         else:

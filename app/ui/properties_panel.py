@@ -42,6 +42,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph.rich_text import escaped
+from app.material import colors
+from app.preview.parameters_panel import display_qcolor, linear_from_qcolor, rows_height
 from app.session.textures import image_filter
 from app.ui.custom_code_editor import CustomCodeEditor, PortsEdit
 from app.ui.gradient_editor import GradientEditor
@@ -149,7 +151,16 @@ class _Editor:
         self.show_context = show_context
 
 
+#: The most height the panel asks of the window to show a node's rows unscrolled (about eight rows).
+MAX_UNSCROLLED_HEIGHT = 260
+
+def _pick_color(initial: QColor, parent: QWidget) -> QColor:
+    return QColorDialog.getColor(initial, parent, "Colour", QColorDialog.ColorDialogOption.ShowAlphaChannel)
+
+
 class PropertiesPanel(QWidget):
+    #: The colour dialog (a class attribute so tests can answer it): initial display colour -> picked one.
+    pick_color: Callable[[QColor, QWidget], QColor] = staticmethod(_pick_color)
     propertyEdited = Signal(str, str, object)
     #: A slider of a property was released: the gesture its `continuing` edits made is over.
     gestureEnded = Signal()
@@ -180,6 +191,7 @@ class PropertiesPanel(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self._form_host)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._scroll = scroll
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self._title)
@@ -225,6 +237,7 @@ class PropertiesPanel(QWidget):
         while self._form.rowCount():
             self._form.removeRow(0)
         self._editors.clear()
+        self._scroll.setMinimumHeight(0)
 
     def _build(self, node_id: str, node_type: Any) -> None:
         self._clear_form()
@@ -241,6 +254,8 @@ class PropertiesPanel(QWidget):
             editor = self._make_editor(spec)
             self._editors[spec.name] = editor
             self._form.addRow(_plain_label(spec.display_name), editor.widget)
+        # Every row of an ordinary node without scrolling (a large editor, as Custom Code's, scrolls).
+        self._scroll.setMinimumHeight(min(rows_height(self._form, self._form.rowCount()), MAX_UNSCROLLED_HEIGHT))
 
     # --- editors per property kind ---
 
@@ -362,8 +377,9 @@ class PropertiesPanel(QWidget):
 
         def show_swatch(values: tuple[float, ...]) -> None:
             if swatch is not None:
-                red, green, blue = (max(0, min(255, round(component * 255))) for component in (list(values) + [0, 0, 0])[:3])
-                swatch.setStyleSheet(f"QPushButton {{ background: rgb({red},{green},{blue}); border: 1px solid #888; }}")
+                # The fields hold the linear values; the swatch shows the colour as it looks (sRGB-encoded).
+                swatch.setStyleSheet(f"QPushButton {{ background: {colors.display_hex(values)}; border: 1px solid #888; }}")
+                swatch.setToolTip(f"{colors.describe(values)}\nClick to pick a colour")
 
         def commit(_value: float) -> None:
             show_swatch(current())
@@ -375,10 +391,9 @@ class PropertiesPanel(QWidget):
         if swatch is not None:
             def pick() -> None:
                 values = list(current()) + [1.0] * 4
-                initial = QColor.fromRgbF(*(max(0.0, min(1.0, component)) for component in values[:4]))
-                chosen = QColorDialog.getColor(initial, self, "Colour", QColorDialog.ColorDialogOption.ShowAlphaChannel)
+                chosen = type(self).pick_color(display_qcolor(values[:4]), self)
                 if chosen.isValid():
-                    picked = (chosen.redF(), chosen.greenF(), chosen.blueF(), chosen.alphaF())[:size]
+                    picked = linear_from_qcolor(chosen)[:size]
                     for edit, component in zip(edits, picked):
                         edit.set_value(component)
                     commit(0.0)

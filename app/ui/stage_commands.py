@@ -4,15 +4,19 @@ The stage is the user's (QSettings) unless the document carries its own
 (docs/file-format.md). While the toggle is on, every change of the stage
 toolbar is stored in the document (mesh and environment files relative to
 its folder); opening a document shows its stage if it has one and sets the
-toggle to say whether it does.
+toggle to say whether it does. The document's stage records the preview's
+camera whenever it is written (the option checked, or the stage changed while
+it is), so the document opens at that view.
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction
 
+from app.preview.camera import OrbitCamera
 from app.preview.stage import Stage
 from app.session.stage_files import resolved_stage, stored_stage
 
@@ -33,10 +37,17 @@ class StageCommands:
         self.save_stage_action.toggled.connect(self._save_stage_toggled)
         self.toolbar.stageChanged.connect(self._stage_changed)
         self._showing_document_stage = False
+        #: What the last document's stage could not use (`Stage.from_dict`'s notes), for the status bar.
+        self.notes: list[str] = []
 
     def _document_stage(self) -> dict[str, object]:
-        """The toolbar's stage as the document stores it (mesh and environment files relative to its folder)."""
-        return stored_stage(self.toolbar.stage.to_dict(), self.session.document.directory)
+        """The toolbar's stage as the document stores it (mesh and environment files relative to its folder),
+        with the preview's camera as it is now (the view the document opens with)."""
+        stage = self.toolbar.stage
+        camera = getattr(self.window.preview, "camera", None)  # the GL preview's; other previews keep the stage's view
+        if isinstance(camera, OrbitCamera):
+            stage.camera = (math.remainder(float(camera.yaw), 360.0), float(camera.pitch), float(camera.distance))
+        return stored_stage(stage.to_dict(), self.session.document.directory)
 
     def _save_stage_toggled(self, checked: bool) -> None:
         if not self.session.read_only:
@@ -48,13 +59,18 @@ class StageCommands:
 
     def show_document_stage(self, saved: dict[str, object] | None) -> None:
         """A document was opened: show its stage if it has one (the toggle says whether it does)."""
+        self.notes = []
         self.save_stage_action.blockSignals(True)
         self.save_stage_action.setChecked(saved is not None)
         self.save_stage_action.blockSignals(False)
         if saved is None:
             return
         self._showing_document_stage = True
+        notes: list[str] = []
         try:
-            self.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory)))
+            self.toolbar.set_stage(Stage.from_dict(resolved_stage(saved, self.session.document.directory), notes))
         finally:
             self._showing_document_stage = False
+        self.notes = notes
+        if notes:  # values out of range or files gone: the defaults are shown instead
+            self.window.statusBar().showMessage("; ".join(notes), 10000)

@@ -50,9 +50,16 @@ HIDDEN_IMPORTS = [
     "app.export.maps",
     "app.export.gltf",
     "app.export.mtlx",
+    "app.export.mtlx_import",
     "MaterialX.PyMaterialXGenShader",
     "MaterialX.PyMaterialXGenGlsl",
     "pygltflib",
+    # File > Export Turntable (app/preview/turntable.py): imageio picks its plug-ins by name.
+    "app.preview.turntable",
+    "imageio.plugins.pillow",
+    "imageio.plugins.ffmpeg",
+    "imageio_ffmpeg",
+    "PIL.GifImagePlugin",
 ]
 
 #: PyOpenGL's window-system bindings that PyInstaller's hook leaves out on Linux
@@ -104,6 +111,9 @@ def editor_datas() -> list[tuple[str, str]]:
         # MaterialX's standard data libraries (stdlib, pbrlib, ...): found beside its package
         # (MaterialX.getDefaultDataSearchPath), needed to validate and generate shaders.
         + collect_data_files("MaterialX", includes=["libraries/**"])
+        # The ffmpeg executable imageio-ffmpeg ships (MP4 turntables), and imageio's metadata (it reads its version).
+        + collect_data_files("imageio_ffmpeg", includes=["binaries/*"])
+        + copy_metadata("imageio")
         + copy_metadata(DISTRIBUTION)  # the version shown by --version and About
     )
 

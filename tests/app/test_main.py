@@ -28,6 +28,7 @@ def test_parser_knows_every_option() -> None:
         "m.vpl", "a.png", "b.png", "64x32", 5.0)
 
 
+@pytest.mark.gl  # the window with its OpenGL preview (without GL it draws on the CPU, far slower)
 def test_window_screenshot_of_the_default_example(qapp, tmp_path: Path) -> None:
     png = tmp_path / "editor.png"
     assert main(["--screenshot", str(png)]) == 0
@@ -36,6 +37,7 @@ def test_window_screenshot_of_the_default_example(qapp, tmp_path: Path) -> None:
     assert not [widget for widget in qapp.topLevelWidgets() if widget.isVisible() and widget.objectName() == "mainWindow"]
 
 
+@pytest.mark.gl  # the window with its OpenGL preview (without GL it draws on the CPU, far slower)
 def test_window_screenshot_of_a_read_only_spec_module(qapp, tmp_path: Path) -> None:
     png = tmp_path / "spec.png"
     assert main([str(SPEC_EXAMPLES / "canonical-example.vpl"), "--screenshot", str(png)]) == 0

@@ -36,6 +36,10 @@ def _shot(tmp_path: Path, name: str, *options: str, source: Path = GOLD) -> np.n
         (["--time", "soon"], "--time"),
         (["--time", "-2"], "--time"),
         (["--time", "nan"], "--time"),
+        (["--time", "1e308"], "--time (seconds) must be between 0 and 86400"),
+        (["--set", "roughness=nan"], "finite"),
+        (["--set", "roughness=inf"], "finite"),
+        (["--set", "roughness=1e39"], "between"),
         (["--set", "shininess=3"], "no parameter of that name"),
         (["--set", "roughness"], "expected NAME=VALUE"),
         (["--set", "roughness=0.1,0.2"], "expected one number"),
@@ -109,3 +113,72 @@ def test_the_stage_saved_with_the_document_is_used_unless_flags_override_it(qapp
     overridden = _shot(tmp_path, "overridden", "--mesh", "sphere", source=staged)
     assert (overridden == _shot(tmp_path, "sphere_flags", "--exposure", "1", "--tone-mapper", "aces")).all()
     assert (saved != overridden).any()
+
+
+def test_a_saved_stage_value_out_of_range_or_an_unreadable_mesh_falls_back_with_a_note(qapp, tmp_path: Path, capsys) -> None:
+    """The docs: a stage never makes a file fail to open; each value not used keeps its default, and says so."""
+    from app.material.document import load_file, save_text
+    from app.material.graph import stage_data
+
+    (tmp_path / "broken.obj").write_text("not a mesh\n", encoding="utf-8")
+    graph = load_file(GOLD).graph
+    graph.stage = stage_data({"exposure": 10 ** 400, "light_intensity": int("9" * 400), "light_color": [1e39, 0, 0],
+                              "mesh": "broken.obj"})
+    staged = tmp_path / "hostile_stage.vpl"
+    staged.write_text(save_text(graph), encoding="utf-8")
+    shot = _shot(tmp_path, "hostile", source=staged)
+    notes = capsys.readouterr().err
+    for field in ("exposure", "light_intensity", "light_color", "mesh"):
+        assert f"note: the stage's {field}: " in notes, notes
+    assert "Traceback" not in notes
+    assert (shot == _shot(tmp_path, "default")).all()
+
+
+def test_a_size_beyond_the_drivers_limits_is_exit_2_naming_the_limit(qapp, tmp_path: Path, capsys) -> None:
+    from OpenGL import GL
+    from OpenGL.error import GLError
+
+    from app.preview.screenshot import gl_failure, preview_screenshot
+
+    png = tmp_path / "wide.png"
+    # Wider than llvmpipe's 16384 (the command line's own limit): a raw GLError traceback before.
+    assert preview_screenshot(str(GOLD), str(png), (40000, 8), gl="desktop") == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "exceeds this OpenGL driver's GL_MAX_RENDERBUFFER_SIZE" in error[0], error
+    assert not png.exists()
+    # A driver out of memory (GLError 1285, as at 12000x12000) is one line, not a traceback.
+    line = gl_failure(GLError(err=GL.GL_OUT_OF_MEMORY, result=None, cArguments=(), description=b"out of memory"), 12000, 12000)
+    assert line == "the OpenGL driver ran out of memory drawing a 12000x12000 frame; try a smaller --size"
+
+
+ENDLESS_MODULE = """(module 1
+  (types (type Void void) (type Vec4 vector float 4))
+  (uniforms)
+  (vertex main
+    (interface (out clip "clip" Vec4 -1 position))
+    (functions
+      (function main "vertex_main" Void (parameters) (registers (register r0 Vec4))
+        (block entry (construct r0 (float 1.0)) (store (stage clip) r0) (return)))))
+  (fragment main
+    (interface (out color "color" Vec4 0 fragment_color))
+    (functions
+      (function main "fragment_main" Void (parameters) (registers (register r0 Vec4))
+        (block entry (construct r0 (float 1.0)) (branch spin))
+        (block spin (branch spin))))))
+"""
+
+
+def test_a_module_with_an_endless_loop_is_refused_by_the_desktop_preview_too(qapp, tmp_path: Path, capsys) -> None:
+    from app.session.artifacts import ArtifactCache
+    from vpl_core.publish import VerifiedModule
+
+    source = tmp_path / "endless.vpl"
+    source.write_text(ENDLESS_MODULE, encoding="utf-8")
+    png = tmp_path / "endless.png"
+    # The desktop target drew it (garbage on llvmpipe) while es300 refused it.
+    assert main([str(source), "--preview-screenshot", str(png), "--size", "16x16", "--gl", "desktop"]) == 1
+    assert "'fragment_main' never finishes" in capsys.readouterr().err
+    assert not png.exists()
+    programs = ArtifactCache(VerifiedModule.from_text(ENDLESS_MODULE, "endless"))
+    for target in ("glsl420", "es320"):
+        assert "never finishes" in programs.get(target).problem

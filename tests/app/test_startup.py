@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
@@ -84,6 +86,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.gl  # the editor's window and its OpenGL preview, in a process of its own
 def test_the_first_paint_comes_before_the_document_and_without_qt_py(tmp_path: Path) -> None:
     """Issue 20 item 4: the window paints before the document is read and lowered, and NodeGraphQt's Qt.py
     (fifteen PySide6 modules walked member by member) is not imported: its stand-in serves."""

@@ -21,6 +21,10 @@ MACHINE_PATHS = re.compile(
     r"(?:\.\./shared\b|\bshared/(?:spec|design)/|/work/|/home/[A-Za-z_]|/Users/[A-Za-z_]|[A-Za-z]:\\Users\\)"
 )
 MARKDOWN_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+#: "issue 20", "issues 20 and 23": a tracker's numbering means nothing to a reader of the repository.
+ISSUE_NUMBER = re.compile(r"\b[Ii]ssues?\s+#?\d+")
+#: Where the product's code and documents live (the tests are not checked).
+PRODUCT = ("app/", "vpl_core/", "benchmarks/", "docs/", "installers/", "scripts/", "tools/", "README.md")
 
 
 def tracked_files() -> list[Path]:
@@ -79,7 +83,20 @@ def test_relative_links_in_markdown_resolve() -> None:
     assert not broken, "\n".join(broken)
 
 
+def test_product_code_and_documents_name_no_issue_numbers() -> None:
+    offences = []
+    for path in tracked_files():
+        name = path.relative_to(ROOT).as_posix()
+        text = _text(path) if name.startswith(PRODUCT) else None
+        for number, line in enumerate((text or "").splitlines(), 1):
+            if ISSUE_NUMBER.search(line):
+                offences.append(f"{name}:{number}: {line.strip()}")
+    assert not offences, "say what the code does and why, not which issue asked for it:\n" + "\n".join(offences)
+
+
 def test_the_checks_would_catch_an_offence() -> None:
+    assert ISSUE_NUMBER.search("start-up (issue 20 item 4)") and ISSUE_NUMBER.search("(issues 20 and 23)")
+    assert not ISSUE_NUMBER.search("trimesh#2364, a known issue")
     assert MACHINE_PATHS.search("see ../shared/spec/vpl-1.txt")
     assert MACHINE_PATHS.search("VPL version 1 (`/work/shared/spec/vpl-1.txt`)")
     assert MACHINE_PATHS.search("built in /home/alice/src")

@@ -287,7 +287,7 @@ def test_bundled_vpl_checks_an_example_and_reports_errors(bundle: Path, clean_en
     assert version.stdout.strip() == f"vpl {VERSION}"
     # The editor's plug-in commands need the editor's package, which this executable leaves out
     # (docs/installers.md): they say so plainly and fail, nothing crashes.
-    for command in ("bake", "export-gltf", "export-mtlx", "import-mtlx"):
+    for command in ("bake", "export-glsl", "export-gltf", "export-mtlx", "import-mtlx"):
         plugin = _run([str(bundle / "vpl"), command, str(example)], clean_env, tmp_path)
         assert plugin.returncode == 1, (command, plugin.stdout, plugin.stderr)
         assert plugin.stderr.startswith(f"vpl {command}: error: not available in this installation: "), plugin.stderr

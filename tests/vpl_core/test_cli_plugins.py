@@ -70,7 +70,7 @@ def test_built_in_commands_do_not_look_plugins_up(monkeypatch: pytest.MonkeyPatc
 
 def test_the_installed_vpl_has_the_export_commands() -> None:
     """The project's own plug-ins (pyproject.toml) reach the console script; `vpl check` still never imports them."""
-    for command in ("bake", "export-gltf", "export-mtlx", "import-mtlx"):
+    for command in ("bake", "export-glsl", "export-gltf", "export-mtlx", "import-mtlx"):
         completed = subprocess.run([sys.executable, "-m", "vpl_core.cli", command, "--help"], capture_output=True, text=True, timeout=120)
         assert completed.returncode == 0 and f"usage: vpl {command}" in completed.stdout, completed.stderr
     listing = subprocess.run([sys.executable, "-m", "vpl_core.cli", "--help"], capture_output=True, text=True, timeout=120)

@@ -245,8 +245,11 @@ def test_compile_source_gives_what_the_exact_path_gives(name: str, text: str) ->
 
 @pytest.mark.parametrize("canonical", [False, True])
 def test_compile_source_reads_back_and_verifies_as_publication_does(canonical: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Hand-written spelling: the source and its canonical text are read, the read-back verified, the
-    materialization verified on its own; canonical source is read once (its read is the read-back)."""
+    """Hand-written spelling: the source and its canonical text are read and the read-back verified;
+    canonical source is read once (its read is the read-back). Generation runs on that verified snapshot,
+    which only `compile_source` holds: no materialized copy verified a second time. The publication's
+    own materializations are still verified copies (tests above; and equal to its text:
+    test_compile_source_gives_what_the_exact_path_gives)."""
     import vpl_core.text.reader as reader_module
     from vpl_core.backends.glsl import compile_source
     from vpl_core.verify import Verifier
@@ -270,4 +273,4 @@ def test_compile_source_reads_back_and_verifies_as_publication_does(canonical: b
     monkeypatch.setattr(Verifier, "run", counting_run)
     compile_source(text, "spec.vpl")
     assert parses == (["spec.vpl"] if canonical else ["spec.vpl", "<canonical text>"])
-    assert len(verified) == 2 and verified[0] is not verified[1]  # the snapshot's and the materialization's
+    assert len(verified) == 1  # the snapshot's

@@ -4,47 +4,7 @@ Every function takes and returns `Num`: a leaf array (`v`: float32, int32
 or bool, lanes first) and, when the caller tracks precision, `r`: a
 float64 array of the same shape, the *radius* of that component.
 
-The radius is the interpreter's answer to "how far may a conforming GLSL
-implementation's value be from the value computed here?". It starts at 0
-for constants and exact inputs and grows, operation by operation, by
-
-    r(result) = (how far the operation's exact result can move when its
-                 operands move within their radii)
-              + (the error GLSL 4.20 section 4.7.1 allows the operation)
-              + (the interpreter's own rounding error: half an ULP)
-
-where the allowances are those of the GLSL table (ULP = the binary32 unit in
-the last place of the result):
-
-| operation | allowance |
-|---|---|
-| + - * , conversions | correctly rounded, rounding mode undefined: 1 ULP |
-| a / b | 2.5 ULP for \\|b\\| in [2^-126, 2^126]; unbounded (radius inf) outside |
-| exp, exp2 | (3 + 2\\|x\\|) ULP |
-| log, log2 | 3 ULP outside [0.5, 2]; absolute 2^-21 inside |
-| inversesqrt | 2 ULP |
-| sqrt | inherited from 1 / inversesqrt: 2 + 2.5 = 4.5 ULP |
-| pow | inherited from exp2(y * log2(x)) |
-| functions defined by an equation of the above | inherited: computed here as that equation |
-| trigonometric functions | GLSL gives no bound; policy: 1e-3 absolute + 1e-3 relative, for \\|x\\| <= 1e4 |
-
-plus 2^-126 wherever an operand or result is subnormal (GLSL lets
-implementations flush them to zero). A sum of n products (dot products,
-matrix products) may be evaluated in any order with or without fused
-multiply-add; its rounding error is bounded by n ULP-factors of the sum of
-the absolute products (`dot`).
-
-Discontinuous operations (comparisons, floor, step, branches, float to
-int) cannot move "a little": where an operand's interval straddles the
-discontinuity the result is *uncertain*. Float results then get the jump
-added to their radius; bool and int results get radius inf (0 means
-certain, inf uncertain, for every bool and int leaf). Undefined results
-(GLSL's undefined cases, division by an interval containing zero, NaN,
-overflow) get radius inf. The comparison of a GPU value with this value
-accepts |gpu - cpu| <= r and ignores components whose radius is inf.
-
-Without tracking (`r` None) only the binary32 values are computed; that is
-the rendering path, and the values are the same either way.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `vpl_core/interp/numeric.py`.
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ class RecordType(Type):
     """A record declaration; equality and hashing are by identity (nominal typing).
 
     Field lookups by name use an index built on first use, so that n
-    lookups in a record of n fields cost O(n), not O(n^2) (issue 23: a
+    lookups in a record of n fields cost O(n), not O(n^2) (a
     20,000-field record). The index is rebuilt whenever the field list was
     replaced or resized, any field was renamed or created, or the field found
     is no longer at its indexed position. Lookups answer as a linear scan

@@ -57,7 +57,7 @@ MAX_SOURCE_BYTES = 32 * 2**20
 About 600,000 instructions of canonical text, which take the reader and
 verifier about 20 s and several GiB of objects here; larger inputs are
 refused up front with a lexical error instead of exhausting time and memory
-(see docs/performance.md)."""
+(see docs/performance-history.md, "Implementation limit")."""
 
 # One scanner for everything. Each match is the trivia before a token and
 # the token; the group number is the token's kind. Names and numbers must

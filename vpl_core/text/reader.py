@@ -5,53 +5,7 @@ forms to IR objects here, and then always runs the canonical verifier. It
 raises only `LexicalError`, `SyntacticError` or `SemanticError`, each with
 one positioned `Diagnostic`.
 
-Error categories (spec 11):
-
-* syntactic: a malformed form shape (missing or extra items, unknown form
-  heads) or a token of the wrong category (a string where an id belongs,
-  `void` as a texture destination, `1.5` where a size belongs), an
-  unsupported version, an extensions form in strict version-1 mode, a math
-  operation in a module without `(extensions "math")` (an unknown
-  instruction of VPL 1; the message says how to declare it), the wrong
-  operand count of a math operation;
-* semantic: unknown or duplicate bindings, invalid type dimensions (vector
-  size 5, matrix 1x3, array length 0), void as a field or element type,
-  type cycles and type dependency depth, invalid uniform kinds, invalid
-  member/index base types and unknown fields of member references, unknown
-  or duplicate extensions, and everything the verifier rejects;
-* lexical: besides `lexer.py`, numbers out of range for their position
-  (int32 operands and locations, sizes and register ids beyond 2**64-1 -
-  the "64-bit build" bound of spec 10.1 - and floats that overflow binary32).
-
-Scopes: type and uniform ids are module-wide, interface and function ids
-stage-local, parameter, register and block ids function-local; each kind of
-id has its own namespace. Types, same-stage functions and same-function
-blocks may be referenced before their declaration. Register ids are
-compared by number (`r0` and `r00` are one register).
-
-Binding creates fresh descriptor objects for every use (registers,
-references, constants), so each use has its own source position: the
-reader records the start of every IR object it creates in a map from
-`id(object)` to a text index. A verifier failure is placed at its subject,
-else at the innermost object of its context that has a position, else at
-the module's opening parenthesis. The map only holds objects kept alive by
-the module or the reader (unused type declarations), so no id in it can be
-reused by another object while verification runs.
-
-Reading without positions: `read` (and so the writer's read-back of
-canonical text) and `read_unverified_unpositioned` keep no source
-positions. They build the forms with `parser.parse_unpositioned` when the
-text is plain (every position 0) and keep no positions for a diagnostic;
-if anything fails, `read` reads the text again exactly (`read_located`),
-so every diagnostic is the exact reader's, and callers of
-`read_unverified_unpositioned` do the same (`glsl.compile_source`). Both
-reads bind the same forms the same way, so they succeed or fail alike and
-build the same module.
-
-Nothing here recurses on input structure except reference paths, whose
-depth the parser bounds (spec 10.2); type dependencies are walked with an
-explicit stack. Reading pauses the cyclic garbage collector (see
-`collector_paused`).
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `vpl_core/text/reader.py`.
 """
 
 from __future__ import annotations
@@ -901,7 +855,7 @@ class _Reader:
 
     def _register_binding(self, item: Item) -> tuple[int, Type]:
         """Number and declared type of the register spelled by `item`."""
-        if type(item) is tuple:
+        if type(item) is tuple and item[0] == NAME:  # a string spelled like a register is no register
             known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
             if known is not None:
                 return known
@@ -914,7 +868,7 @@ class _Reader:
         return known
 
     def _register(self, item: Item) -> RegisterValue:
-        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
+        known = self.scope.register_spellings.get(item[1]) if type(item) is tuple and item[0] == NAME else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
         index, register_type = known if known is not None else self._register_binding(item)
         register = RegisterValue(index, register_type)
         self.spans[id(register)] = item[2]  # type: ignore[index]  # `_register_binding` accepted `item`, so it is an atom (kind, text, offset)
@@ -1164,7 +1118,7 @@ class _SharingReader(_Reader):
     """
 
     def _register(self, item: Item) -> RegisterValue:
-        if type(item) is tuple:
+        if type(item) is tuple and item[0] == NAME:
             shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
             if shared is not None:
                 return shared
@@ -1173,7 +1127,7 @@ class _SharingReader(_Reader):
         return register
 
     def _operand(self, item: Item) -> Operand:
-        if type(item) is tuple:
+        if type(item) is tuple and item[0] == NAME:
             shared = self.scope.register_values.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
             if shared is not None:
                 return shared

@@ -196,7 +196,7 @@ class _Writer:
             return
         on_path: set[int] = set()
         # Frames hold their type's component list, computed once: recomputing it
-        # per step made a record of n fields cost O(n^2) (issue 23).
+        # per step made a record of n fields cost O(n^2).
         stack: list[list[Any]] = [[root, _component_types(root), 0]]
         on_path.add(id(root))
         while stack:

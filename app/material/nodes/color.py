@@ -146,7 +146,10 @@ def _color_node(
             description,
             inputs=[color_input, *(PortSpec(name, PortType.FLOAT, default) for name, default, _, _ in extra_inputs)],
             outputs=outputs or [PortSpec("out", PortType.COLOR)],
-            properties=[PropertySpec(name, "float", default, low, high) for name, default, low, high in extra_inputs],
+            # The colour's own value too, so an unconnected colour can be set on the node and in the panel.
+            properties=[*([PropertySpec(color_input.name, "color", color_input.default)]
+                          if color_input.type is PortType.COLOR and isinstance(color_input.default, tuple) else []),
+                        *(PropertySpec(name, "float", default, low, high) for name, default, low, high in extra_inputs)],
             lower=lower,
             notes=notes,
         )
@@ -316,6 +319,36 @@ register(
             "The mode's W3C Compositing and Blending formula on rgb (selections by `step`, no branches), then "
             "mix(base, blended, factor); alpha from base. Results are not clamped."
         ),
+    )
+)
+
+
+def _lower_mix_color(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    weight = fn.construct(vec(4), ctx.input("t"))
+    ctx.set_output("out", fn.builtin(Builtin.MIX, PortType.COLOR, ctx.input("a"), ctx.input("b"), weight))
+
+
+register(
+    NodeType(
+        "mix_color",
+        "Mix Color",
+        CATEGORY,
+        "Linear blend from colour a (t = 0) to colour b (t = 1), both picked as colours.",
+        inputs=[
+            PortSpec("a", PortType.COLOR, (0.0, 0.0, 0.0, 1.0)),
+            PortSpec("b", PortType.COLOR, (1.0, 1.0, 1.0, 1.0)),
+            PortSpec("t", PortType.FLOAT, 0.5),
+        ],
+        outputs=[PortSpec("out", PortType.COLOR)],
+        properties=[
+            PropertySpec("a", "color", (0.0, 0.0, 0.0, 1.0)),
+            PropertySpec("b", "color", (1.0, 1.0, 1.0, 1.0)),
+            PropertySpec("t", "float", 0.5, 0.0, 1.0),
+        ],
+        lower=_lower_mix_color,
+        notes=("Math extension `mix` on all four channels (alpha too), t splat to a vec4. Blender's Mix in Color "
+               "mode; Mix takes any width, but its unconnected inputs are numbers."),
     )
 )
 
@@ -553,6 +586,7 @@ register(
         ],
         outputs=[PortSpec("out", PortType.FLOAT)],
         properties=[
+            PropertySpec("color", "color", (0.8, 0.4, 0.2, 1.0)),
             PropertySpec("mask_color", "color", (0.8, 0.4, 0.2, 1.0)),
             PropertySpec("range", "float", 0.1, 0.0, 2.0),
             PropertySpec("fuzziness", "float", 0.1, 0.0, 2.0),

@@ -397,7 +397,7 @@ register(
         "Shifts UVs by a height map towards the viewer for a cheap illusion of depth.",
         inputs=[PortSpec("uv", PortType.VEC2, "texcoord"), PortSpec("height", PortType.FLOAT, 0.5), PortSpec("depth", PortType.FLOAT, 0.05)],
         outputs=[PortSpec("out", PortType.VEC2)],
-        properties=[PropertySpec("depth", "float", 0.05, 0.0, 0.3)],
+        properties=[PropertySpec("height", "float", 0.5, 0.0, 1.0), PropertySpec("depth", "float", 0.05, 0.0, 0.3)],
         lower=_lower_parallax,
         notes=(
             "Tangent-space view v from a derivative-based cotangent frame; uv + v.xy / (v.z + 0.42) * "

@@ -4,48 +4,7 @@ This module registers no node type; `procedural.py` and `patterns.py` call
 the kernels below, each of which asks `_Lowering.helper` for a fragment
 helper function that is emitted once per module however many nodes use it.
 
-**The hash is exact, so every target and GPU computes the same bits.**
-It is the permutation polynomial of Gustavson and McEwan's webgl-noise,
-`permute(x) = ((34 x + 1) x) mod 289`, on integer-valued floats:
-
-- `mod289(x)` takes an integer-valued float x in [-2^23, 11,300,000] to [0, 289):
-  q = floor(x * (1/289)); r = x - 289 q; then one correction each way
-  (r += 289 where r < 0, r -= 289 where r >= 289). The product
-  x * (1/289) may round across an integer (it is within 0.01 of x / 289
-  on this domain), so q may be one off, but x - 289 q and the corrections
-  are sums and products of integers below 2^24, which binary32 represents
-  exactly: the result is exact whatever the rounding of the product, fused
-  multiply-adds or the order the compiler picks;
-- `permute(x)` for integer x in [0, 578): (34 x + 1) x < 11,300,000 < 2^24,
-  exact, then mod289;
-- `hash2(c) = permute(permute(mod289(c.x)) + mod289(c.y))`, and
-  `hash3(c)` one more round with c.z: an integer in [0, 289) for every
-  lattice cell c with integer coordinates of magnitude up to 2^23. The
-  pattern repeats every 289 cells along each axis.
-
-No trigonometric function hashes anything (the old `fract(sin(dot(p, k)) *
-43758.5453)` differed between ANGLE/SwiftShader and Mesa: GLSL bounds no
-precision for sin of large arguments). Gradient noise turns hash values
-into directions with cos/sin of an angle in [0, 2 pi), where every
-implementation is accurate to far below 1/255; its effect on the result
-is continuous, never a different cell or a different hash.
-
-Kernels (p is the point in noise space; outputs are documented per kernel):
-
-- `value_noise2/3`: hashes at the lattice corners in [0, 1], blended with
-  the smooth Hermite weights 3f^2 - 2f^3, in [0, 1];
-- `gradient_noise2/3` (Perlin): a unit gradient per corner (2D: angle
-  2 pi h / 289; 3D: z = 2 h / 288 - 1 and angle 2 pi h' / 289 with
-  h' = permute(h + 1), uniform on the sphere), quintic fade
-  6f^5 - 15f^4 + 10f^3; signed, scaled to about [-1, 1];
-- `simplex_noise2/3` (Gustavson's simplex noise with the gradients above):
-  signed, about [-1, 1];
-- `voronoi2/3`: jittered feature points (jitter * (permute(h + k) / 289 -
-  0.5) around each cell centre, k = 0, 1, 2 per axis), searched in the 3x3
-  (3x3x3) cells around p; returns (F1, F2, h of the nearest cell) for a
-  metric (euclidean, manhattan, chebyshev);
-- `cell_color(h)`: permute(h + (2, 3, 4)) / 288, the colour of a cell;
-- `fractal`: fBm, turbulence or ridged sums over any signed basis.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/material/nodes/noise.py`.
 """
 
 from __future__ import annotations

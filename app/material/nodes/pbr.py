@@ -146,7 +146,7 @@ register(
             PortSpec("normal", PortType.VEC3, "world_normal"),
         ],
         outputs=[PortSpec("normal_out", PortType.VEC3, label="normal")],
-        properties=[PropertySpec("strength", "float", 1.0, 0.0, 10.0)],
+        properties=[PropertySpec("height", "float", 0.0, 0.0, 1.0), PropertySpec("strength", "float", 1.0, 0.0, 10.0)],
         lower=_lower_normal_from_height,
         notes=(
             "Mikkelsen's surface gradient from `dfdx`/`dfdy` of the world position and of height × strength; "
@@ -222,7 +222,7 @@ register(
         "Splits a packed ORM texture (glTF): R = occlusion, G = roughness, B = metallic.",
         inputs=[PortSpec("orm", PortType.COLOR, (1.0, 0.5, 0.0, 1.0))],
         outputs=[PortSpec("occlusion", PortType.FLOAT), PortSpec("roughness", PortType.FLOAT), PortSpec("metallic", PortType.FLOAT)],
-        properties=[],
+        properties=[PropertySpec("orm", "color", (1.0, 0.5, 0.0, 1.0))],
         lower=_lower_orm_unpack,
         notes="One swizzle per used output (r, g, b). Sample the texture with the Texture Parameter's colour space set to linear.",
     )

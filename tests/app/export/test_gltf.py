@@ -208,6 +208,7 @@ def test_the_mesh_reads_back(tmp_path: Path) -> None:
         assert len(data.triangles) == len(mesh.indices)
 
 
+@pytest.mark.gl  # `vpl export-gltf` bakes with OpenGL, in a process of its own
 def test_the_export_command(tmp_path: Path) -> None:
     """`vpl export-gltf` end to end, and its usage errors."""
     vpl = [str(Path(sys.executable).parent / "vpl")]

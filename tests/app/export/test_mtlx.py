@@ -281,8 +281,9 @@ def test_a_written_unlit_document_with_a_texture_imports_and_renders(current_gl,
   </surface_unlit>""")
     imported = mtlx.import_mtlx(document)
     assert imported.skipped == []
-    types = sorted(node.type_name for node in imported.graph.nodes.values())
-    assert types == ["material_output", "sample_texture", "texture_parameter", "tiling_offset"]
+    types = {node.type_name for node in imported.graph.nodes.values()}
+    # The linear image is encoded for the display-referred Unlit Output (0 and 1 stay 0 and 1).
+    assert {"material_output", "sample_texture", "texture_parameter", "tiling_offset", "power", "mix"} <= types
     baked = bake_material(imported.graph, BakeSettings(size=SIZE, mesh="plane", padding=2), any_size=True)
     u, _v = texel_centres(SIZE)
     red = (np.floor(u * 2.0 * 4.0) % 4) < 2  # tiled twice: the left half of each tile is red
@@ -302,8 +303,8 @@ def test_unreadable_documents_raise_export_errors(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="no surfacematerial"):
         mtlx.import_mtlx(empty)
     other = write_document(tmp_path / "standard.mtlx", "", """
-  <standard_surface name="SR" type="surfaceshader"><input name="base" type="float" value="1" /></standard_surface>""")
-    with pytest.raises(ExportError, match="only gltf_pbr and surface_unlit"):
+  <open_pbr_surface name="SR" type="surfaceshader"><input name="base_weight" type="float" value="1" /></open_pbr_surface>""")
+    with pytest.raises(ExportError, match="no OpenPBR model"):
         mtlx.import_mtlx(other)
 
 
@@ -317,6 +318,7 @@ def test_the_unmapped_node_types_are_the_documented_ones() -> None:
             assert f"`{name}`" in text, f"{name} is mapped but not in docs/interchange.md"
 
 
+@pytest.mark.gl  # `vpl export-mtlx` bakes with OpenGL, in a process of its own
 def test_the_commands(tmp_path: Path) -> None:
     """`vpl export-mtlx` (with baking) and `vpl import-mtlx` end to end, and their usage errors."""
     vpl = [str(Path(sys.executable).parent / "vpl")]
@@ -369,3 +371,18 @@ def test_an_exported_and_reimported_material_renders_like_the_original(current_g
                                    mask, uv, factor=2)
     mean, p95 = RENDER_TOLERANCES[name]
     assert measured["mean"] <= mean and measured["p95"] <= p95, measured
+
+
+def test_a_colour_into_a_float_is_exported_as_its_rec709_luminance(tmp_path: Path) -> None:
+    """The editor's implicit colour-to-float conversion (luminance, Rec. 709 weights) becomes MaterialX nodes with
+    those weights (MaterialX's own default weights are ACEScg's), never a bare `convert`."""
+    graph = MaterialGraph()
+    tint = graph.add_node("color_parameter", (0.0, 0.0), {"name": "tint", "default": (0.8, 0.4, 0.2, 1.0)})
+    vector = graph.add_node("compose", (200.0, 0.0), {"size": 3})
+    output = graph.add_node("surface_output", (400.0, 0.0))
+    graph.connect(tint.id, "out", vector.id, "x")
+    graph.connect(vector.id, "out", output.id, "base_color")
+    target = tmp_path / "luminance.mtlx"
+    text = mtlx.export_document(graph, target).text
+    assert mtlx.validate(text)[0], mtlx.validate(text)[1]
+    assert "<luminance" in text and "0.2126, 0.7152, 0.0722" in text and "<extract" in text

@@ -24,5 +24,5 @@ for name in ("pipe.mtlx", "zero.mtlx"):
         print(error)
 """)
     assert child.returncode == 0, child.stderr[-2000:]
-    assert child.stdout.splitlines() == [f"{tmp_path}/pipe.mtlx: a pipe (FIFO), not a regular file",
-                                         f"{tmp_path}/zero.mtlx: a device, not a regular file"]
+    assert child.stdout.splitlines() == [f"{tmp_path}/pipe.mtlx: cannot be read (a pipe (FIFO), not a regular file)",
+                                         f"{tmp_path}/zero.mtlx: cannot be read (a device, not a regular file)"]

@@ -278,6 +278,7 @@ def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: Ma
             node = graph.nodes[node_id]
             built = reference.create_material_node(node.type_name, position=node.position, push_undo=False,
                                                    selected=False)
+            built.refresh_title()  # loading names a parameter node by its parameter, as the lowering later would
             texts = [built.view.text_item, *(built.view.get_input_text_item(port) for port in built.view.inputs),
                      *(built.view.get_output_text_item(port) for port in built.view.outputs)]
             assert all(isinstance(text, QtWidgets.QGraphicsTextItem) for text in texts)

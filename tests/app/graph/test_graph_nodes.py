@@ -251,3 +251,16 @@ def test_showing_thumbnails_measures_no_title_port_or_label_again(graph: Materia
     quick = (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)])
     item.draw_node()
     assert quick == (item.boundingRect(), [port.pos() for port in (*item.inputs, *item.outputs)])
+
+
+def test_a_thumbnail_s_note_is_in_the_tooltip_in_full_and_drawn_at_a_readable_size(graph) -> None:
+    from app.graph.nodes import THUMBNAIL_NOTE_POINTS
+
+    node = graph.create_material_node("add", push_undo=False)
+    note = "depends on a node that has a problem"
+    node.view.set_thumbnail_shown(True)
+    node.view.set_thumbnail(None, note)
+    assert f"No preview: {note}" in node.view.toolTip()
+    node.view.set_thumbnail(QtGui.QImage(48, 48, QtGui.QImage.Format.Format_RGBA8888))
+    assert "No preview" not in node.view.toolTip()
+    assert THUMBNAIL_NOTE_POINTS >= 7.0

@@ -130,3 +130,18 @@ def test_cases_cover_every_node_type_and_every_dynamic_width() -> None:
     for name in dynamic_types:
         widths = {case.dynamic for case in CASES if case.type_name == name}
         assert {1, 2, 3, 4, "color"} <= widths, name
+
+
+def test_the_catalog_order_does_not_depend_on_what_was_imported_first() -> None:
+    """Custom Code registers when its module is imported; a process that imports it before the catalog
+    still gets the palette's (and docs/material-nodes.md's) order."""
+    import subprocess
+    import sys
+
+    program = ("import {first}, app.material.catalog as c; print(' '.join(c.NODE_TYPES))")
+    orders = {
+        first: subprocess.run([sys.executable, "-c", program.format(first=first)], capture_output=True, text=True,
+                              check=True).stdout
+        for first in ("app.material.catalog", "app.material.custom_code")
+    }
+    assert orders["app.material.custom_code"] == orders["app.material.catalog"]

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from app.material import document
 from app.material.document import (
@@ -97,7 +98,7 @@ def test_garbage_gives_diagnostics_and_nothing_else(data: bytes) -> None:
     assert diagnostic.label == "garbage.vpl"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=200) | st.text(max_size=200).map(lambda text: text.encode("utf-8")))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     loaded = load_text(data, label="random.vpl")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from app.material import document as document_module
 from app.material.document import BEGIN_LINE, END_LINE, FORMAT_LINE, HASH_PREFIX, MAGIC_LINE, load_text, module_hash
@@ -73,7 +74,7 @@ FIELDS = st.sampled_from(["id", "type", "position", "properties", "source_node",
                           "title", "format", "version", "nodes", "connections", "frames"])
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(field=FIELDS, value=JSON_VALUES, where=st.sampled_from(["node", "connection", "frame", "top"]))
 def test_any_json_in_a_graph_block_is_a_graph_or_a_format_error(field: str, value: object, where: str) -> None:
     example = json.loads(_graph_json())

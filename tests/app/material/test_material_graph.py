@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from app.material.catalog import NODE_TYPES
 from app.material.graph import Connection, Frame, GraphFormatError, MaterialGraph
@@ -145,7 +146,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(json_values)
 def test_from_dict_never_raises_anything_but_graph_format_error(data: object) -> None:
     for candidate in (data, {"format": "vpl-material-graph", "version": 1, "nodes": data}, {"format": "vpl-material-graph", "version": 1, "nodes": [{"id": "n1", "type": "time", "properties": data}]}):

@@ -176,6 +176,27 @@ def test_custom_code_recursive_call_is_refused_by_the_verifier() -> None:
     assert "recurs" in problem.message.lower(), problem.message
 
 
+ENDLESS_CODE = """\
+(registers (register r0 Vec4))
+(block entry
+  (load r0 (parameter color))
+  (branch spin))
+(block spin
+  (branch spin))
+"""
+
+
+def test_custom_code_with_an_endless_loop_is_refused_on_the_node() -> None:
+    # The desktop target compiled it ("Material OK") and llvmpipe drew garbage; es300 refuses it.
+    checked = check(_custom_material(ENDLESS_CODE).nodes["n1"].properties)
+    assert not checked.ok
+    (problem,) = checked.diagnostics
+    assert problem.line == 2 and "never finishes" in problem.message and "ES 3.00" in problem.message, problem
+    result = lower(_custom_material(ENDLESS_CODE))
+    assert not result.ok and result.artifact is None
+    assert [d.node_id for d in result.errors] == ["n1"]
+
+
 def test_custom_code_storage_of_the_module_is_refused() -> None:
     code = SCALE_CODE.replace("(load r1 (parameter amount))", "(load r1 (uniform time))")
     checked = check(_custom_material(code).nodes["n1"].properties)

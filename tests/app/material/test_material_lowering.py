@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from material_testing import approved_graphs
+from tiers import examples
 
 from app.material.catalog import NODE_TYPES
 from app.material.connections import can_connect
@@ -619,7 +620,7 @@ def random_graphs(draw) -> MaterialGraph:
     return graph
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_graphs())
 def test_random_graphs_never_raise(graph: MaterialGraph) -> None:
     result = lower(graph)
@@ -632,7 +633,7 @@ def test_random_graphs_never_raise(graph: MaterialGraph) -> None:
             assert allowed or reason
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(approved_graphs())
 def test_graphs_of_approved_connections_have_no_type_errors_and_compile(graph: MaterialGraph) -> None:
     result = lower(graph)

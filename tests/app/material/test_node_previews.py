@@ -4,6 +4,8 @@ ones animate, and which ones an edit makes out of date.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from app.material.examples import EXAMPLE_GRAPHS
@@ -129,3 +131,39 @@ def test_an_unknown_node_leaves_out_what_reads_it() -> None:
     shown = {node for node, _ in program.ports}
     assert not shown & {ids["noise"], ids["animate"], ids["sum"]}
     assert {ids["uv"], ids["time"], ids["constant"], ids["fresnel"]} <= shown
+
+
+def test_a_custom_code_node_previews_its_own_output_whatever_its_name() -> None:
+    """The preview port comes from the node's own ports (a Custom Code node declares them), not from the type's
+    defaults: an output named `result` is previewed, and the nodes it feeds are not left out."""
+    graph = EXAMPLE_GRAPHS["custom_posterize"]()
+    custom = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "custom_code")
+    properties = graph.nodes[custom].properties
+    properties["outputs"] = [["result", "color"]]
+    graph.connections = [replace(connection, source_port="result") if connection.source_node == custom else connection
+                         for connection in graph.connections]
+    program = lower_thumbnails(graph)
+    assert program.ok, program.problems
+    assert program.problems == {}
+    assert (custom, "result") in program.ports
+    downstream = connected_nodes(graph, [custom], upstream=False) - {custom}
+    assert downstream and all(program.selector(node_id) is not None for node_id in downstream
+                              if graph.nodes[node_id].type_name not in {"surface_output", "material_output"})
+
+
+def test_a_group_node_shows_its_first_output() -> None:
+    graph = EXAMPLE_GRAPHS["grouped_rock"]()
+    program = lower_thumbnails(graph)
+    assert program.ok, program.problems
+    group = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "group")
+    assert program.selector(group) is not None
+    # Its thumbnail is redrawn when the group's body changes (nested definitions included).
+    before = fingerprints(graph)
+    changed = graph.copy()
+    strata = changed.functions["strata"].body
+    stripes = next(node for node in strata.nodes.values() if node.type_name == "stripes")
+    stripes.properties["frequency"] = 7.0
+    after = fingerprints(changed)
+    assert after[group] != before[group]
+    assert all(after[node_id] == before[node_id] for node_id in graph.nodes
+               if node_id not in connected_nodes(graph, [group], upstream=False))

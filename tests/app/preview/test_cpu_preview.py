@@ -10,6 +10,7 @@ materials that read the time.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +21,8 @@ from PySide6.QtGui import QMouseEvent
 import app.preview.context as context_module
 from app.material.parameters import ParameterKind
 from app.preview.context import Profile, clear_probes
-from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, NOTICE_HEIGHT, SETTLE_MS, CpuPreview
-from app.preview.cpu_renderer import CpuRenderer
+from app.preview.cpu_preview import DRAG_SIDE, MAX_SIDE, NOTICE, NOTICE_HEIGHT, CpuPreview
+from app.preview.cpu_renderer import CpuFrame, CpuRenderer
 from app.preview.host import PreviewHost
 from app.preview.images import qimage_to_rgba
 from app.preview.preview_state import prepare_environment
@@ -173,8 +174,8 @@ def test_playing_advances_time_at_the_reduced_rate(qtbot) -> None:
     qtbot.waitUntil(lambda: preview.renderer.time > 0.2 and preview.frames_rendered >= 2, timeout=10_000)
     preview.set_playing(False)
     frozen = preview.renderer.time
-    qtbot.wait(400)
-    assert preview.renderer.time == frozen and not preview.playing
+    # The clock advances only on its timer's ticks: stopped, nothing changes the time any more.
+    assert not preview.playing and preview.renderer.time == frozen
 
 
 def test_es_profile_fallback_keeps_the_es_target(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -272,7 +273,7 @@ def test_a_material_that_reads_the_time_plays_by_itself_unless_paused(qtbot) -> 
     assert stopped.args == [False], "a material that does not read the time stops the clock"
 
 
-def test_frames_are_drawn_in_a_worker_and_changes_meanwhile_make_one_more_frame(qtbot) -> None:
+def test_frames_are_drawn_in_a_worker_and_changes_meanwhile_make_one_more_frame(qtbot, monkeypatch) -> None:
     preview = _preview(qtbot, (256, 256))
     _, specs = _example(preview, qtbot, "polished_gold")
     # The stage's environment arrives from a worker (at once when an earlier test prepared it) and draws
@@ -280,26 +281,33 @@ def test_frames_are_drawn_in_a_worker_and_changes_meanwhile_make_one_more_frame(
     if preview.preparing_environment:
         with qtbot.waitSignal(preview.environmentReady, timeout=60_000):
             pass
-    qtbot.wait(2 * SETTLE_MS)
-    qtbot.waitUntil(lambda: not preview.drawing, timeout=30_000)
+    qtbot.waitUntil(lambda: not preview.drawing and not preview.frame_requested, timeout=30_000)
+    # The worker's frame waits until the test lets it go: "while a frame is drawn" is a state, not a race.
+    entered, release = threading.Event(), threading.Event()
+    draw_image = CpuFrame.draw_image
+
+    def held_draw_image(frame: CpuFrame, **options: object) -> object:
+        entered.set()
+        assert release.wait(60), "the test never released the frame"
+        return draw_image(frame, **options)
+
+    monkeypatch.setattr(CpuFrame, "draw_image", held_draw_image)
     before = preview.frames_rendered
     color = next(spec.name for spec in specs if spec.kind is ParameterKind.COLOR)
     preview.set_parameter(color, (0.0, 0.0, 0.1, 1.0))  # no render_now: the settle timer starts a worker frame
-    qtbot.waitUntil(lambda: preview.drawing, timeout=5000)
-    ticks: list[int] = []
-    timer = QTimer()
-    timer.timeout.connect(lambda: ticks.append(1))
-    timer.start(5)
-    for blue in (0.2, 0.5, 1.0):  # while that frame is being drawn (a frame takes far longer than these waits)
+    qtbot.waitUntil(entered.is_set, timeout=5000)
+    assert preview.drawing
+    turns: list[int] = []
+    QTimer.singleShot(0, lambda: turns.append(1))
+    for blue in (0.2, 0.5, 1.0):  # while that frame is being drawn
         preview.set_parameter(color, (0.0, 0.0, blue, 1.0))
-        qtbot.wait(20)
-    qtbot.wait(SETTLE_MS + 20)  # the settle timer of the last edit has fired: it found a frame in progress
-    assert preview.drawing, "the first frame takes longer than the edits"
+    # The last edit's settle timer fires while the frame is still held: it owes one more frame.
+    qtbot.waitUntil(lambda: preview.frame_owed, timeout=5000)
+    assert turns, "the GUI thread ran its events while the worker drew"
+    assert preview.drawing and preview.frames_rendered == before
+    release.set()
     qtbot.waitUntil(lambda: preview.frames_rendered == before + 2 and not preview.drawing, timeout=30_000)
-    timer.stop()
-    assert len(ticks) >= 10, "the GUI thread ran while the worker drew"
-    qtbot.wait(3 * SETTLE_MS)
-    assert preview.frames_rendered == before + 2 and not preview.drawing, "the three edits made one more frame"
+    assert not preview.frame_requested and preview.frames_rendered == before + 2, "the three edits made one more frame"
     shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
     expected = _reference_frame("polished_gold", (256, 256), **{color: (0.0, 0.0, 1.0, 1.0)})
     np.testing.assert_array_equal(shown, expected[64:192, 64:192])
@@ -323,8 +331,7 @@ def test_a_frame_of_a_replaced_program_is_not_shown(qtbot) -> None:
     qtbot.waitUntil(lambda: preview.drawing, timeout=5000)
     _example(preview, qtbot, "lit_blinn_phong")  # while the gold frame is being drawn
     qtbot.waitUntil(lambda: preview.frames_rendered == 1 and not preview.drawing, timeout=30_000)
-    qtbot.wait(3 * SETTLE_MS)
-    assert preview.frames_rendered == 1
+    assert preview.frames_rendered == 1 and not preview.frame_requested, "no frame of the replaced program follows"
     shown = qimage_to_rgba(preview.shown_frame)[64:192, 64:192]
     np.testing.assert_array_equal(shown, _reference_frame("lit_blinn_phong", (256, 256))[64:192, 64:192])
 

@@ -252,6 +252,7 @@ def _load_tool():
     return module
 
 
+@pytest.mark.slow  # regenerates every bundled environment (tools/make_environments.py): a minute of numpy
 def test_the_committed_environments_are_what_the_script_writes(tmp_path: Path) -> None:
     tool = _load_tool()
     written = tool.make_environments(tmp_path)

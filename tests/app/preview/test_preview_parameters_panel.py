@@ -64,7 +64,16 @@ def test_colour_button_uses_the_colour_dialog(qtbot, panel: ParametersPanel, mon
         panel.editor("tint").click()
     assert asked == [("#ff0000", True)]
     name, value = emitted.args
-    assert name == "tint" and value == pytest.approx((0.0, 0.5, 1.0, 0.25), abs=1 / 255)
+    # The dialog answers in display terms (sRGB 0.5); the material stores linear values (0.214).
+    assert name == "tint" and value == pytest.approx((0.0, 0.214, 1.0, 0.25), abs=1 / 255)
+
+
+def test_colour_button_shows_display_hex_with_alpha_apart(panel: ParametersPanel) -> None:
+    panel.set_parameters(SPECS, {"tint": (1.0, 0.2158, 0.0, 0.03)})
+    button = panel.editor("tint")
+    # Not `#08ff3600` (alpha first, linear values): the colour as it looks, then its alpha.
+    assert button.text() == "#ff8000  α 0.03"
+    assert "linear RGB 1.000, 0.216, 0.000" in button.toolTip()
 
 
 def test_cancelled_colour_dialog_changes_nothing(qtbot, panel: ParametersPanel, monkeypatch) -> None:

@@ -31,7 +31,7 @@ from app.preview.collection import window_thread_collection
 from app.preview.images import qimage_to_rgba
 from app.preview.render_thread import RenderThread
 from app.preview.renderer import Renderer
-from app.preview.widget import RENDER_THREAD_VARIABLE, PreviewWidget
+from app.preview.widget import DRAFT_VARIABLE, RENDER_THREAD_VARIABLE, PreviewWidget
 from vpl_core.ir.types import vec
 
 pytestmark = pytest.mark.gl
@@ -41,8 +41,12 @@ RED, GREEN, BLUE = (1.0, 0.0, 0.0, 1.0), (0.0, 1.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1
 
 @pytest.fixture(autouse=True)
 def render_thread_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests are about the thread, the default: the variable unset (a test of the fallback sets it)."""
+    """These tests are about the thread, the default: the variable unset (a test of the fallback sets it).
+
+    They count frames: every frame at full resolution here (draft frames, which a slow frame, such as one
+    held by a test, would start, have tests of their own in test_preview_draft_frames.py)."""
     monkeypatch.delenv(RENDER_THREAD_VARIABLE, raising=False)
+    monkeypatch.setenv(DRAFT_VARIABLE, "0")
 
 
 def _make_widget(qtbot, tracked: bool = True) -> PreviewWidget:
@@ -221,7 +225,7 @@ def test_a_value_posted_during_a_frame_is_in_the_next_frame_and_frames_say_which
     assert with_blue == with_green + 1
     release.set()
     widget.finish_rendering()
-    assert [(serial, commands) for *_, serial, commands in handed] == [(drawn + 1, with_green), (drawn + 2, with_blue)]
+    assert [(fields[4], fields[5]) for fields in handed] == [(drawn + 1, with_green), (drawn + 2, with_blue)]
     assert thread.frames_drawn == drawn + 2
     qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.commands == with_blue, timeout=10_000)
     assert _centre(widget.grabFramebuffer()) == (0, 0, 255)

@@ -125,8 +125,7 @@ def test_a_material_that_uses_time_plays_by_itself_until_paused(qtbot, settings:
     assert not preview.playing and not play.isChecked()
     _show_example(qtbot, panel, "animated")
     assert preview.playing and play.isChecked()
-    qtbot.wait(150)
-    assert preview.renderer.time > 0.05
+    qtbot.waitUntil(lambda: preview.renderer.time > 0.05, timeout=10_000)
     play.click()  # pause
     assert not preview.playing and not play.isChecked()
     _show_example(qtbot, panel, "animated")  # the next edit keeps the user's pause
@@ -146,3 +145,31 @@ def test_reset_camera(qtbot, settings: QSettings) -> None:
     moved = camera.view_matrix().copy()
     panel.toolbar.camera_button.click()
     assert not np.allclose(moved, camera.view_matrix())
+
+
+def test_the_light_menus_switches_reach_the_renderer_and_a_new_mesh_is_framed(qtbot, settings: QSettings) -> None:
+    from app.preview.camera import MESH_VIEWS
+
+    panel = _panel(qtbot, settings)
+    toolbar, preview = panel.toolbar, panel.preview
+    toolbar.switch_boxes["shadows"].setChecked(True)
+    toolbar.switch_boxes["ground"].setChecked(True)
+    toolbar.switch_boxes["occlusion"].setChecked(True)
+    renderer = preview.renderer
+    assert (renderer.shadows, renderer.ground, renderer.occlusion) == (True, True, True)
+    toolbar.switch_boxes["light"].setChecked(False)
+    assert preview.renderer.light_intensity == 0.0 and not preview.stage.light_enabled
+    toolbar.switch_boxes["light"].setChecked(True)
+    assert preview.renderer.light_intensity == toolbar.stage.light_intensity
+    stored = json.loads(settings.value(SETTINGS_KEY))
+    assert stored["shadows"] and stored["ground"] and stored["occlusion"] and stored["light_enabled"]
+    # Choosing the cube frames it at its three-quarter view; an orbit is undone by reset, back to that view.
+    _choose(toolbar.mesh_box, "cube")
+    camera = preview.camera
+    assert (camera.yaw, camera.pitch) == MESH_VIEWS["cube"]
+    assert (preview.renderer.camera.yaw, preview.renderer.camera.pitch) == MESH_VIEWS["cube"]
+    camera.orbit(30.0, 5.0)
+    toolbar.exposure_box.setValue(0.5)  # re-applying the stage keeps the orbit
+    assert camera.yaw == MESH_VIEWS["cube"][0] + 30.0
+    toolbar.camera_button.click()
+    assert (camera.yaw, camera.pitch) == MESH_VIEWS["cube"]

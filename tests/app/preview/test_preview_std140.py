@@ -14,7 +14,7 @@ from OpenGL.raw.GL.VERSION.GL_3_1 import glGetActiveUniformsiv, glGetUniformIndi
 from preview_helpers import scene_record
 
 from app.preview import std140
-from app.preview.renderer import _compile_shader
+from app.preview.gl_objects import compile_shader as _compile_shader
 from vpl_core.ir.types import (
     BOOL,
     FLOAT,

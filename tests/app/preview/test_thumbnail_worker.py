@@ -180,6 +180,38 @@ def test_a_large_graphs_module_holds_the_nodes_asked_for_and_draws_them_as_the_w
         assert np.abs(image.astype(int) - whole[node].astype(int)).max() <= 1, f"{node} differs from the whole graph's module"
 
 
+def test_after_a_structural_edit_the_module_holds_the_nodes_asked_for_and_grows_when_others_are(qapp) -> None:
+    """A small graph's first module holds all its nodes; the job after a structural edit asks for the nodes the
+    edit changed, and only they are lowered and linked; drawn as the whole graph's module draws them."""
+    graph = examples.triplanar_rock()
+    assert len(graph.nodes) <= thumbnails.WHOLE_GRAPH_NODES
+    service = ThumbnailService(DEFAULT_PROFILE)
+    _, batches = images_of(qapp, service, [job_of(graph)])
+    assert service.lowerings == 1
+    first_ports = {node for batch in batches if batch.program is not None for node, _ in batch.program.ports}
+    assert len(first_ports) > 3, "the first module holds every node"
+
+    edited = graph.copy()
+    added = edited.add_node("time", (0.0, 0.0)).id  # a structural edit: a new node, the only one to draw
+    assert structure_key(edited, material_output_name(edited)) != structure_key(graph, material_output_name(graph))
+    small, batches = images_of(qapp, service, [job_of(edited, 2, (added,))])
+    assert service.lowerings == 2 and set(small) == {added}
+    ports = {node for batch in batches if batch.program is not None for node, _ in batch.program.ports}
+    assert ports == {added}, "only the edited part is lowered"
+    rest, _ = images_of(qapp, service, [job_of(edited, 3)])
+    assert service.lowerings == 3, "others asked for: the module grows once"
+    again, _ = images_of(qapp, service, [job_of(edited, 4)])
+    assert service.lowerings == 3
+    assert service.stop(120_000)
+
+    whole_service = ThumbnailService(DEFAULT_PROFILE)
+    whole, _ = images_of(qapp, whole_service, [job_of(edited, 1)])
+    assert whole_service.lowerings == 1 and whole_service.stop(120_000)
+    assert rest.keys() == whole.keys() == again.keys()
+    for node, image in {**rest, **small}.items():
+        assert np.abs(image.astype(int) - whole[node].astype(int)).max() <= 1, f"{node} differs from the whole module's"
+
+
 def test_the_last_batch_names_the_nodes_asked_for_that_the_module_cannot_draw(qapp) -> None:
     """Else the window waits for them for good (a `--screenshot` of such a graph waited its whole timeout)."""
     graph = examples.triplanar_rock()

@@ -57,16 +57,16 @@ class RecordingPrompts:
                 return next(iter(entries)) if entries else None
             return self.recovery_choice
 
-        def choose_open_path(_parent: object, _directory: str) -> str | None:
-            self.calls.append(("choose_open_path", ()))
+        def choose_open_path(_parent: object, directory: str) -> str | None:
+            self.calls.append(("choose_open_path", (directory,)))
             return self.open_path
 
         def choose_save_path(_parent: object, suggested: str) -> str | None:
             self.calls.append(("choose_save_path", (suggested,)))
             return self.save_path
 
-        def choose_export_dir(_parent: object, _directory: str) -> str | None:
-            self.calls.append(("choose_export_dir", ()))
+        def choose_export_dir(_parent: object, directory: str) -> str | None:
+            self.calls.append(("choose_export_dir", (directory,)))
             return self.export_dir
 
         def ask_text(_parent: object, title: str, label: str, initial: str) -> str | None:

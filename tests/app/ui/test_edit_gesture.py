@@ -177,7 +177,7 @@ def test_while_live_values_settle_the_thumbnails_wait_for_the_lowering(make_wind
 
     Each thumbnail refresh after such an edit lowered, linked and drew the thumbnails' module again on the
     worker (a value is a literal there), and its results repainted the graph view: CPU, GIL and window-thread
-    time the value's own frame on the render thread waited for (docs/performance.md, section 4). Now the
+    time the value's own frame on the render thread waited for (docs/performance-history.md, section 4). Now the
     thumbnails wait for the lowering that follows the values once they stop (`LIVE_SETTLE_MS`), as the panels do.
     """
     monkeypatch.setattr("app.ui.main_window.LIVE_SETTLE_MS", 600_000)  # the values never settle by themselves here

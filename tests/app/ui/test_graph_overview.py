@@ -211,3 +211,26 @@ def test_view_overview_toggles_it_and_is_remembered(window, make_window, setting
     assert not second.inspection.overview.isVisible()
     second.inspection.overview_action.trigger()
     assert second.inspection.overview.isVisible() and settings.value(OVERVIEW_SETTING, type=bool) is True
+
+
+def test_the_overview_moves_out_of_the_way_of_the_nodes(window, qtbot) -> None:
+    overview = _open_big(window, qtbot)
+    viewer = window.graph.viewer()
+    # The graph's top-left node in the view's bottom-right corner, where the overview sits: the rest
+    # of the graph is below and to the right of it, out of view, so the other corners are empty.
+    first = min(window.graph.material_nodes(), key=lambda node: (node.view.sceneBoundingRect().top()
+                                                                 + node.view.sceneBoundingRect().left()))
+    rect = first.view.sceneBoundingRect()
+    viewport = viewer.viewport().rect()
+    scale = viewer.transform().m11()
+    target = QPointF(viewport.width() - 40 - rect.width() * scale / 2, viewport.height() - 40 - rect.height() * scale / 2)
+    centre = rect.center() - QPointF(target.x() - viewport.width() / 2, target.y() - viewport.height() / 2) / scale
+    overview.center_view_on(centre)
+    QApplication.processEvents()
+    qtbot.waitUntil(overview.isVisible, timeout=WAIT_MS)
+    origin = viewer.viewport().geometry().topLeft()
+    under = [node.name() for node in window.graph.material_nodes()
+             if viewer.mapFromScene(node.view.sceneBoundingRect()).boundingRect().translated(origin)
+             .intersects(overview.geometry())]
+    assert viewer.mapFromScene(rect.center()).x() > viewport.width() / 2  # the node is where the overview was
+    assert under == [], f"the overview covers {under}"

@@ -576,3 +576,30 @@ def test_the_window_keeps_garbage_collection_on_its_thread_until_it_closes(qtbot
     assert collection.holds == holds + 1
     shiboken6.delete(unclosed)
     assert collection.holds == holds, "a window destroyed without closing releases it too"
+
+
+def test_dialogs_of_an_untitled_material_start_in_documents_then_where_the_artist_went(
+        window, prompts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.ui import directories
+    from app.ui.export_dialog import ExportKind
+
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    monkeypatch.setattr(directories, "documents_directory", lambda: str(documents))
+    elsewhere = tmp_path / "work" / "bricks"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work")  # the working directory is never offered
+    assert window.path is None
+    window.files.save_as()  # cancelled (no answer): nothing remembered
+    assert prompts.named("choose_save_path")[-1] == (str(documents / "material.vpl"),)
+    window.exports.bake_dialog()
+    assert prompts.named("choose_export_target")[-1] == (ExportKind.BAKE, str(documents / "material_textures"))
+
+    prompts.save_path = str(elsewhere / "wet_bricks.vpl")
+    assert window.files.save_as()
+    window.files.new_document()
+    assert window.path is None
+    window.files.save_as()
+    assert prompts.named("choose_save_path")[-1] == (str(elsewhere / "material.vpl"),)
+    window.files.export_dialog()
+    assert prompts.named("choose_export_dir")[-1] == (str(elsewhere),)

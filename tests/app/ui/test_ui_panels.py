@@ -188,3 +188,27 @@ def test_recovery_store_finds_only_orphans(tmp_path: Path) -> None:
     gone.close()
     gone.write("unsaved", "/x.vpl")  # the slot outlived its window
     assert gone_token in {entry.token for entry in other.orphans()}
+
+
+def test_colour_swatch_shows_the_display_colour_and_the_dialog_answers_in_display_terms(qtbot, monkeypatch) -> None:
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QPushButton
+
+    panel = PropertiesPanel()
+    qtbot.addWidget(panel)
+    panel.show_node("n7", NODE_TYPES["constant_color"], {"value": (1.0, 0.2158, 0.0, 0.5)})
+    swatch = panel.editor_widget("value").findChild(QPushButton)
+    # Linear 0.2158 is displayed as 50 % (128): the swatch paints the colour as it looks.
+    assert "#ff8000" in swatch.styleSheet()
+    assert "linear RGB 1.000, 0.216, 0.000" in swatch.toolTip() and "alpha 0.500" in swatch.toolTip()
+    asked: list[str] = []
+
+    def pick(initial: QColor, parent: object) -> QColor:
+        asked.append(initial.name())
+        return QColor.fromRgbF(0.5, 0.5, 0.5, 1.0)
+
+    monkeypatch.setattr(PropertiesPanel, "pick_color", staticmethod(pick))
+    with qtbot.waitSignal(panel.propertyEdited, timeout=5000) as emitted:
+        swatch.click()
+    assert asked == ["#ff8000"]
+    assert emitted.args[2] == pytest.approx((0.214, 0.214, 0.214, 1.0), abs=1e-3)  # mid grey on screen, linear stored

@@ -167,3 +167,44 @@ def test_a_property_drag_updates_the_snapshot_without_reading_the_whole_view(win
     # Anything else (a wire, a new node) still reads the whole view.
     window.graph_editor.add_node("constant_float")
     assert full_reads[0] == 1 and agrees()
+
+
+def _overlapping(window, node) -> list[str]:
+    """Other nodes whose rectangle meets `node`'s in the scene."""
+    rect = node.view.sceneBoundingRect()
+    return [other.name() for other in window.graph.material_nodes()
+            if other is not node and other.view.sceneBoundingRect().intersects(rect)]
+
+
+def test_new_nodes_from_the_palette_and_tab_land_in_free_space(window, qtbot) -> None:
+    from PySide6.QtCore import Qt
+
+    assert window.files.new_document()  # a Surface Output, centred in the view
+    output = window.graph.material_nodes()[0]
+    added = [window.nodes.add_node_from_palette(name) for name in ("constant_color", "mix", "fractal_noise")]
+    for node in added:
+        assert _overlapping(window, node) == [], f"{node.name()} covers {_overlapping(window, node)}"
+    # One undo step per addition, the move included: undo takes the node away.
+    count = len(window.material.nodes)
+    window.undo_action.trigger()
+    assert len(window.material.nodes) == count - 1
+
+    viewer = window.graph.viewer()
+    qtbot.mouseMove(viewer.viewport(), viewer.mapFromScene(output.view.sceneBoundingRect().center()))
+    window.graph.open_node_search()  # Tab with the cursor over the Surface Output
+    qtbot.keyClicks(window.graph.node_search.field, "Smooth Step")
+    qtbot.keyClick(window.graph.node_search.field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: any(n.type_name == "smoothstep" for n in window.material.nodes.values()), timeout=5000)
+    smooth = next(node for node in window.graph.material_nodes() if node.type_name == "smoothstep")
+    assert _overlapping(window, smooth) == []
+
+
+def test_the_node_search_stays_on_the_screen(window, qtbot) -> None:
+    from PySide6.QtCore import QPoint
+
+    search = window.graph.node_search
+    screen = window.screen().availableGeometry()
+    search.popup(QPoint(screen.right() - 10, screen.bottom() - 10))  # a wire dropped at the bottom right
+    qtbot.waitUntil(search.isVisible, timeout=2000)
+    assert screen.contains(search.frameGeometry()), (search.frameGeometry(), screen)
+    search.hide()

@@ -13,6 +13,7 @@ import pytest
 from golden_cases import CASES, TARGETS, artifact
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.backends.glsl import GLSL420, generate, names
 from vpl_core.backends.glsl import compile as compile_glsl
@@ -132,7 +133,7 @@ def test_float_literal_spellings(value: float, spelling: str) -> None:
     assert float_literal(binary32) == spelling
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.integers(min_value=0, max_value=2**32 - 1))
 def test_float_literals_round_trip_every_finite_binary32(bits: int) -> None:
     value = struct.unpack("<f", struct.pack("<I", bits))[0]

@@ -10,6 +10,7 @@ import pytest
 from golden_cases import CASES, artifact
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.backends.glsl import compile_file
 from vpl_core.backends.glsl.errors import ProfileRule, TargetTypeRule
@@ -142,7 +143,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=examples(400), deadline=None, derandomize=True)
 @given(JSON_VALUES)
 def test_indented_json_is_json_dumps_byte_for_byte(value: object) -> None:
     assert indented_json(value) == json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False)

@@ -231,6 +231,16 @@ def test_es300_rejects_an_entry_point_that_never_finishes() -> None:
     assert_subject(caught.value, Function, "fragment_main")
 
 
+def test_a_preview_compile_refuses_an_endless_entry_point_on_every_target() -> None:
+    verified = publish_text(_endless(module_text(**ENDLESS_ENTRY)))
+    for target in ("glsl420", "es320", "es300"):
+        with pytest.raises(TargetError, match="'fragment_main' never finishes") as caught:
+            compile_glsl(verified, target=target, finishing=True)
+        if target != "es300":
+            assert "a preview refuses, as es300 (the WebGL 2 target) does, the endless loop" in caught.value.message
+        assert_subject(caught.value, Function, "fragment_main")
+
+
 def test_es300_accepts_loops_that_can_exit() -> None:
     parts = {
         "fragment_registers": "(register r1 Bool)",

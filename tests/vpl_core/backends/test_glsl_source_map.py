@@ -16,6 +16,7 @@ from golden_cases import CASES, TARGETS, artifact, verified
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from source_map_checks import check_source_map
+from tiers import examples
 
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.backends.glsl.export import artifact_json
@@ -32,7 +33,7 @@ def test_every_golden_line_maps_to_its_vpl_object(case_name: str, target: str) -
     check_source_map(artifact(case_name, target), verified(case_name).materialize())
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=examples(60), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_every_line_of_random_modules_maps_to_its_vpl_object(data: st.DataObject) -> None:

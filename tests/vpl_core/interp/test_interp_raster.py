@@ -14,11 +14,13 @@ edge runs downwards, or rightwards when horizontal: left and bottom edges).
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.interp.raster import SUBPIXEL, assemble, quad_weights, rasterize
 
@@ -73,8 +75,13 @@ def _triangle_coverage(a: Point, b: Point, c: Point) -> set[tuple[int, int]]:
         b, c = c, b
     edges = [(b, c), (c, a), (a, b)]
     covered = set()
-    for py in range(HEIGHT):
-        for px in range(WIDTH):
+    # Only pixel centres inside the bounding box can be inside: the same set as testing every pixel, sooner.
+    low_x = max(0, math.floor(min(a[0], b[0], c[0]) - Fraction(1, 2)))
+    high_x = min(WIDTH - 1, math.ceil(max(a[0], b[0], c[0])))
+    low_y = max(0, math.floor(min(a[1], b[1], c[1]) - Fraction(1, 2)))
+    high_y = min(HEIGHT - 1, math.ceil(max(a[1], b[1], c[1])))
+    for py in range(low_y, high_y + 1):
+        for px in range(low_x, high_x + 1):
             point = (Fraction(2 * px + 1, 2), Fraction(2 * py + 1, 2))
             inside = True
             for start, end in edges:
@@ -98,7 +105,7 @@ def _coverage(clip: np.ndarray, triangles: np.ndarray) -> list[tuple[int, int, i
 ndc = st.floats(-1.25, 1.25, allow_nan=False, width=32)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(points=st.lists(st.tuples(ndc, ndc), min_size=3, max_size=3))
 @example(points=[(0.0, 0.0), (0.0, 1.0), (-1.25, 0.0)])  # clipped at the window's left side: the edge moves
 def test_coverage_matches_exact_arithmetic(points: list[tuple[float, float]]) -> None:
@@ -108,7 +115,7 @@ def test_coverage_matches_exact_arithmetic(points: list[tuple[float, float]]) ->
     assert {(x, y) for _, x, y in got} == _reference_coverage(clip)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(points=st.lists(st.tuples(ndc, ndc), min_size=3, max_size=7, unique=True))
 def test_a_fan_around_a_centre_covers_each_pixel_once(points: list[tuple[float, float]]) -> None:
     # Sectors around the centroid, the points in angle order: neighbouring triangles share an edge and never overlap.
@@ -134,7 +141,7 @@ def test_two_triangles_of_a_square_cover_it_exactly_once() -> None:
     assert set(pixels) == _reference_coverage(clip[[0, 1, 2]]) | _reference_coverage(clip[[0, 2, 3]])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(depths=st.lists(st.floats(0.25, 5.0, allow_nan=False, width=32), min_size=3, max_size=3),
        points=st.lists(st.tuples(ndc, ndc), min_size=3, max_size=3))
 def test_interpolation_is_perspective_correct(depths: list[float], points: list[tuple[float, float]]) -> None:

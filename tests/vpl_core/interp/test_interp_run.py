@@ -82,7 +82,17 @@ def test_values_of_every_form(tmp_path: Path) -> None:
         (["--size", "0x4"], "--size must be positive"),
         (["--size", "big"], "--size must be WIDTHxHEIGHT"),
         (["--size", "4x4", "--set", "lamp=1"], "no uniform 'lamp' (uniforms: image, light, palette, tint)"),
-        (["--size", "4x4", "--set", "tint=1,2"], "uniform 'tint': expected 4 components"),
+        (["--size", "4x4", "--set", "tint=1,2"], "--set tint: a vector float 4 takes 4 numbers, not [1, 2]"),
+        (["--size", "4x4", "--set", "light.power=1,2"], "--set light: a float takes one value, not [1, 2]"),
+        (["--size", "4x4", "--set", 'light.power={"x":1}'], 'a float takes one value, not {"x": 1}'),
+        (["--size", "4x4", "--set", "light.power=nan"], "must be a finite number"),
+        (["--size", "4x4", "--set", "light.power=1e39"], "must be between"),
+        (["--size", "4x4", "--set", "tint=" + "[" * 100_000], "nests deeper than 32 levels"),
+        (["--size", "4x4", "--set", 'light={"power": [1]}'], "--set light.power: a float takes one value"),
+        (["--size", "4x4", "--set", "palette=[[0,0,0,0]]"], "takes 2 elements"),
+        # Found by tests/fuzz/fuzz_values.py: strings and nulls inside a vector reached the interpreter.
+        (["--size", "4x4", "--set", 'palette[1]=[0, "none", 1, 0]'], 'a float takes a number, not "none"'),
+        (["--size", "4x4", "--set", "tint=[0, null, 1, 0]"], "a float takes a number, not null"),
         (["--size", "4x4", "--set", "tint"], "--set takes NAME=VALUE"),
         (["--size", "4x4", "--set", "tint=red"], "is not a number"),
         (["--size", "4x4", "--set", "light.colour=1"], "has no field 'colour'"),
@@ -97,10 +107,19 @@ def test_errors_are_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     source = tmp_path / "uniforms.vpl"
     source.write_text(UNIFORMS_MODULE, encoding="utf-8")
     out = tmp_path / "never.png"
-    assert _run(str(source), *arguments, "--out", str(out)) == 1
+    assert _run(str(source), *arguments, "--out", str(out)) == 2
     error = capsys.readouterr().err
     assert message in error and error.startswith(f"{source}: error: ")
     assert not out.exists()
+
+
+def test_a_value_of_the_wrong_shape_is_refused_on_the_preview_scene_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The preview scene's parameters splat or cut vectors; a command-line value must fit its type exactly.
+    for value in ("1,2", '{"x":1}', "[[1]]"):
+        out = tmp_path / "never.png"
+        assert _run(str(LIT), "--size", "8x8", "--mesh", "sphere", "--set", f"shininess={value}", "--out", str(out)) == 2
+        assert "--set shininess: a float takes one value" in capsys.readouterr().err
+        assert not out.exists()
 
 
 def test_reading_errors_use_the_diagnostic_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -178,3 +197,45 @@ def test_a_png_announcing_too_many_pixels_is_refused_before_inflating() -> None:
     png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
     with pytest.raises(PngError, match=r"a 20000x20000 image; at most 67108864 pixels are read"):
         decode_png(png)
+
+
+def test_mesh_without_the_editors_scene_says_what_is_missing() -> None:
+    """`--mesh` finds the preview scene through the `vpl.scenes` entry points; none installed is a usage error."""
+    from vpl_core.interp.run import SCENE_GROUP, UsageError, scene_renderer
+
+    with pytest.raises(UsageError, match=f"entry point 'preview' in group '{SCENE_GROUP}'"):
+        scene_renderer(entries=[])
+
+
+def test_the_editor_registers_its_preview_scene() -> None:
+    from app.preview.cpu_renderer import CpuRenderer
+    from vpl_core.interp.run import scene_renderer
+
+    assert isinstance(scene_renderer(), CpuRenderer)
+
+
+EXAMPLE = ROOT / "app" / "material" / "examples" / "rough_plastic.vpl"
+
+
+def test_an_editor_material_gets_the_preview_scene_by_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A module reading the editor's `scene` record draws nothing in a full-screen pass (its matrices read zero):
+    without --mesh it is drawn as the preview draws it, on the sphere."""
+    default, sphere = tmp_path / "default.png", tmp_path / "sphere.png"
+    assert _run(str(EXAMPLE), "--size", "32x32", "--out", str(default)) == 0
+    assert capsys.readouterr().err == ""
+    assert _run(str(EXAMPLE), "--size", "32x32", "--mesh", "sphere", "--out", str(sphere)) == 0
+    image = read_png(default)
+    np.testing.assert_array_equal(image, read_png(sphere))
+    assert (image[..., 3] == 255).all()
+    covered = (image != image[0, 0]).any(axis=-1)  # pixels other than the background's (the corner's)
+    assert 200 < covered.sum() < 32 * 32  # the sphere, not a blank or a full-screen frame
+
+
+def test_a_frame_where_nothing_was_drawn_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "discarding.vpl"
+    source.write_text(fragment_module("", "(discard)"), encoding="utf-8")
+    out = tmp_path / "nothing.png"
+    assert _run(str(source), "--size", "8x8", "--out", str(out)) == 0
+    err = capsys.readouterr().err
+    assert "note: nothing was drawn" in err and str(source) in err
+    assert (read_png(out)[..., 3] == 0).all()

@@ -15,6 +15,7 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.interp.texture import Filter, SamplerState, Texture2D, Wrap, implicit_lod, sample
 
@@ -77,7 +78,7 @@ def textures(draw) -> Texture2D:
 coordinates = st.floats(-3.0, 3.0, allow_nan=False, width=32)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(texture=textures(), s=coordinates, t=coordinates, lam=st.floats(-2.0, 5.0, allow_nan=False, width=32))
 def test_sampling_follows_the_gl_equations(texture: Texture2D, s: float, t: float, lam: float) -> None:
     got = sample(texture, np.array([s]), np.array([t]), np.array([lam]))[0]

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.ir import (
     BOOL,
@@ -132,7 +133,7 @@ EDITS = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(EDITS)
 def test_field_lookup_answers_as_a_linear_scan_after_any_edit(edits: list[tuple[object, ...]]) -> None:
     """The lookup index (built on first use) must follow appends, renames, swaps, removals and new lists.

@@ -9,6 +9,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.text.floats import (
     Float32OverflowError,
@@ -160,7 +161,7 @@ def test_non_finite_bits_cannot_be_written() -> None:
 finite_bits = st.integers(0, 2**32 - 1).filter(lambda bits: (bits >> 23) & 0xFF != 0xFF)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(finite_bits)
 def test_writing_round_trips_every_finite_value(bits: int) -> None:
     text = format_float32(bits)
@@ -169,7 +170,7 @@ def test_writing_round_trips_every_finite_value(bits: int) -> None:
     assert exact_float32_bits(text) == bits
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(finite_bits)
 def test_writing_uses_as_few_digits_as_numpys_shortest_repr(bits: int) -> None:
     numpy = pytest.importorskip("numpy")
@@ -192,7 +193,7 @@ decimal_texts = st.builds(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(decimal_texts)
 def test_fast_path_agrees_with_exact_arithmetic(text: str) -> None:
     try:
@@ -204,7 +205,7 @@ def test_fast_path_agrees_with_exact_arithmetic(text: str) -> None:
     assert parse_float32_bits(text) == exact
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(finite_bits, st.integers(-3, 3), st.integers(60, 90))
 def test_values_near_binary32_midpoints_round_exactly(bits: int, direction: int, precision: int) -> None:
     """Decimal texts a hair away from (or exactly at) a midpoint between two binary32 neighbours."""

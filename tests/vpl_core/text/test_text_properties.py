@@ -12,6 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from text_support import random_module
+from tiers import examples
 
 from vpl_core.diagnostics import LexicalError, SemanticError, SyntacticError
 from vpl_core.text import read, write
@@ -47,19 +48,19 @@ def assert_reads_or_fails_cleanly(source: str | bytes) -> None:
     assert write(read(text)) == text
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes(data: bytes) -> None:
     assert_reads_or_fails_cleanly(data)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=200))
 def test_random_text(text: str) -> None:
     assert_reads_or_fails_cleanly(text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.sampled_from(VOCABULARY), max_size=120), st.sampled_from([" ", ""]))
 def test_random_token_soup(words: list[str], separator: str) -> None:
     assert_reads_or_fails_cleanly(separator.join(words))
@@ -91,13 +92,13 @@ def mutated_module_texts(draw: st.DrawFn) -> str:
     return text
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_module_texts())
 def test_mutated_module_texts(text: str) -> None:
     assert_reads_or_fails_cleanly(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(SEED_TEXTS), st.data())
 def test_every_prefix_of_a_valid_text_fails_cleanly(text: str, data: st.DataObject) -> None:
     cut = data.draw(st.integers(0, len(text) - 1))

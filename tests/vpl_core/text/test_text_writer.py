@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from text_support import assert_same_module, minimal_module, random_module
+from tiers import examples
 
 from vpl_core.diagnostics import SemanticError, SyntacticError
 from vpl_core.ir import (
@@ -127,7 +128,7 @@ def test_strings_use_double_quotes_and_escape_controls(text: str, expected: str)
     assert quote(text) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(min_size=1, max_size=20))
 def test_any_display_name_round_trips(name: str) -> None:
     name = name.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # scalar values only
@@ -248,7 +249,7 @@ def test_reference_paths_beyond_the_writing_limit_are_rejected() -> None:
     assert raised.value.kind is WriterRule.REFERENCE_DEPTH
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_modules_round_trip_and_writing_is_a_fixed_point(seed: int) -> None:
     module = random_module(seed)

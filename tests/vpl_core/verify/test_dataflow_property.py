@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_dataflow_support import fragment_module
+from tiers import examples
 
 from vpl_core.ir import BOOL, INT, BinaryOperator, FunctionBuilder, local_ref, vec
 from vpl_core.verify import VerificationError, Verifier, dataflow
@@ -270,7 +271,7 @@ def _accepted(module) -> bool:
     return True
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_deleting_a_copy_or_store_is_rejected_exactly_when_a_later_read_depends_on_it(data):
     generator = _Generator(data)

@@ -12,6 +12,7 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.ir import FLOAT, INT, ArrayType, RecordType, RegisterValue, Stage, StageKind, element, member, record, vec
 from vpl_core.ir.module import Direction, InterfaceVariable
@@ -75,7 +76,7 @@ def _naive(leaves: list[tuple], selectors: tuple) -> tuple[frozenset, frozenset]
     return read, (frozenset() if None in selectors else read)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_classes_agree_with_per_leaf_bookkeeping(data):
     output_type = data.draw(_types(3))

@@ -30,6 +30,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from vpl_core.ir import (
     BOOL,
@@ -74,7 +75,7 @@ from vpl_core.ir import (
 from vpl_core.verify import VerificationError, Verifier, dataflow, structure
 from vpl_core.verify.errors import InternalRule, VerifierRule
 
-EXAMPLES = int(os.environ.get("VPL_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("VPL_FUZZ_EXAMPLES", "0")) or examples(300)
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,

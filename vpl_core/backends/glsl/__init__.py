@@ -35,6 +35,7 @@ from vpl_core.ir.types import RecordType
 # typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from vpl_core.publish import VerifiedModule
     from vpl_core.text.reader import SourceLocator
 
 __all__ = [
@@ -59,7 +60,8 @@ __all__ = [
 
 
 def compile(
-    verified: object, target: str | None = None, version: int | None = None, limits: Limits | None = None
+    verified: object, target: str | None = None, version: int | None = None, limits: Limits | None = None,
+    *, finishing: bool = False,
 ) -> ProgramArtifact:
     """Compile a `VerifiedModule` for `target` ("glsl420", "es300", "es320") or `version` (420, 300, 320).
 
@@ -68,13 +70,22 @@ def compile(
     resources beyond `limits` (default: the minimum maximums the target's
     version guarantees, `limits.py`; a host that queried its context may
     pass larger ones); raises TypeError for anything but a VerifiedModule.
+    `finishing` refuses, on every target, a function that can never finish
+    (an endless loop), as es300 always does: a preview that draws one gets
+    garbage or a lost context from the driver.
     """
     from vpl_core.publish import VerifiedModule
 
     profile = resolve_profile(target, version)
+    if finishing and not profile.rejects_endless_functions:
+        profile = replace(profile, rejects_endless_functions=True)
     if not isinstance(verified, VerifiedModule):
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
-    snapshot = verified.materialize()
+    return _compile_snapshot(verified, verified.materialize(), profile, limits)
+
+
+def _compile_snapshot(verified: VerifiedModule, snapshot: Module, profile: Profile, limits: Limits | None) -> ProgramArtifact:
+    """`compile`'s generation from `snapshot`, a verified module equal to `verified`'s text that nobody else holds."""
     try:
         artifact = generate(snapshot, profile, limits)
     except TargetError as error:
@@ -107,7 +118,7 @@ def compile_source(
     TargetError.
     """
     from vpl_core.diagnostics import VplError
-    from vpl_core.publish import VerifiedModule
+    from vpl_core.publish import VerifiedModule, own_snapshot
     from vpl_core.text.reader import collector_paused, read_unverified_located, read_unverified_unpositioned
 
     # One pause of the cyclic collector for the whole pipeline: each step
@@ -122,7 +133,10 @@ def compile_source(
         try:
             module, text = read_unverified_unpositioned(source, label, strict_v1=strict_v1, share_registers=True)
             verified = VerifiedModule.from_unpositioned_read(module, text.text, label=label)
-            return compile(verified, target=target, limits=limits)
+            # The publication's snapshot was read and verified here, a moment ago, and no one else holds it:
+            # generation (which only reads the module) runs on it instead of on a materialized copy, which
+            # would be a second copy and a second verification of the same module.
+            return _compile_snapshot(verified, own_snapshot(verified), resolve_profile(target), limits)
         except VplError:
             pass
         module, locator = read_unverified_located(source, label, strict_v1=strict_v1)

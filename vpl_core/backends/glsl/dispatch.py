@@ -1,49 +1,6 @@
 """Control-flow lowering (spec 12.3): explicit block graphs to structured GLSL.
 
-GLSL has no goto. A function whose only reachable block ends in return or
-discard is written as straight-line code. Every other function becomes a
-dispatch loop over a function-local block selector:
-
-    int vpl_block = 0;
-    while (true) {
-        switch (vpl_block) {
-        case 0:
-            ...                          // the block's instructions
-            vpl_block = 2;               // branch: set the selector ...
-            continue;                    // ... and start the next iteration
-        case 2:
-            ...
-            vpl_block = vpl_r1 ? 3 : 4;  // conditional branch
-            continue;
-        case 3:
-            return vpl_r0;               // return leaves the function
-        case 4:
-            discard;                     // discard abandons the fragment
-        }
-    }
-    return 0;                            // non-void only; unreachable
-
-Case labels are the blocks' positions in the function's block list, so the
-entry block is case 0. Only blocks reachable from the entry are written:
-the verifier type-checks unreachable blocks but does not require their
-registers to be assigned, and they can never run. The fallback return after
-the loop satisfies front ends that want a return statement in every non-void
-function (glslang rejects a non-void function without one); the verified
-graph never reaches it (every reachable block ends in a branch, return or
-discard, and the selector only takes case values). For the same reason a
-straight-line non-void function that ends in discard gets the same
-unreachable return after the discard. The fallback value is a constant
-(`return 0;`) unless the return type contains an array: a constructor would
-spell every element (up to 2^31-1 of them), so such functions return an
-unassigned local instead (`float vpl_fallback[N]; return vpl_fallback;`).
-
-The loop gives no derivative-reconvergence promise (spec 7.3.1, 12.3).
-
-Every line comes tagged with its origin for the source map
-(`source_map.py`): block statements and terminators with their paths, the
-selector, loop and switch lines and the closing braces as `dispatch`
-scaffolding of the function, each case label as `dispatch` of its block,
-the fallback return as `fallback`.
+Details and the reasoning behind them: docs/decisions.md, "Module notes", `vpl_core/backends/glsl/dispatch.py`.
 """
 
 from __future__ import annotations

@@ -150,7 +150,14 @@ class ModuleContext:
 
 
 def _scalar_name(kind: ScalarKind) -> str:
-    return {ScalarKind.FLOAT: "float", ScalarKind.INT: "int", ScalarKind.BOOL: "bool"}[kind]
+    # Compared by identity: an enum member as a dictionary key is hashed by Python code, once per use.
+    if kind is ScalarKind.FLOAT:
+        return "float"
+    if kind is ScalarKind.INT:
+        return "int"
+    if kind is ScalarKind.BOOL:
+        return "bool"
+    raise AssertionError(f"no GLSL spelling for scalar kind {kind!r}")
 
 
 def base_type_name(value_type: Type, records: names.RecordNames) -> str:
@@ -158,7 +165,10 @@ def base_type_name(value_type: Type, records: names.RecordNames) -> str:
     if isinstance(value_type, ScalarType):
         return _scalar_name(value_type.kind)
     if isinstance(value_type, VectorType):
-        prefix = {ScalarKind.FLOAT: "", ScalarKind.INT: "i", ScalarKind.BOOL: "b"}[value_type.kind]
+        kind = value_type.kind
+        prefix = "" if kind is ScalarKind.FLOAT else "i" if kind is ScalarKind.INT else "b" if kind is ScalarKind.BOOL else None
+        if prefix is None:
+            raise AssertionError(f"no GLSL spelling for vector kind {kind!r}")
         return f"{prefix}vec{value_type.size}"
     if isinstance(value_type, MatrixType):
         # VPL gives rows then columns; GLSL's matCxR gives columns then rows.

@@ -1,4 +1,4 @@
-"""Resource limits a target guarantees (issue 23 item 7): GLSL within real limits, as target errors.
+"""Resource limits a target guarantees: GLSL within real limits, as target errors.
 
 Every OpenGL and OpenGL ES version guarantees minimum values for its
 implementation-dependent maximums ("minimum maximums"). A program within

@@ -83,7 +83,7 @@ def _allocate(stage: Stage, direction: Direction) -> dict[int, int]:
     sorting, and first-fit allocation scans the free gaps from a per-span
     hint (for a given span the first gap that fits only moves forward, since
     allocation only shrinks gaps), instead of rescanning every range per
-    variable (quadratic, issue 20 item 2).
+    variable (quadratic).
     """
     explicit: list[tuple[int, int, int, InterfaceVariable]] = []  # (start, end exclusive, slot, variable)
     unspecified: list[tuple[int, InterfaceVariable]] = []

@@ -105,11 +105,12 @@ def _check_function_ends(stage: Stage, function: Function, profile: Profile) -> 
     if any(isinstance(block.terminator, (ReturnTerminator, DiscardTerminator)) for block in reachable_blocks(function)):
         return
     role = "entry point" if function is stage.entry else "function"
+    who = (f"{profile.target} (the WebGL 2 target) rejects" if profile.target == "es300"
+           else "a preview refuses, as es300 (the WebGL 2 target) does,")
     raise TargetError(
         ControlFlowRule.ENDLESS_FUNCTION,
         f"{stage.kind.value} {role} {function.name!r} never finishes: no return or discard is reachable from "
-        f"its entry block, and {profile.target} (the WebGL 2 target) rejects the endless loop it would compile to "
-        f"(ANGLE: \"Infinite loop detected\")",
+        f"its entry block, and {who} the endless loop it would compile to (ANGLE: \"Infinite loop detected\")",
         subject=function,
     )
 

@@ -1,0 +1,1204 @@
+"""MaterialX 1.39 import: a document's first material as an editor graph (docs/interchange.md, "Import").
+
+The shader's inputs are walked upstream without recursion: an explicit stack
+orders each node's sources before it (a cycle is an error naming it), and
+each node then maps through the inverse of the exporter's tables. Shading
+models (`gltf_pbr`, `standard_surface`, `UsdPreviewSurface`,
+`surface_unlit`) map onto the Surface or Unlit Output; every input, node or
+value that cannot be represented is listed by name in `MtlxImport.skipped`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.export.mtlx_tables import GEOMETRY, GLTF_PBR_INPUTS, SIMPLE, _library, _mx_errors, read_external, srgb_to_linear
+from app.export.surface import ExportError
+from app.material.catalog import NODE_TYPES
+from app.material.graph import MaterialGraph
+from app.material.node_types import as_numbers, input_default
+from app.material.port_types import PortType
+
+_WIDTHS = {"float": 1, "vector2": 2, "vector3": 3, "vector4": 4, "color3": 3, "color4": 4, "boolean": 1, "integer": 1}
+INVERSE_SIMPLE: dict[str, tuple[str, dict[str, str]]] = {}
+for _ours, _spec in SIMPLE.items():
+    if not _spec.fixed and _spec.category not in INVERSE_SIMPLE:
+        INVERSE_SIMPLE[_spec.category] = (_ours, {theirs: ours for ours, theirs in _spec.inputs.items()})
+INVERSE_GEOMETRY = {value: key for key, value in GEOMETRY.items()}
+_CONSTANT_NODE = {"float": "constant_float", "vector2": "constant_vec2", "vector3": "constant_vec3", "vector4": "constant_vec4",
+                  "color4": "constant_color", "color3": "constant_vec3"}
+#: Image nodes read as a Texture Parameter + Texture Sample.
+IMAGE_CATEGORIES = ("image", "tiledimage", "gltf_image", "gltf_colorimage", "gltf_normalmap", "UsdUVTexture")
+#: Names of the primvar that holds the (only) UV set.
+UV_PRIMVARS = ("st", "st0", "uv", "uv0", "UVMap", "UV0", "map1")
+
+
+# Colour spaces -----------------------------------------------------------------------------------
+
+
+def linear_to_srgb(value: float) -> float:
+    value = max(value, 0.0)
+    return value * 12.92 if value <= 0.0031308 else 1.055 * value ** (1.0 / 2.4) - 0.055
+
+
+_AP1_TO_REC709 = ((1.70505, -0.62179, -0.08326), (-0.13026, 1.14080, -0.01055), (-0.02400, -0.12897, 1.15297))
+
+
+def _per_channel(function: Callable[[float], float]) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    def convert(values: Sequence[float]) -> tuple[float, ...]:
+        return tuple(function(value) for value in values[:3]) + tuple(values[3:])
+    return convert
+
+
+def _ap1(values: Sequence[float]) -> tuple[float, ...]:
+    rgb = tuple(sum(row[k] * values[k] for k in range(3)) for row in _AP1_TO_REC709)
+    return rgb + tuple(values[3:])
+
+
+#: Colour spaces of values -> conversion to the working space lin_rec709 (MaterialX's cmlib names).
+COLOR_SPACES: dict[str, Callable[[Sequence[float]], tuple[float, ...]]] = {
+    "lin_rec709": tuple,
+    "srgb_texture": _per_channel(srgb_to_linear),
+    "g22_rec709": _per_channel(lambda v: max(v, 0.0) ** 2.2),
+    "g18_rec709": _per_channel(lambda v: max(v, 0.0) ** 1.8),
+    "acescg": _ap1,
+    "lin_ap1": _ap1,
+}
+
+
+# The result -------------------------------------------------------------------------------------
+
+
+@dataclass
+class MtlxImport:
+    """The imported graph and what was not imported (one line each, for the artist)."""
+
+    graph: MaterialGraph
+    skipped: list[str] = field(default_factory=list)
+
+
+_ON_STACK, _DONE = 1, 2
+
+
+def _fit(values: Sequence[float], mx_type: str) -> Any:
+    width = _WIDTHS.get(mx_type, 1)
+    if len(values) == 1 and width > 1:
+        values = tuple(values) * width
+    if mx_type == "color4":
+        padded = list(values[:4]) + [0.0, 0.0, 0.0][: max(0, 3 - len(values))]
+        return tuple(padded[:3]) + ((padded[3],) if len(padded) > 3 else (1.0,))
+    if width == 1:
+        return float(values[0])
+    return tuple(list(values[:width]) + [0.0] * max(0, width - len(values)))
+
+
+class _Importer:
+    def __init__(self, doc: Any, folder: Path) -> None:
+        import MaterialX as mx  # noqa: N813 - the package's name
+
+        self.mx = mx
+        self.doc = doc
+        self.folder = folder
+        self.graph = MaterialGraph()
+        self.skipped: list[str] = []
+        self.made: dict[tuple[str, str], tuple[str, str] | None] = {}  # (node path, output) -> (our node, port)
+        self.state: dict[str, int] = {}  # node path -> _ON_STACK / _DONE (the walk's colours)
+        self.parameters: dict[str, str] = {}
+        self.unplaced: set[str] = set()  # our nodes made from MaterialX nodes without xpos/ypos
+        self.output_id = ""
+        self.names: set[str] | None = None  # every element name of the document (made on first need)
+        self.counter = 0
+
+    def note(self, line: str) -> None:
+        if line not in self.skipped:
+            self.skipped.append(line)
+
+    def new_id(self, name: str) -> str:
+        """The MaterialX name when it is a valid, free node id; else a fresh `n<k>` no document node is named."""
+        if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) and name not in self.graph.nodes and not name.startswith("default_"):
+            return name
+        if self.names is None:
+            self.names = {element.getName() for element in self.doc.traverseTree()}
+        while True:
+            self.counter += 1
+            candidate = f"n{self.counter}"
+            if candidate not in self.graph.nodes and candidate not in self.names:
+                return candidate
+
+    def add(self, type_name: str, element: Any, name: str, properties: dict[str, Any] | None = None) -> Any:
+        """An editor node at the MaterialX node's position (recorded as unplaced when it has none)."""
+        position = self.position(element)
+        node = self.graph.add_node(type_name, position or (0.0, 0.0), properties, node_id=self.new_id(name))
+        if position is None:
+            self.unplaced.add(node.id)
+        return node
+
+    def position(self, element: Any) -> tuple[float, float] | None:
+        x_text, y_text = element.getAttribute("xpos"), element.getAttribute("ypos")
+        if not x_text and not y_text:
+            return None
+        try:
+            x, y = float(x_text or 0.0) * 100.0, float(y_text or 0.0) * 100.0
+        except ValueError:
+            self.note(f"node '{element.getName()}': position ({x_text!r}, {y_text!r}) is not a pair of numbers; placed automatically")
+            return None
+        if not (math.isfinite(x) and math.isfinite(y) and abs(x) < 1e9 and abs(y) < 1e9):
+            self.note(f"node '{element.getName()}': position ({x_text}, {y_text}) is out of range; placed automatically")
+            return None
+        return x, y
+
+    # Values.
+
+    def numbers(self, element: Any, what: str) -> tuple[float, ...] | None:
+        """The element's value as finite numbers of its type's arity, in the working colour space; None (with a
+        note naming `what`) when it is not one, None without a note when the element has no value."""
+        text = element.getValueString()
+        if not text.strip():
+            return None
+        mx_type = element.getType()
+        if mx_type == "boolean":
+            lowered = text.strip().lower()
+            if lowered in ("true", "false"):
+                return (1.0 if lowered == "true" else 0.0,)
+            self.note(f"{what}: value {text!r} is not a boolean; left at its default")
+            return None
+        try:
+            values = tuple(float(part) for part in text.split(","))
+        except ValueError:
+            self.note(f"{what}: value {text[:80]!r} is not a list of numbers; left at its default")
+            return None
+        if not all(math.isfinite(value) for value in values):
+            self.note(f"{what}: value {text[:80]!r} is not finite; left at its default")
+            return None
+        width = _WIDTHS.get(mx_type)
+        if width is not None and len(values) != width:
+            self.note(f"{what}: value {text[:80]!r} has {len(values)} components, a {mx_type} has {width}; left at its default")
+            return None
+        if mx_type in ("color3", "color4"):
+            space = element.getActiveColorSpace() or "lin_rec709"
+            convert = COLOR_SPACES.get(space)
+            if convert is None:
+                self.note(f"{what}: colour space '{space}' is not supported; the value is used as lin_rec709")
+            else:
+                values = convert(values)
+        return values
+
+    def number(self, element: Any, what: str) -> float | None:
+        values = self.numbers(element, what) if element is not None else None
+        return values[0] if values else None
+
+    def interface_value(self, element: Any) -> Any:
+        """The interface input a node input reads (through `interfacename`), or None."""
+        name = element.getInterfaceName()
+        if not name:
+            return None
+        parent = element.getParent().getParent()
+        return parent.getInput(name) if parent is not None else None
+
+    def input_of(self, element: Any, name: str) -> Any:
+        """The node's input `name`, or its node definition's (which holds the default value), or None."""
+        found = element.getInput(name)
+        if found is not None:
+            return found
+        definition = element.getNodeDef() if hasattr(element, "getNodeDef") else None
+        return definition.getActiveInput(name) if definition is not None else None
+
+    def geometric_default(self, element: Any) -> bool:
+        """Whether the input's node definition gives it a geometric default (`defaultgeomprop`)."""
+        declaration = element if element.getParent() is not None and element.getParent().isA(self.mx.NodeDef) else self.definition_input(element)
+        return bool(declaration is not None and declaration.getDefaultGeomPropString())
+
+    def definition_input(self, element: Any) -> Any:
+        """The node definition's declaration of a node input (with its default value), or None."""
+        parent = element.getParent()
+        if parent is None or not parent.isA(self.mx.Node) or element.isA(self.mx.NodeDef):
+            return None
+        definition = parent.getNodeDef()
+        found = definition.getActiveInput(element.getName()) if definition is not None else None
+        return found if found is not None and found is not element else None
+
+    def constant_of(self, element: Any, name: str, what: str) -> tuple[float, ...] | str | None:
+        """The input's inline value (the definition's default when absent), "connected", or None without a value."""
+        found = self.input_of(element, name)
+        if found is None:
+            return None
+        if found.getConnectedNode() is not None or found.getNodeGraphString():
+            return "connected"
+        interface = self.interface_value(found)
+        if interface is not None:
+            found = interface
+            if found.getConnectedNode() is not None:
+                return "connected"
+        values = self.numbers(found, what)
+        if values is None and interface is None:
+            default = self.definition_input(found)
+            values = self.numbers(default, what) if default is not None else None
+        return values
+
+    # The walk.
+
+    def upstream(self, element: Any) -> list[tuple[Any, Any, str]]:
+        """(input, upstream node, its output) for each connected input of a node."""
+        edges = []
+        for source in element.getInputs():
+            found = self.resolve(source)
+            if found is not None:
+                edges.append((source, found[0], found[1]))
+        return edges
+
+    def resolve(self, source: Any) -> tuple[Any, str] | None:
+        """The node (and output) an input reads: directly, through a node graph output, or through an interface
+        input connected further up."""
+        if source.getNodeGraphString():  # (getConnectedNode looks through the output but loses its `output`)
+            graph = self.doc.getNodeGraph(source.getNodeGraphString())
+            output = graph.getOutput(source.getOutputString()) if graph is not None else None
+            if output is None:
+                return None
+            node = output.getConnectedNode()
+            return (node, output.getOutputString()) if node is not None else None
+        node = source.getConnectedNode()
+        return (node, source.getOutputString()) if node is not None else None
+
+    def prepare(self, start: Any, output: str, what: str) -> None:
+        """Make every node upstream of `start` sources first, with an explicit stack (no recursion on the
+        document's depth); a cycle raises ExportError naming its nodes."""
+        if start.getNamePath() in self.state:
+            return
+        stack: list[tuple[Any, str, str, Any]] = [(start, output, what, iter(self.upstream(start)))]
+        self.state[start.getNamePath()] = _ON_STACK
+        while stack:
+            element, port, label, edges = stack[-1]
+            for source, upstream, upstream_output in edges:
+                path = upstream.getNamePath()
+                state = self.state.get(path)
+                if state == _ON_STACK:
+                    names = [entry[0].getName() for entry in stack]
+                    cycle = names[next(i for i, entry in enumerate(stack) if entry[0].getNamePath() == path):] + [upstream.getName()]
+                    raise ExportError("the node graph has a cycle (each node reads the next): " + " -> ".join(cycle)
+                                      + "; MaterialX documents must be acyclic")
+                if state is None:
+                    self.state[path] = _ON_STACK
+                    description = f"node '{element.getName()}' input '{source.getName()}'"
+                    stack.append((upstream, upstream_output, description, iter(self.upstream(upstream))))
+                    break
+            else:
+                stack.pop()
+                self.state[element.getNamePath()] = _DONE
+                self.node(element, port, label)
+
+    def connect(self, element: Any, target: str, port: str, what: str) -> None:
+        """Feed our input `port` of node `target` from the MaterialX input `element` (value or connection)."""
+        if element.getNodeGraphString():
+            graph = self.doc.getNodeGraph(element.getNodeGraphString())
+            output = graph.getOutput(element.getOutputString()) if graph is not None else None
+            if output is None:
+                self.note(f"{what}: reads a missing node graph output; left at its default")
+                return
+        found = self.resolve(element)
+        if found is None and self.geometric_default(element):
+            return  # MaterialX reads the geometric default (Nworld, UV0, ...) for an unconnected input, value or not
+        if found is None:
+            interface = self.interface_value(element)
+            if interface is not None and self.resolve(interface) is not None:
+                found = self.resolve(interface)
+            else:
+                values = self.numbers(interface if interface is not None else element, what)
+                if values is None:
+                    default = self.definition_input(element)
+                    values = self.numbers(default, what) if default is not None else None
+                if values is not None:
+                    self.set_value(target, port, values, element.getType())
+                return
+        assert found is not None
+        upstream, source_output = found
+        spec = NODE_TYPES[self.graph.nodes[target].type_name].input(port)
+        while upstream.getCategory() == "convert" and spec is not None and isinstance(spec.type, PortType):
+            inner = upstream.getInput("in")  # a typed port converts by itself: the convert is not needed
+            inner_found = self.resolve(inner) if inner is not None else None
+            if inner_found is None:
+                break
+            upstream, source_output = inner_found
+        if upstream.getName().startswith("default_") and upstream.getCategory() in ("texcoord", "position", "normal", "time"):
+            node = self.graph.nodes[target]
+            if isinstance(input_default(node, NODE_TYPES[node.type_name], port), str):
+                return  # the exporter's stand-in for the input's built-in default: leave the input unconnected
+        self.prepare(upstream, source_output, what)
+        made = self.node(upstream, source_output, what)
+        if made is not None:
+            self.graph.connect(made[0], made[1], target, port)
+
+    def set_value(self, target: str, port: str, values: tuple[float, ...], mx_type: str) -> None:
+        """An inline value for our input: the node's property when it can hold it, else a constant node."""
+        node = self.graph.nodes[target]
+        node_type = NODE_TYPES[node.type_name]
+        spec = node_type.property(port)
+        uniform = all(value == values[0] for value in values)
+        if spec is not None and spec.kind == "float" and uniform:
+            node.properties[port] = values[0]
+            return
+        if spec is not None and spec.kind in ("color", "vector"):
+            node.properties[port] = _fit(values, "color4") if spec.kind == "color" else tuple(values)
+            return
+        if spec is not None and spec.kind == "bool":
+            node.properties[port] = bool(values[0])
+            return
+        if spec is None:
+            input_spec = node_type.input(port)
+            default = input_spec.default if input_spec is not None else 0.0
+            if not isinstance(default, str) and tuple(as_numbers(default, len(values), pad_alpha=mx_type == "color4")) == tuple(values):
+                return  # the port's own default: nothing to set
+        constant = self.graph.add_node(_CONSTANT_NODE.get(mx_type, "constant_vec3"), (node.position[0] - 150.0, node.position[1]),
+                                       {"value": _fit(values, mx_type)}, node_id=self.new_id(f"{target}_{port}"))
+        self.graph.connect(constant.id, "out", target, port)
+
+    def node(self, element: Any, output: str, what: str) -> tuple[str, str] | None:
+        """Our (node id, port) for the MaterialX node `element`'s output `output`, made on first use.
+
+        Called sources first (`prepare`), so the connections `_make` asks for
+        are already made and nothing recurses deeper than one level.
+        """
+        key = (element.getNamePath(), output)
+        if key not in self.made:
+            self.made[key] = self._make(element, output, what)
+        return self.made[key]
+
+    # Nodes.
+
+    def _make(self, element: Any, output: str, what: str) -> tuple[str, str] | None:
+        category = element.getCategory()
+        mx_type = element.getType()
+        name = element.getName()
+        label = f"node '{name}' ({category}, {mx_type})"
+
+        def inputs(node_id: str, mapping: dict[str, str]) -> None:
+            for theirs, ours in mapping.items():
+                source = self.input_of(element, theirs)
+                if source is not None:
+                    self.connect(source, node_id, ours, f"{label} input '{theirs}'")
+
+        if category == "convert":
+            return self.convert(element, label, what)
+        if category == "add" and mx_type == "vector2":
+            tiling = self.tiling_offset(element, name, inputs)
+            if tiling is not None:
+                return tiling
+        if category in ("clamp", "subtract", "invert", "atan2") or category.startswith("if"):
+            return self._make_special(element, category, name, inputs)
+        if category in INVERSE_SIMPLE:
+            ours, mapping = INVERSE_SIMPLE[category]
+            node = self.add(ours, element, name)
+            inputs(node.id, mapping)
+            return node.id, "out"
+        if category in ("position", "normal", "tangent", "bitangent"):
+            space = self.input_of(element, "space")
+            geometry = INVERSE_GEOMETRY.get((category, str(space.getValueString() if space is not None else "object") or "object"))
+            if geometry is None:
+                self.note(f"{label}: space '{space.getValueString() if space is not None else ''}' has no counterpart; "
+                          f"{what} left at its default")
+                return None
+            return self.add(geometry, element, name).id, "out"
+        if category in ("texcoord", "time"):
+            return self.add(INVERSE_GEOMETRY[(category, None)], element, name).id, "out"
+        if category == "UsdPrimvarReader":
+            return self.primvar(element, label, what)
+        if category == "UsdTransform2d":
+            return self.transform2d(element, label, name, inputs)
+        if category == "constant":
+            value = element.getInput("value")
+            found = self.resolve(value) if value is not None else None
+            if found is not None:
+                return self.node(found[0], found[1], what)
+            interface = self.interface_value(value) if value is not None else None
+            if interface is not None and self.resolve(interface) is None:
+                return self.parameter(interface, mx_type, element, name, label)
+            node = self.add(_CONSTANT_NODE.get(mx_type, "constant_float"), element, name)
+            if value is not None:
+                self.connect(value, node.id, "value", f"{label} input 'value'")
+            return node.id, "out"
+        if category in IMAGE_CATEGORIES:
+            return self.image(element, output, name, label)
+        if category == "extract":
+            index_input = self.input_of(element, "index")
+            index = self.number(index_input, f"{label} input 'index'") if index_input is not None else 0.0
+            swizzle = self.add("swizzle", element, name, {"pattern": "xyzw"[min(max(int(index or 0), 0), 3)]})
+            inputs(swizzle.id, {"in": "vector"})
+            return swizzle.id, "out"
+        if category.startswith("separate"):
+            split = self.add("split", element, name)
+            inputs(split.id, {"in": "vector"})
+            port = output.removeprefix("out") if output else "x"
+            return split.id, {"r": "x", "g": "y", "b": "z", "a": "w"}.get(port, port if port in "xyzw" else "x")
+        if category.startswith("combine") and category[-1] in "234" and not category.endswith("CF"):
+            width = int(category[-1])
+            compose = self.add("compose", element, name, {"size": width})
+            inputs(compose.id, {f"in{index + 1}": "xyzw"[index] for index in range(width)})
+            return compose.id, "out"
+        if category == "remap":
+            node = self.add("remap", element, name, {"clamp": False})
+            inputs(node.id, {"in": "x", "inlow": "in_min", "inhigh": "in_max", "outlow": "out_min", "outhigh": "out_max"})
+            return node.id, "out"
+        if category == "normalmap":
+            node = self.add("normal_map", element, name)
+            inputs(node.id, {"in": "tangent_normal", "scale": "strength"})
+            normal = element.getInput("normal")
+            if normal is not None:
+                self.connect(normal, node.id, "normal", f"{label} input 'normal'")
+            return node.id, "normal_out"
+        if category == "srgb_texture_to_lin_rec709" or category in _CM_NODES:
+            self.note(f"{label}: colour conversion node not imported (the editor converts texture colour spaces itself); "
+                      f"{what} reads its input unconverted")
+            source = element.getInput("in")
+            found = self.resolve(source) if source is not None else None
+            return self.node(found[0], found[1], what) if found is not None else None
+        self.note(f"{label}: no counterpart in the editor; {what} left at its default")
+        return None
+
+    def convert(self, element: Any, label: str, what: str) -> tuple[str, str] | None:
+        """A `convert`: the editor converts a float or an equal width by itself; a narrower target keeps the
+        first components (Swizzle), a wider one pads (Split + Compose, alpha 1)."""
+        source = element.getInput("in")
+        mx_type = element.getType()
+        if source is None:
+            return None
+        found = self.resolve(source)
+        if found is None:
+            node = self.add(_CONSTANT_NODE.get(mx_type, "constant_vec3"), element, element.getName())
+            values = self.numbers(source, f"{label} input 'in'")
+            if values is not None:
+                node.properties["value"] = _fit(_coerce(values, mx_type), mx_type)
+            return node.id, "out"
+        made = self.node(found[0], found[1], what)
+        if made is None:
+            return None
+        width_in, width_out = _WIDTHS.get(source.getType(), 1), _WIDTHS.get(mx_type, 1)
+        if width_in == 1 or width_in == width_out:
+            return made
+        if width_out < width_in:
+            swizzle = self.add("swizzle", element, element.getName(), {"pattern": "xyzw"[:width_out]})
+            self.graph.connect(made[0], made[1], swizzle.id, "vector")
+            return swizzle.id, "out"
+        split = self.add("split", element, f"{element.getName()}_split")
+        self.graph.connect(made[0], made[1], split.id, "vector")
+        compose = self.add("compose", element, element.getName(), {"size": width_out})
+        for index, component in enumerate("xyzw"[:width_out]):
+            if index < width_in:
+                self.graph.connect(split.id, component, compose.id, component)
+            else:
+                compose.properties[component] = 1.0 if (mx_type == "color4" and index == 3) else 0.0
+        return compose.id, "out"
+
+    def tiling_offset(self, element: Any, name: str, inputs: Any) -> tuple[str, str] | None:
+        """The exporter's Tiling Offset chain (`add` N of `multiply` N_tiling) back as one Tiling Offset node."""
+        first = element.getInput("in1")
+        scale = first.getConnectedNode() if first is not None else None
+        if scale is None or scale.getCategory() != "multiply" or scale.getName() != f"{name}_tiling":
+            return None
+        node = self.add("tiling_offset", element, name)
+        inputs(node.id, {"in2": "offset"})
+        for theirs, ours in (("in1", "uv"), ("in2", "tiling")):
+            source = scale.getInput(theirs)
+            if source is not None:
+                self.connect(source, node.id, ours, f"node '{scale.getName()}' input '{theirs}'")
+        return node.id, "out"
+
+    def _make_special(self, element: Any, category: str, name: str, inputs: Any) -> tuple[str, str] | None:
+        def fixed(input_name: str) -> float | None:
+            source = self.input_of(element, input_name)
+            if source is None or self.resolve(source) is not None or source.getInterfaceName():
+                return None
+            values = self.numbers(source, f"node '{name}' input '{input_name}'")
+            return values[0] if values else None
+
+        if category == "clamp":
+            if fixed("low") == 0.0 and fixed("high") == 1.0:
+                node = self.add("saturate", element, name)
+                inputs(node.id, {"in": "x"})
+            else:
+                node = self.add("clamp", element, name)
+                inputs(node.id, {"in": "x", "low": "minimum", "high": "maximum"})
+            return node.id, "out"
+        if category == "subtract":
+            if fixed("in1") == 0.0 and element.getType() == "float":
+                node = self.add("negate", element, name)
+                inputs(node.id, {"in2": "x"})
+            else:
+                node = self.add("subtract", element, name)
+                inputs(node.id, {"in1": "a", "in2": "b"})
+            return node.id, "out"
+        if category == "invert":
+            if fixed("amount") == 1.0:
+                node = self.add("one_minus", element, name)
+                inputs(node.id, {"in": "x"})
+            else:
+                node = self.add("subtract", element, name)
+                inputs(node.id, {"amount": "a", "in": "b"})
+            return node.id, "out"
+        if category == "atan2":
+            if fixed("inx") == 1.0:
+                node = self.add("atan", element, name)
+                inputs(node.id, {"iny": "x"})
+            else:
+                node = self.add("atan2", element, name)
+                inputs(node.id, {"iny": "y", "inx": "x"})
+            return node.id, "out"
+        operators = {"ifgreater": ">", "ifgreatereq": ">=", "ifequal": "=="}
+        if category in operators:
+            if category == "ifgreatereq" and fixed("in1") == 1.0 and fixed("in2") == 0.0 and element.getType() == "float":
+                node = self.add("step", element, name)
+                inputs(node.id, {"value1": "x", "value2": "edge"})
+                return node.id, "out"
+            node = self.add("if", element, name, {"operator": operators[category]})
+            inputs(node.id, {"value1": "a", "value2": "b", "in1": "if_true", "in2": "if_false"})
+            return node.id, "out"
+        self.note(f"node '{name}' ({category}): no counterpart in the editor; left at its default")
+        return None
+
+    def parameter(self, interface: Any, mx_type: str, element: Any, name: str, label: str) -> tuple[str, str]:
+        parameter = interface.getName()
+        if parameter in self.parameters:
+            return self.parameters[parameter], "out"
+        what = f"interface input '{parameter}'"
+        values = self.numbers(interface, what) or (0.0,) * _WIDTHS.get(mx_type, 1)
+        properties: dict[str, Any] = {"name": parameter}
+        if mx_type in ("color4", "color3"):
+            type_name = "color_parameter"
+            properties["default"] = _fit(values, "color4")
+        else:
+            type_name = "float_parameter" if mx_type == "float" else "vector_parameter"
+            properties["default"] = values[0] if mx_type == "float" else _fit(values, mx_type)
+            if mx_type != "float":
+                properties["size"] = _WIDTHS.get(mx_type, 3)
+            for key, attribute in (("minimum", "uimin"), ("maximum", "uimax")):
+                text = interface.getAttribute(attribute)
+                if not text:
+                    continue
+                try:
+                    bound = float(text.split(",")[0])
+                except ValueError:
+                    bound = math.nan
+                if math.isfinite(bound):
+                    properties[key] = bound
+                else:
+                    self.note(f"{what}: {attribute} {text[:40]!r} is not a finite number; not imported")
+        node = self.add(type_name, element, name, properties)
+        self.parameters[parameter] = node.id
+        return node.id, "out"
+
+    def primvar(self, element: Any, label: str, what: str) -> tuple[str, str] | None:
+        varname = self.input_of(element, "varname")
+        name = varname.getValueString() if varname is not None else ""
+        if element.getType() != "vector2":
+            self.note(f"{label}: primvar '{name}' of type {element.getType()} has no counterpart; {what} left at its default")
+            return None
+        if name not in UV_PRIMVARS:
+            self.note(f"{label}: primvar '{name}' read as the mesh's only UV set")
+        return self.add("texcoord", element, element.getName()).id, "out"
+
+    def transform2d(self, element: Any, label: str, name: str, inputs: Any) -> tuple[str, str] | None:
+        """UsdTransform2d (out = in × scale rotated, + translation) as Tiling and Offset; a rotation is listed."""
+        rotation = self.constant_of(element, "rotation", f"{label} input 'rotation'")
+        if rotation == "connected" or (isinstance(rotation, tuple) and rotation[0] != 0.0):
+            self.note(f"{label} input 'rotation': a UV rotation has no counterpart; not imported (rotation 0)")
+        node = self.add("tiling_offset", element, name)
+        inputs(node.id, {"in": "uv", "scale": "tiling", "translation": "offset"})
+        return node.id, "out"
+
+    def file_name(self, element: Any, what: str) -> tuple[str, str]:
+        """(resolved file path or "", colour space) of an image node's `file` input (fileprefix applied)."""
+        file_input = self.input_of(element, "file")
+        if file_input is None:
+            return "", "lin_rec709"
+        interface = self.interface_value(file_input)
+        source = interface if interface is not None else file_input
+        stored = source.getResolvedValueString().strip() if source.getValueString().strip() else ""
+        space = file_input.getColorSpace() or source.getActiveColorSpace() or ""
+        if not stored:
+            return "", space
+        path = Path(stored)
+        return str(path if path.is_absolute() else (self.folder / path).resolve()), space
+
+    def image(self, element: Any, output: str, name: str, label: str) -> tuple[str, str] | None:
+        category = element.getCategory()
+        path, space = self.file_name(element, label)
+        if category == "UsdUVTexture":
+            source_space = element.getInput("sourceColorSpace")
+            usd_space = source_space.getValueString() if source_space is not None else "auto"
+            space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
+        if not path:
+            self.note(f"{label}: an image without a file name; the texture is left empty")
+        if space not in ("", "lin_rec709", "srgb_texture", "raw"):
+            self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
+        color_space = "srgb" if "srgb" in space else "linear"
+        key = ("texture", f"{path}|{color_space}")
+        if key not in self.made:
+            file_input = self.input_of(element, "file")
+            interface = self.interface_value(file_input) if file_input is not None else None
+            parameter = interface.getName() if interface is not None else f"{name}_texture"
+            texture = self.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
+                               {"name": self.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
+            texture.position = (texture.position[0] - 200.0, texture.position[1])
+            self.made[key] = (texture.id, "out")
+        texture_id = self.made[key][0]  # type: ignore[index]  # set to a (node, port) pair just above
+        sample = self.add("sample_texture", element, name)
+        self.graph.connect(texture_id, "out", sample.id, "texture")
+        self.image_uv(element, sample.id, label)
+        self.image_unsupported(element, label)
+        mx_type = element.getType()
+        if category == "gltf_normalmap":
+            normal_map = self.add("normal_map", element, f"{name}_normalmap")
+            self.graph.connect(sample.id, "rgb", normal_map.id, "tangent_normal")
+            scale = self.constant_of(element, "scale", f"{label} input 'scale'")
+            if isinstance(scale, tuple):
+                normal_map.properties["strength"] = scale[0]
+            return normal_map.id, "normal_out"
+        if category == "gltf_colorimage":
+            port = {"outcolor": "rgb", "outa": "a"}.get(output, "rgb")
+            return self.scaled(element, label, name, sample.id, port, "color")
+        if category == "gltf_image":
+            port = {"float": "r", "color3": "rgb", "vector3": "rgb", "color4": "rgba", "vector4": "rgba"}.get(mx_type, "rgba")
+            return self.scaled(element, label, name, sample.id, port, "factor")
+        if category == "UsdUVTexture":
+            port = {"r": "r", "g": "g", "b": "b", "a": "a", "rgb": "rgb", "rgba": "rgba"}.get(output, "rgb")
+            return self.usd_scale_bias(element, label, name, sample.id, port)
+        port = {"float": "r", "color3": "rgb", "vector3": "rgb", "color4": "rgba", "vector4": "rgba", "vector2": "rgba"}.get(mx_type, "rgba")
+        return sample.id, port
+
+    def image_uv(self, element: Any, sample_id: str, label: str) -> None:
+        """The Texture Sample's UV: texcoord / st, and a tiledimage's or gltf_image's transform as Tiling and Offset."""
+        category = element.getCategory()
+        uv_name = "st" if category == "UsdUVTexture" else "texcoord"
+        uv = element.getInput(uv_name)
+        tiling: Any = None
+        offset: Any = None
+        if category == "tiledimage":
+            tiling = self.constant_of(element, "uvtiling", f"{label} input 'uvtiling'")
+            offset = self.constant_of(element, "uvoffset", f"{label} input 'uvoffset'")
+            offset = tuple(-value for value in offset) if isinstance(offset, tuple) else offset  # uv × tiling − offset
+        elif category.startswith("gltf_"):
+            tiling = self.constant_of(element, "scale", f"{label} input 'scale'") if category != "gltf_normalmap" else None
+            offset = self.constant_of(element, "offset", f"{label} input 'offset'")
+            rotate = self.constant_of(element, "rotate", f"{label} input 'rotate'")
+            if rotate == "connected" or (isinstance(rotate, tuple) and rotate[0] != 0.0):
+                self.note(f"{label} input 'rotate': a UV rotation has no counterpart; not imported (rotation 0)")
+        for what, value in (("tiling", tiling), ("offset", offset)):
+            if value == "connected":
+                self.note(f"{label}: a connected UV {what} is not imported; left at its default")
+        tiling = tiling if isinstance(tiling, tuple) else (1.0, 1.0)
+        offset = offset if isinstance(offset, tuple) else (0.0, 0.0)
+        if tiling != (1.0, 1.0) or offset != (0.0, 0.0):
+            node = self.add("tiling_offset", element, f"{element.getName()}_uv")
+            node.position = (node.position[0] - 100.0, node.position[1] + 60.0)
+            self.set_value(node.id, "tiling", tiling, "vector2")
+            self.set_value(node.id, "offset", offset, "vector2")
+            if uv is not None:
+                self.connect(uv, node.id, "uv", f"{label} input '{uv_name}'")
+            self.graph.connect(node.id, "out", sample_id, "uv")
+        elif uv is not None:
+            self.connect(uv, sample_id, "uv", f"{label} input '{uv_name}'")
+
+    def image_unsupported(self, element: Any, label: str) -> None:
+        """Image inputs with no counterpart (address modes other than repeat, real-world sizes, ...) listed."""
+        checks = {
+            "uaddressmode": "periodic", "vaddressmode": "periodic", "wrapS": "periodic", "wrapT": "periodic",
+            "address_mode_u": "periodic", "address_mode_v": "periodic",
+        }
+        for input_name, neutral in checks.items():
+            found = element.getInput(input_name)
+            if found is not None and found.getValueString() not in ("", neutral, "useMetadata", "repeat"):
+                self.note(f"{label} input '{input_name}' ({found.getValueString()}): the editor repeats textures; not imported")
+        for input_name in ("realworldimagesize", "realworldtilesize"):
+            value = self.constant_of(element, input_name, f"{label} input '{input_name}'") if element.getInput(input_name) is not None else None
+            if value == "connected" or (isinstance(value, tuple) and value != (1.0, 1.0)):
+                self.note(f"{label} input '{input_name}': not imported")
+        if element.getInput("default") is not None or element.getInput("fallback") is not None:
+            pass  # what a missing file reads: the editor shows its own missing-texture colour
+
+    def scaled(self, element: Any, label: str, name: str, sample_id: str, port: str, factor_name: str | None) -> tuple[str, str]:
+        """A gltf image's output times its `factor`/`color` (skipped when 1)."""
+        if factor_name is None:
+            return sample_id, port
+        value = self.constant_of(element, factor_name, f"{label} input '{factor_name}'")
+        if value == "connected":
+            self.note(f"{label} input '{factor_name}': a connected factor is not imported; left at 1")
+            return sample_id, port
+        if not isinstance(value, tuple):
+            return sample_id, port
+        channels = {"r": (0,), "a": (3,), "rgb": (0, 1, 2), "rgba": (0, 1, 2, 3)}[port]
+        factors = tuple(value[i] if i < len(value) else value[0] for i in channels) if len(value) > 1 else value
+        if all(v == 1.0 for v in factors):
+            return sample_id, port
+        multiply = self.add("multiply", element, f"{name}_{factor_name}")
+        self.graph.connect(sample_id, port, multiply.id, "a")
+        self.set_value(multiply.id, "b", factors, {1: "float", 3: "vector3", 4: "vector4"}[len(factors)])
+        return multiply.id, "out"
+
+    def usd_scale_bias(self, element: Any, label: str, name: str, sample_id: str, port: str) -> tuple[str, str]:
+        """UsdUVTexture's texel × scale + bias (nodes only when not 1 and 0), on the channels of `port`."""
+        channels = {"r": [0], "g": [1], "b": [2], "a": [3], "rgb": [0, 1, 2], "rgba": [0, 1, 2, 3]}[port]
+        scale = self.constant_of(element, "scale", f"{label} input 'scale'")
+        bias = self.constant_of(element, "bias", f"{label} input 'bias'")
+        for what, value in (("scale", scale), ("bias", bias)):
+            if value == "connected":
+                self.note(f"{label} input '{what}': a connected {what} is not imported; left at its default")
+        scale_values = tuple(scale[i] for i in channels) if isinstance(scale, tuple) else (1.0,) * len(channels)
+        bias_values = tuple(bias[i] for i in channels) if isinstance(bias, tuple) else (0.0,) * len(channels)
+        current = (sample_id, port)
+        kind = "float" if len(channels) == 1 else ("vector3" if len(channels) == 3 else "vector4")
+        if any(value != 1.0 for value in scale_values):
+            multiply = self.add("multiply", element, f"{name}_scale")
+            self.graph.connect(*current, multiply.id, "a")
+            self.set_value(multiply.id, "b", scale_values, kind)
+            current = (multiply.id, "out")
+        if any(value != 0.0 for value in bias_values):
+            add = self.add("add", element, f"{name}_bias")
+            self.graph.connect(*current, add.id, "a")
+            self.set_value(add.id, "b", bias_values, kind)
+            current = (add.id, "out")
+        return current
+
+    # Shading models.
+
+    def shader(self, shader: Any) -> None:
+        category = shader.getCategory()
+        mapper = _SHADERS.get(category)
+        if mapper is None:
+            supported = ", ".join(sorted(_SHADERS))
+            if category == "open_pbr_surface":
+                raise ExportError(f"shader '{shader.getName()}' is an open_pbr_surface: the editor has no OpenPBR model yet "
+                                  f"(its Surface Output is glTF metallic-roughness); materials with {supported} can be imported")
+            raise ExportError(f"shader '{shader.getName()}' is a {category}; materials with {supported} can be imported")
+        mapper(self, shader)
+
+    def surface(self, shader: Any, category: str) -> str:
+        output = self.graph.add_node("surface_output", (600.0, 0.0), node_id=self.new_id("surface"))
+        self.output_id = output.id
+        return output.id
+
+    def feed(self, shader: Any, theirs: str, target: str, ours: str) -> None:
+        """Our output input `ours` from the shader's input `theirs` (or its node definition's default)."""
+        element = self.input_of(shader, theirs)
+        if element is not None:
+            self.connect(element, target, ours, f"{shader.getCategory()} input '{theirs}'")
+
+    def product(self, shader: Any, names: Sequence[str], target: str, ours: str) -> None:
+        """Our input `ours` = the product of the shader's inputs `names` (numbers multiplied, else Multiply nodes)."""
+        category = shader.getCategory()
+        constants = [self.constant_of(shader, name, f"{category} input '{name}'") for name in names]
+        connected = [name for name, value in zip(names, constants) if value == "connected"]
+        numbers = [value for value in constants if isinstance(value, tuple)]
+        product: tuple[float, ...] = (1.0,)
+        for values in numbers:
+            if len(values) == 1:
+                product = tuple(p * values[0] for p in product)
+            else:
+                base = product if len(product) > 1 else product * len(values)
+                product = tuple(b * v for b, v in zip(base, values))
+        if not connected:
+            element_type = "color3" if len(product) >= 3 else "float"
+            self.set_value(target, ours, product, element_type)
+            return
+        current_target, current_port = target, ours
+        for name in connected[1:]:
+            multiply = self.graph.add_node("multiply", (self.graph.nodes[target].position[0] - 150.0, 0.0),
+                                           node_id=self.new_id(f"{target}_{ours}_{name}"))
+            self.graph.connect(multiply.id, "out", current_target, current_port)
+            self.feed(shader, name, multiply.id, "b")
+            current_target, current_port = multiply.id, "a"
+        if product != (1.0,) and any(value != 1.0 for value in product):
+            multiply = self.graph.add_node("multiply", (self.graph.nodes[target].position[0] - 150.0, 0.0),
+                                           node_id=self.new_id(f"{target}_{ours}_weight"))
+            self.graph.connect(multiply.id, "out", current_target, current_port)
+            self.set_value(multiply.id, "b", product, "color3" if len(product) > 1 else "float")
+            current_target, current_port = multiply.id, "a"
+        self.feed(shader, connected[0], current_target, current_port)
+
+    def unrepresented(self, shader: Any, handled: set[str], lobes: dict[str, Sequence[str]] | None = None) -> None:
+        """List the shader's inputs without a counterpart that change the look (connected, or not their default)."""
+        category = shader.getCategory()
+        definition = shader.getNodeDef()
+        lobes = lobes or {}
+        silent: set[str] = set()
+        for weight, dependents in lobes.items():
+            value = self.constant_of(shader, weight, f"{category} input '{weight}'")
+            if isinstance(value, tuple) and not any(value):
+                silent.update(dependents)  # the lobe is off: its other inputs do nothing
+        for element in shader.getInputs():
+            name = element.getName()
+            if name in handled or name in silent:
+                continue
+            value = self.constant_of(shader, name, f"{category} input '{name}'")
+            default = definition.getActiveInput(name) if definition is not None else None
+            default_text = default.getValueString() if default is not None else ""
+            if value != "connected" and (element.getValueString() == default_text
+                                         or (isinstance(value, tuple) and default is not None
+                                             and value == self.numbers(default, name))):
+                continue
+            shown = "connected" if value == "connected" else element.getValueString()
+            self.note(f"{category} input '{name}' ({shown}): no counterpart on the {self.output_label()}; not imported")
+
+    def output_label(self) -> str:
+        node = self.graph.nodes.get(self.output_id)
+        return NODE_TYPES[node.type_name].display_name if node is not None else "output"
+
+    def ior_to_specular(self, shader: Any, ior_name: str, specular_name: str | None, target: str) -> set[str]:
+        """A dielectric IOR as the Surface Output's specular factor (F0 / 0.04, glTF's KHR_materials_ior and
+        _specular); the handled names, or a note when it needs more than 1."""
+        category = shader.getCategory()
+        ior = self.constant_of(shader, ior_name, f"{category} input '{ior_name}'")
+        weight = self.constant_of(shader, specular_name, f"{category} input '{specular_name}'") if specular_name else (1.0,)
+        if ior == "connected" or weight == "connected":
+            if weight == "connected" and ior != "connected" and isinstance(ior, tuple) and abs(ior[0] - 1.5) < 1e-6:
+                self.feed(shader, specular_name or "", target, "specular")
+                return {ior_name, specular_name or ""}
+            self.note(f"{category} inputs '{ior_name}'/'{specular_name}': connected; the specular factor is left at 1")
+            return {ior_name, specular_name or ""}
+        index = ior[0] if isinstance(ior, tuple) else 1.5
+        factor = ((index - 1.0) / (index + 1.0)) ** 2 / 0.04 * (weight[0] if isinstance(weight, tuple) else 1.0)
+        if factor > 1.0 + 1e-3:
+            self.note(f"{category} input '{ior_name}' ({index:g}): reflects more than the Surface Output's most "
+                      f"(IOR 1.5, specular 1); specular set to 1")
+        self.graph.nodes[target].properties["specular"] = min(max(factor, 0.0), 1.0)
+        return {ior_name, specular_name or ""}
+
+
+def _valid(text: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", text) or "texture"
+    return cleaned if not cleaned[0].isdigit() else f"_{cleaned}"
+
+
+def _coerce(values: Sequence[float], mx_type: str) -> tuple[float, ...]:
+    width = _WIDTHS.get(mx_type, 1)
+    if len(values) == 1:
+        return (float(values[0]),) * width
+    padded = list(values[:width])
+    while len(padded) < width:
+        padded.append(1.0 if (mx_type == "color4" and len(padded) == 3) else 0.0)
+    return tuple(padded)
+
+
+_CM_NODES = {f"{space}_to_lin_rec709" for space in ("g18_rec709", "g22_rec709", "rec709_display", "acescg", "g22_ap1",
+                                                     "lin_adobergb", "adobergb", "srgb_displayp3", "lin_displayp3")}
+
+
+# Shading models onto the outputs ---------------------------------------------------------------------
+
+
+def _gltf_pbr(importer: _Importer, shader: Any) -> None:
+    target = importer.surface(shader, "gltf_pbr")
+    output = importer.graph.nodes[target]
+    mode_value = importer.constant_of(shader, "alpha_mode", "gltf_pbr input 'alpha_mode'")
+    mode = int(mode_value[0]) if isinstance(mode_value, tuple) else 0
+    handled = {"alpha_mode", "alpha", "alpha_cutoff", "ior", "specular"}
+    for ours, (theirs, _mx_type) in GLTF_PBR_INPUTS.items():
+        if theirs in handled:
+            continue
+        importer.feed(shader, theirs, target, ours)
+        handled.add(theirs)
+    if mode in (1, 2):
+        importer.feed(shader, "alpha", target, "opacity")
+    elif shader.getInput("alpha") is not None:
+        value = importer.constant_of(shader, "alpha", "gltf_pbr input 'alpha'")
+        if value == "connected" or (isinstance(value, tuple) and value[0] != 1.0):
+            importer.note("gltf_pbr input 'alpha': ignored, as glTF ignores it, because alpha_mode is OPAQUE")
+    if mode == 1:
+        cutoff = importer.constant_of(shader, "alpha_cutoff", "gltf_pbr input 'alpha_cutoff'")
+        if cutoff == "connected":
+            importer.feed(shader, "alpha_cutoff", target, "alpha_clip")
+        else:
+            output.properties["alpha_clip"] = cutoff[0] if isinstance(cutoff, tuple) else 0.5
+    else:
+        output.properties["alpha_clip"] = 0.0
+    handled |= importer.ior_to_specular(shader, "ior", "specular", target)
+    importer.unrepresented(shader, handled, {
+        "transmission": ("thickness", "attenuation_distance", "attenuation_color", "dispersion"),
+        "clearcoat": ("clearcoat_roughness", "clearcoat_normal"),
+        "iridescence": ("iridescence_ior", "iridescence_thickness"),
+        "anisotropy_strength": ("anisotropy_rotation",),
+        "sheen_roughness": (),
+    })
+
+
+def _standard_surface(importer: _Importer, shader: Any) -> None:
+    target = importer.surface(shader, "standard_surface")
+    importer.product(shader, ("base", "base_color"), target, "base_color")
+    importer.feed(shader, "metalness", target, "metallic")
+    importer.feed(shader, "specular_roughness", target, "roughness")
+    importer.feed(shader, "normal", target, "normal")
+    importer.product(shader, ("emission", "emission_color"), target, "emissive_color")
+    importer.graph.nodes[target].properties["emissive_strength"] = 1.0
+    handled = {"base", "base_color", "metalness", "specular_roughness", "normal", "emission", "emission_color", "opacity"}
+    handled |= importer.ior_to_specular(shader, "specular_IOR", "specular", target)
+    opacity = importer.constant_of(shader, "opacity", "standard_surface input 'opacity'")
+    if opacity == "connected":
+        swizzle = importer.graph.add_node("swizzle", (450.0, 200.0), {"pattern": "x"}, node_id=importer.new_id("opacity_red"))
+        importer.feed(shader, "opacity", swizzle.id, "vector")
+        importer.graph.connect(swizzle.id, "out", target, "opacity")
+        importer.note("standard_surface input 'opacity' (connected, colour): its red channel is the opacity")
+    elif isinstance(opacity, tuple):
+        importer.graph.nodes[target].properties["opacity"] = sum(opacity) / len(opacity)
+        if max(opacity) - min(opacity) > 1e-6:
+            importer.note(f"standard_surface input 'opacity' ({opacity}): a coloured opacity; its mean is the opacity")
+    importer.unrepresented(shader, handled, {
+        "coat": ("coat_color", "coat_roughness", "coat_anisotropy", "coat_rotation", "coat_IOR", "coat_normal",
+                 "coat_affect_color", "coat_affect_roughness"),
+        "sheen": ("sheen_color", "sheen_roughness"),
+        "transmission": ("transmission_color", "transmission_depth", "transmission_scatter", "transmission_scatter_anisotropy",
+                         "transmission_dispersion", "transmission_extra_roughness"),
+        "subsurface": ("subsurface_color", "subsurface_radius", "subsurface_scale", "subsurface_anisotropy"),
+        "thin_film_thickness": ("thin_film_IOR",),
+        "specular_anisotropy": ("specular_rotation",),
+        "specular": ("specular_color",),
+    })
+
+
+def _usd_preview_surface(importer: _Importer, shader: Any) -> None:
+    target = importer.surface(shader, "UsdPreviewSurface")
+    output = importer.graph.nodes[target]
+    for theirs, ours in (("diffuseColor", "base_color"), ("metallic", "metallic"), ("roughness", "roughness"),
+                         ("emissiveColor", "emissive_color"), ("opacity", "opacity"), ("occlusion", "ambient_occlusion")):
+        importer.feed(shader, theirs, target, ours)
+    output.properties["emissive_strength"] = 1.0
+    handled = {"diffuseColor", "metallic", "roughness", "emissiveColor", "opacity", "occlusion", "opacityThreshold", "normal",
+               "useSpecularWorkflow"}
+    threshold = importer.constant_of(shader, "opacityThreshold", "UsdPreviewSurface input 'opacityThreshold'")
+    if threshold == "connected":
+        importer.feed(shader, "opacityThreshold", target, "alpha_clip")
+    elif isinstance(threshold, tuple) and threshold[0] > 0.0:
+        output.properties["alpha_clip"] = threshold[0]
+    normal = shader.getInput("normal")
+    if normal is not None and (normal.getConnectedNode() is not None or normal.getNodeGraphString()):
+        # A tangent-space normal in [-1, 1]; the Normal Map node reads n / 2 + 1/2.
+        normal_map = importer.graph.add_node("normal_map", (450.0, 300.0), node_id=importer.new_id("normal_map"))
+        encode = importer.graph.add_node("multiply", (300.0, 300.0), node_id=importer.new_id("normal_half"))
+        shift = importer.graph.add_node("add", (375.0, 300.0), node_id=importer.new_id("normal_encoded"))
+        importer.feed(shader, "normal", encode.id, "a")
+        importer.set_value(encode.id, "b", (0.5,), "float")
+        importer.graph.connect(encode.id, "out", shift.id, "a")
+        importer.set_value(shift.id, "b", (0.5,), "float")
+        importer.graph.connect(shift.id, "out", normal_map.id, "tangent_normal")
+        importer.graph.connect(normal_map.id, "normal_out", target, "normal")
+    workflow = importer.constant_of(shader, "useSpecularWorkflow", "UsdPreviewSurface input 'useSpecularWorkflow'")
+    if isinstance(workflow, tuple) and workflow[0]:
+        importer.note("UsdPreviewSurface input 'useSpecularWorkflow' (1): the specular workflow has no counterpart; "
+                      "read as metallic-roughness")
+    else:
+        handled.add("specularColor")
+    handled |= importer.ior_to_specular(shader, "ior", None, target)
+    importer.unrepresented(shader, handled, {"clearcoat": ("clearcoatRoughness",)})
+
+
+def _surface_unlit(importer: _Importer, shader: Any) -> None:
+    """surface_unlit's colour is linear; the Unlit Output's is display-referred (what the screen shows), so it is
+    encoded with the sRGB transfer function: numbers directly, a graph through nodes."""
+    output = importer.graph.add_node("material_output", (600.0, 0.0), node_id=importer.new_id("surface"))
+    importer.output_id = output.id
+    output.properties["emissive"] = (0.0, 0.0, 0.0, 1.0)
+    importer.feed(shader, "opacity", output.id, "opacity")
+    color = importer.constant_of(shader, "emission_color", "surface_unlit input 'emission_color'")
+    weight = importer.constant_of(shader, "emission", "surface_unlit input 'emission'")
+    if color != "connected" and weight != "connected":
+        rgb = color if isinstance(color, tuple) else (1.0, 1.0, 1.0)
+        scale = weight[0] if isinstance(weight, tuple) else 1.0
+        output.properties["base_color"] = tuple(linear_to_srgb(value * scale) for value in rgb[:3]) + (1.0,)
+    else:
+        _encode_srgb(importer, shader, output.id)
+    importer.unrepresented(shader, {"emission", "emission_color", "opacity"}, {"transmission": ("transmission_color",)})
+
+
+def _encode_srgb(importer: _Importer, shader: Any, target: str) -> None:
+    """base_color = srgb(emission × emission_color). The exporter's `srgb_texture_to_lin_rec709` node (and an
+    sRGB image read directly) cancel the encoding, so they connect straight through."""
+    element = importer.input_of(shader, "emission_color")
+    found = importer.resolve(element) if element is not None else None
+    weight = importer.constant_of(shader, "emission", "surface_unlit input 'emission'")
+    unit = isinstance(weight, tuple) and weight[0] == 1.0
+    if found is not None and unit and found[0].getCategory() == "srgb_texture_to_lin_rec709":
+        source = found[0].getInput("in")
+        if source is not None:
+            importer.connect(source, target, "base_color", "surface_unlit input 'emission_color'")
+        return
+    if found is not None and unit and found[0].getCategory() in IMAGE_CATEGORIES:
+        _path, space = importer.file_name(found[0], "")
+        if "srgb" in space:
+            importer.connect(element, target, "base_color", "surface_unlit input 'emission_color'")
+            texture = importer.graph.connection_into(target, "base_color")
+            sample = importer.graph.nodes[texture.source_node] if texture is not None else None
+            if sample is not None and sample.type_name == "sample_texture":
+                return  # an sRGB file shown as stored: the Unlit Output does not decode it
+    # linear -> sRGB with nodes: mix(12.92 x, 1.055 x^(1/2.4) - 0.055, saturate((x - 0.0031308) 1e7)), component-wise
+    graph = importer.graph
+    x = graph.add_node("multiply", (0.0, 0.0), node_id=importer.new_id("unlit_linear"))
+    importer.feed(shader, "emission_color", x.id, "a")
+    importer.feed(shader, "emission", x.id, "b")
+    clamped = graph.add_node("max", (100.0, 0.0), node_id=importer.new_id("unlit_positive"))
+    graph.connect(x.id, "out", clamped.id, "a")
+    importer.set_value(clamped.id, "b", (0.0,), "float")
+    power = graph.add_node("power", (200.0, 0.0), {"exponent": 1.0 / 2.4}, node_id=importer.new_id("unlit_power"))
+    graph.connect(clamped.id, "out", power.id, "base")
+    importer.set_value(power.id, "exponent", (1.0 / 2.4,), "float")
+    curve = graph.add_node("multiply", (300.0, 0.0), node_id=importer.new_id("unlit_curve"))
+    graph.connect(power.id, "out", curve.id, "a")
+    importer.set_value(curve.id, "b", (1.055,), "float")
+    offset = graph.add_node("subtract", (400.0, 0.0), node_id=importer.new_id("unlit_srgb"))
+    graph.connect(curve.id, "out", offset.id, "a")
+    importer.set_value(offset.id, "b", (0.055,), "float")
+    toe = graph.add_node("multiply", (300.0, 100.0), node_id=importer.new_id("unlit_toe"))
+    graph.connect(clamped.id, "out", toe.id, "a")
+    importer.set_value(toe.id, "b", (12.92,), "float")
+    above = graph.add_node("subtract", (200.0, 200.0), node_id=importer.new_id("unlit_above"))
+    graph.connect(clamped.id, "out", above.id, "a")
+    importer.set_value(above.id, "b", (0.0031308,), "float")
+    steep = graph.add_node("multiply", (300.0, 200.0), node_id=importer.new_id("unlit_steep"))
+    graph.connect(above.id, "out", steep.id, "a")
+    importer.set_value(steep.id, "b", (1e7,), "float")
+    step = graph.add_node("saturate", (400.0, 200.0), node_id=importer.new_id("unlit_knee"))  # a component-wise step
+    graph.connect(steep.id, "out", step.id, "x")
+    mix = graph.add_node("mix", (500.0, 0.0), node_id=importer.new_id("unlit_display"))
+    graph.connect(toe.id, "out", mix.id, "a")
+    graph.connect(offset.id, "out", mix.id, "b")
+    graph.connect(step.id, "out", mix.id, "t")
+    graph.connect(mix.id, "out", target, "base_color")
+
+
+_SHADERS: dict[str, Callable[[_Importer, Any], None]] = {
+    "gltf_pbr": _gltf_pbr,
+    "standard_surface": _standard_surface,
+    "UsdPreviewSurface": _usd_preview_surface,
+    "surface_unlit": _surface_unlit,
+}
+
+
+# After the walk -------------------------------------------------------------------------------------
+
+
+def _prune(graph: MaterialGraph, output_id: str) -> None:
+    """Remove nodes that feed nothing the output reads (made by the sources-first walk for chains that were
+    then read as one node, such as the exporter's Tiling Offset pair)."""
+    feeding: dict[str, list[str]] = {}
+    for connection in graph.connections:
+        feeding.setdefault(connection.target_node, []).append(connection.source_node)
+    keep = {output_id}
+    stack = [output_id]
+    while stack:
+        for source in feeding.get(stack.pop(), ()):
+            if source not in keep:
+                keep.add(source)
+                stack.append(source)
+    for node_id in [node_id for node_id in graph.nodes if node_id not in keep]:
+        graph.remove_node(node_id)
+
+
+def _place(graph: MaterialGraph, output_id: str, unplaced: set[str]) -> None:
+    """Columns by the longest path to the output for nodes the document gave no position: sources to the left."""
+    unplaced = {node_id for node_id in unplaced if node_id in graph.nodes}
+    if not unplaced:
+        return
+    consumers: dict[str, list[str]] = {}
+    feeding: dict[str, set[str]] = {}
+    for connection in graph.connections:
+        consumers.setdefault(connection.source_node, []).append(connection.target_node)
+        feeding.setdefault(connection.target_node, set()).add(connection.source_node)
+    depth = {output_id: 0}
+    waiting = {node_id: len(set(consumers.get(node_id, ()))) for node_id in graph.nodes}
+    ready = [output_id]
+    while ready:  # Kahn's order from the output upstream: a node's depth is final once all its consumers are done
+        node_id = ready.pop()
+        for source in feeding.get(node_id, ()):
+            depth[source] = max(depth.get(source, 0), depth[node_id] + 1)
+            waiting[source] -= 1
+            if waiting[source] == 0:
+                ready.append(source)
+    origin = graph.nodes[output_id].position
+    rows: dict[int, int] = {}
+    for node_id in sorted(unplaced, key=lambda name: (depth.get(name, 0), name)):
+        column = depth.get(node_id, 1)
+        row = rows.get(column, 0)
+        rows[column] = row + 1
+        graph.nodes[node_id].position = (origin[0] - 250.0 * column, origin[1] + 150.0 * row)
+
+
+def _cut_mismatches(importer: _Importer) -> None:
+    """Remove connections the editor's types refuse (a document typed inconsistently), each with a note, until
+    the graph's types resolve; ExportError naming the node when a refusal has no connection to blame."""
+    from app.material.port_types import refusal
+    from app.material.propagation import propagate
+
+    graph = importer.graph
+    for _attempt in range(len(graph.connections) + 1):
+        resolution = propagate(graph)
+        if not resolution.errors:
+            return
+        cut = False
+        for node_id in sorted(resolution.errors):
+            node_type = NODE_TYPES[graph.nodes[node_id].type_name]
+            into = [c for c in graph.connections if c.target_node == node_id]
+            widths: dict[str, int] = {}
+            for connection in into:
+                source = resolution.port_types.get((connection.source_node, connection.source_port))
+                spec = node_type.input(connection.target_port)
+                if source is None or spec is None:
+                    continue
+                if refusal(source, spec.type, connection.target_port) is not None:
+                    graph.disconnect(connection.source_node, connection.source_port, node_id, connection.target_port)
+                    importer.note(f"{connection.source_node}.{connection.source_port} ({source}) cannot feed {node_id} input "
+                                  f"'{connection.target_port}' ({spec.type}); left at its default")
+                    cut = True
+                elif not isinstance(spec.type, PortType) and source.width > 1:
+                    widths[connection.target_port] = source.width
+            if not cut and len(set(widths.values())) > 1:
+                narrow = min(widths, key=lambda port: (widths[port], port))
+                connection = next(c for c in into if c.target_port == narrow)
+                graph.disconnect(connection.source_node, connection.source_port, node_id, narrow)
+                importer.note(f"{node_id} input '{narrow}': its source's width ({widths[narrow]}) differs from the node's "
+                              f"other inputs; left at its default")
+                cut = True
+        if not cut:
+            node_id = sorted(resolution.errors)[0]
+            raise ExportError(f"the imported node '{node_id}' has no valid types: {resolution.errors[node_id][0]}")
+    raise ExportError("the imported graph's types do not resolve")
+
+
+def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
+    """Read a MaterialX document into an editor graph (module docstring); ExportError when it cannot be used."""
+    import MaterialX as mx  # noqa: N813 - the package's name
+
+    source = Path(path)
+    try:
+        data = read_external(source, "mtlx")
+    except OSError as error:
+        raise ExportError(f"{source}: cannot be read ({error.strerror or error})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ExportError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    doc = mx.createDocument()
+    try:
+        mx.readFromXmlString(doc, text, mx.FileSearchPath(str(source.parent)))
+    except _mx_errors(mx) as error:
+        raise ExportError(f"{source}: cannot read the MaterialX document ({error})") from None
+    doc.setDataLibrary(_library())
+    importer = _Importer(doc, source.parent)
+    materials = doc.getMaterialNodes()
+    if not materials:
+        raise ExportError(f"{source}: the document has no surfacematerial")
+    shader_input = materials[0].getInput("surfaceshader")
+    shader = shader_input.getConnectedNode() if shader_input is not None else None
+    if shader is None:
+        raise ExportError(f"{source}: the material '{materials[0].getName()}' has no surface shader")
+    space = doc.getColorSpace()
+    if space and space != "lin_rec709":
+        importer.note(f"document colour space '{space}': values without their own colour space are read as lin_rec709")
+    importer.shader(shader)
+    for extra in materials[1:]:
+        importer.note(f"material '{extra.getName()}': only the first material is imported")
+    _prune(importer.graph, importer.output_id)
+    _cut_mismatches(importer)
+    _prune(importer.graph, importer.output_id)
+    _place(importer.graph, importer.output_id, importer.unplaced)
+    return MtlxImport(importer.graph, importer.skipped)

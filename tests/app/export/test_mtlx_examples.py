@@ -1,0 +1,147 @@
+"""The MaterialX repository's example materials (tests/data/materialx) import onto the Surface Output.
+
+standard_surface, UsdPreviewSurface (with UsdUVTexture, UsdPrimvarReader and
+UsdTransform2d), gltf_pbr and surface_unlit map where the glTF
+metallic-roughness model can represent them; every input that cannot be
+represented is listed by name, and every import compiles. open_pbr_surface
+is refused with a message saying why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app.export import mtlx
+from app.export.bake import BakeSettings, bake_material
+from app.export.surface import ExportError
+from app.material.graph import MaterialGraph, Node
+from app.material.lowering import lower
+
+ROOT = Path(__file__).resolve().parents[3]
+MX_EXAMPLES = ROOT / "tests" / "data" / "materialx" / "Materials" / "Examples"
+ALL = sorted(path.relative_to(MX_EXAMPLES).as_posix() for path in MX_EXAMPLES.glob("*/*.mtlx") if "OpenPbr" not in path.parts)
+#: Examples whose every input the Surface Output represents (nothing listed).
+COMPLETE = ("GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx",
+            "StandardSurface/standard_surface_chrome.mtlx", "StandardSurface/standard_surface_default.mtlx",
+            "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
+            "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
+            "UsdPreviewSurface/usd_preview_surface_plastic.mtlx")
+#: What is listed for the others (each line names the input).
+LISTED = {
+    "GltfPbr/gltf_pbr_carpaint.mtlx": ["clearcoat"],
+    "GltfPbr/gltf_pbr_glass.mtlx": ["ior", "transmission"],
+    "StandardSurface/standard_surface_gold.mtlx": ["specular_color"],
+    "StandardSurface/standard_surface_glass.mtlx": ["specular_IOR", "transmission"],
+    "StandardSurface/standard_surface_velvet.mtlx": ["sheen", "sheen_color"],
+    "StandardSurface/standard_surface_jade.mtlx": ["subsurface", "subsurface_color"],
+    "StandardSurface/standard_surface_thin_film.mtlx": ["thin_film_thickness"],
+    "StandardSurface/standard_surface_copper.mtlx": ["coat", "coat_color"],
+    "StandardSurface/standard_surface_metal_brushed.mtlx": ["specular_anisotropy"],
+    "UsdPreviewSurface/usd_preview_surface_carpaint.mtlx": ["clearcoat"],
+    "UsdPreviewSurface/usd_preview_surface_glass.mtlx": ["ior"],
+}
+
+
+def surface(graph: MaterialGraph) -> Node:
+    return next(node for node in graph.nodes.values() if node.type_name == "surface_output")
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_example_imports_to_a_compiling_graph(name: str) -> None:
+    imported = mtlx.import_mtlx(MX_EXAMPLES / name)
+    lowered = lower(imported.graph)
+    assert lowered.text and not lowered.errors, lowered.errors
+    if name in COMPLETE:
+        assert imported.skipped == [], imported.skipped
+    for listed in LISTED.get(name, []):
+        assert any(f"'{listed}'" in line for line in imported.skipped), (listed, imported.skipped)
+
+
+def test_open_pbr_surface_is_refused_saying_why() -> None:
+    with pytest.raises(ExportError, match="no OpenPBR model yet"):
+        mtlx.import_mtlx(MX_EXAMPLES / "OpenPbr" / "open_pbr_default.mtlx")
+
+
+def test_standard_surface_maps_base_weight_metalness_and_roughness() -> None:
+    default = surface(mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / "standard_surface_default.mtlx").graph)
+    assert default.properties["base_color"][:3] == pytest.approx((0.8, 0.8, 0.8))  # base 0.8 × base_color 1
+    assert default.properties["roughness"] == pytest.approx(0.2)
+    assert default.properties["metallic"] == 0.0
+    chrome = surface(mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / "standard_surface_chrome.mtlx").graph)
+    assert chrome.properties["metallic"] == 1.0
+
+
+def test_usd_preview_surface_gold_is_a_metal() -> None:
+    gold = surface(mtlx.import_mtlx(MX_EXAMPLES / "UsdPreviewSurface" / "usd_preview_surface_gold.mtlx").graph)
+    assert gold.properties["metallic"] == 1.0
+    assert gold.properties["base_color"][:3] == pytest.approx((0.944, 0.776, 0.373))
+
+
+def test_a_tiled_standard_surface_reads_its_images_through_fileprefix() -> None:
+    imported = mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / "standard_surface_wood_tiled.mtlx")
+    images = sorted(Path(node.properties["image"]).name for node in imported.graph.nodes.values() if node.type_name == "texture_parameter")
+    assert images == ["wood_color.jpg", "wood_roughness.jpg"]
+    assert all(Path(node.properties["image"]).is_file() for node in imported.graph.nodes.values() if node.type_name == "texture_parameter")
+    assert any(node.type_name == "tiling_offset" for node in imported.graph.nodes.values())  # uvtiling 4, 4
+
+
+@pytest.mark.gl
+def test_usd_uv_texture_with_primvar_reader_transform_scale_and_bias_bakes_its_formula(current_gl, tmp_path: Path) -> None:
+    """base = texel(st × (2, 1) + (0.25, 0)) × 0.5 + 0.25 on red/blue halves; the rotation is listed."""
+    from app.export.images import write_image
+
+    texels = np.zeros((4, 4, 3), dtype=np.float32)
+    texels[:, :2] = (1.0, 0.0, 0.0)
+    texels[:, 2:] = (0.0, 0.0, 1.0)
+    write_image(tmp_path / "halves.exr", texels, "linear")
+    (tmp_path / "usd.mtlx").write_text("""<?xml version="1.0"?>
+<materialx version="1.39" colorspace="lin_rec709">
+  <nodegraph name="NG">
+    <UsdPrimvarReader name="reader" type="vector2"><input name="varname" type="string" value="st" /></UsdPrimvarReader>
+    <UsdTransform2d name="transform" type="vector2">
+      <input name="in" type="vector2" nodename="reader" />
+      <input name="scale" type="vector2" value="2, 1" />
+      <input name="translation" type="vector2" value="0.25, 0" />
+    </UsdTransform2d>
+    <UsdUVTexture name="texture" type="multioutput">
+      <input name="file" type="filename" value="halves.exr" />
+      <input name="st" type="vector2" nodename="transform" />
+      <input name="scale" type="color4" value="0.5, 0.5, 0.5, 1" />
+      <input name="bias" type="color4" value="0.25, 0.25, 0.25, 0" />
+    </UsdUVTexture>
+    <UsdTransform2d name="turned" type="vector2"><input name="rotation" type="float" value="30" /></UsdTransform2d>
+    <UsdUVTexture name="rough" type="multioutput">
+      <input name="file" type="filename" value="halves.exr" />
+      <input name="st" type="vector2" nodename="turned" />
+    </UsdUVTexture>
+    <output name="color" type="color3" nodename="texture" output="rgb" />
+    <output name="roughness" type="float" nodename="rough" output="g" />
+  </nodegraph>
+  <UsdPreviewSurface name="SR" type="surfaceshader">
+    <input name="diffuseColor" type="color3" nodegraph="NG" output="color" />
+    <input name="roughness" type="float" nodegraph="NG" output="roughness" />
+  </UsdPreviewSurface>
+  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
+</materialx>
+""")
+    assert mtlx.validate((tmp_path / "usd.mtlx").read_text())[0], mtlx.validate((tmp_path / "usd.mtlx").read_text())[1]
+    imported = mtlx.import_mtlx(tmp_path / "usd.mtlx")
+    assert len(imported.skipped) == 1 and "'rotation'" in imported.skipped[0], imported.skipped
+    size = 32
+    baked = bake_material(imported.graph, BakeSettings(size=size, mesh="plane", padding=2), any_size=True)
+    u = np.broadcast_to(((np.arange(size) + 0.5) / size)[None, :], (size, size))
+    texture_u = (u * 2.0 + 0.25) % 1.0
+    red = texture_u < 0.5
+    margin = np.abs(((texture_u * 4.0) % 2.0) - 1.0) < 1.0 - 2.0 * 8.0 / size
+    base = baked.channel("base_color")[:, :, :3]
+    assert np.abs(base[red & margin] - (0.75, 0.25, 0.25)).max() < 2e-3
+    assert np.abs(base[~red & margin] - (0.25, 0.25, 0.75)).max() < 2e-3
+
+
+def test_a_value_on_an_input_with_a_geometric_default_reads_the_geometry_as_materialx_does() -> None:
+    """gltf_pbr_default gives `normal` the value (0, 0, 1); MaterialX shades with Nworld (defaultgeomprop) anyway."""
+    imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_default.mtlx")
+    assert imported.graph.connection_into(surface(imported.graph).id, "normal") is None

@@ -1,0 +1,37 @@
+"""The preview of an imported MaterialX example against MaterialX's own renderer of the document.
+
+Same sphere, camera and studio environment, environment light only, no tone
+mapping (tests/mtlx_reference.py); the goal is a mean absolute difference of
+at most 4 8-bit levels over the sphere's inner pixels. Materials that miss it
+are marked (strict) with their measured figure and the reason, so a change
+that makes one pass fails here until it is promoted. Smaller and with fewer
+samples than benchmarks/bench_mtlx_reference.py, which prints the figures.
+"""
+
+from __future__ import annotations
+
+import mtlx_reference
+import pytest
+
+SIZE = 128
+SAMPLES = 256
+GOAL = 4.0
+MEETS = (
+    "GltfPbr/gltf_pbr_gold.mtlx",
+    "GltfPbr/gltf_pbr_plastic.mtlx",
+    "StandardSurface/standard_surface_default.mtlx",
+    "StandardSurface/standard_surface_chrome.mtlx",
+)
+#: Known misses: name -> (the figure measured here, why).
+MISSES: dict[str, tuple[float, str]] = {
+    "GltfPbr/gltf_pbr_default.mtlx": (170.9, "the document sets occlusion 0; the preview applies it to the environment light "
+                                            "(glTF), MaterialX 1.39's gltf_pbr declares occlusion but never reads it"),
+}
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("name", [*MEETS, *[pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"{figure:.1f} levels: {why}"))
+                                             for name, (figure, why) in MISSES.items()]])
+def test_the_preview_of_the_import_matches_materialx_s_render(name: str) -> None:
+    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, SAMPLES)
+    assert difference <= GOAL, f"{name}: {difference:.2f} levels"

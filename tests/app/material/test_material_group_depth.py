@@ -1,0 +1,85 @@
+"""Groups nested deep: lowered without recursion, in time linear in their number, up to a depth budget
+reported as a diagnostic naming the chain (from a material and from a `.vplf` library file)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph
+from app.material.group_lowering import MAX_GROUP_DEPTH, definitions_with_problems
+from app.material.group_names import FUNCTION_PROPERTY
+from app.material.groups import GROUP_TYPE, call_cycles, containing_functions
+from app.material.library import function_text, import_function, read_function_text
+from app.material.lowering import lower
+from app.material.port_types import PortType
+
+
+def nested_groups(depth: int) -> MaterialGraph:
+    """A material whose one group instance calls a chain of `depth` definitions (`f0` innermost multiplies by 0.5)."""
+    document = MaterialGraph()
+    previous: str | None = None
+    for level in range(depth):
+        body = MaterialGraph()
+        entry = body.add_node("group_input")
+        exit_ = body.add_node("group_output")
+        if previous is None:
+            step = body.add_node("multiply", properties={"b": 0.5})
+            body.connect(entry.id, "x", step.id, "a")
+        else:
+            step = body.add_node(GROUP_TYPE, properties={FUNCTION_PROPERTY: previous})
+            body.connect(entry.id, "x", step.id, "x")
+        body.connect(step.id, "out" if previous is None else "y", exit_.id, "y")
+        function_id = f"f{level}"
+        document.functions[function_id] = GroupDefinition(
+            function_id, f"level {level}", [InterfacePort("x", PortType.FLOAT, 1.0)], [InterfacePort("y", PortType.FLOAT)], body)
+        previous = function_id
+    instance = document.add_node(GROUP_TYPE, properties={FUNCTION_PROPERTY: previous})
+    output = document.add_node("material_output")
+    document.connect(instance.id, "y", output.id, "opacity")
+    return document
+
+
+def test_groups_nested_to_the_budget_lower_to_one_helper_per_level() -> None:
+    result = lower(nested_groups(MAX_GROUP_DEPTH))
+    assert result.ok and result.module is not None, [d.message for d in result.errors]
+    helpers = [function.name for function in result.module.fragment.functions if function.name.startswith("group")]
+    assert len(helpers) == MAX_GROUP_DEPTH
+    # Made in the order a walk from the material meets them: the outermost first.
+    assert helpers[:2] == [f"group_level_{MAX_GROUP_DEPTH - 1}", f"group_level_{MAX_GROUP_DEPTH - 2}"]
+
+
+def test_groups_nested_past_the_budget_are_a_diagnostic_naming_the_chain() -> None:
+    # 600 levels raised RecursionError ("internal error while lowering"), 10,000 did not finish.
+    for depth in (MAX_GROUP_DEPTH + 1, 600, 2000):
+        result = lower(nested_groups(depth))
+        messages = [d.message for d in result.errors]
+        assert len(messages) == 1, messages
+        assert f"groups are nested more than {MAX_GROUP_DEPTH} deep ('level {depth - 1}' \u2192 'level {depth - 2}'" in messages[0]
+        assert f"'level {depth - MAX_GROUP_DEPTH - 1}'); ungroup some levels" in messages[0]
+        assert "RecursionError" not in messages[0]
+        assert result.errors[0].node_id == "n1"  # the material's instance that leads there
+
+
+def test_a_deep_library_function_is_refused_the_same_way(tmp_path: Path) -> None:
+    chain = nested_groups(3000)
+    text = function_text(chain.functions, "f2999")
+    entry = read_function_text(text, tmp_path / "deep.vplf", "user")
+    document, root = import_function(MaterialGraph(), entry)
+    instance = document.add_node(GROUP_TYPE, properties={FUNCTION_PROPERTY: root})
+    output = document.add_node("material_output")
+    document.connect(instance.id, "y", output.id, "opacity")
+    messages = [d.message for d in lower(document).errors]
+    assert len(messages) == 1 and f"nested more than {MAX_GROUP_DEPTH} deep" in messages[0], messages
+
+
+def test_call_cycles_and_callers_walk_without_recursion() -> None:
+    chain = nested_groups(5000)
+    assert call_cycles(chain.functions) == {}
+    assert len(containing_functions(chain.functions, "f0")) == 5000
+    assert definitions_with_problems(chain.functions, ["f4990"]) == {f"f{level}" for level in range(4990, 5000)}
+    # f0 -> f4999 closes one cycle through every definition.
+    cyclic = chain.functions["f0"].body
+    node = cyclic.add_node(GROUP_TYPE, properties={FUNCTION_PROPERTY: "f4999"})
+    assert node.id in cyclic.nodes
+    cycles = call_cycles(chain.functions)
+    assert len(cycles) == 5000 and len(set(cycles.values())) == 1

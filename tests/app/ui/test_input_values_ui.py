@@ -1,0 +1,110 @@
+"""Values of unconnected inputs on the nodes, edited there with the mouse (real NodeGraphQt, real window)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QColor
+
+from app.graph.input_values import InputValueItem
+from app.graph.view import MaterialNodeGraph
+from app.material.catalog import NODE_TYPES
+from app.material.port_types import PortType
+
+
+def _item(window, node_id: str, name: str) -> InputValueItem:
+    node = window.graph.node_by_stable_id(node_id)
+    return next(item for item in node.view.input_values if item.name == name)
+
+
+def _point(window, item: InputValueItem) -> QPoint:
+    viewer = window.graph.viewer()
+    viewer.centerOn(item.sceneBoundingRect().center())
+    return viewer.mapFromScene(item.sceneBoundingRect().center())
+
+
+def _output_id(window) -> str:
+    return next(node.id for node in window.material.nodes.values() if node.type_name == "material_output")
+
+
+def test_every_float_and_colour_input_with_a_value_shows_it_on_its_node(qtbot) -> None:
+    graph = MaterialNodeGraph()
+    graph.register_catalog(NODE_TYPES.values())
+    for type_name, node_type in NODE_TYPES.items():
+        node = graph.create_material_node(type_name, push_undo=False)
+        names = {item.name for item in node.view.input_values}
+        for port in node_type.inputs:
+            spec = node_type.property(port.name)
+            editable = spec is not None and spec.kind in ("float", "color")
+            assert (port.name in names) == editable, (type_name, port.name)
+            if port.type in (PortType.FLOAT, PortType.COLOR) and not isinstance(port.default, str):
+                # Every float and colour input (not one that reads a source such as the texture coordinates).
+                assert port.name in names, f"{type_name}.{port.name} has no value on the node"
+        labels = [node.view.get_output_text_item(port.view) for port in node.output_ports()]
+        labels += [node.view.get_input_text_item(port.view) for port in node.input_ports()]
+        for item in node.view.input_values:  # inside the node, clear of every port label
+            assert node.view.boundingRect().contains(item.mapRectToParent(item.boundingRect())), (type_name, item.name)
+            for label in labels:
+                assert not label.sceneBoundingRect().intersects(item.sceneBoundingRect()), (type_name, item.name)
+    graph.clear_session()
+    graph.deleteLater()
+
+
+def test_dragging_a_float_value_on_the_node_edits_it_in_one_undo_step(window, qtbot) -> None:
+    output = _output_id(window)
+    item = _item(window, output, "opacity")
+    assert not item.connected and item.isVisible()
+    before = window.material.nodes[output].properties.get("opacity", 1.0)
+    steps = window.undo_action.isEnabled(), window.graph.undo_stack().count()
+    viewport = window.graph.viewer().viewport()
+    start = _point(window, item)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for dx in (-10, -30, -60):
+        qtbot.mouseMove(viewport, start + QPoint(dx, 0))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=start + QPoint(-60, 0))
+    after = window.material.nodes[output].properties["opacity"]
+    assert after < before
+    assert item.text() == f"{after:.3f}"
+    assert window.graph.undo_stack().count() == steps[1] + 1  # the whole drag is one step
+    window.undo_action.trigger()
+    assert window.material.nodes[output].properties.get("opacity", 1.0) == before
+
+
+def test_clicking_a_float_value_opens_a_field_to_type_in(window, qtbot) -> None:
+    output = _output_id(window)
+    item = _item(window, output, "alpha_clip")
+    viewport = window.graph.viewer().viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_point(window, item))
+    assert item.editor is not None and item.editor.isVisible()
+    item.editor.setText("0.25")
+    qtbot.keyClick(item.editor, Qt.Key.Key_Return)
+    assert window.material.nodes[output].properties["alpha_clip"] == pytest.approx(0.25)
+    assert item.editor is None
+
+
+def test_clicking_a_colour_swatch_picks_in_display_terms_and_stores_linear(window, qtbot, monkeypatch) -> None:
+    node = window.nodes.add_node_from_palette("bricks")  # a pattern with three colour inputs
+    item = _item(window, node.stable_id, "mortar_color")
+    asked: list[str] = []
+
+    def pick(initial: QColor, parent: object) -> QColor:
+        asked.append(initial.name())
+        return QColor.fromRgbF(0.5, 0.5, 0.5, 1.0)
+
+    monkeypatch.setattr(InputValueItem, "pick_color", staticmethod(pick))
+    qtbot.mouseClick(window.graph.viewer().viewport(), Qt.MouseButton.LeftButton, pos=_point(window, item))
+    assert asked == ["#e7e5dd"]  # linear (0.8, 0.78, 0.72) as it looks on screen
+    stored = window.material.nodes[node.stable_id].properties["mortar_color"]
+    assert stored[:3] == pytest.approx((0.214, 0.214, 0.214), abs=1e-3)
+
+
+def test_a_connected_input_shows_and_takes_no_value(window, qtbot) -> None:
+    output = _output_id(window)
+    item = _item(window, output, "base_color")  # fed by a wire in the example
+    assert item.connected
+    before = window.material.nodes[output].properties.get("base_color")
+    undo_count = window.graph.undo_stack().count()
+    viewport = window.graph.viewer().viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_point(window, item))
+    assert window.material.nodes[output].properties.get("base_color") == before
+    assert window.graph.undo_stack().count() == undo_count

@@ -1,0 +1,210 @@
+"""Test support: a MaterialX document rendered by MaterialX's own GLSL renderer and by the editor's preview.
+
+Both draw the preview's sphere (`app.preview.mesh.make_mesh("sphere")`, written
+as OBJ for MaterialX's loader) from the preview's default camera, lit by the
+same environment (MaterialX: the `.hdr` as its lat-long radiance map, the
+preview's own irradiance map; filtered importance sampling), environment
+light only, no tone mapping: linear radiance clipped to [0, 1] and
+sRGB-encoded to 8 bits. `compare` gives the mean absolute 8-bit difference
+over the pixels well inside the sphere's silhouette.
+
+Used by tests/app/export/test_mtlx_reference.py and benchmarks/bench_mtlx_reference.py.
+Needs a display (Xvfb) for both renderers.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+MX_EXAMPLES = ROOT / "tests" / "data" / "materialx" / "Materials" / "Examples"
+SIZE = 256
+ENVIRONMENT = "studio"
+#: Samples of MaterialX's filtered importance sampling per pixel.
+SAMPLES = 1024
+
+
+def srgb_8bit(linear: np.ndarray) -> np.ndarray:
+    clipped = np.clip(linear, 0.0, 1.0)
+    encoded = np.where(clipped <= 0.0031308, clipped * 12.92, 1.055 * np.power(clipped, 1.0 / 2.4) - 0.055)
+    return np.round(encoded * 255.0)
+
+
+def camera_matrices(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(view, projection, eye) of the preview's default orbit camera, row-major numpy."""
+    from app.preview.camera import OrbitCamera
+
+    camera = OrbitCamera()
+    return camera.view_matrix().astype(np.float64), camera.projection_matrix(1.0).astype(np.float64), camera.position.astype(np.float64)
+
+
+def sphere_mask(size: int, inset: float = 0.97) -> np.ndarray:
+    """Pixels (top row first) whose centre ray meets the unit sphere within `inset` of its silhouette's radius."""
+    view, projection, eye = camera_matrices(size)
+    inverse = np.linalg.inv(projection @ view)
+    centres = (np.arange(size) + 0.5) / size * 2.0 - 1.0
+    x, y = np.meshgrid(centres, -centres)
+    near = np.stack([x, y, -np.ones_like(x), np.ones_like(x)], axis=-1) @ inverse.T
+    far = np.stack([x, y, np.ones_like(x), np.ones_like(x)], axis=-1) @ inverse.T
+    direction = far[..., :3] / far[..., 3:] - near[..., :3] / near[..., 3:]
+    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+    # Distance of the ray from the sphere's centre, compared with the radius shrunk by `inset`.
+    along = -(direction @ eye)
+    closest = eye + direction * along[..., None]
+    return np.asarray(np.linalg.norm(closest, axis=-1) < inset)
+
+
+def write_sphere_obj(path: Path) -> Path:
+    from app.preview.mesh import make_mesh
+
+    mesh = make_mesh("sphere")
+    lines = [f"v {p[0]:.7f} {p[1]:.7f} {p[2]:.7f}" for p in mesh.positions]
+    lines += [f"vt {t[0]:.7f} {t[1]:.7f}" for t in mesh.texcoords]
+    lines += [f"vn {n[0]:.7f} {n[1]:.7f} {n[2]:.7f}" for n in mesh.normals]
+    lines += ["f " + " ".join(f"{i + 1}/{i + 1}/{i + 1}" for i in triangle) for triangle in mesh.indices]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _write_hdr(path: Path, image: np.ndarray) -> Path:
+    import OpenImageIO as oiio  # noqa: N813 - the package's name
+
+    output = oiio.ImageOutput.create(str(path))
+    assert output is not None, oiio.geterror()
+    output.open(str(path), oiio.ImageSpec(image.shape[1], image.shape[0], 3, oiio.FLOAT))
+    output.write_image(np.ascontiguousarray(image, dtype=np.float32))
+    output.close()
+    return path
+
+
+def environment_maps(folder: Path, name: str = ENVIRONMENT) -> tuple[Path, Path]:
+    """(radiance, irradiance) lat-long `.hdr` files for MaterialX, top row the zenith (MaterialX's latitude 0).
+
+    The radiance is the bundled file as the preview loads it; the irradiance
+    is the preview's own map (irradiance / pi, as MaterialX's
+    `mx_environment_irradiance` reads it), so the diffuse term is shared.
+    """
+    from app.preview import ibl_prefilter
+    from app.preview.environment import load_named_environment
+
+    environment = load_named_environment(name)
+    radiance = np.asarray(environment.radiance, dtype=np.float32)  # GL row order: first row the nadir
+    height, width = ibl_prefilter.base_size(environment.height, environment.width)
+    irradiance = ibl_prefilter.irradiance_map(ibl_prefilter.area_resample(radiance, height, width))
+    return (_write_hdr(folder / "radiance.hdr", radiance[::-1]), _write_hdr(folder / "irradiance.hdr", np.asarray(irradiance)[::-1]))
+
+
+def render_materialx(document: Path, size: int = SIZE, samples: int = SAMPLES) -> np.ndarray:
+    """Linear RGB (size, size, 3), top row first, of the document's first material as MaterialX renders it."""
+    import MaterialX as mx  # noqa: N813 - the package's name
+    import MaterialX.PyMaterialXGenGlsl as mx_gen_glsl  # noqa: N813 - the package's name
+    import MaterialX.PyMaterialXGenShader as mx_gen_shader  # noqa: N813 - the package's name
+    import MaterialX.PyMaterialXRender as mx_render  # noqa: N813 - the package's name
+    import MaterialX.PyMaterialXRenderGlsl as mx_render_glsl  # noqa: N813 - the package's name
+
+    from app.export.mtlx import _library
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        doc = mx.createDocument()
+        mx.readFromXmlFile(doc, str(document))
+        doc.setDataLibrary(_library())
+        generator = mx_gen_glsl.GlslShaderGenerator.create()
+        context = mx_gen_shader.GenContext(generator)
+        context.registerSourceCodeSearchPath(mx.getDefaultDataSearchPath())
+        context.registerSourceCodeSearchPath(mx.FileSearchPath(str(document.parent)))
+        color_management = mx_gen_shader.DefaultColorManagementSystem.create(generator.getTarget())
+        color_management.loadLibrary(_library())
+        generator.setColorManagementSystem(color_management)
+        options = context.getOptions()
+        options.targetColorSpaceOverride = "lin_rec709"
+        options.fileTextureVerticalFlip = True
+        options.hwSpecularEnvironmentMethod = mx_gen_shader.HwSpecularEnvironmentMethod.SPECULAR_ENVIRONMENT_FIS
+        options.hwMaxActiveLightSources = 1
+        options.hwShadowMap = False
+        options.hwTransparency = False
+        material = doc.getMaterialNodes()[0]
+        shader = generator.generate("reference", material, context)
+
+        renderer = mx_render_glsl.GlslRenderer.create(size, size, mx_render.BaseType.FLOAT)
+        renderer.initialize()
+        images = mx_render_glsl.GLTextureHandler.create(mx_render.StbImageLoader.create())
+        images.setSearchPath(mx.FileSearchPath(str(document.parent)))
+        renderer.setImageHandler(images)
+        radiance_path, irradiance_path = environment_maps(folder)
+        lights = mx_render.LightHandler.create()
+        lights.setEnvRadianceMap(images.acquireImage(mx.FilePath(str(radiance_path))))
+        lights.setEnvIrradianceMap(images.acquireImage(mx.FilePath(str(irradiance_path))))
+        lights.setEnvSampleCount(samples)
+        # MaterialX's renderer turns the environment by pi about +y (GlslProgram::bindLighting); undo it so
+        # both renderers use the same lat-long convention (u = 0.5 + atan2(x, -z) / 2 pi).
+        lights.setLightTransform(mx.Matrix44.createRotationY(math.pi))
+        lights.setDirectLighting(False)
+        lights.setIndirectLighting(True)
+        renderer.setLightHandler(lights)
+        geometry = mx_render.GeometryHandler.create()
+        geometry.addLoader(mx_render.TinyObjLoader.create())
+        renderer.setGeometryHandler(geometry)
+        assert geometry.loadGeometry(mx.FilePath(str(write_sphere_obj(folder / "sphere.obj"))), False)
+        view, projection, _eye = camera_matrices(size)
+        camera = renderer.getCamera()
+        camera.setWorldMatrix(mx.Matrix44.IDENTITY)
+        camera.setViewMatrix(_matrix(mx, view))
+        camera.setProjectionMatrix(_matrix(mx, projection))
+        renderer.createProgram(shader)
+        renderer.validateInputs()
+        renderer.render()
+        image = renderer.captureImage(None)
+        saved = folder / "render.hdr"
+        assert images.saveImage(mx.FilePath(str(saved)), image, True), "MaterialX could not save its render"
+        return _read(saved)[:, :, :3]
+
+
+def _matrix(mx: object, matrix: np.ndarray) -> object:
+    """A numpy row-major (column-vector) matrix as MaterialX's Matrix44 (row-vector convention: transposed)."""
+    rows = matrix.T
+    return mx.Matrix44(*[float(value) for value in rows.reshape(-1)])  # type: ignore[attr-defined]  # the module object
+
+
+def _read(path: Path) -> np.ndarray:
+    import OpenImageIO as oiio  # noqa: N813 - the package's name
+
+    buffer = oiio.ImageBuf(str(path))
+    return np.asarray(buffer.get_pixels(oiio.FLOAT), dtype=np.float64)
+
+
+def render_editor(document: Path, size: int = SIZE) -> np.ndarray:
+    """8-bit RGB (size, size, 3), top row first, of the editor's import of `document` in the preview."""
+    from app.export.mtlx import import_mtlx
+    from app.material.document import save_file
+
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        imported = import_mtlx(document)
+        imported.graph.stage = {"environment": ENVIRONMENT, "light_intensity": 0.0, "tone_mapper": "none", "exposure": 0.0,
+                                "background": "color"}
+        save_file(folder / "imported.vpl", imported.graph)
+        done = subprocess.run([sys.executable, "-m", "app.main", str(folder / "imported.vpl"), "--preview-screenshot",
+                               str(folder / "shot.png"), "--size", f"{size}x{size}", "--gl", "desktop", "--environment", ENVIRONMENT,
+                               "--tone-mapper", "none"], capture_output=True, text=True, timeout=600, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        return _read(folder / "shot.png")[:, :, :3] * 255.0
+
+
+def compare(document: Path, size: int = SIZE, samples: int = SAMPLES) -> float:
+    """Mean absolute 8-bit difference over the sphere's inner pixels between MaterialX's render and the editor's."""
+    reference = srgb_8bit(render_materialx(document, size, samples))
+    editor = np.round(render_editor(document, size))
+    mask = sphere_mask(size)
+    return float(np.abs(reference[mask] - editor[mask]).mean())
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        print(name, f"{compare(MX_EXAMPLES / name):.2f}", flush=True)

@@ -1,0 +1,20 @@
+"""Fuzz budgets per test tier.
+
+The full run (`./run-tests`, CI) draws a property test's whole budget;
+`./run-tests --fast` (tests/conftest.py sets `VPL_TEST_TIER=fast`) a
+quarter of it, the same derandomized examples' first part, so a quick
+check while working stays quick and CI still covers everything.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def fast_tier() -> bool:
+    return os.environ.get("VPL_TEST_TIER") == "fast"
+
+
+def examples(full: int) -> int:
+    """The number of examples of a property test whose full budget is `full`."""
+    return max(25, full // 4) if fast_tier() else full
