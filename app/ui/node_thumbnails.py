@@ -71,8 +71,8 @@ ANIMATION_INTERVAL_MS = 250
 VIEW_CHANGE_INTERVAL_MS = 120
 THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
-#: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
-_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
+#: previewed), and mesh thumbnails always show a sphere from the front (app/preview/thumbnails.py).
+_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh", "camera")
 
 #: The display transform of every thumbnail, whatever the stage's: a thumbnail shows a value, and the value
 #: of a swatch must not change with the stage's exposure or tone curve. Linear values are only clipped and
