@@ -464,6 +464,10 @@ class MaterialNodeItem(NodeItem):
             self._tooltip_stale = True
             self._relayout()
 
+    def thumbnail_room(self) -> float:
+        """The height showing a thumbnail adds to the node (0 when its place is reserved already)."""
+        return 0.0 if self._thumbnail_shown else THUMBNAIL_SIZE + THUMBNAIL_MARGIN
+
     def set_thumbnail(self, image: QtGui.QImage | None, note: str = "") -> None:
         """The image to draw (None with a `note`: why there is none, e.g. the node has an error)."""
         if note != self._thumbnail_note or (image is None) != (self._thumbnail is None):

@@ -326,6 +326,9 @@ class MaterialNodeGraph(NodeGraph):
         #: While loading (`bulk_naming`): the node names in use and the next number to try per base name.
         self._names_in_use: set[str] | None = None
         self._next_number: dict[str, int] = {}
+        #: Whether nodes show thumbnails (the window's switch): a new node's free spot then has room for the
+        #: thumbnail it gets once drawn, so it does not grow onto the node below it.
+        self.thumbnails_shown = False
 
     def _register_builtin_nodes(self) -> None:
         # Our backdrop carries a frame id; NodeGraphQt's plain one would not.
@@ -632,7 +635,10 @@ class MaterialNodeGraph(NodeGraph):
             return any(item in others for item in scene.items(QtCore.QRectF(*rect)))
 
         bounds = node.view.boundingRect()
-        x, y = nearest_free((bounds.width(), bounds.height()), preferred, occupied)
+        height = bounds.height()
+        if self.thumbnails_shown and node.output_ports():
+            height += node.view.thumbnail_room()  # a node with outputs gets a thumbnail after the next refresh
+        x, y = nearest_free((bounds.width(), height), preferred, occupied)
         if (x, y) != tuple(node.pos()):
             node.set_pos(x, y)
 
