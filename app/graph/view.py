@@ -45,7 +45,7 @@ from NodeGraphQt.qgraphics.port import PortItem
 from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
+from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry
 from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
@@ -630,15 +630,23 @@ class MaterialNodeGraph(NodeGraph):
         """
         scene = self.scene()
         others = {other.view for other in self.all_nodes() if other is not node and not isinstance(other, FrameNode)}
+        # A node with outputs gets a thumbnail after the next refresh, which makes it taller: the new node and
+        # the ones added just before it (not drawn yet) are given that height here.
+        reach = THUMBNAIL_ROOM if self.thumbnails_shown else 0.0
+
+        def final_rect(item: QtWidgets.QGraphicsItem) -> QtCore.QRectF:
+            rect = item.sceneBoundingRect()
+            if reach and isinstance(item, MaterialNodeItem) and item.outputs:
+                rect.adjust(0.0, 0.0, 0.0, item.thumbnail_room())
+            return rect
 
         def occupied(rect: tuple[float, float, float, float]) -> bool:
-            return any(item in others for item in scene.items(QtCore.QRectF(*rect)))
+            wanted = QtCore.QRectF(*rect)
+            return any(item in others and final_rect(item).intersects(wanted)
+                       for item in scene.items(wanted.adjusted(0.0, -reach, 0.0, 0.0)))
 
-        bounds = node.view.boundingRect()
-        height = bounds.height()
-        if self.thumbnails_shown and node.output_ports():
-            height += node.view.thumbnail_room()  # a node with outputs gets a thumbnail after the next refresh
-        x, y = nearest_free((bounds.width(), height), preferred, occupied)
+        bounds = final_rect(node.view)
+        x, y = nearest_free((bounds.width(), bounds.height()), preferred, occupied)
         if (x, y) != tuple(node.pos()):
             node.set_pos(x, y)
 
