@@ -1,6 +1,6 @@
 """Chipped painted metal built in the real window with the mouse and keyboard only, then checked.
 
-An artist's path: a new material, nodes from the palette (double-click) and
+An artist's path: a new material, nodes from the palette (a drag, double-clicks) and
 from Tab search (typing a name, Return), every wire a mouse drag from port
 to port in the view, every value typed or dragged in place on its node (a
 colour swatch opens the colour dialog: its answer is the one stand-in).
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication
 
 from app.graph.input_values import InputValueItem
@@ -74,6 +74,24 @@ class Gestures:
         self.qtbot.mouseRelease(tree.viewport(), Qt.MouseButton.LeftButton, pos=centre)
         return self._new_node(before, type_name)
 
+    def from_palette_drop(self, type_name: str) -> str:
+        """Drag a palette entry onto empty space in the view. Qt's drag loop cannot be driven from a test (it
+        runs its own event loop), so the drag's events reach the view as the loop delivers them: enter, move,
+        drop, with the palette's own MIME data."""
+        before = set(self.window.material.nodes)
+        mime = self.window.node_palette.tree.mimeData([self.window.node_palette.item_for(type_name)])
+        point = QPointF(self._empty_point((240, 160)))
+        copy, left = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton
+        none = Qt.KeyboardModifier.NoModifier
+        for event in (QDragEnterEvent(point.toPoint(), copy, mime, left, none),
+                      QDragMoveEvent(point.toPoint(), copy, mime, left, none),
+                      QDropEvent(point, copy, mime, left, none)):
+            QApplication.sendEvent(self.viewport, event)
+        node_id = self._new_node(before, type_name)
+        dropped = self.window.graph.node_by_stable_id(node_id).view.scenePos()
+        assert (dropped - self.viewer.mapToScene(point.toPoint())).manhattanLength() < 2  # where it was dropped
+        return node_id
+
     def from_search(self, typed: str, type_name: str) -> str:
         before = set(self.window.material.nodes)
         # A click on empty space in the view (it takes the keyboard focus, selects nothing), then Tab there.
@@ -90,13 +108,15 @@ class Gestures:
         self.qtbot.waitUntil(lambda: len(self.window.material.nodes) > len(before), timeout=5000)
         return self._new_node(before, type_name)
 
-    def _empty_point(self) -> QPoint:
-        """A point of the view over no node, wire or overlay (the overview map is a child widget)."""
+    def _empty_point(self, room: tuple[int, int] = (1, 1)) -> QPoint:
+        """A point of the view with `room` below and right of it over no node, wire or overlay (the overview
+        map is a child widget)."""
         rect = self.viewport.rect()
-        for y in range(rect.height() // 4, rect.height() * 3 // 4, 20):
-            for x in range(rect.width() // 4, rect.width() * 3 // 4, 20):
+        for y in range(rect.height() // 8, rect.height() * 3 // 4, 20):
+            for x in range(rect.width() // 8, rect.width() * 3 // 4, 20):
                 point = QPoint(x, y)
-                if not self.viewer.items(point) and self.viewport.childAt(point) is None:
+                area = QRect(point, QSize(*room))
+                if rect.contains(area) and not self.viewer.items(area) and self.viewport.childAt(point) is None:
                     return point
         raise AssertionError("no empty space in the view")
 
@@ -168,7 +188,7 @@ def build_chipped_paint(window, qtbot, monkeypatch) -> dict[str, str]:
     assert window.files.new_document()  # a Surface Output
     output = next(node_id for node_id, node in window.material.nodes.items() if node.type_name == "surface_output")
     act = Gestures(window, qtbot)
-    uv = act.from_palette("texcoord")
+    uv = act.from_palette_drop("texcoord")
     chips = act.from_search("Fractal Noise", "fractal_noise")
     mask = act.from_search("Smooth Step", "smoothstep")
     paint = act.from_palette("mix_color")
