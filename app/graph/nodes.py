@@ -75,6 +75,8 @@ THUMBNAIL_SIZE = 48
 #: The smallest text of a thumbnail's note (why there is no image); the tooltip has it in full.
 THUMBNAIL_NOTE_POINTS = 7.0
 THUMBNAIL_MARGIN = 5.0
+#: The height a shown thumbnail adds to a node.
+THUMBNAIL_ROOM = THUMBNAIL_SIZE + THUMBNAIL_MARGIN
 FOOTER_HEIGHT = 16.0
 FOOTER_COLOR = QtGui.QColor(200, 200, 200)
 
@@ -463,6 +465,10 @@ class MaterialNodeItem(NodeItem):
             self._thumbnail_shown = shown
             self._tooltip_stale = True
             self._relayout()
+
+    def thumbnail_room(self) -> float:
+        """The height showing a thumbnail adds to the node (0 when its place is reserved already)."""
+        return 0.0 if self._thumbnail_shown else THUMBNAIL_ROOM
 
     def set_thumbnail(self, image: QtGui.QImage | None, note: str = "") -> None:
         """The image to draw (None with a `note`: why there is none, e.g. the node has an error)."""

@@ -45,7 +45,7 @@ from NodeGraphQt.qgraphics.port import PortItem
 from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.graph.nodes import FrameNode, MaterialNode, NodeClassRegistry
+from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry
 from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
@@ -326,6 +326,9 @@ class MaterialNodeGraph(NodeGraph):
         #: While loading (`bulk_naming`): the node names in use and the next number to try per base name.
         self._names_in_use: set[str] | None = None
         self._next_number: dict[str, int] = {}
+        #: Whether nodes show thumbnails (the window's switch): a new node's free spot then has room for the
+        #: thumbnail it gets once drawn, so it does not grow onto the node below it.
+        self.thumbnails_shown = False
 
     def _register_builtin_nodes(self) -> None:
         # Our backdrop carries a frame id; NodeGraphQt's plain one would not.
@@ -627,11 +630,22 @@ class MaterialNodeGraph(NodeGraph):
         """
         scene = self.scene()
         others = {other.view for other in self.all_nodes() if other is not node and not isinstance(other, FrameNode)}
+        # A node with outputs gets a thumbnail after the next refresh, which makes it taller: the new node and
+        # the ones added just before it (not drawn yet) are given that height here.
+        reach = THUMBNAIL_ROOM if self.thumbnails_shown else 0.0
+
+        def final_rect(item: QtWidgets.QGraphicsItem) -> QtCore.QRectF:
+            rect = item.sceneBoundingRect()
+            if reach and isinstance(item, MaterialNodeItem) and item.outputs:
+                rect.adjust(0.0, 0.0, 0.0, item.thumbnail_room())
+            return rect
 
         def occupied(rect: tuple[float, float, float, float]) -> bool:
-            return any(item in others for item in scene.items(QtCore.QRectF(*rect)))
+            wanted = QtCore.QRectF(*rect)
+            return any(item in others and final_rect(item).intersects(wanted)
+                       for item in scene.items(wanted.adjusted(0.0, -reach, 0.0, 0.0)))
 
-        bounds = node.view.boundingRect()
+        bounds = final_rect(node.view)
         x, y = nearest_free((bounds.width(), bounds.height()), preferred, occupied)
         if (x, y) != tuple(node.pos()):
             node.set_pos(x, y)

@@ -108,6 +108,9 @@ class ThumbnailRenderer:
         self.renderer = Renderer()
         self.mesh_camera = OrbitCamera()
         self.flat_camera = FlatCamera()
+        #: Takes the stage's camera view (`Stage.apply`), which is the main preview's: the thumbnails draw with
+        #: the two cameras above, so a mesh thumbnail's sphere is seen from the front whatever the stage.
+        self.stage_camera = OrbitCamera()
         self.selector = ""
         self.stage = Stage()
         self.draw_count = 0  # tiles drawn since creation (tests and the benchmark count them)
@@ -132,6 +135,7 @@ class ThumbnailRenderer:
 
     def set_stage(self, stage: Stage, time_seconds: float = 0.0) -> None:
         self.stage = stage
+        self.renderer.camera = self.stage_camera  # `render` left the flat or the mesh camera there
         stage.apply(self.renderer)
         self.renderer.set_background_mode("color")
         self.renderer.time = float(time_seconds)

@@ -71,8 +71,8 @@ ANIMATION_INTERVAL_MS = 250
 VIEW_CHANGE_INTERVAL_MS = 120
 THUMBNAILS_SETTING = "graph/show_thumbnails"
 #: Stage entries that change no thumbnail: the environment lights only the Surface Output (never
-#: previewed), and mesh thumbnails always show a sphere (app/preview/thumbnails.py).
-_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh")
+#: previewed), and mesh thumbnails always show a sphere from the front (app/preview/thumbnails.py).
+_UNUSED_STAGE_KEYS = ("environment", "environment_rotation", "environment_intensity", "background", "mesh", "camera")
 
 #: The display transform of every thumbnail, whatever the stage's: a thumbnail shows a value, and the value
 #: of a swatch must not change with the stage's exposure or tone curve. Linear values are only clipped and
@@ -134,6 +134,7 @@ class NodeThumbnails(QObject):
         session.textures_changed.connect(lambda _images: self.schedule())
         window.preview_panel.toolbar.stageChanged.connect(lambda _stage: self.schedule())
         window.preview.playingChanged.connect(self._follow_playing)
+        self._tell_placement()
 
     # ---- switches -------------------------------------------------------------------------
 
@@ -141,9 +142,14 @@ class NodeThumbnails(QObject):
     def active(self) -> bool:
         return self.enabled and self.available and not self.session.read_only
 
+    def _tell_placement(self) -> None:
+        """New nodes are placed with room for a thumbnail while thumbnails are shown (`place_in_free_space`)."""
+        self.editor.graph.thumbnails_shown = self.enabled and self.available
+
     def set_enabled(self, enabled: bool) -> None:
         """All thumbnails on or off (View > Node Previews)."""
         self.enabled = enabled
+        self._tell_placement()
         self.window.settings.setValue(THUMBNAILS_SETTING, enabled)
         if not enabled:
             self._animation.stop()
@@ -384,6 +390,7 @@ class NodeThumbnails(QObject):
     def _on_failed(self, reason: str) -> None:
         self.problem = reason
         self.available = False
+        self._tell_placement()
         for node in self.editor.graph.material_nodes():
             node.view.set_thumbnail_shown(False)
 

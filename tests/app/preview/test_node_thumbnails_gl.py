@@ -132,3 +132,17 @@ def test_uv_square_thumbnails_match_numpy(thumbnails) -> None:
         image = images[node_id]
         assert np.abs(image[..., :3].astype(int) - reference.astype(int)).max() <= 1, type_name
         assert (image[..., 3] == 255).all()
+
+
+def test_a_new_stage_after_square_thumbnails_keeps_the_mesh_thumbnails_front_on(thumbnails) -> None:
+    """Drawing square thumbnails leaves the flat camera in the renderer; the next stage (with a camera view of its
+    own) is applied all the same, and a mesh thumbnail is the same sphere from the front whatever that view."""
+    draw_all(thumbnails, uv_graph(), Stage())  # squares only: the flat camera stays in the renderer
+    graph = uv_graph()
+    fresnel = graph.add_node("fresnel", (0.0, 300.0))
+    _program, before = draw_all(thumbnails, graph, Stage())
+    turned = Stage()
+    turned.set_camera((90.0, 30.0, 5.0))
+    _program, after = draw_all(thumbnails, graph, turned)
+    assert set(after) == set(before)
+    assert np.array_equal(after[fresnel.id], before[fresnel.id])

@@ -208,3 +208,22 @@ def test_the_node_search_stays_on_the_screen(window, qtbot) -> None:
     qtbot.waitUntil(search.isVisible, timeout=2000)
     assert screen.contains(search.frameGeometry()), (search.frameGeometry(), screen)
     search.hide()
+
+
+@pytest.mark.gl
+def test_new_nodes_keep_free_of_others_once_their_thumbnails_are_drawn(make_window, settings) -> None:
+    """A node is placed before its thumbnail is drawn (as are the ones added just before it, when the artist is
+    quick); the thumbnail makes it taller, never onto the node below."""
+    from app.ui.node_thumbnails import THUMBNAILS_SETTING
+
+    settings.setValue(THUMBNAILS_SETTING, True)
+    window = make_window(load_example=False)
+    assert window.files.new_document()
+    added = []
+    for name in ("constant_color", "mix", "fractal_noise", "add", "smoothstep"):
+        added.append(window.nodes.add_node_from_palette(name))
+    window.flush()
+    assert window.thumbnails.wait(120), "thumbnails did not arrive"
+    assert all(node.view.thumbnail_shown for node in added)
+    for node in window.graph.material_nodes():
+        assert _overlapping(window, node) == [], f"{node.name()} covers {_overlapping(window, node)}"
