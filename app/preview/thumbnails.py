@@ -39,6 +39,7 @@ from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
 
 _is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)  # shiboken6's untyped helper, typed
+_delete = cast(Callable[[QObject], None], shiboken6.delete)  # shiboken6's untyped helper, typed
 
 #: Side of a thumbnail in pixels: the size a node draws it at zoom 1 (`app.graph.nodes.THUMBNAIL_SIZE`); the
 #: draw cost grows with its area (docs/editor.md, "Node previews").
@@ -215,12 +216,15 @@ class _Worker(QThread):
         self.service = service
         self.surface = surface
         self.profile = profile
+        #: The worker's context, made on the window's thread and moved to this one (`ThumbnailService.start`).
+        self.context: QOpenGLContext | None = None
         #: Set by `ThumbnailService.stop`: this worker's own flag, so a worker still ending never takes the
         #: jobs of the one a restarted service made after it.
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        self.service._run(self.surface, self.profile, self.stopping)
+        context, self.context = self.context, None
+        self.service._run(self.surface, context, self.profile, self.stopping)
 
 
 class ThumbnailService(QObject):
@@ -261,6 +265,14 @@ class ThumbnailService(QObject):
         collection = window_thread_collection()
         collection.hold()  # released when the worker has ended (`_Leftover.release`)
         worker = self._worker = _Worker(self, surface, self.profile)
+        # The context is made here and moved to the worker: constructing a QOpenGLContext connects it to its
+        # screen, which takes Qt's connection locks while the constructing thread holds the GIL. On the worker
+        # that deadlocked with the window's thread, which can hold those locks while it waits for the GIL (a
+        # QObject destroyed there calls back into Python).
+        context = create_context(self.profile)
+        if context is not None:
+            context.moveToThread(worker)
+        worker.context = context
         leftover = self._leftover = _Leftover(worker, surface, collection)
         _started_services.add(self)
         self.destroyed.connect(functools.partial(_orphaned, leftover, self._lock))
@@ -322,8 +334,16 @@ class ThumbnailService(QObject):
             if self._running_generation == generation:
                 self._running_generation = None
 
-    def _run(self, surface: QOffscreenSurface, profile: Profile, stopping: threading.Event) -> None:
-        context: QOpenGLContext | None = create_context(profile)
+    def _run(self, surface: QOffscreenSurface, context: QOpenGLContext | None, profile: Profile,
+             stopping: threading.Event) -> None:
+        try:
+            self._run_in(surface, context, profile, stopping)
+        finally:
+            if context is not None:
+                _delete(context)  # on its own thread, whatever still refers to the wrapper
+
+    def _run_in(self, surface: QOffscreenSurface, context: QOpenGLContext | None, profile: Profile,
+                stopping: threading.Event) -> None:
         problem = context_problem(context, profile)
         if not problem and context is not None and not context.makeCurrent(surface):
             problem = "the thumbnails' OpenGL context could not be made current"
