@@ -514,7 +514,9 @@ def test_es_widget_overlay_does_not_break_the_next_frames(qtbot) -> None:
 
 # ---- the renderer's GL calls, statically --------------------------------------------------------
 
-RENDERER_SOURCE = (ROOT / "app" / "preview" / "renderer.py").read_text(encoding="utf-8")
+#: The preview's GL code: the renderer, the GL objects it shares with the stage passes, and those passes.
+RENDERER_SOURCE = "\n".join((ROOT / "app" / "preview" / name).read_text(encoding="utf-8")
+                            for name in ("renderer.py", "gl_objects.py", "shadows.py"))
 #: Desktop-only entry points and enums (not in OpenGL ES 3.2), and the ES-safe replacement.
 DESKTOP_ONLY = {
     "glPolygonMode": "none needed", "glDrawBuffer(": "glDrawBuffers", "glGetTexImage": "read a framebuffer",
