@@ -398,6 +398,65 @@ def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixtu
     assert np.allclose(normals, expected, atol=2e-4)
 
 
+def _step_bump_tilt(renderer: Renderer, target: str, size: int, direction: np.ndarray,
+                    properties: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Normal From Height of step(0.05, P·direction) on the z = 0 plane: per pixel, the bumped normal's tilt
+    away from the edge, and the pixel's distance from the edge in pixels (NaN off the plane)."""
+    positions = _world_positions(renderer, target, size)
+    covered = np.abs(positions[:, :, 2]) < 1e-6
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    position = graph.add_node("world_position")
+    split = graph.add_node("split")
+    along_x = graph.add_node("multiply", properties={"b": float(direction[0])})
+    along_y = graph.add_node("multiply", properties={"b": float(direction[1])})
+    distance = graph.add_node("add")
+    step = graph.add_node("step", properties={"edge": 0.05})
+    bump = graph.add_node("normal_from_height", properties=properties)
+    graph.connect(position.id, "out", split.id, "vector")
+    graph.connect(split.id, "x", along_x.id, "a")
+    graph.connect(split.id, "y", along_y.id, "a")
+    graph.connect(along_x.id, "out", distance.id, "a")
+    graph.connect(along_y.id, "out", distance.id, "b")
+    graph.connect(distance.id, "out", step.id, "x")
+    graph.connect(step.id, "out", bump.id, "height")
+    graph.connect(bump.id, "normal_out", output.id, "base_color")
+    build(renderer, graph, target)
+    normals = renderer.render_linear(size, size)[:, :, :3].astype(np.float64)
+    tilt = np.where(covered, -(normals[..., 0] * direction[0] + normals[..., 1] * direction[1]), np.nan)
+    pixel = float(np.linalg.norm(positions[1:, :, :2] - positions[:-1, :, :2], axis=-1)[covered[1:] & covered[:-1]].mean())
+    offset = np.where(covered, (positions[..., :2] @ direction[:2] - 0.05) / pixel, np.nan)
+    return tilt, offset
+
+
+def _staircase(tilt: np.ndarray, offset: np.ndarray) -> float:
+    """How much the tilt varies along the edge: the RMS, over pixels within 6 px of the edge, of the tilt's
+    departure from the mean of the pixels at the same distance (1/16 px bins), relative to the largest tilt.
+    A bevel that depends only on the distance from the edge scores ~0."""
+    near = np.abs(np.nan_to_num(offset, nan=np.inf)) < 6.0
+    bins = np.round(offset[near] * 16.0)
+    values = tilt[near]
+    departures = [values[bins == key] - values[bins == key].mean() for key in np.unique(bins)]
+    return float(np.sqrt(np.mean(np.concatenate(departures) ** 2)) / values.max())
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_normal_from_height_of_a_sharp_step_is_a_smooth_bevel(request, gl_fixture: str) -> None:
+    """A step mask at a slant: `dfdx` differences whole 2×2 quads, so the bevel follows the quads (steps along
+    the edge); the default filtered slope depends on the distance from the edge only."""
+    renderer, target = renderer_on(request, gl_fixture)
+    renderer.set_mesh("plane")
+    direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
+    filtered, offset = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02})
+    quads, _ = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02, "filter_width": 0.0})
+    assert np.nanmax(filtered) > 0.2 and np.nanmax(quads) > 0.2  # both bump
+    assert _staircase(quads, offset) > 0.1
+    assert _staircase(filtered, offset) < 0.04
+    # The bevel keeps the step's height: the tilt summed across the edge is the same (to within the wider
+    # bevel's smaller normalisation loss).
+    assert np.nansum(filtered) == pytest.approx(np.nansum(quads), rel=0.25)
+
+
 def test_normal_from_height_refuses_to_follow_an_if() -> None:
     graph = MaterialGraph()
     output = graph.add_node("surface_output")
