@@ -198,19 +198,22 @@ register(
         properties=[
             PropertySpec("height", "float", 0.0, 0.0, 1.0),
             PropertySpec("strength", "float", 1.0, 0.0, 10.0),
-            PropertySpec("filter_width", "float", 2.0, 0.0, 8.0),
+            PropertySpec("filter_width", "float", 0.0, 0.0, 8.0),
         ],
         lower=_lower_normal_from_height,
         notes=(
             "Mikkelsen's surface gradient (\"Bump Mapping Unparametrized Surfaces on the GPU\", 2010) from "
-            "`dfdx`/`dfdy` of the world position and the slope of height × strength. With `filter_width` > 0 "
-            f"(pixels) the height's upstream is computed again at {BUMP_TAPS} taps on a circle of that diameter "
+            "`dfdx`/`dfdy` of the world position and the slope of height × strength. By default (`filter_width` 0) "
+            "the slope is `dfdx`/`dfdy` of height × strength, which differences whole 2×2-pixel quads: a sharp mask "
+            "gives a bevel that steps along the quads. With `filter_width` > 0 (pixels, 2 is a good value) the "
+            f"height's upstream is computed again at {BUMP_TAPS} taps on a circle of that diameter "
             "(texture coordinates, world position and vertex colour moved by their screen derivatives) and the "
-            "slope is the least-squares plane through them: a sharp mask gives a bevel about that wide, not the "
-            "2×2-pixel steps of `dfdx`, at the cost of that many evaluations of the nodes that read those "
-            "sources (parameters and constant nodes are shared). Strength is read at the pixel. "
-            "`filter_width` 0, or a height fed through a group or an If node, uses `dfdx`/`dfdy` of "
-            "height × strength. An error after an If node (derivatives need uniform control flow)."
+            "slope is the least-squares plane through them: a sharp mask gives a smooth bevel about that wide, at "
+            "the cost of that many evaluations of the nodes that read those sources (parameters and nodes that "
+            "read none are shared); a linear height gives the same slope as `dfdx`. Strength is read at the pixel. "
+            "A height whose upstream holds a group, a Group Input or an If node keeps the `dfdx` slope (a group's "
+            "helper cannot be given moved sources yet). An error after an If node (derivatives need uniform "
+            "control flow)."
         ),
     )
 )
