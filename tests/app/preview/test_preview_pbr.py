@@ -17,6 +17,7 @@ import pytest
 from pbr_testing import CONTEXTS, build, renderer_on, surface_value
 
 from app.material.graph import MaterialGraph
+from app.material.groups import group_nodes
 from app.material.lowering import lower
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.mesh import build_mesh
@@ -484,6 +485,25 @@ def test_filtered_normal_from_height_on_the_cpu_interpreter_matches_the_gpu(curr
     assert (np.abs(measured[..., :2]) > 0.1).any()  # the bevel is there
     # A tap that lands on the step itself may round to the other side on one of them: a few pixels.
     assert (np.abs(measured - expected) < 1e-3).all(axis=2).mean() > 0.99
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["upstream-grouped", "bump-grouped"])
+def test_filtered_normal_from_height_through_a_group_keeps_the_dfdx_slope(request, inside: bool) -> None:
+    """A group's helper reads its own sources, so a height computed in one, or a bump reading it through a
+    Group Input, cannot be moved to the taps: the bump keeps the `dfdx` slope (documented in its notes)."""
+    renderer, target = renderer_on(request, "current_gl")
+    renderer.set_mesh("plane")
+    direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
+    frames = {}
+    for name, width in (("dfdx", 0.0), ("filtered", 2.0)):
+        build(renderer, _step_bump_graph(direction, {"strength": 0.02, "filter_width": width}), target)
+        frames[name] = renderer.render_linear(32, 32)
+    graph = _step_bump_graph(direction, {"strength": 0.02, "filter_width": 2.0})
+    kinds = {"normal_from_height"} if inside else {"split", "multiply", "add", "step"}
+    grouped = group_nodes(graph, None, [node.id for node in graph.nodes.values() if node.type_name in kinds]).document
+    build(renderer, grouped, target)
+    assert not np.array_equal(frames["dfdx"], frames["filtered"])
+    assert np.array_equal(renderer.render_linear(32, 32), frames["dfdx"])
 
 
 def test_normal_from_height_refuses_to_follow_an_if() -> None:
