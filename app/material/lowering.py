@@ -18,6 +18,7 @@ from typing import Any
 from app.material import group_lowering
 from app.material.catalog import Scope, node_type_for
 from app.material.graph import Connection, MaterialGraph, Node
+from app.material.groups import GROUP_INPUT_TYPE, GROUP_TYPE
 from app.material.node_types import (
     DEFAULT_SOURCES,
     LoweringFailure,
@@ -421,6 +422,11 @@ class NodeContext:
     def set_output(self, name: str, value: Operand) -> None:
         self.lowering.values[(self.node.id, name)] = (value, self.output_type(name))
 
+    def input_elsewhere(self, name: str, replace: Callable[[str], Operand]) -> Operand | None:
+        """Input `name` computed again with the surface sources `SHIFTABLE_SOURCES` replaced by `replace(name)`
+        (the value at another point of the surface); `_Lowering.relower_input` says when it is None."""
+        return self.lowering.relower_input(self.node.id, name, self.input_type(name), replace)
+
     def source(self, name: str) -> Operand:
         return self.lowering.source(name)
 
@@ -436,6 +442,12 @@ class NodeContext:
     def parameter(self, spec: ParameterSpec) -> ReferenceValue:
         """Declare the uniform of a parameter node and list it for the parameters panel."""
         return self.lowering.add_parameter(spec)
+
+
+#: The surface sources that `NodeContext.input_elsewhere` replaces (what differs from one point of the surface
+#: to the next; the normal and tangents are taken as constant over a pixel), and the source computed from them.
+SHIFTABLE_SOURCES = ("texcoord", "world_position", "vertex_color")
+_SHIFTED_DERIVED = {"view_direction": "world_position"}
 
 
 # Surface values: varyings and sources ----------------------------------------------------------
@@ -615,6 +627,7 @@ class _Lowering:
         #: Values to lower as hidden uniforms (`lower(live=...)`), and what became of them.
         self.live: frozenset[ValueKey] = frozenset()
         self.live_values: dict[ValueKey, LiveValue] = {}
+        self.live_references: dict[ValueKey, ReferenceValue] = {}
         self.live_structural: set[ValueKey] = set()
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
@@ -816,12 +829,69 @@ class _Lowering:
         key = (node_id, name)
         if numbers is None or key not in self.live or self.top_owner is not None or port_type not in LIVE_PORT_TYPES:
             return None
+        if key in self.live_references:  # a node lowered again (`relower_input`) reads the same uniform
+            return self.fragment_main.load(self.live_references[key])
         uniform = f"{HIDDEN_UNIFORM_PREFIX}{len(self.live_values)}"
         reference = add_uniform(self.module, uniform, port_type.vpl_type)
         self.record(self.module.uniforms[-1])
         value = numbers[0] if port_type is PortType.FLOAT else tuple(numbers)
         self.live_values[key] = LiveValue(node_id, name, uniform, port_type, value, from_input)
+        self.live_references[key] = reference
         return self.fragment_main.load(reference)
+
+    def relower_input(self, node_id: str, port: str, target: PortType,
+                      replace: Callable[[str], Operand]) -> Operand | None:
+        """Input `port` of `node_id` with its upstream lowered again, the sources `SHIFTABLE_SOURCES` it reads
+        replaced by `replace(name)`.
+
+        Only the upstream nodes that read such a source, or are fed by one that does, are lowered again (into
+        fresh registers; the rest, parameters included, keep their values). An unconnected input is its own
+        value. None when the upstream holds a group instance, a Group Input or an If node, whose sources this
+        cannot replace (a group's helper reads its own); the caller then falls back to something else.
+        """
+        connection = self.incoming.get((node_id, port))
+        if connection is None:
+            return None
+        upstream = connected_nodes(self.graph, [connection.source_node])
+        order = [other for other in topological_order(self.graph)[0] if other in upstream]
+        shifted_names = set(SHIFTABLE_SOURCES) | set(_SHIFTED_DERIVED)
+        feeds: dict[str, set[str]] = {}
+        for incoming in self.graph.connections:
+            feeds.setdefault(incoming.target_node, set()).add(incoming.source_node)
+        moved: list[str] = []
+        read: set[str] = set()
+        for other in order:
+            node = self.graph.nodes[other]
+            node_type = node_type_for(node, self.scope)
+            if node_type is None or node.type_name in (GROUP_TYPE, GROUP_INPUT_TYPE) or node_type.control:
+                return None
+            if node.type_name in PARAMETER_NODE_TYPES:
+                continue  # a uniform: the same everywhere (and declared once)
+            reads = self.reads.get(other, set()) & shifted_names
+            if reads or not feeds.get(other, set()).isdisjoint(moved):
+                moved.append(other)
+                read |= reads
+        if not moved:
+            return None
+        sources = {name: value for name, value in self.sources.items() if name not in _SHIFTED_DERIVED}
+        for name in sorted(read):
+            base = _SHIFTED_DERIVED.get(name, name)
+            sources[base] = replace(base)
+        saved = (self.values, self.sources, self.owner)
+        self.values = dict(self.values)
+        self.sources = sources
+        try:
+            for other in moved:
+                node = self.graph.nodes[other]
+                node_type = node_type_for(node, self.scope)
+                assert node_type is not None  # checked above
+                self.owner = other
+                node_type.lower(NodeContext(self, node, node_type))
+            value, source_type = self.values[(connection.source_node, connection.source_port)]
+            self.owner = saved[2]
+            return self.coerce(value, source_type, target)
+        finally:
+            self.values, self.sources, self.owner = saved
 
     def helper(
         self,

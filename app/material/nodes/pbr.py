@@ -31,6 +31,7 @@ Conventions (docs/material-nodes.md repeats them for artists):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -111,20 +112,68 @@ register(
 )
 
 
+#: Normal From Height's taps: evenly on a circle (turned off the axes so a straight edge seen along x or y
+#: crosses them one at a time), in units of the filter radius.
+BUMP_TAPS = 8
+_BUMP_TURN = math.atan2(1.0, 3.0)
+BUMP_TAP_OFFSETS = tuple((math.cos(_BUMP_TURN + 2.0 * math.pi * index / BUMP_TAPS),
+                          math.sin(_BUMP_TURN + 2.0 * math.pi * index / BUMP_TAPS)) for index in range(BUMP_TAPS))
+
+
+def _filtered_height_slope(ctx: NodeContext, strength: Operand, width: float) -> tuple[Operand, Operand] | None:
+    """The slope of height × strength per pixel in x and y, fitted to taps around the pixel; None when the
+    height's upstream cannot be computed at other points (`NodeContext.input_elsewhere`)."""
+    fn = ctx.fn
+    radius = 0.5 * width
+    differentials: dict[str, tuple[Operand, Operand, Operand, PortType]] = {}
+
+    def at(offset: tuple[float, float]) -> Callable[[str], Operand]:
+        def replace(name: str) -> Operand:
+            if name not in differentials:
+                base = ctx.source(name)
+                port_type = {"texcoord": PortType.VEC2, "vertex_color": PortType.COLOR}.get(name, PortType.VEC3)
+                differentials[name] = (base, fn.builtin(Builtin.DFDX, port_type, base),
+                                       fn.builtin(Builtin.DFDY, port_type, base), port_type)
+            base, along_x, along_y, _ = differentials[name]
+            return fn.add(base, fn.add(fn.multiply(along_x, fn.f(offset[0] * radius)),
+                                       fn.multiply(along_y, fn.f(offset[1] * radius))))
+        return replace
+
+    slope_x: Operand | None = None
+    slope_y: Operand | None = None
+    # Least squares of a plane through the taps: with the taps evenly on a circle of radius r, the sum of
+    # o·oᵀ is (n r² / 2)·I, so the slope is (2 / (n r²)) · Σ hᵢ oᵢ (a height the same everywhere gives 0).
+    scale = 2.0 / (BUMP_TAPS * radius)
+    for offset in BUMP_TAP_OFFSETS:
+        height = ctx.input_elsewhere("height", at(offset))
+        if height is None:
+            return None
+        term_x = fn.multiply(height, fn.f(offset[0] * scale))
+        term_y = fn.multiply(height, fn.f(offset[1] * scale))
+        slope_x = term_x if slope_x is None else fn.add(slope_x, term_x)
+        slope_y = term_y if slope_y is None else fn.add(slope_y, term_y)
+    assert slope_x is not None and slope_y is not None
+    return fn.multiply(slope_x, strength), fn.multiply(slope_y, strength)
+
+
 def _lower_normal_from_height(ctx: NodeContext) -> None:
     if ctx.control_dependent:
         raise LoweringFailure("Normal From Height needs screen-space derivatives, which are undefined after an If node")
     fn = ctx.fn
     normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
-    height = fn.multiply(ctx.input("height"), ctx.input("strength"))
+    strength = ctx.input("strength")
     position = ctx.source("world_position")
     dp_dx = fn.builtin(Builtin.DFDX, PortType.VEC3, position)
     dp_dy = fn.builtin(Builtin.DFDY, PortType.VEC3, position)
     r1 = fn.builtin(Builtin.CROSS, PortType.VEC3, dp_dy, normal)
     r2 = fn.builtin(Builtin.CROSS, PortType.VEC3, normal, dp_dx)
     det = fn.builtin(Builtin.DOT, PortType.FLOAT, dp_dx, r1)
-    dh_dx = fn.builtin(Builtin.DFDX, PortType.FLOAT, height)
-    dh_dy = fn.builtin(Builtin.DFDY, PortType.FLOAT, height)
+    width = max(0.0, ctx.number("filter_width"))
+    slopes = _filtered_height_slope(ctx, strength, width) if width > 0.0 else None
+    if slopes is None:
+        height = fn.multiply(ctx.input("height"), strength)
+        slopes = (fn.builtin(Builtin.DFDX, PortType.FLOAT, height), fn.builtin(Builtin.DFDY, PortType.FLOAT, height))
+    dh_dx, dh_dy = slopes
     gradient = fn.multiply(fn.add(fn.multiply(r1, dh_dx), fn.multiply(r2, dh_dy)), fn.builtin(Builtin.SIGN, PortType.FLOAT, det))
     absolute = fn.builtin(Builtin.ABS, PortType.FLOAT, det)
     bumped = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, fn.subtract(fn.multiply(normal, absolute), gradient))
@@ -146,11 +195,26 @@ register(
             PortSpec("normal", PortType.VEC3, "world_normal"),
         ],
         outputs=[PortSpec("normal_out", PortType.VEC3, label="normal")],
-        properties=[PropertySpec("height", "float", 0.0, 0.0, 1.0), PropertySpec("strength", "float", 1.0, 0.0, 10.0)],
+        properties=[
+            PropertySpec("height", "float", 0.0, 0.0, 1.0),
+            PropertySpec("strength", "float", 1.0, 0.0, 10.0),
+            PropertySpec("filter_width", "float", 0.0, 0.0, 8.0),
+        ],
         lower=_lower_normal_from_height,
         notes=(
-            "Mikkelsen's surface gradient from `dfdx`/`dfdy` of the world position and of height × strength; "
-            "an error after an If node (derivatives need uniform control flow)."
+            "Mikkelsen's surface gradient (\"Bump Mapping Unparametrized Surfaces on the GPU\", 2010) from "
+            "`dfdx`/`dfdy` of the world position and the slope of height × strength. By default (`filter_width` 0) "
+            "the slope is `dfdx`/`dfdy` of height × strength, which differences whole 2×2-pixel quads: a sharp mask "
+            "gives a bevel that steps along the quads. With `filter_width` > 0 (pixels, 2 is a good value) the "
+            f"height's upstream is computed again at {BUMP_TAPS} taps on a circle of that diameter "
+            "(texture coordinates, world position and vertex colour moved by their screen derivatives) and the "
+            "slope is the least-squares plane through them: a sharp mask gives a smooth bevel about that wide, at "
+            "the cost of that many evaluations of the nodes that read those sources (parameters and nodes that "
+            "read none are shared; a texture-heavy height such as a triplanar sample is slow to compile on "
+            "software GL); a linear height gives the same slope as `dfdx`. Strength is read at the pixel. "
+            "A height whose upstream holds a group, a Group Input or an If node keeps the `dfdx` slope (a group's "
+            "helper cannot be given moved sources yet). An error after an If node (derivatives need uniform "
+            "control flow)."
         ),
     )
 )

@@ -17,9 +17,12 @@ import pytest
 from pbr_testing import CONTEXTS, build, renderer_on, surface_value
 
 from app.material.graph import MaterialGraph
+from app.material.groups import group_nodes
 from app.material.lowering import lower
+from app.preview.cpu_renderer import CpuRenderer
 from app.preview.mesh import build_mesh
 from app.preview.renderer import Renderer
+from vpl_core.backends.glsl import compile as compile_glsl
 
 pytestmark = pytest.mark.gl
 
@@ -376,7 +379,8 @@ def test_orm_unpack_glossiness_and_schlick_fresnel(request, gl_fixture: str) -> 
 
 
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
-def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixture: str) -> None:
+@pytest.mark.parametrize("filter_width", [0.0, 2.0])
+def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixture: str, filter_width: float) -> None:
     """h = k·x on the z = 0 plane: the bumped normal is normalize(−strength·k, 0, 1) wherever derivatives exist."""
     renderer, target = renderer_on(request, gl_fixture)
     renderer.set_mesh("plane")
@@ -387,7 +391,7 @@ def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixtu
     position = graph.add_node("world_position")
     split = graph.add_node("split")
     ramp = graph.add_node("multiply", properties={"b": 0.4})
-    bump = graph.add_node("normal_from_height", properties={"strength": 1.5})
+    bump = graph.add_node("normal_from_height", properties={"strength": 1.5, "filter_width": filter_width})
     graph.connect(position.id, "out", split.id, "vector")
     graph.connect(split.id, "x", ramp.id, "a")
     graph.connect(ramp.id, "out", bump.id, "height")
@@ -396,6 +400,110 @@ def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixtu
     normals = renderer.render_linear(16, 16)[covered][:, :3].astype(np.float64)
     expected = np.array([-1.5 * 0.4, 0.0, 1.0]) / np.linalg.norm([-1.5 * 0.4, 0.0, 1.0])
     assert np.allclose(normals, expected, atol=2e-4)
+
+
+def _step_bump_tilt(renderer: Renderer, target: str, size: int, direction: np.ndarray,
+                    properties: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Normal From Height of step(0.05, P·direction) on the z = 0 plane: per pixel, the bumped normal's tilt
+    away from the edge, and the pixel's distance from the edge in pixels (NaN off the plane)."""
+    positions = _world_positions(renderer, target, size)
+    covered = np.abs(positions[:, :, 2]) < 1e-6
+    build(renderer, _step_bump_graph(direction, properties), target)
+    normals = renderer.render_linear(size, size)[:, :, :3].astype(np.float64)
+    tilt = np.where(covered, -(normals[..., 0] * direction[0] + normals[..., 1] * direction[1]), np.nan)
+    pixel = float(np.linalg.norm(positions[1:, :, :2] - positions[:-1, :, :2], axis=-1)[covered[1:] & covered[:-1]].mean())
+    offset = np.where(covered, (positions[..., :2] @ direction[:2] - 0.05) / pixel, np.nan)
+    return tilt, offset
+
+
+def _step_bump_graph(direction: np.ndarray, properties: dict[str, float]) -> MaterialGraph:
+    """Unlit: the Normal From Height (`properties`) of step(0.05, P·direction)."""
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    position = graph.add_node("world_position")
+    split = graph.add_node("split")
+    along_x = graph.add_node("multiply", properties={"b": float(direction[0])})
+    along_y = graph.add_node("multiply", properties={"b": float(direction[1])})
+    distance = graph.add_node("add")
+    step = graph.add_node("step", properties={"edge": 0.05})
+    bump = graph.add_node("normal_from_height", properties=properties)
+    graph.connect(position.id, "out", split.id, "vector")
+    graph.connect(split.id, "x", along_x.id, "a")
+    graph.connect(split.id, "y", along_y.id, "a")
+    graph.connect(along_x.id, "out", distance.id, "a")
+    graph.connect(along_y.id, "out", distance.id, "b")
+    graph.connect(distance.id, "out", step.id, "x")
+    graph.connect(step.id, "out", bump.id, "height")
+    graph.connect(bump.id, "normal_out", output.id, "base_color")
+    return graph
+
+
+def _staircase(tilt: np.ndarray, offset: np.ndarray) -> float:
+    """How much the tilt varies along the edge: the RMS, over pixels within 6 px of the edge, of the tilt's
+    departure from the mean of the pixels at the same distance (1/16 px bins), relative to the largest tilt.
+    A bevel that depends only on the distance from the edge scores ~0."""
+    near = np.abs(np.nan_to_num(offset, nan=np.inf)) < 6.0
+    bins = np.round(offset[near] * 16.0)
+    values = tilt[near]
+    departures = [values[bins == key] - values[bins == key].mean() for key in np.unique(bins)]
+    return float(np.sqrt(np.mean(np.concatenate(departures) ** 2)) / values.max())
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_normal_from_height_of_a_sharp_step_is_a_smooth_bevel(request, gl_fixture: str) -> None:
+    """A step mask at a slant: `dfdx` differences whole 2×2 quads, so the bevel follows the quads (steps along
+    the edge); the slope fitted to taps 2 px apart depends on the distance from the edge only."""
+    renderer, target = renderer_on(request, gl_fixture)
+    renderer.set_mesh("plane")
+    direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
+    filtered, offset = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02, "filter_width": 2.0})
+    quads, _ = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02})
+    assert np.nanmax(filtered) > 0.2 and np.nanmax(quads) > 0.2  # both bump
+    assert _staircase(quads, offset) > 0.1
+    assert _staircase(filtered, offset) < 0.04
+    # The bevel keeps the step's height: the tilt summed across the edge is the same (to within the wider
+    # bevel's smaller normalisation loss).
+    assert np.nansum(filtered) == pytest.approx(np.nansum(quads), rel=0.25)
+
+
+def test_filtered_normal_from_height_on_the_cpu_interpreter_matches_the_gpu(current_gl) -> None:
+    """The taps' moved sources and the plane fit run on the interpreter (derivatives over its quads) too."""
+    direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
+    result = lower(_step_bump_graph(direction, {"strength": 0.02, "filter_width": 2.0}))
+    assert result.ok, result.diagnostics
+    gpu = Renderer()
+    try:
+        gpu.set_mesh("plane")
+        gpu.build_program(compile_glsl(result.verified, target="glsl420"))
+        expected = gpu.render_linear(48, 48)[:, :, :3]
+    finally:
+        gpu.release()
+    cpu = CpuRenderer()
+    cpu.set_program(result.verified)
+    cpu.set_mesh("plane")
+    measured = cpu.render_linear(48, 48)[:, :, :3]
+    assert (np.abs(measured[..., :2]) > 0.1).any()  # the bevel is there
+    # A tap that lands on the step itself may round to the other side on one of them: a few pixels.
+    assert (np.abs(measured - expected) < 1e-3).all(axis=2).mean() > 0.99
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["upstream-grouped", "bump-grouped"])
+def test_filtered_normal_from_height_through_a_group_keeps_the_dfdx_slope(request, inside: bool) -> None:
+    """A group's helper reads its own sources, so a height computed in one, or a bump reading it through a
+    Group Input, cannot be moved to the taps: the bump keeps the `dfdx` slope (documented in its notes)."""
+    renderer, target = renderer_on(request, "current_gl")
+    renderer.set_mesh("plane")
+    direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
+    frames = {}
+    for name, width in (("dfdx", 0.0), ("filtered", 2.0)):
+        build(renderer, _step_bump_graph(direction, {"strength": 0.02, "filter_width": width}), target)
+        frames[name] = renderer.render_linear(32, 32)
+    graph = _step_bump_graph(direction, {"strength": 0.02, "filter_width": 2.0})
+    kinds = {"normal_from_height"} if inside else {"split", "multiply", "add", "step"}
+    grouped = group_nodes(graph, None, [node.id for node in graph.nodes.values() if node.type_name in kinds]).document
+    build(renderer, grouped, target)
+    assert not np.array_equal(frames["dfdx"], frames["filtered"])
+    assert np.array_equal(renderer.render_linear(32, 32), frames["dfdx"])
 
 
 def test_normal_from_height_refuses_to_follow_an_if() -> None:
