@@ -23,6 +23,7 @@ gl, glslang, slow = pytest.mark.gl, pytest.mark.glslang, pytest.mark.slow
 #: benchmark -> (arguments of its smallest setting, marks of what it needs).
 SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_bake.py": (["--runs", "1", "--sizes", "256"], [gl]),
+    "bench_bump.py": (["--frames", "1", "--size", "32"], [gl]),
     "bench_bundle.py": (["--runs", "1"], [gl, slow]),  # times the run's bundle (--archive), builds nothing
     "bench_editor.py": (["--quick", "--skip-opening", "--skip-interactive"], [gl]),
     "bench_glsl.py": (["--sizes", "100", "--repeat", "1"], [glslang]),
@@ -31,6 +32,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_interp.py": (["--frames", "1", "--size", "16", "--largest-module", "200"], []),
     "bench_launch.py": (["--runs", "1"], [gl]),
     "bench_lowering.py": (["--sizes", "20", "--repeat", "1"], []),
+    "bench_mtlx_reference.py": (["GltfPbr/gltf_pbr_plastic.mtlx", "--size", "32", "--samples", "16"], [gl]),
     "bench_noise.py": (["--frames", "1", "--size", "32"], [gl]),
     "bench_orbit.py": (["--rounds", "1", "--seconds", "0.5", "--size", "64"], [gl]),
     "bench_overview.py": (["--sizes", "50", "--repeat", "1"], []),
