@@ -294,33 +294,42 @@ def preview_screenshot(
         return USAGE_ERROR
 
     # OpenGL when a context can be had; otherwise the CPU interpreter draws the same scene (docs/preview.md).
-    application = ensure_gui_application()
-    problem = "" if application is not None else "no display: no X server or Wayland compositor to create one on"
-    context = None
-    if not problem:
-        from app.preview.context import OffscreenContext, select_profile
-
-        selection = select_profile(choice)
-        problem = selection.problem
-    if not problem:
-        try:
-            artifact = compile_program(verified, source_path, selection.profile.target)
-        except _Failure as failure:
-            for line in failure.lines:
-                print(line, file=stderr)
-            return 1
-        try:
-            context = OffscreenContext(selection.profile)
-        except RuntimeError as error:
-            problem = str(error)
+    try:
+        artifact, context, problem = offscreen_gl(choice, verified, source_path)
+    except _Failure as failure:
+        for line in failure.lines:
+            print(line, file=stderr)
+        return 1
     setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr)
     if context is None:
-        print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
-              "rendering with the CPU interpreter (slower, the same picture)", file=stderr)
-        if stage.shadows or stage.ground or stage.occlusion:
-            print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
+        note_cpu_fallback(source_path, problem, stage, "slower, the same picture", stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
     return _gl_screenshot(artifact, context, setup, width, height, png_path)
+
+
+def offscreen_gl(choice: Any, verified: Any, source_path: str) -> tuple[Any, Any, str]:
+    """(artifact, OffscreenContext, "") when OpenGL can draw `verified`, else (None, None, why not); `_Failure`
+    when the program does not compile for the chosen profile."""
+    if ensure_gui_application() is None:
+        return None, None, "no display: no X server or Wayland compositor to create one on"
+    from app.preview.context import OffscreenContext, select_profile
+
+    selection = select_profile(choice)
+    if selection.problem:
+        return None, None, selection.problem
+    artifact = compile_program(verified, source_path, selection.profile.target)
+    try:
+        return artifact, OffscreenContext(selection.profile), ""
+    except RuntimeError as error:
+        return None, None, str(error)
+
+
+def note_cpu_fallback(source_path: str, problem: str, stage: Any, speed: str, stderr: TextIO) -> None:
+    """The notes of a frame the CPU interpreter draws because OpenGL could not (`speed`: how it compares)."""
+    print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
+          f"rendering with the CPU interpreter ({speed})", file=stderr)
+    if stage.shadows or stage.ground or stage.occlusion:
+        print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
 
 
 @dataclass(frozen=True)

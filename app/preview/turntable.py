@@ -171,8 +171,8 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         _diagnostic,
         _Failure,
         _Setup,
-        compile_program,
-        ensure_gui_application,
+        note_cpu_fallback,
+        offscreen_gl,
         parse_assignment,
         read_program,
     )
@@ -199,32 +199,17 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
     setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr)
-    application = ensure_gui_application()
-    problem = "" if application is not None else "no display"
-    if not problem:
-        from app.preview.context import OffscreenContext, select_profile
-
-        selection = select_profile(choice)
-        problem = selection.problem
-    if not problem:
-        try:
-            artifact = compile_program(verified, source_path, selection.profile.target)
-        except _Failure as failure:
-            for line in failure.lines:
-                print(line, file=stderr)
-            return 1
-        try:
-            context = OffscreenContext(selection.profile)
-        except RuntimeError as error:
-            problem = str(error)
-    if problem:
+    try:
+        artifact, context, problem = offscreen_gl(choice, verified, source_path)
+    except _Failure as failure:
+        for line in failure.lines:
+            print(line, file=stderr)
+        return 1
+    if context is None:
         from app.preview.cpu_renderer import CpuRenderer
         from vpl_core.interp import InterpreterError
 
-        print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
-              "rendering with the CPU interpreter (much slower)", file=stderr)
-        if stage.shadows or stage.ground or stage.occlusion:
-            print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
+        note_cpu_fallback(source_path, problem, stage, "much slower", stderr)
         cpu = CpuRenderer()
         setup.apply(cpu)
         try:
