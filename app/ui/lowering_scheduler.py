@@ -20,10 +20,10 @@ When (an adaptive debounce instead of a fixed delay):
   cuts the wait short.
 
 Where: `LoweringJob.run` (lowering, publication, GLSL for the preview's
-target; pure Python on plain data) runs on one worker thread
-(`concurrent.futures`, a single worker, so lowerings never overlap); its end
-reaches Qt through a queued signal and `EditorSession.finish_lowering`
-applies the outcome on the window's thread. Lowering holds the GIL, so the
+target; pure Python on plain data) runs on the scheduler's `app.workers.Worker`
+(one thread, so lowerings never overlap); its outcome reaches the window's
+thread through `app.gui_post` and `EditorSession.finish_lowering` applies it
+there. A job that raises is reported (`failed`), never lost. Lowering holds the GIL, so the
 worker and the window take turns every `sys.getswitchinterval()` (5 ms):
 painting and input go on while a 200-node graph lowers.
 
@@ -40,15 +40,19 @@ screenshots, saving and exporting use it instead of waiting).
 
 from __future__ import annotations
 
+import functools
+import threading
 import time
+import traceback
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
+from app.gui_post import gui_post
 from app.session import EditorSession
 from app.session.session import LoweringJob, LoweringOutcome
+from app.workers import Job, Worker
 
 #: Shortest time between the starts of two lowerings while a gesture continues.
 THROTTLE_MS = 40
@@ -56,6 +60,8 @@ THROTTLE_MS = 40
 LIVE_SETTLE_MS = 250
 #: Longest wait of `request_after_paint` for the paint (a window that is shown but never painted).
 PAINT_WAIT_MS = 1000
+#: How long `flush` and `close` wait for a running lowering (a lowering never blocks; this bounds a bug).
+FINISH_WAIT_S = 600.0
 
 
 class LoweringScheduler(QObject):
@@ -63,16 +69,19 @@ class LoweringScheduler(QObject):
 
     #: A job's outcome was applied (the session has emitted `lowered`, or dropped a stale outcome).
     applied = Signal()
-    #: Internal: a job ended on the worker thread (delivered queued, on this object's thread).
-    _ended = Signal(object)
+    #: A lowering raised (a bug in the compiler): its message; the previous result stays.
+    failed = Signal(str)
 
     def __init__(self, session: EditorSession, targets: Callable[[], tuple[str, ...]] = tuple,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self._targets = targets
-        self._executor: ThreadPoolExecutor | None = None
-        self._running: tuple[LoweringJob, Future[LoweringOutcome]] | None = None
+        self._worker: Worker[tuple[LoweringJob, LoweringOutcome]] | None = None
+        self._running: LoweringJob | None = None
+        #: The last job the worker finished and its outcome (set on the worker's thread; `flush` takes it).
+        self._finished: tuple[LoweringJob, LoweringOutcome] | None = None
+        self._finished_lock = threading.Lock()
         self._continuing = False
         self._delay_ms = 0
         self._last_start = float("-inf")
@@ -80,12 +89,12 @@ class LoweringScheduler(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._start)
-        self._ended.connect(self._on_ended, Qt.ConnectionType.QueuedConnection)
         #: The widget whose next paint starts the lowering (`request_after_paint`), and the wait's bound.
         self._paint_watched: QWidget | None = None
         self._paint_wait = QTimer(self)
         self._paint_wait.setSingleShot(True)
         self._paint_wait.timeout.connect(self._painted)
+        self._worker_error: BaseException | None = None
         #: Lowerings started on the worker (tests and benchmarks read it).
         self.started = 0
 
@@ -158,9 +167,17 @@ class LoweringScheduler(QObject):
         self._timer.stop()
         self._delay_ms = 0
         running, self._running = self._running, None
-        if running is not None:
-            job, future = running
-            self.session.finish_lowering(job, future.result())
+        if running is not None and self._worker is not None:
+            if not self._worker.wait_idle(FINISH_WAIT_S):
+                raise TimeoutError(f"the lowering did not end within {FINISH_WAIT_S:.0f} s")
+            error = self._worker_error
+            self._worker.cancel()  # its outcome, posted to this thread, is applied here instead
+            with self._finished_lock:
+                finished, self._finished = self._finished, None
+            if finished is not None and finished[0] is running:
+                self.session.finish_lowering(*finished)
+            elif error is not None:
+                raise error
         if not self._closed:
             self.session.lower(self._targets())
 
@@ -170,9 +187,9 @@ class LoweringScheduler(QObject):
         self._stop_waiting_for_paint()
         self._timer.stop()
         self._running = None
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        if self._worker is not None:
+            self._worker.close(FINISH_WAIT_S)
+            self._worker = None
 
     # ---- internals ------------------------------------------------------------------------
 
@@ -182,24 +199,38 @@ class LoweringScheduler(QObject):
         job = self.session.start_lowering(self._targets())
         if job is None:
             return
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vpl-lowering")
+        if self._worker is None:
+            self._worker = Worker("vpl-lowering", self._on_ended, self._on_failed, gui_post())
         self._last_start = time.monotonic()
         self.started += 1
-        future = self._executor.submit(job.run)
-        self._running = (job, future)
+        self._running = job
+        self._worker_error = None
+        self._worker.submit(functools.partial(self._run, job=job))
 
-        def ended(_future: Future[LoweringOutcome], finished: LoweringJob = job) -> None:
-            self._ended.emit(finished)
+    def _run(self, _handle: Job, *, job: LoweringJob) -> tuple[LoweringJob, LoweringOutcome]:
+        """On the worker's thread."""
+        try:
+            finished = (job, job.run())
+        except Exception as error:
+            self._worker_error = error
+            raise
+        with self._finished_lock:
+            self._finished = finished
+        return finished
 
-        future.add_done_callback(ended)
-
-    def _on_ended(self, job: LoweringJob) -> None:
-        running = self._running
-        if running is None or running[0] is not job:
+    def _on_ended(self, finished: tuple[LoweringJob, LoweringOutcome]) -> None:
+        job, outcome = finished
+        if self._running is not job:
             return  # flushed (applied already) or closed
         self._running = None
-        self.session.finish_lowering(job, running[1].result())
+        with self._finished_lock:
+            self._finished = None
+        self.session.finish_lowering(job, outcome)
         self.applied.emit()
         if self.session.needs_lowering:
             self.request(self._continuing, self._delay_ms)
+
+    def _on_failed(self, error: BaseException) -> None:
+        traceback.print_exception(error)
+        self._running = None
+        self.failed.emit(f"lowering failed: {type(error).__name__}: {error}")
