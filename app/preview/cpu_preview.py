@@ -13,7 +13,7 @@ says so:
 - frames are rendered at most `MAX_SIDE` pixels on the longer side (half
   that while the camera is being dragged) and scaled up to the widget;
 - changes are coalesced: a frame is rendered `SETTLE_MS` after the last
-  change, in a worker thread, so the editor stays responsive while the
+  change, on an `app.workers.Worker`, so the editor stays responsive while the
   interpreter works (0.1-0.5 s for the shipped examples at 256x256): the
   state is taken on the GUI thread (`CpuRenderer.frame`), drawn in the
   worker, and shown when it is done; changes made meanwhile are drawn
@@ -41,8 +41,6 @@ it and emits `programFailed`, as the GL preview does with a driver error.
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -51,6 +49,7 @@ from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
+from app.gui_post import gui_post
 from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
@@ -59,6 +58,7 @@ from app.preview.images import rgba_to_qimage
 from app.preview.preview_state import artifact_reads_scene_field
 from app.preview.stage import Stage
 from app.session.textures import TextureImage
+from app.workers import Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
 from vpl_core.publish import VerifiedModule
@@ -88,8 +88,6 @@ class CpuPreview(QWidget):
     environmentReady = Signal(str)
     #: The stage's environment could not be loaded: one line saying why (the previous one stays).
     environmentFailed = Signal(str)
-    #: A frame drawn in the worker thread is done: (program generation, future). Queued to the GUI thread.
-    _frameDrawn = Signal(object)
 
     def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -115,12 +113,14 @@ class CpuPreview(QWidget):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(self._render_frame)
-        self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cpu-preview")
-        self._drawing: concurrent.futures.Future[Any] | None = None
+        # Frames are drawn on this worker; only the newest one submitted is shown (`app.workers`).
+        worker: Worker[Any] = Worker("cpu-preview", self._frame_drawn, self._frame_error, gui_post())
+        self._worker = worker
+        self._drawing: int | None = None  # the ticket of the frame being drawn
         self._redraw = False
         self._generation = 0  # counts programs, so a frame of a replaced one is not shown
-        self._frameDrawn.connect(self._frame_drawn)
-        self.destroyed.connect(lambda *_: self._worker.shutdown(wait=False, cancel_futures=True))
+        self._drawing_generation = 0
+        self.destroyed.connect(lambda *_: worker.close(0.0))  # a frame in progress ends unseen
         self._clock = PreviewClock(self._renderer, PLAY_INTERVAL_MS, self)
         self._clock.ticked.connect(self._request_frame)
         self._clock.playingChanged.connect(self.playingChanged)
@@ -368,8 +368,8 @@ class CpuPreview(QWidget):
         if self._renderer.program is None:
             self.update()
             return
-        if self._drawing is not None:
-            self._redraw = True
+        if self._drawing is not None and self._drawing_generation == self._generation:
+            self._redraw = True  # drawn once the frame in progress is shown
             return
         width, height = self.frame_size()
         try:
@@ -377,31 +377,27 @@ class CpuPreview(QWidget):
         except (InterpreterError, ValueError) as error:
             self._fail(f"CPU preview: {error}", frame=True)
             return
-        generation = self._generation
-        self._drawing = drawing = self._worker.submit(frame.draw_image, step_limit=STEP_LIMIT)
-        drawing.add_done_callback(lambda done: self._deliver(generation, done))
+        # A frame of a replaced program still being drawn is superseded: its pixels are never delivered.
+        self._drawing_generation = self._generation
+        self._drawing = self._worker.submit(lambda _job: frame.draw_image(step_limit=STEP_LIMIT))
 
-    def _deliver(self, generation: int, done: concurrent.futures.Future[Any]) -> None:
-        """In the worker thread: hand the finished frame to the GUI thread (nothing once the widget is gone)."""
-        with contextlib.suppress(RuntimeError):  # the widget was deleted while the frame was being drawn
-            self._frameDrawn.emit((generation, done))
-
-    def _frame_drawn(self, delivered: tuple[int, concurrent.futures.Future[Any]]) -> None:
-        generation, done = delivered
-        if done is not self._drawing:
-            return
+    def _frame_drawn(self, pixels: Any) -> None:
+        """The newest frame is drawn (on the GUI thread)."""
         self._drawing = None
-        if generation == self._generation and not done.cancelled():
-            try:
-                pixels = done.result()
-            except (InterpreterError, ValueError) as error:
-                self._fail(f"CPU preview: {error}", frame=True)
-            except Exception as error:  # noqa: BLE001 - an interpreter bug must not take the editor down; it is shown
-                traceback.print_exception(error)
-                self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
-            else:
-                self._show(pixels)
-        if self._redraw or generation != self._generation:
+        self._show(pixels)
+        self._after_frame()
+
+    def _frame_error(self, error: BaseException) -> None:
+        self._drawing = None
+        if not isinstance(error, (InterpreterError, ValueError)):  # an interpreter bug: shown, and its trace logged
+            traceback.print_exception(error)
+            self._fail(f"CPU preview: {type(error).__name__}: {error}", frame=True)
+        else:
+            self._fail(f"CPU preview: {error}", frame=True)
+        self._after_frame()
+
+    def _after_frame(self) -> None:
+        if self._redraw:
             self._redraw = False
             self._render_frame()
 
