@@ -12,11 +12,11 @@ in how time runs or environments are prepared. Those parts live here once:
 - `PreviewStage` applies a stage to the state (`Stage.apply`, a mesh file
   read with `load_stage_mesh`) and puts its environment into it: "none" at
   once (the uniform grey), anything else through
-  `app.preview.ibl_assets.PrefilterJob` in a worker thread (cache, load,
-  prefilter) while the previous environment stays in use, polled every
-  `ENVIRONMENT_POLL_MS` for the progress `note`; `ready(name)` or
+  `app.preview.ibl_assets.PrefilterJob` on an `app.workers.Worker` (cache,
+  load, prefilter) while the previous environment stays in use, its progress
+  `note` polled every `ENVIRONMENT_POLL_MS`; `ready(name)` or
   `failed(message)` say how it ended. Asking for another environment
-  cancels a job still running (its result is dropped). Nothing is
+  supersedes a job still running (its result is never delivered). Nothing is
   prepared before the preview `activate`s it (a preview never shown never
   spends time on an environment).
 - `paint_note` draws a one-line note (the environment's progress or
@@ -25,6 +25,7 @@ in how time runs or environments are prepared. Those parts live here once:
 
 from __future__ import annotations
 
+import traceback
 from typing import Any
 
 from PySide6.QtCore import QElapsedTimer, QObject, QRect, Qt, QTimer, Signal
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.preview.preview_state import PreviewState, environment_maps
 from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, load_stage_mesh
+from app.workers import Job, Worker
 
 ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
 
@@ -109,6 +111,7 @@ class PreviewStage(QObject):
         self._pending: str | None = None  # asked for before the preview was active
         self._name = NO_ENVIRONMENT  # what the state is lit by, or is being prepared
         self._job: Any = None
+        self._worker: Worker[Any] | None = None
         self._note = ""
         self._timer = QTimer(self)
         self._timer.setInterval(ENVIRONMENT_POLL_MS)
@@ -165,8 +168,10 @@ class PreviewStage(QObject):
         if name == self._name:
             return
         if self._job is not None:
-            self._job.cancel()  # its result is dropped; the worker stops at its next check
+            self._job.cancel()  # the worker stops at its next check; its result is never delivered
             self._job = None
+            if self._worker is not None:
+                self._worker.cancel()
         self._name = name
         if name == NO_ENVIRONMENT:
             self._timer.stop()
@@ -179,7 +184,18 @@ class PreviewStage(QObject):
         except ImportError:
             self._fail(f"cannot use the environment {name!r}: image-based lighting is not available")
             return
-        self._job = PrefilterJob(name).start()
+        job = self._job = PrefilterJob(name)
+        if self._worker is None:
+            from app.gui_post import gui_post
+
+            worker: Worker[Any] = Worker("ibl-prefilter", self._prepared, self._prepare_failed, gui_post())
+            self._worker = worker
+            self.destroyed.connect(lambda *_: worker.close(0.0))  # a job in progress ends unseen
+
+        def prepare(handle: Job) -> object:
+            return job.run(handle)
+
+        self._worker.submit(prepare)
         self._set_note(f"Preparing the environment {_short(name)}…")
         self._timer.start()
 
@@ -188,24 +204,29 @@ class PreviewStage(QObject):
         if job is None:
             self._timer.stop()
             return
-        if not job.future.done():
-            self._set_note(f"Preparing the environment {_short(self._name)}… {round(100 * job.progress)} %")
-            return
+        self._set_note(f"Preparing the environment {_short(self._name)}… {round(100 * job.progress)} %")
+
+    def _prepare_failed(self, error: BaseException) -> None:
+        """The newest job failed (on the GUI thread)."""
         self._timer.stop()
         self._job = None
         from app.preview.environment import EnvironmentLoadError
         from app.preview.ibl_assets import PrefilterCancelledError
 
-        try:
-            prepared = job.future.result()
-        except PrefilterCancelledError:
+        if isinstance(error, PrefilterCancelledError):
             return
-        except (EnvironmentLoadError, OSError, ValueError, MemoryError) as error:
-            self._fail(str(error))
-            return
-        except ImportError as error:  # a component the IBL code needs is missing from this installation
+        if isinstance(error, ImportError):  # a component the IBL code needs is missing from this installation
             self._fail(f"image-based lighting is not available ({error})")
-            return
+        elif isinstance(error, (EnvironmentLoadError, OSError, ValueError, MemoryError)):
+            self._fail(str(error))
+        else:  # a bug: shown as the environment's problem, its trace logged
+            traceback.print_exception(error)
+            self._fail(f"{type(error).__name__}: {error}")
+
+    def _prepared(self, prepared: Any) -> None:
+        """The newest job's environment is ready (on the GUI thread)."""
+        self._timer.stop()
+        self._job = None
         self._state.set_environment_maps(environment_maps(prepared))
         self._state.set_brdf_table(prepared.brdf_lut)
         # What loading changed (replaced NaN texels, a downscaled file) stays in view: the artist should know.

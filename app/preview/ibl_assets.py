@@ -4,10 +4,10 @@
 chain and the irradiance map as float16, the folded SH coefficients),
 `load_brdf_lut` reads the shipped split-sum table, `IblCache` keeps them per
 environment *content* (SHA-256 of the file) in the user's cache directory,
-and `PrefilterJob` does load + cache lookup + prefilter + store in a daemon
-thread with progress and cancellation. Nothing here imports Qt: the preview
-polls `PrefilterJob.progress` (or passes `on_progress`, which is called in
-the worker thread) and takes `PrefilterJob.future`'s result when it is done.
+and `PrefilterJob` does load + cache lookup + prefilter + store with progress
+and cancellation, on an `app.workers.Worker` (`start`, or the preview's own
+worker). Nothing here imports Qt: the preview polls `PrefilterJob.progress`
+(or passes `on_progress`, called on the worker's thread).
 
 The numpy work runs in chunks of about 32k texels; numpy releases the GIL
 inside each operation and the worker checks for cancellation between
@@ -28,7 +28,6 @@ import concurrent.futures
 import contextlib
 import os
 import tempfile
-import threading
 import time
 import zipfile
 from collections.abc import Callable
@@ -40,6 +39,7 @@ import numpy as np
 
 from app.preview import ibl, ibl_prefilter
 from app.preview.environment import BUNDLED_DIRECTORY, Environment, load_named_environment
+from app.workers import Job, Worker
 
 #: Bump whenever the prefiltered output changes (samples, mapping, filtering): old entries are then ignored.
 ALGORITHM_VERSION = 1
@@ -213,8 +213,8 @@ class PrefilterJob:
     """Load an environment, then take its IBL data from the cache or prefilter it, off the calling thread.
 
     `source` is a bundled environment's name, a file path or an
-    `Environment`. `start()` runs the work in a daemon thread; `run()` does
-    it in the calling thread (command-line screenshots). `future` resolves
+    `Environment`. `start()` runs the work on a worker of its own; `run()` does
+    it in the calling thread (command-line screenshots, a worker's job). `future` resolves
     to a `PreparedEnvironment`, or to the `EnvironmentLoadError`,
     `PrefilterCancelledError` or other error that stopped it. `on_progress` is
     called from the worker thread with the fraction done (0..1).
@@ -233,9 +233,11 @@ class PrefilterJob:
         self.cache = cache if cache is not None else IblCache()
         self.future: concurrent.futures.Future[PreparedEnvironment] = concurrent.futures.Future()
         self._on_progress = on_progress
-        self._cancelled = threading.Event()
+        self._cancelled = False
         self._progress = 0.0
-        self._thread: threading.Thread | None = None
+        self._worker: Worker[None] | None = None
+        #: The worker job this runs as (`run(job)`): superseded there means cancelled here.
+        self._job: Job | None = None
 
     @property
     def progress(self) -> float:
@@ -243,22 +245,28 @@ class PrefilterJob:
 
     @property
     def cancelled(self) -> bool:
-        return self._cancelled.is_set()
+        return self._cancelled or (self._job is not None and self._job.superseded)
 
     def cancel(self) -> None:
         """Ask the job to stop at its next check (a few milliseconds); its future then raises `PrefilterCancelledError`."""
-        self._cancelled.set()
+        self._cancelled = True
 
     def start(self) -> PrefilterJob:
-        if self._thread is not None:
+        """Run on a worker of its own, which ends with the job; `future` says how it went."""
+        if self._worker is not None:
             raise RuntimeError("the prefilter job was already started")
-        self._thread = threading.Thread(target=self._run_into_future, name="ibl-prefilter", daemon=True)
-        self._thread.start()
+
+        def done(_: object) -> None:  # on the worker's thread: nothing more to run
+            worker.close(0.0)
+
+        worker: Worker[None] = Worker("ibl-prefilter", done, done)
+        self._worker = worker
+        worker.submit(lambda job: self._run_into_future(job))
         return self
 
-    def run(self) -> PreparedEnvironment:
-        """Do the work in the calling thread and return its result (or raise its error)."""
-        self._run_into_future()
+    def run(self, job: Job | None = None) -> PreparedEnvironment:
+        """Do the work in the calling thread (as worker job `job`, if given) and return its result (or raise its error)."""
+        self._run_into_future(job)
         return self.future.result()
 
     def result(self, timeout: float | None = None) -> PreparedEnvironment:
@@ -275,13 +283,14 @@ class PrefilterJob:
         return True
 
     def _report(self, fraction: float) -> None:
-        if self._cancelled.is_set():
+        if self.cancelled:
             raise PrefilterCancelledError("prefiltering was cancelled")
         self._progress = min(max(fraction, self._progress), 1.0)
         if self._on_progress is not None:
             self._on_progress(self._progress)
 
-    def _run_into_future(self) -> None:
+    def _run_into_future(self, job: Job | None = None) -> None:
+        self._job = job
         if not self.future.set_running_or_notify_cancel():
             return
         try:
