@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import cast
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QThread, Signal, Slot
 
 from app.workers import Post
+
+_is_valid = cast(Callable[[object], bool], shiboken6.isValid)  # shiboken6's untyped helper, typed
 
 
 class _Inbox(QObject):
@@ -42,13 +46,20 @@ def gui_post() -> Post:
     return _inboxes[0].posted.emit
 
 
+def deliver_posted() -> None:
+    """Run everything posted to the GUI thread so far, now (tests and `finish_rendering` use it)."""
+    if _inboxes:
+        QCoreApplication.sendPostedEvents(_inboxes[0], QEvent.Type.MetaCall)
+
+
 class QtThread(QThread):
     """A worker's thread as a QThread (`app.workers.Spawn`): `qthread` is what `moveToThread` takes."""
 
     def __init__(self, target: Callable[[], None], name: str) -> None:
         super().__init__()
         self.setObjectName(name)
-        self._target = target
+        self._target: Callable[[], None] | None = target
+        self._post = gui_post()
         self.ident: int | None = None
 
     @property
@@ -57,13 +68,25 @@ class QtThread(QThread):
 
     def run(self) -> None:
         self.ident = threading.get_ident()
-        self._target()
+        try:
+            if self._target is not None:
+                self._target()
+        finally:
+            # The target (its worker) refers to this object: no cycle is left, and this object's last reference
+            # goes on the GUI thread once the thread has ended (a QThread deleted while it runs aborts).
+            self._target = None
+            self._post(self._ended)
+
+    def _ended(self) -> None:
+        self.wait()  # `run` has returned: this returns at once
 
     def join(self, timeout: float | None = None) -> None:
+        if not _is_valid(self):  # deleted at the interpreter's exit: it ran no more
+            return
         if timeout is None:
             self.wait()
         else:
             self.wait(max(0, int(timeout * 1000)))
 
     def is_alive(self) -> bool:
-        return self.isRunning()
+        return _is_valid(self) and self.isRunning()

@@ -455,17 +455,18 @@ QUIT_WAIT_S = 120.0
 
 
 def _end_background_work(code: int) -> None:
-    """Wait for the node thumbnails' worker that closing the window stopped, before Python tears down.
+    """Close every background worker (`app.workers.close_all`), waiting at most `QUIT_WAIT_S` in all.
 
-    It ends after the stage it is in: at once usually, tens of seconds for a very large graph (its window
-    is gone meanwhile); destroying it while it runs would abort the process (app/preview/thumbnails.py,
-    "Stopping"). Should the driver never return, the editor quits without it, everything saved already.
+    A worker ends after the stage it is in: at once usually, tens of seconds for a very large graph's
+    thumbnails. Should one never end (a driver call that hangs), the editor names it and quits without it,
+    everything saved already: a thread still running while Python tears down would abort the process.
     """
-    from app.preview.thumbnails import wait_for_ending_workers
+    from app.workers import close_all
 
-    if not wait_for_ending_workers(QUIT_WAIT_S):
-        print(f"vpl-editor: the node thumbnails' worker did not end within {QUIT_WAIT_S:.0f} s "
-              "(still in the graphics driver); quitting without it", file=sys.stderr)
+    left = close_all(QUIT_WAIT_S)
+    if left:
+        print(f"vpl-editor: background work did not end within {QUIT_WAIT_S:.0f} s ({', '.join(left)}); "
+              "quitting without it", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -8,6 +8,7 @@ The rules and why: docs/decisions.md, "One kind of background work". No Qt here.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 import traceback
@@ -15,6 +16,9 @@ from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+
+#: How long Python's exit waits for workers nobody closed (a program without `close_all` at its end).
+EXIT_WAIT_S = 30.0
 
 #: Runs a function on the owner's thread (for the GUI: `app.gui_post.gui_post()`); must not block.
 Post = Callable[[Callable[[], None]], None]
@@ -85,13 +89,16 @@ class Worker(Generic[T]):
     `on_result(value)` / `on_error(exception)` run through `post`, on the owner's thread, only for the
     newest job and only while the worker is open. `setup` and `teardown` run on the worker's thread
     before the first job and after the last (a GL context made current and released); an exception in
-    `setup` is delivered to `on_error` and the worker takes no jobs.
+    `setup` is delivered to `on_error` and the worker takes no jobs. `interrupt` is called (on the
+    caller's thread) by `cancel` and `close`, for a long job that waits on a condition of its own.
     """
 
     def __init__(self, name: str, on_result: Callable[[T], None], on_error: Callable[[BaseException], None],
                  post: Post = run_here, *, spawn: Spawn = python_thread,
-                 setup: Callable[[], None] | None = None, teardown: Callable[[], None] | None = None) -> None:
+                 setup: Callable[[], None] | None = None, teardown: Callable[[], None] | None = None,
+                 interrupt: Callable[[], None] | None = None) -> None:
         self.name = name
+        self._interrupt = interrupt
         self._on_result = on_result
         self._on_error = on_error
         self._post = post
@@ -157,6 +164,8 @@ class Worker(Generic[T]):
             if self._running is not None:
                 self._running._cancelled.set()
             self._condition.notify_all()
+        if self._interrupt is not None:
+            self._interrupt()
 
     def wait_idle(self, timeout_s: float) -> bool:
         """Wait until no job is waiting or running (True), or `timeout_s` (False)."""
@@ -178,6 +187,9 @@ class Worker(Generic[T]):
             self._closed = True
             started = self._started
         self.cancel()
+        # Nothing is delivered any more: the owner's callbacks go, so no reference cycle through the owner is left.
+        self._on_result = self._on_error = _ignore
+        self._interrupt = None
         if not started:
             return True
         if self.thread is not _current(self.thread):
@@ -241,11 +253,16 @@ class Worker(Generic[T]):
                 if self._teardown is not None:
                     self._teardown()
             finally:
+                self._setup = self._teardown = None  # they refer to the owner: no cycle outlives the thread
                 with self._condition:
                     self._running = None
                     self._condition.notify_all()
                 with _live_lock:
                     _live.discard(self)
+
+
+def _ignore(_: object) -> None:
+    """A closed worker's callbacks."""
 
 
 def _current(thread: Thread) -> Thread | None:
@@ -259,6 +276,16 @@ def running_workers() -> list[str]:
         return sorted(worker.name for worker in _live)
 
 
+def wait_ended(timeout_s: float, name: str | None = None) -> bool:
+    """Wait until every closed worker (named `name`, if given) has ended; False after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    with _live_lock:
+        workers = [worker for worker in _live if worker.closed and (name is None or worker.name == name)]
+    for worker in workers:
+        worker.thread.join(max(0.0, deadline - time.monotonic()))
+    return not any(worker.thread.is_alive() for worker in workers)
+
+
 def close_all(timeout_s: float) -> list[str]:
     """Close every worker, waiting at most `timeout_s` in all; the names of those still running after it."""
     deadline = time.monotonic() + timeout_s
@@ -267,3 +294,16 @@ def close_all(timeout_s: float) -> list[str]:
     for worker in workers:
         worker.close(max(0.0, deadline - time.monotonic()))
     return running_workers()
+
+
+@atexit.register
+def _close_left_at_exit() -> None:
+    """Workers nobody closed end before the interpreter tears down (a thread running then aborts it)."""
+    left = close_all(EXIT_WAIT_S)
+    if left:
+        import os
+        import sys
+
+        print(f"background work still running at exit: {', '.join(left)}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(1)

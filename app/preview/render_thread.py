@@ -64,7 +64,6 @@ releases every GL object it made, in its own context.
 
 from __future__ import annotations
 
-import atexit
 import copy
 import math
 import threading
@@ -80,13 +79,15 @@ from typing import Any, cast
 import numpy as np
 import shiboken6
 from OpenGL import GL
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
+from app.gui_post import QtThread, gui_post
 from app.material.textures import as_rgba_image
 from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.preview_state import PreviewState
 from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
+from app.workers import Job, Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 #: How long creating the thread waits for its context.
@@ -141,25 +142,15 @@ class DraftPolicy:
 _delete = cast(Callable[[QObject], None], shiboken6.delete)
 _is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)
 
-#: Threads still running, closed when the application quits or Python exits (a run that never enters the
-#: event loop, `vpl-editor --screenshot`), before Python's shutdown deletes Qt objects under them: a thread
-#: drawing then crashes the process. Weak, so a closed thread's renderer is not kept alive.
+#: Render threads still running (weak: a closed thread's renderer is not kept alive). The application's
+#: exit closes them with every other worker (`app.workers.close_all`); `close_all` here is for tests.
 _running: weakref.WeakSet[RenderThread] = weakref.WeakSet()
-_quit_hooked: list[QCoreApplication] = []
 
 
-@atexit.register
 def close_all() -> None:
-    """Stop every render thread (the application is quitting, or Python is exiting)."""
+    """Stop every render thread (tests: threads of widgets still waiting for deletion)."""
     for thread in list(_running):
         thread.close()
-
-
-def _close_all_on_quit() -> None:
-    application = QCoreApplication.instance()
-    if application is not None and not any(hooked is application for hooked in _quit_hooked):
-        application.aboutToQuit.connect(close_all, Qt.ConnectionType.DirectConnection)
-        _quit_hooked[:] = [application]
 
 
 class RenderThreadUnavailable(RuntimeError):  # noqa: N818 - a condition the widget handles, named for what it means
@@ -308,21 +299,59 @@ class RenderThread(QObject):
         # thread's allocations would otherwise run the collector there, over the window's Qt objects.
         self._collection: WindowThreadCollection | None = window_thread_collection()
         self._collection.hold()
-        self._thread = threading.Thread(target=self._run, args=(share, surface_format), name="vpl-preview-render",
-                                        daemon=True)
-        self._thread.start()
+        self._job: Job | None = None
+        # The context is made here, on the GUI thread, and moved to the worker's thread: constructing it on
+        # the worker deadlocks under llvmpipe (docs/decisions.md, "One kind of background work").
+        context = QOpenGLContext()
+        self._context: QOpenGLContext | None = context
+        context.setFormat(surface_format)
+        context.setShareContext(share)
+        if not context.create() or not QOpenGLContext.areSharing(context, share):
+            _delete(context)
+            self._context = None
+            self._release_surface()
+            self._collection.release()
+            self._collection = None
+            raise RenderThreadUnavailable("no OpenGL context sharing the preview's objects could be created")
+        self._renderer_ready = False
+        self._worker: Worker[Any] = Worker(
+            "vpl-preview-render", self._deliver, self._on_worker_error, gui_post(), spawn=QtThread,
+            setup=self._setup, teardown=self._teardown, interrupt=self._interrupt)
+        context.moveToThread(cast(QtThread, self._worker.thread).qthread)
+        self._thread = cast(QtThread, self._worker.thread)
+        self._worker.submit(self._loop)
         if not self._ready.wait(START_TIMEOUT_S) or self._problem:
             problem = self._problem or "the preview's render thread did not start"
             self.close()
             raise RenderThreadUnavailable(problem)
         _running.add(self)
-        _close_all_on_quit()
 
     # ---- the widget's side ----------------------------------------------------------------
 
     @property
     def running(self) -> bool:
         return self._thread.is_alive()
+
+    def _emit(self, kind: str, *arguments: Any) -> None:
+        """On the thread: hand a signal's arguments to the GUI thread (`app.workers`: the one way)."""
+        if self._job is not None:
+            self._job.emit((kind, arguments))
+
+    def _deliver(self, item: tuple[str, tuple[Any, ...]] | None) -> None:
+        """On the GUI thread: emit what the thread handed over (None: the loop's end)."""
+        if item is None:
+            return
+        kind, arguments = item
+        if kind == "frame":
+            self.frame_ready.emit(*arguments)
+        elif kind == "built":
+            self.program_built.emit(*arguments)
+        elif kind == "failed":
+            self.failed.emit(*arguments)
+
+    def _on_worker_error(self, error: BaseException) -> None:
+        traceback.print_exception(error)
+        self.failed.emit(f"preview: {type(error).__name__}: {error}")
 
     @property
     def frames_drawn(self) -> int:
@@ -351,14 +380,14 @@ class RenderThread(QObject):
             try:
                 renderer.build_program(artifact)
             except ProgramBuildError as error:
-                self.program_built.emit(serial, str(error))
+                self._emit("built", serial, str(error))
                 return
             except Exception as error:  # noqa: BLE001 - a driver/binding problem is this build's failure, reported
                 traceback.print_exc()
-                self.program_built.emit(serial, f"preview: {type(error).__name__}: {error}")
+                self._emit("built", serial, f"preview: {type(error).__name__}: {error}")
                 return
             self._program = serial
-            self.program_built.emit(serial, "")
+            self._emit("built", serial, "")
 
         self.post(build)
 
@@ -424,52 +453,68 @@ class RenderThread(QObject):
         collection is released (`app.preview.collection`).
         """
         _running.discard(self)
+        ended = self._worker.close(CLOSE_TIMEOUT_S)
+        self._idle.set()
+        if not ended or threading.current_thread() is not threading.main_thread():
+            return  # still drawing (a driver that hangs): its surface and the hold stay; never freed under it
+        self._release_surface()
+        if self._collection is not None:
+            collection, self._collection = self._collection, None
+            if _is_valid(collection):
+                collection.release()
+
+    def _release_surface(self) -> None:
+        if self._surface is not None:
+            surface, self._surface = self._surface, None
+            surface.destroy()
+            _delete(surface)
+
+    def _interrupt(self) -> None:
+        """The worker is closing (any thread): the loop ends after the command or frame in progress."""
         with self._condition:
             self._closing = True
             self._commands.clear()
             self._frame_size = None
             self._refine = None
             self._condition.notify()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join(timeout=CLOSE_TIMEOUT_S)
-        self._idle.set()
-        if self._thread.is_alive() or threading.current_thread() is not threading.main_thread():
-            return  # still drawing (a driver that hangs): its surface and the hold stay; never freed under it
-        if self._surface is not None:
-            surface, self._surface = self._surface, None
-            surface.destroy()
-            _delete(surface)
-        if self._collection is not None:
-            collection, self._collection = self._collection, None
-            if _is_valid(collection):
-                collection.release()
 
     # ---- the thread -----------------------------------------------------------------------
 
-    def _run(self, share: QOpenGLContext, surface_format: QSurfaceFormat) -> None:
-        # The context is this thread's: made here and deleted here, explicitly, whatever still refers to its
-        # Python wrapper (a wrapper kept in a reference cycle would otherwise delete it wherever it is collected).
-        context = QOpenGLContext()
-        try:
-            self._run_in(context, share, surface_format)
-        finally:
-            _delete(context)
-
-    def _run_in(self, context: QOpenGLContext, share: QOpenGLContext, surface_format: QSurfaceFormat) -> None:
-        context.setFormat(surface_format)
-        context.setShareContext(share)
-        if not context.create() or not QOpenGLContext.areSharing(context, share):
-            self._problem = "no OpenGL context sharing the preview's objects could be created"
-            self._ready.set()
-            return
-        if self._surface is None or not context.makeCurrent(self._surface):
+    def _setup(self) -> None:
+        context = self._context
+        if context is None or self._surface is None or not context.makeCurrent(self._surface):
             self._problem = "the preview's render context could not be made current"
             self._ready.set()
-            return
+            raise RenderThreadUnavailable(self._problem)
+        try:
+            self.renderer.initialize()
+        except Exception as error:
+            self._problem = f"the preview's renderer could not start: {type(error).__name__}: {error}"
+            self._ready.set()
+            raise
+        self._renderer_ready = True
+
+    def _teardown(self) -> None:
+        # The context is this thread's: done and deleted here, explicitly, whatever still refers to its
+        # Python wrapper.
+        context, self._context = self._context, None
+        try:
+            if self._renderer_ready:
+                clear_pending_errors()
+                self.renderer.release()
+            if context is not None:
+                context.doneCurrent()
+        finally:
+            if context is not None:
+                _delete(context)
+            self._ready.set()
+            self._idle.set()
+
+    def _loop(self, job: Job) -> None:
+        self._job = job
         targets: dict[tuple[int, int], list[Framebuffer]] = {}  # per size: the full one and the draft one
         retired: list[Framebuffer] = []
         try:
-            self.renderer.initialize()
             self._ready.set()
             pacing: float | None = None  # while a frame waits for the previous one's presentation: until when
             while True:
@@ -504,9 +549,6 @@ class RenderThread(QObject):
             clear_pending_errors()
             for framebuffer in [framebuffer for frames in targets.values() for framebuffer in frames] + retired:
                 framebuffer.delete()
-            self.renderer.release()
-            context.doneCurrent()
-            self._ready.set()
             self._idle.set()
 
     def _frame_due(self, pacing: float | None) -> bool:
@@ -520,7 +562,7 @@ class RenderThread(QObject):
         except Exception as error:  # noqa: BLE001 - reported over the image; the thread must go on
             traceback.print_exc()
             clear_pending_errors()
-            self.failed.emit(f"preview: {type(error).__name__}: {error}")
+            self._emit("failed", f"preview: {type(error).__name__}: {error}")
 
     def _draft_size(self, size: tuple[int, int], applied: int) -> tuple[int, int]:
         """The size to draw a frame asked for at `size`: a draft while things move and full frames are slow."""
@@ -573,12 +615,11 @@ class RenderThread(QObject):
         except Exception as error:  # noqa: BLE001 - a failing frame shows a message, never an exception
             traceback.print_exc()
             clear_pending_errors()
-            self.failed.emit(f"preview: {type(error).__name__}: {error}")
+            self._emit("failed", f"preview: {type(error).__name__}: {error}")
             return
         self._frames += 1
         with self._condition:
             self._protected = (self._protected[0], target.texture)
             self._unreceived += 1
             self._refine = size if drawn != size else None
-        self.frame_ready.emit(target.texture, drawn[0], drawn[1], self._program, self._frames, applied, size[0],
-                              size[1])
+        self._emit("frame", target.texture, drawn[0], drawn[1], self._program, self._frames, applied, size[0], size[1])

@@ -8,37 +8,34 @@ Details and the reasoning behind them: docs/decisions.md, "Module notes", `app/p
 
 from __future__ import annotations
 
-import atexit
 import functools
 import math
-import threading
 import time
 import traceback
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 import shiboken6
-from PySide6.QtCore import QObject, QThread, Signal, Slot
-from PySide6.QtGui import QImage, QOffscreenSurface, QOpenGLContext
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage, QOffscreenSurface
 
+from app.gui_post import QtThread, gui_post
 from app.material.graph import MaterialGraph
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
 from app.material.parameters import ParameterKind
 from app.preview.camera import OrbitCamera
-from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
 from app.preview.images import rgba_to_qimage
 from app.preview.mesh import Mesh, build_mesh, uv_sphere
 from app.preview.renderer import ProgramBuildError, Renderer, Tile
 from app.preview.stage import Stage
+from app.workers import Job, Worker
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
 
-_is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)  # shiboken6's untyped helper, typed
 _delete = cast(Callable[[QObject], None], shiboken6.delete)  # shiboken6's untyped helper, typed
 
 #: Side of a thumbnail in pixels: the size a node draws it at zoom 1 (`app.graph.nodes.THUMBNAIL_SIZE`); the
@@ -210,25 +207,20 @@ class ThumbnailBatch:
     seconds: float = 0.0
 
 
-class _Worker(QThread):
-    def __init__(self, service: ThumbnailService, surface: QOffscreenSurface, profile: Profile) -> None:
-        super().__init__()
-        self.service = service
-        self.surface = surface
-        self.profile = profile
-        #: The worker's context, made on the window's thread and moved to this one (`ThumbnailService.start`).
-        self.context: QOpenGLContext | None = None
-        #: Set by `ThumbnailService.stop`: this worker's own flag, so a worker still ending never takes the
-        #: jobs of the one a restarted service made after it.
-        self.stopping = threading.Event()
+class _NoContextError(RuntimeError):
+    """The worker cannot draw at all: no context of the profile, or it cannot be made current."""
 
-    def run(self) -> None:
-        context, self.context = self.context, None
-        self.service._run(self.surface, context, self.profile, self.stopping)
+
+class _RefreshError(RuntimeError):
+    """A job failed: its generation, and the error (the job's `__cause__`)."""
+
+    def __init__(self, generation: int, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.generation = generation
 
 
 class ThumbnailService(QObject):
-    """The thumbnail worker thread (module docstring). Create, `start`, `submit`; `stop` before the app quits."""
+    """The thumbnail worker (module docstring). Create, `start`, `submit`; `stop` before the app quits."""
 
     rendered = Signal(object)  # ThumbnailBatch
     #: The worker cannot draw at all (no context of the profile): why.
@@ -237,12 +229,7 @@ class ThumbnailService(QObject):
     def __init__(self, profile: Profile, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.profile = profile
-        self._lock = threading.Condition()
-        self._pending: ThumbnailJob | None = None
-        self._running_generation: int | None = None
-        self._worker: _Worker | None = None
-        #: What the running worker leaves to release when it has ended (its surface, its collection hold).
-        self._leftover: _Leftover | None = None
+        self._worker: Worker[ThumbnailBatch | None] | None = None
         self.problem = ""
         #: Counters for tests and the benchmark: modules lowered, programs linked, tiles drawn.
         self.lowerings = 0
@@ -255,120 +242,99 @@ class ThumbnailService(QObject):
         return self._worker is not None
 
     def start(self) -> None:
-        """Create the offscreen surface (here, in the UI thread, as Qt requires) and start the worker."""
+        """Create the offscreen surface and the context here (the GUI thread) and start the worker with them.
+
+        The context is made here and moved to the worker: constructing a QOpenGLContext on the worker
+        deadlocks under llvmpipe (docs/decisions.md, "One kind of background work").
+        """
         if self._worker is not None:
             return
-        _reap_ended_workers()
         surface = QOffscreenSurface()
         surface.setFormat(preview_surface_format(self.profile))
         surface.create()
-        collection = window_thread_collection()
-        collection.hold()  # released when the worker has ended (`_Leftover.release`)
-        worker = self._worker = _Worker(self, surface, self.profile)
-        # The context is made here and moved to the worker: constructing a QOpenGLContext connects it to its
-        # screen, which takes Qt's connection locks while the constructing thread holds the GIL. On the worker
-        # that deadlocked with the window's thread, which can hold those locks while it waits for the GIL (a
-        # QObject destroyed there calls back into Python).
         context = create_context(self.profile)
+        profile = self.profile
+        post = gui_post()
+        states: list[_WorkerState] = []
+
+        def setup() -> None:  # on the worker's thread
+            problem = context_problem(context, profile)
+            if not problem and context is not None and not context.makeCurrent(surface):
+                problem = "the thumbnails' OpenGL context could not be made current"
+            if problem:
+                raise _NoContextError(problem)
+            states.append(_WorkerState(ThumbnailRenderer(), profile.target))
+
+        def teardown() -> None:  # on the worker's thread, after the last job
+            try:
+                if states:
+                    states[0].thumbnails.release()
+                if context is not None:
+                    context.doneCurrent()
+            finally:
+                if context is not None:
+                    _delete(context)  # on its own thread, whatever still refers to the wrapper
+                post(surface.destroy)  # on the GUI thread, as Qt requires, once nothing draws into it
+
+        def draw(job: Job, request: ThumbnailJob) -> ThumbnailBatch | None:
+            try:
+                return self._draw(request, states[0], job)
+            except Exception as error:
+                raise _RefreshError(request.generation, error) from error
+
+        self._draw_job = draw
+        worker: Worker[ThumbnailBatch | None] = Worker(
+            "vpl-thumbnails", self._deliver, self._on_error, post, spawn=QtThread, setup=setup, teardown=teardown)
         if context is not None:
-            context.moveToThread(worker)
-        worker.context = context
-        leftover = self._leftover = _Leftover(worker, surface, collection)
-        _started_services.add(self)
-        self.destroyed.connect(functools.partial(_orphaned, leftover, self._lock))
+            context.moveToThread(cast(QtThread, worker.thread).qthread)
+        self._worker = worker
+        worker_ref = worker
+        self.destroyed.connect(lambda *_: worker_ref.close(0.0))  # destroyed with its parent, never stopped
         worker.start()
 
     def submit(self, job: ThumbnailJob) -> None:
-        """Draw `job` next (an older job not yet started is dropped)."""
+        """Draw `job` next (an older job not yet started is dropped; one being drawn stops at its next chunk)."""
         if self._worker is None:
             self.start()
-        with self._lock:
-            self._pending = job
-            self._lock.notify_all()
+        assert self._worker is not None
+        self._worker.submit(functools.partial(self._draw_job, request=job))
 
     @property
     def busy(self) -> bool:
         """A job is waiting or being drawn."""
-        with self._lock:
-            return self._pending is not None or self._running_generation is not None
+        return self._worker is not None and self._worker.busy
 
     def stop(self, timeout_ms: int = 30_000) -> bool:
         """End the worker after the stage it is in; True when it has ended within `timeout_ms` (idempotent).
 
-        Nothing is drawn or emitted after this call. A worker that has not ended in time is kept until it
-        does (module docstring): the service can be started again at once, with a new worker.
+        Nothing is delivered after this call. A worker that has not ended in time runs on until it does
+        (`app.workers.running_workers` names it; the application's exit waits for it, bounded): the
+        service can be started again at once, with a new worker.
         """
-        worker, leftover = self._worker, self._leftover
-        if worker is None or leftover is None:
+        worker, self._worker = self._worker, None
+        if worker is None:
             return True
-        self._worker = self._leftover = None
-        with self._lock:
-            self._pending = None
-        _ask_to_stop(worker, self._lock)
-        ended = worker.wait(max(0, timeout_ms))
-        if ended:
-            leftover.release()
-        else:
-            _ending.append(leftover)
-        return ended
+        return worker.close(max(0, timeout_ms) / 1000.0)
+
+    # ---- the GUI thread ------------------------------------------------------------------------
+
+    def _deliver(self, batch: ThumbnailBatch | None) -> None:
+        if batch is not None:
+            self.rendered.emit(batch)
+
+    def _on_error(self, error: BaseException) -> None:
+        if isinstance(error, _NoContextError):
+            self.problem = str(error)
+            self.failed.emit(self.problem)
+            return
+        traceback.print_exception(error)  # a failing refresh is shown on the nodes; the worker lives on
+        generation = error.generation if isinstance(error, _RefreshError) else 0
+        self.rendered.emit(ThumbnailBatch(generation, {}, {}, None, str(error), True))
 
     # ---- the worker thread ------------------------------------------------------------------
 
-    def _take(self, stopping: threading.Event) -> ThumbnailJob | None:
-        with self._lock:
-            while self._pending is None and not stopping.is_set():
-                self._lock.wait()
-            if stopping.is_set():
-                return None
-            job, self._pending = self._pending, None
-            assert job is not None  # the loop above waited for one
-            self._running_generation = job.generation
-            return job
-
-    def _interrupted(self, stopping: threading.Event) -> bool:
-        with self._lock:
-            return self._pending is not None or stopping.is_set()
-
-    def _done(self, generation: int) -> None:
-        with self._lock:
-            if self._running_generation == generation:
-                self._running_generation = None
-
-    def _run(self, surface: QOffscreenSurface, context: QOpenGLContext | None, profile: Profile,
-             stopping: threading.Event) -> None:
-        try:
-            self._run_in(surface, context, profile, stopping)
-        finally:
-            if context is not None:
-                _delete(context)  # on its own thread, whatever still refers to the wrapper
-
-    def _run_in(self, surface: QOffscreenSurface, context: QOpenGLContext | None, profile: Profile,
-                stopping: threading.Event) -> None:
-        problem = context_problem(context, profile)
-        if not problem and context is not None and not context.makeCurrent(surface):
-            problem = "the thumbnails' OpenGL context could not be made current"
-        if problem:
-            self.problem = problem
-            self.failed.emit(problem)
-            return
-        assert context is not None
-        thumbnails = ThumbnailRenderer()
-        state = _WorkerState(thumbnails, profile.target, stopping)
-        try:
-            while (job := self._take(stopping)) is not None:
-                try:
-                    self._draw(job, state)
-                except Exception as error:  # noqa: BLE001 - a failing refresh is shown on the nodes; the thread lives on
-                    traceback.print_exc()
-                    if not stopping.is_set():
-                        self.rendered.emit(ThumbnailBatch(job.generation, {}, {}, None, f"{type(error).__name__}: {error}", True))
-                finally:
-                    self._done(job.generation)
-        finally:
-            thumbnails.release()
-            context.doneCurrent()
-
-    def _draw(self, job: ThumbnailJob, state: _WorkerState) -> None:
+    def _draw(self, job: ThumbnailJob, state: _WorkerState, work: Job) -> ThumbnailBatch | None:
+        """Lower, link and draw `job`; batches go out through `work.emit`, the last one is returned."""
         started = time.perf_counter()
         if job.structure != state.structure or not state.covers(job.nodes):
             covered: frozenset[str] | None = None
@@ -384,9 +350,9 @@ class ThumbnailService(QObject):
             program = lower_thumbnails(job.graph, covered, output_name=job.output_name)
             self.lowerings += 1
             self.last_seconds["lowering"] = time.perf_counter() - started
-            if state.stopping.is_set():  # linking a large module takes the driver long: not for nobody
+            if work.cancelled:  # linking a large module takes the driver long: not for nobody
                 state.structure = state.covered = None
-                return
+                return None
             state.program = program
             if not program.ok:
                 state.problem = next((message for message in program.problems.values()), "nothing to preview")
@@ -402,12 +368,11 @@ class ThumbnailService(QObject):
                     state.problem = f"the driver refused the thumbnails' program: {error}"
                 self.last_seconds["link"] = time.perf_counter() - linking
         current = state.program
-        if state.stopping.is_set():
-            return
+        if work.cancelled:
+            return None
         if current is None or state.problem:
-            self.rendered.emit(ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
-                                              time.perf_counter() - started))
-            return
+            return ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, state.problem, True,
+                                  time.perf_counter() - started)
         program = current
         thumbnails = state.thumbnails
         # Every uniform of this module gets a value: one the job does not name takes its default (the checker for
@@ -435,124 +400,23 @@ class ThumbnailService(QObject):
             self.draws += len(chunk)
             images = {node: rgba_to_qimage(pixels[selector]) for node, selector in chunk}
             last = first + CHUNK >= len(items)
-            if state.stopping.is_set():
-                return
-            interrupted = not last and self._interrupted(state.stopping)
+            if work.superseded:  # a newer job waits (or the worker closes): this one's images are outdated
+                return None
             self.last_seconds["drawing"] = time.perf_counter() - drawing
             fingerprints = {node: job.fingerprints.get(node, "") for node, _ in chunk}
             if last:
                 fingerprints.update(undrawable)
-            self.rendered.emit(ThumbnailBatch(job.generation, images, fingerprints, program, "", last or interrupted,
-                                              time.perf_counter() - started))
-            if interrupted:
-                return
-
-
-@dataclass
-class _Leftover:
-    """What a stopped worker leaves to release on the window's thread once it has ended."""
-
-    worker: _Worker
-    surface: QOffscreenSurface | None
-    collection: WindowThreadCollection | None
-
-    def release(self) -> None:
-        if self.surface is not None:
-            self.surface.destroy()  # on the window's thread, as Qt requires
-        if self.collection is not None and _is_valid(self.collection):
-            self.collection.release()
-        self.surface = self.collection = None
-
-
-#: Stopped workers that had not ended when `stop` returned, oldest first (module docstring).
-_ending: list[_Leftover] = []
-
-
-def _ask_to_stop(worker: _Worker, lock: threading.Condition) -> None:
-    """Tell `worker` to end after the stage it is in; once it has, the reaper releases what it leaves."""
-    worker.finished.connect(_reaper().reap)  # queued: the reaper lives on the window's thread
-    with lock:
-        worker.stopping.set()
-        lock.notify_all()
-
-
-def _orphaned(leftover: _Leftover, lock: threading.Condition, *_: object) -> None:
-    """The service was destroyed with its parent (a window deleted without closing) and never stopped its
-    worker: stop it as `stop(0)` would (the worker keeps the service's Python side; it emits nothing more)."""
-    if leftover.worker.stopping.is_set():
-        return  # stopped by `stop`, which took care of the rest
-    _ask_to_stop(leftover.worker, lock)
-    _ending.append(leftover)  # released by the reaper once the worker has ended
-
-
-class _Reaper(QObject):
-    """Receives a stopped worker's `finished` on the window's thread and releases what it leaves."""
-
-    @Slot()
-    def reap(self) -> None:
-        sender = self.sender()
-        if isinstance(sender, QThread):
-            sender.wait()  # it emitted `finished` as its last act: this returns at once
-        _reap_ended_workers()
-
-
-_reapers: list[_Reaper] = []
-
-
-def _reaper() -> _Reaper:
-    if not _reapers:
-        _reapers.append(_Reaper())  # no parent: it must outlive every window, made on the window's thread
-    return _reapers[0]
-
-
-def _reap_ended_workers() -> None:
-    """Release what every stopped worker that has ended leaves (on the window's thread)."""
-    for leftover in list(_ending):
-        if leftover.worker.isFinished():
-            leftover.worker.wait()  # returns at once; makes sure `run` has returned
-            _ending.remove(leftover)
-            leftover.release()
-
-
-#: Services whose worker was started: stopped, and their workers waited for, when Python exits.
-_started_services: weakref.WeakSet[ThumbnailService] = weakref.WeakSet()
-
-
-@atexit.register
-def _stop_started_services() -> None:
-    """A worker thread still running when Python exits would abort it: stop every one left, wait for them."""
-    for service in list(_started_services):
-        service.stop(0)
-    wait_for_ending_workers()
-
-
-def ending_workers() -> int:
-    """Stopped workers still running (tests)."""
-    _reap_ended_workers()
-    return len(_ending)
-
-
-def wait_for_ending_workers(timeout_seconds: float | None = None) -> bool:
-    """Wait until every stopped worker has ended (True), or `timeout_seconds` (False); on the window's thread.
-
-    The application calls this before it quits: a worker still in a stage of a large graph ends when that
-    stage does, and destroying it while it runs would abort the process.
-    """
-    deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
-    for leftover in list(_ending):
-        if deadline is None:
-            leftover.worker.wait()
-        else:
-            leftover.worker.wait(max(0, int((deadline - time.monotonic()) * 1000)))
-    _reap_ended_workers()
-    return not _ending
+            batch = ThumbnailBatch(job.generation, images, fingerprints, program, "", last, time.perf_counter() - started)
+            if last:
+                return batch
+            work.emit(batch)
+        return None
 
 
 @dataclass
 class _WorkerState:
     thumbnails: ThumbnailRenderer
     target: str
-    stopping: threading.Event
     structure: str | None = None
     #: The nodes the module was lowered for (None: all of the graph's).
     covered: frozenset[str] | None = None

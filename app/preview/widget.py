@@ -63,11 +63,12 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QRect, Qt, Signal, Slot
+from PySide6.QtCore import QPoint, QRect, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
 
+from app.gui_post import deliver_posted
 from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
 from app.preview.context import (
     DEFAULT_PROFILE,
@@ -245,8 +246,7 @@ class PreviewWidget(QOpenGLWidget):
             return
         if self._thread.wait_idle(timeout_s):
             # The thread's signals are queued to this widget: deliver them now, not at the next event loop turn.
-            QCoreApplication.sendPostedEvents(self, QEvent.Type.MetaCall)
-            QCoreApplication.sendPostedEvents(self._thread, QEvent.Type.MetaCall)
+            deliver_posted()  # what the thread handed over, through the GUI thread's post
 
     @property
     def error_text(self) -> str:

@@ -22,9 +22,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, make_artifact
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QOpenGLContext
 
+from app.gui_post import deliver_posted
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.preview import render_thread
 from app.preview.collection import window_thread_collection
@@ -369,7 +370,7 @@ def test_frames_still_on_their_way_keep_their_textures_through_a_resize(
     widget.resize(170, 140)
     widget.set_background((0.3, 0.3, 0.3))
     assert drawing.wait(30.0)           # the thread retired the old size's textures and draws the new size
-    QCoreApplication.sendPostedEvents(widget, QEvent.Type.MetaCall)  # the second frame arrives now...
+    deliver_posted()                    # the second frame arrives now...
     widget.grabFramebuffer()            # ...and is painted: its texture must still exist
     release.set()
     widget.finish_rendering()

@@ -25,9 +25,13 @@ from app.material.node_previews import material_output_name, structure_key
 from app.preview import thumbnails
 from app.preview.collection import window_thread_collection
 from app.preview.context import DEFAULT_PROFILE
-from app.preview.thumbnails import ThumbnailBatch, ThumbnailJob, ThumbnailService, ending_workers, wait_for_ending_workers
+from app.preview.thumbnails import ThumbnailBatch, ThumbnailJob, ThumbnailService
+from app.workers import running_workers, wait_ended
 
 pytestmark = pytest.mark.gl
+
+#: The thumbnail worker's name (`app.workers.running_workers`).
+THUMBNAILS = "vpl-thumbnails"
 
 
 def job_of(graph: MaterialGraph, generation: int = 1, nodes: tuple[str, ...] | None = None) -> ThumbnailJob:
@@ -41,7 +45,7 @@ def gate(monkeypatch) -> Iterator[tuple[threading.Event, threading.Event]]:
     entered, go = gate_thumbnail_lowering(monkeypatch)
     yield entered, go
     go.set()
-    assert wait_for_ending_workers(120)
+    assert wait_ended(120, THUMBNAILS)
 
 
 def qimage_pixels(image: QImage) -> np.ndarray:
@@ -55,28 +59,24 @@ def final_batch(qapp, batches: list[ThumbnailBatch]) -> bool:
 
 def test_a_worker_stopped_mid_stage_is_kept_until_it_ends_and_draws_nothing_more(qapp, gate) -> None:
     entered, go = gate
-    collection = window_thread_collection()
-    holds = collection.holds
     service = ThumbnailService(DEFAULT_PROFILE)
     batches: list[ThumbnailBatch] = []
     service.rendered.connect(batches.append)
     service.submit(job_of(examples.triplanar_rock()))
     assert entered.wait(60), "the worker never started lowering"
-    assert collection.holds == holds + 1, "a running worker keeps garbage collection on the window's thread"
 
     assert service.stop(0) is False, "the worker is in its lowering: it cannot have ended"
     assert not service.started
-    assert ending_workers() == 1, "the stopped, still running worker is kept (destroying it aborts the process)"
+    assert running_workers().count(THUMBNAILS) == 1, "the stopped, still running worker is kept (destroying it aborts the process)"
     gc.collect()  # nothing of the running worker may go with the service's reference to it
-    assert ending_workers() == 1
+    assert running_workers().count(THUMBNAILS) == 1
 
     go.set()
-    assert wait_for_ending_workers(120)
+    assert wait_ended(120, THUMBNAILS)
     qapp.processEvents()
     assert service.lowerings == 1, "the stage in progress ends"
     assert service.links == 0 and service.draws == 0, "nothing is linked or drawn for a stopped worker"
     assert batches == [], "nothing is emitted after stop"
-    assert collection.holds == holds, "the hold ends with the worker"
 
 
 def test_a_stopped_service_starts_again_with_a_new_worker(qapp, gate) -> None:
@@ -95,11 +95,11 @@ def test_a_stopped_service_starts_again_with_a_new_worker(qapp, gate) -> None:
     assert final_batch(qapp, batches), "the new worker drew the new job"
     assert {batch.generation for batch in batches} == {2}
     assert any(batch.images for batch in batches) and not any(batch.problem for batch in batches)
-    assert wait_for_ending_workers(120)
+    assert wait_ended(120, THUMBNAILS)
     assert service.lowerings == 2, "both workers lowered: the old one its stage in progress, the new one its job"
     assert service.links == 1, "the old worker, stopped, linked and drew nothing though the service runs again"
     assert service.stop(120_000) is True
-    assert wait_for_ending_workers(120)
+    assert wait_ended(120, THUMBNAILS)
 
 
 def test_the_worker_never_runs_the_garbage_collector(qapp) -> None:

@@ -17,6 +17,7 @@ from app.material.node_previews import preview_port
 from app.material.propagation import propagate
 from app.material.traversal import connected_nodes
 from app.ui.node_thumbnails import THUMBNAILS_SETTING, node_menu, show_node_menu
+from app.workers import running_workers, wait_ended
 
 pytestmark = pytest.mark.gl
 
@@ -238,11 +239,11 @@ def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thum
         qtbot.waitUntil(entered.is_set, timeout=60_000)  # the thumbnails are asked for from the event loop
         assert window.close(), "the window closes while its worker is busy"
         assert window.thumbnails.service is not None and not window.thumbnails.service.started
-        assert thumbnails.ending_workers() == 1, "the busy worker is kept until it ends"
+        assert running_workers().count("vpl-thumbnails") == 1, "the busy worker runs on until it ends"
     finally:
         threading.Timer(0.2, go.set).start()  # lets the stage end while the quit below waits for it
     _end_background_work(0)  # what the editor does once its event loop has returned
-    assert thumbnails.ending_workers() == 0
+    assert "vpl-thumbnails" not in running_workers()
     assert window.thumbnails.service.lowerings == 1 and window.thumbnails.service.links == 0
 
 
@@ -286,5 +287,5 @@ def test_a_window_destroyed_without_closing_stops_its_thumbnails_worker(qtbot, p
     service = window.thumbnails.service
     assert service is not None and service.started
     shiboken6.delete(window)  # as Qt deletes a window with its parent, or Python a window it owns: no closeEvent
-    assert thumbnails.wait_for_ending_workers(60), "the worker ended"
+    assert wait_ended(60, "vpl-thumbnails"), "the worker ended"
     qtbot.waitUntil(lambda: collection.holds == holds, timeout=10_000)  # every hold of the window's released
