@@ -229,7 +229,6 @@ def test_closing_mid_stage_closes_at_once_and_quitting_waits_for_the_worker(thum
     from thumbnail_gate import gate_thumbnail_lowering
 
     from app.main import _end_background_work
-    from app.preview import thumbnails
 
     entered, go = gate_thumbnail_lowering(monkeypatch)
     window = thumbnail_window
@@ -270,7 +269,6 @@ def test_a_window_destroyed_without_closing_stops_its_thumbnails_worker(qtbot, p
     """Its worker would wait for jobs for good, keeping the garbage collector on the window's thread."""
     import shiboken6
 
-    from app.preview import thumbnails
     from app.preview.collection import window_thread_collection
     from app.ui.main_window import MainWindow
     from app.ui.recovery import RecoveryStore
