@@ -1,8 +1,10 @@
-"""The GUI thread's side of background work: how results reach it, and threads Qt objects can move to.
+"""The GUI thread's side of background work: how results reach it, threads Qt objects can move to, and
+the timer that collects garbage there.
 
 `gui_post()` is the one way a worker's result reaches the GUI thread (a queued call on an object that
-lives there). `QtThread` is a worker thread that is a QThread, so a QOpenGLContext made on the GUI
-thread can be moved to it before it starts (making one on the worker deadlocks under llvmpipe).
+lives there); making it takes the garbage collector over for the GUI thread (`vpl_core.collector`).
+`QtThread` is a worker thread that is a QThread, so a QOpenGLContext made on the GUI thread can be
+moved to it before it starts (making one on the worker deadlocks under llvmpipe).
 """
 
 from __future__ import annotations
@@ -12,21 +14,31 @@ from collections.abc import Callable
 from typing import cast
 
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QThread, QTimer, Signal, Slot
 
 from app.workers import Post
+from vpl_core import collector
+
+#: How often the GUI thread collects what is due (`vpl_core.collector.collect_due`).
+COLLECT_TICK_MS = 100
 
 _is_valid = cast(Callable[[object], bool], shiboken6.isValid)  # shiboken6's untyped helper, typed
 
 
 class _Inbox(QObject):
-    """Lives on the GUI thread; runs the functions posted to it there, in the order posted."""
+    """Lives on the GUI thread; runs the functions posted to it there, in the order posted, and collects
+    garbage there on a timer (the only collector once workers run: `vpl_core.collector`)."""
 
     posted = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.posted.connect(self._run, Qt.ConnectionType.QueuedConnection)
+        collector.take_over()
+        self._collecting = QTimer(self)
+        self._collecting.setInterval(COLLECT_TICK_MS)
+        self._collecting.timeout.connect(collector.collect_due)
+        self._collecting.start()
 
     @Slot(object)
     def _run(self, function: Callable[[], None]) -> None:
@@ -37,7 +49,8 @@ _inboxes: list[_Inbox] = []
 
 
 def gui_post() -> Post:
-    """The `Post` that runs a function on the GUI thread at the event loop's next turn (call on the GUI thread)."""
+    """The `Post` that runs a function on the GUI thread at the event loop's next turn (call on the GUI thread;
+    the first call takes the garbage collector over, `vpl_core.collector.take_over`)."""
     application = QCoreApplication.instance()
     if application is None:
         raise RuntimeError("gui_post needs a QCoreApplication")

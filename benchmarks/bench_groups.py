@@ -13,7 +13,7 @@ each the best of `--repeat` runs, and the growth of the first column per
 10x more levels (the goal: at most 11x, i.e. linear in the total size).
 The first column is measured twice: with Python's cyclic collector as a
 script has it, and paused during the call as the editor runs it
-(app/preview/collection.py: the collector runs on a timer between
+(vpl_core/collector.py: the GUI thread collects on a timer between
 frames). The collector's full passes walk every live object, about 75 per
 level while the module is being built, and start after each 25% growth of
 the heap: their share grows with the size on top of the lowering's own

@@ -255,3 +255,11 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if "bundle_build" in sys.modules:
         sys.modules["bundle_build"].BUILD.discard()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Once a test has taken the collector over for the GUI thread (`vpl_core.collector`), tests without an event
+    loop still have their cycles collected: what is due, between tests, on the main thread."""
+    from vpl_core import collector
+
+    collector.collect_due()

@@ -39,7 +39,6 @@ prints why and exits 1.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import types
@@ -333,9 +332,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         # A command-line run is short-lived: reference counting frees what it
         # drops, and the cyclic collector would only traverse the module graphs
-        # (hundreds of thousands of objects, each read/write/materialize ending
-        # with a collection) to find nothing. Library calls keep the collector.
-        gc.disable()
+        # to find nothing. Library calls keep the collector.
+        from vpl_core import collector
+
+        collector.off_for_short_process()
     arguments_list = sys.argv[1:] if argv is None else list(argv)
     files = _plain_check(arguments_list)
     if files is not None:  # `vpl check FILE...`: what argparse would make of it, without building a parser

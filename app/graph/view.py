@@ -377,7 +377,7 @@ class MaterialNodeGraph(NodeGraph):
         self._undo_stack.clear()
         self._model.session = ""
         # A removed node and its ports refer to each other (the node lists its ports, each port's model names
-        # the node): cyclic garbage, frozen since its document was opened (app/ui/collection.py), that only a
+        # the node): cyclic garbage, frozen since its document was opened (`vpl_core.collector.loading`), that only a
         # full collection over everything alive frees (0.4-0.9 s after 2,000 nodes). Nothing refers to these
         # nodes any more (their removal command went with the stack), so the cycles are cut and the old view is
         # freed here, by reference counting.

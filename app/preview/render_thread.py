@@ -84,7 +84,6 @@ from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 
 from app.gui_post import QtThread, gui_post
 from app.material.textures import as_rgba_image
-from app.preview.collection import WindowThreadCollection, window_thread_collection
 from app.preview.preview_state import PreviewState
 from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
 from app.workers import Job, Worker
@@ -140,7 +139,6 @@ class DraftPolicy:
 
 #: shiboken6's untyped helpers, typed: delete a Qt object's C++ side now; whether it still exists.
 _delete = cast(Callable[[QObject], None], shiboken6.delete)
-_is_valid = cast(Callable[[QObject], bool], shiboken6.isValid)
 
 #: Render threads still running (weak: a closed thread's renderer is not kept alive). The application's
 #: exit closes them with every other worker (`app.workers.close_all`); `close_all` here is for tests.
@@ -295,10 +293,6 @@ class RenderThread(QObject):
         self._draft_scale = 1.0             # the next draft's scale (of each side)
         self._motion_frame_at: float | None = None  # when the last frame drawn for new commands started
         self._drawn_commands = 0            # commands applied when the last frame was drawn
-        # From now until `close`, cyclic garbage is collected on this (the window's) thread only: the render
-        # thread's allocations would otherwise run the collector there, over the window's Qt objects.
-        self._collection: WindowThreadCollection | None = window_thread_collection()
-        self._collection.hold()
         self._job: Job | None = None
         # The context is made here, on the GUI thread, and moved to the worker's thread: constructing it on
         # the worker deadlocks under llvmpipe (docs/decisions.md, "One kind of background work").
@@ -310,8 +304,6 @@ class RenderThread(QObject):
             _delete(context)
             self._context = None
             self._release_surface()
-            self._collection.release()
-            self._collection = None
             raise RenderThreadUnavailable("no OpenGL context sharing the preview's objects could be created")
         self._renderer_ready = False
         self._worker: Worker[Any] = Worker(
@@ -447,21 +439,16 @@ class RenderThread(QObject):
     def close(self) -> None:
         """Stop after the current command or frame; the thread releases its GL objects and its context.
 
-        Called on the window's thread (the widget, its context's `aboutToBeDestroyed`, the application's
-        `aboutToQuit`, Python's exit). Once the thread has ended, the offscreen surface is destroyed here, on
-        the thread that created it, as QOffscreenSurface requires, and the window thread's hold on garbage
-        collection is released (`app.preview.collection`).
+        Called on the window's thread (the widget, or its context's `aboutToBeDestroyed`; the application's
+        exit closes every worker). Once the thread has ended, the offscreen surface is destroyed here, on
+        the thread that created it, as QOffscreenSurface requires.
         """
         _running.discard(self)
         ended = self._worker.close(CLOSE_TIMEOUT_S)
         self._idle.set()
         if not ended or threading.current_thread() is not threading.main_thread():
-            return  # still drawing (a driver that hangs): its surface and the hold stay; never freed under it
+            return  # still drawing (a driver that hangs): its surface stays; never freed under it
         self._release_surface()
-        if self._collection is not None:
-            collection, self._collection = self._collection, None
-            if _is_valid(collection):
-                collection.release()
 
     def _release_surface(self) -> None:
         if self._surface is not None:
@@ -546,6 +533,7 @@ class RenderThread(QObject):
                 if size is not None:
                     self._draw(size, targets, retired)
         finally:
+            self._job = None  # the job refers to this loop: no cycle through this object is left
             clear_pending_errors()
             for framebuffer in [framebuffer for frames in targets.values() for framebuffer in frames] + retired:
                 framebuffer.delete()

@@ -43,10 +43,8 @@ waits for the thread: `grab_preview`, `grab_shown_frame`,
 itself never waits). The preview's clock and stage (`PreviewClock`,
 `PreviewStage`) change the `PostedState` as they change any state. With
 `VPL_PREVIEW_RENDER_THREAD=0`, or when the thread's context cannot be made,
-the widget draws in its own thread (`threaded` says which). While a render
-thread runs, Python's cyclic garbage is collected on the window's thread
-only (`app.preview.collection`: collected on the render thread, the
-window's Qt objects were deleted there, which crashed full test runs).
+the widget draws in its own thread (`threaded` says which). Cyclic garbage
+is collected on the window's thread only (`vpl_core.collector`).
 
 Draft frames. When full frames are slow (a software rasteriser), the render
 thread draws smaller frames while the camera, a value or the stage moves and
@@ -60,6 +58,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -138,7 +137,16 @@ class PreviewWidget(QOpenGLWidget):
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._renderer = Renderer()
         #: What the widget asked for, posted to the renderer (on the render thread, or at once without one).
-        self._state = PostedState(self._post)
+        # Through a weak reference: the state is the widget's, and a bound method would make the two a reference
+        # cycle that only the collector frees (a closed preview and its timers would wait for it).
+        widget = weakref.ref(self)
+
+        def post(command: Command) -> None:
+            live = widget()
+            if live is not None:
+                live._post(command)
+
+        self._state = PostedState(post)
         self._thread: RenderThread | None = None
         self._build_serial = 0            # the newest program build asked for
         self._building: int | None = None  # its serial until a frame drawn with it (or its failure) arrives

@@ -70,7 +70,7 @@ from app.material.lowering import LoweringResult
 from app.material.node_types import NodeDiagnostic
 from app.material.parameters import node_value_property, parameter_nodes
 from app.session.variants import renamed_variants
-from app.ui.collection import reclaim_frozen_garbage
+from vpl_core.collector import reclaim_frozen_garbage
 
 #: QUndoCommand ids: commands with the same id may merge (Qt asks `mergeWith` only then).
 PROPERTY_COMMAND_ID = 0x5650_0001

@@ -43,7 +43,6 @@ from app.material import catalog
 from app.material.examples import DEFAULT_EXAMPLE, example_description, example_names
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
-from app.preview.collection import hold_for
 from app.preview.parameters_panel import ParametersPanel
 from app.preview.stage_toolbar import PreviewPanel
 from app.preview.widget import create_preview_widget
@@ -52,7 +51,6 @@ from app.session.documents import Document
 from app.ui.about import AboutDialog, about_facts
 from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
-from app.ui.collection import paused_while_loading
 from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
 from app.ui.edit_gesture import EditGesture
@@ -76,6 +74,7 @@ from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 from app.ui.stage_commands import StageCommands
 from app.ui.texture_watcher import TextureWatcher
 from app.ui.turntable_commands import TurntableCommands
+from vpl_core.collector import loading as paused_while_loading
 
 APP_TITLE = "VPL Material Editor"
 DUPLICATE_KEY = "Ctrl+D"
@@ -93,8 +92,6 @@ class MainWindow(QMainWindow):
                  recovery: RecoveryStore | None = None, parent: QWidget | None = None,
                  preview_gl: str | None = None) -> None:
         super().__init__(parent)
-        #: The window's workers run Python: garbage is collected on this thread only until it closes.
-        self._collection_hold = hold_for(self)
         self.prompts = prompts or Prompts()
         self.settings = settings if settings is not None else QSettings("vpl-editor", "vpl-editor")
         self.recovery = recovery if recovery is not None else RecoveryStore()
@@ -563,5 +560,4 @@ class MainWindow(QMainWindow):
         self.session.close()
         self.preview.set_playing(False)
         self.thumbnails.shutdown()
-        self._collection_hold.release()  # the lowering has ended; the thumbnails' worker holds its own
         event.accept()

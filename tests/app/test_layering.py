@@ -38,7 +38,7 @@ QT_ROOTS = ("PySide6", "PySide2", "PyQt5", "PyQt6", "Qt", "NodeGraphQt", "shibok
 GL_ROOTS = ("OpenGL",)
 
 _VPL_BASE = ("vpl_core.diagnostics", "vpl_core.version", "vpl_core.atomic_write", "vpl_core.numbers",
-             "vpl_core.external_files")
+             "vpl_core.external_files", "vpl_core.collector")
 
 #: layer -> the first-party layers it may import (besides itself). The table of docs/architecture.md.
 LAYERS: dict[str, tuple[str, ...]] = {
@@ -47,6 +47,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "vpl_core.atomic_write": (),
     "vpl_core.numbers": (),
     "vpl_core.external_files": (),
+    "vpl_core.collector": (),
     "vpl_core.ir": _VPL_BASE,
     "vpl_core.verify": (*_VPL_BASE, "vpl_core.ir"),
     "vpl_core.text": (*_VPL_BASE, "vpl_core.ir", "vpl_core.verify"),
@@ -59,14 +60,18 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "vpl_core.cli": ("vpl_core",),
     "vpl_core": (),  # the package itself (`vpl_core/__init__.py`)
     "app.material": ("vpl_core",),
+    # Background work (Qt-free) and its GUI-thread side: every worker of the preview and the window uses them.
+    "app.workers": (),
+    "app.gui_post": ("vpl_core", "app.workers"),
     "app.session": ("vpl_core", "app.material"),
     "app.graph": ("vpl_core", "app.material"),
     # Preview widgets render the session's models (napari-style): decoded textures, parameter values.
-    "app.preview": ("vpl_core", "app.material", "app.session"),
+    "app.preview": ("vpl_core", "app.material", "app.session", "app.workers", "app.gui_post"),
     # Baking and interchange (docs/interchange.md): the material model, the session's file helpers and
     # the preview's renderer and meshes (the baker draws with them); never the window.
-    "app.export": ("vpl_core", "app.material", "app.session", "app.preview"),
-    "app.ui": ("vpl_core", "app.material", "app.session", "app.graph", "app.preview", "app.export"),
+    "app.export": ("vpl_core", "app.material", "app.session", "app.preview", "app.workers", "app.gui_post"),
+    "app.ui": ("vpl_core", "app.material", "app.session", "app.graph", "app.preview", "app.export", "app.workers",
+               "app.gui_post"),
     "app.main": ("vpl_core", "app"),
     "app.__main__": ("app.main",),
     "app": (),
@@ -83,6 +88,7 @@ FORBIDDEN_ROOTS: dict[str, tuple[str, ...]] = {
     "vpl_core": QT_ROOTS + GL_ROOTS,
     "app.material": QT_ROOTS + GL_ROOTS,
     "app.session": QT_ROOTS + GL_ROOTS,
+    "app.workers": QT_ROOTS + GL_ROOTS,
     "app.graph": GL_ROOTS,
     "app.preview": ("NodeGraphQt",),
     "app.export": ("NodeGraphQt",),

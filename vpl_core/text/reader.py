@@ -10,11 +10,10 @@ Details and the reasoning behind them: docs/decisions.md, "Module notes", `vpl_c
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
+from vpl_core import collector
 from vpl_core.diagnostics import Diagnostic, DiagnosticKind, SemanticError, VplError
 from vpl_core.ir.instructions import (
     BinaryInstruction,
@@ -242,23 +241,9 @@ class SourceLocator:
             raise SemanticError(self.locate(error.diagnostic)) from error
 
 
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the duration of the block.
-
-    Reading allocates hundreds of thousands of small objects (tokens, forms,
-    IR objects) that all stay alive until the read ends; the collector would
-    traverse them again and again while finding nothing to free, which
-    costs about 40% of a large read. Reference counting still frees
-    everything, and the collector resumes (if it was enabled) afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+#: No cyclic collection while reading (`vpl_core.collector.paused`): reading allocates hundreds of thousands
+#: of objects that all stay alive until the read ends, which the collector would traverse for nothing.
+collector_paused = collector.paused
 
 
 def read_file(path: str | os.PathLike[str], *, strict_v1: bool = False) -> Module:

@@ -28,11 +28,11 @@ from PySide6.QtGui import QImage, QOpenGLContext
 from app.gui_post import deliver_posted
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.preview import render_thread
-from app.preview.collection import window_thread_collection
 from app.preview.images import qimage_to_rgba
 from app.preview.render_thread import RenderThread
 from app.preview.renderer import Renderer
 from app.preview.widget import DRAFT_VARIABLE, RENDER_THREAD_VARIABLE, PreviewWidget
+from vpl_core import collector
 from vpl_core.ir.types import vec
 
 pytestmark = pytest.mark.gl
@@ -281,15 +281,15 @@ def test_closing_the_widget_stops_the_thread_and_releases_its_objects(qtbot) -> 
     thread: RenderThread = widget._thread
     renderer = widget._renderer
     assert thread.running and renderer.program is not None
-    collection = window_thread_collection()
-    assert collection.holding and not gc.isenabled()  # the window's thread collects while the thread runs
+    assert collector.taken_over() and not gc.isenabled()  # the window's thread alone collects
     widget.close()
     widget.deleteLater()  # Qt destroys it (and its context) from C++, as a closed window does
     qtbot.waitUntil(lambda: not thread.running, timeout=10_000)
     assert renderer.program is None and not renderer._initialized  # every GL object was deleted, in its context
     assert not any(t.name == "vpl-preview-render" and t.ident == thread._thread.ident for t in threading.enumerate())
-    # Its offscreen surface was destroyed on this (the GUI) thread, and its hold on the collection released.
-    assert thread._surface is None and thread._collection is None
+    # Its offscreen surface was destroyed on this (the GUI) thread.
+    assert thread._surface is None
+
 
 
 def test_many_widgets_leave_no_thread_behind(qtbot) -> None:
@@ -385,15 +385,31 @@ def test_the_window_threads_garbage_is_collected_on_it_while_threads_draw(qtbot)
     QTimer deleted off its thread)."""
     from render_thread_stress import stress
 
-    from app.preview.render_thread import close_all
 
-    close_all()  # threads of earlier tests' widgets still waiting for deletion: the hold must end with this run's
-    collection = window_thread_collection()
-    off_thread = collection.off_thread_collections
+    off_thread = collector.off_thread_collections()
     report = stress(iterations=60, previews_every=20)
     assert report.widgets == 4 and report.frames > 0
     assert report.freed_off_the_window_thread == 0, report.summary()
     assert set(report.collections) == {threading.main_thread().name}, report.summary()
-    assert collection.off_thread_collections == off_thread
-    assert not collection.holding
-    qtbot.waitUntil(gc.isenabled, timeout=5_000)  # every thread closed: the automatic collector is back
+    assert collector.off_thread_collections() == off_thread
+    assert collector.taken_over() and not gc.isenabled()  # the rule holds for the rest of the process
+
+
+def test_previews_and_their_threads_leave_no_qt_object_in_a_reference_cycle(qtbot) -> None:
+    """What made collection off the GUI thread dangerous: Qt objects kept alive only by reference cycles, freed
+    by whichever thread collects. Previews made, drawn and closed (the stress run without its own garbage)
+    leave none: everything the collector finds (`gc.DEBUG_SAVEALL` keeps it) is plain Python."""
+    import shiboken6
+    from render_thread_stress import stress
+
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        report = stress(iterations=20, previews_every=10, garbage_per_iteration=0)
+        gc.collect()
+        in_cycles = sorted(type(item).__name__ for item in gc.garbage if isinstance(item, shiboken6.Shiboken.Object))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert report.widgets == 3 and report.frames > 0
+    assert in_cycles == []

@@ -23,10 +23,10 @@ from app.material import examples
 from app.material.graph import MaterialGraph
 from app.material.node_previews import material_output_name, structure_key
 from app.preview import thumbnails
-from app.preview.collection import window_thread_collection
 from app.preview.context import DEFAULT_PROFILE
 from app.preview.thumbnails import ThumbnailBatch, ThumbnailJob, ThumbnailService
 from app.workers import running_workers, wait_ended
+from vpl_core import collector
 
 pytestmark = pytest.mark.gl
 
@@ -110,18 +110,12 @@ def test_the_worker_never_runs_the_garbage_collector(qapp) -> None:
         if phase == "start":
             starts.append(threading.current_thread().name)
 
-    collection = window_thread_collection()
-    for _ in range(3):  # earlier tests' previews (their render threads hold it) go now, as a rule
-        gc.collect()
-        qapp.processEvents()
-    was_enabled = gc.isenabled()
-    if not collection.holding:  # the collector as Python runs it; under another's hold it stays off, as then
-        gc.enable()
     gc.callbacks.append(watch)
     try:
         service = ThumbnailService(DEFAULT_PROFILE)
         batches: list[ThumbnailBatch] = []
         service.rendered.connect(batches.append)
+        assert collector.taken_over() or not service.started
         for generation, graph in enumerate((examples.triplanar_rock(), examples.stylised_lava(), examples.tiled_floor())):
             batches.clear()
             service.submit(job_of(graph, generation))
@@ -130,11 +124,9 @@ def test_the_worker_never_runs_the_garbage_collector(qapp) -> None:
         assert service.stop(120_000)
     finally:
         gc.callbacks.remove(watch)
-        if not was_enabled and not collection.holding:
-            gc.disable()
+    assert collector.taken_over()
     assert starts, "the window's thread collected meanwhile"
-    assert set(starts) == {threading.main_thread().name}, f"collections started on {sorted(set(starts))}"
-
+    assert set(starts) == {threading.main_thread().name}, starts
 
 def images_of(qapp, service: ThumbnailService, jobs: list[ThumbnailJob]) -> tuple[dict[str, np.ndarray], list[ThumbnailBatch]]:
     """Every node's image drawn by `service` for `jobs`, submitted one after the other."""

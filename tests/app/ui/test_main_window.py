@@ -550,32 +550,29 @@ def test_open_example_menu_describes_each_example(window) -> None:
     assert window.examples_menu.toolTipsVisible()
 
 
-def test_the_window_keeps_garbage_collection_on_its_thread_until_it_closes(qtbot, prompts, settings, recovery_dir,
-                                                                            monkeypatch) -> None:
-    """Without a render thread too: the window's lowering worker runs Python code whatever the preview does."""
-    import shiboken6
+def test_the_window_collects_on_its_thread_and_its_workers_end_when_it_closes(qtbot, prompts, settings, recovery_dir,
+                                                                              monkeypatch) -> None:
+    """Without a render thread too: the window's lowering worker runs Python code whatever the preview does, so
+    the collector is the GUI thread's (`vpl_core.collector`), and closing the window ends the worker."""
+    import gc
 
-    from app.preview.collection import window_thread_collection
     from app.ui.main_window import MainWindow
     from app.ui.recovery import RecoveryStore
+    from app.workers import running_workers
+    from vpl_core import collector
 
     monkeypatch.setenv("VPL_PREVIEW_RENDER_THREAD", "0")
-    collection = window_thread_collection()
-    holds = collection.holds
+    before = running_workers().count("vpl-lowering")
     window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
     assert not getattr(window.preview, "threaded", False)
-    assert collection.holds == holds + 1
     window.load_example()
-    window.flush()
+    window.lowering.request()
+    qtbot.waitUntil(lambda: window.lowering.started >= 1 and not window.lowering.busy, timeout=120_000)
+    assert running_workers().count("vpl-lowering") == before + 1
+    assert collector.taken_over() and not gc.isenabled()
     assert window.close()
-    assert collection.holds == holds, "released when the window closes"
-    shiboken6.delete(window)
-    assert collection.holds == holds, "and only once"
-
-    unclosed = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
-    assert collection.holds == holds + 1
-    shiboken6.delete(unclosed)
-    assert collection.holds == holds, "a window destroyed without closing releases it too"
+    assert running_workers().count("vpl-lowering") == before, "closing the window ended its worker"
+    assert collector.off_thread_collections() == 0
 
 
 def test_dialogs_of_an_untitled_material_start_in_documents_then_where_the_artist_went(

@@ -266,16 +266,13 @@ def test_a_large_graphs_thumbnails_settle_also_where_nodes_cannot_be_drawn(thumb
 
 
 def test_a_window_destroyed_without_closing_stops_its_thumbnails_worker(qtbot, prompts, settings, recovery_dir) -> None:
-    """Its worker would wait for jobs for good, keeping the garbage collector on the window's thread."""
+    """Its worker would wait for jobs for good."""
     import shiboken6
 
-    from app.preview.collection import window_thread_collection
     from app.ui.main_window import MainWindow
     from app.ui.recovery import RecoveryStore
 
     settings.setValue(THUMBNAILS_SETTING, True)
-    collection = window_thread_collection()
-    holds = collection.holds
     window = MainWindow(prompts=prompts.as_prompts(), settings=settings, recovery=RecoveryStore(recovery_dir))
     window.show()
     qtbot.waitExposed(window)
@@ -286,4 +283,3 @@ def test_a_window_destroyed_without_closing_stops_its_thumbnails_worker(qtbot, p
     assert service is not None and service.started
     shiboken6.delete(window)  # as Qt deletes a window with its parent, or Python a window it owns: no closeEvent
     assert wait_ended(60, "vpl-thumbnails"), "the worker ended"
-    qtbot.waitUntil(lambda: collection.holds == holds, timeout=10_000)  # every hold of the window's released

@@ -1,6 +1,6 @@
-"""Opening a document and Python's collector; the lowering after the view's first paint (issue 23 item 8).
+"""Opening a document and Python's collector; the lowering after the view's first paint.
 
-`app.ui.collection` freezes what an opening leaves alive and reclaims the
+`vpl_core.collector.loading` freezes what an opening leaves alive and reclaims the
 frozen objects' garbage once they have grown by a quarter; the lowering
 scheduler starts a just-opened document's lowering once the graph view has
 painted. Both are checked on their own (objects and their weak references,
@@ -19,13 +19,13 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QWidget
 
 from app.material.graph import MaterialGraph
-from app.preview.collection import window_thread_collection
 from app.preview.render_thread import close_all
 from app.session import EditorSession
-from app.ui import collection
-from app.ui.collection import paused_while_loading, reclaim_frozen_garbage
 from app.ui.lowering_scheduler import LoweringScheduler
 from app.ui.recovery import RecoveryStore
+from vpl_core import collector
+from vpl_core.collector import loading as paused_while_loading
+from vpl_core.collector import reclaim_frozen_garbage
 
 
 class Cycle:
@@ -37,21 +37,20 @@ class Cycle:
 
 @pytest.fixture
 def collector_state() -> Iterator[None]:
-    """The collector enabled, as Python starts (no earlier test's window, nor its render thread, left holding
-    it: app/preview/collection.py), then given back as the test found it, nothing it froze left frozen, the
-    baseline kept."""
+    """The collector enabled and not taken over, as Python starts (a program without threads of its own),
+    then given back as the test found it, nothing it froze left frozen, the baseline kept."""
     close_all()
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    gc.collect()  # earlier tests' windows that only the collector frees (a window holds it while it lives)
+    gc.collect()
     QCoreApplication.processEvents()
-    assert not window_thread_collection().holding
-    baseline = collection._Frozen.baseline
+    baseline, taken_over = collector._State.baseline, collector._State.taken_over
+    collector._State.taken_over = False
     enabled = gc.isenabled()
     gc.enable()
     yield
     gc.unfreeze()
-    collection._Frozen.baseline = baseline
-    if enabled:
+    collector._State.baseline, collector._State.taken_over = baseline, taken_over
+    if enabled and not taken_over:
         gc.enable()
     else:
         gc.disable()
@@ -71,7 +70,7 @@ def test_what_an_opening_leaves_alive_is_frozen_and_the_collector_is_back_on(col
 
 
 def test_a_collector_already_off_stays_off_and_the_opening_is_still_frozen(collector_state) -> None:
-    """The render thread keeps the automatic collector off (app/preview/collection.py): freezing still pays."""
+    """The editor keeps the automatic collector off (`vpl_core.collector.take_over`): freezing still pays."""
     gc.unfreeze()
     gc.disable()
     with paused_while_loading():
@@ -102,14 +101,14 @@ def test_frozen_garbage_is_reclaimed_once_the_frozen_objects_grew_by_a_quarter(c
     del garbage
     frozen = gc.get_freeze_count()
 
-    collection._Frozen.baseline = frozen  # not grown: nothing is collected
+    collector._State.baseline = frozen  # not grown: nothing is collected
     assert not reclaim_frozen_garbage()
     assert reference() is not None
 
-    collection._Frozen.baseline = int(frozen / (1.0 + collection.GROWTH_BEFORE_COLLECTING)) - 1  # grown: collected
+    collector._State.baseline = int(frozen / (1.0 + collector.GROWTH_BEFORE_COLLECTING)) - 1  # grown: collected
     assert reclaim_frozen_garbage()
     assert reference() is None
-    assert collection._Frozen.baseline == gc.get_freeze_count()
+    assert collector._State.baseline == gc.get_freeze_count()
 
 
 def test_a_baseline_above_the_frozen_objects_comes_down_to_them(collector_state) -> None:
@@ -117,9 +116,9 @@ def test_a_baseline_above_the_frozen_objects_comes_down_to_them(collector_state)
     with paused_while_loading():
         pass
     frozen = gc.get_freeze_count()
-    collection._Frozen.baseline = frozen * 2
+    collector._State.baseline = frozen * 2
     assert not reclaim_frozen_garbage()
-    assert collection._Frozen.baseline == frozen
+    assert collector._State.baseline == frozen
 
 
 def _session_needing_lowering(tmp_path) -> EditorSession:
@@ -185,7 +184,7 @@ def test_an_opened_document_is_lowered_after_the_view_has_painted(window, qtbot)
 
 def test_the_previous_documents_view_is_freed_when_another_opens(window, qtbot) -> None:
     """Nothing in the window keeps the previous document's view nodes: opening another frees them by reference
-    counting, so no garbage of theirs is left frozen for a full collection (issue 23 item 8)."""
+    counting, so no garbage of theirs is left frozen for a full collection."""
     window.load_example()
     window.flush()
     QCoreApplication.processEvents()
