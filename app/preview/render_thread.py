@@ -1,65 +1,8 @@
 """`RenderThread`: the preview's OpenGL work on a thread of its own, so the window never waits for it.
 
-Why: with a software rasteriser (Mesa's llvmpipe, the renderer of every
-machine without a GPU) linking a 200-node material's program takes tens of
-milliseconds, the driver compiles the machine code its pixels run at the
-first draw (100-300 ms more), and a lit frame of the preview takes 15-60 ms.
-In the window's thread each of those freezes the editor, many times a
-second while a slider is dragged.
-
-So the `Renderer` lives here: the widget posts what changes (commands: a
-parameter's value, a texture, the stage, a new program, the camera) and asks
-for frames; this thread applies the commands in order, draws the newest
-frame into one of three textures in a context of its own that shares
-objects with the widget's, waits for it (`glFinish`) and hands it over
-(`frame_ready`, queued to the widget's thread), which copies it onto the
-screen in its own `paintGL`. While a new program compiles here, the widget
-keeps showing the last frame it was given: the old image stays until the new
-program has drawn its first frame (`Frame.program` says which build a frame
-shows). `Frame.commands` says which posted changes a frame shows: those
-applied before it was drawn, counted against `posted` (a change posted
-while a frame is drawn is in the next one).
-
-`PostedState` is the widget's side of the state: a `PreviewState` that
-records every change at once (so setters validate in the caller's thread
-and reads such as `time` need no waiting) and posts the same call to the
-renderer. The preview's clock and stage (`app.preview.host_support`) change
-it as they change any `PreviewState`.
-
-Textures of delivered frames: the thread never draws into the texture the
-widget shows nor into the one it was handed last and has not shown yet
-(`shown`), so three are enough. The widget's copy ends with `glFinish`, so a
-texture it no longer shows is free. Textures of another size (the widget
-was resized) are deleted only once the widget has received every frame
-handed to it (`received`): a frame still queued to the widget may name one.
-
-Pacing: a frame is not drawn while the widget's window has not yet put the
-previous one on screen (`presented`, from the widget's `frameSwapped`), for
-at most `PACE_WAIT_S`: the thread's drawing and the window's composition
-through OpenGL then take turns on the cores instead of competing; commands
-posted meanwhile are applied and shown by that next frame.
-
-Draft frames: with a software rasteriser a lit frame can take longer than
-a frame's budget (`DraftPolicy.budget_s`, about 33 ms). When the last
-full-resolution frame did, and changes keep coming (a frame drawn for new
-commands less than `motion_s` after the previous such frame: an orbit, a
-dragged slider, a stage being changed), frames are drawn at a reduced size
-(`DraftPolicy.scale`, chosen from the measured frame times so a draft fits
-the budget) and the widget scales them up. Once no command has been posted
-for `settle_s`, the thread draws the same view at full resolution by itself
-(`Frame.draft` says which a frame is; the widget shows that it is refining).
-A single change after stillness gets a full frame at once. The widget passes
-no policy (always full resolution) when `VPL_PREVIEW_DRAFT=0`.
-
-Commands are plain callables taking the `Renderer` (`post`); `call` runs one
-and returns its result to the caller (blocking, for `grab_preview`);
-`wait_idle` waits until everything posted has been applied and its frame
-delivered. Every exception a command or a frame raises is reported through
-`failed` (the widget shows it over the image), never lost and never fatal.
-Creating the thread raises `RenderThreadUnavailable` when its context
-cannot be made; the widget then draws in its own thread, as before.
-`close` stops the thread after the command or frame in progress and
-releases every GL object it made, in its own context.
+The widget posts changes (commands taking the `Renderer`, applied in order) and asks for frames; the
+thread draws the newest frame into a texture shared with the widget and hands it over. `PostedState`
+is the widget's record of the state. Details and reasons: docs/decisions.md, "Module notes".
 """
 
 from __future__ import annotations
@@ -105,7 +48,7 @@ Command = Callable[[Renderer], object]
 
 @dataclass(frozen=True)
 class DraftPolicy:
-    """When and how small the render thread draws draft frames (module docstring, "Draft frames").
+    """When and how small the render thread draws draft frames (docs/decisions.md, render_thread.py notes).
 
     `budget_s`: a full frame slower than this makes moving frames drafts; `settle_s`: how long no command
     may be posted before the draft is refined; `motion_s`: a frame for new commands within this of the
@@ -203,7 +146,7 @@ def _posting(method: Callable[..., None], copy_arguments: bool = False) -> Calla
 
 
 class PostedState(PreviewState):
-    """The widget's record of the preview state; every change is also posted to the renderer (module docstring).
+    """The widget's record of the preview state; every change is also posted to the renderer.
 
     `post` takes a command (a callable taking the `Renderer`): the widget
     hands it to the render thread, or applies it at once when there is none.
@@ -252,7 +195,7 @@ class PostedState(PreviewState):
 
 
 class RenderThread(QObject):
-    """See the module docstring."""
+    """See the module docstring and docs/decisions.md, "Module notes"."""
 
     #: A `Frame`'s fields (texture, width, height, program, serial, commands, full width, full height), delivered on the thread that made
     #: this object: plain integers, so the queued call copies C++ values, never a Python object between threads.
@@ -281,7 +224,7 @@ class RenderThread(QObject):
         self._idle.set()
         self._ready = threading.Event()
         self._problem = ""
-        #: Textures the widget shows or was handed last: never drawn into (see the module docstring).
+        #: Textures the widget shows or was handed last: never drawn into (docs/decisions.md, render_thread.py notes).
         self._protected: tuple[int, int] = (0, 0)
         self._program = 0       # the newest build whose program is drawn
         self._frames = 0

@@ -48,7 +48,7 @@ is collected on the window's thread only (`vpl_core.collector`).
 
 Draft frames. When full frames are slow (a software rasteriser), the render
 thread draws smaller frames while the camera, a value or the stage moves and
-the full-resolution frame once they stop (render_thread.py, "Draft frames");
+the full-resolution frame once they stop (docs/decisions.md, render_thread.py notes, "Draft frames");
 the widget scales a draft up and says "Refining…" in the top-right corner
 while it shows one (`refining`). `VPL_PREVIEW_DRAFT=0` turns drafts off.
 """
@@ -104,7 +104,7 @@ ZOOM_PER_WHEEL_STEP = 0.9
 #: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread; unset or anything else (the default), in a render thread.
 RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: `VPL_PREVIEW_DRAFT=0` draws every frame at full resolution; unset or anything else (the default), frames
-#: are drawn smaller while things move when full frames are slow (render_thread.py, "Draft frames").
+#: are drawn smaller while things move when full frames are slow (docs/decisions.md, render_thread.py notes, "Draft frames").
 DRAFT_VARIABLE = "VPL_PREVIEW_DRAFT"
 #: What the corner of the preview says while it shows a draft frame.
 REFINING_NOTE = "Refining…"

@@ -1,41 +1,8 @@
 """`LoweringScheduler`: when, and on which thread, the window's session lowers.
 
-When (an adaptive debounce instead of a fixed delay):
-
-- a discrete edit (a click, a committed value, a wire, an undo) lowers at
-  once: on the next turn of the event loop, so the signals of one edit
-  coalesce into one lowering;
-- while a gesture continues (a slider being dragged: `continuing` edits)
-  at most one lowering runs at a time, and the next starts no sooner than
-  `THROTTLE_MS` after the previous one started; the newest graph wins and
-  the ones in between are never lowered. The drag's last value is lowered
-  as soon as the worker is free, so releasing the slider waits for nothing;
-- edits the lowering does not read (moving nodes, a parameter's value)
-  start nothing at all: `EditorSession.start_lowering` returns None;
-- an edit whose pixels need no lowering (a value the preview's live program
-  takes as a uniform: app/session/live_values.py) asks with a `delay_ms`:
-  the lowering for the panels starts once such edits have stopped for that
-  long (each one restarts the wait), so a run of value edits is lowered
-  once and the window's thread is free to show each value; any other edit
-  cuts the wait short.
-
-Where: `LoweringJob.run` (lowering, publication, GLSL for the preview's
-target; pure Python on plain data) runs on the scheduler's `app.workers.Worker`
-(one thread, so lowerings never overlap); its outcome reaches the window's
-thread through `app.gui_post` and `EditorSession.finish_lowering` applies it
-there. A job that raises is reported (`failed`), never lost. Lowering holds the GIL, so the
-worker and the window take turns every `sys.getswitchinterval()` (5 ms):
-painting and input go on while a 200-node graph lowers.
-
-A document that just opened lowers once the graph view has painted
-(`request_after_paint`): the first paint of 2,000 nodes and the lowering
-of 2,000 nodes would otherwise take turns on the GIL, and the graph would
-show later by the lowering's share. If no paint comes
-(a hidden or minimised window), the lowering starts after
-`PAINT_WAIT_MS` anyway.
-
-`flush()` does everything pending now, on the calling thread (tests,
-screenshots, saving and exporting use it instead of waiting).
+A discrete edit lowers at the event loop's next turn, a continuing gesture at most every `THROTTLE_MS`,
+live value edits once they settle; the lowering runs on an `app.workers.Worker` and its outcome is
+applied on the window's thread. Details and reasons: docs/decisions.md, "Module notes".
 """
 
 from __future__ import annotations
@@ -65,7 +32,7 @@ FINISH_WAIT_S = 600.0
 
 
 class LoweringScheduler(QObject):
-    """See the module docstring."""
+    """See the module docstring and docs/decisions.md, "Module notes"."""
 
     #: A job's outcome was applied (the session has emitted `lowered`, or dropped a stale outcome).
     applied = Signal()
@@ -109,7 +76,7 @@ class LoweringScheduler(QObject):
         return self._timer.isActive() and self._delay_ms > 0 and self._running is None
 
     def request(self, continuing: bool = False, delay_ms: int = 0) -> None:
-        """The graph was edited: lower it soon (see the module docstring for how soon; `delay_ms`: once edits
+        """The graph was edited: lower it soon (docs/decisions.md, lowering_scheduler.py notes, says how soon; `delay_ms`: once edits
         asking with a delay have stopped for that long)."""
         if self._closed:
             return
@@ -133,7 +100,7 @@ class LoweringScheduler(QObject):
         """As `request`, once `widget` has painted (at most `PAINT_WAIT_MS` from now); at once if it is hidden.
 
         For a document just opened: the view's first paint comes before the
-        lowering takes its turns on the GIL (see the module docstring).
+        lowering takes its turns on the GIL (docs/decisions.md, lowering_scheduler.py notes).
         """
         self._stop_waiting_for_paint()
         if self._closed:
