@@ -291,8 +291,11 @@ def close_all(timeout_s: float) -> list[str]:
     deadline = time.monotonic() + timeout_s
     with _live_lock:
         workers = list(_live)
+    for worker in workers:  # every one told first, so they end side by side
+        worker.close(0.0)
     for worker in workers:
-        worker.close(max(0.0, deadline - time.monotonic()))
+        if worker.thread is not _current(worker.thread):
+            worker.thread.join(max(0.0, deadline - time.monotonic()))
     return running_workers()
 
 

@@ -64,9 +64,11 @@ class Cycle:
     def __del__(self): freed.append(threading.current_thread().name)
 gc.collect()
 gc.set_threshold(100, 10, 10)
+gc.disable()  # the garbage is made first; the collector is on again only while the other thread allocates
 for _ in range(200):
     Cycle()
 def work():
+    gc.enable()
     junk = [[index] for index in range(5000)]
 thread = threading.Thread(target=work, name="allocating")
 thread.start(); thread.join()

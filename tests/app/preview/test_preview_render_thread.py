@@ -22,7 +22,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from preview_helpers import broken_artifact, color_parameter_artifact, constant_color_artifact, make_artifact
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QImage, QOpenGLContext
 
 from app.gui_post import deliver_posted
@@ -118,10 +118,11 @@ def test_the_old_image_stays_until_the_new_program_drew_its_first_frame(qtbot, w
     widget.set_artifact(constant_color_artifact(BLUE))  # returns at once: the build is posted
     qtbot.waitUntil(lambda: len(builders) == 2, timeout=10_000)
     assert builders[-1] is not threading.main_thread()
-    # While the new program builds, the window's thread goes on and shows the old image (red), with no error.
-    for _ in range(3):
-        qtbot.wait(20)
-        assert _centre(widget.grabFramebuffer()) == (255, 0, 0) and not ready and widget.error_text == ""
+    # While the new program builds (held), the window's thread goes on and shows the old image (red), with no
+    # error: everything the thread handed over so far is delivered and painted.
+    deliver_posted()
+    QCoreApplication.processEvents()
+    assert _centre(widget.grabFramebuffer()) == (255, 0, 0) and not ready and widget.error_text == ""
     release.set()
     qtbot.waitUntil(lambda: bool(ready), timeout=10_000)
     # programReady came with the first frame of the new program: that frame was on screen already.
@@ -142,8 +143,7 @@ def test_program_ready_comes_once_for_the_newest_of_several_builds(qtbot, widget
     qtbot.waitUntil(lambda: len(builders) >= 2, timeout=10_000)
     release.set()
     qtbot.waitUntil(lambda: bool(ready), timeout=10_000)
-    widget.finish_rendering()
-    qtbot.wait(50)
+    widget.finish_rendering()  # everything done, and everything handed over delivered
     # The intermediate program never announced itself; the newest did, with its own pixels on screen.
     assert ready == [(0, 0, 255)] and not failed
     assert _centre(widget.grab_preview()) == (0, 0, 255)
@@ -243,7 +243,7 @@ def test_the_next_frame_waits_until_the_window_has_shown_the_last(qtbot, widget:
     assert thread is not None
     qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.serial == thread.frames_drawn,
                     timeout=10_000)
-    qtbot.wait(50)  # its composition (`frameSwapped`) reported
+    qtbot.waitUntil(lambda: thread._presented >= thread.frames_drawn, timeout=10_000)  # its composition reported
     monkeypatch.setattr(render_thread, "PACE_WAIT_S", 60.0)
     widget.frameSwapped.disconnect(widget._on_frame_swapped)  # the window shows frames, the thread is not told
     try:
@@ -251,8 +251,10 @@ def test_the_next_frame_waits_until_the_window_has_shown_the_last(qtbot, widget:
         widget.set_parameter("tint", GREEN)
         qtbot.waitUntil(lambda: thread.frames_drawn == drawn + 1, timeout=10_000)  # the last one was shown
         widget.set_parameter("tint", BLUE)
-        qtbot.wait(500)
-        assert thread.frames_drawn == drawn + 1, "the blue frame waits: the green one is not known to be on screen"
+        # The thread has taken the blue command; had it not waited, it would have taken the frame asked for with it.
+        qtbot.waitUntil(lambda: thread._applied == thread.posted, timeout=10_000)
+        assert thread._frame_size is not None, "the blue frame waits: the green one is not known to be on screen"
+        assert thread.frames_drawn == drawn + 1
         thread.presented(drawn + 1)
         qtbot.waitUntil(lambda: thread.frames_drawn == drawn + 2, timeout=10_000)
         qtbot.waitUntil(lambda: widget.shown_frame is not None and widget.shown_frame.serial == drawn + 2, timeout=10_000)

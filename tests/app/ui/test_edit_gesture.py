@@ -11,6 +11,7 @@ with the whole drag one undo step. The counts are of updates, never times.
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QSlider
 
 from app.material.traversal import connected_nodes
@@ -194,7 +195,8 @@ def test_while_live_values_settle_the_thumbnails_wait_for_the_lowering(make_wind
     assert window.presenter.live_posts == posts + 1, "the value went to the preview's live program"
     assert window.session.live_edit and window.session.needs_lowering, "the value is not lowered yet"
     window.thumbnails.schedule()  # and asked again while the value settles
-    qtbot.wait(200)
+    QCoreApplication.processEvents()  # a refresh scheduled would run now (a zero-delay timer)
+    assert not window.thumbnails._timer.isActive()
     assert len(submitted) == jobs, "thumbnails were asked for while the value was still changing"
     window.flush()  # the values stopped: the lowering for the panels, then the thumbnails, once
     assert not window.session.needs_lowering
