@@ -379,6 +379,10 @@ class CpuPreview(QWidget):
             return
         # A frame of a replaced program still being drawn is superseded: its pixels are never delivered.
         self._drawing_generation = self._generation
+        if self._worker.closed:  # closed from outside (`app.workers.close_all`): a new one
+            worker: Worker[Any] = Worker("cpu-preview", self._frame_drawn, self._frame_error, gui_post())
+            self._worker = worker
+            self.destroyed.connect(lambda *_: worker.close(0.0))
         self._drawing = self._worker.submit(lambda _job: frame.draw_image(step_limit=STEP_LIMIT))
 
     def _frame_drawn(self, pixels: Any) -> None:

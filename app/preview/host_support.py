@@ -185,7 +185,7 @@ class PreviewStage(QObject):
             self._fail(f"cannot use the environment {name!r}: image-based lighting is not available")
             return
         job = self._job = PrefilterJob(name)
-        if self._worker is None:
+        if self._worker is None or self._worker.closed:  # closed from outside: `app.workers.close_all`
             from app.gui_post import gui_post
 
             worker: Worker[Any] = Worker("ibl-prefilter", self._prepared, self._prepare_failed, gui_post())

@@ -294,6 +294,8 @@ class ThumbnailService(QObject):
 
     def submit(self, job: ThumbnailJob) -> None:
         """Draw `job` next (an older job not yet started is dropped; one being drawn stops at its next chunk)."""
+        if self._worker is not None and self._worker.closed:  # closed from outside: `app.workers.close_all`
+            self._worker = None
         if self._worker is None:
             self.start()
         assert self._worker is not None

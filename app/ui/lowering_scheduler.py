@@ -166,7 +166,7 @@ class LoweringScheduler(QObject):
         job = self.session.start_lowering(self._targets())
         if job is None:
             return
-        if self._worker is None:
+        if self._worker is None or self._worker.closed:  # closed from outside: `app.workers.close_all`
             self._worker = Worker("vpl-lowering", self._on_ended, self._on_failed, gui_post())
         self._last_start = time.monotonic()
         self.started += 1
