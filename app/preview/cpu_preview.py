@@ -45,19 +45,16 @@ import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QShowEvent, QWheelEvent
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QWidget
 
 from app.gui_post import gui_post
-from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
+from app.material.parameters import ParameterSpec, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
-from app.preview.host_support import PreviewClock, PreviewStage, paint_note
+from app.preview.host_support import PreviewHostBase, paint_note
 from app.preview.images import rgba_to_qimage
-from app.preview.preview_state import artifact_reads_scene_field
-from app.preview.stage import Stage
-from app.session.textures import TextureImage
 from app.workers import Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -69,15 +66,14 @@ SETTLE_MS = 60              # a frame is rendered this long after the last chang
 PLAY_INTERVAL_MS = 250      # `time` steps while playing: 4 frames per second
 #: Block executions a stage may take per frame before the preview gives up (a runaway loop).
 STEP_LIMIT = 20_000
-# The same feel as the GL preview (app/preview/widget.py).
-ORBIT_DEGREES_PER_PIXEL = 0.5
-ZOOM_PER_WHEEL_STEP = 0.9
 NOTICE = "CPU preview (no OpenGL): reduced rate"
 NOTICE_HEIGHT = 20          # pixels of the banner at the top
 
 
-class CpuPreview(QWidget):
-    """The preview on the CPU; see the module docstring. `reason` says why there is no OpenGL context."""
+class CpuPreview(PreviewHostBase, QWidget):
+    """The preview on the CPU; see the module docstring. `reason` says why there is no OpenGL context.
+
+    `PreviewHostBase` is what it shares with the OpenGL preview."""
 
     programReady = Signal()
     programFailed = Signal(str)
@@ -97,12 +93,6 @@ class CpuPreview(QWidget):
         self._frame = QImage()
         self._error = ""
         self._frame_failed = False
-        self._specs: dict[str, ParameterSpec] = {}
-        self._values: dict[str, Any] = {}
-        self._textures: dict[str, TextureImage | None] = {}
-        self._stale = ""
-        self._drag_origin: QPoint | None = None
-        self._dragging = False
         self._announced = False
         self.frames_rendered = 0
         self.setMinimumSize(120, 120)
@@ -121,24 +111,10 @@ class CpuPreview(QWidget):
         self._generation = 0  # counts programs, so a frame of a replaced one is not shown
         self._drawing_generation = 0
         self.destroyed.connect(lambda *_: worker.close(0.0))  # a frame in progress ends unseen
-        self._clock = PreviewClock(self._renderer, PLAY_INTERVAL_MS, self)
+        self._start_host(self._renderer, PLAY_INTERVAL_MS)
         self._clock.ticked.connect(self._request_frame)
-        self._clock.playingChanged.connect(self.playingChanged)
-        self._stage_host = PreviewStage(self._renderer, self)
-        self._stage_host.noteChanged.connect(self.update)
-        self._stage_host.ready.connect(self._environment_ready)
-        self._stage_host.failed.connect(self.environmentFailed)
 
     # ---- PreviewHost properties ---------------------------------------------------------------
-
-    @property
-    def profile(self) -> Profile:
-        return self._profile
-
-    @property
-    def target(self) -> str:
-        """The host compiles for the chosen profile's target; the artifact's source module is what runs."""
-        return self._profile.target
 
     @property
     def available(self) -> bool:
@@ -162,24 +138,8 @@ class CpuPreview(QWidget):
         return {}
 
     @property
-    def error_text(self) -> str:
-        return self._error
-
-    @property
-    def playing(self) -> bool:
-        return self._clock.playing
-
-    @property
     def renderer(self) -> CpuRenderer:
         return self._renderer
-
-    @property
-    def time(self) -> float:
-        return self._renderer.time
-
-    @property
-    def parameter_values(self) -> dict[str, Any]:
-        return dict(self._values)
 
     # ---- the host API ---------------------------------------------------------------------------
 
@@ -187,18 +147,7 @@ class CpuPreview(QWidget):
                      values: Mapping[str, object] | None = None) -> None:
         """Run the module `artifact` was compiled from, with `values` (by name) for its parameters."""
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
-        given = values or {}
-        self._specs = {spec.name: spec for spec in specs}
-        self._values = {spec.name: given.get(spec.name, spec.default) for spec in specs}
-        for spec in specs:
-            value = self._values[spec.name]
-            if spec.kind is ParameterKind.TEXTURE:
-                image = value if isinstance(value, TextureImage) else None
-                if spec.name not in self._textures or self._textures[spec.name] is not image:
-                    self.set_texture(spec.name, image)
-            elif spec.kind is not ParameterKind.OTHER:
-                self._renderer.set_parameter(spec.name, value)
-        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
+        self._take_artifact_values(artifact, specs, values)
         source = artifact.source
         if not isinstance(source, VerifiedModule):
             self._fail("CPU preview: this program came without its verified module; nothing to run")
@@ -217,85 +166,14 @@ class CpuPreview(QWidget):
     def show_problem(self, message: str) -> None:
         self._fail(message)
 
-    def set_parameter(self, name: str, value: Any) -> None:
-        self._values[name] = value
-        self._renderer.set_parameter(name, value)
+    def _state_changed(self) -> None:
         self._request_frame()
 
-    def set_texture(self, name: str, image: TextureImage | None) -> None:
-        """The image for sampler `name` (None: the checker); the host read the file."""
-        self._values[name] = image
-        self._textures[name] = image
-        self._renderer.set_texture(name, image.pixels if image is not None else None)
+    def _camera_moved(self) -> None:
         self._request_frame()
 
-    def set_stale(self, reason: str) -> None:
-        """The material cannot be built now: keep the last frame, marked with `reason` ("" clears it)."""
-        if reason != self._stale:
-            self._stale = reason
-            self.update()
-
-    @property
-    def stale_text(self) -> str:
-        return self._stale
-
-    def set_mesh(self, name: str) -> None:
-        self._renderer.set_mesh(name)
-        self._request_frame()
-
-    def reset_camera(self) -> None:
-        self._renderer.camera.reset()
-        self._request_frame()
-
-    def set_playing(self, playing: bool) -> None:
-        """The user's play/pause; a material that reads the time plays by itself unless paused."""
-        self._clock.set_playing(playing)
-
-    def reset_time(self) -> None:
-        """Time back to 0 (playing or not)."""
-        self._clock.reset()
-        self._request_frame()
-
-    @property
-    def stage(self) -> Stage:
-        return self._stage_host.stage
-
-    def set_stage(self, stage: Stage) -> None:
-        """Mesh, environment, light, exposure, tone mapper and background from `stage` (as the GL preview).
-
-        A new environment is prepared in a worker thread while the previous
-        one stays in use (`environmentReady` / `environmentFailed` say how it
-        ended); a mesh file that cannot be read leaves the previous mesh and
-        says why over the frame.
-        """
-        problem = self._stage_host.set_stage(stage)
-        if problem:
-            self._fail(problem)
-        self._request_frame()
-
-    @property
-    def environment_note(self) -> str:
-        """What the corner of the preview says about the environment ("" when it is in use)."""
-        return self._stage_host.note
-
-    @property
-    def preparing_environment(self) -> bool:
-        return self._stage_host.preparing
-
-    def _environment_ready(self, name: str) -> None:
-        self._request_frame()
-        self.environmentReady.emit(name)
-
-    def set_background(self, rgb: Sequence[float]) -> None:
-        self._renderer.set_background(rgb)
-        self._request_frame()
-
-    def set_light_direction(self, direction: Sequence[float]) -> None:
-        try:
-            self._renderer.set_light_direction(direction)
-        except (TypeError, ValueError):
-            return
-        self._request_frame()
+    def _drag_ended(self) -> None:
+        self._request_frame()  # the full-resolution frame
 
     def grab_preview(self) -> QImage:
         """A frame at the widget's full pixel size (not reduced), without notice or overlay."""
@@ -347,10 +225,6 @@ class CpuPreview(QWidget):
         return self._settle.isActive() or self._redraw
 
     # ---- rendering ------------------------------------------------------------------------------
-
-    def _pixel_size(self) -> tuple[int, int]:
-        ratio = self.devicePixelRatioF()
-        return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
     def frame_size(self) -> tuple[int, int]:
         """The reduced size frames are rendered at: the widget's aspect, the longer side at most MAX_SIDE."""
@@ -473,37 +347,3 @@ class CpuPreview(QWidget):
         painter.setPen(QColor(255, 215, 205))
         painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), shown)
 
-    # ---- mouse ----------------------------------------------------------------------------------
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._drag_origin = event.position().toPoint()
-        super().mousePressEvent(event)
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        if self._drag_origin is not None and event.buttons() & Qt.MouseButton.LeftButton:
-            position = event.position().toPoint()
-            delta = position - self._drag_origin
-            self._drag_origin = position
-            self._dragging = True
-            self._renderer.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
-            self._request_frame()
-        super().mouseMoveEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._drag_origin = None
-            if self._dragging:
-                self._dragging = False
-                self._request_frame()  # the full-resolution frame
-        super().mouseReleaseEvent(event)
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        self.reset_camera()
-
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
-        steps = event.angleDelta().y() / 120.0
-        if steps:
-            self._renderer.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
-            self._request_frame()
-        event.accept()

@@ -6,12 +6,13 @@ The window talks to its preview only through this protocol, never through
 implements all of it. Every implementation is a QWidget as well (the window
 docks it).
 
-Parameter values are not the preview's state: the host passes the value of
-every parameter with each program (`set_artifact`) and each change after it
-(`set_parameter`, `set_texture`); the preview applies what it is given and
-decides nothing about carrying values over (the session's
-`ParameterModel` does). Texture files are the host's too: it resolves and
-reads them (`app.session.textures`) and hands the preview decoded images.
+Parameter values are not the preview's state: the session's `ParameterModel`
+owns them. The host hands the preview the session's immutable snapshot
+(`ParameterValues`) with each program (`set_artifact`) and after each change
+(`set_values`); the preview draws with that object and keeps no copy, so
+nothing it holds can disagree with the model. Texture files are the host's
+too: it resolves and reads them (`app.session.textures`) and the snapshot
+carries decoded images.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QImage
 
-from app.material.parameters import ParameterSpec, ParameterValue
+from app.material.parameters import ParameterSpec
 from app.preview.stage import Stage
-from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 if TYPE_CHECKING:
@@ -97,13 +97,15 @@ class PreviewHost(Protocol):
     def stale_text(self) -> str:
         """The stale mark's reason ("" while the picture is current)."""
 
-    def set_parameter(self, name: str, value: ParameterValue) -> None: ...
+    def set_values(self, values: Mapping[str, object]) -> None:
+        """Draw with `values` (by name; the session's `ParameterValues`, kept as given, never copied); no relink.
 
-    def set_texture(self, name: str, image: TextureImage | None) -> None:
-        """The decoded image for sampler `name` (None: the checker). The host reads files, the preview uploads.
+        A texture parameter's value is a decoded `TextureImage` (None: the
+        checker): `image.pixels` is uint8 or float32 RGBA, top row first."""
 
-        `image.pixels` is uint8 or float32 RGBA, top row first; `image.color_space`
-        says how to decode it ("srgb" or "linear")."""
+    @property
+    def parameter_values(self) -> Mapping[str, object]:
+        """The values the preview draws with: the snapshot it was handed last."""
 
     def set_mesh(self, name: str) -> None: ...
 

@@ -21,22 +21,34 @@ in how time runs or environments are prepared. Those parts live here once:
   spends time on an environment).
 - `paint_note` draws a one-line note (the environment's progress or
   problem) in a corner of a preview.
+- `PreviewHostBase` is the host API both previews share: the material's
+  values, the stage, camera, light, mesh, clock, the stale mark and the
+  mouse. Each preview adds only how a change reaches its frames
+  (`_state_changed`, `_camera_moved`).
 """
 
 from __future__ import annotations
 
 import traceback
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QObject, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtCore import QElapsedTimer, QObject, QPoint, QRect, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
-from app.preview.preview_state import PreviewState, environment_maps
+from app.material.parameters import ParameterKind, ParameterSpec
+from app.preview.context import Profile
+from app.preview.preview_state import PreviewState, artifact_reads_scene_field, environment_maps
 from app.preview.stage import DEFAULT_AMBIENT_COLOR, NO_ENVIRONMENT, Stage, load_stage_mesh
+from app.session.parameters import ParameterValues
+from app.session.textures import TextureImage
 from app.workers import Job, Worker
+from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 ENVIRONMENT_POLL_MS = 50        # how often the progress of an environment being prepared is shown
+ORBIT_DEGREES_PER_PIXEL = 0.5   # a mouse drag over a preview turns the object this much per pixel
+ZOOM_PER_WHEEL_STEP = 0.9
 
 
 class PreviewClock(QObject):
@@ -264,3 +276,245 @@ def paint_note(widget: QWidget, text: str, top: int = 0, right: bool = False) ->
     painter.setPen(QColor(235, 235, 235))
     painter.drawText(band.adjusted(margin, margin, -margin, -margin), int(Qt.TextFlag.TextWordWrap), text)
     painter.end()
+
+
+def values_with_defaults(specs: Sequence[ParameterSpec], values: Mapping[str, Any] | None) -> ParameterValues:
+    """`values` with each spec's default where it has none (None for a texture: the checker).
+
+    A complete `ParameterValues` (the session's) is returned as is; otherwise the
+    defaults are a layer under the values given, which are shared, not copied.
+    """
+    given = values if values is not None else ParameterValues()
+    missing = {spec.name: None if spec.kind is ParameterKind.TEXTURE else spec.default
+               for spec in specs if spec.name not in given}
+    if not missing and isinstance(given, ParameterValues):
+        return given
+    return ParameterValues.chain(given, missing)
+
+
+class PreviewHostBase:
+    """The `app.preview.host.PreviewHost` API both previews implement the same way (a mixin before their Qt class).
+
+    Everything is held once, in the preview's `PreviewState` (`_state`): the
+    material's values are the snapshot the host handed over (`set_values`;
+    the session's `ParameterModel` owns them), the stage's settings, the
+    camera, the time. A subclass calls `_start_host` in its constructor and
+    says how a change reaches its frames: `_state_changed` (a value, the
+    stage, the time) and `_camera_moved`.
+    """
+
+    playingChanged: SignalInstance[tuple[bool]]
+    environmentReady: SignalInstance[tuple[str]]
+    environmentFailed: SignalInstance[tuple[str]]
+    _state: PreviewState
+    _profile: Profile
+    _error: str
+
+    def _start_host(self, state: PreviewState, frame_interval_ms: int) -> None:
+        assert isinstance(self, QWidget)
+        self._state = state
+        self._stale = ""
+        self._drag_origin: QPoint | None = None
+        self._dragging = False
+        self._clock = PreviewClock(state, frame_interval_ms, self)
+        self._clock.playingChanged.connect(self.playingChanged)
+        self._stage_host = PreviewStage(state, self)
+        self._stage_host.noteChanged.connect(self.update)
+        self._stage_host.ready.connect(self._environment_ready)
+        self._stage_host.failed.connect(self.environmentFailed)
+
+    # ---- what a preview adds --------------------------------------------------------------
+
+    def _state_changed(self) -> None:
+        """A value, the stage or the time changed: draw a new frame."""
+        raise NotImplementedError
+
+    def _camera_moved(self) -> None:
+        """The camera was orbited, zoomed or reset: draw a new frame."""
+        raise NotImplementedError
+
+    def _drag_ended(self) -> None:
+        """The orbit drag is over (a preview that draws smaller frames while dragging draws the full one)."""
+
+    def _fail(self, message: str) -> None:
+        raise NotImplementedError
+
+    # ---- properties -----------------------------------------------------------------------
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    @property
+    def target(self) -> str:
+        """The GLSL backend target the host compiles for: "glsl420" or "es320"."""
+        return self._profile.target
+
+    @property
+    def error_text(self) -> str:
+        """The overlay's text: the last failure, "" while the shown program is current."""
+        return self._error
+
+    @property
+    def stale_text(self) -> str:
+        """Why the picture is out of date ("" while it shows the current material)."""
+        return self._stale
+
+    @property
+    def playing(self) -> bool:
+        return self._clock.playing
+
+    @property
+    def time(self) -> float:
+        """The scene time (seconds) of the frames being drawn."""
+        return self._state.time
+
+    @property
+    def parameter_values(self) -> ParameterValues:
+        """The values the preview draws with: the snapshot it was handed (not a copy)."""
+        return self._state.parameters
+
+    @property
+    def stage(self) -> Stage:
+        return self._stage_host.stage
+
+    @property
+    def environment_note(self) -> str:
+        """What the corner of the preview says about the environment ("" when it is in use)."""
+        return self._stage_host.note
+
+    @property
+    def preparing_environment(self) -> bool:
+        return self._stage_host.preparing
+
+    # ---- the material's values ------------------------------------------------------------
+
+    def _take_artifact_values(self, artifact: ProgramArtifact, specs: Sequence[ParameterSpec],
+                              values: Mapping[str, Any] | None) -> None:
+        """A new program's values (defaults for the ones not given); play while it reads the time."""
+        self._state.set_values(values_with_defaults(specs, values))
+        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
+
+    def set_values(self, values: Mapping[str, Any]) -> None:
+        """Draw with `values` (by name): the session's snapshot, kept as given; no relink.
+
+        A `TextureImage` value is its sampler's image (None: the checker).
+        """
+        self._state.set_values(values)
+        self._state_changed()
+
+    def set_parameter(self, name: str, value: Any) -> None:
+        """One value changed, for a preview driven without a session (tests, tools): a new snapshot with it."""
+        self.set_values(self._state.parameters.replaced({name: value}))
+
+    def set_texture(self, name: str, image: TextureImage | None) -> None:
+        """The image for sampler `name` (None: the checker), for a preview driven without a session."""
+        self.set_parameter(name, image)
+
+    def set_stale(self, reason: str) -> None:
+        """The material cannot be built now: keep the last image, marked with `reason` ("" clears the mark)."""
+        if reason != self._stale:
+            self._stale = reason
+            self._widget().update()
+
+    # ---- the stage, camera and clock ------------------------------------------------------
+
+    def set_stage(self, stage: Stage) -> None:
+        """Mesh, environment, light, exposure, tone mapper and background from `stage`; no relink.
+
+        A new environment is prepared (loaded, taken from the cache or
+        prefiltered) in a worker thread while the previous one stays in use;
+        progress shows in a corner of the preview, `environmentReady` or
+        `environmentFailed` says how it ended. A mesh file that cannot be
+        read leaves the previous mesh (and says why in the overlay); invalid
+        values were refused by `Stage`'s setters already.
+        """
+        problem = self._stage_host.set_stage(stage)
+        if problem:
+            self._fail(problem)
+        self._state_changed()
+
+    def _environment_ready(self, name: str) -> None:
+        self._state_changed()
+        self.environmentReady.emit(name)
+
+    def set_mesh(self, name: str) -> None:
+        self._state.set_mesh(name)
+        self._state_changed()
+
+    def set_background(self, rgb: Sequence[float]) -> None:
+        self._state.set_background(rgb)
+        self._state_changed()
+
+    def set_light_direction(self, direction: Sequence[float]) -> None:
+        """Unit vector from the surface towards the light, in world space (normalised here).
+
+        A zero or malformed vector is ignored: the light keeps its direction.
+        """
+        try:
+            self._state.set_light_direction(direction)
+        except (TypeError, ValueError):
+            return
+        self._state_changed()
+
+    def reset_camera(self) -> None:
+        self._state.camera.reset()
+        self._camera_moved()
+
+    def set_playing(self, playing: bool) -> None:
+        """Animate `time` (seconds) while playing; pausing freezes it where it is.
+
+        A call is the user's choice: pausing keeps a material that reads the
+        time still until play is asked for again.
+        """
+        self._clock.set_playing(playing)
+
+    def reset_time(self) -> None:
+        """Time back to 0 (playing or not)."""
+        self._clock.reset()
+        self._state_changed()
+
+    def _widget(self) -> QWidget:
+        assert isinstance(self, QWidget)
+        return self
+
+    def _pixel_size(self) -> tuple[int, int]:
+        widget = self._widget()
+        ratio = widget.devicePixelRatioF()
+        return max(1, round(widget.width() * ratio)), max(1, round(widget.height() * ratio))
+
+    # ---- mouse: orbit (drag), zoom (wheel), home (double click) ---------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_origin = event.position().toPoint()
+        QWidget.mousePressEvent(self._widget(), event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if self._drag_origin is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            position = event.position().toPoint()
+            delta = position - self._drag_origin
+            self._drag_origin = position
+            self._dragging = True
+            # Dragging right turns the object right, i.e. the camera left around it.
+            self._state.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
+            self._camera_moved()
+        QWidget.mouseMoveEvent(self._widget(), event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag_origin = None
+            if self._dragging:
+                self._dragging = False
+                self._drag_ended()
+        QWidget.mouseReleaseEvent(self._widget(), event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        self.reset_camera()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self._state.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
+            self._camera_moved()
+        event.accept()

@@ -325,7 +325,6 @@ class ParametersPanel(QWidget):
         super().__init__(parent)
         self._specs: list[ParameterSpec] = []
         self._editors: dict[str, _ParameterEditor] = {}
-        self._values: dict[str, Any] = {}
         self._variants = VariantState()
         self._continuing = False
         self._scroll = QScrollArea()
@@ -387,8 +386,9 @@ class ParametersPanel(QWidget):
         return list(self._specs)
 
     def values(self) -> dict[str, Any]:
-        """Current value of every parameter (None for textures on the checker and read-only ones)."""
-        return dict(self._values)
+        """The value every editor shows (None for textures on the checker and read-only ones): the editors hold
+        what is shown; the values are the session's `ParameterModel`'s."""
+        return {name: editor.value() for name, editor in self._editors.items()}
 
     def editor(self, name: str) -> QWidget | None:
         return self._editors.get(name)
@@ -399,7 +399,6 @@ class ParametersPanel(QWidget):
         new_values = {spec.name: given.get(spec.name, spec.default) for spec in specs}
         same_shape = [_shape(spec) for spec in specs] == [_shape(spec) for spec in self._specs]
         self._specs = list(specs)
-        self._values = new_values
         if same_shape and self._editors:
             # Same parameters: keep the editors (and the artist's focus), update ranges, labels, values.
             for spec in specs:
@@ -411,7 +410,7 @@ class ParametersPanel(QWidget):
                     label.setText(spec.display_name)
             self._show_overrides()
             return
-        self._rebuild()
+        self._rebuild(new_values)
         self._show_overrides()
 
     @property
@@ -469,13 +468,12 @@ class ParametersPanel(QWidget):
     def set_value(self, name: str, value: Any) -> None:
         """Show `value` for `name` without emitting (the host changed it)."""
         editor = self._editors.get(name)
-        if editor is not None and self._values.get(name) != value:
-            self._values[name] = value
+        if editor is not None and editor.value() != value:
             editor.set_value(value)
 
     # ---- internals ------------------------------------------------------------------------
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, values: Mapping[str, Any] | None = None) -> None:
         container = QWidget()
         self._form = QFormLayout(container)
         self._form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -485,7 +483,7 @@ class ParametersPanel(QWidget):
             empty.setEnabled(False)
             self._form.addRow(empty)
         for spec in self._specs:
-            editor = self._make_editor(spec, self._values.get(spec.name))
+            editor = self._make_editor(spec, (values or {}).get(spec.name))
             editor.setObjectName(f"parameter:{spec.name}")
             self._editors[spec.name] = editor
             label = QLabel(spec.display_name)
@@ -523,13 +521,11 @@ class ParametersPanel(QWidget):
             self.variantRemoveRequested.emit(self._variants.active)
 
     def _emit(self, name: str, value: Any) -> None:
-        self._values[name] = value
         editor = self._editors.get(name)
         self._continuing = isinstance(editor, _FloatEditor) and editor.continuing
         self.parameterChanged.emit(name, value)
 
     def _emit_texture(self, name: str, path: str | None) -> None:
-        self._values[name] = path
         self._continuing = False
         self.textureChanged.emit(name, path)
 

@@ -13,6 +13,10 @@ configures either.
 
 Invariants:
 
+- the material's values are the `ParameterValues` snapshot a host hands
+  over (`set_values`), held as given: the session's `ParameterModel` owns
+  them, and a renderer never keeps a copy of its own (a texture
+  parameter's `TextureImage` becomes the sampler's image);
 - setters validate and raise `ValueError` with a one-line message, and
   otherwise only record: nothing here needs a context, so a host may change
   the state at any time and the renderer applies it at the next frame;
@@ -59,6 +63,8 @@ from app.preview.stage import (
     Stage,
 )
 from app.session.engine_export import PreviewLighting
+from app.session.parameters import ParameterValues
+from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 if TYPE_CHECKING:
@@ -213,7 +219,8 @@ class PreviewState:
         self.exposure: float = 0.0  # EV: radiance is multiplied by 2^exposure before tone mapping
         self.tone_mapper: str = DEFAULT_TONE_MAPPER
         self.time: float = 0.0
-        self.parameters: dict[str, Any] = {}
+        #: The material's values by name (`set_values`): a snapshot, never changed in place.
+        self.parameters = ParameterValues()
         self.mesh_name = "sphere"
         #: The key light casts shadows; a ground under the mesh catches them (docs/preview.md, "Shadows and ground").
         self.shadows = False
@@ -234,10 +241,27 @@ class PreviewState:
 
     # ---- the material -------------------------------------------------------------------
 
+    def set_values(self, values: Mapping[str, Any]) -> None:
+        """Draw with `values` (by name) from the next frame, with no relink; a `ParameterValues` is kept as given.
+
+        Only the names whose value changed are uploaded again. A value that is a
+        `TextureImage` is its sampler's image (a name that held one and no
+        longer does gets the checker back).
+        """
+        snapshot = values if isinstance(values, ParameterValues) else ParameterValues(values)
+        changed = snapshot.changed_names(self.parameters)
+        old, self.parameters = self.parameters, snapshot
+        self._dirty_parameters |= changed
+        for name in changed:
+            image = snapshot.get(name)
+            if isinstance(image, TextureImage):
+                self.set_texture(name, image.pixels)
+            elif isinstance(old.get(name), TextureImage):
+                self.set_texture(name, None)
+
     def set_parameter(self, name: str, value: Any) -> None:
-        """Record a parameter value; used by the next frame (the GL renderer never relinks for it)."""
-        self.parameters[name] = value
-        self._dirty_parameters.add(name)
+        """One value changed (tools without a session: bake, screenshots, thumbnail tiles): a new snapshot."""
+        self.set_values(self.parameters.replaced({name: value}))
 
     def set_texture(self, name: str, image: np.ndarray | None) -> None:
         """Use `image` (RGBA, top row first; uint8, or float32 kept at half precision) for sampler `name`.

@@ -14,7 +14,7 @@ import time
 import traceback
 import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -29,6 +29,7 @@ from app.gui_post import QtThread, gui_post
 from app.material.textures import as_rgba_image
 from app.preview.preview_state import PreviewState
 from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
+from app.session.parameters import ParameterValues
 from app.workers import Job, Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -125,7 +126,7 @@ class Frame:
         return (self.width, self.height) != self.asked
 
 
-def _posting(method: Callable[..., None], copy_arguments: bool = False) -> Callable[..., None]:
+def _posting(method: Callable[..., None]) -> Callable[..., None]:
     """`PostedState`'s version of a `PreviewState` setter: record here (validating), then post the same call."""
     name = method.__name__
 
@@ -136,8 +137,6 @@ def _posting(method: Callable[..., None], copy_arguments: bool = False) -> Calla
         finally:
             self._depth -= 1
         if self._depth == 0:  # a setter calling another (set_ambient -> set_environment_maps) posts once
-            if copy_arguments:
-                arguments, keywords = copy.deepcopy((arguments, keywords))
             self._post(lambda renderer: getattr(renderer, name)(*arguments, **keywords))
 
     posting.__name__ = name
@@ -151,10 +150,12 @@ class PostedState(PreviewState):
     `post` takes a command (a callable taking the `Renderer`): the widget
     hands it to the render thread, or applies it at once when there is none.
     Setter arguments are taken as immutable (images, meshes and environments
-    are not changed after they are handed over), except parameter values,
-    which are copied. Texture images are validated here but kept by the
-    renderer only (this record's `_images` stays empty). The camera is this
-    object's; `camera_changed` posts a copy of it.
+    are not changed after they are handed over). The material's values are
+    the host's `ParameterValues` snapshot: this record and the renderer hold
+    the same object (`set_values`), never a copy. Texture images are
+    validated here but kept by the renderer only (this record's `_images`
+    stays empty). The camera is this object's; `camera_changed` posts a copy
+    of it.
     """
 
     def __init__(self, post: Callable[[Command], None]) -> None:
@@ -178,7 +179,12 @@ class PostedState(PreviewState):
         converted = None if image is None else as_rgba_image(image)
         self._post(lambda renderer: renderer.set_texture(name, converted))
 
-    set_parameter = _posting(PreviewState.set_parameter, copy_arguments=True)
+    def set_values(self, values: Mapping[str, Any]) -> None:
+        """The snapshot is recorded and posted as is (immutable: the renderer holds the same object)."""
+        snapshot = values if isinstance(values, ParameterValues) else ParameterValues(values)
+        object.__setattr__(self, "parameters", snapshot)
+        self._post(lambda renderer: renderer.set_values(snapshot))
+
     set_mesh = _posting(PreviewState.set_mesh)
     set_background = _posting(PreviewState.set_background)
     set_background_mode = _posting(PreviewState.set_background_mode)

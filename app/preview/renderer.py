@@ -960,8 +960,8 @@ class Renderer(PreviewState):
             GL.glViewport(0, 0, int(width), int(height))
             _clear(background)
             for tile in tiles:
-                for name, value in tile.parameters.items():
-                    self.set_parameter(name, value)
+                if tile.parameters:
+                    self.set_values(self.parameters.replaced(tile.parameters))
                 self._draw(tile.size, tile.size, background, origin=(tile.x, tile.y), clear=False)
             if radiance:
                 shown = Framebuffer(width, height)

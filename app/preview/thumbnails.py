@@ -120,8 +120,8 @@ class ThumbnailRenderer:
         self.selector = selector
 
     def set_values(self, values: Mapping[str, object]) -> None:
-        for name, value in values.items():
-            self.renderer.set_parameter(name, value)
+        """These values (by name) changed; the others stay."""
+        self.renderer.set_values(self.renderer.parameters.replaced(values))
 
     def set_textures(self, images: Mapping[str, np.ndarray | None]) -> None:
         """Texture parameters' pixels (None: the checker); uploaded only when an image changed."""

@@ -62,13 +62,13 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, QRect, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtCore import QRect, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QImage, QPainter
 from PySide6.QtOpenGLWidgets import QOpenGLWidget
 from PySide6.QtWidgets import QLabel, QWidget
 
 from app.gui_post import deliver_posted
-from app.material.parameters import ParameterKind, ParameterSpec, specs_from_artifact
+from app.material.parameters import ParameterSpec, specs_from_artifact
 from app.preview.context import (
     DEFAULT_PROFILE,
     Profile,
@@ -77,9 +77,8 @@ from app.preview.context import (
     preview_surface_format,
     select_profile,
 )
-from app.preview.host_support import PreviewClock, PreviewStage, paint_note
+from app.preview.host_support import PreviewHostBase, paint_note
 from app.preview.images import rgba_to_qimage
-from app.preview.preview_state import artifact_reads_scene_field
 from app.preview.render_thread import (
     Command,
     DraftPolicy,
@@ -90,6 +89,7 @@ from app.preview.render_thread import (
 )
 from app.preview.renderer import ProgramBuildError, Renderer, clear_pending_errors, gl_strings
 from app.preview.stage import Stage
+from app.session.parameters import ParameterValues
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -99,8 +99,6 @@ if TYPE_CHECKING:
     from app.preview.preview_state import PreviewState
 
 FRAME_INTERVAL_MS = 33          # ~30 frames per second while playing: enough for a preview, kind to a CPU renderer
-ORBIT_DEGREES_PER_PIXEL = 0.5
-ZOOM_PER_WHEEL_STEP = 0.9
 #: `VPL_PREVIEW_RENDER_THREAD=0` draws in the window's thread; unset or anything else (the default), in a render thread.
 RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: `VPL_PREVIEW_DRAFT=0` draws every frame at full resolution; unset or anything else (the default), frames
@@ -112,8 +110,9 @@ REFINING_NOTE = "Refining…"
 RENDER_WAIT_S = 120.0
 
 
-class PreviewWidget(QOpenGLWidget):
-    """Live material preview; see the module docstring for the contract."""
+class PreviewWidget(PreviewHostBase, QOpenGLWidget):
+    """Live material preview; see the module docstring for the contract (`PreviewHostBase`: what it shares
+    with the CPU preview)."""
 
     programReady = Signal()
     programFailed = Signal(str)
@@ -136,8 +135,7 @@ class PreviewWidget(QOpenGLWidget):
         self.setMinimumSize(120, 120)
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._renderer = Renderer()
-        #: What the widget asked for, posted to the renderer (on the render thread, or at once without one).
-        # Through a weak reference: the state is the widget's, and a bound method would make the two a reference
+        # The posted state reaches the widget through a weak reference: the state is the widget's, and a bound method would make the two a reference
         # cycle that only the collector frees (a closed preview and its timers would wait for it).
         widget = weakref.ref(self)
 
@@ -146,7 +144,6 @@ class PreviewWidget(QOpenGLWidget):
             if live is not None:
                 live._post(command)
 
-        self._state = PostedState(post)
         self._thread: RenderThread | None = None
         self._build_serial = 0            # the newest program build asked for
         self._building: int | None = None  # its serial until a frame drawn with it (or its failure) arrives
@@ -161,28 +158,11 @@ class PreviewWidget(QOpenGLWidget):
         self._unavailable_reason = ""
         self._pending: ProgramArtifact | None = None
         self._error = ""
-        self._stale = ""
-        self._specs: dict[str, ParameterSpec] = {}
-        self._values: dict[str, Any] = {}
-        self._textures: dict[str, TextureImage | None] = {}
-        self._drag_origin: QPoint | None = None
-        self._clock = PreviewClock(self._state, FRAME_INTERVAL_MS, self)
-        self._clock.playingChanged.connect(self.playingChanged)
-        self._stage_host = PreviewStage(self._state, self)
-        self._stage_host.noteChanged.connect(self.update)
-        self._stage_host.ready.connect(self._environment_ready)
-        self._stage_host.failed.connect(self.environmentFailed)
+        # What the widget asked for, posted to the renderer (on the render thread, or at once without one).
+        self._posted = PostedState(post)
+        self._start_host(self._posted, FRAME_INTERVAL_MS)
 
     # ---- properties -----------------------------------------------------------------------
-
-    @property
-    def profile(self) -> Profile:
-        return self._profile
-
-    @property
-    def target(self) -> str:
-        """The GLSL backend target of the artifacts this preview runs: "glsl420" or "es320"."""
-        return self._profile.target
 
     @property
     def context_description(self) -> str:
@@ -219,11 +199,6 @@ class PreviewWidget(QOpenGLWidget):
         return self._state.camera
 
     @property
-    def time(self) -> float:
-        """The scene time (seconds) of the frames being drawn."""
-        return self._state.time
-
-    @property
     def shown_frame(self) -> Frame | None:
         """The render thread's frame the last paint showed (None before the first, or without the thread).
 
@@ -256,24 +231,6 @@ class PreviewWidget(QOpenGLWidget):
             # The thread's signals are queued to this widget: deliver them now, not at the next event loop turn.
             deliver_posted()  # what the thread handed over, through the GUI thread's post
 
-    @property
-    def error_text(self) -> str:
-        """The overlay's text: the last build failure, "" while the shown program is current."""
-        return self._error
-
-    @property
-    def stale_text(self) -> str:
-        """Why the picture is out of date ("" while it shows the current material)."""
-        return self._stale
-
-    @property
-    def playing(self) -> bool:
-        return self._clock.playing
-
-    @property
-    def parameter_values(self) -> dict[str, Any]:
-        return dict(self._values)
-
     # ---- the host API ---------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
@@ -285,19 +242,7 @@ class PreviewWidget(QOpenGLWidget):
         it wants kept.
         """
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
-        given = values or {}
-        values = {spec.name: given.get(spec.name, None if spec.kind is ParameterKind.TEXTURE else spec.default)
-                  for spec in specs}
-        self._specs = {spec.name: spec for spec in specs}
-        self._values = values
-        for spec in specs:
-            if spec.kind is ParameterKind.TEXTURE:
-                image = values.get(spec.name)
-                if spec.name not in self._textures or self._textures[spec.name] is not image:
-                    self.set_texture(spec.name, image if isinstance(image, TextureImage) else None)
-            elif spec.kind is not ParameterKind.OTHER:
-                self._state.set_parameter(spec.name, values[spec.name])
-        self._follow_time(artifact)
+        self._take_artifact_values(artifact, specs, values)
         if not self._initialized:
             self._pending = artifact
             return
@@ -307,90 +252,11 @@ class PreviewWidget(QOpenGLWidget):
         """No artifact could be made for this preview (e.g. a target error): keep the last image, show why."""
         self._fail(message)
 
-    def set_stale(self, reason: str) -> None:
-        """The material cannot be built now: keep the last image, marked with `reason` ("" clears the mark)."""
-        if reason != self._stale:
-            self._stale = reason
-            self.update()
+    def _state_changed(self) -> None:
+        self.update()  # the change was posted to the renderer, which was asked for a frame (`_post`)
 
-    def set_parameter(self, name: str, value: Any) -> None:
-        """New value for a material parameter: re-uploaded at the next frame, no relink."""
-        self._values[name] = value
-        self._state.set_parameter(name, value)
-
-    def set_texture(self, name: str, image: TextureImage | None) -> None:
-        """The image for sampler `name` (None: the checker); the host read the file."""
-        self._values[name] = image
-        self._textures[name] = image
-        self._state.set_texture(name, image.pixels if image is not None else None)
-
-    def set_mesh(self, name: str) -> None:
-        self._state.set_mesh(name)
-
-    def reset_camera(self) -> None:
-        self._state.camera.reset()
-        self._state.camera_changed()
-
-    def set_playing(self, playing: bool) -> None:
-        """Animate `time` (seconds) while playing; pausing freezes it where it is.
-
-        A call is the user's choice: pausing keeps a material that uses Time
-        still until play is asked for again (see `set_artifact`).
-        """
-        self._clock.set_playing(playing)
-
-    def reset_time(self) -> None:
-        """Time back to 0 (playing or not)."""
-        self._clock.reset()
-
-    @property
-    def stage(self) -> Stage:
-        return self._stage_host.stage
-
-    def set_stage(self, stage: Stage) -> None:
-        """Mesh, environment, light, exposure, tone mapper and background from `stage`; no relink.
-
-        A new environment is prepared (loaded, taken from the cache or
-        prefiltered) in a worker thread while the previous one stays on
-        screen; progress shows in a corner of the preview, `environmentReady`
-        or `environmentFailed` says how it ended. A mesh file that cannot be
-        read leaves the previous mesh (and says why in the overlay); invalid
-        values were refused by `Stage`'s setters already.
-        """
-        problem = self._stage_host.set_stage(stage)
-        if problem:
-            self._fail(problem)
-        self.update()
-
-    @property
-    def environment_note(self) -> str:
-        """What the corner of the preview says about the environment ("" when it is in use)."""
-        return self._stage_host.note
-
-    @property
-    def preparing_environment(self) -> bool:
-        return self._stage_host.preparing
-
-    def _environment_ready(self, name: str) -> None:
-        self.update()
-        self.environmentReady.emit(name)
-
-    def _follow_time(self, artifact: ProgramArtifact) -> None:
-        """Play while the material reads the time (unless the user paused); stop the clock otherwise."""
-        self._clock.follow(artifact_reads_scene_field(artifact, "time"))
-
-    def set_background(self, rgb: Sequence[float]) -> None:
-        self._state.set_background(rgb)
-
-    def set_light_direction(self, direction: Sequence[float]) -> None:
-        """Unit vector from the surface towards the light, in world space (normalised here).
-
-        A zero or malformed vector is ignored: the light keeps its direction.
-        """
-        try:
-            self._state.set_light_direction(direction)
-        except (TypeError, ValueError):
-            return
+    def _camera_moved(self) -> None:
+        self._posted.camera_changed()
 
     def grab_shown_frame(self) -> QImage:
         """The frame as shown, error overlay included (what `QWidget.grab` misses); null when unavailable."""
@@ -418,10 +284,6 @@ class PreviewWidget(QOpenGLWidget):
         return rgba_to_qimage(pixels)
 
     # ---- internals ------------------------------------------------------------------------
-
-    def _pixel_size(self) -> tuple[int, int]:
-        ratio = self.devicePixelRatioF()
-        return max(1, round(self.width() * ratio)), max(1, round(self.height() * ratio))
 
     def _post(self, command: Command) -> None:
         """Change the renderer: on the render thread when there is one (a frame is asked for), else now."""
@@ -666,39 +528,6 @@ class PreviewWidget(QOpenGLWidget):
                          int(Qt.AlignmentFlag.AlignCenter) | int(Qt.TextFlag.TextWordWrap), text)
         painter.end()
 
-    # ---- mouse ----------------------------------------------------------------------------
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._drag_origin = event.position().toPoint()
-        super().mousePressEvent(event)
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        if self._drag_origin is not None and event.buttons() & Qt.MouseButton.LeftButton:
-            position = event.position().toPoint()
-            delta = position - self._drag_origin
-            self._drag_origin = position
-            # Dragging right turns the object right, i.e. the camera left around it.
-            self._state.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
-            self._state.camera_changed()
-        super().mouseMoveEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        if event.button() == Qt.MouseButton.LeftButton:
-            self._drag_origin = None
-        super().mouseReleaseEvent(event)
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        self.reset_camera()
-
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
-        steps = event.angleDelta().y() / 120.0
-        if steps:
-            self._state.camera.zoom(ZOOM_PER_WHEEL_STEP ** steps)
-            self._state.camera_changed()
-        event.accept()
-
-
 class UnavailablePreview(QLabel):
     """Stands in for `PreviewWidget` when no OpenGL context exists: says so, accepts every call."""
 
@@ -740,6 +569,11 @@ class UnavailablePreview(QLabel):
         pass
 
     stale_text = property(lambda self: "")
+
+    parameter_values = property(lambda self: ParameterValues())
+
+    def set_values(self, values: Mapping[str, Any]) -> None:
+        pass
 
     def set_parameter(self, name: str, value: Any) -> None:
         pass

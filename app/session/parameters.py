@@ -22,16 +22,98 @@ Events (plain Python, see `app.session.events`):
 - `variants_changed(VariantState)`: the variant names, the active one, or
   which parameters it overrides changed.
 
-The Qt panel and the preview subscribe; neither keeps values of its own.
+The values are an immutable `ParameterValues` snapshot, replaced (never
+changed) at every edit: the Qt panel and the preview subscribe, and a
+preview draws with the snapshot it is handed (shared, not copied), so no
+second copy exists that could disagree (docs/architecture.md, "Who owns what").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from app.material.parameters import ParameterSpec, ParameterValue, carry_over
 from app.session.events import Event
+
+_MISSING = object()
+
+
+class ParameterValues(Mapping[str, Any]):
+    """Values by name, immutable: a change makes a new snapshot (`replaced`) and the old one stays as it was.
+
+    A snapshot may be a chain of layers (`chain`: the first layer that has a
+    name gives its value). A layer that is a `ParameterValues` is shared, not
+    copied, so a preview's snapshot (images and hidden uniforms over the
+    model's values) refers to the model's own values instead of copying them.
+    """
+
+    __slots__ = ("_layers",)
+    _layers: tuple[Mapping[str, Any], ...]
+
+    def __init__(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]] = (), /) -> None:
+        object.__setattr__(self, "_layers", (dict(values),))
+
+    @classmethod
+    def chain(cls, *layers: Mapping[str, Any]) -> ParameterValues:
+        """The first layer holding a name gives its value; `ParameterValues` layers are shared, others copied."""
+        flat: list[Mapping[str, Any]] = []
+        for layer in layers:
+            if isinstance(layer, ParameterValues):
+                flat.extend(layer._layers)
+            elif layer:
+                flat.append(dict(layer))
+        snapshot = cls.__new__(cls)
+        object.__setattr__(snapshot, "_layers", tuple(flat) or ({},))
+        return snapshot
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ParameterValues is immutable: make a new snapshot (replaced, chain)")
+
+    def __getitem__(self, name: str) -> Any:
+        for layer in self._layers:
+            value = layer.get(name, _MISSING)
+            if value is not _MISSING:
+                return value
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        return any(name in layer for layer in self._layers)
+
+    def __iter__(self) -> Iterator[str]:
+        if len(self._layers) == 1:
+            return iter(self._layers[0])
+        seen: dict[str, None] = {}
+        for layer in self._layers:
+            seen.update(dict.fromkeys(layer))
+        return iter(seen)
+
+    def __len__(self) -> int:
+        return len(self._layers[0]) if len(self._layers) == 1 else sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"ParameterValues({dict(self.items())!r})"
+
+    def replaced(self, values: Mapping[str, Any]) -> ParameterValues:
+        """A new one-layer snapshot: these values, with `values` (by name) changed or added."""
+        merged = dict(self.items())
+        merged.update(values)
+        return ParameterValues(merged)
+
+    def changed_names(self, old: Mapping[str, Any]) -> set[str]:
+        """The names whose value is not the same object in `old` (added and removed ones included)."""
+        if old is self:
+            return set()
+        if isinstance(old, ParameterValues) and len(old._layers) == len(self._layers):
+            # Shared layers (the model's values under a preview's overlay) need no comparing.
+            names: set[str] = set()
+            for mine, theirs in zip(self._layers, old._layers, strict=True):
+                if mine is not theirs:
+                    names.update(mine.keys() | theirs.keys())
+        else:
+            names = set(self) | set(old)
+        return {name for name in names if self.get(name, _MISSING) is not old.get(name, _MISSING)}
 
 
 @dataclass(frozen=True)
@@ -62,7 +144,7 @@ class ParameterModel:
     def __init__(self) -> None:
         self._specs: list[ParameterSpec] = []
         self._by_name: dict[str, ParameterSpec] = {}
-        self._values: dict[str, ParameterValue] = {}
+        self._values = ParameterValues()
         self._variants = VariantState()
         self.specs_changed: Event[list[ParameterSpec]] = Event("specs_changed")
         self.value_changed: Event[ParameterChange] = Event("value_changed")
@@ -78,9 +160,12 @@ class ParameterModel:
         return self._by_name.get(name)
 
     @property
-    def values(self) -> dict[str, ParameterValue]:
-        """The value of every parameter, by name (None: a texture on the checker, or not editable)."""
-        return dict(self._values)
+    def values(self) -> ParameterValues:
+        """The value of every parameter, by name (None: a texture on the checker, or not editable).
+
+        An immutable snapshot: the next change makes a new one, so a holder may keep it without copying.
+        """
+        return self._values
 
     def value(self, name: str) -> ParameterValue:
         return self._values.get(name)
@@ -104,7 +189,7 @@ class ParameterModel:
                 new_values[name] = value
         self._specs = specs
         self._by_name = {spec.name: spec for spec in specs}
-        self._values = new_values
+        self._values = ParameterValues(new_values)
         self._variants = variants if variants is not None else VariantState()
         self.specs_changed.emit(self.specs)
 
@@ -113,7 +198,7 @@ class ParameterModel:
         for name, value in values.items():
             spec = self._by_name.get(name)
             if spec is not None and self._values.get(name) != value:
-                self._values[name] = value
+                self._values = self._values.replaced({name: value})
                 self.value_changed.emit(ParameterChange(spec, value))
         if variants is not None and variants != self._variants:
             self._variants = variants
@@ -121,7 +206,7 @@ class ParameterModel:
 
     def clear(self) -> None:
         """No parameters (a new document starts from its own defaults)."""
-        self._specs, self._by_name, self._values, self._variants = [], {}, {}, VariantState()
+        self._specs, self._by_name, self._values, self._variants = [], {}, ParameterValues(), VariantState()
         self.specs_changed.emit([])
 
     def set_value(self, name: str, value: ParameterValue) -> bool:
@@ -129,6 +214,6 @@ class ParameterModel:
         spec = self._by_name.get(name)
         if spec is None or not spec.editable:
             return False
-        self._values[name] = value
+        self._values = self._values.replaced({name: value})
         self.value_changed.emit(ParameterChange(spec, value))
         return True

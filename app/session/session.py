@@ -83,7 +83,7 @@ from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.engine_export import PreviewLighting, material_section, written_files
 from app.session.events import Event
 from app.session.live_values import LiveValues
-from app.session.parameters import ParameterChange, ParameterModel, VariantState
+from app.session.parameters import ParameterChange, ParameterModel, ParameterValues, VariantState
 from app.session.recovery import RecoveryEntry, RecoveryStore
 from app.session.stage_files import rebased_stage
 from app.session.textures import (
@@ -259,13 +259,10 @@ class EditorSession:
         """How a file the artist chose is stored: relative to the document's folder when it has one."""
         return stored_texture_path(chosen, self.directory)
 
-    def preview_values(self) -> dict[str, object]:
+    def preview_values(self) -> ParameterValues:
         """The parameter values as the preview takes them: texture parameters as images; with the live
-        program, its hidden uniforms' values too."""
-        values: dict[str, object] = dict(self.parameters.values)
-        values.update(self._texture_images)
-        values.update(self.live.values(self.graph))
-        return values
+        program, its hidden uniforms' values too. Immutable; the model's values are shared, not copied."""
+        return ParameterValues.chain(self.live.values(self.graph), self._texture_images, self.parameters.values)
 
     def preview_specs(self) -> list[ParameterSpec]:
         """The parameters as the preview takes them: the material's, and the live program's hidden uniforms."""

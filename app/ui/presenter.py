@@ -32,7 +32,7 @@ from app.material.cost import MaterialCost, describe_totals, material_cost
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
 from app.material.node_types import NodeDiagnostic
-from app.material.parameters import ParameterKind, ParameterSpec
+from app.material.parameters import ParameterSpec
 from app.session import ModuleDocument, ParameterChange
 from app.session.documents import Document
 from app.session.textures import TextureImage
@@ -112,7 +112,6 @@ class SessionPresenter:
         window.statusBar().addPermanentWidget(self.cost_label)
         self.cost: MaterialCost | None = None
         self._shown_artifact: object | None = None
-        self._sent_textures: dict[str, object] = {}
         window.preview.programReady.connect(self._on_program_ready)
         #: Lowerings shown only in the preview while a gesture continued (the panels show an older one).
         self.behind = False
@@ -220,7 +219,6 @@ class SessionPresenter:
         if program.artifact is self._shown_artifact:
             return  # the same program (a value changed, not the module): the values went to the preview already
         self._shown_artifact = program.artifact
-        self._sent_textures = dict(self.session.texture_images)
         self.preview_pending = True
         self._preview_wait.start()
         preview.set_artifact(program.artifact, self.session.preview_specs(), self.session.preview_values())
@@ -242,20 +240,15 @@ class SessionPresenter:
         if self.window.node_pin.pinned:
             return  # the preview shows a node, not the material's program
         self.live_posts += 1
-        preview = self.window.preview
-        for name, value in values.items():
-            preview.set_parameter(name, value)
+        self.window.preview.set_values(self.session.preview_values())
 
     def _on_parameter_value(self, change: ParameterChange) -> None:
-        if change.spec.kind is not ParameterKind.TEXTURE:  # images come with `textures_changed`
-            self.window.preview.set_parameter(change.name, change.value)
+        # The session's snapshot, shared with the model: the preview keeps no values of its own.
+        self.window.preview.set_values(self.session.preview_values())
         self.window.parameters_panel.set_value(change.name, change.value)
 
     def _on_textures(self, images: dict[str, TextureImage | None]) -> None:
-        for name, image in images.items():
-            if name not in self._sent_textures or self._sent_textures[name] is not image:
-                self.window.preview.set_texture(name, image)
-                self._sent_textures[name] = image
+        self.window.preview.set_values(self.session.preview_values())
         self.refresh_diagnostics()
         if self.session.result is not None and not isinstance(self.session.document, ModuleDocument):
             # A texture found missing (or back) on disk, with no lowering: its node's marker follows too.
@@ -271,7 +264,6 @@ class SessionPresenter:
         window = self.window
         self.driver_error = ""
         self._shown_artifact = None
-        self._sent_textures = {}
         window.parameters_panel.set_variants_available(not isinstance(document, ModuleDocument))
         window.preview.set_stale("")
         if not isinstance(document, ModuleDocument):

@@ -107,7 +107,7 @@ def test_a_parameter_change_renders_a_new_frame(qtbot) -> None:
     preview = _preview(qtbot)
     _lit(preview, qtbot)
     before = qimage_to_rgba(preview.grab_preview())
-    color = next(name for name, spec in preview._specs.items() if spec.kind is ParameterKind.COLOR)
+    color = next(spec.name for spec in read_program(str(LIT))[1] if spec.kind is ParameterKind.COLOR)
     preview.set_parameter(color, (0.0, 0.0, 1.0, 1.0))
     qtbot.waitUntil(lambda: preview.frames_rendered == 2, timeout=5000)
     after = qimage_to_rgba(preview.grab_preview())

@@ -30,6 +30,6 @@ def test_previews_implement_the_whole_protocol(qtbot, preview_class: type) -> No
 
 
 def test_the_protocol_declares_what_the_window_uses() -> None:
-    for name in ("target", "available", "context_description", "set_artifact", "set_parameter", "set_texture",
+    for name in ("target", "available", "context_description", "set_artifact", "set_values", "parameter_values",
                  "show_problem", "grab_shown_frame", "grab_preview", "set_playing", "reset_camera"):
         assert name in MEMBERS

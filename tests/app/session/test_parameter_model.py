@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.material.parameters import ParameterKind, ParameterSpec, carry_over, specs_from_artifact, specs_from_module
-from app.session.parameters import ParameterChange, ParameterModel
+from app.session.parameters import ParameterChange, ParameterModel, ParameterValues
 from vpl_core.ir.types import FLOAT, SAMPLER2D, vec
 
 ROUGHNESS = ParameterSpec("roughness", ParameterKind.FLOAT, FLOAT, 0.5, 0.0, 1.0)
 TINT = ParameterSpec("tint", ParameterKind.COLOR, vec(4), (1.0, 0.0, 0.0, 1.0))
 ALBEDO = ParameterSpec("albedo", ParameterKind.TEXTURE, SAMPLER2D, None)
 OTHER = ParameterSpec("light", ParameterKind.OTHER, vec(4), None)
+
+
+def _spec(name: str, default: float) -> ParameterSpec:
+    return ParameterSpec(name, ParameterKind.FLOAT, FLOAT, default, 0.0, 10.0)
 
 
 def test_values_start_at_the_defaults_and_change_with_an_event() -> None:
@@ -83,3 +89,34 @@ def test_module_and_artifact_specs_are_classified_alike() -> None:
     assert specs_from_module(document.module) == specs_from_artifact(artifact)
     assert [spec.kind for spec in specs_from_module(document.module)] == [
         ParameterKind.TEXTURE, ParameterKind.FLOAT]
+
+
+def test_values_are_an_immutable_snapshot_replaced_at_each_edit() -> None:
+    model = ParameterModel()
+    model.set_specs([_spec("a", 1.0), _spec("b", 2.0)])
+    before = model.values
+    assert model.set_value("a", 5.0)
+    after = model.values
+    assert before == {"a": 1.0, "b": 2.0} and after == {"a": 5.0, "b": 2.0}  # the old snapshot did not change
+    with pytest.raises(TypeError):
+        after["a"] = 3.0  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        after._layers = ()  # type: ignore[misc]
+    assert after.changed_names(before) == {"a"}
+    model.set_values({"b": 2.0})  # the same value: no new snapshot, no event
+    assert model.values is after
+
+
+def test_a_chained_snapshot_shares_the_model_values_and_diffs_only_what_changed() -> None:
+    model = ParameterModel()
+    model.set_specs([_spec("a", 1.0), _spec("b", 2.0)])
+    image = object()
+    first = ParameterValues.chain({"__live_0": 0.5}, {"b": image}, model.values)
+    assert dict(first) == {"__live_0": 0.5, "b": image, "a": 1.0}  # the first layer holding a name wins
+    assert first._layers[-1] is model.values._layers[0]  # shared, not copied
+    second = ParameterValues.chain({"__live_0": 0.5}, {"b": image}, model.values)
+    assert second.changed_names(first) == set()  # equal objects in fresh overlay layers: nothing to upload
+    model.set_value("a", 4.0)
+    third = ParameterValues.chain({"__live_0": 0.75}, {"b": image}, model.values)
+    assert third.changed_names(second) == {"a", "__live_0"}
+    assert ParameterValues.chain(model.values).changed_names(third) == {"__live_0", "b"}  # removed and replaced
