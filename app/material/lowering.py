@@ -1238,7 +1238,9 @@ def _verify_publish_compile(result: LoweringResult) -> None:
 
     started = time.perf_counter()
     try:
-        result.artifact = glsl.compile(result.verified, finishing=True)
+        # The publication was made just above and is not handed out yet: its own verified parse is compiled,
+        # not a materialized copy verified a third time.
+        result.artifact = glsl.compile_new_publication(result.verified, finishing=True)
     except VplError as error:
         node_id, ours = _map_target_subject(result, error)
         result.diagnostics.append(result.diagnostic(node_id, "target", error.message, ours))

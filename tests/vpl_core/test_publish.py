@@ -256,7 +256,9 @@ def test_shared_reads_share_one_reference_per_spelled_path() -> None:
     from bench_pipeline import helper_chain_module, wide_uniforms_module
 
     shared, _ = read_unverified_unpositioned(wide_uniforms_module(2000), share_registers=True)
-    loads = [instruction.source for instruction in shared.fragment.entry.blocks[0].instructions
+    entry = shared.fragment.entry
+    assert entry is not None
+    loads = [instruction.source for instruction in entry.blocks[0].instructions
              if isinstance(instruction, LoadInstruction)]
     by_spelling: dict[str, set[int]] = {}
     for reference in loads:
