@@ -245,8 +245,9 @@ class FunctionChecker:
             raise _fail(ValueRule.NOT_A_REGISTER, "a declaration needs a register", register, inner)
         index = self._register_index(register, inner)
         declared = self.types.check_value_type(declaration.type, declaration, context, f"register r{index}")
-        own = self.types.check_value_type(register.type, register, inner, f"register r{index}")
-        if not types_equal(own, declared):
+        # The reader and the builder give the register its declaration's type object: checked just above.
+        own = declared if register.type is declared else self.types.check_value_type(register.type, register, inner, f"register r{index}")
+        if own is not declared and not types_equal(own, declared):
             raise VerificationError(
                 ValueRule.REGISTER_TYPE,
                 f"register r{index} has type {describe_type(own)} but is declared as {describe_type(declared)}",
