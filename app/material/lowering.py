@@ -1238,7 +1238,9 @@ def _verify_publish_compile(result: LoweringResult) -> None:
 
     started = time.perf_counter()
     try:
-        result.artifact = glsl.compile(result.verified, finishing=True)
+        # The publication was made just above and is not handed out yet: its own verified parse is compiled,
+        # not a materialized copy verified a third time.
+        result.artifact = glsl.compile_new_publication(result.verified, finishing=True)
     except VplError as error:
         node_id, ours = _map_target_subject(result, error)
         result.diagnostics.append(result.diagnostic(node_id, "target", error.message, ours))
@@ -1249,8 +1251,8 @@ def _verify_publish_compile(result: LoweringResult) -> None:
 def _map_target_subject(result: LoweringResult, error: VplError) -> tuple[str | None, Any]:
     """The node behind a backend diagnostic, and the object of our module it found it through.
 
-    `glsl.compile` works on its own materialized copy of the published
-    module, so its subject is not one of our objects; the error carries the
+    The backend works on the publication's own parse of its canonical text
+    (`glsl.compile_new_publication`), so its subject is not one of our objects; the error carries the
     subject's structural path (`vpl_core.ir.paths`), which names the
     corresponding object of our module. Operands and references have no
     provenance of their own, so the path is shortened until it reaches an

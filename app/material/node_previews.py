@@ -57,6 +57,7 @@ from app.material.traversal import connected_nodes, node_id_key, topological_ord
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
+from vpl_core.text.reader import collector_paused
 
 #: Port types a thumbnail can show (`lowering.preview_color` says how).
 PREVIEWABLE_TYPES = frozenset({PortType.FLOAT, PortType.VEC2, PortType.VEC3, PortType.VEC4, PortType.COLOR, PortType.BOOL,
@@ -115,13 +116,31 @@ def level_preview_graph(document: MaterialGraph, level: str | None) -> MaterialG
 
 
 def upstream_reads(graph: MaterialGraph, reads: Mapping[str, Collection[str]], node_ids: Iterable[str]) -> dict[str, frozenset[str]]:
-    """What the sub-graph feeding each node reads: its own reads and those of every node upstream."""
+    """What the sub-graph feeding each node reads: its own reads and those of every node upstream.
+
+    One pass in topological order (a node's set is its own reads and its sources' sets), linear in the
+    graph; a node on or downstream of a cycle is walked alone.
+    """
+    sources: dict[str, list[str]] = {}
+    for connection in graph.connections:
+        if connection.source_node in graph.nodes and connection.target_node in graph.nodes:
+            sources.setdefault(connection.target_node, []).append(connection.source_node)
+    order, _ = topological_order(graph)
+    gathered: dict[str, frozenset[str]] = {}
+    for node_id in order:
+        names = set(reads.get(node_id, ()))
+        for source in sources.get(node_id, ()):
+            names.update(gathered[source])
+        gathered[node_id] = frozenset(names)
     found: dict[str, frozenset[str]] = {}
     for node_id in node_ids:
-        names: set[str] = set()
-        for upstream in connected_nodes(graph, [node_id]):
-            names.update(reads.get(upstream, ()))
-        found[node_id] = frozenset(names)
+        known = gathered.get(node_id)
+        if known is None:
+            walked: set[str] = set()
+            for upstream in connected_nodes(graph, [node_id]):
+                walked.update(reads.get(upstream, ()))
+            known = frozenset(walked)
+        found[node_id] = known
     return found
 
 
@@ -239,6 +258,28 @@ def lower_thumbnails(graph: MaterialGraph, nodes: Collection[str] | None = None,
     candidates = sorted(graph.nodes if nodes is None else (node for node in nodes if node in graph.nodes), key=node_id_key)
     ports = [(node_id, port) for node_id in candidates if (port := preview_port(graph, node_id, port_types)) is not None]
     problems: dict[str, str] = {}
+    # The cyclic collector is paused while the module is lowered, published and compiled: those steps keep
+    # hundreds of thousands of new objects alive until they end, and the collections their allocations would
+    # start (each over the editor's whole heap, at the oldest generation) find nothing to free.
+    with collector_paused():
+        result, ports = _lower_leaving_out_failures(graph, ports, output_name, problems, attempts)
+    if not result.ok:
+        return ThumbnailProgram(result, (), {**problems, **{node: problems.get(node, "no preview") for node, _ in ports}},
+                                output_name=output_name)
+    reads = upstream_reads(graph, result.reads, (node_id for node_id, _ in result.preview_ports))
+    return ThumbnailProgram(
+        result,
+        result.preview_ports,
+        problems,
+        {node_id: geometry(read) for node_id, read in reads.items()},
+        frozenset(node_id for node_id, read in reads.items() if animated(read)),
+        output_name,
+    )
+
+
+def _lower_leaving_out_failures(graph: MaterialGraph, ports: list[tuple[str, str]], output_name: str,
+                                problems: dict[str, str], attempts: int) -> tuple[LoweringResult, list[tuple[str, str]]]:
+    """`lower_thumbnails`' lowering and the ports left: nodes that fail (and their downstream) go to `problems`."""
     result = LoweringResult()
     for _ in range(max(1, attempts)):
         if not ports:
@@ -261,18 +302,7 @@ def lower_thumbnails(graph: MaterialGraph, nodes: Collection[str] | None = None,
         for node_id in dropped:
             problems.setdefault(node_id, messages.get(node_id, "depends on a node that has a problem"))
         ports = [port for port in result.preview_ports or ports if port[0] not in dropped]
-    if not result.ok:
-        return ThumbnailProgram(result, (), {**problems, **{node: problems.get(node, "no preview") for node, _ in ports}},
-                                output_name=output_name)
-    reads = upstream_reads(graph, result.reads, (node_id for node_id, _ in result.preview_ports))
-    return ThumbnailProgram(
-        result,
-        result.preview_ports,
-        problems,
-        {node_id: geometry(read) for node_id, read in reads.items()},
-        frozenset(node_id for node_id, read in reads.items() if animated(read)),
-        output_name,
-    )
+    return result, ports
 
 
 def structure_key(graph: MaterialGraph, output_name: str) -> str:

@@ -215,7 +215,10 @@ def _spellings() -> list[tuple[str, str]]:
     from bench_glsl import generate_module
 
     cases = [(path.name, path.read_text(encoding="utf-8")) for path in _SOURCES]
+    from bench_pipeline import wide_uniforms_module
+
     cases.append(("generated-1k", generate_module(1000)))
+    cases.append(("wide-uniforms-1k", wide_uniforms_module(1000)))  # record and array paths, each spelled many times
     spelled = []
     for name, text in cases:
         spelled.append((name, text))
@@ -241,6 +244,42 @@ def test_compile_source_gives_what_the_exact_path_gives(name: str, text: str) ->
     assert (fast.vertex_code, fast.fragment_code) == (reference.vertex_code, reference.fragment_code)
     assert artifact_json(fast) == artifact_json(reference)
     assert write(fast.source.materialize()) == fast.source.text
+
+
+def test_shared_reads_share_one_reference_per_spelled_path() -> None:
+    """Each spelled reference path is bound once per function (verified and spelled once); paths that
+    differ in any atom (field, index constant, index register) stay apart, and no path crosses functions."""
+    from vpl_core.ir.instructions import LoadInstruction
+    from vpl_core.text.reader import read_unverified_unpositioned
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_pipeline import helper_chain_module, wide_uniforms_module
+
+    shared, _ = read_unverified_unpositioned(wide_uniforms_module(2000), share_registers=True)
+    entry = shared.fragment.entry
+    assert entry is not None
+    loads = [instruction.source for instruction in entry.blocks[0].instructions
+             if isinstance(instruction, LoadInstruction)]
+    by_spelling: dict[str, set[int]] = {}
+    for reference in loads:
+        by_spelling.setdefault(write_reference(reference), set()).add(id(reference))
+    assert all(len(identities) == 1 for identities in by_spelling.values())
+    assert len(by_spelling) > 30  # record fields, fields of array elements, vectors: many distinct paths,
+    assert len(loads) > 10 * len(by_spelling)  # each used many times
+    chains, _ = read_unverified_unpositioned(helper_chain_module(600), share_registers=True)
+    parameter_loads = [
+        {id(instruction.source) for block in function.blocks for instruction in block.instructions
+         if isinstance(instruction, LoadInstruction) and instruction.source.storage_kind.value == "parameter"}
+        for function in chains.fragment.functions[1:]
+    ]
+    assert all(len(identities) == 2 for identities in parameter_loads)  # `value` and `amount`, once each
+    assert len(set().union(*parameter_loads)) == 2 * len(parameter_loads)
+
+
+def write_reference(reference: object) -> str:
+    from vpl_core.text.writer import _InstructionWriter
+
+    return _InstructionWriter({}, {}).reference(reference)  # type: ignore[arg-type]  # a ReferenceValue
 
 
 @pytest.mark.parametrize("canonical", [False, True])

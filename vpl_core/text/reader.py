@@ -314,7 +314,8 @@ class _TypeDeclaration:
 class _FunctionScope:
     """The function-local ids of one function, built before its blocks are bound."""
 
-    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "register_spellings", "register_values", "registers")
+    __slots__ = ("block_forms", "blocks", "form", "function", "parameters", "reference_values", "register_spellings",
+                 "register_values", "registers")
 
     def __init__(self, function: Function, form: Form) -> None:
         self.function = function
@@ -326,6 +327,8 @@ class _FunctionScope:
         self.register_spellings: dict[str, tuple[int, Type]] = {}
         # Spelling -> the one RegisterValue all its uses share (`_SharingReader` only).
         self.register_values: dict[str, RegisterValue] = {}
+        # Spelling (`_reference_key`) -> the one reference all its uses share (`_SharingReader` only).
+        self.reference_values: dict[object, ReferenceValue] = {}
         self.blocks: dict[str, Block] = {}
         self.block_forms: list[Form] = []
 
@@ -1092,15 +1095,57 @@ def _type_category(value_type: Type) -> str:
     return str(value_type)
 
 
+def _reference_key(item: Item) -> object:
+    """What a reference form spells, as a dict key: its atoms, nested as its forms nest; None if not keyable.
+
+    Keyable: a root `(head atom)`, and `(head reference selector)` whose
+    selector is an atom (a field name, a register) or a form of atoms (an
+    index constant). Atoms are compared whole (kind and text).
+    """
+    if type(item) is not Form:
+        return None
+    items = item.items
+    if len(items) == 2:
+        head, name = items
+        return (head, name) if type(head) is tuple and type(name) is tuple else None
+    if len(items) != 3:
+        return None
+    head, base, selector = items
+    if type(head) is not tuple:
+        return None
+    base_key = _reference_key(base)
+    if base_key is None:
+        return None
+    if not isinstance(selector, Form):
+        return (head, base_key, selector)
+    selector_items = selector.items
+    if all(type(atom) is tuple for atom in selector_items):
+        return (head, base_key, tuple(selector_items))
+    return None
+
+
 class _SharingReader(_Reader):
-    """A reader whose uses of one register spelling in a function share one `RegisterValue`.
+    """A reader whose uses of one register or reference spelling in a function share one value.
 
     Descriptors are frozen values, interchangeable by value (the builder
     hands out one per register, the structural copy shares them); one per
     use exists only so that each use can have its own source position,
     which a read without positions does not keep. The first use of a
-    spelling is bound (and checked) exactly as `_Reader` binds it.
+    spelling is bound (and checked) exactly as `_Reader` binds it. Shared
+    references let the verifier and the writers spell or check a path
+    once per function however often it is used (a uniform record's field,
+    a parameter).
     """
+
+    def _reference(self, item: Item) -> ReferenceValue:
+        key = _reference_key(item)
+        if key is None:
+            return _Reader._reference(self, item)
+        shared_references = self.scope.reference_values  # type: ignore[union-attr]  # references are read inside a function body, where `scope` is set
+        shared = shared_references.get(key)
+        if shared is None:
+            shared = shared_references[key] = _Reader._reference(self, item)
+        return shared
 
     def _register(self, item: Item) -> RegisterValue:
         if type(item) is tuple and item[0] == NAME:

@@ -202,6 +202,11 @@ class FunctionChecker:
         self.name = function.name
         self.block_ids = frozenset(id(block) for block in self.signature.blocks)
         self.registers: dict[int, Type] = {}
+        # Reference paths already checked in this function, by identity: a module read without positions
+        # shares one object per spelled path (`reader._SharingReader`). What a path's check depends on (the
+        # registers declared so far, the parameters, the uniforms, the stage's interface) only grows while
+        # a function is checked, so a path found valid once stays valid. The entry keeps the object alive.
+        self.references: dict[int, tuple[ReferenceValue, ReferenceValue, Type]] = {}
 
     def check(self) -> None:
         for position, block in enumerate(self.signature.blocks):
@@ -240,8 +245,9 @@ class FunctionChecker:
             raise _fail(ValueRule.NOT_A_REGISTER, "a declaration needs a register", register, inner)
         index = self._register_index(register, inner)
         declared = self.types.check_value_type(declaration.type, declaration, context, f"register r{index}")
-        own = self.types.check_value_type(register.type, register, inner, f"register r{index}")
-        if not types_equal(own, declared):
+        # The reader and the builder give the register its declaration's type object: checked just above.
+        own = declared if register.type is declared else self.types.check_value_type(register.type, register, inner, f"register r{index}")
+        if own is not declared and not types_equal(own, declared):
             raise VerificationError(
                 ValueRule.REGISTER_TYPE,
                 f"register r{index} has type {describe_type(own)} but is declared as {describe_type(declared)}",
@@ -335,6 +341,9 @@ class FunctionChecker:
 
     def _reference(self, reference: object, context: tuple[Any, ...], role: str) -> tuple[ReferenceValue, Type]:
         """A load/store path (spec 6, 6.1); returns its root and the selected stored type."""
+        checked = self.references.get(id(reference))
+        if checked is not None and checked[0] is reference:
+            return checked[1], checked[2]
         if not isinstance(reference, ReferenceValue):
             if isinstance(reference, RegisterValue):
                 raise _fail(ReferenceRule.NOT_A_REFERENCE, f"{role} must be a storage reference, not a register", reference, context)
@@ -367,6 +376,7 @@ class FunctionChecker:
         stored = self._root(root, context)
         for derived in reversed(chain):
             stored = self._derived(derived, stored, context)
+        self.references[id(reference)] = (reference, root, stored)
         return root, stored
 
     def _root(self, root: ReferenceValue, context: tuple[Any, ...]) -> Type:

@@ -67,11 +67,13 @@ class TypeChecker:
         if isinstance(value_type, (ArrayType, RecordType)):
             if id(value_type) not in self._accepted:
                 self._walk(value_type, (*context, subject))
-        else:
-            # Leaf types have no children and are often fresh objects: check the shape, skip the walk.
+        elif id(value_type) not in self._accepted:
+            # Leaf types have no children: check the shape, skip the walk. A module repeats a few leaf type
+            # objects (the reader's per declaration): each is checked once per run, and kept alive by the entry.
             problem = _shape_problem(value_type)
             if problem is not None:
                 raise VerificationError(problem[0], problem[1], problem[2], (*context, subject))
+            self._accepted[id(value_type)] = value_type
         return value_type
 
     def check_value_type(self, value_type: object, subject: Any, context: Sequence[Any], what: str) -> Type:

@@ -167,3 +167,33 @@ def test_a_group_node_shows_its_first_output() -> None:
     assert after[group] != before[group]
     assert all(after[node_id] == before[node_id] for node_id in graph.nodes
                if node_id not in connected_nodes(graph, [group], upstream=False))
+
+
+def test_upstream_reads_are_the_reads_of_everything_upstream() -> None:
+    """The one-pass gathering equals the definition (a walk upstream of each node), on every example, on a
+    graph with a cycle (its nodes and those it feeds are walked alone) and for an id not in the graph."""
+    from app.material.lowering import lower
+    from app.material.node_previews import upstream_reads
+
+    def walked(graph: MaterialGraph, reads: dict[str, frozenset[str]], node_id: str) -> frozenset[str]:
+        return frozenset(name for upstream in connected_nodes(graph, [node_id]) for name in reads.get(upstream, ()))
+
+    for name in EXAMPLES:
+        graph = EXAMPLE_GRAPHS[name]()
+        reads = {node_id: frozenset(names) for node_id, names in lower(graph).reads.items()}
+        assert reads, name
+        found = upstream_reads(graph, reads, graph.nodes)
+        assert found == {node_id: walked(graph, reads, node_id) for node_id in graph.nodes}, name
+    graph = MaterialGraph()
+    uv = graph.add_node("texcoord", (0.0, 0.0)).id
+    first = graph.add_node("add", (0.0, 0.0)).id
+    second = graph.add_node("add", (0.0, 0.0)).id
+    after = graph.add_node("one_minus", (0.0, 0.0)).id
+    graph.connect(uv, "out", first, "a")
+    graph.connect(first, "out", second, "a")
+    graph.connect(second, "out", first, "b")  # a cycle
+    graph.connect(second, "out", after, "x")
+    reads = {uv: frozenset({"uv"}), first: frozenset({"time"}), after: frozenset({"world_normal"})}
+    found = upstream_reads(graph, reads, [*graph.nodes, "missing"])
+    assert found == {node_id: walked(graph, reads, node_id) for node_id in [*graph.nodes, "missing"]}
+    assert found[after] == {"uv", "time", "world_normal"} and found["missing"] == frozenset()

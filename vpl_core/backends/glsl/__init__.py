@@ -53,6 +53,7 @@ __all__ = [
     "UniformBinding",
     "compile",
     "compile_file",
+    "compile_new_publication",
     "compile_source",
     "generate",
     "resolve_profile",
@@ -74,6 +75,31 @@ def compile(
     (an endless loop), as es300 always does: a preview that draws one gets
     garbage or a lost context from the driver.
     """
+    published, profile = _checked(verified, target, version, finishing)
+    return _compile_snapshot(published, published.materialize(), profile, limits)
+
+
+def compile_new_publication(
+    verified: object, target: str | None = None, version: int | None = None, limits: Limits | None = None,
+    *, finishing: bool = False,
+) -> ProgramArtifact:
+    """`compile` for the code that has just made `verified` itself (`VerifiedModule.create`) and hands it to
+    no one before this returns.
+
+    Generation reads the publication's own verified parse of its canonical
+    text instead of a materialization (a structural copy verified once
+    more), as `compile_source` does for what it reads: the parse is
+    verified, generation does not change it, and later materializations
+    copy it as before. The same results and errors as `compile`.
+    """
+    from vpl_core.publish import own_snapshot
+
+    published, profile = _checked(verified, target, version, finishing)
+    return _compile_snapshot(published, own_snapshot(published), profile, limits)
+
+
+def _checked(verified: object, target: str | None, version: int | None, finishing: bool) -> tuple[VerifiedModule, Profile]:
+    """`verified` (TypeError unless a VerifiedModule) and the profile `compile` asks for."""
     from vpl_core.publish import VerifiedModule
 
     profile = resolve_profile(target, version)
@@ -81,7 +107,7 @@ def compile(
         profile = replace(profile, rejects_endless_functions=True)
     if not isinstance(verified, VerifiedModule):
         raise TypeError(f"the GLSL backend compiles a VerifiedModule, not {type(verified).__name__}")
-    return _compile_snapshot(verified, verified.materialize(), profile, limits)
+    return verified, profile
 
 
 def _compile_snapshot(verified: VerifiedModule, snapshot: Module, profile: Profile, limits: Limits | None) -> ProgramArtifact:

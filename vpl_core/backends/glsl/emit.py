@@ -329,6 +329,9 @@ class FunctionWriter:
         self.function_positions = function_positions  # id(function) -> list position in the stage
         self.sampler_roots = context.samplers.roots.get(function, {})
         self.register_names: dict[int, str] = {}  # register index -> GLSL name, spelled once per function
+        # Reference paths spelled in this function, by identity (a module read without positions shares one
+        # object per path); each entry keeps its object alive, so an identity is never reused for another.
+        self.reference_texts: dict[int, tuple[ReferenceValue, str]] = {}
 
     # Whole body --------------------------------------------------------------------------
 
@@ -416,6 +419,14 @@ class FunctionWriter:
 
     def reference(self, reference: ReferenceValue) -> str:
         """The l-value / r-value path of root or derived storage."""
+        spelled = self.reference_texts.get(id(reference))
+        if spelled is not None and spelled[0] is reference:
+            return spelled[1]
+        text = self._spell_reference(reference)
+        self.reference_texts[id(reference)] = (reference, text)
+        return text
+
+    def _spell_reference(self, reference: ReferenceValue) -> str:
         selectors: list[str] = []
         current = reference
         while isinstance(current, (MemberReferenceValue, IndexReferenceValue)):

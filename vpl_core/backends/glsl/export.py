@@ -174,6 +174,9 @@ def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
         # A path's spelling up to its last step, per parent (a block's statements share it):
         # `to_text` of (..., parent, position) is `to_text` of the parent, "/", the position.
         parents: dict[tuple[object, ...], str] = {}
+        # Each kind's encoded spelling by the member's identity (an enum's `value` and `hash` run Python code;
+        # a map has a range per instruction, of a dozen kinds).
+        kinds: dict[int, str] = {}
         for separator, name, stage_map in (("{", "fragment", artifact.source_map.fragment),
                                            (",", "vertex", artifact.source_map.vertex)):
             parts.append(separator + stages + f'"{name}": ')
@@ -195,8 +198,11 @@ def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
                     path = f'{opening_of_path}{structural[-1]}"'
                 else:
                     path = f',{keys}"path": {_encode_string(paths.to_text(structural))}'
+                kind = kinds.get(id(origin.kind))
+                if kind is None:
+                    kind = kinds[id(origin.kind)] = _encode_string(origin.kind.value)
                 spelled.append(
-                    f'{opening}{source_range.first},{keys}"kind": {_encode_string(origin.kind.value)},'
+                    f'{opening}{source_range.first},{keys}"kind": {kind},'
                     f'{keys}"last": {source_range.last}{path}{closing}'
                 )
             parts.append("[" + entries + ("," + entries).join(spelled) + stages + "]")
