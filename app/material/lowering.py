@@ -327,7 +327,9 @@ class NodeContext:
         an If outside the group, or on a group whose output comes from one).
         """
         lowering = self.lowering
-        return lowering.fragment_main.block is not lowering.fragment_main.entry or self.node.id in lowering.forced_control
+        block = lowering.fragment_main.block
+        return ((block is not lowering.fragment_main.entry and block not in lowering.uniform_blocks)
+                or self.node.id in lowering.forced_control)
 
     # Types and properties.
 
@@ -418,6 +420,11 @@ class NodeContext:
         if port_type is PortType.FLOAT:
             return self.fn.f(numbers[0])
         return self.fn.construct(port_type.vpl_type, *(self.fn.f(number) for number in numbers))
+
+    def replace_input(self, name: str, value: Operand) -> None:
+        """From now on `input(name)` is `value` (already converted to the input's type): the Surface Output's
+        height computes its inputs again where the view ray meets the height field."""
+        self._inputs[name] = value
 
     def set_output(self, name: str, value: Operand) -> None:
         self.lowering.values[(self.node.id, name)] = (value, self.output_type(name))
@@ -615,6 +622,9 @@ class _Lowering:
         self.sources: dict[str, Operand] = {}
         #: Nodes that count as control dependent wherever they are emitted (NodeContext.control_dependent).
         self.forced_control: set[str] = set()
+        #: Blocks other than the entry where control flow is uniform again (after loops every invocation
+        #: leaves): nodes lowered there are not control dependent (NodeContext.control_dependent).
+        self.uniform_blocks: set[Block] = set()
         #: In a function lowering: the node feeding each instance input at the call site (NodeContext.source_node).
         self.outer_sources: dict[str, Node | None] = {}
         #: Per-group state of app.material.group_lowering (its analyses, helpers, the current call's data).
