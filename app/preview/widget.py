@@ -57,6 +57,7 @@ while it shows one (`refining`). `VPL_PREVIEW_DRAFT=0` turns drafts off.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import traceback
@@ -125,6 +126,9 @@ class PreviewWidget(QOpenGLWidget):
     environmentReady = Signal(str)
     #: The stage's environment could not be loaded: one line saying why (the previous one stays).
     environmentFailed = Signal(str)
+    #: The stage was changed on the preview itself (Ctrl-drag: the key light; Shift-drag: the environment's
+    #: rotation): carries the new Stage, already applied; the toolbar shows and keeps it.
+    stageEdited = Signal(object)
 
     def __init__(self, parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)
@@ -670,6 +674,18 @@ class PreviewWidget(QOpenGLWidget):
             position = event.position().toPoint()
             delta = position - self._drag_origin
             self._drag_origin = position
+            modifiers = event.modifiers()
+            if modifiers & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+                # Ctrl-drag moves the key light, Shift-drag turns the environment (as in Substance Painter).
+                stage = copy.deepcopy(self.stage)
+                if modifiers & Qt.KeyboardModifier.ControlModifier:
+                    stage.drag_light(delta.x(), delta.y())
+                else:
+                    stage.drag_environment(delta.x())
+                self.set_stage(stage)
+                self.stageEdited.emit(stage)
+                super().mouseMoveEvent(event)
+                return
             # Dragging right turns the object right, i.e. the camera left around it.
             self._state.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)
             self._state.camera_changed()
