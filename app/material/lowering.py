@@ -327,9 +327,7 @@ class NodeContext:
         an If outside the group, or on a group whose output comes from one).
         """
         lowering = self.lowering
-        block = lowering.fragment_main.block
-        return ((block is not lowering.fragment_main.entry and block not in lowering.uniform_blocks)
-                or self.node.id in lowering.forced_control)
+        return lowering.fragment_main.block is not lowering.fragment_main.entry or self.node.id in lowering.forced_control
 
     # Types and properties.
 
@@ -622,9 +620,6 @@ class _Lowering:
         self.sources: dict[str, Operand] = {}
         #: Nodes that count as control dependent wherever they are emitted (NodeContext.control_dependent).
         self.forced_control: set[str] = set()
-        #: Blocks other than the entry where control flow is uniform again (after loops every invocation
-        #: leaves): nodes lowered there are not control dependent (NodeContext.control_dependent).
-        self.uniform_blocks: set[Block] = set()
         #: In a function lowering: the node feeding each instance input at the call site (NodeContext.source_node).
         self.outer_sources: dict[str, Node | None] = {}
         #: Per-group state of app.material.group_lowering (its analyses, helpers, the current call's data).

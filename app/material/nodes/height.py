@@ -22,7 +22,7 @@ from app.material.node_types import LoweringFailure
 from app.material.nodes.pbr import BUMP_TAP_OFFSETS, BUMP_TAPS
 from app.material.port_types import PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
-from vpl_core.ir.types import FLOAT, vec
+from vpl_core.ir.types import BOOL, FLOAT, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
@@ -69,29 +69,12 @@ def _dot(fn: TrackingFunctionBuilder, a: Operand, b: Operand) -> RegisterValue:
     return _float(fn, Builtin.DOT, a, b)
 
 
-def _counted_loop(fn: TrackingFunctionBuilder, count: Operand, body: Callable[[RegisterValue, Callable[[], None]], None]) -> None:
-    """`for (j = 1; j <= count; j++) body(j, leave)` with a float counter; `body` ends its block by calling
-    `leave()` (out of the loop) or by falling through (the builder branches back when the block is open).
-    The builder is left in the block after the loop."""
-    counter = fn.copy(fn.f(1.0))
-    test, body_block, done = fn.new_block(), fn.new_block(), fn.new_block()
-    fn.branch(test)
-    fn.position_at(test)
-    fn.branch_if(fn.binary(BinaryOperator.LESS_EQUAL, counter, count), body_block, done)
-    fn.position_at(body_block)
-    body(counter, lambda: fn.branch(done))
-    if not fn.is_terminated:
-        fn.add(counter, fn.f(1.0), result=counter)
-        fn.branch(test)
-    fn.position_at(done)
-
-
 def lower_height(ctx: NodeContext) -> HeightResult:
     """Parallax occlusion mapping of the Surface Output's height (see the module docstring).
 
     Replaces the node's inputs (`NodeContext.replace_input`) by their values at the point the view ray hits and
     returns the bumped normal and the key light's visibility (None: no self-shadowing, the height's upstream
-    could not be moved). Leaves the builder in a block the lowering counts as uniform control flow.
+    could not be moved). All in the block it starts in (no branches).
     """
     if ctx.control_dependent:
         raise LoweringFailure("the Surface Output's height needs screen-space derivatives, which are undefined "
@@ -145,76 +128,70 @@ def lower_height(ctx: NodeContext) -> HeightResult:
         value = ctx.input_elsewhere("height", replace)
         return None if value is None else _float(fn, Builtin.CLAMP, value, fn.f(0.0), fn.f(1.0))
 
-    # Is the height's upstream movable at all? (Lowered once here; unused values are dropped by the compiler.)
-    probe = ctx.input_elsewhere("height", view_ray(fn.f(1.0)))
-    if probe is None:
+    # Is the height's upstream movable at all? (Lowered once here; the unused value is dropped by the compiler.)
+    if ctx.input_elsewhere("height", view_ray(fn.f(1.0))) is None:
         return HeightResult(_bump(ctx, None, scale, mid_level, None), None)
 
-    # Linear search from the top layer (a = 1) down: the first layer below the height field.
+    # Linear search from the top layer (a = 1) down: the first layer on or below the height field. The march is
+    # unrolled (straight-line code, selects): a loop would make the backend dispatch every block of the whole
+    # entry function through a switch, many times slower on software GL, and would read textures at level 0.
+    # The spacing follows the view angle (MIN_STEPS layers looking along the normal, MAX_STEPS grazing); the
+    # steps past the bottom change nothing.
+    boolean = BOOL
     steps = _float(fn, Builtin.FLOOR, fn.subtract(fn.f(float(MAX_STEPS)), fn.multiply(view_cosine, fn.f(float(MAX_STEPS - MIN_STEPS)))))
-    above = fn.copy(fn.f(1.0))       # a layer above the height field, and height − layer there (<= 0)
-    above_gap = fn.copy(fn.f(0.0))
-    below = fn.copy(fn.f(0.0))       # a layer on or below it, and height − layer there (>= 0)
-    below_gap = fn.copy(fn.f(0.0))
-
-    def search(step: RegisterValue, leave: Callable[[], None]) -> None:
-        layer = fn.subtract(fn.f(1.0), fn.divide(step, steps))
+    above: Operand = fn.f(1.0)       # a layer above the height field, and height − layer there (<= 0)
+    above_gap: Operand = fn.f(0.0)
+    below: Operand = fn.f(0.0)       # a layer on or below it, and height − layer there (>= 0)
+    below_gap: Operand = fn.f(0.0)
+    found: Operand = fn.b(False)
+    for step in range(1, MAX_STEPS + 1):
+        layer = fn.subtract(fn.f(1.0), fn.divide(fn.f(float(step)), steps))
         height = height_at(view_ray(layer))
         assert height is not None
         gap = fn.subtract(height, layer)
-        hit_block, miss_block = fn.new_block(), fn.new_block()
-        fn.branch_if(fn.binary(BinaryOperator.GREATER_EQUAL, gap, fn.f(0.0)), hit_block, miss_block)
-        fn.position_at(hit_block)
-        fn.copy(layer, result=below)
-        fn.copy(gap, result=below_gap)
-        leave()
-        fn.position_at(miss_block)
-        fn.copy(layer, result=above)
-        fn.copy(gap, result=above_gap)
-
-    _counted_loop(fn, steps, search)
+        hit = fn.binary(BinaryOperator.GREATER_EQUAL, gap, fn.f(0.0))
+        active = fn.builtin(Builtin.LOGICAL_AND, boolean, fn.binary(BinaryOperator.LESS_EQUAL, fn.f(float(step)), steps),
+                            fn.builtin(Builtin.LOGICAL_NOT, boolean, found))
+        take_hit = fn.builtin(Builtin.LOGICAL_AND, boolean, active, hit)
+        take_miss = fn.builtin(Builtin.LOGICAL_AND, boolean, active, fn.builtin(Builtin.LOGICAL_NOT, boolean, hit))
+        below = fn.builtin(Builtin.SELECT, FLOAT, take_hit, layer, below)
+        below_gap = fn.builtin(Builtin.SELECT, FLOAT, take_hit, gap, below_gap)
+        above = fn.builtin(Builtin.SELECT, FLOAT, take_miss, layer, above)
+        above_gap = fn.builtin(Builtin.SELECT, FLOAT, take_miss, gap, above_gap)
+        found = fn.builtin(Builtin.LOGICAL_OR, boolean, found, take_hit)
 
     # Binary refinement of the bracket [below, above].
-    def refine(_step: RegisterValue, _leave: Callable[[], None]) -> None:
+    for _ in range(REFINE_STEPS):
         middle = fn.multiply(fn.add(above, below), fn.f(0.5))
         height = height_at(view_ray(middle))
         assert height is not None
         gap = fn.subtract(height, middle)
         hit = fn.binary(BinaryOperator.GREATER_EQUAL, gap, fn.f(0.0))
-        fn.copy(fn.builtin(Builtin.SELECT, FLOAT, hit, middle, below), result=below)
-        fn.copy(fn.builtin(Builtin.SELECT, FLOAT, hit, gap, below_gap), result=below_gap)
-        fn.copy(fn.builtin(Builtin.SELECT, FLOAT, hit, above, middle), result=above)
-        fn.copy(fn.builtin(Builtin.SELECT, FLOAT, hit, above_gap, gap), result=above_gap)
-
-    _counted_loop(fn, fn.f(float(REFINE_STEPS)), refine)
+        below, below_gap, above, above_gap = (fn.builtin(Builtin.SELECT, FLOAT, hit, middle, below),
+                                              fn.builtin(Builtin.SELECT, FLOAT, hit, gap, below_gap),
+                                              fn.builtin(Builtin.SELECT, FLOAT, hit, above, middle),
+                                              fn.builtin(Builtin.SELECT, FLOAT, hit, above_gap, gap))
     # Where the straight line between the two gaps crosses zero.
     spread = fn.builtin(Builtin.MIN, FLOAT, fn.subtract(above_gap, below_gap), fn.f(-1e-6))
     share = _float(fn, Builtin.CLAMP, fn.divide(above_gap, spread), fn.f(0.0), fn.f(1.0))
     hit_layer = fn.add(above, fn.multiply(fn.subtract(below, above), share))
-    hit = view_ray(hit_layer)
-    hit_uv = hit("texcoord")
-    hit_position = hit("world_position")
+    hit_at = view_ray(hit_layer)
+    hit_uv = hit_at("texcoord")
+    hit_position = hit_at("world_position")
 
     # Self-shadowing: march from the hit towards the key light; the most the height field rises above that
     # ray (weighted down with the distance) darkens the direct light.
-    blocked = fn.copy(fn.f(0.0))
-
-    def shadow(step: RegisterValue, _leave: Callable[[], None]) -> None:
-        share_up = fn.divide(step, fn.f(float(SHADOW_STEPS)))
-        layer = fn.add(hit_layer, fn.multiply(fn.subtract(fn.f(1.0), hit_layer), share_up))
+    blocked: Operand = fn.f(0.0)
+    for step in range(1, SHADOW_STEPS + 1):
+        share_up = step / SHADOW_STEPS
+        layer = fn.add(hit_layer, fn.multiply(fn.subtract(fn.f(1.0), hit_layer), fn.f(share_up)))
         height = height_at(at_layer(layer, hit_uv, hit_position, hit_layer, light_lateral, light, light_cosine))
         assert height is not None
-        rise = fn.multiply(fn.subtract(height, layer), fn.subtract(fn.f(1.0), fn.multiply(share_up, fn.f(0.5))))
-        fn.copy(fn.builtin(Builtin.MAX, FLOAT, blocked, rise), result=blocked)
-
-    _counted_loop(fn, fn.f(float(SHADOW_STEPS)), shadow)
+        rise = fn.multiply(fn.subtract(height, layer), fn.f(1.0 - 0.5 * share_up))
+        blocked = fn.builtin(Builtin.MAX, FLOAT, blocked, rise)
     visibility = fn.subtract(fn.f(1.0), _float(fn, Builtin.CLAMP, fn.multiply(blocked, fn.f(SHADOW_SHARPNESS)), fn.f(0.0), fn.f(1.0)))
     # No shadow where the height does nothing.
     visibility = fn.builtin(Builtin.SELECT, FLOAT, fn.binary(BinaryOperator.GREATER, scale, fn.f(0.0)), visibility, fn.f(1.0))
-
-    # Every loop has ended: control flow is uniform again here, so derivatives and implicit texture levels of
-    # detail are defined for what follows.
-    ctx.lowering.uniform_blocks.add(fn.block)
 
     def moved(name: str) -> Operand:
         if name == "texcoord":

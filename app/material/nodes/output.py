@@ -188,7 +188,7 @@ register(
             "`radiance` (linear HDR: the host applies exposure, tone mapping and the sRGB encoding); alpha "
             "clip as in the Unlit Output. A connected height (0..1; displacement (height − mid level) × scale world "
             "units along the normal) is drawn with parallax occlusion mapping: the view ray is marched through the "
-            "height field (8 to 32 steps by the view angle, 5 halvings, a linear interpolation), the other inputs are "
+            "height field (layers 1/8 to 1/32 apart by the view angle, unrolled; 5 halvings; a linear interpolation), the other inputs are "
             "computed again where it hits (texture coordinates and world position moved there), a march towards "
             "the light darkens the direct light (self-shadowing) and the normal is bumped by the height's slope "
             "fitted to 8 taps 2 pixels wide."
