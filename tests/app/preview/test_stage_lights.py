@@ -208,3 +208,23 @@ def test_dragging_on_the_preview_moves_the_key_light_and_turns_the_environment(q
     finally:
         widget.close()
         widget.deleteLater()
+
+
+@pytest.mark.gl
+def test_the_cpu_fallback_says_it_draws_the_key_light_only(qapp, tmp_path: Path, capsys,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.preview.context as context_module
+    from app.preview.context import ENVIRONMENT_VARIABLE, clear_probes
+
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    monkeypatch.setattr(context_module, "create_context", lambda profile: None)
+    clear_probes()
+    try:
+        source = Path(__file__).resolve().parents[3] / "resources" / "examples" / "polished_gold.vpl"
+        png = tmp_path / "cpu.png"
+        assert main([str(source), "--preview-screenshot", str(png), "--size", "16x16", "--fill", "on"]) == 0
+        error = capsys.readouterr().err
+        assert "rendering with the CPU interpreter" in error and "draws the key light only" in error
+        assert png.is_file()
+    finally:
+        clear_probes()
