@@ -15,7 +15,8 @@ a grab of the whole window as shown (preview overlay included) and exits 0; no d
 (problems go to stderr). `--preview-screenshot PNG [--size WxH]` renders one
 offscreen preview frame of the file (`app.preview.screenshot`) without
 opening the window; `--mesh`, `--environment`, `--exposure`,
-`--tone-mapper`, `--camera`, `--light`, `--shadows`, `--ground`, `--occlusion`, `--time` and `--set NAME=VALUE` choose what it shows,
+`--tone-mapper`, `--camera`, `--light`, `--shadows`, `--ground`, `--occlusion`, `--fill`, `--rim`,
+`--light-size`, `--background`, `--time` and `--set NAME=VALUE` choose what it shows,
 over the stage saved with the document if it has one (else the default
 stage). A wrong value prints one line and exits 2. `--turntable OUT.gif|OUT.mp4
 [--frames N] [--turn mesh|environment]` renders the same stage turning once
@@ -79,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     stage.add_argument("--shadows", metavar="on|off", help="the key light's shadows (default off)")
     stage.add_argument("--ground", metavar="on|off", help="a ground that catches shadows and contact occlusion (default off)")
     stage.add_argument("--occlusion", metavar="on|off", help="ambient occlusion from the mesh's geometry (default off)")
+    stage.add_argument("--fill", metavar="on|off", help="the fill light, low on the right, no shadows (default off)")
+    stage.add_argument("--rim", metavar="on|off", help="the rim light, behind and above, no shadows (default off)")
+    stage.add_argument("--light-size", metavar="DEGREES",
+                       help="the key light's angular diameter for soft shadows, 0 to 30 (default 0: fixed filter)")
+    stage.add_argument("--background", metavar="color|environment|blurred",
+                       help="what is behind the mesh (default: the stage's, else the plain colour)")
     stage.add_argument("--turntable", metavar="OUT.gif|OUT.mp4",
                        help="render the mesh (or environment) turning once, save the animation and exit")
     stage.add_argument("--frames", metavar="N", help="frames of --turntable (default 36)")
@@ -127,6 +134,14 @@ def _preview_stage(arguments: argparse.Namespace, source: str) -> tuple[object, 
         stage.set_tone_mapper(arguments.tone_mapper)
     stage.set_switches(light=arguments.light, shadows=arguments.shadows, ground=arguments.ground,
                        occlusion=arguments.occlusion)
+    if arguments.fill is not None:
+        stage.set_extra_light("fill", enabled=arguments.fill)
+    if arguments.rim is not None:
+        stage.set_extra_light("rim", enabled=arguments.rim)
+    if arguments.light_size is not None:
+        stage.set_light_size(arguments.light_size)
+    if arguments.background is not None:
+        stage.set_background(arguments.background)
     if arguments.camera is not None:
         stage.set_camera(arguments.camera)
     time = read_time(arguments.time) if arguments.time is not None else 0.0

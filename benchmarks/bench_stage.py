@@ -4,8 +4,11 @@
    llvmpipe runs on the CPU) of `painted_metal` on the material ball in the
    `studio` environment, interleaved round by round so load changes hit
    every case alike: shadows, ground and geometry occlusion off; each alone;
-   all three. Prints mean / median / min and the ratio of each
-   median to the plain frame.
+   all three; then the same material with a height (the paint's thickness:
+   1 − metallic of its ORM map, scale `--pom-scale`, mid level 1) drawn
+   with parallax occlusion mapping, alone and with the three; and the
+   fill and rim lights on (over the plain frame). Prints mean / median / min
+   and the ratio of each median to the plain frame (everything off).
 2. A turntable of the same stage with shadows, ground and occlusion: `--turntable-frames`
    frames (default 36) rendered and encoded as GIF and as MP4 through
    `app.preview.turntable.turntable` (one process, the program built once
@@ -29,16 +32,35 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
-from app.material.examples import example_path
+from app.material.examples import EXAMPLE_GRAPHS, example_path
+from app.material.lowering import lower
 from app.preview.context import OffscreenContext
-from app.preview.preview_state import prepare_environment
+from app.preview.preview_state import ExtraLight, prepare_environment
 from app.preview.renderer import Renderer
 from app.preview.screenshot import ensure_gui_application, load_program
 from app.preview.stage import Stage
 from app.preview.turntable import turntable
 
-CASES = {"plain": (False, False, False), "ground": (False, True, False), "shadows": (True, False, False),
-         "occlusion": (False, False, True), "all three": (True, True, True)}
+#: case -> (the program: "plain" or "pom", (shadows, ground, occlusion), fill and rim lights on).
+CASES = {"plain": ("plain", (False, False, False), False), "ground": ("plain", (False, True, False), False),
+         "shadows": ("plain", (True, False, False), False), "occlusion": ("plain", (False, False, True), False),
+         "all three": ("plain", (True, True, True), False), "pom": ("pom", (False, False, False), False),
+         "all three + pom": ("pom", (True, True, True), False), "fill + rim": ("plain", (False, False, False), True)}
+
+
+def pom_artifact(scale: float) -> tuple[object, list[object]]:
+    """painted_metal with the paint's thickness as the Surface Output's height (parallax occlusion mapping)."""
+    graph = EXAMPLE_GRAPHS["painted_metal"]()
+    output = next(node for node in graph.nodes.values() if node.type_name == "surface_output")
+    unpack = next(node for node in graph.nodes.values() if node.type_name == "orm_unpack")
+    output.properties.update({"height_scale": scale, "height_mid_level": 1.0})
+    thickness = graph.add_node("remap", (0.0, 0.0), {"out_min": 1.0, "out_max": 0.0})
+    graph.connect(unpack.id, "metallic", thickness.id, "x")
+    graph.connect(thickness.id, "out", output.id, "height")
+    result = lower(graph)
+    if not result.ok:
+        raise SystemExit(f"the height variant does not lower: {result.diagnostics}")
+    return result.artifact, list(result.parameters)
 
 
 def main() -> int:
@@ -46,6 +68,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=20, help="frames per case (default 20)")
     parser.add_argument("--size", type=int, default=512, help="frame side in pixels (default 512)")
     parser.add_argument("--turntable-frames", type=int, default=36, help="turntable frames (default 36; 0 skips it)")
+    parser.add_argument("--pom-scale", type=float, default=0.02, help="the height's scale in scene units (default 0.02)")
     arguments = parser.parse_args()
     if ensure_gui_application() is None:
         print("no display: run under X (see the docstring)", file=sys.stderr)
@@ -65,14 +88,26 @@ def main() -> int:
         for spec in parameters:
             if spec.default is not None and spec.kind.name not in ("TEXTURE", "OTHER"):
                 renderer.set_parameter(spec.name, spec.default)
-        renderer.build_program(artifact)
-        times: dict[str, list[float]] = {name: [] for name in CASES}
-        for switches in CASES.values():  # warm-up: the driver compiles each pass at its first draw
+        programs = {"plain": artifact, "pom": pom_artifact(arguments.pom_scale)[0]}
+        lit = Stage()
+        lit.set_extra_light("fill", enabled=True)
+        lit.set_extra_light("rim", enabled=True)
+        extra = {False: ([], 0.0), True: ([ExtraLight(lit.extra_light_direction(which), getattr(lit, f"{which}_color"),
+                                                      getattr(lit, f"{which}_intensity")) for which in ("fill", "rim")], 0.0)}
+
+        def choose(case: tuple[str, tuple[bool, bool, bool], bool]) -> None:
+            program, switches, lights = case
+            renderer.build_program(programs[program])  # linked once: later builds of the same code reuse it
             renderer.set_shadows(*switches)
+            renderer.set_stage_lights(*extra[lights])
+
+        times: dict[str, list[float]] = {name: [] for name in CASES}
+        for case in CASES.values():  # warm-up: the driver compiles each pass at its first draw
+            choose(case)
             renderer.render_image(arguments.size, arguments.size)
         for _ in range(arguments.frames):
-            for name, switches in CASES.items():
-                renderer.set_shadows(*switches)
+            for name, case in CASES.items():
+                choose(case)
                 start = time.perf_counter()
                 renderer.render_image(arguments.size, arguments.size)
                 times[name].append(time.perf_counter() - start)
@@ -81,11 +116,11 @@ def main() -> int:
         context.done()
     load = os.getloadavg()[0]
     print(f"painted_metal on the ball, studio, {arguments.size}x{arguments.size}, {arguments.frames} frames a case, "
-          f"load average {load:.2f} on {os.cpu_count()} CPUs")
+          f"height scale {arguments.pom_scale:g} for pom, load average {load:.2f} on {os.cpu_count()} CPUs")
     plain = statistics.median(times["plain"])
     for name, samples in times.items():
         median = statistics.median(samples)
-        print(f"  {name:15s} mean {1000 * statistics.mean(samples):7.1f} ms  median {1000 * median:7.1f} ms  "
+        print(f"  {name:16s} mean {1000 * statistics.mean(samples):7.1f} ms  median {1000 * median:7.1f} ms  "
               f"min {1000 * min(samples):7.1f} ms  ({median / plain:.2f}x plain)")
     if arguments.turntable_frames > 0:
         stage.set_switches(shadows="on", ground="on", occlusion="on")

@@ -53,7 +53,7 @@ from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
 from app.material.lowering import NodeContext, OutputOverride, lower
 from app.material.node_types import LoweringFailure
-from app.material.nodes import pbr_functions
+from app.material.nodes import height, pbr_functions
 from app.material.parameters import ParameterKind, material_values
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
@@ -191,7 +191,10 @@ def _emit_orm(ctx: NodeContext) -> None:
 
 def _emit_normal(ctx: NodeContext) -> None:
     fn = ctx.fn
-    normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
+    if height.height_active(ctx):
+        normal = height.bumped_normal(ctx)  # the preview's bump, with taps across texels instead of pixels
+    else:
+        normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, ctx.input("normal"))
     frame = (ctx.source("world_tangent"), ctx.source("world_bitangent"), ctx.source("world_normal"))
     x, y, z = (fn.builtin(Builtin.DOT, PortType.FLOAT, normal, axis) for axis in frame)
     _store(ctx, fn.construct(vec(4), x, y, z, fn.f(1.0)))
@@ -202,6 +205,12 @@ def _emit_emissive(ctx: NodeContext) -> None:
     color = fn.builtin(Builtin.MAX, PortType.VEC3, fn.swizzle(ctx.input("emissive_color"), "xyz"), pbr_functions.splat3(fn, 0.0))
     strength = fn.builtin(Builtin.MAX, PortType.FLOAT, ctx.input("emissive_strength"), fn.f(0.0))
     _store(ctx, fn.construct(vec(4), fn.multiply(color, strength), fn.f(1.0)))
+
+
+def _emit_height(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    value = pbr_functions.saturate(fn, ctx.input("height"))
+    _store(ctx, fn.construct(vec(4), value, fn.f(0.0), fn.f(0.0), fn.f(1.0)))
 
 
 def _emit_coverage(ctx: NodeContext) -> None:
@@ -248,6 +257,7 @@ def pass_targets(graph: MaterialGraph, description: OutputDescription) -> list[B
     """The passes a material needs baked, in `surface.PASSES` order."""
     emitters: dict[str, Callable[[NodeContext], None]] = {
         "base": _emit_base(description), "orm": _emit_orm, "normal": _emit_normal, "emissive": _emit_emissive,
+        "height": _emit_height,
     }
     targets = []
     for pass_name in description.passes_to_bake():

@@ -9,8 +9,12 @@ that model), field by field (docs/interchange.md has the table):
   specular factor when it varies) serves `metallicRoughnessTexture`,
   `occlusionTexture` and KHR_materials_specular's `specularTexture` (which
   reads alpha); constant metallic/roughness are factors, no texture;
-- `normalTexture` (tangent space, green up) with `scale` 1 when the normal is
-  connected; the mesh then carries TANGENT;
+- `normalTexture` (tangent space, green up) with `scale` 1 when the normal or
+  the height is connected (the height's bump baked in, as the preview bumps
+  it); the mesh then carries TANGENT;
+- the height (core glTF has no slot for it): `<stem>_height.png` beside the
+  file (.glb too), named in the material's `extras.height` with its `scale`
+  (world units) and `midLevel`;
 - emission: `emissiveFactor`/`emissiveTexture` (sRGB) normalised by the
   largest emitted value M, and KHR_materials_emissive_strength = M when M > 1
   (emission above 1 cannot be stored otherwise);
@@ -63,6 +67,9 @@ class GltfMaterial:
     color_spaces: dict[str, str] = field(default_factory=dict)
     extensions: list[str] = field(default_factory=list)
     needs_tangents: bool = False
+    #: Images written beside the file, not glTF textures (name -> uint8 pixels): the height, which core glTF
+    #: has no slot for; `material["extras"]["height"]` names the file, its scale and mid level.
+    side_images: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def _is(values: tuple[float, ...] | None, expected: float) -> bool:
@@ -130,6 +137,13 @@ def build_material(baked: BakedMaterial, name: str) -> GltfMaterial:
         material["normalTexture"] = {"index": texture("normal", quantize(normals * 0.5 + 0.5), "data"), "scale": 1.0}
         result.needs_tangents = True
 
+    if "height" in description.connected:
+        # The normal texture already holds the height's bump (baked as the preview bumps it); the height itself
+        # goes beside the file for tools that displace or do parallax.
+        result.side_images["height"] = quantize(channel_values(baked, "height"))
+        material["extras"] = {"height": {"scale": round(description.height_scale, 6),
+                                         "midLevel": round(description.height_mid_level, 6)}}
+
     extensions: dict[str, Any] = dict(material.get("extensions", {}))
     emissive = baked.constant("emissive")
     if emissive is not None:
@@ -195,10 +209,13 @@ def _png_bytes(pixels: np.ndarray, color_space: str) -> bytes:
 
 
 def build_document(baked: BakedMaterial, mesh: Any, name: str, embed_images: bool, image_uri: Any = None) -> tuple[dict[str, Any], bytes, dict[str, bytes]]:
-    """(glTF JSON, the binary buffer, PNG bytes by image name) for `mesh` with `baked`."""
+    """(glTF JSON, the binary buffer, PNG bytes by image name) for `mesh` with `baked`; images written beside
+    the file rather than referenced as textures are keyed `side:<name>`."""
     from vpl_core.version import version
 
     gltf_material = build_material(baked, name)
+    for image_name in gltf_material.side_images:
+        gltf_material.material["extras"][image_name]["uri"] = image_uri(image_name) if image_uri is not None else f"{image_name}.png"
     buffer = _Buffer()
     accessors: list[dict[str, Any]] = []
 
@@ -234,6 +251,7 @@ def build_document(baked: BakedMaterial, mesh: Any, name: str, embed_images: boo
 
     pngs = {image_name: _png_bytes(pixels, gltf_material.color_spaces[image_name]) for image_name, pixels in gltf_material.images.items()}
     images = []
+    side = {image_name: _png_bytes(pixels, "data") for image_name, pixels in gltf_material.side_images.items()}
     for image_name, data in pngs.items():
         if embed_images:
             images.append({"name": image_name, "mimeType": "image/png", "bufferView": buffer.add(data)})
@@ -259,7 +277,7 @@ def build_document(baked: BakedMaterial, mesh: Any, name: str, embed_images: boo
         document["textures"] = [{"sampler": 0, "source": index} for index in range(len(images))]
     if gltf_material.extensions:
         document["extensionsUsed"] = list(gltf_material.extensions)
-    return document, bytes(buffer.data), pngs
+    return document, bytes(buffer.data), {**pngs, **{f"side:{image_name}": data for image_name, data in side.items()}}
 
 
 def export_gltf(baked: BakedMaterial, mesh: Any, path: str | os.PathLike[str], name: str = "material") -> list[Path]:
@@ -280,6 +298,11 @@ def export_gltf(baked: BakedMaterial, mesh: Any, path: str | os.PathLike[str], n
         warnings.simplefilter("ignore", RuntimeWarning)
         gltf = pygltflib.GLTF2().from_dict(document)
     written = []
+    for key in [key for key in pngs if key.startswith("side:")]:  # beside the file in both forms
+        image_name = key.removeprefix("side:")
+        image_path = target.parent / f"{stem}_{image_name}.png"
+        write_atomically(image_path, pngs.pop(key))
+        written.append(image_path)
     if binary:
         gltf.set_binary_blob(data)
         write_atomically(target, b"".join(gltf.save_to_bytes()))

@@ -9,6 +9,7 @@
 | `orm.png` | occlusion, roughness, metallic in R, G, B (glTF's packing) | 8-bit linear |
 | `normal.png` | tangent-space normal, n/2 + 1/2, green up (OpenGL, glTF) | 8-bit linear |
 | `emissive.exr` | emitted radiance (colour × strength), linear HDR | half-float OpenEXR |
+| `height.png` | the Surface Output's height, 0..1 (only when it is connected; `normal.png` then holds its bump) | 8-bit linear |
 | `coverage.png` | the fraction of each texel the mesh covers (the seams' mask) | 8-bit linear |
 | `bake.json` | size, mesh, the files, each channel's constant value (or null), notes | JSON |
 
@@ -44,6 +45,8 @@ SURFACE_FILES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("emissive.exr", ("emissive",), "linear"),
 )
 UNLIT_FILES = SURFACE_FILES[:2]
+#: Written too when the Surface Output's height is connected (normal.png then holds its bump).
+HEIGHT_FILE: tuple[str, tuple[str, ...], str] = ("height.png", ("height",), "data")
 
 
 def channel_values(baked: BakedMaterial, name: str) -> np.ndarray:
@@ -82,6 +85,8 @@ def save_maps(baked: BakedMaterial, directory: str | Path, mesh: str = "", extra
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     files = UNLIT_FILES if baked.description.unlit else SURFACE_FILES
+    if "height" in baked.description.connected and not baked.description.unlit:
+        files = (*files, HEIGHT_FILE)
     written = []
     for file_name, channels, encoding in files:
         color_space = {"srgb": "srgb", "linear": "linear"}.get(encoding, "data")

@@ -530,11 +530,14 @@ class _Exporter:
 
     def build(self) -> None:
         mx = self.mx
+        displacement: Any = None
         if self.kind == SURFACE:
             from app.export.surface import describe_output
 
             description = describe_output(self.graph)
-            self.prewalk([ours for ours in GLTF_PBR_INPUTS if ours != "alpha_clip" or description.alpha_mode == "MASK"])
+            has_height = "height" in description.connected
+            heights = ["height", "height_scale", "height_mid_level"] if has_height else []
+            self.prewalk([ours for ours in GLTF_PBR_INPUTS if ours != "alpha_clip" or description.alpha_mode == "MASK"] + heights)
             shader = self.doc.addNode("gltf_pbr", f"SR_{self.name}", "surfaceshader")
             for ours, (theirs, mx_type) in GLTF_PBR_INPUTS.items():
                 if ours == "normal" and (self.output_id, ours) not in self.incoming:
@@ -543,6 +546,7 @@ class _Exporter:
                     continue
                 self.shader_input(shader, theirs, ours, mx_type)
             shader.setInputValue("alpha_mode", ALPHA_MODES[description.alpha_mode], "integer")
+            displacement = self.displacement() if has_height else None
         elif self.kind == UNLIT:
             self.prewalk(["base_color", "emissive", "opacity"])
             shader = self.doc.addNode("surface_unlit", f"SR_{self.name}", "surfaceshader")
@@ -553,7 +557,24 @@ class _Exporter:
                 self.notes.append(f"{self.output_id} (Unlit Output): alpha clip has no surface_unlit counterpart; not exported")
         else:
             raise ExportError(f"output node {self.kind!r} cannot be exported")
-        mx.Document.addMaterialNode(self.doc, f"M_{self.name}", shader)
+        material = mx.Document.addMaterialNode(self.doc, f"M_{self.name}", shader)
+        if displacement is not None:
+            material.addInput("displacementshader", "displacementshader").setNodeName(displacement.getName())
+
+    def displacement(self) -> Any:
+        """The Surface Output's height as a `displacement` shader: displacement = clamp(height, 0, 1) − mid level
+        along the normal, times `scale` (world units), as the preview reads it (app.material.nodes.height)."""
+        clamp = self.nodegraph.addNode("clamp", f"{self.output_id}_height", "float")
+        self.connect(clamp.addInput("in", "float"), self.input_value(self.output, "height", "float"), "float",
+                     f"{self.output_id}_height_convert")
+        centred = self.nodegraph.addNode("subtract", f"{self.output_id}_height_centred", "float")
+        self.connect(centred.addInput("in1", "float"), _Value("float", clamp), "float", "")
+        self.connect(centred.addInput("in2", "float"), self.input_value(self.output, "height_mid_level", "float"), "float",
+                     f"{self.output_id}_height_mid_level_convert")
+        shader = self.doc.addNode("displacement", f"DS_{self.name}", "displacementshader")
+        self.shader_connect(shader.addInput("displacement", "float"), _Value("float", centred), "float", "displacement")
+        self.shader_input(shader, "scale", "height_scale", "float")
+        return shader
 
     def sort_children(self) -> None:
         """A canonical order of the node graph's children (interface inputs, nodes by name, outputs).

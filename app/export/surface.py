@@ -3,8 +3,8 @@
 A material has one output node (`app.material.lowering.OUTPUT_NODE_TYPES`):
 the Surface Output (glTF 2.0 metallic-roughness) or the Unlit Output. Its
 inputs become *channels*: base colour, opacity, occlusion, roughness,
-metallic, specular, normal (tangent space) and emissive (colour × strength,
-linear HDR); an Unlit Output has base colour (base + emissive) and opacity.
+metallic, specular, normal (tangent space, bumped by the height), emissive
+(colour × strength, linear HDR) and height (0..1); an Unlit Output has base colour (base + emissive) and opacity.
 
 A channel whose inputs are all unconnected is constant: its value is read
 here from the node's properties, clamped as the Surface Output clamps it, and
@@ -37,7 +37,8 @@ UNLIT = "material_output"
 #: base: base colour rgb, opacity; orm: occlusion, roughness, metallic, specular (glTF's ORM order,
 #: with KHR_materials_specular's factor in alpha); normal: the tangent-space normal (x, y, z, 1);
 #: emissive: linear emitted radiance rgb (colour × strength), 1.
-PASSES: tuple[str, ...] = ("base", "orm", "normal", "emissive")
+#: height: the Surface Output's height (0..1), 0, 0, 1.
+PASSES: tuple[str, ...] = ("base", "orm", "normal", "emissive", "height")
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,10 @@ SURFACE_CHANNELS: tuple[Channel, ...] = (
     Channel("roughness", "orm", (1,), ("roughness",)),
     Channel("metallic", "orm", (2,), ("metallic",)),
     Channel("specular", "orm", (3,), ("specular",)),
-    Channel("normal", "normal", (0, 1, 2), ("normal",)),
+    # The height bumps the normal (app.material.nodes.height), so a normal map carries it.
+    Channel("normal", "normal", (0, 1, 2), ("normal", "height", "height_scale", "height_mid_level")),
     Channel("emissive", "emissive", (0, 1, 2), ("emissive_color", "emissive_strength")),
+    Channel("height", "height", (0,), ("height",)),
 )
 UNLIT_CHANNELS: tuple[Channel, ...] = (
     Channel("base_color", "base", (0, 1, 2), ("base_color", "emissive")),
@@ -75,6 +78,7 @@ NEUTRAL: dict[str, tuple[float, ...]] = {
     "specular": (1.0,),
     "normal": (0.0, 0.0, 1.0),
     "emissive": (0.0, 0.0, 0.0),
+    "height": (0.5,),
 }
 
 
@@ -92,6 +96,9 @@ class OutputDescription:
     alpha_cutoff: float  # for MASK
     #: Values of channels no connected input feeds (clamped as the output node clamps them).
     constants: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    #: The Surface Output's height scale (world units) and mid level (unconnected: their properties).
+    height_scale: float = 0.0
+    height_mid_level: float = 0.5
 
     @property
     def unlit(self) -> bool:
@@ -167,9 +174,12 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
             constants[channel.name] = _clamp((number("ambient_occlusion"),))
         elif channel.name == "normal":
             constants[channel.name] = NEUTRAL["normal"]  # unconnected: the interpolated normal itself
+        elif channel.name == "height":
+            constants[channel.name] = _clamp((number("height"),))
         elif channel.name == "emissive":
             strength = max(number("emissive_strength"), 0.0)
             constants[channel.name] = tuple(max(c, 0.0) * strength for c in numbers("emissive_color", 4)[:3])
         else:
             constants[channel.name] = _clamp((number(channel.name),))
-    return OutputDescription(node_id, kind, channels, connected, alpha_mode, cutoff, constants)
+    heights = (max(number("height_scale"), 0.0), number("height_mid_level")) if kind == SURFACE else (0.0, 0.5)
+    return OutputDescription(node_id, kind, channels, connected, alpha_mode, cutoff, constants, *heights)

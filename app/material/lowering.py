@@ -419,6 +419,11 @@ class NodeContext:
             return self.fn.f(numbers[0])
         return self.fn.construct(port_type.vpl_type, *(self.fn.f(number) for number in numbers))
 
+    def replace_input(self, name: str, value: Operand) -> None:
+        """From now on `input(name)` is `value` (already converted to the input's type): the Surface Output's
+        height computes its inputs again where the view ray meets the height field."""
+        self._inputs[name] = value
+
     def set_output(self, name: str, value: Operand) -> None:
         self.lowering.values[(self.node.id, name)] = (value, self.output_type(name))
 

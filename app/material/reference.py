@@ -93,6 +93,30 @@ normal / view / light directions.
   reads OpenGL-convention maps (green up) unless set to DirectX.
 - **ORM** textures follow glTF: R = ambient occlusion, G = roughness,
   B = metallic (ORM Unpack).
+- **Height** (the Surface Output's `height`, `height_scale`,
+  `height_mid_level`; app/material/nodes/height.py): a height of 0..1 is a
+  displacement of (height − mid level) x scale world units along the
+  normal. When `height` is connected the surface is drawn with **parallax
+  occlusion mapping**: the view ray is marched through the height field in
+  tangent space (layers 1/8 apart looking along the normal, down to 1/32
+  at grazing angles; 5 halvings of the bracket found; a linear
+  interpolation inside it), texture coordinates per world unit taken from
+  the screen derivatives; every other input is computed again where the ray hits
+  (texture coordinates and world position moved there, so triplanar
+  projections follow too); a march of 12 steps from that point towards the
+  key light darkens its direct light where the field rises above the ray
+  (self-shadowing); and the shading normal is bumped by the height's slope
+  fitted to 8 taps on a circle 2 pixels wide (filtered, so a sharp mask
+  gives a smooth bevel, as Normal From Height with a filter width). The
+  marches are unrolled straight-line code (32 + 5 + 12 evaluations of the
+  height's nodes, then 8 taps): no branches, so textures keep their mipmaps
+  everywhere, but a costly height (many noise octaves) compiles and draws
+  slowly. Limits: the
+  silhouette stays the mesh's (no geometry moves); a ray more grazing than
+  84° is marched as if at 84°; a height computed in a group (or after an If)
+  cannot be moved, and then only bumps the normal (`dfdx` slope); the
+  height must not come after an If node. An unconnected height changes
+  nothing (the same code as before).
 
 ## Noise that looks the same everywhere
 

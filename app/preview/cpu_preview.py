@@ -84,6 +84,9 @@ class CpuPreview(PreviewHostBase, QWidget):
     environmentReady = Signal(str)
     #: The stage's environment could not be loaded: one line saying why (the previous one stays).
     environmentFailed = Signal(str)
+    #: The stage was changed on the preview itself (Ctrl-drag: the key light; Shift-drag: the environment's
+    #: rotation): carries the new Stage, already applied; the toolbar shows and keeps it.
+    stageEdited = Signal(object)
 
     def __init__(self, reason: str = "", parent: QWidget | None = None, profile: Profile = DEFAULT_PROFILE) -> None:
         super().__init__(parent)

@@ -29,6 +29,7 @@ in how time runs or environments are prepared. Those parts live here once:
 
 from __future__ import annotations
 
+import copy
 import traceback
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -306,6 +307,7 @@ class PreviewHostBase:
     playingChanged: SignalInstance[tuple[bool]]
     environmentReady: SignalInstance[tuple[str]]
     environmentFailed: SignalInstance[tuple[str]]
+    stageEdited: SignalInstance[tuple[object]]
     _state: PreviewState
     _profile: Profile
     _error: str
@@ -495,6 +497,18 @@ class PreviewHostBase:
             position = event.position().toPoint()
             delta = position - self._drag_origin
             self._drag_origin = position
+            modifiers = event.modifiers()
+            if modifiers & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+                # Ctrl-drag moves the key light, Shift-drag turns the environment (as in Substance Painter).
+                stage = copy.deepcopy(self.stage)
+                if modifiers & Qt.KeyboardModifier.ControlModifier:
+                    stage.drag_light(delta.x(), delta.y())
+                else:
+                    stage.drag_environment(delta.x())
+                self.set_stage(stage)
+                self.stageEdited.emit(stage)
+                QWidget.mouseMoveEvent(self._widget(), event)
+                return
             self._dragging = True
             # Dragging right turns the object right, i.e. the camera left around it.
             self._state.camera.orbit(-delta.x() * ORBIT_DEGREES_PER_PIXEL, delta.y() * ORBIT_DEGREES_PER_PIXEL)

@@ -203,6 +203,30 @@ def scene_record_value(record: RecordType, values: Mapping[str, Any]) -> dict[st
     return result
 
 
+#: The largest angular diameter of the key light (degrees) the shadows take.
+MAX_LIGHT_SIZE = 30.0
+
+
+@dataclass(frozen=True)
+class ExtraLight:
+    """A directional light besides the key light: unit direction towards the light (world space), linear
+    colour, intensity (lux-like, as the key light's). Validated when made."""
+
+    direction: tuple[float, float, float]
+    color: tuple[float, float, float]
+    intensity: float
+
+    def __post_init__(self) -> None:
+        vector = np.asarray(self.direction, dtype=np.float64).reshape(3)
+        length = float(np.linalg.norm(vector))
+        if not np.isfinite(length) or length < 1e-9:
+            raise ValueError("a light's direction must be a finite, nonzero vector")
+        object.__setattr__(self, "direction", tuple(float(c) for c in vector / length))
+        object.__setattr__(self, "color", finite_color(self.color, "light colour"))
+        if not np.isfinite(self.intensity) or self.intensity < 0.0:
+            raise ValueError(f"a light's intensity must be a finite number >= 0, not {self.intensity!r}")
+
+
 class PreviewState:
     """Everything a preview renderer draws with, as host data (see the module docstring)."""
 
@@ -227,6 +251,12 @@ class PreviewState:
         self.ground = False
         #: Ambient occlusion from the mesh's geometry (app/preview/mesh_occlusion.py) on the environment's light.
         self.occlusion = False
+        #: Directional lights besides the key light (the stage's fill and rim; app/preview/stage_lights.py): no
+        #: shadows, drawn as extra passes of the material.
+        self.extra_lights: tuple[ExtraLight, ...] = ()
+        #: The key light's angular diameter (degrees): 0 keeps the fixed shadow filter, more widens the penumbra
+        #: with the distance from the occluder (percentage-closer soft shadows).
+        self.light_size = 0.0
         #: The environment's textures as data: specular levels, irradiance, BRDF table (docs/lighting.md).
         self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
         self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() when first needed
@@ -280,6 +310,17 @@ class PreviewState:
         """The key light's shadows on or off, the ground that catches them (and the contact occlusion), and the
         ambient occlusion from the mesh's own geometry."""
         self.shadows, self.ground, self.occlusion = bool(shadows), bool(ground), bool(occlusion)
+
+    def set_stage_lights(self, extra: Sequence[ExtraLight], light_size: float = 0.0) -> None:
+        """The fill and rim lights (or any other directional lights besides the key) and the key light's size."""
+        lights = tuple(extra)
+        for light in lights:
+            if not isinstance(light, ExtraLight):
+                raise ValueError(f"an extra light must be an ExtraLight, not {type(light).__name__}")
+        size = float(light_size)
+        if not np.isfinite(size) or not 0.0 <= size <= MAX_LIGHT_SIZE:
+            raise ValueError(f"the light size must be from 0 to {MAX_LIGHT_SIZE:g} degrees, not {light_size!r}")
+        self.extra_lights, self.light_size = lights, size
 
     def set_camera_home(self, view: Sequence[float]) -> None:
         """Make (yaw, pitch, distance) the camera's home and go there, unless it is the home already

@@ -197,6 +197,7 @@ class PostedState(PreviewState):
     set_exposure = _posting(PreviewState.set_exposure)
     set_tone_mapper = _posting(PreviewState.set_tone_mapper)
     set_shadows = _posting(PreviewState.set_shadows)
+    set_stage_lights = _posting(PreviewState.set_stage_lights)
     set_camera_home = _posting(PreviewState.set_camera_home)
 
 

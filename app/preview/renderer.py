@@ -95,6 +95,7 @@ from app.preview.preview_state import artifact_reads_scene_field as artifact_rea
 from app.preview.preview_state import default_brdf_table as default_brdf_table
 from app.preview.shadows import StagePasses
 from app.preview.stage import DEFAULT_LIGHT_DIRECTION as DEFAULT_LIGHT_DIRECTION
+from app.preview.stage_lights import add_extra_lights
 from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
 from vpl_core.ir.module import Direction, UniformKind
 from vpl_core.ir.types import (
@@ -769,12 +770,14 @@ class Renderer(PreviewState):
             target = self._hdr_target = Framebuffer(width, height, location, GL.GL_RGBA32F, sampled=True)
         post = self._post_program(self.tone_mapper)
         try:
-            if (self.shadows and self.light_intensity > 0.0) or self.ground or self.occlusion:
-                # The key light's shadows and the ground's catcher: host passes around the material (shadows.py).
+            if (self.shadows and self.light_intensity > 0.0) or self.ground or self.occlusion or self.extra_lights:
+                # The key light's shadows and the ground's catcher: host passes around the material (shadows.py);
+                # the fill and rim lights (stage_lights.py).
                 if self._stage_passes is None:
                     self._stage_passes = StagePasses()
-                radiance = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color",
-                                                       (UNCOVERED, UNCOVERED, UNCOVERED, 0.0))
+                cleared = (UNCOVERED, UNCOVERED, UNCOVERED, 0.0)
+                radiance = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color", cleared)
+                radiance = add_extra_lights(self._stage_passes, self, width, height, location, cleared, radiance)
                 GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
                 self._draw_post(width, height, post, radiance.texture)
                 if self.ground:
@@ -998,14 +1001,16 @@ class Renderer(PreviewState):
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
         location = max(self.program.artifact.fragment_color_location, 0) if self.program is not None else 0
         radiance = self.program is not None and self.program.radiance
-        if radiance and ((self.shadows and self.light_intensity > 0.0) or self.occlusion):
-            # The key light's shadows and the geometry's occlusion on the mesh (shadows.py); the ground's
-            # catcher is display-only.
+        if radiance and ((self.shadows and self.light_intensity > 0.0) or self.occlusion or self.extra_lights):
+            # The key light's shadows and the geometry's occlusion on the mesh (shadows.py), the fill and rim
+            # lights (stage_lights.py); the ground's catcher is display-only.
             if self._stage_passes is None:
                 self._stage_passes = StagePasses()
             try:
+                cleared = (*self.background, 1.0)
                 shadowed = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color",
-                                                       (*self.background, 1.0))
+                                                       cleared)
+                shadowed = add_extra_lights(self._stage_passes, self, width, height, location, cleared, shadowed)
                 GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, shadowed.framebuffer)
                 GL.glFinish()
                 return read_float_pixels(0, 0, width, height)

@@ -89,6 +89,10 @@ uniform vec3 u_light_direction;     // towards the light
 uniform float u_offset;             // normal offset against acne (scene units)
 uniform float u_depth_bias;         // one shadow-map texel in depth units
 uniform float u_filter;             // PCF tap spacing in shadow-map uv
+uniform sampler2D u_shadow_depth;   // the same shadow map read as depths (a sampler object without compare)
+uniform float u_light_size;         // tan(half the key light's angular diameter); 0: the fixed filter alone
+uniform float u_depth_span;         // scene units per unit of shadow-map depth
+uniform float u_map_extent;         // scene units across the shadow map
 uniform sampler2D u_below;          // depth of the mesh's underside seen from below (1: no mesh)
 uniform sampler2D u_above;          // depth of the mesh's top seen from above (1: no mesh)
 uniform vec2 u_height_range;        // (y at depth 0 of u_below, y at depth 0 of u_above)
@@ -110,10 +114,29 @@ float visibility(vec3 p, vec3 n) {
     // Interleaved gradient noise turns the tap grid per pixel: a smooth penumbra instead of 25 steps.
     float angle = 6.2831853 * fract(52.9829189 * fract(dot(gl_FragCoord.xy, vec2(0.06711056, 0.00583715))));
     mat2 turn = mat2(cos(angle), sin(angle), -sin(angle), cos(angle));
+    float spacing = u_filter;
+    if (u_light_size > 0.0) {
+        // Percentage-closer soft shadows (Fernando 2005): the mean depth of the occluders found in a search
+        // region as wide as the light seen from the receiver gives the penumbra's width, which sets the
+        // spacing of the filter taps (5 x 5 taps span four spacings).
+        float search = u_light_size * 0.5;  // uv: the light's footprint for occluders up to half the map away
+        float blockers = 0.0;
+        float found = 0.0;
+        for (int i = -3; i <= 3; ++i) {
+            for (int j = -3; j <= 3; ++j) {
+                float depth = texture(u_shadow_depth, s.xy + turn * (vec2(float(i), float(j)) * (search / 3.0))).r;
+                if (depth < s.z - bias) { blockers += depth; found += 1.0; }
+            }
+        }
+        if (found == 0.0) return 1.0;
+        float distance = (s.z - blockers / found) * u_depth_span;  // receiver to occluder, scene units
+        float penumbra = 2.0 * u_light_size * distance / u_map_extent;  // uv
+        spacing = max(u_filter, penumbra / 4.0);
+    }
     float lit = 0.0;
     for (int i = -2; i <= 2; ++i) {
         for (int j = -2; j <= 2; ++j) {
-            vec2 tap = s.xy + turn * (vec2(float(i), float(j)) * u_filter);
+            vec2 tap = s.xy + turn * (vec2(float(i), float(j)) * spacing);
             lit += texture(u_shadow_map, vec3(tap, s.z - bias));
         }
     }
@@ -268,6 +291,7 @@ class StagePasses:
         self._extent: tuple[Mesh, MeshExtent] | None = None
         self._occlusion: tuple[Mesh, int] | None = None  # (the mesh, the buffer of its per-vertex occlusion)
         self._occlusion_vbo = 0
+        self._sampler = 0
 
     # ---- resources ----------------------------------------------------------------------
 
@@ -283,6 +307,9 @@ class StagePasses:
         for target in self._targets.values():
             target.delete()
         self._targets.clear()
+        if self._sampler:
+            GL.glDeleteSamplers(1, [self._sampler])
+            self._sampler = 0
         if self._occlusion_vbo:
             GL.glDeleteBuffers(1, [self._occlusion_vbo])
             self._occlusion_vbo = 0
@@ -291,6 +318,17 @@ class StagePasses:
             GL.glDeleteVertexArrays(1, [self._ground_array])
             GL.glDeleteBuffers(1, [self._ground_buffer])
             self._ground_array = self._ground_buffer = 0
+
+    def _depth_sampler(self) -> int:
+        """A sampler object reading a depth texture's values (no comparison, nearest): the PCSS blocker search."""
+        if not self._sampler:
+            self._sampler = int(GL.glGenSamplers(1))
+            GL.glSamplerParameteri(self._sampler, GL.GL_TEXTURE_COMPARE_MODE, GL.GL_NONE)
+            GL.glSamplerParameteri(self._sampler, GL.GL_TEXTURE_MIN_FILTER, GL.GL_NEAREST)
+            GL.glSamplerParameteri(self._sampler, GL.GL_TEXTURE_MAG_FILTER, GL.GL_NEAREST)
+            GL.glSamplerParameteri(self._sampler, GL.GL_TEXTURE_WRAP_S, GL.GL_CLAMP_TO_EDGE)
+            GL.glSamplerParameteri(self._sampler, GL.GL_TEXTURE_WRAP_T, GL.GL_CLAMP_TO_EDGE)
+        return self._sampler
 
     def _program(self, name: str, vertex: str, fragment: str, is_es: bool) -> int:
         program = self._programs.get(name)
@@ -458,16 +496,21 @@ class StagePasses:
         GL.glUniform1f(uniform("u_offset"), 1.5 * texel)
         GL.glUniform1f(uniform("u_depth_bias"), 1.0 * texel / depth_span)
         GL.glUniform1f(uniform("u_filter"), FILTER_SPACING_TEXELS / SHADOW_MAP_SIZE)
+        GL.glUniform1f(uniform("u_light_size"), math.tan(math.radians(renderer.light_size) / 2.0) if casting else 0.0)
+        GL.glUniform1f(uniform("u_depth_span"), depth_span)
+        GL.glUniform1f(uniform("u_map_extent"), 2.0 * radius)
         GL.glUniform2f(uniform("u_height_range"), *height_range)
         GL.glUniform1f(uniform("u_height_extent"), height_extent)
         GL.glUniform1f(uniform("u_ground_y"), ground_y)
         environment_e, light_e = ground_irradiance(renderer)
         GL.glUniform1f(uniform("u_environment_e"), environment_e)
         GL.glUniform1f(uniform("u_light_e"), light_e)
-        for unit, (name, texture) in enumerate((("u_shadow_map", shadow_texture), ("u_below", below), ("u_above", above))):
+        textures = (("u_shadow_map", shadow_texture), ("u_below", below), ("u_above", above), ("u_shadow_depth", shadow_texture))
+        for unit, (name, texture) in enumerate(textures):
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
             GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
             GL.glUniform1i(uniform(name), unit)
+        GL.glBindSampler(3, self._depth_sampler())  # the shadow map's depths, not compared
         GL.glUniform1i(uniform("u_ground"), 0)
         GL.glVertexAttrib1f(_OCCLUSION_LOCATION, 1.0)
         self._draw_mesh(renderer, self._occlusion_buffer(renderer) if occluding else 0)
@@ -477,7 +520,8 @@ class StagePasses:
             GL.glBindVertexArray(self._ground(ground_y))
             GL.glDrawArrays(GL.GL_TRIANGLES, 0, 6)
             GL.glBindVertexArray(0)
-        self._unbind_textures(3)
+        GL.glBindSampler(3, 0)
+        self._unbind_textures(4)
         GL.glUseProgram(0)
         if not casting and not occluding:
             return lit
@@ -539,12 +583,14 @@ class StagePasses:
             GL.glDisable(GL.GL_BLEND)
 
     def _screen_pass(self, renderer: Renderer, name: str, fragment: str, width: int, height: int,
-                     textures: Sequence[tuple[str, int]]) -> None:
+                     textures: Sequence[tuple[str, int]], integers: Sequence[tuple[str, int]] = ()) -> None:
         program = self._program(name, _SCREEN_VERTEX, fragment, renderer.is_es)
         renderer._ensure_full_screen_triangle()
         GL.glViewport(0, 0, width, height)
         GL.glDisable(GL.GL_DEPTH_TEST)
         GL.glUseProgram(program)
+        for uniform, value in integers:
+            GL.glUniform1i(self._location(name, uniform), value)
         for unit, (uniform, texture) in enumerate(textures):
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
             GL.glBindTexture(GL.GL_TEXTURE_2D, texture)

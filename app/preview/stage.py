@@ -16,8 +16,10 @@ right (+x); elevation 90 is straight above. The default, azimuth -34,
 elevation 37 (DEFAULT_LIGHT_DIRECTION), is the preview's classic
 upper-left-front light. The key light can be switched off (`light_enabled`),
 cast shadows (`shadows`) and the mesh can stand on a ground that catches
-them (`ground`); `camera` is a saved (yaw, pitch, distance), None for the
-mesh's own three-quarter view (`app.preview.camera.mesh_view`).
+them (`ground`); the key light has a size (soft shadows); a fill and a rim
+light (no shadows) can be switched on and edited like the key light;
+`camera` is a saved (yaw, pitch, distance), None for the mesh's own
+three-quarter view (`app.preview.camera.mesh_view`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,16 @@ NO_ENVIRONMENT = "none"
 RECOMMENDED_EXPOSURE: dict[str, float] = {"studio": 0.0, "neutral": 0.0, "outdoor": -3.0}
 MAX_EXPOSURE = 32.0
 MAX_INTENSITY = 1.0e6
+#: The largest key light size (angular diameter, degrees) the shadows take (preview_state.MAX_LIGHT_SIZE).
+MAX_LIGHT_SIZE = 30.0
+#: Degrees a drag on the preview turns the key light or the environment per pixel (as the orbit).
+DRAG_DEGREES_PER_PIXEL = 0.5
+#: The extra lights' names and defaults: (azimuth, elevation, colour, intensity). The fill lights the key
+#: light's shadow side from low on the right; the rim is behind the object, above it, and outlines it.
+EXTRA_LIGHTS: dict[str, tuple[float, float, tuple[float, float, float], float]] = {
+    "fill": (60.0, 10.0, (0.85, 0.9, 1.0), 1.0),
+    "rim": (160.0, 35.0, (1.0, 1.0, 1.0), 4.0),
+}
 
 if TYPE_CHECKING:
     from app.preview.preview_state import PreviewState
@@ -141,6 +153,21 @@ class Stage:
     ground: bool = False
     #: Ambient occlusion from the mesh's own geometry (per vertex), multiplied with the material's.
     occlusion: bool = False
+    #: The key light's angular diameter (degrees): 0 keeps the fixed shadow filter; more: percentage-closer
+    #: soft shadows whose penumbra grows with the distance from the occluder.
+    light_size: float = 0.0
+    #: The fill light (no shadows), off by default.
+    fill_enabled: bool = False
+    fill_azimuth: float = EXTRA_LIGHTS["fill"][0]
+    fill_elevation: float = EXTRA_LIGHTS["fill"][1]
+    fill_color: tuple[float, float, float] = EXTRA_LIGHTS["fill"][2]
+    fill_intensity: float = EXTRA_LIGHTS["fill"][3]
+    #: The rim light (no shadows), off by default.
+    rim_enabled: bool = False
+    rim_azimuth: float = EXTRA_LIGHTS["rim"][0]
+    rim_elevation: float = EXTRA_LIGHTS["rim"][1]
+    rim_color: tuple[float, float, float] = EXTRA_LIGHTS["rim"][2]
+    rim_intensity: float = EXTRA_LIGHTS["rim"][3]
     #: (yaw, pitch, distance) of the camera; None: the mesh's three-quarter view.
     camera: tuple[float, float, float] | None = None
     #: Free-form extras other areas add (kept through to_dict/from_dict).
@@ -180,6 +207,40 @@ class Stage:
             self.light_color = _color(color, "the light colour")
         if intensity is not None:
             self.light_intensity = _number(intensity, "the light intensity", 0.0, MAX_INTENSITY)
+
+    def set_light_size(self, size: Any) -> None:
+        """The key light's angular diameter in degrees, 0 to MAX_LIGHT_SIZE."""
+        self.light_size = _number(size, "the light size (degrees)", 0.0, MAX_LIGHT_SIZE)
+
+    def set_extra_light(self, which: str, enabled: Any = None, azimuth: Any = None, elevation: Any = None,
+                        color: Any = None, intensity: Any = None) -> None:
+        """The fill or rim light (`which`): on/off, direction (degrees), linear colour, intensity."""
+        if which not in EXTRA_LIGHTS:
+            raise ValueError(f"unknown light {which!r}: expected {', '.join(EXTRA_LIGHTS)}")
+        if enabled is not None:
+            setattr(self, f"{which}_enabled", parse_switch(enabled, f"the {which} light"))
+        if azimuth is not None:
+            setattr(self, f"{which}_azimuth", _number(azimuth, f"the {which} light's azimuth (degrees)", -360.0, 360.0))
+        if elevation is not None:
+            setattr(self, f"{which}_elevation", _number(elevation, f"the {which} light's elevation (degrees)", -90.0, 90.0))
+        if color is not None:
+            setattr(self, f"{which}_color", _color(color, f"the {which} light's colour"))
+        if intensity is not None:
+            setattr(self, f"{which}_intensity", _number(intensity, f"the {which} light's intensity", 0.0, MAX_INTENSITY))
+
+    def extra_light_direction(self, which: str) -> tuple[float, float, float]:
+        return light_vector(getattr(self, f"{which}_azimuth"), getattr(self, f"{which}_elevation"))
+
+    def drag_light(self, dx_pixels: float, dy_pixels: float) -> None:
+        """Move the key light by a drag on the preview: right turns it right (azimuth), up raises it."""
+        azimuth = math.remainder(self.light_azimuth + dx_pixels * DRAG_DEGREES_PER_PIXEL, 360.0)
+        elevation = min(max(self.light_elevation - dy_pixels * DRAG_DEGREES_PER_PIXEL, -89.0), 89.0)
+        self.set_light(azimuth=azimuth, elevation=elevation)
+
+    def drag_environment(self, dx_pixels: float) -> None:
+        """Turn the environment by a drag on the preview: right turns it right, as the orbit turns the object."""
+        rotation = math.remainder(self.environment_rotation + dx_pixels * DRAG_DEGREES_PER_PIXEL, 360.0)
+        self.set_environment(self.environment, rotation=rotation)
 
     def set_environment(self, environment: str, rotation: Any = None, intensity: Any = None) -> None:
         """A bundled environment name, "none" (a uniform grey ambient), or the path of an HDR file.
@@ -264,6 +325,9 @@ class Stage:
             ("ground", lambda: stage.set_switches(ground=data["ground"])),
             ("occlusion", lambda: stage.set_switches(occlusion=data["occlusion"])),
             ("camera", lambda: stage.set_camera(data["camera"])),
+            ("light_size", lambda: stage.set_light_size(data["light_size"])),
+            *((f"{which}_{part}", _extra_attempt(stage, data, which, part))
+              for which in EXTRA_LIGHTS for part in ("enabled", "azimuth", "elevation", "color", "intensity")),
         )
         for key, attempt in attempts:
             if key in data:
@@ -298,7 +362,18 @@ class Stage:
         renderer.set_light_direction(self.light_direction)
         renderer.set_light(color=self.light_color, intensity=self.light_intensity if self.light_enabled else 0.0)
         renderer.set_shadows(self.shadows, self.ground, self.occlusion)
+        from app.preview.preview_state import ExtraLight
+
+        extra = [ExtraLight(self.extra_light_direction(which), getattr(self, f"{which}_color"), getattr(self, f"{which}_intensity"))
+                 for which in EXTRA_LIGHTS if getattr(self, f"{which}_enabled")]
+        renderer.set_stage_lights(extra, self.light_size)
         renderer.set_camera_home(self.camera_view)
+
+
+def _extra_attempt(stage: Stage, data: Mapping[str, Any], which: str, part: str) -> Callable[[], None]:
+    def attempt() -> None:
+        stage.set_extra_light(which, **{part: data[f"{which}_{part}"]})
+    return attempt
 
 
 def load_stage_mesh(mesh: str) -> Mesh | None:

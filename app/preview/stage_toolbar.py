@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from app.preview.mesh import MESH_NAMES
 from app.preview.post import TONE_MAPPERS
-from app.preview.stage import BACKGROUNDS, Stage, environment_names
+from app.preview.stage import BACKGROUNDS, EXTRA_LIGHTS, MAX_LIGHT_SIZE, Stage, environment_names
 
 if TYPE_CHECKING:
     from app.preview.host import PreviewHostWidget
@@ -205,6 +205,40 @@ class StageToolbar(QWidget):
         form.addRow("Key light elevation", self.elevation_slider)
         form.addRow("Key light intensity", self.intensity_box)
         form.addRow("Key light colour", self.light_color_button)
+        self.light_size_box = QDoubleSpinBox(panel)
+        self.light_size_box.setRange(0.0, MAX_LIGHT_SIZE)
+        self.light_size_box.setDecimals(1)
+        self.light_size_box.setSuffix("°")
+        self.light_size_box.setObjectName("stageLightSize")
+        self.light_size_box.setToolTip("The key light's size: 0 keeps a fixed soft edge; larger lights give wider "
+                                       "penumbrae farther from the occluder")
+        form.addRow("Key light size", self.light_size_box)
+        # The fill and rim lights (Stage.set_extra_light): on, direction, intensity, colour.
+        self.extra_controls: dict[str, tuple[QCheckBox, QSlider, QSlider, QDoubleSpinBox, QToolButton]] = {}
+        for which in EXTRA_LIGHTS:
+            title = which.capitalize()
+            on = QCheckBox(f"{title} light", panel)
+            on.setObjectName(f"stage{title}Light")
+            on.setToolTip(f"The {which} light (no shadows)")
+            azimuth = QSlider(Qt.Orientation.Horizontal, panel)
+            azimuth.setRange(-180, 180)
+            azimuth.setObjectName(f"stage{title}Azimuth")
+            elevation = QSlider(Qt.Orientation.Horizontal, panel)
+            elevation.setRange(-90, 90)
+            elevation.setObjectName(f"stage{title}Elevation")
+            intensity = QDoubleSpinBox(panel)
+            intensity.setRange(0.0, 1000.0)
+            intensity.setDecimals(2)
+            intensity.setSingleStep(0.25)
+            intensity.setObjectName(f"stage{title}Intensity")
+            color = QToolButton(panel)
+            color.setObjectName(f"stage{title}Color")
+            form.addRow("", on)
+            form.addRow(f"{title} azimuth", azimuth)
+            form.addRow(f"{title} elevation", elevation)
+            form.addRow(f"{title} intensity", intensity)
+            form.addRow(f"{title} colour", color)
+            self.extra_controls[which] = (on, azimuth, elevation, intensity, color)
         form.addRow("Environment rotation", self.rotation_slider)
         form.addRow("Environment intensity", self.environment_intensity_box)
         # Switches of the stage (Stage.set_switches): object name -> (label, tooltip).
@@ -266,6 +300,12 @@ class StageToolbar(QWidget):
         self.intensity_box.valueChanged.connect(self._light_moved)
         self.light_color_button.clicked.connect(self._pick_light_color)
         self.rotation_slider.valueChanged.connect(self._environment_adjusted)
+        self.light_size_box.valueChanged.connect(lambda value: self._apply(lambda: self._stage.set_light_size(value)))
+        for which, (on, azimuth, elevation, intensity, color) in self.extra_controls.items():
+            on.toggled.connect(lambda checked, which=which: self._apply(lambda: self._stage.set_extra_light(which, enabled=checked)))
+            for control in (azimuth, elevation, intensity):
+                control.valueChanged.connect(lambda *_, which=which: self._extra_light_moved(which))
+            color.clicked.connect(lambda *_, which=which: self._pick_extra_color(which))
         self.environment_intensity_box.valueChanged.connect(self._environment_adjusted)
         self.play_button.toggled.connect(self._play_toggled)
         self.restart_button.clicked.connect(self.timeResetRequested)
@@ -302,6 +342,13 @@ class StageToolbar(QWidget):
             for name, on in (("light", stage.light_enabled), ("shadows", stage.shadows), ("ground", stage.ground),
                              ("occlusion", stage.occlusion)):
                 self.switch_boxes[name].setChecked(on)
+            self.light_size_box.setValue(stage.light_size)
+            for which, (on_box, azimuth, elevation, intensity, color) in self.extra_controls.items():
+                on_box.setChecked(getattr(stage, f"{which}_enabled"))
+                azimuth.setValue(round(getattr(stage, f"{which}_azimuth")))
+                elevation.setValue(round(getattr(stage, f"{which}_elevation")))
+                intensity.setValue(getattr(stage, f"{which}_intensity"))
+                _swatch(color, getattr(stage, f"{which}_color"))
         finally:
             self._updating = False
 
@@ -371,6 +418,17 @@ class StageToolbar(QWidget):
             self._apply(lambda: self._stage.set_light(color=chosen))
             _swatch(self.light_color_button, self._stage.light_color)
 
+    def _extra_light_moved(self, which: str) -> None:
+        _on, azimuth, elevation, intensity, _color = self.extra_controls[which]
+        self._apply(lambda: self._stage.set_extra_light(which, azimuth=azimuth.value(), elevation=elevation.value(),
+                                                        intensity=intensity.value()))
+
+    def _pick_extra_color(self, which: str) -> None:
+        chosen = self._choose_color(self, getattr(self._stage, f"{which}_color"))
+        if chosen is not None:
+            self._apply(lambda: self._stage.set_extra_light(which, color=chosen))
+            _swatch(self.extra_controls[which][4], getattr(self._stage, f"{which}_color"))
+
     def _play_toggled(self, playing: bool) -> None:
         self._show_play_icon(playing)
         self.playToggled.emit(playing)
@@ -392,6 +450,9 @@ class PreviewPanel(QWidget):
         layout.addWidget(preview, 1)
         preview.set_stage(self.toolbar.stage)
         self.toolbar.stageChanged.connect(preview.set_stage)
+        edited = getattr(preview, "stageEdited", None)  # the GL preview: the light or environment dragged
+        if edited is not None:
+            edited.connect(self.toolbar.set_stage)
         self.toolbar.playToggled.connect(preview.set_playing)
         self.toolbar.timeResetRequested.connect(preview.reset_time)
         self.toolbar.cameraResetRequested.connect(preview.reset_camera)

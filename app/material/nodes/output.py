@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.material.node_types import NodeType, PortSpec, PropertySpec, register
-from app.material.nodes import pbr_functions
+from app.material.nodes import height, pbr_functions
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
 from vpl_core.ir.instructions import BinaryOperator, Builtin
@@ -110,20 +110,23 @@ def _unit_input(ctx: NodeContext, name: str) -> Operand:
 
 
 def _lower_surface_output(ctx: NodeContext) -> None:
-    fn = ctx.fn
     lowering = ctx.lowering
+    relief = height.lower_height(ctx) if height.height_active(ctx) else None
+    fn = ctx.fn
     base_color = pbr_functions.saturate(fn, fn.swizzle(ctx.input("base_color"), "xyz"))
     metallic = pbr_functions.saturate(fn, ctx.input("metallic"))
     roughness = pbr_functions.saturate(fn, ctx.input("roughness"))
     specular = pbr_functions.saturate(fn, ctx.input("specular"))
     occlusion = pbr_functions.saturate(fn, ctx.input("ambient_occlusion"))
-    normal = _unit_input(ctx, "normal")
+    normal = _unit_input(ctx, "normal") if relief is None else relief.normal
     view = ctx.source("view_direction")
     light = ctx.source("light_direction")
 
     brdf = fn.call(pbr_functions.gltf_brdf(lowering), normal, view, light, base_color, metallic, roughness, specular)
     assert brdf is not None
     facing = fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, light), fn.f(0.0))
+    if relief is not None and relief.light_visibility is not None:
+        facing = fn.multiply(facing, relief.light_visibility)
     irradiance = fn.multiply(ctx.scene("light_color"), fn.multiply(ctx.scene("light_intensity"), facing))
     direct = fn.multiply(brdf, irradiance)
 
@@ -155,6 +158,9 @@ register(
             PortSpec("opacity", PortType.FLOAT, 1.0),
             PortSpec("alpha_clip", PortType.FLOAT, 0.0),
             PortSpec("specular", PortType.FLOAT, 1.0),
+            PortSpec("height", PortType.FLOAT, 0.5),
+            PortSpec("height_scale", PortType.FLOAT, 0.05),
+            PortSpec("height_mid_level", PortType.FLOAT, 0.5),
         ],
         outputs=[],
         properties=[
@@ -167,6 +173,9 @@ register(
             PropertySpec("opacity", "float", 1.0, 0.0, 1.0),
             PropertySpec("alpha_clip", "float", 0.0, 0.0, 1.0),
             PropertySpec("specular", "float", 1.0, 0.0, 1.0),
+            PropertySpec("height", "float", 0.5, 0.0, 1.0),
+            PropertySpec("height_scale", "float", 0.05, 0.0, 1.0),
+            PropertySpec("height_mid_level", "float", 0.5, 0.0, 1.0),
         ],
         lower=_lower_surface_output,
         notes=(
@@ -177,7 +186,12 @@ register(
             "compensation, sampled with `texture_lod` from the host's environment textures) times occlusion "
             "and emissive colour × strength, and stores vec4(radiance, opacity) to the FragmentColor output "
             "`radiance` (linear HDR: the host applies exposure, tone mapping and the sRGB encoding); alpha "
-            "clip as in the Unlit Output."
+            "clip as in the Unlit Output. A connected height (0..1; displacement (height − mid level) × scale world "
+            "units along the normal) is drawn with parallax occlusion mapping: the view ray is marched through the "
+            "height field (layers 1/8 to 1/32 apart by the view angle, unrolled; 5 halvings; a linear interpolation), the other inputs are "
+            "computed again where it hits (texture coordinates and world position moved there), a march towards "
+            "the light darkens the direct light (self-shadowing) and the normal is bumped by the height's slope "
+            "fitted to 8 taps 2 pixels wide."
         ),
     )
 )

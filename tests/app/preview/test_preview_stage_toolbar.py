@@ -173,3 +173,40 @@ def test_the_light_menus_switches_reach_the_renderer_and_a_new_mesh_is_framed(qt
     assert camera.yaw == MESH_VIEWS["cube"][0] + 30.0
     toolbar.camera_button.click()
     assert (camera.yaw, camera.pitch) == MESH_VIEWS["cube"]
+
+
+def test_the_fill_rim_and_light_size_controls_reach_the_renderer_and_a_drag_reaches_the_toolbar(
+        qtbot, settings: QSettings) -> None:
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    panel = _panel(qtbot, settings, choose_color=lambda parent, current: (0.25, 0.5, 1.0))
+    toolbar, preview = panel.toolbar, panel.preview
+    on, azimuth, elevation, intensity, color = toolbar.extra_controls["fill"]
+    on.setChecked(True)
+    azimuth.setValue(90)
+    elevation.setValue(0)
+    intensity.setValue(2.0)
+    color.click()
+    toolbar.extra_controls["rim"][0].setChecked(True)
+    toolbar.light_size_box.setValue(6.0)
+    renderer = preview.renderer
+    assert len(renderer.extra_lights) == 2 and renderer.light_size == 6.0
+    fill = renderer.extra_lights[0]
+    assert np.allclose(fill.direction, light_vector(90, 0)) and fill.intensity == 2.0 and fill.color == (0.25, 0.5, 1.0)
+    stored = json.loads(settings.value(SETTINGS_KEY))
+    assert stored["fill_enabled"] and stored["rim_enabled"] and stored["fill_azimuth"] == 90 and stored["light_size"] == 6.0
+    on.setChecked(False)
+    assert len(preview.renderer.extra_lights) == 1
+    # Ctrl-drag on the preview moves the key light; the toolbar shows it and remembers it.
+    before = toolbar.stage.light_azimuth
+    for kind, x, buttons in ((QEvent.Type.MouseButtonPress, 100.0, Qt.MouseButton.LeftButton),
+                             (QEvent.Type.MouseMove, 140.0, Qt.MouseButton.LeftButton),
+                             (QEvent.Type.MouseButtonRelease, 140.0, Qt.MouseButton.NoButton)):
+        point = QPointF(x, 100.0)
+        QApplication.sendEvent(preview, QMouseEvent(kind, point, preview.mapToGlobal(point), Qt.MouseButton.LeftButton,
+                                                    buttons, Qt.KeyboardModifier.ControlModifier))
+    assert toolbar.stage.light_azimuth == pytest.approx(before + 20.0)
+    assert toolbar.azimuth_slider.value() == round(before + 20.0)
+    assert json.loads(settings.value(SETTINGS_KEY))["light_azimuth"] == pytest.approx(before + 20.0)
