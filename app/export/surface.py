@@ -32,6 +32,7 @@ from app.material.traversal import node_id_key
 
 SURFACE = "surface_output"
 UNLIT = "material_output"
+OPENPBR = "openpbr_surface"
 
 #: Passes of the baker: each renders four values per texel.
 #: base: base colour rgb, opacity; orm: occlusion, roughness, metallic, specular (glTF's ORM order,
@@ -131,6 +132,9 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
     """The output node of `graph` as channels, alpha mode and constants; ExportError without one."""
     node_id = output_node_id(graph)
     node = graph.nodes[node_id]
+    if node.type_name == OPENPBR:
+        raise ExportError("the OpenPBR Surface has no baked-channel form (glTF, engine maps): export it to MaterialX, "
+                          "whose open_pbr_surface it is")
     node_type = NODE_TYPES[node.type_name]
     connected = frozenset(c.target_port for c in graph.connections if c.target_node == node_id)
 
