@@ -412,8 +412,10 @@ def shade(ctx: NodeContext) -> Operand:
         # Anisotropic environment: the reflection about a normal bent towards the plane of the stretch direction
         # (McAuley's / Filament's bent normal), bend = anisotropy · saturate(5 r).
         t_axis = e.normalize(e.add(e.sub(tangent, e.mul(normal, e.dot(normal, tangent))), pbr_functions.constant3(fn, (1e-7, 0.0, 0.0))))
-        across = e.cross(t_axis, view)
-        bent = e.cross(across, t_axis)
+        # The larger roughness is along the tangent (α_t >= α_b), so the bend is about the bitangent (as Filament).
+        b_axis = e.cross(normal, t_axis)
+        across = e.cross(b_axis, view)
+        bent = e.cross(across, b_axis)
         bend = e.mul(e.sat(ctx.input("specular_roughness_anisotropy")), e.sat(e.mul(5.0, roughness)))
         reflect_about = e.normalize(e.mix(normal, bent, bend))
     reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), reflect_about)

@@ -81,3 +81,23 @@ def test_every_lobe_on_compiles_for_glslang(glslang_validator: str, tmp_path: Pa
     result = lower(graph)
     assert result.ok and result.artifact is not None
     glslang_check(glslang_validator, tmp_path, "openpbr", result.artifact.vertex_code, result.artifact.fragment_code)
+
+
+#: Each OpenPBR example and the input that makes it what it is named (a lobe's weight, or anisotropy).
+OPENPBR_EXAMPLES = {"car_paint": "coat_weight", "glass": "transmission_weight", "velvet": "fuzz_weight",
+                    "jade": "subsurface_weight", "soap_bubble": "thin_film_weight",
+                    "brushed_aluminium": "specular_roughness_anisotropy"}
+
+
+@pytest.mark.parametrize("name", sorted(OPENPBR_EXAMPLES))
+def test_openpbr_examples_switch_on_the_lobe_they_are_named_for(name: str) -> None:
+    from app.material.examples import EXAMPLE_GRAPHS
+
+    graph = EXAMPLE_GRAPHS[name]()
+    (output,) = [node for node in graph.nodes.values() if node.type_name == TYPE_NAME]
+    assert float(output.properties[OPENPBR_EXAMPLES[name]]) > 0.0
+    with_lobe = lower(graph)
+    output.properties[OPENPBR_EXAMPLES[name]] = 0.0
+    without = lower(graph)
+    assert with_lobe.ok and without.ok and with_lobe.artifact is not None and without.artifact is not None
+    assert len(with_lobe.artifact.fragment_code) > len(without.artifact.fragment_code)
