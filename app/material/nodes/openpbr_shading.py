@@ -407,18 +407,7 @@ def shade(ctx: NodeContext) -> Operand:
         alpha = e.max(e.square(roughness), MIN_ALPHA)
         env_roughness = roughness
     lobe = _microfacet(ctx, e, frame, view, light, halfway, alpha, tangent)
-    reflect_about = normal
-    if tangent is not None:
-        # Anisotropic environment: the reflection about a normal bent towards the plane of the stretch direction
-        # (McAuley's / Filament's bent normal), bend = anisotropy · saturate(5 r).
-        t_axis = e.normalize(e.add(e.sub(tangent, e.mul(normal, e.dot(normal, tangent))), pbr_functions.constant3(fn, (1e-7, 0.0, 0.0))))
-        # The larger roughness is along the tangent (α_t >= α_b), so the bend is about the bitangent (as Filament).
-        b_axis = e.cross(normal, t_axis)
-        across = e.cross(b_axis, view)
-        bent = e.cross(across, b_axis)
-        bend = e.mul(e.sat(ctx.input("specular_roughness_anisotropy")), e.sat(e.mul(5.0, roughness)))
-        reflect_about = e.normalize(e.mix(normal, bent, bend))
-    reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), reflect_about)
+    reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
     prefiltered = env.radiance(reflected, env_roughness)
     scale, bias = env.table(frame.n_dot_v, env_roughness)
 
