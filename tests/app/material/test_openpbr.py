@@ -101,3 +101,13 @@ def test_openpbr_examples_switch_on_the_lobe_they_are_named_for(name: str) -> No
     without = lower(graph)
     assert with_lobe.ok and without.ok and with_lobe.artifact is not None and without.artifact is not None
     assert len(with_lobe.artifact.fragment_code) > len(without.artifact.fragment_code)
+
+
+def test_baked_channel_exports_refuse_the_openpbr_surface_by_name() -> None:
+    from app.export.bake import Baker, BakeSettings
+    from app.export.surface import ExportError
+
+    graph = MaterialGraph()
+    graph.add_node(TYPE_NAME, (0.0, 0.0))
+    with pytest.raises(ExportError, match="export it to MaterialX"):
+        Baker(graph, BakeSettings()).bake_material()
