@@ -23,13 +23,15 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import mtlx_reference  # noqa: E402 - after the path set-up above
 
-#: The example materials every input of which the Surface Output represents, and the textured boombox.
+#: The example materials every input of which the Surface Output represents, the textured boombox, and the
+#: OpenPBR examples (onto the OpenPBR Surface).
 MATERIALS = (
     "GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx", "GltfPbr/gltf_pbr_boombox.mtlx",
     "StandardSurface/standard_surface_default.mtlx", "StandardSurface/standard_surface_chrome.mtlx",
     "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
     "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
     "UsdPreviewSurface/usd_preview_surface_plastic.mtlx",
+    *sorted(f"OpenPbr/{path.name}" for path in (mtlx_reference.MX_EXAMPLES / "OpenPbr").glob("*.mtlx")),
 )
 
 

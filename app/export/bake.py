@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from app.export import images
-from app.export.surface import NEUTRAL, SURFACE, ExportError, OutputDescription, describe_output
+from app.export.surface import NEUTRAL, OPENPBR, SURFACE, ExportError, OutputDescription, describe_output, require_channels
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
 from app.material.lowering import NodeContext, OutputOverride, lower
@@ -415,7 +415,7 @@ class Baker:
         return self._mesh
 
     def _output_name(self) -> str:
-        return RADIANCE_OUTPUT_NAME if self.description.kind == SURFACE else DISPLAY_OUTPUT_NAME
+        return RADIANCE_OUTPUT_NAME if self.description.kind in (SURFACE, OPENPBR) else DISPLAY_OUTPUT_NAME
 
     def _program(self, target: BakeTarget, gl_target: str) -> tuple[Any, list[Any]]:
         override = OutputOverride(target.emit, self._output_name(), target.roots, clip_from_texcoord=True)
@@ -502,6 +502,7 @@ class Baker:
 
     def bake_material(self) -> BakedMaterial:
         """Every varying channel of the output, baked; constants from the output node (a current GL context is needed)."""
+        require_channels(self.description)
         targets = pass_targets(self.graph, self.description)
         roots = sorted({root for target in targets for root in target.roots})
         self.notes.extend(bake_notes(self.graph, roots, self.settings))

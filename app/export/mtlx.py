@@ -2,7 +2,8 @@
 
 **Export.** A material becomes one document: a `nodegraph` (`NG_<name>`)
 with the material's nodes, a shader node and a `surfacematerial`
-(`M_<name>`). The **Surface Output maps to `gltf_pbr`**: MaterialX's node for
+(`M_<name>`). The OpenPBR Surface maps to `open_pbr_surface` input for
+input. The **Surface Output maps to `gltf_pbr`**: MaterialX's node for
 glTF's metallic-roughness model, which the Surface Output is (same inputs,
 same BRDF, KHR_materials_specular's factor, alpha mode and cutoff); the
 Unlit Output maps to `surface_unlit` (emission colour = base + emissive).
@@ -45,7 +46,7 @@ from app.export.mtlx_tables import SIMPLE as SIMPLE
 from app.export.mtlx_tables import UNARY as UNARY
 from app.export.mtlx_tables import Simple as Simple
 from app.export.mtlx_tables import _library, _mx_errors, read_external, srgb_to_linear
-from app.export.surface import SURFACE, UNLIT, ExportError, output_node_id
+from app.export.surface import OPENPBR, SURFACE, UNLIT, ExportError, output_node_id
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
 from app.material.node_types import as_numbers, input_default
@@ -54,6 +55,8 @@ from app.material.propagation import propagate
 from app.material.traversal import node_id_key
 
 MTLX_VERSION = "1.39"
+#: The OpenPBR Surface's port types (by spelling) as open_pbr_surface's input types.
+OPENPBR_MX_TYPES = {"float": "float", "color": "color3", "vec3": "vector3", "bool": "boolean"}
 #: Our port types as MaterialX types.
 MX_TYPES: dict[PortType, str] = {
     PortType.FLOAT: "float",
@@ -211,7 +214,8 @@ class _Exporter:
     def source_default(self, source: str, mx_type: str) -> _Value:
         """The node for a built-in default (one per document, named `default_<source>`; the importer drops it)."""
         categories = {"texcoord": ("texcoord", None, "vector2"), "world_position": ("position", "world", "vector3"),
-                      "world_normal": ("normal", "world", "vector3"), "time": ("time", None, "float")}
+                      "world_normal": ("normal", "world", "vector3"), "world_tangent": ("tangent", "world", "vector3"),
+                      "time": ("time", None, "float")}
         if source not in categories:
             raise ExportError(f"the default {source!r} has no MaterialX counterpart")
         category, space, node_type = categories[source]
@@ -547,6 +551,18 @@ class _Exporter:
                 self.shader_input(shader, theirs, ours, mx_type)
             shader.setInputValue("alpha_mode", ALPHA_MODES[description.alpha_mode], "integer")
             displacement = self.displacement() if has_height else None
+        elif self.kind == OPENPBR:
+            # The OpenPBR Surface is open_pbr_surface input for input (same names, same defaults).
+            from app.material.nodes.openpbr import INPUTS as OPENPBR_INPUTS
+
+            names = [name for name, *_ in OPENPBR_INPUTS
+                     if not name.startswith("geometry_") or (self.output_id, name) in self.incoming
+                     or name in ("geometry_opacity", "geometry_thin_walled")]
+            self.prewalk(names)
+            shader = self.doc.addNode("open_pbr_surface", f"SR_{self.name}", "surfaceshader")
+            for name, port_type, _default, _bounds in OPENPBR_INPUTS:
+                if name in names:
+                    self.shader_input(shader, name, name, OPENPBR_MX_TYPES[port_type.value])
         elif self.kind == UNLIT:
             self.prewalk(["base_color", "emissive", "opacity"])
             shader = self.doc.addNode("surface_unlit", f"SR_{self.name}", "surfaceshader")

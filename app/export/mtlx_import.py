@@ -4,7 +4,8 @@ The shader's inputs are walked upstream without recursion: an explicit stack
 orders each node's sources before it (a cycle is an error naming it), and
 each node then maps through the inverse of the exporter's tables. Shading
 models (`gltf_pbr`, `standard_surface`, `UsdPreviewSurface`,
-`surface_unlit`) map onto the Surface or Unlit Output; every input, node or
+`surface_unlit`) map onto the Surface or Unlit Output, `open_pbr_surface`
+onto the OpenPBR Surface input for input; every input, node or
 value that cannot be represented is listed by name in `MtlxImport.skipped`.
 """
 
@@ -769,9 +770,6 @@ class _Importer:
         mapper = _SHADERS.get(category)
         if mapper is None:
             supported = ", ".join(sorted(_SHADERS))
-            if category == "open_pbr_surface":
-                raise ExportError(f"shader '{shader.getName()}' is an open_pbr_surface: the editor has no OpenPBR model yet "
-                                  f"(its Surface Output is glTF metallic-roughness); materials with {supported} can be imported")
             raise ExportError(f"shader '{shader.getName()}' is a {category}; materials with {supported} can be imported")
         mapper(self, shader)
 
@@ -993,6 +991,18 @@ def _usd_preview_surface(importer: _Importer, shader: Any) -> None:
     importer.unrepresented(shader, handled, {"clearcoat": ("clearcoatRoughness",)})
 
 
+def _open_pbr_surface(importer: _Importer, shader: Any) -> None:
+    """open_pbr_surface onto the OpenPBR Surface: the same inputs by name (absent ones take the node definition's
+    defaults, which are the node's)."""
+    from app.material.nodes.openpbr import INPUTS as OPENPBR_INPUTS
+
+    output = importer.graph.add_node("openpbr_surface", (600.0, 0.0), node_id=importer.new_id("surface"))
+    importer.output_id = output.id
+    for name, *_ in OPENPBR_INPUTS:
+        importer.feed(shader, name, output.id, name)
+    importer.unrepresented(shader, {name for name, *_ in OPENPBR_INPUTS})
+
+
 def _surface_unlit(importer: _Importer, shader: Any) -> None:
     """surface_unlit's colour is linear; the Unlit Output's is display-referred (what the screen shows), so it is
     encoded with the sRGB transfer function: numbers directly, a graph through nodes."""
@@ -1068,6 +1078,7 @@ def _encode_srgb(importer: _Importer, shader: Any, target: str) -> None:
 
 _SHADERS: dict[str, Callable[[_Importer, Any], None]] = {
     "gltf_pbr": _gltf_pbr,
+    "open_pbr_surface": _open_pbr_surface,
     "standard_surface": _standard_surface,
     "UsdPreviewSurface": _usd_preview_surface,
     "surface_unlit": _surface_unlit,

@@ -32,6 +32,7 @@ from app.material.traversal import node_id_key
 
 SURFACE = "surface_output"
 UNLIT = "material_output"
+OPENPBR = "openpbr_surface"
 
 #: Passes of the baker: each renders four values per texel.
 #: base: base colour rgb, opacity; orm: occlusion, roughness, metallic, specular (glTF's ORM order,
@@ -89,7 +90,7 @@ class ExportError(Exception):
 @dataclass(frozen=True)
 class OutputDescription:
     node_id: str
-    kind: str  # SURFACE or UNLIT
+    kind: str  # SURFACE, UNLIT or OPENPBR (no channels)
     channels: tuple[Channel, ...]
     connected: frozenset[str]  # the output node's connected inputs
     alpha_mode: str  # "OPAQUE", "MASK" or "BLEND"
@@ -134,10 +135,21 @@ def output_node_id(graph: MaterialGraph) -> str:
     return outputs[0]
 
 
+def require_channels(description: OutputDescription) -> None:
+    """ExportError for an output without baked channels (the OpenPBR Surface): glTF and engine maps need them."""
+    if description.kind == OPENPBR:
+        raise ExportError("the OpenPBR Surface has no glTF or baked-map form yet: export it to MaterialX, "
+                          "whose open_pbr_surface it is")
+
+
 def describe_output(graph: MaterialGraph) -> OutputDescription:
     """The output node of `graph` as channels, alpha mode and constants; ExportError without one."""
     node_id = output_node_id(graph)
     node = graph.nodes[node_id]
+    if node.type_name == OPENPBR:
+        # No baked channels (glTF, engine maps refuse it: `require_channels`); MaterialX maps it input for input.
+        return OutputDescription(node_id, OPENPBR, (), frozenset(c.target_port for c in graph.connections if c.target_node == node_id),
+                                 "OPAQUE", 0.0, {})
     node_type = NODE_TYPES[node.type_name]
     connected = frozenset(c.target_port for c in graph.connections if c.target_node == node_id)
 

@@ -677,6 +677,82 @@ def custom_posterize() -> MaterialGraph:
     return graph
 
 
+# OpenPBR Surface examples: one per lobe the glTF model cannot make.
+
+
+def _openpbr(graph: MaterialGraph, column: int, properties: dict[str, object]) -> Node:
+    return graph.add_node("openpbr_surface", _at(column, 0), properties)
+
+
+def car_paint() -> MaterialGraph:
+    """Car paint (OpenPBR Surface): a clear coat over a red base whose metallic flakes are fine noise."""
+    graph = MaterialGraph()
+    sparkle = graph.add_node("tiling_offset", _at(0, 1), {"tiling": (600.0, 300.0)})
+    noise = graph.add_node("value_noise", _at(1, 1), {"scale": 1.0})
+    flakes = graph.add_node("remap", _at(2, 1), {"out_min": 0.2, "out_max": 1.0})
+    color = graph.add_node("color_parameter", _at(2, 0), {"name": "paint", "default": (0.55, 0.02, 0.03, 1.0)})
+    output = _openpbr(graph, 3, {"specular_roughness": 0.35, "coat_weight": 1.0, "coat_roughness": 0.03, "coat_ior": 1.5})
+    graph.connect(sparkle.id, "out", noise.id, "uv")
+    graph.connect(noise.id, "out", flakes.id, "x")
+    graph.connect(flakes.id, "out", output.id, "base_metalness")
+    graph.connect(color.id, "out", output.id, "base_color")
+    return graph
+
+
+def glass() -> MaterialGraph:
+    """Green bottle glass (OpenPBR Surface): full transmission, smooth, IOR 1.52, tinted by depth absorption."""
+    graph = MaterialGraph()
+    tint = graph.add_node("color_parameter", _at(0, 0), {"name": "tint", "default": (0.55, 0.85, 0.6, 1.0)})
+    output = _openpbr(graph, 1, {"transmission_weight": 1.0, "specular_roughness": 0.0, "specular_ior": 1.52,
+                                 "transmission_depth": 1.0})
+    graph.connect(tint.id, "out", output.id, "transmission_color")
+    return graph
+
+
+def velvet() -> MaterialGraph:
+    """Velvet (OpenPBR Surface): a dark, rough base under a bright fuzz layer that glows at grazing angles."""
+    graph = MaterialGraph()
+    sheen = graph.add_node("color_parameter", _at(0, 0), {"name": "sheen", "default": (0.85, 0.25, 0.45, 1.0)})
+    output = _openpbr(graph, 1, {"base_color": (0.12, 0.01, 0.04, 1.0), "specular_roughness": 0.8, "fuzz_weight": 1.0,
+                                 "fuzz_roughness": 0.4})
+    graph.connect(sheen.id, "out", output.id, "fuzz_color")
+    return graph
+
+
+def jade() -> MaterialGraph:
+    """Jade (OpenPBR Surface): subsurface scattering in green with a polished, slightly rough specular."""
+    graph = MaterialGraph()
+    stone = graph.add_node("color_parameter", _at(0, 0), {"name": "jade", "default": (0.25, 0.62, 0.38, 1.0)})
+    output = _openpbr(graph, 1, {"base_color": (0.1, 0.35, 0.18, 1.0), "subsurface_weight": 1.0, "subsurface_radius": 2.0,
+                                 "subsurface_radius_scale": (0.5, 1.0, 0.6, 1.0), "specular_roughness": 0.15})
+    graph.connect(stone.id, "out", output.id, "subsurface_color")
+    return graph
+
+
+def soap_bubble() -> MaterialGraph:
+    """Soap bubble (OpenPBR Surface): thin-walled, fully transmissive, coloured by a thin film whose thickness
+    drifts across the surface."""
+    graph = MaterialGraph()
+    noise = graph.add_node("value_noise", _at(0, 1), {"scale": 3.0})
+    thickness = graph.add_node("remap", _at(1, 1), {"out_min": 0.25, "out_max": 0.75})
+    output = _openpbr(graph, 2, {"specular_roughness": 0.0, "specular_ior": 1.33, "transmission_weight": 1.0,
+                                 "thin_film_weight": 1.0, "thin_film_ior": 1.33, "geometry_thin_walled": True})
+    graph.connect(noise.id, "out", thickness.id, "x")
+    graph.connect(thickness.id, "out", output.id, "thin_film_thickness")
+    return graph
+
+
+def brushed_aluminium() -> MaterialGraph:
+    """Brushed aluminium (OpenPBR Surface): an anisotropic metal, its highlight stretched along the tangent,
+    edge-tinted by the specular colour (F82)."""
+    graph = MaterialGraph()
+    metal = graph.add_node("color_parameter", _at(0, 0), {"name": "aluminium", "default": (0.91, 0.92, 0.92, 1.0)})
+    output = _openpbr(graph, 1, {"base_metalness": 1.0, "specular_color": (0.97, 0.98, 0.99, 1.0), "specular_roughness": 0.35,
+                                 "specular_roughness_anisotropy": 0.85})
+    graph.connect(metal.id, "out", output.id, "base_color")
+    return graph
+
+
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "textured": _laid_out(textured),
     "animated": _laid_out(animated),
@@ -696,6 +772,12 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "material_chart": _laid_out(material_chart),
     "grouped_rock": _laid_out(grouped_rock),
     "custom_posterize": _laid_out(custom_posterize),
+    "car_paint": _laid_out(car_paint),
+    "glass": _laid_out(glass),
+    "velvet": _laid_out(velvet),
+    "jade": _laid_out(jade),
+    "soap_bubble": _laid_out(soap_bubble),
+    "brushed_aluminium": _laid_out(brushed_aluminium),
 }
 
 

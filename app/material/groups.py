@@ -79,7 +79,7 @@ GROUP_OUTPUT_TYPE = "group_output"
 GROUP_CATEGORY = "Group"
 INTERFACE_NODE_TYPES = frozenset({GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE})
 #: Output node types stay outside a group (they end the fragment stage; a function cannot).
-OUTPUT_TYPES = frozenset({"material_output", "surface_output"})
+OUTPUT_TYPES = frozenset({"material_output", "surface_output", "openpbr_surface"})
 #: Distance between the selection's bounding box and the Group Input/Output nodes of a new body.
 INTERFACE_NODE_MARGIN = 260.0
 #: Interface port names: a letter, then letters, digits and underscores (they name VPL record fields,

@@ -56,7 +56,8 @@ from vpl_core.verify import VerificationError
 
 #: Output node types, and the name of the fragment colour output each writes (docs/preview.md:
 #: `color` is display-referred and shown as is, `radiance` is linear HDR the host tone-maps).
-OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME}
+OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME,
+                                     "openpbr_surface": RADIANCE_OUTPUT_NAME}
 #: The output node of new materials.
 OUTPUT_NODE_TYPE = "surface_output"
 VERTEX_ENTRY_NAME = "vertex_main"

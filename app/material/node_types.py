@@ -61,6 +61,7 @@ DEFAULT_SOURCES: dict[str, PortType] = {
     "texcoord": PortType.VEC2,
     "world_position": PortType.VEC3,
     "world_normal": PortType.VEC3,
+    "world_tangent": PortType.VEC3,
     "view_direction": PortType.VEC3,
     "light_direction": PortType.VEC3,
     "time": PortType.FLOAT,

@@ -83,6 +83,13 @@ normal / view / light directions.
   (light_color x light_intensity, in lux-like units) and its environment,
   times ambient occlusion (which affects only the environment, as in glTF);
   plus emissive colour x strength.
+- The **OpenPBR Surface** (`openpbr_surface`) is OpenPBR Surface 1.1 with
+  MaterialX 1.39's input names and defaults (`open_pbr_surface`): base,
+  specular (with anisotropy), transmission, subsurface, coat, fuzz, thin
+  film, emission and geometry. It writes linear radiance like the Surface
+  Output; its layering and real-time approximations are in
+  docs/lighting.md, "OpenPBR Surface". A lobe whose weight is an
+  unconnected constant 0 emits no code.
 - **Colour space**: a Texture Parameter is sRGB (colour maps: base colour,
   emission) or linear (data: normal, roughness, metallic, ORM maps). In a
   Surface Output material Texture Sample decodes sRGB texels to linear with

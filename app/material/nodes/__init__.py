@@ -14,6 +14,7 @@ from app.material.nodes import (
     logic,
     mapping,
     maths,
+    openpbr,
     output,
     patterns,
     pbr,

@@ -303,8 +303,8 @@ def test_unreadable_documents_raise_export_errors(tmp_path: Path) -> None:
     with pytest.raises(ExportError, match="no surfacematerial"):
         mtlx.import_mtlx(empty)
     other = write_document(tmp_path / "standard.mtlx", "", """
-  <open_pbr_surface name="SR" type="surfaceshader"><input name="base_weight" type="float" value="1" /></open_pbr_surface>""")
-    with pytest.raises(ExportError, match="no OpenPBR model"):
+  <disney_principled name="SR" type="surfaceshader"><input name="metallic" type="float" value="1" /></disney_principled>""")
+    with pytest.raises(ExportError, match="is a disney_principled"):
         mtlx.import_mtlx(other)
 
 

@@ -1,10 +1,11 @@
-"""The MaterialX repository's example materials (tests/data/materialx) import onto the Surface Output.
+"""The MaterialX repository's example materials (tests/data/materialx) import onto the editor's outputs.
 
 standard_surface, UsdPreviewSurface (with UsdUVTexture, UsdPrimvarReader and
-UsdTransform2d), gltf_pbr and surface_unlit map where the glTF
-metallic-roughness model can represent them; every input that cannot be
-represented is listed by name, and every import compiles. open_pbr_surface
-is refused with a message saying why.
+UsdTransform2d), gltf_pbr and surface_unlit map onto the Surface Output where
+the glTF metallic-roughness model can represent them; every input that cannot
+be represented is listed by name, and every import compiles. open_pbr_surface
+maps onto the OpenPBR Surface input for input, and import -> export -> import
+is a fixed point.
 """
 
 from __future__ import annotations
@@ -16,19 +17,19 @@ import pytest
 
 from app.export import mtlx
 from app.export.bake import BakeSettings, bake_material
-from app.export.surface import ExportError
 from app.material.graph import MaterialGraph, Node
 from app.material.lowering import lower
 
 ROOT = Path(__file__).resolve().parents[3]
 MX_EXAMPLES = ROOT / "tests" / "data" / "materialx" / "Materials" / "Examples"
-ALL = sorted(path.relative_to(MX_EXAMPLES).as_posix() for path in MX_EXAMPLES.glob("*/*.mtlx") if "OpenPbr" not in path.parts)
+ALL = sorted(path.relative_to(MX_EXAMPLES).as_posix() for path in MX_EXAMPLES.glob("*/*.mtlx"))
+OPEN_PBR = sorted(name for name in ALL if name.startswith("OpenPbr/"))
 #: Examples whose every input the Surface Output represents (nothing listed).
 COMPLETE = ("GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx",
             "StandardSurface/standard_surface_chrome.mtlx", "StandardSurface/standard_surface_default.mtlx",
             "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
             "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
-            "UsdPreviewSurface/usd_preview_surface_plastic.mtlx")
+            "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", *OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
     "GltfPbr/gltf_pbr_carpaint.mtlx": ["clearcoat"],
@@ -60,9 +61,29 @@ def test_every_example_imports_to_a_compiling_graph(name: str) -> None:
         assert any(f"'{listed}'" in line for line in imported.skipped), (listed, imported.skipped)
 
 
-def test_open_pbr_surface_is_refused_saying_why() -> None:
-    with pytest.raises(ExportError, match="no OpenPBR model yet"):
-        mtlx.import_mtlx(MX_EXAMPLES / "OpenPbr" / "open_pbr_default.mtlx")
+@pytest.mark.parametrize("name", OPEN_PBR)
+def test_open_pbr_surface_imports_input_for_input_and_round_trips(name: str, tmp_path: Path) -> None:
+    import MaterialX as mx  # noqa: N813 - the package's name
+
+    document = mx.createDocument()
+    mx.readFromXmlFile(document, str(MX_EXAMPLES / name))
+    shader = next(node for node in document.getNodes() if node.getCategory() == "open_pbr_surface")
+    graph = mtlx.import_mtlx(MX_EXAMPLES / name).graph
+    (output,) = [node for node in graph.nodes.values() if node.type_name == "openpbr_surface"]
+    for element in shader.getInputs():
+        value = element.getValue()
+        ours = output.properties[element.getName()]
+        if isinstance(value, bool):
+            assert ours is value, element.getName()
+        elif isinstance(value, (int, float)):
+            assert ours == pytest.approx(value), element.getName()
+        else:
+            assert tuple(ours)[:3] == pytest.approx(tuple(value.asTuple())), element.getName()
+    first, second = tmp_path / "first.mtlx", tmp_path / "second.mtlx"
+    mtlx.export_mtlx(graph, first, "example")
+    assert "<open_pbr_surface" in first.read_text()
+    mtlx.export_mtlx(mtlx.import_mtlx(first).graph, second, "example")
+    assert second.read_text() == first.read_text()
 
 
 def test_standard_surface_maps_base_weight_metalness_and_roughness() -> None:
