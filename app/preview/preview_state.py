@@ -60,7 +60,9 @@ from app.preview.stage import (
     DEFAULT_LIGHT_DIRECTION,
     DEFAULT_LIGHT_INTENSITY,
     NO_ENVIRONMENT,
+    ExtraLight,
     Stage,
+    finite_color,
 )
 from app.session.engine_export import PreviewLighting
 from app.session.parameters import ParameterValues
@@ -131,14 +133,6 @@ def default_brdf_table() -> np.ndarray:
     return load_brdf_lut()
 
 
-def finite_color(value: Sequence[float], what: str) -> tuple[float, float, float]:
-    """Three finite numbers >= 0 (a linear colour); ValueError naming `what` otherwise."""
-    components = np.asarray(value, dtype=np.float64).reshape(-1)
-    if components.size != 3 or not np.isfinite(components).all() or (components < 0).any():
-        raise ValueError(f"the {what} must be three finite numbers >= 0, not {value!r}")
-    return (float(components[0]), float(components[1]), float(components[2]))
-
-
 def vector_components(value: Any, size: int) -> list[float]:
     """The components a vector parameter's value uploads as: scalars splat, a colour given as RGB gets
     alpha 1, missing components are zero, extra ones are dropped (None: all zero)."""
@@ -205,26 +199,6 @@ def scene_record_value(record: RecordType, values: Mapping[str, Any]) -> dict[st
 
 #: The largest angular diameter of the key light (degrees) the shadows take.
 MAX_LIGHT_SIZE = 30.0
-
-
-@dataclass(frozen=True)
-class ExtraLight:
-    """A directional light besides the key light: unit direction towards the light (world space), linear
-    colour, intensity (lux-like, as the key light's). Validated when made."""
-
-    direction: tuple[float, float, float]
-    color: tuple[float, float, float]
-    intensity: float
-
-    def __post_init__(self) -> None:
-        vector = np.asarray(self.direction, dtype=np.float64).reshape(3)
-        length = float(np.linalg.norm(vector))
-        if not np.isfinite(length) or length < 1e-9:
-            raise ValueError("a light's direction must be a finite, nonzero vector")
-        object.__setattr__(self, "direction", tuple(float(c) for c in vector / length))
-        object.__setattr__(self, "color", finite_color(self.color, "light colour"))
-        if not np.isfinite(self.intensity) or self.intensity < 0.0:
-            raise ValueError(f"a light's intensity must be a finite number >= 0, not {self.intensity!r}")
 
 
 class PreviewState:
@@ -479,7 +453,6 @@ class PreviewState:
             "environment_intensity": float(self.environment_intensity),
             "environment_max_lod": self._environment.max_lod,
         }
-
 
 
 def preview_lighting(stage: Stage, with_environment: bool = True,

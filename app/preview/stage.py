@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from app.preview.camera import MAX_DISTANCE, MAX_PITCH, mesh_view
 from app.preview.mesh import MESH_NAMES, Mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
@@ -127,6 +129,34 @@ def parse_camera(value: Any) -> tuple[float, float, float]:
 
 def is_mesh_path(mesh: str) -> bool:
     return mesh not in MESH_NAMES
+
+
+def finite_color(value: Sequence[float], what: str) -> tuple[float, float, float]:
+    """Three finite numbers >= 0 (a linear colour); ValueError naming `what` otherwise."""
+    components = np.asarray(value, dtype=np.float64).reshape(-1)
+    if components.size != 3 or not np.isfinite(components).all() or (components < 0).any():
+        raise ValueError(f"the {what} must be three finite numbers >= 0, not {value!r}")
+    return (float(components[0]), float(components[1]), float(components[2]))
+
+
+@dataclass(frozen=True)
+class ExtraLight:
+    """A directional light besides the key light: unit direction towards the light (world space), linear
+    colour, intensity (lux-like, as the key light's). Validated when made."""
+
+    direction: tuple[float, float, float]
+    color: tuple[float, float, float]
+    intensity: float
+
+    def __post_init__(self) -> None:
+        vector = np.asarray(self.direction, dtype=np.float64).reshape(3)
+        length = float(np.linalg.norm(vector))
+        if not np.isfinite(length) or length < 1e-9:
+            raise ValueError("a light's direction must be a finite, nonzero vector")
+        object.__setattr__(self, "direction", tuple(float(c) for c in vector / length))
+        object.__setattr__(self, "color", finite_color(self.color, "light colour"))
+        if not np.isfinite(self.intensity) or self.intensity < 0.0:
+            raise ValueError(f"a light's intensity must be a finite number >= 0, not {self.intensity!r}")
 
 
 @dataclass
@@ -362,8 +392,6 @@ class Stage:
         renderer.set_light_direction(self.light_direction)
         renderer.set_light(color=self.light_color, intensity=self.light_intensity if self.light_enabled else 0.0)
         renderer.set_shadows(self.shadows, self.ground, self.occlusion)
-        from app.preview.preview_state import ExtraLight
-
         extra = [ExtraLight(self.extra_light_direction(which), getattr(self, f"{which}_color"), getattr(self, f"{which}_intensity"))
                  for which in EXTRA_LIGHTS if getattr(self, f"{which}_enabled")]
         renderer.set_stage_lights(extra, self.light_size)

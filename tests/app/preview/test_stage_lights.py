@@ -16,8 +16,7 @@ from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.preview.camera import DEFAULT_DISTANCE
 from app.preview.images import load_image_rgba
-from app.preview.preview_state import ExtraLight
-from app.preview.stage import EXTRA_LIGHTS, Stage, light_vector
+from app.preview.stage import EXTRA_LIGHTS, ExtraLight, Stage, light_vector
 
 
 def _lambert_graph() -> MaterialGraph:
