@@ -351,13 +351,12 @@ class MaterialNodeItem(NodeItem):
         # NodeItem's constructor with an empty name: its title (a QTextDocument) lays out no text. The title is
         # then a `NodeTitleItem` (a plain text item, set once with `name`: NodeGraphQt sets a node's name three
         # times while building it, and each text laid out in a QTextDocument costs about as much as the rest
-        # of the title), and the icon the pixmap scaled once per path.
+        # of the title).
         super().__init__("", parent)
         rich_title = self.text_item
         rich_title.setParentItem(None)
         rich_title.deleteLater()
         self._text_item = self.title_item_factory("", self)
-        self._icon_item.setPixmap(_icon_pixmap(ICON_NODE_BASE))
         AbstractNodeItem.name.fset(self, name.strip())
         self._title_pending = True
         if _deferred_items is None:
