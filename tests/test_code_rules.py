@@ -135,7 +135,8 @@ def _changes_sys_modules(node: ast.AST) -> bool:
 
 def sys_modules_changes(source: str) -> list[int]:
     """Line numbers where `source` assigns, deletes or mutates `sys.modules` (or rebinds it)."""
-    return sorted(node.lineno for node in ast.walk(ast.parse(source)) if _changes_sys_modules(node))
+    return sorted(node.lineno for node in ast.walk(ast.parse(source))
+                  if isinstance(node, (ast.expr, ast.stmt)) and _changes_sys_modules(node))
 
 
 def test_nothing_outside_tests_changes_sys_modules() -> None:
