@@ -274,7 +274,9 @@ def take_screenshot(window: MainWindow, png_path: str, timeout_seconds: float, p
     if callable(render_now) and window.current_artifact is not None:
         render_now()
     QCoreApplication.processEvents()
-    image = window.grab_window()  # with the preview's error overlay, which window.grab() misses
+    from app.ui.window_layout import grab_window
+
+    image = grab_window(window)  # with the preview's error overlay, which window.grab() misses
     if image.isNull() or not image.save(png_path, "PNG"):
         print(f"vpl-editor: cannot write the screenshot {png_path}", file=sys.stderr)
         return 1

@@ -339,8 +339,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments_list = sys.argv[1:] if argv is None else list(argv)
     files = _plain_check(arguments_list)
     if files is not None:  # `vpl check FILE...`: what argparse would make of it, without building a parser
-        if argv is None:
-            defer_import("inspect")
         checked = run_check(types.SimpleNamespace(command="check", files=files, strict_v1=False))  # type: ignore[arg-type]  # run_check reads only these
         if argv is None:
             _exit_now(checked)
@@ -349,8 +347,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = _first_positional(arguments_list)
     wants_help = first is None and any(argument in ("-h", "--help") for argument in arguments_list)
     built_in = first is not None and first in COMMANDS
-    if argv is None and built_in:
-        defer_import("inspect")
     parser = build_parser(plugins=wants_help or (first is not None and not built_in))
     arguments = parser.parse_args(arguments_list)
     files = getattr(arguments, "files", None) or [getattr(arguments, "file", None)]
@@ -360,37 +356,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and arguments.command in COMMANDS:
         _exit_now(status)
     return status
-
-
-class _DeferredModule(types.ModuleType):
-    """Stands in `sys.modules` for a module until one of its attributes is read (`defer_import`)."""
-
-    def __getattr__(self, attribute: str) -> object:
-        name = self.__name__
-        if sys.modules.get(name) is self:
-            del sys.modules[name]
-        __import__(name)  # puts the real module in sys.modules
-        real = sys.modules[name]
-        # Whoever imported the stand-in sees the real module's names from now on.
-        self.__dict__.update(real.__dict__)
-        return getattr(real, attribute)
-
-
-def defer_import(name: str) -> None:
-    """Make `import name` in this process give a stand-in that imports the real module on first use.
-
-    For `inspect`, which `dataclasses` imports at load time (with `ast`,
-    `dis` and `tokenize`: about 5 ms, a tenth of `vpl check`'s start-up) but
-    uses only to write the signature of a class without a docstring, which no
-    class the built-in commands load lacks. Any attribute read (`from inspect
-    import signature`, `inspect.signature`) imports the real module and
-    answers from it, and later imports get the real module. Only the `vpl`
-    command does this, and only for its built-in subcommands (plug-ins run
-    with an untouched interpreter); `importlib.util.LazyLoader` cannot serve
-    here, as the import system reads a module's `__spec__`, which loads it.
-    """
-    if name not in sys.modules:
-        sys.modules[name] = _DeferredModule(name)
 
 
 def _exit_now(status: int) -> None:

@@ -38,15 +38,13 @@ import functools
 import hashlib
 import re
 import weakref
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from NodeGraphQt import BackdropNode, BaseNode
 from NodeGraphQt.constants import ICON_NODE_BASE, ITEM_CACHE_MODE, NodeEnum, PortTypeEnum
 from NodeGraphQt.qgraphics.node_abstract import AbstractNodeItem
 from NodeGraphQt.qgraphics.node_base import NodeItem
-from NodeGraphQt.qgraphics.node_overlay_disabled import XDisabledItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -335,33 +333,31 @@ class MaterialNodeItem(NodeItem):
     _cost_lines: list[str] = []  # noqa: RUF012 - replaced per instance, never mutated
     _layout_pending = False
     _tooltip_stale = False
-    #: What NodeGraphQt's last layout gave `_set_base_size` (None: no layout yet, or a layout of its own).
+    #: The size NodeGraphQt's last layout asked `calc_size` for (None: no layout yet, or a layout of its own).
     _base_size_arguments: tuple[float, float] | None = None
     #: ((add_w, add_h), NodeGraphQt's `calc_size` for them) since the last layout, title or port change.
     _own_size: tuple[tuple[float, float], tuple[float, float]] | None = None
 
     _title_pending = False
+    #: True while NodeGraphQt's layout (`draw_node`) runs.
+    _laying_out = False
     #: The values of the node's unconnected float and colour inputs, drawn beside their labels.
     input_values: tuple[InputValueItem, ...] = ()
+    #: Makes the title and the port labels, (text, parent item) -> item (tests compare with NodeGraphQt's own).
+    title_item_factory: Callable[[str, QtWidgets.QGraphicsItem], Any] = NodeTitleItem
+    label_item_factory: Callable[[str, QtWidgets.QGraphicsItem], Any] = PortLabelItem
 
     def __init__(self, name: str = "node", parent: QtWidgets.QGraphicsItem | None = None) -> None:
-        # The title item starts empty and gets its text once (`name`): NodeGraphQt sets a node's name
-        # three times while building it ("node", the class's name, the unique name), and each text
-        # laid out in the title's QTextDocument costs about as much as the rest of the title.
-        # NodeItem.__init__ (NodeGraphQt 0.6.44, pinned), with the title a `NodeTitleItem` (see `_new_title`)
-        # and the icon's scaled pixmap made once (NodeItem loaded and scaled the file for every node).
-        AbstractNodeItem.__init__(self, "", parent)
-        self._properties["icon"] = ICON_NODE_BASE
-        self._icon_item = QtWidgets.QGraphicsPixmapItem(_icon_pixmap(ICON_NODE_BASE), self)
-        self._icon_item.setTransformationMode(QtCore.Qt.TransformationMode.SmoothTransformation)
-        self._text_item = self._new_title()
-        self._x_item = XDisabledItem(self, "DISABLED")
-        self._input_items: OrderedDict[Any, PortLabelItem] = OrderedDict()
-        self._output_items: OrderedDict[Any, PortLabelItem] = OrderedDict()
-        self._widgets: OrderedDict[str, Any] = OrderedDict()
-        self._proxy_mode = False
-        self._proxy_mode_threshold = 70
-        self._properties["name"] = name.strip()  # what AbstractNodeItem's constructor stores
+        # NodeItem's constructor with an empty name: its title (a QTextDocument) lays out no text. The title is
+        # then a `NodeTitleItem` (a plain text item, set once with `name`: NodeGraphQt sets a node's name three
+        # times while building it, and each text laid out in a QTextDocument costs about as much as the rest
+        # of the title).
+        super().__init__("", parent)
+        rich_title = self.text_item
+        rich_title.setParentItem(None)
+        rich_title.deleteLater()
+        self._text_item = self.title_item_factory("", self)
+        AbstractNodeItem.name.fset(self, name.strip())
         self._title_pending = True
         if _deferred_items is None:
             self._show_title()
@@ -388,10 +384,6 @@ class MaterialNodeItem(NodeItem):
         self._cost_lines: list[str] = []
         self._cost_shown = False
 
-    def _new_title(self) -> Any:
-        """The title item, empty (its text comes with `_show_title`)."""
-        return NodeTitleItem("", self)
-
     def itemChange(self, change: QtWidgets.QGraphicsItem.GraphicsItemChange, value: Any) -> Any:  # noqa: N802 - Qt name
         # NodeItem.itemChange acts on selection only; every other change (about
         # twenty per node while a graph opens) returns `value`, as
@@ -405,7 +397,7 @@ class MaterialNodeItem(NodeItem):
     def set_catalog_info(self, type_display: str, description: str) -> None:
         self._type_display = type_display
         self._description = description
-        self._tooltip_disable(self.disabled)
+        self._tooltip_stale = True
 
     @property
     def diagnostics(self) -> list[str]:
@@ -430,7 +422,7 @@ class MaterialNodeItem(NodeItem):
             self._marker_text.setText("\u26a0 " + metrics.elidedText(first, QtCore.Qt.TextElideMode.ElideRight, MARKER_TEXT_WIDTH))
         self._marker_text.setVisible(bool(messages))
         self._place_marker()
-        self._tooltip_disable(self.disabled)
+        self._tooltip_stale = True
         self.update()
 
     def _place_marker(self) -> None:
@@ -491,14 +483,14 @@ class MaterialNodeItem(NodeItem):
         if text == self._cost_text and lines == self._cost_lines:
             return
         self._cost_text, self._cost_lines = text, lines
-        self._tooltip_disable(self.disabled)
+        self._tooltip_stale = True
         if self._cost_shown:
             self.update()
 
     def set_cost_shown(self, shown: bool) -> None:
         if shown != self._cost_shown:
             self._cost_shown = shown
-            self._tooltip_disable(self.disabled)
+            self._tooltip_stale = True
             self._relayout()
 
     def _bottom_extra(self) -> float:
@@ -525,13 +517,11 @@ class MaterialNodeItem(NodeItem):
         self.draw_node()
         self.update()
 
-    def _set_base_size(self, add_w: float = 0.0, add_h: float = 0.0) -> None:
-        super()._set_base_size(add_w, add_h)
-        self._base_size_arguments = (add_w, add_h)
-
     def calc_size(self, add_w: float = 0.0, add_h: float = 0.0) -> tuple[float, float]:
         # NodeGraphQt's size (title, ports, labels) is kept from the last layout: a thumbnail or a footer
         # coming or going (`_relayout`: every node's thumbnail when a large graph first shows) adds to it.
+        if self._laying_out:  # the size NodeGraphQt's layout asks for: `_relayout` asks for it again
+            self._base_size_arguments = (add_w, add_h)
         own = self._own_size
         if own is None or own[0] != (add_w, add_h):
             own = ((add_w, add_h), super().calc_size(add_w, add_h))
@@ -543,46 +533,16 @@ class MaterialNodeItem(NodeItem):
             width = max(width, THUMBNAIL_SIZE + 4 * THUMBNAIL_MARGIN)
         return width, height + self._bottom_extra()
 
-    def _paint_inspection(self, painter: QtGui.QPainter) -> None:
-        bottom = self._height
-        painter.save()
-        if self._cost_shown:
-            footer = QtCore.QRectF(6.0, bottom - FOOTER_HEIGHT, self._width - 12.0, FOOTER_HEIGHT - 2.0)
-            bottom -= FOOTER_HEIGHT
-            font = painter.font()
-            font.setPointSizeF(max(6.5, font.pointSizeF() * 0.8))
-            painter.setFont(font)
-            painter.setPen(FOOTER_COLOR)
-            painter.drawText(footer, QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
-                             self._cost_text or "—")
-        if self._thumbnail_shown:
-            left = (self._width - THUMBNAIL_SIZE) / 2.0
-            target = QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
-            painter.setPen(QtCore.Qt.PenStyle.NoPen)
-            painter.setBrush(QtGui.QColor(24, 24, 24))
-            painter.drawRect(target)
-            if self._thumbnail is not None and not self._thumbnail.isNull():
-                painter.drawImage(target, self._thumbnail)
-            elif self._thumbnail_note:
-                font = painter.font()
-                font.setPointSizeF(max(THUMBNAIL_NOTE_POINTS, font.pointSizeF() * 0.75))
-                painter.setFont(font)
-                painter.setPen(QtGui.QColor(150, 150, 150))
-                painter.drawText(target.adjusted(3, 3, -3, -3), QtCore.Qt.AlignmentFlag.AlignCenter
-                                 | QtCore.Qt.TextFlag.TextWordWrap, self._thumbnail_note)
-            if self._pinned:
-                painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
-                painter.setPen(QtGui.QPen(QtGui.QColor(255, 196, 64), 2.0))
-                painter.drawRect(target.adjusted(-1.0, -1.0, 1.0, 1.0))
-        painter.restore()
-
     # --- NodeItem overrides ---
 
-    def _tooltip_disable(self, _state: bool) -> None:
-        # NodeGraphQt rebuilds the tooltip from this method on every redraw;
-        # overriding it keeps the description and diagnostics in place, and
-        # builds it only when asked for (`materialize_tooltip`).
-        self._tooltip_stale = True
+    @property
+    def disabled(self) -> bool:
+        return NodeItem.disabled.fget(self)
+
+    @disabled.setter
+    def disabled(self, state: bool = False) -> None:
+        NodeItem.disabled.fset(self, state)
+        self._tooltip_stale = True  # NodeGraphQt wrote its own tooltip: ours is built again when asked for
 
     def materialize_tooltip(self) -> None:
         """Build the tooltip if something it shows changed (the viewer calls it before Qt shows one)."""
@@ -654,13 +614,13 @@ class MaterialNodeItem(NodeItem):
         port.multi_connection = multi_port
         port.display_name = display_name
         port.locked = locked
-        return self._add_port(port)
+        return self._add_port_label(port)
 
-    def _add_port(self, port: Any) -> Any:
-        # NodeItem._add_port with a `PortLabelItem` for the label instead of a QGraphicsTextItem (and
-        # without its font calls, which set the font the label has already).
+    def _add_port_label(self, port: MaterialPortItem) -> MaterialPortItem:
+        # What NodeItem's add_input/add_output do after making the port, with a `PortLabelItem` for the label
+        # instead of a QGraphicsTextItem (and without its font calls, which set the font the label has already).
         self._own_size = None
-        text = PortLabelItem(port.name, self)
+        text = self.label_item_factory(port.name, self)
         text.setVisible(port.display_name)
         text.setCacheMode(ITEM_CACHE_MODE)
         if port.port_type == PortTypeEnum.IN.value:
@@ -671,9 +631,13 @@ class MaterialNodeItem(NodeItem):
             self.post_init()
         return port
 
-    def _delete_port(self, port: Any, text: Any) -> None:
+    def delete_input(self, port: Any) -> None:
         self._own_size = None
-        super()._delete_port(port, text)
+        super().delete_input(port)
+
+    def delete_output(self, port: Any) -> None:
+        self._own_size = None
+        super().delete_output(port)
 
     def add_input(self, name: str = "input", multi_port: bool = False, display_name: bool = True,
                   locked: bool = False, painter_func: Any = None) -> MaterialPortItem:
@@ -689,7 +653,7 @@ class MaterialNodeItem(NodeItem):
         # same name and colours: each setter redraws or recolours every port
         # label. Values the view already holds are skipped, and inside
         # `deferred_layout` so are width and height: the layout at the block's
-        # end recomputes both (`_set_base_size`) whatever they were.
+        # end recomputes both whatever they were.
         skipped = {name for name in _UNCHANGED_SKIPPABLE if name in node_dict and self._properties.get(name) == node_dict[name]}
         if _deferred_items is not None:
             skipped |= {"width", "height"}
@@ -704,9 +668,18 @@ class MaterialNodeItem(NodeItem):
                 _deferred_items.append(self)
             return
         self._own_size = None
-        super().draw_node()
+        self._laying_out = True
+        try:
+            self._lay_out()
+        finally:
+            self._laying_out = False
+        self._tooltip_stale = True  # NodeGraphQt's layout wrote its own tooltip
         self._place_input_values()
         self._place_marker()
+
+    def _lay_out(self) -> None:
+        """The node's layout: NodeGraphQt's."""
+        super().draw_node()
 
     def set_input_values(self, items: Sequence[InputValueItem]) -> None:
         self.input_values = tuple(items)
@@ -729,7 +702,7 @@ class MaterialNodeItem(NodeItem):
     def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem, widget: QtWidgets.QWidget | None) -> None:
         super().paint(painter, option, widget)
         if self._thumbnail_shown or self._cost_shown:
-            self._paint_inspection(painter)
+            _paint_inspection(self, painter)
         if not self._diagnostics:
             return
         painter.save()
@@ -752,18 +725,52 @@ class MaterialNodeItem(NodeItem):
         painter.restore()
 
 
+def _paint_inspection(item: MaterialNodeItem, painter: QtGui.QPainter) -> None:
+    """The cost footer and the thumbnail, at the bottom of a node (`MaterialNodeItem.paint`)."""
+    bottom = item._height
+    painter.save()
+    if item._cost_shown:
+        footer = QtCore.QRectF(6.0, bottom - FOOTER_HEIGHT, item._width - 12.0, FOOTER_HEIGHT - 2.0)
+        bottom -= FOOTER_HEIGHT
+        font = painter.font()
+        font.setPointSizeF(max(6.5, font.pointSizeF() * 0.8))
+        painter.setFont(font)
+        painter.setPen(FOOTER_COLOR)
+        painter.drawText(footer, QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
+                         item._cost_text or "—")
+    if item._thumbnail_shown:
+        left = (item._width - THUMBNAIL_SIZE) / 2.0
+        target = QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+        painter.setPen(QtCore.Qt.PenStyle.NoPen)
+        painter.setBrush(QtGui.QColor(24, 24, 24))
+        painter.drawRect(target)
+        if item._thumbnail is not None and not item._thumbnail.isNull():
+            painter.drawImage(target, item._thumbnail)
+        elif item._thumbnail_note:
+            font = painter.font()
+            font.setPointSizeF(max(THUMBNAIL_NOTE_POINTS, font.pointSizeF() * 0.75))
+            painter.setFont(font)
+            painter.setPen(QtGui.QColor(150, 150, 150))
+            painter.drawText(target.adjusted(3, 3, -3, -3), QtCore.Qt.AlignmentFlag.AlignCenter
+                             | QtCore.Qt.TextFlag.TextWordWrap, item._thumbnail_note)
+        if item._pinned:
+            painter.setBrush(QtCore.Qt.BrushStyle.NoBrush)
+            painter.setPen(QtGui.QPen(QtGui.QColor(255, 196, 64), 2.0))
+            painter.drawRect(target.adjusted(-1.0, -1.0, 1.0, 1.0))
+    painter.restore()
+
+
 class RerouteNodeItem(MaterialNodeItem):
     """The Reroute's look: a small dot with its input on the left and its output on the right, no title."""
 
     DOT_WIDTH = 26.0
     DOT_HEIGHT = 18.0
 
-    def _draw_node_horizontal(self) -> None:
+    def _lay_out(self) -> None:
         self._text_item.setVisible(False)
         for text in (*self._input_items.values(), *self._output_items.values()):
             text.setVisible(False)
         self._width, self._height = self.DOT_WIDTH, self.DOT_HEIGHT
-        self._tooltip_disable(self.disabled)
         ports = [port for port in (*self.inputs, *self.outputs) if port.isVisible()]
         port_height = ports[0].boundingRect().height() if ports else 0.0
         self.align_ports(v_offset=(self.DOT_HEIGHT - port_height) / 2)

@@ -1,18 +1,16 @@
 """The editor's NodeGraphQt graph: typed connection checks and stable node ids.
 
-NodeGraphQt's port constraints match port *names*, not data types, and the
-viewer keeps stale constraint tables after a session load. So the typed check
-replaces the viewer's validation hook instead of feeding those tables:
-`TypedNodeViewer._validate_accept_connection` (called by the viewer while a
-live connection is dragged over a port, and again on release) asks the
-graph's `connection_check`, which answers from the current `MaterialGraph`
-(`app.material.connections.can_connect`). A refusal keeps the pipe purple while
-dragging, shows the reason as a tooltip at the cursor and emits
-`connection_refused(reason)`; on release NodeGraphQt then restores the old
-state as it does for any refused connection. Because the hook does not read
-any table, nothing needs re-applying after load or paste; the tables are
-still re-pointed (`refresh_constraint_tables`) so NodeGraphQt's own checks
-stay consistent.
+NodeGraphQt's port constraints match port *names*, not data types. So the
+typed check is asked for the one port a dragged wire is over: the viewer
+watches its scene's mouse moves and releases (a Qt event filter, which runs
+before NodeGraphQt's handlers) while a wire is dragged, asks the graph's
+`connection_check` (`app.material.connections.can_connect`, from the current
+`MaterialGraph`) and, on a refusal, hands NodeGraphQt a reject table (its
+public `reject_connection_types`) naming exactly that pair of ports. NodeGraphQt
+then does what it does for any refused connection: the pipe turns purple while
+dragging, and on release the old state comes back. The reason shows as a
+tooltip at the cursor and `connection_refused(reason)` is emitted. The table
+is rebuilt for each move, so nothing needs re-applying after load or paste.
 
 Programmatic connections go through `connect_ports`, which runs the same
 check and NodeGraphQt's cycle check before connecting through the undo stack.
@@ -149,6 +147,8 @@ class TypedNodeViewer(NodeViewer):
     """A NodeViewer whose live-connection validation also asks a type check."""
 
     connection_refused = QtCore.Signal(str)
+    #: NodeGraphQt's reject table, read by its viewer on every hover and release of a dragged wire.
+    reject_connection_types: dict[str, Any] | None
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, undo_stack: QtGui.QUndoStack | None = None) -> None:
         super().__init__(parent, undo_stack=undo_stack)
@@ -158,6 +158,11 @@ class TypedNodeViewer(NodeViewer):
         #: (NodeGraphQt id of the node under the cursor, global position) -> True when it showed a node menu.
         self.node_menu_handler: Callable[[str, QtCore.QPoint], bool] | None = None
         self._last_refusal = ""
+        #: The port a wire is being dragged from (None: no wire is dragged).
+        self._wire_from: PortItem | None = None
+        #: NodeGraphQt's own reject table while a refusal's table stands in for it (None: it is in place).
+        self._saved_rejects: dict[str, Any] | None = None
+        self.scene().installEventFilter(self)
 
     @property
     def last_refusal(self) -> str:
@@ -197,15 +202,42 @@ class TypedNodeViewer(NodeViewer):
         if not start_port.node.visible or not end_port.node.visible:
             pipe.hide()
 
-    def _validate_accept_connection(self, from_port: PortItem, to_port: PortItem) -> bool:
-        if not super()._validate_accept_connection(from_port, to_port):
-            return False
+    def accepts_connection(self, from_port: PortItem, to_port: PortItem) -> bool:
+        """The typed check of a wire dragged from `from_port` over `to_port` (a refusal is reported)."""
         if self.port_check is None or from_port.port_type == to_port.port_type:
             return True  # same-direction drops are refused by NodeGraphQt itself
         allowed, reason = self.port_check(from_port, to_port)
         if not allowed:
             self._report_refusal(reason)
         return allowed
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
+        """Before NodeGraphQt handles a dragged wire's move or release: the typed check of the port under it."""
+        if (self._wire_from is not None and watched is self.scene()
+                and isinstance(event, QtWidgets.QGraphicsSceneMouseEvent)
+                and event.type() in (QtCore.QEvent.Type.GraphicsSceneMouseMove,
+                                     QtCore.QEvent.Type.GraphicsSceneMouseRelease)):
+            self._check_port_under(event.scenePos())
+        return False  # NodeGraphQt handles the event as always
+
+    def _check_port_under(self, position: QtCore.QPointF) -> None:
+        start = self._wire_from
+        assert start is not None
+        target = next((item for item in self.scene().items(position)
+                       if isinstance(item, PortItem) and item is not start), None)
+        if target is None or self.accepts_connection(start, target):
+            self._restore_rejects()
+            return
+        if self._saved_rejects is None:
+            self._saved_rejects = self.reject_connection_types
+        # NodeGraphQt's reject table: {node type: {port type: {port name: {node type: {port type: [port names]}}}}}.
+        self.reject_connection_types = {
+            target.node.type_: {target.port_type: {target.name: {start.node.type_: {start.port_type: [start.name]}}}},
+        }
+
+    def _restore_rejects(self) -> None:
+        if self._saved_rejects is not None:
+            self.reject_connection_types, self._saved_rejects = self._saved_rejects, None
 
     def _report_refusal(self, reason: str) -> None:
         if reason != self._last_refusal:
@@ -222,7 +254,7 @@ class TypedNodeViewer(NodeViewer):
         """
         if not items:
             return
-        rect = self._combined_rect(items).adjusted(-margin, -margin, margin, margin)
+        rect = self.items_rect(items).adjusted(-margin, -margin, margin, margin)
         viewport = self.viewport().size()
         if rect.width() > 0 and rect.height() > 0 and viewport.width() > 0 and viewport.height() > 0:
             fit = min(viewport.width() / rect.width(), viewport.height() / rect.height())
@@ -246,7 +278,8 @@ class TypedNodeViewer(NodeViewer):
         self._scene_range = QtCore.QRectF(rect)
         self._update_scene()
 
-    def _combined_rect(self, nodes: list[QtWidgets.QGraphicsItem]) -> QtCore.QRectF:
+    @staticmethod
+    def items_rect(nodes: list[QtWidgets.QGraphicsItem]) -> QtCore.QRectF:
         """The scene rectangle around `nodes` and their children.
 
         NodeGraphQt groups the items (`createItemGroup`) to ask the group; making
@@ -260,7 +293,13 @@ class TypedNodeViewer(NodeViewer):
 
     def start_live_connection(self, selected_port: PortItem) -> None:
         self._last_refusal = ""
+        self._wire_from = selected_port
         super().start_live_connection(selected_port)
+
+    def end_live_connection(self) -> None:
+        super().end_live_connection()
+        self._wire_from = None
+        self._restore_rejects()
 
     # --- node search: Tab, and wires dropped in empty space ---
 
@@ -318,6 +357,9 @@ class MaterialNodeGraph(NodeGraph):
         undo_stack = QtGui.QUndoStack()
         viewer = TypedNodeViewer(undo_stack=undo_stack)
         super().__init__(parent, undo_stack=undo_stack, viewer=viewer)
+        # Our backdrop carries a frame id; frames are made as `FrameNode`s (NodeGraphQt's plain backdrop stays
+        # registered, unused).
+        self.register_node(FrameNode)
         undo_stack.setParent(self)
         self.property_changed.connect(self._show_property)
         self.registry: NodeClassRegistry | None = None
@@ -329,10 +371,6 @@ class MaterialNodeGraph(NodeGraph):
         #: Whether nodes show thumbnails (the window's switch): a new node's free spot then has room for the
         #: thumbnail it gets once drawn, so it does not grow onto the node below it.
         self.thumbnails_shown = False
-
-    def _register_builtin_nodes(self) -> None:
-        # Our backdrop carries a frame id; NodeGraphQt's plain one would not.
-        self.register_node(FrameNode, alias="Backdrop")
 
     def get_unique_name(self, name: str) -> str:
         """NodeGraphQt's unique node name ("Add", "Add 1", "Add 2", ...), without its quadratic search.
@@ -745,5 +783,6 @@ class MaterialNodeGraph(NodeGraph):
 
     def refresh_constraint_tables(self) -> None:
         """Point the viewer at the model's current tables (deserialising replaces them)."""
-        self._viewer.accept_connection_types = self._model.accept_connection_types
-        self._viewer.reject_connection_types = self._model.reject_connection_types
+        viewer = self.typed_viewer
+        viewer.accept_connection_types = self.model.accept_connection_types
+        viewer.reject_connection_types = self.model.reject_connection_types

@@ -1,46 +1,28 @@
 """The editor's main window: docks, actions, and the wiring between the widgets and the session.
 
-The state lives in a Qt-free `EditorSession` (`app.session`): the current
-document (an editable graph or a read-only module), its lowering, the
-compiled programs per GLSL target, the parameters (`ParameterModel`) and
-every file operation. The window subscribes to the session's events and
-renders them; it feeds edits in and asks the user questions.
-
-Data flow of an edit: NodeGraphQt's undo stack records it; `GraphEditor`
-turns the stack's `indexChanged` into `edited` with a fresh snapshot; the
-window hands the snapshot to the session (`update_graph`) and asks the
-`LoweringScheduler` for a lowering (at once for a discrete edit, throttled
-while a slider is dragged; in a worker thread); when it has been applied
-the session's `lowered` event updates the diagnostics list, node markers,
-port types, code view, the parameters (through the `ParameterModel`) and
-the preview. Edits the lowering does not read (moving nodes, a
-parameter's value) lower nothing: a value goes straight to the preview.
-
-The preview is reached only through `app.preview.host.PreviewHost`. It
-runs one OpenGL profile (`preview_gl`: desktop, es or auto); the session
-compiles the module for the preview's `target` (once per module and
-target), while the code view and Export always show GLSL 4.20.
-
-Every question to the user goes through `self.prompts` (app.ui.dialogs), so
-tests inject the answers.
-
-The window keeps the docks, actions and wiring; the features are command
-objects in their own modules: `files`, `exports`, `nodes`, `parameter_commands`,
-`groups`, `stage_commands` and `inspection` (app.ui.*_commands).
+The state lives in a Qt-free `EditorSession` (`app.session`); the window
+subscribes to its events, feeds edits in and asks the user questions
+(through `self.prompts`, so tests inject the answers). An edit goes from
+NodeGraphQt's undo stack through `GraphEditor.edited` (a fresh snapshot) to
+the session, and the `LoweringScheduler` lowers it on a worker; the
+session's `lowered` event updates the panels and the preview (reached only
+through `app.preview.host.PreviewHost`). docs/editor.md describes the flow.
+The features are command objects in their own modules (app.ui.*_commands),
+the menu bar is app.ui.menus.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPainter, QPixmap, QShowEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QStackedWidget, QVBoxLayout, QWidget
 
 from app.material import catalog
-from app.material.examples import DEFAULT_EXAMPLE, example_description, example_names
+from app.material.examples import DEFAULT_EXAMPLE
 from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
 from app.preview.parameters_panel import ParametersPanel
@@ -53,6 +35,7 @@ from app.ui.breadcrumb import Breadcrumb
 from app.ui.code_view import CodeView
 from app.ui.diagnostics_panel import DiagnosticsPanel
 from app.ui.dialogs import Prompts
+from app.ui.edit_commands import EditCommands
 from app.ui.edit_gesture import EditGesture
 from app.ui.export_commands import ExportCommands
 from app.ui.file_commands import FileCommands
@@ -61,23 +44,22 @@ from app.ui.group_commands import GroupCommands
 from app.ui.icons import application_icon
 from app.ui.inspection_commands import InspectionCommands
 from app.ui.instruction_view import InstructionView
-from app.ui.keys import redo_keys
 from app.ui.lowering_scheduler import LIVE_SETTLE_MS, LoweringScheduler
+from app.ui.menus import build_menu_bar
 from app.ui.node_commands import NodeCommands
 from app.ui.node_thumbnails import NodePin, NodeThumbnails
 from app.ui.palette import NodePalette
 from app.ui.parameter_commands import ParameterCommands
 from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
-from app.ui.recent_files import RecentFiles
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 from app.ui.stage_commands import StageCommands
 from app.ui.texture_watcher import TextureWatcher
 from app.ui.turntable_commands import TurntableCommands
+from app.ui.window_layout import size_docks
 from vpl_core.collector import loading as paused_while_loading
 
 APP_TITLE = "VPL Material Editor"
-DUPLICATE_KEY = "Ctrl+D"
 
 
 class MainWindow(QMainWindow):
@@ -120,7 +102,7 @@ class MainWindow(QMainWindow):
         self._build_panels(preview_gl)
         self.files = FileCommands(self)
         self.exports = ExportCommands(self)
-        self.nodes = NodeCommands(self)  # the palette, the properties panel, selecting nodes
+        self.nodes: NodeCommands = NodeCommands(self)  # the palette, the properties panel, selecting nodes
         self.parameter_commands = ParameterCommands(self)  # parameter values and variants
         self.node_pin = NodePin(self)  # the presenter asks it first what the preview shows
         #: A slider drag in progress: only the preview follows its lowerings (app/ui/edit_gesture.py).
@@ -128,7 +110,7 @@ class MainWindow(QMainWindow):
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
         self.thumbnails: NodeThumbnails = NodeThumbnails(self)
         self._build_actions()
-        self._build_menus()
+        self.recent_menu, self.examples_menu, self.recent = build_menu_bar(self)
         self._connect()
         self.statusBar().showMessage("Ready")
 
@@ -196,14 +178,6 @@ class MainWindow(QMainWindow):
         panel, editor = self.parameters_panel, self.graph_editor
         editor.texture_reference = self.session.texture_reference
         self.session.graph_rewritten.connect(editor.take_rewritten)
-        parameters = self.parameter_commands
-        panel.parameterChanged.connect(parameters.set_parameter_value)
-        panel.textureChanged.connect(parameters.set_parameter_value)
-        panel.variantActivated.connect(editor.activate_variant)
-        panel.variantAddRequested.connect(parameters.add_variant)
-        panel.variantRemoveRequested.connect(editor.remove_variant)
-        panel.variantRenameRequested.connect(parameters.rename_variant)
-        panel.parameterResetRequested.connect(editor.reset_variant_value)
         self.properties_panel.propertyEdited.connect(
             lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
@@ -266,84 +240,22 @@ class MainWindow(QMainWindow):
                                              "Version, Qt and the OpenGL renderer the preview got")
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
 
-        stack = self.graph.undo_stack()
-        self.undo_action = stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcuts(standard.Undo)
-        self.redo_action = stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts(redo_keys())
-        self.addActions([self.undo_action, self.redo_action])
-        editor = self.graph_editor
-        self.cut_action = self.make_action("Cu&t", editor.cut, standard.Cut, graph_only=True)
-        self.copy_action = self.make_action("&Copy", editor.copy, standard.Copy, graph_only=True)
-        self.paste_action = self.make_action("&Paste", editor.paste, standard.Paste, graph_only=True)
-        self.duplicate_action = self.make_action("D&uplicate", editor.duplicate, DUPLICATE_KEY, graph_only=True)
-        self.delete_action = self.make_action("&Delete", editor.delete_selection, standard.Delete, graph_only=True)
-        # On X11 the standard Delete keys include Ctrl+D, which is Duplicate
-        # here; Backspace deletes too, as in most node editors.
-        self.delete_action.setShortcuts(
-            [key for key in QKeySequence.keyBindings(standard.Delete) if key != QKeySequence(DUPLICATE_KEY)]
-            + [QKeySequence(Qt.Key.Key_Backspace)]
-        )
-        self.select_all_action = self.make_action("Select &All", editor.select_all, standard.SelectAll, graph_only=True)
-        self.frame_action = self.make_action("&Frame Selection", editor.frame_selection, "F",
-                                             "Fit the selected nodes (all nodes when none is selected) in view",
-                                             graph_only=True)
-        # Only while the graph has focus: Tab must keep moving focus in forms.
-        self.search_action = self.make_action("Search Nodes…", self.nodes.open_tab_search, QKeySequence(Qt.Key.Key_Tab).toString(),
-                                              graph_only=True)
+        self.edit = EditCommands(self)  # undo, redo, the clipboard, delete, select all, frame, search
         self.groups = GroupCommands(self)  # node groups and the function library
         self.stage_commands = StageCommands(self)  # File > Save Stage with Material
         self.turntable_commands = TurntableCommands(self)  # File > Export Turntable...
-        groups = self.groups
-        editor.adopt_context_menu([self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
-                                   self.paste_action, self.duplicate_action, self.delete_action, None,
-                                   self.select_all_action, self.frame_action, self.search_action, None,
-                                   groups.group_action, groups.ungroup_action, groups.enter_group_action,
-                                   groups.exit_group_action])
+        groups, edit = self.groups, self.edit
+        self.graph_editor.adopt_context_menu([
+            edit.undo_action, edit.redo_action, None, edit.cut_action, edit.copy_action, edit.paste_action,
+            edit.duplicate_action, edit.delete_action, None, edit.select_all_action, edit.frame_action,
+            edit.search_action, None, groups.group_action, groups.ungroup_action, groups.enter_group_action,
+            groups.exit_group_action])
         self.reset_camera_action = self.make_action("Reset Preview Camera", self.preview.reset_camera)
         self.play_action = QAction("Animate Preview", self)
         self.play_action.setCheckable(True)
         self.play_action.triggered.connect(self.preview.set_playing)  # the user's choice; the preview reports the rest
         self.preview.playingChanged.connect(self.play_action.setChecked)
         self.inspection = InspectionCommands(self)  # View > Overview, Node Previews, Node Cost
-
-    def _build_menus(self) -> None:
-        def fill(menu: QMenu, items: Sequence[QAction | QMenu | None]) -> None:
-            for item in items:
-                if item is None:
-                    menu.addSeparator()
-                elif isinstance(item, QMenu):
-                    menu.addMenu(item)
-                else:
-                    menu.addAction(item)
-
-        bar, groups, inspection = self.menuBar(), self.groups, self.inspection
-        self.recent_menu = QMenu("Open &Recent", self)
-        self.examples_menu = QMenu("Open E&xample", self)
-        self.examples_menu.setToolTipsVisible(True)
-        for name in example_names():
-            action = self.examples_menu.addAction(name)
-            action.setToolTip(example_description(name))
-            action.setStatusTip(example_description(name))
-            action.triggered.connect(lambda _checked=False, example=name: self.files.open_example_interactive(example))
-        fill(bar.addMenu("&File"), [self.new_action, self.open_action, self.recent_menu, self.examples_menu, None,
-                                    self.save_action, self.save_as_action, self.export_action,
-                                    self.copy_textures_action, self.stage_commands.save_stage_action, None, self.bake_action, self.export_gltf_action,
-                                    self.export_mtlx_action, self.import_mtlx_action, self.turntable_commands.action, None,
-                                    self.quit_action])
-        self.recent = RecentFiles(self.settings, self.recent_menu, self.open_file)
-        fill(bar.addMenu("&Edit"), [self.undo_action, self.redo_action, None, self.cut_action, self.copy_action,
-                                    self.paste_action, self.duplicate_action, self.delete_action, None,
-                                    self.select_all_action, None, groups.group_action, groups.ungroup_action,
-                                    groups.enter_group_action, groups.exit_group_action, groups.group_interface_action,
-                                    groups.save_group_action, groups.save_group_project_action])
-        docks = (self.palette_dock, self.preview_dock, self.properties_dock, self.parameters_dock,
-                 self.diagnostics_dock, self.code_dock)
-        fill(bar.addMenu("&View"), [self.frame_action, self.search_action, inspection.overview_action, None,
-                                    inspection.thumbnails_action, inspection.cost_action, self.node_pin.unpin_action, None,
-                                    self.reset_camera_action, self.play_action, None,
-                                    *(dock.toggleViewAction() for dock in docks)])
-        fill(bar.addMenu("&Help"), [self.about_action])
 
     def show_about(self) -> AboutDialog:
         """Open Help > About (window-modal, not blocking) and return the dialog."""
@@ -391,14 +303,12 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         editable = not self.read_only
-        for action in (self.save_action, self.save_as_action, self.cut_action, self.copy_action, self.paste_action,
-                       self.duplicate_action, self.delete_action, self.select_all_action, self.search_action,
-                       self.groups.group_action, self.groups.ungroup_action, self.groups.enter_group_action,
-                       self.groups.exit_group_action, self.stage_commands.save_stage_action):
+        for action in (self.save_action, self.save_as_action, self.groups.group_action, self.groups.ungroup_action,
+                       self.groups.enter_group_action, self.groups.exit_group_action,
+                       self.stage_commands.save_stage_action):
             action.setEnabled(editable)
+        self.edit.update_actions(editable)
         self.node_palette.setEnabled(editable)
-        self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
-        self.redo_action.setEnabled(editable and self.graph.undo_stack().canRedo())
         self.export_action.setEnabled(self.current_artifact is not None)
         for action in (self.bake_action, self.export_gltf_action, self.export_mtlx_action):
             action.setEnabled(editable)  # a graph material (a module has no output node to bake)
@@ -513,42 +423,9 @@ class MainWindow(QMainWindow):
         if not self._docks_sized:
             # Dock sizes only stick once the window has its real size.
             self._docks_sized = True
-            self._size_docks()
+            size_docks(self)
             # Framing depends on the graph's final size, known after layout.
             QTimer.singleShot(0, self.frame_all)
-
-    def _size_docks(self) -> None:
-        width, height = self.width(), self.height()
-        horizontal, vertical = Qt.Orientation.Horizontal, Qt.Orientation.Vertical
-        self.resizeDocks([self.palette_dock], [max(self.node_palette.preferred_width(), width // 8)], horizontal)
-        self.resizeDocks([self.preview_dock], [max(320, width // 4)], horizontal)
-        # Material parameters as tall as its rows ask (`MIN_VISIBLE_ROWS` of them at least), Node properties a
-        # quarter of the height at least (a node's rows; more when its panel asks), the preview the rest.
-        parameters = self.parameters_dock.sizeHint().height()
-        properties = max(height // 4, self.properties_dock.minimumSizeHint().height())
-        self.resizeDocks([self.preview_dock, self.parameters_dock, self.properties_dock],
-                         [max(260, height - parameters - properties), parameters, properties], vertical)
-        self.resizeDocks([self.diagnostics_dock], [max(180, height // 4)], vertical)
-        self.resizeDocks([self.diagnostics_dock, self.code_dock], [width * 3 // 10, width * 7 // 10], horizontal)
-
-    def fit_dock(self, dock: QDockWidget) -> None:
-        """Make `dock` at least as tall as its content asks (a node with more rows was selected): the
-        dock layout keeps its separators when a minimum grows, so the content would be cut off."""
-        needed = dock.minimumSizeHint().height()
-        if dock.isVisible() and not dock.isFloating() and dock.height() < needed:
-            self.resizeDocks([dock], [needed], Qt.Orientation.Vertical)
-
-    def grab_window(self) -> QPixmap:
-        """The window as the user sees it: `QWidget.grab` misses what the preview paints over its GL
-        image (the error overlay), so the preview's shown frame is drawn over its place."""
-        image = self.grab()
-        preview = self.preview
-        frame = preview.grab_shown_frame() if preview.isVisible() else None
-        if frame is not None and not frame.isNull():
-            painter = QPainter(image)
-            painter.drawImage(QRect(preview.mapTo(self, preview.rect().topLeft()), preview.size()), frame)
-            painter.end()
-        return image
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         if not self.files.maybe_save():

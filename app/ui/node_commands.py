@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.ui.palette import FUNCTION_PREFIX, GROUP_PREFIX
+from app.ui.window_layout import fit_dock
 
 if TYPE_CHECKING:
     from app.graph.nodes import MaterialNode
@@ -86,4 +87,4 @@ class NodeCommands:
         connected = [port.name() for port in node.input_ports() if port.connected_ports()]
         panel.show_node(node.stable_id, node.CATALOG_TYPE,
                         material_node.properties if material_node is not None else {}, connected)
-        self.window.fit_dock(self.window.properties_dock)
+        fit_dock(self.window, self.window.properties_dock)

@@ -23,7 +23,15 @@ class ParameterCommands:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.session = window.session
-        self.editor = window.graph_editor
+        self.editor = editor = window.graph_editor
+        panel = window.parameters_panel  # the Material parameters dock: values, textures and variants
+        panel.parameterChanged.connect(self.set_parameter_value)
+        panel.textureChanged.connect(self.set_parameter_value)
+        panel.variantActivated.connect(editor.activate_variant)
+        panel.variantAddRequested.connect(self.add_variant)
+        panel.variantRemoveRequested.connect(editor.remove_variant)
+        panel.variantRenameRequested.connect(self.rename_variant)
+        panel.parameterResetRequested.connect(editor.reset_variant_value)
 
     def set_parameter_value(self, name: str, value: ParameterValue) -> None:
         """The panel's edit: shown at once; in a graph document also an undoable edit of the material."""

@@ -69,12 +69,13 @@ HIDDEN_IMPORTS = [
 LINUX_HIDDEN_IMPORTS = HIDDEN_IMPORTS + ["OpenGL.platform.glx", "OpenGL.platform.egl"]
 
 #: Never needed at run time; some are pulled in by optional imports of
-#: numpy, PyOpenGL or the Qt.py shim and would only add size.
+#: numpy, PyOpenGL or the Qt.py shim and would only add size. setuptools is not
+#: among them: NodeGraphQt imports `distutils.version`, which setuptools provides
+#: (Python 3.12 has no `distutils` of its own).
 EXCLUDES = [
     "tkinter",
     "pytest",
     "hypothesis",
-    "setuptools",
     "pip",
     "PySide6.QtQml",
     "PySide6.QtQuick",
@@ -92,7 +93,7 @@ EXCLUDES = [
 ]
 
 #: The `vpl` command is the language core only: no Qt, no GL, no numpy.
-CLI_EXCLUDES = EXCLUDES + ["PySide6", "shiboken6", "NodeGraphQt", "Qt", "OpenGL", "numpy", "app"]
+CLI_EXCLUDES = EXCLUDES + ["setuptools", "PySide6", "shiboken6", "NodeGraphQt", "Qt", "OpenGL", "numpy", "app"]
 
 
 def version() -> str:

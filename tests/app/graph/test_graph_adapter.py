@@ -203,9 +203,9 @@ def test_loading_lays_each_node_out_once_and_builds_no_tooltip(view: MaterialNod
         monkeypatch.undo()
     items = [node.view for node in view.material_nodes()]
     assert len(layouts) == len(items) == 41 and set(map(id, layouts)) == set(map(id, items))
-    # Only NodeGraphQt's name setter writes one ("node: <name>", twice per node), replaced by ours when asked for;
-    # before: seven per node and three per port.
-    assert tooltips[0] <= 2 * len(items)
+    # Only NodeGraphQt's own node tooltip is written (by its name setter, twice per node, its layout and its
+    # `disabled` setter), replaced by ours when asked for; none per port (three each through NodeGraphQt's setters).
+    assert tooltips[0] <= 5 * len(items)
     for node in view.material_nodes():
         assert (node.view.width, node.view.height) == (node.model.width, node.model.height)
         assert "<b>" in node.view.toolTip()
@@ -257,7 +257,6 @@ def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: Ma
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Loading builds titles once and port labels without a QTextDocument (issue 23 item 8); every catalog type
     still has the layout and the pixels of a node NodeGraphQt builds one step at a time, with its own labels."""
-    from NodeGraphQt.qgraphics.node_base import NodeItem
     from NodeGraphQt.qgraphics.node_text_item import NodeTextItem
     from PySide6 import QtWidgets
 
@@ -271,8 +270,8 @@ def test_loaded_nodes_are_laid_out_and_drawn_as_nodegraphqt_builds_them(view: Ma
 
     reference = MaterialNodeGraph()
     reference.register_catalog(NODE_TYPES.values())
-    monkeypatch.setattr(MaterialNodeItem, "_add_port", NodeItem._add_port)  # QGraphicsTextItem labels
-    monkeypatch.setattr(MaterialNodeItem, "_new_title", lambda self: NodeTextItem("", self))
+    monkeypatch.setattr(MaterialNodeItem, "label_item_factory", QtWidgets.QGraphicsTextItem)  # NodeGraphQt's labels
+    monkeypatch.setattr(MaterialNodeItem, "title_item_factory", NodeTextItem)
     try:
         for node_id in sorted(graph.nodes, key=node_id_key):
             node = graph.nodes[node_id]

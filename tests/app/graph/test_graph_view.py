@@ -39,24 +39,65 @@ def test_the_viewer_refuses_a_type_mismatch_while_dragging_and_says_why(view: Ma
     target_item = output.inputs()["base_color"].view
     viewer = view.typed_viewer
     with qtbot.waitSignal(viewer.connection_refused, timeout=5000) as refused:
-        # The exact hook NodeGraphQt calls while a live pipe hovers a port and on release.
-        accepted = viewer._validate_accept_connection(source_item, target_item)
+        # The check the viewer makes while a live pipe hovers a port and on release.
+        accepted = viewer.accepts_connection(source_item, target_item)
     assert accepted is False
     assert "texture" in refused.args[0] and "color" in refused.args[0]
     # Dragging from the input end asks the same question the other way round.
-    assert viewer._validate_accept_connection(target_item, source_item) is False
+    assert viewer.accepts_connection(target_item, source_item) is False
+
+
+#: NodeGraphQt's colour of the live pipe's arrow over a port that refuses the wire.
+REFUSED_COLOUR = [150, 60, 255]
+
+
+def _drag_wire(view: MaterialNodeGraph, qtbot, source, target) -> list[list[int]]:
+    """Drag a wire with the mouse from port item `source` to port item `target`; the colour of the live pipe's
+    arrow (NodeGraphQt's sign of an accepted or refused port) over it."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QGraphicsPolygonItem
+
+    viewer = view.typed_viewer
+    start = viewer.mapFromScene(source.scenePos() + source.boundingRect().center())
+    end = viewer.mapFromScene(target.scenePos() + target.boundingRect().center())
+    qtbot.mousePress(viewer.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 6):
+        qtbot.mouseMove(viewer.viewport(), start + (end - start) * step / 5)
+    colours = [list(item.pen().color().getRgb()[:3]) for item in viewer.scene().items()
+               if isinstance(item, QGraphicsPolygonItem) and type(item.parentItem()).__name__ == "LivePipeItem"]
+    qtbot.mouseRelease(viewer.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    return colours
+
+
+def test_a_wire_dragged_onto_a_port_of_another_type_is_refused(view: MaterialNodeGraph, qtbot) -> None:
+    """The gesture itself: the live pipe turns purple over the refusing port, the reason is reported, and the
+    release connects nothing; a matching port then connects."""
+    texture_and_output(view)
+    output = view.node_by_stable_id("n3")
+    viewer = view.typed_viewer
+    with qtbot.waitSignal(viewer.connection_refused, timeout=5000) as refused:
+        colours = _drag_wire(view, qtbot, view.node_by_stable_id("n1").outputs()["out"].view,
+                             output.inputs()["base_color"].view)
+    assert "texture" in refused.args[0]
+    assert REFUSED_COLOUR in colours
+    assert snapshot(view).connections == [] and viewer.reject_connection_types is view.model.reject_connection_types
+    constant = view.create_material_node("constant_float", position=(-300.0, 400.0), push_undo=False)
+    constant.set_stable_id("n9")
+    assert REFUSED_COLOUR not in _drag_wire(view, qtbot, constant.outputs()["out"].view, output.inputs()["opacity"].view)
+    assert [(link.source_node, link.source_port, link.target_node, link.target_port)
+            for link in snapshot(view).connections] == [("n9", "out", "n3", "opacity")]
 
 
 def test_the_viewer_accepts_a_matching_connection(view: MaterialNodeGraph) -> None:
     texture_and_output(view)
     vector = view.node_by_stable_id("n2")
     output = view.node_by_stable_id("n3")
-    assert view.typed_viewer._validate_accept_connection(
+    assert view.typed_viewer.accepts_connection(
         vector.outputs()["out"].view, output.inputs()["opacity"].view
     ) is False  # vec2 into a float input: refused
     constant = view.create_material_node("constant_float", push_undo=False)
     constant.set_stable_id("n9")
-    assert view.typed_viewer._validate_accept_connection(
+    assert view.typed_viewer.accepts_connection(
         constant.outputs()["out"].view, output.inputs()["opacity"].view
     ) is True
 
@@ -97,11 +138,11 @@ def test_type_checks_survive_load_and_paste(view: MaterialNodeGraph) -> None:
     view.refresh_constraint_tables()
     assert view.typed_viewer.accept_connection_types is view.model.accept_connection_types
     output = view.node_by_stable_id("n3")
-    assert view.typed_viewer._validate_accept_connection(
+    assert view.typed_viewer.accepts_connection(
         pasted[0].outputs()["out"].view, output.inputs()["base_color"].view
     ) is False
     texture_and_output(view)  # load again
-    assert view.typed_viewer._validate_accept_connection(
+    assert view.typed_viewer.accepts_connection(
         view.node_by_stable_id("n1").outputs()["out"].view, view.node_by_stable_id("n3").inputs()["base_color"].view
     ) is False
 

@@ -50,7 +50,7 @@ def test_node_property_slider_previews_while_dragging(window, qtbot) -> None:
     window.flush()
     assert window.material.nodes[FRESNEL].properties["power"] == 10.0 and edit.value == 10.0
     assert window.graph.undo_stack().count() == steps + 1  # the whole drag is one step
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material.nodes[FRESNEL].properties["power"] == 4.0
 
 
@@ -58,7 +58,7 @@ def test_ctrl_y_redoes(window, qtbot) -> None:
     before = window.material
     window.nodes.set_node_property(FRESNEL, "power", 2.5)
     after = window.material
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
     window.activateWindow()
     qtbot.waitActive(window)
@@ -66,7 +66,7 @@ def test_ctrl_y_redoes(window, qtbot) -> None:
     qtbot.waitUntil(window.graph.viewer().hasFocus, timeout=5000)
     QTest.keyClick(window.graph.viewer(), Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
     assert window.material == after
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     QTest.keyClick(window.graph.viewer(), Qt.Key.Key_Z,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.material == after  # the platform's standard Redo still works
@@ -106,10 +106,10 @@ def test_typing_not_yet_committed_is_undone_in_the_field_first(window, qtbot) ->
 
 def test_the_edit_menu_names_edits_for_people(window) -> None:
     window.nodes.set_node_property(FRESNEL, "power", 2.5)
-    text = window.undo_action.text().replace("&", "")
+    text = window.edit.undo_action.text().replace("&", "")
     assert text.startswith('Undo Change "power" of ') and "vpl_prop" not in text
-    window.undo_action.trigger()
-    assert "vpl_prop" not in window.redo_action.text()
+    window.edit.undo_action.trigger()
+    assert "vpl_prop" not in window.edit.redo_action.text()
 
 
 def test_an_inverted_parameter_range_is_a_diagnostic(window) -> None:
@@ -142,7 +142,7 @@ def test_a_broken_material_marks_the_preview_out_of_date(window, qtbot) -> None:
     frame = window.preview.grab_shown_frame()
     bottom = frame.pixelColor(frame.width() // 2, frame.height() - 4)
     assert bottom.red() < 60 and bottom.green() < 30  # the dark band of the overlay
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     window.flush()
     assert window.result.ok and window.preview.stale_text == ""
 

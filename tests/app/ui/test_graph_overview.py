@@ -149,7 +149,7 @@ def test_the_overview_follows_adding_moving_and_deleting_nodes(window, qtbot) ->
     qtbot.waitUntil(lambda: len(overview.layout_shown.nodes) == count, timeout=WAIT_MS)
     assert overview.layout_shown.bounds == bounds
     # Undo brings it back, in the overview too.
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     qtbot.waitUntil(lambda: len(overview.layout_shown.nodes) == count + 1, timeout=WAIT_MS)
 
 

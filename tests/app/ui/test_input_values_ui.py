@@ -55,7 +55,7 @@ def test_dragging_a_float_value_on_the_node_edits_it_in_one_undo_step(window, qt
     item = _item(window, output, "opacity")
     assert not item.connected and item.isVisible()
     before = window.material.nodes[output].properties.get("opacity", 1.0)
-    steps = window.undo_action.isEnabled(), window.graph.undo_stack().count()
+    steps = window.edit.undo_action.isEnabled(), window.graph.undo_stack().count()
     viewport = window.graph.viewer().viewport()
     start = _point(window, item)
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
@@ -66,7 +66,7 @@ def test_dragging_a_float_value_on_the_node_edits_it_in_one_undo_step(window, qt
     assert after < before
     assert item.text() == f"{after:.3f}"
     assert window.graph.undo_stack().count() == steps[1] + 1  # the whole drag is one step
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material.nodes[output].properties.get("opacity", 1.0) == before
 
 

@@ -143,8 +143,8 @@ def test_refused_connection_shows_the_reason(window) -> None:
     output = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "material_output")
     source = window.graph.node_by_stable_id(texture).outputs()["out"].view
     target = window.graph.node_by_stable_id(output).inputs()["base_color"].view
-    # The hook NodeGraphQt's viewer calls while a live pipe is dragged over a port.
-    assert window.graph.typed_viewer._validate_accept_connection(source, target) is False
+    # The check the viewer makes while a live pipe is dragged over a port.
+    assert window.graph.typed_viewer.accepts_connection(source, target) is False
     message = window.statusBar().currentMessage()
     assert "refused" in message and "texture" in message and "color" in message
     allowed, reason = window.nodes.connect_nodes(texture, "out", output, "base_color")
@@ -182,7 +182,7 @@ def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> 
     drag_between_ports(qtbot, window, color, target)
     assert [(c.source_node, c.target_node, c.target_port) for c in window.material.connections] == [
         ("n2", "n3", "base_color")]
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material.connections == []
 
 
@@ -246,7 +246,7 @@ def test_spec_examples_open_as_read_only_instruction_views(window, qtbot, tmp_pa
     assert window.code_view.text(VERTEX_TAB) == artifact.vertex_code
     assert window.code_view.text(FRAGMENT_TAB) == artifact.fragment_code
     # Graph editing disabled.
-    assert not window.save_action.isEnabled() and not window.paste_action.isEnabled()
+    assert not window.save_action.isEnabled() and not window.edit.paste_action.isEnabled()
     assert not window.node_palette.isEnabled()
     assert window.nodes.add_node_from_palette("add") is None
     assert window.graph.all_nodes() == []
@@ -341,7 +341,7 @@ def test_undoing_back_to_the_saved_state_clears_the_modified_marker(window) -> N
     node = window.graph.node_by_stable_id("n1")
     node.set_pos(999.0, 999.0)
     assert window.isWindowModified()
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert not window.isWindowModified()
 
 
@@ -434,21 +434,21 @@ def test_standard_shortcuts(window) -> None:
     standard = QKeySequence.StandardKey
     for action, key in (
         (window.new_action, standard.New), (window.open_action, standard.Open), (window.save_action, standard.Save),
-        (window.save_as_action, standard.SaveAs), (window.undo_action, standard.Undo),
-        (window.cut_action, standard.Cut), (window.copy_action, standard.Copy),
-        (window.paste_action, standard.Paste), (window.quit_action, standard.Quit),
+        (window.save_as_action, standard.SaveAs), (window.edit.undo_action, standard.Undo),
+        (window.edit.cut_action, standard.Cut), (window.edit.copy_action, standard.Copy),
+        (window.edit.paste_action, standard.Paste), (window.quit_action, standard.Quit),
     ):
         assert action.shortcuts() == QKeySequence.keyBindings(key), action.text()
     # Redo: the standard keys, plus Ctrl+Y (issue 16: Windows and most Linux applications redo with it).
-    redo = window.redo_action.shortcuts()
+    redo = window.edit.redo_action.shortcuts()
     assert redo[:len(QKeySequence.keyBindings(standard.Redo))] == QKeySequence.keyBindings(standard.Redo)
     assert QKeySequence("Ctrl+Y") in redo
     # Delete: the standard keys except Ctrl+D (Duplicate; X11 binds it to Delete too), plus Backspace.
-    delete_keys = window.delete_action.shortcuts()
+    delete_keys = window.edit.delete_action.shortcuts()
     assert QKeySequence(Qt.Key.Key_Delete) in delete_keys and QKeySequence(Qt.Key.Key_Backspace) in delete_keys
     assert QKeySequence("Ctrl+D") not in delete_keys
-    assert window.duplicate_action.shortcut().toString() == "Ctrl+D"
-    assert window.frame_action.shortcut().toString() == "F"
+    assert window.edit.duplicate_action.shortcut().toString() == "Ctrl+D"
+    assert window.edit.frame_action.shortcut().toString() == "F"
     assert window.export_action.shortcut().toString() == "Ctrl+E"
     menus = {action.text().replace("&", "") for action in window.menuBar().actions()}
     assert {"File", "Edit", "View"} <= menus

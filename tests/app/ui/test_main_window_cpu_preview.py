@@ -18,6 +18,7 @@ from app.material.parameters import ParameterKind
 from app.preview.context import ENVIRONMENT_VARIABLE, clear_probes
 from app.preview.cpu_preview import CpuPreview
 from app.preview.images import qimage_to_rgba
+from app.ui.window_layout import grab_window
 
 ROOT = Path(__file__).resolve().parents[3]
 TIMEOUT_MS = 30_000
@@ -58,4 +59,4 @@ def test_editor_without_opengl_previews_on_the_cpu(no_opengl, make_window, qtbot
         shown = preview.frames_rendered
         preview.render_now()
         assert preview.frames_rendered > shown and not preview.error_text
-        window.grab_window().save(str(ROOT / "docs" / "images" / "editor-cpu-preview.png"))
+        grab_window(window).save(str(ROOT / "docs" / "images" / "editor-cpu-preview.png"))

@@ -19,13 +19,13 @@ def undo_redo_round_trip(window, edit: Callable[[], None]) -> tuple[MaterialGrap
     edit()
     after = window.material
     assert after != before, "the edit changed nothing"
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert window.material == after
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     return before, after
 
 
@@ -39,7 +39,7 @@ def test_create(window) -> None:
 def test_delete(window) -> None:
     def delete() -> None:
         window.nodes.select_node("n3")
-        window.delete_action.trigger()
+        window.edit.delete_action.trigger()
 
     before, after = undo_redo_round_trip(window, delete)
     assert "n3" in before.nodes and "n3" not in after.nodes
@@ -97,7 +97,7 @@ def test_property_change_from_the_properties_panel(window) -> None:
     assert before.nodes["n7"].properties["power"] == 4.0
     assert after.nodes["n7"].properties["power"] == 2.75
     # The panel follows undo.
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert edit.value == 4.0
 
 
@@ -115,9 +115,9 @@ def test_invalid_float_entries_are_not_applied(window) -> None:
 
 def test_paste(window) -> None:
     window.nodes.select_node("n3")
-    window.copy_action.trigger()
+    window.edit.copy_action.trigger()
 
-    before, after = undo_redo_round_trip(window, lambda: window.paste_action.trigger())
+    before, after = undo_redo_round_trip(window, lambda: window.edit.paste_action.trigger())
     new_ids = set(after.nodes) - set(before.nodes)
     assert len(new_ids) == 1
     (new_id,) = new_ids
@@ -130,13 +130,13 @@ def test_paste(window) -> None:
 
 def test_duplicate_and_cut(window) -> None:
     window.nodes.select_node("n7")
-    before, after = undo_redo_round_trip(window, lambda: window.duplicate_action.trigger())
+    before, after = undo_redo_round_trip(window, lambda: window.edit.duplicate_action.trigger())
     assert len(after.nodes) == len(before.nodes) + 1
     ids = [node.stable_id for node in window.graph.material_nodes()]
     assert len(ids) == len(set(ids))
 
     window.nodes.select_node("n7")
-    before, after = undo_redo_round_trip(window, lambda: window.cut_action.trigger())
+    before, after = undo_redo_round_trip(window, lambda: window.edit.cut_action.trigger())
     assert "n7" not in after.nodes
 
 
@@ -145,4 +145,4 @@ def test_undo_is_disabled_for_read_only_documents(window, prompts) -> None:
     window.graph.node_by_stable_id("n1").set_pos(1.0, 1.0)
     assert window.open_file(spec)
     assert prompts.named("ask_save_changes")  # the edit was discarded by answer, not silently
-    assert not window.undo_action.isEnabled() and not window.redo_action.isEnabled()
+    assert not window.edit.undo_action.isEnabled() and not window.edit.redo_action.isEnabled()

@@ -29,7 +29,7 @@ def _drag(slider, positions: list[int]) -> None:
 def test_dragging_a_parameter_is_one_undoable_edit_that_is_saved(window, prompts, tmp_path: Path, qtbot) -> None:
     target = tmp_path / "plastic.vpl"
     assert window.save_to(target)
-    assert not window.isWindowModified() and not window.undo_action.isEnabled()
+    assert not window.isWindowModified() and not window.edit.undo_action.isEnabled()
     stack = window.graph.undo_stack()
     steps = stack.count()
     slider = window.parameters_panel.editor("shininess").slider
@@ -38,7 +38,7 @@ def test_dragging_a_parameter_is_one_undoable_edit_that_is_saved(window, prompts
     assert abs(value - (1.0 + 255.0 * 0.3)) < 1e-6
     # One step for the whole drag, named for people; the document is modified.
     assert stack.count() == steps + 1
-    assert window.undo_action.isEnabled() and window.undo_action.text().replace("&", "") == 'Undo Change parameter "shininess"'
+    assert window.edit.undo_action.isEnabled() and window.edit.undo_action.text().replace("&", "") == 'Undo Change parameter "shininess"'
     assert window.isWindowModified() and window.is_modified
     assert window.material.nodes[SHININESS].properties["default"] == value
     # Saved: the file holds the new value; reopened, it is back.
@@ -46,7 +46,7 @@ def test_dragging_a_parameter_is_one_undoable_edit_that_is_saved(window, prompts
     reopened = load_text(target.read_bytes(), str(target))
     assert reopened.graph is not None and reopened.graph.nodes[SHININESS].properties["default"] == value
     # Undo restores the old value in the panel and the preview's values at once.
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.session.parameters.value("shininess") == 48.0
     assert window.parameters_panel.values()["shininess"] == 48.0
     assert window.is_modified  # differs from the file saved with the new value
@@ -79,7 +79,7 @@ def test_variants_are_saved_switchable_and_undoable(window, prompts, tmp_path: P
     prompts.text_answers = ["rusty"]
     panel.add_variant_button.click()
     assert panel.variants.names == ("rusty",) and panel.variants.active == "rusty"
-    assert window.undo_action.text().replace("&", "") == 'Undo Add variant "rusty"'
+    assert window.edit.undo_action.text().replace("&", "") == 'Undo Add variant "rusty"'
     window.parameters_panel.parameterChanged.emit("base_color", (0.4, 0.2, 0.1, 1.0))
     window.flush()
     assert window.material.nodes[BASE_COLOR].properties["default"] == (0.75, 0.12, 0.1, 1.0)  # base untouched
@@ -89,7 +89,7 @@ def test_variants_are_saved_switchable_and_undoable(window, prompts, tmp_path: P
     panel.variant_box.activated.emit(0)
     assert window.session.parameters.value("base_color") == (0.75, 0.12, 0.1, 1.0)
     assert panel.values()["base_color"] == (0.75, 0.12, 0.1, 1.0)
-    window.undo_action.trigger()  # back on "rusty"
+    window.edit.undo_action.trigger()  # back on "rusty"
     assert panel.variants.active == "rusty" and window.session.parameters.value("base_color") == (0.4, 0.2, 0.1, 1.0)
     # Saved and reopened: the variants and the active one come back.
     target = tmp_path / "variants.vpl"
@@ -140,11 +140,11 @@ def test_f2_renames_the_active_variant_as_one_undo_step_that_is_saved(window, pr
     assert [panel.variant_box.itemText(index) for index in range(1, 3)] == ["weathered", "new"]
     assert window.material.variant("weathered").values == {"base_color": (0.4, 0.2, 0.1, 1.0)}
     assert window.session.parameters.value("base_color") == (0.4, 0.2, 0.1, 1.0)
-    assert window.undo_action.text().replace("&", "") == 'Undo Rename variant "rusty" to "weathered"'
+    assert window.edit.undo_action.text().replace("&", "") == 'Undo Rename variant "rusty" to "weathered"'
     assert window.isWindowModified()
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert panel.variants.names == ("rusty", "new") and panel.variants.active == "rusty"
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert panel.variants.names == ("weathered", "new") and panel.variants.active == "weathered"
     # Saved under the new name.
     target = tmp_path / "renamed.vpl"

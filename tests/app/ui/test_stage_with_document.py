@@ -33,7 +33,7 @@ def test_the_stage_is_saved_with_the_material_and_shown_when_it_is_opened(make_w
     # A node edit and its undo keep the stage (it is outside the undo stack).
     parameter = next(node_id for node_id, node in first.material.nodes.items() if node.type_name == "float_parameter")
     first.nodes.set_node_property(parameter, "default", 7.0)
-    first.undo_action.trigger()
+    first.edit.undo_action.trigger()
     assert first.material.stage["mesh"] == "torus"
     document = tmp_path / "staged.vpl"
     assert first.save_to(document) and not first.isWindowModified()

@@ -72,10 +72,10 @@ def test_a_chosen_texture_is_stored_relative_to_the_document(window, tmp_path: P
     monkeypatch.setattr(ParametersPanel, "pick_image", staticmethod(lambda _parent: str(project / "maps" / "chosen.png")))
     window.parameters_panel.editor("albedo").button.click()
     assert window.material.nodes["n1"].properties["image"] == "maps/chosen.png"
-    assert window.is_modified and window.undo_action.isEnabled()
+    assert window.is_modified and window.edit.undo_action.isEnabled()
     image = window.session.texture_images["albedo"]
     assert image is not None and tuple(image.pixels[0, 0, :3]) == (250, 250, 0)
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material.nodes["n1"].properties["image"] == "" and window.session.texture_images["albedo"] is None
 
 

@@ -44,7 +44,7 @@ def test_code_editor_shows_the_problem_at_its_line_and_the_badge_after_apply(win
     badge = window.graph.node_by_stable_id(node_id).view
     assert badge.has_error_marker and f"line {line}" in " ".join(badge.diagnostics)
 
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
     window.flush()
     assert window.result.ok
@@ -73,7 +73,7 @@ def test_port_edit_changes_the_node_s_ports_and_undoes(window) -> None:
     assert "gain" in node.inputs()
     assert window.material.connection_into(node_id, "color") is not None  # wires kept
     assert parse_ports("a float") == "'a float' is not 'name: type'"
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
     assert "gain" not in window.graph.node_by_stable_id(node_id).inputs()
 

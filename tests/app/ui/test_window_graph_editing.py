@@ -125,11 +125,11 @@ def test_duplicated_and_pasted_parameters_get_unique_names(window) -> None:
     assert names == sorted([name, f"{name}2", f"{name}3"])
     assert window.result.ok, [diagnostic.message for diagnostic in window.result.diagnostics]
     for _ in range(2):
-        window.undo_action.trigger()
+        window.edit.undo_action.trigger()
     window.flush()
     assert [node.properties["name"] for node in window.material.nodes.values()
             if node.type_name == "float_parameter"] == [name]
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert sorted(node.properties["name"] for node in window.material.nodes.values()
                   if node.type_name == "float_parameter") == sorted([name, f"{name}2"])
 
@@ -186,7 +186,7 @@ def test_new_nodes_from_the_palette_and_tab_land_in_free_space(window, qtbot) ->
         assert _overlapping(window, node) == [], f"{node.name()} covers {_overlapping(window, node)}"
     # One undo step per addition, the move included: undo takes the node away.
     count = len(window.material.nodes)
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert len(window.material.nodes) == count - 1
 
     viewer = window.graph.viewer()

@@ -84,24 +84,24 @@ def test_ctrl_g_tab_breadcrumb_and_undo_of_every_step(qtbot, window) -> None:
     assert window.material == moved
 
     # Undo walks back through every step: leaving, the move inside, entering, grouping.
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.graph_editor.path == (function_id,) and window.material == moved
     assert window.breadcrumb.isVisible()
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == grouped
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.graph_editor.path == () and window.material == grouped
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == flat
     assert {node.stable_id for node in window.graph.material_nodes()} == set(flat.nodes)
     # ... and redo forward again, onto the very same states.
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert window.material == grouped
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert window.graph_editor.path == (function_id,)
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert window.material == moved
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert window.graph_editor.path == () and window.material == moved
     window.flush()
     assert window.result.ok
@@ -130,9 +130,9 @@ def test_ungroup_restores_the_graph_and_undoes(window) -> None:
     _select(window, [instance_id])
     window.groups.ungroup_action.trigger()
     assert window.material == flat
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == grouped
-    window.redo_action.trigger()
+    window.edit.redo_action.trigger()
     assert window.material == flat
 
 
@@ -188,7 +188,7 @@ def test_palette_lists_the_groups_under_group_and_adds_instances(window) -> None
     window.flush()
     assert window.result.ok
     assert sum(1 for line in window.result.text.splitlines() if "(function " in line and '"group' in line) == 1
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
     # Inside the group, its own entry is refused: a group cannot contain itself.
     _select(window, [instances[0].id if instances[0].id in before.nodes else instances[1].id])
@@ -240,7 +240,7 @@ def test_function_library_save_use_and_offered_update(qtbot, window, make_window
     (embedded_id,) = other.material.functions
     updated_properties = other.material.functions[embedded_id].body.nodes[inner].properties
     assert updated_properties[number] == properties[number]
-    other.undo_action.trigger()
+    other.edit.undo_action.trigger()
     assert other.material.functions[embedded_id].body.nodes[inner].properties[number] == properties[number] - 0.5
 
 
@@ -273,7 +273,7 @@ def test_group_interface_rename_reorder_default_and_undo(window) -> None:
         assert window.material.connection_into(instance.stable_id, "tint") is not None
     window.flush()
     assert window.result.ok, [d.message for d in window.result.errors]
-    window.undo_action.trigger()
+    window.edit.undo_action.trigger()
     assert window.material == before
 
 

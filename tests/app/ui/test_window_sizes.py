@@ -9,6 +9,7 @@ from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QScrollArea, QWidget
 
 from app.ui.recovery import RecoveryStore
+from app.ui.window_layout import grab_window
 
 SIZES = [(1366, 768), (1920, 1080)]
 
@@ -42,7 +43,7 @@ def test_every_dock_shows_its_content_at_common_screen_sizes(qtbot, prompts, set
     window = _open(qtbot, prompts, settings, recovery_dir, size)
     try:
         shot = tmp_path / f"window-{size[0]}x{size[1]}.png"
-        window.grab_window().save(str(shot))
+        grab_window(window).save(str(shot))
         print(f"screenshot: {shot}")
         for dock in (window.palette_dock, window.preview_dock, window.parameters_dock, window.properties_dock,
                      window.diagnostics_dock, window.code_dock):
@@ -62,7 +63,7 @@ def test_every_dock_shows_its_content_at_common_screen_sizes(qtbot, prompts, set
         dock = window.properties_dock
         qtbot.waitUntil(lambda: dock.widget().height() >= dock.widget().minimumSizeHint().height(), timeout=3000)
         shot = tmp_path / f"fractal-{size[0]}x{size[1]}.png"
-        window.grab_window().save(str(shot))
+        grab_window(window).save(str(shot))
         print(f"screenshot: {shot}")
         properties = window.properties_panel
         scroll = properties.findChild(QScrollArea)
@@ -84,7 +85,7 @@ def test_custom_code_is_read_without_scrolling_sideways_at_1366x768(qtbot, promp
         editor = window.properties_panel.findChild(QWidget, "customCodeEditor")
         assert editor is not None and editor.isVisible()
         qtbot.wait(50)
-        window.grab_window().save(str(tmp_path / "custom-code-1366x768.png"))
+        grab_window(window).save(str(tmp_path / "custom-code-1366x768.png"))
         text = editor.text
         longest = max(text.toPlainText().splitlines(), key=len)
         assert text.fontMetrics().horizontalAdvance(longest) > text.viewport().width()  # the code is wider...
