@@ -1,0 +1,175 @@
+"""The OpenPBR Surface exported to glTF: factors against the node's inputs, unmapped lobes named, the examples validated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_gltf import EXAMPLES, baked_material, issue_counts, validate
+
+from app.export.bake import Baker, BakeSettings
+from app.export.gltf import build_material, export_gltf
+from app.export.surface import ExportError
+from app.material.document import load_file
+from app.material.graph import MaterialGraph
+
+OPENPBR_EXAMPLES = ("car_paint", "glass", "velvet", "jade", "soap_bubble", "brushed_aluminium")
+
+
+def openpbr(**properties: object) -> MaterialGraph:
+    graph = MaterialGraph()
+    graph.add_node("openpbr_surface", properties=properties)
+    return graph
+
+
+def openpbr_alphas(roughness: float, anisotropy: float) -> tuple[float, float]:
+    """OpenPBR 1.1's (α_t, α_b) from specular_roughness and specular_roughness_anisotropy (the specification's formula)."""
+    alpha_t = roughness**2 * np.sqrt(2.0 / (1.0 + (1.0 - anisotropy) ** 2))
+    return alpha_t, (1.0 - anisotropy) * alpha_t
+
+
+def gltf_alphas(roughness: float, strength: float) -> tuple[float, float]:
+    """KHR_materials_anisotropy's (α_t, α_b): α_t = mix(r², 1, s²), α_b = r²."""
+    alpha = roughness**2
+    return alpha + (1.0 - alpha) * strength**2, alpha
+
+
+def test_a_default_openpbr_surface_needs_no_extension() -> None:
+    result = build_material(baked_material(openpbr()), "m")
+    assert result.material["pbrMetallicRoughness"] == {"baseColorFactor": [0.8, 0.8, 0.8, 1.0], "metallicFactor": 0.0, "roughnessFactor": 0.3}
+    assert result.extensions == [] and "extensions" not in result.material and result.notes == [] and result.images == {}
+
+
+def test_every_lobe_maps_to_its_extension_factors() -> None:
+    inputs = {
+        "base_weight": 0.5, "base_color": (0.6, 0.4, 0.2, 1.0), "base_metalness": 0.25, "specular_roughness": 0.4, "specular_roughness_anisotropy": 0.6,
+        "specular_weight": 0.7, "specular_color": (0.9, 0.8, 0.7, 1.0), "specular_ior": 1.33,
+        "coat_weight": 0.8, "coat_roughness": 0.1, "coat_darkening": 0.0, "coat_ior": 1.5,
+        "fuzz_weight": 0.5, "fuzz_color": (0.8, 0.2, 0.4, 1.0), "fuzz_roughness": 0.35,
+        "transmission_weight": 0.9, "transmission_color": (0.5, 0.7, 0.9, 1.0), "transmission_depth": 2.5,
+        "thin_film_weight": 0.75, "thin_film_thickness": 0.42, "thin_film_ior": 1.3,
+        "emission_luminance": 4.0, "emission_color": (1.0, 0.5, 0.25, 1.0),
+    }
+    result = build_material(baked_material(openpbr(**inputs)), "m", thickness=2.0)
+    material = result.material
+    pbr = material["pbrMetallicRoughness"]
+    assert pbr["baseColorFactor"] == pytest.approx([0.3, 0.2, 0.1, 1.0])  # base_color × base_weight
+    assert pbr["metallicFactor"] == pytest.approx(0.25)
+    extensions = material["extensions"]
+    # The anisotropic lobe: glTF's roughness and strength reproduce OpenPBR's α_t and α_b.
+    strength = extensions["KHR_materials_anisotropy"]["anisotropyStrength"]
+    assert gltf_alphas(pbr["roughnessFactor"], strength) == pytest.approx(openpbr_alphas(0.4, 0.6), abs=1e-5)
+    assert extensions["KHR_materials_specular"] == {"specularFactor": 0.7, "specularColorFactor": [0.9, 0.8, 0.7]}
+    assert extensions["KHR_materials_ior"] == {"ior": 1.33}
+    assert extensions["KHR_materials_clearcoat"] == {"clearcoatFactor": 0.8, "clearcoatRoughnessFactor": 0.1}
+    assert extensions["KHR_materials_sheen"]["sheenColorFactor"] == pytest.approx([0.4, 0.1, 0.2])  # fuzz_color × fuzz_weight
+    assert extensions["KHR_materials_sheen"]["sheenRoughnessFactor"] == pytest.approx(0.35)
+    assert extensions["KHR_materials_transmission"] == {"transmissionFactor": 0.9}
+    assert extensions["KHR_materials_volume"] == {"thicknessFactor": 2.0, "attenuationColor": [0.5, 0.7, 0.9], "attenuationDistance": 2.5}
+    iridescence = extensions["KHR_materials_iridescence"]
+    assert iridescence["iridescenceFactor"] == 0.75 and iridescence["iridescenceIor"] == 1.3
+    assert iridescence["iridescenceThicknessMaximum"] == pytest.approx(420.0)  # µm → nm
+    # Emission: luminance × colour, normalised by its peak, the peak as the strength.
+    assert material["emissiveFactor"] == [1.0, 0.5, 0.25]
+    assert extensions["KHR_materials_emissive_strength"] == {"emissiveStrength": 4.0}
+    assert sorted(result.extensions) == sorted(extensions) and result.needs_tangents
+    assert result.notes == []  # coat_darkening 0, coat_ior 1.5: everything in use is carried
+
+
+def test_a_thin_walled_surface_has_no_volume_and_a_surface_tint_is_named() -> None:
+    result = build_material(baked_material(openpbr(transmission_weight=1.0, geometry_thin_walled=True,
+                                                   transmission_color=(0.2, 0.9, 0.2, 1.0))), "m")
+    assert "KHR_materials_volume" not in result.material["extensions"]
+    assert any(note.startswith("transmission_color without transmission_depth") for note in result.notes)
+
+
+def test_unmappable_lobes_are_named_in_the_notes() -> None:
+    graph = openpbr(subsurface_weight=0.6, coat_weight=1.0, coat_color=(0.5, 0.6, 0.9, 1.0), base_diffuse_roughness=0.5)
+    result = build_material(baked_material(graph), "m")
+    names = " ".join(result.notes)
+    for name in ("subsurface_weight", "coat_color", "coat_darkening", "coat_ior", "base_diffuse_roughness"):
+        assert name in names
+    # A lobe off (weight 0) is not named: nothing of it is in use.
+    assert build_material(baked_material(openpbr(coat_color=(0.5, 0.6, 0.9, 1.0))), "m").notes == []
+
+
+def test_a_connected_unmapped_input_is_named() -> None:
+    graph = openpbr()
+    (output,) = graph.nodes
+    weight = graph.add_node("float_parameter", properties={"name": "sss"})
+    graph.connect(weight.id, "out", output, "subsurface_weight")
+    notes = build_material(baked_material(graph), "m").notes
+    assert len(notes) == 1 and notes[0].startswith("subsurface (subsurface_weight")
+
+
+def test_a_varying_thin_film_thickness_is_a_texture_in_nanometres() -> None:
+    graph = openpbr(thin_film_weight=1.0)
+    (output,) = graph.nodes
+    thickness = graph.add_node("float_parameter", properties={"name": "t"})
+    graph.connect(thickness.id, "out", output, "thin_film_thickness")
+    film = np.zeros((4, 4, 4), np.float32)
+    film[..., 0] = np.linspace(0.1, 0.8, 16).reshape(4, 4)  # µm
+    film[..., 2], film[..., 3] = 1.5, 1.4  # specular_ior, thin_film_ior (anisotropy 0 in component 1)
+    result = build_material(baked_material(graph, {"film": film}), "m")
+    entry = result.material["extensions"]["KHR_materials_iridescence"]
+    assert entry["iridescenceThicknessMinimum"] == 0.0 and entry["iridescenceThicknessMaximum"] == pytest.approx(800.0, abs=1e-3)
+    image = result.images["iridescence"]
+    # Sampled thickness = mix(min, max, G): the baked nanometres back within one 8-bit step.
+    decoded = image[..., 1] / 255.0 * entry["iridescenceThicknessMaximum"]
+    assert np.abs(decoded - film[..., 0] * 1000.0).max() <= 800.0 / 255.0
+    assert np.all(image[..., 0] == 255)  # the weight, 1
+
+
+def test_baked_maps_refuse_the_openpbr_surface_by_name(tmp_path: Path) -> None:
+    from app.export.maps import save_maps
+
+    with pytest.raises(ExportError, match="no baked-map form"):
+        save_maps(baked_material(openpbr()), tmp_path / "maps")
+
+
+def example_exports(tmp_path: Path) -> dict[str, tuple[dict, list[str], Path]]:
+    """Each OpenPBR example baked and written as .glb: (material JSON, notes, file)."""
+    exports = {}
+    for name in OPENPBR_EXAMPLES:
+        path = EXAMPLES / f"{name}.vpl"
+        baker = Baker(load_file(path).graph, BakeSettings(size=64), document_dir=path.parent, any_size=True)
+        baked = baker.bake_material()
+        mesh = baker.mesh()
+        material = build_material(baked, name).material
+        file = export_gltf(baked, mesh, tmp_path / f"{name}.glb", name)[0]
+        exports[name] = (material, list(baked.notes), file)
+    return exports
+
+
+def test_the_openpbr_examples_pass_the_khronos_validator(current_gl, tmp_path: Path) -> None:
+    exports = example_exports(tmp_path)
+    reports = validate(*(file for _, _, file in exports.values()))
+    counts = {name: issue_counts(report)[:2] for name, report in zip(exports, reports)}
+    messages = {name: report["issues"]["messages"] for name, report in zip(exports, reports) if issue_counts(report)[:2] != (0, 0)}
+    assert messages == {} and set(counts.values()) == {(0, 0)}
+
+    def extensions(name: str) -> dict:
+        return exports[name][0].get("extensions", {})
+
+    def properties(name: str) -> dict:
+        (node,) = [n for n in load_file(EXAMPLES / f"{name}.vpl").graph.nodes.values() if n.type_name == "openpbr_surface"]
+        return dict(node.properties)
+
+    car = properties("car_paint")
+    assert extensions("car_paint")["KHR_materials_clearcoat"]["clearcoatFactor"] == pytest.approx(car["coat_weight"], abs=1e-6)
+    assert extensions("car_paint")["KHR_materials_clearcoat"]["clearcoatRoughnessFactor"] == pytest.approx(car["coat_roughness"], abs=1e-6)
+    assert "metallicRoughnessTexture" in exports["car_paint"][0]["pbrMetallicRoughness"]  # the flakes' noise metalness
+    glass = properties("glass")
+    assert extensions("glass")["KHR_materials_transmission"]["transmissionFactor"] == pytest.approx(glass["transmission_weight"])
+    assert extensions("glass")["KHR_materials_ior"]["ior"] == pytest.approx(glass["specular_ior"])
+    assert "KHR_materials_volume" in extensions("glass")
+    velvet = properties("velvet")
+    assert extensions("velvet")["KHR_materials_sheen"]["sheenRoughnessFactor"] == pytest.approx(velvet["fuzz_roughness"])
+    assert any("subsurface" in note for note in exports["jade"][1])  # named, not dropped
+    assert "iridescenceThicknessTexture" in extensions("soap_bubble")["KHR_materials_iridescence"]
+    aluminium = properties("brushed_aluminium")
+    strength = extensions("brushed_aluminium")["KHR_materials_anisotropy"]["anisotropyStrength"]
+    roughness = exports["brushed_aluminium"][0]["pbrMetallicRoughness"]["roughnessFactor"]
+    expected = openpbr_alphas(aluminium["specular_roughness"], aluminium["specular_roughness_anisotropy"])
+    assert gltf_alphas(roughness, strength) == pytest.approx(expected, abs=2e-5)
