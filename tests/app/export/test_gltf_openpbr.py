@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -173,3 +174,110 @@ def test_the_openpbr_examples_pass_the_khronos_validator(current_gl, tmp_path: P
     roughness = exports["brushed_aluminium"][0]["pbrMetallicRoughness"]["roughnessFactor"]
     expected = openpbr_alphas(aluminium["specular_roughness"], aluminium["specular_roughness_anisotropy"])
     assert gltf_alphas(roughness, strength) == pytest.approx(expected, abs=2e-5)
+
+
+# What the glTF carries, drawn by the preview: the exported factors mapped back onto an OpenPBR Surface ----------
+
+
+def openpbr_twin(path: Path) -> MaterialGraph:
+    """The first material of an exported `.gltf` as an OpenPBR Surface, by the glTF extension specifications.
+
+    Each factor goes back to its OpenPBR input (the inverse of docs/interchange.md's table; glTF's clearcoat has
+    no darkening and IOR 1.5; without KHR_materials_volume glTF is thin-walled); the textures the examples need
+    (metallic-roughness, iridescence thickness) are sampled from the files beside the document.
+    """
+    import json
+
+    document = json.loads(path.read_text())
+    material = document["materials"][0]
+    graph = MaterialGraph()
+    output = graph.add_node("openpbr_surface", (800.0, 0.0)).id
+    values = graph.nodes[output].properties
+
+    def sample(index: int, name: str) -> str:
+        image = document["images"][document["textures"][index]["source"]]
+        parameter = graph.add_node("texture_parameter", properties={"name": name, "image": str(path.parent / image["uri"]), "color_space": "linear"})
+        node = graph.add_node("sample_texture")
+        graph.connect(parameter.id, "out", node.id, "texture")
+        return node.id
+
+    pbr = material["pbrMetallicRoughness"]
+    values.update(base_weight=1.0, base_color=(*pbr["baseColorFactor"][:3], 1.0), coat_darkening=0.0, coat_ior=1.5)
+    roughness = pbr["roughnessFactor"]
+    if "metallicRoughnessTexture" in pbr:
+        orm = sample(pbr["metallicRoughnessTexture"]["index"], "orm")
+        graph.connect(orm, "g", output, "specular_roughness")
+        graph.connect(orm, "b", output, "base_metalness")
+    else:
+        values["base_metalness"] = pbr["metallicFactor"]
+    extensions = material.get("extensions", {})
+    if "KHR_materials_anisotropy" in extensions:
+        s = extensions["KHR_materials_anisotropy"]["anisotropyStrength"]
+        alpha_b = roughness**2
+        alpha_t = alpha_b + (1.0 - alpha_b) * s * s
+        a = 1.0 - alpha_b / alpha_t
+        roughness = float(np.sqrt(alpha_t / np.sqrt(2.0 / (1.0 + (1.0 - a) ** 2))))
+        values["specular_roughness_anisotropy"] = a
+    values["specular_roughness"] = roughness
+    specular = extensions.get("KHR_materials_specular", {})
+    values["specular_weight"] = specular.get("specularFactor", 1.0)
+    values["specular_color"] = (*specular.get("specularColorFactor", [1.0, 1.0, 1.0]), 1.0)
+    values["specular_ior"] = extensions.get("KHR_materials_ior", {}).get("ior", 1.5)
+    coat = extensions.get("KHR_materials_clearcoat", {})
+    values["coat_weight"], values["coat_roughness"] = coat.get("clearcoatFactor", 0.0), coat.get("clearcoatRoughnessFactor", 0.0)
+    sheen = extensions.get("KHR_materials_sheen")
+    if sheen is not None:
+        values.update(fuzz_weight=1.0, fuzz_color=(*sheen["sheenColorFactor"], 1.0), fuzz_roughness=sheen["sheenRoughnessFactor"])
+    values["transmission_weight"] = extensions.get("KHR_materials_transmission", {}).get("transmissionFactor", 0.0)
+    volume = extensions.get("KHR_materials_volume")
+    values["geometry_thin_walled"] = volume is None
+    if volume is not None:
+        values["transmission_color"] = (*volume.get("attenuationColor", [1.0, 1.0, 1.0]), 1.0)
+        values["transmission_depth"] = volume.get("attenuationDistance", 0.0)
+    film = extensions.get("KHR_materials_iridescence")
+    if film is not None:
+        values.update(thin_film_weight=film["iridescenceFactor"], thin_film_ior=film["iridescenceIor"])
+        top = film["iridescenceThicknessMaximum"] / 1000.0  # nm -> µm
+        if "iridescenceThicknessTexture" in film:
+            low = film["iridescenceThicknessMinimum"] / 1000.0
+            ramp = graph.add_node("remap", properties={"in_min": 0.0, "in_max": 1.0, "out_min": low, "out_max": top, "clamp": False})
+            graph.connect(sample(film["iridescenceThicknessTexture"]["index"], "film"), "g", ramp.id, "x")
+            graph.connect(ramp.id, "out", output, "thin_film_thickness")
+        else:
+            values["thin_film_thickness"] = top
+    return graph
+
+
+@pytest.mark.parametrize("name", OPENPBR_EXAMPLES)
+def test_the_gltf_twin_in_the_preview(current_gl, name: str, tmp_path: Path, record_property) -> None:
+    """The example against what its glTF carries, both drawn by the preview; the lobes glTF drops show as the difference.
+
+    Mean differences over the sphere's pixels in 8-bit steps (docs/interchange.md records them): jade loses its
+    subsurface and car paint its coat darkening; the rest carry every lobe in use, so their twins match.
+    """
+    import rerender
+
+    path = EXAMPLES / f"{name}.vpl"
+    graph = load_file(path).graph
+    baker = Baker(graph, BakeSettings(size=256), document_dir=path.parent)
+    baked = baker.bake_material()
+    export_gltf(baked, baker.mesh(), tmp_path / f"{name}.gltf", name)
+    twin = openpbr_twin(tmp_path / f"{name}.gltf")
+    first = rerender.render(graph, EXAMPLES, 128)
+    second = rerender.render(twin, None, 128)
+    covered = rerender.uv_image(128)[:, :, 2] > 0.5  # the sphere's pixels
+    assert covered.mean() > 0.3
+    if os.environ.get("VPL_TWIN_IMAGES"):
+        from app.export.images import write_image
+
+        write_image(Path(os.environ["VPL_TWIN_IMAGES"]) / f"{name}.png", np.concatenate([first, second], axis=1), "data")
+    mean = float(np.abs(first[:, :, :3].astype(float) - second[:, :, :3].astype(float))[covered].mean())
+    record_property("mean_difference", mean)
+    print(f"{name}: mean difference {mean:.2f}")
+    assert mean <= TWIN_TOLERANCE[name], mean
+
+
+#: Largest mean 8-bit difference over the sphere per example between it and its glTF twin (docs/interchange.md):
+#: measured 13.2 for car paint (coat_darkening about 9 of it, flakes finer than the bake the rest), 43.7 for jade
+#: (its subsurface), 0.03 or less for the others.
+TWIN_TOLERANCE = {"car_paint": 14.0, "glass": 0.5, "velvet": 0.5, "jade": 45.0, "soap_bubble": 0.5, "brushed_aluminium": 0.5}
