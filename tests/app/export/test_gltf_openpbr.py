@@ -281,3 +281,56 @@ def test_the_gltf_twin_in_the_preview(current_gl, name: str, tmp_path: Path, rec
 #: measured 13.2 for car paint (coat_darkening about 9 of it, flakes finer than the bake the rest), 43.7 for jade
 #: (its subsurface), 0.03 or less for the others.
 TWIN_TOLERANCE = {"car_paint": 14.0, "glass": 0.5, "velvet": 0.5, "jade": 45.0, "soap_bubble": 0.5, "brushed_aluminium": 0.5}
+
+
+def every_input_connected() -> tuple[MaterialGraph, dict[str, np.ndarray]]:
+    """An OpenPBR Surface with every mapped input connected, and baked passes (made in numpy) that vary over the image."""
+    from app.export.surface import OPENPBR_CHANNELS
+
+    graph = openpbr()
+    (output,) = graph.nodes
+    for index, channel in enumerate(OPENPBR_CHANNELS):
+        (port,) = channel.inputs
+        node = graph.add_node("float_parameter", properties={"name": f"p{index}"})
+        graph.connect(node.id, "out", output, port)
+    ramp = np.linspace(0.1, 0.9, 16, dtype=np.float32).reshape(4, 4)
+    passes = {}
+    for pass_name in {channel.pass_name for channel in OPENPBR_CHANNELS}:
+        values = np.stack([ramp, ramp[::-1], ramp.T, 1.0 - ramp], axis=2)
+        if pass_name in ("normal", "coat_normal"):
+            values[..., :2] = (values[..., :2] - 0.5) * 0.5
+            values[..., 2] = 1.0
+        passes[pass_name] = values
+    passes["emissive"][..., 3] *= 5.0  # luminance above 1: KHR_materials_emissive_strength
+    return graph, passes
+
+
+def test_every_texture_slot_passes_the_validator(tmp_path: Path) -> None:
+    """Every input varying: each extension's textures, written as .glb and .gltf, are valid glTF."""
+    from app.preview.mesh import make_mesh
+
+    graph, passes = every_input_connected()
+    baked = baked_material(graph, passes)
+    result = build_material(baked, "m")
+    extensions = result.material["extensions"]
+    assert {"KHR_materials_anisotropy", "KHR_materials_clearcoat", "KHR_materials_sheen", "KHR_materials_specular",
+            "KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_iridescence", "KHR_materials_ior",
+            "KHR_materials_emissive_strength"} <= set(extensions)
+    assert "clearcoatNormalTexture" in extensions["KHR_materials_clearcoat"] and "anisotropyTexture" in extensions["KHR_materials_anisotropy"]
+    # The factor-only quantities exported their means, and say so.
+    assert {note.split(" ")[0] for note in result.notes} >= {"specular_ior", "transmission_color/transmission_depth", "thin_film_ior"}
+    # The anisotropy texture (B) and the roughness (G of the ORM image) reproduce OpenPBR's alphas texel by texel.
+    strength = result.images["anisotropy"][..., 2] / 255.0
+    roughness = result.images["orm"][..., 1] / 255.0
+    anisotropy = passes["film"][..., 1]
+    expected_t, _ = openpbr_alphas(passes["orm"][..., 1], anisotropy)
+    assert (expected_t > 1.0).any()  # glTF's α_t stops at 1: there the ratio α_b / α_t is kept
+    expected_t = np.minimum(expected_t, 1.0)
+    expected_b = (1.0 - anisotropy) * expected_t
+    got_t, got_b = gltf_alphas(roughness, strength)
+    assert np.abs(got_t - expected_t).max() < 0.01 and np.abs(got_b - expected_b).max() < 0.01
+    files = []
+    for suffix in (".glb", ".gltf"):
+        files.append(export_gltf(baked_material(graph, passes), make_mesh("sphere"), tmp_path / f"all{suffix}", "all")[-1 if suffix == ".gltf" else 0])
+    reports = validate(*files)
+    assert [issue_counts(report)[:2] for report in reports] == [(0, 0), (0, 0)], [report["issues"]["messages"] for report in reports]
