@@ -220,7 +220,13 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
                 volume.update({"attenuationColor": [_r(c) for c in color_mean], "attenuationDistance": _r(depth_mean)})
             extensions["KHR_materials_volume"] = volume
         if tinted and (depth_mean <= 0.0 or thin_walled):
-            notes.append("transmission_color without transmission_depth (a tint at the surface): glTF has no counterpart; not exported")
+            # A tint at the surface. glTF tints transmitted light by the base colour; with all light transmitted
+            # (weight 1, no metal) the base colour has no diffuse left to colour, so it can carry the tint exactly.
+            if near(transmission, 1.0) and near(metallic, 0.0) and is_constant(color) and "baseColorFactor" in pbr:
+                pbr["baseColorFactor"] = [*(_r(c) for c in color_mean), pbr["baseColorFactor"][3]]
+            else:
+                notes.append("transmission_color without transmission_depth (a tint at the surface): glTF tints "
+                             "transmission by the base colour, which this material also uses for its diffuse; not exported")
 
     # KHR_materials_iridescence: thin_film_weight, thin_film_thickness (µm → nm), thin_film_ior.
     film = np.clip(v("thin_film_weight"), 0.0, 1.0)

@@ -78,10 +78,16 @@ def test_every_lobe_maps_to_its_extension_factors() -> None:
     assert result.notes == []  # coat_darkening 0, coat_ior 1.5: everything in use is carried
 
 
-def test_a_thin_walled_surface_has_no_volume_and_a_surface_tint_is_named() -> None:
+def test_a_thin_walled_surface_has_no_volume_and_its_tint_is_the_base_colour() -> None:
     result = build_material(baked_material(openpbr(transmission_weight=1.0, geometry_thin_walled=True,
                                                    transmission_color=(0.2, 0.9, 0.2, 1.0))), "m")
     assert "KHR_materials_volume" not in result.material["extensions"]
+    # All light transmitted: glTF's transmission tint is the base colour, which has no diffuse left to colour.
+    assert result.material["pbrMetallicRoughness"]["baseColorFactor"] == [0.2, 0.9, 0.2, 1.0] and result.notes == []
+    # Part diffuse: the base colour is the diffuse's, so the tint is named instead.
+    result = build_material(baked_material(openpbr(transmission_weight=0.5, geometry_thin_walled=True,
+                                                   transmission_color=(0.2, 0.9, 0.2, 1.0))), "m")
+    assert result.material["pbrMetallicRoughness"]["baseColorFactor"] == [0.8, 0.8, 0.8, 1.0]
     assert any(note.startswith("transmission_color without transmission_depth") for note in result.notes)
 
 
