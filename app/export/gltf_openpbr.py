@@ -219,6 +219,9 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
             if depth_mean > 0.0 and tinted:
                 volume.update({"attenuationColor": [_r(c) for c in color_mean], "attenuationDistance": _r(depth_mean)})
             extensions["KHR_materials_volume"] = volume
+            dispersion = _dispersion(description.constants)
+            if dispersion is not None:
+                extensions["KHR_materials_dispersion"] = {"dispersion": _r(dispersion)}
         if tinted and (depth_mean <= 0.0 or thin_walled):
             # A tint at the surface. glTF tints transmitted light by the base colour; with all light transmitted
             # (weight 1, no metal) the base colour has no diffuse left to colour, so it can carry the tint exactly.
@@ -260,7 +263,7 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
             pixels = np.concatenate([v.image(np.ones(1)), v.image(np.full(1, 0.5)), v.image(strength)], axis=2)
             extensions["KHR_materials_anisotropy"] = {"anisotropyStrength": 1.0, "anisotropyTexture": {"index": texture("anisotropy", quantize(pixels), "data")}}
 
-    notes.extend(unmapped_notes(baked, coat_used))
+    notes.extend(unmapped_notes(baked, coat_used, "KHR_materials_transmission" in extensions, "KHR_materials_dispersion" in extensions))
     if extensions:
         material["extensions"] = extensions
         result.extensions.extend(name for name in sorted(extensions) if name not in result.extensions)
@@ -268,7 +271,16 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
         material["alphaMode"] = "BLEND"
 
 
-def unmapped_notes(baked: BakedMaterial, coat_used: bool) -> list[str]:
+def _dispersion(constants: dict[str, tuple[float, ...]]) -> float | None:
+    """KHR_materials_dispersion's value, 20 / V with OpenPBR's effective Abbe number V = abbe_number / scale
+    (None: no dispersion, or its inputs are connected)."""
+    scale, abbe = constants.get("input:transmission_dispersion_scale"), constants.get("input:transmission_dispersion_abbe_number")
+    if scale is None or abbe is None or scale[0] <= 0.0 or abbe[0] <= 0.0:
+        return None
+    return 20.0 * scale[0] / abbe[0]
+
+
+def unmapped_notes(baked: BakedMaterial, coat_used: bool, transmission_used: bool, dispersion_written: bool) -> list[str]:
     """One note per OpenPBR parameter in use that glTF cannot carry (connected, or not its neutral value)."""
     description = baked.description
     constants = description.constants
@@ -295,10 +307,11 @@ def unmapped_notes(baked: BakedMaterial, coat_used: bool) -> list[str]:
             notes.append("coat_roughness_anisotropy: KHR_materials_clearcoat is isotropic; not exported")
     if in_use("base_diffuse_roughness", 0.0):
         notes.append("base_diffuse_roughness: glTF's diffuse is Lambertian; not exported")
-    if in_use("transmission_scatter", (0.0, 0.0, 0.0)) or in_use("transmission_scatter_anisotropy", 0.0):
+    if transmission_used and (in_use("transmission_scatter", (0.0, 0.0, 0.0)) or in_use("transmission_scatter_anisotropy", 0.0)):
         notes.append("transmission_scatter, transmission_scatter_anisotropy: KHR_materials_volume has no scattering; not exported")
-    if in_use("transmission_dispersion_scale", 0.0):
-        notes.append("transmission_dispersion_scale, transmission_dispersion_abbe_number: not exported (no dispersion extension written)")
+    if transmission_used and not dispersion_written and in_use("transmission_dispersion_scale", 0.0):
+        notes.append("transmission_dispersion_scale, transmission_dispersion_abbe_number: KHR_materials_dispersion needs "
+                     "them constant on a transmissive volume (not thin-walled); not exported")
     return notes
 
 

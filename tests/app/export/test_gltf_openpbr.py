@@ -49,6 +49,7 @@ def test_every_lobe_maps_to_its_extension_factors() -> None:
         "coat_weight": 0.8, "coat_roughness": 0.1, "coat_darkening": 0.0, "coat_ior": 1.5,
         "fuzz_weight": 0.5, "fuzz_color": (0.8, 0.2, 0.4, 1.0), "fuzz_roughness": 0.35,
         "transmission_weight": 0.9, "transmission_color": (0.5, 0.7, 0.9, 1.0), "transmission_depth": 2.5,
+        "transmission_dispersion_scale": 0.5, "transmission_dispersion_abbe_number": 40.0,
         "thin_film_weight": 0.75, "thin_film_thickness": 0.42, "thin_film_ior": 1.3,
         "emission_luminance": 4.0, "emission_color": (1.0, 0.5, 0.25, 1.0),
     }
@@ -68,6 +69,8 @@ def test_every_lobe_maps_to_its_extension_factors() -> None:
     assert extensions["KHR_materials_sheen"]["sheenRoughnessFactor"] == pytest.approx(0.35)
     assert extensions["KHR_materials_transmission"] == {"transmissionFactor": 0.9}
     assert extensions["KHR_materials_volume"] == {"thicknessFactor": 2.0, "attenuationColor": [0.5, 0.7, 0.9], "attenuationDistance": 2.5}
+    # KHR_materials_dispersion = 20 / V, OpenPBR's effective Abbe number V = abbe_number / scale = 80.
+    assert extensions["KHR_materials_dispersion"] == {"dispersion": 0.25}
     iridescence = extensions["KHR_materials_iridescence"]
     assert iridescence["iridescenceFactor"] == 0.75 and iridescence["iridescenceIor"] == 1.3
     assert iridescence["iridescenceThicknessMaximum"] == pytest.approx(420.0)  # µm → nm
@@ -89,6 +92,10 @@ def test_a_thin_walled_surface_has_no_volume_and_its_tint_is_the_base_colour() -
                                                    transmission_color=(0.2, 0.9, 0.2, 1.0))), "m")
     assert result.material["pbrMetallicRoughness"]["baseColorFactor"] == [0.8, 0.8, 0.8, 1.0]
     assert any(note.startswith("transmission_color without transmission_depth") for note in result.notes)
+    # Dispersion needs a volume: on a thin wall it is named.
+    result = build_material(baked_material(openpbr(transmission_weight=1.0, geometry_thin_walled=True, transmission_dispersion_scale=1.0)), "m")
+    assert "KHR_materials_dispersion" not in result.material["extensions"]
+    assert any(note.startswith("transmission_dispersion_scale") for note in result.notes)
 
 
 def test_unmappable_lobes_are_named_in_the_notes() -> None:
@@ -293,7 +300,7 @@ def every_input_connected() -> tuple[MaterialGraph, dict[str, np.ndarray]]:
     """An OpenPBR Surface with every mapped input connected, and baked passes (made in numpy) that vary over the image."""
     from app.export.surface import OPENPBR_CHANNELS
 
-    graph = openpbr()
+    graph = openpbr(transmission_dispersion_scale=0.5)  # unmapped inputs stay properties; dispersion is a factor
     (output,) = graph.nodes
     for index, channel in enumerate(OPENPBR_CHANNELS):
         (port,) = channel.inputs
@@ -321,7 +328,7 @@ def test_every_texture_slot_passes_the_validator(tmp_path: Path) -> None:
     extensions = result.material["extensions"]
     assert {"KHR_materials_anisotropy", "KHR_materials_clearcoat", "KHR_materials_sheen", "KHR_materials_specular",
             "KHR_materials_transmission", "KHR_materials_volume", "KHR_materials_iridescence", "KHR_materials_ior",
-            "KHR_materials_emissive_strength"} <= set(extensions)
+            "KHR_materials_emissive_strength", "KHR_materials_dispersion"} <= set(extensions)
     assert "clearcoatNormalTexture" in extensions["KHR_materials_clearcoat"] and "anisotropyTexture" in extensions["KHR_materials_anisotropy"]
     # The factor-only quantities exported their means, and say so.
     assert {note.split(" ")[0] for note in result.notes} >= {"specular_ior", "transmission_color/transmission_depth", "thin_film_ior"}
