@@ -23,6 +23,9 @@ that model), field by field (docs/interchange.md has the table):
 - KHR_materials_specular when the specular factor is not 1;
 - an Unlit Output material is KHR_materials_unlit, its display colour
   decoded to linear for `baseColorFactor` (texture: stored as is, sRGB).
+- an OpenPBR Surface material is core plus the KHR extensions matching its
+  lobes (app.export.gltf_openpbr; what glTF cannot carry is named in the
+  notes, which `export_gltf` adds to the bake's).
 
 Geometry: POSITION, NORMAL (unit), TEXCOORD_0 with v flipped (glTF's origin is
 the top left: v_gltf = 1 − v; only when a texture reads it), TANGENT (only
