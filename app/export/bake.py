@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from app.export import images
-from app.export.surface import NEUTRAL, OPENPBR, SURFACE, ExportError, OutputDescription, describe_output, require_channels
+from app.export.surface import NEUTRAL, OPENPBR, SURFACE, ExportError, OutputDescription, describe_output
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
 from app.material.lowering import NodeContext, OutputOverride, lower
@@ -200,6 +200,32 @@ def _emit_normal(ctx: NodeContext) -> None:
     _store(ctx, fn.construct(vec(4), x, y, z, fn.f(1.0)))
 
 
+def _emit_raw(description: OutputDescription, pass_name: str) -> Callable[[NodeContext], None]:
+    """An OpenPBR Surface pass: its channels' inputs as they are (normals in the tangent frame, as `_emit_normal`)."""
+    channels = [channel for channel in description.channels if channel.pass_name == pass_name]
+
+    def emit(ctx: NodeContext) -> None:
+        fn = ctx.fn
+        slots: list[Operand] = [fn.f(0.0)] * 4
+        for channel in channels:
+            (name,) = channel.inputs
+            value = ctx.input(name)
+            if channel.name in ("normal", "coat_normal"):
+                normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, value)
+                frame = (ctx.source("world_tangent"), ctx.source("world_bitangent"), ctx.source("world_normal"))
+                for index, axis in zip(channel.components, frame):
+                    slots[index] = fn.builtin(Builtin.DOT, PortType.FLOAT, normal, axis)
+            elif len(channel.components) == 3:
+                rgb = fn.swizzle(value, "xyz")
+                for index, component in zip(channel.components, "xyz"):
+                    slots[index] = fn.swizzle(rgb, component)
+            else:
+                slots[channel.components[0]] = value
+        _store(ctx, fn.construct(vec(4), *slots))
+
+    return emit
+
+
 def _emit_emissive(ctx: NodeContext) -> None:
     fn = ctx.fn
     color = fn.builtin(Builtin.MAX, PortType.VEC3, fn.swizzle(ctx.input("emissive_color"), "xyz"), pbr_functions.splat3(fn, 0.0))
@@ -262,7 +288,8 @@ def pass_targets(graph: MaterialGraph, description: OutputDescription) -> list[B
     targets = []
     for pass_name in description.passes_to_bake():
         inputs = [name for channel in description.channels if channel.pass_name == pass_name for name in channel.inputs]
-        targets.append(BakeTarget(pass_name, emitters[pass_name], _sources(graph, description.node_id, inputs)))
+        emit = _emit_raw(description, pass_name) if description.kind == OPENPBR else emitters[pass_name]
+        targets.append(BakeTarget(pass_name, emit, _sources(graph, description.node_id, inputs)))
     return targets
 
 
@@ -502,7 +529,6 @@ class Baker:
 
     def bake_material(self) -> BakedMaterial:
         """Every varying channel of the output, baked; constants from the output node (a current GL context is needed)."""
-        require_channels(self.description)
         targets = pass_targets(self.graph, self.description)
         roots = sorted({root for target in targets for root in target.roots})
         self.notes.extend(bake_notes(self.graph, roots, self.settings))

@@ -23,6 +23,9 @@ that model), field by field (docs/interchange.md has the table):
 - KHR_materials_specular when the specular factor is not 1;
 - an Unlit Output material is KHR_materials_unlit, its display colour
   decoded to linear for `baseColorFactor` (texture: stored as is, sRGB).
+- an OpenPBR Surface material is core plus the KHR extensions matching its
+  lobes (app.export.gltf_openpbr; what glTF cannot carry is named in the
+  notes, which `export_gltf` adds to the bake's).
 
 Geometry: POSITION, NORMAL (unit), TEXCOORD_0 with v flipped (glTF's origin is
 the top left: v_gltf = 1 − v; only when a texture reads it), TANGENT (only
@@ -45,9 +48,10 @@ from typing import Any
 import numpy as np
 
 from app.export.bake import BakedMaterial
+from app.export.gltf_openpbr import build_openpbr, mesh_thickness
 from app.export.images import decode_srgb, encode_srgb, quantize, write_image
 from app.export.maps import channel_values, unit_vectors
-from app.export.surface import ExportError
+from app.export.surface import OPENPBR, ExportError
 from app.material.graph import MaterialGraph
 from vpl_core.atomic_write import write_atomically
 
@@ -70,14 +74,17 @@ class GltfMaterial:
     #: Images written beside the file, not glTF textures (name -> uint8 pixels): the height, which core glTF
     #: has no slot for; `material["extras"]["height"]` names the file, its scale and mid level.
     side_images: dict[str, np.ndarray] = field(default_factory=dict)
+    #: What the glTF material could not carry, by parameter name (export_gltf adds them to the bake's notes).
+    notes: list[str] = field(default_factory=list)
 
 
 def _is(values: tuple[float, ...] | None, expected: float) -> bool:
     return values is not None and all(abs(value - expected) <= 0.5 / 255.0 for value in values)
 
 
-def build_material(baked: BakedMaterial, name: str) -> GltfMaterial:
-    """The glTF material (as JSON data) and the images it refers to, by the table of the module docstring."""
+def build_material(baked: BakedMaterial, name: str, thickness: float = 1.0) -> GltfMaterial:
+    """The glTF material (as JSON data) and the images it refers to, by the table of the module docstring
+    (an OpenPBR Surface: app.export.gltf_openpbr). `thickness`: the mesh's, for KHR_materials_volume."""
     description = baked.description
     result = GltfMaterial({"name": name})
     material = result.material
@@ -90,6 +97,9 @@ def build_material(baked: BakedMaterial, name: str) -> GltfMaterial:
             textures.append(image_name)
         return textures.index(image_name)
 
+    if description.kind == OPENPBR:
+        build_openpbr(result, baked, texture, lambda m, e, r: _emissive(m, e, r, texture, baked), thickness)
+        return result
     alpha_mode = description.alpha_mode
     opacity = baked.constant("opacity")
     base = baked.constant("base_color")
@@ -146,22 +156,7 @@ def build_material(baked: BakedMaterial, name: str) -> GltfMaterial:
 
     extensions: dict[str, Any] = dict(material.get("extensions", {}))
     emissive = baked.constant("emissive")
-    if emissive is not None:
-        peak = max(emissive)
-        if peak > 0.0:
-            scale = max(peak, EMISSIVE_LIMIT)
-            material["emissiveFactor"] = [round(c / scale, 6) for c in emissive]
-            if scale > EMISSIVE_LIMIT:
-                extensions["KHR_materials_emissive_strength"] = {"emissiveStrength": round(scale, 6)}
-    else:
-        values = channel_values(baked, "emissive")
-        covered = baked.coverage > 0.0
-        peak = float(values[covered].max()) if covered.any() else 0.0
-        scale = max(peak, EMISSIVE_LIMIT)
-        material["emissiveFactor"] = [1.0, 1.0, 1.0]
-        material["emissiveTexture"] = {"index": texture("emissive", quantize(encode_srgb(values / scale)), "srgb")}
-        if scale > EMISSIVE_LIMIT:
-            extensions["KHR_materials_emissive_strength"] = {"emissiveStrength": round(scale, 6)}
+    _emissive(material, extensions, np.asarray(emissive) if emissive is not None else channel_values(baked, "emissive"), texture, baked)
     if specular_varies:
         extensions["KHR_materials_specular"] = {"specularFactor": 1.0, "specularTexture": {"index": orm()}}
     elif not _is(specular, 1.0):
@@ -172,6 +167,26 @@ def build_material(baked: BakedMaterial, name: str) -> GltfMaterial:
         result.extensions.extend(name for name in sorted(extensions) if name not in result.extensions)
     _alpha(material, alpha_mode, description.alpha_cutoff)
     return result
+
+
+def _emissive(material: dict[str, Any], extensions: dict[str, Any], radiance: np.ndarray, texture: Any, baked: BakedMaterial) -> None:
+    """Emitted radiance ((3,) constant or (H, W, 3)) as emissiveFactor/emissiveTexture normalised by its peak M,
+    with KHR_materials_emissive_strength = M when M > 1."""
+    if radiance.ndim == 1:
+        peak = float(max(radiance))
+        if peak > 0.0:
+            scale = max(peak, EMISSIVE_LIMIT)
+            material["emissiveFactor"] = [round(float(c) / scale, 6) for c in radiance]
+            if scale > EMISSIVE_LIMIT:
+                extensions["KHR_materials_emissive_strength"] = {"emissiveStrength": round(scale, 6)}
+        return
+    covered = baked.coverage > 0.0
+    peak = float(radiance[covered].max()) if covered.any() else 0.0
+    scale = max(peak, EMISSIVE_LIMIT)
+    material["emissiveFactor"] = [1.0, 1.0, 1.0]
+    material["emissiveTexture"] = {"index": texture("emissive", quantize(encode_srgb(radiance / scale)), "srgb")}
+    if scale > EMISSIVE_LIMIT:
+        extensions["KHR_materials_emissive_strength"] = {"emissiveStrength": round(scale, 6)}
 
 
 def _alpha(material: dict[str, Any], alpha_mode: str, cutoff: float) -> None:
@@ -213,7 +228,10 @@ def build_document(baked: BakedMaterial, mesh: Any, name: str, embed_images: boo
     the file rather than referenced as textures are keyed `side:<name>`."""
     from vpl_core.version import version
 
-    gltf_material = build_material(baked, name)
+    gltf_material = build_material(baked, name, mesh_thickness(np.asarray(mesh.positions)))
+    for note in gltf_material.notes:
+        if note not in baked.notes:
+            baked.notes.append(note)
     for image_name in gltf_material.side_images:
         gltf_material.material["extras"][image_name]["uri"] = image_uri(image_name) if image_uri is not None else f"{image_name}.png"
     buffer = _Buffer()

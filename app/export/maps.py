@@ -29,6 +29,7 @@ import numpy as np
 
 from app.export.bake import BakedMaterial
 from app.export.images import encode_srgb, quantize, write_image
+from app.export.surface import require_channels
 from vpl_core.atomic_write import write_atomically
 
 MANIFEST = "bake.json"
@@ -82,6 +83,7 @@ def encoded_image(baked: BakedMaterial, channels: tuple[str, ...], encoding: str
 
 def save_maps(baked: BakedMaterial, directory: str | Path, mesh: str = "", extra: dict[str, Any] | None = None) -> list[Path]:
     """Write the files of the module docstring into `directory` (created); returns their paths."""
+    require_channels(baked.description)
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     files = UNLIT_FILES if baked.description.unlit else SURFACE_FILES

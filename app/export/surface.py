@@ -39,7 +39,10 @@ OPENPBR = "openpbr_surface"
 #: with KHR_materials_specular's factor in alpha); normal: the tangent-space normal (x, y, z, 1);
 #: emissive: linear emitted radiance rgb (colour × strength), 1.
 #: height: the Surface Output's height (0..1), 0, 0, 1.
-PASSES: tuple[str, ...] = ("base", "orm", "normal", "emissive", "height")
+#: The OpenPBR Surface adds coat, fuzz, specular_color, film, volume and coat_normal
+#: (`OPENPBR_CHANNELS`), each four raw inputs.
+PASSES: tuple[str, ...] = ("base", "orm", "normal", "emissive", "height", "coat", "fuzz", "specular_color", "film", "volume",
+                           "coat_normal", "unmapped", "unmapped_color")
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,41 @@ SURFACE_CHANNELS: tuple[Channel, ...] = (
     Channel("emissive", "emissive", (0, 1, 2), ("emissive_color", "emissive_strength")),
     Channel("height", "height", (0,), ("height",)),
 )
+#: The OpenPBR Surface's inputs, baked raw (one input per channel) in passes of four values; the glTF
+#: writer combines them (base_color × base_weight, the anisotropy remapping, ...). Passes holding only
+#: unconnected inputs are never rendered.
+OPENPBR_CHANNELS: tuple[Channel, ...] = (
+    Channel("base_color", "base", (0, 1, 2), ("base_color",)),
+    Channel("opacity", "base", (3,), ("geometry_opacity",)),
+    Channel("base_weight", "orm", (0,), ("base_weight",)),
+    Channel("roughness", "orm", (1,), ("specular_roughness",)),
+    Channel("metallic", "orm", (2,), ("base_metalness",)),
+    Channel("specular", "orm", (3,), ("specular_weight",)),
+    Channel("normal", "normal", (0, 1, 2), ("geometry_normal",)),
+    Channel("emission_color", "emissive", (0, 1, 2), ("emission_color",)),
+    Channel("emission_luminance", "emissive", (3,), ("emission_luminance",)),
+    Channel("coat_weight", "coat", (0,), ("coat_weight",)),
+    Channel("coat_roughness", "coat", (1,), ("coat_roughness",)),
+    Channel("transmission_weight", "coat", (2,), ("transmission_weight",)),
+    Channel("thin_film_weight", "coat", (3,), ("thin_film_weight",)),
+    Channel("fuzz_color", "fuzz", (0, 1, 2), ("fuzz_color",)),
+    Channel("fuzz_weight", "fuzz", (3,), ("fuzz_weight",)),
+    Channel("specular_color", "specular_color", (0, 1, 2), ("specular_color",)),
+    Channel("fuzz_roughness", "specular_color", (3,), ("fuzz_roughness",)),
+    Channel("thin_film_thickness", "film", (0,), ("thin_film_thickness",)),
+    Channel("anisotropy", "film", (1,), ("specular_roughness_anisotropy",)),
+    Channel("specular_ior", "film", (2,), ("specular_ior",)),
+    Channel("thin_film_ior", "film", (3,), ("thin_film_ior",)),
+    Channel("transmission_color", "volume", (0, 1, 2), ("transmission_color",)),
+    Channel("transmission_depth", "volume", (3,), ("transmission_depth",)),
+    Channel("coat_normal", "coat_normal", (0, 1, 2), ("geometry_coat_normal",)),
+)
+#: OpenPBR inputs glTF has no slot for: never baked; their unconnected values are kept as constants
+#: "input:<name>" so the glTF writer can name the ones in use.
+COLOR_INPUTS = ("coat_color", "transmission_scatter")
+OPENPBR_UNMAPPED = ("subsurface_weight", "coat_color", "coat_darkening", "coat_ior", "coat_roughness_anisotropy",
+                    "base_diffuse_roughness", "transmission_scatter", "transmission_scatter_anisotropy",
+                    "transmission_dispersion_scale", "transmission_dispersion_abbe_number")
 UNLIT_CHANNELS: tuple[Channel, ...] = (
     Channel("base_color", "base", (0, 1, 2), ("base_color", "emissive")),
     Channel("opacity", "base", (3,), ("opacity", "alpha_clip")),
@@ -90,7 +128,7 @@ class ExportError(Exception):
 @dataclass(frozen=True)
 class OutputDescription:
     node_id: str
-    kind: str  # SURFACE, UNLIT or OPENPBR (no channels)
+    kind: str  # SURFACE, UNLIT or OPENPBR
     channels: tuple[Channel, ...]
     connected: frozenset[str]  # the output node's connected inputs
     alpha_mode: str  # "OPAQUE", "MASK" or "BLEND"
@@ -136,10 +174,36 @@ def output_node_id(graph: MaterialGraph) -> str:
 
 
 def require_channels(description: OutputDescription) -> None:
-    """ExportError for an output without baked channels (the OpenPBR Surface): glTF and engine maps need them."""
+    """ExportError for an output whose channels are not the baked-map set (the OpenPBR Surface): engine maps need them."""
     if description.kind == OPENPBR:
-        raise ExportError("the OpenPBR Surface has no glTF or baked-map form yet: export it to MaterialX, "
-                          "whose open_pbr_surface it is")
+        raise ExportError("the OpenPBR Surface has no baked-map form: export it to glTF (core and KHR extensions) "
+                          "or to MaterialX, whose open_pbr_surface it is")
+
+
+def _openpbr_description(graph: MaterialGraph, node_id: str) -> OutputDescription:
+    """The OpenPBR Surface's inputs as raw channels (app.export.gltf_openpbr maps them onto glTF)."""
+    node = graph.nodes[node_id]
+    node_type = NODE_TYPES[node.type_name]
+    connected = frozenset(c.target_port for c in graph.connections if c.target_node == node_id)
+    constants: dict[str, tuple[float, ...]] = {}
+    for channel in OPENPBR_CHANNELS:
+        if any(name in connected for name in channel.inputs):
+            continue
+        if channel.name in ("normal", "coat_normal"):
+            constants[channel.name] = NEUTRAL["normal"]
+            continue
+        (name,) = channel.inputs
+        width = len(channel.components)
+        values = tuple(as_numbers(input_default(node, node_type, name), 4 if width == 3 else 1))[:width]
+        constants[channel.name] = values
+    for name in OPENPBR_UNMAPPED:
+        if name not in connected:
+            constants[f"input:{name}"] = tuple(as_numbers(input_default(node, node_type, name), 3 if name in COLOR_INPUTS else 1))
+    thin = input_default(node, node_type, "geometry_thin_walled")
+    constants["thin_walled"] = (1.0 if thin is True or (not isinstance(thin, bool) and as_numbers(thin, 1)[0] > 0.5) else 0.0,)
+    opacity = constants.get("opacity")
+    alpha_mode = "BLEND" if opacity is None or opacity[0] < 1.0 else "OPAQUE"
+    return OutputDescription(node_id, OPENPBR, OPENPBR_CHANNELS, connected, alpha_mode, 0.0, constants)
 
 
 def describe_output(graph: MaterialGraph) -> OutputDescription:
@@ -147,9 +211,7 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
     node_id = output_node_id(graph)
     node = graph.nodes[node_id]
     if node.type_name == OPENPBR:
-        # No baked channels (glTF, engine maps refuse it: `require_channels`); MaterialX maps it input for input.
-        return OutputDescription(node_id, OPENPBR, (), frozenset(c.target_port for c in graph.connections if c.target_node == node_id),
-                                 "OPAQUE", 0.0, {})
+        return _openpbr_description(graph, node_id)
     node_type = NODE_TYPES[node.type_name]
     connected = frozenset(c.target_port for c in graph.connections if c.target_node == node_id)
 

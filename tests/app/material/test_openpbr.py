@@ -103,11 +103,10 @@ def test_openpbr_examples_switch_on_the_lobe_they_are_named_for(name: str) -> No
     assert len(with_lobe.artifact.fragment_code) > len(without.artifact.fragment_code)
 
 
-def test_baked_channel_exports_refuse_the_openpbr_surface_by_name() -> None:
-    from app.export.bake import Baker, BakeSettings
-    from app.export.surface import ExportError
+def test_baked_map_exports_refuse_the_openpbr_surface_by_name() -> None:
+    from app.export.surface import ExportError, describe_output, require_channels
 
     graph = MaterialGraph()
     graph.add_node(TYPE_NAME, (0.0, 0.0))
-    with pytest.raises(ExportError, match="export it to MaterialX"):
-        Baker(graph, BakeSettings()).bake_material()
+    with pytest.raises(ExportError, match="export it to glTF"):
+        require_channels(describe_output(graph))
