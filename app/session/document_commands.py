@@ -383,6 +383,21 @@ class Disconnect(Command):
         state.add_connection(self.level, self.connection)
 
 
+class SetFrames(Command):
+    """The frames of a level (their titles, rectangles, colours and members) as a whole."""
+
+    def __init__(self, text: str, level: Level, before: Sequence[Frame], after: Sequence[Frame]) -> None:
+        super().__init__(text)
+        self.level = level
+        self.before, self.after = [_frame_copy(f) for f in before], [_frame_copy(f) for f in after]
+
+    def do(self, state: DocumentState) -> None:
+        state.set_frames(self.level, self.after)
+
+    def undo(self, state: DocumentState) -> None:
+        state.set_frames(self.level, self.before)
+
+
 class ReplaceDocument(Command):
     """A structural edit computed as a whole new document (group, ungroup, a group's interface, a library)."""
 

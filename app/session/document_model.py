@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from app.material.connections import can_connect
-from app.material.graph import Connection, InterfacePort, MaterialGraph, Node, ParameterVariant, stage_data
+from app.material.graph import Connection, Frame, InterfacePort, MaterialGraph, Node, ParameterVariant, stage_data
 from app.material.group_names import FUNCTION_PROPERTY
 from app.material.groups import (
     GROUP_TYPE,
@@ -29,7 +29,7 @@ from app.material.groups import (
     set_interface,
     ungroup,
 )
-from app.material.parameters import PARAMETER_NODE_TYPES, node_value_property, parameter_nodes
+from app.material.parameters import PARAMETER_NODE_TYPES
 from app.session.document_commands import (
     ABSENT,
     AddNodes,
@@ -42,13 +42,13 @@ from app.session.document_commands import (
     MoveNodes,
     RemoveNodes,
     ReplaceDocument,
+    SetFrames,
     SetProperty,
     SetStage,
-    SetVariants,
     UndoStack,
 )
 from app.session.events import Event
-from app.session.variants import VariantNameError, checked_variant_name, renamed_variants
+from app.session.value_edits import ValueEdits
 
 
 class DocumentModel:
@@ -61,6 +61,8 @@ class DocumentModel:
         self.history_changed: Event[bool] = Event("history_changed")
         self._state = DocumentState(self.changed.emit)
         self.stack = UndoStack(self._state, lambda: self.history_changed.emit(self.stack.modified))
+        #: The variants and the parameters' values (`ValueEdits`).
+        self.values = ValueEdits(self)
         if document is not None:
             self.load(document)
 
@@ -109,6 +111,20 @@ class DocumentModel:
         self._state.replace(document.copy(), (), loaded=True)
         self.stack.clear()
 
+    def take(self, document: MaterialGraph) -> None:
+        """Make `document` the record outside the undo history (saving rewrote its relative texture paths)."""
+        self._state.begin()
+        self._state.replace(document.copy(), tuple(step for step in self.path if step in document.functions))
+
+    def take_stage(self, stage: Mapping[str, Any] | None) -> bool:
+        """The stage to save with the document, outside the undo history (it is view state); False: no change."""
+        checked = stage_data(dict(stage)) if stage is not None else None
+        if checked == self.document.stage:
+            return False
+        self._state.begin()
+        self._state.set_stage(checked)
+        return True
+
     def mark_saved(self) -> None:
         self.stack.set_clean()
 
@@ -124,7 +140,8 @@ class DocumentModel:
         with self.stack.macro(text):
             yield
 
-    def _push(self, command: Command) -> None:
+    def push(self, command: Command) -> None:
+        """Do `command` and record it as one undo step (or merged into the previous step of its gesture)."""
         self.stack.push(command)
 
     # ---- nodes and wires at the level shown ----------------------------------------------
@@ -134,7 +151,7 @@ class DocumentModel:
         """Add a node of `type_name` (catalog defaults, overridden by `properties`); returns its id."""
         scratch = MaterialGraph(dict(self.level_graph().nodes))
         node = scratch.add_node(type_name, position, dict(properties) if properties is not None else None)
-        self._push(AddNodes(f"Add {type_name}", self.level, [node]))
+        self.push(AddNodes(f"Add {type_name}", self.level, [node]))
         return node.id
 
     def add_group_instance(self, function_id: str, position: tuple[float, float] = (0.0, 0.0)) -> str:
@@ -166,14 +183,19 @@ class DocumentModel:
             added.append(copy_)
         wires = [Connection(renamed[c.source_node], c.source_port, renamed[c.target_node], c.target_port)
                  for c in connections if c.source_node in renamed and c.target_node in renamed]
-        self._push(AddNodes(text, self.level, added, wires))
+        self.push(AddNodes(text, self.level, added, wires))
         return renamed
+
+    def add_nodes(self, nodes: Sequence[Node], connections: Sequence[Connection] = (), text: str = "Add nodes") -> None:
+        """Add these nodes as they are (their ids must be free at the level shown) and these wires (one step)."""
+        if nodes or connections:
+            self.push(AddNodes(text, self.level, nodes, connections))
 
     def remove_nodes(self, node_ids: Iterable[str]) -> None:
         graph = self.level_graph()
         ids = [node_id for node_id in dict.fromkeys(node_ids) if node_id in graph.nodes]
         if ids:
-            self._push(RemoveNodes(f"Delete {len(ids)} node{'s' * (len(ids) > 1)}", self.level, ids))
+            self.push(RemoveNodes(f"Delete {len(ids)} node{'s' * (len(ids) > 1)}", self.level, ids))
 
     def move_nodes(self, positions: Mapping[str, tuple[float, float]], continuing: bool = False) -> None:
         """Move nodes (`continuing`: this continues the previous move of the same nodes, one undo step)."""
@@ -181,7 +203,7 @@ class DocumentModel:
         moves = {node_id: (graph.nodes[node_id].position, (float(x), float(y)))
                  for node_id, (x, y) in positions.items() if node_id in graph.nodes}
         if moves and (continuing or any(before != after for before, after in moves.values())):
-            self._push(MoveNodes(f"Move {len(moves)} node{'s' * (len(moves) > 1)}", self.level, moves, continuing))
+            self.push(MoveNodes(f"Move {len(moves)} node{'s' * (len(moves) > 1)}", self.level, moves, continuing))
 
     def set_property(self, node_id: str, name: str, value: Any, continuing: bool = False,
                      text: str | None = None) -> None:
@@ -190,16 +212,20 @@ class DocumentModel:
         before = node.properties.get(name, ABSENT)
         if before == value and not continuing:
             return
-        self._push(SetProperty(text or f'Change "{name}" of {node_id}', self.level, node_id, name, before, value,
+        self.push(SetProperty(text or f'Change "{name}" of {node_id}', self.level, node_id, name, before, value,
                                continuing))
 
     def can_connect(self, source: str, source_port: str, target: str, target_port: str) -> tuple[bool, str]:
         return can_connect(self.level_graph(), source, source_port, target, target_port,
                            scope_for(self.document, self.level))
 
-    def connect(self, source: str, source_port: str, target: str, target_port: str) -> tuple[bool, str]:
-        """Wire an output to an input when the types allow (what fed the input is replaced); the reason if not."""
-        ok, reason = self.can_connect(source, source_port, target, target_port)
+    def connect(self, source: str, source_port: str, target: str, target_port: str,
+                checked: bool = True) -> tuple[bool, str]:
+        """Wire an output to an input when the types allow (what fed the input is replaced); the reason if not.
+
+        `checked=False` records a wire the view already drew as it is (a pasted one): the lowering reports it.
+        """
+        ok, reason = self.can_connect(source, source_port, target, target_port) if checked else (True, "")
         if not ok:
             return False, reason
         connection = Connection(source, source_port, target, target_port)
@@ -207,7 +233,7 @@ class DocumentModel:
         if connection in graph.connections:
             return True, ""
         replaced = graph.connection_into(target, target_port)
-        self._push(Connect(f"Connect {source}.{source_port} to {target}.{target_port}", self.level, connection,
+        self.push(Connect(f"Connect {source}.{source_port} to {target}.{target_port}", self.level, connection,
                            replaced))
         return True, ""
 
@@ -215,8 +241,14 @@ class DocumentModel:
         connection = Connection(source, source_port, target, target_port)
         if connection not in self.level_graph().connections:
             return False
-        self._push(Disconnect(f"Disconnect {target}.{target_port}", self.level, connection))
+        self.push(Disconnect(f"Disconnect {target}.{target_port}", self.level, connection))
         return True
+
+    def set_frames(self, frames: Sequence[Frame]) -> None:
+        """The frames of the level shown, as a whole (drawn, moved, resized, renamed, re-coloured)."""
+        before = self.level_graph().frames
+        if list(frames) != list(before):
+            self.push(SetFrames("Change frames", self.level, before, frames))
 
     # ---- groups ---------------------------------------------------------------------------
 
@@ -224,7 +256,7 @@ class DocumentModel:
         """A structural edit computed as a new document (one undo step); the path keeps the levels that remain."""
         if path is None:
             path = tuple(step for step in self.path if step in document.functions)
-        self._push(ReplaceDocument(text, (self.document, self.path), (document, path)))
+        self.push(ReplaceDocument(text, (self.document, self.path), (document, path)))
 
     def group(self, node_ids: Iterable[str], name: str | None = None) -> str:
         """Group nodes of the level shown into a new group node; returns its id. Raises GroupingError."""
@@ -263,7 +295,7 @@ class DocumentModel:
         if function_id not in self.document.functions or function_id in self.path:
             return False
         name = self.document.functions[function_id].name
-        self._push(ChangeLevel(f'Enter group "{name}"', self.path, (*self.path, function_id)))
+        self.push(ChangeLevel(f'Enter group "{name}"', self.path, (*self.path, function_id)))
         return True
 
     def leave_group(self, depth: int | None = None) -> bool:
@@ -271,75 +303,8 @@ class DocumentModel:
         if not self.path:
             return False
         depth = len(self.path) - 1 if depth is None else max(0, min(depth, len(self.path) - 1))
-        self._push(ChangeLevel("Leave group" if depth else "Back to the material", self.path, self.path[:depth]))
+        self.push(ChangeLevel("Leave group" if depth else "Back to the material", self.path, self.path[:depth]))
         return True
-
-    # ---- variants -------------------------------------------------------------------------
-
-    def _change_variants(self, text: str, variants: list[ParameterVariant], active: str | None,
-                         key: tuple[str, str] | None = None, continuing: bool = False) -> None:
-        self._push(SetVariants(text, (self.variants, self.active_variant), (variants, active), key, continuing))
-
-    def add_variant(self, name: str) -> str:
-        """A new variant holding no values (everything as the nodes say), made active; returns the name used."""
-        name = checked_variant_name(name, [variant.name for variant in self.document.variants])
-        self._change_variants(f'Add variant "{name}"', [*self.variants, ParameterVariant(name)], name)
-        return name
-
-    def remove_variant(self, name: str) -> None:
-        if self.document.variant(name) is None:
-            raise VariantNameError(f'There is no variant called "{name}"')
-        active = None if self.active_variant == name else self.active_variant
-        self._change_variants(f'Delete variant "{name}"', [v for v in self.variants if v.name != name], active)
-
-    def rename_variant(self, old: str, new: str) -> str:
-        """Rename (values and place kept; the active choice follows); returns the name used. Raises VariantNameError."""
-        variants, active = renamed_variants(self.document.variants, self.active_variant, old, new)
-        name = variants[[variant.name for variant in self.document.variants].index(old)].name
-        if name != old:
-            self._change_variants(f'Rename variant "{old}" to "{name}"', variants, active)
-        return name
-
-    def activate_variant(self, name: str | None) -> None:
-        """Use variant `name` (None: the parameter nodes' own values)."""
-        if name == self.active_variant:
-            return
-        if name is not None and self.document.variant(name) is None:
-            raise VariantNameError(f'There is no variant called "{name}"')
-        self._change_variants(f'Use variant "{name}"' if name else "Use the base values", self.variants, name)
-
-    def set_parameter_value(self, name: str, value: Any, continuing: bool = False) -> bool:
-        """Set a parameter's value: in the active variant, else on its node. False: no such parameter."""
-        stored = "" if value is None else value
-        active = self.active_variant
-        if active is not None:
-            variants = self.variants
-            for variant in variants:
-                if variant.name == active:
-                    variant.values[name] = stored
-            self._change_variants(f'Change "{name}" in variant "{active}"', variants, active, (active, name),
-                                  continuing)
-            return True
-        node = parameter_nodes(self.document).get(name)
-        prop = node_value_property(node) if node is not None else None
-        if node is None or prop is None:
-            return False
-        before = node.properties.get(prop, ABSENT)
-        if before == stored and not continuing:
-            return True
-        self._push(SetProperty(f'Change parameter "{name}"', None, node.id, prop, before, stored, continuing))
-        return True
-
-    def reset_variant_value(self, name: str) -> None:
-        """The active variant stops overriding parameter `name`."""
-        active = self.active_variant
-        if active is None:
-            return
-        variants = self.variants
-        for variant in variants:
-            if variant.name == active:
-                variant.values.pop(name, None)
-        self._change_variants(f'Reset "{name}" in variant "{active}"', variants, active)
 
     # ---- stage ----------------------------------------------------------------------------
 
@@ -347,4 +312,4 @@ class DocumentModel:
         """The preview stage saved with the document (None: none); checked by `stage_data`."""
         checked = stage_data(dict(stage)) if stage is not None else None
         if checked != self.document.stage:
-            self._push(SetStage("Change the stage", self.document.stage, checked))
+            self.push(SetStage("Change the stage", self.document.stage, checked))

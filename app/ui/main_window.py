@@ -60,10 +60,10 @@ from app.ui.export_commands import ExportCommands
 from app.ui.file_commands import FileCommands
 from app.ui.graph_editor import GraphEditor
 from app.ui.group_commands import GroupCommands
+from app.ui.history_actions import history_actions
 from app.ui.icons import application_icon
 from app.ui.inspection_commands import InspectionCommands
 from app.ui.instruction_view import InstructionView
-from app.ui.keys import redo_keys
 from app.ui.lowering_scheduler import LIVE_SETTLE_MS, LoweringScheduler
 from app.ui.node_commands import NodeCommands
 from app.ui.node_thumbnails import NodePin, NodeThumbnails
@@ -202,11 +202,11 @@ class MainWindow(QMainWindow):
         parameters = self.parameter_commands
         panel.parameterChanged.connect(parameters.set_parameter_value)
         panel.textureChanged.connect(parameters.set_parameter_value)
-        panel.variantActivated.connect(editor.activate_variant)
+        panel.variantActivated.connect(editor.model.values.activate_variant)
         panel.variantAddRequested.connect(parameters.add_variant)
-        panel.variantRemoveRequested.connect(editor.remove_variant)
+        panel.variantRemoveRequested.connect(editor.model.values.remove_variant)
         panel.variantRenameRequested.connect(parameters.rename_variant)
-        panel.parameterResetRequested.connect(editor.reset_variant_value)
+        panel.parameterResetRequested.connect(editor.model.values.reset_variant_value)
         self.properties_panel.propertyEdited.connect(
             lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))
         self.diagnostics_panel.nodeActivated.connect(self.nodes.select_node)
@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         self.gesture.ended.connect(self.thumbnails.schedule)
         self.presenter.preview_settled.append(self.thumbnails.schedule)
         self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
-        self.breadcrumb.levelRequested.connect(self.graph_editor.exit_group)
+        self.breadcrumb.levelRequested.connect(self.graph_editor.groups.exit_group)
         self.session.document_changed.connect(self._on_document_changed)
         self.session.lowered.connect(self._on_lowered)
         self.session.modified_changed.connect(lambda _modified: self._update_title())
@@ -269,11 +269,7 @@ class MainWindow(QMainWindow):
                                              "Version, Qt and the OpenGL renderer the preview got")
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
 
-        stack = self.graph.undo_stack()
-        self.undo_action = stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcuts(standard.Undo)
-        self.redo_action = stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts(redo_keys())
+        self.undo_action, self.redo_action = history_actions(self, self.graph_editor)
         self.addActions([self.undo_action, self.redo_action])
         editor = self.graph_editor
         self.cut_action = self.make_action("Cu&t", editor.cut, standard.Cut, graph_only=True)
@@ -400,8 +396,8 @@ class MainWindow(QMainWindow):
                        self.groups.exit_group_action, self.stage_commands.save_stage_action):
             action.setEnabled(editable)
         self.node_palette.setEnabled(editable)
-        self.undo_action.setEnabled(editable and self.graph.undo_stack().canUndo())
-        self.redo_action.setEnabled(editable and self.graph.undo_stack().canRedo())
+        self.undo_action.setEnabled(editable and self.graph_editor.model.stack.can_undo())
+        self.redo_action.setEnabled(editable and self.graph_editor.model.stack.can_redo())
         self.export_action.setEnabled(self.current_artifact is not None)
         for action in (self.bake_action, self.export_gltf_action, self.export_mtlx_action):
             action.setEnabled(editable)  # a graph material (a module has no output node to bake)

@@ -46,7 +46,7 @@ class ParameterCommands:
         except VariantNameError as refusal:
             self.window.statusBar().showMessage(f"No variant added: {refusal}", 8000)
             return None
-        self.editor.add_variant(name)
+        self.editor.model.values.add_variant(name)
         return name
 
     def rename_variant(self, old: str) -> str | None:
@@ -55,7 +55,7 @@ class ParameterCommands:
         if answer is None:
             return None
         try:
-            return self.editor.rename_variant(old, answer)
+            return self.editor.model.values.rename_variant(old, answer)
         except VariantNameError as refusal:
             self.window.statusBar().showMessage(f"Variant not renamed: {refusal}", 8000)
             return None

@@ -289,34 +289,34 @@ def test_ungrouping_the_group_shown_keeps_the_path_valid() -> None:
 def test_variants_add_rename_activate_set_reset_remove_and_undo() -> None:
     model, changes = watched()
     base = model.document.copy()
-    assert model.add_variant(" rusty ") == "rusty"
+    assert model.values.add_variant(" rusty ") == "rusty"
     assert model.active_variant == "rusty" and model.variants == [ParameterVariant("rusty")]
     assert changes[-1] == VariantsChanged((ParameterVariant("rusty"),), "rusty")
     with pytest.raises(VariantNameError):
-        model.add_variant("rusty")
+        model.values.add_variant("rusty")
 
-    assert model.set_parameter_value("shininess", 10.0)
-    assert model.set_parameter_value("shininess", 12.0, continuing=True)
+    assert model.values.set_parameter_value("shininess", 10.0)
+    assert model.values.set_parameter_value("shininess", 12.0, continuing=True)
     assert model.variants[0].values == {"shininess": 12.0}
     assert model.stack.count == 2  # the drag is one step
     assert model.document.nodes["n4"].properties["default"] == 48.0  # the node keeps its own value
 
-    assert model.rename_variant("rusty", "worn") == "worn"
+    assert model.values.rename_variant("rusty", "worn") == "worn"
     assert model.active_variant == "worn"
     with pytest.raises(VariantNameError):
-        model.rename_variant("missing", "x")
+        model.values.rename_variant("missing", "x")
 
-    model.reset_variant_value("shininess")
+    model.values.reset_variant_value("shininess")
     assert model.variants[0].values == {}
-    model.activate_variant(None)
+    model.values.activate_variant(None)
     assert model.active_variant is None
-    assert model.set_parameter_value("shininess", 20.0)
+    assert model.values.set_parameter_value("shininess", 20.0)
     assert model.document.nodes["n4"].properties["default"] == 20.0
-    assert not model.set_parameter_value("nothing", 1.0)
-    model.remove_variant("worn")
+    assert not model.values.set_parameter_value("nothing", 1.0)
+    model.values.remove_variant("worn")
     assert model.variants == [] and model.active_variant is None
     with pytest.raises(VariantNameError):
-        model.activate_variant("worn")
+        model.values.activate_variant("worn")
 
     texts = []
     while model.stack.can_undo():
