@@ -60,9 +60,15 @@ class GestureReader:
 
     def _on_journal(self, index: int) -> None:
         seen, self._seen = self._seen, index
-        if self._reading or self.projection.applying or index <= seen or not self.enabled:
-            return  # the projection's own changes, or the journal emptied when a level is built
+        if self._reading or self.projection.applying or not self.enabled:
+            return  # the projection's own changes
         stack = self.view.undo_stack()
+        if index < seen and stack.count() > index:
+            # Something undid NodeGraphQt's own stack (not the document's history): show the record again.
+            self.projection.rebuild()
+            return
+        if index <= seen:
+            return  # the journal emptied when a level is built
         self._reading = True
         try:
             for entry in range(seen, index):

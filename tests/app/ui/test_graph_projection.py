@@ -134,3 +134,12 @@ def test_entering_and_leaving_groups_rebuilds_the_level_with_named_nodes(editor)
     assert editor.selected_ids() == [instance.id]
     editor.undo()  # back inside
     assert editor.level is not None and shows_the_model(editor)
+
+
+def test_undoing_nodegraphqts_own_stack_brings_the_record_back(editor) -> None:
+    """Undo is the model's; should anything undo NodeGraphQt's journal, the view shows the record again."""
+    editor.graph.node_by_stable_id("n7").set_pos(40.0, 60.0)
+    moved = editor.model.document
+    editor.graph.undo_stack().undo()
+    assert editor.model.document is moved and shows_the_model(editor)
+    assert tuple(editor.graph.node_by_stable_id("n7").pos()) == (40.0, 60.0)
