@@ -17,8 +17,10 @@ name, before the model records it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import cast
 
+import shiboken6
 from NodeGraphQt.base.commands import (
     NodeAddedCmd,
     NodeMovedCmd,
@@ -35,6 +37,9 @@ from app.graph.view import MaterialNodeGraph
 from app.material.graph import Connection
 from app.session.document_model import DocumentModel
 from app.ui.graph_projection import GraphProjection
+
+#: shiboken6's untyped helper, typed: whether a Qt object's C++ side still exists.
+_is_valid = cast(Callable[[object], bool], shiboken6.isValid)
 
 
 def _leaves(command: QUndoCommand) -> Iterator[QUndoCommand]:
@@ -63,6 +68,8 @@ class GestureReader:
         if self._reading or self.projection.applying or not self.enabled:
             return  # the projection's own changes
         stack = self.view.undo_stack()
+        if not _is_valid(stack):
+            return  # the stack empties itself as it is destroyed (the window closing)
         if index < seen and stack.count() > index:
             # Something undid NodeGraphQt's own stack (not the document's history): show the record again.
             self.projection.rebuild()
