@@ -1,9 +1,11 @@
 """The adapter between the NodeGraphQt view and `app.material`'s `MaterialGraph`.
 
-`snapshot(view)` reads the view into a new `MaterialGraph`; `populate(view,
-graph)` rebuilds the view from one. The view is the editing surface (its
-undo stack records every edit); the `MaterialGraph` is the truth that is
-lowered, saved and compared. Nothing else converts between them.
+`populate(view, graph)` builds the view from a `MaterialGraph`, `show_nodes`
+and `show_frames` add to it; `read_node`, `read_wires` and `read_frames` read
+single items back (what a gesture touched, app/ui/gesture_reader.py), and
+`snapshot(view)` the whole view (tests compare it with the record). The
+record is the session's `DocumentModel`; nothing else converts between it
+and the view.
 
 Identity: a view node's `vpl_node_id` property is its `MaterialGraph` id.
 NodeGraphQt copies it along with every other property on paste and
@@ -59,19 +61,50 @@ def _position(node: Any) -> tuple[float, float]:
     return (float(x), float(y))
 
 
+def read_node(view_node: MaterialNode) -> Node:
+    """One view node as a `Node` (its stable id, catalog properties, extra properties and position)."""
+    node_type = view_node.CATALOG_TYPE
+    properties: dict[str, Any] = {}
+    extra = view_node.get_property(EXTRA_PROPERTIES)
+    if isinstance(extra, dict):
+        properties.update({name: from_view_value(value) for name, value in extra.items()})
+    for spec in node_type.properties:
+        properties[spec.name] = from_view_value(view_node.get_property(property_key(spec.name)))
+    return Node(view_node.stable_id, node_type.type_name, properties, _position(view_node))
+
+
+def read_wires(view_node: MaterialNode) -> list[Connection]:
+    """The wires into and out of one view node, between material nodes."""
+    wires: list[Connection] = []
+    for port in view_node.input_ports():
+        for source_port in port.connected_ports():
+            source = source_port.node()
+            if isinstance(source, MaterialNode):
+                wires.append(Connection(source.stable_id, source_port.name(), view_node.stable_id, port.name()))
+    for port in view_node.output_ports():
+        for target_port in port.connected_ports():
+            target = target_port.node()
+            if isinstance(target, MaterialNode):
+                wires.append(Connection(view_node.stable_id, port.name(), target.stable_id, target_port.name()))
+    return wires
+
+
+def read_frames(view: MaterialNodeGraph, node_ids: set[str]) -> list[Frame]:
+    """The view's frames, with their members among `node_ids`."""
+    frames: list[Frame] = []
+    for frame_node in _frame_nodes(view):
+        members = sorted(_frame_members(frame_node) & node_ids, key=node_id_key)
+        width, height = frame_node.size()
+        frames.append(Frame(str(frame_node.get_property(FRAME_ID_PROPERTY)), frame_node.name(), _position(frame_node),
+                            (float(width), float(height)), members, _frame_color(frame_node)))
+    return frames
+
+
 def snapshot(view: MaterialNodeGraph) -> MaterialGraph:
     """The view as a new MaterialGraph (ids must be unique: call renew_duplicate_ids first)."""
     graph = MaterialGraph()
     for view_node in view.material_nodes():
-        node_type = view_node.CATALOG_TYPE
-        properties: dict[str, Any] = {}
-        extra = view_node.get_property(EXTRA_PROPERTIES)
-        if isinstance(extra, dict):
-            properties.update({name: from_view_value(value) for name, value in extra.items()})
-        for spec in node_type.properties:
-            properties[spec.name] = from_view_value(view_node.get_property(property_key(spec.name)))
-        node_id = view_node.stable_id
-        graph.nodes[node_id] = Node(node_id, node_type.type_name, properties, _position(view_node))
+        graph.nodes[view_node.stable_id] = read_node(view_node)
     for view_node in view.material_nodes():
         for port in view_node.input_ports():
             for source_port in port.connected_ports():
@@ -80,13 +113,7 @@ def snapshot(view: MaterialNodeGraph) -> MaterialGraph:
                     graph.connections.append(
                         Connection(source.stable_id, source_port.name(), view_node.stable_id, port.name())
                     )
-    for frame_node in _frame_nodes(view):
-        members = sorted(_frame_members(frame_node) & set(graph.nodes), key=node_id_key)
-        width, height = frame_node.size()
-        graph.frames.append(
-            Frame(str(frame_node.get_property(FRAME_ID_PROPERTY)), frame_node.name(), _position(frame_node),
-                  (float(width), float(height)), members, _frame_color(frame_node))
-        )
+    graph.frames = read_frames(view, set(graph.nodes))
     return graph
 
 
@@ -141,21 +168,6 @@ def populate(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope | None 
     return problems
 
 
-def replace_contents(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope) -> list[str]:
-    """Replace the view's content with `graph` through the undo stack (call inside a macro).
-
-    Undo removes the new nodes and brings back the very node objects that
-    were there, so the commands recorded before and after stay valid.
-    """
-    existing = view.all_nodes()
-    if existing:
-        view.delete_nodes(existing, push_undo=True)
-    problems = _build(view, graph, scope, push_undo=True)
-    view.clear_selection()
-    view.refresh_constraint_tables()
-    return problems
-
-
 def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_undo: bool) -> list[str]:
     assert view.registry is not None, "register_catalog first"
     problems: list[str] = []
@@ -184,7 +196,12 @@ def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_und
             )
             continue
         output.connect_to(input_, push_undo=push_undo, emit_signal=False)
-    for frame in graph.frames:
+    _create_frames(view, graph.frames, push_undo)
+    return problems
+
+
+def _create_frames(view: MaterialNodeGraph, frames: list[Frame], push_undo: bool) -> None:
+    for frame in frames:
         frame_node = view.create_node(FrameNode.type_, name=frame.title or "Frame", pos=frame.position,
                                       push_undo=push_undo, selected=False)
         frame_node.model.set_property(FRAME_ID_PROPERTY, frame.id)
@@ -194,7 +211,24 @@ def _build(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, push_und
         frame_node.model.width, frame_node.model.height = frame.size
         frame_node.model.set_property(FRAME_MEMBERS_PROPERTY, list(frame.node_ids))
         frame_node.model.set_property(FRAME_ENCLOSED_PROPERTY, sorted(_enclosed_ids(frame_node), key=node_id_key))
-    return problems
+
+
+def show_nodes(view: MaterialNodeGraph, nodes: list[Node], scope: Scope) -> tuple[dict[str, MaterialNode], list[str]]:
+    """Add view nodes for `nodes` (outside the undo stack); returns them by id, and what cannot be shown."""
+    problems: list[str] = []
+    created: dict[str, MaterialNode] = {}
+    with view.bulk_naming(), deferred_layout():
+        _create_nodes(view, MaterialGraph({node.id: node for node in nodes}), scope, created, problems, False)
+    for view_node in created.values():
+        view_node.model.width, view_node.model.height = view_node.view.width, view_node.view.height
+    return created, problems
+
+
+def show_frames(view: MaterialNodeGraph, frames: list[Frame]) -> None:
+    """Replace the view's frames with `frames` (outside the undo stack)."""
+    for frame_node in _frame_nodes(view):
+        view.remove_node(frame_node, push_undo=False)
+    _create_frames(view, frames, False)
 
 
 def _create_nodes(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, created: dict[str, MaterialNode],

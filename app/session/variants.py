@@ -9,7 +9,7 @@ editor checks a name here before it changes anything, and says why it
 refuses (`VariantNameError`'s message is written for the status bar).
 
 The operations return new lists and leave their arguments alone: the
-editor's undo commands (`app.ui.graph_editor.VariantCommand`) keep the
+document model's variant commands (`app.session.value_edits`) keep the
 before and after states and swap them.
 """
 

@@ -1,6 +1,6 @@
 """The Edit menu's graph actions: undo and redo, the clipboard, duplicate, delete, select all, frame and search.
 
-Undo and redo are the graph's undo stack's own actions. The others act on
+Undo and redo act on the document model's history (`app.ui.history_actions`). The others act on
 the graph only while it has focus (`graph_only`): Delete or Ctrl+C in the
 code view or a property field must not touch nodes, and Tab must keep
 moving focus in forms. All of them are off for a read-only document.
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
-from app.ui.keys import redo_keys
+from app.ui.history_actions import history_actions
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
@@ -27,11 +27,7 @@ class EditCommands:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         standard = QKeySequence.StandardKey
-        stack = window.graph.undo_stack()
-        self.undo_action = stack.createUndoAction(window, "&Undo")
-        self.undo_action.setShortcuts(standard.Undo)
-        self.redo_action = stack.createRedoAction(window, "&Redo")
-        self.redo_action.setShortcuts(redo_keys())
+        self.undo_action, self.redo_action = history_actions(window, window.graph_editor)
         window.addActions([self.undo_action, self.redo_action])
         editor, make_action = window.graph_editor, window.make_action
         self.cut_action = make_action("Cu&t", editor.cut, standard.Cut, graph_only=True)
@@ -57,6 +53,6 @@ class EditCommands:
         for action in (self.cut_action, self.copy_action, self.paste_action, self.duplicate_action,
                        self.delete_action, self.select_all_action, self.search_action):
             action.setEnabled(editable)
-        stack = self.window.graph.undo_stack()
-        self.undo_action.setEnabled(editable and stack.canUndo())
-        self.redo_action.setEnabled(editable and stack.canRedo())
+        stack = self.window.graph_editor.model.stack
+        self.undo_action.setEnabled(editable and stack.can_undo())
+        self.redo_action.setEnabled(editable and stack.can_redo())

@@ -76,7 +76,7 @@ class GroupCommands:
             return False
         if not self.window.prompts.ask_update_functions(self.window, [entry.name for _, entry in changed]):
             return False
-        self.editor.update_library_functions(changed)
+        self.editor.groups.update_library_functions(changed)
         return True
 
     def save_group_to_library(self, project: bool = False) -> Path | None:
@@ -88,7 +88,7 @@ class GroupCommands:
         if kind not in folders:
             self._refuse("Save the material first: the project library is beside it")
             return None
-        saved = self.editor.save_group_to_library(folders[kind], kind)
+        saved = self.editor.groups.save_group_to_library(folders[kind], kind)
         if isinstance(saved, str):
             self._refuse(f"Cannot save the group: {saved}")
             return None
@@ -98,7 +98,7 @@ class GroupCommands:
 
     def edit_group_interface(self) -> GroupInterfaceDialog | None:
         """Edit > Group Interface…: the dialog (window-modal, not blocking) for the selected or shown group."""
-        function_id = None if self.session.read_only else self.editor.interface_target()
+        function_id = None if self.session.read_only else self.editor.groups.interface_target()
         if function_id is None:
             self._refuse("Select a group node (or Tab into a group) to edit its interface")
             return None
@@ -106,7 +106,7 @@ class GroupCommands:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
 
         def apply() -> None:
-            refusal = self.editor.set_group_interface(function_id, *dialog.interface())
+            refusal = self.editor.groups.set_group_interface(function_id, *dialog.interface())
             if refusal:
                 self._refuse(f"Cannot change the interface: {refusal}")
 
@@ -117,21 +117,21 @@ class GroupCommands:
     def group_selection(self) -> None:
         if self.session.read_only:
             return
-        refusal = self.editor.group_selection()
+        refusal = self.editor.groups.group_selection()
         if refusal:
             self._refuse(f"Cannot group: {refusal}")
 
     def ungroup_selection(self) -> None:
         if self.session.read_only:
             return
-        refusal = self.editor.ungroup_selection()
+        refusal = self.editor.groups.ungroup_selection()
         if refusal:
             self._refuse(f"Cannot ungroup: {refusal}")
 
     def enter_group(self) -> None:
-        if not self.session.read_only and not self.editor.enter_group():
+        if not self.session.read_only and not self.editor.groups.enter_group():
             self._refuse("Select one group node to edit its nodes")
 
     def exit_group(self) -> None:
         if not self.session.read_only:
-            self.editor.exit_group()
+            self.editor.groups.exit_group()

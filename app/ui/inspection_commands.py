@@ -36,7 +36,7 @@ class InspectionCommands:
         self.cost_action.setStatusTip("Show each node's VPL instructions and texture samples in its footer")
         self.cost_action.setChecked(settings.value(COST_SETTING, False, type=bool))
         self.cost_action.toggled.connect(self.set_costs_visible)
-        window.graph_editor.set_costs_visible(self.cost_action.isChecked())
+        window.graph_editor.annotations.set_costs_visible(self.cost_action.isChecked())
         self.thumbnails_action = QAction("Node &Previews", window, checkable=True)
         self.thumbnails_action.setStatusTip("Show a live thumbnail of each node's output (right-click a node for its own)")
         self.thumbnails_action.setChecked(settings.value(THUMBNAILS_SETTING, True, type=bool))
@@ -48,7 +48,7 @@ class InspectionCommands:
         self.window.settings.setValue(COST_SETTING, visible)
         if self.cost_action.isChecked() != visible:
             self.cost_action.setChecked(visible)
-        self.window.graph_editor.set_costs_visible(visible)
+        self.window.graph_editor.annotations.set_costs_visible(visible)
 
     def highlight_selected_code(self) -> None:
         """The code view marks the lines of the selected nodes."""

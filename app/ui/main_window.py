@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
         self.gesture.ended.connect(self.thumbnails.schedule)
         self.presenter.preview_settled.append(self.thumbnails.schedule)
         self.graph_editor.levelChanged.connect(self.breadcrumb.set_path)
-        self.breadcrumb.levelRequested.connect(self.graph_editor.exit_group)
+        self.breadcrumb.levelRequested.connect(self.graph_editor.groups.exit_group)
         self.session.document_changed.connect(self._on_document_changed)
         self.session.lowered.connect(self._on_lowered)
         self.session.modified_changed.connect(lambda _modified: self._update_title())

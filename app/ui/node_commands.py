@@ -37,7 +37,7 @@ class NodeCommands:
             return None
         if type_name.startswith(FUNCTION_PREFIX):
             entry = self.window.groups.library_entries.get(type_name[len(FUNCTION_PREFIX):])
-            refusal = self.editor.use_library_function(entry, position) if entry is not None else \
+            refusal = self.editor.groups.use_library_function(entry, position) if entry is not None else \
                 "it is no longer in the library"
             if refusal:
                 self._status(f"Cannot add the function: {refusal}")
@@ -45,7 +45,7 @@ class NodeCommands:
             selected = self.editor.selected_material_nodes()
             return selected[0] if selected else None
         if type_name.startswith(GROUP_PREFIX):
-            added = self.editor.add_group_instance(type_name[len(GROUP_PREFIX):], position)
+            added = self.editor.groups.add_group_instance(type_name[len(GROUP_PREFIX):], position)
             if isinstance(added, str):
                 self._status(f"Cannot add the group: {added}")
                 return None
@@ -70,7 +70,7 @@ class NodeCommands:
 
     def open_tab_search(self) -> None:
         """Tab: into the selected group node, else the node search."""
-        if not self.session.read_only and not self.editor.enter_group():
+        if not self.session.read_only and not self.editor.groups.enter_group():
             self.editor.open_tab_search()
 
     def refresh_properties(self) -> None:

@@ -125,7 +125,7 @@ class NodeThumbnails(QObject):
         session = self.session
         session.lowered.connect(lambda _result: self.schedule())
         session.document_changed.connect(self._on_document_changed)
-        self.editor.levelChanged.connect(self._on_level_changed)
+        self.editor.viewRebuilt.connect(self._on_view_rebuilt)
         #: The graph of the level the view shows (`level_preview_graph`), for the document and level it was made of.
         self._level_graph: tuple[MaterialGraph, str | None, MaterialGraph] | None = None
         #: Batches of jobs up to this generation are for another level's nodes (same ids, other nodes): dropped.
@@ -228,8 +228,8 @@ class NodeThumbnails(QObject):
         self.program = None
         self.schedule()
 
-    def _on_level_changed(self, _breadcrumb: object) -> None:
-        # The view shows other node objects (a group's body, or the level left): what they show is unknown.
+    def _on_view_rebuilt(self) -> None:
+        # The view shows new node objects (a group's body, the level left, a structural edit): they show nothing yet.
         self._stale_generation = self._generation
         self.shown.clear()
         self._requested.clear()
@@ -527,7 +527,7 @@ class NodePin(QObject):
     def _update_label(self) -> None:
         node_id = self.pinned
         self.unpin_action.setEnabled(node_id is not None)
-        label = self.window.graph_editor.node_label(node_id) if node_id is not None else ""
+        label = self.window.graph_editor.annotations.node_label(node_id) if node_id is not None else ""
         self.label.setText(f"Preview pinned to {label}" if node_id is not None else "")
 
     def show_program(self) -> bool:
@@ -550,7 +550,7 @@ class NodePin(QObject):
         self._update_label()
         if problem or artifact is None:
             self._shown = None
-            preview.show_problem(f"The pinned node {self.window.graph_editor.node_label(node_id)} cannot be previewed: "
+            preview.show_problem(f"The pinned node {self.window.graph_editor.annotations.node_label(node_id)} cannot be previewed: "
                                  f"{problem}")
             return True
         key = (artifact.vertex_code, artifact.fragment_code)

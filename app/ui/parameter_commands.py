@@ -27,11 +27,11 @@ class ParameterCommands:
         panel = window.parameters_panel  # the Material parameters dock: values, textures and variants
         panel.parameterChanged.connect(self.set_parameter_value)
         panel.textureChanged.connect(self.set_parameter_value)
-        panel.variantActivated.connect(editor.activate_variant)
+        panel.variantActivated.connect(editor.model.values.activate_variant)
         panel.variantAddRequested.connect(self.add_variant)
-        panel.variantRemoveRequested.connect(editor.remove_variant)
+        panel.variantRemoveRequested.connect(editor.model.values.remove_variant)
         panel.variantRenameRequested.connect(self.rename_variant)
-        panel.parameterResetRequested.connect(editor.reset_variant_value)
+        panel.parameterResetRequested.connect(editor.model.values.reset_variant_value)
 
     def set_parameter_value(self, name: str, value: ParameterValue) -> None:
         """The panel's edit: shown at once; in a graph document also an undoable edit of the material."""
@@ -54,7 +54,7 @@ class ParameterCommands:
         except VariantNameError as refusal:
             self.window.statusBar().showMessage(f"No variant added: {refusal}", 8000)
             return None
-        self.editor.add_variant(name)
+        self.editor.model.values.add_variant(name)
         return name
 
     def rename_variant(self, old: str) -> str | None:
@@ -63,7 +63,7 @@ class ParameterCommands:
         if answer is None:
             return None
         try:
-            return self.editor.rename_variant(old, answer)
+            return self.editor.model.values.rename_variant(old, answer)
         except VariantNameError as refusal:
             self.window.statusBar().showMessage(f"Variant not renamed: {refusal}", 8000)
             return None

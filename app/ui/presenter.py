@@ -149,8 +149,8 @@ class SessionPresenter:
         self.show_preview(result)
         diagnostics = self.session.diagnostics
         self.show_diagnostics(diagnostics)
-        window.graph_editor.show_diagnostics(diagnostics)
-        window.graph_editor.show_port_types(result)
+        window.graph_editor.annotations.show_diagnostics(diagnostics)
+        window.graph_editor.annotations.show_port_types(result)
         self.show_inspection(result)
         artifact = result.artifact
         window.code_view.show_code(result.text or None, artifact.vertex_code if artifact is not None else None,
@@ -183,7 +183,7 @@ class SessionPresenter:
         if result is not None and module is not None:
             provenance, scoped = result.provenance, result.scoped_provenance
             level_costs = lambda level: material_cost(module, provenance, scoped, level)  # noqa: E731 - one line, closes over this lowering
-        window.graph_editor.show_costs(self.cost, level_costs)
+        window.graph_editor.annotations.show_costs(self.cost, level_costs)
         self.cost_label.setText(describe_totals(self.cost) if self.cost is not None else "")
         window.code_view.set_links(CodeLinks.of(result) if result is not None and module is not None else None)
 
@@ -252,7 +252,7 @@ class SessionPresenter:
         self.refresh_diagnostics()
         if self.session.result is not None and not isinstance(self.session.document, ModuleDocument):
             # A texture found missing (or back) on disk, with no lowering: its node's marker follows too.
-            self.window.graph_editor.show_diagnostics(self.session.diagnostics)
+            self.window.graph_editor.annotations.show_diagnostics(self.session.diagnostics)
         if self.session.texture_problems:
             self.window.statusBar().showMessage(self.show_state(), 8000)
         else:
@@ -294,7 +294,7 @@ class SessionPresenter:
             DiagnosticRow(message=diagnostic.message,
                           category=diagnostic.category if diagnostic.severity == "error"
                           else f"{diagnostic.category} warning",
-                          node_id=diagnostic.node_id, node_label=window.graph_editor.node_label(diagnostic.node_id))
+                          node_id=diagnostic.node_id, node_label=window.graph_editor.annotations.node_label(diagnostic.node_id))
             for diagnostic in diagnostics
         ]
         rows.extend(extra)

@@ -104,8 +104,8 @@ def test_after_the_drag_the_window_is_as_after_one_discrete_edit(make_window) ->
     window = make_window()
     window.flush()
     before = window.material
-    stack = window.graph.undo_stack()
-    steps = stack.count()
+    stack = window.graph_editor.model.stack
+    steps = stack.count
     slider = power_slider(window)
     start = slider.value()
     drag(window, slider, [start + 5, start + 15, start + 25, start + 35])
@@ -113,7 +113,7 @@ def test_after_the_drag_the_window_is_as_after_one_discrete_edit(make_window) ->
     window.flush()
     dragged = window.material
     dragged_text = window.session.result.text
-    assert stack.count() == steps + 1, "the whole drag is one undo step"
+    assert stack.count == steps + 1, "the whole drag is one undo step"
 
     assert window.code_view.text(VPL_TAB) == dragged_text, "the code view shows the drag's last value"
 

@@ -36,7 +36,7 @@ def test_node_property_slider_previews_while_dragging(window, qtbot) -> None:
     window.flush()
     qtbot.waitUntil(lambda: window.preview.renderer.program is not None, timeout=30_000)
     edit, slider = _power_editor(window)
-    steps = window.graph.undo_stack().count()
+    steps = window.graph_editor.model.stack.count
     links = window.preview.renderer.link_count
     slider.setSliderDown(True)
     slider.setValue(250)  # power 4.0
@@ -49,7 +49,7 @@ def test_node_property_slider_previews_while_dragging(window, qtbot) -> None:
     slider.setSliderDown(False)
     window.flush()
     assert window.material.nodes[FRESNEL].properties["power"] == 10.0 and edit.value == 10.0
-    assert window.graph.undo_stack().count() == steps + 1  # the whole drag is one step
+    assert window.graph_editor.model.stack.count == steps + 1  # the whole drag is one step
     window.edit.undo_action.trigger()
     assert window.material.nodes[FRESNEL].properties["power"] == 4.0
 
@@ -80,16 +80,16 @@ def test_ctrl_z_in_a_committed_property_field_undoes_the_graph(window, qtbot) ->
     QTest.keyClicks(edit, "2.5")
     QTest.keyClick(edit, Qt.Key.Key_Return)
     assert window.material.nodes[FRESNEL].properties["power"] == 2.5
-    index = window.graph.undo_stack().index()
+    index = window.graph_editor.model.stack.index
     QTest.keyClick(edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     # The graph's edit is undone, and the field shows the graph's value.
     assert window.material.nodes[FRESNEL].properties["power"] == 4.0
-    assert window.graph.undo_stack().index() == index - 1
+    assert window.graph_editor.model.stack.index == index - 1
     assert edit.text() == "4.0" and edit.value == 4.0
     # Leaving the field records nothing new.
     window.graph.viewer().setFocus()
     qtbot.waitUntil(lambda: not edit.hasFocus())
-    assert window.graph.undo_stack().index() == index - 1 and window.graph.undo_stack().count() == index
+    assert window.graph_editor.model.stack.index == index - 1 and window.graph_editor.model.stack.count == index
 
 
 def test_typing_not_yet_committed_is_undone_in_the_field_first(window, qtbot) -> None:
@@ -99,9 +99,9 @@ def test_typing_not_yet_committed_is_undone_in_the_field_first(window, qtbot) ->
     edit.end(False)
     QTest.keyClicks(edit, "5")
     assert edit.text() == "4.05"
-    index = window.graph.undo_stack().index()
+    index = window.graph_editor.model.stack.index
     QTest.keyClick(edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    assert edit.text() == "4.0" and window.graph.undo_stack().index() == index  # text editing convention
+    assert edit.text() == "4.0" and window.graph_editor.model.stack.index == index  # text editing convention
 
 
 def test_the_edit_menu_names_edits_for_people(window) -> None:

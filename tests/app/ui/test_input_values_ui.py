@@ -55,7 +55,7 @@ def test_dragging_a_float_value_on_the_node_edits_it_in_one_undo_step(window, qt
     item = _item(window, output, "opacity")
     assert not item.connected and item.isVisible()
     before = window.material.nodes[output].properties.get("opacity", 1.0)
-    steps = window.edit.undo_action.isEnabled(), window.graph.undo_stack().count()
+    steps = window.edit.undo_action.isEnabled(), window.graph_editor.model.stack.count
     viewport = window.graph.viewer().viewport()
     start = _point(window, item)
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
@@ -65,7 +65,7 @@ def test_dragging_a_float_value_on_the_node_edits_it_in_one_undo_step(window, qt
     after = window.material.nodes[output].properties["opacity"]
     assert after < before
     assert item.text() == f"{after:.3f}"
-    assert window.graph.undo_stack().count() == steps[1] + 1  # the whole drag is one step
+    assert window.graph_editor.model.stack.count == steps[1] + 1  # the whole drag is one step
     window.edit.undo_action.trigger()
     assert window.material.nodes[output].properties.get("opacity", 1.0) == before
 
@@ -103,8 +103,8 @@ def test_a_connected_input_shows_and_takes_no_value(window, qtbot) -> None:
     item = _item(window, output, "base_color")  # fed by a wire in the example
     assert item.connected
     before = window.material.nodes[output].properties.get("base_color")
-    undo_count = window.graph.undo_stack().count()
+    undo_count = window.graph_editor.model.stack.count
     viewport = window.graph.viewer().viewport()
     qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_point(window, item))
     assert window.material.nodes[output].properties.get("base_color") == before
-    assert window.graph.undo_stack().count() == undo_count
+    assert window.graph_editor.model.stack.count == undo_count

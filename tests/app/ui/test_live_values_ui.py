@@ -99,7 +99,7 @@ def test_value_edits_reach_the_preview_without_a_new_program(make_window, qtbot,
     assert np.abs(live_pixels - first).max() > 0, "the value edits did not reach the pixels"
 
     # Undo of a value edit is a value edit.
-    stack = window.graph.undo_stack()
+    stack = window.graph_editor.model.stack
     stack.undo()
     settled(window, qtbot)
     assert renderer.link_count == links + 1 and presenter.live_posts == posts + 12
@@ -112,10 +112,10 @@ def test_value_edits_reach_the_preview_without_a_new_program(make_window, qtbot,
     window.nodes.set_node_property(FRESNEL, POWER, 1.75)
     settled(window, qtbot)
     before_structure = pixels(window)
-    stack_count = stack.count()
+    stack_count = stack.count
     window.nodes.add_node_from_palette("constant_float")
     settled(window, qtbot)
-    assert stack.count() == stack_count + 1
+    assert stack.count == stack_count + 1
     assert not session.live.current and session.live.program is None
     stack.undo()  # the structure is back; the preview draws the canonical program of the same material
     settled(window, qtbot)

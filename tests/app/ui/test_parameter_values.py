@@ -30,14 +30,14 @@ def test_dragging_a_parameter_is_one_undoable_edit_that_is_saved(window, prompts
     target = tmp_path / "plastic.vpl"
     assert window.save_to(target)
     assert not window.isWindowModified() and not window.edit.undo_action.isEnabled()
-    stack = window.graph.undo_stack()
-    steps = stack.count()
+    stack = window.graph_editor.model.stack
+    steps = stack.count
     slider = window.parameters_panel.editor("shininess").slider
     _drag(slider, [100, 200, 300])
     value = window.session.parameters.value("shininess")
     assert abs(value - (1.0 + 255.0 * 0.3)) < 1e-6
     # One step for the whole drag, named for people; the document is modified.
-    assert stack.count() == steps + 1
+    assert stack.count == steps + 1
     assert window.edit.undo_action.isEnabled() and window.edit.undo_action.text().replace("&", "") == 'Undo Change parameter "shininess"'
     assert window.isWindowModified() and window.is_modified
     assert window.material.nodes[SHININESS].properties["default"] == value
@@ -159,7 +159,7 @@ def test_renaming_a_variant_to_a_taken_or_empty_name_is_refused_and_says_why(win
     prompts.text_answers = ["rusty", "new"]
     panel.add_variant_button.click()
     panel.add_variant_button.click()
-    steps = window.graph.undo_stack().count()
+    steps = window.graph_editor.model.stack.count
     # From the box's right-click menu.
     rename = next(action for action in panel.variant_box.actions() if action.text().startswith("Rename"))
     prompts.text_answers = ["rusty"]
@@ -172,7 +172,7 @@ def test_renaming_a_variant_to_a_taken_or_empty_name_is_refused_and_says_why(win
     panel.rename_variant_button.click()
     prompts.text_answers = ["new"]  # its own name: nothing to do
     panel.rename_variant_button.click()
-    assert panel.variants.names == ("rusty", "new") and window.graph.undo_stack().count() == steps
+    assert panel.variants.names == ("rusty", "new") and window.graph_editor.model.stack.count == steps
 
 
 def test_a_read_only_module_has_preview_values_and_no_variants(window, tmp_path: Path) -> None:
@@ -184,7 +184,7 @@ def test_a_read_only_module_has_preview_values_and_no_variants(window, tmp_path:
     module_only.write_text(text[text.index(END_LINE) + len(END_LINE) + 1:], encoding="utf-8")
     assert window.open_file(module_only) and window.read_only
     assert window.parameters_panel.variant_bar.isHidden()
-    steps = window.graph.undo_stack().count()
+    steps = window.graph_editor.model.stack.count
     window.parameters_panel.parameterChanged.emit("ambient", 0.25)
     assert window.session.parameters.value("ambient") == 0.25  # shown in the preview, nothing to save
-    assert window.graph.undo_stack().count() == steps and not window.is_modified
+    assert window.graph_editor.model.stack.count == steps and not window.is_modified

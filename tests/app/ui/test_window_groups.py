@@ -192,7 +192,7 @@ def test_palette_lists_the_groups_under_group_and_adds_instances(window) -> None
     assert window.material == before
     # Inside the group, its own entry is refused: a group cannot contain itself.
     _select(window, [instances[0].id if instances[0].id in before.nodes else instances[1].id])
-    assert window.graph_editor.enter_group()
+    assert window.graph_editor.groups.enter_group()
     assert window.nodes.add_node_from_palette(type_name) is None
     assert "itself" in window.statusBar().currentMessage() or "recurs" in window.statusBar().currentMessage()
 
