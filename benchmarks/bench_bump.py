@@ -7,6 +7,8 @@ round by round so load changes hit both alike. Prints the median frame time
 of each, their ratio, and the fragment GLSL's length in lines.
 `triplanar_rock` is left out unless named with --include: with the filter
 its 8 x 3 texture samples took Mesa llvmpipe more than 2 minutes to compile.
+`--only NAME` measures only the examples named (the test suite's smallest
+setting runs one: every example goes through the same code).
 
 Run under X (Mesa has no GL on Qt's offscreen platform):
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x1024x24" \\
@@ -54,9 +56,14 @@ def _renderer(name: str, width: float) -> tuple[Renderer, int]:
     return renderer, result.artifact.fragment_code.count("\n")
 
 
-def frame_times(frames: int, size: int, include: list[str]) -> None:
+def frame_times(frames: int, size: int, include: list[str], only: list[str] | None = None) -> None:
     names = [name for name in sorted(EXAMPLE_GRAPHS) if (name != "triplanar_rock" or name in include)
              and any(node.type_name == "normal_from_height" for node in load_example(name).graph.nodes.values())]
+    if only:
+        unknown = sorted(set(only) - set(names))
+        if unknown:
+            raise SystemExit(f"no example with a Normal From Height node is named {', '.join(unknown)}")
+        names = [name for name in names if name in only]
     target = Framebuffer(size, size)
     target.bind()
     for name in names:
@@ -83,6 +90,7 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=10)
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--include", action="append", default=[], help="an example left out by default")
+    parser.add_argument("--only", action="append", default=None, help="measure only this example (repeatable)")
     arguments = parser.parse_args()
     application = QGuiApplication(sys.argv[:1])
     from app.preview.context import DEFAULT_PROFILE, align_pyopengl_platform
@@ -91,7 +99,7 @@ def main() -> int:
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, {os.cpu_count()} CPUs")
     context = OffscreenContext(DEFAULT_PROFILE)
     try:
-        frame_times(arguments.frames, arguments.size, arguments.include)
+        frame_times(arguments.frames, arguments.size, arguments.include, arguments.only)
     finally:
         context.done()
     del application

@@ -389,25 +389,42 @@ class GroupState:
         if analysis.output_node is not None:
             priority[analysis.output_node] = 2
         order, _ = topological_order(body, priority)
-        for node_id in (node_id for node_id in order if node_id in analysis.live):
-            node = body.nodes[node_id]
-            node_type = node_type_for(node, analysis.scope)
-            if node_type is None:
-                continue  # reported by `check`
-            child.owner = node_id
-            try:
-                ctx = child.node_context(node, node_type)
-                if node.type_name == GROUP_TYPE:
-                    nested = _instance_request(ctx)
-                    if (nested.definition.id, nested.key) not in self.helpers:
-                        yield nested
-                node_type.lower(ctx)
-            except LoweringFailure as failure:
-                child.report(node_id, str(failure))
-                return
-        if not child.fragment_main.is_terminated:
-            child.owner = ""
-            _return(child, self.calls[id(child)], [_zero(child, port.type) for port in definition.outputs])
+        try:
+            for node_id in (node_id for node_id in order if node_id in analysis.live):
+                node = body.nodes[node_id]
+                node_type = node_type_for(node, analysis.scope)
+                if node_type is None:
+                    continue  # reported by `check`
+                child.owner = node_id
+                try:
+                    ctx = child.node_context(node, node_type)
+                    if node.type_name == GROUP_TYPE:
+                        nested = _instance_request(ctx)
+                        if (nested.definition.id, nested.key) not in self.helpers:
+                            yield nested
+                    node_type.lower(ctx)
+                except LoweringFailure as failure:
+                    child.report(node_id, str(failure))
+                    return
+            if not child.fragment_main.is_terminated:
+                child.owner = ""
+                _return(child, self.calls[id(child)], [_zero(child, port.type) for port in definition.outputs])
+        finally:
+            self._release(child)
+
+    def _release(self, child: _Lowering) -> None:
+        """Drop what only the lowering of one helper's body reads, once it is lowered.
+
+        The child stays reachable until the module is finished (its builder
+        defers declarations), so without this every level's values and
+        connection maps would stay in memory for the whole lowering.
+        """
+        self.calls.pop(id(child), None)
+        self.level_controls.pop(id(child), None)
+        for per_body in (child.values, child.incoming, child.sources, child.outer_sources):
+            per_body.clear()
+        child.used_outputs.clear()
+        child.forced_control.clear()
 
     def _helper_name(self, base: str) -> str:
         """`base`, or `base_2`, `base_3`, ... whichever no helper has (as `group_names.unique`).

@@ -296,11 +296,15 @@ def port_default(port: InterfacePort) -> Any:
     return None if port.type is PortType.TEXTURE else zero_value(port.type)
 
 
-def _interface_key(ports: list[InterfacePort], with_default: bool) -> tuple[Any, ...]:
-    def frozen(value: Any) -> Any:
-        return tuple(frozen(item) for item in value) if isinstance(value, (list, tuple)) else value
+def _frozen(value: Any) -> Any:
+    """`value` with its lists turned into tuples (hashable)."""
+    return tuple(_frozen(item) for item in value) if isinstance(value, (list, tuple)) else value
 
-    return tuple((port.name, port.type, frozen(port_default(port)) if with_default else None) for port in ports)
+
+def _interface_key(ports: list[InterfacePort], with_default: bool) -> tuple[Any, ...]:
+    # `_frozen` is a module function: a nested recursive one would be a reference cycle (function, cell) left
+    # for the collector on every call, thousands per lowering of a deep group chain.
+    return tuple((port.name, port.type, _frozen(port_default(port)) if with_default else None) for port in ports)
 
 
 # The lowering (which imports app.material.group_lowering, which imports this module) does the work:

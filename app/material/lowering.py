@@ -613,6 +613,8 @@ class _Lowering:
         self.scoped_provenance: dict[int, tuple[str, str]] = {}
         #: In a function lowering: the material's node that led here (its provenance for everything made).
         self.top_owner: str | None = None
+        #: The last (definition id, node id) recorded in `scoped_provenance`, shared by every item of that node.
+        self._scoped_key: tuple[str, str] = ("", "")
         self.values: dict[tuple[str, str], tuple[Operand, PortType]] = {}
         self.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
         self.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
@@ -655,7 +657,11 @@ class _Lowering:
             return
         self.provenance.setdefault(id(item), self.top_owner)
         definition = self.scope.definition
-        self.scoped_provenance.setdefault(id(item), (definition.id if definition is not None else "", self.owner))
+        key = self._scoped_key
+        definition_id = definition.id if definition is not None else ""
+        if key[1] != self.owner or key[0] != definition_id:
+            key = self._scoped_key = (definition_id, self.owner)
+        self.scoped_provenance.setdefault(id(item), key)
 
     def function_lowering(self, graph: MaterialGraph, resolution: TypeResolution, scope: Scope, function: Function,
                           top_owner: str) -> _Lowering:
