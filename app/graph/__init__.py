@@ -3,7 +3,9 @@
 NodeGraphQt 0.6 imports its real dependencies: Qt.py (its binding shim, a
 declared dependency of NodeGraphQt) and `distutils.version.LooseVersion`,
 which setuptools provides (a dependency of ours: the standard library has
-no `distutils` from Python 3.12). NodeGraphQt builds a `LooseVersion` per
+no `distutils` from Python 3.12); Qt.py's site configuration
+(QtSiteConfig.py, top level) limits it to the Qt classes NodeGraphQt
+names. NodeGraphQt builds a `LooseVersion` per
 menu command only to compare `qVersion()` with "5.10"; the deprecation
 warning each one raises is about NodeGraphQt's code, not ours, and is
 ignored for NodeGraphQt's modules only. docs/decisions.md says why there

@@ -38,6 +38,8 @@ HIDDEN_IMPORTS = [
     "PySide6.QtSvg",
     "PySide6.QtOpenGL",
     "PySide6.QtOpenGLWidgets",
+    # Qt.py's site configuration (the members NodeGraphQt uses), imported by Qt.py when it loads.
+    "QtSiteConfig",
     # The preview loads environments and mesh files on demand (the stage imports mesh_import by
     # name); listing them pulls in what they import when used: OpenImageIO, platformdirs,
     # trimesh, pygltflib.
