@@ -478,7 +478,7 @@ class Macro(Command):
         self.commands = list(commands)
 
     @property
-    def changes_document(self) -> bool:  # type: ignore[override]
+    def changes_document(self) -> bool:  # type: ignore[override]  # an attribute on Command, derived here
         return any(command.changes_document for command in self.commands)
 
     def do(self, state: DocumentState) -> None:

@@ -102,7 +102,7 @@ register(
         "OpenPBR Surface",
         "Output",
         "OpenPBR Surface 1.1 (MaterialX's open_pbr_surface), lit by the scene's light and environment.",
-        inputs=[PortSpec(name, port_type, default) for name, port_type, default, _ in INPUTS],  # type: ignore[arg-type]
+        inputs=[PortSpec(name, port_type, default) for name, port_type, default, _ in INPUTS],  # type: ignore[arg-type]  # the table's defaults are a wider union than PortSpec's
         outputs=[],
         properties=_properties(),
         lower=_lower,
