@@ -5,13 +5,15 @@ of its node (`input_default`: an unconnected input reads that property)
 gets an item beside its label: a number field for a float, a swatch for a
 colour (painted as it looks: `app.material.colors`, its alpha over a
 checkerboard), and a row of compact component fields for a vector
-(`VectorValueItem`, each component edited as a float). While a wire
+(`VectorValueItem`, each component edited as a float), a check box for a
+boolean. While a wire
 feeds the input, the value means nothing and is not drawn or editable.
 
 Editing, with the mouse on the node:
 - a float: drag left or right to change it (Shift: ten times finer; a
   ranged property stays in its range), or click to type a value in a field
   over it (Enter or leaving the field commits, Escape cancels);
+- a boolean: click to switch it;
 - a colour: click to pick it in the colour dialog (it answers in display
   terms, stored linear).
 
@@ -106,7 +108,8 @@ class InputValueItem(QtWidgets.QGraphicsObject):
         self.editor: QtWidgets.QLineEdit | None = None
         self.setAcceptHoverEvents(True)
         self.setCursor(QtCore.Qt.CursorShape.SizeHorCursor if kind == "float" else QtCore.Qt.CursorShape.PointingHandCursor)
-        self.setToolTip("Drag to change, click to type" if kind == "float" else "Click to pick a colour")
+        self.setToolTip({"float": "Drag to change, click to type", "bool": "Click to switch on or off"}.get(
+            kind, "Click to pick a colour"))
 
     # ---- state ----------------------------------------------------------------------------
 
@@ -114,6 +117,8 @@ class InputValueItem(QtWidgets.QGraphicsObject):
     def width(self) -> float:
         if self.kind == "color":
             return SWATCH_WIDTH
+        if self.kind == "bool":
+            return VALUE_HEIGHT
         return COMPONENT_WIDTH if self.component else VALUE_WIDTH
 
     #: Whether the item is one component of a `VectorValueItem` (a narrower field).
@@ -132,6 +137,8 @@ class InputValueItem(QtWidgets.QGraphicsObject):
         value = self.value()
         if self.kind == "color":
             return colors.label(tuple(float(c) for c in value))
+        if self.kind == "bool":
+            return "on" if value else "off"
         return format_number(float(value))
 
     # ---- drawing --------------------------------------------------------------------------
@@ -160,6 +167,14 @@ class InputValueItem(QtWidgets.QGraphicsObject):
                 painter.restore()
             painter.setBrush(QtGui.QColor.fromRgbF(red, green, blue, alpha))
             painter.drawPath(path)
+        elif self.kind == "bool":
+            painter.setBrush(FIELD_COLOR)
+            painter.drawRoundedRect(rect, 2.0, 2.0)
+            if self.value():  # a tick
+                painter.setPen(QtGui.QPen(TEXT_COLOR, 1.6))
+                painter.drawPolyline([QtCore.QPointF(rect.left() + 2.5, rect.center().y()),
+                                      QtCore.QPointF(rect.left() + rect.width() * 0.42, rect.bottom() - 2.5),
+                                      QtCore.QPointF(rect.right() - 2.0, rect.top() + 2.5)])
         else:
             painter.setBrush(FIELD_COLOR)
             painter.drawRoundedRect(rect, 3.0, 3.0)
@@ -218,6 +233,9 @@ class InputValueItem(QtWidgets.QGraphicsObject):
             self._finish()
         elif self.kind == "float":
             self.open_editor()
+        elif self.kind == "bool":
+            self._commit(not self.value(), False)
+            self.update()
         else:
             self.choose_color()
 

@@ -842,14 +842,14 @@ class MaterialNode(BaseNode):
         self.show_port_types({})
 
     def _add_input_values(self, node_type: Any) -> None:
-        """An in-place value for every input that reads a same-named float, colour or vector property when
-        unconnected (a vector: one compact field per component)."""
+        """An in-place value for every input that reads a same-named float, colour, vector or boolean property
+        when unconnected (a vector: one compact field per component)."""
         items: list[InputValueItem | VectorValueItem] = []
         inputs = self.inputs()
         for port_spec in node_type.inputs:
             spec = node_type.property(port_spec.name)
             port = inputs.get(port_spec.name)
-            if spec is None or spec.kind not in ("float", "color", "vector") or port is None:
+            if spec is None or spec.kind not in ("float", "color", "vector", "bool") or port is None:
                 continue
             if spec.kind == "vector":
                 items.append(VectorValueItem(

@@ -35,7 +35,7 @@ def test_every_float_and_colour_input_with_a_value_shows_it_on_its_node(qtbot) -
         names = {item.name for item in node.view.input_values}
         for port in node_type.inputs:
             spec = node_type.property(port.name)
-            editable = spec is not None and spec.kind in ("float", "color", "vector")
+            editable = spec is not None and spec.kind in ("float", "color", "vector", "bool")
             assert (port.name in names) == editable, (type_name, port.name)
             if port.type in (PortType.FLOAT, PortType.COLOR) and not isinstance(port.default, str):
                 # Every float and colour input (not one that reads a source such as the texture coordinates).
@@ -206,3 +206,41 @@ def test_the_colour_dialog_offers_alpha(qtbot) -> None:
     chosen = InputValueItem.pick_color(QColor.fromRgbF(1.0, 1.0, 1.0, 1.0), None)
     assert seen == [True]
     assert chosen.alphaF() == pytest.approx(0.5, abs=0.01)
+
+
+def test_an_input_added_at_runtime_gets_its_value_on_the_node(window, qtbot) -> None:
+    node = window.nodes.add_node_from_palette("custom_code")
+    node_id = node.stable_id
+    window.nodes.select_node(node_id)
+    ports = window.properties_panel.editor_widget("inputs")
+    ports.setText("color: color, amount: float, offset: vec2")  # a vector input added to the node
+    ports.editingFinished.emit()
+    node = window.graph.node_by_stable_id(node_id)  # the level is rebuilt with the new port layout
+    values = {item.name: item for item in node.view.input_values}
+    assert set(values) == {"color", "amount", "offset"}
+    vector = values["offset"]
+    assert isinstance(vector, VectorValueItem) and len(vector.components) == 2
+    before = window.graph.undo_stack().count()
+    viewport = window.graph.viewer().viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_point(window, vector.components[0]))
+    editor = vector.components[0].editor
+    assert editor is not None
+    editor.setText("0.75")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert tuple(window.material.nodes[node_id].properties["offset"]) == pytest.approx((0.75, 0.0))
+    assert window.graph.undo_stack().count() == before + 1
+    window.edit.undo_action.trigger()
+    assert tuple(window.material.nodes[node_id].properties.get("offset", (0.0, 0.0))) == pytest.approx((0.0, 0.0))
+
+
+def test_a_boolean_input_switches_on_the_node_with_undo(window, qtbot) -> None:
+    node = window.nodes.add_node_from_palette("select")
+    item = _item(window, node.stable_id, "condition")
+    assert item.kind == "bool" and item.text() == "off"
+    viewport = window.graph.viewer().viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_point(window, item))
+    assert window.material.nodes[node.stable_id].properties["condition"] is True
+    assert item.text() == "on"
+    window.edit.undo_action.trigger()
+    assert not window.material.nodes[node.stable_id].properties.get("condition", False)
+    assert item.text() == "off"
