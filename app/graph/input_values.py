@@ -1,15 +1,19 @@
 """Values of unconnected inputs, shown on the node and edited there, as Blender's sockets are.
 
-Every input whose value is a same-named float or colour property of its
-node (`input_default`: an unconnected input reads that property) gets an
-`InputValueItem` beside its label: a number field for a float, a swatch
-for a colour (painted as it looks: `app.material.colors`). While a wire
+Every input whose value is a same-named float, colour or vector property
+of its node (`input_default`: an unconnected input reads that property)
+gets an item beside its label: a number field for a float, a swatch for a
+colour (painted as it looks: `app.material.colors`, its alpha over a
+checkerboard), and a row of compact component fields for a vector
+(`VectorValueItem`, each component edited as a float), a check box for a
+boolean. While a wire
 feeds the input, the value means nothing and is not drawn or editable.
 
 Editing, with the mouse on the node:
 - a float: drag left or right to change it (Shift: ten times finer; a
   ranged property stays in its range), or click to type a value in a field
   over it (Enter or leaving the field commits, Escape cancels);
+- a boolean: click to switch it;
 - a colour: click to pick it in the colour dialog (it answers in display
   terms, stored linear).
 
@@ -21,6 +25,7 @@ every step after the first is `continuing`, and `finish()` ends it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -31,6 +36,13 @@ from app.material import colors
 
 VALUE_WIDTH = 44.0
 SWATCH_WIDTH = 28.0
+#: One component's field of a vector value, and the space between two.
+COMPONENT_WIDTH = 32.0
+COMPONENT_GAP = 1.0
+#: The squares of the checkerboard a colour's alpha is drawn over.
+CHECKER_SIZE = 4.0
+CHECKER_LIGHT = QtGui.QColor(200, 200, 200)
+CHECKER_DARK = QtGui.QColor(120, 120, 120)
 VALUE_HEIGHT = 13.0
 #: Space between an input's label and its value.
 VALUE_GAP = 4.0
@@ -96,13 +108,21 @@ class InputValueItem(QtWidgets.QGraphicsObject):
         self.editor: QtWidgets.QLineEdit | None = None
         self.setAcceptHoverEvents(True)
         self.setCursor(QtCore.Qt.CursorShape.SizeHorCursor if kind == "float" else QtCore.Qt.CursorShape.PointingHandCursor)
-        self.setToolTip("Drag to change, click to type" if kind == "float" else "Click to pick a colour")
+        self.setToolTip({"float": "Drag to change, click to type", "bool": "Click to switch on or off"}.get(
+            kind, "Click to pick a colour"))
 
     # ---- state ----------------------------------------------------------------------------
 
     @property
     def width(self) -> float:
-        return SWATCH_WIDTH if self.kind == "color" else VALUE_WIDTH
+        if self.kind == "color":
+            return SWATCH_WIDTH
+        if self.kind == "bool":
+            return VALUE_HEIGHT
+        return COMPONENT_WIDTH if self.component else VALUE_WIDTH
+
+    #: Whether the item is one component of a `VectorValueItem` (a narrower field).
+    component = False
 
     @property
     def connected(self) -> bool:
@@ -117,6 +137,8 @@ class InputValueItem(QtWidgets.QGraphicsObject):
         value = self.value()
         if self.kind == "color":
             return colors.label(tuple(float(c) for c in value))
+        if self.kind == "bool":
+            return "on" if value else "off"
         return format_number(float(value))
 
     # ---- drawing --------------------------------------------------------------------------
@@ -135,8 +157,24 @@ class InputValueItem(QtWidgets.QGraphicsObject):
         if self.kind == "color":
             value = [float(c) for c in self.value()]
             red, green, blue = colors.display_rgb(value)
-            painter.setBrush(QtGui.QColor.fromRgbF(red, green, blue))
-            painter.drawRoundedRect(rect, 3.0, 3.0)
+            alpha = min(1.0, max(0.0, value[3])) if len(value) > 3 else 1.0
+            path = QtGui.QPainterPath()
+            path.addRoundedRect(rect, 3.0, 3.0)
+            if alpha < 1.0:  # the alpha shows as the checkerboard seen through the colour
+                painter.save()
+                painter.setClipPath(path)
+                paint_checkerboard(painter, rect)
+                painter.restore()
+            painter.setBrush(QtGui.QColor.fromRgbF(red, green, blue, alpha))
+            painter.drawPath(path)
+        elif self.kind == "bool":
+            painter.setBrush(FIELD_COLOR)
+            painter.drawRoundedRect(rect, 2.0, 2.0)
+            if self.value():  # a tick
+                painter.setPen(QtGui.QPen(TEXT_COLOR, 1.6))
+                painter.drawPolyline([QtCore.QPointF(rect.left() + 2.5, rect.center().y()),
+                                      QtCore.QPointF(rect.left() + rect.width() * 0.42, rect.bottom() - 2.5),
+                                      QtCore.QPointF(rect.right() - 2.0, rect.top() + 2.5)])
         else:
             painter.setBrush(FIELD_COLOR)
             painter.drawRoundedRect(rect, 3.0, 3.0)
@@ -195,6 +233,9 @@ class InputValueItem(QtWidgets.QGraphicsObject):
             self._finish()
         elif self.kind == "float":
             self.open_editor()
+        elif self.kind == "bool":
+            self._commit(not self.value(), False)
+            self.update()
         else:
             self.choose_color()
 
@@ -247,6 +288,88 @@ class InputValueItem(QtWidgets.QGraphicsObject):
         size = len(self.value())
         self._commit((*linear, float(chosen.alphaF()))[:size], False)
         self.update()
+
+
+def paint_checkerboard(painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:
+    """Light and dark squares over `rect`: what a colour's transparency is seen against."""
+    painter.setPen(QtCore.Qt.PenStyle.NoPen)
+    painter.setBrush(CHECKER_LIGHT)
+    painter.drawRect(rect)
+    painter.setBrush(CHECKER_DARK)
+    rows = math.ceil(rect.height() / CHECKER_SIZE)
+    columns = math.ceil(rect.width() / CHECKER_SIZE)
+    for row in range(rows):
+        for column in range(row % 2, columns, 2):
+            square = QtCore.QRectF(rect.left() + column * CHECKER_SIZE, rect.top() + row * CHECKER_SIZE,
+                                   CHECKER_SIZE, CHECKER_SIZE)
+            painter.drawRect(square.intersected(rect))
+
+
+class VectorValueItem(QtWidgets.QGraphicsObject):
+    """A vector input's value on its node: one compact float field per component, side by side.
+
+    Each component is an `InputValueItem` of kind "float" that reads its own
+    component and reports the whole vector with that component changed, so
+    a vector is edited (dragged, typed, undone) exactly as a float is.
+    """
+
+    kind = "vector"
+
+    def __init__(self, parent: QtWidgets.QGraphicsItem, port_item: QtWidgets.QGraphicsItem, name: str, size: int,
+                 read: Callable[[], Any], commit: Callable[[Any, bool], None], finish: Callable[[], None],
+                 minimum: float | None = None, maximum: float | None = None) -> None:
+        super().__init__(parent)
+        self.port_item = port_item
+        self.name = name
+        self.size = size
+        self._read = read
+        self.components: list[InputValueItem] = []
+        for index in range(size):
+            item = InputValueItem(self, port_item, f"{name}[{index}]", "float",
+                                  read=functools.partial(self._component, index),
+                                  commit=functools.partial(self._commit_component, commit, index),
+                                  finish=finish, minimum=minimum, maximum=maximum)
+            item.component = True
+            item.setToolTip(f"{'xyzw'[index]}: drag to change, click to type")
+            item.setPos(index * (COMPONENT_WIDTH + COMPONENT_GAP), 0.0)
+            self.components.append(item)
+
+    @property
+    def width(self) -> float:
+        return self.size * COMPONENT_WIDTH + (self.size - 1) * COMPONENT_GAP
+
+    @property
+    def connected(self) -> bool:
+        return bool(getattr(self.port_item, "connected_pipes", ()))
+
+    def value(self) -> tuple[float, ...]:
+        value = [float(c) for c in self._read()]
+        return tuple((value + [0.0] * self.size)[:self.size])
+
+    def _component(self, index: int) -> float:
+        return self.value()[index]
+
+    def _commit_component(self, commit: Callable[[Any, bool], None], index: int, component: float,
+                          continuing: bool) -> None:
+        """One component edited: the whole vector, with that component changed, is reported."""
+        value = list(self.value())
+        value[index] = float(component)
+        commit(tuple(value), continuing)
+
+    def text(self) -> str:
+        return ", ".join(format_number(c) for c in self.value())
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802 - Qt name
+        return QtCore.QRectF(0.0, 0.0, self.width, VALUE_HEIGHT)
+
+    def paint(self, painter: QtGui.QPainter, option: QtWidgets.QStyleOptionGraphicsItem,
+              widget: QtWidgets.QWidget | None = None) -> None:
+        """The components draw themselves."""
+
+    def update(self, *args: Any) -> None:
+        super().update(*args)
+        for item in self.components:
+            item.update()
 
 
 def _view_of(item: QtWidgets.QGraphicsItem) -> QtWidgets.QGraphicsView | None:

@@ -48,7 +48,7 @@ from NodeGraphQt.qgraphics.node_base import NodeItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.graph.input_values import VALUE_GAP, VALUE_HEIGHT, InputValueItem
+from app.graph.input_values import VALUE_GAP, VALUE_HEIGHT, InputValueItem, VectorValueItem
 from app.graph.ports import port_color, port_tooltip, type_label
 from app.graph.rich_text import escaped
 
@@ -342,7 +342,7 @@ class MaterialNodeItem(NodeItem):
     #: True while NodeGraphQt's layout (`draw_node`) runs.
     _laying_out = False
     #: The values of the node's unconnected float and colour inputs, drawn beside their labels.
-    input_values: tuple[InputValueItem, ...] = ()
+    input_values: tuple[InputValueItem | VectorValueItem, ...] = ()
     #: Makes the title and the port labels, (text, parent item) -> item (tests compare with NodeGraphQt's own).
     title_item_factory: Callable[[str, QtWidgets.QGraphicsItem], Any] = NodeTitleItem
     label_item_factory: Callable[[str, QtWidgets.QGraphicsItem], Any] = PortLabelItem
@@ -681,7 +681,7 @@ class MaterialNodeItem(NodeItem):
         """The node's layout: NodeGraphQt's."""
         super().draw_node()
 
-    def set_input_values(self, items: Sequence[InputValueItem]) -> None:
+    def set_input_values(self, items: Sequence[InputValueItem | VectorValueItem]) -> None:
         self.input_values = tuple(items)
         self.draw_node()
 
@@ -842,13 +842,22 @@ class MaterialNode(BaseNode):
         self.show_port_types({})
 
     def _add_input_values(self, node_type: Any) -> None:
-        """An in-place value for every input that reads a same-named float or colour property when unconnected."""
-        items = []
+        """An in-place value for every input that reads a same-named float, colour, vector or boolean property
+        when unconnected (a vector: one compact field per component)."""
+        items: list[InputValueItem | VectorValueItem] = []
         inputs = self.inputs()
         for port_spec in node_type.inputs:
             spec = node_type.property(port_spec.name)
             port = inputs.get(port_spec.name)
-            if spec is None or spec.kind not in ("float", "color") or port is None:
+            if spec is None or spec.kind not in ("float", "color", "vector", "bool") or port is None:
+                continue
+            if spec.kind == "vector":
+                items.append(VectorValueItem(
+                    self.view, port.view, spec.name, len(spec.default),
+                    read=functools.partial(_read_input_value, weakref.ref(self), spec.name, spec.default),
+                    commit=functools.partial(_commit_input_value, weakref.ref(self), spec.name),
+                    finish=functools.partial(_finish_input_value, weakref.ref(self)),
+                    minimum=spec.minimum, maximum=spec.maximum))
                 continue
             items.append(InputValueItem(
                 self.view, port.view, spec.name, spec.kind,

@@ -120,9 +120,11 @@ class GraphProjection:
         node = self.node(change.node_id)
         if node is None:
             return
-        known = {spec.name for spec in node.CATALOG_TYPE.properties}
-        if change.name in known:
-            value = to_view_value(change.value)
+        spec = node.CATALOG_TYPE.property(change.name)
+        if spec is not None:
+            # A property the document does not store (undo back to before it was first set) reads as its
+            # default, as on a node just made: the view keeps a value, never the model's ABSENT marker.
+            value = to_view_value(spec.default if change.value is ABSENT else change.value)
             if node.get_property(property_key(change.name)) != value:
                 node.set_property(property_key(change.name), value, push_undo=False)
         else:

@@ -143,3 +143,20 @@ def test_undoing_nodegraphqts_own_stack_brings_the_record_back(editor) -> None:
     editor.graph.undo_stack().undo()
     assert editor.model.document is moved and shows_the_model(editor)
     assert tuple(editor.graph.node_by_stable_id("n7").pos()) == (40.0, 60.0)
+
+
+def test_undo_back_to_a_property_the_document_did_not_store_shows_its_default(editor) -> None:
+    # A document may leave a property out (a Custom Code input added later, an older file): it reads as its
+    # default. Undoing the first edit of it takes the property out again; the node shows the default.
+    document = editor.material.copy()
+    node_id = document.add_node("fresnel", (500.0, 500.0)).id
+    default = document.nodes[node_id].properties.pop("power")
+    editor.load(document)
+    view_node = editor.graph.node_by_stable_id(node_id)
+    assert view_node.material_property("power") == default
+    editor.model.set_property(node_id, "power", default + 2.0)
+    assert view_node.material_property("power") == default + 2.0
+    assert editor.model.undo()
+    assert "power" not in editor.model.level_graph().nodes[node_id].properties
+    assert view_node.material_property("power") == default
+    assert shows_the_model(editor)
