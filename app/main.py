@@ -481,6 +481,10 @@ def _end_background_work(code: int) -> None:
     from app.workers import close_all
 
     left = close_all(QUIT_WAIT_S)
+    if not left and "app.preview.render_thread" in sys.modules:
+        from app.preview.render_thread import close_all as release_render_threads
+
+        release_render_threads()  # their threads have ended: their offscreen surfaces go here, on this thread
     if left:
         print(f"vpl-editor: background work did not end within {QUIT_WAIT_S:.0f} s ({', '.join(left)}); "
               "quitting without it", file=sys.stderr)

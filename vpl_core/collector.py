@@ -75,14 +75,24 @@ def collect_due() -> bool:
 
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """No cyclic collection inside (reading a large file: the collector would traverse what stays alive)."""
+    """No cyclic collection inside (reading a large file: the collector would traverse what stays alive).
+
+    On a worker's thread after `take_over` nothing changes (that thread never collects), and the main
+    thread's collections are not held back by it.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if not main and _State.taken_over:
+        yield
+        return
     was_enabled = gc.isenabled()
     gc.disable()
-    _State.paused += 1
+    if main:
+        _State.paused += 1
     try:
         yield
     finally:
-        _State.paused -= 1
+        if main:
+            _State.paused -= 1
         if was_enabled and not _State.paused and not _State.taken_over:
             gc.enable()
 

@@ -276,13 +276,7 @@ class ThumbnailService(QObject):
                     _delete(context)  # on its own thread, whatever still refers to the wrapper
                 post(surface.destroy)  # on the GUI thread, as Qt requires, once nothing draws into it
 
-        def draw(job: Job, request: ThumbnailJob) -> ThumbnailBatch | None:
-            try:
-                return self._draw(request, states[0], job)
-            except Exception as error:
-                raise _RefreshError(request.generation, error) from error
-
-        self._draw_job = draw
+        self._states = states
         worker: Worker[ThumbnailBatch | None] = Worker(
             "vpl-thumbnails", self._deliver, self._on_error, post, spawn=QtThread, setup=setup, teardown=teardown)
         if context is not None:
@@ -299,7 +293,7 @@ class ThumbnailService(QObject):
         if self._worker is None:
             self.start()
         assert self._worker is not None
-        self._worker.submit(functools.partial(self._draw_job, request=job))
+        self._worker.submit(functools.partial(self._run_job, states=self._states, request=job))
 
     @property
     def busy(self) -> bool:
@@ -334,6 +328,12 @@ class ThumbnailService(QObject):
         self.rendered.emit(ThumbnailBatch(generation, {}, {}, None, str(error), True))
 
     # ---- the worker thread ------------------------------------------------------------------
+
+    def _run_job(self, job: Job, *, states: list[_WorkerState], request: ThumbnailJob) -> ThumbnailBatch | None:
+        try:
+            return self._draw(request, states[0], job)
+        except Exception as error:
+            raise _RefreshError(request.generation, error) from error
 
     def _draw(self, job: ThumbnailJob, state: _WorkerState, work: Job) -> ThumbnailBatch | None:
         """Lower, link and draw `job`; batches go out through `work.emit`, the last one is returned."""

@@ -167,7 +167,10 @@ class LoweringScheduler(QObject):
         if job is None:
             return
         if self._worker is None or self._worker.closed:  # closed from outside: `app.workers.close_all`
-            self._worker = Worker("vpl-lowering", self._on_ended, self._on_failed, gui_post())
+            worker: Worker[tuple[LoweringJob, LoweringOutcome]] = Worker(
+                "vpl-lowering", self._on_ended, self._on_failed, gui_post())
+            self._worker = worker
+            self.destroyed.connect(lambda *_: worker.close(0.0))  # a window destroyed without closing
         self._last_start = time.monotonic()
         self.started += 1
         self._running = job

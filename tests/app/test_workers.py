@@ -234,3 +234,29 @@ def test_a_closed_worker_refuses_jobs() -> None:
     assert worker.close(WAIT_S)
     with pytest.raises(RuntimeError, match="closed"):
         worker.submit(lambda job: None)
+
+
+EXIT_SCRIPT = """
+import sys, threading
+from app import main
+from app.workers import Worker
+main.QUIT_WAIT_S = 0.2
+started = threading.Event()
+worker = Worker("hung-at-exit", lambda value: None, lambda error: None)
+worker.submit(lambda job: (started.set(), threading.Event().wait()))
+started.wait(30)
+main._end_background_work(3)
+print("not reached: the editor would have waited for the hung job")
+"""
+
+
+def test_the_editor_quits_within_its_bound_with_a_hung_job_and_names_it() -> None:
+    """`app.main._end_background_work`, as the editor runs it after its event loop: bounded, and it says what is left."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True, timeout=120, cwd=root)
+    assert done.returncode == 3, done.stderr
+    assert "hung-at-exit" in done.stderr and "not reached" not in done.stdout
