@@ -23,7 +23,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.material.document import LoadedDocument, load_text
 from vpl_core.atomic_write import write_atomically
+from vpl_core.external_files import read_external
 
 RECOVERY_DIR_ENV = "VPL_EDITOR_RECOVERY_DIR"
 AUTOSAVE_INTERVAL_MS = 30_000
@@ -136,6 +138,11 @@ class RecoveryStore:
             )
         except (OSError, ValueError, TypeError, AttributeError):
             return None
+
+    @staticmethod
+    def read(entry: RecoveryEntry) -> LoadedDocument:
+        """The autosaved document of `entry` (raises OSError when it cannot be read)."""
+        return load_text(read_external(entry.document_path, "document"), str(entry.document_path))
 
     @staticmethod
     def keep_damaged(entry: RecoveryEntry) -> Path:

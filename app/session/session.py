@@ -3,8 +3,8 @@
 The session holds the current document (`GraphDocument` or
 `ModuleDocument`, see `app.session.documents`), the lowering of the graph
 it last lowered, the compiled programs per GLSL target (`ArtifactCache`),
-the parameters (`ParameterModel`), and does everything with files: open,
-save, autosave, recover, export. The Qt window (`app.ui.main_window`)
+the parameters (`ParameterModel`), and opens, saves, autosaves and
+exports the document. The Qt window (`app.ui.main_window`)
 keeps the widgets in step by subscribing to the session's events, and
 feeds edits in (`update_graph` with each snapshot of the graph view).
 
@@ -15,9 +15,6 @@ Events (`app.session.events.Event`), emitted after the state is consistent:
   (its programs and parameters are in place);
 - `modified_changed(bool)`: the modified state flipped;
 - `saved(Path)`: the document was written there;
-- `textures_changed(dict[str, TextureImage | None])`: the images of the
-  texture parameters (None: the checker), or the problems reading them,
-  changed;
 - `graph_rewritten(MaterialGraph)`: saving into another folder rewrote the
   graph's relative texture paths (the view must take them, outside undo);
 - `live_values_changed(dict[str, value])`: an edit changed only values the
@@ -29,10 +26,11 @@ preview (`LoweringJob.live`); `preview_program`, `preview_specs` and
 `preview_values` are what the preview draws, while `result`, `program`,
 exports and saving stay the canonical lowering's.
 
-Textures (`app.session.textures`): each texture parameter's path is
-resolved against the document's folder and read through a cache; a file
-that cannot be used is a diagnostic on its Texture Parameter node (the
-preview shows the checker instead).
+Collaborators the session owns, each with its whole responsibility:
+`parameters` (`ParameterModel`), `textures` (`TextureParameters`: the
+texture parameters' images and problems, its own `changed` event), `live`
+(`LiveValues`) and `recovery` (`RecoveryStore`: autosave slots and the
+orphans to offer, read, discard or keep aside).
 
 Lowering, and where it runs. `lower()` lowers the current graph at once.
 A host that must not wait (the window: lowering a large graph takes tens of
@@ -70,11 +68,9 @@ from app.material.lowering import LoweringResult, ValueKey, lower, lowering_equi
 from app.material.node_types import NodeDiagnostic
 from app.material.parameters import (
     PARAMETER_VALUE_PROPERTY,
-    ParameterKind,
     ParameterSpec,
     ParameterValue,
     material_values,
-    parameter_nodes,
     specs_from_module,
 )
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
@@ -83,17 +79,11 @@ from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.engine_export import PreviewLighting, material_section, written_files
 from app.session.events import Event
 from app.session.live_values import LiveValues
-from app.session.parameters import ParameterChange, ParameterModel, ParameterValues, VariantState
-from app.session.recovery import RecoveryEntry, RecoveryStore
+from app.session.parameters import ParameterModel, ParameterValues, VariantState
+from app.session.recovery import RecoveryStore
 from app.session.stage_files import rebased_stage
-from app.session.textures import (
-    TextureCache,
-    TextureImage,
-    TextureLoadError,
-    rebase_texture_path,
-    resolve_texture_path,
-    stored_texture_path,
-)
+from app.session.texture_parameters import TextureParameters
+from app.session.textures import rebase_texture_path
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.backends.glsl.export import export_artifact, file_stem
 from vpl_core.external_files import read_external
@@ -181,7 +171,6 @@ class EditorSession:
         self.lowered: Event[LoweringResult] = Event("lowered")
         self.modified_changed: Event[bool] = Event("modified_changed")
         self.saved: Event[Path] = Event("saved")
-        self.textures_changed: Event[dict[str, TextureImage | None]] = Event("textures_changed")
         self.graph_rewritten: Event[MaterialGraph] = Event("graph_rewritten")
         #: New values of the preview's live uniforms (by hidden uniform name): a value edit, no new program.
         self.live_values_changed: Event[dict[str, float | tuple[float, ...]]] = Event("live_values_changed")
@@ -189,11 +178,8 @@ class EditorSession:
         self.live = LiveValues()
         #: The last edit changed only values the preview's live program takes (its pixels need no lowering).
         self.live_edit = False
-        self.textures = TextureCache()
-        self._texture_images: dict[str, TextureImage | None] = {}
-        self._texture_problems: list[NodeDiagnostic] = []
-        self._texture_files: list[Path] = []
-        self.parameters.value_changed.connect(self._on_value_changed)
+        #: The texture parameters' images and problems (`app.session.texture_parameters`).
+        self.textures = TextureParameters(self.parameters, lambda: self.graph, lambda: self.directory)
         self._document: Document = GraphDocument()
         self._result: LoweringResult | None = None
         self._lowered_graph: MaterialGraph | None = None
@@ -239,30 +225,17 @@ class EditorSession:
     def diagnostics(self) -> list[NodeDiagnostic]:
         """What the Diagnostics list shows: the lowering's, the session's own checks, then texture problems."""
         lowered = list(self._result.diagnostics) if self._result is not None else []
-        return lowered + self._checks + self._texture_problems
-
-    @property
-    def texture_problems(self) -> list[NodeDiagnostic]:
-        return list(self._texture_problems)
-
-    @property
-    def texture_images(self) -> dict[str, TextureImage | None]:
-        """The image of every texture parameter (None: the checker, also for an unusable file)."""
-        return dict(self._texture_images)
+        return lowered + self._checks + self.textures.problems
 
     @property
     def directory(self) -> Path | None:
         """The folder relative texture paths are resolved against (None: never saved, no origin)."""
         return self._document.directory
 
-    def texture_reference(self, chosen: str | os.PathLike[str]) -> str:
-        """How a file the artist chose is stored: relative to the document's folder when it has one."""
-        return stored_texture_path(chosen, self.directory)
-
     def preview_values(self) -> ParameterValues:
         """The parameter values as the preview takes them: texture parameters as images; with the live
         program, its hidden uniforms' values too. Immutable; the model's values are shared, not copied."""
-        return ParameterValues.chain(self.live.values(self.graph), self._texture_images, self.parameters.values)
+        return ParameterValues.chain(self.live.values(self.graph), self.textures.images, self.parameters.values)
 
     def preview_specs(self) -> list[ParameterSpec]:
         """The parameters as the preview takes them: the material's, and the live program's hidden uniforms."""
@@ -329,7 +302,7 @@ class EditorSession:
         self.parameters.clear()
         if specs:
             self.parameters.set_specs(specs)
-        self._update_textures()
+        self.textures.refresh()
         self.document_changed.emit(document)
         self._notify_modified()
 
@@ -357,7 +330,7 @@ class EditorSession:
             self.live_values_changed.emit(self.live.values(self._document.graph))
         self._notify_modified()
         self._refresh_values()
-        self._update_textures()
+        self.textures.refresh()
 
     def _refresh_values(self) -> None:
         """Parameter values from the graph (its nodes and active variant), for the specs in use."""
@@ -416,54 +389,9 @@ class EditorSession:
         specs = result.parameters if result.verified is not None or not self.parameters.specs else self.parameters.specs
         values, variants = self._material_values(specs)
         self.parameters.set_specs(specs, values, variants)
-        self._update_textures()
+        self.textures.refresh()
         self.lowered.emit(result)
         return result
-
-    # ---- textures -------------------------------------------------------------------------
-
-    def _on_value_changed(self, change: ParameterChange) -> None:
-        if change.spec.kind is ParameterKind.TEXTURE:
-            self._update_textures()
-
-    @property
-    def texture_files(self) -> list[Path]:
-        """The files the texture parameters name (resolved), whether they exist or not: what to watch."""
-        return list(self._texture_files)
-
-    def refresh_textures(self) -> None:
-        """Read again the texture files that changed on disk (repainted, deleted, back again)."""
-        self._update_textures()
-
-    def _update_textures(self) -> None:
-        """Read the image of every texture parameter; emit `textures_changed` when an image or a problem changed."""
-        directory = self.directory
-        nodes = parameter_nodes(self.graph)
-        images: dict[str, TextureImage | None] = {}
-        problems: list[NodeDiagnostic] = []
-        files: list[Path] = []
-        for spec in self.parameters.specs:
-            if spec.kind is not ParameterKind.TEXTURE:
-                continue
-            stored = self.parameters.value(spec.name)
-            node = nodes.get(spec.name)
-            images[spec.name] = None
-            if not isinstance(stored, str) or not stored:
-                continue
-            color_space = str(node.properties.get("color_space", "srgb")) if node is not None else "srgb"
-            path = resolve_texture_path(stored, directory)
-            files.append(path)
-            try:
-                images[spec.name] = self.textures.get(path, color_space)
-            except TextureLoadError as error:
-                node_id = node.id if node is not None else None
-                problems.append(NodeDiagnostic(node_id, "texture", f'texture "{spec.name}": {error}; showing the checker'))
-        changed = images.keys() != self._texture_images.keys() or any(
-            images[name] is not self._texture_images.get(name) for name in images)
-        self._texture_files = files
-        if changed or problems != self._texture_problems:
-            self._texture_images, self._texture_problems = images, problems
-            self.textures_changed.emit(dict(images))
 
     def _current_lowering(self) -> LoweringResult | None:
         """The lowering of exactly the current graph, if there is one (saving need not lower again)."""
@@ -529,24 +457,6 @@ class EditorSession:
             return None
         text = save_text(document.graph.copy(), self._current_lowering())
         return self.recovery.write(text, str(document.path) if document.path else None)
-
-    def recovery_candidates(self) -> list[RecoveryEntry]:
-        """Autosaves left by editors that are gone, newest first."""
-        return self.recovery.orphans()
-
-    @staticmethod
-    def read_recovery(entry: RecoveryEntry) -> LoadedDocument:
-        """The autosaved document of `entry` (raises OSError when it cannot be read)."""
-        return load_text(read_external(entry.document_path, "document"), str(entry.document_path))
-
-    @staticmethod
-    def discard_recovery(entry: RecoveryEntry) -> None:
-        RecoveryStore.discard(entry)
-
-    @staticmethod
-    def keep_damaged_recovery(entry: RecoveryEntry) -> Path:
-        """An autosave that could not be recovered is set aside, not deleted; returns where it is."""
-        return RecoveryStore.keep_damaged(entry)
 
     def close(self) -> None:
         """Clean exit: nothing is left to recover."""

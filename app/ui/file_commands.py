@@ -227,7 +227,7 @@ class FileCommands:
 
     def check_recovery(self) -> bool:
         """Offer autosaves left by a crashed editor; True when one was recovered."""
-        entries = self.session.recovery_candidates()
+        entries = self.session.recovery.orphans()
         if not entries:
             return False
         chosen = self.prompts.offer_recovery(self.window.window(), entries)
@@ -238,18 +238,18 @@ class FileCommands:
                 # Possibly the only copy of the work: kept aside, never deleted.
                 entries = [entry for entry in entries if entry is not chosen]
         for entry in entries:
-            self.session.discard_recovery(entry)
+            self.session.recovery.discard(entry)
         return recovered
 
     def _recover(self, chosen: RecoveryEntry) -> bool:
         try:
-            document = self.session.read_recovery(chosen)
+            document = self.session.recovery.read(chosen)
         except OSError as error:
-            kept = self.session.keep_damaged_recovery(chosen)
+            kept = self.session.recovery.keep_damaged(chosen)
             self._error("Cannot recover", f"The autosave could not be read; it was kept as {kept}.", [str(error)])
             return False
         if document.graph is None:
-            kept = self.session.keep_damaged_recovery(chosen)
+            kept = self.session.recovery.keep_damaged(chosen)
             details = [str(diagnostic) for diagnostic in document.diagnostics] or [document.message]
             self._error("Cannot recover", f"The autosave is damaged; it was kept as {kept}.", details)
             return False

@@ -176,7 +176,7 @@ class MainWindow(QMainWindow):
         self.node_palette.nodeRequested.connect(self.nodes.add_node_from_palette)
         self.preview.contextCreated.connect(lambda text: self.preview_context_label.setText(f"Preview: {text}"))
         panel, editor = self.parameters_panel, self.graph_editor
-        editor.texture_reference = self.session.texture_reference
+        editor.texture_reference = self.session.textures.reference
         self.session.graph_rewritten.connect(editor.take_rewritten)
         self.properties_panel.propertyEdited.connect(
             lambda node_id, name, value: self.nodes.set_node_property(node_id, name, value, self.properties_panel.continuing))

@@ -131,7 +131,7 @@ class NodeThumbnails(QObject):
         #: Batches of jobs up to this generation are for another level's nodes (same ids, other nodes): dropped.
         self._stale_generation = 0
         session.parameters.value_changed.connect(lambda _change: self.schedule())
-        session.textures_changed.connect(lambda _images: self.schedule())
+        session.textures.changed.connect(lambda _images: self.schedule())
         window.preview_panel.toolbar.stageChanged.connect(lambda _stage: self.schedule())
         window.preview.playingChanged.connect(self._follow_playing)
         self._tell_placement()
@@ -258,7 +258,7 @@ class NodeThumbnails(QObject):
             return None
         color_space = str(node.properties.get("color_space", "srgb"))
         try:
-            return self.session.textures.get(resolve_texture_path(stored, self.session.directory), color_space).pixels
+            return self.session.textures.cache.get(resolve_texture_path(stored, self.session.directory), color_space).pixels
         except TextureLoadError:
             return None  # the material's own textures report it in Diagnostics; a swatch shows the checker
 
@@ -266,7 +266,7 @@ class NodeThumbnails(QObject):
                                                                  dict[str, object]]:
         """(uniform values, texture pixels, per-node fingerprint extras) for the parameters of `graph`."""
         parameters = self.session.parameters
-        images = self.session.texture_images
+        images = self.session.textures.images
         values: dict[str, object] = {}
         textures: dict[str, np.ndarray | None] = {}
         for spec in parameters.specs:

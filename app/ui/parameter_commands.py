@@ -37,7 +37,7 @@ class ParameterCommands:
         """The panel's edit: shown at once; in a graph document also an undoable edit of the material."""
         read_only = self.session.read_only
         if isinstance(value, str) and not read_only:
-            value = self.session.texture_reference(value)
+            value = self.session.textures.reference(value)
         self.session.parameters.set_value(name, value)
         if not read_only:
             self.editor.set_parameter_value(name, value, self.window.parameters_panel.continuing)

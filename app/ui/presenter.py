@@ -97,7 +97,7 @@ class SessionPresenter:
         session.parameters.specs_changed.connect(self._on_specs)
         session.parameters.value_changed.connect(self._on_parameter_value)
         session.parameters.variants_changed.connect(window.parameters_panel.set_variants)
-        session.textures_changed.connect(self._on_textures)
+        session.textures.changed.connect(self._on_textures)
         session.live_values_changed.connect(self._on_live_values)
         #: The material's state, kept in the status bar (a message there is gone after a few seconds).
         self.state_label = QLabel()
@@ -190,7 +190,7 @@ class SessionPresenter:
     def show_state(self) -> str:
         """Put the material's state in the status bar's permanent label; returns it as a sentence."""
         result = self.session.result
-        textures = len(self.session.texture_problems)
+        textures = len(self.session.textures.problems)
         texture_text = f"{textures} texture{'s' if textures != 1 else ''} could not be loaded (see Diagnostics)"
         if isinstance(self.session.document, ModuleDocument):
             state = texture_text if textures else ""
@@ -253,7 +253,7 @@ class SessionPresenter:
         if self.session.result is not None and not isinstance(self.session.document, ModuleDocument):
             # A texture found missing (or back) on disk, with no lowering: its node's marker follows too.
             self.window.graph_editor.annotations.show_diagnostics(self.session.diagnostics)
-        if self.session.texture_problems:
+        if self.session.textures.problems:
             self.window.statusBar().showMessage(self.show_state(), 8000)
         else:
             self.show_state()
@@ -309,7 +309,7 @@ class SessionPresenter:
             rows = [DiagnosticRow(str(diagnostic), "note") for diagnostic in document.diagnostics]
             problem = self.session.program().problem
             rows += [DiagnosticRow(problem, "target")] if problem else []
-            self.show_diagnostics(self.session.texture_problems, rows)
+            self.show_diagnostics(self.session.textures.problems, rows)
         elif self.session.result is not None:
             self.show_diagnostics(self.session.diagnostics)
 

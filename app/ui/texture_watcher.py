@@ -8,7 +8,7 @@ the folder it is in (paint programs often save by writing a new file and
 renaming it over the old one, and a deleted file drops out of the watch;
 its folder tells when it is back). Changes come in bursts while a file is
 written, so they are gathered for `SETTLE_MS` before the session reads the
-files again (`EditorSession.refresh_textures`, which reads only files whose
+files again (`EditorSession.textures.refresh`, which reads only files whose
 size or modification time changed).
 """
 
@@ -25,7 +25,7 @@ SETTLE_MS = 150
 
 
 class TextureWatcher(QObject):
-    """Keeps a QFileSystemWatcher on `session.texture_files` and refreshes the session when they change."""
+    """Keeps a QFileSystemWatcher on `session.textures.files` and refreshes the session when they change."""
 
     def __init__(self, session: EditorSession, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -37,7 +37,7 @@ class TextureWatcher(QObject):
         self._settle.timeout.connect(self._refresh)
         self.watcher.fileChanged.connect(self._changed)
         self.watcher.directoryChanged.connect(self._changed)
-        session.textures_changed.connect(self._follow)
+        session.textures.changed.connect(self._follow)
         session.document_changed.connect(self._follow)
         self._follow(None)
 
@@ -47,7 +47,7 @@ class TextureWatcher(QObject):
 
     def _follow(self, _payload: Any) -> None:
         """Watch exactly the current texture files (those that exist) and their folders."""
-        files = self.session.texture_files
+        files = self.session.textures.files
         wanted = {str(path) for path in files if path.is_file()}
         wanted |= {str(path.parent) for path in files if path.parent.is_dir()}
         current = self.watched()
@@ -62,12 +62,12 @@ class TextureWatcher(QObject):
         self._settle.start()
 
     def _refresh(self) -> None:
-        self.session.refresh_textures()
+        self.session.textures.refresh()
         self._follow(None)  # a file replaced by renaming, or back after a deletion, is watched again
 
     def close(self) -> None:
         self._settle.stop()
-        self.session.textures_changed.disconnect(self._follow)
+        self.session.textures.changed.disconnect(self._follow)
         self.session.document_changed.disconnect(self._follow)
         paths = sorted(self.watched())
         if paths:

@@ -192,12 +192,12 @@ def test_autosave_and_recovery_round_trip(tmp_path: Path) -> None:
 
     recovery._ACTIVE_TOKENS.discard(crashed.recovery.token)
     later = EditorSession(RecoveryStore(directory))
-    candidates = later.recovery_candidates()
+    candidates = later.recovery.orphans()
     assert [entry.source for entry in candidates] == [str(tmp_path / "work.vpl")]
-    recovered = later.read_recovery(candidates[0])
+    recovered = later.recovery.read(candidates[0])
     assert recovered.graph == _edited(graph)
-    later.discard_recovery(candidates[0])
-    assert later.recovery_candidates() == []
+    later.recovery.discard(candidates[0])
+    assert later.recovery.orphans() == []
 
 
 def test_a_clean_close_leaves_nothing_to_recover(tmp_path: Path) -> None:
@@ -208,7 +208,7 @@ def test_a_clean_close_leaves_nothing_to_recover(tmp_path: Path) -> None:
     session.update_graph(_edited(graph))
     session.autosave()
     session.close()
-    assert EditorSession(RecoveryStore(directory)).recovery_candidates() == []
+    assert EditorSession(RecoveryStore(directory)).recovery.orphans() == []
 
 
 def test_saving_clears_the_autosave(session: EditorSession, tmp_path: Path) -> None:

@@ -153,27 +153,27 @@ def test_a_document_finds_its_textures_from_any_working_directory(tmp_path: Path
     monkeypatch.chdir(tmp_path)  # another working directory
     result = session.lower()
     assert result is not None and result.ok
-    image = session.texture_images["albedo"]
+    image = session.textures.images["albedo"]
     assert image is not None and image.path == project / "maps" / "albedo.png"
-    assert session.texture_problems == []
+    assert session.textures.problems == []
 
 
 def test_a_missing_texture_is_a_diagnostic_on_its_node(tmp_path: Path) -> None:
     session = EditorSession(RecoveryStore(tmp_path / "recovery"))
     seen: list[dict] = []
-    session.textures_changed.connect(seen.append)
+    session.textures.changed.connect(seen.append)
     session.open_graph(_textured_graph("gone.png"), tmp_path / "m.vpl", "m.vpl")
     session.lower()
-    (problem,) = session.texture_problems
+    (problem,) = session.textures.problems
     assert problem.node_id == "n1" and problem.category == "texture" and "gone.png: no such file" in problem.message
     assert problem in session.diagnostics
-    assert session.texture_images == {"albedo": None} and seen
+    assert session.textures.images == {"albedo": None} and seen
     # Fixing the file clears it at the next look.
     write_image(tmp_path / "gone.png", np.zeros((1, 1, 3), np.uint8), "uint8")
     graph = session.graph.copy()
     graph.nodes["n1"].position = (1.0, 1.0)
     session.update_graph(graph)
-    assert session.texture_problems == [] and session.texture_images["albedo"] is not None
+    assert session.textures.problems == [] and session.textures.images["albedo"] is not None
 
 
 def test_saving_elsewhere_keeps_relative_textures_pointing_at_the_same_files(tmp_path: Path) -> None:
@@ -191,17 +191,17 @@ def test_saving_elsewhere_keeps_relative_textures_pointing_at_the_same_files(tmp
     assert rewritten and rewritten[0].nodes["n1"].properties["image"] == "../project/albedo.png"
     assert not session.is_modified
     session.lower()
-    assert session.texture_problems == []
+    assert session.textures.problems == []
 
 
 def test_an_untitled_document_stores_absolute_paths_and_saving_makes_them_relative(tmp_path: Path) -> None:
     session = EditorSession(RecoveryStore(tmp_path / "recovery"))
     chosen = tmp_path / "maps" / "a.png"
-    assert session.texture_reference(chosen) == str(chosen)
+    assert session.textures.reference(chosen) == str(chosen)
     session.open_graph(_textured_graph(str(chosen)), None, "untitled")
     session.save(tmp_path / "m.vpl")
     assert session.graph.nodes["n1"].properties["image"] == "maps/a.png"
-    assert session.texture_reference(chosen) == "maps/a.png"
+    assert session.textures.reference(chosen) == "maps/a.png"
 
 
 def test_a_texture_path_longer_than_the_platform_allows_is_a_diagnostic(tmp_path: Path) -> None:
@@ -214,9 +214,9 @@ def test_a_texture_path_longer_than_the_platform_allows_is_a_diagnostic(tmp_path
     session = EditorSession(RecoveryStore(tmp_path / "recovery"))
     session.open_graph(loaded.graph, document, document.name)
     session.lower()
-    (problem,) = session.texture_problems
+    (problem,) = session.textures.problems
     assert problem.node_id == "n1" and "longer than this system allows" in problem.message
-    assert session.texture_images == {"albedo": None}
+    assert session.textures.images == {"albedo": None}
 
 
 def test_an_image_with_too_many_pixels_is_refused_from_its_header(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_textures_resolve_next_to_the_document_whatever_the_working_directory(wi
     monkeypatch.chdir(elsewhere)
     assert window.open_file(document)
     window.flush()
-    image = window.session.texture_images["albedo"]
+    image = window.session.textures.images["albedo"]
     assert image is not None and tuple(image.pixels[0, 0, :3]) == (10, 200, 30)
     assert not [row for row in window.diagnostics_panel.rows if row.category == "texture"]
     assert window.presenter.state_label.text() == ""
@@ -73,10 +73,10 @@ def test_a_chosen_texture_is_stored_relative_to_the_document(window, tmp_path: P
     window.parameters_panel.editor("albedo").button.click()
     assert window.material.nodes["n1"].properties["image"] == "maps/chosen.png"
     assert window.is_modified and window.edit.undo_action.isEnabled()
-    image = window.session.texture_images["albedo"]
+    image = window.session.textures.images["albedo"]
     assert image is not None and tuple(image.pixels[0, 0, :3]) == (250, 250, 0)
     window.edit.undo_action.trigger()
-    assert window.material.nodes["n1"].properties["image"] == "" and window.session.texture_images["albedo"] is None
+    assert window.material.nodes["n1"].properties["image"] == "" and window.session.textures.images["albedo"] is None
 
 
 def _texture_rows(window) -> list:
@@ -90,11 +90,11 @@ def test_opening_the_same_file_again_notices_a_deleted_texture(window, qtbot, tm
     save_file(document, _textured_graph("maps/albedo.png"))
     assert window.open_file(document)
     window.flush()
-    assert window.session.texture_images["albedo"] is not None and not _texture_rows(window)
+    assert window.session.textures.images["albedo"] is not None and not _texture_rows(window)
     (tmp_path / "maps" / "albedo.png").unlink()
     assert window.open_file(document)  # as File > Open does it: the lowering runs on its own schedule
     qtbot.waitUntil(lambda: bool(_texture_rows(window)), timeout=20_000)
-    assert window.session.texture_images["albedo"] is None
+    assert window.session.textures.images["albedo"] is None
     assert len(_texture_rows(window)) == 1 and "no such file" in _texture_rows(window)[0].message
 
 
@@ -106,23 +106,23 @@ def test_a_texture_deleted_while_open_is_reported_and_a_repainted_one_is_read_ag
     save_file(document, _textured_graph("maps/albedo.png"))
     assert window.open_file(document)
     window.flush()
-    first = window.session.texture_images["albedo"]
+    first = window.session.textures.images["albedo"]
     assert first is not None and str(albedo) in window.texture_watcher.watched()
 
     # Repainted in another program: written to a new file renamed over the old one, as paint programs save.
     _write_png(tmp_path / "maps" / "albedo.tmp.png", (250, 20, 20))
     (tmp_path / "maps" / "albedo.tmp.png").replace(albedo)
-    qtbot.waitUntil(lambda: window.session.texture_images["albedo"] is not first, timeout=10_000)
-    image = window.session.texture_images["albedo"]
+    qtbot.waitUntil(lambda: window.session.textures.images["albedo"] is not first, timeout=10_000)
+    image = window.session.textures.images["albedo"]
     assert image is not None and tuple(image.pixels[0, 0, :3]) == (250, 20, 20)
     assert not _texture_rows(window)
 
     albedo.unlink()  # no edit, no menu: the editor notices by itself
     qtbot.waitUntil(lambda: bool(_texture_rows(window)), timeout=10_000)
-    assert window.session.texture_images["albedo"] is None
+    assert window.session.textures.images["albedo"] is None
     assert "no such file" in _texture_rows(window)[0].message
     assert any("albedo.png" in message for message in window.graph.node_by_stable_id("n1").view.diagnostics)
 
     _write_png(albedo, (0, 0, 255))  # back again
-    qtbot.waitUntil(lambda: window.session.texture_images["albedo"] is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.session.textures.images["albedo"] is not None, timeout=10_000)
     assert not _texture_rows(window)
