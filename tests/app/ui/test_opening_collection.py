@@ -105,10 +105,12 @@ def test_frozen_garbage_is_reclaimed_once_the_frozen_objects_grew_by_a_quarter(c
     assert not reclaim_frozen_garbage()
     assert reference() is not None
 
-    collector._State.baseline = int(frozen / (1.0 + collector.GROWTH_BEFORE_COLLECTING)) - 1  # grown: collected
+    # Grown: collected. A margin of objects, as frozen objects that other threads of the process (a previous
+    # test's closing workers) let go of leave the permanent generation between these lines.
+    collector._State.baseline = int(frozen / (1.0 + collector.GROWTH_BEFORE_COLLECTING)) - 1000
     assert reclaim_frozen_garbage()
     assert reference() is None
-    assert collector._State.baseline == gc.get_freeze_count()
+    assert collector._State.baseline >= gc.get_freeze_count()
 
 
 def test_a_baseline_above_the_frozen_objects_comes_down_to_them(collector_state) -> None:
@@ -118,7 +120,8 @@ def test_a_baseline_above_the_frozen_objects_comes_down_to_them(collector_state)
     frozen = gc.get_freeze_count()
     collector._State.baseline = frozen * 2
     assert not reclaim_frozen_garbage()
-    assert collector._State.baseline == frozen
+    # Down to the frozen objects of the moment (fewer than `frozen` if other threads let some go meanwhile).
+    assert collector._State.baseline <= frozen
 
 
 def _session_needing_lowering(tmp_path) -> EditorSession:
