@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 MIN_ALPHA = pbr_functions.MIN_ALPHA
 #: Smallest N·V the lobes evaluate (grazing views stay finite).
 MIN_COSINE = 1e-4
+# Slopes (in units of the lobe's extra tangent width) of the taps of the anisotropic environment lobe: the
+# midpoint quantiles of the 1D marginal of GGX's slope distribution, p(x) ∝ (1 + x²)^(-3/2), so equal weights.
+ANISOTROPIC_TAPS = 8
+ANISOTROPIC_SLOPES = tuple(w / math.sqrt(1.0 - w * w) for w in ((2 * k + 1) / ANISOTROPIC_TAPS - 1.0 for k in range(ANISOTROPIC_TAPS)))
 #: Lobe weights: a lobe is emitted unless its weight is a constant 0.
 LOBE_WEIGHTS: dict[str, str] = {
     "coat": "coat_weight",
@@ -240,6 +244,24 @@ def _microfacet(ctx: NodeContext, e: Emit, frame: _Frame, view: Operand, light: 
     return e.mul(distribution, visibility, lit)
 
 
+def _anisotropic_radiance(ctx: NodeContext, e: Emit, env: _Environment, normal: Operand, view: Operand, tangent: Operand,
+                          alpha_t: Operand, alpha_b: Operand) -> Operand:
+    """The prefiltered environment over an anisotropic GGX lobe: taps of the across-tangent (α_b) prefiltered map
+    at reflections off microfacet normals tilted along the tangent by the lobe's extra tangent width."""
+    fn = ctx.fn
+    t_axis = e.normalize(e.add(e.sub(tangent, e.mul(normal, e.dot(normal, tangent))), pbr_functions.constant3(fn, (1e-7, 0.0, 0.0))))
+    spread = e.mul(t_axis, e.sqrt(e.max(e.sub(e.square(alpha_t), e.square(alpha_b)), 0.0)))
+    backwards = fn.call_builtin(Builtin.NEGATE, vec(3), view)
+    across = e.sqrt(alpha_b)
+    total: Operand | None = None
+    for slope in ANISOTROPIC_SLOPES:
+        facet = e.normalize(e.add(normal, e.mul(spread, slope)))
+        tap = env.radiance(fn.call_builtin(Builtin.REFLECT, vec(3), backwards, facet), across)
+        total = tap if total is None else e.add(total, tap)
+    assert total is not None
+    return e.mul(total, 1.0 / ANISOTROPIC_TAPS)
+
+
 def fresnel_dielectric(e: Emit, cosine: Operand, eta: Operand) -> Operand:
     """The exact unpolarised Fresnel reflectance of a dielectric interface of relative IOR η (η ≥ 1)."""
     c = e.clamp(cosine, 0.0, 1.0)
@@ -407,8 +429,11 @@ def shade(ctx: NodeContext) -> Operand:
         alpha = e.max(e.square(roughness), MIN_ALPHA)
         env_roughness = roughness
     lobe = _microfacet(ctx, e, frame, view, light, halfway, alpha, tangent)
-    reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
-    prefiltered = env.radiance(reflected, env_roughness)
+    if tangent is not None:
+        prefiltered = _anisotropic_radiance(ctx, e, env, normal, view, tangent, alpha_t, alpha_b)
+    else:
+        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
+        prefiltered = env.radiance(reflected, env_roughness)
     scale, bias = env.table(frame.n_dot_v, env_roughness)
 
     thin_film: Operand | None = None
