@@ -23,7 +23,7 @@ from app.material.catalog import NODE_TYPES
 from app.material.connections import can_connect
 from app.material.examples import EXAMPLE_GRAPHS
 from app.material.graph import MaterialGraph
-from app.material.groups import GROUP_TYPE, GroupingError, group_nodes, ungroup
+from app.material.groups import GROUP_TYPE, OUTPUT_TYPES, GroupingError, group_nodes, ungroup
 from app.material.lowering import lower
 from app.material.port_types import PortType
 from app.preview.renderer import Renderer
@@ -61,7 +61,7 @@ def _selections(graph: MaterialGraph, seed: int) -> list[list[str]]:
 
 def _stays_outside(graph: MaterialGraph, node_id: str) -> bool:
     """Nodes a group leaves outside: output nodes, and texture nodes whose texture leaves the selection."""
-    return graph.nodes[node_id].type_name in ("material_output", "surface_output", "texture_parameter")
+    return graph.nodes[node_id].type_name in OUTPUT_TYPES | {"texture_parameter"}
 
 
 @pytest.fixture
