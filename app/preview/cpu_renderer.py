@@ -404,8 +404,10 @@ class CpuFrame:
             errors = {**errors, "__color__": np.where(result.written[..., None], spread, 0.0)}
         return RenderResult(result.outputs, display.astype(np.float32), result.written, errors, result.unstable, result.stats)
 
-    def _staged(self, lit: np.ndarray, background: tuple[float, float, float, float], limit: dict[str, int]) -> tuple[np.ndarray, np.ndarray | None]:
-        """(`lit` composed with the stage's other passes and masks, the ground's catcher factor or None)."""
+    def _staged(self, lit: np.ndarray, background: tuple[float, float, float, float], limit: dict[str, int],
+                catch: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """(`lit` composed with the stage's other passes and masks, the ground's catcher factor when `catch` and
+        the ground is on, else None)."""
         stage = self.stage
         assert stage is not None
 
@@ -414,10 +416,11 @@ class CpuFrame:
                           depth_test=True, **limit).color  # type: ignore[arg-type]  # step_limit is an int
 
         scene = stage.scene
-        masks = scene.masks(self.width, self.height)
-        catcher = masks.catcher if scene.ground else None
         if not scene.shadows and not scene.occlusion and not stage.extra:
-            return lit, catcher
+            # The ground alone: nothing on the mesh changes; its catcher only when the frame is displayed.
+            return lit, (scene.masks(self.width, self.height).catcher if catch else None)
+        masks = scene.masks(self.width, self.height)
+        catcher = masks.catcher if scene.ground and catch else None
         unlit = draw(stage.unlit) if stage.unlit is not None else lit
         emission = draw(stage.emission) if stage.emission is not None else unlit
         extra = [draw(uniforms) for uniforms in stage.extra]
@@ -439,7 +442,7 @@ class CpuFrame:
                         background=background, depth_test=True)
         color = result.color
         if self.stage is not None:
-            color, _catcher = self._staged(color, background, {})
+            color, _catcher = self._staged(color, background, {}, catch=False)
         return self._behind(color, result.written)
 
     def _behind(self, color: np.ndarray, written: np.ndarray) -> np.ndarray:
