@@ -74,6 +74,15 @@ def test_dragging_a_dot_product_s_vector_on_the_node_changes_its_thumbnail_in_on
     assert node.port_type_label("in", "a") == "vec2"
     assert len(vector.components) == 2 and all(item.isVisible() for item in vector.components)
     assert node.view.boundingRect().contains(vector.mapRectToParent(vector.boundingRect()))
+    # Typing into the second field changes that component of the stored vector and keeps its third.
+    y = vector.components[1]
+    viewer.centerOn(y.sceneBoundingRect().center())
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=viewer.mapFromScene(y.sceneBoundingRect().center()))
+    assert y.editor is not None
+    y.editor.setText("0.25")
+    qtbot.keyClick(y.editor, Qt.Key.Key_Return)
+    assert tuple(window.material.nodes[node.stable_id].properties["a"]) == (0.0, 0.25, 1.0)
+    window.edit.undo_action.trigger()
     window.graph_editor.model.stack.undo()
     settle(window)
     assert len(vector.components) == 3
