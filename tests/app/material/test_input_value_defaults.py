@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from app.material.catalog import NODE_TYPES
 from app.material.document import load_text
 from app.material.graph import MaterialGraph
 from app.material.lowering import default_numbers, lower
+from app.material.node_types import NodeType, PortSpec
 from app.material.port_types import Constraint, PortType, float_type
 from app.material.propagation import propagate
 
@@ -25,7 +27,7 @@ WITHOUT_EDITABLE_DEFAULT = {
 }
 
 
-def _value_inputs():
+def _value_inputs() -> Iterator[tuple[NodeType, PortSpec]]:
     for node_type in NODE_TYPES.values():
         for port in node_type.inputs:
             # A default naming a surface source ("texcoord", "world_normal") reads the surface, not a value.
