@@ -451,6 +451,14 @@ class MaterialNodeItem(NodeItem):
     def pinned(self) -> bool:
         return self._pinned
 
+    def thumbnail_rect(self) -> QtCore.QRectF | None:
+        """Where the thumbnail is drawn, in the item's coordinates (None: no thumbnail is shown)."""
+        if not self._thumbnail_shown:
+            return None
+        bottom = self._height - (FOOTER_HEIGHT if self._cost_shown else 0.0)
+        left = (self._width - THUMBNAIL_SIZE) / 2.0
+        return QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+
     def set_thumbnail_shown(self, shown: bool) -> None:
         """Reserve (or give back) the thumbnail's place; the node changes height."""
         if shown != self._thumbnail_shown:
@@ -738,9 +746,8 @@ def _paint_inspection(item: MaterialNodeItem, painter: QtGui.QPainter) -> None:
         painter.setPen(FOOTER_COLOR)
         painter.drawText(footer, QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
                          item._cost_text or "—")
-    if item._thumbnail_shown:
-        left = (item._width - THUMBNAIL_SIZE) / 2.0
-        target = QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+    target = item.thumbnail_rect()
+    if target is not None:
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(QtGui.QColor(24, 24, 24))
         painter.drawRect(target)
