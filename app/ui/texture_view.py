@@ -67,6 +67,8 @@ MIN_SCALE = 1.0 / 32.0
 MAX_SCALE = 128.0
 #: One wheel notch (120 eighths of a degree) zooms by this factor.
 WHEEL_STEP = 1.25
+#: From this many screen pixels a texel, the texel under the cursor is outlined.
+HOVER_SCALE = 8.0
 #: Side of a checkerboard square, in screen pixels.
 CHECKER = 8
 TILE_OUTLINE = QColor(255, 196, 64)
@@ -124,6 +126,8 @@ class TextureCanvas(QWidget):
         self._fitted = False
         self._drag: QPointF | None = None
         self._checker = QBrush(_checker())
+        #: The texel under the cursor (unwrapped texel coordinates of its corner), outlined once texels are large.
+        self.hover: tuple[int, int] | None = None
 
     # ---- content ----------------------------------------------------------------------------
 
@@ -146,6 +150,7 @@ class TextureCanvas(QWidget):
         """Show `text` instead of an image (nothing to view, or why it cannot be drawn)."""
         self.linear = self.display = None
         self.image = QImage()
+        self.hover = None
         self.message = text
         self.update()
 
@@ -219,7 +224,7 @@ class TextureCanvas(QWidget):
         steps = event.angleDelta().y() / 120.0
         if steps:
             self.zoom_at(event.position(), WHEEL_STEP ** steps)
-            self.hovered.emit(self.readout(event.position()))
+            self._hover(event.position())
         event.accept()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
@@ -236,8 +241,18 @@ class TextureCanvas(QWidget):
             self._drag = event.position()
             self.offset = self.offset + delta
             self.update()
-        self.hovered.emit(self.readout(event.position()))
+        self._hover(event.position())
         event.accept()
+
+    def _hover(self, position: QPointF) -> None:
+        readout = self.readout(position)
+        column, row = self.texel_at(position)
+        hover = (math.floor(column), math.floor(row)) if readout is not None else None
+        if hover != self.hover:
+            self.hover = hover
+            if self.scale >= HOVER_SCALE:
+                self.update()
+        self.hovered.emit(readout)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         if self._drag is not None:
@@ -248,6 +263,8 @@ class TextureCanvas(QWidget):
         super().mouseReleaseEvent(event)
 
     def leaveEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        self.hover = None
+        self.update()
         self.hovered.emit(None)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
@@ -298,6 +315,12 @@ class TextureCanvas(QWidget):
             pen.setCosmetic(True)
             painter.setPen(pen)
             painter.drawRect(unit.adjusted(-0.5, -0.5, 0.5, 0.5))
+            if self.hover is not None and self.scale >= HOVER_SCALE:
+                pen = QPen(QColor(255, 255, 255), 1.0)
+                pen.setCosmetic(True)
+                painter.setPen(pen)
+                corner = self.widget_at(*self.hover)
+                painter.drawRect(QRectF(corner.x(), corner.y(), self.scale, self.scale))
         finally:
             painter.end()
 
