@@ -451,14 +451,6 @@ class MaterialNodeItem(NodeItem):
     def pinned(self) -> bool:
         return self._pinned
 
-    def thumbnail_rect(self) -> QtCore.QRectF | None:
-        """Where the thumbnail is drawn, in the item's coordinates (None: no thumbnail is shown)."""
-        if not self._thumbnail_shown:
-            return None
-        bottom = self._height - (FOOTER_HEIGHT if self._cost_shown else 0.0)
-        left = (self._width - THUMBNAIL_SIZE) / 2.0
-        return QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
-
     def set_thumbnail_shown(self, shown: bool) -> None:
         """Reserve (or give back) the thumbnail's place; the node changes height."""
         if shown != self._thumbnail_shown:
@@ -733,6 +725,15 @@ class MaterialNodeItem(NodeItem):
         painter.restore()
 
 
+def thumbnail_rect(item: MaterialNodeItem) -> QtCore.QRectF | None:
+    """Where a node's thumbnail is drawn, in the item's coordinates (None: no thumbnail is shown)."""
+    if not item._thumbnail_shown:
+        return None
+    bottom = item._height - (FOOTER_HEIGHT if item._cost_shown else 0.0)
+    left = (item._width - THUMBNAIL_SIZE) / 2.0
+    return QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+
+
 def _paint_inspection(item: MaterialNodeItem, painter: QtGui.QPainter) -> None:
     """The cost footer and the thumbnail, at the bottom of a node (`MaterialNodeItem.paint`)."""
     bottom = item._height
@@ -746,7 +747,7 @@ def _paint_inspection(item: MaterialNodeItem, painter: QtGui.QPainter) -> None:
         painter.setPen(FOOTER_COLOR)
         painter.drawText(footer, QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
                          item._cost_text or "—")
-    target = item.thumbnail_rect()
+    target = thumbnail_rect(item)
     if target is not None:
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(QtGui.QColor(24, 24, 24))

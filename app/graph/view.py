@@ -43,7 +43,7 @@ from NodeGraphQt.qgraphics.port import PortItem
 from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry
+from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry, thumbnail_rect
 from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
@@ -189,8 +189,7 @@ class TypedNodeViewer(NodeViewer):
         if self.thumbnail_handler is not None and event.button() == QtCore.Qt.MouseButton.LeftButton:
             scene_pos = self.mapToScene(event.position().toPoint())
             for item in self.scene().items(scene_pos):
-                rect_of = getattr(item, "thumbnail_rect", None)
-                rect = rect_of() if rect_of is not None else None
+                rect = thumbnail_rect(item) if isinstance(item, MaterialNodeItem) else None
                 if rect is not None and rect.contains(item.mapFromScene(scene_pos)) and self.thumbnail_handler(item.id):
                     event.accept()
                     return

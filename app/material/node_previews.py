@@ -348,8 +348,7 @@ def node_program(graph: MaterialGraph, node_id: str, target: str, *, output_name
         return None
     result = lower(graph, PreviewOutputs(((node_id, port),), output_name or material_output_name(graph), exact))
     if not result.ok or result.verified is None:
-        messages = [d.message for d in result.diagnostics if d.severity == "error"] or [d.message for d in result.diagnostics]
-        return NodeProgram(port, None, messages[0] if messages else "it cannot be lowered")
+        return NodeProgram(port, None, _why_not(result, node_id))
     artifact = result.artifact
     if artifact is None or artifact.target != target:
         try:
@@ -358,6 +357,18 @@ def node_program(graph: MaterialGraph, node_id: str, target: str, *, output_name
             return NodeProgram(port, None, str(error))
     return NodeProgram(port, artifact, parameters=tuple(result.parameters))
 
+
+
+def _why_not(result: LoweringResult, node_id: str) -> str:
+    """Why a node's sub-graph was not lowered: its first error, and the problem upstream that caused it."""
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    first = errors[0] if errors else (result.diagnostics[0] if result.diagnostics else None)
+    if first is None:
+        return "it cannot be lowered"
+    upstream = next((d for d in result.diagnostics if d.node_id not in (None, node_id, first.node_id)), None)
+    if upstream is not None and first.node_id in (None, node_id):
+        return f"{first.message} ({upstream.node_id}: {upstream.message})"
+    return first.message
 
 
 def texture_program(graph: MaterialGraph, node_id: str, target: str) -> NodeProgram | None:

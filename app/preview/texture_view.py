@@ -68,6 +68,8 @@ class TextureViewJob:
     values: Mapping[str, object] = field(default_factory=dict)
     textures: Mapping[str, np.ndarray | None] = field(default_factory=dict)
     time: float = 0.0
+    #: How messages name the node ("Checker (n1)"); its id without one.
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,17 +122,18 @@ def node_texture(state: _ViewState, job: TextureViewJob) -> np.ndarray:
     if job.structure != state.structure:
         state.structure, state.parameters, state.problem = job.structure, (), ""
         state.textures.clear()
+        name = job.label or job.node_id
         program = texture_program(job.graph, job.node_id, state.target)
         if program is None:
-            state.problem = f"{job.node_id} has no output to view"
+            state.problem = f"{name} has no output to view"
         elif program.artifact is None:
-            state.problem = f"{job.node_id} cannot be drawn: {program.problem}"
+            state.problem = f"{name} cannot be drawn: {program.problem}"
         else:
             try:
                 renderer.build_program(program.artifact)
                 state.parameters = program.parameters
             except ProgramBuildError as error:
-                state.problem = f"the driver refused {job.node_id}'s program: {error}"
+                state.problem = f"the driver refused the program of {name}: {error}"
     if state.problem:
         raise TextureUnavailableError(state.problem)
     specs = state.parameters

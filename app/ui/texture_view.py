@@ -9,7 +9,7 @@ fingerprint (`node_previews.fingerprints`) says when. Zoom and pan are kept
 across redraws of the same resolution.
 
 The canvas: the wheel zooms around the cursor (texels magnified
-nearest-neighbour, so each is a square), the left or middle button drags
+nearest-neighbour, so each is a square; below one pixel a texel filtered), the left or middle button drags
 the view, Fit shows the whole tile, 1:1 one screen pixel per texel; Tile
 shows the texture repeated 3 x 3 with the unit tile outlined; the channel
 menu shows the colour (RGB), the colour over a checkerboard by its alpha
@@ -72,6 +72,8 @@ HOVER_SCALE = 8.0
 #: Side of a checkerboard square, in screen pixels.
 CHECKER = 8
 TILE_OUTLINE = QColor(255, 196, 64)
+#: The dock's width the first time a node is opened in it (at most a third of the window).
+OPEN_WIDTH = 520
 #: How long closing the window waits for the worker (as the thumbnails' worker).
 CLOSE_WAIT_MS = 100
 
@@ -287,7 +289,8 @@ class TextureCanvas(QWidget):
                 painter.drawText(QRectF(self.rect()).adjusted(12, 12, -12, -12),
                                  Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.message)
                 return
-            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)  # texels stay squares
+            # Magnified, texels stay squares (nearest); minified, they are filtered so stripes do not alias.
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self.scale < 1.0)
             side = self.texels
             span = side * self.scale
             view = QRectF(self.rect())
@@ -411,6 +414,7 @@ class TextureView(QObject):
         self.shown_key: tuple[str, str, int] | None = None
         self._requested_key: tuple[str, str, int] | None = None
         self._generation = 0
+        self._opened = False
         self.images = 0
         self.problem = ""
         self._timer = QTimer(self)
@@ -439,8 +443,17 @@ class TextureView(QObject):
 
     def open_node(self, node_id: str) -> None:
         """Show the dock with `node_id`'s output (a thumbnail's double click, the node menu)."""
+        first = not self._opened
+        self._opened = True
         self.dock.show()
         self.dock.raise_()
+        if first and not self.dock.isFloating():
+            # The palette's column is narrow: the first time, the view gets room to show texels (later the user's sizes stay).
+            window = self.window
+            window.resizeDocks([self.dock], [max(self.dock.width(), min(OPEN_WIDTH, window.width() // 3))],
+                               Qt.Orientation.Horizontal)
+            window.resizeDocks([window.palette_dock, self.dock], [window.height() * 2 // 5, window.height() * 3 // 5],
+                               Qt.Orientation.Vertical)
         self.show_node(node_id)
 
     def _open_from_view(self, view_id: str) -> bool:
@@ -506,7 +519,7 @@ class TextureView(QObject):
         self._requested_key = key
         job = TextureViewJob(self._generation, graph.copy(), node_id,
                              f"{node_id}:{structure_key(graph, RADIANCE_OUTPUT_NAME)}", self.size, values, textures,
-                             float(self.window.preview.time))
+                             float(self.window.preview.time), self.window.graph_editor.annotations.node_label(node_id))
         self._service().submit(job)
         return True
 

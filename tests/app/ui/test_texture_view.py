@@ -19,6 +19,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QImage, QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
 
+from app.graph.nodes import thumbnail_rect
 from app.material.graph import MaterialGraph
 from app.ui.node_thumbnails import THUMBNAILS_SETTING, node_menu
 
@@ -32,7 +33,9 @@ COLOR_B = (0.8, 0.2, 0.6, 0.75)
 
 def checker_graph() -> MaterialGraph:
     graph = MaterialGraph()
-    graph.add_node("checker", (0.0, 0.0), {"scale": SCALE, "color_a": list(COLOR_A), "color_b": list(COLOR_B)}, node_id="n1")
+    graph.add_node("checker", (0.0, 0.0), {"scale": SCALE, "color_a": list(COLOR_A)}, node_id="n1")
+    graph.add_node("color_parameter", (-300.0, 0.0), {"name": "tint", "default": list(COLOR_B)}, node_id="n4")
+    graph.connect("n4", "out", "n1", "color_b")
     graph.add_node("value_noise", (0.0, 250.0), {"scale": 6.0}, node_id="n2")
     graph.add_node("material_output", (300.0, 0.0), {}, node_id="n3")
     graph.connect("n1", "out", "n3", "base_color")
@@ -201,6 +204,16 @@ def test_the_view_follows_the_selection_and_edits_keeping_zoom_and_pan(view_wind
     assert view.service.builds > builds
     assert np.allclose(canvas.linear, expected_checker(SIZE, color_a=new_a, scale=2.0), atol=1e-5)
     assert canvas.scale == scale and canvas.offset == offset
+    # A structural edit upstream: a Tiling and Offset node into the checker's UV, tiling 2 x 2.
+    tiling = window.graph_editor.add_node("tiling_offset", (-300.0, 300.0)).stable_id
+    assert window.graph_editor.connect_nodes(tiling, "out", "n1", "uv")[0]
+    window.nodes.set_node_property(tiling, "tiling", [2.0, 2.0])
+    window.flush()
+    window.nodes.select_node("n1")  # the new node has a value too: back to the checker
+    assert view.wait(120)
+    assert view.node_id == "n1"
+    assert np.allclose(canvas.linear, expected_checker(SIZE, color_a=new_a, scale=4.0), atol=1e-5)
+    assert canvas.scale == scale and canvas.offset == offset
     # Selecting another node shows its output; a selection of nothing keeps it.
     window.nodes.select_node("n2")
     assert view.wait(120)
@@ -242,7 +255,7 @@ def test_the_node_menu_and_a_thumbnail_double_click_open_the_view(view_window, q
     view.dock.hide()
     assert window.thumbnails.wait(120)
     node = window.graph.node_by_stable_id("n1")
-    rect = node.view.thumbnail_rect()
+    rect = thumbnail_rect(node.view)
     assert rect is not None
     viewer = window.graph.viewer()
     centre = viewer.mapFromScene(node.view.mapToScene(rect.center()))
@@ -250,3 +263,36 @@ def test_the_node_menu_and_a_thumbnail_double_click_open_the_view(view_window, q
     assert view.dock.isVisible() and view.node_id == "n1"
     assert view.wait(120)
     assert window.texture_view.action.isChecked()
+
+
+def test_a_parameter_value_edit_redraws_with_the_same_program(view_window) -> None:
+    window = view_window
+    view = window.texture_view
+    builds, draws = view.service.builds, view.service.draws
+    tint = (0.05, 0.9, 0.4, 0.5)
+    window.nodes.set_node_property("n4", "default", list(tint))
+    window.flush()
+    assert view.wait(120)
+    assert view.service.draws > draws and view.service.builds == builds  # a uniform: drawn again, not linked again
+    assert np.allclose(view.canvas.linear, expected_checker(SIZE, color_b=tint), atol=1e-5)
+
+
+def test_a_node_that_cannot_be_drawn_is_named_and_the_view_goes_on(view_window) -> None:
+    window = view_window
+    view = window.texture_view
+    # A second parameter named "tint" upstream of the checker: two uniforms cannot share a name.
+    graph = checker_graph()
+    graph.add_node("color_parameter", (-300.0, 200.0), {"name": "tint", "default": [1.0, 0.0, 0.0, 1.0]}, node_id="n5")
+    graph.connect("n5", "out", "n1", "color_a")
+    window.load_graph(graph, "clash")
+    window.flush()
+    window.nodes.select_node("n1")
+    assert view.node_id == "n1"
+    assert view.wait(120)
+    assert view.problem.startswith("Checker (n1) cannot be drawn") and "also used by" in view.problem, view.problem
+    assert view.canvas.linear is None and view.canvas.message == view.problem
+    # Fixed: the view draws again.
+    window.nodes.set_node_property("n5", "name", "other")
+    window.flush()
+    assert view.wait(120)
+    assert view.problem == "" and view.canvas.linear is not None
