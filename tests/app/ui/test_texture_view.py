@@ -6,15 +6,18 @@ every texel's value is known in closed form: the readout under a texel
 evaluation of the checker and of the sRGB encoding (IEC 61966-2-1);
 channel isolation is read back from the painted canvas; a wheel zoom keeps
 the texel under the cursor; the view follows the selection and draws again
-after an edit, keeping zoom and pan; the drawing is done off the GUI thread.
+after an edit, keeping zoom and pan; the drawing is done off the GUI thread;
+a Texture Parameter's image is read decoded to linear (Pillow reads the PNG).
 """
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QImage, QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication
@@ -296,3 +299,24 @@ def test_a_node_that_cannot_be_drawn_is_named_and_the_view_goes_on(view_window) 
     window.flush()
     assert view.wait(120)
     assert view.problem == "" and view.canvas.linear is not None
+
+
+def test_a_texture_parameter_reads_its_image_decoded_to_linear(make_window) -> None:
+    """painted_metal's albedo (512², sRGB) viewed at 512²: each texel is the image's pixel, sRGB-decoded."""
+    window = make_window(example="painted_metal")
+    view = window.texture_view
+    view.set_size(512)
+    view.open_node("n2")  # Texture Parameter: albedo
+    assert view.wait(120) and view.problem == ""
+    root = Path(__file__).resolve().parents[3]
+    encoded = np.asarray(Image.open(root / "resources/examples/textures/painted_metal_albedo.png").convert("RGB"),
+                         dtype=np.float64) / 255.0
+    linear = np.where(encoded <= 0.04045, encoded / 12.92, ((encoded + 0.055) / 1.055) ** 2.4)
+    shown = view.canvas.linear
+    assert shown is not None and shown.shape == (512, 512, 4)
+    assert np.abs(shown[..., :3] - linear).max() < 2e-3
+    assert np.all(shown[..., 3] == 1.0)
+    # The display value is the image's own 8-bit value again.
+    readout = view.canvas.readout(view.canvas.widget_at(100.5, 300.5))
+    assert readout is not None
+    assert readout.display[:3] == tuple(round(c * 255) for c in encoded[300, 100])
