@@ -358,7 +358,6 @@ def node_program(graph: MaterialGraph, node_id: str, target: str, *, output_name
     return NodeProgram(port, artifact, parameters=tuple(result.parameters))
 
 
-
 def _why_not(result: LoweringResult, node_id: str) -> str:
     """Why a node's sub-graph was not lowered: its first error, and the problem upstream that caused it."""
     errors = [d for d in result.diagnostics if d.severity == "error"]
