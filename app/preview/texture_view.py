@@ -295,11 +295,12 @@ class Readout:
     hex: str
 
     def text(self) -> str:
-        """One line for the dock's status: pixel, UV, linear RGBA, display 0-255 and hex."""
+        """Three lines for the dock: pixel and UV; linear RGBA; display 0-255, hex and alpha."""
         linear = " ".join(f"{component:.4f}" for component in self.linear)
         display = " ".join(str(component) for component in self.display[:3])
-        return (f"pixel {self.x}, {self.y}   UV {self.u:.4f}, {self.v:.4f}   linear {linear}   "
-                f"display {display} {self.hex}  \u03b1 {self.display[3]}")
+        return (f"pixel   {self.x}, {self.y}   UV {self.u:.4f}, {self.v:.4f}\n"
+                f"linear  {linear}\n"
+                f"display {display}  {self.hex}  \u03b1 {self.display[3]}")
 
 
 def readout_at(linear: np.ndarray, x: int, y: int) -> Readout:

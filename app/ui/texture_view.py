@@ -130,6 +130,7 @@ class TextureCanvas(QWidget):
         self._checker = QBrush(_checker())
         #: The texel under the cursor (unwrapped texel coordinates of its corner), outlined once texels are large.
         self.hover: tuple[int, int] | None = None
+        self._cursor: QPointF | None = None
 
     # ---- content ----------------------------------------------------------------------------
 
@@ -147,6 +148,8 @@ class TextureCanvas(QWidget):
         if resized or not self._fitted:
             self.fit()
         self.update()
+        if self._cursor is not None:  # the value under a cursor that stays put changed with the image
+            self._hover(self._cursor)
 
     def set_message(self, text: str) -> None:
         """Show `text` instead of an image (nothing to view, or why it cannot be drawn)."""
@@ -247,6 +250,7 @@ class TextureCanvas(QWidget):
         event.accept()
 
     def _hover(self, position: QPointF) -> None:
+        self._cursor = position
         readout = self.readout(position)
         column, row = self.texel_at(position)
         hover = (math.floor(column), math.floor(row)) if readout is not None else None
@@ -265,7 +269,7 @@ class TextureCanvas(QWidget):
         super().mouseReleaseEvent(event)
 
     def leaveEvent(self, event: object) -> None:  # noqa: N802 - Qt override
-        self.hover = None
+        self.hover = self._cursor = None
         self.update()
         self.hovered.emit(None)
 
@@ -366,14 +370,16 @@ class TextureViewPanel(QWidget):
             row.addWidget(widget)
         layout.addLayout(row)
         layout.addWidget(self.canvas, 1)
-        self.readout_label = QLabel(" ", self)
+        self.readout_label = QLabel("", self)
         self.readout_label.setObjectName("textureViewReadout")
         self.readout_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.readout_label.font()
         font.setStyleHint(font.StyleHint.Monospace)
         font.setFamily("monospace")
         self.readout_label.setFont(font)
-        self.readout_label.setWordWrap(True)
+        # Three lines, always: the canvas above never changes size as the cursor comes and goes.
+        self.readout_label.setFixedHeight(self.readout_label.fontMetrics().lineSpacing() * 3 + 4)
+        self.readout_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         layout.addWidget(self.readout_label)
         self.canvas.hovered.connect(self._show_readout)
 
@@ -386,7 +392,7 @@ class TextureViewPanel(QWidget):
         return button
 
     def _show_readout(self, readout: Readout | None) -> None:
-        self.readout_label.setText(readout.text() if readout is not None else " ")
+        self.readout_label.setText(readout.text() if readout is not None else "")
 
 
 class TextureView(QObject):

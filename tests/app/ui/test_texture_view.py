@@ -102,6 +102,16 @@ def test_the_readout_under_a_texel_is_the_checker_in_linear_and_display_values(v
         assert readout.hex == "#" + "".join(f"{c:02x}" for c in display[:3])
         assert label.text() == readout.text()
         assert readout.hex in label.text() and f"{expected[y, x][0]:.4f}" in label.text()
+    # From 8 pixels a texel, the texel under the cursor is outlined in white.
+    canvas.zoom_at(QPointF(0, 0), 12.0 / canvas.scale)
+    canvas.offset = QPointF(-40 * canvas.scale, -50 * canvas.scale)
+    move_to_texel(canvas, 42, 52)
+    corner = canvas.widget_at(42, 52)
+    image = canvas_image(canvas)
+    edge = image.pixelColor(round(corner.x()) + 6, round(corner.y()))
+    inside = image.pixelColor(round(corner.x()) + 6, round(corner.y()) + 6)
+    assert (edge.red(), edge.green(), edge.blue()) == (255, 255, 255)
+    assert (inside.red(), inside.green(), inside.blue()) == tuple(srgb8(expected[52, 42])[:3])
     # The two colours are both seen, and the whole image is the checker.
     assert canvas.linear is not None and np.allclose(canvas.linear, expected, atol=1e-5)
 
@@ -194,10 +204,16 @@ def test_the_view_follows_the_selection_and_edits_keeping_zoom_and_pan(view_wind
     scale, offset = canvas.scale, QPointF(canvas.offset)
     # A value edit of the shown node: drawn again with the new colour, the view where it was.
     new_a = (0.3, 0.05, 0.9, 1.0)
+    texel = next((x, y) for y in range(SIZE) for x in range(SIZE)
+                 if canvas.pixel_at(canvas.widget_at(x + 0.5, y + 0.5)) == (x, y)
+                 and np.allclose(expected_checker(SIZE)[y, x], COLOR_A))  # a texel of colour a in view
+    move_to_texel(canvas, *texel)
     window.nodes.set_node_property("n1", "color_a", list(new_a))
     window.flush()
     assert view.wait(120)
     assert np.allclose(canvas.linear, expected_checker(SIZE, color_a=new_a), atol=1e-5)
+    # The readout under the cursor, which did not move, is the new value.
+    assert " ".join(f"{c:.4f}" for c in new_a) in view.panel.readout_label.text()
     assert canvas.scale == scale and canvas.offset == offset
     # An edit that changes the module (the scale is a literal of the code): lowered and linked again.
     builds = view.service.builds
