@@ -6,7 +6,8 @@ its own, never the window's) at the chosen resolution and shown in a
 `TextureCanvas`. It is drawn again after every edit that changes the node's
 value (a value, a parameter, an image, the graph upstream of it): its
 fingerprint (`node_previews.fingerprints`) says when. Zoom and pan are kept
-across redraws of the same resolution.
+across redraws of the same resolution. While the preview plays, a node that
+reads the time is drawn again (`ANIMATION_INTERVAL_MS`).
 
 The canvas: the wheel zooms around the cursor (texels magnified
 nearest-neighbour, so each is a square; below one pixel a texel filtered), the left or middle button drags
@@ -42,7 +43,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QComboBox, QDockWidget, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from app.material.node_previews import fingerprints, preview_port, structure_key
+from app.material.node_previews import animated, fingerprints, preview_port, structure_key, upstream_reads
 from app.material.propagation import propagate
 from app.material.scene import RADIANCE_OUTPUT_NAME
 from app.preview.texture_view import (
@@ -72,6 +73,9 @@ HOVER_SCALE = 8.0
 #: Side of a checkerboard square, in screen pixels.
 CHECKER = 8
 TILE_OUTLINE = QColor(255, 196, 64)
+#: While the preview plays, a node whose value changes with time is drawn again at most this often (and only
+#: when the worker is idle: a slow machine draws fewer frames, it never queues them).
+ANIMATION_INTERVAL_MS = 250
 #: The dock's width the first time a node is opened in it (at most a third of the window).
 OPEN_WIDTH = 520
 #: How long closing the window waits for the worker (as the thumbnails' worker).
@@ -439,6 +443,11 @@ class TextureView(QObject):
         self.session.document_changed.connect(lambda _document: self.show_node(None))
         self.editor.levelChanged.connect(lambda _path: self.show_node(None))
         window.graph.viewer().thumbnail_handler = self._open_from_view
+        self._animation = QTimer(self)
+        self._animation.setInterval(ANIMATION_INTERVAL_MS)
+        self._animation.timeout.connect(self._animate)
+        window.preview.playingChanged.connect(self._follow_playing)
+        self.dock.visibilityChanged.connect(lambda _visible: self._follow_playing(bool(getattr(window.preview, "playing", False))))
 
     # ---- what is shown ----------------------------------------------------------------------
 
@@ -504,8 +513,8 @@ class TextureView(QObject):
         """Draw after the current event-loop turn (many changes in one turn ask once)."""
         self._timer.start()
 
-    def refresh(self) -> bool:
-        """Ask the worker for the shown node's image when it is out of date; False when nothing was asked."""
+    def refresh(self, force: bool = False) -> bool:
+        """Ask the worker for the shown node's image when it is out of date (or `force`); False when nothing was asked."""
         self._timer.stop()
         node_id = self.node_id
         if node_id is None or not self.dock.isVisible() or self.window.read_only:
@@ -519,7 +528,7 @@ class TextureView(QObject):
             return False
         values, textures, extras = self.window.thumbnails.values_and_images(graph)
         key = (node_id, fingerprints(graph, extras).get(node_id, ""), self.size)
-        if key in (self.shown_key, self._requested_key):
+        if not force and key in (self.shown_key, self._requested_key):
             return False
         self._generation += 1
         self._requested_key = key
@@ -553,7 +562,36 @@ class TextureView(QObject):
         self.available = False
         self.canvas.set_message(f"The texture view cannot draw: {reason}")
 
+    # ---- animation ------------------------------------------------------------------------
+
+    def animated(self) -> bool:
+        """The shown node's value changes with time (its sub-graph reads the time)."""
+        node_id, program = self.node_id, self.window.thumbnails.program
+        if node_id is None:
+            return False
+        if program is not None and program.selector(node_id) is not None:
+            return node_id in program.animated
+        result, graph = self.session.result, self.window.thumbnails.graph()
+        if result is None or graph is not self.session.graph:
+            return False
+        return animated(upstream_reads(graph, result.reads, [node_id]).get(node_id, frozenset()))
+
+    def _follow_playing(self, playing: bool) -> None:
+        if playing and self.dock.isVisible():
+            if not self._animation.isActive():
+                self._animation.start()
+        else:
+            self._animation.stop()
+
+    def _animate(self) -> None:
+        if not self.dock.isVisible() or not getattr(self.window.preview, "playing", False):
+            self._animation.stop()
+            return
+        if self.animated() and not (self.service is not None and self.service.busy):
+            self.refresh(force=True)  # a new frame of the same node: the worker draws it at the preview's time
+
     def shutdown(self) -> None:
+        self._animation.stop()
         self._timer.stop()
         if self.service is not None:
             self.service.stop(CLOSE_WAIT_MS)

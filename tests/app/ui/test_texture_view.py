@@ -13,6 +13,7 @@ a Texture Parameter's image is read decoded to linear (Pillow reads the PNG).
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -336,3 +337,27 @@ def test_a_texture_parameter_reads_its_image_decoded_to_linear(make_window) -> N
     readout = view.canvas.readout(view.canvas.widget_at(100.5, 300.5))
     assert readout is not None
     assert readout.display[:3] == tuple(round(c * 255) for c in encoded[300, 100])
+
+
+def test_a_node_that_reads_the_time_is_drawn_again_while_the_preview_plays(make_window) -> None:
+    window = make_window(example="animated")
+    view = window.texture_view
+    view.set_size(256)
+    view.open_node("n6")  # sin(time * speed): a flat grey that changes with time
+    assert view.wait(120) and view.problem == ""
+    assert view.animated()
+    first, images = float(view.canvas.linear[0, 0, 0]), view.images
+    window.preview.set_playing(True)
+    try:
+        deadline = time.monotonic() + 30
+        while view.images < images + 3 and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.01)
+    finally:
+        window.preview.set_playing(False)
+    assert view.images >= images + 3
+    assert float(view.canvas.linear[0, 0, 0]) != first
+    # A node that does not read the time is not drawn again.
+    view.open_node("n4")
+    assert view.wait(120)
+    assert not view.animated()
