@@ -64,7 +64,7 @@ from app.material.parameters import ParameterSpec
 from app.material.port_types import PortType
 from app.material.scene import PASS_UNIFORM_PREFIX as SCENE_PASS_UNIFORM_PREFIX
 from vpl_core.ir.instructions import Builtin
-from vpl_core.ir.types import FLOAT, SAMPLER2D, vec
+from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
@@ -422,6 +422,7 @@ class PassContext:
         spec = self.node_type.property(name)
         raw = self._setup.property(name)
         numbers: float | tuple[float, ...]
+        value_type: Type
         if spec is not None and spec.kind == "color":
             numbers = tuple(as_numbers(raw, 4, pad_alpha=True))
             value_type = vec(4)
@@ -537,7 +538,7 @@ PASS_SCENE: dict[str, Any] = {
 def pass_quad_mesh() -> dict[str, list[tuple[float, ...]]]:
     """The quad a pass is drawn with: vertex arrays by vertex input name (scene.VERTEX_INPUTS) and `indices`
     (two triangles). Position (2u-1, 2v-1, 0): a flat plane facing +Z; normal +Z, tangent +X (handedness 1)."""
-    uvs = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+    uvs: list[tuple[float, ...]] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
     return {
         "position": [(2.0 * u - 1.0, 2.0 * v - 1.0, 0.0) for u, v in uvs],
         "normal": [(0.0, 0.0, 1.0)] * 4,
@@ -633,10 +634,10 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                 failed.add(node_id)
                 continue
         else:
-            definition = FILTERS[node.type_name]
+            filter_definition = FILTERS[node.type_name]
             main_spec: BufferSpec | None = None
             broken = False
-            for port in definition.texture_inputs:
+            for port in filter_definition.texture_inputs:
                 connection = incoming.get((node_id, port))
                 source = graph.nodes.get(connection.source_node) if connection is not None else None
                 if connection is None or source is None:
@@ -650,14 +651,14 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                 elif connection.source_node in failed:
                     failed.add(node_id)
                     broken = True
-                elif port == definition.main_input:
+                elif port == filter_definition.main_input:
                     main_spec = analysis.specs.get((connection.source_node, connection.source_port))
             if broken or main_spec is None:
                 failed.add(node_id)
                 continue
             spec = _overridden(main_spec, node)
-        for port in node_type.outputs:
-            analysis.specs[(node_id, port.name)] = spec
+        for output_port in node_type.outputs:
+            analysis.specs[(node_id, output_port.name)] = spec
         analysis.order.append(node_id)
     return analysis, failed, problems
 
@@ -872,11 +873,3 @@ def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: 
             plan.outputs[(node.id, output)] = key
     return made
 
-
-__all__ = [
-    "BUFFER_TYPE", "BYTES_PER_TEXEL", "CATEGORY", "FILTERS", "FORMATS", "MEMORY_BUDGET_BYTES", "PASS_UNIFORM_PREFIX",
-    "PASS_VALUE_PREFIX", "RESOLUTIONS", "TILINGS", "BufferSpec", "FilterDefinition", "FilterPass", "FilterSetup",
-    "Kernel", "PassContext", "PassInput", "PassPlan", "TexturePass", "Connection", "buffer_spec_of", "define_filter",
-    "fingerprint", "has_pass_nodes", "is_pass_node_type", "is_pass_uniform", "material_view", "output_key",
-    "pass_node_problems", "pass_quad_mesh", "pass_sampler_name", "plan_passes", "PASS_SCENE",
-]  # fmt: skip

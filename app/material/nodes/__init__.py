@@ -19,8 +19,8 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
-    textures,
     texture_space,
+    textures,
     utility,
     vectors,
 )
