@@ -49,7 +49,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from app.material.graph import Connection, MaterialGraph, Node
 from app.material.node_types import (
     NodeDiagnostic,
     NodeType,
@@ -68,6 +67,7 @@ from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
+    from app.material.graph import Connection, MaterialGraph, Node
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
     from vpl_core.publish import VerifiedModule
 
@@ -811,6 +811,7 @@ def _as_rgba(ctx: NodeContext, value: Operand, port_type: PortType) -> Operand:
 
 
 def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan) -> TexturePass:
+    from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
     from app.material.traversal import connected_nodes
@@ -847,6 +848,7 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
 
 def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
                    analysis: _Analysis, plan: PassPlan) -> list[TexturePass]:
+    from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
 
