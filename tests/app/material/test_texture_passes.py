@@ -22,7 +22,8 @@ from app.material.groups import group_nodes
 from app.material.lowering import lower
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
-from app.preview.cpu_passes import pass_textures, run_plan_cpu
+from app.preview.cpu_passes import buffer_texture, pass_textures, run_plan_cpu
+from vpl_core.interp.texture import sample
 
 SIZE = 256
 
@@ -367,3 +368,36 @@ def test_every_pass_module_passes_glslang(glslang_validator: str, tmp_path: Path
     material = lower(graph)
     assert material.ok and material.artifact is not None, material.diagnostics
     glslang_check(glslang_validator, tmp_path, "material", material.artifact.vertex_code, material.artifact.fragment_code)
+
+
+def test_buffer_orientation_and_live_values() -> None:
+    """A buffer of texcoord holds (u, v) at texel centres, first row at v = 1, and samples back as (u, v); with
+    `live`, a constant upstream of a buffer is a hidden uniform: an edit keeps the code, changes the values."""
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    uv = graph.add_node("texcoord")
+    offset = graph.add_node("constant_vec2", properties={"value": (0.0, 0.0)})
+    shifted = graph.add_node("add")
+    graph.connect(uv.id, "out", shifted.id, "a")
+    graph.connect(offset.id, "out", shifted.id, "b")
+    buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float"})
+    graph.connect(shifted.id, "out", buffer.id, "input")
+    graph.connect(buffer.id, "out", output.id, "base_color")
+    live = frozenset({(offset.id, "value")})
+    plan = tp.plan_passes(graph, live=live)
+    image = run_plan_cpu(plan)[buffer.id]
+    centres = (np.arange(SIZE) + 0.5) / SIZE
+    assert np.allclose(image[0, :, 0], centres) and np.allclose(image[:, 0, 1], centres[::-1])
+    assert np.all(image[..., 2] == 0.0) and np.all(image[..., 3] == 1.0)  # vec2 stored as (x, y, 0, 1)
+    texture = buffer_texture(image, plan.passes[0].spec)
+    at = np.array([0.3, 0.8])
+    sampled = sample(texture, at[:1], at[1:], np.zeros(1))
+    assert np.allclose(sampled[0, :2], at, atol=1e-6)
+
+    edited = graph.copy()
+    edited.nodes[offset.id].properties["value"] = (0.25, 0.0)
+    again = tp.plan_passes(edited, live=live)
+    assert again.passes[0].code_fingerprint == plan.passes[0].code_fingerprint
+    assert again.passes[0].value_fingerprint != plan.passes[0].value_fingerprint
+    moved = run_plan_cpu(again)[buffer.id]
+    assert np.allclose(moved[0, :, 0], centres + 0.25)
