@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from app.material import catalog  # noqa: F401 - registers the node types
-from app.material import texture_passes
+from app.material import (
+    catalog,  # noqa: F401 - registers the node types
+    texture_passes,
+)
 from app.material.graph import MaterialGraph
 from app.preview.cpu_passes import run_plan_cpu
 from vpl_core.interp.png import write_png
