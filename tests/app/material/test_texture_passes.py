@@ -17,6 +17,7 @@ from material_testing import glslang_check
 
 from app.material import catalog  # noqa: F401 - registers the node types
 from app.material import texture_passes as tp
+from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import group_nodes
 from app.material.lowering import lower
@@ -401,3 +402,15 @@ def test_buffer_orientation_and_live_values() -> None:
     assert again.passes[0].value_fingerprint != plan.passes[0].value_fingerprint
     moved = run_plan_cpu(again)[buffer.id]
     assert np.allclose(moved[0, :, 0], centres + 0.25)
+
+
+def test_the_editor_refuses_to_feed_a_filter_anything_but_a_pass_node() -> None:
+    graph, _, buffer = _material()
+    blur = graph.add_node("blur")
+    texture = graph.add_node("texture_parameter")
+    allowed, reason = can_connect(graph, texture.id, "out", blur.id, "image")
+    assert not allowed and "Texture Buffer" in reason
+    assert can_connect(graph, buffer.id, "out", blur.id, "image") == (True, "")
+    normal = graph.add_node("height_to_normal")
+    assert can_connect(graph, blur.id, "out", normal.id, "height") == (True, "")
+    assert can_connect(graph, texture.id, "out", graph.add_node("sample_texture").id, "texture") == (True, "")
