@@ -24,6 +24,7 @@ from app.material.lowering import lower
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
 from app.preview.cpu_passes import buffer_texture, pass_textures, run_plan_cpu
+from app.preview.cpu_renderer import CpuRenderer
 from vpl_core.interp.texture import sample
 
 SIZE = 256
@@ -414,3 +415,41 @@ def test_the_editor_refuses_to_feed_a_filter_anything_but_a_pass_node() -> None:
     normal = graph.add_node("height_to_normal")
     assert can_connect(graph, blur.id, "out", normal.id, "height") == (True, "")
     assert can_connect(graph, texture.id, "out", graph.add_node("sample_texture").id, "texture") == (True, "")
+
+
+def test_a_material_reading_a_buffer_renders_as_reading_the_sub_graph_directly() -> None:
+    """The CPU preview with the pass's buffer bound (`CpuRenderer.set_pass_textures`) draws what the same
+    material draws without the buffer: (u, v, 0) read back bilinearly at the mesh's UVs. Clamp to edge: within
+    half a texel of the border the buffer holds the edge texel's centre, so the tolerance is 0.5 / N there."""
+    def material(buffered: bool) -> tuple[MaterialGraph, Node | None]:
+        graph = MaterialGraph()
+        output = graph.add_node("material_output")
+        uv = graph.add_node("split")
+        graph.connect(graph.add_node("texcoord").id, "out", uv.id, "vector")
+        colour = graph.add_node("compose", properties={"size": 3})
+        graph.connect(uv.id, "x", colour.id, "x")
+        graph.connect(uv.id, "y", colour.id, "y")
+        if not buffered:
+            graph.connect(colour.id, "out", output.id, "base_color")
+            return graph, None
+        buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float", "tiling": "clamp"})
+        graph.connect(colour.id, "out", buffer.id, "input")
+        graph.connect(buffer.id, "out", output.id, "base_color")
+        return graph, buffer
+
+    images = []
+    for buffered in (False, True):
+        graph, buffer = material(buffered)
+        result = lower(graph)
+        assert result.ok and result.verified is not None, result.diagnostics
+        renderer = CpuRenderer()
+        renderer.set_mesh("plane")
+        renderer.set_program(result.verified)
+        if buffer is not None:
+            plan = tp.plan_passes(graph)
+            renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan)))
+        images.append(renderer.render_linear(64, 64))
+    direct, through_buffer = images
+    covered = np.abs(direct[..., :2] - through_buffer[..., :2]).max(axis=-1)
+    assert direct[..., :2].std() > 0.1  # the plane shows a range of UVs
+    assert covered.max() < 0.5 / SIZE + 1e-4
