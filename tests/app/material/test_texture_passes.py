@@ -453,3 +453,57 @@ def test_a_material_reading_a_buffer_renders_as_reading_the_sub_graph_directly()
     covered = np.abs(direct[..., :2] - through_buffer[..., :2]).max(axis=-1)
     assert direct[..., :2].std() > 0.1  # the plane shows a range of UVs
     assert covered.max() < 0.5 / SIZE + 1e-4
+
+
+def test_a_filter_with_several_outputs_and_internal_passes() -> None:
+    """The authoring API end to end with a throwaway filter: a half-resolution intermediate, two outputs named
+    by their passes, a colour value uniform, reading an earlier pass by name."""
+    from dataclasses import replace
+
+    from app.material.node_types import NODE_TYPES, PortSpec, PropertySpec
+    from app.material.port_types import PortType
+    from vpl_core.ir.types import vec
+    from vpl_core.ir.values import Operand
+
+    def half(ctx: tp.PassContext) -> Operand:
+        return ctx.sample("image", ctx.uv)
+
+    def tinted(ctx: tp.PassContext) -> Operand:
+        return ctx.fn.multiply(ctx.sample("half", ctx.uv), ctx.value("tint"))
+
+    def inverted(ctx: tp.PassContext) -> Operand:
+        fn = ctx.fn
+        return fn.subtract(fn.construct(vec(4), fn.f(1.0)), ctx.sample_offset("image", 1, 0))
+
+    name = "test_toy_filter"
+    tp.define_filter(
+        name, "Toy", "A test filter.", inputs=[PortSpec("image", PortType.TEXTURE, None)],
+        properties=[PropertySpec("tint", "color", (0.5, 1.0, 0.25, 1.0))], outputs=("tinted", "inverted"),
+        passes=lambda setup: [
+            tp.FilterPass("half", half, spec=lambda spec: replace(spec, resolution=spec.resolution // 2), reads=("image",)),
+            tp.FilterPass("tint", tinted, output="tinted", reads=("half",)),
+            tp.FilterPass("invert", inverted, reads=("image",)),
+        ])
+    try:
+        graph, output, buffer = _material(pattern="checker")
+        toy = graph.add_node(name)
+        graph.connect(buffer.id, "out", toy.id, "image")
+        graph.connect(toy.id, "inverted", output.id, "base_color")
+        graph.connect(toy.id, "tinted", output.id, "emissive")
+        plan, buffers = _run(graph)
+        assert [each.key for each in plan.passes] == [buffer.id, f"{toy.id}/half", toy.id, f"{toy.id}:inverted"]
+        assert plan.outputs[(toy.id, "tinted")] == toy.id and plan.outputs[(toy.id, "inverted")] == f"{toy.id}:inverted"
+        assert plan.pass_for(f"{toy.id}/half").spec.resolution == SIZE // 2  # type: ignore[union-attr]
+        source = buffers[buffer.id]
+        boxed = (source[::2, ::2] + source[1::2, ::2] + source[::2, 1::2] + source[1::2, 1::2]) / 4.0
+        assert np.allclose(buffers[f"{toy.id}/half"], boxed, atol=1e-6)  # bilinear between 4 texels
+        coloured = buffers[toy.id]
+        assert coloured.shape == source.shape  # the output's spec: the main input's
+        assert np.allclose(coloured[..., 0], 0.5 * coloured[..., 1], atol=1e-6)
+        assert np.allclose(coloured[..., 2], 0.25 * coloured[..., 1], atol=1e-6)
+        assert abs(float(coloured[..., 1].mean()) - float(boxed[..., 1].mean())) < 1e-3
+        assert np.allclose(buffers[f"{toy.id}:inverted"], 1.0 - np.roll(source, -1, axis=1), atol=1e-6)
+        assert {reader.key for reader in plan.material_inputs} == {toy.id, f"{toy.id}:inverted", buffer.id}
+    finally:
+        NODE_TYPES.pop(name, None)
+        tp.FILTERS.pop(name, None)
