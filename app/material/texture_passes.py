@@ -459,12 +459,22 @@ class PassContext:
 
 
 def lower_pass_outputs(ctx: NodeContext) -> None:
-    """A pass node in a module that reads it: each used texture output is a load of its pass's sampler."""
+    """A pass node in a module that reads it: each texture output read there is a load of its pass's sampler.
+
+    An output only filters read (their passes sample it, not this module) declares nothing, so a material
+    module declares the samplers it samples and no more (a fragment shader may have as few as 16).
+    """
     outputs = ctx.node_type.outputs
+    lowering = ctx.lowering
     for port in outputs:
-        if ctx.output_used(port.name) or port is outputs[0]:
-            uniform = pass_sampler_name(output_key(ctx.node.id, port.name, outputs[0].name))
-            ctx.set_output(port.name, ctx.fn.load(ctx.lowering.host_uniform(uniform, SAMPLER2D)))
+        key = (ctx.node.id, port.name)
+        readers = [lowering.graph.nodes.get(c.target_node) for c in lowering.graph.connections
+                   if c.source_node == ctx.node.id and c.source_port == port.name]
+        if key not in lowering.preview_ports and all(
+                reader is not None and is_pass_node_type(reader.type_name) for reader in readers):
+            continue
+        uniform = pass_sampler_name(output_key(ctx.node.id, port.name, outputs[0].name))
+        ctx.set_output(port.name, ctx.fn.load(lowering.host_uniform(uniform, SAMPLER2D)))
 
 
 def define_filter(type_name: str, display_name: str, description: str, *, inputs: Sequence[PortSpec],

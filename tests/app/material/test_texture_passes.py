@@ -20,7 +20,7 @@ from app.material import texture_passes as tp
 from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import group_nodes
-from app.material.lowering import lower
+from app.material.lowering import PreviewOutputs, lower
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
 from app.preview.cpu_passes import buffer_texture, pass_textures, run_plan_cpu
@@ -507,3 +507,16 @@ def test_a_filter_with_several_outputs_and_internal_passes() -> None:
     finally:
         NODE_TYPES.pop(name, None)
         tp.FILTERS.pop(name, None)
+
+
+def test_the_material_declares_only_the_samplers_it_reads() -> None:
+    graph, output, buffer = _material()
+    blur = _filter(graph, output, buffer, "blur", "image")
+    normal = graph.add_node("height_to_normal")
+    graph.connect(blur.id, "out", normal.id, "height")
+    material = lower(graph)
+    assert material.module is not None and material.ok
+    samplers = [uniform.name for uniform in material.module.uniforms if tp.is_pass_uniform(uniform.name)]
+    assert samplers == [tp.pass_sampler_name(blur.id)]  # not the buffer's, which only the blur reads
+    thumbnails = lower(graph, PreviewOutputs(((buffer.id, "out"), (blur.id, "out"), (normal.id, "out"))))
+    assert thumbnails.ok and thumbnails.preview_ports == ((buffer.id, "out"), (blur.id, "out"), (normal.id, "out"))
