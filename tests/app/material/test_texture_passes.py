@@ -520,3 +520,22 @@ def test_the_material_declares_only_the_samplers_it_reads() -> None:
     assert samplers == [tp.pass_sampler_name(blur.id)]  # not the buffer's, which only the blur reads
     thumbnails = lower(graph, PreviewOutputs(((buffer.id, "out"), (blur.id, "out"), (normal.id, "out"))))
     assert thumbnails.ok and thumbnails.preview_ports == ((buffer.id, "out"), (blur.id, "out"), (normal.id, "out"))
+
+
+def test_a_texture_parameter_inside_a_buffer_reads_its_image() -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    texture = graph.add_node("texture_parameter", properties={"name": "albedo", "color_space": "linear"})
+    sample = graph.add_node("sample_texture")
+    graph.connect(texture.id, "out", sample.id, "texture")
+    buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float"})
+    graph.connect(sample.id, "rgba", buffer.id, "input")
+    graph.connect(buffer.id, "out", output.id, "base_color")
+    plan = tp.plan_passes(graph)
+    assert [spec.name for spec in plan.passes[0].parameters] == ["albedo"]
+    image = np.zeros((SIZE, SIZE, 4), np.uint8)
+    image[..., 0], image[..., 3] = np.arange(SIZE, dtype=np.uint8)[None, :], 255  # red ramp along u
+    result = run_plan_cpu(plan, images={"albedo": image})[buffer.id]
+    assert np.allclose(result[..., 0], image[..., 0] / 255.0, atol=1e-6)  # texel for texel (same size)
+    checker = run_plan_cpu(plan)[buffer.id]  # no image: the checker, as the preview shows
+    assert set(np.round(np.unique(checker[..., 0]) * 255).astype(int)) == {64, 214}
