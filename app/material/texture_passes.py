@@ -87,6 +87,9 @@ RESOLUTIONS: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
 DEFAULT_RESOLUTION = 1024
 #: Buffer formats: RGBA8 (unsigned normalised: values clamped to 0..1, 1/255 steps), RGBA16F, RGBA32F.
 FORMATS: tuple[str, ...] = ("8-bit", "16-bit", "float")
+#: A new buffer's format: 16-bit, so that a height filtered into normals or curvature does not come out
+#: stair-stepped in 1/255 steps (8-bit suits colour).
+DEFAULT_FORMAT = "16-bit"
 BYTES_PER_TEXEL = {"8-bit": 4, "16-bit": 8, "float": 16}
 #: Tiling modes: `tile` repeats the buffer (GL REPEAT: a filter reading past an edge reads the opposite edge,
 #: so the result tiles seamlessly), `clamp` repeats the edge texels (GL CLAMP_TO_EDGE).
@@ -116,7 +119,7 @@ class BufferSpec:
     """
 
     resolution: int = DEFAULT_RESOLUTION
-    format: str = "8-bit"
+    format: str = DEFAULT_FORMAT
     wrap: str = "tile"
     mipmaps: bool = False
 
@@ -513,7 +516,7 @@ def define_filter(type_name: str, display_name: str, description: str, *, inputs
 #: The Texture Buffer's properties (its buffer spec).
 BUFFER_PROPERTIES: tuple[PropertySpec, ...] = (
     PropertySpec("resolution", "enum", str(DEFAULT_RESOLUTION), choices=tuple(str(size) for size in RESOLUTIONS)),
-    PropertySpec("format", "enum", "8-bit", choices=FORMATS),
+    PropertySpec("format", "enum", DEFAULT_FORMAT, choices=FORMATS),
     PropertySpec("tiling", "enum", "tile", choices=TILINGS),
     PropertySpec("mipmaps", "bool", False, label="mip-maps"),
     PropertySpec("input", "color", (0.0, 0.0, 0.0, 1.0), label="colour"),
@@ -527,7 +530,7 @@ def buffer_spec_of(node: Node) -> BufferSpec:
         return str(value) if str(value) in choices else default
 
     resolution = int(choice("resolution", [str(size) for size in RESOLUTIONS], str(DEFAULT_RESOLUTION)))
-    return BufferSpec(resolution, choice("format", FORMATS, "8-bit"), choice("tiling", TILINGS, "tile"),
+    return BufferSpec(resolution, choice("format", FORMATS, DEFAULT_FORMAT), choice("tiling", TILINGS, "tile"),
                       node.properties.get("mipmaps") is True)
 
 
