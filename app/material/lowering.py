@@ -13,9 +13,10 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from typing import Any
 
-from app.material import group_lowering
+from app.material import group_lowering, texture_passes
 from app.material.catalog import Scope, node_type_for
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import GROUP_INPUT_TYPE, GROUP_TYPE
@@ -404,6 +405,8 @@ class NodeContext:
         connection = self.lowering.incoming.get((self.node.id, name))
         if connection is not None:
             value, source_type = self.lowering.values[(connection.source_node, connection.source_port)]
+            if source_type is PortType.TEXTURE and target.is_numeric:
+                value, source_type = self.sample_at_texcoord(value, self.source_node(name)), PortType.COLOR
             result = self.lowering.coerce(value, source_type, target)
         else:
             default = input_default(self.node, self.node_type, name)
@@ -411,6 +414,25 @@ class NodeContext:
             result = live if live is not None else self.lowering.default_operand(default, target)
         self._inputs[name] = result
         return result
+
+    def sample_at_texcoord(self, sampler: Operand, source: Node | None) -> Operand:
+        """A texture read at the mesh's texture coordinates as Texture Sample reads it (a texture connected to a
+        numeric input): `texture` in the entry block, `texture_lod` at level 0 after a branch; in a Surface
+        Output material, rgb decoded from sRGB when `source` is a Texture Parameter whose colour space is sRGB."""
+        fn = self.fn
+        uv = self.lowering.source("texcoord")
+        if self.control_dependent:
+            rgba = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, sampler, uv, fn.f(0.0))
+        else:
+            rgba = fn.texture(sampler, uv)
+        if (self.radiance_output and source is not None and source.type_name == "texture_parameter"
+                and source.properties.get("color_space", "srgb") != "linear"):
+            from app.material.nodes import pbr_functions  # the node modules import this one
+
+            linear = fn.call(pbr_functions.srgb_to_linear(self.lowering), fn.swizzle(rgba, "xyz"))
+            assert linear is not None
+            rgba = fn.construct(vec(4), linear, fn.swizzle(rgba, "w"))
+        return rgba
 
     def constant(self, name: str, port_type: PortType) -> Operand:
         """Property `name` as a constant of `port_type` (`constant_numbers`): a literal (a float operand, or one
@@ -641,6 +663,8 @@ class _Lowering:
         self.live_values: dict[ValueKey, LiveValue] = {}
         self.live_references: dict[ValueKey, ReferenceValue] = {}
         self.live_structural: set[ValueKey] = set()
+        #: In a preview lowering: the ports it shows.
+        self.preview_ports: frozenset[tuple[str, str]] = frozenset()
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -815,6 +839,10 @@ class _Lowering:
         if source is PortType.COLOR and target is PortType.FLOAT:
             weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
             return fn.builtin(Builtin.DOT, PortType.FLOAT, fn.swizzle(value, "xyz"), weights)
+        if source is PortType.TEXTURE and target.is_numeric:
+            # Read at the mesh's texture coordinates, level 0 (well defined wherever this runs).
+            texel = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, value, self.source("texcoord"), fn.f(0.0))
+            return self.coerce(texel, PortType.COLOR, target)
         raise LoweringFailure(f"cannot convert {source} to {target}")
 
     def default_operand(self, default: Any, target: PortType) -> Operand:
@@ -984,6 +1012,12 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
     """
     result = LoweringResult()
     try:
+        if texture_passes.has_pass_nodes(graph):
+            # Pass nodes are sources here (loads of their buffers' samplers); their passes are
+            # `texture_passes.plan_passes`'s. A preview shows what it can: their problems are warnings there.
+            for problem in texture_passes.pass_node_problems(graph, unconnected=False):
+                result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
+            graph = texture_passes.material_view(graph)
         _lower(graph, result, preview, override, frozenset(live))
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
@@ -1015,6 +1049,9 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
                 problems[(scope, node_id)] = "a parameter needs a nonempty name"
             elif name in RESERVED_UNIFORM_NAMES:
                 problems[(scope, node_id)] = f"the parameter name '{name}' is reserved for the scene data"
+            elif texture_passes.is_pass_uniform(name):
+                problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
+                                              f"'{texture_passes.PASS_UNIFORM_PREFIX}' are the texture passes'")
             elif name.startswith(HIDDEN_UNIFORM_PREFIX):
                 problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
                                               f"'{HIDDEN_UNIFORM_PREFIX}' are the editor's")
@@ -1105,6 +1142,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         own_output = OUTPUT_NODE_TYPES[graph.nodes[output_node].type_name] if output_node is not None else DISPLAY_OUTPUT_NAME
         lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
+        lowering.preview_ports = frozenset(preview.ports)
     # The connections `lowering.incoming` keeps (one per input), per target node: scanning them all per node was
     # quadratic.
     incoming_of: dict[str, list[Connection]] = {}
