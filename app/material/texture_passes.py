@@ -244,12 +244,17 @@ class FilterPass:
     pass is (at most one pass per output; a filter output no pass names is
     its last pass's buffer). `spec`, when given, derives this pass's buffer
     from the filter's output spec (e.g. a half-resolution intermediate).
+    `reads`, when given, names the only inputs and earlier passes the kernel
+    reads: just their samplers are declared (a fragment stage has at most 16
+    sampler uniforms on glsl420, and a long chain has more earlier passes);
+    None declares every texture input and earlier pass.
     """
 
     name: str
     kernel: Kernel
     output: str | None = None
     spec: Callable[[BufferSpec], BufferSpec] | None = None
+    reads: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -844,7 +849,8 @@ def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: 
         pass_spec = declared_pass.spec(spec) if declared_pass.spec is not None else spec
         values: dict[str, float | tuple[float, ...]] = {}
         inputs: list[PassInput] = []
-        available = dict(sources)
+        available = dict(sources) if declared_pass.reads is None else {
+            name: sources[name] for name in declared_pass.reads if name in sources}
 
         def run(ctx: NodeContext, kernel: Kernel = declared_pass.kernel, pass_spec: BufferSpec = pass_spec,
                 available: dict[str, tuple[str, BufferSpec]] = available,
