@@ -118,16 +118,3 @@ def bevel(mask: np.ndarray, width_texels: float, smoothness: float, corner: str,
     t = np.where(inside, t, 0.0)
     smooth = t * t * (3.0 - 2.0 * t)
     return np.where(inside, t + (smooth - t) * smoothness, 0.0)
-
-
-def tile_mask(size: int, columns: int, rows: int, gap: int, offset: int = 0, stagger: int = 0) -> np.ndarray:
-    """A brick-like mask: `columns` x `rows` white cells separated by `gap` black pixels, shifted by `offset`
-    pixels in x and y (so cells cross the borders), odd rows shifted by `stagger` pixels."""
-    ys, xs = np.mgrid[0:size, 0:size]
-    cell_w, cell_h = size // columns, size // rows
-    y = (ys + offset) % size
-    row = y // cell_h
-    x = (xs + offset + (row % 2) * stagger) % size
-    inside_x = (x % cell_w) >= gap
-    inside_y = (y % cell_h) >= gap
-    return (inside_x & inside_y).astype(np.float32)

@@ -145,7 +145,7 @@ def _jump_kernel(source: str, step: int, ctx: tp.PassContext) -> Operand:
     fn = ctx.fn
     size = float(ctx.spec.resolution)
     here = ctx.sample(source, ctx.uv)
-    best = _round(ctx, fn.swizzle(here, "xy"), 2)
+    best: Operand = _round(ctx, fn.swizzle(here, "xy"), 2)
     known = fn.binary(BinaryOperator.GREATER, fn.swizzle(here, "z"), fn.f(0.5))
     best_distance = _select(ctx, known, fn.builtin(Builtin.DOT, FLOAT, best, best), fn.f(_FAR), 1)
     for dy in (-1, 0, 1):
@@ -159,7 +159,7 @@ def _jump_kernel(source: str, step: int, ctx: tp.PassContext) -> Operand:
                 copies = fn.builtin(Builtin.FLOOR, vec(2), fn.add(fn.multiply(candidate, fn.f(1.0 / size)), _v(ctx, 0.5, 0.5)))
                 candidate = fn.subtract(candidate, fn.multiply(copies, fn.f(size)))
             distance = fn.builtin(Builtin.DOT, FLOAT, candidate, candidate)
-            usable = fn.binary(BinaryOperator.GREATER, fn.swizzle(there, "z"), fn.f(0.5))
+            usable: Operand = fn.binary(BinaryOperator.GREATER, fn.swizzle(there, "z"), fn.f(0.5))
             inside = _inside(ctx, dx * step, dy * step)
             if inside is not None:
                 usable = _and(ctx, usable, inside)
@@ -414,10 +414,10 @@ def _flood_passes(setup: tp.FilterSetup) -> list[tp.FilterPass]:
                 passes.append(tp.FilterPass(name, partial(_sweep_double, source, axis, step), spec=_float_buffer,
                                             reads=reads))
                 source = name
-            name = f"sweep{sweep}{axis}"
-            passes.append(tp.FilterPass(name, partial(_sweep_gather, source, axis), spec=_float_buffer,
-                                        reads=("runs", source)))
-            source = name
+            gathered = f"sweep{sweep}{axis}"
+            passes.append(tp.FilterPass(gathered, partial(_sweep_gather, name, axis), spec=_float_buffer,
+                                        reads=("runs", name)))
+            source = gathered
     assert source is not None
     passes.append(tp.FilterPass("regions", partial(_flood_output, source), spec=_float_buffer, reads=("runs", source)))
     return passes
@@ -483,7 +483,8 @@ def _mix(ctx: tp.PassContext, value: Operand) -> Operand:
 def _random(ctx: tp.PassContext, hashed: Operand, offset: int) -> Operand:
     """A value in [0, 1) with 2^24 levels from the region's hash (another one for each `offset`)."""
     fn = ctx.fn
-    mixed = _mix(ctx, fn.add(hashed, fn.i(offset * 374761393)))
+    # Two rounds: with one, the channels of neighbouring regions' colours stay measurably correlated.
+    mixed = _mix(ctx, _mix(ctx, fn.add(hashed, fn.i(offset * 374761393))))
     high = fn.construct(FLOAT, fn.divide(mixed, fn.i(256)))  # |value| < 2^23: exact as a float
     return fn.builtin(Builtin.FRACT, FLOAT, fn.multiply(high, fn.f(2.0**-23)))
 
