@@ -228,8 +228,7 @@ _MASK = PortSpec("mask", PortType.TEXTURE, None)
 
 tp.define_filter(
     "mask_distance", "Distance",
-    "Spreads the white shapes of a mask outwards: 1 on the shapes, falling linearly to 0 at the maximum distance "
-    "(in UV units). Tiles when the mask's buffer tiles.",
+    "Spreads a mask's white shapes outwards: 1 on them, falling to 0 at the max distance (UV units).",
     inputs=[_MASK],
     properties=[PropertySpec("max_distance", "float", 0.1, 0.0, 1.0, label="max distance")],
     passes=_distance_passes,
@@ -295,8 +294,7 @@ def _bevel_passes(setup: tp.FilterSetup) -> list[tp.FilterPass]:
 
 tp.define_filter(
     "bevel", "Bevel",
-    "A height from a mask: each white shape rises from 0 at its edge to 1 at the bevel's width (UV units) inside, "
-    "with round or angular corners and an optional smooth profile.",
+    "A height from a mask: each shape rises from 0 at its edge to 1 at the width (UV units) inside.",
     inputs=[_MASK],
     properties=[
         PropertySpec("width", "float", 0.03, 0.0, 0.5),
@@ -425,9 +423,7 @@ def _flood_passes(setup: tp.FilterSetup) -> list[tp.FilterPass]:
 
 tp.define_filter(
     "flood_fill", "Flood Fill",
-    "Finds the separate white regions of a mask (tiles, bricks, cells) and stores each region's bounding box at "
-    "its texels, for Flood Fill to Random Colour, to Random Greyscale and to Gradient. Regions crossing a "
-    "border of a tiling buffer are one region.",
+    "Finds a mask's separate white regions (tiles, bricks) for the Flood Fill to ... nodes.",
     inputs=[_MASK],
     properties=[PropertySpec("sweeps", "int", 2, 1, 8, label="sweeps (safety / speed)")],
     passes=_flood_passes,
@@ -525,7 +521,7 @@ _SEED = PropertySpec("seed", "int", 0, 0, 1000)
 
 tp.define_filter(
     "flood_fill_to_color", "Flood Fill to Random Colour",
-    "A random colour per region of a Flood Fill (black between regions); the seed picks another set.",
+    "A random colour per region of a Flood Fill (black between regions).",
     inputs=[_REGIONS], properties=[_SEED],
     passes=lambda setup: [tp.FilterPass("color", _random_color)],
     notes="One pass: the region's box corner (wrapped) and size hashed with the seed (the exact lattice hash), "
@@ -533,15 +529,14 @@ tp.define_filter(
 )
 tp.define_filter(
     "flood_fill_to_grayscale", "Flood Fill to Random Greyscale",
-    "A random grey value per region of a Flood Fill (black between regions); the seed picks another set.",
+    "A random grey per region of a Flood Fill (black between regions).",
     inputs=[_REGIONS], properties=[_SEED],
     passes=lambda setup: [tp.FilterPass("grey", _random_grey)],
     notes="One pass: the region's box corner (wrapped) and size hashed with the seed, one value of 289^2 levels.",
 )
 tp.define_filter(
     "flood_fill_to_gradient", "Flood Fill to Gradient",
-    "A 0-to-1 gradient across each region of a Flood Fill along an angle (degrees), each region turned by a "
-    "random angle of up to variation x 180 degrees.",
+    "A 0 to 1 gradient across each region of a Flood Fill, along an angle (optionally random per region).",
     inputs=[_REGIONS],
     properties=[
         PropertySpec("angle", "float", 0.0, -180.0, 180.0),
