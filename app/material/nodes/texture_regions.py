@@ -44,6 +44,7 @@ from functools import partial
 
 from app.material import texture_passes as tp
 from app.material.node_types import PortSpec, PropertySpec
+from app.material.nodes import texture_space  # noqa: F401 - the Texture Buffer and Blur come first in the palette
 from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import BOOL, FLOAT, INT, vec
@@ -235,7 +236,8 @@ tp.define_filter(
     notes=(
         "Jump flooding on a float buffer of texel offsets to the nearest white texel (luminance >= 0.5): "
         "log2(N) passes of steps N/2 .. 1, plus steps 2 and 1 again (JFA+2), each reading 9 texels; offsets "
-        "wrap to the nearest copy on the torus when the buffer tiles. Then clamp(1 - d / max distance, 0, 1)."
+        "wrap to the nearest copy on the torus when the buffer tiles. Then clamp(1 - d / max distance, 0, 1). "
+        "![Distance: a brick mask (left) spread by 0.06](images/distance.png)"
     ),
 )
 
@@ -306,7 +308,8 @@ tp.define_filter(
         "Distance's jump flooding from the black texels gives d, the distance to the edge (minus half a texel). "
         "Angular: t = clamp(d / width, 0, 1). Round: a second jump flood from the core (d >= width) gives e, "
         "t = clamp(1 - e / width, 0, 1) (a shape thinner than twice the width stays flat at 0). "
-        "Height = mix(t, smoothstep(0, 1, t), smoothness) on white texels, 0 on black ones."
+        "Height = mix(t, smoothstep(0, 1, t), smoothness) on white texels, 0 on black ones. "
+        "![Bevel: a brick mask (left), round corners, width 0.04, smoothness 0.3](images/bevel.png)"
     ),
 )
 
@@ -431,7 +434,8 @@ tp.define_filter(
         "A float buffer: xy = offset from the texel to its region's bounding-box corner, zw = box size (UV "
         "units; 0 on black texels). Run lengths by doubling (log2 N passes), then `sweeps` rounds of a "
         "horizontal and a vertical sweep (log2 N + 1 passes each) that spread the box along the runs. Exact "
-        "for regions whose pixels reach one another in 2 x sweeps straight runs (every convex shape at 2)."
+        "for regions whose pixels reach one another in 2 x sweeps straight runs (every convex shape at 2). Its "
+        "readers show it: ![Flood Fill of a brick mask (left) to Random Colour](images/flood-fill-to-random-colour.png)"
     ),
 )
 
@@ -524,15 +528,16 @@ tp.define_filter(
     "A random colour per region of a Flood Fill (black between regions).",
     inputs=[_REGIONS], properties=[_SEED],
     passes=lambda setup: [tp.FilterPass("color", _random_color)],
-    notes="One pass: the region's box corner (wrapped) and size hashed with the seed (the exact lattice hash), "
-          "three values of 289^2 levels.",
+    notes="One pass: the region's box corner (wrapped) and size hashed with the seed (an int32 mix), "
+          "three values. ![A brick mask (left) to Random Colour](images/flood-fill-to-random-colour.png)",
 )
 tp.define_filter(
     "flood_fill_to_grayscale", "Flood Fill to Random Greyscale",
     "A random grey per region of a Flood Fill (black between regions).",
     inputs=[_REGIONS], properties=[_SEED],
     passes=lambda setup: [tp.FilterPass("grey", _random_grey)],
-    notes="One pass: the region's box corner (wrapped) and size hashed with the seed, one value of 289^2 levels.",
+    notes="One pass: the region's box corner (wrapped) and size hashed with the seed (an int32 mix), one value. "
+          "![A brick mask (left) to Random Greyscale](images/flood-fill-to-random-greyscale.png)",
 )
 tp.define_filter(
     "flood_fill_to_gradient", "Flood Fill to Gradient",
@@ -545,5 +550,6 @@ tp.define_filter(
     ],
     passes=lambda setup: [tp.FilterPass("gradient", _gradient)],
     notes="One pass: t = dot(p - box centre, (cos a, sin a)) / (|w cos a| + |h sin a|) + 0.5, clamped; a = angle "
-          "+ (2 r - 1) x variation x 180 with r the region's random value.",
+          "+ (2 r - 1) x variation x 180 with r the region's random value. "
+          "![A brick mask (left) to Gradient, angle 0, variation 0.5](images/flood-fill-to-gradient.png)",
 )
