@@ -7,10 +7,14 @@ context:
 
 - each pass draws its module over the UV square into a framebuffer whose
   colour is a texture of the pass's resolution and format (`BufferSpec`):
-  8-bit RGBA8, 16-bit RGBA16 (RGBA16F on OpenGL ES, which has no 16-bit
-  normalized colour buffer without EXT_texture_norm16), float RGBA32F
-  (RGBA16F on an ES context without OES_texture_float_linear, where 32-bit
-  float textures cannot be filtered); the texture repeats ("tile") or clamps
+  8-bit RGBA8, 16-bit RGBA16F (half floats, as the CPU execution stores
+  them; colour-renderable and filterable in OpenGL 4.2 and ES 3.2, where
+  16-bit normalized RGBA16 is not renderable without EXT_texture_norm16),
+  float RGBA32F (RGBA16F on an ES context without
+  OES_texture_float_linear, where 32-bit float textures cannot be
+  filtered: ES 3.2 renders to RGBA32F but samples it only with NEAREST,
+  and a filter's taps between texels would read wrong); the texture
+  repeats ("tile") or clamps
   ("clamp") and gets mip-maps when the buffer asks (`glGenerateMipmap` after
   each render); `texture_format` says which is used;
 - a pass's sampler uniforms bound to earlier passes read their textures;
@@ -27,7 +31,8 @@ context:
 Only what changed runs again. A pass is drawn when something it reads
 differs from what it was last drawn with: its program (by GLSL text), its
 buffer, the values of its own uniforms (`ParameterValues.changed_names`,
-by identity), the version of a host image it samples, the time if it reads
+by identity), the filter values the plan gives it, the version of a host
+image it samples, the time if it reads
 it, or the version of an earlier pass it samples. So a value edit upstream
 of a buffer re-draws that buffer and every pass that reads it, directly or
 through others, and a value edit downstream of all buffers re-draws none.
@@ -65,6 +70,7 @@ from app.preview.gl_programs import (
 from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE, Mesh, build_mesh
 from app.preview.preview_state import artifact_reads_scene_field, scene_record_value
 from app.session.parameters import ParameterValues
+from app.session.pass_programs import PassPrograms
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.ir.types import RecordType, SamplerType
 
@@ -96,7 +102,8 @@ class PassDraw:
     message names it ("Blur 'blur1'"); `resolution` texels on a side;
     `format` one of `FORMATS`; `wrap` one of `WRAPS`; `artifact`: its
     program for this context's target; `inputs`: sampler uniform (logical
-    name) -> the earlier pass whose texture it reads.
+    name) -> the earlier pass whose texture it reads; `values`: the filter's
+    value uniforms (by logical name), which the plan sets, not the host.
     """
 
     name: str
@@ -107,6 +114,7 @@ class PassDraw:
     mipmaps: bool
     artifact: ProgramArtifact
     inputs: Mapping[str, str] = field(default_factory=dict)
+    values: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def buffer_key(self) -> tuple[int, str, str, bool]:
@@ -142,6 +150,22 @@ class PassSchedule:
 EMPTY_SCHEDULE = PassSchedule()
 
 
+def schedule_for(programs: PassPrograms | None) -> PassSchedule:
+    """The passes a GL host runs for `programs` (a plan compiled for its target); none for None.
+
+    ValueError when the plan has no programs for the target (`PassPrograms.problem`).
+    """
+    if programs is None:
+        return EMPTY_SCHEDULE
+    if not programs.ok:
+        raise ValueError(programs.problem or "the texture passes have no programs for this target")
+    draws = tuple(
+        PassDraw(each.key, programs.label(each.key), each.spec.resolution, each.spec.format, each.spec.wrap,
+                 each.spec.mipmaps, artifact, {item.uniform: item.key for item in each.inputs}, dict(each.values))
+        for each, artifact in zip(programs.plan.passes, programs.artifacts, strict=True))
+    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs})
+
+
 @functools.cache
 def uv_square() -> Mesh:
     """The square a pass is drawn over: positions (-1, -1)..(1, 1) = 2·uv − 1 at z = 0, facing +z."""
@@ -166,15 +190,13 @@ def texture_format(format_name: str, is_es: bool, extensions: frozenset[str] = f
     if format_name == "8-bit":
         return GL.GL_RGBA8, GL.GL_UNSIGNED_BYTE
     if format_name == "16-bit":
-        if not is_es or "GL_EXT_texture_norm16" in extensions:
-            return GL.GL_RGBA16, GL.GL_UNSIGNED_SHORT
         return GL.GL_RGBA16F, GL.GL_HALF_FLOAT
     if not is_es or "GL_OES_texture_float_linear" in extensions:
         return GL.GL_RGBA32F, GL.GL_FLOAT
     return GL.GL_RGBA16F, GL.GL_HALF_FLOAT
 
 
-_TEXEL_BYTES = {GL.GL_RGBA8: 4, GL.GL_RGBA16: 8, GL.GL_RGBA16F: 8, GL.GL_RGBA32F: 16}
+_TEXEL_BYTES = {GL.GL_RGBA8: 4, GL.GL_RGBA16F: 8, GL.GL_RGBA32F: 16}
 
 
 def buffer_bytes(resolution: int, internal_format: int, mipmaps: bool) -> int:
@@ -244,6 +266,7 @@ class _Rendered:
     key: ProgramKey
     buffer: tuple[int, str, str, bool]
     values: Mapping[str, Any]
+    pass_values: Mapping[str, Any]
     images: tuple[int, ...]
     time: float | None
     upstream: tuple[int, ...]
@@ -355,7 +378,7 @@ class GlTexturePasses:
         artifact = draw.artifact
         names = {binding.name for binding in artifact.uniforms
                  if binding.name != SCENE_UNIFORM_NAME and binding.name not in draw.inputs
-                 and not isinstance(binding.type, SamplerType)}
+                 and binding.name not in draw.values and not isinstance(binding.type, SamplerType)}
         host_samplers = sorted(name for name in info.samplers if name not in draw.inputs and name not in HOST_SAMPLERS)
         images = tuple(image(name)[1] for name in host_samplers)
         reads_time = artifact_reads_scene_field(artifact, "time")
@@ -364,7 +387,7 @@ class GlTexturePasses:
         last = self._rendered.get(draw.name)
         key = program_key(artifact)
         if (buffer is not None and last is not None and last.key == key and last.buffer == draw.buffer_key
-                and last.images == images and last.upstream == upstream
+                and last.images == images and last.upstream == upstream and last.pass_values == draw.values
                 and (not reads_time or last.time == time)
                 and not (names & values.changed_names(last.values))):
             return
@@ -372,7 +395,7 @@ class GlTexturePasses:
             internal, pixel_type = texture_format(draw.format, bool(self._is_es), self._extensions)
             buffer = self._buffers[draw.name] = _Buffer(draw.buffer_key, internal, pixel_type)
         self._draw(draw, info, buffer, values, image, time, checker)
-        self._rendered[draw.name] = _Rendered(key, draw.buffer_key, values, images, time if reads_time else None, upstream)
+        self._rendered[draw.name] = _Rendered(key, draw.buffer_key, values, draw.values, images, time if reads_time else None, upstream)
         self._versions[draw.name] = self._versions.get(draw.name, 0) + 1
         self.pass_renders += 1
         self.renders[draw.name] += 1
@@ -413,7 +436,9 @@ class GlTexturePasses:
             if isinstance(slot.type, SamplerType):
                 GL.glUniform1i(slot.location, info.samplers.get(slot.binding.name, 0))
             else:
-                upload_or_default(slot, value_at(values.get(slot.binding.name), slot.path))
+                name = slot.binding.name
+                value = draw.values[name] if name in draw.values else values.get(name)
+                upload_or_default(slot, value_at(value, slot.path))
         for block in info.blocks:
             if block.binding.name == SCENE_UNIFORM_NAME:
                 record = block.binding.type
