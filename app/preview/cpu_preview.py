@@ -55,6 +55,7 @@ from app.preview.context import DEFAULT_PROFILE, Profile
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.host_support import PreviewHostBase, paint_note
 from app.preview.images import rgba_to_qimage
+from app.session.pass_programs import PassPrograms
 from app.workers import Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -147,8 +148,15 @@ class CpuPreview(PreviewHostBase, QWidget):
     # ---- the host API ---------------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None) -> None:
-        """Run the module `artifact` was compiled from, with `values` (by name) for its parameters."""
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+        """Run the module `artifact` was compiled from, with `values` (by name) for its parameters.
+
+        `passes`: the material's texture passes, run on the interpreter before it (`app.preview.cpu_passes`).
+        """
+        if passes is not None:
+            self._fail("CPU preview: this material has texture passes (Texture Buffer, filters), which the CPU "
+                       "preview does not run yet")
+            return
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         self._take_artifact_values(artifact, specs, values)
         source = artifact.source

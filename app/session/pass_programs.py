@@ -14,10 +14,12 @@ preview take it from here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.material.catalog import node_type_for
 from app.material.graph import MaterialGraph
+from app.material.parameters import ParameterSpec
 from app.material.texture_passes import PassPlan, plan_passes
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -50,6 +52,31 @@ def pass_labels(graph: MaterialGraph, plan: PassPlan) -> dict[str, str]:
         name = node_type.display_name if node_type is not None else "node"
         labels[each.key] = f"{name} '{each.node_id}'"
     return labels
+
+
+def plan_signature(plan: PassPlan | None) -> tuple[object, ...]:
+    """What a host's drawing depends on in a plan: each pass's key, code, values, buffer and inputs, in order."""
+    if plan is None:
+        return ()
+    return (tuple((each.key, each.code_fingerprint, each.value_fingerprint, each.spec, each.inputs) for each in plan.passes),
+            plan.material_inputs, tuple(diagnostic.message for diagnostic in plan.errors))
+
+
+def same_passes(old: PassProgramCache, new: PassProgramCache) -> bool:
+    """Whether two lowerings' passes draw the same (the older cache, and what the hosts took from it, may stay)."""
+    return plan_signature(old.plan) == plan_signature(new.plan) and old.labels == new.labels
+
+
+def with_pass_parameters(specs: Sequence[ParameterSpec], plan: PassPlan) -> list[ParameterSpec]:
+    """The material's parameters and those only the passes declare (a parameter node inside a buffer's sub-graph)."""
+    merged = list(specs)
+    names = {spec.name for spec in merged}
+    for each in plan.passes:
+        for spec in each.parameters:
+            if spec.name not in names:
+                names.add(spec.name)
+                merged.append(spec)
+    return merged
 
 
 class PassProgramCache:
