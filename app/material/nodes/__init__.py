@@ -19,7 +19,6 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
-    texture_space,
     textures,
     utility,
     vectors,
