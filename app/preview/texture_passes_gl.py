@@ -54,7 +54,7 @@ import numpy as np
 from OpenGL import GL
 
 from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
-from app.preview.gl_objects import ProgramBuildError, read_float_pixels
+from app.preview.gl_objects import ProgramBuildError, read_float_pixels, read_pixels
 from app.preview.gl_programs import (
     ProgramInfo,
     ProgramKey,
@@ -488,6 +488,9 @@ class GlTexturePasses:
         try:
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, buffer.framebuffer)
             GL.glReadBuffer(GL.GL_COLOR_ATTACHMENT0 + buffer.color_index)
+            if buffer.internal_format == GL.GL_RGBA8:
+                # OpenGL ES reads a normalized buffer only as bytes.
+                return read_pixels(0, 0, resolution, resolution).astype(np.float32) / np.float32(255.0)
             return read_float_pixels(0, 0, resolution, resolution)
         finally:
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
