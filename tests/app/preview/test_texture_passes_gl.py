@@ -25,11 +25,12 @@ from OpenGL import GL
 import app.material.catalog  # noqa: F401 - registers every node type (texture-space nodes included)
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
+from app.material.node_previews import SQUARE, lower_thumbnails
 from app.material.nodes.texture_space import blur_taps
 from app.preview.cpu_passes import run_plan_cpu
 from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.texture_passes_gl import GlTexturePasses, PassError, schedule_for, texture_format
-from app.preview.thumbnails import FlatCamera, square_mesh
+from app.preview.thumbnails import FlatCamera, ThumbnailRenderer, square_mesh
 from app.session.pass_programs import PassProgramCache
 from vpl_core.backends.glsl import compile as compile_glsl
 
@@ -265,3 +266,31 @@ def test_buffer_formats_hold_their_values(request, context: str) -> None:
             assert np.abs(got - expected).max() <= tolerance * max(1.0, float(expected.max())), buffer_format
         finally:
             renderer.release()
+
+
+def test_a_pass_nodes_thumbnail_shows_its_buffer_flat(current_gl) -> None:
+    """The thumbnails' worker draws with the same passes: a buffer or filter node's thumbnail samples its buffer
+    over the UV square (16 px over 256 texels: texel 16i + 7.5, halfway between two texels)."""
+    graph = stone_graph()
+    program = lower_thumbnails(graph)
+    assert program.ok
+    thumbnails = ThumbnailRenderer()
+    try:
+        thumbnails.set_program(program.result.artifact, program.result.preview_selector)
+        thumbnails.set_passes(schedule_for(PassProgramCache.for_graph(graph).get("glsl420")))
+        thumbnails.set_values({"lift": 0.0, "tint": 1.0})
+        selectors = {node: program.selector(node) for node in ("height", "blur", "normal")}
+        images = thumbnails.render([(selector, SQUARE) for selector in selectors.values()], 16)
+        runner = thumbnails.renderer.passes
+        assert runner.pass_renders == 4
+        for node, selector in selectors.items():
+            buffer = gl_rows(runner.read_pass(node))
+            expected = 0.25 * sum(buffer[7 + dy::16, 7 + dx::16] for dy in (0, 1) for dx in (0, 1))
+            shown = gl_rows(images[selector]) / 255.0
+            assert np.abs(shown[..., :3] - np.clip(expected[..., :3], 0, 1)).max() <= 1.5 / 255, node
+        # Another frame of thumbnails with a downstream value changed draws no pass again.
+        thumbnails.set_values({"tint": 0.5})
+        thumbnails.render([(selectors["normal"], SQUARE)], 16)
+        assert runner.pass_renders == 4
+    finally:
+        thumbnails.release()
