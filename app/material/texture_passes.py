@@ -49,7 +49,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from app.material.graph import Connection, MaterialGraph, Node
 from app.material.node_types import (
     NodeDiagnostic,
     NodeType,
@@ -68,6 +67,7 @@ from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
+    from app.material.graph import Connection, MaterialGraph, Node
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
     from vpl_core.publish import VerifiedModule
 
@@ -571,7 +571,8 @@ def material_view(graph: MaterialGraph) -> MaterialGraph:
 
 
 def has_pass_nodes(graph: MaterialGraph) -> bool:
-    return any(is_pass_node_type(node.type_name) for node in graph.nodes.values())
+    """Whether the material or one of its group definitions holds a pass node."""
+    return any(is_pass_node_type(node.type_name) for _, node in graph.walk_nodes())
 
 
 def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[NodeDiagnostic]:
@@ -592,6 +593,7 @@ class _Analysis:
 
 def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagnostic]]:
     from app.material.catalog import node_type_for
+    from app.material.group_names import FUNCTION_PROPERTY
     from app.material.groups import GROUP_TYPE
     from app.material.lowering import OUTPUT_NODE_TYPES
     from app.material.traversal import connected_nodes, node_id_key, topological_order
@@ -612,7 +614,7 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
         if not inside:
             continue
         for node_id, node in graph.nodes.items():
-            if node.type_name == GROUP_TYPE and node.properties.get("function") == definition.id:
+            if node.type_name == GROUP_TYPE and node.properties.get(FUNCTION_PROPERTY) == definition.id:
                 problems.append(NodeDiagnostic(
                     node_id, "graph", f"group '{definition.name}' holds a texture-space node ({', '.join(inside)}); "
                     "Texture Buffers and filters render the whole UV square and cannot sit inside a group: "
@@ -624,7 +626,7 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
         node = graph.nodes[node_id]
         if not is_pass_node_type(node.type_name):
             continue
-        if any(c.source_node == node_id for (target, _), c in incoming.items() if target == node_id):
+        if _reads_itself(graph, node_id):
             refuse(node_id, "this node reads its own output; a buffer cannot read itself (render it into a second "
                             "Texture Buffer first)")
         else:
@@ -671,6 +673,25 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
             analysis.specs[(node_id, output_port.name)] = spec
         analysis.order.append(node_id)
     return analysis, failed, problems
+
+
+def _reads_itself(graph: MaterialGraph, node_id: str) -> bool:
+    """Whether the output of pass node `node_id` comes back to its inputs through per-point nodes alone."""
+    consumers: dict[str, set[str]] = {}
+    for connection in graph.connections:
+        consumers.setdefault(connection.source_node, set()).add(connection.target_node)
+    seen: set[str] = set()
+    pending = list(consumers.get(node_id, ()))
+    while pending:
+        current = pending.pop()
+        if current == node_id:
+            return True
+        node = graph.nodes.get(current)
+        if current in seen or node is None or is_pass_node_type(node.type_name):
+            continue
+        seen.add(current)
+        pending.extend(consumers.get(current, ()))
+    return False
 
 
 def _overridden(spec: BufferSpec, node: Node) -> BufferSpec:
@@ -790,6 +811,7 @@ def _as_rgba(ctx: NodeContext, value: Operand, port_type: PortType) -> Operand:
 
 
 def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan) -> TexturePass:
+    from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
     from app.material.traversal import connected_nodes
@@ -826,6 +848,7 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
 
 def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
                    analysis: _Analysis, plan: PassPlan) -> list[TexturePass]:
+    from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
 

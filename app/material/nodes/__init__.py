@@ -19,8 +19,6 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
-    texture_regions,
-    texture_space,
     textures,
     utility,
     vectors,
