@@ -32,6 +32,7 @@ from app.material.node_types import (
     node_type_for,
     resolve_node_type,
 )
+
 # The texture-space nodes build graphs (app.material.texture_passes imports the graph module, which imports
 # `nodes`): registered here, as the groups are (texture_regions imports texture_space first, so the Texture
 # Buffer leads the category).
