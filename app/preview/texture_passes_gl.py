@@ -36,8 +36,12 @@ image it samples, the time if it reads
 it, or the version of an earlier pass it samples. So a value edit upstream
 of a buffer re-draws that buffer and every pass that reads it, directly or
 through others, and a value edit downstream of all buffers re-draws none.
-Programs are cached by their code (`program_key`): a plan whose pass has the
-same GLSL as before never links again. `link_count` and `pass_renders` (and
+Programs are cached by their code and their uniforms' logical names
+(`_pass_program_key`): a plan whose pass has the same GLSL as before never
+links again. The names count because two passes of one filter often have the
+same GLSL and differ only in which earlier pass a sampler reads (the logical
+name; the GLSL spells it by position): a program and its reflection, which
+binds samplers by logical name, serve only passes that name them alike. `link_count` and `pass_renders` (and
 `renders`, by pass) count what happened, for tests and the benchmark.
 """
 
@@ -282,7 +286,7 @@ class GlTexturePasses:
         self.pass_renders = 0
         #: Draws by pass name since this object was made.
         self.renders: Counter[str] = Counter()
-        self._programs: dict[ProgramKey, ProgramInfo] = {}
+        self._programs: dict[tuple[object, ...], ProgramInfo] = {}
         self._buffers: dict[str, _Buffer] = {}
         self._rendered: dict[str, _Rendered] = {}
         self._versions: dict[str, int] = {}
@@ -333,7 +337,7 @@ class GlTexturePasses:
             self._program(draw)
 
     def _program(self, draw: PassDraw) -> ProgramInfo:
-        key = program_key(draw.artifact)
+        key = _pass_program_key(draw.artifact)
         info = self._programs.pop(key, None)
         if info is None:
             try:
@@ -349,7 +353,7 @@ class GlTexturePasses:
         return info
 
     def _trim_programs(self) -> None:
-        current = {program_key(draw.artifact) for draw in self.schedule.passes}
+        current = {_pass_program_key(draw.artifact) for draw in self.schedule.passes}
         spare = [key for key in self._programs if key not in current]
         for key in spare[: max(0, len(spare) - SPARE_PROGRAMS)]:
             info = self._programs.pop(key)
@@ -527,6 +531,11 @@ class GlTexturePasses:
             GL.glDeleteBuffers(2, [self._vertex_buffer, self._index_buffer])
             self._vertex_array = self._vertex_buffer = self._index_buffer = 0
         self.schedule = EMPTY_SCHEDULE
+
+
+def _pass_program_key(artifact: ProgramArtifact) -> tuple[object, ...]:
+    """The program cache's key: the code (`program_key`) and the uniforms' logical names (the module docstring)."""
+    return (program_key(artifact), tuple(binding.name for binding in artifact.uniforms))
 
 
 def _flat_scene(time: float) -> dict[str, Any]:
