@@ -32,7 +32,9 @@ every convex shape (rectangles, bricks, hexagons, discs) needs at most
 four (two sweep rounds); thin diagonal or spiral shapes can need more.
 A region is identified by its bounding box (its min corner, wrapped onto
 the texture, and its size), so two regions with exactly the same box share
-a colour.
+a colour. A region that spans a whole axis of a tiling buffer (a plank
+across the texture) spans it from texel 0; one that winds around the torus
+without a straight run across it may need more sweeps.
 """
 
 from __future__ import annotations
@@ -392,9 +394,17 @@ def _flood_output(source: str, ctx: tp.PassContext) -> Operand:
     fn = ctx.fn
     _, _, white = _run_counts(ctx, "x")
     box = _round(ctx, ctx.sample(source, ctx.uv), 4)
+    low = fn.swizzle(box, "xy")
+    extent = fn.add(fn.subtract(fn.swizzle(box, "zw"), low), _v(ctx, 1.0, 1.0))
+    # A region as wide (or tall) as the texture, such as a plank running across a tiling buffer, has no box of
+    # its own on the torus: it spans the whole axis, from texel 0 whichever texel looks.
+    size_n = float(ctx.spec.resolution)
+    whole = fn.builtin(Builtin.STEP, vec(2), _v(ctx, size_n, size_n), extent)
+    low = fn.builtin(Builtin.MIX, vec(2), low, fn.multiply(_pixel(ctx), fn.f(-1.0)), whole)
+    extent = fn.builtin(Builtin.MIN, vec(2), extent, _v(ctx, size_n, size_n))
     texel = fn.f(ctx.texel)
-    corner = fn.multiply(fn.subtract(fn.swizzle(box, "xy"), _v(ctx, 0.5, 0.5)), texel)
-    size = fn.multiply(fn.add(fn.subtract(fn.swizzle(box, "zw"), fn.swizzle(box, "xy")), _v(ctx, 1.0, 1.0)), texel)
+    corner = fn.multiply(fn.subtract(low, _v(ctx, 0.5, 0.5)), texel)
+    size = fn.multiply(extent, texel)
     return _select(ctx, white, fn.construct(vec(4), corner, size), _v(ctx, 0.0, 0.0, 0.0, 0.0), 4)
 
 

@@ -197,3 +197,20 @@ def test_a_filter_fed_a_value_is_refused_naming_it(type_name: str) -> None:
     assert len(refused) == 1 and "not a texture-space node" in refused[0].message, plan.diagnostics
     assert {diagnostic.node_id for diagnostic in plan.diagnostics} == {"filter"}
     assert {each.node_id for each in plan.passes} == {"mask", "colour"}, "the rest of the plan is untouched"
+
+
+def test_flood_fill_of_planks_across_a_tiling_buffer() -> None:
+    """Stripes along v span the whole texture: each plank is one region on the torus, one colour from texel 0."""
+    graph = _graph("stripes", {"frequency": 4.0, "width": 0.75, "angle": 0.0}, "out")
+    _add(graph, "fill", "flood_fill", "mask", "mask")
+    _add(graph, "colour", "flood_fill_to_color", "fill", "regions")
+    buffers = _run(graph)
+    labels = label_regions(buffers["mask"][..., 0], wrap=True)
+    assert labels.max() + 1 == 4
+    colours = set()
+    for region in range(4):
+        values = np.unique(buffers["colour"][labels == region][:, :3], axis=0)
+        assert len(values) == 1
+        colours.add(tuple(values[0]))
+        assert np.allclose(buffers["fill"][labels == region][:, 3], 1.0), "as tall as the texture"
+    assert len(colours) == 4
