@@ -177,6 +177,9 @@ class TexturePass:
     content_fingerprint: str = ""
     #: The node output whose texture this pass is (None for a filter's internal pass).
     output: str | None = None
+    #: With `plan_passes(live=...)`: the values lowered as hidden uniforms (`lowering.LiveValue`), by
+    #: (node id, property); their numbers are part of `value_fingerprint`.
+    live_values: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -708,24 +711,30 @@ def _value_fingerprint(graph: MaterialGraph, each: TexturePass) -> str:
     from app.material.parameters import material_values
 
     values, _ = material_values(each.parameters, graph)
-    return fingerprint({"values": each.values, "parameters": values})
+    live = {live_value.uniform: live_value.value for live_value in each.live_values.values()}
+    return fingerprint({"values": each.values, "parameters": values, "live": live})
 
 
-def plan_passes(graph: MaterialGraph) -> PassPlan:
+def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassPlan:
     """Lower every pass of `graph` (every pass node's, whether or not the output reads it: the node thumbnails
-    show them too) to verified, compiled modules, in run order. Never raises."""
+    show them too) to verified, compiled modules, in run order. Never raises.
+
+    `live`: as `lowering.lower(live=...)`, values of the nodes in Texture Buffers' sub-graphs lowered as hidden
+    uniforms instead of literals (`TexturePass.live_values`), so that dragging a constant upstream of a buffer
+    re-renders it without relinking; such modules are the preview's only.
+    """
     import traceback
 
     plan = PassPlan()
     try:
-        _plan(graph, plan)
+        _plan(graph, plan, frozenset(live))
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         detail = traceback.format_exception_only(type(error), error)[-1].strip()
         plan.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while planning texture passes: {detail}"))
     return plan
 
 
-def _plan(graph: MaterialGraph, plan: PassPlan) -> None:
+def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]) -> None:
     from app.material.catalog import node_type_for
 
     analysis, failed, problems = _analyse(graph)
@@ -752,7 +761,7 @@ def _plan(graph: MaterialGraph, plan: PassPlan) -> None:
         assert node_type is not None
         spec = analysis.specs[(node_id, node_type.outputs[0].name)]
         if node.type_name == BUFFER_TYPE:
-            made = [_buffer_pass(graph, node, node_type, spec, plan)]
+            made = [_buffer_pass(graph, node, node_type, spec, plan, live)]
         else:
             made = _filter_passes(node, node_type, spec, incoming, analysis, plan)
         if any(each.verified is None for each in made):
@@ -810,7 +819,8 @@ def _as_rgba(ctx: NodeContext, value: Operand, port_type: PortType) -> Operand:
     return value
 
 
-def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan) -> TexturePass:
+def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan,
+                 live: frozenset[tuple[str, str]]) -> TexturePass:
     from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
@@ -835,12 +845,14 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
 
     roots = (connection.source_node,) if connection is not None else ()
     result = LoweringResult()
-    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, roots, clip_from_texcoord=True))
+    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, roots, clip_from_texcoord=True),
+           live_keys=live)
     _pass_result_into(plan, node.id, result)
     made = TexturePass(node.id, node.id, spec, output=node_type.outputs[0].name)
     if result.ok:
         made.verified, made.artifact, made.text = result.verified, result.artifact, result.text
         made.parameters = list(result.parameters)
+        made.live_values = dict(result.live_values)
         assert result.module is not None
         made.inputs = tuple(_pass_inputs(result.module))
     return made

@@ -17,12 +17,15 @@ from material_testing import glslang_check
 
 from app.material import catalog  # noqa: F401 - registers the node types
 from app.material import texture_passes as tp
+from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import group_nodes
 from app.material.lowering import lower
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
-from app.preview.cpu_passes import pass_textures, run_plan_cpu
+from app.preview.cpu_passes import buffer_texture, pass_textures, run_plan_cpu
+from app.preview.cpu_renderer import CpuRenderer
+from vpl_core.interp.texture import sample
 
 SIZE = 256
 
@@ -367,3 +370,86 @@ def test_every_pass_module_passes_glslang(glslang_validator: str, tmp_path: Path
     material = lower(graph)
     assert material.ok and material.artifact is not None, material.diagnostics
     glslang_check(glslang_validator, tmp_path, "material", material.artifact.vertex_code, material.artifact.fragment_code)
+
+
+def test_buffer_orientation_and_live_values() -> None:
+    """A buffer of texcoord holds (u, v) at texel centres, first row at v = 1, and samples back as (u, v); with
+    `live`, a constant upstream of a buffer is a hidden uniform: an edit keeps the code, changes the values."""
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    uv = graph.add_node("texcoord")
+    offset = graph.add_node("constant_vec2", properties={"value": (0.0, 0.0)})
+    shifted = graph.add_node("add")
+    graph.connect(uv.id, "out", shifted.id, "a")
+    graph.connect(offset.id, "out", shifted.id, "b")
+    buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float"})
+    graph.connect(shifted.id, "out", buffer.id, "input")
+    graph.connect(buffer.id, "out", output.id, "base_color")
+    live = frozenset({(offset.id, "value")})
+    plan = tp.plan_passes(graph, live=live)
+    image = run_plan_cpu(plan)[buffer.id]
+    centres = (np.arange(SIZE) + 0.5) / SIZE
+    assert np.allclose(image[0, :, 0], centres) and np.allclose(image[:, 0, 1], centres[::-1])
+    assert np.all(image[..., 2] == 0.0) and np.all(image[..., 3] == 1.0)  # vec2 stored as (x, y, 0, 1)
+    texture = buffer_texture(image, plan.passes[0].spec)
+    at = np.array([0.3, 0.8])
+    sampled = sample(texture, at[:1], at[1:], np.zeros(1))
+    assert np.allclose(sampled[0, :2], at, atol=1e-6)
+
+    edited = graph.copy()
+    edited.nodes[offset.id].properties["value"] = (0.25, 0.0)
+    again = tp.plan_passes(edited, live=live)
+    assert again.passes[0].code_fingerprint == plan.passes[0].code_fingerprint
+    assert again.passes[0].value_fingerprint != plan.passes[0].value_fingerprint
+    moved = run_plan_cpu(again)[buffer.id]
+    assert np.allclose(moved[0, :, 0], centres + 0.25)
+
+
+def test_the_editor_refuses_to_feed_a_filter_anything_but_a_pass_node() -> None:
+    graph, _, buffer = _material()
+    blur = graph.add_node("blur")
+    texture = graph.add_node("texture_parameter")
+    allowed, reason = can_connect(graph, texture.id, "out", blur.id, "image")
+    assert not allowed and "Texture Buffer" in reason
+    assert can_connect(graph, buffer.id, "out", blur.id, "image") == (True, "")
+    normal = graph.add_node("height_to_normal")
+    assert can_connect(graph, blur.id, "out", normal.id, "height") == (True, "")
+    assert can_connect(graph, texture.id, "out", graph.add_node("sample_texture").id, "texture") == (True, "")
+
+
+def test_a_material_reading_a_buffer_renders_as_reading_the_sub_graph_directly() -> None:
+    """The CPU preview with the pass's buffer bound (`CpuRenderer.set_pass_textures`) draws what the same
+    material draws without the buffer: (u, v, 0) read back bilinearly at the mesh's UVs. Clamp to edge: within
+    half a texel of the border the buffer holds the edge texel's centre, so the tolerance is 0.5 / N there."""
+    def material(buffered: bool) -> tuple[MaterialGraph, Node | None]:
+        graph = MaterialGraph()
+        output = graph.add_node("material_output")
+        uv = graph.add_node("split")
+        graph.connect(graph.add_node("texcoord").id, "out", uv.id, "vector")
+        colour = graph.add_node("compose", properties={"size": 3})
+        graph.connect(uv.id, "x", colour.id, "x")
+        graph.connect(uv.id, "y", colour.id, "y")
+        if not buffered:
+            graph.connect(colour.id, "out", output.id, "base_color")
+            return graph, None
+        buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float", "tiling": "clamp"})
+        graph.connect(colour.id, "out", buffer.id, "input")
+        graph.connect(buffer.id, "out", output.id, "base_color")
+        return graph, buffer
+
+    images = []
+    for buffered in (False, True):
+        graph, buffer = material(buffered)
+        result = lower(graph)
+        assert result.ok and result.verified is not None, result.diagnostics
+        renderer = CpuRenderer()
+        renderer.set_mesh("plane")
+        renderer.set_program(result.verified)
+        if buffer is not None:
+            plan = tp.plan_passes(graph)
+            renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan)))
+        images.append(renderer.render_linear(64, 64))
+    direct, through_buffer = images
+    covered = np.abs(direct[..., :2] - through_buffer[..., :2]).max(axis=-1)
+    assert direct[..., :2].std() > 0.1  # the plane shows a range of UVs
+    assert covered.max() < 0.5 / SIZE + 1e-4
