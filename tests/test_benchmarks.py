@@ -36,6 +36,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_noise.py": (["--frames", "1", "--size", "32"], [gl]),
     "bench_orbit.py": (["--rounds", "1", "--seconds", "0.5", "--size", "64"], [gl]),
     "bench_overview.py": (["--sizes", "50", "--repeat", "1"], []),
+    "bench_region_filters.py": (["--size", "64", "--runs", "1"], [gl]),
     "bench_pbr.py": (["--frames", "1", "--size", "32", "--lowerings", "1"], [gl]),
     "bench_pipeline.py": (["--sizes", "100", "--repeat", "1", "--quick", "--sections", "1", "2", "3", "4",
                            "--shape-sizes", "100"], [glslang]),
