@@ -19,13 +19,16 @@ nearest copy of the seed on the torus in `tile` mode.
 
 Flood Fill labels 4-connected white regions by their bounding box. First
 the lengths of the white runs through each texel in the four axis
-directions are counted by doubling (log2 N passes: a run count that has
-reached 2^k adds the count 2^k texels further on). Then *sweeps*
-propagate each texel's bounding box (offsets x0, y0, x1, y1 relative to
-the texel) along its horizontal run, then its vertical run: log2 N
-doubling passes that merge the box 2^k texels ahead when the run reaches
-that far (a suffix reduction), then one pass that reads the box at the
-run's first texel, which covers the whole run. Horizontal and vertical
+directions are counted by jumps of growing reach (log_8 N passes: a run
+count that has reached s texels adds the count s texels further on, which
+adds the next if it has reached s too, up to 7 s ahead; the next pass
+jumps 8 s). Then *sweeps* propagate each texel's bounding box (offsets x0,
+y0, x1, y1 relative to the texel) along its horizontal run, then its
+vertical run: log_8 N passes that merge the boxes s, 2 s, ..., 7 s texels
+ahead when the run reaches that far (a suffix reduction), then one pass
+that reads the box at the run's first texel, which covers the whole run.
+Whole counts and offsets are kept in 16-bit buffers up to N = 2048
+(binary16 holds every integer up to 2048), float beyond. Horizontal and vertical
 sweeps alternate `sweeps` times each. A region is exact when every pixel
 of it reaches its extreme pixels in at most 2 x `sweeps` straight runs:
 every convex shape (rectangles, bricks, hexagons, discs) needs at most
@@ -39,7 +42,6 @@ without a straight run across it may need more sweeps.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -59,8 +61,27 @@ _FAR = 1.0e9
 
 
 def _float_buffer(spec: tp.BufferSpec) -> tp.BufferSpec:
-    """An intermediate: float texels (exact integers up to 2^24), no mip-maps."""
+    """An intermediate of fractions: float texels, no mip-maps."""
     return replace(spec, format="float", mipmaps=False)
+
+
+def _integer_buffer(spec: tp.BufferSpec) -> tp.BufferSpec:
+    """An intermediate of whole texel counts and offsets (|value| <= N): 16-bit up to N = 2048 (binary16 holds every
+    integer up to 2048 exactly, at half the memory), float beyond; no mip-maps."""
+    return replace(spec, format="16-bit" if spec.resolution <= 2048 else "float", mipmaps=False)
+
+
+#: Flood Fill's run and sweep passes look RADIX - 1 steps ahead at once: log_RADIX(N) passes instead of log2(N).
+RADIX = 8
+
+
+def _radix_steps(resolution: int) -> list[int]:
+    """1, RADIX, RADIX^2, ... below N: the reach of each pass's steps."""
+    steps, step = [], 1
+    while step < resolution:
+        steps.append(step)
+        step *= RADIX
+    return steps
 
 
 def _steps(resolution: int) -> list[int]:
@@ -70,10 +91,6 @@ def _steps(resolution: int) -> list[int]:
         steps.append(step)
         step //= 2
     return steps
-
-
-def _log2(resolution: int) -> int:
-    return max(1, math.ceil(math.log2(resolution)))
 
 
 # Kernel helpers ----------------------------------------------------------------------------------
@@ -177,12 +194,12 @@ def _jump_flood(prefix: str, seed: Callable[[tp.PassContext], Operand], seed_rea
                 resolution: int) -> list[tp.FilterPass]:
     """The passes of one jump flood: seeds (`seed` reads `seed_reads`), then steps N/2 .. 1, then 2 and 1 again;
     the last is named `prefix`."""
-    passes = [tp.FilterPass(f"{prefix}_seeds", partial(_seed_kernel, seed), spec=_float_buffer, reads=seed_reads)]
+    passes = [tp.FilterPass(f"{prefix}_seeds", partial(_seed_kernel, seed), spec=_integer_buffer, reads=seed_reads)]
     steps = [*_steps(resolution), *(step for step in (2, 1) if step < resolution)]
     for position, step in enumerate(steps):
         last = position == len(steps) - 1
         name = prefix if last else f"{prefix}_jump{position}"
-        passes.append(tp.FilterPass(name, partial(_jump_kernel, passes[-1].name, step), spec=_float_buffer,
+        passes.append(tp.FilterPass(name, partial(_jump_kernel, passes[-1].name, step), spec=_integer_buffer,
                                     reads=(passes[-1].name,)))
     return passes
 
@@ -236,7 +253,8 @@ tp.define_filter(
     properties=[PropertySpec("max_distance", "float", 0.1, 0.0, 1.0, label="max distance")],
     passes=_distance_passes,
     notes=(
-        "Jump flooding on a float buffer of texel offsets to the nearest white texel (luminance >= 0.5): "
+        "Jump flooding on a buffer of texel offsets (16-bit up to 2048², float beyond) to the nearest white texel "
+        "(luminance >= 0.5): "
         "log2(N) passes of steps N/2 .. 1, plus steps 2 and 1 again (JFA+2), each reading 9 texels; offsets "
         "wrap to the nearest copy on the torus when the buffer tiles. Then clamp(1 - d / max distance, 0, 1). "
         "![Distance: a brick mask (left) spread by 0.06](images/distance.png)"
@@ -329,17 +347,25 @@ def _runs_init(ctx: tp.PassContext) -> Operand:
 
 
 def _runs_double(source: str, step: int, ctx: tp.PassContext) -> Operand:
-    """A run that has reached `step` texels adds the run `step` texels further on (capped at N)."""
+    """Runs counted up to `step` texels grow to RADIX x `step`: a run that has reached `step` adds the count `step`
+    texels further on, which adds the next if it too has reached `step`, ... (capped at N)."""
     fn = ctx.fn
-    counts = _round(ctx, ctx.sample(source, ctx.uv), 4)
-    further = []
-    for channel, (dx, dy) in zip("xyzw", _RUN_AXES):
-        value = fn.swizzle(_round(ctx, ctx.sample_offset(source, dx * step, dy * step), 4), channel)
-        inside = _inside(ctx, dx * step, dy * step)
-        further.append(value if inside is None else _select(ctx, inside, value, fn.f(0.0), 1))
-    reached = fn.builtin(Builtin.STEP, vec(4), fn.construct(vec(4), fn.f(step - 0.5)), counts)
-    grown = fn.add(counts, fn.multiply(reached, fn.construct(vec(4), *further)))
-    return fn.builtin(Builtin.MIN, vec(4), grown, fn.construct(vec(4), fn.f(float(ctx.spec.resolution))))
+    reach = fn.construct(vec(4), fn.f(step - 0.5))
+    ahead: Operand | None = None
+    for multiple in range(RADIX - 1, -1, -1):
+        if multiple == 0:
+            counts = _round(ctx, ctx.sample(source, ctx.uv), 4)
+        else:
+            further = []
+            for channel, (dx, dy) in zip("xyzw", _RUN_AXES):
+                offset = (dx * step * multiple, dy * step * multiple)
+                value = fn.swizzle(_round(ctx, ctx.sample_offset(source, *offset), 4), channel)
+                inside = _inside(ctx, *offset)
+                further.append(value if inside is None else _select(ctx, inside, value, fn.f(0.0), 1))
+            counts = fn.construct(vec(4), *further)
+        ahead = counts if ahead is None else fn.add(counts, fn.multiply(fn.builtin(Builtin.STEP, vec(4), reach, counts), ahead))
+    assert ahead is not None
+    return fn.builtin(Builtin.MIN, vec(4), ahead, fn.construct(vec(4), fn.f(float(ctx.spec.resolution))))
 
 
 def _run_counts(ctx: tp.PassContext, axis: str) -> tuple[Operand, Operand, Operand]:
@@ -365,16 +391,19 @@ def _merge_boxes(ctx: tp.PassContext, a: Operand, b: Operand) -> Operand:
 
 
 def _sweep_double(source: str | None, axis: str, step: int, ctx: tp.PassContext) -> Operand:
-    """Merge the box `step` texels ahead in the run when the run reaches that far (source None: boxes are 0)."""
+    """Boxes merged over `step` texels of the run grow to RADIX x `step`: merge the boxes 1 .. RADIX - 1 times
+    `step` texels ahead that the run reaches (source None: every box is its texel's own)."""
     fn = ctx.fn
     ahead, _, white = _run_counts(ctx, axis)
-    dx, dy = (step, 0) if axis == "x" else (0, step)
     zero = _v(ctx, 0.0, 0.0, 0.0, 0.0)
     box = _round(ctx, ctx.sample(source, ctx.uv), 4) if source is not None else zero
-    there = _round(ctx, ctx.sample_offset(source, dx, dy), 4) if source is not None else zero
-    there = fn.add(there, _v(ctx, dx, dy, dx, dy))
-    reaches = _and(ctx, white, fn.binary(BinaryOperator.LESS_EQUAL, fn.f(float(step)), ahead))
-    return _select(ctx, reaches, _merge_boxes(ctx, box, there), box, 4)
+    for multiple in range(1, RADIX):
+        dx, dy = (step * multiple, 0) if axis == "x" else (0, step * multiple)
+        there = _round(ctx, ctx.sample_offset(source, dx, dy), 4) if source is not None else zero
+        there = fn.add(there, _v(ctx, dx, dy, dx, dy))
+        reaches = _and(ctx, white, fn.binary(BinaryOperator.LESS_EQUAL, fn.f(float(step * multiple)), ahead))
+        box = _select(ctx, reaches, _merge_boxes(ctx, box, there), box, 4)
+    return box
 
 
 def _sweep_gather(source: str, axis: str, ctx: tp.PassContext) -> Operand:
@@ -409,24 +438,23 @@ def _flood_output(source: str, ctx: tp.PassContext) -> Operand:
 
 
 def _flood_passes(setup: tp.FilterSetup) -> list[tp.FilterPass]:
-    resolution = setup.spec.resolution
-    passes = [tp.FilterPass("runs0", _runs_init, spec=_float_buffer, reads=("mask",))]
-    doublings = [1 << k for k in range(_log2(resolution))]
-    for position, step in enumerate(doublings):
-        name = "runs" if position == len(doublings) - 1 else f"runs{position + 1}"
-        passes.append(tp.FilterPass(name, partial(_runs_double, passes[-1].name, step), spec=_float_buffer,
+    steps = _radix_steps(setup.spec.resolution)
+    passes = [tp.FilterPass("runs0", _runs_init, spec=_integer_buffer, reads=("mask",))]
+    for position, step in enumerate(steps):
+        name = "runs" if position == len(steps) - 1 else f"runs{position + 1}"
+        passes.append(tp.FilterPass(name, partial(_runs_double, passes[-1].name, step), spec=_integer_buffer,
                                     reads=(passes[-1].name,)))
     source: str | None = None
     for sweep in range(setup.integer("sweeps")):
         for axis in "xy":
-            for step in doublings:
+            for step in steps:
                 name = f"sweep{sweep}{axis}_{step}"
                 reads = ("runs",) if source is None else ("runs", source)
-                passes.append(tp.FilterPass(name, partial(_sweep_double, source, axis, step), spec=_float_buffer,
+                passes.append(tp.FilterPass(name, partial(_sweep_double, source, axis, step), spec=_integer_buffer,
                                             reads=reads))
                 source = name
             gathered = f"sweep{sweep}{axis}"
-            passes.append(tp.FilterPass(gathered, partial(_sweep_gather, name, axis), spec=_float_buffer,
+            passes.append(tp.FilterPass(gathered, partial(_sweep_gather, name, axis), spec=_integer_buffer,
                                         reads=("runs", name)))
             source = gathered
     assert source is not None
@@ -442,8 +470,9 @@ tp.define_filter(
     passes=_flood_passes,
     notes=(
         "A float buffer: xy = offset from the texel to its region's bounding-box corner, zw = box size (UV "
-        "units; 0 on black texels). Run lengths by doubling (log2 N passes), then `sweeps` rounds of a "
-        "horizontal and a vertical sweep (log2 N + 1 passes each) that spread the box along the runs. Exact "
+        "units; 0 on black texels). Run lengths by jumps of 1..7 x 8^k texels (log_8 N passes, 16-bit up to "
+        "2048²), then `sweeps` rounds of a horizontal and a vertical sweep (log_8 N + 1 passes each) that spread "
+        "the box along the runs. Exact "
         "for regions whose pixels reach one another in 2 x sweeps straight runs (every convex shape at 2). Its "
         "readers show it: ![Flood Fill of a brick mask (left) to Random Colour](images/flood-fill-to-random-colour.png)"
     ),
