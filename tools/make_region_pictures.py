@@ -34,6 +34,8 @@ PICTURES: dict[str, tuple[tuple[str, dict[str, object], str], list[tuple[str, di
     "flood-fill-to-random-greyscale": (BRICKS, [("flood_fill", {}), ("flood_fill_to_grayscale", {"seed": 1})]),
     "flood-fill-to-gradient": (BRICKS, [("flood_fill", {}), ("flood_fill_to_gradient",
                                                               {"angle": 0.0, "angle_variation": 0.5, "seed": 1})]),
+    "flood-fill-to-position": (BRICKS, [("flood_fill", {}), ("flood_fill_to_position", {})]),
+    "flood-fill-to-bbox-size": (LARGE_BRICKS, [("flood_fill", {}), ("flood_fill_to_bbox_size", {})]),
     "distance": (SPARSE_BRICKS, [("mask_distance", {"max_distance": 0.06})]),
     "bevel": (LARGE_BRICKS, [("bevel", {"width": 0.04, "smoothness": 0.3, "corner": "round"})]),
 }

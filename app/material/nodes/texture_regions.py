@@ -566,7 +566,7 @@ tp.define_filter(
     "flood_fill_to_color", "Flood Fill to Random Colour",
     "A random colour per region of a Flood Fill (black between regions).",
     inputs=[_REGIONS], properties=[_SEED],
-    passes=lambda setup: [tp.FilterPass("color", _random_color)],
+    passes=lambda setup: [tp.FilterPass("color", _random_color, reads=("regions",))],
     notes="One pass: the region's box corner (wrapped) and size hashed with the seed (an int32 mix), "
           "three values. ![A brick mask (left) to Random Colour](images/flood-fill-to-random-colour.png)",
 )
@@ -574,7 +574,7 @@ tp.define_filter(
     "flood_fill_to_grayscale", "Flood Fill to Random Greyscale",
     "A random grey per region of a Flood Fill (black between regions).",
     inputs=[_REGIONS], properties=[_SEED],
-    passes=lambda setup: [tp.FilterPass("grey", _random_grey)],
+    passes=lambda setup: [tp.FilterPass("grey", _random_grey, reads=("regions",))],
     notes="One pass: the region's box corner (wrapped) and size hashed with the seed (an int32 mix), one value. "
           "![A brick mask (left) to Random Greyscale](images/flood-fill-to-random-greyscale.png)",
 )
@@ -587,8 +587,43 @@ tp.define_filter(
         PropertySpec("angle_variation", "float", 0.0, 0.0, 1.0, label="angle variation"),
         _SEED,
     ],
-    passes=lambda setup: [tp.FilterPass("gradient", _gradient)],
+    passes=lambda setup: [tp.FilterPass("gradient", _gradient, reads=("regions",))],
     notes="One pass: t = dot(p - box centre, (cos a, sin a)) / (|w cos a| + |h sin a|) + 0.5, clamped; a = angle "
           "+ (2 r - 1) x variation x 180 with r the region's random value. "
           "![A brick mask (left) to Gradient, angle 0, variation 0.5](images/flood-fill-to-gradient.png)",
+)
+
+
+def _position(ctx: tp.PassContext) -> Operand:
+    """rg: the UV of the region's bounding-box centre (wrapped onto the texture); b 0, a 1."""
+    fn = ctx.fn
+    offset, size, inside, _ = _region(ctx)
+    centre = fn.builtin(Builtin.FRACT, vec(2), fn.add(fn.add(ctx.uv, offset), fn.multiply(size, fn.f(0.5))))
+    return fn.construct(vec(4), _select(ctx, inside, centre, _v(ctx, 0.0, 0.0), 2), fn.f(0.0), fn.f(1.0))
+
+
+def _box_size(ctx: tp.PassContext) -> Operand:
+    """rg: the region's bounding-box width and height in UV units; b 0, a 1."""
+    fn = ctx.fn
+    data = ctx.sample("regions", ctx.uv)
+    return fn.construct(vec(4), fn.swizzle(data, "zw"), fn.f(0.0), fn.f(1.0))
+
+
+tp.define_filter(
+    "flood_fill_to_position", "Flood Fill to Position",
+    "The UV of each Flood Fill region's centre (red, green): one point per region, for per-tile effects.",
+    inputs=[_REGIONS], properties=[],
+    passes=lambda setup: [tp.FilterPass("position", _position, reads=("regions",))],
+    notes="One pass: rg = fract(texel uv + offset to the box corner + box size / 2), the centre of the region's "
+          "bounding box, wrapped onto the texture (black between regions). Use a 16-bit or float format for "
+          "positions finer than 1/255. ![A brick mask (left) to Position: red grows with u, green with v]"
+          "(images/flood-fill-to-position.png)",
+)
+tp.define_filter(
+    "flood_fill_to_bbox_size", "Flood Fill to BBox Size",
+    "The width and height (red, green; UV units) of each Flood Fill region's bounding box.",
+    inputs=[_REGIONS], properties=[],
+    passes=lambda setup: [tp.FilterPass("size", _box_size, reads=("regions",))],
+    notes="One pass: rg = the box size the Flood Fill stores (0 between regions). ![A brick mask (left) to BBox "
+          "Size: every brick 0.29 x 0.17](images/flood-fill-to-bbox-size.png)",
 )

@@ -92,6 +92,8 @@ def test_flood_fill_gives_each_region_one_colour_across_the_border() -> None:
     _add(graph, "colour", "flood_fill_to_color", "fill", "regions", seed=3)
     _add(graph, "grey", "flood_fill_to_grayscale", "fill", "regions", seed=3, format="float")
     _add(graph, "other_seed", "flood_fill_to_grayscale", "fill", "regions", seed=4, format="float")
+    _add(graph, "position", "flood_fill_to_position", "fill", "regions", format="float")
+    _add(graph, "size", "flood_fill_to_bbox_size", "fill", "regions", format="float")
     buffers = _run(graph)
     labels = label_regions(buffers["mask"][..., 0], wrap=True)
     count = labels.max() + 1
@@ -122,6 +124,10 @@ def test_flood_fill_gives_each_region_one_colour_across_the_border() -> None:
             miss = (centres[inside] + 0.5 + offsets[inside] * SIZE - edge) % SIZE
             assert np.minimum(miss, SIZE - miss).max() < 1e-3
         assert np.allclose(regions[inside][:, 2:] * SIZE, (width, height), atol=1e-3)
+        assert np.allclose(buffers["size"][inside][:, :2] * SIZE, (width, height), atol=1e-3)
+        centre = (np.array([x0 + width / 2.0, y0 + height / 2.0]) / SIZE) % 1.0
+        assert np.allclose(buffers["position"][inside][:, :2], centre, atol=1e-5), region
+    assert np.all(buffers["position"][labels < 0][:, :2] == 0.0)
 
 
 def test_flood_fill_to_gradient_runs_along_the_angle_across_each_box() -> None:
