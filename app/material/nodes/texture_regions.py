@@ -560,12 +560,14 @@ def _gradient(ctx: tp.PassContext) -> Operand:
 
 
 _REGIONS = PortSpec("regions", PortType.TEXTURE, None, label="flood fill")
+#: The readers take a Flood Fill's buffer (boxes, not an image): anything else is refused naming the reader.
+_FROM_FLOOD_FILL = {"regions": ("flood_fill",)}
 _SEED = PropertySpec("seed", "int", 0, 0, 1000)
 
 tp.define_filter(
     "flood_fill_to_color", "Flood Fill to Random Colour",
     "A random colour per region of a Flood Fill (black between regions).",
-    inputs=[_REGIONS], properties=[_SEED],
+    inputs=[_REGIONS], input_sources=_FROM_FLOOD_FILL, properties=[_SEED],
     passes=lambda setup: [tp.FilterPass("color", _random_color, reads=("regions",))],
     notes="One pass: the region's box corner (wrapped) and size hashed with the seed (an int32 mix), "
           "three values. ![A brick mask (left) to Random Colour](images/flood-fill-to-random-colour.png)",
@@ -573,7 +575,7 @@ tp.define_filter(
 tp.define_filter(
     "flood_fill_to_grayscale", "Flood Fill to Random Greyscale",
     "A random grey per region of a Flood Fill (black between regions).",
-    inputs=[_REGIONS], properties=[_SEED],
+    inputs=[_REGIONS], input_sources=_FROM_FLOOD_FILL, properties=[_SEED],
     passes=lambda setup: [tp.FilterPass("grey", _random_grey, reads=("regions",))],
     notes="One pass: the region's box corner (wrapped) and size hashed with the seed (an int32 mix), one value. "
           "![A brick mask (left) to Random Greyscale](images/flood-fill-to-random-greyscale.png)",
@@ -581,7 +583,7 @@ tp.define_filter(
 tp.define_filter(
     "flood_fill_to_gradient", "Flood Fill to Gradient",
     "A 0 to 1 gradient across each region of a Flood Fill, along an angle (optionally random per region).",
-    inputs=[_REGIONS],
+    inputs=[_REGIONS], input_sources=_FROM_FLOOD_FILL,
     properties=[
         PropertySpec("angle", "float", 0.0, -180.0, 180.0),
         PropertySpec("angle_variation", "float", 0.0, 0.0, 1.0, label="angle variation"),
@@ -612,7 +614,7 @@ def _box_size(ctx: tp.PassContext) -> Operand:
 tp.define_filter(
     "flood_fill_to_position", "Flood Fill to Position",
     "The UV of each Flood Fill region's centre (red, green): one point per region, for per-tile effects.",
-    inputs=[_REGIONS], properties=[],
+    inputs=[_REGIONS], input_sources=_FROM_FLOOD_FILL, properties=[],
     passes=lambda setup: [tp.FilterPass("position", _position, reads=("regions",))],
     notes="One pass: rg = fract(texel uv + offset to the box corner + box size / 2), the centre of the region's "
           "bounding box, wrapped onto the texture (black between regions). Use a 16-bit or float format for "
@@ -622,7 +624,7 @@ tp.define_filter(
 tp.define_filter(
     "flood_fill_to_bbox_size", "Flood Fill to BBox Size",
     "The width and height (red, green; UV units) of each Flood Fill region's bounding box.",
-    inputs=[_REGIONS], properties=[],
+    inputs=[_REGIONS], input_sources=_FROM_FLOOD_FILL, properties=[],
     passes=lambda setup: [tp.FilterPass("size", _box_size, reads=("regions",))],
     notes="One pass: rg = the box size the Flood Fill stores (0 between regions). ![A brick mask (left) to BBox "
           "Size: every brick 0.29 x 0.17](images/flood-fill-to-bbox-size.png)",

@@ -197,12 +197,28 @@ def test_a_filter_fed_a_value_is_refused_naming_it(type_name: str) -> None:
     graph = _bricks()
     graph.nodes["filter"] = Node("filter", type_name, {})
     graph.connections.append(Connection("pattern", "mask", "filter", "mask"))
-    _add(graph, "colour", "flood_fill_to_color", "mask", "regions")
+    _add(graph, "distance", "mask_distance", "mask", "mask")
     plan = tp.plan_passes(graph)
     refused = [diagnostic for diagnostic in plan.diagnostics if diagnostic.node_id == "filter"]
     assert len(refused) == 1 and "not a texture-space node" in refused[0].message, plan.diagnostics
     assert {diagnostic.node_id for diagnostic in plan.diagnostics} == {"filter"}
-    assert {each.node_id for each in plan.passes} == {"mask", "colour"}, "the rest of the plan is untouched"
+    assert {each.node_id for each in plan.passes} == {"mask", "distance"}, "the rest of the plan is untouched"
+
+
+@pytest.mark.parametrize("reader", ["flood_fill_to_color", "flood_fill_to_grayscale", "flood_fill_to_gradient",
+                                    "flood_fill_to_position", "flood_fill_to_bbox_size"])
+def test_a_flood_fill_reader_fed_an_image_is_refused_naming_it(reader: str) -> None:
+    """The readers take a Flood Fill's buffer (boxes, not colours): a Texture Buffer or a Distance is refused."""
+    graph = _bricks()
+    _add(graph, "distance", "mask_distance", "mask", "mask")
+    _add(graph, "from_buffer", reader, "mask", "regions")
+    _add(graph, "from_distance", reader, "distance", "regions")
+    plan = tp.plan_passes(graph)
+    messages = {diagnostic.node_id: diagnostic.message for diagnostic in plan.diagnostics}
+    assert set(messages) == {"from_buffer", "from_distance"}, plan.diagnostics
+    assert "reads mask, a Texture Buffer: it takes the output of a Flood Fill" in messages["from_buffer"]
+    assert "reads distance, a Distance: it takes the output of a Flood Fill" in messages["from_distance"]
+    assert {each.node_id for each in plan.passes} == {"mask", "distance"}
 
 
 def test_flood_fill_of_planks_across_a_tiling_buffer() -> None:
