@@ -63,7 +63,7 @@ def gl_rows(image: np.ndarray) -> np.ndarray:
     return image[::-1].astype(np.float64)
 
 
-def test_region_filters_on_gl_match_the_references_and_the_cpu(current_gl) -> None:
+def test_region_filters_on_gl_match_the_references_and_the_cpu(current_gl: object) -> None:
     graph = regions_graph()
     lowered = lower(graph)
     assert lowered.ok, [d.message for d in lowered.diagnostics]
