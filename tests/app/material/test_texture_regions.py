@@ -236,3 +236,19 @@ def test_flood_fill_of_planks_across_a_tiling_buffer() -> None:
         colours.add(tuple(values[0]))
         assert np.allclose(buffers["fill"][labels == region][:, 3], 1.0), "as tall as the texture"
     assert len(colours) == 4
+
+
+def test_flood_fill_of_hexagons_in_a_clamped_buffer() -> None:
+    """Convex non-rectangular regions, cut by the edges of a clamped buffer (no wrap): two sweeps suffice."""
+    graph = _graph("hexagons", {"scale": 3.0, "gap": 0.15}, "mask", tiling="clamp")
+    _add(graph, "fill", "flood_fill", "mask", "mask")
+    _add(graph, "grey", "flood_fill_to_grayscale", "fill", "regions", format="float")
+    buffers = _run(graph)
+    labels = label_regions(buffers["mask"][..., 0], wrap=False)
+    assert labels.max() + 1 >= 12
+    greys = set()
+    for region in range(labels.max() + 1):
+        values = np.unique(buffers["grey"][labels == region][:, 0])
+        assert len(values) == 1, f"region {region} has {len(values)} greys"
+        greys.add(float(values[0]))
+    assert len(greys) == labels.max() + 1
