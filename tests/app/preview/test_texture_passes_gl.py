@@ -25,12 +25,14 @@ from OpenGL import GL
 import app.material.catalog  # noqa: F401 - registers every node type (texture-space nodes included)
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
-from app.material.node_previews import SQUARE, lower_thumbnails
+from app.material.node_previews import SQUARE, lower_thumbnails, structure_key
 from app.material.nodes.texture_space import blur_taps
+from app.material.scene import RADIANCE_OUTPUT_NAME
 from app.preview.cpu_passes import run_plan_cpu
 from app.preview.images import qimage_to_rgba
 from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.texture_passes_gl import GlTexturePasses, PassError, schedule_for, texture_format
+from app.preview.texture_view import TextureViewJob, _ViewState, node_texture
 from app.preview.thumbnails import FlatCamera, ThumbnailRenderer, square_mesh
 from app.preview.widget import PreviewWidget
 from app.session.pass_programs import PassProgramCache, with_pass_parameters
@@ -404,5 +406,27 @@ def test_a_constant_upstream_of_a_buffer_is_a_live_value_of_its_pass(current_gl)
         session.lower()  # the canonical lowering (code view, exports) arrives later: the preview keeps its passes
         assert session.preview_passes("glsl420") is passes
         assert np.abs(gl_rows(renderer.passes.read_pass("height")) - reference_buffer(0.25)).max() <= 2.0 ** -10
+    finally:
+        renderer.release()
+
+
+def test_the_texture_view_of_a_filter_node_shows_its_buffer(current_gl) -> None:
+    """The Texture View's worker runs the passes too: the Blur node viewed at the buffer's resolution is its buffer,
+    texel for texel; a value downstream of every buffer draws no pass again."""
+    renderer = Renderer()
+    renderer.set_mesh(square_mesh())
+    renderer.camera = FlatCamera()  # type: ignore[assignment]
+    renderer.set_background_mode("color")
+    state = _ViewState(renderer, "glsl420")
+    graph = stone_graph()
+    try:
+        job = TextureViewJob(1, graph, "blur", "blur:" + structure_key(graph, RADIANCE_OUTPUT_NAME), SIZE, {"lift": 0.0, "tint": 1.0})
+        viewed = gl_rows(node_texture(state, job))
+        assert renderer.passes.pass_renders == 4
+        assert np.abs(viewed - gl_rows(renderer.passes.read_pass("blur"))).max() <= 1e-6
+        assert np.abs(viewed - reference_blur(reference_buffer(), RADIUS)).max() <= 2e-3
+        again = TextureViewJob(2, graph, "blur", "blur:" + structure_key(graph, RADIANCE_OUTPUT_NAME), SIZE, {"lift": 0.0, "tint": 0.5})
+        node_texture(state, again)
+        assert renderer.passes.pass_renders == 4
     finally:
         renderer.release()
