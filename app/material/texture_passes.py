@@ -317,6 +317,9 @@ class FilterDefinition:
     #: the property; connected to a Float, Vector or Colour Parameter, that parameter's uniform (the same name
     #: in every module, so the parameters panel drives the filter). Nothing else may feed them.
     value_inputs: tuple[str, ...] = ()
+    #: Texture inputs that read only some node types' outputs (input -> those type names): Flood Fill's readers
+    #: take a Flood Fill's buffer, whose texels are data, not an image. Other inputs take any pass node.
+    input_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 #: Every filter by node type name (`define_filter`).
@@ -502,7 +505,8 @@ def lower_pass_outputs(ctx: NodeContext) -> None:
 
 def define_filter(type_name: str, display_name: str, description: str, *, inputs: Sequence[PortSpec],
                   properties: Sequence[PropertySpec], passes: Callable[[FilterSetup], Sequence[FilterPass]],
-                  outputs: Sequence[str] = ("out",), main_input: str | None = None, notes: str = "") -> NodeType:
+                  outputs: Sequence[str] = ("out",), main_input: str | None = None, notes: str = "",
+                  input_sources: Mapping[str, tuple[str, ...]] | None = None) -> NodeType:
     """Register a filter node type in the "Texture Space" category and return it.
 
     `inputs`: its ports; the TEXTURE ones are buffers it reads (each must be
@@ -512,7 +516,9 @@ def define_filter(type_name: str, display_name: str, description: str, *, inputs
     Float/Vector/Colour Parameter connected to it: a material parameter
     driving the filter). `main_input` (default: the first texture input)
     gives the output's buffer spec. `outputs` are texture outputs. The node
-    also gets `OVERRIDE_PROPERTIES` (resolution, format).
+    also gets `OVERRIDE_PROPERTIES` (resolution, format). `input_sources`
+    restricts texture inputs to the outputs of the node types it names (a
+    plan refuses anything else, naming the filter).
     """
     texture_inputs = tuple(port.name for port in inputs if port.type is PortType.TEXTURE)
     if not texture_inputs:
@@ -537,7 +543,11 @@ def define_filter(type_name: str, display_name: str, description: str, *, inputs
         lower=lower_pass_outputs,
         notes=notes,
     ))
-    FILTERS[type_name] = FilterDefinition(type_name, main, texture_inputs, tuple(outputs), passes, value_inputs)
+    sources = dict(input_sources or {})
+    if any(name not in texture_inputs for name in sources):
+        raise ValueError(f"filter {type_name!r}: input_sources names an input that is not a texture input")
+    FILTERS[type_name] = FilterDefinition(type_name, main, texture_inputs, tuple(outputs), passes, value_inputs,
+                                          sources)
     return node_type
 
 
@@ -706,6 +716,12 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                                     "node: a filter reads Texture Buffers and other filters (render the value into a "
                                     "Texture Buffer first)")
                     broken = True
+                elif port in filter_definition.input_sources and \
+                        source.type_name not in filter_definition.input_sources[port]:
+                    wanted = " or ".join(_display_name(type_name) for type_name in filter_definition.input_sources[port])
+                    refuse(node_id, f"input '{port}' reads {connection.source_node}, a {_display_name(source.type_name)}: "
+                                    f"it takes the output of a {wanted}")
+                    broken = True
                 elif connection.source_node in failed:
                     failed.add(node_id)
                     broken = True
@@ -746,6 +762,13 @@ def _reads_itself(graph: MaterialGraph, node_id: str) -> bool:
         seen.add(current)
         pending.extend(consumers.get(current, ()))
     return False
+
+
+def _display_name(type_name: str) -> str:
+    from app.material.node_types import NODE_TYPES
+
+    found = NODE_TYPES.get(type_name)
+    return found.display_name if found is not None else type_name
 
 
 def _overridden(spec: BufferSpec, node: Node) -> BufferSpec:

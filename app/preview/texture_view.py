@@ -37,11 +37,15 @@ from PySide6.QtGui import QOffscreenSurface
 from app.gui_post import QtThread, gui_post
 from app.material.colors import display_hex
 from app.material.graph import MaterialGraph
+from app.material.lowering import lowering_equivalent
 from app.material.node_previews import texture_program
 from app.material.parameters import ParameterKind, ParameterSpec
+from app.material.texture_passes import has_pass_nodes
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
 from app.preview.renderer import ProgramBuildError, Renderer
+from app.preview.texture_passes_gl import schedule_for
 from app.preview.thumbnails import FlatCamera, square_mesh
+from app.session.pass_programs import PassProgramCache, PassPrograms, with_pass_parameters
 from app.workers import Job, Worker
 
 _delete = cast(Callable[[QObject], None], shiboken6.delete)  # shiboken6's untyped helper, typed
@@ -107,6 +111,16 @@ class _ViewState:
     parameters: tuple[ParameterSpec, ...] = ()
     problem: str = ""
     textures: dict[str, int] = field(default_factory=dict)
+    #: The graph the texture passes were planned for, and its passes (planned again when its lowering changes).
+    passes_graph: MaterialGraph | None = None
+    passes: PassPrograms | None = None
+
+    def passes_for(self, graph: MaterialGraph) -> PassPrograms | None:
+        """`graph`'s texture passes for this context's target (a buffer or filter node shows its buffer)."""
+        if self.passes_graph is None or not lowering_equivalent(self.passes_graph, graph):
+            self.passes = PassProgramCache.for_graph(graph).get(self.target) if has_pass_nodes(graph) else None
+            self.passes_graph = graph
+        return self.passes
 
 
 class TextureUnavailableError(RuntimeError):
@@ -130,13 +144,22 @@ def node_texture(state: _ViewState, job: TextureViewJob) -> np.ndarray:
             state.problem = f"{name} cannot be drawn: {program.problem}"
         else:
             try:
-                renderer.build_program(program.artifact)
+                renderer.build_program(program.artifact, renderer.passes.schedule)  # the passes stay (below)
                 state.parameters = program.parameters
             except ProgramBuildError as error:
                 state.problem = f"the driver refused the program of {name}: {error}"
     if state.problem:
         raise TextureUnavailableError(state.problem)
     specs = state.parameters
+    # The material's texture passes, as the preview runs them: drawn again only when what they read changed.
+    passes = state.passes_for(job.graph)
+    renderer.initialize()
+    try:
+        renderer.passes.set_schedule(schedule_for(passes), renderer.is_es)
+    except (ValueError, ProgramBuildError) as error:
+        raise TextureUnavailableError(f"{job.label or job.node_id} cannot be drawn: texture passes: {error}") from None
+    if passes is not None:
+        specs = tuple(with_pass_parameters(specs, passes.plan))
     # Every uniform gets a value: one the job does not name takes its default (the checker for a texture).
     values = {**{spec.name: spec.default for spec in specs if spec.kind not in (ParameterKind.TEXTURE, ParameterKind.OTHER)},
               **{name: value for name, value in job.values.items() if any(spec.name == name for spec in specs)}}

@@ -19,6 +19,7 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
+    texture_regions,  # imports texture_space first: the Texture Buffer leads its category
     texture_space,
     textures,
     utility,

@@ -159,6 +159,11 @@ def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
             if case.type_name in FILTERS and port.type is PortType.TEXTURE:
                 # A filter reads buffers (docs/texture-space.md): a Texture Buffer of the default colour.
                 source = (graph.add_node(BUFFER_TYPE, properties={"resolution": "256"}).id, "out")
+                allowed = FILTERS[case.type_name].input_sources.get(port.name)
+                if allowed:  # an input that reads one kind of filter (Flood Fill's readers): that filter between
+                    between = graph.add_node(allowed[0])
+                    graph.connect(source[0], source[1], between.id, FILTERS[allowed[0]].main_input)
+                    source = (between.id, NODE_TYPES[allowed[0]].outputs[0].name)
                 graph.connect(source[0], source[1], node.id, port.name)
             elif case.type_name in FILTERS:
                 if case.connect_fixed:  # a filter's value input takes a parameter
