@@ -4,7 +4,7 @@
 
 Each picture is the node's input mask (left) and its output (right), both
 N x N buffers of a real material graph (a pattern node into a Texture
-Buffer into the filter) planned by `texture_passes.plan_passes` and run by
+Buffer into the filter) planned by `pass_planner.plan_passes` and run by
 the CPU interpreter (`run_plan_cpu`), the same passes the preview runs.
 """
 
@@ -19,7 +19,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.material import catalog  # noqa: E402,F401 - registers the node types
+from app.material import (  # noqa: E402
+    catalog,  # noqa: F401 - registers the node types
+    pass_planner,
+)
 from app.material import texture_passes as tp  # noqa: E402
 from app.material.graph import Connection, MaterialGraph, Node  # noqa: E402
 from app.preview.cpu_passes import run_plan_cpu  # noqa: E402
@@ -53,7 +56,7 @@ def render(name: str, size: int) -> np.ndarray:
         input_port = tp.FILTERS[type_name].main_input
         connections.append(Connection(previous, previous_port, node_id, input_port))
         previous = node_id
-    plan = tp.plan_passes(MaterialGraph(nodes=nodes, connections=connections))
+    plan = pass_planner.plan_passes(MaterialGraph(nodes=nodes, connections=connections))
     if not plan.ok:
         raise SystemExit(f"{name}: {plan.diagnostics}")
     buffers = run_plan_cpu(plan)

@@ -12,7 +12,7 @@ import numpy as np
 
 from app.material import (
     catalog,  # noqa: F401 - registers the node types
-    texture_passes,
+    pass_planner,
 )
 from app.material.graph import MaterialGraph
 from app.preview.cpu_passes import run_plan_cpu
@@ -32,7 +32,7 @@ def main() -> None:
     normal = graph.add_node("height_to_normal", properties={"intensity": 0.03})
     graph.connect(blur.id, "out", normal.id, "height")
     graph.connect(normal.id, "out", output.id, "base_color")
-    plan = texture_passes.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     if not plan.ok:
         raise SystemExit(f"the plan has errors: {plan.diagnostics}")
     buffers = run_plan_cpu(plan)

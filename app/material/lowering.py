@@ -36,6 +36,7 @@ from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
     HIDDEN_UNIFORM_PREFIX,
+    OUTPUT_NODE_TYPES,
     RADIANCE_OUTPUT_NAME,
     RESERVED_UNIFORM_NAMES,
     SCENE_FIELDS,
@@ -55,10 +56,6 @@ from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterV
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
 
-#: Output node types, and the name of the fragment colour output each writes (docs/preview.md:
-#: `color` is display-referred and shown as is, `radiance` is linear HDR the host tone-maps).
-OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME,
-                                     "openpbr_surface": RADIANCE_OUTPUT_NAME}
 #: The output node of new materials.
 OUTPUT_NODE_TYPE = "surface_output"
 VERTEX_ENTRY_NAME = "vertex_main"
@@ -1014,7 +1011,7 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
     try:
         if texture_passes.has_pass_nodes(graph):
             # Pass nodes are sources here (loads of their buffers' samplers); their passes are
-            # `texture_passes.plan_passes`'s. A preview shows what it can: their problems are warnings there.
+            # `pass_planner.plan_passes`'s. A preview shows what it can: their problems are warnings there.
             for problem in texture_passes.pass_node_problems(graph, unconnected=False):
                 result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
             graph = texture_passes.material_view(graph)

@@ -23,6 +23,10 @@ SCENE_RECORD_NAME = "Scene"
 #: the host shows as it is.
 RADIANCE_OUTPUT_NAME = "radiance"
 DISPLAY_OUTPUT_NAME = "color"
+#: Output node types, and the name of the fragment colour output each writes (docs/preview.md:
+#: `color` is display-referred and shown as is, `radiance` is linear HDR the host tone-maps).
+OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME,
+                                     "openpbr_surface": RADIANCE_OUTPUT_NAME}
 
 #: Fields of the scene record, in declaration order. Matrices are 4x4,
 #: column-major as in GLSL; `normal_matrix` is the inverse transpose of the

@@ -1,7 +1,7 @@
 """The texture passes of a lowering, compiled per GLSL target: what a host runs before the material.
 
 A material with Texture Buffer or filter nodes has a `PassPlan`
-(`app.material.texture_passes.plan_passes`): verified modules, one per
+(`app.material.pass_planner.plan_passes`): verified modules, one per
 pass, in run order, each compiled for GLSL 4.20 by the lowering. A host
 drawing with another target (an OpenGL ES preview: `es320`) needs every
 pass compiled for it too; `PassProgramCache` compiles each pass once per
@@ -21,7 +21,8 @@ from typing import Any
 from app.material.catalog import node_type_for
 from app.material.graph import MaterialGraph
 from app.material.parameters import ParameterSpec
-from app.material.texture_passes import PassPlan, plan_passes
+from app.material.pass_planner import plan_passes
+from app.material.texture_passes import PassPlan
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 

@@ -15,7 +15,10 @@ import numpy as np
 import pytest
 from material_testing import glslang_check
 
-from app.material import catalog  # noqa: F401 - registers the node types
+from app.material import (
+    catalog,  # noqa: F401 - registers the node types
+    pass_planner,
+)
 from app.material import texture_passes as tp
 from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
@@ -69,7 +72,7 @@ def _filter(graph: MaterialGraph, output: Node, source: Node, type_name: str, po
 
 
 def _run(graph: MaterialGraph) -> tuple[tp.PassPlan, dict[str, np.ndarray]]:
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     assert plan.ok, plan.diagnostics
     material = lower(graph)
     assert material.ok, material.diagnostics
@@ -201,7 +204,7 @@ def test_a_buffer_read_by_a_value_input_is_sampled_at_the_mesh_uv() -> None:
     graph.connect(buffer.id, "out", output.id, "base_color")
     material = lower(graph)
     assert material.ok, material.diagnostics
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     uniforms = {uniform.name for uniform in material.module.uniforms} if material.module is not None else set()
     assert tp.pass_sampler_name(buffer.id) in uniforms
     assert [reader.uniform for reader in plan.material_inputs] == [tp.pass_sampler_name(buffer.id)]
@@ -218,12 +221,12 @@ def test_fingerprints_say_what_an_edit_changes() -> None:
     assert pattern is not None
     graph.connect(parameter.id, "out", pattern.source_node, "scale")
     blur = _filter(graph, output, buffer, "blur", "image", radius=0.012)
-    before = {each.key: each for each in tp.plan_passes(graph).passes}
+    before = {each.key: each for each in pass_planner.plan_passes(graph).passes}
     assert [spec.name for spec in before[buffer.id].parameters] == ["scale"]  # the parameter's own name
 
     radius_edit = graph.copy()
     radius_edit.nodes[blur.id].properties["radius"] = 0.013  # same tap bucket: a uniform edit
-    after = {each.key: each for each in tp.plan_passes(radius_edit).passes}
+    after = {each.key: each for each in pass_planner.plan_passes(radius_edit).passes}
     assert after[buffer.id].content_fingerprint == before[buffer.id].content_fingerprint
     for key in (f"{blur.id}/horizontal", blur.id):
         assert after[key].code_fingerprint == before[key].code_fingerprint  # no relink
@@ -232,11 +235,11 @@ def test_fingerprints_say_what_an_edit_changes() -> None:
 
     wide = graph.copy()
     wide.nodes[blur.id].properties["radius"] = 0.1  # more taps: new code
-    assert {each.key: each for each in tp.plan_passes(wide).passes}[blur.id].code_fingerprint != before[blur.id].code_fingerprint
+    assert {each.key: each for each in pass_planner.plan_passes(wide).passes}[blur.id].code_fingerprint != before[blur.id].code_fingerprint
 
     parameter_edit = graph.copy()
     parameter_edit.nodes[parameter.id].properties["default"] = 16.0
-    edited = {each.key: each for each in tp.plan_passes(parameter_edit).passes}
+    edited = {each.key: each for each in pass_planner.plan_passes(parameter_edit).passes}
     assert edited[buffer.id].code_fingerprint == before[buffer.id].code_fingerprint
     assert edited[buffer.id].value_fingerprint != before[buffer.id].value_fingerprint
     assert edited[blur.id].code_fingerprint == before[blur.id].code_fingerprint
@@ -248,7 +251,7 @@ def test_the_document_format_keeps_the_new_nodes() -> None:
     blur = _filter(graph, output, buffer, "blur", "image", radius=0.05, resolution="512")
     loaded = MaterialGraph.from_dict(graph.to_dict())
     assert loaded == graph
-    plans = [tp.plan_passes(each) for each in (graph, loaded)]
+    plans = [pass_planner.plan_passes(each) for each in (graph, loaded)]
     assert [each.code_fingerprint for each in plans[0].passes] == [each.code_fingerprint for each in plans[1].passes]
     spec = plans[1].pass_for(blur.id)
     assert spec is not None and spec.spec == tp.BufferSpec(512, "float", "clamp", True)
@@ -272,7 +275,7 @@ def test_a_buffer_reading_itself_is_refused() -> None:
     graph.connections += [Connection(buffer.id, "out", sample.id, "texture"), Connection(sample.id, "rgba", buffer.id, "input")]
     healthy = graph.add_node("texture_buffer", properties={"resolution": "256"})
     graph.connect(buffer.id, "out", output.id, "base_color")
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     errors = _errors_by_node(plan.diagnostics)
     assert "reads its own output" in " ".join(errors[buffer.id])
     assert set(errors) == {buffer.id}
@@ -286,7 +289,7 @@ def test_buffers_in_a_cycle_are_refused() -> None:
     graph.connections = [c for c in graph.connections if c.target_node != first.id]
     graph.connections += [Connection(first.id, "out", second.id, "input"), Connection(second.id, "out", first.id, "input")]
     graph.connect(second.id, "out", output.id, "base_color")
-    errors = _errors_by_node(tp.plan_passes(graph).diagnostics)
+    errors = _errors_by_node(pass_planner.plan_passes(graph).diagnostics)
     assert {first.id, second.id} <= set(errors)
     assert all("cycle" in " ".join(errors[node_id]) for node_id in (first.id, second.id))
 
@@ -309,7 +312,7 @@ def test_a_filter_fed_something_else_than_a_buffer_is_refused(feed: str) -> None
     expected = {"constant": "type mismatch", "texture_parameter": "not a texture-space node",
                 "unconnected": "needs a texture"}[feed]
     assert expected in message
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     assert blur.id in _errors_by_node(plan.diagnostics)
     assert plan.pass_for(buffer.id) is not None  # the buffer's own pass is still planned
 
@@ -325,7 +328,7 @@ def test_buffers_beyond_the_memory_budget_are_refused_naming_the_node() -> None:
     graph.connect(mix.id, "out", output.id, "base_color")
     each = tp.BufferSpec(4096, "float", "tile", True).memory_bytes
     assert each == sum(4 ** level for level in range(13)) * 16  # 4096^2 .. 1^2 texels of 16 bytes
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     refused = [diagnostic for diagnostic in plan.diagnostics if "budget" in diagnostic.message]
     assert [diagnostic.node_id for diagnostic in refused] == [buffers[3].id]
     assert "1365 MiB" in refused[0].message and "1024 MiB" in refused[0].message
@@ -341,7 +344,7 @@ def test_a_buffer_inside_a_group_is_refused() -> None:
     edit = group_nodes(graph, None, [buffer.id, sample.id])  # the texture stays inside: the grouping takes both
     definition = edit.document.functions[edit.function_id]
     assert any(node.type_name == tp.BUFFER_TYPE for node in definition.body.nodes.values())
-    plan = tp.plan_passes(edit.document)
+    plan = pass_planner.plan_passes(edit.document)
     errors = _errors_by_node(plan.diagnostics)
     assert "cannot sit inside a group" in " ".join(errors[edit.instance_id])
     assert edit.instance_id in _errors_by_node(lower(edit.document).diagnostics)
@@ -362,7 +365,7 @@ def test_every_pass_module_passes_glslang(glslang_validator: str, tmp_path: Path
     normal = graph.add_node("height_to_normal", properties={"convention": "directx"})
     graph.connect(blur.id, "out", normal.id, "height")
     graph.connect(normal.id, "out", output.id, "emissive")
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     assert plan.ok, plan.diagnostics
     assert len(plan.passes) == 4
     for position, each in enumerate(plan.passes):
@@ -386,7 +389,7 @@ def test_buffer_orientation_and_live_values() -> None:
     graph.connect(shifted.id, "out", buffer.id, "input")
     graph.connect(buffer.id, "out", output.id, "base_color")
     live = frozenset({(offset.id, "value")})
-    plan = tp.plan_passes(graph, live=live)
+    plan = pass_planner.plan_passes(graph, live=live)
     image = run_plan_cpu(plan)[buffer.id]
     centres = (np.arange(SIZE) + 0.5) / SIZE
     assert np.allclose(image[0, :, 0], centres) and np.allclose(image[:, 0, 1], centres[::-1])
@@ -398,7 +401,7 @@ def test_buffer_orientation_and_live_values() -> None:
 
     edited = graph.copy()
     edited.nodes[offset.id].properties["value"] = (0.25, 0.0)
-    again = tp.plan_passes(edited, live=live)
+    again = pass_planner.plan_passes(edited, live=live)
     assert again.passes[0].code_fingerprint == plan.passes[0].code_fingerprint
     assert again.passes[0].value_fingerprint != plan.passes[0].value_fingerprint
     moved = run_plan_cpu(again)[buffer.id]
@@ -446,7 +449,7 @@ def test_a_material_reading_a_buffer_renders_as_reading_the_sub_graph_directly()
         renderer.set_mesh("plane")
         renderer.set_program(result.verified)
         if buffer is not None:
-            plan = tp.plan_passes(graph)
+            plan = pass_planner.plan_passes(graph)
             renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan)))
         images.append(renderer.render_linear(64, 64))
     direct, through_buffer = images
@@ -531,7 +534,7 @@ def test_a_texture_parameter_inside_a_buffer_reads_its_image() -> None:
     buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float"})
     graph.connect(sample.id, "rgba", buffer.id, "input")
     graph.connect(buffer.id, "out", output.id, "base_color")
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     assert [spec.name for spec in plan.passes[0].parameters] == ["albedo"]
     image = np.zeros((SIZE, SIZE, 4), np.uint8)
     image[..., 0], image[..., 3] = np.arange(SIZE, dtype=np.uint8)[None, :], 255  # red ramp along u
@@ -544,19 +547,19 @@ def test_a_texture_parameter_inside_a_buffer_reads_its_image() -> None:
 def test_a_parameter_drives_a_filter_value_without_relinking() -> None:
     graph, output, buffer = _material()
     normal = _filter(graph, output, buffer, "height_to_normal", "height", intensity=0.02)
-    by_property = run_plan_cpu(tp.plan_passes(graph))[normal.id]
+    by_property = run_plan_cpu(pass_planner.plan_passes(graph))[normal.id]
     depth = graph.add_node("float_parameter", properties={"name": "depth", "default": 0.5})
     graph.connect(depth.id, "out", normal.id, "intensity")
     material = lower(graph)
     assert material.ok and [spec.name for spec in material.parameters] == ["depth"]  # in the panel
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     assert [spec.name for spec in plan.passes[-1].parameters] == ["depth"]
     driven = run_plan_cpu(plan, {"depth": 0.02})[normal.id]
     assert np.abs(driven - by_property).max() < 1e-6
     assert np.abs(run_plan_cpu(plan)[normal.id] - by_property).max() > 0.1  # the node's default: 0.5
     edited = graph.copy()
     edited.nodes[depth.id].properties["default"] = 0.1
-    again = tp.plan_passes(edited)
+    again = pass_planner.plan_passes(edited)
     assert [each.code_fingerprint for each in again.passes] == [each.code_fingerprint for each in plan.passes]
     assert again.passes[-1].content_fingerprint != plan.passes[-1].content_fingerprint
 
@@ -565,7 +568,7 @@ def test_a_parameter_drives_a_filter_value_without_relinking() -> None:
     graph.connect(buffer.id, "out", blur.id, "image")
     softness = graph.add_node("float_parameter", properties={"name": "softness", "default": 0.01})
     graph.connect(softness.id, "out", blur.id, "radius")
-    blurred = tp.plan_passes(graph).pass_for(blur.id)
+    blurred = pass_planner.plan_passes(graph).pass_for(blur.id)
     assert blurred is not None and [spec.name for spec in blurred.parameters] == ["softness"]
     assert blurred.text.count("texture_lod") == 2 * 64 + 1
 
@@ -573,7 +576,7 @@ def test_a_parameter_drives_a_filter_value_without_relinking() -> None:
     assert not can_connect(graph, constant.id, "out", normal.id, "intensity")[0]
     graph.connections = [c for c in graph.connections if c.target_port != "intensity"]
     graph.connections.append(Connection(constant.id, "out", normal.id, "intensity"))  # a file may hold it
-    errors = _errors_by_node(tp.plan_passes(graph).diagnostics)
+    errors = _errors_by_node(pass_planner.plan_passes(graph).diagnostics)
     assert "not a Float, Vector or Colour Parameter" in " ".join(errors[normal.id])
 
 
@@ -584,11 +587,11 @@ def test_refresh_values_matches_a_new_plan_after_a_parameter_edit() -> None:
     assert pattern is not None
     graph.connect(parameter.id, "out", pattern.source_node, "scale")
     _filter(graph, output, buffer, "blur", "image", radius=0.012)
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     edited = graph.copy()
     edited.nodes[parameter.id].properties["default"] = 16.0
     assert lowering_equivalent(graph, edited)
-    refreshed, fresh = tp.refresh_values(plan, edited), tp.plan_passes(edited)
+    refreshed, fresh = pass_planner.refresh_values(plan, edited), pass_planner.plan_passes(edited)
     for mine, theirs, before in zip(refreshed.passes, fresh.passes, plan.passes):
         assert (mine.key, mine.value_fingerprint, mine.content_fingerprint) == (
             theirs.key, theirs.value_fingerprint, theirs.content_fingerprint)

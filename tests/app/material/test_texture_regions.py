@@ -22,7 +22,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from app.material import catalog  # noqa: F401 - registers the node types
+from app.material import (
+    catalog,  # noqa: F401 - registers the node types
+    pass_planner,
+)
 from app.material import texture_passes as tp
 from app.material.graph import Connection, MaterialGraph, Node
 from app.preview.cpu_passes import run_plan_cpu
@@ -63,7 +66,7 @@ def _add(graph: MaterialGraph, node_id: str, type_name: str, source: str, port: 
 
 
 def _run(graph: MaterialGraph) -> dict[str, np.ndarray]:
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     assert plan.ok, plan.diagnostics
     return {key: buffer[::-1] for key, buffer in run_plan_cpu(plan).items()}  # rows v-up
 
@@ -198,7 +201,7 @@ def test_a_filter_fed_a_value_is_refused_naming_it(type_name: str) -> None:
     graph.nodes["filter"] = Node("filter", type_name, {})
     graph.connections.append(Connection("pattern", "mask", "filter", "mask"))
     _add(graph, "distance", "mask_distance", "mask", "mask")
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     refused = [diagnostic for diagnostic in plan.diagnostics if diagnostic.node_id == "filter"]
     assert len(refused) == 1 and "not a texture-space node" in refused[0].message, plan.diagnostics
     assert {diagnostic.node_id for diagnostic in plan.diagnostics} == {"filter"}
@@ -213,7 +216,7 @@ def test_a_flood_fill_reader_fed_an_image_is_refused_naming_it(reader: str) -> N
     _add(graph, "distance", "mask_distance", "mask", "mask")
     _add(graph, "from_buffer", reader, "mask", "regions")
     _add(graph, "from_distance", reader, "distance", "regions")
-    plan = tp.plan_passes(graph)
+    plan = pass_planner.plan_passes(graph)
     messages = {diagnostic.node_id: diagnostic.message for diagnostic in plan.diagnostics}
     assert set(messages) == {"from_buffer", "from_distance"}, plan.diagnostics
     assert "reads mask, a Texture Buffer: it takes the output of a Flood Fill" in messages["from_buffer"]
