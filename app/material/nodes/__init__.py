@@ -20,6 +20,8 @@ from app.material.nodes import (
     pbr,
     procedural,
     texture_space,
+    texture_space_adjustments,
+    texture_space_analysis,
     textures,
     utility,
     vectors,
