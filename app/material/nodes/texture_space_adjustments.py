@@ -7,7 +7,7 @@ adjustments do (a Histogram Scan of a blurred mask, a Levels before a
 Curvature). Every value is a uniform of the pass (dragging a slider
 re-renders without relinking); only Levels' choice of channels shapes the
 code. The formulas are in each node's notes (docs/material-nodes.md);
-tests/filters_a_reference.py checks them.
+tests/analysis_filter_reference.py checks them.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ result tiles seamlessly. Values an artist drags (intensity, radius,
 depth, threshold, width, softness) are uniforms of the pass; only the
 tap counts (Ambient Occlusion's directions and steps, Edge Detect's
 reach) shape the code. The formulas are in each node's notes
-(docs/material-nodes.md) and tests/filters_a_reference.py checks them.
+(docs/material-nodes.md) and tests/analysis_filter_reference.py checks them.
 """
 
 from __future__ import annotations
