@@ -244,12 +244,16 @@ class FilterPass:
     pass is (at most one pass per output; a filter output no pass names is
     its last pass's buffer). `spec`, when given, derives this pass's buffer
     from the filter's output spec (e.g. a half-resolution intermediate).
+    `reads` names the texture inputs and earlier passes the kernel samples
+    (their samplers are loaded in the entry block); empty: every one
+    available, so a pass that reads fewer should say which.
     """
 
     name: str
     kernel: Kernel
     output: str | None = None
     spec: Callable[[BufferSpec], BufferSpec] | None = None
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -551,27 +555,33 @@ def pass_quad_mesh() -> dict[str, list[tuple[float, ...]]]:
 
 # Planning ---------------------------------------------------------------------------------------
 
+_UNCONNECTED = "must be connected"
 #: The id of the output node a pass module is lowered with (its diagnostics are the pass node's).
 _PASS_OUTPUT_ID = "__pass_output"
 
 
 def material_view(graph: MaterialGraph) -> MaterialGraph:
-    """`graph` with every connection into a pass node cut: what the material module lowers (a pass node is
-    then a source: loads of its samplers). The graph itself when it has no pass node."""
-    passes = {node_id for node_id, node in graph.nodes.items() if is_pass_node_type(node.type_name)}
-    if not passes:
+    """`graph` with every connection into a Texture Buffer cut: what the material module lowers. Pass nodes
+    lower to loads of their samplers there, so nothing upstream of a buffer reaches the material module (a
+    filter's inputs are pass nodes: sampler loads too). The graph itself when it has no buffer."""
+    buffers = {node_id for node_id, node in graph.nodes.items() if node.type_name == BUFFER_TYPE}
+    if not buffers:
         return graph
-    return replace(graph, connections=[c for c in graph.connections if c.target_node not in passes])
+    return replace(graph, connections=[c for c in graph.connections if c.target_node not in buffers])
 
 
 def has_pass_nodes(graph: MaterialGraph) -> bool:
     return any(is_pass_node_type(node.type_name) for node in graph.nodes.values())
 
 
-def pass_node_problems(graph: MaterialGraph) -> list[NodeDiagnostic]:
+def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[NodeDiagnostic]:
     """Structural refusals of pass nodes that need no lowering: cycles, pass nodes inside groups, filter inputs
-    that are not buffers (the `plan_passes` diagnostics; the material lowering reports them too)."""
-    return _analyse(graph)[2]
+    that are not buffers (the `plan_passes` diagnostics; the material lowering reports them too, but for
+    `unconnected` filter inputs, which its type propagation reports already)."""
+    problems = _analyse(graph)[2]
+    if unconnected:
+        return problems
+    return [problem for problem in problems if _UNCONNECTED not in problem.message]
 
 
 @dataclass
@@ -641,7 +651,7 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                 connection = incoming.get((node_id, port))
                 source = graph.nodes.get(connection.source_node) if connection is not None else None
                 if connection is None or source is None:
-                    refuse(node_id, f"input '{port}' must be connected to a Texture Buffer or another filter's output")
+                    refuse(node_id, f"input '{port}' {_UNCONNECTED} to a Texture Buffer or another filter's output")
                     broken = True
                 elif not is_pass_node_type(source.type_name):
                     refuse(node_id, f"input '{port}' reads {connection.source_node}, which is not a texture-space "
@@ -844,7 +854,14 @@ def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: 
         pass_spec = declared_pass.spec(spec) if declared_pass.spec is not None else spec
         values: dict[str, float | tuple[float, ...]] = {}
         inputs: list[PassInput] = []
-        available = dict(sources)
+        available = dict(sources) if not declared_pass.reads else {
+            name: sources[name] for name in declared_pass.reads if name in sources}
+        unknown = [name for name in declared_pass.reads if name not in sources]
+        if unknown:
+            plan.diagnostics.append(NodeDiagnostic(node.id, "graph", f"pass {declared_pass.name!r} reads "
+                                                   f"{', '.join(unknown)}: neither a texture input nor an earlier pass"))
+            made.append(TexturePass(f"{node.id}/{declared_pass.name}", node.id, spec))
+            return made
 
         def run(ctx: NodeContext, kernel: Kernel = declared_pass.kernel, pass_spec: BufferSpec = pass_spec,
                 available: dict[str, tuple[str, BufferSpec]] = available,
