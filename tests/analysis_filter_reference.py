@@ -49,15 +49,18 @@ def sample_at(image: np.ndarray, dx: float, dy: float, tiling: str) -> np.ndarra
 
 
 def curvature(height: np.ndarray, intensity: float, radius: float, tiling: str) -> np.ndarray:
-    """0.5 + intensity x (h − mean of h on a ring of 8 taps `radius` texels away), clamped to [0, 1].
+    """0.5 + intensity x (h − mean of h on a ring of 8 taps `radius` away), clamped to [0, 1].
+
+    `radius` is in texture-width units (the ring's taps sit radius x size texels from the centre).
 
     Convex places (a ridge, a bump's top, an outer edge) are brighter than their ring, concave ones (a
     groove, a cavity, an inner corner) darker, flat or evenly sloped ones mid-grey.
     """
+    rows, columns = height.shape
     ring = np.zeros_like(height)
     for k in range(8):
         angle = k * math.pi / 4.0
-        ring += sample_at(height, radius * math.cos(angle), radius * math.sin(angle), tiling)
+        ring += sample_at(height, radius * columns * math.cos(angle), radius * rows * math.sin(angle), tiling)
     return np.clip(0.5 + intensity * (height - ring / 8.0), 0.0, 1.0)
 
 
@@ -144,9 +147,9 @@ def histogram_scan(value: np.ndarray, position: float, contrast: float) -> np.nd
     """Substance's Histogram Scan: levels with an input window of width w = 1 − contrast sliding from
     [1, 1 + w] (position 0: all black) through [0, 1] (position 0.5, contrast 0: unchanged) to [−w, 0]
     (position 1: all white). Contrast 1 is a hard threshold at 1 − position."""
-    w = 1.0 - contrast
+    w = max(1.0 - contrast, 1e-5)
     low = (1.0 - position) * (1.0 + w) - w
-    return np.clip((value - low) / max(w, 1e-5), 0.0, 1.0)
+    return np.clip((value - low) / w, 0.0, 1.0)
 
 
 def histogram_range(value: np.ndarray, range_: float, position: float) -> np.ndarray:

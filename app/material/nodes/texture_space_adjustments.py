@@ -35,7 +35,8 @@ def _remap(ctx: PassContext, value: Operand, low: Operand, width: Operand) -> Op
     """clamp((value − low) / max(width, NARROWEST), 0, 1), component-wise on a vec4."""
     fn = ctx.fn
     narrowest = fn.builtin(Builtin.MAX, FLOAT, width, fn.f(NARROWEST))
-    return fn.builtin(Builtin.CLAMP, vec(4), fn.divide(fn.subtract(value, low), narrowest), fn.f(0.0), fn.f(1.0))
+    shifted = fn.subtract(value, fn.construct(vec(4), low))
+    return fn.builtin(Builtin.CLAMP, vec(4), fn.multiply(shifted, fn.divide(fn.f(1.0), narrowest)), fn.f(0.0), fn.f(1.0))
 
 
 def _levels_passes(setup: FilterSetup) -> list[FilterPass]:
@@ -49,7 +50,7 @@ def _levels_passes(setup: FilterSetup) -> list[FilterPass]:
         t = _remap(ctx, texel, in_low, fn.subtract(in_high, in_low))
         exponent = fn.divide(fn.f(1.0), fn.builtin(Builtin.MAX, FLOAT, ctx.value("gamma"), fn.f(1e-3)))
         curved = fn.builtin(Builtin.POW, vec(4), t, fn.construct(vec(4), exponent, exponent, exponent, exponent))
-        adjusted = fn.add(out_low, fn.multiply(curved, fn.subtract(out_high, out_low)))
+        adjusted = fn.add(fn.construct(vec(4), out_low), fn.multiply(curved, fn.subtract(out_high, out_low)))
         return _with_channels(ctx, texel, adjusted, components)
 
     return [FilterPass("levels", kernel)]
@@ -82,7 +83,7 @@ define_filter(
 def _histogram_scan(ctx: PassContext) -> Operand:
     fn = ctx.fn
     texel = ctx.sample("input", ctx.uv)
-    window = fn.subtract(fn.f(1.0), ctx.value("contrast"))
+    window = fn.builtin(Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), ctx.value("contrast")), fn.f(NARROWEST))
     # The window [low, low + window] slides from [1, 1 + window] (position 0) to [−window, 0] (position 1).
     low = fn.subtract(fn.multiply(fn.subtract(fn.f(1.0), ctx.value("position")), fn.add(fn.f(1.0), window)), window)
     return _with_channels(ctx, texel, _remap(ctx, texel, low, window), "xyz")
@@ -100,7 +101,7 @@ define_filter(
     passes=lambda setup: [FilterPass("scan", _histogram_scan)],
     notes=(
         "One pass, 1 read; Substance Designer's semantics. On r, g, b (alpha passes through): levels with the input "
-        "window [low, low + w], w = 1 − contrast, low = (1 − position)(1 + w) − w: position 0 gives black, 1 white, "
+        "window [low, low + w], w = max(1 − contrast, 1e-5), low = (1 − position)(1 + w) − w: position 0 gives black, 1 white, "
         "0.5 with contrast 0 the input unchanged; contrast 1 is a threshold at 1 − position."
     ),
 )
@@ -111,7 +112,7 @@ def _histogram_range(ctx: PassContext) -> Operand:
     texel = ctx.sample("input", ctx.uv)
     span = ctx.value("range")
     offset = fn.multiply(ctx.value("position"), fn.subtract(fn.f(1.0), span))
-    return _with_channels(ctx, texel, fn.add(offset, fn.multiply(texel, span)), "xyz")
+    return _with_channels(ctx, texel, fn.add(fn.construct(vec(4), offset), fn.multiply(texel, span)), "xyz")
 
 
 define_filter(

@@ -58,8 +58,7 @@ def _clamp01(ctx: PassContext, value: Operand) -> Operand:
 def _curvature(ctx: PassContext) -> Operand:
     fn = ctx.fn
     centre = grey(ctx, ctx.sample("height", ctx.uv))
-    # The ring's radius in UV units: radius (texels of the input) x texel size.
-    reach = fn.multiply(ctx.value("radius"), fn.f(ctx.input_texel("height")))
+    reach = ctx.value("radius")  # UV units: the same look at every resolution
     ring: Operand | None = None
     for k in range(CURVATURE_TAPS):
         angle = 2.0 * math.pi * k / CURVATURE_TAPS
@@ -78,12 +77,13 @@ define_filter(
     inputs=[PortSpec("height", PortType.TEXTURE, None)],
     properties=[
         PropertySpec("intensity", "float", 8.0, 0.0, 64.0),
-        PropertySpec("radius", "float", 1.0, 0.5, 16.0, label="radius (texels)"),
+        PropertySpec("radius", "float", 0.005, 0.001, 0.1, label="radius (of the texture)"),
     ],
     passes=lambda setup: [FilterPass("curvature", _curvature)],
     notes=(
-        "One pass, 9 reads: clamp(0.5 + intensity x (h − mean of h on a ring of 8 taps `radius` texels away), "
-        "0, 1), h the input's luminance. Mid-grey (0.5) is flat or evenly sloped."
+        "One pass, 9 reads: clamp(0.5 + intensity x (h − mean of h on a ring of 8 taps `radius` away), 0, 1), h "
+        "the input's luminance, radius a fraction of the texture's width (the same look at any resolution; "
+        "small: sharp edges only, larger: broad shapes too). Mid-grey (0.5) is flat or evenly sloped."
     ),
 )
 
@@ -194,7 +194,8 @@ def _edge_passes(setup: FilterSetup) -> list[FilterPass]:
         # Whole texel distances up to EDGE_FAR are exact in binary16; 8-bit would clamp them to 1.
         return replace(spec, format="16-bit", mipmaps=False)
 
-    return [FilterPass("rows", across_rows, spec=distances), FilterPass("edges", across_columns)]
+    return [FilterPass("rows", across_rows, spec=distances, reads=("mask",)),
+            FilterPass("edges", across_columns, reads=("rows",))]
 
 
 define_filter(
