@@ -71,25 +71,33 @@ def ambient_occlusion(height: np.ndarray, radius: float, depth: float, intensity
                       steps: int, tiling: str) -> np.ndarray:
     """Horizon-based occlusion of a height field (heights in [0, 1] rise `depth` texture widths).
 
-    Along each of `directions` directions (angles 2 pi k / directions) the height is read at `steps`
-    distances t_s = radius x s / steps (texture-width units, s = 1..steps); the horizon there is the sine
-    of the elevation angle, x / sqrt(1 + x²) with x = depth (h_s − h) / t_s, weighted by
-    1 − ((s − 1) / steps)² so far occluders fade out, and never below 0. A direction's occlusion is its
-    highest weighted horizon; the result is 1 − intensity x (their mean), clamped to [0, 1].
+    S(x) = x / sqrt(1 + x²) is the sine of the elevation of a rise x per unit of run. Along each of
+    `directions` directions d (angles 2 pi k / directions) the tangent's sine is S(depth x the central
+    difference of h one texel either side along d, per texture width), and the height is read at `steps`
+    distances t_s = radius x s / steps (texture-width units, s = 1..steps). A direction's occlusion is the
+    largest (S(depth (h_s − h) / t_s) − tangent) x (1 − ((s − 1) / steps)²), never below 0 (a horizon
+    counts above the tangent plane; far occluders fade). The result is 1 − intensity x (the mean over the
+    directions), clamped to [0, 1]. (Square textures: a texel is 1 / columns along both axes.)
     """
     rows, columns = height.shape
+
+    def sine(x: np.ndarray) -> np.ndarray:
+        result: np.ndarray = x / np.sqrt(1.0 + x * x)
+        return result
+
     total = np.zeros_like(height)
     for k in range(directions):
         angle = 2.0 * math.pi * k / directions
         dx, dy = math.cos(angle), math.sin(angle)
+        ahead = sample_at(height, dx, dy, tiling)
+        behind = sample_at(height, -dx, -dy, tiling)
+        tangent = sine(depth * (ahead - behind) * columns / 2.0)
         horizon = np.zeros_like(height)
         for s in range(1, steps + 1):
             t = radius * s / steps
             tap = sample_at(height, dx * t * columns, dy * t * rows, tiling)
-            x = depth * (tap - height) / t
-            sine = x / np.sqrt(1.0 + x * x)
             weight = 1.0 - ((s - 1) / steps) ** 2
-            horizon = np.maximum(horizon, sine * weight)
+            horizon = np.maximum(horizon, (sine(depth * (tap - height) / t) - tangent) * weight)
         total += horizon
     return np.clip(1.0 - intensity * total / directions, 0.0, 1.0)
 

@@ -100,19 +100,30 @@ def _occlusion_passes(setup: FilterSetup) -> list[FilterPass]:
         centre = grey(ctx, ctx.sample("height", ctx.uv))
         radius = fn.builtin(Builtin.MAX, FLOAT, ctx.value("radius"), fn.f(1e-4))
         depth = ctx.value("depth")
+        texel = ctx.input_texel("height")
+
+        def sine(rise: Operand) -> Operand:
+            """sin(atan(rise)): the elevation's sine of a rise per unit of run."""
+            return fn.multiply(rise, fn.builtin(Builtin.INVERSESQRT, FLOAT, fn.add(fn.f(1.0), fn.multiply(rise, rise))))
+
         total: Operand | None = None
         for k in range(directions):
             angle = 2.0 * math.pi * k / directions
             direction = fn.construct(vec(2), fn.f(round(math.cos(angle), 12)), fn.f(round(math.sin(angle), 12)))
+            # The surface's own slope along the direction (central difference one texel either side): a horizon
+            # counts only where it rises above the tangent plane, so an even slope is not occluded.
+            across = fn.multiply(direction, fn.f(texel))
+            ahead = grey(ctx, ctx.sample("height", fn.add(ctx.uv, across)))
+            behind = grey(ctx, ctx.sample("height", fn.subtract(ctx.uv, across)))
+            tangent = sine(fn.multiply(depth, fn.multiply(fn.subtract(ahead, behind), fn.f(0.5 / texel))))
             horizon: Operand = fn.f(0.0)
             for step in range(1, steps + 1):
                 distance = fn.multiply(radius, fn.f(step / steps))
                 tap = grey(ctx, ctx.sample("height", fn.add(ctx.uv, fn.multiply(direction, distance))))
                 rise = fn.divide(fn.multiply(depth, fn.subtract(tap, centre)), distance)
-                # sin(atan(rise)): the horizon's elevation; far taps count less.
-                sine = fn.multiply(rise, fn.builtin(Builtin.INVERSESQRT, FLOAT, fn.add(fn.f(1.0), fn.multiply(rise, rise))))
-                weight = 1.0 - ((step - 1) / steps) ** 2
-                horizon = fn.builtin(Builtin.MAX, FLOAT, horizon, fn.multiply(sine, fn.f(weight)))
+                weight = 1.0 - ((step - 1) / steps) ** 2  # far taps count less
+                horizon = fn.builtin(Builtin.MAX, FLOAT, horizon,
+                                     fn.multiply(fn.subtract(sine(rise), tangent), fn.f(weight)))
             total = horizon if total is None else fn.add(total, horizon)
         assert total is not None
         occlusion = fn.multiply(total, fn.f(1.0 / directions))
@@ -130,17 +141,18 @@ define_filter(
         PropertySpec("radius", "float", 0.05, 0.002, 0.5, label="radius (of the texture)"),
         PropertySpec("depth", "float", 0.1, 0.0, 2.0, label="height depth"),
         PropertySpec("intensity", "float", 1.0, 0.0, 4.0),
-        PropertySpec("directions", "int", 8, 4, 32),
-        PropertySpec("steps", "int", 6, 2, 32),
+        PropertySpec("directions", "int", 12, 4, 32),
+        PropertySpec("steps", "int", 8, 2, 32),
     ],
     passes=_occlusion_passes,
     notes=(
-        "One pass, 1 + directions x steps reads. Heights 0..1 rise `depth` texture widths. Along each direction "
-        "(angles 2 pi k / directions) the height is read at t_s = radius x s / steps (s = 1..steps; texture-width "
-        "units); the horizon there is sin(atan(x)) = x / sqrt(1 + x²), x = depth (h_s − h) / t_s, times "
-        "1 − ((s − 1) / steps)² (far occluders fade), at least 0; a direction's occlusion is its highest horizon. "
-        "Result: clamp(1 − intensity x mean over the directions, 0, 1). Directions and steps shape the code (a "
-        "change relinks); the others are uniforms."
+        "One pass, 1 + directions x (steps + 2) reads (HBAO-like). Heights 0..1 rise `depth` texture widths; "
+        "S(x) = x / sqrt(1 + x²) is the sine of the elevation of a rise x per unit of run. Along each direction d "
+        "(angles 2 pi k / directions) the tangent is S(depth (h(+1 texel) − h(−1 texel)) / 2 texels) and the "
+        "height is read at t_s = radius x s / steps (s = 1..steps; texture-width units); a direction's occlusion is "
+        "the largest (S(depth (h_s − h) / t_s) − tangent) x (1 − ((s − 1) / steps)²) (far occluders fade), at least "
+        "0: only what rises above the tangent plane occludes. Result: clamp(1 − intensity x mean over the "
+        "directions, 0, 1). Directions and steps shape the code (a change relinks); the others are uniforms."
     ),
 )
 
