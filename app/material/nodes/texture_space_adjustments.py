@@ -13,6 +13,7 @@ tests/analysis_filter_reference.py checks them.
 from __future__ import annotations
 
 from app.material.node_types import PortSpec, PropertySpec
+from app.material.nodes.texture_space_analysis import picture
 from app.material.port_types import PortType
 from app.material.texture_passes import FilterPass, FilterSetup, PassContext, define_filter
 from vpl_core.ir.instructions import Builtin
@@ -76,6 +77,7 @@ define_filter(
         "0.001). `channels` picks the adjusted ones (rgb, rgba, or one); the others pass through. For different "
         "levels per channel chain Texture Levels nodes, one channel each. in_white at or below in_black is a step "
         "at in_black."
+        + picture("texture-levels", "Bricks, then Texture Levels (in 0.25 to 0.75, gamma 1.4)")
     ),
 )
 
@@ -103,6 +105,7 @@ define_filter(
         "One pass, 1 read; Substance Designer's semantics. On r, g, b (alpha passes through): levels with the input "
         "window [low, low + w], w = max(1 − contrast, 1e-5), low = (1 − position)(1 + w) − w: position 0 gives black, 1 white, "
         "0.5 with contrast 0 the input unchanged; contrast 1 is a threshold at 1 − position."
+        + picture("histogram-scan", "A fractal noise, then Histogram Scan (position 0.45, contrast 0.85)")
     ),
 )
 
@@ -128,5 +131,6 @@ define_filter(
     notes=(
         "One pass, 1 read; Substance Designer's semantics. On r, g, b (alpha passes through): position (1 − range) + "
         "v range: [0, 1] goes to a band `range` wide, from [0, range] (position 0) to [1 − range, 1] (position 1)."
+        + picture("histogram-range", "A fractal noise, then Histogram Range (range 0.3, position 0.8)")
     ),
 )

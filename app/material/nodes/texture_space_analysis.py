@@ -34,6 +34,11 @@ EDGE_REACH = 16
 EDGE_FAR = 1000.0
 
 
+def picture(name: str, caption: str) -> str:
+    """The docs' picture of a filter (docs/images, made by tools/make_analysis_pictures.py), for its notes."""
+    return f'<br><img src="images/filter-{name}.png" width="390" alt="{caption}">'
+
+
 def grey(ctx: PassContext, rgba: Operand) -> Operand:
     """A texel as greyscale: its luminance (Rec. 709 weights; a grey (v, v, v) reads as v)."""
     fn = ctx.fn
@@ -84,6 +89,7 @@ define_filter(
         "One pass, 9 reads: clamp(0.5 + intensity x (h − mean of h on a ring of 8 taps `radius` away), 0, 1), h "
         "the input's luminance, radius a fraction of the texture's width (the same look at any resolution; "
         "small: sharp edges only, larger: broad shapes too). Mid-grey (0.5) is flat or evenly sloped."
+        + picture("curvature", "A height of bevelled bricks with grain, then its Curvature (radius 0.006, intensity 10)")
     ),
 )
 
@@ -153,6 +159,8 @@ define_filter(
         "the largest (S(depth (h_s − h) / t_s) − tangent) x (1 − ((s − 1) / steps)²) (far occluders fade), at least "
         "0: only what rises above the tangent plane occludes. Result: clamp(1 − intensity x mean over the "
         "directions, 0, 1). Directions and steps shape the code (a change relinks); the others are uniforms."
+        + picture("ambient-occlusion", "A height of bevelled bricks with grain, then its Ambient Occlusion (radius 0.06, "
+                  "depth 0.1, intensity 1.5)")
     ),
 )
 
@@ -227,5 +235,6 @@ define_filter(
         "the nearest texel on the other side of the outline, looking at most ceil(width + 0.5) texels (at most "
         f"{EDGE_REACH}) along each axis. The outline is half a texel from it (b = d − 0.5); result clamp((width − b) "
         "/ max(softness x width, 0.001), 0, 1). The reach shapes the code (a width change that changes it relinks)."
+        + picture("edge-detect", "A hexagon mask, then its Edge Detect (width 3, softness 0.6)")
     ),
 )
