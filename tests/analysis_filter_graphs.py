@@ -90,17 +90,22 @@ def _filter(graph: MaterialGraph, type_name: str, source: str, port: str, settin
     return made
 
 
+#: The filters reading the height buffer (the others read the mask or the colour).
+HEIGHT_READERS = ("curvature", "ambient_occlusion", "histogram_scan")
+
+
 class FilterRun:
     """A graph of three buffers (a height, a mask thresholded from it, the texture coordinates as a colour)
     and every filter under test reading them, planned (`run_cpu` or a GL runner fills `buffers`)."""
 
-    def __init__(self, height_source: Any, buffer_format: str, tiling: str) -> None:
+    def __init__(self, height_source: Any, buffer_format: str, tiling: str, height_format: str | None = None) -> None:
+        """`buffer_format` for every buffer, but `height_format` (when given) for the height's."""
         graph = MaterialGraph()
         height_value = height_source(graph)
         mask_value = node(graph, "step", edge=0.55)
         graph.connect(height_value, "out", mask_value, "x")
         uv = node(graph, "texcoord")
-        self.height = _buffer(graph, height_value, buffer_format, tiling)
+        self.height = _buffer(graph, height_value, height_format or buffer_format, tiling)
         self.mask = _buffer(graph, mask_value, buffer_format, tiling)
         self.colour = _buffer(graph, uv, buffer_format, tiling)
         self.filters = {
@@ -113,6 +118,7 @@ class FilterRun:
         }
         self.graph = graph
         self.format = buffer_format
+        self.height_format = height_format or buffer_format
         self.tiling = tiling
         self.plan: PassPlan = plan_passes(graph)
         assert self.plan.ok, self.plan.diagnostics
@@ -131,8 +137,13 @@ class FilterRun:
     def grey(self, node_id: str) -> np.ndarray:
         return self.image(node_id)[..., 0]
 
-    def tolerance(self, arithmetic: float = 2e-5) -> float:
-        return arithmetic + (0.5 / 255.0 if self.format == "8-bit" else 0.0)
+    def output_format(self, name: str) -> str:
+        """The format of filter `name`'s output: its input buffer's."""
+        return self.height_format if name in HEIGHT_READERS else self.format
+
+    def tolerance(self, name: str, arithmetic: float = 2e-5) -> float:
+        """`arithmetic`, plus half a step of filter `name`'s output when it is 8-bit."""
+        return arithmetic + (0.5 / 255.0 if self.output_format(name) == "8-bit" else 0.0)
 
     def expected(self, name: str) -> np.ndarray:
         """The reference of filter `name` on the input buffer the plan rendered, as an rgba image."""

@@ -52,7 +52,7 @@ def test_filter_matches_its_reference_on_every_texel(name: str, which: str, requ
     run: FilterRun = request.getfixturevalue(which)
     got = run.image(run.filters[name])
     want = run.expected(name)
-    tolerance = run.tolerance(1e-4 if name == "texture_levels" else 2e-5)
+    tolerance = run.tolerance(name, 1e-4 if name == "texture_levels" else 2e-5)
     error = np.abs(got - want)
     edges = border(got)
     assert error[edges].max() <= tolerance, f"{name} at the tile border: {error[edges].max():.2e}"
