@@ -64,10 +64,14 @@ def _can_connect(
         return False, f"{target_type_spec.display_name} has no input '{target_port}'"
     if reaches(graph, target_node, source_node):
         return False, "this connection would create a cycle"
-    if texture_passes.is_pass_node_type(target.type_name) and target.type_name != texture_passes.BUFFER_TYPE \
-            and not texture_passes.is_pass_node_type(source.type_name):
-        return False, (f"{target_type_spec.display_name} reads Texture Buffers and other filters: render "
-                       f"{source_type_spec.display_name} into a Texture Buffer first")
+    if target.type_name in texture_passes.FILTERS:
+        if target_port in texture_passes.FILTERS[target.type_name].texture_inputs:
+            if not texture_passes.is_pass_node_type(source.type_name):
+                return False, (f"{target_type_spec.display_name} reads Texture Buffers and other filters: render "
+                               f"{source_type_spec.display_name} into a Texture Buffer first")
+        elif source.type_name not in texture_passes.VALUE_PARAMETER_TYPES:
+            return False, (f"'{target_port}' of {target_type_spec.display_name} is the same at every texel: it takes "
+                           "a Float, Vector or Colour Parameter (or set it in the properties)")
 
     if not _can_change_types(target_type_spec, source_type_spec):
         # Nothing downstream can change: only the source's type matters.
