@@ -79,7 +79,8 @@ define_filter(
     "curvature",
     "Curvature",
     "Convex parts of a height bright, grooves and cavities dark, flat mid-grey (edge wear, dirt).",
-    inputs=[PortSpec("height", PortType.TEXTURE, None)],
+    inputs=[PortSpec("height", PortType.TEXTURE, None),
+            PortSpec("intensity", PortType.FLOAT), PortSpec("radius", PortType.FLOAT)],
     properties=[
         PropertySpec("intensity", "float", 8.0, 0.0, 64.0),
         PropertySpec("radius", "float", 0.005, 0.001, 0.1, label="radius (of the texture)"),
@@ -142,7 +143,8 @@ define_filter(
     "ambient_occlusion",
     "Ambient Occlusion",
     "Horizon-based occlusion of a height: white in the open, dark in cavities and creases.",
-    inputs=[PortSpec("height", PortType.TEXTURE, None)],
+    inputs=[PortSpec("height", PortType.TEXTURE, None),
+            PortSpec("radius", PortType.FLOAT), PortSpec("depth", PortType.FLOAT), PortSpec("intensity", PortType.FLOAT)],
     properties=[
         PropertySpec("radius", "float", 0.05, 0.002, 0.5, label="radius (of the texture)"),
         PropertySpec("depth", "float", 0.1, 0.0, 2.0, label="height depth"),
@@ -222,7 +224,8 @@ define_filter(
     "edge_detect",
     "Edge Detect",
     "A line along the outlines of a mask's shapes, width texels to each side, with a soft falloff.",
-    inputs=[PortSpec("mask", PortType.TEXTURE, None)],
+    inputs=[PortSpec("mask", PortType.TEXTURE, None),
+            PortSpec("threshold", PortType.FLOAT), PortSpec("softness", PortType.FLOAT)],
     properties=[
         PropertySpec("threshold", "float", 0.5, 0.0, 1.0),
         PropertySpec("width", "float", 2.0, 0.5, EDGE_REACH - 0.5, label="width (texels)"),

@@ -32,6 +32,7 @@ from analysis_filter_reference import ambient_occlusion, curvature, edge_detect,
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.material.texture_passes import plan_passes
+from app.preview.cpu_passes import run_plan_cpu
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +137,25 @@ def test_a_filter_not_fed_a_buffer_is_refused_by_name(name: str, port: str, feed
     result = lower(graph)
     assert not result.ok
     assert filtered in {d.node_id for d in result.errors}, result.diagnostics
+
+
+def test_a_float_parameter_drives_histogram_scan_without_new_code() -> None:
+    """Position fed by a Float Parameter: the pass reads the parameter's uniform, so another value re-renders
+    with the same module (the same code fingerprint) and the reference of that value."""
+    graph = MaterialGraph()
+    height = node(graph, "gradient_noise", scale=5.0)
+    buffer = node(graph, "texture_buffer", resolution="256", format="float", tiling="tile")
+    graph.connect(height, "out", buffer, "input")
+    wear = node(graph, "float_parameter", name="wear", default=0.5, minimum=0.0, maximum=1.0)
+    scan = node(graph, "histogram_scan", contrast=0.6)
+    graph.connect(buffer, "out", scan, "input")
+    graph.connect(wear, "out", scan, "position")
+    plan = plan_passes(graph)
+    assert plan.ok, plan.diagnostics
+    scanned = plan.pass_for(plan.outputs[(scan, "out")])
+    assert scanned is not None and "wear" in {spec.name for spec in scanned.parameters}
+    for position in (0.3, 0.7):
+        buffers = run_plan_cpu(plan, {"wear": position})
+        source = np.asarray(buffers[plan.outputs[(buffer, "out")]], dtype=np.float64)[..., 0]
+        got = np.asarray(buffers[scanned.key], dtype=np.float64)[..., 0]
+        assert np.abs(got - histogram_scan(source, position, 0.6)).max() <= 2e-5, position
