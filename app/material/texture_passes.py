@@ -831,15 +831,40 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             each.inputs = tuple(PassInput(uniform, keys_by_uniform.get(uniform, key)) for uniform, key in
                                 ((each_input.uniform, each_input.key) for each_input in each.inputs))
             each.code_fingerprint = fingerprint(each.text)
-            each.value_fingerprint = _value_fingerprint(graph, each)
-            each.content_fingerprint = fingerprint({
-                "code": each.code_fingerprint, "values": each.value_fingerprint,
-                "spec": [each.spec.resolution, each.spec.format, each.spec.wrap, each.spec.mipmaps],
-                "inputs": [content.get(each_input.key, "") for each_input in each.inputs]})
-            content[each.key] = each.content_fingerprint
+            _fingerprint_values(graph, each, content)
             plan.passes.append(each)
     plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
                                  if plan.pass_for(key) is not None)
+
+
+def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
+    """Set the value and content fingerprints of `each` (`content`: the earlier passes' content fingerprints)."""
+    each.value_fingerprint = _value_fingerprint(graph, each)
+    each.content_fingerprint = fingerprint({
+        "code": each.code_fingerprint, "values": each.value_fingerprint,
+        "spec": [each.spec.resolution, each.spec.format, each.spec.wrap, each.spec.mipmaps],
+        "inputs": [content.get(each_input.key, "") for each_input in each.inputs]})
+    content[each.key] = each.content_fingerprint
+
+
+def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
+    """`plan` for `graph`, a graph the lowering reads the same (`lowering.lowering_equivalent`: only parameter
+    values differ), without lowering again: the same modules, value and content fingerprints (and live values'
+    numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
+    refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
+                         diagnostics=list(plan.diagnostics))
+    content: dict[str, str] = {}
+    for each in plan.passes:
+        copied = replace(each, parameters=list(each.parameters), values=dict(each.values),
+                         live_values={key: _live_value_in(value, graph) for key, value in each.live_values.items()})
+        _fingerprint_values(graph, copied, content)
+        refreshed.passes.append(copied)
+    return refreshed
+
+
+def _live_value_in(value: Any, graph: MaterialGraph) -> Any:
+    numbers = value.value_in(graph)
+    return value if numbers is None else replace(value, value=numbers)
 
 
 def _mebibytes(count: int) -> str:

@@ -20,7 +20,7 @@ from app.material import texture_passes as tp
 from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import group_nodes
-from app.material.lowering import PreviewOutputs, lower
+from app.material.lowering import PreviewOutputs, lower, lowering_equivalent
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
 from app.preview.cpu_passes import buffer_texture, pass_textures, run_plan_cpu
@@ -575,3 +575,21 @@ def test_a_parameter_drives_a_filter_value_without_relinking() -> None:
     graph.connections.append(Connection(constant.id, "out", normal.id, "intensity"))  # a file may hold it
     errors = _errors_by_node(tp.plan_passes(graph).diagnostics)
     assert "not a Float, Vector or Colour Parameter" in " ".join(errors[normal.id])
+
+
+def test_refresh_values_matches_a_new_plan_after_a_parameter_edit() -> None:
+    graph, output, buffer = _material()
+    parameter = graph.add_node("float_parameter", properties={"name": "scale", "default": 32.0})
+    pattern = graph.connection_into(buffer.id, "input")
+    assert pattern is not None
+    graph.connect(parameter.id, "out", pattern.source_node, "scale")
+    _filter(graph, output, buffer, "blur", "image", radius=0.012)
+    plan = tp.plan_passes(graph)
+    edited = graph.copy()
+    edited.nodes[parameter.id].properties["default"] = 16.0
+    assert lowering_equivalent(graph, edited)
+    refreshed, fresh = tp.refresh_values(plan, edited), tp.plan_passes(edited)
+    for mine, theirs, before in zip(refreshed.passes, fresh.passes, plan.passes):
+        assert (mine.key, mine.value_fingerprint, mine.content_fingerprint) == (
+            theirs.key, theirs.value_fingerprint, theirs.content_fingerprint)
+        assert mine.content_fingerprint != before.content_fingerprint and mine.verified is before.verified
