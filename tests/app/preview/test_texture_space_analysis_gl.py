@@ -51,7 +51,7 @@ def drawn(gl_context: Any) -> tuple[FilterRun, FilterRun]:
     renderer = Renderer()
     try:
         renderer.set_mesh(square_mesh())
-        renderer.camera = FlatCamera()  # type: ignore[assignment]
+        renderer.camera = FlatCamera()  # type: ignore[assignment]  # the thumbnails' camera over the UV square, not an orbit camera
         renderer.build_program(lowered.artifact, schedule_for(programs))
         renderer.render_linear(16, 16)
         assert renderer.passes is not None
