@@ -22,6 +22,7 @@ gl, glslang, slow = pytest.mark.gl, pytest.mark.glslang, pytest.mark.slow
 
 #: benchmark -> (arguments of its smallest setting, marks of what it needs).
 SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
+    "bench_analysis_filters.py": (["--size", "256", "--runs", "1", "--only", "curvature"], [gl]),
     "bench_bake.py": (["--runs", "1", "--sizes", "256"], [gl]),
     "bench_bump.py": (["--frames", "1", "--size", "32", "--only", "rough_plastic"], [gl]),
     "bench_bundle.py": (["--runs", "1"], [gl, slow]),
@@ -37,12 +38,14 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_noise.py": (["--frames", "1", "--size", "32"], [gl]),
     "bench_orbit.py": (["--rounds", "1", "--seconds", "0.5", "--size", "64"], [gl]),
     "bench_overview.py": (["--sizes", "50", "--repeat", "1"], []),
+    "bench_region_filters.py": (["--size", "64", "--runs", "1"], [gl]),
     "bench_pbr.py": (["--frames", "1", "--size", "32", "--lowerings", "1"], [gl]),
     "bench_pipeline.py": (["--sizes", "100", "--repeat", "1", "--quick", "--sections", "1", "2", "3", "4",
                            "--shape-sizes", "100"], [glslang]),
     "bench_preview.py": (["--frames", "2", "--edits", "1", "--size", "32"], [gl]),
     "bench_stage.py": (["--frames", "1", "--size", "32", "--turntable-frames", "2"], [gl]),
     "bench_text.py": (["--sizes", "100", "--repeat", "1"], []),
+    "bench_texture_passes.py": (["--size", "256", "--runs", "1"], [gl]),
     "bench_thumbnails.py": (["--runs", "1", "--seconds", "0.2", "--large-sizes", ""], [gl]),
     "bench_values.py": (["--steps", "3", "--previews", "cpu"], []),  # the CPU preview: a window, no OpenGL
     "bench_verify.py": (["--repeat", "1", "--scale", "0.01"], []),

@@ -14,6 +14,8 @@ from typing import Any
 from app.material.port_types import PortType
 
 #: The property of a group node that names its definition.
+#: The type of a group instance node (`app.material.groups`), which names its definition in FUNCTION_PROPERTY.
+GROUP_TYPE = "group"
 FUNCTION_PROPERTY = "function"
 PORT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 RESERVED_PORT_NAMES = frozenset({FUNCTION_PROPERTY, "true", "false", "void"})

@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from app.material import group_names
 from app.material.graph import Connection, Frame, GroupDefinition, InterfacePort, MaterialGraph, Node
 from app.material.group_names import (
     FUNCTION_PROPERTY,
@@ -73,7 +74,7 @@ from app.material.traversal import connected_nodes, node_id_key
 if TYPE_CHECKING:
     from app.material.lowering import NodeContext
 
-GROUP_TYPE = "group"
+GROUP_TYPE = group_names.GROUP_TYPE
 GROUP_INPUT_TYPE = "group_input"
 GROUP_OUTPUT_TYPE = "group_output"
 GROUP_CATEGORY = "Group"

@@ -13,9 +13,10 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from typing import Any
 
-from app.material import group_lowering
+from app.material import group_lowering, texture_passes
 from app.material.catalog import Scope, node_type_for
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import GROUP_INPUT_TYPE, GROUP_TYPE
@@ -35,6 +36,7 @@ from app.material.propagation import TypeResolution, propagate, scope_of
 from app.material.scene import (
     DISPLAY_OUTPUT_NAME,
     HIDDEN_UNIFORM_PREFIX,
+    OUTPUT_NODE_TYPES,
     RADIANCE_OUTPUT_NAME,
     RESERVED_UNIFORM_NAMES,
     SCENE_FIELDS,
@@ -54,10 +56,6 @@ from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterV
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
 
-#: Output node types, and the name of the fragment colour output each writes (docs/preview.md:
-#: `color` is display-referred and shown as is, `radiance` is linear HDR the host tone-maps).
-OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME,
-                                     "openpbr_surface": RADIANCE_OUTPUT_NAME}
 #: The output node of new materials.
 OUTPUT_NODE_TYPE = "surface_output"
 VERTEX_ENTRY_NAME = "vertex_main"
@@ -83,10 +81,14 @@ class PreviewOutputs:
     the host tone-maps it, as for a Surface Output material) or `color`
     (shown as it is, as for an Unlit Output material); None takes the
     material's own (its output node's; `color` without one).
+    `exact` writes each value as it is (`preview_color`): nothing clamped,
+    a four-component value's alpha kept; the texture view reads values
+    from such a module.
     """
 
     ports: tuple[tuple[str, str], ...]
     output_name: str | None = None
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -400,6 +402,8 @@ class NodeContext:
         connection = self.lowering.incoming.get((self.node.id, name))
         if connection is not None:
             value, source_type = self.lowering.values[(connection.source_node, connection.source_port)]
+            if source_type is PortType.TEXTURE and target.is_numeric:
+                value, source_type = self.sample_at_texcoord(value, self.source_node(name)), PortType.COLOR
             result = self.lowering.coerce(value, source_type, target)
         else:
             default = input_default(self.node, self.node_type, name)
@@ -407,6 +411,25 @@ class NodeContext:
             result = live if live is not None else self.lowering.default_operand(default, target)
         self._inputs[name] = result
         return result
+
+    def sample_at_texcoord(self, sampler: Operand, source: Node | None) -> Operand:
+        """A texture read at the mesh's texture coordinates as Texture Sample reads it (a texture connected to a
+        numeric input): `texture` in the entry block, `texture_lod` at level 0 after a branch; in a Surface
+        Output material, rgb decoded from sRGB when `source` is a Texture Parameter whose colour space is sRGB."""
+        fn = self.fn
+        uv = self.lowering.source("texcoord")
+        if self.control_dependent:
+            rgba = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, sampler, uv, fn.f(0.0))
+        else:
+            rgba = fn.texture(sampler, uv)
+        if (self.radiance_output and source is not None and source.type_name == "texture_parameter"
+                and source.properties.get("color_space", "srgb") != "linear"):
+            from app.material.nodes import pbr_functions  # the node modules import this one
+
+            linear = fn.call(pbr_functions.srgb_to_linear(self.lowering), fn.swizzle(rgba, "xyz"))
+            assert linear is not None
+            rgba = fn.construct(vec(4), linear, fn.swizzle(rgba, "w"))
+        return rgba
 
     def constant(self, name: str, port_type: PortType) -> Operand:
         """Property `name` as a constant of `port_type` (`constant_numbers`): a literal (a float operand, or one
@@ -637,6 +660,8 @@ class _Lowering:
         self.live_values: dict[ValueKey, LiveValue] = {}
         self.live_references: dict[ValueKey, ReferenceValue] = {}
         self.live_structural: set[ValueKey] = set()
+        #: In a preview lowering: the ports it shows.
+        self.preview_ports: frozenset[tuple[str, str]] = frozenset()
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -811,6 +836,10 @@ class _Lowering:
         if source is PortType.COLOR and target is PortType.FLOAT:
             weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
             return fn.builtin(Builtin.DOT, PortType.FLOAT, fn.swizzle(value, "xyz"), weights)
+        if source is PortType.TEXTURE and target.is_numeric:
+            # Read at the mesh's texture coordinates, level 0 (well defined wherever this runs).
+            texel = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, value, self.source("texcoord"), fn.f(0.0))
+            return self.coerce(texel, PortType.COLOR, target)
         raise LoweringFailure(f"cannot convert {source} to {target}")
 
     def default_operand(self, default: Any, target: PortType) -> Operand:
@@ -980,6 +1009,12 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
     """
     result = LoweringResult()
     try:
+        if texture_passes.has_pass_nodes(graph):
+            # Pass nodes are sources here (loads of their buffers' samplers); their passes are
+            # `pass_planner.plan_passes`'s. A preview shows what it can: their problems are warnings there.
+            for problem in texture_passes.pass_node_problems(graph, unconnected=False):
+                result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
+            graph = texture_passes.material_view(graph)
         _lower(graph, result, preview, override, frozenset(live))
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
@@ -1011,6 +1046,9 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
                 problems[(scope, node_id)] = "a parameter needs a nonempty name"
             elif name in RESERVED_UNIFORM_NAMES:
                 problems[(scope, node_id)] = f"the parameter name '{name}' is reserved for the scene data"
+            elif texture_passes.is_pass_uniform(name):
+                problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
+                                              f"'{texture_passes.PASS_UNIFORM_PREFIX}' are the texture passes'")
             elif name.startswith(HIDDEN_UNIFORM_PREFIX):
                 problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
                                               f"'{HIDDEN_UNIFORM_PREFIX}' are the editor's")
@@ -1101,6 +1139,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         own_output = OUTPUT_NODE_TYPES[graph.nodes[output_node].type_name] if output_node is not None else DISPLAY_OUTPUT_NAME
         lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
+        lowering.preview_ports = frozenset(preview.ports)
     # The connections `lowering.incoming` keeps (one per input), per target node: scanning them all per node was
     # quadratic.
     incoming_of: dict[str, list[Connection]] = {}
@@ -1129,7 +1168,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
             result.diagnostics.append(NodeDiagnostic(roots[0], "graph", "nothing here can be previewed"))
         else:
             try:
-                result.preview_ports, result.preview_selector = _store_preview(lowering, shown)
+                result.preview_ports, result.preview_selector = _store_preview(lowering, shown, preview.exact)
             except LoweringFailure as failure:
                 result.diagnostics.append(NodeDiagnostic(lowering.owner, "graph", str(failure)))
     if not result.errors:
@@ -1153,7 +1192,7 @@ def _is_control(node: Node, scope: Scope) -> bool:
     return node_type is not None and node_type.control
 
 
-def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> Operand:
+def preview_color(lowering: _Lowering, value: Operand, port_type: PortType, exact: bool = False) -> Operand:
     """A node output's value as the vec4 colour a preview shows: rgb clamped at 0, alpha 1.
 
     float f: (f, f, f); vec2 (x, y): (x, y, 0); vec3: itself; vec4 and
@@ -1162,10 +1201,14 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
     radiance material as a Texture Sample node would. Negative components
     show black (no display shows negative light, and the preview's post pass
     reserves negative radiance for pixels no surface covers).
+
+    `exact`: the value as it is, for reading rather than showing: no clamp,
+    and the alpha of a vec4, a colour or a texel kept (1 for the others).
     """
     fn = lowering.fragment_main
     one, zero = fn.f(1.0), fn.f(0.0)
     rgb: Operand
+    alpha: Operand = one
     if port_type is PortType.BOOL:
         value, port_type = fn.call_builtin(Builtin.SELECT, PortType.FLOAT.vpl_type, value, one, zero), PortType.FLOAT
     if port_type is PortType.TEXTURE:
@@ -1175,6 +1218,8 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
         else:
             texel = fn.texture(value, uv)
         rgb = fn.swizzle(texel, "xyz")
+        if exact:
+            alpha = fn.swizzle(texel, "w")
         node = lowering.graph.nodes.get(lowering.owner)
         if (lowering.output_name == RADIANCE_OUTPUT_NAME and node is not None and node.type_name == "texture_parameter"
                 and node.properties.get("color_space", "srgb") != "linear"):
@@ -1191,11 +1236,16 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
         rgb = value
     else:
         rgb = fn.swizzle(value, "xyz")
+        if exact:
+            alpha = fn.swizzle(value, "w")
+    if exact:
+        return fn.construct(vec(4), rgb, alpha)
     clamped = fn.builtin(Builtin.MAX, PortType.VEC3, rgb, fn.construct(vec(3), zero))
     return fn.construct(vec(4), clamped, one)
 
 
-def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], str]:
+def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]],
+                   exact: bool = False) -> tuple[tuple[tuple[str, str], ...], str]:
     """Write the previewed outputs' colours to the fragment output (picked by `PREVIEW_SELECTOR` when several).
 
     Returns the ports and the selector uniform's name ("" for one port).
@@ -1207,7 +1257,7 @@ def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tup
         entry = lowering.values.get((node_id, port))
         if entry is None:
             raise LoweringFailure(f"the output {port!r} has no value to preview")
-        colors.append(preview_color(lowering, *entry))
+        colors.append(preview_color(lowering, *entry, exact=exact))
     color = colors[0]
     name = ""
     if len(colors) > 1:

@@ -111,7 +111,8 @@ def resolve_node(
                     ok = False
                     continue
             elif port.type is PortType.TEXTURE:
-                resolution.error(node_id, f"input '{port.name}' needs a texture: connect a Texture Parameter")
+                resolution.error(node_id, f"input '{port.name}' needs a texture: connect a Texture Parameter, a "
+                                          "Texture Buffer or a filter")
                 ok = False
             resolution.port_types[(node_id, port.name)] = port.type
     # An unconnected vector value takes the width of the vectors connected beside it (its stored components

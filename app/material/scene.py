@@ -23,6 +23,10 @@ SCENE_RECORD_NAME = "Scene"
 #: the host shows as it is.
 RADIANCE_OUTPUT_NAME = "radiance"
 DISPLAY_OUTPUT_NAME = "color"
+#: Output node types, and the name of the fragment colour output each writes (docs/preview.md:
+#: `color` is display-referred and shown as is, `radiance` is linear HDR the host tone-maps).
+OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "surface_output": RADIANCE_OUTPUT_NAME,
+                                     "openpbr_surface": RADIANCE_OUTPUT_NAME}
 
 #: Fields of the scene record, in declaration order. Matrices are 4x4,
 #: column-major as in GLSL; `normal_matrix` is the inverse transpose of the
@@ -67,6 +71,11 @@ RESERVED_UNIFORM_NAMES: frozenset[str] = frozenset((SCENE_UNIFORM_NAME, *HOST_SA
 #: name may not start with it (the lowering reports one that does), and no parameters panel, export or saved
 #: file lists such a uniform (`is_hidden_uniform`): only the preview's program of a live edit declares them.
 HIDDEN_UNIFORM_PREFIX = "__live_"
+
+
+#: The prefix of the uniforms texture passes add (samplers reading a pass's buffer, a filter's values;
+#: `app.material.texture_passes`): never a material parameter, the host binds them from the pass plan.
+PASS_UNIFORM_PREFIX = "__pass_"
 
 
 def is_hidden_uniform(name: str) -> bool:

@@ -19,6 +19,10 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
+    texture_regions,  # imports texture_space first: the Texture Buffer leads its category
+    texture_space,
+    texture_space_adjustments,
+    texture_space_analysis,
     textures,
     utility,
     vectors,

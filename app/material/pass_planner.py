@@ -1,0 +1,289 @@
+"""Planning a material's texture passes: one verified, compiled module per pass, in run order.
+
+`plan_passes(graph)` lowers every pass node of a material (Texture Buffers
+and filters, `app.material.texture_passes`) to its own module, each
+verified, published and compiled exactly as the material module is, and
+returns a `PassPlan`; `refresh_values` recomputes a plan's value
+fingerprints after a parameter-only edit without lowering again.
+
+The planner sits above the lowering (it calls `lowering._lower` per pass);
+the data types, the filter API and the structural checks it uses live in
+`texture_passes`, below it, where the node modules can import them.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from app.material.graph import Connection, MaterialGraph, Node
+from app.material.lowering import LoweringResult, NodeContext, OutputOverride, _lower
+from app.material.node_types import NodeDiagnostic, NodeType, node_type_for
+from app.material.parameters import material_values
+from app.material.port_types import PortType
+from app.material.scene import DISPLAY_OUTPUT_NAME
+from app.material.texture_passes import (
+    _PASS_OUTPUT_ID,
+    BUFFER_TYPE,
+    FILTERS,
+    MEMORY_BUDGET_BYTES,
+    PASS_VALUE_PREFIX,
+    BufferSpec,
+    FilterSetup,
+    Kernel,
+    PassContext,
+    PassInput,
+    PassPlan,
+    TexturePass,
+    _analyse,
+    _Analysis,
+    fingerprint,
+    is_pass_node_type,
+    is_pass_uniform,
+    output_key,
+    pass_sampler_name,
+)
+from app.material.traversal import connected_nodes
+from vpl_core.ir.types import vec
+from vpl_core.ir.values import Operand
+
+
+def _value_fingerprint(graph: MaterialGraph, each: TexturePass) -> str:
+    values, _ = material_values(each.parameters, graph)
+    live = {live_value.uniform: live_value.value for live_value in each.live_values.values()}
+    return fingerprint({"values": each.values, "parameters": values, "live": live})
+
+
+def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassPlan:
+    """Lower every pass of `graph` (every pass node's, whether or not the output reads it: the node thumbnails
+    show them too) to verified, compiled modules, in run order. Never raises.
+
+    `live`: as `lowering.lower(live=...)`, values of the nodes in Texture Buffers' sub-graphs lowered as hidden
+    uniforms instead of literals (`TexturePass.live_values`), so that dragging a constant upstream of a buffer
+    re-renders it without relinking; such modules are the preview's only.
+    """
+    plan = PassPlan()
+    try:
+        _plan(graph, plan, frozenset(live))
+    except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
+        detail = traceback.format_exception_only(type(error), error)[-1].strip()
+        plan.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while planning texture passes: {detail}"))
+    return plan
+
+
+def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]) -> None:
+    analysis, failed, problems = _analyse(graph)
+    plan.diagnostics.extend(problems)
+    # Every output's pass key, so that any module's pass samplers can be named back.
+    keys_by_uniform: dict[str, str] = {}
+    for node_id in analysis.order:
+        node_type = node_type_for(graph.nodes[node_id])
+        assert node_type is not None
+        first = node_type.outputs[0].name
+        for port in node_type.outputs:
+            key = output_key(node_id, port.name, first)
+            plan.outputs[(node_id, port.name)] = key
+            keys_by_uniform[pass_sampler_name(key)] = key
+    incoming = {(c.target_node, c.target_port): c for c in graph.connections}
+    total = 0
+    content: dict[str, str] = {}
+    for node_id in analysis.order:
+        node = graph.nodes[node_id]
+        if node_id in failed or any(c.source_node in failed for (target, _), c in incoming.items() if target == node_id):
+            failed.add(node_id)
+            continue
+        node_type = node_type_for(node)
+        assert node_type is not None
+        spec = analysis.specs[(node_id, node_type.outputs[0].name)]
+        if node.type_name == BUFFER_TYPE:
+            made = [_buffer_pass(graph, node, node_type, spec, plan, live)]
+        else:
+            made = _filter_passes(graph, node, node_type, spec, incoming, analysis, plan)
+        if any(each.verified is None for each in made):
+            failed.add(node_id)
+            continue
+        for each in made:
+            total += each.spec.memory_bytes
+        if total > MEMORY_BUDGET_BYTES:
+            plan.diagnostics.append(NodeDiagnostic(node_id, "graph", (
+                f"the texture buffers need {_mebibytes(total)} with this node's, beyond the budget of "
+                f"{_mebibytes(MEMORY_BUDGET_BYTES)}: lower a resolution, use 8-bit or 16-bit, or turn mip-maps off")))
+            failed.add(node_id)
+            total -= sum(each.spec.memory_bytes for each in made)
+            continue
+        for each in made:
+            each.inputs = tuple(PassInput(uniform, keys_by_uniform.get(uniform, key)) for uniform, key in
+                                ((each_input.uniform, each_input.key) for each_input in each.inputs))
+            each.code_fingerprint = fingerprint(each.text)
+            _fingerprint_values(graph, each, content)
+            plan.passes.append(each)
+    plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
+                                 if plan.pass_for(key) is not None)
+
+
+def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
+    """Set the value and content fingerprints of `each` (`content`: the earlier passes' content fingerprints)."""
+    each.value_fingerprint = _value_fingerprint(graph, each)
+    each.content_fingerprint = fingerprint({
+        "code": each.code_fingerprint, "values": each.value_fingerprint,
+        "spec": [each.spec.resolution, each.spec.format, each.spec.wrap, each.spec.mipmaps],
+        "inputs": [content.get(each_input.key, "") for each_input in each.inputs]})
+    content[each.key] = each.content_fingerprint
+
+
+def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
+    """`plan` for `graph`, a graph the lowering reads the same (`lowering.lowering_equivalent`: only parameter
+    values differ), without lowering again: the same modules, value and content fingerprints (and live values'
+    numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
+    refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
+                         diagnostics=list(plan.diagnostics))
+    content: dict[str, str] = {}
+    for each in plan.passes:
+        copied = replace(each, parameters=list(each.parameters), values=dict(each.values),
+                         live_values={key: _live_value_in(value, graph) for key, value in each.live_values.items()})
+        _fingerprint_values(graph, copied, content)
+        refreshed.passes.append(copied)
+    return refreshed
+
+
+def _live_value_in(value: Any, graph: MaterialGraph) -> Any:
+    numbers = value.value_in(graph)
+    return value if numbers is None else replace(value, value=numbers)
+
+
+def _mebibytes(count: int) -> str:
+    return f"{count / (1 << 20):.0f} MiB"
+
+
+def _pass_result_into(plan: PassPlan, node_id: str, result: Any) -> None:
+    """A pass lowering's diagnostics, as the pass node's (the synthetic output node is the pass node)."""
+    for diagnostic in result.diagnostics:
+        owner = diagnostic.node_id if diagnostic.node_id not in (None, _PASS_OUTPUT_ID) else node_id
+        plan.diagnostics.append(replace(diagnostic, node_id=owner))
+
+
+def _pass_inputs(module: Any) -> list[PassInput]:
+    return [PassInput(uniform.name, "") for uniform in module.uniforms
+            if is_pass_uniform(uniform.name) and not uniform.name.startswith(PASS_VALUE_PREFIX)]
+
+
+def _as_rgba(ctx: NodeContext, value: Operand, port_type: PortType) -> Operand:
+    """A buffer's input as the texel it stores: float f (f, f, f, 1), vec2 (x, y, 0, 1), vec3 (x, y, z, 1)."""
+    fn = ctx.fn
+    if port_type is PortType.FLOAT:
+        return fn.construct(vec(4), value, value, value, fn.f(1.0))
+    if port_type is PortType.VEC2:
+        return fn.construct(vec(4), value, fn.f(0.0), fn.f(1.0))
+    if port_type is PortType.VEC3:
+        return fn.construct(vec(4), value, fn.f(1.0))
+    return value
+
+
+def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan,
+                 live: frozenset[tuple[str, str]]) -> TexturePass:
+    others = {node_id for node_id, other in graph.nodes.items() if is_pass_node_type(other.type_name) and node_id != node.id}
+    cut = [c for c in graph.connections if c.target_node not in others]
+    upstream = connected_nodes(replace(graph, connections=cut), [node.id])
+    nodes = {node_id: graph.nodes[node_id] for node_id in sorted(upstream)}
+    nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
+    pass_graph = MaterialGraph(nodes=nodes, connections=[c for c in cut if c.target_node in upstream and c.source_node in upstream],
+                               functions=graph.functions)
+    connection = next((c for c in cut if c.target_node == node.id and c.target_port == "input"), None)
+
+    def store(ctx: NodeContext) -> None:
+        buffer_ctx = ctx.lowering.node_context(node, node_type)
+        ctx.lowering.owner = node.id
+        color = _as_rgba(ctx, buffer_ctx.input("input"), buffer_ctx.input_type("input"))
+        fn = ctx.fn
+        fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name), color)
+        fn.ret()
+
+    roots = (connection.source_node,) if connection is not None else ()
+    result = LoweringResult()
+    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, roots, clip_from_texcoord=True),
+           live_keys=live)
+    _pass_result_into(plan, node.id, result)
+    made = TexturePass(node.id, node.id, spec, output=node_type.outputs[0].name)
+    if result.ok:
+        made.verified, made.artifact, made.text = result.verified, result.artifact, result.text
+        made.parameters = list(result.parameters)
+        made.live_values = dict(result.live_values)
+        assert result.module is not None
+        made.inputs = tuple(_pass_inputs(result.module))
+    return made
+
+
+def _filter_passes(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
+                   analysis: _Analysis, plan: PassPlan) -> list[TexturePass]:
+    definition = FILTERS[node.type_name]
+    parameter_inputs: dict[str, str] = {}
+    for port in definition.value_inputs:
+        feeding = incoming.get((node.id, port))
+        if feeding is not None:
+            parameter_inputs[port] = feeding.source_node
+    setup = FilterSetup(node, node_type, spec, frozenset(parameter_inputs))
+    declared = list(definition.passes(setup))
+    names = [each.name for each in declared]
+    if not declared or len(set(names)) != len(names):
+        plan.diagnostics.append(NodeDiagnostic(node.id, "graph", "the filter declares no passes, or two with one name"))
+        return [TexturePass(node.id, node.id, spec)]
+    sources: dict[str, tuple[str, BufferSpec]] = {}
+    for port in definition.texture_inputs:
+        connection = incoming[(node.id, port)]
+        key = plan.outputs[(connection.source_node, connection.source_port)]
+        sources[port] = (key, analysis.specs[(connection.source_node, connection.source_port)])
+    claimed = {each.output for each in declared if each.output is not None}
+    made: list[TexturePass] = []
+    for position, declared_pass in enumerate(declared):
+        last = position == len(declared) - 1
+        output = declared_pass.output
+        if output is None and last:
+            unclaimed = [name for name in definition.outputs if name not in claimed]
+            output = unclaimed[0] if unclaimed else None
+        key = (output_key(node.id, output, definition.outputs[0]) if output is not None
+               else f"{node.id}/{declared_pass.name}")
+        pass_spec = declared_pass.spec(spec) if declared_pass.spec is not None else spec
+        values: dict[str, float | tuple[float, ...]] = {}
+        inputs: list[PassInput] = []
+        available = dict(sources) if not declared_pass.reads else {
+            name: sources[name] for name in declared_pass.reads if name in sources}
+        unknown = [name for name in declared_pass.reads if name not in sources]
+        if unknown:
+            plan.diagnostics.append(NodeDiagnostic(node.id, "graph", f"pass {declared_pass.name!r} reads "
+                                                   f"{', '.join(unknown)}: neither a texture input nor an earlier pass"))
+            made.append(TexturePass(f"{node.id}/{declared_pass.name}", node.id, spec))
+            return made
+
+        def run(ctx: NodeContext, kernel: Kernel = declared_pass.kernel, pass_spec: BufferSpec = pass_spec,
+                available: dict[str, tuple[str, BufferSpec]] = available,
+                values: dict[str, float | tuple[float, ...]] = values, inputs: list[PassInput] = inputs) -> None:
+            ctx.lowering.owner = node.id
+            context = PassContext(ctx, node, node_type, pass_spec, available, values, inputs, parameter_inputs)
+            color = kernel(context)
+            fn = ctx.fn
+            fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name), color)
+            fn.ret()
+
+        nodes = {node_id: graph.nodes[node_id] for node_id in sorted(set(parameter_inputs.values()))}
+        nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
+        pass_graph = MaterialGraph(nodes=nodes)
+        result = LoweringResult()
+        _lower(pass_graph, result, override=OutputOverride(run, DISPLAY_OUTPUT_NAME, tuple(sorted(parameter_inputs.values())),
+                                                           clip_from_texcoord=True))
+        _pass_result_into(plan, node.id, result)
+        each = TexturePass(key, node.id, pass_spec, output=output)
+        if result.ok:
+            each.verified, each.artifact, each.text = result.verified, result.artifact, result.text
+            each.inputs = tuple(inputs)
+            each.values = dict(values)
+            each.parameters = list(result.parameters)
+        made.append(each)
+        if each.verified is None:
+            return made
+        sources[declared_pass.name] = (key, pass_spec)
+        if output is not None:
+            plan.outputs[(node.id, output)] = key
+    return made
+
