@@ -13,9 +13,10 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 from typing import Any
 
-from app.material import group_lowering
+from app.material import group_lowering, texture_passes
 from app.material.catalog import Scope, node_type_for
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import GROUP_INPUT_TYPE, GROUP_TYPE
@@ -980,6 +981,12 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
     """
     result = LoweringResult()
     try:
+        if texture_passes.has_pass_nodes(graph):
+            # Pass nodes are sources here (loads of their buffers' samplers); their passes are
+            # `texture_passes.plan_passes`'s. A preview shows what it can: their problems are warnings there.
+            for problem in texture_passes.pass_node_problems(graph):
+                result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
+            graph = texture_passes.material_view(graph)
         _lower(graph, result, preview, override, frozenset(live))
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
@@ -1011,6 +1018,9 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
                 problems[(scope, node_id)] = "a parameter needs a nonempty name"
             elif name in RESERVED_UNIFORM_NAMES:
                 problems[(scope, node_id)] = f"the parameter name '{name}' is reserved for the scene data"
+            elif texture_passes.is_pass_uniform(name):
+                problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
+                                              f"'{texture_passes.PASS_UNIFORM_PREFIX}' are the texture passes'")
             elif name.startswith(HIDDEN_UNIFORM_PREFIX):
                 problems[(scope, node_id)] = (f"the parameter name '{name}' is reserved: names starting with "
                                               f"'{HIDDEN_UNIFORM_PREFIX}' are the editor's")

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 #: Category names in palette order.
 CATEGORIES: tuple[str, ...] = (
-    "Input", "Math", "Vector", "Color", "Texture", "Mapping", "Logic", "Procedural", "Pattern", "Lighting", "PBR",
+    "Input", "Math", "Vector", "Color", "Texture", "Texture Space", "Mapping", "Logic", "Procedural", "Pattern", "Lighting", "PBR",
     "Output", "Utility",
 )
 

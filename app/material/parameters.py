@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, is_hidden_uniform
+from app.material.scene import HOST_SAMPLERS, PASS_UNIFORM_PREFIX, SCENE_UNIFORM_NAME, is_hidden_uniform
 from app.material.traversal import node_id_key
 from vpl_core.ir.module import Module, UniformKind
 from vpl_core.ir.types import SamplerType, ScalarKind, ScalarType, Type, VectorType
@@ -106,6 +106,7 @@ def _specs(uniforms: Iterable[tuple[str, UniformKind, Type]]) -> list[ParameterS
         if not (name == SCENE_UNIFORM_NAME and kind is UniformKind.RECORD)
         and not (name in HOST_SAMPLERS and isinstance(value_type, SamplerType))  # the preview's lighting
         and not is_hidden_uniform(name)  # the editor's live values: the preview's, never a parameter
+        and not name.startswith(PASS_UNIFORM_PREFIX)  # texture passes' samplers and values: the host binds them
     ]
 
 

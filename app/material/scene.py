@@ -69,6 +69,11 @@ RESERVED_UNIFORM_NAMES: frozenset[str] = frozenset((SCENE_UNIFORM_NAME, *HOST_SA
 HIDDEN_UNIFORM_PREFIX = "__live_"
 
 
+#: The prefix of the uniforms texture passes add (samplers reading a pass's buffer, a filter's values;
+#: `app.material.texture_passes`): never a material parameter, the host binds them from the pass plan.
+PASS_UNIFORM_PREFIX = "__pass_"
+
+
 def is_hidden_uniform(name: str) -> bool:
     """Whether `name` is one of the editor's hidden uniforms (never a material parameter)."""
     return name.startswith(HIDDEN_UNIFORM_PREFIX)

@@ -20,6 +20,7 @@ from app.material.nodes import (
     pbr,
     procedural,
     textures,
+    texture_space,
     utility,
     vectors,
 )

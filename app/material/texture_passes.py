@@ -1,0 +1,882 @@
+"""Texture-space graphs: buffers and filters that render in UV space, lowered to one module per pass.
+
+A *pass node* is a node whose outputs are textures rendered in UV space
+over the unit square: a Texture Buffer (`BUFFER_TYPE`), which renders its
+upstream per-point sub-graph, or a *filter* (`define_filter`), whose kernel
+reads other pass nodes' textures at offsets (blur, height to normal, ...).
+A pass node's texture output feeds Texture Sample, other filters, or any
+colour/float/vector input (read at the mesh's texture coordinates, as
+Texture Sample reads it).
+
+How a material with pass nodes is lowered (docs/texture-space.md):
+
+- the material module: `lowering.lower` lowers `material_view(graph)`,
+  where every pass node's incoming connections are cut and the node lowers
+  to a load of a sampler uniform `pass_sampler_name(key)`, which the host
+  binds to that pass's buffer;
+- one module per pass (`plan_passes`): a Texture Buffer's upstream
+  sub-graph (itself cut at pass nodes, which are sampler loads again),
+  drawn in UV space (`OutputOverride.clip_from_texcoord`), or a filter
+  pass's kernel. Each is verified, published and compiled exactly as the
+  material module is (`lowering._verify_publish_compile`): no unverified
+  code reaches the GPU.
+
+A pass module is drawn like a bake: a quad covering the UV square
+(`pass_quad_mesh`: position (2u-1, 2v-1, 0), normal +Z, tangent +X,
+texcoord (u, v)), with the scene record `PASS_SCENE` (identity matrices), into
+an N x N target of the pass's `BufferSpec`. Texel (i, j) is shaded at
+uv = ((i + 0.5) / N, (j + 0.5) / N).
+
+Parameter nodes used inside a pass's sub-graph become that pass module's
+uniforms with the same names (one value edit applies to every module that
+declares the name). A filter's numeric properties read through
+`PassContext.value` are uniforms too (`TexturePass.values`), so a value
+edit re-renders without relinking.
+
+Writing a filter: see `define_filter`, `FilterPass` and `PassContext`, and
+the "How to write a filter" section of docs/texture-space.md.
+
+This module imports the lowering lazily (the node modules import this one,
+and the lowering imports the node modules' registry).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from app.material.graph import Connection, MaterialGraph, Node
+from app.material.node_types import (
+    NodeDiagnostic,
+    NodeType,
+    PortSpec,
+    PropertySpec,
+    as_integer,
+    as_number,
+    as_numbers,
+    register,
+)
+from app.material.parameters import ParameterSpec
+from app.material.port_types import PortType
+from app.material.scene import PASS_UNIFORM_PREFIX as SCENE_PASS_UNIFORM_PREFIX
+from vpl_core.ir.instructions import Builtin
+from vpl_core.ir.types import FLOAT, SAMPLER2D, vec
+from vpl_core.ir.values import Operand, RegisterValue
+
+if TYPE_CHECKING:
+    from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
+    from vpl_core.publish import VerifiedModule
+
+#: The palette category of buffers and filters.
+CATEGORY = "Texture Space"
+#: The Texture Buffer node type.
+BUFFER_TYPE = "texture_buffer"
+#: Prefix of the uniforms the texture passes add: samplers reading a pass's buffer and a filter's value
+#: uniforms. No material parameter may take a name with it (the lowering refuses one), the parameters panel
+#: never lists such a uniform (`is_pass_uniform`); the host fills them from the `PassPlan`.
+PASS_UNIFORM_PREFIX = SCENE_PASS_UNIFORM_PREFIX
+#: Prefix of a filter's value uniforms inside its pass modules (`PassContext.value`).
+PASS_VALUE_PREFIX = PASS_UNIFORM_PREFIX + "value_"
+
+#: Resolutions a buffer may have (power-of-two square textures).
+RESOLUTIONS: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
+DEFAULT_RESOLUTION = 1024
+#: Buffer formats: RGBA8 (unsigned normalised: values clamped to 0..1, 1/255 steps), RGBA16F, RGBA32F.
+FORMATS: tuple[str, ...] = ("8-bit", "16-bit", "float")
+BYTES_PER_TEXEL = {"8-bit": 4, "16-bit": 8, "float": 16}
+#: Tiling modes: `tile` repeats the buffer (GL REPEAT: a filter reading past an edge reads the opposite edge,
+#: so the result tiles seamlessly), `clamp` repeats the edge texels (GL CLAMP_TO_EDGE).
+TILINGS: tuple[str, ...] = ("tile", "clamp")
+#: The most memory every buffer of one material may take together (mip levels included); a plan beyond it is
+#: refused, naming the node whose buffer crosses it. 1 GiB: four 4096^2 float buffers with mip-maps fit
+#: (each 4096 * 4096 * 16 * 4/3 bytes = 341 MiB... three of them), a 2 GB GPU keeps room to draw.
+MEMORY_BUDGET_BYTES = 1 << 30
+
+
+def is_pass_uniform(name: str) -> bool:
+    """Whether `name` is a uniform the texture passes add (a pass sampler or a filter value), never a parameter."""
+    return name.startswith(PASS_UNIFORM_PREFIX)
+
+
+# Data types of a plan ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """What a pass renders into: an N x N RGBA texture.
+
+    `format` is one of FORMATS, `wrap` one of TILINGS (how every reader
+    samples it: repeat or clamp to edge), `mipmaps` whether the buffer gets
+    a full mip chain after it is rendered (readers then filter trilinearly;
+    kernels read level 0: `PassContext.sample`).
+    """
+
+    resolution: int = DEFAULT_RESOLUTION
+    format: str = "8-bit"
+    wrap: str = "tile"
+    mipmaps: bool = False
+
+    @property
+    def texel(self) -> float:
+        """The size of one texel in UV units: 1 / resolution."""
+        return 1.0 / self.resolution
+
+    @property
+    def memory_bytes(self) -> int:
+        """GPU memory of the buffer: resolution^2 texels of BYTES_PER_TEXEL, with mip levels when asked."""
+        total, size = 0, self.resolution
+        while True:
+            total += size * size * BYTES_PER_TEXEL[self.format]
+            if not self.mipmaps or size == 1:
+                return total
+            size //= 2
+
+
+@dataclass(frozen=True)
+class PassInput:
+    """One sampler uniform of a module that reads a pass's buffer: `uniform` reads the buffer of pass `key`."""
+
+    uniform: str
+    key: str
+
+
+@dataclass
+class TexturePass:
+    """One pass of a plan: a verified module that renders `spec` in UV space.
+
+    `key` is unique in the plan and stable across edits (the node id, with
+    `/<pass name>` for a filter's internal passes and `:<output>` for a
+    filter output other than its first). `node_id` is the node that owns
+    it. `inputs` says which sampler uniform of this module reads which
+    pass. `verified`/`artifact`/`text` are as `LoweringResult`'s (the
+    artifact holds the GLSL of every target). `parameters` are the material
+    parameters the module declares (uniforms named as the parameter nodes);
+    `values` the filter value uniforms' numbers (`PASS_VALUE_PREFIX`).
+    `code_fingerprint` changes exactly when the module's text does (relink);
+    `value_fingerprint` when the numbers it is drawn with do (`values` and
+    its parameters' values in the graph); `content_fingerprint` when the
+    buffer's content may: its own code, values and spec and every input's
+    content fingerprint (a scheduler re-renders a pass when it changed).
+    """
+
+    key: str
+    node_id: str
+    spec: BufferSpec
+    inputs: tuple[PassInput, ...] = ()
+    verified: VerifiedModule | None = None
+    artifact: Any = None  # ProgramArtifact
+    text: str = ""
+    parameters: list[ParameterSpec] = field(default_factory=list)
+    values: dict[str, float | tuple[float, ...]] = field(default_factory=dict)
+    code_fingerprint: str = ""
+    value_fingerprint: str = ""
+    content_fingerprint: str = ""
+    #: The node output whose texture this pass is (None for a filter's internal pass).
+    output: str | None = None
+
+
+@dataclass
+class PassPlan:
+    """Every pass a material needs, in run order, and what reads them.
+
+    `passes` are in run order (every pass after the passes it reads).
+    `material_inputs`: which sampler uniforms of the material module (or of
+    a preview lowering of it) read which pass; `outputs`: (node id, output
+    port) -> the key of the pass whose buffer that output is.
+    `diagnostics` name nodes (errors stop the plan: `ok` is False).
+    """
+
+    passes: list[TexturePass] = field(default_factory=list)
+    material_inputs: tuple[PassInput, ...] = ()
+    outputs: dict[tuple[str, str], str] = field(default_factory=dict)
+    diagnostics: list[NodeDiagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[NodeDiagnostic]:
+        return [diagnostic for diagnostic in self.diagnostics if diagnostic.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and all(each.verified is not None for each in self.passes)
+
+    @property
+    def memory_bytes(self) -> int:
+        """GPU memory of every buffer of the plan together (each pass keeps its own)."""
+        return sum(each.spec.memory_bytes for each in self.passes)
+
+    def pass_for(self, key: str) -> TexturePass | None:
+        for each in self.passes:
+            if each.key == key:
+                return each
+        return None
+
+
+def pass_sampler_name(key: str) -> str:
+    """The sampler uniform that reads the buffer of pass `key` (the same in every module that reads it)."""
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", key)
+    if safe != key:
+        safe += "_" + hashlib.sha256(key.encode()).hexdigest()[:6]
+    return f"{PASS_UNIFORM_PREFIX}{safe}"
+
+
+def output_key(node_id: str, output: str, first_output: str) -> str:
+    """The key of the pass whose buffer is output `output` of pass node `node_id`."""
+    return node_id if output == first_output else f"{node_id}:{output}"
+
+
+# Writing filters ---------------------------------------------------------------------------------
+
+#: A pass's kernel: given the context, returns the texel's colour (an operand of type vec4).
+Kernel = Callable[["PassContext"], Operand]
+
+
+@dataclass(frozen=True)
+class FilterPass:
+    """One internal pass of a filter.
+
+    `name` is unique within the filter; later passes of the same filter read
+    this one by name (`PassContext.sample(name, uv)`). `kernel` returns the
+    colour of each texel. `output` names the filter output whose buffer this
+    pass is (at most one pass per output; a filter output no pass names is
+    its last pass's buffer). `spec`, when given, derives this pass's buffer
+    from the filter's output spec (e.g. a half-resolution intermediate).
+    """
+
+    name: str
+    kernel: Kernel
+    output: str | None = None
+    spec: Callable[[BufferSpec], BufferSpec] | None = None
+
+
+@dataclass(frozen=True)
+class FilterSetup:
+    """What `FilterDefinition.passes` sees to decide a filter's passes: the node, its property values
+    (`property`, with the catalog defaults) and the spec of its output buffer."""
+
+    node: Node
+    node_type: NodeType
+    spec: BufferSpec
+
+    def property(self, name: str) -> Any:
+        if name in self.node.properties:
+            return self.node.properties[name]
+        spec = self.node_type.property(name)
+        return spec.default if spec is not None else None
+
+    def number(self, name: str) -> float:
+        spec = self.node_type.property(name)
+        return as_number(self.property(name), spec.default if spec is not None else 0.0)
+
+    def integer(self, name: str) -> int:
+        spec = self.node_type.property(name)
+        if spec is None:
+            return as_integer(self.property(name), 0)
+        return as_integer(self.property(name), int(spec.default), spec.minimum, spec.maximum)
+
+    def choice(self, name: str) -> str:
+        spec = self.node_type.property(name)
+        value = self.property(name)
+        if spec is not None and value not in spec.choices:
+            return str(spec.default)
+        return str(value)
+
+
+@dataclass(frozen=True)
+class FilterDefinition:
+    """A filter's passes (`define_filter` makes it and registers the node type).
+
+    `passes(setup)` lists the internal passes in run order (it may depend on
+    properties and on the output resolution: jump flooding runs log2(N)
+    passes). `main_input` is the texture input whose buffer spec the output
+    inherits (resolution, format, tiling, mip-maps; the node's
+    `OVERRIDE_PROPERTIES` may override resolution and format).
+    """
+
+    type_name: str
+    main_input: str
+    texture_inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    passes: Callable[[FilterSetup], Sequence[FilterPass]]
+
+
+#: Every filter by node type name (`define_filter`).
+FILTERS: dict[str, FilterDefinition] = {}
+
+#: Properties every filter has: its output's resolution and format ("input": the main input's).
+OVERRIDE_PROPERTIES: tuple[PropertySpec, ...] = (
+    PropertySpec("resolution", "enum", "input", choices=("input", *(str(size) for size in RESOLUTIONS))),
+    PropertySpec("format", "enum", "input", choices=("input", *FORMATS)),
+)
+
+
+def is_pass_node_type(type_name: str) -> bool:
+    """Whether nodes of this type are pass nodes (a Texture Buffer or a filter)."""
+    return type_name == BUFFER_TYPE or type_name in FILTERS
+
+
+class PassContext:
+    """What a filter pass's kernel sees: the builder, the texel's uv, its inputs, the filter's values.
+
+    - `fn`: the `TrackingFunctionBuilder` of the pass's fragment entry (every
+      instruction emitted is attributed to the filter node);
+    - `uv` (vec2): this texel's centre in UV space; `texel` (float): 1/N of
+      this pass's output, `input_texel(name)` of an input's buffer;
+    - `sample(name, uv)` (vec4): input `name` (a texture input of the
+      filter, or an earlier internal pass) at `uv`, level 0, with the
+      buffer's wrap (tile: repeat; clamp: clamp to edge), bilinear between
+      texels; `sample_offset(name, dx, dy)` reads it at this texel's centre
+      moved by (dx, dy) texels of that input (integer offsets read texel
+      centres exactly when the input has this pass's resolution);
+    - `value(name)`: a numeric property as a uniform (float, vecN or colour
+      by the property's kind), so value edits do not relink; `number`,
+      `integer`, `choice`, `property` read properties as constants of the
+      code (a change relinks: use them for what shapes the code, e.g. a tap count);
+    - `spec`, `input_spec(name)`: buffer specs.
+    """
+
+    def __init__(self, node_ctx: NodeContext, node: Node, node_type: NodeType, spec: BufferSpec,
+                 sources: Mapping[str, tuple[str, BufferSpec]], values: dict[str, float | tuple[float, ...]],
+                 inputs: list[PassInput]) -> None:
+        self._ctx = node_ctx
+        self.node = node
+        self.node_type = node_type
+        self.spec = spec
+        self._sources = sources  # input or pass name -> (pass key, spec)
+        self._values = values
+        self._inputs = inputs
+        self._samplers: dict[str, Operand] = {}
+        self._value_operands: dict[str, Operand] = {}
+        self._setup = FilterSetup(node, node_type, spec)
+        # Load every sampler once, in the entry block (a sampler's single alias definition).
+        for name in sources:
+            self._sampler(name)
+
+    @property
+    def fn(self) -> TrackingFunctionBuilder:
+        return self._ctx.fn
+
+    @property
+    def lowering(self) -> _Lowering:
+        return self._ctx.lowering
+
+    @property
+    def uv(self) -> Operand:
+        return self._ctx.source("texcoord")
+
+    @property
+    def texel(self) -> float:
+        return self.spec.texel
+
+    def input_spec(self, name: str) -> BufferSpec:
+        return self._source(name)[1]
+
+    def input_texel(self, name: str) -> float:
+        return self._source(name)[1].texel
+
+    def _source(self, name: str) -> tuple[str, BufferSpec]:
+        found = self._sources.get(name)
+        if found is None:
+            from app.material.node_types import LoweringFailure
+
+            raise LoweringFailure(f"the filter reads {name!r}, which is neither one of its texture inputs nor an "
+                                  "earlier pass of it")
+        return found
+
+    def _sampler(self, name: str) -> Operand:
+        loaded = self._samplers.get(name)
+        if loaded is None:
+            key = self._source(name)[0]
+            uniform = pass_sampler_name(key)
+            reference = self.lowering.host_uniform(uniform, SAMPLER2D)
+            if all(each.uniform != uniform for each in self._inputs):
+                self._inputs.append(PassInput(uniform, key))
+            loaded = self._samplers[name] = self.fn.load(reference)
+        return loaded
+
+    def sample(self, name: str, uv: Operand) -> RegisterValue:
+        """Input `name` at `uv` (vec4), level 0 (see the class docstring)."""
+        fn = self.fn
+        return fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, self._sampler(name), uv, fn.f(0.0))
+
+    def offset_uv(self, name: str, dx: float, dy: float) -> Operand:
+        """This texel's uv moved by (dx, dy) texels of input `name`."""
+        if dx == 0.0 and dy == 0.0:
+            return self.uv
+        fn = self.fn
+        step = self.input_texel(name)
+        return fn.add(self.uv, fn.construct(vec(2), fn.f(dx * step), fn.f(dy * step)))
+
+    def sample_offset(self, name: str, dx: float, dy: float) -> RegisterValue:
+        """Input `name` at this texel moved by (dx, dy) of its texels (vec4)."""
+        return self.sample(name, self.offset_uv(name, dx, dy))
+
+    def value(self, name: str) -> Operand:
+        """Numeric property `name` as a load of a uniform of this pass (float; vecN for vectors; vec4 for colours)."""
+        loaded = self._value_operands.get(name)
+        if loaded is not None:
+            return loaded
+        spec = self.node_type.property(name)
+        raw = self._setup.property(name)
+        numbers: float | tuple[float, ...]
+        if spec is not None and spec.kind == "color":
+            numbers = tuple(as_numbers(raw, 4, pad_alpha=True))
+            value_type = vec(4)
+        elif spec is not None and spec.kind == "vector" and isinstance(spec.default, tuple):
+            numbers = tuple(as_numbers(raw, len(spec.default)))
+            value_type = vec(len(spec.default))
+        else:
+            numbers = self._setup.number(name) if spec is None or spec.kind != "int" else float(self._setup.integer(name))
+            value_type = FLOAT
+        uniform = PASS_VALUE_PREFIX + re.sub(r"[^A-Za-z0-9_]", "_", name)
+        reference = self.lowering.host_uniform(uniform, value_type)
+        self._values[uniform] = numbers
+        loaded = self._value_operands[name] = self.fn.load(reference)
+        return loaded
+
+    def property(self, name: str) -> Any:
+        return self._setup.property(name)
+
+    def number(self, name: str) -> float:
+        return self._setup.number(name)
+
+    def integer(self, name: str) -> int:
+        return self._setup.integer(name)
+
+    def choice(self, name: str) -> str:
+        return self._setup.choice(name)
+
+
+def lower_pass_outputs(ctx: NodeContext) -> None:
+    """A pass node in a module that reads it: each used texture output is a load of its pass's sampler."""
+    outputs = ctx.node_type.outputs
+    for port in outputs:
+        if ctx.output_used(port.name) or port is outputs[0]:
+            uniform = pass_sampler_name(output_key(ctx.node.id, port.name, outputs[0].name))
+            ctx.set_output(port.name, ctx.fn.load(ctx.lowering.host_uniform(uniform, SAMPLER2D)))
+
+
+def define_filter(type_name: str, display_name: str, description: str, *, inputs: Sequence[PortSpec],
+                  properties: Sequence[PropertySpec], passes: Callable[[FilterSetup], Sequence[FilterPass]],
+                  outputs: Sequence[str] = ("out",), main_input: str | None = None, notes: str = "") -> NodeType:
+    """Register a filter node type in the "Texture Space" category and return it.
+
+    `inputs`: its ports; the TEXTURE ones are buffers it reads (each must be
+    connected to a pass node's output), others are refused (filters take
+    values as properties: `PassContext.value`). `main_input` (default: the
+    first texture input) gives the output's buffer spec. `outputs` are texture
+    outputs. The node also gets `OVERRIDE_PROPERTIES` (resolution, format).
+    """
+    texture_inputs = tuple(port.name for port in inputs if port.type is PortType.TEXTURE)
+    if not texture_inputs:
+        raise ValueError(f"filter {type_name!r} has no texture input")
+    if len(texture_inputs) != len(inputs):
+        raise ValueError(f"filter {type_name!r}: every input is a texture (values are properties)")
+    main = main_input or texture_inputs[0]
+    if main not in texture_inputs:
+        raise ValueError(f"filter {type_name!r}: main input {main!r} is not a texture input")
+    node_type = register(NodeType(
+        type_name, display_name, CATEGORY, description,
+        inputs=list(inputs),
+        outputs=[PortSpec(name, PortType.TEXTURE) for name in outputs],
+        properties=[*properties, *OVERRIDE_PROPERTIES],
+        lower=lower_pass_outputs,
+        notes=notes,
+    ))
+    FILTERS[type_name] = FilterDefinition(type_name, main, texture_inputs, tuple(outputs), passes)
+    return node_type
+
+
+# The Texture Buffer node ------------------------------------------------------------------------
+
+#: The Texture Buffer's properties (its buffer spec).
+BUFFER_PROPERTIES: tuple[PropertySpec, ...] = (
+    PropertySpec("resolution", "enum", str(DEFAULT_RESOLUTION), choices=tuple(str(size) for size in RESOLUTIONS)),
+    PropertySpec("format", "enum", "8-bit", choices=FORMATS),
+    PropertySpec("tiling", "enum", "tile", choices=TILINGS),
+    PropertySpec("mipmaps", "bool", False, label="mip-maps"),
+    PropertySpec("input", "color", (0.0, 0.0, 0.0, 1.0), label="colour"),
+)
+
+
+def buffer_spec_of(node: Node) -> BufferSpec:
+    """A Texture Buffer node's spec from its properties (stored values out of range take the defaults)."""
+    def choice(name: str, choices: Sequence[str], default: str) -> str:
+        value = node.properties.get(name, default)
+        return str(value) if str(value) in choices else default
+
+    resolution = int(choice("resolution", [str(size) for size in RESOLUTIONS], str(DEFAULT_RESOLUTION)))
+    return BufferSpec(resolution, choice("format", FORMATS, "8-bit"), choice("tiling", TILINGS, "tile"),
+                      node.properties.get("mipmaps") is True)
+
+
+def fingerprint(data: Any) -> str:
+    """A short stable hash of JSON-able data (floats exact: `repr`)."""
+    text = json.dumps(data, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+
+# Drawing a pass ---------------------------------------------------------------------------------
+
+_IDENTITY = ((1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+#: The scene record a pass module is drawn with (fields by name, as the preview's `scene_values`): identity
+#: matrices (the pass quad is its own world; clip space comes from the texture coordinates), a camera
+#: and the light straight above the plane (+Z), time 0.
+PASS_SCENE: dict[str, Any] = {
+    "model": _IDENTITY, "view": _IDENTITY, "projection": _IDENTITY, "normal_matrix": _IDENTITY,
+    "camera_position": (0.0, 0.0, 4.0), "time": 0.0, "light_direction": (0.0, 0.0, 1.0), "light_intensity": 1.0,
+    "light_color": (1.0, 1.0, 1.0), "environment_rotation": 0.0, "environment_intensity": 1.0,
+    "environment_max_lod": 0.0,
+}  # fmt: skip
+
+
+def pass_quad_mesh() -> dict[str, list[tuple[float, ...]]]:
+    """The quad a pass is drawn with: vertex arrays by vertex input name (scene.VERTEX_INPUTS) and `indices`
+    (two triangles). Position (2u-1, 2v-1, 0): a flat plane facing +Z; normal +Z, tangent +X (handedness 1)."""
+    uvs = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+    return {
+        "position": [(2.0 * u - 1.0, 2.0 * v - 1.0, 0.0) for u, v in uvs],
+        "normal": [(0.0, 0.0, 1.0)] * 4,
+        "texcoord": uvs,
+        "tangent": [(1.0, 0.0, 0.0, 1.0)] * 4,
+        "color": [(1.0, 1.0, 1.0, 1.0)] * 4,
+        "indices": [(0, 1, 2), (0, 2, 3)],
+    }
+
+
+# Planning ---------------------------------------------------------------------------------------
+
+#: The id of the output node a pass module is lowered with (its diagnostics are the pass node's).
+_PASS_OUTPUT_ID = "__pass_output"
+
+
+def material_view(graph: MaterialGraph) -> MaterialGraph:
+    """`graph` with every connection into a pass node cut: what the material module lowers (a pass node is
+    then a source: loads of its samplers). The graph itself when it has no pass node."""
+    passes = {node_id for node_id, node in graph.nodes.items() if is_pass_node_type(node.type_name)}
+    if not passes:
+        return graph
+    return replace(graph, connections=[c for c in graph.connections if c.target_node not in passes])
+
+
+def has_pass_nodes(graph: MaterialGraph) -> bool:
+    return any(is_pass_node_type(node.type_name) for node in graph.nodes.values())
+
+
+def pass_node_problems(graph: MaterialGraph) -> list[NodeDiagnostic]:
+    """Structural refusals of pass nodes that need no lowering: cycles, pass nodes inside groups, filter inputs
+    that are not buffers (the `plan_passes` diagnostics; the material lowering reports them too)."""
+    return _analyse(graph)[2]
+
+
+@dataclass
+class _Analysis:
+    order: list[str]                       # pass nodes, run order
+    specs: dict[tuple[str, str], BufferSpec]  # (node, output) -> spec
+
+
+def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagnostic]]:
+    from app.material.catalog import node_type_for
+    from app.material.groups import GROUP_TYPE
+    from app.material.lowering import OUTPUT_NODE_TYPES
+    from app.material.traversal import connected_nodes, node_id_key, topological_order
+
+    problems: list[NodeDiagnostic] = []
+    failed: set[str] = set()
+    order, cyclic = topological_order(graph)
+    outputs = [node_id for node_id, node in graph.nodes.items() if node.type_name in OUTPUT_NODE_TYPES]
+    feeding = connected_nodes(graph, outputs)
+
+    def refuse(node_id: str, message: str) -> None:
+        severity = "error" if node_id in feeding else "warning"
+        problems.append(NodeDiagnostic(node_id, "graph", message, severity))
+        failed.add(node_id)
+
+    for definition in graph.functions.values():
+        inside = sorted(node_id for node_id, node in definition.body.nodes.items() if is_pass_node_type(node.type_name))
+        if not inside:
+            continue
+        for node_id, node in graph.nodes.items():
+            if node.type_name == GROUP_TYPE and node.properties.get("function") == definition.id:
+                problems.append(NodeDiagnostic(
+                    node_id, "graph", f"group '{definition.name}' holds a texture-space node ({', '.join(inside)}); "
+                    "Texture Buffers and filters render the whole UV square and cannot sit inside a group: "
+                    "move them out of the group", scope=definition.id, scoped_node=inside[0]))
+
+    incoming = {(c.target_node, c.target_port): c for c in graph.connections}
+    cycle = set(cyclic)
+    for node_id in sorted(cycle, key=node_id_key):
+        node = graph.nodes[node_id]
+        if not is_pass_node_type(node.type_name):
+            continue
+        if any(c.source_node == node_id for (target, _), c in incoming.items() if target == node_id):
+            refuse(node_id, "this node reads its own output; a buffer cannot read itself (render it into a second "
+                            "Texture Buffer first)")
+        else:
+            refuse(node_id, "this node is part of a cycle: its output feeds back into its own input")
+    analysis = _Analysis([], {})
+    for node_id in order:
+        node = graph.nodes[node_id]
+        if node_id in cycle or not is_pass_node_type(node.type_name):
+            continue
+        node_type = node_type_for(node)
+        if node_type is None:
+            continue
+        if node.type_name == BUFFER_TYPE:
+            spec = buffer_spec_of(node)
+            connection = incoming.get((node_id, "input"))
+            if connection is not None and connection.source_node in failed:
+                failed.add(node_id)
+                continue
+        else:
+            definition = FILTERS[node.type_name]
+            main_spec: BufferSpec | None = None
+            broken = False
+            for port in definition.texture_inputs:
+                connection = incoming.get((node_id, port))
+                source = graph.nodes.get(connection.source_node) if connection is not None else None
+                if connection is None or source is None:
+                    refuse(node_id, f"input '{port}' must be connected to a Texture Buffer or another filter's output")
+                    broken = True
+                elif not is_pass_node_type(source.type_name):
+                    refuse(node_id, f"input '{port}' reads {connection.source_node}, which is not a texture-space "
+                                    "node: a filter reads Texture Buffers and other filters (render the value into a "
+                                    "Texture Buffer first)")
+                    broken = True
+                elif connection.source_node in failed:
+                    failed.add(node_id)
+                    broken = True
+                elif port == definition.main_input:
+                    main_spec = analysis.specs.get((connection.source_node, connection.source_port))
+            if broken or main_spec is None:
+                failed.add(node_id)
+                continue
+            spec = _overridden(main_spec, node)
+        for port in node_type.outputs:
+            analysis.specs[(node_id, port.name)] = spec
+        analysis.order.append(node_id)
+    return analysis, failed, problems
+
+
+def _overridden(spec: BufferSpec, node: Node) -> BufferSpec:
+    resolution = node.properties.get("resolution", "input")
+    if str(resolution) in [str(size) for size in RESOLUTIONS]:
+        spec = replace(spec, resolution=int(str(resolution)))
+    found = node.properties.get("format", "input")
+    if found in FORMATS:
+        spec = replace(spec, format=str(found))
+    return spec
+
+
+def _value_fingerprint(graph: MaterialGraph, each: TexturePass) -> str:
+    from app.material.parameters import material_values
+
+    values, _ = material_values(each.parameters, graph)
+    return fingerprint({"values": each.values, "parameters": values})
+
+
+def plan_passes(graph: MaterialGraph) -> PassPlan:
+    """Lower every pass of `graph` (every pass node's, whether or not the output reads it: the node thumbnails
+    show them too) to verified, compiled modules, in run order. Never raises."""
+    import traceback
+
+    plan = PassPlan()
+    try:
+        _plan(graph, plan)
+    except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
+        detail = traceback.format_exception_only(type(error), error)[-1].strip()
+        plan.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while planning texture passes: {detail}"))
+    return plan
+
+
+def _plan(graph: MaterialGraph, plan: PassPlan) -> None:
+    from app.material.catalog import node_type_for
+
+    analysis, failed, problems = _analyse(graph)
+    plan.diagnostics.extend(problems)
+    # Every output's pass key, so that any module's pass samplers can be named back.
+    keys_by_uniform: dict[str, str] = {}
+    for node_id in analysis.order:
+        node_type = node_type_for(graph.nodes[node_id])
+        assert node_type is not None
+        first = node_type.outputs[0].name
+        for port in node_type.outputs:
+            key = output_key(node_id, port.name, first)
+            plan.outputs[(node_id, port.name)] = key
+            keys_by_uniform[pass_sampler_name(key)] = key
+    incoming = {(c.target_node, c.target_port): c for c in graph.connections}
+    total = 0
+    content: dict[str, str] = {}
+    for node_id in analysis.order:
+        node = graph.nodes[node_id]
+        if node_id in failed or any(c.source_node in failed for (target, _), c in incoming.items() if target == node_id):
+            failed.add(node_id)
+            continue
+        node_type = node_type_for(node)
+        assert node_type is not None
+        spec = analysis.specs[(node_id, node_type.outputs[0].name)]
+        if node.type_name == BUFFER_TYPE:
+            made = [_buffer_pass(graph, node, node_type, spec, plan)]
+        else:
+            made = _filter_passes(node, node_type, spec, incoming, analysis, plan)
+        if any(each.verified is None for each in made):
+            failed.add(node_id)
+            continue
+        for each in made:
+            total += each.spec.memory_bytes
+        if total > MEMORY_BUDGET_BYTES:
+            plan.diagnostics.append(NodeDiagnostic(node_id, "graph", (
+                f"the texture buffers need {_mebibytes(total)} with this node's, beyond the budget of "
+                f"{_mebibytes(MEMORY_BUDGET_BYTES)}: lower a resolution, use 8-bit or 16-bit, or turn mip-maps off")))
+            failed.add(node_id)
+            total -= sum(each.spec.memory_bytes for each in made)
+            continue
+        for each in made:
+            each.inputs = tuple(PassInput(uniform, keys_by_uniform.get(uniform, key)) for uniform, key in
+                                ((each_input.uniform, each_input.key) for each_input in each.inputs))
+            each.code_fingerprint = fingerprint(each.text)
+            each.value_fingerprint = _value_fingerprint(graph, each)
+            each.content_fingerprint = fingerprint({
+                "code": each.code_fingerprint, "values": each.value_fingerprint,
+                "spec": [each.spec.resolution, each.spec.format, each.spec.wrap, each.spec.mipmaps],
+                "inputs": [content.get(each_input.key, "") for each_input in each.inputs]})
+            content[each.key] = each.content_fingerprint
+            plan.passes.append(each)
+    plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
+                                 if plan.pass_for(key) is not None)
+
+
+def _mebibytes(count: int) -> str:
+    return f"{count / (1 << 20):.0f} MiB"
+
+
+def _pass_result_into(plan: PassPlan, node_id: str, result: Any) -> None:
+    """A pass lowering's diagnostics, as the pass node's (the synthetic output node is the pass node)."""
+    for diagnostic in result.diagnostics:
+        owner = diagnostic.node_id if diagnostic.node_id not in (None, _PASS_OUTPUT_ID) else node_id
+        plan.diagnostics.append(replace(diagnostic, node_id=owner))
+
+
+def _pass_inputs(module: Any) -> list[PassInput]:
+    return [PassInput(uniform.name, "") for uniform in module.uniforms
+            if is_pass_uniform(uniform.name) and not uniform.name.startswith(PASS_VALUE_PREFIX)]
+
+
+def _as_rgba(ctx: NodeContext, value: Operand, port_type: PortType) -> Operand:
+    """A buffer's input as the texel it stores: float f (f, f, f, 1), vec2 (x, y, 0, 1), vec3 (x, y, z, 1)."""
+    fn = ctx.fn
+    if port_type is PortType.FLOAT:
+        return fn.construct(vec(4), value, value, value, fn.f(1.0))
+    if port_type is PortType.VEC2:
+        return fn.construct(vec(4), value, fn.f(0.0), fn.f(1.0))
+    if port_type is PortType.VEC3:
+        return fn.construct(vec(4), value, fn.f(1.0))
+    return value
+
+
+def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan) -> TexturePass:
+    from app.material.lowering import LoweringResult, OutputOverride, _lower
+    from app.material.scene import DISPLAY_OUTPUT_NAME
+    from app.material.traversal import connected_nodes
+
+    others = {node_id for node_id, other in graph.nodes.items() if is_pass_node_type(other.type_name) and node_id != node.id}
+    cut = [c for c in graph.connections if c.target_node not in others]
+    upstream = connected_nodes(replace(graph, connections=cut), [node.id])
+    nodes = {node_id: graph.nodes[node_id] for node_id in sorted(upstream)}
+    nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
+    pass_graph = MaterialGraph(nodes=nodes, connections=[c for c in cut if c.target_node in upstream and c.source_node in upstream],
+                               functions=graph.functions)
+    connection = next((c for c in cut if c.target_node == node.id and c.target_port == "input"), None)
+
+    def store(ctx: NodeContext) -> None:
+        buffer_ctx = ctx.lowering.node_context(node, node_type)
+        ctx.lowering.owner = node.id
+        color = _as_rgba(ctx, buffer_ctx.input("input"), buffer_ctx.input_type("input"))
+        fn = ctx.fn
+        fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name), color)
+        fn.ret()
+
+    roots = (connection.source_node,) if connection is not None else ()
+    result = LoweringResult()
+    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, roots, clip_from_texcoord=True))
+    _pass_result_into(plan, node.id, result)
+    made = TexturePass(node.id, node.id, spec, output=node_type.outputs[0].name)
+    if result.ok:
+        made.verified, made.artifact, made.text = result.verified, result.artifact, result.text
+        made.parameters = list(result.parameters)
+        assert result.module is not None
+        made.inputs = tuple(_pass_inputs(result.module))
+    return made
+
+
+def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
+                   analysis: _Analysis, plan: PassPlan) -> list[TexturePass]:
+    from app.material.lowering import LoweringResult, OutputOverride, _lower
+    from app.material.scene import DISPLAY_OUTPUT_NAME
+
+    definition = FILTERS[node.type_name]
+    setup = FilterSetup(node, node_type, spec)
+    declared = list(definition.passes(setup))
+    names = [each.name for each in declared]
+    if not declared or len(set(names)) != len(names):
+        plan.diagnostics.append(NodeDiagnostic(node.id, "graph", "the filter declares no passes, or two with one name"))
+        return [TexturePass(node.id, node.id, spec)]
+    sources: dict[str, tuple[str, BufferSpec]] = {}
+    for port in definition.texture_inputs:
+        connection = incoming[(node.id, port)]
+        key = plan.outputs[(connection.source_node, connection.source_port)]
+        sources[port] = (key, analysis.specs[(connection.source_node, connection.source_port)])
+    claimed = {each.output for each in declared if each.output is not None}
+    made: list[TexturePass] = []
+    for position, declared_pass in enumerate(declared):
+        last = position == len(declared) - 1
+        output = declared_pass.output
+        if output is None and last:
+            unclaimed = [name for name in definition.outputs if name not in claimed]
+            output = unclaimed[0] if unclaimed else None
+        key = (output_key(node.id, output, definition.outputs[0]) if output is not None
+               else f"{node.id}/{declared_pass.name}")
+        pass_spec = declared_pass.spec(spec) if declared_pass.spec is not None else spec
+        values: dict[str, float | tuple[float, ...]] = {}
+        inputs: list[PassInput] = []
+        available = dict(sources)
+
+        def run(ctx: NodeContext, kernel: Kernel = declared_pass.kernel, pass_spec: BufferSpec = pass_spec,
+                available: dict[str, tuple[str, BufferSpec]] = available,
+                values: dict[str, float | tuple[float, ...]] = values, inputs: list[PassInput] = inputs) -> None:
+            ctx.lowering.owner = node.id
+            context = PassContext(ctx, node, node_type, pass_spec, available, values, inputs)
+            color = kernel(context)
+            fn = ctx.fn
+            fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name), color)
+            fn.ret()
+
+        pass_graph = MaterialGraph(nodes={_PASS_OUTPUT_ID: Node(_PASS_OUTPUT_ID, "material_output")})
+        result = LoweringResult()
+        _lower(pass_graph, result, override=OutputOverride(run, DISPLAY_OUTPUT_NAME, (), clip_from_texcoord=True))
+        _pass_result_into(plan, node.id, result)
+        each = TexturePass(key, node.id, pass_spec, output=output)
+        if result.ok:
+            each.verified, each.artifact, each.text = result.verified, result.artifact, result.text
+            each.inputs = tuple(inputs)
+            each.values = dict(values)
+        made.append(each)
+        if each.verified is None:
+            return made
+        sources[declared_pass.name] = (key, pass_spec)
+        if output is not None:
+            plan.outputs[(node.id, output)] = key
+    return made
+
+
+__all__ = [
+    "BUFFER_TYPE", "BYTES_PER_TEXEL", "CATEGORY", "FILTERS", "FORMATS", "MEMORY_BUDGET_BYTES", "PASS_UNIFORM_PREFIX",
+    "PASS_VALUE_PREFIX", "RESOLUTIONS", "TILINGS", "BufferSpec", "FilterDefinition", "FilterPass", "FilterSetup",
+    "Kernel", "PassContext", "PassInput", "PassPlan", "TexturePass", "Connection", "buffer_spec_of", "define_filter",
+    "fingerprint", "has_pass_nodes", "is_pass_node_type", "is_pass_uniform", "material_view", "output_key",
+    "pass_node_problems", "pass_quad_mesh", "pass_sampler_name", "plan_passes", "PASS_SCENE",
+]  # fmt: skip
