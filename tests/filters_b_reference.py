@@ -43,13 +43,13 @@ def sample(image: np.ndarray, u: np.ndarray, v: np.ndarray, tile: bool = True) -
 
     def wrap(index: np.ndarray, size: int) -> np.ndarray:
         index = index.astype(np.int64)
-        return np.mod(index, size) if tile else np.clip(index, 0, size - 1)
+        return np.asarray(np.mod(index, size) if tile else np.clip(index, 0, size - 1))
 
     i0, i1 = wrap(x0, width), wrap(x0 + 1, width)
     j0, j1 = wrap(y0, height), wrap(y0 + 1, height)
     texels = np.asarray(image, dtype=np.float64)
-    return ((1 - alpha) * (1 - beta) * texels[j0, i0] + alpha * (1 - beta) * texels[j0, i1]
-            + (1 - alpha) * beta * texels[j1, i0] + alpha * beta * texels[j1, i1])
+    return np.asarray((1 - alpha) * (1 - beta) * texels[j0, i0] + alpha * (1 - beta) * texels[j0, i1]
+            + (1 - alpha) * beta * texels[j1, i0] + alpha * beta * texels[j1, i1], dtype=np.float64)
 
 
 def luminance(rgba: np.ndarray) -> np.ndarray:
@@ -79,7 +79,7 @@ def directional_blur(image: np.ndarray, angle_degrees: float, intensity: float, 
         weight = math.exp(-2.0 * t * t)
         total += weight * sample(image, u + t * du, v + t * dv, tile)
         weights += weight
-    return total / weights
+    return np.asarray(total / weights)
 
 
 def vogel_disc(samples: int) -> list[tuple[float, float, float]]:
@@ -128,7 +128,7 @@ def slope_blur(image: np.ndarray, slope: np.ndarray, intensity: float, samples: 
         gu, gv = gradient(slope, u, v, tile)
         u, v = u - step * gu, v - step * gv
     assert result is not None
-    return result / samples if mode == "blur" else result
+    return np.asarray(result / samples if mode == "blur" else result)
 
 
 def directional_warp(image: np.ndarray, intensity_map: np.ndarray, angle_degrees: float, intensity: float,
@@ -155,7 +155,7 @@ def warp(image: np.ndarray, gradient_map: np.ndarray, intensity: float, tile: bo
 def permute(x: np.ndarray) -> np.ndarray:
     """((34 x + 1) x) mod 289 on integer values (exact in binary64 for x < 578)."""
     x = np.asarray(x, dtype=np.float64)
-    return np.mod((34.0 * x + 1.0) * x, 289.0)
+    return np.asarray(np.mod((34.0 * x + 1.0) * x, 289.0))
 
 
 def tile_hash(cx: np.ndarray, cy: np.ndarray, seed: int) -> np.ndarray:
@@ -165,7 +165,8 @@ def tile_hash(cx: np.ndarray, cy: np.ndarray, seed: int) -> np.ndarray:
 
 def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape: str, size: float,
                  scale_random: float, rotation: float, rotation_random: float, position_random: float,
-                 luminance_random: float, seed: int, image: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 luminance_random: float, seed: int, image: np.ndarray | None = None,
+                 image_tile: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The Tile Sampler's (pattern, colour) outputs, each (height, width, 4), by the formula in its notes.
 
     For each of the 3 x 3 cells around the pixel's (n = floor(uv * (X, Y)) + (di, dj), dj outer, di inner):
@@ -175,7 +176,7 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
     theta = rotation + 360 x rotation_random x r_5 degrees and s = size x (1 - scale_random x r_1);
     shape distance (square: max|q| - 0.5, disc: |q| - 0.5, brick: max(|qx| - 0.5, |qy| - 0.25),
     image: the square's) x s; coverage clamp(0.5 - d / (max(X, Y) x texel width), 0, 1); value = coverage x
-    (1 - luminance_random x r_8) (x the image's luminance at q + 0.5, clamped, for the image shape).
+    (1 - luminance_random x r_8) (x the image's luminance at clamp(q + 0.5, 0, 1), for the image shape).
     The neighbour with the largest value (first one on ties) wins: pattern = its value, colour = its
     random colour permute(h + (2, 3, 4)) / 288 x its coverage.
     """
@@ -214,7 +215,7 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
             value = coverage * (1.0 - luminance_random * random(8))
             if shape == "image":
                 assert image is not None
-                value = value * luminance(sample(image, qx + 0.5, qy + 0.5, tile=False))
+                value = value * luminance(sample(image, np.clip(qx + 0.5, 0.0, 1.0), np.clip(qy + 0.5, 0.0, 1.0), image_tile))
             color = np.stack([permute(h + k) / 288.0 for k in (2, 3, 4)], axis=-1) * coverage[..., None]
             wins = value > best_value
             best_value = np.where(wins, value, best_value)

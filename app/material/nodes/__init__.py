@@ -19,8 +19,10 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
-    textures,
     texture_space,
+    texture_warps,
+    textures,
+    tile_sampler,
     utility,
     vectors,
 )
