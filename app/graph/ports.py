@@ -78,7 +78,7 @@ def port_color(port_type: object) -> Color:
 
 #: Short forms of app.material.port_types.conversion's answers, for tooltips.
 _CONVERSION_WORDS = {"same": "as is", "broadcast": "broadcast", "drop_alpha": "alpha dropped", "add_alpha": "alpha 1 added",
-                     "luminance": "luminance"}
+                     "luminance": "luminance", "sample": "read at the mesh's texture coordinates"}
 
 
 def accepted_sources(declared: object) -> str:

@@ -401,6 +401,8 @@ class NodeContext:
         connection = self.lowering.incoming.get((self.node.id, name))
         if connection is not None:
             value, source_type = self.lowering.values[(connection.source_node, connection.source_port)]
+            if source_type is PortType.TEXTURE and target.is_numeric:
+                value, source_type = self.sample_at_texcoord(value, self.source_node(name)), PortType.COLOR
             result = self.lowering.coerce(value, source_type, target)
         else:
             default = input_default(self.node, self.node_type, name)
@@ -408,6 +410,25 @@ class NodeContext:
             result = live if live is not None else self.lowering.default_operand(default, target)
         self._inputs[name] = result
         return result
+
+    def sample_at_texcoord(self, sampler: Operand, source: Node | None) -> Operand:
+        """A texture read at the mesh's texture coordinates as Texture Sample reads it (a texture connected to a
+        numeric input): `texture` in the entry block, `texture_lod` at level 0 after a branch; in a Surface
+        Output material, rgb decoded from sRGB when `source` is a Texture Parameter whose colour space is sRGB."""
+        fn = self.fn
+        uv = self.lowering.source("texcoord")
+        if self.control_dependent:
+            rgba = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, sampler, uv, fn.f(0.0))
+        else:
+            rgba = fn.texture(sampler, uv)
+        if (self.radiance_output and source is not None and source.type_name == "texture_parameter"
+                and source.properties.get("color_space", "srgb") != "linear"):
+            from app.material.nodes import pbr_functions  # the node modules import this one
+
+            linear = fn.call(pbr_functions.srgb_to_linear(self.lowering), fn.swizzle(rgba, "xyz"))
+            assert linear is not None
+            rgba = fn.construct(vec(4), linear, fn.swizzle(rgba, "w"))
+        return rgba
 
     def constant(self, name: str, port_type: PortType) -> Operand:
         """Property `name` as a constant of `port_type` (`constant_numbers`): a literal (a float operand, or one
@@ -812,6 +833,10 @@ class _Lowering:
         if source is PortType.COLOR and target is PortType.FLOAT:
             weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
             return fn.builtin(Builtin.DOT, PortType.FLOAT, fn.swizzle(value, "xyz"), weights)
+        if source is PortType.TEXTURE and target.is_numeric:
+            # Read at the mesh's texture coordinates, level 0 (well defined wherever this runs).
+            texel = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, value, self.source("texcoord"), fn.f(0.0))
+            return self.coerce(texel, PortType.COLOR, target)
         raise LoweringFailure(f"cannot convert {source} to {target}")
 
     def default_operand(self, default: Any, target: PortType) -> Operand:
@@ -984,7 +1009,7 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
         if texture_passes.has_pass_nodes(graph):
             # Pass nodes are sources here (loads of their buffers' samplers); their passes are
             # `texture_passes.plan_passes`'s. A preview shows what it can: their problems are warnings there.
-            for problem in texture_passes.pass_node_problems(graph):
+            for problem in texture_passes.pass_node_problems(graph, unconnected=False):
                 result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
             graph = texture_passes.material_view(graph)
         _lower(graph, result, preview, override, frozenset(live))

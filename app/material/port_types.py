@@ -22,7 +22,11 @@ types; `app.material.connections`):
   Rec. 709 / sRGB primaries' weights of linear light (alpha is ignored).
   No other width changes are implicit: a vec4 into a vec3 input, or a vec2
   into a vec3 input, is refused (use Swizzle/Split/Compose);
-- `texture` connects only to `texture`, `bool` only to `bool`.
+- `texture` into a `float`, vector or `color` input is read at the mesh's
+  texture coordinates, as a Texture Sample node reads it (then converted
+  from the colour as above: a float input gets the luminance);
+- `texture` connects to nothing else but `texture` (not to dynamic
+  inputs), `bool` only to `bool`.
 
 This module knows nothing of nodes or graphs: it is the bottom of
 `app.material` (it imports only `vpl_core.ir.types`).
@@ -114,10 +118,13 @@ def conversion(source: PortType, target: PortType) -> str | None:
     """How a value of `source` type reaches a fixed `target` input, or None if it cannot.
 
     Returns "same", "broadcast" (float splat), "drop_alpha" (colour to vec3),
-    "add_alpha" (vec3 to colour) or "luminance" (colour to float).
+    "add_alpha" (vec3 to colour), "luminance" (colour to float) or "sample"
+    (a texture read at the mesh's texture coordinates, then the colour converted).
     """
     if source is target:
         return "same"
+    if source is PortType.TEXTURE and target.is_numeric:
+        return "sample"
     if {source, target} == {PortType.COLOR, PortType.VEC4}:
         return "same"
     if source is PortType.FLOAT and target.is_numeric:

@@ -104,7 +104,8 @@ def resolve_node(
                     ok = False
                     continue
             elif port.type is PortType.TEXTURE and port.default != OPTIONAL_TEXTURE:
-                resolution.error(node_id, f"input '{port.name}' needs a texture: connect a Texture Parameter")
+                resolution.error(node_id, f"input '{port.name}' needs a texture: connect a Texture Parameter, a "
+                                          "Texture Buffer or a filter")
                 ok = False
             resolution.port_types[(node_id, port.name)] = port.type
     for port_name, width, _connected in dynamic_inputs:

@@ -20,6 +20,7 @@ CONVERSION_TEXT = {
     "drop_alpha": "rgb: alpha dropped",
     "add_alpha": "rgba with alpha 1",
     "luminance": "luminance: 0.2126 r + 0.7152 g + 0.0722 b (Rec. 709 weights of linear light; alpha ignored)",
+    "sample": "read at the mesh's texture coordinates as Texture Sample reads it, then converted from the colour",
 }
 
 INTRO = """\
@@ -35,7 +36,7 @@ do not edit by hand (a test compares this file with the catalog).
 | `float` | float | broadcast (splat) into any float-valued input |
 | `vec2`, `vec3`, `vec4` | vector float 2/3/4 | |
 | `color` | vector float 4 | rgba; prefers a colour widget; connects to `vec4` freely, to `vec3` by dropping alpha; a `vec3` into a colour input gains alpha 1 |
-| `texture` | sampler2D | only from a Texture Parameter |
+| `texture` | sampler2D | from a Texture Parameter, a Texture Buffer or a filter; into a float, vector or colour input it is read at the mesh's texture coordinates (docs/texture-space.md) |
 | `bool` | bool | from Compare / And / Or / Not |
 | dynamic | any of float, vec2-4, color | all dynamic inputs of a node take one width W (floats broadcast); dynamic outputs are `vecW` (`color` when a colour came in and W = 4) |
 

@@ -64,7 +64,7 @@ from app.material.parameters import ParameterSpec
 from app.material.port_types import PortType
 from app.material.scene import PASS_UNIFORM_PREFIX as SCENE_PASS_UNIFORM_PREFIX
 from vpl_core.ir.instructions import Builtin
-from vpl_core.ir.types import FLOAT, SAMPLER2D, vec
+from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
@@ -244,12 +244,16 @@ class FilterPass:
     pass is (at most one pass per output; a filter output no pass names is
     its last pass's buffer). `spec`, when given, derives this pass's buffer
     from the filter's output spec (e.g. a half-resolution intermediate).
+    `reads` names the texture inputs and earlier passes the kernel samples
+    (their samplers are loaded in the entry block); empty: every one
+    available, so a pass that reads fewer should say which.
     """
 
     name: str
     kernel: Kernel
     output: str | None = None
     spec: Callable[[BufferSpec], BufferSpec] | None = None
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -422,6 +426,7 @@ class PassContext:
         spec = self.node_type.property(name)
         raw = self._setup.property(name)
         numbers: float | tuple[float, ...]
+        value_type: Type
         if spec is not None and spec.kind == "color":
             numbers = tuple(as_numbers(raw, 4, pad_alpha=True))
             value_type = vec(4)
@@ -537,7 +542,7 @@ PASS_SCENE: dict[str, Any] = {
 def pass_quad_mesh() -> dict[str, list[tuple[float, ...]]]:
     """The quad a pass is drawn with: vertex arrays by vertex input name (scene.VERTEX_INPUTS) and `indices`
     (two triangles). Position (2u-1, 2v-1, 0): a flat plane facing +Z; normal +Z, tangent +X (handedness 1)."""
-    uvs = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+    uvs: list[tuple[float, ...]] = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
     return {
         "position": [(2.0 * u - 1.0, 2.0 * v - 1.0, 0.0) for u, v in uvs],
         "normal": [(0.0, 0.0, 1.0)] * 4,
@@ -550,27 +555,33 @@ def pass_quad_mesh() -> dict[str, list[tuple[float, ...]]]:
 
 # Planning ---------------------------------------------------------------------------------------
 
+_UNCONNECTED = "must be connected"
 #: The id of the output node a pass module is lowered with (its diagnostics are the pass node's).
 _PASS_OUTPUT_ID = "__pass_output"
 
 
 def material_view(graph: MaterialGraph) -> MaterialGraph:
-    """`graph` with every connection into a pass node cut: what the material module lowers (a pass node is
-    then a source: loads of its samplers). The graph itself when it has no pass node."""
-    passes = {node_id for node_id, node in graph.nodes.items() if is_pass_node_type(node.type_name)}
-    if not passes:
+    """`graph` with every connection into a Texture Buffer cut: what the material module lowers. Pass nodes
+    lower to loads of their samplers there, so nothing upstream of a buffer reaches the material module (a
+    filter's inputs are pass nodes: sampler loads too). The graph itself when it has no buffer."""
+    buffers = {node_id for node_id, node in graph.nodes.items() if node.type_name == BUFFER_TYPE}
+    if not buffers:
         return graph
-    return replace(graph, connections=[c for c in graph.connections if c.target_node not in passes])
+    return replace(graph, connections=[c for c in graph.connections if c.target_node not in buffers])
 
 
 def has_pass_nodes(graph: MaterialGraph) -> bool:
     return any(is_pass_node_type(node.type_name) for node in graph.nodes.values())
 
 
-def pass_node_problems(graph: MaterialGraph) -> list[NodeDiagnostic]:
+def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[NodeDiagnostic]:
     """Structural refusals of pass nodes that need no lowering: cycles, pass nodes inside groups, filter inputs
-    that are not buffers (the `plan_passes` diagnostics; the material lowering reports them too)."""
-    return _analyse(graph)[2]
+    that are not buffers (the `plan_passes` diagnostics; the material lowering reports them too, but for
+    `unconnected` filter inputs, which its type propagation reports already)."""
+    problems = _analyse(graph)[2]
+    if unconnected:
+        return problems
+    return [problem for problem in problems if _UNCONNECTED not in problem.message]
 
 
 @dataclass
@@ -633,14 +644,14 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                 failed.add(node_id)
                 continue
         else:
-            definition = FILTERS[node.type_name]
+            filter_definition = FILTERS[node.type_name]
             main_spec: BufferSpec | None = None
             broken = False
-            for port in definition.texture_inputs:
+            for port in filter_definition.texture_inputs:
                 connection = incoming.get((node_id, port))
                 source = graph.nodes.get(connection.source_node) if connection is not None else None
                 if connection is None or source is None:
-                    refuse(node_id, f"input '{port}' must be connected to a Texture Buffer or another filter's output")
+                    refuse(node_id, f"input '{port}' {_UNCONNECTED} to a Texture Buffer or another filter's output")
                     broken = True
                 elif not is_pass_node_type(source.type_name):
                     refuse(node_id, f"input '{port}' reads {connection.source_node}, which is not a texture-space "
@@ -650,14 +661,14 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                 elif connection.source_node in failed:
                     failed.add(node_id)
                     broken = True
-                elif port == definition.main_input:
+                elif port == filter_definition.main_input:
                     main_spec = analysis.specs.get((connection.source_node, connection.source_port))
             if broken or main_spec is None:
                 failed.add(node_id)
                 continue
             spec = _overridden(main_spec, node)
-        for port in node_type.outputs:
-            analysis.specs[(node_id, port.name)] = spec
+        for output_port in node_type.outputs:
+            analysis.specs[(node_id, output_port.name)] = spec
         analysis.order.append(node_id)
     return analysis, failed, problems
 
@@ -848,7 +859,14 @@ def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: 
         pass_spec = declared_pass.spec(spec) if declared_pass.spec is not None else spec
         values: dict[str, float | tuple[float, ...]] = {}
         inputs: list[PassInput] = []
-        available = dict(sources)
+        available = dict(sources) if not declared_pass.reads else {
+            name: sources[name] for name in declared_pass.reads if name in sources}
+        unknown = [name for name in declared_pass.reads if name not in sources]
+        if unknown:
+            plan.diagnostics.append(NodeDiagnostic(node.id, "graph", f"pass {declared_pass.name!r} reads "
+                                                   f"{', '.join(unknown)}: neither a texture input nor an earlier pass"))
+            made.append(TexturePass(f"{node.id}/{declared_pass.name}", node.id, spec))
+            return made
 
         def run(ctx: NodeContext, kernel: Kernel = declared_pass.kernel, pass_spec: BufferSpec = pass_spec,
                 available: dict[str, tuple[str, BufferSpec]] = available,
@@ -877,11 +895,3 @@ def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: 
             plan.outputs[(node.id, output)] = key
     return made
 
-
-__all__ = [
-    "BUFFER_TYPE", "BYTES_PER_TEXEL", "CATEGORY", "FILTERS", "FORMATS", "MEMORY_BUDGET_BYTES", "PASS_UNIFORM_PREFIX",
-    "PASS_VALUE_PREFIX", "RESOLUTIONS", "TILINGS", "BufferSpec", "FilterDefinition", "FilterPass", "FilterSetup",
-    "Kernel", "PassContext", "PassInput", "PassPlan", "TexturePass", "Connection", "buffer_spec_of", "define_filter",
-    "fingerprint", "has_pass_nodes", "is_pass_node_type", "is_pass_uniform", "material_view", "output_key",
-    "pass_node_problems", "pass_quad_mesh", "pass_sampler_name", "plan_passes", "PASS_SCENE",
-]  # fmt: skip

@@ -136,6 +136,7 @@ class CpuRenderer(PreviewState):
         self._textures: dict[str, Texture2D] = {}
         self._checker: Texture2D | None = None
         self._environment_textures: dict[str, Texture2D] = {}
+        self._pass_textures: dict[str, Texture2D] = {}
 
     # ---- programs -------------------------------------------------------------------------------
 
@@ -153,9 +154,16 @@ class CpuRenderer(PreviewState):
 
     # ---- textures -------------------------------------------------------------------------------
 
+    def set_pass_textures(self, textures: Mapping[str, Texture2D]) -> None:
+        """The buffers of texture passes by sampler uniform name (`app.preview.cpu_passes.pass_textures`):
+        the material's pass samplers read them, with each buffer's wrap and mip-maps."""
+        self._pass_textures = dict(textures)
+
     def _texture(self, name: str) -> Texture2D:
         if name in HOST_SAMPLERS:
             return self.environment_textures()[name]
+        if name in self._pass_textures:
+            return self._pass_textures[name]
         if name in self._dirty_textures:
             self._textures.pop(name, None)
             self._dirty_textures.discard(name)
