@@ -35,6 +35,11 @@ GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
 SAMPLE_COUNTS = ("8", "16", "32", "64")
 
 
+def picture(name: str, caption: str) -> str:
+    """The docs' picture of a node (docs/images, made by tools/make_warp_pictures.py), for its `notes`."""
+    return f'<br><img src="images/filter-{name}.png" width="390" alt="{caption}">'
+
+
 def _luminance(ctx: tp.PassContext, texel: Operand) -> Operand:
     fn = ctx.fn
     weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
@@ -108,6 +113,7 @@ tp.define_filter(
         "One pass: n taps (samples) at uv + t_k d, t_k = -1 + 2k/(n-1), d = (cos a, sin a) x intensity / 256 (the "
         "streak's half-length, in 1/256 of the texture), weights exp(-2 t_k^2) normalised; bilinear, with the "
         "buffer's tiling. Angle in degrees."
+        + picture("directional-blur", "Tile Sampler discs, then Directional Blur at 30 degrees, intensity 16")
     ),
 )
 
@@ -148,6 +154,7 @@ tp.define_filter(
         "One pass: radius r = intensity / 256 x luminance(blur map at uv); n taps (samples) on a Vogel disc, "
         "uv + r rho_k (cos k g, sin k g) with rho_k = sqrt((k + 0.5)/n) and g the golden angle, weights "
         "exp(-2 rho_k^2) normalised; bilinear, with the buffers' tiling."
+        + picture("non-uniform-blur", "Scattered squares, a linear gradient as blur map, then Non-Uniform Blur: sharp on the left, blurred on the right")
     ),
 )
 
@@ -193,6 +200,7 @@ tp.define_filter(
         "One pass: p_0 = uv, p_{k+1} = p_k - intensity / (256 n) x grad(slope at p_k) (central differences of "
         "the slope's luminance one texel either side, per UV unit); the input's samples at p_0 .. p_{n-1} "
         "averaged (blur) or their per-channel minimum / maximum (min, max). Flat slope: no blur."
+        + picture("slope-blur", "White discs, a fractal noise slope (16-bit buffer), then Slope Blur, intensity 10, 32 samples")
     ),
 )
 
@@ -219,6 +227,7 @@ tp.define_filter(
     notes=(
         "One pass: input(uv + (cos a, sin a) x intensity / 256 x luminance(intensity map at uv)); bilinear, with "
         "the buffers' tiling. Angle in degrees."
+        + picture("directional-warp", "Bricks, a fractal noise intensity map, then Directional Warp at 45 degrees, intensity 24")
     ),
 )
 
@@ -240,5 +249,6 @@ tp.define_filter(
         "One pass: input(uv + intensity / 256 x grad(gradient at uv)), grad by central differences of the "
         "gradient map's luminance one texel either side, per UV unit (a ramp rising by 1 across the texture "
         "moves by intensity / 256); bilinear, with the buffers' tiling."
+        + picture("warp", "Bricks, a fractal noise gradient map (16-bit buffer), then Warp, intensity 0.6")
     ),
 )

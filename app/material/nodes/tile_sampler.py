@@ -165,6 +165,8 @@ register(
             "coverage (1 - luminance random x r_8), times the image's luminance at clamp(q + 0.5) for the image "
             "shape (texture_lod, level 0). The largest value wins (the first on ties): pattern = it, random colour = "
             "permute(h + (2, 3, 4)) / 288 x its coverage, alpha 1."
+            '<br><img src="images/filter-tile-sampler.png" width="390" alt="Tile Sampler: rotated squares with random '
+            'size and luminance (pattern), bricks (random colour), hexagons stamped with the image shape">'
         ),
     )
 )
