@@ -42,6 +42,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_preview.py": (["--frames", "2", "--edits", "1", "--size", "32"], [gl]),
     "bench_stage.py": (["--frames", "1", "--size", "32", "--turntable-frames", "2"], [gl]),
     "bench_text.py": (["--sizes", "100", "--repeat", "1"], []),
+    "bench_texture_passes.py": (["--size", "256", "--runs", "1"], [gl]),
     "bench_thumbnails.py": (["--runs", "1", "--seconds", "0.2", "--large-sizes", ""], [gl]),
     "bench_values.py": (["--steps", "3", "--previews", "cpu"], []),  # the CPU preview: a window, no OpenGL
     "bench_verify.py": (["--repeat", "1", "--scale", "0.01"], []),

@@ -12,7 +12,9 @@ How (docs/interchange.md, "Baking"):
    A Surface Output material's passes write `radiance` (so Texture Sample
    decodes sRGB as in the preview) but are read raw, never tone-mapped.
 2. The program is drawn by the preview's own `Renderer` (mesh, parameters,
-   textures, scene record) into float framebuffers, tile by tile
+   textures, scene record, and the material's texture passes, drawn into
+   their buffers once before the first target, as the preview draws them:
+   `app.preview.texture_passes_gl`) into float framebuffers, tile by tile
    (`projection` selects the tile), at `supersampling`² samples per texel;
    a coverage pass says which samples fell on the mesh.
 3. Samples are reduced per texel (mean of covered samples) and every pass is
@@ -57,7 +59,9 @@ from app.material.nodes import height, pbr_functions
 from app.material.parameters import ParameterKind, material_values
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
+from app.material.texture_passes import has_pass_nodes
 from app.material.traversal import connected_nodes, node_id_key
+from app.session.pass_programs import PassProgramCache, with_pass_parameters
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
@@ -459,6 +463,20 @@ class Baker:
             artifact = compile_glsl(lowered.verified, target=gl_target, finishing=True)
         return artifact, lowered.parameters
 
+    def _passes(self, gl_target: str) -> tuple[Any, Any]:
+        """(the GL schedule of the material's texture passes, their plan); (empty schedule, None) without any."""
+        # The GL runner with the renderer (imported when a bake runs, as `_renderer_class` does).
+        from app.preview.texture_passes_gl import EMPTY_SCHEDULE, schedule_for
+
+        if not has_pass_nodes(self.graph):
+            return EMPTY_SCHEDULE, None
+        programs = PassProgramCache.for_graph(self.graph).get(gl_target)
+        if programs is None:
+            return EMPTY_SCHEDULE, None
+        if not programs.ok:
+            raise BakeError(f"cannot bake the texture passes: {programs.problem}")
+        return schedule_for(programs), programs.plan
+
     def _set_parameters(self, renderer: Any, parameters: list[Any]) -> None:
         for note in apply_parameters(renderer, parameters, self.graph, self.document_dir, self.values):
             if note not in self.notes:
@@ -486,11 +504,16 @@ class Baker:
             renderer.initialize()
             if renderer.is_es:
                 gl_target = "es320"
+            passes, pass_plan = self._passes(gl_target)
             for target in all_targets:
                 artifact, parameters = self._program(target, gl_target)
+                if pass_plan is not None:
+                    parameters = with_pass_parameters(parameters, pass_plan)
                 self._set_parameters(renderer, parameters)
                 try:
-                    renderer.build_program(artifact)
+                    # The texture passes run before the first target and again only when something they read
+                    # changed: every target samples the same buffers.
+                    renderer.build_program(artifact, passes)
                 except ProgramBuildError as error:
                     raise BakeError(f"the OpenGL driver rejected the {target.key} bake program ({error.stage}): {error.log}") from None
                 size = settings.size

@@ -52,9 +52,12 @@ from PySide6.QtWidgets import QWidget
 from app.gui_post import gui_post
 from app.material.parameters import ParameterSpec, specs_from_artifact
 from app.preview.context import DEFAULT_PROFILE, Profile
+from app.preview.cpu_passes import pass_textures, run_plan_cpu
 from app.preview.cpu_renderer import CpuRenderer
 from app.preview.host_support import PreviewHostBase, paint_note
 from app.preview.images import rgba_to_qimage
+from app.session.parameters import ParameterValues
+from app.session.pass_programs import PassPrograms
 from app.workers import Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.interp import InterpreterError
@@ -112,6 +115,9 @@ class CpuPreview(PreviewHostBase, QWidget):
         self._drawing: int | None = None  # the ticket of the frame being drawn
         self._redraw = False
         self._generation = 0  # counts programs, so a frame of a replaced one is not shown
+        #: The material's texture passes, and the (passes, values) the renderer's pass buffers were made with.
+        self._passes: PassPrograms | None = None
+        self._pass_textures_made: tuple[PassPrograms, ParameterValues] | None = None
         self._drawing_generation = 0
         self.destroyed.connect(lambda *_: worker.close(0.0))  # a frame in progress ends unseen
         self._start_host(self._renderer, PLAY_INTERVAL_MS)
@@ -147,8 +153,17 @@ class CpuPreview(PreviewHostBase, QWidget):
     # ---- the host API ---------------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None) -> None:
-        """Run the module `artifact` was compiled from, with `values` (by name) for its parameters."""
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+        """Run the module `artifact` was compiled from, with `values` (by name) for its parameters.
+
+        `passes`: the material's texture passes, run on the interpreter before it (`app.preview.cpu_passes`).
+        """
+        if passes is not None and not passes.ok:
+            self._fail(f"CPU preview: {passes.problem}")
+            return
+        self._passes = passes
+        self._pass_textures_made = None
+        self._renderer.set_pass_textures({})
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         self._take_artifact_values(artifact, specs, values)
         source = artifact.source
@@ -184,6 +199,7 @@ class CpuPreview(PreviewHostBase, QWidget):
             return QImage()
         width, height = self._pixel_size()
         try:
+            self._run_passes_now()
             return rgba_to_qimage(self._renderer.render_image(width, height))
         except (InterpreterError, ValueError) as error:
             self._fail(f"CPU preview: {error}")
@@ -201,6 +217,7 @@ class CpuPreview(PreviewHostBase, QWidget):
             return
         width, height = self.frame_size()
         try:
+            self._run_passes_now()
             pixels = self._renderer.render_image(width, height, step_limit=STEP_LIMIT)
         except (InterpreterError, ValueError) as error:
             self._fail(f"CPU preview: {error}", frame=True)
@@ -260,11 +277,45 @@ class CpuPreview(PreviewHostBase, QWidget):
             worker: Worker[Any] = Worker("cpu-preview", self._frame_drawn, self._frame_error, gui_post())
             self._worker = worker
             self.destroyed.connect(lambda *_: worker.close(0.0))
-        self._drawing = self._worker.submit(lambda _job: frame.draw_image(step_limit=STEP_LIMIT))
+        passes, values = self._passes, self._renderer.parameters
+        if passes is None or not self._passes_stale():
+            self._drawing = self._worker.submit(lambda _job: (frame.draw_image(step_limit=STEP_LIMIT), None))
+            return
 
-    def _frame_drawn(self, pixels: Any) -> None:
-        """The newest frame is drawn (on the GUI thread)."""
+        def draw_with_passes(_job: Any) -> tuple[Any, tuple[Any, Any, dict[str, Any]]]:
+            # The texture passes first, in plan order (app/preview/cpu_passes.py), into the buffers the material
+            # samples; again only when the plan or the values changed since they were last run.
+            textures = pass_textures(passes.plan, run_plan_cpu(passes.plan, values))
+            frame.uniforms.update({name: texture for name, texture in textures.items() if name in frame.uniforms})
+            return frame.draw_image(step_limit=STEP_LIMIT), (passes, values, textures)
+
+        self._drawing = self._worker.submit(draw_with_passes)
+
+    def _passes_stale(self) -> bool:
+        """Whether the pass buffers the renderer samples were made for another plan, or with other values of a
+        parameter a pass reads (a value downstream of every buffer runs no pass)."""
+        passes, made = self._passes, self._pass_textures_made
+        if passes is None:
+            return False
+        if made is None or made[0] is not passes:
+            return True
+        read = {spec.name for each in passes.plan.passes for spec in each.parameters}
+        return bool(read & self._renderer.parameters.changed_names(made[1]))
+
+    def _run_passes_now(self) -> None:
+        """Run stale texture passes in the calling thread (a frame drawn at once: tests, screenshots)."""
+        if self._passes is not None and self._passes_stale():
+            values = self._renderer.parameters
+            self._renderer.set_pass_textures(pass_textures(self._passes.plan, run_plan_cpu(self._passes.plan, values)))
+            self._pass_textures_made = (self._passes, values)
+
+    def _frame_drawn(self, drawn: Any) -> None:
+        """The newest frame is drawn (on the GUI thread), with the pass buffers it made, if any."""
         self._drawing = None
+        pixels, made = drawn
+        if made is not None and self._passes is not None and made[0] is self._passes:
+            self._pass_textures_made = (self._passes, made[1])
+            self._renderer.set_pass_textures(made[2])
         self._show(pixels)
         self._after_frame()
 

@@ -25,6 +25,7 @@ from PySide6.QtGui import QImage
 
 from app.material.parameters import ParameterSpec
 from app.preview.stage import Stage
+from app.session.pass_programs import PassPrograms
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
 if TYPE_CHECKING:
@@ -81,10 +82,12 @@ class PreviewHost(Protocol):
         """The scene time (seconds) the preview shows; known at once (no waiting for a render thread)."""
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
         """Build `artifact`; `values` (by name; defaults for the rest) for its `parameters`.
 
-        A texture parameter's value is a `TextureImage` (None: the checker texture).
+        A texture parameter's value is a `TextureImage` (None: the checker texture). `passes`: the
+        material's texture passes for this preview's target (`EditorSession.preview_passes`), run
+        before it into the buffers its pass samplers read; None when it has none.
         """
 
     def show_problem(self, message: str) -> None:

@@ -29,6 +29,7 @@ from app.gui_post import QtThread, gui_post
 from app.material.textures import as_rgba_image
 from app.preview.preview_state import PreviewState
 from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
+from app.preview.texture_passes_gl import EMPTY_SCHEDULE, PassSchedule
 from app.session.parameters import ParameterValues
 from app.workers import Job, Worker
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -315,12 +316,13 @@ class RenderThread(QObject):
             self._idle.clear()
             self._condition.notify()
 
-    def build(self, serial: int, artifact: ProgramArtifact) -> None:
-        """Make `artifact` the drawn program (reusing a program of the same code); `program_built` says how it went."""
+    def build(self, serial: int, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE) -> None:
+        """Make `artifact` the drawn program (reusing a program of the same code) with its texture `passes`;
+        `program_built` says how it went."""
 
         def build(renderer: Renderer) -> None:
             try:
-                renderer.build_program(artifact)
+                renderer.build_program(artifact, passes)
             except ProgramBuildError as error:
                 self._emit("built", serial, str(error))
                 return

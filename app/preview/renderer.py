@@ -51,23 +51,36 @@ from typing import Any
 
 import numpy as np
 from OpenGL import GL
-from OpenGL.raw.GL.VERSION.GL_1_0 import glGetError as _raw_get_error  # noqa: N813 - PyOpenGL's raw entry points, named as this module uses them
 
 from app.material.scene import (
-    DEFAULT_VERTEX_COLOR,
     HOST_SAMPLERS,
     SCENE_UNIFORM_NAME,
     VERTEX_INPUTS,
     VERTEX_INPUTS_BY_NAME,
 )
 from app.material.textures import checker_rgba
-from app.preview import std140
 from app.preview.gl_objects import Framebuffer as Framebuffer
 from app.preview.gl_objects import ProgramBuildError as ProgramBuildError
 from app.preview.gl_objects import clear as _clear
 from app.preview.gl_objects import link_shaders as _link_program
 from app.preview.gl_objects import read_float_pixels as read_float_pixels
 from app.preview.gl_objects import read_pixels as read_pixels
+
+# The program helpers live in app.preview.gl_programs (shared with the texture passes); importers keep these names.
+from app.preview.gl_programs import AttributeInfo as AttributeInfo
+from app.preview.gl_programs import BlockInfo as BlockInfo
+from app.preview.gl_programs import ProgramInfo as ProgramInfo
+from app.preview.gl_programs import ProgramKey as ProgramKey
+from app.preview.gl_programs import UniformSlot as UniformSlot
+from app.preview.gl_programs import attribute_feeds as attribute_feeds
+from app.preview.gl_programs import bind_attributes as bind_attributes
+from app.preview.gl_programs import clear_pending_errors as clear_pending_errors
+from app.preview.gl_programs import context_is_es as context_is_es
+from app.preview.gl_programs import fill_block, reflect_program, upload_or_default, value_at
+from app.preview.gl_programs import gl_strings as gl_strings
+from app.preview.gl_programs import link_program as link_program
+from app.preview.gl_programs import program_key as program_key
+from app.preview.gl_programs import sampler_units as sampler_units
 from app.preview.mesh import ATTRIBUTE_LAYOUT, VERTEX_STRIDE
 from app.preview.post import (
     BACKGROUND_ENVIRONMENT_UNIFORM,
@@ -90,26 +103,19 @@ from app.preview.preview_state import BACKGROUND_MODES as BACKGROUND_MODES
 from app.preview.preview_state import BLURRED_BACKGROUND_ROUGHNESS as BLURRED_BACKGROUND_ROUGHNESS
 from app.preview.preview_state import DEFAULT_BACKGROUND as DEFAULT_BACKGROUND
 from app.preview.preview_state import EnvironmentMaps as EnvironmentMaps
-from app.preview.preview_state import PreviewState, scene_record_value, vector_components, writes_radiance
+from app.preview.preview_state import PreviewState, scene_record_value
 from app.preview.preview_state import artifact_reads_scene_field as artifact_reads_scene_field
 from app.preview.preview_state import default_brdf_table as default_brdf_table
 from app.preview.shadows import StagePasses
 from app.preview.stage import DEFAULT_LIGHT_DIRECTION as DEFAULT_LIGHT_DIRECTION
 from app.preview.stage_lights import add_extra_lights
-from vpl_core.backends.glsl.artifact import ProgramArtifact, UniformBinding
-from vpl_core.ir.module import Direction, UniformKind
+from app.preview.texture_passes_gl import EMPTY_SCHEDULE, GlTexturePasses, PassSchedule
+from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.ir.types import (
-    ArrayType,
-    MatrixType,
     RecordType,
     SamplerType,
-    ScalarKind,
-    ScalarType,
-    Type,
-    VectorType,
 )
 
-GL_INVALID_INDEX = 0xFFFFFFFF
 #: Linked programs kept for reuse by code (the current one and the ones before it).
 RECENT_PROGRAMS = 4
 
@@ -118,249 +124,6 @@ _MESH_ATTRIBUTES = {vertex_input.location: vertex_input.name for vertex_input in
 _COLOR_LOCATION = VERTEX_INPUTS_BY_NAME["color"].location
 
 
-def context_is_es() -> bool:
-    """Whether the current context is OpenGL ES (its GL_VERSION starts with "OpenGL ES")."""
-    version = GL.glGetString(GL.GL_VERSION) or b""
-    if isinstance(version, bytes):
-        version = version.decode("latin-1", "replace")
-    return str(version).startswith("OpenGL ES")
-
-
-def clear_pending_errors() -> None:
-    """Drop GL errors someone else left on the current context.
-
-    PyOpenGL checks glGetError after every call, so an error left pending by
-    other code sharing the context would be blamed on the renderer's next
-    call. Qt's QPainter (the widget's overlay) does leave one on an OpenGL
-    ES context: it calls an entry point ES lacks ("unsupported function
-    called", GL_INVALID_OPERATION).
-    """
-    for _ in range(32):  # the error flags are finite; bounded in case a broken driver never clears
-        if not _raw_get_error():
-            return
-
-
-def _gl_string(name: int) -> str:
-    value = GL.glGetString(name) or b""
-    return value.decode("latin-1", "replace") if isinstance(value, bytes) else str(value)
-
-
-def gl_strings() -> dict[str, str]:
-    """The current context's identification: vendor, renderer, version, shading_language ("" if unknown)."""
-    return {
-        "vendor": _gl_string(GL.GL_VENDOR),
-        "renderer": _gl_string(GL.GL_RENDERER),
-        "version": _gl_string(GL.GL_VERSION),
-        "shading_language": _gl_string(GL.GL_SHADING_LANGUAGE_VERSION),
-    }
-
-
-@dataclass
-class UniformSlot:
-    """One default-block uniform the renderer uploads: a root or a selector such as `vpl_u3[1].vpl_m0`."""
-
-    binding: UniformBinding
-    selector: str
-    type: Type            # scalar, vector, matrix or sampler
-    count: int            # > 1 for arrays of basic types (uploaded at once)
-    location: int
-    path: tuple[Any, ...]  # where the value sits inside the parameter's value (indices, field names)
-
-
-@dataclass
-class BlockInfo:
-    binding: UniformBinding
-    block_index: int      # GL_INVALID_INDEX when the driver optimised the block away
-    binding_point: int
-    size: int             # the std140 size computed from the reflected type
-    driver_size: int      # GL_UNIFORM_BLOCK_DATA_SIZE (0 when inactive)
-    buffer: int
-
-
-@dataclass
-class AttributeInfo:
-    name: str
-    location: int
-    type: Type
-    mesh_attribute: str | None  # the mesh array feeding it ("position" ... "color"), or None for a constant
-
-
-@dataclass
-class ProgramInfo:
-    program: int
-    artifact: ProgramArtifact
-    uniforms: list[UniformSlot] = field(default_factory=list)
-    blocks: list[BlockInfo] = field(default_factory=list)
-    samplers: dict[str, int] = field(default_factory=dict)   # logical name -> texture unit
-    attributes: list[AttributeInfo] = field(default_factory=list)
-    link_log: str = ""
-    radiance: bool = False  # the colour output is `radiance`: drawn in HDR, then tone-mapped
-
-    def block(self, name: str) -> BlockInfo | None:
-        for block in self.blocks:
-            if block.binding.name == name:
-                return block
-        return None
-
-
-def _is_float_attribute(value_type: Type) -> bool:
-    return (isinstance(value_type, ScalarType) and value_type.kind is ScalarKind.FLOAT) or (
-        isinstance(value_type, VectorType) and value_type.kind is ScalarKind.FLOAT
-    )
-
-
-def _basic_slots(binding: UniformBinding, value_type: Type, selector: str, path: tuple[Any, ...]) -> list[tuple[str, Type, int, tuple[Any, ...]]]:
-    """(selector, leaf type, count, value path) for every uploadable leaf of a default-block uniform."""
-    if isinstance(value_type, RecordType):
-        slots = []
-        for index, record_field in enumerate(value_type.fields):
-            slots += _basic_slots(binding, record_field.type, f"{selector}.vpl_m{index}", path + (record_field.name,))
-        return slots
-    if isinstance(value_type, ArrayType):
-        if isinstance(value_type.element, (RecordType, ArrayType)):
-            slots = []
-            for index in range(value_type.count):
-                slots += _basic_slots(binding, value_type.element, f"{selector}[{index}]", path + (index,))
-            return slots
-        return [(selector, value_type.element, value_type.count, path)]
-    return [(selector, value_type, 1, path)]
-
-
-def _value_at(value: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        if value is None:
-            return None
-        if isinstance(step, str):
-            value = value.get(step) if isinstance(value, Mapping) else None
-        elif isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)):
-            value = value[step] if step < len(value) else None
-        else:
-            return None
-    return value
-
-
-def _leaf_values(leaf_type: Type, count: int, value: Any) -> list[Any]:
-    if count == 1:
-        return [value]
-    elements = list(value) if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)) else []
-    return [elements[index] if index < len(elements) else None for index in range(count)]
-
-
-def _upload_uniform(slot: UniformSlot, value: Any) -> None:
-    """glUniform* for one slot; `value` follows the std140 module's value conventions."""
-    leaf_type, count, location = slot.type, slot.count, slot.location
-    values = _leaf_values(leaf_type, count, value)
-    data: np.ndarray  # float32 or int32 by the leaf's scalar kind
-    if isinstance(leaf_type, ScalarType):
-        if leaf_type.kind is ScalarKind.FLOAT:
-            data = np.array([float(std140._as_scalar(v) or 0.0) for v in values], dtype=np.float32)
-            GL.glUniform1fv(location, count, data)
-        else:
-            data = np.array([int(std140._as_scalar(v) or 0) for v in values], dtype=np.int32)
-            GL.glUniform1iv(location, count, data)
-    elif isinstance(leaf_type, VectorType):
-        size = leaf_type.size
-        if leaf_type.kind is ScalarKind.FLOAT:
-            data = np.array([vector_components(v, size) for v in values], dtype=np.float32).reshape(-1)
-            (GL.glUniform2fv, GL.glUniform3fv, GL.glUniform4fv)[size - 2](location, count, data)
-        else:
-            data = np.array([[int(c) for c in vector_components(v, size)] for v in values], dtype=np.int32).reshape(-1)
-            (GL.glUniform2iv, GL.glUniform3iv, GL.glUniform4iv)[size - 2](location, count, data)
-    elif isinstance(leaf_type, MatrixType):
-        columns = []
-        for v in values:
-            matrix = std140._as_matrix(std140.default_value(leaf_type) if v is None else v, leaf_type)
-            columns.append(np.ascontiguousarray(matrix.T).reshape(-1))
-        data = np.concatenate(columns).astype(np.float32)
-        function = {
-            (2, 2): GL.glUniformMatrix2fv, (3, 3): GL.glUniformMatrix3fv, (4, 4): GL.glUniformMatrix4fv,
-            (2, 3): GL.glUniformMatrix2x3fv, (2, 4): GL.glUniformMatrix2x4fv, (3, 2): GL.glUniformMatrix3x2fv,
-            (3, 4): GL.glUniformMatrix3x4fv, (4, 2): GL.glUniformMatrix4x2fv, (4, 3): GL.glUniformMatrix4x3fv,
-        }[(leaf_type.columns, leaf_type.rows)]  # GL names matrices columns x rows
-        function(location, count, GL.GL_FALSE, data)
-
-
-def _upload_or_default(slot: UniformSlot, value: Any) -> None:
-    """Upload `value`; a value of the wrong shape uploads the default instead of failing every frame."""
-    try:
-        _upload_uniform(slot, value)
-    except (TypeError, ValueError, IndexError):
-        _upload_uniform(slot, None)
-
-
-ProgramKey = tuple[str, str, int, str]
-
-
-def program_key(artifact: ProgramArtifact) -> ProgramKey:
-    """What the linked program depends on: two artifacts with equal keys link to the same program."""
-    return (artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
-            artifact.fragment_color_output)
-
-
-def link_program(artifact: ProgramArtifact, is_es: bool) -> tuple[int, str]:
-    """Compile and link `artifact`'s two stages in the current context: (program, link log).
-
-    Raises `ProgramBuildError` (and checks that an ES context gets an ES target).
-    """
-    if is_es and not artifact.target.startswith("es"):
-        raise ProgramBuildError(
-            "vertex", f"this is an OpenGL ES context; the program was compiled for {artifact.target}, "
-            "not for an ES target (es300 or es320)")
-    return _link_program(artifact.vertex_code, artifact.fragment_code, artifact.fragment_color_location,
-                         artifact.fragment_color_output, is_es)
-
-
-def sampler_units(artifact: ProgramArtifact) -> dict[str, int]:
-    """The texture unit of each sampler uniform, by logical name: in uniform order from 0."""
-    units: dict[str, int] = {}
-    for binding in artifact.uniforms:
-        if binding.kind is not UniformKind.RECORD and isinstance(binding.type, SamplerType):
-            units[binding.name] = len(units)
-    return units
-
-
-def attribute_feeds(artifact: ProgramArtifact) -> list[AttributeInfo]:
-    """The vertex inputs of `artifact` by location, each fed from its mesh attribute or, lacking one, a constant."""
-    attributes = []
-    for binding in artifact.vertex_interface:
-        if binding.direction is not Direction.IN or binding.location < 0:
-            continue
-        feed = _MESH_ATTRIBUTES.get(binding.location) if _is_float_attribute(binding.type) else None
-        attributes.append(AttributeInfo(binding.name, binding.location, binding.type, feed))
-    return attributes
-
-
-def bind_attributes(attributes: Sequence[AttributeInfo], has_colors: bool = False) -> None:
-    """Enable the mesh arrays the program reads; give every other vertex input a constant (the bound VAO's state).
-
-    `has_colors`: the bound mesh has vertex colours; without them the colour
-    input reads the documented constant `DEFAULT_VERTEX_COLOR`.
-    """
-    fed = {attribute.location for attribute in attributes
-           if attribute.mesh_attribute and (attribute.location != _COLOR_LOCATION or has_colors)}
-    for location in _MESH_ATTRIBUTES:
-        if location in fed:
-            GL.glEnableVertexAttribArray(location)
-        else:
-            GL.glDisableVertexAttribArray(location)
-    for attribute in attributes:
-        if attribute.location in fed:
-            continue
-        if attribute.mesh_attribute == "color":
-            GL.glVertexAttrib4f(attribute.location, *DEFAULT_VERTEX_COLOR)  # a mesh without vertex colours
-            continue
-        value_type = attribute.type
-        if isinstance(value_type, MatrixType):
-            # One location per column; identity columns leave a transform harmless.
-            for column in range(value_type.columns):
-                unit = [0.0, 0.0, 0.0, 0.0]
-                if column < 4:
-                    unit[column] = 1.0
-                GL.glVertexAttrib4f(attribute.location + column, *unit)
-        elif isinstance(value_type, (ScalarType, VectorType)) and value_type.kind is not ScalarKind.FLOAT:
-            GL.glVertexAttribI4i(attribute.location, 0, 0, 0, 0)
-        else:
-            GL.glVertexAttrib4f(attribute.location, 0.0, 0.0, 0.0, 0.0)
 @dataclass(frozen=True)
 class Tile:
     """One frame of `Renderer.render_tiles`: a `size` x `size` square at (`x`, `y`) (GL window coordinates,
@@ -432,6 +195,10 @@ class Renderer(PreviewState):
         self._index_count = 0
         self._checker_texture = 0
         self._textures: dict[str, int] = {}
+        #: Uploads of each host image so far: a texture pass sampling one draws again when it changes.
+        self._texture_versions: dict[str, int] = {}
+        #: The material's texture passes (app/preview/texture_passes_gl.py): drawn before it, only when changed.
+        self.passes = GlTexturePasses()
         self._color_target: Framebuffer | None = None
         self._hdr_target: Framebuffer | None = None
         self._post_programs: dict[str, PostProgram] = {}
@@ -471,6 +238,7 @@ class Renderer(PreviewState):
         self._linked.clear()
         GL.glDeleteVertexArrays(1, [self._vertex_array])
         GL.glDeleteBuffers(3, [self._vertex_buffer, self._index_buffer, self._color_buffer])
+        self.passes.release()
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
@@ -569,19 +337,33 @@ class Renderer(PreviewState):
                     del self._textures[name]
             else:
                 self._textures[name] = self._upload_texture(texture, image)
+            self._texture_versions[name] = self._texture_versions.get(name, 0) + 1
         self._dirty_textures.clear()
+
+    def _host_image(self, name: str) -> tuple[int, int]:
+        """A host sampler's texture and upload count, for the texture passes ((0, n): none, the checker)."""
+        return self._textures.get(name, 0), self._texture_versions.get(name, 0)
+
+    def run_passes(self) -> None:
+        """Draw the texture passes whose inputs changed since they were last drawn (needs the context current)."""
+        self._sync_textures()
+        self.passes.run(self.parameters, self._host_image, self.time, self._checker_texture)
 
     # ---- programs -------------------------------------------------------------------------
 
-    def build_program(self, artifact: ProgramArtifact) -> ProgramInfo:
+    def build_program(self, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE) -> ProgramInfo:
         """Compile, link and reflect `artifact`; on success it becomes the drawn program.
 
         An artifact with the code of a program linked recently (`program_key`)
         reuses it: reflected again, not linked. Raises `ProgramBuildError`
         with the driver's log; the previous program then stays in use.
+        `passes`: the texture passes drawn before it, whose textures its
+        sampler uniforms read (a `PassError` naming the node when one cannot
+        run here; the previous program and passes then stay in use).
         """
         clear_pending_errors()
         self.initialize()
+        self.passes.set_schedule(passes, self.is_es)
         reused = self.reuse_program(artifact)
         if reused is not None:
             return reused
@@ -628,44 +410,13 @@ class Renderer(PreviewState):
 
     def _use(self, program: int, artifact: ProgramArtifact, log: str) -> ProgramInfo:
         self._linked.move_to_end(program_key(artifact))
-        info = self._reflect(program, artifact)
+        info = reflect_program(program, artifact)
         info.link_log = log.strip()
         self._delete_program(self.program)
         self.program = info
         self._dirty_parameters = set(self.parameters)
         self._upload_all_parameters()
         return info
-
-    def _reflect(self, program: int, artifact: ProgramArtifact) -> ProgramInfo:
-        info = ProgramInfo(program, artifact, radiance=writes_radiance(artifact))
-        info.samplers = sampler_units(artifact)
-        for binding in artifact.uniforms:
-            if binding.kind is UniformKind.RECORD:
-                info.blocks.append(self._make_block(program, binding))
-                continue
-            for selector, leaf_type, count, path in _basic_slots(binding, binding.type, binding.gl_name, ()):
-                location = int(GL.glGetUniformLocation(program, selector.encode("ascii") + b"\0"))
-                if location < 0:
-                    continue  # optimised away by the driver: nothing to upload
-                info.uniforms.append(UniformSlot(binding, selector, leaf_type, count, location, path))
-        info.attributes = attribute_feeds(artifact)
-        return info
-
-    def _make_block(self, program: int, binding: UniformBinding) -> BlockInfo:
-        block_name = binding.block_name or f"vpl_Block{binding.slot}"
-        index = int(GL.glGetUniformBlockIndex(program, block_name.encode("ascii") + b"\0"))
-        driver_size = 0
-        if index != GL_INVALID_INDEX:
-            GL.glUniformBlockBinding(program, index, binding.block_binding)
-            result = np.zeros(1, dtype=np.int32)
-            GL.glGetActiveUniformBlockiv(program, index, GL.GL_UNIFORM_BLOCK_DATA_SIZE, result)
-            driver_size = int(result[0])
-        size = std140.size_of(binding.type)
-        buffer = int(GL.glGenBuffers(1))
-        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, buffer)
-        GL.glBufferData(GL.GL_UNIFORM_BUFFER, max(size, driver_size, 16), None, GL.GL_DYNAMIC_DRAW)
-        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, 0)
-        return BlockInfo(binding, index, binding.block_binding, size, driver_size, buffer)
 
     def _delete_program(self, info: ProgramInfo | None) -> None:
         """Release what the reflection of `info` made; its program stays while it is in `_linked`."""
@@ -687,10 +438,10 @@ class Renderer(PreviewState):
             if isinstance(slot.type, SamplerType):
                 GL.glUniform1i(slot.location, info.samplers.get(slot.binding.name, 0))
             else:
-                _upload_or_default(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
+                upload_or_default(slot, value_at(self.parameters.get(slot.binding.name), slot.path))
         for block in info.blocks:
             if block.binding.name != SCENE_UNIFORM_NAME:
-                self._fill_block(block, self.parameters.get(block.binding.name))
+                fill_block(block, self.parameters.get(block.binding.name))
         GL.glUseProgram(0)
         self._dirty_parameters.clear()
 
@@ -700,23 +451,11 @@ class Renderer(PreviewState):
             return
         for slot in info.uniforms:
             if slot.binding.name in self._dirty_parameters and not isinstance(slot.type, SamplerType):
-                _upload_or_default(slot, _value_at(self.parameters.get(slot.binding.name), slot.path))
+                upload_or_default(slot, value_at(self.parameters.get(slot.binding.name), slot.path))
         for block in info.blocks:
             if block.binding.name in self._dirty_parameters and block.binding.name != SCENE_UNIFORM_NAME:
-                self._fill_block(block, self.parameters.get(block.binding.name))
+                fill_block(block, self.parameters.get(block.binding.name))
         self._dirty_parameters.clear()
-
-    def _fill_block(self, block: BlockInfo, value: Any) -> None:
-        data = bytearray(max(block.size, block.driver_size))
-        try:
-            std140.pack_into(data, block.binding.type, value)
-        except (TypeError, ValueError, IndexError):
-            # A value of the wrong shape for this record: show defaults rather than fail the frame.
-            data = bytearray(len(data))
-            std140.pack_into(data, block.binding.type, None)
-        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, block.buffer)
-        GL.glBufferSubData(GL.GL_UNIFORM_BUFFER, 0, len(data), bytes(data))
-        GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, 0)
 
     # ---- drawing --------------------------------------------------------------------------
 
@@ -883,7 +622,7 @@ class Renderer(PreviewState):
               origin: tuple[int, int] = (0, 0), clear: bool = True) -> None:
         """One frame of `width` x `height` at `origin` of the bound framebuffer (`clear`: the whole framebuffer first)."""
         self._sync_mesh()
-        self._sync_textures()
+        self.run_passes()
         GL.glViewport(int(origin[0]), int(origin[1]), int(width), int(height))
         GL.glDisable(GL.GL_SCISSOR_TEST)
         GL.glDisable(GL.GL_BLEND)
@@ -905,13 +644,17 @@ class Renderer(PreviewState):
         scene = self._scene_for(info, width, height)
         for block in info.blocks:
             if block.binding.name == SCENE_UNIFORM_NAME:
-                self._fill_block(block, scene)
+                fill_block(block, scene)
             GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, block.binding_point, block.buffer)
         if any(name in HOST_SAMPLERS for name in info.samplers):
             self._sync_environment()
+        pass_textures = self.passes.material_textures()
         for name, unit in info.samplers.items():
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
-            texture = self._environment_textures[name] if name in HOST_SAMPLERS else self._textures.get(name, self._checker_texture)
+            if name in HOST_SAMPLERS:
+                texture = self._environment_textures[name]
+            else:
+                texture = pass_textures.get(name) or self._textures.get(name, self._checker_texture)
             GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
         GL.glActiveTexture(GL.GL_TEXTURE0)
         GL.glBindVertexArray(self._vertex_array)

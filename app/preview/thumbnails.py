@@ -25,12 +25,15 @@ from app.gui_post import QtThread, gui_post
 from app.material.graph import MaterialGraph
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
 from app.material.parameters import ParameterKind
+from app.material.texture_passes import has_pass_nodes
 from app.preview.camera import OrbitCamera
 from app.preview.context import Profile, context_problem, create_context, preview_surface_format
 from app.preview.images import rgba_to_qimage
 from app.preview.mesh import Mesh, build_mesh, uv_sphere
 from app.preview.renderer import ProgramBuildError, Renderer, Tile
 from app.preview.stage import Stage
+from app.preview.texture_passes_gl import PassSchedule, schedule_for
+from app.session.pass_programs import PassProgramCache, with_pass_parameters
 from app.workers import Job, Worker
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -115,9 +118,15 @@ class ThumbnailRenderer:
         self._textures: dict[str, int] = {}
 
     def set_program(self, artifact: ProgramArtifact, selector: str) -> None:
-        """Build the thumbnail module's program; raises ProgramBuildError with the driver's log."""
-        self.renderer.build_program(artifact)
+        """Build the thumbnail module's program (the texture passes stay); raises ProgramBuildError with the driver's log."""
+        self.renderer.build_program(artifact, self.renderer.passes.schedule)
         self.selector = selector
+
+    def set_passes(self, passes: PassSchedule) -> None:
+        """The material's texture passes, whose buffers a buffer or filter node's thumbnail shows flat (and any
+        node downstream reads); drawn again only when what they read changed. Raises `PassError`."""
+        self.renderer.initialize()
+        self.renderer.passes.set_schedule(passes, self.renderer.is_es)
 
     def set_values(self, values: Mapping[str, object]) -> None:
         """These values (by name) changed; the others stay."""
@@ -380,6 +389,17 @@ class ThumbnailService(QObject):
         # Every uniform of this module gets a value: one the job does not name takes its default (the checker for
         # a texture), never what an earlier module of the same uniform name left in the renderer.
         specs = program.result.parameters
+        # The texture passes, as the preview runs them: a pass node's thumbnail samples its buffer. Planned for
+        # every job (a filter's value edit changes no thumbnail module); a pass draws again only when what it
+        # reads changed, and a program of unchanged GLSL never links again.
+        passes = PassProgramCache.for_graph(job.graph).get(state.target) if has_pass_nodes(job.graph) else None
+        try:
+            thumbnails.set_passes(schedule_for(passes))
+        except (ValueError, ProgramBuildError) as error:
+            return ThumbnailBatch(job.generation, {}, dict(job.fingerprints), current, f"texture passes: {error}", True,
+                                  time.perf_counter() - started)
+        if passes is not None:
+            specs = with_pass_parameters(specs, passes.plan)
         thumbnails.set_values({**{spec.name: spec.default for spec in specs
                                   if spec.kind not in (ParameterKind.TEXTURE, ParameterKind.OTHER)}, **job.values})
         thumbnails.set_textures({**{spec.name: None for spec in specs if spec.kind is ParameterKind.TEXTURE},

@@ -89,7 +89,9 @@ from app.preview.render_thread import (
 )
 from app.preview.renderer import ProgramBuildError, Renderer, clear_pending_errors, gl_strings
 from app.preview.stage import Stage
+from app.preview.texture_passes_gl import EMPTY_SCHEDULE, PassSchedule, schedule_for
 from app.session.parameters import ParameterValues
+from app.session.pass_programs import PassPrograms
 from app.session.textures import TextureImage
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 
@@ -160,6 +162,7 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         self._available = True
         self._unavailable_reason = ""
         self._pending: ProgramArtifact | None = None
+        self._schedule: PassSchedule = EMPTY_SCHEDULE  # the texture passes of the artifact being built
         self._error = ""
         # What the widget asked for, posted to the renderer (on the render thread, or at once without one).
         self._posted = PostedState(post)
@@ -237,15 +240,23 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
     # ---- the host API ---------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
         """Compile and link `artifact` with `values` (by name) for its parameters, defaults for the rest.
 
         Texture parameters take a `TextureImage` (None: the checker). The
         preview carries nothing over by itself: the host passes every value
-        it wants kept.
+        it wants kept. `passes`: the material's texture passes, compiled for
+        this preview's target, drawn into buffers its samplers read
+        (app/preview/texture_passes_gl.py).
         """
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
+        try:
+            schedule = schedule_for(passes)
+        except ValueError as error:
+            self._fail(str(error))
+            return
         self._take_artifact_values(artifact, specs, values)
+        self._schedule = schedule
         if not self._initialized:
             self._pending = artifact
             return
@@ -311,12 +322,12 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         if self._thread is not None:
             # The last frame stays on screen until one drawn with this program arrives (`_on_frame`).
             self._building = self._build_serial
-            self._thread.build(self._build_serial, artifact)
+            self._thread.build(self._build_serial, artifact, self._schedule)
             self._request_frame()
             return
         self.makeCurrent()
         try:
-            self._renderer.build_program(artifact)
+            self._renderer.build_program(artifact, self._schedule)
         except ProgramBuildError as error:
             self._fail(str(error))
             return
@@ -562,7 +573,7 @@ class UnavailablePreview(QLabel):
     preparing_environment = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
         pass
 
     def show_problem(self, message: str) -> None:

@@ -73,6 +73,7 @@ from app.material.parameters import (
     material_values,
     specs_from_module,
 )
+from app.material.texture_passes import has_pass_nodes
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
@@ -80,6 +81,7 @@ from app.session.engine_export import PreviewLighting, material_section, written
 from app.session.events import Event
 from app.session.live_values import LiveValues
 from app.session.parameters import ParameterModel, ParameterValues, VariantState
+from app.session.pass_programs import PassProgramCache, PassPrograms, same_passes, with_pass_parameters
 from app.session.recovery import RecoveryStore
 from app.session.stage_files import rebased_stage
 from app.session.texture_parameters import TextureParameters
@@ -101,6 +103,8 @@ class LoweringOutcome:
     #: The preview's live lowering (`LoweringJob.live`) and its programs for the job's targets.
     live: LoweringResult | None = None
     live_programs: tuple[CompiledProgram, ...] = ()
+    #: The texture passes (None: the material has no Texture Buffer or filter nodes), compiled for the job's targets.
+    passes: PassProgramCache | None = None
 
 
 @dataclass(frozen=True)
@@ -130,8 +134,12 @@ class LoweringJob:
             live_result = lower(self.graph, live=self.live)
             live_programs = self._compile(live_result)
         result = lower(self.graph)
+        passes = PassProgramCache.for_graph(self.graph) if has_pass_nodes(self.graph) else None
+        if passes is not None:
+            for target in (DEFAULT_TARGET, *self.targets):
+                passes.get(target)
         return LoweringOutcome(result, self._compile(result), tuple(range_problems(self.graph)),
-                               live_result, live_programs)
+                               live_result, live_programs, passes)
 
     def _compile(self, result: LoweringResult) -> tuple[CompiledProgram, ...]:
         if result.verified is None:
@@ -184,6 +192,7 @@ class EditorSession:
         self._result: LoweringResult | None = None
         self._lowered_graph: MaterialGraph | None = None
         self._programs = ArtifactCache(None)
+        self._passes: PassProgramCache | None = None
         self._checks: list[NodeDiagnostic] = []
         self._was_modified = False
         self._document_serial = 0
@@ -260,6 +269,15 @@ class EditorSession:
                  or not lowering_equivalent(self._lowered_graph, self._document.graph))
         )
 
+    def preview_passes(self, target: str = DEFAULT_TARGET) -> PassPrograms | None:
+        """The texture passes the material's program samples, compiled for `target` (None: it has none).
+
+        Drawn before the material, in this order, by every host: the preview, thumbnails, bakes, exports.
+        """
+        if not isinstance(self._document, GraphDocument) or self._passes is None:
+            return None
+        return self._passes.get(target)
+
     def program(self, target: str = DEFAULT_TARGET) -> CompiledProgram:
         """The current module compiled for `target` (compiled once per module and target)."""
         return self._programs.get(target)
@@ -297,6 +315,7 @@ class EditorSession:
         self._lowered_graph = None
         self._checks = []
         self._programs = programs
+        self._passes = None
         self.live.clear()
         self.live_edit = False
         self.parameters.clear()
@@ -385,8 +404,13 @@ class EditorSession:
                 # The lowering already met this target error; do not compile again to meet it twice.
                 problem = next((d.message for d in result.errors if d.category == "target"), "does not compile")
                 self._programs.record(CompiledProgram(DEFAULT_TARGET, None, problem))
+        if outcome.passes is None or self._passes is None or not same_passes(self._passes, outcome.passes):
+            # Equal passes (the same code, values and buffers) keep the cache the preview was given: nothing to redo.
+            self._passes = outcome.passes
         # While the material has errors the preview keeps the last program that worked: so do the parameters.
         specs = result.parameters if result.verified is not None or not self.parameters.specs else self.parameters.specs
+        if result.verified is not None and self._passes is not None and self._passes.plan is not None:
+            specs = with_pass_parameters(specs, self._passes.plan)
         values, variants = self._material_values(specs)
         self.parameters.set_specs(specs, values, variants)
         self.textures.refresh()

@@ -498,7 +498,7 @@ class NodePin(QObject):
         self.session = window.session
         self.pinned: str | None = None
         self.problem = ""
-        self._shown: tuple[str, str] | None = None
+        self._shown: tuple[str, str, int] | None = None
         self.label = QLabel(window)
         self.label.setObjectName("pinnedNodeLabel")
         self.label.setToolTip("The main preview shows this node's output; right-click the node to unpin")
@@ -553,9 +553,10 @@ class NodePin(QObject):
             preview.show_problem(f"The pinned node {self.window.graph_editor.annotations.node_label(node_id)} cannot be previewed: "
                                  f"{problem}")
             return True
-        key = (artifact.vertex_code, artifact.fragment_code)
+        passes = self.session.preview_passes(preview.target)  # a buffer or filter node shows its texture
+        key = (artifact.vertex_code, artifact.fragment_code, id(passes))
         if key != self._shown:
             self._shown = key
-            preview.set_artifact(artifact, self.session.parameters.specs, self.session.preview_values())
+            preview.set_artifact(artifact, self.session.parameters.specs, self.session.preview_values(), passes)
         return True
 

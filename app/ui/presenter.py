@@ -112,6 +112,7 @@ class SessionPresenter:
         window.statusBar().addPermanentWidget(self.cost_label)
         self.cost: MaterialCost | None = None
         self._shown_artifact: object | None = None
+        self._shown_passes: object | None = None  # the texture passes handed over with it
         window.preview.programReady.connect(self._on_program_ready)
         #: Lowerings shown only in the preview while a gesture continued (the panels show an older one).
         self.behind = False
@@ -216,12 +217,14 @@ class SessionPresenter:
             preview.show_problem(f"{program.target} target error (preview: {preview.context_description}): "
                                  f"{program.problem}")
             return
-        if program.artifact is self._shown_artifact:
+        passes = self.session.preview_passes(preview.target)
+        if program.artifact is self._shown_artifact and passes is self._shown_passes:
             return  # the same program (a value changed, not the module): the values went to the preview already
         self._shown_artifact = program.artifact
+        self._shown_passes = passes
         self.preview_pending = True
         self._preview_wait.start()
-        preview.set_artifact(program.artifact, self.session.preview_specs(), self.session.preview_values())
+        preview.set_artifact(program.artifact, self.session.preview_specs(), self.session.preview_values(), passes)
 
     def _preview_done(self) -> None:
         self._preview_wait.stop()

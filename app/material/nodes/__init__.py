@@ -19,8 +19,6 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
-    texture_space,
-    texture_warps,
     textures,
     tile_sampler,
     utility,

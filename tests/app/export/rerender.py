@@ -23,9 +23,12 @@ import numpy as np
 from app.export.bake import apply_parameters
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
+from app.material.texture_passes import has_pass_nodes
 from app.preview.preview_state import prepare_environment
 from app.preview.renderer import Renderer
 from app.preview.stage import Stage
+from app.preview.texture_passes_gl import schedule_for
+from app.session.pass_programs import PassProgramCache
 from vpl_core.backends.glsl import compile as compile_glsl
 
 SEAM_JUMP = 0.1
@@ -52,7 +55,10 @@ def render(graph: MaterialGraph, document_dir: Path | None, size: int, target: s
         renderer.set_environment_maps(maps)
         renderer.set_brdf_table(table)
         assert apply_parameters(renderer, lowered.parameters, graph, document_dir) == []
-        renderer.build_program(compile_glsl(lowered.verified, target=target) if target != "glsl420" else lowered.artifact)
+        # The material's texture passes, as the preview runs them (none for most materials).
+        passes = PassProgramCache.for_graph(graph).get(target) if has_pass_nodes(graph) else None
+        renderer.build_program(compile_glsl(lowered.verified, target=target) if target != "glsl420" else lowered.artifact,
+                               schedule_for(passes))
         return renderer.render_image(size, size)
     finally:
         renderer.release()

@@ -86,10 +86,10 @@ def slow_builds(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[threadin
     release = threading.Event()
     original = Renderer.build_program
 
-    def slow_build(renderer: Renderer, artifact):
+    def slow_build(renderer: Renderer, artifact, *passes):
         builders.append(threading.current_thread())
         assert release.wait(30.0)
-        return original(renderer, artifact)
+        return original(renderer, artifact, *passes)
 
     monkeypatch.setattr(Renderer, "build_program", slow_build)
     yield builders, release
