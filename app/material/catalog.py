@@ -23,10 +23,6 @@ from app.material import nodes as _nodes  # noqa: F401 - imported for its effect
 # isort: split
 from app.material import custom_code as _custom_code
 from app.material import groups as _groups  # noqa: F401 - imported for its effect (registration)
-# The texture-space nodes build graphs (app.material.texture_passes imports the graph module, which imports
-# `nodes`): registered here, as the groups are.
-from app.material.nodes import texture_space as _texture_space  # noqa: F401 - imported for its effect (registration)
-from app.material.nodes import texture_warps as _texture_warps  # noqa: F401 - imported for its effect (registration)
 from app.material.node_types import (
     CATEGORIES,
     DYNAMIC_NODE_TYPES,
@@ -36,6 +32,11 @@ from app.material.node_types import (
     node_type_for,
     resolve_node_type,
 )
+
+# The texture-space nodes build graphs (app.material.texture_passes imports the graph module, which imports
+# `nodes`): registered here, as the groups are.
+from app.material.nodes import texture_space as _texture_space  # noqa: F401 - imported for its effect (registration)
+from app.material.nodes import texture_warps as _texture_warps  # noqa: F401 - imported for its effect (registration)
 
 # Custom Code registers its static type when its module is first imported, which may be before the
 # category modules (a caller that imports `app.material.custom_code` first); the catalog's order (the

@@ -143,7 +143,7 @@ def _non_uniform_blur(ctx: tp.PassContext) -> Operand:
 
 tp.define_filter(
     "non_uniform_blur", "Non-Uniform Blur",
-    "Blurs by an amount a greyscale blur map sets per texel: black stays sharp, white blurs by the intensity.",
+    "Blurs by what a greyscale blur map says per texel: black stays sharp, white blurs most.",
     inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("blur_map", PortType.TEXTURE, None, label="blur map")],
     properties=[
         PropertySpec("intensity", "float", 8.0, 0.0, 64.0),
@@ -187,8 +187,7 @@ def _slope_blur(ctx: tp.PassContext) -> Operand:
 
 tp.define_filter(
     "slope_blur", "Slope Blur",
-    "Smears the input along the slopes of a height (slope) map: each texel walks down the slope, reading the "
-    "input on the way. Positive intensity reads downhill, negative uphill.",
+    "Smears the input along the slopes of a height (slope) map: positive intensity reads downhill.",
     inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("slope", PortType.TEXTURE, None)],
     properties=[
         PropertySpec("intensity", "float", 4.0, -16.0, 16.0),
@@ -240,8 +239,7 @@ def _warp(ctx: tp.PassContext) -> Operand:
 
 tp.define_filter(
     "warp", "Warp",
-    "Distorts the input along the slopes of a gradient (height) map: texels are read uphill, by the slope "
-    "times the intensity.",
+    "Distorts the input along the slopes of a gradient (height) map: it is read uphill.",
     inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("gradient", PortType.TEXTURE, None)],
     properties=[PropertySpec("intensity", "float", 1.0, 0.0, 16.0)],
     passes=lambda setup: [tp.FilterPass("warp", _warp)],

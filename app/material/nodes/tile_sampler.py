@@ -129,9 +129,7 @@ register(
         "tile_sampler",
         "Tile Sampler",
         "Pattern",
-        "Scatters a shape (square, disc, brick, or an input image) on an X x Y grid with random size, rotation, "
-        "position and luminance per tile; the colour output gives each tile a random colour (an id map). Tiles "
-        "seamlessly.",
+        "Scatters a shape or image on an X x Y grid: random size, rotation, position, luminance and colour.",
         inputs=[
             PortSpec("uv", PortType.VEC2, "texcoord"),
             PortSpec("size", PortType.FLOAT, 0.8),
