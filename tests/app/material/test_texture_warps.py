@@ -19,11 +19,10 @@ plan-only checks (verification, diagnostics, fingerprints) are fast.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import filters_b_reference as reference
 import numpy as np
 import pytest
 
@@ -33,14 +32,12 @@ from app.material.lowering import lower
 from app.material.texture_passes import plan_passes
 from app.preview.cpu_passes import run_plan_cpu
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-import filters_b_reference as reference
-
 SIZE = 256
 BLUR_TOLERANCE = 2e-4
 
-TILES: dict[str, Any] = {"x_amount": 6, "y_amount": 6, "shape": "disc", "size": 0.9, "scale_random": 0.5, "rotation": 15.0, "rotation_random": 1.0,
-         "position_random": 0.3, "luminance_random": 0.5, "seed": 7}
+TILES: dict[str, Any] = {"x_amount": 6, "y_amount": 6, "shape": "disc", "size": 0.9, "scale_random": 0.5,
+                         "rotation": 15.0, "rotation_random": 1.0, "position_random": 0.3, "luminance_random": 0.5,
+                         "seed": 7}
 
 
 def _buffer(node_id: str, **properties: Any) -> Node:
