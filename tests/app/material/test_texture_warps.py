@@ -4,13 +4,13 @@ The passes run on the CPU interpreter (`run_plan_cpu`) at 256 x 256 (the
 smallest buffer) and are compared with `tests/filters_b_reference.py`,
 which evaluates each node's published formula in binary64 from the very
 input buffers the plan rendered (so the comparison is of the filter alone).
-Tolerances: 2e-4 for blurs and warps (binary32 against binary64 on values
-of order 1: positions, weights and the bilinear filter; measured below
-2e-5); the slope blur's walk of n steps compounds binary32 rounding where
-it crosses a sharp edge of its input, so it is held to 2e-4 on 99.9 % of
-texels and 0.1 everywhere. Every comparison covers the border rows and
-columns, where the filters read across the wrap-around: a match there with
-a reference that wraps is what makes the result tile.
+Tolerance 2e-4 everywhere (binary32 against binary64 on values of order
+1: positions, weights and the bilinear filter; measured at most 1.6e-5).
+A walk of many steps (Slope Blur) can compound binary32 rounding where it
+crosses a sharp edge of its input; this scene's does not. Every comparison
+covers the border rows and columns, where the filters read across the
+wrap-around: a match there with a reference that wraps is what makes the
+result tile.
 
 Execution is a few seconds of numpy per graph, so it is marked `slow`; the
 plan-only checks (verification, diagnostics, fingerprints) are fast.
@@ -33,7 +33,7 @@ from app.material.texture_passes import plan_passes
 from app.preview.cpu_passes import run_plan_cpu
 
 SIZE = 256
-BLUR_TOLERANCE = 2e-4
+TOLERANCE = 2e-4
 
 TILES: dict[str, Any] = {"x_amount": 6, "y_amount": 6, "shape": "disc", "size": 0.9, "scale_random": 0.5,
                          "rotation": 15.0, "rotation_random": 1.0, "position_random": 0.3, "luminance_random": 0.5,
@@ -111,12 +111,8 @@ def tiled() -> Iterator[dict[str, np.ndarray]]:
 def _check(name: str, got: np.ndarray, expected: np.ndarray) -> None:
     error = np.abs(got - expected)
     border = np.concatenate([error[0], error[-1], error[:, 0], error[:, -1]])
-    if name == "sblur":
-        assert np.quantile(error, 0.999) < BLUR_TOLERANCE, name
-        assert error.max() < 0.1, name
-    else:
-        assert error.max() < BLUR_TOLERANCE, (name, float(error.max()))
-        assert border.max() < BLUR_TOLERANCE, (name, float(border.max()))
+    assert error.max() < TOLERANCE, (name, float(error.max()))
+    assert border.max() < TOLERANCE, (name, float(border.max()))
 
 
 # Fast: plans, values, diagnostics ---------------------------------------------------------------
@@ -211,8 +207,8 @@ def test_tile_sampler_matches_its_reference_and_tiles(tiled: dict[str, np.ndarra
     pattern, colors = reference.tile_sampler(SIZE, SIZE, **TILES)
     got = tiled["colors"][::-1]
     error = np.abs(got - colors)
-    # Hash and placement are exact; rotation (cos, sin) and the edge ramp are binary32.
-    assert error.max() < 2e-3, float(error.max())
+    # Hash and placement are exact; rotation (cos, sin) and the edge ramp are binary32 (measured 1.2e-5).
+    assert error.max() < TOLERANCE, float(error.max())
     assert reference.seam_jump(got) <= 1.0
     assert len(np.unique(np.round(got[..., :3].reshape(-1, 3), 3), axis=0)) > 20  # many tiles, many colours
     assert pattern.max() > 0.9 and pattern.min() == 0.0
@@ -235,11 +231,11 @@ def test_tile_sampler_bricks_and_an_image_shape_match_the_reference() -> None:
     buffers = _run(graph)
     brick_pattern, _ = reference.tile_sampler(SIZE, SIZE, **bricks)
     got = buffers["brick_buffer"][::-1]
-    assert np.abs(got - brick_pattern).max() < 2e-3
+    assert np.abs(got - brick_pattern).max() < TOLERANCE
     assert reference.seam_jump(got) <= 1.0
     assert len(np.unique(np.round(got[..., 0], 2))) > 20  # random luminance per brick
     stamp_pattern, _ = reference.tile_sampler(SIZE, SIZE, **stamps, image=got)
     stamped = buffers["stamp_buffer"][::-1]
-    assert np.abs(stamped - stamp_pattern).max() < 2e-3
+    assert np.abs(stamped - stamp_pattern).max() < TOLERANCE
     assert reference.seam_jump(stamped) <= 1.0
     assert stamped[..., 0].max() > 0.5

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import filters_b_reference as reference
 import numpy as np
+from material_render import render_material
 from test_texture_warps import FILTERS, SIZE, TILES, _reference, _scene
 
 import app.material.catalog  # noqa: F401 - registers every node type (texture-space nodes included)
@@ -63,3 +64,17 @@ def test_warp_and_blur_filters_and_the_tile_sampler_agree_on_gl(current_gl: obje
         assert border.max() < TOLERANCE, node_id
         assert reference.seam_jump(gl[node_id]) <= 1.0, node_id
         assert np.abs(gl[node_id] - cpu[node_id]).max() < TOLERANCE, node_id
+
+
+def test_the_tile_sampler_draws_directly_in_a_material(current_gl: object) -> None:
+    """No buffer: the generator runs per pixel (64 x 64 screen pixels over the UV square), anti-aliased over
+    one pixel by fwidth(uv), as in a buffer."""
+    tiles = {**TILES, "shape": "brick", "x_amount": 3, "y_amount": 5, "seed": 100}
+    graph = MaterialGraph()
+    graph.add_node("tile_sampler", node_id="tiles", properties=tiles)
+    graph.add_node("material_output", node_id="out")
+    graph.connect("tiles", "pattern", "out", "base_color")
+    pixels = render_material(lower(graph), 64, "glsl420")  # row 0 at the bottom: v = 0
+    pattern, _ = reference.tile_sampler(64, 64, **tiles)
+    assert np.abs(pixels[..., :3] - pattern[..., :3]).max() < TOLERANCE
+    assert pattern[..., 0].max() > 0.5 and reference.seam_jump(pixels) <= 1.0
