@@ -49,7 +49,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from app.material.graph import Connection, MaterialGraph, Node
 from app.material.node_types import (
     NodeDiagnostic,
     NodeType,
@@ -68,6 +67,7 @@ from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
+    from app.material.graph import Connection, MaterialGraph, Node
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
     from vpl_core.publish import VerifiedModule
 
@@ -177,6 +177,9 @@ class TexturePass:
     content_fingerprint: str = ""
     #: The node output whose texture this pass is (None for a filter's internal pass).
     output: str | None = None
+    #: With `plan_passes(live=...)`: the values lowered as hidden uniforms (`lowering.LiveValue`), by
+    #: (node id, property); their numbers are part of `value_fingerprint`.
+    live_values: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -571,7 +574,8 @@ def material_view(graph: MaterialGraph) -> MaterialGraph:
 
 
 def has_pass_nodes(graph: MaterialGraph) -> bool:
-    return any(is_pass_node_type(node.type_name) for node in graph.nodes.values())
+    """Whether the material or one of its group definitions holds a pass node."""
+    return any(is_pass_node_type(node.type_name) for _, node in graph.walk_nodes())
 
 
 def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[NodeDiagnostic]:
@@ -592,6 +596,7 @@ class _Analysis:
 
 def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagnostic]]:
     from app.material.catalog import node_type_for
+    from app.material.group_names import FUNCTION_PROPERTY
     from app.material.groups import GROUP_TYPE
     from app.material.lowering import OUTPUT_NODE_TYPES
     from app.material.traversal import connected_nodes, node_id_key, topological_order
@@ -612,7 +617,7 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
         if not inside:
             continue
         for node_id, node in graph.nodes.items():
-            if node.type_name == GROUP_TYPE and node.properties.get("function") == definition.id:
+            if node.type_name == GROUP_TYPE and node.properties.get(FUNCTION_PROPERTY) == definition.id:
                 problems.append(NodeDiagnostic(
                     node_id, "graph", f"group '{definition.name}' holds a texture-space node ({', '.join(inside)}); "
                     "Texture Buffers and filters render the whole UV square and cannot sit inside a group: "
@@ -624,7 +629,7 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
         node = graph.nodes[node_id]
         if not is_pass_node_type(node.type_name):
             continue
-        if any(c.source_node == node_id for (target, _), c in incoming.items() if target == node_id):
+        if _reads_itself(graph, node_id):
             refuse(node_id, "this node reads its own output; a buffer cannot read itself (render it into a second "
                             "Texture Buffer first)")
         else:
@@ -673,6 +678,25 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
     return analysis, failed, problems
 
 
+def _reads_itself(graph: MaterialGraph, node_id: str) -> bool:
+    """Whether the output of pass node `node_id` comes back to its inputs through per-point nodes alone."""
+    consumers: dict[str, set[str]] = {}
+    for connection in graph.connections:
+        consumers.setdefault(connection.source_node, set()).add(connection.target_node)
+    seen: set[str] = set()
+    pending = list(consumers.get(node_id, ()))
+    while pending:
+        current = pending.pop()
+        if current == node_id:
+            return True
+        node = graph.nodes.get(current)
+        if current in seen or node is None or is_pass_node_type(node.type_name):
+            continue
+        seen.add(current)
+        pending.extend(consumers.get(current, ()))
+    return False
+
+
 def _overridden(spec: BufferSpec, node: Node) -> BufferSpec:
     resolution = node.properties.get("resolution", "input")
     if str(resolution) in [str(size) for size in RESOLUTIONS]:
@@ -687,24 +711,30 @@ def _value_fingerprint(graph: MaterialGraph, each: TexturePass) -> str:
     from app.material.parameters import material_values
 
     values, _ = material_values(each.parameters, graph)
-    return fingerprint({"values": each.values, "parameters": values})
+    live = {live_value.uniform: live_value.value for live_value in each.live_values.values()}
+    return fingerprint({"values": each.values, "parameters": values, "live": live})
 
 
-def plan_passes(graph: MaterialGraph) -> PassPlan:
+def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassPlan:
     """Lower every pass of `graph` (every pass node's, whether or not the output reads it: the node thumbnails
-    show them too) to verified, compiled modules, in run order. Never raises."""
+    show them too) to verified, compiled modules, in run order. Never raises.
+
+    `live`: as `lowering.lower(live=...)`, values of the nodes in Texture Buffers' sub-graphs lowered as hidden
+    uniforms instead of literals (`TexturePass.live_values`), so that dragging a constant upstream of a buffer
+    re-renders it without relinking; such modules are the preview's only.
+    """
     import traceback
 
     plan = PassPlan()
     try:
-        _plan(graph, plan)
+        _plan(graph, plan, frozenset(live))
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         detail = traceback.format_exception_only(type(error), error)[-1].strip()
         plan.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while planning texture passes: {detail}"))
     return plan
 
 
-def _plan(graph: MaterialGraph, plan: PassPlan) -> None:
+def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]) -> None:
     from app.material.catalog import node_type_for
 
     analysis, failed, problems = _analyse(graph)
@@ -731,7 +761,7 @@ def _plan(graph: MaterialGraph, plan: PassPlan) -> None:
         assert node_type is not None
         spec = analysis.specs[(node_id, node_type.outputs[0].name)]
         if node.type_name == BUFFER_TYPE:
-            made = [_buffer_pass(graph, node, node_type, spec, plan)]
+            made = [_buffer_pass(graph, node, node_type, spec, plan, live)]
         else:
             made = _filter_passes(node, node_type, spec, incoming, analysis, plan)
         if any(each.verified is None for each in made):
@@ -789,7 +819,9 @@ def _as_rgba(ctx: NodeContext, value: Operand, port_type: PortType) -> Operand:
     return value
 
 
-def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan) -> TexturePass:
+def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, plan: PassPlan,
+                 live: frozenset[tuple[str, str]]) -> TexturePass:
+    from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
     from app.material.traversal import connected_nodes
@@ -818,12 +850,14 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
 
     roots = (connection.source_node,) if connection is not None else ()
     result = LoweringResult()
-    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, roots, clip_from_texcoord=True))
+    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, roots, clip_from_texcoord=True),
+           live_keys=live)
     _pass_result_into(plan, node.id, result)
     made = TexturePass(node.id, node.id, spec, output=node_type.outputs[0].name)
     if result.ok:
         made.verified, made.artifact, made.text = result.verified, result.artifact, result.text
         made.parameters = list(result.parameters)
+        made.live_values = dict(result.live_values)
         assert result.module is not None
         made.inputs = tuple(_pass_inputs(result.module))
     return made
@@ -831,6 +865,7 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
 
 def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
                    analysis: _Analysis, plan: PassPlan) -> list[TexturePass]:
+    from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
 

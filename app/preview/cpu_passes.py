@@ -71,7 +71,8 @@ def _uniforms(each: TexturePass, program: Program, textures: Mapping[str, Textur
             scene = scene_record_value(value_type, PASS_SCENE) if uniform.name == SCENE_UNIFORM_NAME else None
             values[uniform.name] = _block_value(value_type, scene)
         else:
-            given: Any = each.values.get(uniform.name)
+            live = {value.uniform: value.value for value in each.live_values.values()}
+            given: Any = each.values.get(uniform.name, live.get(uniform.name))
             if given is None:
                 given = parameters.get(uniform.name)
             if given is None:

@@ -21,8 +21,7 @@ register(
         texture_passes.BUFFER_TYPE,
         "Texture Buffer",
         texture_passes.CATEGORY,
-        "Renders its input over the UV square into a texture that filters (blur, height to normal, ...) can read "
-        "at neighbouring texels.",
+        "Renders its input over the UV square into a texture that filters can read at neighbouring texels.",
         inputs=[PortSpec("input", DYNAMIC, label="colour")],
         outputs=[PortSpec("out", PortType.TEXTURE)],
         properties=list(texture_passes.BUFFER_PROPERTIES),
@@ -94,7 +93,7 @@ def _blur_passes(setup: texture_passes.FilterSetup) -> list[texture_passes.Filte
 texture_passes.define_filter(
     "blur",
     "Blur",
-    "A Gaussian blur of a buffer (separable, high quality); tiles seamlessly when the buffer tiles.",
+    "A high-quality Gaussian blur of a buffer (separable); tiles seamlessly when the buffer tiles.",
     inputs=[PortSpec("image", PortType.TEXTURE, None)],
     properties=[PropertySpec("radius", "float", 0.01, 0.0, BLUR_MAX_RADIUS)],
     passes=_blur_passes,
@@ -151,7 +150,7 @@ def _height_to_normal(ctx: texture_passes.PassContext) -> Operand:
 texture_passes.define_filter(
     "height_to_normal",
     "Height to Normal",
-    "A tangent-space normal map from a height buffer (Sobel, in texture space); tiles when the height tiles.",
+    "A tangent-space normal map from a height buffer (Sobel, in texture space, tiling-aware).",
     inputs=[PortSpec("height", PortType.TEXTURE, None)],
     properties=[
         PropertySpec("intensity", "float", 0.05, 0.0, 1.0),

@@ -24,6 +24,7 @@ from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
 from app.material.node_types import NodeType
 from app.material.port_types import PortType
+from app.material.texture_passes import BUFFER_TYPE, FILTERS
 
 CONSTANT_FOR: dict[PortType, tuple[str, str]] = {
     PortType.FLOAT: ("constant_float", "out"),
@@ -155,7 +156,11 @@ def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
     node_type = NODE_TYPES[case.type_name]
     for port in node_type.inputs:
         if isinstance(port.type, PortType):
-            if case.connect_fixed or port.type is PortType.TEXTURE:
+            if case.type_name in FILTERS and port.type is PortType.TEXTURE:
+                # A filter reads buffers (docs/texture-space.md): a Texture Buffer of the default colour.
+                source = (graph.add_node(BUFFER_TYPE, properties={"resolution": "256"}).id, "out")
+                graph.connect(source[0], source[1], node.id, port.name)
+            elif case.connect_fixed or port.type is PortType.TEXTURE:
                 source = source_for(graph, port.type)
                 graph.connect(source[0], source[1], node.id, port.name)
         elif case.dynamic is not None:

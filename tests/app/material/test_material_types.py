@@ -23,7 +23,9 @@ from app.material.propagation import propagate
         (PortType.VEC4, PortType.VEC3, None),
         (PortType.VEC2, PortType.VEC3, None),
         (PortType.VEC3, PortType.FLOAT, None),
-        (PortType.TEXTURE, PortType.FLOAT, None),
+        (PortType.TEXTURE, PortType.FLOAT, "sample"),  # read at the mesh UV, then the luminance
+        (PortType.TEXTURE, PortType.COLOR, "sample"),
+        (PortType.TEXTURE, PortType.BOOL, None),
         (PortType.FLOAT, PortType.TEXTURE, None),
         (PortType.BOOL, PortType.FLOAT, None),
         (PortType.FLOAT, PortType.BOOL, None),
