@@ -363,18 +363,19 @@ class Renderer(PreviewState):
         """
         clear_pending_errors()
         self.initialize()
-        self.passes.set_schedule(passes, self.is_es)
+        self.passes.prepare(passes, self.is_es)  # refused before the material changes
         reused = self.reuse_program(artifact)
-        if reused is not None:
-            return reused
-        try:
-            program, log = link_program(artifact, self.is_es)
-        except ProgramBuildError as error:
-            if error.stage == "link":
-                self.link_count += 1  # counts glLinkProgram calls, failed ones too
-            raise
-        self.link_count += 1
-        return self.adopt_program(program, artifact, log)
+        if reused is None:
+            try:
+                program, log = link_program(artifact, self.is_es)
+            except ProgramBuildError as error:
+                if error.stage == "link":
+                    self.link_count += 1  # counts glLinkProgram calls, failed ones too
+                raise
+            self.link_count += 1
+            reused = self.adopt_program(program, artifact, log)
+        self.passes.set_schedule(passes, self.is_es)
+        return reused
 
     def reuse_program(self, artifact: ProgramArtifact) -> ProgramInfo | None:
         """Draw `artifact` with an already linked program of the same code; None when there is none."""

@@ -295,10 +295,25 @@ class GlTexturePasses:
     # ---- the schedule ---------------------------------------------------------------------
 
     def set_schedule(self, schedule: PassSchedule, is_es: bool) -> None:
-        """Take `schedule` (needs a current context): check its buffers, link the programs it lacks.
+        """Take `schedule` (needs a current context): `prepare` it, then draw with it from the next `run`.
 
         Raises `PassError` naming the node, and then keeps the previous schedule.
         """
+        self.prepare(schedule, is_es)
+        self.schedule = schedule
+        wanted = {draw.name: draw.buffer_key for draw in schedule.passes}
+        for name in list(self._buffers):
+            if wanted.get(name) != self._buffers[name].key:
+                self._buffers.pop(name).delete()
+                self._rendered.pop(name, None)
+        for name in list(self._rendered):
+            if name not in wanted:
+                del self._rendered[name]
+        self._trim_programs()
+
+    def prepare(self, schedule: PassSchedule, is_es: bool) -> None:
+        """Check `schedule`'s buffers against this context's limits and the memory budget, and link the programs
+        it lacks (kept for `set_schedule`); the schedule in use does not change. Raises `PassError`."""
         if self._is_es is None:
             self._is_es = is_es
             self._extensions = _extensions()
@@ -316,16 +331,6 @@ class GlTexturePasses:
                                            f"more than the budget of {self.memory_budget / 2**20:.0f} MiB")
         for draw in schedule.passes:
             self._program(draw)
-        self.schedule = schedule
-        wanted = {draw.name: draw.buffer_key for draw in schedule.passes}
-        for name in list(self._buffers):
-            if wanted.get(name) != self._buffers[name].key:
-                self._buffers.pop(name).delete()
-                self._rendered.pop(name, None)
-        for name in list(self._rendered):
-            if name not in wanted:
-                del self._rendered[name]
-        self._trim_programs()
 
     def _program(self, draw: PassDraw) -> ProgramInfo:
         key = program_key(draw.artifact)

@@ -32,6 +32,7 @@ from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.texture_passes_gl import GlTexturePasses, PassError, schedule_for, texture_format
 from app.preview.thumbnails import FlatCamera, ThumbnailRenderer, square_mesh
 from app.session.pass_programs import PassProgramCache
+from app.session.session import EditorSession
 from vpl_core.backends.glsl import compile as compile_glsl
 
 SIZE = 256
@@ -294,3 +295,38 @@ def test_a_pass_nodes_thumbnail_shows_its_buffer_flat(current_gl) -> None:
         assert runner.pass_renders == 4
     finally:
         thumbnails.release()
+
+
+def test_the_session_hands_over_new_passes_only_when_they_draw_differently(current_gl) -> None:
+    """Through the editor's session: a filter value edit lowers again and gives new passes of the same code (no
+    link, only the filter and what follows drawn again); a parameter's value goes in as values alone."""
+    session = EditorSession()
+    session.open_graph(stone_graph())
+    session.lower()
+    first = session.preview_passes("glsl420")
+    assert first is not None and first.ok and first.label("blur") == "Blur 'blur'"
+    assert {"lift", "tint"} <= {spec.name for spec in session.parameters.specs}
+    renderer = Renderer()
+    try:
+        renderer.set_mesh(square_mesh())
+        renderer.set_values(session.preview_values())
+        renderer.build_program(session.preview_program("glsl420").artifact, schedule_for(first))
+        renderer.render_linear(8, 8)
+        links = (renderer.link_count, renderer.passes.link_count)
+
+        edited = session.graph.copy()
+        edited.nodes["blur"].properties["radius"] = RADIUS * 0.75  # within the same tap count
+        session.update_graph(edited)
+        session.lower()
+        second = session.preview_passes("glsl420")
+        assert second is not None and second is not first
+        renderer.build_program(session.preview_program("glsl420").artifact, schedule_for(second))
+        renderer.render_linear(8, 8)
+        assert renderer.passes.renders == {"height": 1, "blur/horizontal": 2, "blur": 2, "normal": 2}
+        assert (renderer.link_count, renderer.passes.link_count) == links
+
+        session.update_graph(session.graph.copy())  # nothing the passes draw changed: the same passes
+        session.lower()
+        assert session.preview_passes("glsl420") is second
+    finally:
+        renderer.release()
