@@ -166,8 +166,8 @@ def tile_hash(cx: np.ndarray, cy: np.ndarray, seed: int) -> np.ndarray:
 def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape: str, size: float,
                  scale_random: float, rotation: float, rotation_random: float, position_random: float,
                  luminance_random: float, seed: int, image: np.ndarray | None = None,
-                 image_tile: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The Tile Sampler's (pattern, colour) outputs, each (height, width, 4), by the formula in its notes.
+                 image_tile: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Tile Sampler's (pattern, colour, grey) outputs, each (height, width, 4), by the formula in its notes.
 
     For each of the 3 x 3 cells around the pixel's (n = floor(uv * (X, Y)) + (di, dj), dj outer, di inner):
     h = tile_hash(n mod (X, Y)), r_k = permute(h + k) / 288; centre (n + 0.5 + position_random x
@@ -178,7 +178,7 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
     image: the square's) x s; coverage clamp(0.5 - d / (max(X, Y) x texel width), 0, 1); value = coverage x
     (1 - luminance_random x r_8) (x the image's luminance at clamp(q + 0.5, 0, 1), for the image shape).
     The neighbour with the largest value (first one on ties) wins: pattern = its value, colour = its
-    random colour permute(h + (2, 3, 4)) / 288 x its coverage.
+    random colour permute(h + (2, 3, 4)) / 288 x its coverage, grey = r_9 x its coverage.
     """
     u, v = uv_grid(width, height)
     counts = np.array([x_amount, y_amount], dtype=np.float64)
@@ -186,6 +186,7 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
     home_x, home_y = np.floor(px), np.floor(py)
     best_value = np.full(u.shape, -1.0)
     best_color = np.zeros(u.shape + (3,))
+    best_grey = np.zeros(u.shape)
     texel = 1.0 / width
     for dj in (-1, 0, 1):
         for di in (-1, 0, 1):
@@ -220,9 +221,11 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
             wins = value > best_value
             best_value = np.where(wins, value, best_value)
             best_color = np.where(wins[..., None], color, best_color)
+            best_grey = np.where(wins, random(9) * coverage, best_grey)
     ones = np.ones(u.shape + (1,))
     pattern = np.concatenate([np.repeat(best_value[..., None], 3, axis=-1), ones], axis=-1)
-    return pattern, np.concatenate([best_color, ones], axis=-1)
+    grey = np.concatenate([np.repeat(best_grey[..., None], 3, axis=-1), ones], axis=-1)
+    return pattern, np.concatenate([best_color, ones], axis=-1), grey
 
 
 def seam_jump(image: np.ndarray) -> float:

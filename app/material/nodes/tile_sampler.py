@@ -13,7 +13,7 @@ the grid (so the pattern tiles: the cell after the last column is the
 first), plus the seed:
 
     h = permute(permute(permute(x mod X) + (y mod Y)) + seed)
-    r_k = permute(h + k) / 288            (k = 1 scale, 5 rotation, 6, 7 position, 8 luminance)
+    r_k = permute(h + k) / 288            (k = 1 scale, 5 rotation, 6, 7 position, 8 luminance, 9 grey id)
     colour = permute(h + (2, 3, 4)) / 288
 
 with permute(v) = ((34 v + 1) v) mod 289 on integer-valued floats, exact in
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 SHAPES = ("square", "disc", "brick", "image")
 #: The random values' hash offsets (module docstring).
-SCALE_KEY, ROTATION_KEY, POSITION_X_KEY, POSITION_Y_KEY, LUMINANCE_KEY = 1.0, 5.0, 6.0, 7.0, 8.0
+SCALE_KEY, ROTATION_KEY, POSITION_X_KEY, POSITION_Y_KEY, LUMINANCE_KEY, GREY_KEY = 1.0, 5.0, 6.0, 7.0, 8.0, 9.0
 
 
 def _lower_tile_sampler(ctx: NodeContext) -> None:
@@ -72,6 +72,8 @@ def _lower_tile_sampler(ctx: NodeContext) -> None:
     weights = fn.construct(vec(3), *(fn.f(weight) for weight in LUMINANCE_WEIGHTS))
     best_value: Operand = fn.f(-1.0)
     best_color: Operand = fn.construct(vec(3), fn.f(0.0))
+    best_grey: Operand = fn.f(0.0)
+    grey_used = ctx.output_used("grey")
     for dj in (-1.0, 0.0, 1.0):
         for di in (-1.0, 0.0, 1.0):
             cell = fn.add(home, fn.construct(vec(2), fn.f(di), fn.f(dj)))
@@ -109,9 +111,15 @@ def _lower_tile_sampler(ctx: NodeContext) -> None:
             wins = fn.compare(BinaryOperator.GREATER, value, best_value)
             best_value = fn.builtin(Builtin.SELECT, FLOAT, wins, value, best_value)
             best_color = fn.builtin(Builtin.SELECT, vec(3), wins, color, best_color)
+            if grey_used:
+                grey = fn.multiply(fn.multiply(noise.call(fn, scramble, fn.add(hashed, fn.f(GREY_KEY))), fn.f(1.0 / 288.0)),
+                                   coverage)
+                best_grey = fn.builtin(Builtin.SELECT, FLOAT, wins, grey, best_grey)
     ctx.set_output("pattern", best_value)
     if ctx.output_used("color"):
         ctx.set_output("color", fn.construct(vec(4), best_color, fn.f(1.0)))
+    if grey_used:
+        ctx.set_output("grey", best_grey)
 
 
 def _shape_distance(ctx: NodeContext, shape: str, local: Operand) -> Operand:
@@ -140,7 +148,8 @@ register(
             PortSpec("luminance_random", PortType.FLOAT, 0.0, label="luminance random"),
             PortSpec("image", PortType.TEXTURE, OPTIONAL_TEXTURE),
         ],
-        outputs=[PortSpec("pattern", PortType.FLOAT), PortSpec("color", PortType.COLOR, label="random colour")],
+        outputs=[PortSpec("pattern", PortType.FLOAT), PortSpec("color", PortType.COLOR, label="random colour"),
+                 PortSpec("grey", PortType.FLOAT, label="random grey")],
         properties=[
             PropertySpec("x_amount", "int", 8, 1, 64, label="X amount"),
             PropertySpec("y_amount", "int", 8, 1, 64, label="Y amount"),
@@ -162,7 +171,7 @@ register(
             "max(|q.x| - 0.5, |q.y| - 0.25); coverage clamp(0.5 - d s / (max(X, Y) max(fwidth(uv))), 0, 1); value = "
             "coverage (1 - luminance random x r_8), times the image's luminance at clamp(q + 0.5) for the image "
             "shape (texture_lod, level 0). The largest value wins (the first on ties): pattern = it, random colour = "
-            "permute(h + (2, 3, 4)) / 288 x its coverage, alpha 1."
+            "permute(h + (2, 3, 4)) / 288 x its coverage, alpha 1; random grey = r_9 x its coverage."
             '<br><img src="images/filter-tile-sampler.png" width="390" alt="Tile Sampler: rotated squares with random '
             'size and luminance (pattern), bricks (random colour), hexagons stamped with the image shape">'
         ),

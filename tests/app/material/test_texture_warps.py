@@ -207,7 +207,7 @@ def test_clamped_8_bit_buffers_are_read_clamped() -> None:
 
 @pytest.mark.slow
 def test_tile_sampler_matches_its_reference_and_tiles(tiled: dict[str, np.ndarray]) -> None:
-    pattern, colors = reference.tile_sampler(SIZE, SIZE, **TILES)
+    pattern, colors, _ = reference.tile_sampler(SIZE, SIZE, **TILES)
     got = tiled["colors"][::-1]
     error = np.abs(got - colors)
     # Hash and placement are exact; rotation (cos, sin) and the edge ramp are binary32 (measured 1.2e-5).
@@ -232,12 +232,12 @@ def test_tile_sampler_bricks_and_an_image_shape_match_the_reference() -> None:
                      Connection("stamps", "pattern", "stamp_buffer", "input"),
                      Connection("stamp_buffer", "out", "out", "base_color")])
     buffers = _run(graph)
-    brick_pattern, _ = reference.tile_sampler(SIZE, SIZE, **bricks)
+    brick_pattern, _, _ = reference.tile_sampler(SIZE, SIZE, **bricks)
     got = buffers["brick_buffer"][::-1]
     assert np.abs(got - brick_pattern).max() < TOLERANCE
     assert reference.seam_jump(got) <= 1.0
     assert len(np.unique(np.round(got[..., 0], 2))) > 20  # random luminance per brick
-    stamp_pattern, _ = reference.tile_sampler(SIZE, SIZE, **stamps, image=got)
+    stamp_pattern, _, _ = reference.tile_sampler(SIZE, SIZE, **stamps, image=got)
     stamped = buffers["stamp_buffer"][::-1]
     assert np.abs(stamped - stamp_pattern).max() < TOLERANCE
     assert reference.seam_jump(stamped) <= 1.0

@@ -52,7 +52,7 @@ def _gl_buffers(graph: MaterialGraph) -> tuple[dict[str, np.ndarray], dict[str, 
 
 def test_warp_and_blur_filters_and_the_tile_sampler_agree_on_gl(current_gl: object) -> None:
     gl, cpu = _gl_buffers(_scene(FILTERS))
-    _, colors = reference.tile_sampler(SIZE, SIZE, **TILES)
+    _, colors, _ = reference.tile_sampler(SIZE, SIZE, **TILES)
     assert np.abs(gl["colors"] - colors).max() < TOLERANCE
     assert reference.seam_jump(gl["colors"][::-1]) <= 1.0
     flipped = {key: image[::-1] for key, image in gl.items()}  # `_reference` takes buffers top row first
@@ -68,13 +68,16 @@ def test_warp_and_blur_filters_and_the_tile_sampler_agree_on_gl(current_gl: obje
 
 def test_the_tile_sampler_draws_directly_in_a_material(current_gl: object) -> None:
     """No buffer: the generator runs per pixel (64 x 64 screen pixels over the UV square), anti-aliased over
-    one pixel by fwidth(uv), as in a buffer."""
+    one pixel by fwidth(uv), as in a buffer. Each output: pattern, random colour, random grey."""
     tiles = {**TILES, "shape": "brick", "x_amount": 3, "y_amount": 5, "seed": 100}
-    graph = MaterialGraph()
-    graph.add_node("tile_sampler", node_id="tiles", properties=tiles)
-    graph.add_node("material_output", node_id="out")
-    graph.connect("tiles", "pattern", "out", "base_color")
-    pixels = render_material(lower(graph), 64, "glsl420")  # row 0 at the bottom: v = 0
-    pattern, _ = reference.tile_sampler(64, 64, **tiles)
-    assert np.abs(pixels[..., :3] - pattern[..., :3]).max() < TOLERANCE
-    assert pattern[..., 0].max() > 0.5 and reference.seam_jump(pixels) <= 1.0
+    expected = dict(zip(("pattern", "color", "grey"), reference.tile_sampler(64, 64, **tiles), strict=True))
+    for output, image in expected.items():
+        graph = MaterialGraph()
+        graph.add_node("tile_sampler", node_id="tiles", properties=tiles)
+        graph.add_node("material_output", node_id="out")
+        graph.connect("tiles", output, "out", "base_color")
+        pixels = render_material(lower(graph), 64, "glsl420")  # row 0 at the bottom: v = 0
+        assert np.abs(pixels[..., :3] - image[..., :3]).max() < TOLERANCE, output
+        assert image[..., :3].max() > 0.5 and reference.seam_jump(pixels) <= 1.0, output
+    # Per tile the grey id is one value: at least as many distinct values as whole tiles (15) less repeats.
+    assert len(np.unique(np.round(expected["grey"][..., 0], 4))) > 8
