@@ -173,7 +173,7 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
     h = tile_hash(n mod (X, Y)), r_k = permute(h + k) / 288; centre (n + 0.5 + position_random x
     (r_6 - 0.5, r_7 - 0.5)) in cell units; local q = (X, Y) * R(-theta) (uv - centre / (X, Y)) / s (the
     offset rotated in UV space, so a shape in a non-square cell turns without shearing), with
-    theta = rotation + 360 x rotation_random x r_5 degrees and s = size x (1 - scale_random x r_1);
+    theta = rotation + 360 x rotation_random x r_5 degrees and s = clamp(size, 0, 1) x (1 - scale_random x r_1);
     shape distance (square: max|q| - 0.5, disc: |q| - 0.5, brick: max(|qx| - 0.5, |qy| - 0.25),
     image: the square's) x s; coverage clamp(0.5 - d / (max(X, Y) x texel width), 0, 1); value = coverage x
     (1 - luminance_random x r_8) (x the image's luminance at clamp(q + 0.5, 0, 1), for the image shape).
@@ -198,7 +198,7 @@ def tile_sampler(width: int, height: int, *, x_amount: int, y_amount: int, shape
             def random(k: int, h: np.ndarray = h) -> np.ndarray:
                 return np.asarray(permute(h + k) / 288.0)
 
-            scale = size * (1.0 - scale_random * random(1))
+            scale = min(max(size, 0.0), 1.0) * (1.0 - scale_random * random(1))
             theta = np.radians(rotation + 360.0 * rotation_random * random(5))
             centre_x = nx + 0.5 + position_random * (random(6) - 0.5)
             centre_y = ny + 0.5 + position_random * (random(7) - 0.5)

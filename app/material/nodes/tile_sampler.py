@@ -53,7 +53,7 @@ def _lower_tile_sampler(ctx: NodeContext) -> None:
     seed = float(ctx.integer("seed"))
     counts = fn.construct(vec(2), fn.f(columns), fn.f(rows))
     uv = ctx.input("uv")
-    size = ctx.input("size")
+    size = fn.builtin(Builtin.CLAMP, FLOAT, ctx.input("size"), fn.f(0.0), fn.f(1.0))  # within the 3 x 3 cells
     scale_random = ctx.input("scale_random")
     rotation = ctx.input("rotation")
     rotation_random = ctx.input("rotation_random")
@@ -167,7 +167,7 @@ register(
             "Per pixel, the 3 x 3 cells n around floor(uv (X, Y)): h = permute(permute(permute(n.x mod X) + n.y mod Y) "
             "+ seed), r_k = permute(h + k) / 288; centre n + 0.5 + position random x (r_6 - 0.5, r_7 - 0.5); local "
             "q = (X, Y) R(-theta) (uv - centre / (X, Y)) / s, theta = rotation + 360 x rotation random x r_5 degrees, "
-            "s = size (1 - scale random x r_1); distance d: square max|q| - 0.5, disc |q| - 0.5, brick "
+            "s = clamp(size, 0, 1) (1 - scale random x r_1); distance d: square max|q| - 0.5, disc |q| - 0.5, brick "
             "max(|q.x| - 0.5, |q.y| - 0.25); coverage clamp(0.5 - d s / (max(X, Y) max(fwidth(uv))), 0, 1); value = "
             "coverage (1 - luminance random x r_8), times the image's luminance at clamp(q + 0.5) for the image "
             "shape (texture_lod, level 0). The largest value wins (the first on ties): pattern = it, random colour = "
