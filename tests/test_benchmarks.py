@@ -24,7 +24,8 @@ gl, glslang, slow = pytest.mark.gl, pytest.mark.glslang, pytest.mark.slow
 SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_bake.py": (["--runs", "1", "--sizes", "256"], [gl]),
     "bench_bump.py": (["--frames", "1", "--size", "32", "--only", "rough_plastic"], [gl]),
-    "bench_bundle.py": (["--runs", "1"], [gl, slow]),  # times the run's bundle (--archive), builds nothing
+    "bench_bundle.py": (["--runs", "1"], [gl, slow]),
+    "bench_cpu_stage.py": (["--frames", "1", "--size", "16", "--mesh", "sphere", "--environment", "none"], []),  # times the run's bundle (--archive), builds nothing
     "bench_editor.py": (["--quick", "--skip-opening", "--skip-interactive"], [gl]),
     "bench_glsl.py": (["--sizes", "100", "--repeat", "1"], [glslang]),
     "bench_groups.py": (["--levels", "10", "--repeat", "1"], []),

@@ -773,6 +773,68 @@ class _Importer:
             raise ExportError(f"shader '{shader.getName()}' is a {category}; materials with {supported} can be imported")
         mapper(self, shader)
 
+    def displacement(self, material: Any) -> None:
+        """The material's `displacement` shader onto the Surface Output's height, scale and mid level.
+
+        The exporter writes displacement = clamp(height, 0, 1) - mid level (a `clamp` into a `subtract`):
+        that pattern maps back to the height and the mid level. Any other float displacement D is the height
+        with mid level 0 (the preview then reads clamp(D, 0, 1), said in a note when D is not already in 0..1
+        for sure). A vector displacement, another displacement shader or an output without a height is a
+        note, the displacement left out."""
+        found = material.getInput("displacementshader")
+        if found is None:
+            return
+        shader = found.getConnectedNode()
+        if shader is None:
+            self.note(f"material '{material.getName()}' input 'displacementshader': reads no node; no height imported")
+            return
+        label = f"displacement shader '{shader.getName()}'"
+        node = self.graph.nodes[self.output_id]
+        node_type = NODE_TYPES[node.type_name]
+        if node_type.input("height") is None:
+            self.note(f"{label}: the {node_type.display_name} has no height; not imported")
+            return
+        if shader.getCategory() != "displacement":
+            self.note(f"{label}: a {shader.getCategory()}, not a displacement node; no height imported")
+            return
+        amount = self.input_of(shader, "displacement")
+        if amount is None:
+            return
+        if amount.getType() != "float":
+            self.note(f"{label}: a {amount.getType()} displacement (a vector per point) has no counterpart; "
+                      "only a float along the normal is imported as the height")
+            return
+        what = f"{label} input 'displacement'"
+        pattern = self.exported_height(amount)
+        if pattern is not None:
+            clamp, centred = pattern
+            self.connect(self.input_of(clamp, "in"), self.output_id, "height", f"{label} height")
+            self.connect(self.input_of(centred, "in2"), self.output_id, "height_mid_level", f"{label} mid level")
+        else:
+            self.connect(amount, self.output_id, "height", what)
+            node.properties["height_mid_level"] = 0.0
+            value = self.constant_of(shader, "displacement", what)
+            if not (isinstance(value, tuple) and 0.0 <= value[0] <= 1.0):
+                self.note(f"{what}: read as the height with mid level 0; the preview clamps the height to 0..1")
+        self.feed(shader, "scale", self.output_id, "height_scale")
+
+    def exported_height(self, amount: Any) -> tuple[Any, Any] | None:
+        """(the clamp, the subtract) when the displacement is the exporter's clamp(height, 0, 1) - mid level."""
+        found = self.resolve(amount)
+        if found is None or found[0].getCategory() != "subtract" or found[0].getType() != "float":
+            return None
+        centred = found[0]
+        first = self.input_of(centred, "in1")
+        inner = self.resolve(first) if first is not None else None
+        if inner is None or inner[0].getCategory() != "clamp" or inner[0].getType() != "float":
+            return None
+        clamp = inner[0]
+        low = self.constant_of(clamp, "low", f"node '{clamp.getName()}' input 'low'")
+        high = self.constant_of(clamp, "high", f"node '{clamp.getName()}' input 'high'")
+        if low != (0.0,) or high != (1.0,) or self.input_of(clamp, "in") is None or self.input_of(centred, "in2") is None:
+            return None
+        return clamp, centred
+
     def surface(self, shader: Any, category: str) -> str:
         output = self.graph.add_node("surface_output", (600.0, 0.0), node_id=self.new_id("surface"))
         self.output_id = output.id
@@ -1206,6 +1268,7 @@ def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
     if space and space != "lin_rec709":
         importer.note(f"document colour space '{space}': values without their own colour space are read as lin_rec709")
     importer.shader(shader)
+    importer.displacement(materials[0])
     for extra in materials[1:]:
         importer.note(f"material '{extra.getName()}': only the first material is imported")
     _prune(importer.graph, importer.output_id)

@@ -1,6 +1,7 @@
 """The editor's drag check: may a wire go from this output to that input, and if not, why.
 
 `can_connect` refuses self-connections, unknown nodes and ports, cycles,
+a filter input fed by anything but a Texture Buffer or another filter (docs/texture-space.md),
 type mismatches (naming both types, `port_types.refusal`) and wires that
 would break a type somewhere downstream (a dynamic node changing width:
 the graph is propagated with and without the wire and new errors are
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.material import texture_passes
 from app.material.catalog import Scope, node_type_for, resolve_node_type
 from app.material.node_types import NodeType
 from app.material.port_types import Constraint, refusal
@@ -62,6 +64,14 @@ def _can_connect(
         return False, f"{target_type_spec.display_name} has no input '{target_port}'"
     if reaches(graph, target_node, source_node):
         return False, "this connection would create a cycle"
+    if target.type_name in texture_passes.FILTERS:
+        if target_port in texture_passes.FILTERS[target.type_name].texture_inputs:
+            if not texture_passes.is_pass_node_type(source.type_name):
+                return False, (f"{target_type_spec.display_name} reads Texture Buffers and other filters: render "
+                               f"{source_type_spec.display_name} into a Texture Buffer first")
+        elif source.type_name not in texture_passes.VALUE_PARAMETER_TYPES:
+            return False, (f"'{target_port}' of {target_type_spec.display_name} is the same at every texel: it takes "
+                           "a Float, Vector or Colour Parameter (or set it in the properties)")
 
     if not _can_change_types(target_type_spec, source_type_spec):
         # Nothing downstream can change: only the source's type matters.

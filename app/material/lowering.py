@@ -659,6 +659,8 @@ class _Lowering:
         self.live_values: dict[ValueKey, LiveValue] = {}
         self.live_references: dict[ValueKey, ReferenceValue] = {}
         self.live_structural: set[ValueKey] = set()
+        #: In a preview lowering: the ports it shows.
+        self.preview_ports: frozenset[tuple[str, str]] = frozenset()
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -1136,6 +1138,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         own_output = OUTPUT_NODE_TYPES[graph.nodes[output_node].type_name] if output_node is not None else DISPLAY_OUTPUT_NAME
         lowering.build_skeleton(roots[0], output_name=preview.output_name or own_output)
         lowering.used_outputs.update(preview.ports)  # nodes compute only the outputs something reads
+        lowering.preview_ports = frozenset(preview.ports)
     # The connections `lowering.incoming` keeps (one per input), per target node: scanning them all per node was
     # quadratic.
     incoming_of: dict[str, list[Connection]] = {}

@@ -22,9 +22,9 @@ types; `app.material.connections`):
   Rec. 709 / sRGB primaries' weights of linear light (alpha is ignored).
   No other width changes are implicit: a vec4 into a vec3 input, or a vec2
   into a vec3 input, is refused (use Swizzle/Split/Compose);
-- `texture` into a `float`, vector or `color` input is read at the mesh's
-  texture coordinates, as a Texture Sample node reads it (then converted
-  from the colour as above: a float input gets the luminance);
+- `texture` into a `float`, `vec3`, `vec4` or `color` input is read at the
+  mesh's texture coordinates, as a Texture Sample node reads it (then
+  converted from the colour as above: a float input gets the luminance);
 - `texture` connects to nothing else but `texture` (not to dynamic
   inputs), `bool` only to `bool`.
 
@@ -124,7 +124,7 @@ def conversion(source: PortType, target: PortType) -> str | None:
     if source is target:
         return "same"
     if source is PortType.TEXTURE and target.is_numeric:
-        return "sample"
+        return "sample" if conversion(PortType.COLOR, target) is not None else None
     if {source, target} == {PortType.COLOR, PortType.VEC4}:
         return "same"
     if source is PortType.FLOAT and target.is_numeric:

@@ -87,6 +87,9 @@ RESOLUTIONS: tuple[int, ...] = (256, 512, 1024, 2048, 4096)
 DEFAULT_RESOLUTION = 1024
 #: Buffer formats: RGBA8 (unsigned normalised: values clamped to 0..1, 1/255 steps), RGBA16F, RGBA32F.
 FORMATS: tuple[str, ...] = ("8-bit", "16-bit", "float")
+#: A new buffer's format: 16-bit, so that a height filtered into normals or curvature does not come out
+#: stair-stepped in 1/255 steps (8-bit suits colour).
+DEFAULT_FORMAT = "16-bit"
 BYTES_PER_TEXEL = {"8-bit": 4, "16-bit": 8, "float": 16}
 #: Tiling modes: `tile` repeats the buffer (GL REPEAT: a filter reading past an edge reads the opposite edge,
 #: so the result tiles seamlessly), `clamp` repeats the edge texels (GL CLAMP_TO_EDGE).
@@ -116,7 +119,7 @@ class BufferSpec:
     """
 
     resolution: int = DEFAULT_RESOLUTION
-    format: str = "8-bit"
+    format: str = DEFAULT_FORMAT
     wrap: str = "tile"
     mipmaps: bool = False
 
@@ -267,6 +270,8 @@ class FilterSetup:
     node: Node
     node_type: NodeType
     spec: BufferSpec
+    #: The value inputs a parameter drives (their values are unknown when the passes are decided).
+    connected: frozenset[str] = frozenset()
 
     def property(self, name: str) -> Any:
         if name in self.node.properties:
@@ -308,6 +313,10 @@ class FilterDefinition:
     texture_inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     passes: Callable[[FilterSetup], Sequence[FilterPass]]
+    #: Value inputs (float, vector, colour ports named as a property): unconnected, `PassContext.value` reads
+    #: the property; connected to a Float, Vector or Colour Parameter, that parameter's uniform (the same name
+    #: in every module, so the parameters panel drives the filter). Nothing else may feed them.
+    value_inputs: tuple[str, ...] = ()
 
 
 #: Every filter by node type name (`define_filter`).
@@ -318,6 +327,10 @@ OVERRIDE_PROPERTIES: tuple[PropertySpec, ...] = (
     PropertySpec("resolution", "enum", "input", choices=("input", *(str(size) for size in RESOLUTIONS))),
     PropertySpec("format", "enum", "input", choices=("input", *FORMATS)),
 )
+
+
+#: The parameter nodes that may drive a filter's value input.
+VALUE_PARAMETER_TYPES = ("float_parameter", "vector_parameter", "color_parameter")
 
 
 def is_pass_node_type(type_name: str) -> bool:
@@ -347,8 +360,9 @@ class PassContext:
 
     def __init__(self, node_ctx: NodeContext, node: Node, node_type: NodeType, spec: BufferSpec,
                  sources: Mapping[str, tuple[str, BufferSpec]], values: dict[str, float | tuple[float, ...]],
-                 inputs: list[PassInput]) -> None:
+                 inputs: list[PassInput], parameter_inputs: Mapping[str, str] | None = None) -> None:
         self._ctx = node_ctx
+        self._parameter_inputs = dict(parameter_inputs or {})  # value input -> the parameter node feeding it
         self.node = node
         self.node_type = node_type
         self.spec = spec
@@ -422,11 +436,20 @@ class PassContext:
         return self.sample(name, self.offset_uv(name, dx, dy))
 
     def value(self, name: str) -> Operand:
-        """Numeric property `name` as a load of a uniform of this pass (float; vecN for vectors; vec4 for colours)."""
+        """Numeric property `name` as a load of a uniform of this pass (float; vecN for vectors; vec4 for colours);
+        for a value input connected to a parameter, that parameter's uniform (of the input's type)."""
         loaded = self._value_operands.get(name)
         if loaded is not None:
             return loaded
         spec = self.node_type.property(name)
+        parameter = self._parameter_inputs.get(name)
+        if parameter is not None:
+            # The parameter node was lowered into this module (its uniform, named as in the material).
+            value, source_type = self.lowering.values[(parameter, "out")]
+            port = self.node_type.input(name)
+            target = port.type if port is not None and isinstance(port.type, PortType) else source_type
+            loaded = self._value_operands[name] = self.lowering.coerce(value, source_type, target)
+            return loaded
         raw = self._setup.property(name)
         numbers: float | tuple[float, ...]
         value_type: Type
@@ -459,12 +482,22 @@ class PassContext:
 
 
 def lower_pass_outputs(ctx: NodeContext) -> None:
-    """A pass node in a module that reads it: each used texture output is a load of its pass's sampler."""
+    """A pass node in a module that reads it: each texture output read there is a load of its pass's sampler.
+
+    An output only filters read (their passes sample it, not this module) declares nothing, so a material
+    module declares the samplers it samples and no more (a fragment shader may have as few as 16).
+    """
     outputs = ctx.node_type.outputs
+    lowering = ctx.lowering
     for port in outputs:
-        if ctx.output_used(port.name) or port is outputs[0]:
-            uniform = pass_sampler_name(output_key(ctx.node.id, port.name, outputs[0].name))
-            ctx.set_output(port.name, ctx.fn.load(ctx.lowering.host_uniform(uniform, SAMPLER2D)))
+        key = (ctx.node.id, port.name)
+        readers = [lowering.graph.nodes.get(c.target_node) for c in lowering.graph.connections
+                   if c.source_node == ctx.node.id and c.source_port == port.name]
+        if key not in lowering.preview_ports and all(
+                reader is not None and is_pass_node_type(reader.type_name) for reader in readers):
+            continue
+        uniform = pass_sampler_name(output_key(ctx.node.id, port.name, outputs[0].name))
+        ctx.set_output(port.name, ctx.fn.load(lowering.host_uniform(uniform, SAMPLER2D)))
 
 
 def define_filter(type_name: str, display_name: str, description: str, *, inputs: Sequence[PortSpec],
@@ -473,16 +506,26 @@ def define_filter(type_name: str, display_name: str, description: str, *, inputs
     """Register a filter node type in the "Texture Space" category and return it.
 
     `inputs`: its ports; the TEXTURE ones are buffers it reads (each must be
-    connected to a pass node's output), others are refused (filters take
-    values as properties: `PassContext.value`). `main_input` (default: the
-    first texture input) gives the output's buffer spec. `outputs` are texture
-    outputs. The node also gets `OVERRIDE_PROPERTIES` (resolution, format).
+    connected to a pass node's output). Any other input is a *value input*:
+    a float, vector or colour port with a property of the same name, read by
+    `PassContext.value(name)` (the property's value, or the uniform of the
+    Float/Vector/Colour Parameter connected to it: a material parameter
+    driving the filter). `main_input` (default: the first texture input)
+    gives the output's buffer spec. `outputs` are texture outputs. The node
+    also gets `OVERRIDE_PROPERTIES` (resolution, format).
     """
     texture_inputs = tuple(port.name for port in inputs if port.type is PortType.TEXTURE)
     if not texture_inputs:
         raise ValueError(f"filter {type_name!r} has no texture input")
-    if len(texture_inputs) != len(inputs):
-        raise ValueError(f"filter {type_name!r}: every input is a texture (values are properties)")
+    property_names = {spec.name for spec in properties}
+    value_inputs = tuple(port.name for port in inputs if port.type is not PortType.TEXTURE)
+    for port in inputs:
+        if port.type is PortType.TEXTURE:
+            continue
+        if port.type not in (PortType.FLOAT, PortType.VEC2, PortType.VEC3, PortType.VEC4, PortType.COLOR) \
+                or port.name not in property_names:
+            raise ValueError(f"filter {type_name!r}: value input {port.name!r} must be a float, vector or colour "
+                             "port with a property of the same name")
     main = main_input or texture_inputs[0]
     if main not in texture_inputs:
         raise ValueError(f"filter {type_name!r}: main input {main!r} is not a texture input")
@@ -494,7 +537,7 @@ def define_filter(type_name: str, display_name: str, description: str, *, inputs
         lower=lower_pass_outputs,
         notes=notes,
     ))
-    FILTERS[type_name] = FilterDefinition(type_name, main, texture_inputs, tuple(outputs), passes)
+    FILTERS[type_name] = FilterDefinition(type_name, main, texture_inputs, tuple(outputs), passes, value_inputs)
     return node_type
 
 
@@ -503,7 +546,7 @@ def define_filter(type_name: str, display_name: str, description: str, *, inputs
 #: The Texture Buffer's properties (its buffer spec).
 BUFFER_PROPERTIES: tuple[PropertySpec, ...] = (
     PropertySpec("resolution", "enum", str(DEFAULT_RESOLUTION), choices=tuple(str(size) for size in RESOLUTIONS)),
-    PropertySpec("format", "enum", "8-bit", choices=FORMATS),
+    PropertySpec("format", "enum", DEFAULT_FORMAT, choices=FORMATS),
     PropertySpec("tiling", "enum", "tile", choices=TILINGS),
     PropertySpec("mipmaps", "bool", False, label="mip-maps"),
     PropertySpec("input", "color", (0.0, 0.0, 0.0, 1.0), label="colour"),
@@ -517,7 +560,7 @@ def buffer_spec_of(node: Node) -> BufferSpec:
         return str(value) if str(value) in choices else default
 
     resolution = int(choice("resolution", [str(size) for size in RESOLUTIONS], str(DEFAULT_RESOLUTION)))
-    return BufferSpec(resolution, choice("format", FORMATS, "8-bit"), choice("tiling", TILINGS, "tile"),
+    return BufferSpec(resolution, choice("format", FORMATS, DEFAULT_FORMAT), choice("tiling", TILINGS, "tile"),
                       node.properties.get("mipmaps") is True)
 
 
@@ -668,6 +711,14 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
                     broken = True
                 elif port == filter_definition.main_input:
                     main_spec = analysis.specs.get((connection.source_node, connection.source_port))
+            for port in filter_definition.value_inputs:
+                connection = incoming.get((node_id, port))
+                source = graph.nodes.get(connection.source_node) if connection is not None else None
+                if connection is not None and (source is None or source.type_name not in VALUE_PARAMETER_TYPES):
+                    refuse(node_id, f"input '{port}' reads {connection.source_node}, which is not a Float, Vector or "
+                                    "Colour Parameter: a filter's values are the same at every texel (use its "
+                                    "property, or a parameter to drive it from the parameters panel)")
+                    broken = True
             if broken or main_spec is None:
                 failed.add(node_id)
                 continue
@@ -763,7 +814,7 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
         if node.type_name == BUFFER_TYPE:
             made = [_buffer_pass(graph, node, node_type, spec, plan, live)]
         else:
-            made = _filter_passes(node, node_type, spec, incoming, analysis, plan)
+            made = _filter_passes(graph, node, node_type, spec, incoming, analysis, plan)
         if any(each.verified is None for each in made):
             failed.add(node_id)
             continue
@@ -780,15 +831,40 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             each.inputs = tuple(PassInput(uniform, keys_by_uniform.get(uniform, key)) for uniform, key in
                                 ((each_input.uniform, each_input.key) for each_input in each.inputs))
             each.code_fingerprint = fingerprint(each.text)
-            each.value_fingerprint = _value_fingerprint(graph, each)
-            each.content_fingerprint = fingerprint({
-                "code": each.code_fingerprint, "values": each.value_fingerprint,
-                "spec": [each.spec.resolution, each.spec.format, each.spec.wrap, each.spec.mipmaps],
-                "inputs": [content.get(each_input.key, "") for each_input in each.inputs]})
-            content[each.key] = each.content_fingerprint
+            _fingerprint_values(graph, each, content)
             plan.passes.append(each)
     plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
                                  if plan.pass_for(key) is not None)
+
+
+def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
+    """Set the value and content fingerprints of `each` (`content`: the earlier passes' content fingerprints)."""
+    each.value_fingerprint = _value_fingerprint(graph, each)
+    each.content_fingerprint = fingerprint({
+        "code": each.code_fingerprint, "values": each.value_fingerprint,
+        "spec": [each.spec.resolution, each.spec.format, each.spec.wrap, each.spec.mipmaps],
+        "inputs": [content.get(each_input.key, "") for each_input in each.inputs]})
+    content[each.key] = each.content_fingerprint
+
+
+def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
+    """`plan` for `graph`, a graph the lowering reads the same (`lowering.lowering_equivalent`: only parameter
+    values differ), without lowering again: the same modules, value and content fingerprints (and live values'
+    numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
+    refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
+                         diagnostics=list(plan.diagnostics))
+    content: dict[str, str] = {}
+    for each in plan.passes:
+        copied = replace(each, parameters=list(each.parameters), values=dict(each.values),
+                         live_values={key: _live_value_in(value, graph) for key, value in each.live_values.items()})
+        _fingerprint_values(graph, copied, content)
+        refreshed.passes.append(copied)
+    return refreshed
+
+
+def _live_value_in(value: Any, graph: MaterialGraph) -> Any:
+    numbers = value.value_in(graph)
+    return value if numbers is None else replace(value, value=numbers)
 
 
 def _mebibytes(count: int) -> str:
@@ -863,14 +939,19 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
     return made
 
 
-def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
+def _filter_passes(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
                    analysis: _Analysis, plan: PassPlan) -> list[TexturePass]:
     from app.material.graph import MaterialGraph, Node
     from app.material.lowering import LoweringResult, OutputOverride, _lower
     from app.material.scene import DISPLAY_OUTPUT_NAME
 
     definition = FILTERS[node.type_name]
-    setup = FilterSetup(node, node_type, spec)
+    parameter_inputs: dict[str, str] = {}
+    for port in definition.value_inputs:
+        feeding = incoming.get((node.id, port))
+        if feeding is not None:
+            parameter_inputs[port] = feeding.source_node
+    setup = FilterSetup(node, node_type, spec, frozenset(parameter_inputs))
     declared = list(definition.passes(setup))
     names = [each.name for each in declared]
     if not declared or len(set(names)) != len(names):
@@ -907,21 +988,25 @@ def _filter_passes(node: Node, node_type: NodeType, spec: BufferSpec, incoming: 
                 available: dict[str, tuple[str, BufferSpec]] = available,
                 values: dict[str, float | tuple[float, ...]] = values, inputs: list[PassInput] = inputs) -> None:
             ctx.lowering.owner = node.id
-            context = PassContext(ctx, node, node_type, pass_spec, available, values, inputs)
+            context = PassContext(ctx, node, node_type, pass_spec, available, values, inputs, parameter_inputs)
             color = kernel(context)
             fn = ctx.fn
             fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name), color)
             fn.ret()
 
-        pass_graph = MaterialGraph(nodes={_PASS_OUTPUT_ID: Node(_PASS_OUTPUT_ID, "material_output")})
+        nodes = {node_id: graph.nodes[node_id] for node_id in sorted(set(parameter_inputs.values()))}
+        nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
+        pass_graph = MaterialGraph(nodes=nodes)
         result = LoweringResult()
-        _lower(pass_graph, result, override=OutputOverride(run, DISPLAY_OUTPUT_NAME, (), clip_from_texcoord=True))
+        _lower(pass_graph, result, override=OutputOverride(run, DISPLAY_OUTPUT_NAME, tuple(sorted(parameter_inputs.values())),
+                                                           clip_from_texcoord=True))
         _pass_result_into(plan, node.id, result)
         each = TexturePass(key, node.id, pass_spec, output=output)
         if result.ok:
             each.verified, each.artifact, each.text = result.verified, result.artifact, result.text
             each.inputs = tuple(inputs)
             each.values = dict(values)
+            each.parameters = list(result.parameters)
         made.append(each)
         if each.verified is None:
             return made

@@ -13,6 +13,7 @@ Used by the tests of the filters and for a bake on the CPU.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +22,7 @@ import numpy as np
 from app.material.parameters import ParameterValue
 from app.material.scene import SCENE_UNIFORM_NAME, VERTEX_INPUTS_BY_NAME
 from app.material.texture_passes import PASS_SCENE, BufferSpec, PassPlan, TexturePass, pass_quad_mesh
+from app.material.textures import as_rgba_image, checker_rgba
 from app.preview.cpu_renderer import _block_value, _default_block_value
 from app.preview.preview_state import scene_record_value
 from vpl_core.interp import MeshData, Program, Texture2D, render
@@ -57,16 +59,15 @@ def _quad() -> MeshData:
 
 
 def _uniforms(each: TexturePass, program: Program, textures: Mapping[str, Texture2D],
-              parameters: Mapping[str, ParameterValue]) -> dict[str, Any]:
+              parameters: Mapping[str, ParameterValue], images: Mapping[str, Texture2D]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     readers = {reader.uniform: reader.key for reader in each.inputs}
     for uniform in program.module.uniforms:
         value_type = uniform.type
         if isinstance(value_type, SamplerType):
             key = readers.get(uniform.name)
-            if key is None:
-                raise ValueError(f"pass {each.key}: sampler {uniform.name!r} reads no pass")
-            values[uniform.name] = textures[key]
+            # A pass's buffer, else a Texture Parameter's image (the default checker without one, as the preview).
+            values[uniform.name] = textures[key] if key is not None else images.get(uniform.name, _checker())
         elif isinstance(value_type, RecordType):
             scene = scene_record_value(value_type, PASS_SCENE) if uniform.name == SCENE_UNIFORM_NAME else None
             values[uniform.name] = _block_value(value_type, scene)
@@ -81,30 +82,43 @@ def _uniforms(each: TexturePass, program: Program, textures: Mapping[str, Textur
     return values
 
 
+@functools.cache
+def _checker() -> Texture2D:
+    return Texture2D.from_image(checker_rgba())
+
+
 def run_pass_cpu(each: TexturePass, textures: Mapping[str, Texture2D],
-                 parameters: Mapping[str, ParameterValue] | None = None) -> np.ndarray:
-    """One pass's buffer, (N, N, 4) float32, first row at the top (v = 1), quantised to its format."""
+                 parameters: Mapping[str, ParameterValue] | None = None,
+                 images: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+    """One pass's buffer, (N, N, 4) float32, first row at the top (v = 1), quantised to its format.
+
+    `textures`: the buffers of the passes it reads, by pass key; `images`: Texture Parameters' images by
+    uniform name (RGBA, as `CpuRenderer.set_texture` takes them; the default checker for the others).
+    """
     if each.verified is None:
         raise ValueError(f"pass {each.key} has no verified module")
     program = Program.from_verified(each.verified)
     size = each.spec.resolution
-    result = render(program, _quad(), size, size, uniforms=_uniforms(each, program, textures, parameters or {}),
-                    depth_test=False)
+    uploaded = {name: Texture2D.from_image(as_rgba_image(image)) for name, image in (images or {}).items()}
+    result = render(program, _quad(), size, size,
+                    uniforms=_uniforms(each, program, textures, parameters or {}, uploaded), depth_test=False)
     return quantise(result.color, each.spec.format)
 
 
-def run_plan_cpu(plan: PassPlan, parameters: Mapping[str, ParameterValue] | None = None) -> dict[str, np.ndarray]:
+def run_plan_cpu(plan: PassPlan, parameters: Mapping[str, ParameterValue] | None = None,
+                 images: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Every pass's buffer by pass key ((N, N, 4) float32, first row at the top: v = 1), run in plan order.
 
     `parameters`: material parameter values by uniform name (a parameter without one takes its spec's
-    default, the value its node holds). Raises ValueError when the plan has errors.
+    default, the value its node holds); `images`: Texture Parameters' images by uniform name (the checker
+    for the others). Raises ValueError when the plan has errors.
     """
     if not plan.ok:
         raise ValueError("the plan has errors: " + "; ".join(f"{d.node_id}: {d.message}" for d in plan.errors))
     buffers: dict[str, np.ndarray] = {}
     textures: dict[str, Texture2D] = {}
     for each in plan.passes:
-        buffers[each.key] = run_pass_cpu(each, textures, parameters)
+        buffers[each.key] = run_pass_cpu(each, textures, parameters, images)
         textures[each.key] = buffer_texture(buffers[each.key], each.spec)
     return buffers
 

@@ -16,6 +16,7 @@ from app.material.scene import DEFAULT_VERTEX_COLOR, HOST_SAMPLERS, SCENE_UNIFOR
 from app.material.textures import checker_rgba
 from app.preview import ibl, post
 from app.preview import std140 as packer
+from app.preview.cpu_stage import StageScene, compose
 from app.preview.preview_state import DEFAULT_BACKGROUND as DEFAULT_BACKGROUND
 from app.preview.preview_state import (
     PreviewState,
@@ -25,6 +26,7 @@ from app.preview.preview_state import (
     vector_components,
 )
 from app.preview.stage import DEFAULT_LIGHT_DIRECTION as DEFAULT_LIGHT_DIRECTION
+from app.preview.stage_geometry import MAX_EXTRA_LIGHTS, ground_irradiance
 from vpl_core.backends.glsl import std140 as layout
 from vpl_core.interp import MeshData, Program, RenderResult, Texture2D, render, to_rgba8
 from vpl_core.interp.pipeline import vertex_input_locations
@@ -262,7 +264,37 @@ class CpuRenderer(PreviewState):
             environment = _EnvironmentBackground(chain, self.background_ray_matrix(width, height), self.background_roughness(),
                                                  self.environment_rotation, self.environment_intensity)
         return CpuFrame(self.program, self.mesh_data(), self.uniform_values(width, height), width, height, self.radiance,
-                        self.background, environment, self.tone_mapper, self.exposure)
+                        self.background, environment, self.tone_mapper, self.exposure, self._stage_frame(width, height))
+
+    def _stage_frame(self, width: int, height: int) -> StagePasses | None:
+        """The shadows, ground, geometry occlusion and extra lights of a `radiance` frame (app/preview/cpu_stage.py),
+        or None when none is on: the uniforms of each extra pass of the material and the masks' scene."""
+        casting = self.shadows and self.light_intensity > 0.0
+        if not self.radiance or not (casting or self.ground or self.occlusion or self.extra_lights):
+            return None
+        saved = (self.light_direction, self.light_color, self.light_intensity, self.environment_intensity)
+        try:
+            unlit = emission = None
+            if (casting or self.occlusion) and self.light_intensity > 0.0:
+                self.light_intensity = 0.0
+                unlit = self.uniform_values(width, height)
+            if self.occlusion or self.extra_lights:
+                self.light_intensity, self.environment_intensity = 0.0, 0.0
+                emission = self.uniform_values(width, height)
+            extra = []
+            for light in self.extra_lights[:MAX_EXTRA_LIGHTS]:
+                self.light_direction, self.light_color = light.direction, light.color
+                self.light_intensity, self.environment_intensity = light.intensity, 0.0
+                extra.append(self.uniform_values(width, height))
+        finally:
+            self.light_direction, self.light_color, self.light_intensity, self.environment_intensity = saved
+        scene = self.scene_values(width, height)
+        view_projection = np.asarray(scene["projection"], dtype=np.float64) @ np.asarray(scene["view"], dtype=np.float64)
+        environment_e, light_e = ground_irradiance(self)
+        mesh = self.mesh()
+        stage = StageScene(mesh.positions, mesh.normals, mesh.indices, view_projection, self.light_direction, casting,
+                           self.ground, self.occlusion, self.light_size, environment_e, light_e)
+        return StagePasses(stage, unlit, emission, tuple(extra))
 
     def environment_background(self, width: int, height: int) -> np.ndarray:
         """The environment seen through every pixel, (height, width, 3) float32 radiance, top row first:
@@ -313,6 +345,18 @@ class _EnvironmentBackground:
 
 
 @dataclass(frozen=True, eq=False)
+class StagePasses:
+    """The stage's extra passes of one frame: the masks' scene and the uniforms of the material drawn with the key
+    light off (None: not needed, the lit frame stands in), with neither light nor environment (None: the unlit
+    frame stands in) and with each extra light alone."""
+
+    scene: StageScene
+    unlit: dict[str, Any] | None
+    emission: dict[str, Any] | None
+    extra: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, eq=False)
 class CpuFrame:
     """One frame of a `CpuRenderer`, taken from its state (`CpuRenderer.frame`): the program, the mesh
     data, every uniform's value, the background and the post pass's settings.
@@ -333,6 +377,7 @@ class CpuFrame:
     environment: _EnvironmentBackground | None
     tone_mapper: str
     exposure: float
+    stage: StagePasses | None = None
 
     def draw(self, *, tracked: bool = False, step_limit: int | None = None) -> RenderResult:
         """The frame with everything the interpreter knows about it.
@@ -340,16 +385,25 @@ class CpuFrame:
         For a `radiance` program `color` is the frame after the post pass
         (display values) and `outputs` hold the linear radiance; with
         `tracked`, the colour's radii are the material's carried through
-        the post pass (its values at radiance ± radius), an estimate.
+        the post pass (its values at radiance ± radius), an estimate. With
+        the stage's shadows, ground, occlusion or extra lights on, the
+        colour is composed from several passes of the material
+        (`app.preview.cpu_stage`) and carries no radii.
         """
         limit = {} if step_limit is None else {"step_limit": step_limit}
         if not self.radiance:
             return render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
                           background=(*self.background, 1.0), depth_test=True, tracked=tracked, **limit)
         result = render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
-                        background=_UNCOVERED_PIXEL, depth_test=True, tracked=tracked, **limit)
-        hdr = self._behind(result.color, result.written)
+                        background=_UNCOVERED_PIXEL, depth_test=True, tracked=tracked and self.stage is None, **limit)
+        color, catcher = result.color, None
+        if self.stage is not None:
+            color, catcher = self._staged(result.color, _UNCOVERED_PIXEL, limit)
+        hdr = self._behind(color, result.written)
         display = self._display(hdr)
+        if catcher is not None:
+            # The ground's catcher multiplies the displayed frame (the GL preview blends it over the post pass).
+            display[..., :3] *= catcher[..., None]
         errors = result.errors
         radius = result.color_error()
         if errors is not None and radius is not None:
@@ -358,16 +412,46 @@ class CpuFrame:
             errors = {**errors, "__color__": np.where(result.written[..., None], spread, 0.0)}
         return RenderResult(result.outputs, display.astype(np.float32), result.written, errors, result.unstable, result.stats)
 
+    def _staged(self, lit: np.ndarray, background: tuple[float, float, float, float], limit: dict[str, int],
+                catch: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """(`lit` composed with the stage's other passes and masks, the ground's catcher factor when `catch` and
+        the ground is on, else None)."""
+        stage = self.stage
+        assert stage is not None
+
+        def draw(uniforms: dict[str, Any]) -> np.ndarray:
+            return render(self.program, self.mesh, self.width, self.height, uniforms=uniforms, background=background,
+                          depth_test=True, **limit).color  # type: ignore[arg-type]  # step_limit is an int
+
+        scene = stage.scene
+        if not scene.shadows and not scene.occlusion and not stage.extra:
+            # The ground alone: nothing on the mesh changes; its catcher only when the frame is displayed.
+            return lit, (scene.masks(self.width, self.height).catcher if catch else None)
+        masks = scene.masks(self.width, self.height)
+        catcher = masks.catcher if scene.ground and catch else None
+        unlit = draw(stage.unlit) if stage.unlit is not None else lit
+        emission = draw(stage.emission) if stage.emission is not None else unlit
+        extra = [draw(uniforms) for uniforms in stage.extra]
+        if not scene.shadows and not scene.occlusion:
+            masks.visibility[...] = 1.0
+        return compose(lit, unlit, emission, extra, masks), catcher
+
     def draw_image(self, *, step_limit: int | None = None) -> np.ndarray:
         """The frame as RGBA8, (height, width, 4), top row first."""
         return to_rgba8(self.draw(step_limit=step_limit).color)
 
     def draw_linear(self) -> np.ndarray:
         """The program's own output before any post pass (float32, top row first): cleared to the background
-        colour, or, behind a `radiance` program, the environment when the frame has an environment background."""
+        colour, or, behind a `radiance` program, the environment when the frame has an environment background;
+        with the key light's shadows, the geometry's occlusion and the extra lights in it (not the ground's catcher,
+        which is display-only, as in the GL preview)."""
+        background = (*self.background, 1.0)
         result = render(self.program, self.mesh, self.width, self.height, uniforms=self.uniforms,
-                        background=(*self.background, 1.0), depth_test=True)
-        return self._behind(result.color, result.written)
+                        background=background, depth_test=True)
+        color = result.color
+        if self.stage is not None:
+            color, _catcher = self._staged(color, background, {}, catch=False)
+        return self._behind(color, result.written)
 
     def _behind(self, color: np.ndarray, written: np.ndarray) -> np.ndarray:
         """`color` with the environment where nothing was written (when the frame has an environment background)."""

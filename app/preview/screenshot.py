@@ -328,10 +328,6 @@ def note_cpu_fallback(source_path: str, problem: str, stage: Any, speed: str, st
     """The notes of a frame the CPU interpreter draws because OpenGL could not (`speed`: how it compares)."""
     print(f"{source_path}: note: no OpenGL context ({problem.rstrip('.')}); "
           f"rendering with the CPU interpreter ({speed})", file=stderr)
-    if stage.shadows or stage.ground or stage.occlusion:
-        print(f"{source_path}: note: the CPU interpreter draws no shadows, ground or geometry occlusion", file=stderr)
-    if getattr(stage, "fill_enabled", False) or getattr(stage, "rim_enabled", False):
-        print(f"{source_path}: note: the CPU interpreter draws the key light only (no fill or rim light)", file=stderr)
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 from OpenGL import GL
 
+from app.preview.stage_geometry import MAX_EXTRA_LIGHTS
+
 if TYPE_CHECKING:
     from app.preview.gl_objects import Framebuffer
     from app.preview.renderer import Renderer
     from app.preview.shadows import StagePasses
 
-#: Extra lights one composite adds (the stage has two: fill and rim).
-MAX_EXTRA_LIGHTS = 2
 
 _ADD_FRAGMENT = """
 uniform sampler2D u_base;      // the frame with the key light and the environment

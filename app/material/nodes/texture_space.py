@@ -77,7 +77,9 @@ def _blur_kernel(source: str, horizontal: bool, taps: int) -> texture_passes.Ker
 
 
 def _blur_passes(setup: texture_passes.FilterSetup) -> list[texture_passes.FilterPass]:
-    taps = blur_taps(min(max(setup.number("radius"), 0.0), BLUR_MAX_RADIUS), setup.spec.resolution)
+    # A parameter may set any radius: then the widest kernel (64 taps a side, weights from the uniform).
+    radius = BLUR_MAX_RADIUS if "radius" in setup.connected else min(max(setup.number("radius"), 0.0), BLUR_MAX_RADIUS)
+    taps = blur_taps(radius, setup.spec.resolution)
 
     def intermediate(spec: texture_passes.BufferSpec) -> texture_passes.BufferSpec:
         # The horizontal result keeps more than 8 bits, so the two passes round once, as one 2D convolution would.
@@ -94,7 +96,7 @@ texture_passes.define_filter(
     "blur",
     "Blur",
     "A high-quality Gaussian blur of a buffer (separable); tiles seamlessly when the buffer tiles.",
-    inputs=[PortSpec("image", PortType.TEXTURE, None)],
+    inputs=[PortSpec("image", PortType.TEXTURE, None), PortSpec("radius", PortType.FLOAT, 0.01)],
     properties=[PropertySpec("radius", "float", 0.01, 0.0, BLUR_MAX_RADIUS)],
     passes=_blur_passes,
     notes=(
@@ -102,7 +104,8 @@ texture_passes.define_filter(
         "taps at whole-texel offsets weighted exp(-x^2 / 2 sigma^2) and normalised; sigma = radius / 3 in UV "
         "units (radius: a fraction of the texture's width, where the blur fades out), a uniform. T is the "
         "smallest of 4, 8, 16, 32, 64 texels holding the radius (a radius edit relinks only when T changes); "
-        "beyond 64 texels the taps are spread radius/64 apart (bilinear between texels)."
+        "beyond 64 texels the taps are spread radius/64 apart (bilinear between texels). A Float Parameter on "
+        "`radius` drives it from the parameters panel (then T = 64 whatever the radius)."
     ),
 )
 
@@ -151,7 +154,7 @@ texture_passes.define_filter(
     "height_to_normal",
     "Height to Normal",
     "A tangent-space normal map from a height buffer (Sobel, in texture space, tiling-aware).",
-    inputs=[PortSpec("height", PortType.TEXTURE, None)],
+    inputs=[PortSpec("height", PortType.TEXTURE, None), PortSpec("intensity", PortType.FLOAT, 0.05)],
     properties=[
         PropertySpec("intensity", "float", 0.05, 0.0, 1.0),
         PropertySpec("convention", "enum", "opengl", choices=("opengl", "directx")),

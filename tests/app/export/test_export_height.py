@@ -1,6 +1,7 @@
 """The Surface Output's height in exports: glTF's normal map holds its bump (checked against a numpy central
 difference of the baked height), the height image is written beside the file and the file passes the Khronos
-validator; MaterialX gets a `displacement` shader that MaterialX's own library validates."""
+validator; MaterialX gets a `displacement` shader that MaterialX's own library validates, and imports it back
+onto the height."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from test_gltf import issue_counts, validate
 from app.export import mtlx
 from app.export.bake import Baker, BakeSettings
 from app.export.gltf import build_material, export_gltf
-from app.material.graph import MaterialGraph
+from app.export.mtlx_import import import_mtlx
+from app.material.graph import MaterialGraph, Node
+from app.material.lowering import lower
 
 SCALE = 0.05
 MID = 0.5
@@ -108,3 +111,89 @@ def test_a_material_without_height_exports_no_displacement(tmp_path: Path) -> No
     graph.add_node("surface_output", properties={"height_scale": 0.2})
     text = mtlx.export_document(graph, tmp_path / "plain.mtlx").text
     assert "displacement" not in text
+
+
+def _height_graph(scale: float, mid_level: float) -> MaterialGraph:
+    graph = MaterialGraph()
+    output = graph.add_node("surface_output", (600.0, 0.0), {"height_scale": scale, "height_mid_level": mid_level})
+    uv = graph.add_node("texcoord", (0.0, 0.0))
+    split = graph.add_node("split", (200.0, 0.0))
+    graph.connect(uv.id, "out", split.id, "vector")
+    graph.connect(split.id, "y", output.id, "height")
+    return graph
+
+
+def _surface(graph: MaterialGraph) -> Node:
+    return next(node for node in graph.nodes.values() if node.type_name == "surface_output")
+
+
+def test_a_materialx_displacement_imports_back_onto_the_height(tmp_path: Path) -> None:
+    """Export -> import -> export: the displacement shader becomes the Surface Output's height (the same v ramp),
+    scale and mid level, and the second export is the first one, both validated by MaterialX's library."""
+    graph = _height_graph(0.07, 0.3)
+    first = mtlx.export_document(graph, tmp_path / "height.mtlx")
+    assert mtlx.validate(first.text)[0]
+    (tmp_path / "height.mtlx").write_text(first.text)
+    imported = import_mtlx(tmp_path / "height.mtlx")
+    assert imported.skipped == []
+    surface = _surface(imported.graph)
+    assert surface.properties["height_scale"] == pytest.approx(0.07)
+    assert surface.properties["height_mid_level"] == pytest.approx(0.3)
+    sources = [edge for edge in imported.graph.connections if edge.target_node == surface.id and edge.target_port == "height"]
+    assert len(sources) == 1
+    # Upstream of the height: the texture coordinate, through the component read.
+    upstream = {connection.source_node for connection in imported.graph.connections
+                if connection.target_node == sources[0].source_node}
+    assert [imported.graph.nodes[node].type_name for node in upstream] == ["texcoord"]
+    assert lower(imported.graph).ok
+    second = mtlx.export_document(imported.graph, tmp_path / "height.mtlx")
+    assert mtlx.validate(second.text)[0]
+    # The same document but for the output's id in the clamp's and the subtract's names; stable from then on.
+    renamed = first.text.replace(f"{_surface(graph).id}_height", f"{surface.id}_height")
+    assert sorted(second.text.splitlines()) == sorted(renamed.splitlines())
+    (tmp_path / "height.mtlx").write_text(second.text)
+    assert mtlx.export_document(import_mtlx(tmp_path / "height.mtlx").graph, tmp_path / "height.mtlx").text == second.text
+
+
+def test_a_foreign_displacement_is_the_height_with_mid_level_zero(tmp_path: Path) -> None:
+    """A displacement shader written by another tool: a float (here a node's result, then a constant) along the
+    normal times a scale reads as height = displacement, mid level 0; a vector displacement is a note."""
+    def document(displacement: str, extra: str = "") -> Path:
+        path = tmp_path / "foreign.mtlx"
+        path.write_text(f"""<?xml version="1.0"?>
+<materialx version="1.39">
+  {extra}
+  <gltf_pbr name="SR" type="surfaceshader" />
+  {displacement}
+  <surfacematerial name="M" type="material">
+    <input name="surfaceshader" type="surfaceshader" nodename="SR" />
+    <input name="displacementshader" type="displacementshader" nodename="DS" />
+  </surfacematerial>
+</materialx>
+""")
+        valid, message = mtlx.validate(path.read_text())  # with MaterialX's own library
+        assert valid, message
+        return path
+
+    ramp = document('<displacement name="DS" type="displacementshader">'
+                    '<input name="displacement" type="float" nodename="ramp" /><input name="scale" type="float" value="0.2" />'
+                    '</displacement>', '<multiply name="ramp" type="float"><input name="in1" type="float" value="0.5" />'
+                    '<input name="in2" type="float" value="3" /></multiply>')
+    imported = import_mtlx(ramp)
+    surface = _surface(imported.graph)
+    assert surface.properties["height_scale"] == pytest.approx(0.2)
+    assert surface.properties["height_mid_level"] == 0.0
+    assert any(edge.target_node == surface.id and edge.target_port == "height" for edge in imported.graph.connections)
+    assert imported.skipped == ["displacement shader 'DS' input 'displacement': read as the height with mid level 0; "
+                                "the preview clamps the height to 0..1"]
+    constant = document('<displacement name="DS" type="displacementshader">'
+                        '<input name="displacement" type="float" value="0.4" /></displacement>')
+    imported = import_mtlx(constant)
+    assert imported.skipped == []
+    surface = _surface(imported.graph)
+    assert surface.properties["height_mid_level"] == 0.0 and surface.properties["height_scale"] == pytest.approx(1.0)
+    vector = document('<displacement name="DS" type="displacementshader">'
+                      '<input name="displacement" type="vector3" value="0, 0.1, 0" /></displacement>')
+    imported = import_mtlx(vector)
+    assert any("vector3 displacement" in line and "'DS'" in line for line in imported.skipped)
+    assert not any(edge.target_port == "height" for edge in imported.graph.connections)

@@ -160,6 +160,12 @@ def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
                 # A filter reads buffers (docs/texture-space.md): a Texture Buffer of the default colour.
                 source = (graph.add_node(BUFFER_TYPE, properties={"resolution": "256"}).id, "out")
                 graph.connect(source[0], source[1], node.id, port.name)
+            elif case.type_name in FILTERS:
+                if case.connect_fixed:  # a filter's value input takes a parameter
+                    parameter = {PortType.FLOAT: "float_parameter", PortType.COLOR: "color_parameter"}.get(
+                        port.type, "vector_parameter")
+                    properties = {"size": port.type.width} if parameter == "vector_parameter" else {}
+                    graph.connect(graph.add_node(parameter, properties=properties).id, "out", node.id, port.name)
             elif case.connect_fixed or port.type is PortType.TEXTURE:
                 source = source_for(graph, port.type)
                 graph.connect(source[0], source[1], node.id, port.name)

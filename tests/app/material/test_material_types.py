@@ -26,6 +26,7 @@ from app.material.propagation import propagate
         (PortType.TEXTURE, PortType.FLOAT, "sample"),  # read at the mesh UV, then the luminance
         (PortType.TEXTURE, PortType.COLOR, "sample"),
         (PortType.TEXTURE, PortType.BOOL, None),
+        (PortType.TEXTURE, PortType.VEC2, None),  # a colour does not become a vec2 either
         (PortType.FLOAT, PortType.TEXTURE, None),
         (PortType.BOOL, PortType.FLOAT, None),
         (PortType.FLOAT, PortType.BOOL, None),

@@ -17,12 +17,14 @@ from material_testing import glslang_check
 
 from app.material import catalog  # noqa: F401 - registers the node types
 from app.material import texture_passes as tp
+from app.material.connections import can_connect
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.groups import group_nodes
-from app.material.lowering import lower
+from app.material.lowering import PreviewOutputs, lower, lowering_equivalent
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
 from app.preview.cpu_passes import buffer_texture, pass_textures, run_plan_cpu
+from app.preview.cpu_renderer import CpuRenderer
 from vpl_core.interp.texture import sample
 
 SIZE = 256
@@ -401,3 +403,193 @@ def test_buffer_orientation_and_live_values() -> None:
     assert again.passes[0].value_fingerprint != plan.passes[0].value_fingerprint
     moved = run_plan_cpu(again)[buffer.id]
     assert np.allclose(moved[0, :, 0], centres + 0.25)
+
+
+def test_the_editor_refuses_to_feed_a_filter_anything_but_a_pass_node() -> None:
+    graph, _, buffer = _material()
+    blur = graph.add_node("blur")
+    texture = graph.add_node("texture_parameter")
+    allowed, reason = can_connect(graph, texture.id, "out", blur.id, "image")
+    assert not allowed and "Texture Buffer" in reason
+    assert can_connect(graph, buffer.id, "out", blur.id, "image") == (True, "")
+    normal = graph.add_node("height_to_normal")
+    assert can_connect(graph, blur.id, "out", normal.id, "height") == (True, "")
+    assert can_connect(graph, texture.id, "out", graph.add_node("sample_texture").id, "texture") == (True, "")
+
+
+def test_a_material_reading_a_buffer_renders_as_reading_the_sub_graph_directly() -> None:
+    """The CPU preview with the pass's buffer bound (`CpuRenderer.set_pass_textures`) draws what the same
+    material draws without the buffer: (u, v, 0) read back bilinearly at the mesh's UVs. Clamp to edge: within
+    half a texel of the border the buffer holds the edge texel's centre, so the tolerance is 0.5 / N there."""
+    def material(buffered: bool) -> tuple[MaterialGraph, Node | None]:
+        graph = MaterialGraph()
+        output = graph.add_node("material_output")
+        uv = graph.add_node("split")
+        graph.connect(graph.add_node("texcoord").id, "out", uv.id, "vector")
+        colour = graph.add_node("compose", properties={"size": 3})
+        graph.connect(uv.id, "x", colour.id, "x")
+        graph.connect(uv.id, "y", colour.id, "y")
+        if not buffered:
+            graph.connect(colour.id, "out", output.id, "base_color")
+            return graph, None
+        buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float", "tiling": "clamp"})
+        graph.connect(colour.id, "out", buffer.id, "input")
+        graph.connect(buffer.id, "out", output.id, "base_color")
+        return graph, buffer
+
+    images = []
+    for buffered in (False, True):
+        graph, buffer = material(buffered)
+        result = lower(graph)
+        assert result.ok and result.verified is not None, result.diagnostics
+        renderer = CpuRenderer()
+        renderer.set_mesh("plane")
+        renderer.set_program(result.verified)
+        if buffer is not None:
+            plan = tp.plan_passes(graph)
+            renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan)))
+        images.append(renderer.render_linear(64, 64))
+    direct, through_buffer = images
+    covered = np.abs(direct[..., :2] - through_buffer[..., :2]).max(axis=-1)
+    assert direct[..., :2].std() > 0.1  # the plane shows a range of UVs
+    assert covered.max() < 0.5 / SIZE + 1e-4
+
+
+def test_a_filter_with_several_outputs_and_internal_passes() -> None:
+    """The authoring API end to end with a throwaway filter: a half-resolution intermediate, two outputs named
+    by their passes, a colour value uniform, reading an earlier pass by name."""
+    from dataclasses import replace
+
+    from app.material.node_types import NODE_TYPES, PortSpec, PropertySpec
+    from app.material.port_types import PortType
+    from vpl_core.ir.types import vec
+    from vpl_core.ir.values import Operand
+
+    def half(ctx: tp.PassContext) -> Operand:
+        return ctx.sample("image", ctx.uv)
+
+    def tinted(ctx: tp.PassContext) -> Operand:
+        return ctx.fn.multiply(ctx.sample("half", ctx.uv), ctx.value("tint"))
+
+    def inverted(ctx: tp.PassContext) -> Operand:
+        fn = ctx.fn
+        return fn.subtract(fn.construct(vec(4), fn.f(1.0)), ctx.sample_offset("image", 1, 0))
+
+    name = "test_toy_filter"
+    tp.define_filter(
+        name, "Toy", "A test filter.", inputs=[PortSpec("image", PortType.TEXTURE, None)],
+        properties=[PropertySpec("tint", "color", (0.5, 1.0, 0.25, 1.0))], outputs=("tinted", "inverted"),
+        passes=lambda setup: [
+            tp.FilterPass("half", half, spec=lambda spec: replace(spec, resolution=spec.resolution // 2), reads=("image",)),
+            tp.FilterPass("tint", tinted, output="tinted", reads=("half",)),
+            tp.FilterPass("invert", inverted, reads=("image",)),
+        ])
+    try:
+        graph, output, buffer = _material(pattern="checker")
+        toy = graph.add_node(name)
+        graph.connect(buffer.id, "out", toy.id, "image")
+        graph.connect(toy.id, "inverted", output.id, "base_color")
+        graph.connect(toy.id, "tinted", output.id, "emissive")
+        plan, buffers = _run(graph)
+        assert [each.key for each in plan.passes] == [buffer.id, f"{toy.id}/half", toy.id, f"{toy.id}:inverted"]
+        assert plan.outputs[(toy.id, "tinted")] == toy.id and plan.outputs[(toy.id, "inverted")] == f"{toy.id}:inverted"
+        assert plan.pass_for(f"{toy.id}/half").spec.resolution == SIZE // 2  # type: ignore[union-attr]
+        source = buffers[buffer.id]
+        boxed = (source[::2, ::2] + source[1::2, ::2] + source[::2, 1::2] + source[1::2, 1::2]) / 4.0
+        assert np.allclose(buffers[f"{toy.id}/half"], boxed, atol=1e-6)  # bilinear between 4 texels
+        coloured = buffers[toy.id]
+        assert coloured.shape == source.shape  # the output's spec: the main input's
+        assert np.allclose(coloured[..., 0], 0.5 * coloured[..., 1], atol=1e-6)
+        assert np.allclose(coloured[..., 2], 0.25 * coloured[..., 1], atol=1e-6)
+        assert abs(float(coloured[..., 1].mean()) - float(boxed[..., 1].mean())) < 1e-3
+        assert np.allclose(buffers[f"{toy.id}:inverted"], 1.0 - np.roll(source, -1, axis=1), atol=1e-6)
+        assert {reader.key for reader in plan.material_inputs} == {toy.id, f"{toy.id}:inverted", buffer.id}
+    finally:
+        NODE_TYPES.pop(name, None)
+        tp.FILTERS.pop(name, None)
+
+
+def test_the_material_declares_only_the_samplers_it_reads() -> None:
+    graph, output, buffer = _material()
+    blur = _filter(graph, output, buffer, "blur", "image")
+    normal = graph.add_node("height_to_normal")
+    graph.connect(blur.id, "out", normal.id, "height")
+    material = lower(graph)
+    assert material.module is not None and material.ok
+    samplers = [uniform.name for uniform in material.module.uniforms if tp.is_pass_uniform(uniform.name)]
+    assert samplers == [tp.pass_sampler_name(blur.id)]  # not the buffer's, which only the blur reads
+    thumbnails = lower(graph, PreviewOutputs(((buffer.id, "out"), (blur.id, "out"), (normal.id, "out"))))
+    assert thumbnails.ok and thumbnails.preview_ports == ((buffer.id, "out"), (blur.id, "out"), (normal.id, "out"))
+
+
+def test_a_texture_parameter_inside_a_buffer_reads_its_image() -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    texture = graph.add_node("texture_parameter", properties={"name": "albedo", "color_space": "linear"})
+    sample = graph.add_node("sample_texture")
+    graph.connect(texture.id, "out", sample.id, "texture")
+    buffer = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float"})
+    graph.connect(sample.id, "rgba", buffer.id, "input")
+    graph.connect(buffer.id, "out", output.id, "base_color")
+    plan = tp.plan_passes(graph)
+    assert [spec.name for spec in plan.passes[0].parameters] == ["albedo"]
+    image = np.zeros((SIZE, SIZE, 4), np.uint8)
+    image[..., 0], image[..., 3] = np.arange(SIZE, dtype=np.uint8)[None, :], 255  # red ramp along u
+    result = run_plan_cpu(plan, images={"albedo": image})[buffer.id]
+    assert np.allclose(result[..., 0], image[..., 0] / 255.0, atol=1e-6)  # texel for texel (same size)
+    checker = run_plan_cpu(plan)[buffer.id]  # no image: the checker, as the preview shows
+    assert set(np.round(np.unique(checker[..., 0]) * 255).astype(int)) == {64, 214}
+
+
+def test_a_parameter_drives_a_filter_value_without_relinking() -> None:
+    graph, output, buffer = _material()
+    normal = _filter(graph, output, buffer, "height_to_normal", "height", intensity=0.02)
+    by_property = run_plan_cpu(tp.plan_passes(graph))[normal.id]
+    depth = graph.add_node("float_parameter", properties={"name": "depth", "default": 0.5})
+    graph.connect(depth.id, "out", normal.id, "intensity")
+    material = lower(graph)
+    assert material.ok and [spec.name for spec in material.parameters] == ["depth"]  # in the panel
+    plan = tp.plan_passes(graph)
+    assert [spec.name for spec in plan.passes[-1].parameters] == ["depth"]
+    driven = run_plan_cpu(plan, {"depth": 0.02})[normal.id]
+    assert np.abs(driven - by_property).max() < 1e-6
+    assert np.abs(run_plan_cpu(plan)[normal.id] - by_property).max() > 0.1  # the node's default: 0.5
+    edited = graph.copy()
+    edited.nodes[depth.id].properties["default"] = 0.1
+    again = tp.plan_passes(edited)
+    assert [each.code_fingerprint for each in again.passes] == [each.code_fingerprint for each in plan.passes]
+    assert again.passes[-1].content_fingerprint != plan.passes[-1].content_fingerprint
+
+    # A driven blur radius takes the widest kernel; radius edits then never relink.
+    blur = graph.add_node("blur")
+    graph.connect(buffer.id, "out", blur.id, "image")
+    softness = graph.add_node("float_parameter", properties={"name": "softness", "default": 0.01})
+    graph.connect(softness.id, "out", blur.id, "radius")
+    blurred = tp.plan_passes(graph).pass_for(blur.id)
+    assert blurred is not None and [spec.name for spec in blurred.parameters] == ["softness"]
+    assert blurred.text.count("texture_lod") == 2 * 64 + 1
+
+    constant = graph.add_node("constant_float")
+    assert not can_connect(graph, constant.id, "out", normal.id, "intensity")[0]
+    graph.connections = [c for c in graph.connections if c.target_port != "intensity"]
+    graph.connections.append(Connection(constant.id, "out", normal.id, "intensity"))  # a file may hold it
+    errors = _errors_by_node(tp.plan_passes(graph).diagnostics)
+    assert "not a Float, Vector or Colour Parameter" in " ".join(errors[normal.id])
+
+
+def test_refresh_values_matches_a_new_plan_after_a_parameter_edit() -> None:
+    graph, output, buffer = _material()
+    parameter = graph.add_node("float_parameter", properties={"name": "scale", "default": 32.0})
+    pattern = graph.connection_into(buffer.id, "input")
+    assert pattern is not None
+    graph.connect(parameter.id, "out", pattern.source_node, "scale")
+    _filter(graph, output, buffer, "blur", "image", radius=0.012)
+    plan = tp.plan_passes(graph)
+    edited = graph.copy()
+    edited.nodes[parameter.id].properties["default"] = 16.0
+    assert lowering_equivalent(graph, edited)
+    refreshed, fresh = tp.refresh_values(plan, edited), tp.plan_passes(edited)
+    for mine, theirs, before in zip(refreshed.passes, fresh.passes, plan.passes):
+        assert (mine.key, mine.value_fingerprint, mine.content_fingerprint) == (
+            theirs.key, theirs.value_fingerprint, theirs.content_fingerprint)
+        assert mine.content_fingerprint != before.content_fingerprint and mine.verified is before.verified

@@ -210,7 +210,7 @@ def test_dragging_on_the_preview_moves_the_key_light_and_turns_the_environment(q
 
 
 @pytest.mark.gl
-def test_the_cpu_fallback_says_it_draws_the_key_light_only(qapp, tmp_path: Path, capsys,
+def test_the_cpu_fallback_draws_the_fill_light_too(qapp: object, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import app.preview.context as context_module
     from app.preview.context import ENVIRONMENT_VARIABLE, clear_probes
@@ -220,10 +220,13 @@ def test_the_cpu_fallback_says_it_draws_the_key_light_only(qapp, tmp_path: Path,
     clear_probes()
     try:
         source = Path(__file__).resolve().parents[3] / "resources" / "examples" / "polished_gold.vpl"
-        png = tmp_path / "cpu.png"
-        assert main([str(source), "--preview-screenshot", str(png), "--size", "16x16", "--fill", "on"]) == 0
+        frames = []
+        for fill in ("off", "on"):
+            png = tmp_path / f"cpu-{fill}.png"
+            assert main([str(source), "--preview-screenshot", str(png), "--size", "16x16", "--fill", fill]) == 0
+            frames.append(load_image_rgba(str(png)).astype(int))
         error = capsys.readouterr().err
-        assert "rendering with the CPU interpreter" in error and "draws the key light only" in error
-        assert png.is_file()
+        assert "rendering with the CPU interpreter" in error and "key light only" not in error
+        assert (frames[1][..., :3] >= frames[0][..., :3] - 1).all() and (frames[1] > frames[0] + 2).any()
     finally:
         clear_probes()
