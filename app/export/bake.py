@@ -473,9 +473,10 @@ class Baker:
         programs = PassProgramCache.for_graph(self.graph).get(gl_target)
         if programs is None:
             return EMPTY_SCHEDULE, None
-        if not programs.ok:
-            raise BakeError(f"cannot bake the texture passes: {programs.problem}")
-        return schedule_for(programs), programs.plan
+        try:
+            return schedule_for(programs), programs.plan
+        except ValueError as error:  # a plan with errors, or no program for this target
+            raise BakeError(f"cannot bake the texture passes: {error}") from None
 
     def _set_parameters(self, renderer: Any, parameters: list[Any]) -> None:
         for note in apply_parameters(renderer, parameters, self.graph, self.document_dir, self.values):

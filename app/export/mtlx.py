@@ -52,6 +52,7 @@ from app.material.graph import MaterialGraph, Node
 from app.material.node_types import as_numbers, input_default
 from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import propagate
+from app.material.texture_passes import is_pass_node_type
 from app.material.traversal import node_id_key
 
 MTLX_VERSION = "1.39"
@@ -293,6 +294,13 @@ class _Exporter:
         component-wise Step is baked."""
         if node.type_name == "step" and self.port_type(node.id, "out") != "float":
             return False
+        if node.type_name == "sample_texture":
+            # A texture a Texture Buffer or filter renders exists only after its passes ran: the read is baked
+            # (the baker runs the passes first, as the preview does).
+            connection = self.incoming.get((node.id, "texture"))
+            source = self.graph.nodes.get(connection.source_node) if connection is not None else None
+            if source is not None and is_pass_node_type(source.type_name):
+                return False
         return exportable(node)
 
     def prewalk(self, ports: Sequence[str]) -> None:

@@ -109,6 +109,23 @@ def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
     return verified, specs_from_module(module)
 
 
+def document_passes(source_path: str) -> Any:
+    """The texture passes of the editor document at `source_path` (a `PassProgramCache`), or None: a plain
+    module, a graph without Texture Buffer or filter nodes, a file that cannot be read (reported elsewhere)."""
+    from app.material.document import load_text
+    from app.material.texture_passes import has_pass_nodes
+    from app.session.pass_programs import PassProgramCache
+    from vpl_core.external_files import read_external
+
+    try:
+        graph = load_text(read_external(source_path, "document"), label=source_path).graph
+    except (OSError, VplError, ValueError):
+        return None
+    if graph is None or not has_pass_nodes(graph):
+        return None
+    return PassProgramCache.for_graph(graph)
+
+
 def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
     if diagnostic.label is None:
         from dataclasses import replace
@@ -300,7 +317,12 @@ def preview_screenshot(
         for line in failure.lines:
             print(line, file=stderr)
         return 1
-    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr)
+    passes = document_passes(source_path)
+    if passes is not None and passes.plan is not None:
+        from app.session.pass_programs import with_pass_parameters
+
+        parameters = with_pass_parameters(parameters, passes.plan)
+    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr, passes)
     if context is None:
         note_cpu_fallback(source_path, problem, stage, "slower, the same picture", stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
@@ -343,6 +365,8 @@ class _Setup:
     parameters: Sequence[ParameterSpec]
     values: dict[str, Any]
     stderr: TextIO
+    #: The material's texture passes (`app.session.pass_programs.PassProgramCache`), None without any.
+    passes: Any = None
 
     def apply(self, renderer: Any) -> None:
         """Configure a `Renderer` or a `CpuRenderer` (both `PreviewState`s) with all of it."""
@@ -402,6 +426,7 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
 
     from app.preview.images import rgba_to_qimage
     from app.preview.renderer import ProgramBuildError, Renderer
+    from app.preview.texture_passes_gl import schedule_for
 
     problem = gl_size_problem(width, height)
     if problem is not None:
@@ -412,7 +437,10 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
     try:
         setup.apply(renderer)
         try:
-            renderer.build_program(artifact)
+            renderer.build_program(artifact, schedule_for(setup.passes.get(artifact.target) if setup.passes else None))
+        except ValueError as error:  # the passes have no program for this target
+            print(_diagnostic(setup.source_path, Category.TARGET, str(error)), file=setup.stderr)
+            return 1
         except ProgramBuildError as error:
             message = f"the OpenGL driver rejected the program ({error.stage}): {error.log}"
             print(_diagnostic(setup.source_path, Category.TARGET, message), file=setup.stderr)
@@ -441,8 +469,13 @@ def _cpu_screenshot(verified: Any, setup: _Setup, width: int, height: int, png_p
     setup.apply(renderer)
     try:
         renderer.set_program(verified)
+        if setup.passes is not None and setup.passes.plan is not None:
+            from app.preview.cpu_passes import pass_textures, run_plan_cpu
+
+            plan = setup.passes.plan
+            renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan, renderer.parameters)))
         pixels = renderer.render_image(width, height)
-    except InterpreterError as error:
+    except (InterpreterError, ValueError) as error:
         print(_diagnostic(setup.source_path, Category.TARGET, f"the CPU interpreter cannot draw this module: {error}"),
               file=setup.stderr)
         return 1

@@ -23,6 +23,7 @@ from PySide6.QtGui import QImage, QOffscreenSurface
 
 from app.gui_post import QtThread, gui_post
 from app.material.graph import MaterialGraph
+from app.material.lowering import lowering_equivalent
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
 from app.material.parameters import ParameterKind
 from app.material.texture_passes import has_pass_nodes
@@ -33,7 +34,7 @@ from app.preview.mesh import Mesh, build_mesh, uv_sphere
 from app.preview.renderer import ProgramBuildError, Renderer, Tile
 from app.preview.stage import Stage
 from app.preview.texture_passes_gl import PassSchedule, schedule_for
-from app.session.pass_programs import PassProgramCache, with_pass_parameters
+from app.session.pass_programs import PassProgramCache, PassPrograms, with_pass_parameters
 from app.workers import Job, Worker
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -392,7 +393,7 @@ class ThumbnailService(QObject):
         # The texture passes, as the preview runs them: a pass node's thumbnail samples its buffer. Planned for
         # every job (a filter's value edit changes no thumbnail module); a pass draws again only when what it
         # reads changed, and a program of unchanged GLSL never links again.
-        passes = PassProgramCache.for_graph(job.graph).get(state.target) if has_pass_nodes(job.graph) else None
+        passes = state.passes_for(job.graph)
         try:
             thumbnails.set_passes(schedule_for(passes))
         except (ValueError, ProgramBuildError) as error:
@@ -445,8 +446,20 @@ class _WorkerState:
     program: ThumbnailProgram | None = None
     problem: str = ""
 
+    #: The graph the texture passes were last planned for, and its passes (planning takes ~0.1 s: not per job).
+    passes_graph: MaterialGraph | None = None
+    passes: PassPrograms | None = None
+
     def covers(self, nodes: Sequence[str]) -> bool:
         return self.covered is None or self.covered.issuperset(nodes)
+
+    def passes_for(self, graph: MaterialGraph) -> PassPrograms | None:
+        """The texture passes of `graph` for this context's target: planned again only when the lowering of
+        `graph` differs from that of the graph they were planned for (a parameter's value or a move does not)."""
+        if self.passes_graph is None or not lowering_equivalent(self.passes_graph, graph):
+            self.passes = PassProgramCache.for_graph(graph).get(self.target) if has_pass_nodes(graph) else None
+            self.passes_graph = graph
+        return self.passes
 
 
 def wait_until(condition: Callable[[], bool], process_events: Callable[[], None], timeout_seconds: float) -> bool:

@@ -171,6 +171,7 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         _diagnostic,
         _Failure,
         _Setup,
+        document_passes,
         note_cpu_fallback,
         offscreen_gl,
         parse_assignment,
@@ -198,7 +199,12 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
-    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr)
+    passes = document_passes(source_path)  # the texture passes, drawn before each frame's material
+    if passes is not None and passes.plan is not None:
+        from app.session.pass_programs import with_pass_parameters
+
+        parameters = with_pass_parameters(parameters, passes.plan)
+    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr, passes)
     try:
         artifact, context, problem = offscreen_gl(choice, verified, source_path)
     except _Failure as failure:
@@ -214,13 +220,18 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         setup.apply(cpu)
         try:
             cpu.set_program(verified)
-        except InterpreterError as error:
+            if passes is not None and passes.plan is not None:
+                from app.preview.cpu_passes import pass_textures, run_plan_cpu
+
+                cpu.set_pass_textures(pass_textures(passes.plan, run_plan_cpu(passes.plan, cpu.parameters)))
+        except (InterpreterError, ValueError) as error:
             print(_diagnostic(source_path, Category.TARGET, f"the CPU interpreter cannot draw this module: {error}"), file=stderr)
             return 1
         return _Drawing(cpu, size, lambda: None,
                         lambda error: _diagnostic(source_path, Category.TARGET, f"the CPU interpreter failed: {error}"),
                         (InterpreterError,), stderr)
     from app.preview.renderer import ProgramBuildError, Renderer
+    from app.preview.texture_passes_gl import schedule_for
 
     renderer = Renderer()
 
@@ -231,7 +242,11 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
 
     setup.apply(renderer)
     try:
-        renderer.build_program(artifact)
+        renderer.build_program(artifact, schedule_for(passes.get(artifact.target) if passes is not None else None))
+    except ValueError as error:  # the passes have no program for this target
+        print(_diagnostic(source_path, Category.TARGET, str(error)), file=stderr)
+        release()
+        return 1
     except ProgramBuildError as error:
         print(_diagnostic(source_path, Category.TARGET, f"the OpenGL driver rejected the program ({error.stage}): {error.log}"),
               file=stderr)

@@ -69,3 +69,34 @@ def test_the_baked_twin_of_a_material_with_passes_looks_like_the_preview(current
     base = baked.passes["base"][..., :3][baked.coverage >= 1.0]
     assert base.min() < 0.2 and base.max() > 0.5
     assert np.mean((base > 0.02) & (base < 0.78)) > 0.05
+
+
+def test_materialx_export_bakes_what_reads_a_buffer(current_gl, tmp_path: Path) -> None:
+    """MaterialX has no texture passes: a Texture Sample reading a buffer is baked, by the baker that runs the
+    passes first. The baked colour holds the blurred checker: texel for texel the direct circular convolution of
+    the checker at texel centres (the read lands on buffer texel centres: both are 256²)."""
+    import OpenImageIO as oiio  # noqa: N813 - the library's own documented alias
+
+    from app.export import mtlx
+
+    graph = bumpy_tiles()
+    graph.nodes["tiles"].properties.update({"color_a": (0.0, 0.0, 0.0, 1.0), "color_b": (1.0, 1.0, 1.0, 1.0)})
+    baker = Baker(graph, BakeSettings(size=SIZE), any_size=True)
+    result = mtlx.export_mtlx(graph, tmp_path / "tiles.mtlx", "tiles", bake=baker.bake_node_outputs)
+    names = sorted(file.name for file in result.baked_files)
+    assert names == ["tiles_colour_rgb.exr", "tiles_normal_texture_rgb.exr"], names
+    valid, message = mtlx.validate((tmp_path / "tiles.mtlx").read_text())
+    assert valid, message
+    image = oiio.ImageBuf(str(tmp_path / "tiles_colour_rgb.exr")).get_pixels(oiio.FLOAT)[::-1, :, :3]  # GL rows
+    centres = (np.arange(SIZE) + 0.5) / SIZE
+    u, v = np.meshgrid(centres, centres)
+    checker = ((np.floor(4 * u) + np.floor(4 * v)) % 2.0)[..., None]
+    taps = 4  # blur_taps(4 / 256, 256): one texel apart, sigma 4/3 texels
+    offsets = np.arange(-taps, taps + 1)
+    weights = np.exp(-0.5 * (offsets / (4.0 / 3.0)) ** 2)
+    weights /= weights.sum()
+    expected = sum(wy * wx * np.roll(checker, (-dy, -dx), axis=(0, 1))
+                   for dy, wy in zip(offsets, weights, strict=True) for dx, wx in zip(offsets, weights, strict=True))
+    error = np.abs(image - expected)  # over every texel: the sphere covers nearly all, dilation fills the rest
+    assert np.median(error) <= 2e-3 and np.percentile(error, 90) <= 5e-3, (np.median(error), np.percentile(error, 90))
+    assert 0.1 < float(np.mean((image > 0.05) & (image < 0.95))) < 0.6  # soft edges: the blur ran

@@ -8,15 +8,23 @@ the buffer runs no pass again; one the buffer reads does.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pytest
 
 import app.material.catalog  # noqa: F401 - registers every node type
+import app.preview.context as context_module
+from app.main import main
+from app.material.document import save_file
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
+from app.preview import screenshot
+from app.preview.context import ENVIRONMENT_VARIABLE, clear_probes
 from app.preview.cpu_passes import pass_textures, run_plan_cpu
 from app.preview.cpu_preview import CpuPreview
 from app.preview.cpu_renderer import CpuRenderer
-from app.preview.images import qimage_to_rgba
+from app.preview.images import load_image_rgba, qimage_to_rgba
 from app.session.pass_programs import PassProgramCache
 
 
@@ -78,3 +86,29 @@ def test_the_cpu_preview_draws_the_buffer_and_runs_it_again_only_when_it_must(qt
     assert preview._pass_textures_made is not made
     halved = qimage_to_rgba(preview.grab_preview())
     assert np.abs(halved.astype(int) - shown.astype(int)).max() > 20
+
+
+@pytest.mark.gl
+def test_preview_screenshots_run_the_passes_on_gl_and_on_the_cpu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--preview-screenshot` of a document with a Texture Buffer: the GL frame and the CPU interpreter's agree,
+    and both differ from the frame drawn without the passes (the checker in the buffer's place)."""
+    source = tmp_path / "buffer.vpl"
+    save_file(source, uv_buffer_graph())
+
+    def shot(name: str) -> np.ndarray:
+        png = tmp_path / f"{name}.png"
+        assert main([str(source), "--preview-screenshot", str(png), "--size", "48x48"]) == 0
+        return load_image_rgba(str(png)).astype(int)
+
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    clear_probes()
+    gpu = shot("gpu")
+    with monkeypatch.context() as patch:
+        patch.setattr(screenshot, "document_passes", lambda path: None)
+        without = shot("without")
+    monkeypatch.setattr(context_module, "create_context", lambda profile: None)
+    clear_probes()
+    cpu = shot("cpu")
+    clear_probes()
+    assert (np.abs(gpu - cpu) <= 2).all(axis=-1).mean() >= 0.99
+    assert np.abs(gpu - without).max() > 40

@@ -28,10 +28,12 @@ from app.material.lowering import lower
 from app.material.node_previews import SQUARE, lower_thumbnails
 from app.material.nodes.texture_space import blur_taps
 from app.preview.cpu_passes import run_plan_cpu
+from app.preview.images import qimage_to_rgba
 from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.texture_passes_gl import GlTexturePasses, PassError, schedule_for, texture_format
 from app.preview.thumbnails import FlatCamera, ThumbnailRenderer, square_mesh
-from app.session.pass_programs import PassProgramCache
+from app.preview.widget import PreviewWidget
+from app.session.pass_programs import PassProgramCache, with_pass_parameters
 from app.session.session import EditorSession
 from vpl_core.backends.glsl import compile as compile_glsl
 
@@ -330,3 +332,34 @@ def test_the_session_hands_over_new_passes_only_when_they_draw_differently(curre
         assert session.preview_passes("glsl420") is second
     finally:
         renderer.release()
+
+
+@pytest.mark.gl
+def test_the_live_preview_draws_the_passes_on_its_render_thread(qtbot) -> None:
+    """The widget hands the schedule to its render thread's renderer with the program; value edits reach the
+    passes there as they do offscreen (what the window does: app/ui/presenter.py)."""
+    graph = stone_graph()
+    lowered = lower(graph)
+    passes = PassProgramCache.for_graph(graph).get("glsl420")
+    widget = PreviewWidget()
+    widget.resize(96, 96)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    specs = with_pass_parameters(lowered.parameters, passes.plan)
+    with qtbot.waitSignal(widget.programReady, timeout=30000):
+        widget.set_artifact(lowered.artifact, specs, {"lift": 0.0, "tint": 1.0}, passes)
+    assert widget.threaded
+    shown = qimage_to_rgba(widget.grab_preview())
+    renderer = widget.renderer
+    assert renderer.passes.pass_renders == 4
+    # The sphere's centre reads the normal buffer: blue well above red and green (a checker would be grey).
+    centre = shown[48, 48, :3].astype(int)
+    assert centre[2] > 200 and centre[2] - max(centre[0], centre[1]) > 50, centre
+    links = (renderer.link_count, renderer.passes.link_count)
+    widget.set_parameter("tint", 0.5)
+    darker = qimage_to_rgba(widget.grab_preview())
+    assert renderer.passes.pass_renders == 4 and darker[48, 48, 2] < centre[2] - 60
+    widget.set_parameter("lift", 0.5)
+    widget.grab_preview()
+    assert renderer.passes.pass_renders == 8 and (renderer.link_count, renderer.passes.link_count) == links
