@@ -5,7 +5,8 @@ pass whose kernel reads its input buffers at offsets, with the buffers'
 tiling (tile: the result tiles seamlessly). Distances called *intensity*
 are in 1/256 of the texture (pixels of a 256 x 256 buffer), so a graph looks
 the same at every buffer resolution, as Substance Designer's do. Angles are
-in degrees, as elsewhere in the product. A greyscale input (blur map,
+in degrees, as elsewhere in the product; both are value inputs a Float
+Parameter may drive (from the parameters panel, without relinking). A greyscale input (blur map,
 intensity map, slope) is read as the luminance of its texel (Rec. 709
 weights, the product's colour-to-float conversion), so a grey buffer reads
 as its value. Gradients are central differences one texel of that input
@@ -102,7 +103,8 @@ def _directional_blur(ctx: tp.PassContext) -> Operand:
 tp.define_filter(
     "directional_blur", "Directional Blur",
     "Blurs along one direction (a streak of Gaussian-weighted taps), tiling seamlessly.",
-    inputs=[PortSpec("input", PortType.TEXTURE, None)],
+    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("angle", PortType.FLOAT, 0.0),
+            PortSpec("intensity", PortType.FLOAT, 8.0)],
     properties=[
         PropertySpec("angle", "float", 0.0, 0.0, 360.0),
         PropertySpec("intensity", "float", 8.0, 0.0, 64.0),
@@ -144,7 +146,8 @@ def _non_uniform_blur(ctx: tp.PassContext) -> Operand:
 tp.define_filter(
     "non_uniform_blur", "Non-Uniform Blur",
     "Blurs by what a greyscale blur map says per texel: black stays sharp, white blurs most.",
-    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("blur_map", PortType.TEXTURE, None, label="blur map")],
+    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("blur_map", PortType.TEXTURE, None, label="blur map"),
+            PortSpec("intensity", PortType.FLOAT, 8.0)],
     properties=[
         PropertySpec("intensity", "float", 8.0, 0.0, 64.0),
         PropertySpec("samples", "enum", "32", choices=SAMPLE_COUNTS),
@@ -188,7 +191,8 @@ def _slope_blur(ctx: tp.PassContext) -> Operand:
 tp.define_filter(
     "slope_blur", "Slope Blur",
     "Smears the input along the slopes of a height (slope) map: positive intensity reads downhill.",
-    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("slope", PortType.TEXTURE, None)],
+    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("slope", PortType.TEXTURE, None),
+            PortSpec("intensity", PortType.FLOAT, 4.0)],
     properties=[
         PropertySpec("intensity", "float", 4.0, -16.0, 16.0),
         PropertySpec("samples", "enum", "16", choices=("4", "8", "16", "32")),
@@ -217,7 +221,8 @@ tp.define_filter(
     "directional_warp", "Directional Warp",
     "Shifts the input along one direction by a distance an intensity map sets per texel.",
     inputs=[PortSpec("input", PortType.TEXTURE, None),
-            PortSpec("intensity_map", PortType.TEXTURE, None, label="intensity map")],
+            PortSpec("intensity_map", PortType.TEXTURE, None, label="intensity map"),
+            PortSpec("angle", PortType.FLOAT, 0.0), PortSpec("intensity", PortType.FLOAT, 8.0)],
     properties=[
         PropertySpec("angle", "float", 0.0, 0.0, 360.0),
         PropertySpec("intensity", "float", 8.0, 0.0, 64.0),
@@ -240,7 +245,8 @@ def _warp(ctx: tp.PassContext) -> Operand:
 tp.define_filter(
     "warp", "Warp",
     "Distorts the input along the slopes of a gradient (height) map: it is read uphill.",
-    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("gradient", PortType.TEXTURE, None)],
+    inputs=[PortSpec("input", PortType.TEXTURE, None), PortSpec("gradient", PortType.TEXTURE, None),
+            PortSpec("intensity", PortType.FLOAT, 1.0)],
     properties=[PropertySpec("intensity", "float", 1.0, 0.0, 16.0)],
     passes=lambda setup: [tp.FilterPass("warp", _warp)],
     notes=(

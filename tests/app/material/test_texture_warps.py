@@ -150,6 +150,27 @@ def test_a_value_edit_keeps_the_code_and_a_tap_count_changes_it() -> None:
     assert more_taps.code_fingerprint != before.code_fingerprint
 
 
+def test_a_float_parameter_drives_an_intensity_without_new_code() -> None:
+    def driven(default: float) -> MaterialGraph:
+        graph = _scene({"warp": FILTERS["warp"]})
+        graph.nodes["amount"] = Node("amount", "float_parameter", {"name": "warp_amount", "default": default,
+                                                                   "minimum": 0.0, "maximum": 16.0})
+        graph.connections.append(Connection("amount", "out", "warp", "intensity"))
+        return graph
+
+    first, second = plan_passes(driven(1.0)), plan_passes(driven(3.0))
+    assert first.ok and second.ok, first.diagnostics
+    one, other = first.pass_for("warp"), second.pass_for("warp")
+    assert one is not None and other is not None
+    assert "warp_amount" in {spec.name for spec in one.parameters}
+    assert one.code_fingerprint == other.code_fingerprint and one.value_fingerprint != other.value_fingerprint
+    assert lower(driven(1.0)).ok
+    # Anything but a parameter on a value input is refused, naming the filter.
+    graph = driven(1.0)
+    graph.nodes["amount"] = Node("amount", "constant_float", {"value": 2.0})
+    assert any(d.node_id == "warp" and "intensity" in d.message for d in plan_passes(graph).errors)
+
+
 @pytest.mark.parametrize("node_id", sorted(FILTERS))
 def test_an_unconnected_texture_input_is_refused_naming_the_node(node_id: str) -> None:
     type_name, properties, inputs = FILTERS[node_id]
