@@ -725,6 +725,15 @@ class MaterialNodeItem(NodeItem):
         painter.restore()
 
 
+def thumbnail_rect(item: MaterialNodeItem) -> QtCore.QRectF | None:
+    """Where a node's thumbnail is drawn, in the item's coordinates (None: no thumbnail is shown)."""
+    if not item._thumbnail_shown:
+        return None
+    bottom = item._height - (FOOTER_HEIGHT if item._cost_shown else 0.0)
+    left = (item._width - THUMBNAIL_SIZE) / 2.0
+    return QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+
+
 def _paint_inspection(item: MaterialNodeItem, painter: QtGui.QPainter) -> None:
     """The cost footer and the thumbnail, at the bottom of a node (`MaterialNodeItem.paint`)."""
     bottom = item._height
@@ -738,9 +747,8 @@ def _paint_inspection(item: MaterialNodeItem, painter: QtGui.QPainter) -> None:
         painter.setPen(FOOTER_COLOR)
         painter.drawText(footer, QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignVCenter,
                          item._cost_text or "—")
-    if item._thumbnail_shown:
-        left = (item._width - THUMBNAIL_SIZE) / 2.0
-        target = QtCore.QRectF(left, bottom - THUMBNAIL_SIZE - THUMBNAIL_MARGIN / 2.0, THUMBNAIL_SIZE, THUMBNAIL_SIZE)
+    target = thumbnail_rect(item)
+    if target is not None:
         painter.setPen(QtCore.Qt.PenStyle.NoPen)
         painter.setBrush(QtGui.QColor(24, 24, 24))
         painter.drawRect(target)

@@ -43,7 +43,7 @@ from NodeGraphQt.qgraphics.port import PortItem
 from NodeGraphQt.widgets.viewer import NodeViewer
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry
+from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry, thumbnail_rect
 from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
@@ -157,6 +157,8 @@ class TypedNodeViewer(NodeViewer):
         self.search_handler: Callable[[PortItem | None, QtCore.QPointF | None], None] | None = None
         #: (NodeGraphQt id of the node under the cursor, global position) -> True when it showed a node menu.
         self.node_menu_handler: Callable[[str, QtCore.QPoint], bool] | None = None
+        #: A double click on a node's thumbnail: the window opens it in the texture view (True: handled).
+        self.thumbnail_handler: Callable[[str], bool] | None = None
         self._last_refusal = ""
         #: The port a wire is being dragged from (None: no wire is dragged).
         self._wire_from: PortItem | None = None
@@ -181,6 +183,17 @@ class TypedNodeViewer(NodeViewer):
                 event.accept()
                 return
         super().contextMenuEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QtGui.QMouseEvent) -> None:  # noqa: N802 - Qt override
+        """A double click on a node's thumbnail goes to `thumbnail_handler`; any other to NodeGraphQt."""
+        if self.thumbnail_handler is not None and event.button() == QtCore.Qt.MouseButton.LeftButton:
+            scene_pos = self.mapToScene(event.position().toPoint())
+            for item in self.scene().items(scene_pos):
+                rect = thumbnail_rect(item) if isinstance(item, MaterialNodeItem) else None
+                if rect is not None and rect.contains(item.mapFromScene(scene_pos)) and self.thumbnail_handler(item.id):
+                    event.accept()
+                    return
+        super().mouseDoubleClickEvent(event)
 
     def viewportEvent(self, event: QtCore.QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QtCore.QEvent.Type.ToolTip and isinstance(event, QtGui.QHelpEvent):

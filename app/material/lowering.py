@@ -84,10 +84,14 @@ class PreviewOutputs:
     the host tone-maps it, as for a Surface Output material) or `color`
     (shown as it is, as for an Unlit Output material); None takes the
     material's own (its output node's; `color` without one).
+    `exact` writes each value as it is (`preview_color`): nothing clamped,
+    a four-component value's alpha kept; the texture view reads values
+    from such a module.
     """
 
     ports: tuple[tuple[str, str], ...]
     output_name: str | None = None
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -1167,7 +1171,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
             result.diagnostics.append(NodeDiagnostic(roots[0], "graph", "nothing here can be previewed"))
         else:
             try:
-                result.preview_ports, result.preview_selector = _store_preview(lowering, shown)
+                result.preview_ports, result.preview_selector = _store_preview(lowering, shown, preview.exact)
             except LoweringFailure as failure:
                 result.diagnostics.append(NodeDiagnostic(lowering.owner, "graph", str(failure)))
     if not result.errors:
@@ -1191,7 +1195,7 @@ def _is_control(node: Node, scope: Scope) -> bool:
     return node_type is not None and node_type.control
 
 
-def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> Operand:
+def preview_color(lowering: _Lowering, value: Operand, port_type: PortType, exact: bool = False) -> Operand:
     """A node output's value as the vec4 colour a preview shows: rgb clamped at 0, alpha 1.
 
     float f: (f, f, f); vec2 (x, y): (x, y, 0); vec3: itself; vec4 and
@@ -1200,10 +1204,14 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
     radiance material as a Texture Sample node would. Negative components
     show black (no display shows negative light, and the preview's post pass
     reserves negative radiance for pixels no surface covers).
+
+    `exact`: the value as it is, for reading rather than showing: no clamp,
+    and the alpha of a vec4, a colour or a texel kept (1 for the others).
     """
     fn = lowering.fragment_main
     one, zero = fn.f(1.0), fn.f(0.0)
     rgb: Operand
+    alpha: Operand = one
     if port_type is PortType.BOOL:
         value, port_type = fn.call_builtin(Builtin.SELECT, PortType.FLOAT.vpl_type, value, one, zero), PortType.FLOAT
     if port_type is PortType.TEXTURE:
@@ -1213,6 +1221,8 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
         else:
             texel = fn.texture(value, uv)
         rgb = fn.swizzle(texel, "xyz")
+        if exact:
+            alpha = fn.swizzle(texel, "w")
         node = lowering.graph.nodes.get(lowering.owner)
         if (lowering.output_name == RADIANCE_OUTPUT_NAME and node is not None and node.type_name == "texture_parameter"
                 and node.properties.get("color_space", "srgb") != "linear"):
@@ -1229,11 +1239,16 @@ def preview_color(lowering: _Lowering, value: Operand, port_type: PortType) -> O
         rgb = value
     else:
         rgb = fn.swizzle(value, "xyz")
+        if exact:
+            alpha = fn.swizzle(value, "w")
+    if exact:
+        return fn.construct(vec(4), rgb, alpha)
     clamped = fn.builtin(Builtin.MAX, PortType.VEC3, rgb, fn.construct(vec(3), zero))
     return fn.construct(vec(4), clamped, one)
 
 
-def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], str]:
+def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]],
+                   exact: bool = False) -> tuple[tuple[tuple[str, str], ...], str]:
     """Write the previewed outputs' colours to the fragment output (picked by `PREVIEW_SELECTOR` when several).
 
     Returns the ports and the selector uniform's name ("" for one port).
@@ -1245,7 +1260,7 @@ def _store_preview(lowering: _Lowering, ports: Sequence[tuple[str, str]]) -> tup
         entry = lowering.values.get((node_id, port))
         if entry is None:
             raise LoweringFailure(f"the output {port!r} has no value to preview")
-        colors.append(preview_color(lowering, *entry))
+        colors.append(preview_color(lowering, *entry, exact=exact))
     color = colors[0]
     name = ""
     if len(colors) > 1:

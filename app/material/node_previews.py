@@ -50,9 +50,10 @@ from app.material.lowering import (
     lower,
 )
 from app.material.node_types import NodeDiagnostic
+from app.material.parameters import ParameterSpec
 from app.material.port_types import PortType
 from app.material.propagation import propagate
-from app.material.scene import DISPLAY_OUTPUT_NAME
+from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
 from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -331,22 +332,50 @@ class NodeProgram:
     port: str
     artifact: ProgramArtifact | None
     problem: str = ""
+    #: The module's parameters (uniforms a host sets: material parameters, textures).
+    parameters: tuple[ParameterSpec, ...] = ()
 
 
-def node_program(graph: MaterialGraph, node_id: str, target: str) -> NodeProgram | None:
-    """The sub-graph feeding `node_id`'s preview port lowered alone, compiled for `target`; None: nothing to show."""
+def node_program(graph: MaterialGraph, node_id: str, target: str, *, output_name: str | None = None,
+                 exact: bool = False) -> NodeProgram | None:
+    """The sub-graph feeding `node_id`'s preview port lowered alone, compiled for `target`; None: nothing to show.
+
+    `output_name` defaults to the material's; `exact` keeps the value unclamped with its alpha
+    (`PreviewOutputs.exact`): the texture view's module is `texture_program`.
+    """
     port = preview_port(graph, node_id, propagate(graph).port_types) if node_id in graph.nodes else None
     if port is None:
         return None
-    result = lower(graph, PreviewOutputs(((node_id, port),), material_output_name(graph)))
+    result = lower(graph, PreviewOutputs(((node_id, port),), output_name or material_output_name(graph), exact))
     if not result.ok or result.verified is None:
-        messages = [d.message for d in result.diagnostics if d.severity == "error"] or [d.message for d in result.diagnostics]
-        return NodeProgram(port, None, messages[0] if messages else "it cannot be lowered")
+        return NodeProgram(port, None, _why_not(result, node_id))
     artifact = result.artifact
     if artifact is None or artifact.target != target:
         try:
             artifact = glsl.compile(result.verified, target=target, finishing=True)
         except VplError as error:
             return NodeProgram(port, None, str(error))
-    return NodeProgram(port, artifact)
+    return NodeProgram(port, artifact, parameters=tuple(result.parameters))
 
+
+def _why_not(result: LoweringResult, node_id: str) -> str:
+    """Why a node's sub-graph was not lowered: its first error, and the problem upstream that caused it."""
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    first = errors[0] if errors else (result.diagnostics[0] if result.diagnostics else None)
+    if first is None:
+        return "it cannot be lowered"
+    upstream = next((d for d in result.diagnostics if d.node_id not in (None, node_id, first.node_id)), None)
+    if upstream is not None and first.node_id in (None, node_id):
+        return f"{first.message} ({upstream.node_id}: {upstream.message})"
+    return first.message
+
+
+def texture_program(graph: MaterialGraph, node_id: str, target: str) -> NodeProgram | None:
+    """The texture view's module of `node_id`: its preview port's exact value, linear (`node_program`).
+
+    Lowered as a `radiance` result whatever the material's output, so a
+    texture parameter's texels are decoded from sRGB as a Texture Sample node
+    decodes them: the view reads linear values and encodes them for display
+    itself. Drawn over the UV square, a node is seen in texture space.
+    """
+    return node_program(graph, node_id, target, output_name=RADIANCE_OUTPUT_NAME, exact=True)

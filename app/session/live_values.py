@@ -20,6 +20,12 @@ on llvmpipe for a 200-node material). Instead:
 4. Any edit that changes more than live values drops the live set; the
    preview then takes the canonical program as before.
 
+A material with texture passes has its passes lowered live too (a
+constant inside a Texture Buffer's sub-graph becomes a hidden uniform of
+that pass's module): the live program keeps them (`LiveProgram.passes`,
+the preview's `EditorSession.preview_passes`), and its keys and values
+include theirs.
+
 No Qt here; the session (`EditorSession`) owns one `LiveValues`.
 
 Bounded: at most `MAX_LIVE_VALUES` hidden uniforms (vec4 at most: 8 vectors of
@@ -38,6 +44,7 @@ from app.material.lowering import LoweringResult, ValueKey
 from app.material.parameters import PARAMETER_VALUE_PROPERTY, ParameterSpec
 from app.material.propagation import scope_of
 from app.session.artifacts import ArtifactCache, CompiledProgram
+from app.session.pass_programs import PassProgramCache, PassPrograms
 
 #: The most values that are live at once (the most recently edited ones).
 MAX_LIVE_VALUES = 8
@@ -125,11 +132,15 @@ class LiveProgram:
     graph: MaterialGraph
     result: LoweringResult
     programs: ArtifactCache
+    #: The texture passes lowered with the same live values (None: the material has none).
+    passes: PassProgramCache | None = None
 
     @property
     def keys(self) -> frozenset[ValueKey]:
-        """The values this program takes as uniforms (a value a node also read as a number is not one)."""
-        return frozenset(self.result.live_values) - self.result.live_structural
+        """The values this program takes as uniforms (a value a node also read as a number is not one), its
+        passes' included (a constant upstream of a buffer)."""
+        inside = frozenset(value.key for value in self.passes.live_values()) if self.passes is not None else frozenset()
+        return (frozenset(self.result.live_values) | inside) - self.result.live_structural
 
     def serves(self, graph: MaterialGraph) -> bool:
         """Whether `graph` differs from this program's graph only in values it takes as uniforms."""
@@ -139,10 +150,18 @@ class LiveProgram:
     def values(self, graph: MaterialGraph) -> dict[str, float | tuple[float, ...]]:
         """The hidden uniforms' values for `graph` (one this program serves), by uniform name."""
         values: dict[str, float | tuple[float, ...]] = {}
-        for live in self.result.live_values.values():
+        for live in self.live_list():
             value = live.value_in(graph)
             values[live.uniform] = value if value is not None else live.value
         return values
+
+    def live_list(self) -> list[Any]:
+        """Every hidden uniform: the material's and its passes' (`lowering.LiveValue`)."""
+        found = list(self.result.live_values.values())
+        if self.passes is not None:
+            uniforms = {live.uniform for live in found}
+            found += [live for live in self.passes.live_values() if live.uniform not in uniforms]
+        return found
 
 
 class LiveValues:
@@ -189,14 +208,18 @@ class LiveValues:
         return frozenset(self.wanted)
 
     def accept(self, graph: MaterialGraph, result: LoweringResult, programs: tuple[CompiledProgram, ...],
-               current: MaterialGraph) -> None:
-        """A live lowering of `graph` arrived (the document's graph is now `current`); kept when it verified."""
-        if result.verified is None or not result.live_values:
+               current: MaterialGraph, passes: PassProgramCache | None = None) -> None:
+        """A live lowering of `graph` arrived (the document's graph is now `current`), with its texture `passes`;
+        kept when it verified."""
+        pass_values = passes.live_values() if passes is not None else []
+        if result.verified is None or not (result.live_values or pass_values):
+            return
+        if passes is not None and passes.plan is not None and not passes.plan.ok:
             return
         cache = ArtifactCache(result.verified, seed=result.artifact)
         for compiled in programs:
             cache.record(compiled)
-        program = LiveProgram(graph, result, cache)
+        program = LiveProgram(graph, result, cache, passes)
         if not program.serves(current):
             return  # the material changed since in more than these values: the canonical program it is
         self.program = program
@@ -209,11 +232,17 @@ class LiveValues:
             return None
         return self.program.programs.get(target)
 
+    def preview_passes(self, target: str) -> PassPrograms | None:
+        """The live program's texture passes for `target` while it serves the current graph, else None."""
+        if not self.current or self.program is None or self.program.passes is None:
+            return None
+        return self.program.passes.get(target)
+
     def specs(self) -> list[ParameterSpec]:
         """The hidden uniforms of the live program the preview shows (no panel lists them)."""
         if not self.current or self.program is None:
             return []
-        return [live.spec for live in self.program.result.live_values.values()]
+        return [live.spec for live in self.program.live_list()]
 
     def values(self, graph: MaterialGraph) -> dict[str, float | tuple[float, ...]]:
         if not self.current or self.program is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.material.catalog import node_type_for
 from app.material.graph import MaterialGraph
@@ -89,10 +90,19 @@ class PassProgramCache:
         self._programs: dict[str, PassPrograms] = {}
 
     @classmethod
-    def for_graph(cls, graph: MaterialGraph) -> PassProgramCache:
-        """Plan `graph`'s passes (none when it has no pass nodes) and keep them for compiling."""
-        plan = plan_passes(graph)
+    def for_graph(cls, graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassProgramCache:
+        """Plan `graph`'s passes (none when it has no pass nodes) and keep them for compiling; `live`: values
+        lowered as hidden uniforms (`plan_passes(live=...)`, the preview's live values)."""
+        plan = plan_passes(graph, live=live)
         return cls(plan, pass_labels(graph, plan))
+
+    def live_values(self) -> list[Any]:
+        """The hidden uniforms of every pass (`lowering.LiveValue`), each once."""
+        found: dict[str, Any] = {}
+        for each in self.plan.passes if self.plan is not None else ():
+            for value in each.live_values.values():
+                found.setdefault(value.uniform, value)
+        return list(found.values())
 
     def get(self, target: str = DEFAULT_TARGET) -> PassPrograms | None:
         """The passes compiled for `target` (compiled once), or None when there are no passes."""

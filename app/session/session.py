@@ -105,6 +105,8 @@ class LoweringOutcome:
     live_programs: tuple[CompiledProgram, ...] = ()
     #: The texture passes (None: the material has no Texture Buffer or filter nodes), compiled for the job's targets.
     passes: PassProgramCache | None = None
+    #: The passes of the live lowering (the live values inside buffers' sub-graphs as hidden uniforms).
+    live_passes: PassProgramCache | None = None
 
 
 @dataclass(frozen=True)
@@ -130,16 +132,21 @@ class LoweringJob:
         """
         live_result: LoweringResult | None = None
         live_programs: tuple[CompiledProgram, ...] = ()
+        live_passes: PassProgramCache | None = None
         if self.live:
             live_result = lower(self.graph, live=self.live)
             live_programs = self._compile(live_result)
+            if has_pass_nodes(self.graph):  # the live values upstream of a buffer are its pass's hidden uniforms
+                live_passes = self._compile_passes(PassProgramCache.for_graph(self.graph, live=self.live))
         result = lower(self.graph)
-        passes = PassProgramCache.for_graph(self.graph) if has_pass_nodes(self.graph) else None
-        if passes is not None:
-            for target in (DEFAULT_TARGET, *self.targets):
-                passes.get(target)
+        passes = self._compile_passes(PassProgramCache.for_graph(self.graph)) if has_pass_nodes(self.graph) else None
         return LoweringOutcome(result, self._compile(result), tuple(range_problems(self.graph)),
-                               live_result, live_programs, passes)
+                               live_result, live_programs, passes, live_passes)
+
+    def _compile_passes(self, passes: PassProgramCache) -> PassProgramCache:
+        for target in (DEFAULT_TARGET, *self.targets):
+            passes.get(target)
+        return passes
 
     def _compile(self, result: LoweringResult) -> tuple[CompiledProgram, ...]:
         if result.verified is None:
@@ -276,7 +283,8 @@ class EditorSession:
         """
         if not isinstance(self._document, GraphDocument) or self._passes is None:
             return None
-        return self._passes.get(target)
+        live = self.live.preview_passes(target)  # with the live program: its passes, whose hidden uniforms it sets
+        return live if live is not None else self._passes.get(target)
 
     def program(self, target: str = DEFAULT_TARGET) -> CompiledProgram:
         """The current module compiled for `target` (compiled once per module and target)."""
@@ -391,7 +399,7 @@ class EditorSession:
         self._result = result
         self._lowered_graph = job.graph
         if outcome.live is not None:
-            self.live.accept(job.graph, outcome.live, outcome.live_programs, self._document.graph)
+            self.live.accept(job.graph, outcome.live, outcome.live_programs, self._document.graph, outcome.live_passes)
         self._checks = list(outcome.checks)
         same_module = (previous is not None and previous.verified is not None and result.verified is not None
                        and previous.text == result.text)

@@ -54,6 +54,7 @@ from app.ui.presenter import SessionPresenter
 from app.ui.properties_panel import PropertiesPanel
 from app.ui.recovery import AUTOSAVE_INTERVAL_MS, RecoveryStore
 from app.ui.stage_commands import StageCommands
+from app.ui.texture_view import TextureView
 from app.ui.texture_watcher import TextureWatcher
 from app.ui.turntable_commands import TurntableCommands
 from app.ui.window_layout import size_docks
@@ -109,6 +110,7 @@ class MainWindow(QMainWindow):
         self.gesture = EditGesture(self)
         self.presenter = SessionPresenter(self)  # subscribes first: the panels are current when ours run
         self.thumbnails: NodeThumbnails = NodeThumbnails(self)
+        self.texture_view = TextureView(self)  # the Texture View dock, following the selection
         self._build_actions()
         self.recent_menu, self.examples_menu, self.recent = build_menu_bar(self)
         self._connect()
@@ -437,4 +439,5 @@ class MainWindow(QMainWindow):
         self.session.close()
         self.preview.set_playing(False)
         self.thumbnails.shutdown()
+        self.texture_view.shutdown()
         event.accept()

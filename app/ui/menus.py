@@ -54,6 +54,6 @@ def build_menu_bar(window: MainWindow) -> tuple[QMenu, QMenu, RecentFiles]:
     _fill(bar.addMenu("&View"), [
         edit.frame_action, edit.search_action, inspection.overview_action, None, inspection.thumbnails_action,
         inspection.cost_action, window.node_pin.unpin_action, None, window.reset_camera_action, window.play_action,
-        None, *(dock.toggleViewAction() for dock in docks)])
+        None, *(dock.toggleViewAction() for dock in docks), window.texture_view.action])
     _fill(bar.addMenu("&Help"), [window.about_action])
     return recent_menu, examples_menu, recent

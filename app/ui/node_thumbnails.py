@@ -262,7 +262,7 @@ class NodeThumbnails(QObject):
         except TextureLoadError:
             return None  # the material's own textures report it in Diagnostics; a swatch shows the checker
 
-    def _values_and_images(self, graph: MaterialGraph) -> tuple[dict[str, object], dict[str, np.ndarray | None],
+    def values_and_images(self, graph: MaterialGraph) -> tuple[dict[str, object], dict[str, np.ndarray | None],
                                                                  dict[str, object]]:
         """(uniform values, texture pixels, per-node fingerprint extras) for the parameters of `graph`."""
         parameters = self.session.parameters
@@ -320,7 +320,7 @@ class NodeThumbnails(QObject):
             self._settings_key = settings_key
             self.shown.clear()
             self._requested.clear()
-        values, textures, extras = self._values_and_images(graph)
+        values, textures, extras = self.values_and_images(graph)
         prints = fingerprints(graph, extras)
         dirty = [node_id for node_id in wanted if self.shown.get(node_id) != prints.get(node_id) or node_id in force]
         if not dirty or (not force and all(self._requested.get(node_id) == prints.get(node_id) for node_id in dirty)):
@@ -469,6 +469,11 @@ def node_menu(window: MainWindow, node_id: str) -> QMenu:
         preview.setStatusTip("Show this node's output in the main preview until unpinned")
         preview.triggered.connect(lambda _checked=False: pin.set_pinned(node_id))
         menu.addAction(preview)
+    view = QAction("&View Texture", menu)
+    view.setEnabled(has_port and thumbnails.available and not window.session.read_only)
+    view.setStatusTip("Open this node's output in the Texture View: zoom, pan, tiling, channels, texel values")
+    view.triggered.connect(lambda _checked=False: window.texture_view.open_node(node_id))
+    menu.addAction(view)
     menu.addSeparator()
     menu.addActions(window.graph.viewer().context_menus()["graph"].actions())
     return menu

@@ -19,6 +19,7 @@ from app.material.nodes import (
     patterns,
     pbr,
     procedural,
+    texture_space,
     textures,
     tile_sampler,
     utility,

@@ -25,12 +25,14 @@ from OpenGL import GL
 import app.material.catalog  # noqa: F401 - registers every node type (texture-space nodes included)
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
-from app.material.node_previews import SQUARE, lower_thumbnails
+from app.material.node_previews import SQUARE, lower_thumbnails, structure_key
 from app.material.nodes.texture_space import blur_taps
+from app.material.scene import RADIANCE_OUTPUT_NAME
 from app.preview.cpu_passes import run_plan_cpu
 from app.preview.images import qimage_to_rgba
 from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.texture_passes_gl import GlTexturePasses, PassError, schedule_for, texture_format
+from app.preview.texture_view import TextureViewJob, _ViewState, node_texture
 from app.preview.thumbnails import FlatCamera, ThumbnailRenderer, square_mesh
 from app.preview.widget import PreviewWidget
 from app.session.pass_programs import PassProgramCache, with_pass_parameters
@@ -363,3 +365,68 @@ def test_the_live_preview_draws_the_passes_on_its_render_thread(qtbot) -> None:
     widget.set_parameter("lift", 0.5)
     widget.grab_preview()
     assert renderer.passes.pass_renders == 8 and (renderer.link_count, renderer.passes.link_count) == links
+
+
+def test_a_constant_upstream_of_a_buffer_is_a_live_value_of_its_pass(current_gl) -> None:
+    """Dragging a constant inside a buffer's sub-graph: after one live lowering, each edit reaches the pass as a
+    hidden uniform's value (no lowering, no link); the buffer and what reads it draw again."""
+    graph = stone_graph()
+    graph.remove_node("lift")
+    graph.add_node("constant_float", node_id="offset", properties={"value": 0.0})
+    graph.connect("offset", "out", "shift", "b")
+    session = EditorSession()
+    session.open_graph(graph)
+    session.lower()
+
+    def edited(value: float) -> MaterialGraph:
+        copy = session.graph.copy()
+        copy.nodes["offset"].properties["value"] = value
+        return copy
+
+    session.update_graph(edited(0.1))
+    session.lower()  # the constant is wanted live: the live lowering makes it a hidden uniform of the buffer's pass
+    passes = session.preview_passes("glsl420")
+    assert passes is not None and passes.plan.passes[0].live_values
+    renderer = Renderer()
+    try:
+        renderer.set_mesh(square_mesh())
+        renderer.set_values(session.preview_values())
+        renderer.build_program(session.preview_program("glsl420").artifact, schedule_for(passes))
+        renderer.render_linear(8, 8)
+        # 0.1 is not exact in binary: uv + 0.1 may round to the neighbouring half float (one step: 2^-11 near 1).
+        assert np.abs(gl_rows(renderer.passes.read_pass("height")) - reference_buffer(0.1)).max() <= 2.0 ** -10
+        links = (renderer.link_count, renderer.passes.link_count)
+
+        session.update_graph(edited(0.25))
+        assert session.live_edit and session.preview_passes("glsl420") is passes  # values only: what the window posts
+        renderer.set_values(session.preview_values())
+        renderer.render_linear(8, 8)
+        assert renderer.passes.renders == {"height": 2, "blur/horizontal": 2, "blur": 2, "normal": 2}
+        assert (renderer.link_count, renderer.passes.link_count) == links
+        session.lower()  # the canonical lowering (code view, exports) arrives later: the preview keeps its passes
+        assert session.preview_passes("glsl420") is passes
+        assert np.abs(gl_rows(renderer.passes.read_pass("height")) - reference_buffer(0.25)).max() <= 2.0 ** -10
+    finally:
+        renderer.release()
+
+
+def test_the_texture_view_of_a_filter_node_shows_its_buffer(current_gl) -> None:
+    """The Texture View's worker runs the passes too: the Blur node viewed at the buffer's resolution is its buffer,
+    texel for texel; a value downstream of every buffer draws no pass again."""
+    renderer = Renderer()
+    renderer.set_mesh(square_mesh())
+    renderer.camera = FlatCamera()  # type: ignore[assignment]
+    renderer.set_background_mode("color")
+    state = _ViewState(renderer, "glsl420")
+    graph = stone_graph()
+    try:
+        job = TextureViewJob(1, graph, "blur", "blur:" + structure_key(graph, RADIANCE_OUTPUT_NAME), SIZE, {"lift": 0.0, "tint": 1.0})
+        viewed = gl_rows(node_texture(state, job))
+        assert renderer.passes.pass_renders == 4
+        assert np.abs(viewed - gl_rows(renderer.passes.read_pass("blur"))).max() <= 1e-6
+        assert np.abs(viewed - reference_blur(reference_buffer(), RADIUS)).max() <= 2e-3
+        again = TextureViewJob(2, graph, "blur", "blur:" + structure_key(graph, RADIANCE_OUTPUT_NAME), SIZE, {"lift": 0.0, "tint": 0.5})
+        node_texture(state, again)
+        assert renderer.passes.pass_renders == 4
+    finally:
+        renderer.release()
