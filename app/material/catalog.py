@@ -33,11 +33,6 @@ from app.material.node_types import (
     resolve_node_type,
 )
 
-# The texture-space nodes build graphs (app.material.texture_passes imports the graph module, which imports
-# `nodes`): registered here, as the groups are.
-from app.material.nodes import texture_space as _texture_space  # noqa: F401 - imported for its effect (registration)
-from app.material.nodes import texture_warps as _texture_warps  # noqa: F401 - imported for its effect (registration)
-
 # Custom Code registers its static type when its module is first imported, which may be before the
 # category modules (a caller that imports `app.material.custom_code` first); the catalog's order (the
 # palette's and the reference's) must not depend on that, so it comes after every category's types.

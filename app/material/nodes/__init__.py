@@ -20,6 +20,7 @@ from app.material.nodes import (
     pbr,
     procedural,
     texture_space,
+    texture_warps,
     textures,
     tile_sampler,
     utility,
