@@ -8,7 +8,9 @@ silently lost its GL stack or glslang cannot pass CI.
 
 Tiers: a test that requests a fixture of `TIER_FIXTURES` (directly or
 through another fixture) gets that fixture's mark, as does one marked by
-hand (`pytest.mark.gl`, for a test that starts the editor in-process).
+hand (`pytest.mark.gl`, for a test that starts the editor in-process;
+`pytest.mark.heavy`, for a GL-free test that costs many seconds: a limit
+checked at full scale, a benchmark run).
 `--fast` (`./run-tests --fast`) deselects every test marked `FAST_EXCLUDES`:
 what is left needs no OpenGL, glslangValidator, browser or bundle build, and
 runs with OpenGL made unavailable (`NO_GL_ENVIRONMENT`).
@@ -52,7 +54,7 @@ TIER_FIXTURES: dict[str, str] = {
     "glslang_validator": "glslang",
 }
 #: marks `--fast` leaves out (pyproject.toml declares them).
-FAST_EXCLUDES = ("gl", "glslang", "webgl", "slow")
+FAST_EXCLUDES = ("gl", "glslang", "webgl", "slow", "heavy")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
