@@ -27,6 +27,7 @@ from app.material.scene import DISPLAY_OUTPUT_NAME
 from app.material.texture_passes import (
     _PASS_OUTPUT_ID,
     BUFFER_TYPE,
+    DISPLACEMENT_SPEC,
     FILTERS,
     MEMORY_BUDGET_BYTES,
     PASS_VALUE_PREFIX,
@@ -39,6 +40,8 @@ from app.material.texture_passes import (
     TexturePass,
     _analyse,
     _Analysis,
+    displacement_key,
+    displacing_output,
     fingerprint,
     is_pass_node_type,
     is_pass_uniform,
@@ -119,8 +122,19 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             each.code_fingerprint = fingerprint(each.text)
             _fingerprint_values(graph, each, content)
             plan.passes.append(each)
+    displaced = displacing_output(graph)
+    readers: list[PassInput] = []
+    if displaced is not None:
+        made_height = _displacement_pass(graph, displaced, plan, live, failed)
+        if made_height is not None:
+            made_height.inputs = tuple(PassInput(each_input.uniform, keys_by_uniform.get(each_input.uniform, each_input.key))
+                                       for each_input in made_height.inputs)
+            made_height.code_fingerprint = fingerprint(made_height.text)
+            _fingerprint_values(graph, made_height, content)
+            plan.passes.append(made_height)
+            readers.append(PassInput(pass_sampler_name(made_height.key), made_height.key))
     plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
-                                 if plan.pass_for(key) is not None)
+                                 if plan.pass_for(key) is not None) + tuple(readers)
 
 
 def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
@@ -216,6 +230,38 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
         assert result.module is not None
         made.inputs = tuple(_pass_inputs(result.module))
     return made
+
+
+#: The stand-in Texture Buffer a displacement pass renders through (never a node of the material).
+_DISPLACEMENT_BUFFER_ID = "__displacement_height"
+
+
+def _displacement_pass(graph: MaterialGraph, output: Node, plan: PassPlan, live: frozenset[tuple[str, str]],
+                       failed: set[str]) -> TexturePass | None:
+    """The pass rendering the height the Surface Output `output` displaces the mesh by into a buffer
+    (`DISPLACEMENT_SPEC`): the height input's upstream drawn in UV space exactly as a Texture Buffer fed by it
+    would be (pass nodes upstream read their buffers). None when a pass node it reads failed (reported there)."""
+    height = next(c for c in graph.connections if c.target_node == output.id and c.target_port == "height")
+    if height.source_node in failed:
+        return None
+    spec = DISPLACEMENT_SPEC
+    stand_in = Node(_DISPLACEMENT_BUFFER_ID, BUFFER_TYPE, {"resolution": spec.resolution, "format": spec.format,
+                                                           "tiling": spec.wrap, "mipmaps": spec.mipmaps})
+    nodes = dict(graph.nodes)
+    nodes[_DISPLACEMENT_BUFFER_ID] = stand_in
+    feeding = Connection(height.source_node, height.source_port, _DISPLACEMENT_BUFFER_ID, "input")
+    with_stand_in = replace(graph, nodes=nodes, connections=[*graph.connections, feeding])
+    node_type = node_type_for(stand_in)
+    assert node_type is not None
+    start = len(plan.diagnostics)
+    made = _buffer_pass(with_stand_in, stand_in, node_type, spec, plan, live)
+    # The stand-in's problems are the Surface Output's (its height input's).
+    plan.diagnostics[start:] = [replace(each, node_id=output.id) if each.node_id == _DISPLACEMENT_BUFFER_ID else each
+                                for each in plan.diagnostics[start:]]
+    made.key = displacement_key(output.id)
+    made.node_id = output.id
+    made.output = None
+    return made if made.verified is not None else None
 
 
 def _filter_passes(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],

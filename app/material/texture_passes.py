@@ -635,8 +635,39 @@ def material_view(graph: MaterialGraph) -> MaterialGraph:
 
 
 def has_pass_nodes(graph: MaterialGraph) -> bool:
-    """Whether the material or one of its group definitions holds a pass node."""
-    return any(is_pass_node_type(node.type_name) for _, node in graph.walk_nodes())
+    """Whether the material needs texture passes: one of its nodes (or of its group definitions) is a pass node,
+    or its Surface Output displaces the mesh (`displacing_output`: its height is rendered into a buffer)."""
+    return (any(is_pass_node_type(node.type_name) for _, node in graph.walk_nodes())
+            or displacing_output(graph) is not None)
+
+
+#: The Surface Output's property choosing how its height is drawn, and its choices: "bump_only" (parallax
+#: occlusion mapping and bump in the fragment stage) or "displacement_and_bump" (the vertex stage moves the mesh
+#: by the height read from a buffer, the fragment stage bumps the shading normal by the same height).
+DISPLACEMENT_PROPERTY = "displacement_method"
+DISPLACEMENT_CHOICES = ("bump_only", "displacement_and_bump")
+#: The buffer the displaced height is rendered into: float texels for a smooth surface, clamped at the UV
+#: square's edges (the mesh's texture coordinates are read as they are), read at level 0 by the vertex stage.
+DISPLACEMENT_SPEC = BufferSpec(resolution=512, format="float", wrap="clamp", mipmaps=False)
+
+
+def displacement_key(node_id: str) -> str:
+    """The key of the pass that renders the height Surface Output `node_id` displaces the mesh by."""
+    return f"{node_id}/displacement"
+
+
+def displacing_output(graph: MaterialGraph) -> Node | None:
+    """The material's Surface Output when it displaces the mesh: displacement method "displacement_and_bump",
+    the height connected and a scale that is connected or above 0 (as `height.height_active`)."""
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        if node.type_name != "surface_output" or node.properties.get(DISPLACEMENT_PROPERTY) != DISPLACEMENT_CHOICES[1]:
+            continue
+        connected = {c.target_port for c in graph.connections if c.target_node == node_id}
+        scale = node.properties.get("height_scale", 0.05)
+        if "height" in connected and ("height_scale" in connected or (isinstance(scale, (int, float)) and scale > 0.0)):
+            return node
+    return None
 
 
 def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[NodeDiagnostic]:

@@ -160,13 +160,26 @@ def cube(half_extent: float = 0.6) -> Mesh:
     return build_mesh("cube", np.array(positions), np.array(normals), np.array(texcoords), np.array(indices))
 
 
-def plane(half_extent: float = 1.0) -> Mesh:
-    """A square in the z = 0 plane facing +z (towards the default camera), texcoords 0..1."""
-    positions = np.array([(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], dtype=np.float32) * half_extent
-    normals = np.tile(np.array([0, 0, 1], dtype=np.float32), (4, 1))
-    texcoords = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], dtype=np.float32)
-    indices = np.array([(0, 1, 2), (0, 2, 3)], dtype=np.uint32)
-    return build_mesh("plane", positions, normals, texcoords, indices)
+#: Quads along each side of the preview plane: fine enough for "Displacement and bump" (the vertex stage moves
+#: the vertices, so the displaced shape is as detailed as the mesh: 128 cells per UV unit).
+PLANE_SEGMENTS = 128
+
+
+def plane(half_extent: float = 1.0, segments: int = PLANE_SEGMENTS) -> Mesh:
+    """A square in the z = 0 plane facing +z (towards the default camera), texcoords 0..1, a grid of
+    `segments` x `segments` quads (two triangles each, counter-clockwise seen from +z)."""
+    steps = np.linspace(0.0, 1.0, segments + 1)
+    v, u = np.meshgrid(steps, steps, indexing="ij")
+    texcoords = np.stack([u, v], axis=-1).reshape(-1, 2)
+    positions = np.concatenate([(texcoords * 2.0 - 1.0) * half_extent, np.zeros((len(texcoords), 1))], axis=1)
+    normals = np.tile(np.array([0.0, 0.0, 1.0]), (len(texcoords), 1))
+    row = segments + 1
+    corner = (np.arange(segments)[:, None] * row + np.arange(segments)[None, :]).reshape(-1)
+    indices = np.concatenate([np.stack([corner, corner + 1, corner + row + 1], axis=1),
+                              np.stack([corner, corner + row + 1, corner + row], axis=1)]).astype(np.uint32)
+    tangents = np.tile(np.array([1.0, 0.0, 0.0, 1.0]), (len(texcoords), 1))  # u grows along +x, v along +y
+    return build_mesh("plane", positions.astype(np.float32), normals.astype(np.float32), texcoords.astype(np.float32), indices,
+                      tangents)
 
 
 def _from_shape(name: str, shape: shapes.Shape) -> Mesh:
