@@ -20,7 +20,7 @@ from typing import Any
 
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.lowering import LoweringResult, NodeContext, OutputOverride, _lower
-from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, node_type_for
+from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, as_number, node_type_for
 from app.material.parameters import material_values
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME
@@ -32,6 +32,7 @@ from app.material.texture_passes import (
     MEMORY_BUDGET_BYTES,
     PASS_VALUE_PREFIX,
     BufferSpec,
+    Displacement,
     FilterSetup,
     Kernel,
     PassContext,
@@ -133,6 +134,8 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             _fingerprint_values(graph, made_height, content)
             plan.passes.append(made_height)
             readers.append(PassInput(pass_sampler_name(made_height.key), made_height.key))
+            plan.displacement = Displacement(made_height.key, max(_number(displaced, "height_scale", 0.05), 0.0),
+                                             _number(displaced, "height_mid_level", 0.5))
     plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
                                  if plan.pass_for(key) is not None) + tuple(readers)
 
@@ -152,7 +155,7 @@ def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
     values differ), without lowering again: the same modules, value and content fingerprints (and live values'
     numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
     refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
-                         diagnostics=list(plan.diagnostics))
+                         diagnostics=list(plan.diagnostics), displacement=plan.displacement)
     content: dict[str, str] = {}
     for each in plan.passes:
         copied = replace(each, parameters=list(each.parameters), values=dict(each.values),
@@ -230,6 +233,11 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
         assert result.module is not None
         made.inputs = tuple(_pass_inputs(result.module))
     return made
+
+
+def _number(node: Node, name: str, default: float) -> float:
+    """A float property as the lowering reads it (`NodeContext.number`): the stored number, else the default."""
+    return as_number(node.properties.get(name), default)
 
 
 #: The stand-in Texture Buffer a displacement pass renders through (never a node of the material).

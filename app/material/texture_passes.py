@@ -193,6 +193,15 @@ class TexturePass:
     live_values: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Displacement:
+    """The mesh moved along the normal by (height − mid_level) × scale, the height the red channel of pass `key`."""
+
+    key: str
+    scale: float
+    mid_level: float
+
+
 @dataclass
 class PassPlan:
     """Every pass a material needs, in run order, and what reads them.
@@ -208,6 +217,9 @@ class PassPlan:
     material_inputs: tuple[PassInput, ...] = ()
     outputs: dict[tuple[str, str], str] = field(default_factory=dict)
     diagnostics: list[NodeDiagnostic] = field(default_factory=list)
+    #: The Surface Output's displacement of the mesh ("Displacement and bump"): which pass holds the height, and
+    #: the scale and mid level the material's vertex stage moves by (a host's shadow passes move the same way).
+    displacement: Displacement | None = None
 
     @property
     def errors(self) -> list[NodeDiagnostic]:

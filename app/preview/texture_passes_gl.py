@@ -58,6 +58,7 @@ import numpy as np
 from OpenGL import GL
 
 from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.texture_passes import Displacement
 from app.preview.gl_objects import ProgramBuildError, read_float_pixels, read_pixels
 from app.preview.gl_programs import (
     ProgramInfo,
@@ -132,6 +133,8 @@ class PassSchedule:
 
     passes: tuple[PassDraw, ...] = ()
     material_inputs: Mapping[str, str] = field(default_factory=dict)
+    #: The material's displacement of the mesh (`PassPlan.displacement`): the host's shadow passes follow it.
+    displacement: Displacement | None = None
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -167,7 +170,8 @@ def schedule_for(programs: PassPrograms | None) -> PassSchedule:
         PassDraw(each.key, programs.label(each.key), each.spec.resolution, each.spec.format, each.spec.wrap,
                  each.spec.mipmaps, artifact, {item.uniform: item.key for item in each.inputs}, dict(each.values))
         for each, artifact in zip(programs.plan.passes, programs.artifacts, strict=True))
-    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs})
+    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs},
+                        programs.plan.displacement)
 
 
 @functools.cache
@@ -483,6 +487,14 @@ class GlTexturePasses:
         """The material's sampler uniforms that read a pass: their textures (after `run`)."""
         return {name: self._buffers[source].texture for name, source in self.schedule.material_inputs.items()
                 if source in self._buffers}
+
+    def displacement(self) -> tuple[int, float, float] | None:
+        """The material's displacement of the mesh as (height texture, scale, mid level), after `run`; None when
+        it does not displace the mesh."""
+        moved = self.schedule.displacement
+        if moved is None or moved.key not in self._buffers:
+            return None
+        return self._buffers[moved.key].texture, moved.scale, moved.mid_level
 
     def texture(self, name: str) -> int:
         """Pass `name`'s texture (0 before it was drawn)."""

@@ -61,7 +61,7 @@ def plan_signature(plan: PassPlan | None) -> tuple[object, ...]:
     if plan is None:
         return ()
     return (tuple((each.key, each.code_fingerprint, each.value_fingerprint, each.spec, each.inputs) for each in plan.passes),
-            plan.material_inputs, tuple(diagnostic.message for diagnostic in plan.errors))
+            plan.material_inputs, tuple(diagnostic.message for diagnostic in plan.errors), plan.displacement)
 
 
 def same_passes(old: PassProgramCache, new: PassProgramCache) -> bool:

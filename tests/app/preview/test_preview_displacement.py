@@ -127,3 +127,43 @@ def test_the_cpu_preview_displaces_the_plane_as_the_gl_preview_does() -> None:
     assert inside.sum() > 0.3 * flat.sum()
     assert np.quantile(np.abs(shown - expected)[inside].max(axis=-1), 0.99) < 4e-3
     assert np.abs(shown[..., 2][inside]).max() > 0.6 * (1.0 - MID_LEVEL) * SCALE
+
+
+CELLS = 4.0
+
+
+def test_the_shadow_map_sees_the_displaced_mesh(current_gl: object, request: pytest.FixtureRequest) -> None:
+    """A checker height raises every other cell by the scale; lit from +x at 37 degrees, each raised cell casts a
+    shadow scale / tan(37°) long onto the low cell before it (towards -x). With the key light's shadows on, the
+    low cells are dark there and not farther away: only a displaced shadow map has those walls."""
+    renderer, target = renderer_on(request, "current_gl")
+    renderer.set_mesh("plane")
+    renderer.camera.go_home((0.0, 0.0, 3.0))
+    renderer.set_light_direction((0.8, 0.0, 0.6))
+    size = 128
+    base = surface_value(renderer, target, "world_position", size)
+    flat = (np.abs(base[..., 2]) < 1e-6) & (np.abs(base[..., :2]) <= 1.0).all(axis=-1)
+    graph = MaterialGraph()
+    output = graph.add_node("surface_output", properties={
+        "base_color": (0.8, 0.8, 0.8, 1.0), "roughness": 0.7, "height_scale": 0.1, "height_mid_level": 0.0,
+        "displacement_method": "displacement_and_bump"})
+    checker = graph.add_node("checker", properties={"scale": CELLS, "color_a": (0.0, 0.0, 0.0, 1.0),
+                                                    "color_b": (1.0, 1.0, 1.0, 1.0)})
+    graph.connect(checker.id, "out", output.id, "height")
+    _build(renderer, graph, target)
+    renderer.set_shadows(False, False)
+    open_frame = renderer.render_linear(size, size)[..., :3].mean(axis=-1)
+    renderer.set_shadows(True, False)
+    shadowed = renderer.render_linear(size, size)[..., :3].mean(axis=-1)
+    uv = (base[..., :2] + 1.0) * 0.5 * CELLS
+    low = np.mod(np.floor(uv[..., 0]) + np.floor(uv[..., 1]), 2.0) == 0.0
+    to_wall = (np.floor(uv[..., 0]) + 1.0 - uv[..., 0]) / CELLS * 2.0  # world units to the raised cell at +x
+    inside_row = np.abs(uv[..., 1] - np.round(uv[..., 1])) > 0.12  # away from the cells' other walls
+    has_wall = np.floor(uv[..., 0]) + 1.0 < CELLS
+    length = 0.1 / 0.75
+    candidates = flat & low & inside_row & has_wall & (to_wall > 0.04)
+    dark = candidates & (to_wall < 0.6 * length)
+    lit = candidates & (to_wall > 1.6 * length)
+    assert dark.sum() > 50 and lit.sum() > 50
+    assert np.median(shadowed[dark] / open_frame[dark]) < 0.7
+    assert np.median(shadowed[lit] / open_frame[lit]) > 0.95
