@@ -121,7 +121,13 @@ def test_the_cpu_preview_displaces_the_plane_as_the_gl_preview_does() -> None:
     plan = plan_passes(graph)
     assert lowered.verified is not None and [each.key for each in plan.passes] == [displacement_key("n1")]
     renderer.set_program(lowered.verified)
-    renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan, renderer.parameters)))
+    renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan, renderer.parameters)), plan.displacement)
+    # What the shadow and ground passes draw: the mesh moved as the vertex stage moves it.
+    mesh = renderer.mesh()
+    moved = renderer.displaced_positions()
+    assert np.abs(moved[:, :2] - mesh.positions[:, :2]).max() < 1e-6
+    inner = np.abs(mesh.texcoords[:, 0] - 0.5) < 0.49
+    assert np.abs(moved[:, 2] - (mesh.texcoords[:, 0] - MID_LEVEL) * SCALE)[inner].max() < 1e-4
     shown = renderer.render_linear(size, size)[..., :3].astype(np.float64) - 1.0
     inside = flat & (np.abs(expected[..., :2]) < 0.95).all(axis=-1)
     assert inside.sum() > 0.3 * flat.sum()
