@@ -46,6 +46,7 @@ from app.material.texture_passes import (
     fingerprint,
     is_pass_node_type,
     is_pass_uniform,
+    material_view,
     output_key,
     pass_sampler_name,
 )
@@ -240,36 +241,45 @@ def _number(node: Node, name: str, default: float) -> float:
     return as_number(node.properties.get(name), default)
 
 
-#: The stand-in Texture Buffer a displacement pass renders through (never a node of the material).
-_DISPLACEMENT_BUFFER_ID = "__displacement_height"
-
-
 def _displacement_pass(graph: MaterialGraph, output: Node, plan: PassPlan, live: frozenset[tuple[str, str]],
                        failed: set[str]) -> TexturePass | None:
     """The pass rendering the height the Surface Output `output` displaces the mesh by into a buffer
-    (`DISPLACEMENT_SPEC`): the height input's upstream drawn in UV space exactly as a Texture Buffer fed by it
-    would be (pass nodes upstream read their buffers). None when a pass node it reads failed (reported there)."""
+    (`DISPLACEMENT_SPEC`): the height input's upstream drawn in UV space, as the material module sees it
+    (`material_view`: pass nodes lower to loads of their buffers), the value converted to a float as the height
+    input converts it (a texture is read at the texture coordinates). None when it cannot be made (a pass node
+    it reads failed, or its lowering did: reported on the Surface Output)."""
     height = next(c for c in graph.connections if c.target_node == output.id and c.target_port == "height")
     if height.source_node in failed:
         return None
-    spec = DISPLACEMENT_SPEC
-    stand_in = Node(_DISPLACEMENT_BUFFER_ID, BUFFER_TYPE, {"resolution": spec.resolution, "format": spec.format,
-                                                           "tiling": spec.wrap, "mipmaps": spec.mipmaps})
-    nodes = dict(graph.nodes)
-    nodes[_DISPLACEMENT_BUFFER_ID] = stand_in
-    feeding = Connection(height.source_node, height.source_port, _DISPLACEMENT_BUFFER_ID, "input")
-    with_stand_in = replace(graph, nodes=nodes, connections=[*graph.connections, feeding])
-    node_type = node_type_for(stand_in)
-    assert node_type is not None
-    start = len(plan.diagnostics)
-    made = _buffer_pass(with_stand_in, stand_in, node_type, spec, plan, live)
-    # The stand-in's problems are the Surface Output's (its height input's).
-    plan.diagnostics[start:] = [replace(each, node_id=output.id) if each.node_id == _DISPLACEMENT_BUFFER_ID else each
-                                for each in plan.diagnostics[start:]]
-    made.key = displacement_key(output.id)
-    made.node_id = output.id
-    made.output = None
-    return made if made.verified is not None else None
+    viewed = material_view(graph)
+    upstream = connected_nodes(viewed, [height.source_node])
+    nodes = {node_id: graph.nodes[node_id] for node_id in sorted(upstream)}
+    nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
+    # The Unlit Output's float input `opacity` carries the height into the pass's output (never drawn as such).
+    feeding = Connection(height.source_node, height.source_port, _PASS_OUTPUT_ID, "opacity")
+    pass_graph = MaterialGraph(nodes=nodes, functions=graph.functions, connections=[
+        *(c for c in viewed.connections if c.target_node in upstream and c.source_node in upstream), feeding])
+
+    def store(ctx: NodeContext) -> None:
+        value = ctx.input("opacity")
+        fn = ctx.fn
+        fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name),
+                 fn.construct(vec(4), value, value, value, fn.f(1.0)))
+        fn.ret()
+
+    result = LoweringResult()
+    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, (height.source_node,),
+                                                       clip_from_texcoord=True), live_keys=live)
+    _pass_result_into(plan, output.id, result)
+    if not result.ok:
+        return None
+    made = TexturePass(displacement_key(output.id), output.id, DISPLACEMENT_SPEC)
+    made.verified, made.artifact, made.text = result.verified, result.artifact, result.text
+    made.parameters = list(result.parameters)
+    made.live_values = dict(result.live_values)
+    assert result.module is not None
+    made.inputs = tuple(_pass_inputs(result.module))
+    return made
 
 
 def _filter_passes(graph: MaterialGraph, node: Node, node_type: NodeType, spec: BufferSpec, incoming: Mapping[tuple[str, str], Connection],
