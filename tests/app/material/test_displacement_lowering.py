@@ -80,3 +80,23 @@ def test_a_connected_scale_is_refused_naming_the_surface_output() -> None:
     lowered = lower(graph)
     assert not lowered.ok
     assert any(diagnostic.node_id == output and "vertex stage" in diagnostic.message for diagnostic in lowered.errors)
+
+
+def test_a_height_from_a_filter_is_rendered_from_its_buffer() -> None:
+    """Bricks' mask in a Texture Buffer, bevelled, as the height: the displacement pass runs after the Bevel's
+    passes and reads the Bevel's buffer (a texture output converted to a float as the height input converts it)."""
+    graph = MaterialGraph()
+    bricks = graph.add_node("bricks")
+    buffer = graph.add_node("texture_buffer", properties={"resolution": "256"})
+    bevel = graph.add_node("bevel")
+    output = graph.add_node("surface_output", properties={"displacement_method": "displacement_and_bump"})
+    graph.connect(bricks.id, "mask", buffer.id, "input")
+    graph.connect(buffer.id, "out", bevel.id, "mask")
+    graph.connect(bevel.id, "out", output.id, "height")
+    assert lower(graph).ok
+    plan = plan_passes(graph)
+    assert plan.ok, plan.diagnostics
+    assert plan.passes[-1].key == displacement_key(output.id)
+    assert [reader.key for reader in plan.passes[-1].inputs] == [bevel.id]
+    assert plan.displacement is not None and plan.displacement.key == displacement_key(output.id)
+    assert (plan.displacement.scale, plan.displacement.mid_level) == pytest.approx((0.05, 0.5))
