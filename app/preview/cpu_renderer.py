@@ -164,6 +164,7 @@ class CpuRenderer(PreviewState):
         plan's (`PassPlan.displacement`), which the shadow and ground passes then follow."""
         self._pass_textures = dict(textures)
         self._displacement = displacement
+        self.set_fine_mesh(displacement is not None)
 
     def displaced_positions(self) -> np.ndarray:
         """The mesh's positions as the material's vertex stage moves them ("Displacement and bump": along the

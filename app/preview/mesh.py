@@ -201,9 +201,15 @@ def material_ball() -> Mesh:
     return _from_shape("ball", shapes.material_ball())
 
 
-def make_mesh(name: str) -> Mesh:
-    """The named preview mesh (`MESH_NAMES`)."""
+def make_mesh(name: str, fine: bool = False) -> Mesh:
+    """The named preview mesh (`MESH_NAMES`). `fine`: the version drawn under a material that displaces the mesh
+    (the displaced shape is as detailed as the mesh): the sphere 256 x 128 instead of 64 x 32, the torus
+    192 x 96 instead of 64 x 32; the others as they are (the plane is a 128 x 128 grid already)."""
     builders: dict[str, Callable[[], Mesh]] = {"sphere": uv_sphere, "cube": cube, "plane": plane, "cylinder": cylinder, "torus": torus, "ball": material_ball}
     if name not in builders:
         raise ValueError(f"unknown preview mesh {name!r}; expected one of {', '.join(MESH_NAMES)}")
+    if fine and name == "sphere":
+        return uv_sphere(segments=256, rings=128)
+    if fine and name == "torus":
+        return _from_shape("torus", shapes.torus(major_segments=192, minor_segments=96))
     return builders[name]()

@@ -375,6 +375,7 @@ class Renderer(PreviewState):
             self.link_count += 1
             reused = self.adopt_program(program, artifact, log)
         self.passes.set_schedule(passes, self.is_es)
+        self.set_fine_mesh(passes.displacement is not None)
         return reused
 
     def reuse_program(self, artifact: ProgramArtifact) -> ProgramInfo | None:

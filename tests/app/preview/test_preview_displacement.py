@@ -11,9 +11,10 @@ from pbr_testing import CONTEXTS, renderer_on, surface_value
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.material.pass_planner import plan_passes
-from app.material.texture_passes import displacement_key
+from app.material.texture_passes import Displacement, displacement_key
 from app.preview.cpu_passes import pass_textures, run_plan_cpu
 from app.preview.cpu_renderer import CpuRenderer
+from app.preview.mesh import plane
 from app.preview.renderer import Renderer
 from app.preview.texture_passes_gl import schedule_for
 from app.session.pass_programs import PassProgramCache
@@ -94,6 +95,7 @@ def test_bump_only_leaves_the_mesh_where_it_is(current_gl: object, request: pyte
     flat = (np.abs(base[..., 2]) < 1e-6) & (np.abs(base[..., :2]) <= 1.0).all(axis=-1)
     renderer.set_background((0.0, 0.0, 0.0))  # the surface values' background is grey: z = 0 is the plane there
     _build(renderer, _ramp_graph("bump_only"), target)
+    assert not renderer.fine_mesh
     frame = renderer.render_linear(size, size)
     shown = frame[..., :3].astype(np.float64)
     drawn = np.abs(shown).sum(axis=-1) > 1e-3
@@ -157,6 +159,7 @@ def test_the_shadow_map_sees_the_displaced_mesh(current_gl: object, request: pyt
                                                     "color_b": (1.0, 1.0, 1.0, 1.0)})
     graph.connect(checker.id, "out", output.id, "height")
     _build(renderer, graph, target)
+    assert renderer.fine_mesh  # the schedule displaces: the built-in meshes' finer versions are drawn
     renderer.set_shadows(False, False)
     open_frame = renderer.render_linear(size, size)[..., :3].mean(axis=-1)
     renderer.set_shadows(True, False)
@@ -173,3 +176,17 @@ def test_the_shadow_map_sees_the_displaced_mesh(current_gl: object, request: pyt
     assert dark.sum() > 50 and lit.sum() > 50
     assert np.median(shadowed[dark] / open_frame[dark]) < 0.7
     assert np.median(shadowed[lit] / open_frame[lit]) > 0.95
+
+
+def test_a_displacing_material_draws_the_finer_sphere() -> None:
+    renderer = CpuRenderer()
+    renderer.set_mesh("sphere")
+    coarse = renderer.mesh().vertex_count
+    renderer.set_pass_textures({}, Displacement("n1/displacement", 0.1, 0.5))
+    assert renderer.mesh().vertex_count == 257 * 129 and coarse == 65 * 33
+    renderer.set_pass_textures({})
+    assert renderer.mesh().vertex_count == coarse
+    imported = plane(segments=2)
+    renderer.set_mesh(imported)
+    renderer.set_pass_textures({}, Displacement("n1/displacement", 0.1, 0.5))
+    assert renderer.mesh() is imported  # an imported mesh is displaced at its own vertices
