@@ -27,6 +27,7 @@ from app.material.scene import DISPLAY_OUTPUT_NAME
 from app.material.texture_passes import (
     _PASS_OUTPUT_ID,
     BUFFER_TYPE,
+    DEPENDS_ON_A_PROBLEM,
     FILTERS,
     MEMORY_BUDGET_BYTES,
     PASS_VALUE_PREFIX,
@@ -45,7 +46,7 @@ from app.material.texture_passes import (
     output_key,
     pass_sampler_name,
 )
-from app.material.traversal import connected_nodes
+from app.material.traversal import connected_nodes, node_id_key
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
 
@@ -121,6 +122,13 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             plan.passes.append(each)
     plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
                                  if plan.pass_for(key) is not None)
+    # The pass nodes left out, each with its own first problem, or the one it inherits from a node it reads.
+    messages: dict[str, str] = {}
+    for diagnostic in plan.diagnostics:
+        if diagnostic.node_id is not None:
+            messages.setdefault(diagnostic.node_id, diagnostic.message)
+    plan.refused = {node_id: messages.get(node_id, DEPENDS_ON_A_PROBLEM)
+                    for node_id in sorted(failed, key=node_id_key) if node_id in graph.nodes}
 
 
 def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
@@ -138,7 +146,7 @@ def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
     values differ), without lowering again: the same modules, value and content fingerprints (and live values'
     numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
     refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
-                         diagnostics=list(plan.diagnostics))
+                         diagnostics=list(plan.diagnostics), refused=dict(plan.refused))
     content: dict[str, str] = {}
     for each in plan.passes:
         copied = replace(each, parameters=list(each.parameters), values=dict(each.values),

@@ -102,6 +102,8 @@ BYTES_PER_TEXEL = {"8-bit": 4, "16-bit": 8, "float": 16}
 #: Tiling modes: `tile` repeats the buffer (GL REPEAT: a filter reading past an edge reads the opposite edge,
 #: so the result tiles seamlessly), `clamp` repeats the edge texels (GL CLAMP_TO_EDGE).
 TILINGS: tuple[str, ...] = ("tile", "clamp")
+#: Why a node shows no texture when a node it reads was refused (the thumbnails' wording for the same case).
+DEPENDS_ON_A_PROBLEM = "depends on a node that has a problem"
 #: The most memory every buffer of one material may take together (mip levels included); a plan beyond it is
 #: refused, naming the node whose buffer crosses it. 1 GiB: four 4096^2 float buffers with mip-maps fit
 #: (each 4096 * 4096 * 16 * 4/3 bytes = 341 MiB... three of them), a 2 GB GPU keeps room to draw.
@@ -208,6 +210,9 @@ class PassPlan:
     material_inputs: tuple[PassInput, ...] = ()
     outputs: dict[tuple[str, str], str] = field(default_factory=dict)
     diagnostics: list[NodeDiagnostic] = field(default_factory=list)
+    #: The pass nodes left out of the plan, each with why: its own first problem, or `DEPENDS_ON_A_PROBLEM` for
+    #: one that reads a refused node. Every other pass node's passes are in `passes` and run.
+    refused: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[NodeDiagnostic]:
@@ -215,6 +220,7 @@ class PassPlan:
 
     @property
     def ok(self) -> bool:
+        """No problem at all: every pass node is in the plan (`refused` names those that are not)."""
         return not self.errors and all(each.verified is not None for each in self.passes)
 
     @property

@@ -81,7 +81,13 @@ from app.session.engine_export import PreviewLighting, material_section, written
 from app.session.events import Event
 from app.session.live_values import LiveValues
 from app.session.parameters import ParameterModel, ParameterValues, VariantState
-from app.session.pass_programs import PassProgramCache, PassPrograms, same_passes, with_pass_parameters
+from app.session.pass_programs import (
+    PassProgramCache,
+    PassPrograms,
+    same_passes,
+    with_pass_parameters,
+    with_pass_problems,
+)
 from app.session.recovery import RecoveryStore
 from app.session.stage_files import rebased_stage
 from app.session.texture_parameters import TextureParameters
@@ -133,13 +139,15 @@ class LoweringJob:
         live_result: LoweringResult | None = None
         live_programs: tuple[CompiledProgram, ...] = ()
         live_passes: PassProgramCache | None = None
+        # A refused texture pass feeding the output is an error of the material (no module); one that does not
+        # feed it is a warning, and the material and every other pass draw (`with_pass_problems`).
         if self.live:
-            live_result = lower(self.graph, live=self.live)
-            live_programs = self._compile(live_result)
             if has_pass_nodes(self.graph):  # the live values upstream of a buffer are its pass's hidden uniforms
                 live_passes = self._compile_passes(PassProgramCache.for_graph(self.graph, live=self.live))
-        result = lower(self.graph)
+            live_result = with_pass_problems(lower(self.graph, live=self.live), live_passes, self.graph)
+            live_programs = self._compile(live_result)
         passes = self._compile_passes(PassProgramCache.for_graph(self.graph)) if has_pass_nodes(self.graph) else None
+        result = with_pass_problems(lower(self.graph), passes, self.graph)
         return LoweringOutcome(result, self._compile(result), tuple(range_problems(self.graph)),
                                live_result, live_programs, passes, live_passes)
 
