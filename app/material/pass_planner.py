@@ -40,11 +40,13 @@ from app.material.texture_passes import (
     TexturePass,
     _analyse,
     _Analysis,
+    allocated_bytes,
     fingerprint,
     is_pass_node_type,
     is_pass_uniform,
     output_key,
     pass_sampler_name,
+    slot_requests,
 )
 from app.material.traversal import connected_nodes, node_id_key
 from vpl_core.ir.types import vec
@@ -88,7 +90,6 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             plan.outputs[(node_id, port.name)] = key
             keys_by_uniform[pass_sampler_name(key)] = key
     incoming = {(c.target_node, c.target_port): c for c in graph.connections}
-    total = 0
     content: dict[str, str] = {}
     for node_id in analysis.order:
         node = graph.nodes[node_id]
@@ -105,14 +106,14 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
         if any(each.verified is None for each in made):
             failed.add(node_id)
             continue
-        for each in made:
-            total += each.spec.memory_bytes
+        # The memory the buffers take as allocated: a filter's internal passes share buffers (`assign_slots`).
+        candidates = [*plan.passes, *made]
+        total = allocated_bytes(slot_requests(candidates), {each.key: each.spec.memory_bytes for each in candidates})
         if total > MEMORY_BUDGET_BYTES:
             plan.diagnostics.append(NodeDiagnostic(node_id, "graph", (
                 f"the texture buffers need {_mebibytes(total)} with this node's, beyond the budget of "
                 f"{_mebibytes(MEMORY_BUDGET_BYTES)}: lower a resolution, use 8-bit or 16-bit, or turn mip-maps off")))
             failed.add(node_id)
-            total -= sum(each.spec.memory_bytes for each in made)
             continue
         for each in made:
             each.inputs = tuple(PassInput(uniform, keys_by_uniform.get(uniform, key)) for uniform, key in

@@ -225,14 +225,70 @@ class PassPlan:
 
     @property
     def memory_bytes(self) -> int:
-        """GPU memory of every buffer of the plan together (each pass keeps its own)."""
-        return sum(each.spec.memory_bytes for each in self.passes)
+        """GPU memory the plan's buffers take: node outputs each their own, a filter's internal passes sharing
+        buffers where their lifetimes do not overlap (`assign_slots`, as the GL runner allocates them)."""
+        return allocated_bytes(slot_requests(self.passes), {each.key: each.spec.memory_bytes for each in self.passes})
 
     def pass_for(self, key: str) -> TexturePass | None:
         for each in self.passes:
             if each.key == key:
                 return each
         return None
+
+
+@dataclass(frozen=True)
+class SlotRequest:
+    """One pass as `assign_slots` sees it: `name`, what its buffer must be (`kind`: any hashable, equal for
+    interchangeable buffers), the passes it reads (`reads`), and `keep`: its buffer is read after the run (a node
+    output: the material, thumbnails and the Texture View read it), so it is never shared."""
+
+    name: str
+    kind: Any
+    reads: tuple[str, ...] = ()
+    keep: bool = True
+
+
+def assign_slots(requests: Sequence[SlotRequest]) -> dict[str, int]:
+    """Buffers for passes run in this order, reused where lifetimes do not overlap: pass name -> slot number.
+
+    A pass that is not kept lives from its own draw to the last draw that reads it; a later pass of the same
+    `kind` whose draw comes after that takes its slot (the slot freed longest ago first). A kept pass has a slot
+    of its own. A pass never shares with a pass it reads (both live at its draw), so no draw reads its target.
+    """
+    last_read = {request.name: index for index, request in enumerate(requests)}
+    for index, request in enumerate(requests):
+        for source in request.reads:
+            if source in last_read:
+                last_read[source] = max(last_read[source], index)
+    slots: dict[str, int] = {}
+    free: dict[Any, list[int]] = {}
+    ending: dict[int, list[tuple[Any, int]]] = {}  # draw index -> slots freed after that draw
+    count = 0
+    for index, request in enumerate(requests):
+        pool = free.setdefault(request.kind, [])
+        if not request.keep and pool:
+            slot = pool.pop(0)
+        else:
+            slot, count = count, count + 1
+        slots[request.name] = slot
+        if not request.keep:
+            ending.setdefault(last_read[request.name], []).append((request.kind, slot))
+        for kind, freed in ending.pop(index, ()):
+            free.setdefault(kind, []).append(freed)
+    return slots
+
+
+def allocated_bytes(requests: Sequence[SlotRequest], sizes: Mapping[str, int]) -> int:
+    """The memory `assign_slots` allocates for `requests`: each slot's bytes once (`sizes`: bytes by pass name)."""
+    slots = assign_slots(requests)
+    by_slot = {slot: sizes[name] for name, slot in slots.items()}
+    return sum(by_slot.values())
+
+
+def slot_requests(passes: Sequence[TexturePass]) -> list[SlotRequest]:
+    """A plan's passes as `assign_slots` takes them: a filter's internal passes (no `output`) may share."""
+    return [SlotRequest(each.key, each.spec, tuple(item.key for item in each.inputs), each.output is not None)
+            for each in passes]
 
 
 def pass_sampler_name(key: str) -> str:
