@@ -59,25 +59,41 @@ def _value_fingerprint(graph: MaterialGraph, each: TexturePass) -> str:
     return fingerprint({"values": each.values, "parameters": values, "live": live})
 
 
-def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassPlan:
+#: A draft plan's buffers (`plan_passes(draft=True)`): this fraction of each side (a quarter of the texels), never
+#: below `DRAFT_MIN_RESOLUTION`.
+DRAFT_DIVISOR = 2
+DRAFT_MIN_RESOLUTION = 64
+
+
+def draft_spec(spec: BufferSpec) -> BufferSpec:
+    """The buffer a pass of `spec` draws into in a draft plan."""
+    return replace(spec, resolution=max(min(spec.resolution, DRAFT_MIN_RESOLUTION), spec.resolution // DRAFT_DIVISOR))
+
+
+def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset(), draft: bool = False) -> PassPlan:
     """Lower every pass of `graph` (every pass node's, whether or not the output reads it: the node thumbnails
     show them too) to verified, compiled modules, in run order. Never raises.
 
     `live`: as `lowering.lower(live=...)`, values of the nodes in Texture Buffers' sub-graphs lowered as hidden
     uniforms instead of literals (`TexturePass.live_values`), so that dragging a constant upstream of a buffer
     re-renders it without relinking; such modules are the preview's only.
+
+    `draft`: every buffer at `draft_spec` (half of each side): the preview draws these while a value is dragged,
+    each filter lowered for its draft resolution (its texel size, tap counts and pass counts follow it).
     """
     plan = PassPlan()
     try:
-        _plan(graph, plan, frozenset(live))
+        _plan(graph, plan, frozenset(live), draft)
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         detail = traceback.format_exception_only(type(error), error)[-1].strip()
         plan.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while planning texture passes: {detail}"))
     return plan
 
 
-def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]) -> None:
+def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]], draft: bool) -> None:
     analysis, failed, problems = _analyse(graph)
+    if draft:
+        analysis.specs = {key: draft_spec(spec) for key, spec in analysis.specs.items()}
     plan.diagnostics.extend(problems)
     # Every output's pass key, so that any module's pass samplers can be named back.
     keys_by_uniform: dict[str, str] = {}

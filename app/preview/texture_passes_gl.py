@@ -136,6 +136,8 @@ class PassSchedule:
 
     passes: tuple[PassDraw, ...] = ()
     material_inputs: Mapping[str, str] = field(default_factory=dict)
+    #: The same passes at draft resolution (`PassPrograms.draft`), drawn instead while the preview drafts.
+    draft: PassSchedule | None = None
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -173,7 +175,9 @@ def schedule_for(programs: PassPrograms | None) -> PassSchedule:
                  each.spec.mipmaps, artifact, {item.uniform: item.key for item in each.inputs}, dict(each.values),
                  keep=each.output is not None or each.key in read_after)
         for each, artifact in zip(programs.plan.passes, programs.artifacts, strict=True))
-    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs})
+    draft = programs.draft
+    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs},
+                        schedule_for(draft) if draft is not None and draft.ok else None)
 
 
 def buffer_slots(schedule: PassSchedule) -> dict[str, int]:

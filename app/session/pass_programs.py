@@ -29,7 +29,7 @@ from app.material.graph import MaterialGraph
 from app.material.lowering import LoweringResult
 from app.material.node_types import NodeDiagnostic
 from app.material.parameters import ParameterSpec
-from app.material.pass_planner import plan_passes
+from app.material.pass_planner import draft_spec, plan_passes
 from app.material.scene import OUTPUT_NODE_TYPES
 from app.material.texture_passes import DEPENDS_ON_A_PROBLEM, PassPlan, pass_sampler_name
 from app.material.traversal import connected_nodes
@@ -48,6 +48,9 @@ class PassPrograms:
     problem: str = ""
     #: Nodes of the graph that read a refused pass node (or are one), by id: why they cannot be drawn.
     problems: dict[str, str] = field(default_factory=dict)
+    #: The same passes planned at draft resolution (`plan_passes(draft=True)`), drawn by the preview while a value
+    #: is dragged; None when there are none.
+    draft: PassPrograms | None = None
 
     def reads_refused(self, uniforms: Sequence[str]) -> str:
         """Why a module declaring these uniforms cannot be drawn ("" when it can): one of them is the sampler of a
@@ -119,19 +122,26 @@ class PassProgramCache:
     """Per-target programs of one plan's passes (None: the material has no texture passes)."""
 
     def __init__(self, plan: PassPlan | None, labels: dict[str, str] | None = None,
-                 problems: dict[str, str] | None = None) -> None:
+                 problems: dict[str, str] | None = None, draft: PassProgramCache | None = None) -> None:
         self.plan = plan if plan is not None and (plan.passes or plan.refused) else None
         self.labels = dict(labels or {})
         self.problems = dict(problems or {})
+        self.draft = draft
         self._caches = [ArtifactCache(each.verified, seed=each.artifact) for each in self.plan.passes] if self.plan else []
         self._programs: dict[str, PassPrograms] = {}
 
     @classmethod
-    def for_graph(cls, graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassProgramCache:
+    def for_graph(cls, graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset(),
+                  draft: bool = False) -> PassProgramCache:
         """Plan `graph`'s passes (none when it has no pass nodes) and keep them for compiling; `live`: values
-        lowered as hidden uniforms (`plan_passes(live=...)`, the preview's live values)."""
+        lowered as hidden uniforms (`plan_passes(live=...)`, the preview's live values); `draft`: plan them at
+        draft resolution too (`PassPrograms.draft`), when any buffer is larger there."""
         plan = plan_passes(graph, live=live)
-        return cls(plan, pass_labels(graph, plan), pass_problems(graph, plan))
+        draft_cache = None
+        if draft and any(draft_spec(each.spec) != each.spec for each in plan.passes):
+            draft_plan = plan_passes(graph, live=live, draft=True)
+            draft_cache = cls(draft_plan, pass_labels(graph, draft_plan), pass_problems(graph, draft_plan))
+        return cls(plan, pass_labels(graph, plan), pass_problems(graph, plan), draft_cache)
 
     def live_values(self) -> list[Any]:
         """The hidden uniforms of every pass (`lowering.LiveValue`), each once."""
@@ -158,7 +168,7 @@ class PassProgramCache:
                 break
             artifacts.append(compiled.artifact)
         found = PassPrograms(target, self.plan, tuple(artifacts) if not problem else (), self.labels, problem,
-                             self.problems)
+                             self.problems, self.draft.get(target) if self.draft is not None else None)
         self._programs[target] = found
         return found
 

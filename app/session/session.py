@@ -143,7 +143,9 @@ class LoweringJob:
         # feed it is a warning, and the material and every other pass draw (`with_pass_problems`).
         if self.live:
             if has_pass_nodes(self.graph):  # the live values upstream of a buffer are its pass's hidden uniforms
-                live_passes = self._compile_passes(PassProgramCache.for_graph(self.graph, live=self.live))
+                # A live lowering is made for a value being dragged: its passes at draft resolution too, which the
+                # preview's draft frames draw (`Renderer.drafting`).
+                live_passes = self._compile_passes(PassProgramCache.for_graph(self.graph, live=self.live, draft=True))
             live_result = with_pass_problems(lower(self.graph, live=self.live), live_passes, self.graph)
             live_programs = self._compile(live_result)
         passes = self._compile_passes(PassProgramCache.for_graph(self.graph)) if has_pass_nodes(self.graph) else None

@@ -430,3 +430,44 @@ def test_the_texture_view_of_a_filter_node_shows_its_buffer(current_gl) -> None:
         assert renderer.passes.pass_renders == 4
     finally:
         renderer.release()
+
+
+def test_draft_frames_draw_the_passes_at_draft_resolution_then_full_size_again(current_gl) -> None:
+    """While the render thread drafts (`Renderer.drafting`: a value being dragged), the passes drawn are the draft
+    plan's (half of each side); the full frame after the gesture draws the full passes with the last values, the
+    same as a fresh render of those values, pixel for pixel."""
+    graph = stone_graph()
+    programs = PassProgramCache.for_graph(graph, draft=True).get("glsl420")
+    assert programs is not None and programs.draft is not None and programs.draft.ok
+    schedule = schedule_for(programs)
+    assert schedule.draft is not None
+    assert {draw.resolution for draw in schedule.draft.passes} == {SIZE // 2}
+    renderer = Renderer()
+    fresh = Renderer()
+    try:
+        renderer.set_mesh(square_mesh())
+        renderer.camera = FlatCamera()  # type: ignore[assignment]
+        renderer.set_values({"lift": 0.0, "tint": 1.0})
+        renderer.build_program(lower(graph).artifact, schedule)
+        renderer.render_linear(16, 16)
+        full, draft = renderer.passes, renderer.draft_passes
+        assert (full.pass_renders, draft.pass_renders) == (4, 0)
+        renderer.drafting = True
+        for step in (0.1, 0.2, 0.3):  # the drag: every frame a draft
+            renderer.set_values({"lift": step, "tint": 1.0})
+            renderer.render_linear(16, 16)
+        assert full.pass_renders == 4 and draft.pass_renders == 12
+        assert draft.read_pass("normal").shape == (SIZE // 2, SIZE // 2, 4)
+        renderer.drafting = False  # the gesture ended: the refining full frame
+        shown = renderer.render_linear(16, 16)
+        assert full.pass_renders == 8 and draft.pass_renders == 12
+        fresh.set_mesh(square_mesh())
+        fresh.camera = FlatCamera()  # type: ignore[assignment]
+        fresh.set_values({"lift": 0.3, "tint": 1.0})
+        fresh.build_program(lower(graph).artifact, schedule_for(PassProgramCache.for_graph(graph).get("glsl420")))
+        expected = fresh.render_linear(16, 16)
+        assert np.array_equal(full.read_pass("normal"), fresh.passes.read_pass("normal"))
+        assert np.array_equal(shown, expected)
+    finally:
+        renderer.release()
+        fresh.release()
