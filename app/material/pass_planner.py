@@ -146,6 +146,11 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             messages.setdefault(diagnostic.node_id, diagnostic.message)
     plan.refused = {node_id: messages.get(node_id, DEPENDS_ON_A_PROBLEM)
                     for node_id in sorted(failed, key=node_id_key) if node_id in graph.nodes}
+    for node_id in plan.refused:
+        refused_type = node_type_for(graph.nodes[node_id])
+        ports = [port.name for port in refused_type.outputs] if refused_type is not None else []
+        for port_name in ports:
+            plan.refused_samplers[pass_sampler_name(output_key(node_id, port_name, ports[0]))] = node_id
 
 
 def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
@@ -163,7 +168,8 @@ def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
     values differ), without lowering again: the same modules, value and content fingerprints (and live values'
     numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
     refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
-                         diagnostics=list(plan.diagnostics), refused=dict(plan.refused))
+                         diagnostics=list(plan.diagnostics), refused=dict(plan.refused),
+                         refused_samplers=dict(plan.refused_samplers))
     content: dict[str, str] = {}
     for each in plan.passes:
         copied = replace(each, parameters=list(each.parameters), values=dict(each.values),

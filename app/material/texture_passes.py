@@ -213,6 +213,9 @@ class PassPlan:
     #: The pass nodes left out of the plan, each with why: its own first problem, or `DEPENDS_ON_A_PROBLEM` for
     #: one that reads a refused node. Every other pass node's passes are in `passes` and run.
     refused: dict[str, str] = field(default_factory=dict)
+    #: The sampler uniforms (`pass_sampler_name`) of the refused nodes' outputs, to their node: a module declaring
+    #: one reads a buffer no pass makes.
+    refused_samplers: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[NodeDiagnostic]:

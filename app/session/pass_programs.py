@@ -31,7 +31,7 @@ from app.material.node_types import NodeDiagnostic
 from app.material.parameters import ParameterSpec
 from app.material.pass_planner import draft_spec, plan_passes
 from app.material.scene import OUTPUT_NODE_TYPES
-from app.material.texture_passes import DEPENDS_ON_A_PROBLEM, PassPlan, pass_sampler_name
+from app.material.texture_passes import DEPENDS_ON_A_PROBLEM, PassPlan
 from app.material.traversal import connected_nodes
 from app.session.artifacts import DEFAULT_TARGET, ArtifactCache
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -55,10 +55,8 @@ class PassPrograms:
     def reads_refused(self, uniforms: Sequence[str]) -> str:
         """Why a module declaring these uniforms cannot be drawn ("" when it can): one of them is the sampler of a
         refused pass node's output (its label and reason)."""
-        refused = {pass_sampler_name(key): node_id for (node_id, _), key in self.plan.outputs.items()
-                   if node_id in self.plan.refused}
         for name in uniforms:
-            node_id = refused.get(name)
+            node_id = self.plan.refused_samplers.get(name)
             if node_id is not None:
                 return f"{self.labels.get(node_id, repr(node_id))}: {self.plan.refused[node_id]}"
         return ""

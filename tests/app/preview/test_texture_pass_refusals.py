@@ -19,7 +19,7 @@ from PySide6.QtGui import QImage
 import app.material.catalog  # noqa: F401 - registers every node type (texture-space nodes included)
 from app.material.graph import MaterialGraph
 from app.material.node_previews import material_output_name, structure_key
-from app.material.texture_passes import DEPENDS_ON_A_PROBLEM
+from app.material.texture_passes import DEPENDS_ON_A_PROBLEM, pass_sampler_name
 from app.preview import thumbnails
 from app.preview.context import DEFAULT_PROFILE
 from app.preview.renderer import Renderer
@@ -134,6 +134,10 @@ def test_a_refused_node_the_output_reads_is_an_error_of_the_material() -> None:
     # The passes of the nodes that are fine are still built (thumbnails, the Texture View draw them).
     passes = PassProgramCache.for_graph(graph).get("glsl420")
     assert passes is not None and passes.ok and passes.problems["read_after"] == DEPENDS_ON_A_PROBLEM
+    # A module sampling the refused chain's end (a bake of the material) is told which node and why.
+    assert passes.reads_refused([pass_sampler_name("after")]) == f"Height to Normal 'after': {DEPENDS_ON_A_PROBLEM}"
+    assert REFUSED in passes.reads_refused([pass_sampler_name("bad")])
+    assert passes.reads_refused([pass_sampler_name("blur")]) == ""
 
 
 def test_a_buffer_beyond_the_budget_is_refused_alone_and_named_when_the_output_reads_it() -> None:
