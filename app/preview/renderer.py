@@ -374,7 +374,8 @@ class Renderer(PreviewState):
         clear_pending_errors()
         self.initialize()
         self.passes.prepare(passes, self.is_es)  # refused before the material changes
-        self.draft_passes.prepare(passes.draft or EMPTY_SCHEDULE, self.is_es)
+        # The draft passes link at the first draft frame: most builds are never drafted.
+        self.draft_passes.prepare(passes.draft or EMPTY_SCHEDULE, self.is_es, link=False)
         reused = self.reuse_program(artifact)
         if reused is None:
             try:
@@ -386,7 +387,7 @@ class Renderer(PreviewState):
             self.link_count += 1
             reused = self.adopt_program(program, artifact, log)
         self.passes.set_schedule(passes, self.is_es)
-        self.draft_passes.set_schedule(passes.draft or EMPTY_SCHEDULE, self.is_es)
+        self.draft_passes.set_schedule(passes.draft or EMPTY_SCHEDULE, self.is_es, link=False)
         return reused
 
     def reuse_program(self, artifact: ProgramArtifact) -> ProgramInfo | None:

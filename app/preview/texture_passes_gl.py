@@ -318,12 +318,13 @@ class GlTexturePasses:
 
     # ---- the schedule ---------------------------------------------------------------------
 
-    def set_schedule(self, schedule: PassSchedule, is_es: bool) -> None:
+    def set_schedule(self, schedule: PassSchedule, is_es: bool, link: bool = True) -> None:
         """Take `schedule` (needs a current context): `prepare` it, then draw with it from the next `run`.
 
-        Raises `PassError` naming the node, and then keeps the previous schedule.
+        Raises `PassError` naming the node, and then keeps the previous schedule. `link` False: the programs
+        link at their first draw instead (the draft passes, drawn only while a value is dragged).
         """
-        self.prepare(schedule, is_es)
+        self.prepare(schedule, is_es, link)
         self.schedule = schedule
         wanted = {draw.name: draw.buffer_key for draw in schedule.passes}
         for name in list(self._rendered):
@@ -355,7 +356,7 @@ class GlTexturePasses:
             buffer.delete()
         self._trim_programs()
 
-    def prepare(self, schedule: PassSchedule, is_es: bool) -> None:
+    def prepare(self, schedule: PassSchedule, is_es: bool, link: bool = True) -> None:
         """Check `schedule`'s buffers against this context's limits and the memory budget, and link the programs
         it lacks (kept for `set_schedule`); the schedule in use does not change. Raises `PassError`."""
         if self._is_es is None:
@@ -378,7 +379,7 @@ class GlTexturePasses:
             if total > self.memory_budget:
                 raise PassError(draw.name, f"{draw.label}: the texture buffers would take {total / 2**20:.0f} MiB, "
                                            f"more than the budget of {self.memory_budget / 2**20:.0f} MiB")
-        for draw in schedule.passes:
+        for draw in schedule.passes if link else ():
             self._program(draw)
 
     def _program(self, draw: PassDraw) -> ProgramInfo:

@@ -130,13 +130,15 @@ class PassProgramCache:
 
     @classmethod
     def for_graph(cls, graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset(),
-                  draft: bool = False) -> PassProgramCache:
+                  draft: bool = False, draft_from: int = 0) -> PassProgramCache:
         """Plan `graph`'s passes (none when it has no pass nodes) and keep them for compiling; `live`: values
         lowered as hidden uniforms (`plan_passes(live=...)`, the preview's live values); `draft`: plan them at
-        draft resolution too (`PassPrograms.draft`), when any buffer is larger there."""
+        draft resolution too (`PassPrograms.draft`) when a buffer of at least `draft_from` texels a side is smaller
+        there."""
         plan = plan_passes(graph, live=live)
         draft_cache = None
-        if draft and any(draft_spec(each.spec) != each.spec for each in plan.passes):
+        if draft and any(draft_spec(each.spec) != each.spec and each.spec.resolution >= draft_from
+                         for each in plan.passes):
             draft_plan = plan_passes(graph, live=live, draft=True)
             draft_cache = cls(draft_plan, pass_labels(graph, draft_plan), pass_problems(graph, draft_plan))
         return cls(plan, pass_labels(graph, plan), pass_problems(graph, plan), draft_cache)

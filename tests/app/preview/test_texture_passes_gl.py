@@ -471,3 +471,20 @@ def test_draft_frames_draw_the_passes_at_draft_resolution_then_full_size_again(c
     finally:
         renderer.release()
         fresh.release()
+
+
+def test_the_session_plans_draft_passes_only_for_large_buffers() -> None:
+    """A parameter slider's drag makes no lowering: the session's passes carry their draft plan already when a
+    buffer is large enough for drafts to matter (`DRAFT_FROM_RESOLUTION`), and none for small buffers."""
+    from app.session.session import DRAFT_FROM_RESOLUTION
+
+    for resolution, drafted in ((SIZE, False), (DRAFT_FROM_RESOLUTION, True)):
+        graph = stone_graph()
+        graph.nodes["height"].properties["resolution"] = str(resolution)
+        session = EditorSession()
+        session.open_graph(graph)
+        session.lower()
+        passes = session.preview_passes("glsl420")
+        assert passes is not None and (passes.draft is not None) == drafted, resolution
+        if passes.draft is not None:
+            assert {each.spec.resolution for each in passes.draft.plan.passes} == {resolution // 2}
