@@ -213,9 +213,9 @@ def main() -> int:
                 renderer.set_parameter(name, value)
                 renderer.render_image(8, 8)  # back to the start for the next case (not timed)
             if material.draft_schedule is not None:
-                renderer.build_program(material.artifact, material.draft_schedule)  # links the draft passes only
+                renderer.build_program(material.artifact, material.draft_schedule)  # no link: the draft passes link below
                 renderer.drafting = True
-                renderer.render_image(8, 8)  # their first draw (once per live lowering)
+                renderer.render_image(8, 8)  # the draft passes link and draw first (not timed)
                 value = material.values[arguments.upstream]
                 renderer.set_parameter(arguments.upstream, value * 0.5 if isinstance(value, (int, float)) and value else 0.5)
                 started = time.perf_counter()
