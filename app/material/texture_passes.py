@@ -203,7 +203,8 @@ class PassPlan:
     `material_inputs`: which sampler uniforms of the material module (or of
     a preview lowering of it) read which pass; `outputs`: (node id, output
     port) -> the key of the pass whose buffer that output is.
-    `diagnostics` name nodes (errors stop the plan: `ok` is False).
+    `diagnostics` name nodes (`ok` is False with any error); a refused pass node
+    and those reading it are left out (`refused`), every other pass is planned.
     """
 
     passes: list[TexturePass] = field(default_factory=list)

@@ -43,6 +43,14 @@ same GLSL and differ only in which earlier pass a sampler reads (the logical
 name; the GLSL spells it by position): a program and its reflection, which
 binds samplers by logical name, serve only passes that name them alike. `link_count` and `pass_renders` (and
 `renders`, by pass) count what happened, for tests and the benchmark.
+
+Buffers are shared. A node output's pass (`PassDraw.keep`) has a buffer
+of its own; a filter's internal passes share buffers where their
+lifetimes over the run order do not overlap (`buffer_slots`, the
+allocator the plan's memory figure uses), so a long chain costs a few
+intermediates. Each buffer knows which pass's result it holds: a pass
+drawn whose input's buffer another pass has taken since gets that input
+drawn again first (the same result, so its version stays).
 """
 
 from __future__ import annotations
