@@ -523,7 +523,7 @@ class VertexStage:
             self._values["world4"] = world
         return world
 
-    def _displaced(self, world: RegisterValue, displacement: VertexDisplacement) -> RegisterValue:
+    def _displaced(self, world: RegisterValue, displacement: texture_passes.VertexDisplacement) -> RegisterValue:
         """world + normalize(world normal) * (clamp(height, 0, 1) - mid) * scale, the height read from the
         displacement buffer at the vertex's texture coordinates, level 0 (a vertex stage has no derivatives)."""
         fn = self.fn
@@ -538,17 +538,6 @@ class VertexStage:
         """(scene.<matrix_field> * vec4(direction, 0)).xyz."""
         direction4 = self.fn.construct(vec(4), direction, self.fn.f(0.0))
         return self.fn.swizzle(self.fn.multiply(self.scene(matrix_field), direction4), "xyz")
-
-
-@dataclass(frozen=True)
-class VertexDisplacement:
-    """The vertex stage moves every vertex along its world normal by (height − mid_level) × scale, the height
-    read from the buffer of sampler uniform `sampler` (a texture pass of the material) at its texture
-    coordinates. Set by the Surface Output's "Displacement and bump" (`height.lower_displacement`)."""
-
-    sampler: str
-    scale: float
-    mid_level: float
 
 
 @dataclass(frozen=True)
@@ -688,7 +677,7 @@ class _Lowering:
         #: In a preview lowering: the ports it shows.
         self.preview_ports: frozenset[tuple[str, str]] = frozenset()
         #: The Surface Output's displacement of the mesh in the vertex stage (None: the mesh as it is).
-        self.displacement: VertexDisplacement | None = None
+        self.displacement: texture_passes.VertexDisplacement | None = None
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""

@@ -204,6 +204,17 @@ class Displacement:
     mid_level: float
 
 
+@dataclass(frozen=True)
+class VertexDisplacement:
+    """The vertex stage moves every vertex along its world normal by (height − mid_level) × scale, the height
+    read from the buffer of sampler uniform `sampler` (a texture pass of the material) at its texture
+    coordinates. Set by the Surface Output's "Displacement and bump" (`height.lower_displacement`; the lowering reads it)."""
+
+    sampler: str
+    scale: float
+    mid_level: float
+
+
 @dataclass
 class PassPlan:
     """Every pass a material needs, in run order, and what reads them.

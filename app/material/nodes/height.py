@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 from app.material.node_types import LoweringFailure
 from app.material.nodes.pbr import BUMP_FILTER_WIDTH, BUMP_TAP_OFFSETS, BUMP_TAPS
 from app.material.port_types import PortType
-from app.material.texture_passes import DISPLACEMENT_CHOICES, DISPLACEMENT_PROPERTY, displacement_key, pass_sampler_name
+from app.material.texture_passes import (
+    DISPLACEMENT_CHOICES,
+    DISPLACEMENT_PROPERTY,
+    VertexDisplacement,
+    displacement_key,
+    pass_sampler_name,
+)
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import BOOL, FLOAT, vec
 from vpl_core.ir.values import Operand, RegisterValue
@@ -218,8 +224,6 @@ def lower_displacement(ctx: NodeContext) -> HeightResult:
     `pass_planner`), and the shading normal is bumped by the same height at the pixel (no parallax: the
     geometry is where the surface is). The scale and mid level are numbers of the vertex stage: they cannot be
     connected (the vertex stage does not run the node graph)."""
-    from app.material.lowering import VertexDisplacement  # the lowering imports the node modules
-
     for name in ("height_scale", "height_mid_level"):
         if ctx.is_connected(name):
             raise LoweringFailure(f"'Displacement and bump' moves the mesh in the vertex stage, which reads the "
