@@ -2,10 +2,14 @@
 
 A definition becomes a fragment-stage helper named after it (`group_` and
 its name: groups.function_name), with one parameter per interface input
-(VPL parameters are passed by value; samplers too) and returning its one
+(VPL parameters are passed by value; samplers too), then one per surface
+source the body reads among `lowering.SHIFTABLE_SOURCES` (texcoord, world
+position, vertex colour; through nested groups too), and returning its one
 output, a record `<name>_outputs` with a field per output when it has
 several, or nothing when it has none. An instance evaluates its inputs,
-calls the helper and reads the record's fields its consumers use. The body
+calls the helper (passing the material's surface sources, or moved ones
+when a filtered bump lowers it again at another point:
+`_Lowering.relower_input`) and reads the record's fields its consumers use. The body
 is lowered once, into the helper, by a function lowering
 (`_Lowering.function_lowering`) that shares the module; nested groups call
 their own helpers from inside it.

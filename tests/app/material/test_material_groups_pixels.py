@@ -122,7 +122,7 @@ def _sharp_bump_graph(filter_width: float) -> tuple[MaterialGraph, dict[str, str
     graph = MaterialGraph()
     ids: dict[str, str] = {}
 
-    def add(key: str, type_name: str, properties: dict | None = None) -> str:
+    def add(key: str, type_name: str, properties: dict[str, float] | None = None) -> str:
         ids[key] = graph.add_node(type_name, properties=properties).id
         return ids[key]
 
@@ -146,7 +146,7 @@ def _sharp_bump_graph(filter_width: float) -> tuple[MaterialGraph, dict[str, str
     return graph, ids
 
 
-def test_filtered_bump_through_groups_keeps_every_pixel(renderer) -> None:
+def test_filtered_bump_through_groups_keeps_every_pixel(renderer: tuple[Renderer, str]) -> None:
     """A filtered Normal From Height whose sharp height is computed partly (or wholly) inside groups, nested
     too: the helpers take the surface sources as parameters, so the bump's taps move them through the calls
     and the grouped material keeps the flat one's filtered bevels, pixel for pixel."""
@@ -166,8 +166,9 @@ def test_filtered_bump_through_groups_keeps_every_pixel(renderer) -> None:
     deep = group_nodes(chain.document, chain.function_id, inner_ids)
     for label, document in (("part", part.document), ("nested", nested.document), ("chain", chain.document),
                             ("chain nested", deep.document)):
-        result = lower(document)
-        helpers = [function for function in result.module.fragment.functions if function.name.startswith("group")]
+        module = lower(document).module
+        assert module is not None, label
+        helpers = [function for function in module.fragment.functions if function.name.startswith("group")]
         assert helpers, label
         assert np.array_equal(_render(gl_renderer, document, target), reference), label
 
