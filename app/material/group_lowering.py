@@ -2,10 +2,14 @@
 
 A definition becomes a fragment-stage helper named after it (`group_` and
 its name: groups.function_name), with one parameter per interface input
-(VPL parameters are passed by value; samplers too) and returning its one
+(VPL parameters are passed by value; samplers too), then one per surface
+source the body reads among `lowering.SHIFTABLE_SOURCES` (texcoord, world
+position, vertex colour; through nested groups too), and returning its one
 output, a record `<name>_outputs` with a field per output when it has
 several, or nothing when it has none. An instance evaluates its inputs,
-calls the helper and reads the record's fields its consumers use. The body
+calls the helper (passing the material's surface sources, or moved ones
+when a filtered bump lowers it again at another point:
+`_Lowering.relower_input`) and reads the record's fields its consumers use. The body
 is lowered once, into the helper, by a function lowering
 (`_Lowering.function_lowering`) that shares the module; nested groups call
 their own helpers from inside it.
@@ -37,7 +41,7 @@ instances differ, the second helper is named `group_<name>_2` and so on.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +65,7 @@ from app.material.traversal import connected_nodes, node_id_key, topological_ord
 from vpl_core.ir.builder import record
 from vpl_core.ir.module import Function
 from vpl_core.ir.types import VOID, RecordType, Type
-from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
+from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue, StorageKind
 
 if TYPE_CHECKING:
     from app.material.lowering import LoweringResult, NodeContext, _Lowering
@@ -160,6 +164,8 @@ class GroupState:
         self._bare: dict[str, BodyAnalysis] = {}
         self._analyzing: set[str] = set()
         self.helpers: dict[tuple[str, HelperKey], tuple[Function, RecordType | None]] = {}
+        #: Each helper's surface-source parameters (after its interface inputs), in order: what a call passes.
+        self.helper_sources: dict[int, list[str]] = {}
         self.helper_names: set[str] = set()
         self._next_suffix: dict[str, int] = {}
         self.level_controls: dict[int, dict[str, frozenset[str]]] = {}
@@ -377,6 +383,7 @@ class GroupState:
         child = caller.function_lowering(body, analysis.resolution, analysis.scope, function, request.top_owner)
         child.outer_sources = dict(request.outer_sources)
         child.report = lambda node_id, message: self._report(definition.id, node_id, message)
+        child.shiftable_source = self._source_parameter(child, function)
         self.calls[id(child)] = CallData(definition, function, result_record)
         inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
         controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
@@ -411,6 +418,22 @@ class GroupState:
                 _return(child, self.calls[id(child)], [_zero(child, port.type) for port in definition.outputs])
         finally:
             self._release(child)
+
+    def _source_parameter(self, child: _Lowering, function: Function) -> Callable[[str, Type], Operand]:
+        """How the body of helper `function` reads a shiftable surface source: a parameter added on first use.
+
+        The helper reads the same value as it would from the varying, but a call can pass another one, so
+        `_Lowering.relower_input` can compute a grouped height at moved surface points (a filtered bump).
+        """
+        names = self.helper_sources.setdefault(id(function), [])
+
+        def read(name: str, value_type: Type) -> Operand:
+            parameter = ReferenceValue(StorageKind.PARAMETER, len(function.parameters), value_type)
+            function.parameters.append(parameter)
+            names.append(name)
+            return child.fragment_main.load(parameter)
+
+        return read
 
     def _release(self, child: _Lowering) -> None:
         """Drop what only the lowering of one helper's body reads, once it is lowered.
@@ -478,6 +501,8 @@ def lower_instance(ctx: NodeContext) -> None:
     arguments = [ctx.input(port.name) for port in definition.inputs]
     function, result_record = ctx.lowering.groups.helper(request.caller, definition, request.key, request.outer_sources,
                                                          request.top_owner)
+    # The surface sources the body reads: the material's, or (lowered again by `relower_input`) moved ones.
+    arguments += [ctx.source(name) for name in ctx.lowering.groups.helper_sources.get(id(function), ())]
     fn = ctx.fn
     called = fn.call(function, *arguments)
     if called is None:

@@ -19,7 +19,7 @@ from typing import Any
 from app.material import group_lowering, texture_passes
 from app.material.catalog import Scope, node_type_for
 from app.material.graph import Connection, MaterialGraph, Node
-from app.material.groups import GROUP_INPUT_TYPE, GROUP_TYPE
+from app.material.groups import GROUP_INPUT_TYPE
 from app.material.node_types import (
     DEFAULT_SOURCES,
     LoweringFailure,
@@ -476,6 +476,8 @@ class NodeContext:
 #: The surface sources that `NodeContext.input_elsewhere` replaces (what differs from one point of the surface
 #: to the next; the normal and tangents are taken as constant over a pixel), and the source computed from them.
 SHIFTABLE_SOURCES = ("texcoord", "world_position", "vertex_color")
+#: Their VPL types (a group's helper takes the ones its body reads as parameters of these types).
+SHIFTABLE_SOURCE_TYPES: dict[str, Type] = {"texcoord": vec(2), "world_position": vec(3), "vertex_color": vec(4)}
 _SHIFTED_DERIVED = {"view_direction": "world_position"}
 
 
@@ -678,6 +680,9 @@ class _Lowering:
         self.preview_ports: frozenset[tuple[str, str]] = frozenset()
         #: The Surface Output's displacement of the mesh in the vertex stage (None: the mesh as it is).
         self.displacement: texture_passes.VertexDisplacement | None = None
+        #: In a function lowering: where the body's `SHIFTABLE_SOURCES` come from (group_lowering makes them
+        #: the helper's parameters, so that a call can pass them moved: `relower_input`); None: computed here.
+        self.shiftable_source: Callable[[str, Type], Operand] | None = None
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -725,6 +730,7 @@ class _Lowering:
         child.sources = {}
         child.forced_control = set()
         child.outer_sources = {}
+        child.shiftable_source = None
         child.fragment_main = TrackingFunctionBuilder(function, child)
         return child
 
@@ -833,6 +839,9 @@ class _Lowering:
         self.note_read(name)
         cached = self.sources.get(name)
         if cached is None:
+            if self.shiftable_source is not None and name in SHIFTABLE_SOURCES:
+                cached = self.sources[name] = self.shiftable_source(name, SHIFTABLE_SOURCE_TYPES[name])
+                return cached
             compute = SURFACE_SOURCES.get(name)
             if compute is None:
                 raise LoweringFailure(f"unknown default source {name!r}")
@@ -903,9 +912,12 @@ class _Lowering:
         replaced by `replace(name)`.
 
         Only the upstream nodes that read such a source, or are fed by one that does, are lowered again (into
-        fresh registers; the rest, parameters included, keep their values). An unconnected input is its own
-        value. None when the upstream holds a group instance, a Group Input or an If node, whose sources this
-        cannot replace (a group's helper reads its own); the caller then falls back to something else.
+        fresh registers; the rest, parameters included, keep their values). A group instance is lowered again
+        as a second call of its helper, which takes the sources its body reads (through nested groups too) as
+        parameters (app.material.group_lowering): the call passes the replaced ones. An unconnected input is
+        its own value. None when the upstream holds an If node or a Group Input passing anything but a
+        texture (the caller's values cannot be computed at other points from inside the helper); the caller
+        then falls back to something else.
         """
         connection = self.incoming.get((node_id, port))
         if connection is None:
@@ -921,7 +933,9 @@ class _Lowering:
         for other in order:
             node = self.graph.nodes[other]
             node_type = node_type_for(node, self.scope)
-            if node_type is None or node.type_name in (GROUP_TYPE, GROUP_INPUT_TYPE) or node_type.control:
+            if node.type_name == GROUP_INPUT_TYPE and self._group_input_uniform(other, upstream, (node_id, port)):
+                continue  # only textures (uniform samplers) from it: the same everywhere
+            if node_type is None or node.type_name == GROUP_INPUT_TYPE or node_type.control:
                 return None
             if node.type_name in PARAMETER_NODE_TYPES:
                 continue  # a uniform: the same everywhere (and declared once)
@@ -950,6 +964,17 @@ class _Lowering:
             return self.coerce(value, source_type, target)
         finally:
             self.values, self.sources, self.owner = saved
+
+    def _group_input_uniform(self, group_input: str, upstream: set[str], target: tuple[str, str]) -> bool:
+        """Whether the ports of Group Input `group_input` that feed `upstream` (or input `target`) are all
+        textures: a texture input is fed by a Texture Parameter, a uniform, so it is the same at every point."""
+        definition = self.scope.definition
+        if definition is None:
+            return False
+        types = {port.name: port.type for port in definition.inputs}
+        return all(types.get(connection.source_port) is PortType.TEXTURE for connection in self.graph.connections
+                   if connection.source_node == group_input
+                   and (connection.target_node in upstream or (connection.target_node, connection.target_port) == target))
 
     def helper(
         self,

@@ -219,9 +219,10 @@ register(
             "the filter was the default store) the slope is `dfdx`/`dfdy` of height × strength, which differences "
             "whole 2×2-pixel quads: a sharp mask gives a bevel that steps along the quads. Strength is read at the "
             "pixel. "
-            "A height whose upstream holds a group, a Group Input or an If node keeps the `dfdx` slope (a group's "
-            "helper cannot be given moved sources yet). An error after an If node (derivatives need uniform "
-            "control flow)."
+            "A height computed (partly) inside groups is moved through them (their helpers take the surface "
+            "sources as parameters); one whose upstream holds an If node, or inside a group comes through a "
+            "Group Input other than a texture, keeps the `dfdx` slope. An error after an If node (derivatives "
+            "need uniform control flow)."
         ),
     )
 )

@@ -19,6 +19,7 @@ from app.material.groups import (
     GROUP_TYPE,
     GroupingError,
     add_instance,
+    function_name,
     group_nodes,
     recursion_problem,
     ungroup,
@@ -26,6 +27,8 @@ from app.material.groups import (
 from app.material.lowering import lower
 from app.preview.renderer import Renderer
 from vpl_core.backends.glsl import compile as compile_glsl
+from vpl_core.ir.types import Type
+from vpl_core.ir.values import Operand
 
 
 def _colour_chain() -> MaterialGraph:
@@ -225,3 +228,47 @@ def test_custom_code_renders_the_expected_pixels(current_gl) -> None:
     expected = np.float32(color[:3]) * np.float32(amount)
     centre = pixels[16, 16]
     np.testing.assert_allclose(centre[:3], expected, rtol=0, atol=1e-6)
+
+
+def _calls_of(function_name: str, graph: MaterialGraph) -> tuple[list[list[Operand]], list[Type]]:
+    """The argument lists of every call of helper `function_name` in `graph`'s lowering, and its parameter types."""
+    from vpl_core.ir.instructions import CallInstruction
+
+    result = lower(graph)
+    assert result.ok and result.module is not None, [d.message for d in result.errors]
+    functions = {function.name: function for function in result.module.fragment.functions}
+    callee = functions[function_name]
+    calls = [list(instruction.arguments) for function in functions.values() for block in function.blocks
+             for instruction in block.instructions
+             if isinstance(instruction, CallInstruction) and instruction.callee is callee]
+    return calls, [parameter.type for parameter in callee.parameters]
+
+
+def test_a_helper_takes_the_surface_sources_its_body_reads_and_a_filtered_bump_moves_them() -> None:
+    """A body reading texcoord gets it as a parameter (nested groups pass it on); one reading no surface
+    source keeps only its interface inputs; a filtered bump downstream calls the helper once more per tap."""
+    from vpl_core.ir.types import FLOAT, vec
+
+    graph = MaterialGraph()
+    noise = graph.add_node("gradient_noise").id
+    step = graph.add_node("step").id
+    graph.connect(noise, "out", step, "x")
+    bump = graph.add_node("normal_from_height").id  # a new node: filtered bump
+    graph.connect(step, "out", bump, "height")
+    output = graph.add_node("surface_output").id
+    graph.connect(bump, "normal_out", output, "normal")
+
+    reads = group_nodes(graph, None, [noise, step])
+    calls, parameters = _calls_of("group_1", reads.document)
+    assert parameters == [vec(2)]
+    assert len(calls) == 1 + 8  # the material's point and the bump's 8 taps, each with its own texcoord
+    assert len({id(arguments[0]) for arguments in calls}) == 9
+
+    nested = group_nodes(reads.document, None, [reads.instance_id])
+    calls, parameters = _calls_of(function_name(nested.document.functions[nested.function_id]), nested.document)
+    assert parameters == [vec(2)] and len(calls) == 9
+
+    pure = group_nodes(graph, None, [step])
+    calls, parameters = _calls_of("group_1", pure.document)
+    assert parameters == [FLOAT]  # its interface input only
+    assert len(calls) == 9  # fed by moved noise: lowered again per tap too

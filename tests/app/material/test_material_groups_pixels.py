@@ -26,6 +26,8 @@ from app.material.graph import MaterialGraph
 from app.material.groups import GROUP_TYPE, OUTPUT_TYPES, GroupingError, group_nodes, ungroup
 from app.material.lowering import lower
 from app.material.port_types import PortType
+from app.material.texture_passes import is_pass_node_type
+from app.material.traversal import connected_nodes
 from app.preview.renderer import Renderer
 from vpl_core.backends.glsl import compile as compile_glsl
 
@@ -114,6 +116,63 @@ def test_nested_groups_of_an_example_keep_every_pixel(renderer, name: str) -> No
     assert restored == graph
 
 
+def _sharp_bump_graph(filter_width: float) -> tuple[MaterialGraph, dict[str, str]]:
+    """A bump from a sharp mask: steps of a texture-coordinate noise, a world-position noise and the vertex
+    colour, multiplied, into a Normal From Height (tilted steeply so that its bevels show)."""
+    graph = MaterialGraph()
+    ids: dict[str, str] = {}
+
+    def add(key: str, type_name: str, properties: dict[str, float] | None = None) -> str:
+        ids[key] = graph.add_node(type_name, properties=properties).id
+        return ids[key]
+
+    add("noise_uv", "gradient_noise", {"scale": 6.0})
+    add("step_uv", "step")
+    graph.connect(ids["noise_uv"], "out", ids["step_uv"], "x")
+    add("noise_3d", "gradient_noise_3d", {"scale": 5.0})
+    add("step_3d", "step")
+    graph.connect(ids["noise_3d"], "out", ids["step_3d"], "x")
+    add("vertex", "vertex_color")
+    add("mask", "multiply")
+    graph.connect(ids["step_uv"], "out", ids["mask"], "a")
+    graph.connect(ids["step_3d"], "out", ids["mask"], "b")
+    add("height", "multiply")
+    graph.connect(ids["mask"], "out", ids["height"], "a")
+    graph.connect(ids["vertex"], "alpha", ids["height"], "b")
+    add("bump", "normal_from_height", {"strength": 0.05, "filter_width": filter_width})
+    graph.connect(ids["height"], "out", ids["bump"], "height")
+    add("output", "surface_output")
+    graph.connect(ids["bump"], "normal_out", ids["output"], "normal")
+    return graph, ids
+
+
+def test_filtered_bump_through_groups_keeps_every_pixel(renderer: tuple[Renderer, str]) -> None:
+    """A filtered Normal From Height whose sharp height is computed partly (or wholly) inside groups, nested
+    too: the helpers take the surface sources as parameters, so the bump's taps move them through the calls
+    and the grouped material keeps the flat one's filtered bevels, pixel for pixel."""
+    gl_renderer, target = renderer
+    graph, ids = _sharp_bump_graph(filter_width=2.0)
+    reference = _render(gl_renderer, graph, target)
+    # The filter shows: the unfiltered slope (what a group used to fall back to) gives other pixels.
+    assert not np.array_equal(_render(gl_renderer, _sharp_bump_graph(filter_width=0.0)[0], target), reference)
+    part = group_nodes(graph, None, [ids["noise_uv"], ids["step_uv"]])
+    nested = group_nodes(part.document, None, [part.instance_id, ids["noise_3d"], ids["step_3d"], ids["mask"]])
+    chain = group_nodes(graph, None, [ids[key] for key in ("noise_uv", "step_uv", "noise_3d", "step_3d", "vertex",
+                                                           "mask", "height", "bump")])
+    inner = chain.document.functions[chain.function_id]
+    # The bump inside a group whose upstream is grouped again inside it.
+    inner_ids = [node.id for node in inner.body.nodes.values() if node.type_name in ("gradient_noise_3d", "step")]
+    assert len(inner_ids) == 3
+    deep = group_nodes(chain.document, chain.function_id, inner_ids)
+    for label, document in (("part", part.document), ("nested", nested.document), ("chain", chain.document),
+                            ("chain nested", deep.document)):
+        module = lower(document).module
+        assert module is not None, label
+        helpers = [function for function in module.fragment.functions if function.name.startswith("group")]
+        assert helpers, label
+        assert np.array_equal(_render(gl_renderer, document, target), reference), label
+
+
 # Generated graphs ---------------------------------------------------------------------------------
 
 #: Weighted towards what makes a group's lowering depend on its surroundings: Ifs, textures, derivatives.
@@ -130,10 +189,7 @@ def graphs_and_selections(draw) -> tuple[MaterialGraph, list[str]]:
     for _ in range(draw(st.integers(min_value=2, max_value=10))):
         type_name = draw(st.sampled_from(_FAVOURED) | st.sampled_from(_KNOWN))
         earlier = list(graph.nodes)
-        # A filtered bump (a new Normal From Height's default) whose upstream is grouped falls back to the
-        # `dfdx` slope (docs/decisions.md, "Filtered bump"): its pixels at sharp edges change, so generated
-        # bumps take the `dfdx` slope, which grouping keeps.
-        node = graph.add_node(type_name, properties={"filter_width": 0.0} if type_name == "normal_from_height" else None)
+        node = graph.add_node(type_name)  # a Normal From Height with its default filtered bump
         for port in NODE_TYPES[type_name].inputs:
             if port.type is PortType.TEXTURE:
                 texture = graph.add_node("texture_parameter", properties={
@@ -158,6 +214,13 @@ def graphs_and_selections(draw) -> tuple[MaterialGraph, list[str]]:
                 ids.remove(node_id)
                 break
     selection = draw(st.lists(st.sampled_from(list(graph.nodes)[:-1]), min_size=1, unique=True))
+    # A filtered bump inside the group takes its height's whole upstream with it: one fed through a Group
+    # Input (other than a texture) falls back to the `dfdx` slope (docs/decisions.md, "Filtered bump").
+    # A bump outside the group whose height is computed (partly) inside it stays as it is.
+    for node_id in list(selection):
+        connection = graph.connection_into(node_id, "height")
+        if graph.nodes[node_id].type_name == "normal_from_height" and connection is not None:
+            selection += sorted(connected_nodes(graph, [connection.source_node]) - set(selection))
     return graph, selection
 
 
@@ -172,6 +235,7 @@ def test_grouping_generated_graphs_keeps_every_pixel(renderer, case: tuple[Mater
     live = {node.type_name for node in graph.nodes.values()}
     event("with an If" if "if" in live else "without an If")
     event("with a texture sample" if live & {"sample_texture", "triplanar_texture"} else "without texture samples")
+    event("with a bump" if "normal_from_height" in live else "without a bump")
     gl_renderer, target = renderer
     reference = _render(gl_renderer, graph, target)
     try:
@@ -179,6 +243,12 @@ def test_grouping_generated_graphs_keeps_every_pixel(renderer, case: tuple[Mater
     except GroupingError as refusal:
         # Only when every selected node must stay outside (a texture leaving the selection).
         assert "nothing to group" in str(refusal)
+        return
+    body = edit.document.functions[edit.function_id].body
+    if any(is_pass_node_type(node.type_name) for node in body.nodes.values()):
+        # Texture-space nodes render the whole UV square: a group holding one is refused, with a message.
+        assert "cannot sit inside a group" in " ".join(d.message for d in lower(edit.document).errors)
+        event("grouped a texture-space node")
         return
     # Float rounding only: with every input a constant, the driver folds the flat graph's arithmetic at
     # compile time but the inlined helper's partly at run time (seen: 7e-7 on a few pixels of a roughness
