@@ -97,3 +97,26 @@ def test_connected_inputs_bake_to_valid_textures(tmp_path: Path) -> None:
         files.append(written[-1] if suffix == ".gltf" else written[0])
     reports = validate(*files)
     assert [issue_counts(report)[:2] for report in reports] == [(0, 0), (0, 0)], [report["issues"]["messages"] for report in reports]
+
+
+def test_materialx_export_writes_the_extension_inputs_gltf_pbr_has(tmp_path: Path) -> None:
+    from app.export import mtlx
+
+    target = tmp_path / "m.mtlx"
+    result = mtlx.export_mtlx(_surface(**CONSTANTS), target, "m")
+    valid, message = mtlx.validate(target.read_text())
+    assert valid, message
+    import MaterialX as mx  # noqa: N813 - the package's name
+
+    document = mx.createDocument()
+    mx.readFromXmlString(document, result.text)
+    (shader,) = document.getNodes("gltf_pbr")
+    for name, value in CONSTANTS.items():
+        written = shader.getInput(name).getValue()
+        expected = value[:3] if isinstance(value, tuple) else value
+        got = tuple(written.asTuple()) if hasattr(written, "asTuple") else written
+        assert np.allclose(got, expected, atol=1e-6), name
+    assert shader.getInput("clearcoat_normal") is None  # unconnected: gltf_pbr's default, the interpolated normal
+    # Neutral values write nothing more than before.
+    plain = mtlx.export_mtlx(_surface(), tmp_path / "p.mtlx", "p").text
+    assert not any(f'name="{name}"' in plain for name in CONSTANTS)
