@@ -29,7 +29,7 @@ import numpy as np
 
 from app.export.bake import BakedMaterial
 from app.export.images import encode_srgb, quantize, write_image
-from app.export.surface import SURFACE_EXTENSION_CHANNELS, require_channels
+from app.export.surface import SURFACE_EXTENSION_CHANNELS, extensions_in_use, require_channels
 from vpl_core.atomic_write import write_atomically
 
 MANIFEST = "bake.json"
@@ -104,7 +104,8 @@ def save_maps(baked: BakedMaterial, directory: str | Path, mesh: str = "", extra
         # The Surface Output's glTF extension inputs have no baked map (glTF export carries them).
         "constants": {channel.name: _rounded(baked.constant(channel.name)) for channel in baked.description.channels
                       if channel not in SURFACE_EXTENSION_CHANNELS},
-        "notes": list(baked.notes),
+        "notes": list(baked.notes) + [f"{name}: a glTF material extension input, which baked maps do not carry; "
+                                      "export to glTF or MaterialX for it" for name in extensions_in_use(baked.description)],
         **(extra or {}),
     }
     manifest_path = folder / MANIFEST

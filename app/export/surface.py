@@ -88,6 +88,13 @@ SURFACE_EXTENSION_CHANNELS: tuple[Channel, ...] = (
     Channel("thickness", "extra", (0,), ("thickness",)),
     Channel("anisotropy_rotation", "extra", (1,), ("anisotropy_rotation",)),
 )
+#: The extension channels' neutral values (an extension whose factor is neutral is off).
+EXTENSION_FACTORS: dict[str, tuple[float, ...]] = {
+    "clearcoat": (0.0,), "sheen_color": (0.0, 0.0, 0.0), "transmission": (0.0,), "ior": (1.5,), "iridescence": (0.0,),
+    "anisotropy_strength": (0.0,),
+}
+
+
 #: Raw channels holding a world-space normal (baked in the mesh's tangent frame).
 NORMAL_CHANNELS = ("normal", "coat_normal", "clearcoat_normal")
 #: The OpenPBR Surface's inputs, baked raw (one input per channel) in passes of four values; the glTF
@@ -283,3 +290,11 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
             constants[channel.name] = _clamp((number(channel.name),))
     heights = (max(number("height_scale"), 0.0), number("height_mid_level")) if kind == SURFACE else (0.0, 0.5)
     return OutputDescription(node_id, kind, channels, connected, alpha_mode, cutoff, constants, *heights)
+
+
+def extensions_in_use(description: OutputDescription) -> list[str]:
+    """The Surface Output's glTF extension factors that are connected or not neutral (what only glTF carries)."""
+    if description.kind != SURFACE:
+        return []
+    return [name for name, neutral in EXTENSION_FACTORS.items()
+            if name in description.connected or description.constants.get(name) != neutral]

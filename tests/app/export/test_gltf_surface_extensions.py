@@ -120,3 +120,15 @@ def test_materialx_export_writes_the_extension_inputs_gltf_pbr_has(tmp_path: Pat
     # Neutral values write nothing more than before.
     plain = mtlx.export_mtlx(_surface(), tmp_path / "p.mtlx", "p").text
     assert not any(f'name="{name}"' in plain for name in CONSTANTS)
+
+
+def test_baked_maps_name_the_extension_inputs_they_do_not_carry(tmp_path: Path) -> None:
+    import json
+
+    from app.export.maps import save_maps
+
+    save_maps(baked_material(_surface(clearcoat=0.5, ior=1.6)), tmp_path / "a")
+    notes = json.loads((tmp_path / "a" / "bake.json").read_text())["notes"]
+    assert [note.split(":")[0] for note in notes] == ["clearcoat", "ior"]
+    save_maps(baked_material(_surface()), tmp_path / "b")
+    assert json.loads((tmp_path / "b" / "bake.json").read_text())["notes"] == []
