@@ -38,6 +38,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_lowering.py": (["--sizes", "20", "--repeat", "1"], []),
     "bench_mtlx_reference.py": (["GltfPbr/gltf_pbr_plastic.mtlx", "--size", "32", "--samples", "16"], [gl]),
     "bench_noise.py": (["--frames", "1", "--size", "32"], [gl]),
+    "bench_openpbr_frames.py": (["--frames", "1", "--size", "32"], [gl]),
     "bench_orbit.py": (["--rounds", "1", "--seconds", "0.5", "--size", "64"], [gl]),
     "bench_overview.py": (["--sizes", "50", "--repeat", "1"], []),
     "bench_region_filters.py": (["--size", "64", "--runs", "1"], [gl]),

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from app.export import images
-from app.export.surface import NEUTRAL, OPENPBR, SURFACE, ExportError, OutputDescription, describe_output
+from app.export.surface import NEUTRAL, NORMAL_CHANNELS, OPENPBR, SURFACE, ExportError, OutputDescription, describe_output
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
 from app.material.lowering import NodeContext, OutputOverride, lower
@@ -214,7 +214,7 @@ def _emit_raw(description: OutputDescription, pass_name: str) -> Callable[[NodeC
         for channel in channels:
             (name,) = channel.inputs
             value = ctx.input(name)
-            if channel.name in ("normal", "coat_normal"):
+            if channel.name in NORMAL_CHANNELS:
                 normal = fn.builtin(Builtin.NORMALIZE, PortType.VEC3, value)
                 frame = (ctx.source("world_tangent"), ctx.source("world_bitangent"), ctx.source("world_normal"))
                 for index, axis in zip(channel.components, frame):
@@ -292,7 +292,9 @@ def pass_targets(graph: MaterialGraph, description: OutputDescription) -> list[B
     targets = []
     for pass_name in description.passes_to_bake():
         inputs = [name for channel in description.channels if channel.pass_name == pass_name for name in channel.inputs]
-        emit = _emit_raw(description, pass_name) if description.kind == OPENPBR else emitters[pass_name]
+        # The OpenPBR Surface's passes and the Surface Output's extension passes hold raw inputs.
+        raw = description.kind == OPENPBR or pass_name not in emitters
+        emit = _emit_raw(description, pass_name) if raw else emitters[pass_name]
         targets.append(BakeTarget(pass_name, emit, _sources(graph, description.node_id, inputs)))
     return targets
 

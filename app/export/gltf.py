@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from app.export.bake import BakedMaterial
+from app.export.gltf_extensions import surface_extensions
 from app.export.gltf_openpbr import build_openpbr, mesh_thickness
 from app.export.images import decode_srgb, encode_srgb, quantize, write_image
 from app.export.maps import channel_values, unit_vectors
@@ -162,6 +163,7 @@ def build_material(baked: BakedMaterial, name: str, thickness: float = 1.0) -> G
     elif not _is(specular, 1.0):
         assert specular is not None
         extensions["KHR_materials_specular"] = {"specularFactor": round(specular[0], 6)}
+    surface_extensions(result, baked, texture, extensions)
     if extensions:
         material["extensions"] = extensions
         result.extensions.extend(name for name in sorted(extensions) if name not in result.extensions)
@@ -429,6 +431,68 @@ def material_graph(path: str | os.PathLike[str]) -> MaterialGraph:
         graph.connect(sample(specular["specularTexture"], "orm", "linear"), "a", output, "specular")
     else:
         set_value("specular", float(specular.get("specularFactor", 1.0)))
+    _read_extensions(extensions, sample, graph, output, set_value)
     if alpha_mode == "MASK":
         set_value("alpha_clip", float(material.get("alphaCutoff", 0.5)))
     return graph
+
+
+def _read_extensions(extensions: dict[str, Any], sample: Any, graph: MaterialGraph, output: str, set_value: Any) -> None:
+    """The KHR extensions `build_material` writes for a Surface Output, back onto its extension inputs: factors, and the
+    textures it writes (clearcoat R/G, transmission R, sheen colour and roughness); a texture with a factor other
+    than 1 is scaled by a Multiply node."""
+
+    def factor_or_texture(entry: dict[str, Any], factor_key: str, texture_key: str, default: float, name: str,
+                          port: str, image: str, color_space: str) -> None:
+        factor = float(entry.get(factor_key, default))
+        if texture_key not in entry:
+            set_value(port, factor)
+            return
+        node = sample(entry[texture_key], image, color_space)
+        if factor == 1.0:
+            graph.connect(node, name, output, port)
+            return
+        scale = graph.add_node("multiply", (400.0, 600.0), {"b": factor}).id
+        graph.connect(node, name, scale, "a")
+        graph.connect(scale, "out", output, port)
+
+    clearcoat = extensions.get("KHR_materials_clearcoat")
+    if clearcoat is not None:
+        factor_or_texture(clearcoat, "clearcoatFactor", "clearcoatTexture", 0.0, "r", "clearcoat", "clearcoat", "linear")
+        factor_or_texture(clearcoat, "clearcoatRoughnessFactor", "clearcoatRoughnessTexture", 0.0, "g", "clearcoat_roughness",
+                          "clearcoat", "linear")
+        if "clearcoatNormalTexture" in clearcoat:
+            normal = sample(clearcoat["clearcoatNormalTexture"], "clearcoat_normal", "linear")
+            normal_map = graph.add_node("normal_map", (400.0, 450.0), {"strength": float(clearcoat["clearcoatNormalTexture"].get("scale", 1.0))}).id
+            graph.connect(normal, "rgb", normal_map, "tangent_normal")
+            graph.connect(normal_map, "normal_out", output, "clearcoat_normal")
+    sheen = extensions.get("KHR_materials_sheen")
+    if sheen is not None:
+        color = [float(c) for c in sheen.get("sheenColorFactor", [0.0, 0.0, 0.0])]
+        if "sheenColorTexture" in sheen:
+            graph.connect(sample(sheen["sheenColorTexture"], "sheen_color", "srgb"), "rgba", output, "sheen_color")
+        else:
+            set_value("sheen_color", tuple(color) + (1.0,))
+        factor_or_texture(sheen, "sheenRoughnessFactor", "sheenRoughnessTexture", 0.0, "a", "sheen_roughness",
+                          "sheen_roughness", "linear")
+    transmission = extensions.get("KHR_materials_transmission")
+    if transmission is not None:
+        factor_or_texture(transmission, "transmissionFactor", "transmissionTexture", 0.0, "r", "transmission",
+                          "transmission", "linear")
+    volume = extensions.get("KHR_materials_volume")
+    if volume is not None:
+        factor_or_texture(volume, "thicknessFactor", "thicknessTexture", 0.0, "g", "thickness", "thickness", "linear")
+        if "attenuationDistance" in volume:
+            set_value("attenuation_distance", float(volume["attenuationDistance"]))
+            set_value("attenuation_color", tuple(float(c) for c in volume.get("attenuationColor", [1.0, 1.0, 1.0])) + (1.0,))
+    if "KHR_materials_ior" in extensions:
+        set_value("ior", float(extensions["KHR_materials_ior"].get("ior", 1.5)))
+    iridescence = extensions.get("KHR_materials_iridescence")
+    if iridescence is not None:
+        set_value("iridescence", float(iridescence.get("iridescenceFactor", 0.0)))
+        set_value("iridescence_ior", float(iridescence.get("iridescenceIor", 1.3)))
+        set_value("iridescence_thickness", float(iridescence.get("iridescenceThicknessMaximum", 400.0)))
+    anisotropy = extensions.get("KHR_materials_anisotropy")
+    if anisotropy is not None:
+        set_value("anisotropy_strength", float(anisotropy.get("anisotropyStrength", 0.0)))
+        set_value("anisotropy_rotation", float(anisotropy.get("anisotropyRotation", 0.0)))

@@ -18,54 +18,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.export.bake import BakedMaterial
+from app.export.gltf_extensions import (
+    _TOLERANCE,
+    GLTF_IOR,
+    _r,
+    _Values,
+    clearcoat_entry,
+    iridescence_entry,
+    is_constant,
+    near,
+    sheen_entry,
+    transmission_entry,
+)
 from app.export.images import encode_srgb, quantize
-from app.export.maps import channel_values, unit_vectors
+from app.export.maps import unit_vectors
 
 if TYPE_CHECKING:
     from app.export.gltf import GltfMaterial
-
-#: glTF's default IOR (KHR_materials_ior), also the clearcoat's fixed IOR.
-GLTF_IOR = 1.5
-_TOLERANCE = 0.5 / 255.0
-
-
-class _Values:
-    """The output's channels as numpy: a (k,) array when constant over the mesh, else (H, W, k)."""
-
-    def __init__(self, baked: BakedMaterial) -> None:
-        self.baked = baked
-        self.covered = baked.coverage > 0.0
-
-    def __call__(self, name: str) -> np.ndarray:
-        constant = self.baked.constant(name)
-        if constant is not None:
-            return np.asarray(constant, dtype=np.float64)
-        return channel_values(self.baked, name).astype(np.float64)
-
-    def image(self, value: np.ndarray) -> np.ndarray:
-        size = self.baked.size
-        return np.broadcast_to(value, (size, size, value.shape[-1])).astype(np.float32)
-
-    def mean(self, value: np.ndarray) -> np.ndarray:
-        if value.ndim == 1:
-            return value
-        inside = value[self.covered] if self.covered.any() else value.reshape(-1, value.shape[-1])
-        mean: np.ndarray = inside.mean(axis=0)
-        return mean
-
-    def peak(self, value: np.ndarray) -> float:
-        if value.ndim == 1:
-            return float(value.max())
-        return float(value[self.covered].max()) if self.covered.any() else float(value.max())
-
-
-def is_constant(value: np.ndarray) -> bool:
-    return value.ndim == 1
-
-
-def near(value: np.ndarray, expected: float) -> bool:
-    return is_constant(value) and bool(np.all(np.abs(value - expected) <= _TOLERANCE))
-
 
 def gltf_anisotropy(roughness: np.ndarray, anisotropy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(glTF roughness, KHR_materials_anisotropy strength) giving OpenPBR's (α_t, α_b).
@@ -80,10 +49,6 @@ def gltf_anisotropy(roughness: np.ndarray, anisotropy: np.ndarray) -> tuple[np.n
     alpha_b = (1.0 - a) * alpha_t
     strength = np.sqrt(np.clip((alpha_t - alpha_b) / np.maximum(1.0 - alpha_b, 1e-6), 0.0, 1.0))
     return np.sqrt(alpha_b), strength
-
-
-def _r(value: float) -> float:
-    return round(float(value), 6)
 
 
 def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emissive: Any, thickness: float) -> None:
@@ -169,13 +134,7 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
     coat, coat_roughness = np.clip(v("coat_weight"), 0.0, 1.0), np.clip(v("coat_roughness"), 0.0, 1.0)
     coat_used = not near(coat, 0.0)
     if coat_used:
-        entry = {}
-        if is_constant(coat) and is_constant(coat_roughness):
-            entry.update({"clearcoatFactor": _r(coat[0]), "clearcoatRoughnessFactor": _r(coat_roughness[0])})
-        else:
-            index = texture("clearcoat", quantize(np.concatenate([v.image(coat), v.image(coat_roughness), v.image(np.zeros(1))], axis=2)), "data")
-            entry.update({"clearcoatFactor": 1.0, "clearcoatTexture": {"index": index},
-                          "clearcoatRoughnessFactor": 1.0, "clearcoatRoughnessTexture": {"index": index}})
+        entry = clearcoat_entry(v, texture, coat, coat_roughness)
         coat_normal = normal_texture("coat_normal")
         if coat_normal is not None:
             entry["clearcoatNormalTexture"] = coat_normal
@@ -185,28 +144,12 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
     fuzz_weight = np.clip(v("fuzz_weight"), 0.0, 1.0)
     if not near(fuzz_weight, 0.0):
         sheen = np.clip(v("fuzz_color") * fuzz_weight, 0.0, 1.0)
-        fuzz_roughness = np.clip(v("fuzz_roughness"), 0.0, 1.0)
-        entry = {}
-        if is_constant(sheen):
-            entry["sheenColorFactor"] = [_r(c) for c in sheen]
-        else:
-            entry.update({"sheenColorFactor": [1.0, 1.0, 1.0],
-                          "sheenColorTexture": {"index": texture("sheen_color", quantize(encode_srgb(v.image(sheen))), "srgb")}})
-        if is_constant(fuzz_roughness):
-            entry["sheenRoughnessFactor"] = _r(fuzz_roughness[0])
-        else:
-            pixels = quantize(np.concatenate([v.image(np.zeros(3)), v.image(fuzz_roughness)], axis=2))
-            entry.update({"sheenRoughnessFactor": 1.0, "sheenRoughnessTexture": {"index": texture("sheen_roughness", pixels, "data")}})
-        extensions["KHR_materials_sheen"] = entry
+        extensions["KHR_materials_sheen"] = sheen_entry(v, texture, sheen, np.clip(v("fuzz_roughness"), 0.0, 1.0))
 
     # KHR_materials_transmission and _volume.
     transmission = np.clip(v("transmission_weight"), 0.0, 1.0)
     if not near(transmission, 0.0):
-        if is_constant(transmission):
-            extensions["KHR_materials_transmission"] = {"transmissionFactor": _r(transmission[0])}
-        else:
-            index = texture("transmission", quantize(v.image(np.repeat(transmission, 3, axis=-1))), "data")
-            extensions["KHR_materials_transmission"] = {"transmissionFactor": 1.0, "transmissionTexture": {"index": index}}
+        extensions["KHR_materials_transmission"] = transmission_entry(v, texture, transmission)
         color, depth = v("transmission_color"), v("transmission_depth")
         if not (is_constant(color) and is_constant(depth)):
             notes.append("transmission_color/transmission_depth vary over the mesh: glTF's attenuation is one colour "
@@ -235,23 +178,7 @@ def build_openpbr(result: GltfMaterial, baked: BakedMaterial, texture: Any, emis
     film = np.clip(v("thin_film_weight"), 0.0, 1.0)
     if not near(film, 0.0):
         nanometres = np.maximum(v("thin_film_thickness"), 0.0) * 1000.0
-        film_ior = v("thin_film_ior")
-        if not is_constant(film_ior):
-            notes.append("thin_film_ior varies over the mesh: glTF's iridescence IOR is one number; its mean is exported")
-        entry = {"iridescenceIor": _r(max(float(v.mean(film_ior)[0]), 1.0))}
-        peak = max(v.peak(nanometres), 1e-3)
-        if is_constant(film) and is_constant(nanometres):
-            entry.update({"iridescenceFactor": _r(film[0]), "iridescenceThicknessMinimum": _r(peak),
-                          "iridescenceThicknessMaximum": _r(peak)})
-        else:
-            index = texture("iridescence", quantize(np.concatenate([v.image(film), v.image(nanometres / peak), v.image(np.zeros(1))], axis=2)), "data")
-            entry.update({"iridescenceFactor": 1.0, "iridescenceThicknessMinimum": 0.0, "iridescenceThicknessMaximum": _r(peak),
-                          "iridescenceThicknessTexture": {"index": index}})
-            if not is_constant(film):
-                entry["iridescenceTexture"] = {"index": index}
-            else:
-                entry["iridescenceFactor"] = _r(film[0])
-        extensions["KHR_materials_iridescence"] = entry
+        extensions["KHR_materials_iridescence"] = iridescence_entry(v, texture, film, nanometres, v("thin_film_ior"), notes, "thin_film_ior")
 
     # KHR_materials_anisotropy: strength from the remapping above, along the mesh's tangent (rotation 0).
     if strength is not None:

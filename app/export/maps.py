@@ -29,7 +29,7 @@ import numpy as np
 
 from app.export.bake import BakedMaterial
 from app.export.images import encode_srgb, quantize, write_image
-from app.export.surface import require_channels
+from app.export.surface import SURFACE_EXTENSION_CHANNELS, extensions_in_use, require_channels
 from vpl_core.atomic_write import write_atomically
 
 MANIFEST = "bake.json"
@@ -101,8 +101,11 @@ def save_maps(baked: BakedMaterial, directory: str | Path, mesh: str = "", extra
         "alpha_mode": baked.description.alpha_mode,
         "alpha_cutoff": baked.description.alpha_cutoff,
         "files": {file_name: {"channels": list(channels), "encoding": encoding} for file_name, channels, encoding in files},
-        "constants": {channel.name: _rounded(baked.constant(channel.name)) for channel in baked.description.channels},
-        "notes": list(baked.notes),
+        # The Surface Output's glTF extension inputs have no baked map (glTF export carries them).
+        "constants": {channel.name: _rounded(baked.constant(channel.name)) for channel in baked.description.channels
+                      if channel not in SURFACE_EXTENSION_CHANNELS},
+        "notes": list(baked.notes) + [f"{name}: a glTF material extension input, which baked maps do not carry; "
+                                      "export to glTF or MaterialX for it" for name in extensions_in_use(baked.description)],
         **(extra or {}),
     }
     manifest_path = folder / MANIFEST

@@ -41,11 +41,11 @@ from typing import Any
 
 from app.export.mtlx_tables import ALPHA_MODES as ALPHA_MODES
 from app.export.mtlx_tables import GEOMETRY as GEOMETRY
+from app.export.mtlx_tables import GLTF_PBR_EXTENSION_INPUTS, _library, _mx_errors, read_external, srgb_to_linear
 from app.export.mtlx_tables import GLTF_PBR_INPUTS as GLTF_PBR_INPUTS
 from app.export.mtlx_tables import SIMPLE as SIMPLE
 from app.export.mtlx_tables import UNARY as UNARY
 from app.export.mtlx_tables import Simple as Simple
-from app.export.mtlx_tables import _library, _mx_errors, read_external, srgb_to_linear
 from app.export.surface import OPENPBR, SURFACE, UNLIT, ExportError, output_node_id
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
@@ -549,7 +549,9 @@ class _Exporter:
             description = describe_output(self.graph)
             has_height = "height" in description.connected
             heights = ["height", "height_scale", "height_mid_level"] if has_height else []
-            self.prewalk([ours for ours in GLTF_PBR_INPUTS if ours != "alpha_clip" or description.alpha_mode == "MASK"] + heights)
+            extensions = self.extension_inputs()
+            self.prewalk([ours for ours in GLTF_PBR_INPUTS if ours != "alpha_clip" or description.alpha_mode == "MASK"]
+                         + heights + extensions)
             shader = self.doc.addNode("gltf_pbr", f"SR_{self.name}", "surfaceshader")
             for ours, (theirs, mx_type) in GLTF_PBR_INPUTS.items():
                 if ours == "normal" and (self.output_id, ours) not in self.incoming:
@@ -557,6 +559,8 @@ class _Exporter:
                 if ours == "alpha_clip" and description.alpha_mode != "MASK":
                     continue
                 self.shader_input(shader, theirs, ours, mx_type)
+            for name in extensions:
+                self.shader_input(shader, name, name, GLTF_PBR_EXTENSION_INPUTS[name])
             shader.setInputValue("alpha_mode", ALPHA_MODES[description.alpha_mode], "integer")
             displacement = self.displacement() if has_height else None
         elif self.kind == OPENPBR:
@@ -648,6 +652,25 @@ class _Exporter:
         self.connect(output, value, mx_type, f"{name}_convert")
         element.setNodeGraphString(self.nodegraph.getName())
         element.setOutputString(output.getName())
+
+    def extension_inputs(self) -> list[str]:
+        """The Surface Output's glTF extension inputs to write: connected, or not their neutral value; the
+        iridescence thickness with the iridescence (gltf_pbr's default is 100 nm, the Surface Output's 400)."""
+        node_type = NODE_TYPES[self.output.type_name]
+        used = []
+        for name in GLTF_PBR_EXTENSION_INPUTS:
+            if (self.output_id, name) in self.incoming:
+                used.append(name)
+                continue
+            if name == "clearcoat_normal":
+                continue  # unconnected: the interpolated normal, gltf_pbr's default too
+            spec = node_type.property(name)
+            value = self.output.properties.get(name, spec.default if spec is not None else None)
+            if spec is not None and as_numbers(value, 3) != as_numbers(spec.default, 3):
+                used.append(name)
+        if "iridescence" in used and "iridescence_thickness" not in used:
+            used.append("iridescence_thickness")
+        return used
 
     def shader_input(self, shader: Any, theirs: str, ours: str, mx_type: str) -> None:
         self.shader_connect(shader.addInput(theirs, mx_type), self.input_value(self.output, ours, mx_type), mx_type, theirs)

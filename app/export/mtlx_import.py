@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.export.mtlx_tables import GEOMETRY, GLTF_PBR_INPUTS, SIMPLE, _library, _mx_errors, read_external, srgb_to_linear
+from app.export.mtlx_tables import (
+    GEOMETRY,
+    GLTF_PBR_EXTENSION_INPUTS,
+    GLTF_PBR_INPUTS,
+    SIMPLE,
+    _library,
+    _mx_errors,
+    read_external,
+    srgb_to_linear,
+)
 from app.export.surface import ExportError
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
@@ -954,7 +963,7 @@ def _gltf_pbr(importer: _Importer, shader: Any) -> None:
     output = importer.graph.nodes[target]
     mode_value = importer.constant_of(shader, "alpha_mode", "gltf_pbr input 'alpha_mode'")
     mode = int(mode_value[0]) if isinstance(mode_value, tuple) else 0
-    handled = {"alpha_mode", "alpha", "alpha_cutoff", "ior", "specular"}
+    handled = {"alpha_mode", "alpha", "alpha_cutoff"}
     for ours, (theirs, _mx_type) in GLTF_PBR_INPUTS.items():
         if theirs in handled:
             continue
@@ -974,14 +983,18 @@ def _gltf_pbr(importer: _Importer, shader: Any) -> None:
             output.properties["alpha_clip"] = cutoff[0] if isinstance(cutoff, tuple) else 0.5
     else:
         output.properties["alpha_clip"] = 0.0
-    handled |= importer.ior_to_specular(shader, "ior", "specular", target)
-    importer.unrepresented(shader, handled, {
-        "transmission": ("thickness", "attenuation_distance", "attenuation_color", "dispersion"),
-        "clearcoat": ("clearcoat_roughness", "clearcoat_normal"),
-        "iridescence": ("iridescence_ior", "iridescence_thickness"),
-        "anisotropy_strength": ("anisotropy_rotation",),
-        "sheen_roughness": (),
-    })
+    # The KHR extension inputs are the Surface Output's, under the same names (ior included: KHR_materials_ior).
+    for name in GLTF_PBR_EXTENSION_INPUTS:
+        element = shader.getInput(name)
+        if element is None:
+            continue
+        handled.add(name)
+        if name == "clearcoat_normal" and not (element.getNodeName() or element.getNodeGraphString() or element.getInterfaceName()):
+            continue  # a constant world-space normal: unconnected, the Surface Output reads the interpolated normal
+        importer.feed(shader, name, target, name)
+    if shader.getInput("iridescence") is not None and shader.getInput("iridescence_thickness") is None:
+        output.properties["iridescence_thickness"] = 100.0  # gltf_pbr's default (the Surface Output's is 400 nm)
+    importer.unrepresented(shader, handled, {"transmission": ("dispersion",)})
 
 
 def _standard_surface(importer: _Importer, shader: Any) -> None:

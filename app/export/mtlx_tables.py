@@ -34,6 +34,14 @@ GLTF_PBR_INPUTS: dict[str, tuple[str, str]] = {
     "alpha_clip": ("alpha_cutoff", "float"),
     "specular": ("specular", "float"),
 }
+#: The Surface Output's glTF extension inputs: gltf_pbr has each under the same name (input -> type). The exporter
+#: writes the ones in use (connected, or not their neutral value); a gltf_pbr import lists them (not read yet).
+GLTF_PBR_EXTENSION_INPUTS: dict[str, str] = {
+    "clearcoat": "float", "clearcoat_roughness": "float", "clearcoat_normal": "vector3", "sheen_color": "color3",
+    "sheen_roughness": "float", "transmission": "float", "thickness": "float", "attenuation_color": "color3",
+    "attenuation_distance": "float", "ior": "float", "iridescence": "float", "iridescence_ior": "float",
+    "iridescence_thickness": "float", "anisotropy_strength": "float", "anisotropy_rotation": "float",
+}
 #: gltf_pbr's alpha_mode values.
 ALPHA_MODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}
 

@@ -41,8 +41,10 @@ OPENPBR = "openpbr_surface"
 #: height: the Surface Output's height (0..1), 0, 0, 1.
 #: The OpenPBR Surface adds coat, fuzz, specular_color, film, volume and coat_normal
 #: (`OPENPBR_CHANNELS`), each four raw inputs.
+#: The Surface Output's glTF extension inputs use coat, fuzz, film, volume, coat_normal and extra
+#: (`SURFACE_EXTENSION_CHANNELS`), baked raw like the OpenPBR Surface's.
 PASSES: tuple[str, ...] = ("base", "orm", "normal", "emissive", "height", "coat", "fuzz", "specular_color", "film", "volume",
-                           "coat_normal", "unmapped", "unmapped_color")
+                           "coat_normal", "unmapped", "unmapped_color", "extra")
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,34 @@ SURFACE_CHANNELS: tuple[Channel, ...] = (
     Channel("emissive", "emissive", (0, 1, 2), ("emissive_color", "emissive_strength")),
     Channel("height", "height", (0,), ("height",)),
 )
+#: The Surface Output's glTF extension inputs, baked raw (one input per channel) when connected; the glTF
+#: writer (app.export.gltf_extensions) maps them onto the KHR extensions.
+SURFACE_EXTENSION_CHANNELS: tuple[Channel, ...] = (
+    Channel("clearcoat", "coat", (0,), ("clearcoat",)),
+    Channel("clearcoat_roughness", "coat", (1,), ("clearcoat_roughness",)),
+    Channel("transmission", "coat", (2,), ("transmission",)),
+    Channel("iridescence", "coat", (3,), ("iridescence",)),
+    Channel("sheen_color", "fuzz", (0, 1, 2), ("sheen_color",)),
+    Channel("sheen_roughness", "fuzz", (3,), ("sheen_roughness",)),
+    Channel("iridescence_thickness", "film", (0,), ("iridescence_thickness",)),
+    Channel("anisotropy_strength", "film", (1,), ("anisotropy_strength",)),
+    Channel("ior", "film", (2,), ("ior",)),
+    Channel("iridescence_ior", "film", (3,), ("iridescence_ior",)),
+    Channel("attenuation_color", "volume", (0, 1, 2), ("attenuation_color",)),
+    Channel("attenuation_distance", "volume", (3,), ("attenuation_distance",)),
+    Channel("clearcoat_normal", "coat_normal", (0, 1, 2), ("clearcoat_normal",)),
+    Channel("thickness", "extra", (0,), ("thickness",)),
+    Channel("anisotropy_rotation", "extra", (1,), ("anisotropy_rotation",)),
+)
+#: The extension channels' neutral values (an extension whose factor is neutral is off).
+EXTENSION_FACTORS: dict[str, tuple[float, ...]] = {
+    "clearcoat": (0.0,), "sheen_color": (0.0, 0.0, 0.0), "transmission": (0.0,), "ior": (1.5,), "iridescence": (0.0,),
+    "anisotropy_strength": (0.0,),
+}
+
+
+#: Raw channels holding a world-space normal (baked in the mesh's tangent frame).
+NORMAL_CHANNELS = ("normal", "coat_normal", "clearcoat_normal")
 #: The OpenPBR Surface's inputs, baked raw (one input per channel) in passes of four values; the glTF
 #: writer combines them (base_color × base_weight, the anisotropy remapping, ...). Passes holding only
 #: unconnected inputs are never rendered.
@@ -232,7 +262,7 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
     cutoff = 0.5 if "alpha_clip" in connected else min(max(number("alpha_clip"), 0.0), 1.0)
 
     kind = node.type_name
-    channels = SURFACE_CHANNELS if kind == SURFACE else UNLIT_CHANNELS
+    channels = SURFACE_CHANNELS + SURFACE_EXTENSION_CHANNELS if kind == SURFACE else UNLIT_CHANNELS
     constants: dict[str, tuple[float, ...]] = {}
     for channel in channels:
         if any(name in connected for name in channel.inputs):
@@ -246,8 +276,11 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
             constants[channel.name] = _clamp((number("opacity"),))
         elif channel.name == "occlusion":
             constants[channel.name] = _clamp((number("ambient_occlusion"),))
-        elif channel.name == "normal":
+        elif channel.name in NORMAL_CHANNELS:
             constants[channel.name] = NEUTRAL["normal"]  # unconnected: the interpolated normal itself
+        elif channel in SURFACE_EXTENSION_CHANNELS:  # raw: the glTF writer clamps them
+            width = len(channel.components)
+            constants[channel.name] = numbers(channel.name, 4)[:3] if width == 3 else (number(channel.name),)
         elif channel.name == "height":
             constants[channel.name] = _clamp((number("height"),))
         elif channel.name == "emissive":
@@ -257,3 +290,11 @@ def describe_output(graph: MaterialGraph) -> OutputDescription:
             constants[channel.name] = _clamp((number(channel.name),))
     heights = (max(number("height_scale"), 0.0), number("height_mid_level")) if kind == SURFACE else (0.0, 0.5)
     return OutputDescription(node_id, kind, channels, connected, alpha_mode, cutoff, constants, *heights)
+
+
+def extensions_in_use(description: OutputDescription) -> list[str]:
+    """The Surface Output's glTF extension factors that are connected or not neutral (what only glTF carries)."""
+    if description.kind != SURFACE:
+        return []
+    return [name for name, neutral in EXTENSION_FACTORS.items()
+            if name in description.connected or description.constants.get(name) != neutral]

@@ -753,6 +753,23 @@ def brushed_aluminium() -> MaterialGraph:
     return graph
 
 
+def lacquered_wood() -> MaterialGraph:
+    """Lacquered wood (Surface Output with glTF's clearcoat): streaked, warm grain under a rough base, sealed by a
+    smooth clear lacquer that mirrors the room (KHR_materials_clearcoat in glTF)."""
+    graph = MaterialGraph()
+    stretch = graph.add_node("tiling_offset", _at(0, 0), {"tiling": (1.5, 24.0)})
+    grain = graph.add_node("fractal_noise", _at(1, 0), {"scale": 3.0, "octaves": 4})
+    tone = graph.add_node("color_ramp", _at(2, 0), {
+        "stops": ((0.0, 0.16, 0.06, 0.02, 1.0), (0.45, 0.42, 0.2, 0.08, 1.0), (0.7, 0.55, 0.3, 0.12, 1.0),
+                  (1.0, 0.3, 0.13, 0.04, 1.0)),
+    })
+    output = graph.add_node("surface_output", _at(3, 0), {"roughness": 0.6, "clearcoat": 1.0, "clearcoat_roughness": 0.04})
+    graph.connect(stretch.id, "out", grain.id, "uv")
+    graph.connect(grain.id, "out", tone.id, "factor")
+    graph.connect(tone.id, "color", output.id, "base_color")
+    return graph
+
+
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "textured": _laid_out(textured),
     "animated": _laid_out(animated),
@@ -778,6 +795,7 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "jade": _laid_out(jade),
     "soap_bubble": _laid_out(soap_bubble),
     "brushed_aluminium": _laid_out(brushed_aluminium),
+    "lacquered_wood": _laid_out(lacquered_wood),
 }
 
 

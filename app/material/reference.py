@@ -91,6 +91,21 @@ normal / view / light directions.
   Output; its layering and real-time approximations are in
   docs/lighting.md, "OpenPBR Surface". A lobe whose weight is an
   unconnected constant 0 emits no code.
+- The Surface Output's **glTF extension inputs** carry the KHR material
+  extensions that layer onto metallic-roughness: `clearcoat`,
+  `clearcoat_roughness`, `clearcoat_normal` (KHR_materials_clearcoat);
+  `sheen_color`, `sheen_roughness` (KHR_materials_sheen); `transmission`
+  (KHR_materials_transmission) with `thickness`, `attenuation_color`,
+  `attenuation_distance` (KHR_materials_volume; distance 0 = no
+  attenuation, thickness 0 = thin-walled); `ior` (KHR_materials_ior);
+  `iridescence`, `iridescence_ior`, `iridescence_thickness` in nm
+  (KHR_materials_iridescence); `anisotropy_strength`,
+  `anisotropy_rotation` in radians from the tangent
+  (KHR_materials_anisotropy). They are shaded by the extensions' formulas
+  (docs/lighting.md, "glTF extensions of the Surface Output") and exported
+  to glTF as those extensions. An extension whose factor is unconnected and
+  neutral (0; ior 1.5; a black sheen colour) emits no code, so materials
+  that do not use it are unchanged.
 - **Colour space**: a Texture Parameter is sRGB (colour maps: base colour,
   emission) or linear (data: normal, roughness, metallic, ORM maps). In a
   Surface Output material Texture Sample decodes sRGB texels to linear with

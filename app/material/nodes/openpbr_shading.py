@@ -147,13 +147,22 @@ class Lobes:
     @staticmethod
     def of(ctx: NodeContext) -> Lobes:
         def constant_zero(name: str) -> bool:
-            return (not ctx.is_connected(name) and (ctx.node.id, name) not in ctx.lowering.live
-                    and ctx.number(name) == 0.0)
+            return constant_is(ctx, name, 0.0)
 
         on = frozenset(lobe for lobe, weight in LOBE_WEIGHTS.items() if not constant_zero(weight))
         return Lobes(on, not constant_zero("specular_roughness_anisotropy"),
                      "coat" in on and not constant_zero("coat_roughness_anisotropy"),
                      not constant_zero("base_diffuse_roughness"))
+
+
+def constant_is(ctx: NodeContext, name: str, value: float) -> bool:
+    """Whether input `name` is unconnected, not live and equal to `value` (every rgb component of a colour)."""
+    if ctx.is_connected(name) or (ctx.node.id, name) in ctx.lowering.live:
+        return False
+    stored = ctx.property(name)
+    if isinstance(stored, (tuple, list)):
+        return all(isinstance(c, (int, float)) and float(c) == value for c in stored[:3])
+    return ctx.number(name) == value
 
 
 class _Environment:
@@ -260,6 +269,27 @@ def _anisotropic_radiance(ctx: NodeContext, e: Emit, env: _Environment, normal: 
         total = tap if total is None else e.add(total, tap)
     assert total is not None
     return e.mul(total, 1.0 / ANISOTROPIC_TAPS)
+
+
+def refracted_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Operand, normal: Operand, eta: Operand,
+                          thin: Operand | bool, roughness: Operand) -> Operand:
+    """The environment seen through the surface: straight through a thin wall, else refracted in at the normal
+    and out through a sphere's far side (the exit normal halfway between the ray and −N); a bool `thin` picks
+    the ray in Python."""
+    fn = ctx.fn
+    backwards = fn.call_builtin(Builtin.NEGATE, vec(3), view)
+    entered = fn.call_builtin(Builtin.REFRACT, vec(3), backwards, normal, e.div(1.0, eta))
+    inner_normal = e.normalize(e.sub(e.mul(entered, e.dot(entered, normal)), e.mul(normal, 0.5)))
+    solid = fn.call_builtin(Builtin.REFRACT, vec(3), entered, inner_normal, eta)
+    through: Operand
+    if isinstance(thin, bool):
+        through = backwards if thin else solid
+    else:
+        through = e.select(thin, backwards, solid)
+    # refract() returns 0 on total internal reflection: fall back to the straight ray.
+    valid = fn.binary(BinaryOperator.GREATER, e.dot(through, through), fn.f(0.5))
+    through = e.select(valid, through, backwards)
+    return env.radiance(through, roughness)
 
 
 def fresnel_dielectric(e: Emit, cosine: Operand, eta: Operand) -> Operand:
@@ -493,18 +523,9 @@ def shade(ctx: NodeContext) -> Operand:
         # Depth 0: the colour tints directly; else Beer-Lambert over one scene unit (MaterialX's anisotropic_vdf).
         absorbed = e.exp(e.div(e.call(Builtin.LOG, color), e.max(depth, 1e-6)))
         tint = e.select(fn.binary(BinaryOperator.GREATER, depth, fn.f(0.0)), absorbed, color)
-        backwards = fn.call_builtin(Builtin.NEGATE, vec(3), view)
-        entered = fn.call_builtin(Builtin.REFRACT, vec(3), backwards, normal, e.div(1.0, modulated_eta))
-        inner_normal = e.normalize(e.sub(e.mul(entered, e.dot(entered, normal)), e.mul(normal, 0.5)))
-        solid = fn.call_builtin(Builtin.REFRACT, vec(3), entered, inner_normal, modulated_eta)
-        if ctx.is_connected("geometry_thin_walled"):
-            through = e.select(ctx.input("geometry_thin_walled"), backwards, solid)
-        else:  # a constant: only the ray it picks is traced
-            through = backwards if bool(ctx.property("geometry_thin_walled")) else solid
-        # refract() returns 0 on total internal reflection: fall back to the straight ray.
-        valid = fn.binary(BinaryOperator.GREATER, e.dot(through, through), fn.f(0.5))
-        through = e.select(valid, through, backwards)
-        transmitted = e.mul(env.radiance(through, env_roughness), tint)
+        thin: Operand | bool = (ctx.input("geometry_thin_walled") if ctx.is_connected("geometry_thin_walled")
+                                else bool(ctx.property("geometry_thin_walled")))
+        transmitted = e.mul(refracted_environment(ctx, e, env, view, normal, modulated_eta, thin, env_roughness), tint)
         opaque = e.mix(opaque, transmitted, transmission_weight)
     dielectric = e.add(dielectric, e.mul(substrate_transmit, opaque))
 

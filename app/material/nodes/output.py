@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.material.node_types import NodeType, PortSpec, PropertySpec, register
-from app.material.nodes import height, pbr_functions
+from app.material.nodes import gltf_shading, height, pbr_functions
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
 from app.material.texture_passes import DISPLACEMENT_CHOICES, DISPLACEMENT_PROPERTY
@@ -127,22 +127,34 @@ def _lower_surface_output(ctx: NodeContext) -> None:
     view = ctx.source("view_direction")
     light = ctx.source("light_direction")
 
-    brdf = fn.call(pbr_functions.gltf_brdf(lowering), normal, view, light, base_color, metallic, roughness, specular)
-    assert brdf is not None
-    facing = fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, light), fn.f(0.0))
-    if relief is not None and relief.light_visibility is not None:
-        facing = fn.multiply(facing, relief.light_visibility)
-    irradiance = fn.multiply(ctx.scene("light_color"), fn.multiply(ctx.scene("light_intensity"), facing))
-    direct = fn.multiply(brdf, irradiance)
-
-    environment = fn.call(pbr_functions.environment_light(lowering), normal, view, base_color, metallic, roughness, specular)
-    assert environment is not None
+    extensions = gltf_shading.Extensions.of(ctx)
+    if extensions.base:
+        facing = fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, light), fn.f(0.0))
+        if relief is not None and relief.light_visibility is not None:
+            facing = fn.multiply(facing, relief.light_visibility)
+        irradiance = fn.multiply(ctx.scene("light_color"), fn.multiply(ctx.scene("light_intensity"), facing))
+        inputs = gltf_shading.BaseInputs(normal, view, light, base_color, metallic, roughness, specular, irradiance)
+        direct, environment = gltf_shading.extended_base(ctx, extensions, inputs)
+    else:
+        brdf = fn.call(pbr_functions.gltf_brdf(lowering), normal, view, light, base_color, metallic, roughness, specular)
+        assert brdf is not None
+        facing = fn.builtin(Builtin.MAX, PortType.FLOAT, fn.builtin(Builtin.DOT, PortType.FLOAT, normal, light), fn.f(0.0))
+        if relief is not None and relief.light_visibility is not None:
+            facing = fn.multiply(facing, relief.light_visibility)
+        irradiance = fn.multiply(ctx.scene("light_color"), fn.multiply(ctx.scene("light_intensity"), facing))
+        direct = fn.multiply(brdf, irradiance)
+        called = fn.call(pbr_functions.environment_light(lowering), normal, view, base_color, metallic, roughness, specular)
+        assert called is not None
+        environment = called
     indirect = fn.multiply(environment, occlusion)
 
     strength = fn.builtin(Builtin.MAX, PortType.FLOAT, ctx.input("emissive_strength"), fn.f(0.0))
     emissive_rgb = fn.builtin(Builtin.MAX, PortType.VEC3, fn.swizzle(ctx.input("emissive_color"), "xyz"), pbr_functions.splat3(fn, 0.0))
     emissive = fn.multiply(emissive_rgb, strength)
-    radiance = fn.add(fn.add(direct, indirect), emissive)
+    if extensions.layers:
+        radiance = gltf_shading.layers(ctx, extensions, normal, view, light, direct, indirect, emissive, occlusion)
+    else:
+        radiance = fn.add(fn.add(direct, indirect), emissive)
     _store_with_alpha_clip(ctx, RADIANCE_OUTPUT_NAME, radiance, ctx.input("opacity"))
 
 
@@ -166,6 +178,21 @@ register(
             PortSpec("height", PortType.FLOAT, 0.5),
             PortSpec("height_scale", PortType.FLOAT, 0.05),
             PortSpec("height_mid_level", PortType.FLOAT, 0.5),
+            PortSpec("clearcoat", PortType.FLOAT, 0.0),
+            PortSpec("clearcoat_roughness", PortType.FLOAT, 0.0),
+            PortSpec("clearcoat_normal", PortType.VEC3, "world_normal"),
+            PortSpec("sheen_color", PortType.COLOR, (0.0, 0.0, 0.0, 1.0)),
+            PortSpec("sheen_roughness", PortType.FLOAT, 0.0),
+            PortSpec("transmission", PortType.FLOAT, 0.0),
+            PortSpec("thickness", PortType.FLOAT, 0.0),
+            PortSpec("attenuation_color", PortType.COLOR, (1.0, 1.0, 1.0, 1.0)),
+            PortSpec("attenuation_distance", PortType.FLOAT, 0.0),
+            PortSpec("ior", PortType.FLOAT, 1.5),
+            PortSpec("iridescence", PortType.FLOAT, 0.0),
+            PortSpec("iridescence_ior", PortType.FLOAT, 1.3),
+            PortSpec("iridescence_thickness", PortType.FLOAT, 400.0),
+            PortSpec("anisotropy_strength", PortType.FLOAT, 0.0),
+            PortSpec("anisotropy_rotation", PortType.FLOAT, 0.0),
         ],
         outputs=[],
         properties=[
@@ -183,6 +210,20 @@ register(
             PropertySpec("height_mid_level", "float", 0.5, 0.0, 1.0),
             PropertySpec(DISPLACEMENT_PROPERTY, "enum", DISPLACEMENT_CHOICES[0], choices=DISPLACEMENT_CHOICES,
                          label="displacement method"),
+            PropertySpec("clearcoat", "float", 0.0, 0.0, 1.0),
+            PropertySpec("clearcoat_roughness", "float", 0.0, 0.0, 1.0),
+            PropertySpec("sheen_color", "color", (0.0, 0.0, 0.0, 1.0)),
+            PropertySpec("sheen_roughness", "float", 0.0, 0.0, 1.0),
+            PropertySpec("transmission", "float", 0.0, 0.0, 1.0),
+            PropertySpec("thickness", "float", 0.0, 0.0, 10.0),
+            PropertySpec("attenuation_color", "color", (1.0, 1.0, 1.0, 1.0)),
+            PropertySpec("attenuation_distance", "float", 0.0, 0.0, 100.0),
+            PropertySpec("ior", "float", 1.5, 1.0, 3.0),
+            PropertySpec("iridescence", "float", 0.0, 0.0, 1.0),
+            PropertySpec("iridescence_ior", "float", 1.3, 1.0, 3.0),
+            PropertySpec("iridescence_thickness", "float", 400.0, 0.0, 1200.0),
+            PropertySpec("anisotropy_strength", "float", 0.0, 0.0, 1.0),
+            PropertySpec("anisotropy_rotation", "float", 0.0, -3.2, 3.2),
         ],
         lower=_lower_surface_output,
         notes=(
@@ -200,7 +241,10 @@ register(
             "the light darkens the direct light (self-shadowing) and the normal is bumped by the height's slope "
             "fitted to 8 taps 2 pixels wide. Displacement method 'displacement_and_bump' instead moves the mesh in "
             "the vertex stage (`texture_lod` at level 0 of a buffer the height is rendered into in UV space) and "
-            "bumps the normal by the same height at the pixel, without parallax."
+            "bumps the normal by the same height at the pixel, without parallax. The glTF extension inputs (clearcoat, sheen, transmission with volume "
+            "thickness and attenuation, ior, iridescence, anisotropy) are shaded by the KHR extensions' formulas "
+            "(app/material/nodes/gltf_shading.py); each emits nothing while its factor is unconnected and neutral "
+            "(0; ior 1.5; a black sheen colour)."
         ),
     )
 )

@@ -26,7 +26,8 @@ from app.preview.mesh_import import read_mesh_file
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "resources" / "examples"
-PBR_EXAMPLES = ("painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart")
+PBR_EXAMPLES = ("painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart",
+                "lacquered_wood")
 NODE_MODULES = ROOT / ".venv" / "node" / "node_modules"
 
 
@@ -67,6 +68,9 @@ def test_every_pbr_example_passes_the_khronos_validator(current_gl, tmp_path: Pa
     # The validator read every texture (the .gltf's external files too).
     painted = next(report for file, report in zip(files, reports) if file.name == "painted_metal.gltf")
     assert len(painted["info"]["resources"]) == 1 + 3  # buffer, base colour, ORM, normal
+    wood = next(file for file in files if file.name == "lacquered_wood.gltf")
+    extensions = json.loads(wood.read_text())["materials"][0]["extensions"]
+    assert extensions["KHR_materials_clearcoat"] == {"clearcoatFactor": 1.0, "clearcoatRoughnessFactor": 0.04}
 
 
 def test_the_validator_reports_a_broken_file(tmp_path: Path) -> None:

@@ -25,15 +25,14 @@ MX_EXAMPLES = ROOT / "tests" / "data" / "materialx" / "Materials" / "Examples"
 ALL = sorted(path.relative_to(MX_EXAMPLES).as_posix() for path in MX_EXAMPLES.glob("*/*.mtlx"))
 OPEN_PBR = sorted(name for name in ALL if name.startswith("OpenPbr/"))
 #: Examples whose every input the Surface Output represents (nothing listed).
-COMPLETE = ("GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx",
+COMPLETE = ("GltfPbr/gltf_pbr_carpaint.mtlx", "GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_glass.mtlx",
+            "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx",
             "StandardSurface/standard_surface_chrome.mtlx", "StandardSurface/standard_surface_default.mtlx",
             "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
             "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
             "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", *OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
-    "GltfPbr/gltf_pbr_carpaint.mtlx": ["clearcoat"],
-    "GltfPbr/gltf_pbr_glass.mtlx": ["ior", "transmission"],
     "StandardSurface/standard_surface_gold.mtlx": ["specular_color"],
     "StandardSurface/standard_surface_glass.mtlx": ["specular_IOR", "transmission"],
     "StandardSurface/standard_surface_velvet.mtlx": ["sheen", "sheen_color"],

@@ -65,14 +65,14 @@ def test_import_materialx_opens_the_mapped_graph_and_lists_the_rest(window, prom
     assert window.exports.export_mtlx_dialog()
     text = (tmp_path / "gold.mtlx").read_text()
     # An extra shader input the Surface Output does not have, and a node the editor has no counterpart for.
-    text = text.replace('<input name="alpha_mode"', '<input name="clearcoat" type="float" value="0.5" />\n    <input name="alpha_mode"')
+    text = text.replace('<input name="alpha_mode"', '<input name="specular_color" type="color3" value="0.5, 0.5, 0.5" />\n    <input name="alpha_mode"')
     (tmp_path / "gold.mtlx").write_text(text)
     prompts.mtlx_path = str(tmp_path / "gold.mtlx")
     window.import_mtlx_action.trigger()
     assert window.session.name == "gold (MaterialX)" and window.session.path is None
     assert {node.type_name for node in window.session.graph.nodes.values()} >= {"surface_output", "color_parameter"}
     title, _message, notes = prompts.named("show_notes")[-1]
-    assert title == "Import MaterialX" and any("clearcoat" in note for note in notes)
+    assert title == "Import MaterialX" and any("specular_color" in note for note in notes)
     broken = tmp_path / "broken.mtlx"
     broken.write_text("<materialx")
     prompts.mtlx_path = str(broken)
