@@ -22,6 +22,7 @@ gl, glslang, slow = pytest.mark.gl, pytest.mark.glslang, pytest.mark.slow
 
 #: benchmark -> (arguments of its smallest setting, marks of what it needs).
 SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
+    "bench_analysis_filters.py": (["--size", "256", "--runs", "1", "--only", "curvature"], [gl]),
     "bench_bake.py": (["--runs", "1", "--sizes", "256"], [gl]),
     "bench_bump.py": (["--frames", "1", "--size", "32", "--only", "rough_plastic"], [gl]),
     "bench_bundle.py": (["--runs", "1"], [gl, slow]),

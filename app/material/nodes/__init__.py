@@ -21,6 +21,8 @@ from app.material.nodes import (
     procedural,
     texture_regions,  # imports texture_space first: the Texture Buffer leads its category
     texture_space,
+    texture_space_adjustments,
+    texture_space_analysis,
     textures,
     utility,
     vectors,
