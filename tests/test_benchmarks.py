@@ -49,6 +49,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_thumbnails.py": (["--runs", "1", "--seconds", "0.2", "--large-sizes", ""], [gl]),
     "bench_values.py": (["--steps", "3", "--previews", "cpu"], []),  # the CPU preview: a window, no OpenGL
     "bench_verify.py": (["--repeat", "1", "--scale", "0.01"], []),
+    "bench_warp_filters.py": (["--size", "256", "--runs", "1"], [gl]),
 }
 
 

@@ -56,6 +56,10 @@ CATEGORIES: tuple[str, ...] = (
     "Output", "Utility",
 )
 
+#: The default of a texture input that may stay unconnected (the node reads it only when it is connected, and
+#: its lowering says what it needs); any other unconnected texture input is refused by the type propagation.
+OPTIONAL_TEXTURE = "optional"
+
 #: Values an unconnected input can default to besides constants, with their types.
 DEFAULT_SOURCES: dict[str, PortType] = {
     "texcoord": PortType.VEC2,

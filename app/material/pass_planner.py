@@ -195,6 +195,11 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
     def store(ctx: NodeContext) -> None:
         buffer_ctx = ctx.lowering.node_context(node, node_type)
         ctx.lowering.owner = node.id
+        if connection is not None and (connection.source_node, connection.source_port) not in ctx.lowering.values:
+            from app.material.node_types import LoweringFailure
+
+            # The node feeding the buffer could not be lowered (its own diagnostic says why).
+            raise LoweringFailure(f"its input cannot be rendered: {connection.source_node} has a problem")
         color = _as_rgba(ctx, buffer_ctx.input("input"), buffer_ctx.input_type("input"))
         fn = ctx.fn
         fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name), color)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.material.node_types import DEFAULT_SOURCES, NodeType, Scope, input_default, resolve_node_type
+from app.material.node_types import DEFAULT_SOURCES, OPTIONAL_TEXTURE, NodeType, Scope, input_default, resolve_node_type
 from app.material.port_types import Constraint, PortType, float_type, refusal
 from app.material.traversal import topological_order
 
@@ -103,7 +103,7 @@ def resolve_node(
                     resolution.error(node_id, problem)
                     ok = False
                     continue
-            elif port.type is PortType.TEXTURE:
+            elif port.type is PortType.TEXTURE and port.default != OPTIONAL_TEXTURE:
                 resolution.error(node_id, f"input '{port.name}' needs a texture: connect a Texture Parameter, a "
                                           "Texture Buffer or a filter")
                 ok = False

@@ -23,7 +23,9 @@ from app.material.nodes import (
     texture_space,
     texture_space_adjustments,
     texture_space_analysis,
+    texture_warps,
     textures,
+    tile_sampler,
     utility,
     vectors,
 )
