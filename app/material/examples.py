@@ -789,7 +789,7 @@ def _relief(graph: MaterialGraph, position: tuple[float, float], height: Node, u
 
 
 def stone_wall() -> MaterialGraph:
-    """A dry stone wall made the texture-space way: irregular stones (warped bricks) told apart by Flood Fill and
+    """A dry stone wall (Surface Output) made the texture-space way: irregular stones (warped bricks) told apart by Flood Fill and
     raised to random heights, bevelled, weathered by Slope Blur; Curvature wears their edges pale and rough."""
     graph = MaterialGraph()
     uv = graph.add_node("texcoord", _at(0, 0))
@@ -880,7 +880,7 @@ def stone_wall() -> MaterialGraph:
 
 
 def rusted_metal() -> MaterialGraph:
-    """Painted steel plates gone to rust, made the texture-space way: Curvature of the plates' height chips the
+    """Painted steel plates gone to rust (Surface Output), made the texture-space way: Curvature of the plates' height chips the
     paint off their edges to bare metal, Ambient Occlusion of it puts rust in the seams and dents, and a noise
     varies the rust from dark brown to orange."""
     graph = MaterialGraph()
@@ -978,7 +978,7 @@ def rusted_metal() -> MaterialGraph:
 
 
 def wet_cobblestones() -> MaterialGraph:
-    """A wet cobblestone street, made the texture-space way: Voronoi cells told apart by Flood Fill, domed by
+    """A wet cobblestone street (Surface Output), made the texture-space way: Voronoi cells told apart by Flood Fill, domed by
     Bevel to random heights; rain pools where the blurred height is low (puddles: dark, mirror-smooth, flat) and
     darkens the rest."""
     graph = MaterialGraph()
@@ -1072,7 +1072,7 @@ PEBBLES = {"x_amount": 9, "y_amount": 9, "shape": "brick", "size": 0.95, "scale_
 
 
 def scattered_pebbles() -> MaterialGraph:
-    """River pebbles scattered on sand by the Tile Sampler (random size, rotation, offset and shade per pebble),
+    """River pebbles scattered on sand (Surface Output) by the Tile Sampler (random size, rotation, offset and shade per pebble),
     rounded by Blur into domes, shaded by Ambient Occlusion where they sit in the sand."""
     graph = MaterialGraph()
     scatter = graph.add_node("tile_sampler", _at(0, 0), PEBBLES)
