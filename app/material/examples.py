@@ -1007,7 +1007,7 @@ def wet_cobblestones() -> MaterialGraph:
     stone_tone = _read(graph, _at(11, 7), random_height, tiling)
     # Water stands where the smoothed ground is below a level that a broad noise raises and lowers.
     level_noise = graph.add_node("fractal_noise", _at(11, 9), {"scale": 3.0, "octaves": 3})
-    rain = graph.add_node("float_parameter", _at(11, 11), {"name": "water_level", "default": 0.4, "minimum": 0.0,
+    rain = graph.add_node("float_parameter", _at(11, 11), {"name": "water_level", "default": 0.55, "minimum": 0.0,
                                                            "maximum": 1.0})
     pools = graph.add_node("smoothstep", _at(12, 10), {"edge0": 0.55, "edge1": 0.65})
     level = graph.add_node("multiply", _at(12, 9))
