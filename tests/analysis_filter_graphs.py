@@ -25,7 +25,8 @@ from analysis_filter_reference import (
 
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
-from app.material.texture_passes import PassPlan, plan_passes
+from app.material.pass_planner import plan_passes
+from app.material.texture_passes import PassPlan
 from app.preview.cpu_passes import run_plan_cpu
 
 SIZE = 256

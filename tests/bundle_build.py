@@ -9,6 +9,13 @@ on demand by the first bundle test otherwise (for example under
 `--collect-only`, or when the hook did not run). Output goes to files, not
 pipes, so a chatty build can never block on a full pipe. A run that ends
 before the bundle tests (`-x`, Ctrl-C) stops the build and removes its folder.
+
+Under pytest-xdist every worker collects every test, so none of them starts
+the build: the controller does, in a folder it names to the workers
+(`SHARED_FOLDER_VARIABLE`), as soon as a worker's collection includes the
+bundle tests, and writes the build's return code there when it ends. The
+bundle tests, on whichever workers run them, wait for that file. A worker
+that finds no build started there builds on its own, as a serial run does.
 """
 
 from __future__ import annotations
@@ -18,12 +25,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The longest a build may take (CI's budget for the whole suite is 90 minutes).
 BUILD_TIMEOUT_S = 1800
+#: Environment variable naming the folder of a build the xdist controller runs for its workers.
+SHARED_FOLDER_VARIABLE = "VPL_TEST_BUNDLE_BUILD_FOLDER"
+#: Inside the build folder: the return code, written (atomically) once the build has ended.
+RETURNCODE_FILE = "returncode"
 
 
 def base_python() -> str:
@@ -52,10 +65,11 @@ class BundleBuild:
     def started(self) -> bool:
         return self._process is not None or self._result is not None
 
-    def start(self) -> None:
+    def start(self, folder: Path | None = None) -> None:
+        """Start the build in `folder` (a new temporary folder when None)."""
         if self.started:
             return
-        self._folder = Path(tempfile.mkdtemp(prefix="vpl-bundle-build-"))
+        self._folder = folder if folder is not None else Path(tempfile.mkdtemp(prefix="vpl-bundle-build-"))
         dist = self._folder / "dist"
         dist.mkdir()
         with open(self._folder / "stdout", "wb") as stdout, open(self._folder / "stderr", "wb") as stderr:
@@ -65,9 +79,27 @@ class BundleBuild:
                 stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, cwd=ROOT,
             )
 
+    def start_for_workers(self, folder: Path) -> None:
+        """Start the build in `folder` (the controller's), and record its return code there when it ends."""
+        self.start(folder)
+        process = self._process
+        assert process is not None
+
+        def record() -> None:
+            returncode = process.wait()
+            partial = folder / f"{RETURNCODE_FILE}.partial"
+            partial.write_text(str(returncode))
+            partial.replace(folder / RETURNCODE_FILE)
+
+        threading.Thread(target=record, name="bundle-build", daemon=True).start()
+
     def result(self) -> BuildResult:
-        """Wait for the build (starting it if nobody did) and return how it went."""
+        """Wait for the build (the controller's, or this process's own, started if nobody did) and return how it went."""
         if self._result is not None:
+            return self._result
+        shared = os.environ.get(SHARED_FOLDER_VARIABLE)
+        if shared and (Path(shared) / "stdout").exists():
+            self._result = self._wait_for_shared(Path(shared))
             return self._result
         self.start()
         assert self._process is not None and self._folder is not None
@@ -84,6 +116,19 @@ class BundleBuild:
         )
         self._process = None
         return self._result
+
+    @staticmethod
+    def _wait_for_shared(folder: Path) -> BuildResult:
+        deadline = time.monotonic() + BUILD_TIMEOUT_S
+        while not (folder / RETURNCODE_FILE).exists():
+            assert time.monotonic() < deadline, f"the controller's bundle build in {folder} did not end in {BUILD_TIMEOUT_S} s"
+            time.sleep(0.5)
+        return BuildResult(
+            int((folder / RETURNCODE_FILE).read_text()),
+            (folder / "stdout").read_text(errors="replace"),
+            (folder / "stderr").read_text(errors="replace"),
+            folder / "dist",
+        )
 
     def discard(self) -> None:
         """Stop a build still running and remove its folder (the end of the test run)."""

@@ -8,7 +8,9 @@ silently lost its GL stack or glslang cannot pass CI.
 
 Tiers: a test that requests a fixture of `TIER_FIXTURES` (directly or
 through another fixture) gets that fixture's mark, as does one marked by
-hand (`pytest.mark.gl`, for a test that starts the editor in-process).
+hand (`pytest.mark.gl`, for a test that starts the editor in-process;
+`pytest.mark.heavy`, for a GL-free test that costs many seconds: a limit
+checked at full scale, a benchmark run).
 `--fast` (`./run-tests --fast`) deselects every test marked `FAST_EXCLUDES`:
 what is left needs no OpenGL, glslangValidator, browser or bundle build, and
 runs with OpenGL made unavailable (`NO_GL_ENVIRONMENT`).
@@ -20,9 +22,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -50,7 +54,7 @@ TIER_FIXTURES: dict[str, str] = {
     "glslang_validator": "glslang",
 }
 #: marks `--fast` leaves out (pyproject.toml declares them).
-FAST_EXCLUDES = ("gl", "glslang", "webgl", "slow")
+FAST_EXCLUDES = ("gl", "glslang", "webgl", "slow", "heavy")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -65,7 +69,21 @@ NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_O
                      "GALLIUM_DRIVER": "none", "LIBGL_DEBUG": "quiet"}
 
 
+def _xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    """True in the process that hands tests to pytest-xdist's workers (it runs none itself)."""
+    return config.getoption("dist", "no") != "no" and not _xdist_worker(config)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if _xdist_controller(config):
+        # The workers inherit the environment: where the controller's bundle build goes (tests/bundle_build.py).
+        from bundle_build import SHARED_FOLDER_VARIABLE
+
+        os.environ[SHARED_FOLDER_VARIABLE] = tempfile.mkdtemp(prefix="vpl-bundle-build-")
     if config.getoption("--fast"):
         os.environ["VPL_TEST_TIER"] = "fast"  # tests/tiers.py: the property tests' budgets for this tier
         os.environ.update(NO_GL_ENVIRONMENT)
@@ -241,20 +259,43 @@ def current_gles(gles_context: GLContext) -> GLContext:
 sys.path.insert(0, str(ROOT / "tests"))
 
 
+#: Tests that use the run's bundle build.
+BUNDLE_TESTS = ("tests/installers/test_bundle.py::", "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_bundle]")
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the desktop bundle's build now when the run includes its tests (tests/bundle_build.py)."""
-    if session.config.option.collectonly:
+    """Start the desktop bundle's build now when the run includes its tests (tests/bundle_build.py).
+
+    Not in an xdist worker: each collects every test, and the controller starts the one build."""
+    if session.config.option.collectonly or _xdist_worker(session.config):
         return
-    bundle_tests = ROOT / "tests" / "installers" / "test_bundle.py"
-    if any(item.path == bundle_tests for item in session.items):
+    if any(item.nodeid.startswith(BUNDLE_TESTS) for item in session.items):
         from bundle_build import BUILD
 
         BUILD.start()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """In the xdist controller: start the bundle build for the workers once one of them collected its tests.
+
+    `node` is xdist's WorkerController (xdist ships no type information)."""
+    if node.config.option.collectonly or not any(nodeid.startswith(BUNDLE_TESTS) for nodeid in ids):
+        return
+    from bundle_build import BUILD, SHARED_FOLDER_VARIABLE
+
+    BUILD.start_for_workers(Path(os.environ[SHARED_FOLDER_VARIABLE]))
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if "bundle_build" in sys.modules:
         sys.modules["bundle_build"].BUILD.discard()
+    if _xdist_controller(session.config):
+        from bundle_build import SHARED_FOLDER_VARIABLE
+
+        folder = os.environ.pop(SHARED_FOLDER_VARIABLE, None)
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:

@@ -18,7 +18,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS = ROOT / "benchmarks"
 
-gl, glslang, slow = pytest.mark.gl, pytest.mark.glslang, pytest.mark.slow
+# Every benchmark run is `heavy` besides the marks of what it needs: a subprocess and seconds of CPU each,
+# for the full tier (`test_every_benchmark_has_a_smallest_setting` stays in the fast one).
+gl, glslang, slow, heavy = pytest.mark.gl, pytest.mark.glslang, pytest.mark.slow, pytest.mark.heavy
 
 #: benchmark -> (arguments of its smallest setting, marks of what it needs).
 SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
@@ -59,7 +61,7 @@ def test_every_benchmark_has_a_smallest_setting() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", [pytest.param(name, marks=marks, id=name.removesuffix(".py")) for name, (_, marks) in SMALLEST.items()]
+    "name", [pytest.param(name, marks=[*marks, heavy], id=name.removesuffix(".py")) for name, (_, marks) in SMALLEST.items()]
 )
 def test_the_benchmark_runs_on_its_smallest_setting(name: str, tmp_path: Path) -> None:
     arguments = list(SMALLEST[name][0])

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from app.material import catalog  # noqa: E402, F401 - registers the node types
 from app.material.graph import Connection, MaterialGraph, Node  # noqa: E402
-from app.material.texture_passes import plan_passes  # noqa: E402
+from app.material.pass_planner import plan_passes  # noqa: E402
 from app.preview.cpu_passes import run_plan_cpu  # noqa: E402
 from vpl_core.interp.png import write_png  # noqa: E402
 

@@ -5,8 +5,9 @@ of its node (`input_default`: an unconnected input reads that property)
 gets an item beside its label: a number field for a float, a swatch for a
 colour (painted as it looks: `app.material.colors`, its alpha over a
 checkerboard), and a row of compact component fields for a vector
-(`VectorValueItem`, each component edited as a float), a check box for a
-boolean. While a wire
+(`VectorValueItem`, each component edited as a float; a vector input
+whose width follows what is connected shows as many fields as its
+resolved type has), a check box for a boolean. While a wire
 feeds the input, the value means nothing and is not drawn or editable.
 
 Editing, with the mouse on the node:
@@ -321,18 +322,44 @@ class VectorValueItem(QtWidgets.QGraphicsObject):
         super().__init__(parent)
         self.port_item = port_item
         self.name = name
-        self.size = size
+        self.size = 0
         self._read = read
+        self._commit = commit
+        self._finish = finish
+        self._range = (minimum, maximum)
+        #: Whether the input is a colour: a missing alpha reads 1 (as the lowering pads it), else 0.
+        self._color = False
         self.components: list[InputValueItem] = []
-        for index in range(size):
-            item = InputValueItem(self, port_item, f"{name}[{index}]", "float",
+        self.resize(size)
+
+    def resize(self, size: int, color: bool = False) -> bool:
+        """Show `size` components (a dynamic input's resolved width); whether anything changed.
+
+        The stored value keeps its own length: the lowering reads as many components as the input's
+        type has (`lowering.default_numbers`), and an edit changes only the component edited.
+        """
+        self._color = color
+        if size == self.size:
+            return False
+        for item in self.components[size:]:
+            item.setVisible(False)
+            scene = item.scene()
+            if scene is not None:
+                scene.removeItem(item)
+        del self.components[size:]
+        minimum, maximum = self._range
+        for index in range(len(self.components), size):
+            item = InputValueItem(self, self.port_item, f"{self.name}[{index}]", "float",
                                   read=functools.partial(self._component, index),
-                                  commit=functools.partial(self._commit_component, commit, index),
-                                  finish=finish, minimum=minimum, maximum=maximum)
+                                  commit=functools.partial(self._commit_component, self._commit, index),
+                                  finish=self._finish, minimum=minimum, maximum=maximum)
             item.component = True
             item.setToolTip(f"{'xyzw'[index]}: drag to change, click to type")
             item.setPos(index * (COMPONENT_WIDTH + COMPONENT_GAP), 0.0)
             self.components.append(item)
+        self.prepareGeometryChange()
+        self.size = size
+        return True
 
     @property
     def width(self) -> float:
@@ -343,16 +370,22 @@ class VectorValueItem(QtWidgets.QGraphicsObject):
         return bool(getattr(self.port_item, "connected_pipes", ()))
 
     def value(self) -> tuple[float, ...]:
+        """The components shown: the stored value truncated or padded to the shown width, as the lowering
+        reads it."""
         value = [float(c) for c in self._read()]
-        return tuple((value + [0.0] * self.size)[:self.size])
+        while len(value) < self.size:
+            value.append(1.0 if (self._color and len(value) == 3) else 0.0)
+        return tuple(value[:self.size])
 
     def _component(self, index: int) -> float:
         return self.value()[index]
 
     def _commit_component(self, commit: Callable[[Any, bool], None], index: int, component: float,
                           continuing: bool) -> None:
-        """One component edited: the whole vector, with that component changed, is reported."""
-        value = list(self.value())
+        """One component edited: the whole stored vector (at least as long as shown), with that component
+        changed, is reported."""
+        stored = [float(c) for c in self._read()]
+        value = list(self.value()) + stored[self.size:]
         value[index] = float(component)
         commit(tuple(value), continuing)
 

@@ -51,6 +51,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.graph.input_values import VALUE_GAP, VALUE_HEIGHT, InputValueItem, VectorValueItem
 from app.graph.ports import port_color, port_tooltip, type_label
 from app.graph.rich_text import escaped
+from app.material.port_types import Constraint, PortType
 
 IDENTIFIER_ROOT = "vpl"
 STABLE_ID_PROPERTY = "vpl_node_id"
@@ -971,6 +972,23 @@ class MaterialNode(BaseNode):
                     item.setData(0, label)
                     for pipe in item.connected_pipes:
                         pipe.update()  # its conversion marker follows the types (app.graph.view.MaterialPipeItem)
+        self._resize_vector_values(resolved)
+
+    def _resize_vector_values(self, resolved: dict[tuple[str, str], object]) -> None:
+        """A dynamic vector input shows as many fields as its resolved type has (its declared default's
+        width until the type is known)."""
+        resized = False
+        for item in self.view.input_values:
+            if not isinstance(item, VectorValueItem) or not isinstance(self._declared_types.get(("in", item.name)),
+                                                                        Constraint):
+                continue
+            actual = resolved.get(("in", item.name))
+            default = self.CATALOG_TYPE.property(item.name).default
+            width = actual.width if isinstance(actual, PortType) and 1 <= actual.width <= 4 else len(default)
+            resized = item.resize(width, actual is PortType.COLOR) or resized
+        if resized:
+            self.view._own_size = None
+            self.view.draw_node()
 
     def port_type_label(self, direction: str, port_name: str) -> str:
         ports = self.inputs() if direction == "in" else self.outputs()

@@ -20,7 +20,7 @@ from typing import Any
 
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.lowering import LoweringResult, NodeContext, OutputOverride, _lower
-from app.material.node_types import NodeDiagnostic, NodeType, node_type_for
+from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, node_type_for
 from app.material.parameters import material_values
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME
@@ -208,8 +208,6 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
         buffer_ctx = ctx.lowering.node_context(node, node_type)
         ctx.lowering.owner = node.id
         if connection is not None and (connection.source_node, connection.source_port) not in ctx.lowering.values:
-            from app.material.node_types import LoweringFailure
-
             # The node feeding the buffer could not be lowered (its own diagnostic says why).
             raise LoweringFailure(f"its input cannot be rendered: {connection.source_node} has a problem")
         color = _as_rgba(ctx, buffer_ctx.input("input"), buffer_ctx.input_type("input"))

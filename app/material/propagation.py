@@ -4,7 +4,8 @@ Dynamic inputs of one node must agree: every connected one is a float or
 has the same width W (colour counts as 4), and the node's dynamic outputs
 are `vecW` (`color` when one of the inputs is a colour and W is 4). Fixed
 inputs accept what `port_types.conversion` allows. An unconnected input's
-width is that of its default (`node_types.input_default`).
+width is that of its default (`node_types.input_default`), except that an
+unconnected vector takes the width of the vectors connected beside it.
 
 `propagate(graph)` resolves the nodes in topological order
 (`traversal.topological_order`) and reports per-node errors as strings; it
@@ -55,6 +56,12 @@ def _default_width(node: Node, node_type: NodeType, port_name: str) -> int:
         source_type = DEFAULT_SOURCES.get(value)
         return source_type.width if source_type is not None else 1
     return 1
+
+
+def _adapts(node: Node, node_type: NodeType, port_name: str, width: int, connected: bool) -> bool:
+    """Whether an input's width follows the connected vectors: an unconnected vector of numbers (not a source
+    such as "world_normal", whose width is its own)."""
+    return not connected and width > 1 and isinstance(input_default(node, node_type, port_name), (tuple, list))
 
 
 def resolve_node(
@@ -108,6 +115,14 @@ def resolve_node(
                                           "Texture Buffer or a filter")
                 ok = False
             resolution.port_types[(node_id, port.name)] = port.type
+    # An unconnected vector value takes the width of the vectors connected beside it (its stored components
+    # truncated or padded by the lowering, `lowering.default_numbers`), as a Blender socket does; with only
+    # floats (or nothing) connected, its own width decides.
+    connected_width = max((width for _, width, connected in dynamic_inputs if connected), default=1)
+    if connected_width > 1:
+        dynamic_inputs = [(name, connected_width if _adapts(node, node_type, name, width, connected) else width,
+                           connected) for name, width, connected in dynamic_inputs]
+        dynamic_width = max(width for _, width, _ in dynamic_inputs)
     for port_name, width, _connected in dynamic_inputs:
         if width not in (1, dynamic_width):
             widest = next(name for name, other, _ in dynamic_inputs if other == dynamic_width)

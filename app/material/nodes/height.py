@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.material.node_types import LoweringFailure
-from app.material.nodes.pbr import BUMP_TAP_OFFSETS, BUMP_TAPS
+from app.material.nodes.pbr import BUMP_FILTER_WIDTH, BUMP_TAP_OFFSETS, BUMP_TAPS
 from app.material.port_types import PortType
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import BOOL, FLOAT, vec
@@ -41,8 +41,6 @@ SHADOW_SHARPNESS = 12.0
 #: The smallest cosine of the view (and light) angle the march uses: a ray more grazing than this is marched as
 #: if at this angle, so the offset stays bounded (at most scale / MIN_COSINE).
 MIN_COSINE = 0.1
-#: Diameter in pixels of the taps the bump's slope is fitted to (as Normal From Height's `filter_width`).
-BUMP_FILTER_WIDTH = 2.0
 #: The Surface Output inputs computed again at the point the view ray hits.
 SHIFTED_INPUTS = ("base_color", "metallic", "roughness", "normal", "ambient_occlusion", "emissive_color",
                   "emissive_strength", "opacity", "alpha_clip", "specular")

@@ -509,7 +509,10 @@ register(
         "Blends three projected values (x, y, z axes) with Triplanar Coordinates' weights.",
         inputs=[PortSpec("x", DYNAMIC, 0.0), PortSpec("y", DYNAMIC, 0.0), PortSpec("z", DYNAMIC, 0.0), PortSpec("weights", PortType.VEC3, (0.33, 0.33, 0.34))],
         outputs=[PortSpec("out", DYNAMIC)],
-        properties=[],
+        properties=[
+            *(PropertySpec(name, "float", 0.0) for name in "xyz"),
+            PropertySpec("weights", "vector", (0.33, 0.33, 0.34), 0.0, 1.0),
+        ],
         lower=_lower_triplanar_blend,
         notes="x * w.x + y * w.y + z * w.z.",
     )

@@ -100,6 +100,7 @@ register(
         ],
         outputs=[PortSpec("normal_out", PortType.VEC3, label="normal")],
         properties=[
+            PropertySpec("tangent_normal", "vector", (0.5, 0.5, 1.0), label="color"),
             PropertySpec("strength", "float", 1.0, 0.0, 4.0),
             PropertySpec("convention", "enum", "opengl", choices=("opengl", "directx"), label="green channel"),
         ],
@@ -115,6 +116,9 @@ register(
 #: Normal From Height's taps: evenly on a circle (turned off the axes so a straight edge seen along x or y
 #: crosses them one at a time), in units of the filter radius.
 BUMP_TAPS = 8
+#: Diameter in pixels of the taps a filtered bump's slope is fitted to: the Surface Output's height bump, and
+#: Normal From Height's `filter_width` for a new node.
+BUMP_FILTER_WIDTH = 2.0
 _BUMP_TURN = math.atan2(1.0, 3.0)
 BUMP_TAP_OFFSETS = tuple((math.cos(_BUMP_TURN + 2.0 * math.pi * index / BUMP_TAPS),
                           math.sin(_BUMP_TURN + 2.0 * math.pi * index / BUMP_TAPS)) for index in range(BUMP_TAPS))
@@ -198,20 +202,23 @@ register(
         properties=[
             PropertySpec("height", "float", 0.0, 0.0, 1.0),
             PropertySpec("strength", "float", 1.0, 0.0, 10.0),
-            PropertySpec("filter_width", "float", 0.0, 0.0, 8.0),
+            # Filtered by default (a new node): a file that stored 0 keeps the quad-stepped `dfdx` slope.
+            PropertySpec("filter_width", "float", BUMP_FILTER_WIDTH, 0.0, 8.0),
         ],
         lower=_lower_normal_from_height,
         notes=(
             "Mikkelsen's surface gradient (\"Bump Mapping Unparametrized Surfaces on the GPU\", 2010) from "
-            "`dfdx`/`dfdy` of the world position and the slope of height × strength. By default (`filter_width` 0) "
-            "the slope is `dfdx`/`dfdy` of height × strength, which differences whole 2×2-pixel quads: a sharp mask "
-            "gives a bevel that steps along the quads. With `filter_width` > 0 (pixels, 2 is a good value) the "
+            "`dfdx`/`dfdy` of the world position and the slope of height × strength. With `filter_width` > 0 "
+            f"(pixels; {BUMP_FILTER_WIDTH:g} for a new node, as the Surface Output's own height bump) the "
             f"height's upstream is computed again at {BUMP_TAPS} taps on a circle of that diameter "
             "(texture coordinates, world position and vertex colour moved by their screen derivatives) and the "
             "slope is the least-squares plane through them: a sharp mask gives a smooth bevel about that wide, at "
             "the cost of that many evaluations of the nodes that read those sources (parameters and nodes that "
             "read none are shared; a texture-heavy height such as a triplanar sample is slow to compile on "
-            "software GL); a linear height gives the same slope as `dfdx`. Strength is read at the pixel. "
+            "software GL); a linear height gives the same slope as `dfdx`. With `filter_width` 0 (what files saved before "
+            "the filter was the default store) the slope is `dfdx`/`dfdy` of height × strength, which differences "
+            "whole 2×2-pixel quads: a sharp mask gives a bevel that steps along the quads. Strength is read at the "
+            "pixel. "
             "A height whose upstream holds a group, a Group Input or an If node keeps the `dfdx` slope (a group's "
             "helper cannot be given moved sources yet). An error after an If node (derivatives need uniform "
             "control flow)."
@@ -305,7 +312,8 @@ register(
         "The brightness of a linear colour: dot(rgb, (0.2126, 0.7152, 0.0722)) (Rec. 709).",
         inputs=[PortSpec("color", PortType.VEC3, (1.0, 1.0, 1.0))],
         outputs=[PortSpec("out", PortType.FLOAT)],
-        properties=[],
+        # A colour (its swatch on the node); the rgb reach the vec3 input.
+        properties=[PropertySpec("color", "color", (1.0, 1.0, 1.0, 1.0))],
         lower=_lower_luminance,
         notes="Calls the helper `luminance` (one `dot`).",
     )

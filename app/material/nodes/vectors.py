@@ -71,7 +71,7 @@ register(
         "Takes a vector or colour apart into its components.",
         inputs=[PortSpec("vector", DYNAMIC, (0.0, 0.0, 0.0, 0.0))],
         outputs=[PortSpec(name, PortType.FLOAT) for name in COMPONENTS],
-        properties=[],
+        properties=[PropertySpec("vector", "vector", (0.0, 0.0, 0.0, 0.0))],
         lower=_lower_split,
         resolve=_resolve_split,
         notes="One single-component `swizzle` per used output.",
@@ -120,12 +120,19 @@ register(
         "Picks and reorders components by a pattern such as xy, zyx or rgb.",
         inputs=[PortSpec("vector", DYNAMIC, (0.0, 0.0, 0.0, 0.0))],
         outputs=[PortSpec("out", PortType.VEC3)],
-        properties=[PropertySpec("pattern", "string", "xyz")],
+        properties=[PropertySpec("vector", "vector", (0.0, 0.0, 0.0, 0.0)), PropertySpec("pattern", "string", "xyz")],
         lower=_lower_swizzle,
         resolve=_resolve_swizzle,
         notes="One `swizzle` (rgba is spelled as xyzw); a float input is splat instead.",
     )
 )
+
+
+def value_properties(inputs: list[PortSpec]) -> list[PropertySpec]:
+    """A same-named property per input with a number default (edited on the node); a source such as
+    "world_normal" stays a source."""
+    return [PropertySpec(port.name, "vector" if isinstance(port.default, tuple) else "float", port.default)
+            for port in inputs if not isinstance(port.default, (str, bool))]
 
 
 def _geometric(
@@ -149,7 +156,7 @@ def _geometric(
             description,
             inputs=inputs,
             outputs=[PortSpec("out", output if output is not None else DYNAMIC)],
-            properties=[],
+            properties=value_properties(inputs),
             lower=lower,
             notes=f"Math extension `{builtin.value}`.",
         )
@@ -198,7 +205,7 @@ register(
         "The incident direction bent through a surface; eta is the ratio of refractive indices.",
         inputs=[PortSpec("incident", DYNAMIC, (0.0, 0.0, -1.0)), PortSpec("normal", DYNAMIC, "world_normal"), PortSpec("eta", PortType.FLOAT, 0.75)],
         outputs=[PortSpec("out", DYNAMIC)],
-        properties=[PropertySpec("eta", "float", 0.75, 0.0, 4.0)],
+        properties=[PropertySpec("incident", "vector", (0.0, 0.0, -1.0)), PropertySpec("eta", "float", 0.75, 0.0, 4.0)],
         lower=_lower_refract,
         notes="Math extension `refract` (the zero vector on total internal reflection).",
     )
@@ -226,7 +233,8 @@ register(
         "Rotates a vector by an angle (degrees) about an axis through the origin.",
         inputs=[PortSpec("vector", PortType.VEC3, (1.0, 0.0, 0.0)), PortSpec("axis", PortType.VEC3, (0.0, 0.0, 1.0)), PortSpec("angle", PortType.FLOAT, 90.0)],
         outputs=[PortSpec("out", PortType.VEC3)],
-        properties=[PropertySpec("axis", "vector", (0.0, 0.0, 1.0)), PropertySpec("angle", "float", 90.0, -360.0, 360.0)],
+        properties=[PropertySpec("vector", "vector", (1.0, 0.0, 0.0)), PropertySpec("axis", "vector", (0.0, 0.0, 1.0)),
+                    PropertySpec("angle", "float", 90.0, -360.0, 360.0)],
         lower=_lower_rotate,
         notes="Rodrigues' formula: v cos t + (k x v) sin t + k (k . v)(1 - cos t) with k = normalize(axis), t = radians(angle).",
     )
@@ -248,7 +256,7 @@ register(
         "The part of vector a that points along b.",
         inputs=[PortSpec("a", DYNAMIC, (1.0, 1.0, 0.0)), PortSpec("b", DYNAMIC, (1.0, 0.0, 0.0))],
         outputs=[PortSpec("out", DYNAMIC)],
-        properties=[],
+        properties=[PropertySpec("a", "vector", (1.0, 1.0, 0.0)), PropertySpec("b", "vector", (1.0, 0.0, 0.0))],
         lower=_lower_project,
         notes="b * dot(a, b) / max(dot(b, b), 1e-12).",
     )
@@ -276,7 +284,7 @@ def _component_reduce(type_name: str, display_name: str, builtin: Builtin, word:
             f"The {word} component of a vector or colour.",
             inputs=[PortSpec("vector", DYNAMIC, (0.0, 0.0, 0.0))],
             outputs=[PortSpec("out", PortType.FLOAT)],
-            properties=[],
+            properties=[PropertySpec("vector", "vector", (0.0, 0.0, 0.0))],
             lower=lower,
             notes=f"A chain of `{builtin.value}` over the components (a float passes through).",
         )
@@ -301,7 +309,7 @@ register(
         "The sum of a vector's components (x + y + z ...).",
         inputs=[PortSpec("vector", DYNAMIC, (0.0, 0.0, 0.0))],
         outputs=[PortSpec("out", PortType.FLOAT)],
-        properties=[],
+        properties=[PropertySpec("vector", "vector", (0.0, 0.0, 0.0))],
         lower=_lower_component_sum,
         notes="dot(vector, 1) (a float passes through).",
     )

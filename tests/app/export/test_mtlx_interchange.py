@@ -231,6 +231,7 @@ def chain_document(path: Path, length: int) -> Path:
                     "  <nodegraph name=\"NG\">\n" + "\n".join(nodes) + f'\n    <output name="out" type="float" nodename="a{length}" />\n  </nodegraph>')
 
 
+@pytest.mark.heavy  # the scale limit itself: the fast tier keeps the short chains' tests
 def test_a_ten_thousand_node_chain_imports_and_exports(tmp_path: Path) -> None:
     imported = mtlx.import_mtlx(chain_document(tmp_path / "chain.mtlx", 10_000))
     assert imported.skipped == []

@@ -130,7 +130,10 @@ def graphs_and_selections(draw) -> tuple[MaterialGraph, list[str]]:
     for _ in range(draw(st.integers(min_value=2, max_value=10))):
         type_name = draw(st.sampled_from(_FAVOURED) | st.sampled_from(_KNOWN))
         earlier = list(graph.nodes)
-        node = graph.add_node(type_name)
+        # A filtered bump (a new Normal From Height's default) whose upstream is grouped falls back to the
+        # `dfdx` slope (docs/decisions.md, "Filtered bump"): its pixels at sharp edges change, so generated
+        # bumps take the `dfdx` slope, which grouping keeps.
+        node = graph.add_node(type_name, properties={"filter_width": 0.0} if type_name == "normal_from_height" else None)
         for port in NODE_TYPES[type_name].inputs:
             if port.type is PortType.TEXTURE:
                 texture = graph.add_node("texture_parameter", properties={

@@ -31,7 +31,7 @@ from analysis_filter_reference import ambient_occlusion, curvature, edge_detect,
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
-from app.material.texture_passes import plan_passes
+from app.material.pass_planner import plan_passes
 from app.preview.cpu_passes import run_plan_cpu
 
 

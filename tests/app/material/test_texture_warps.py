@@ -29,7 +29,7 @@ import pytest
 from app.material import catalog  # noqa: F401 - registers the node types before the graph module loads
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.lowering import lower
-from app.material.texture_passes import plan_passes
+from app.material.pass_planner import plan_passes
 from app.preview.cpu_passes import run_plan_cpu
 
 SIZE = 256

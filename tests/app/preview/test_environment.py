@@ -316,6 +316,7 @@ def test_a_wide_file_is_averaged_down_as_it_is_read(tmp_path: Path, monkeypatch:
                             "1 texel(s) were NaN or infinite and were set to 0", "1 texel(s) had negative values, clamped to 0")
 
 
+@pytest.mark.heavy  # writes and decodes a 16k image in a child: many seconds of CPU, full tier only
 def test_a_16k_exr_loads_within_a_gigabyte(tmp_path: Path) -> None:
     # The file is small (one colour compresses well); decoding it whole took 4 GB. The child's address space
     # is bounded: a loader that reads the whole image as float fails there with MemoryError.

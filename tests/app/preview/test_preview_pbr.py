@@ -16,6 +16,7 @@ import pbr_reference as reference
 import pytest
 from pbr_testing import CONTEXTS, build, renderer_on, surface_value
 
+from app.material.document import load_text, save_text
 from app.material.graph import MaterialGraph
 from app.material.groups import group_nodes
 from app.material.lowering import lower
@@ -403,12 +404,12 @@ def test_normal_from_height_of_a_ramp_tilts_the_normal_exactly(request, gl_fixtu
 
 
 def _step_bump_tilt(renderer: Renderer, target: str, size: int, direction: np.ndarray,
-                    properties: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+                    properties: dict[str, float], graph: MaterialGraph | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Normal From Height of step(0.05, P·direction) on the z = 0 plane: per pixel, the bumped normal's tilt
     away from the edge, and the pixel's distance from the edge in pixels (NaN off the plane)."""
     positions = _world_positions(renderer, target, size)
     covered = np.abs(positions[:, :, 2]) < 1e-6
-    build(renderer, _step_bump_graph(direction, properties), target)
+    build(renderer, graph if graph is not None else _step_bump_graph(direction, properties), target)
     normals = renderer.render_linear(size, size)[:, :, :3].astype(np.float64)
     tilt = np.where(covered, -(normals[..., 0] * direction[0] + normals[..., 1] * direction[1]), np.nan)
     pixel = float(np.linalg.norm(positions[1:, :, :2] - positions[:-1, :, :2], axis=-1)[covered[1:] & covered[:-1]].mean())
@@ -457,13 +458,31 @@ def test_normal_from_height_of_a_sharp_step_is_a_smooth_bevel(request, gl_fixtur
     renderer.set_mesh("plane")
     direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
     filtered, offset = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02, "filter_width": 2.0})
-    quads, _ = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02})
+    quads, _ = _step_bump_tilt(renderer, target, 96, direction, {"strength": 0.02, "filter_width": 0.0})
     assert np.nanmax(filtered) > 0.2 and np.nanmax(quads) > 0.2  # both bump
     assert _staircase(quads, offset) > 0.1
     assert _staircase(filtered, offset) < 0.04
     # The bevel keeps the step's height: the tilt summed across the edge is the same (to within the wider
     # bevel's smaller normalisation loss).
     assert np.nansum(filtered) == pytest.approx(np.nansum(quads), rel=0.25)
+
+
+def test_a_new_normal_from_height_bevels_a_sharp_mask_without_stair_steps(request) -> None:
+    """A node as the palette makes it (catalog defaults) filters its slope: on a slanted step mask the tilt
+    depends on the distance from the edge only (numpy: its spread across pixels at the same distance), while a
+    saved node that stored `filter_width` 0 keeps the quad-stepped `dfdx` bevel it was saved with."""
+    renderer, target = renderer_on(request, "current_gl")
+    renderer.set_mesh("plane")
+    direction = np.array([1.0, 0.35, 0.0]) / np.linalg.norm([1.0, 0.35, 0.0])
+    new, offset = _step_bump_tilt(renderer, target, 64, direction, {"strength": 0.02})
+    assert np.nanmax(new) > 0.2
+    assert _staircase(new, offset) < 0.04
+    saved = load_text(save_text(_step_bump_graph(direction, {"strength": 0.02, "filter_width": 0.0})))
+    assert saved.graph is not None
+    bump = next(node for node in saved.graph.nodes.values() if node.type_name == "normal_from_height")
+    assert bump.properties["filter_width"] == 0.0
+    stored, _ = _step_bump_tilt(renderer, target, 64, direction, {}, graph=saved.graph)
+    assert _staircase(stored, offset) > 0.1
 
 
 def test_filtered_normal_from_height_on_the_cpu_interpreter_matches_the_gpu(current_gl) -> None:
