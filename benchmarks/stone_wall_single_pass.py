@@ -48,13 +48,15 @@ def stone_wall_single_pass() -> MaterialGraph:
     stone_colour = graph.add_node("color_ramp", (1550, 900), {"stops": (
         (0.0, 0.12, 0.11, 0.1, 1.0), (0.4, 0.27, 0.23, 0.18, 1.0), (0.75, 0.4, 0.33, 0.24, 1.0),
         (1.0, 0.2, 0.21, 0.23, 1.0))})
-    laid = graph.add_node("mix", (1800, 900), {"a": (0.15, 0.14, 0.13, 1.0)})
+    mortar_colour = graph.add_node("constant_color", (1550, 1500), {"value": (0.15, 0.14, 0.13, 1.0)})
+    laid = graph.add_node("mix", (1800, 900))
     speckle = graph.add_node("remap", (1800, 600), {"out_min": 0.6, "out_max": 1.4})
     speckled = graph.add_node("multiply", (2050, 900))
     edge_band = graph.add_node("smoothstep", (1550, 1200), {"edge0": 0.95, "edge1": 0.6})
     on_stone = graph.add_node("multiply", (1800, 1200))
     wear = graph.add_node("multiply", (2050, 1200), {"b": 0.6})
-    worn = graph.add_node("mix", (2300, 900), {"b": (0.55, 0.51, 0.45, 1.0)})
+    worn_colour = graph.add_node("constant_color", (2050, 1500), {"value": (0.55, 0.51, 0.45, 1.0)})
+    worn = graph.add_node("mix", (2300, 900))
     tint = graph.add_node("float_parameter", (2300, 1200), {"name": "tint", "default": 1.0, "minimum": 0.0,
                                                             "maximum": 2.0})
     tinted = graph.add_node("multiply", (2550, 900))
@@ -77,7 +79,9 @@ def stone_wall_single_pass() -> MaterialGraph:
     graph.connect(grain_depth.id, "out", height.id, "b")
     graph.connect(height.id, "out", bump.id, "height")
     graph.connect(stones.id, "brick_id", stone_colour.id, "factor")
+    graph.connect(mortar_colour.id, "out", laid.id, "a")
     graph.connect(stone_colour.id, "color", laid.id, "b")
+    graph.connect(worn_colour.id, "out", worn.id, "b")
     graph.connect(stones.id, "mask", laid.id, "t")
     graph.connect(grain.id, "out", speckle.id, "x")
     graph.connect(laid.id, "out", speckled.id, "a")
