@@ -7,7 +7,9 @@ first, so nothing is skipped; each frame ends in a read-back, so a time is
 the GPU's, here Mesa llvmpipe on the CPU), RUNS times, side by side with the
 same material reading the buffer alone (one pass). Printed: the filter's
 pass count, the median time of all its passes (the buffer's included), the
-buffer alone, and their ratio; then the memory of its buffers.
+buffer alone, and their ratio; then the memory of its buffers as the runner
+allocates them (internal passes sharing buffers) beside what a buffer per
+pass would take.
 
 Run under X (Mesa has no GL on Qt's offscreen platform):
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x1024x24" \\
@@ -58,8 +60,8 @@ def material(size: int, chain: list[tuple[str, dict[str, object]]]) -> Any:
     return graph
 
 
-def measure(graph: Any, runs: int) -> tuple[int, float, int]:
-    """(passes, median seconds to draw them all, bytes of their buffers)."""
+def measure(graph: Any, runs: int) -> tuple[int, float, int, int]:
+    """(passes, median seconds to draw them all, bytes of the buffers allocated, bytes a buffer per pass would take)."""
     from app.material.lowering import lower
     from app.preview.renderer import Renderer
     from app.preview.texture_passes_gl import schedule_for
@@ -83,7 +85,8 @@ def measure(graph: Any, runs: int) -> tuple[int, float, int]:
             start = time.perf_counter()
             renderer.render_linear(8, 8)
             times.append(time.perf_counter() - start)
-        return len(renderer.passes.schedule.passes), statistics.median(times), renderer.passes.memory_bytes()
+        each_own = sum(each.spec.memory_bytes for each in programs.plan.passes)
+        return len(renderer.passes.schedule.passes), statistics.median(times), renderer.passes.memory_bytes(), each_own
     finally:
         renderer.release()
 
@@ -105,10 +108,10 @@ def main() -> None:
     print(f"region filters at {arguments.size}², median of {arguments.runs} (GL: every pass drawn, then an 8² frame)")
     baseline = 0.0
     for name, chain in FILTERS.items():
-        passes, seconds, memory = measure(material(arguments.size, chain), arguments.runs)
+        passes, seconds, memory, each_own = measure(material(arguments.size, chain), arguments.runs)
         baseline = baseline or seconds
         print(f"{name:28s} {passes:3d} passes  {seconds * 1000:8.1f} ms  x{seconds / baseline:6.1f} of the buffer alone"
-              f"  buffers {memory / 2**20:7.1f} MiB")
+              f"  buffers {memory / 2**20:7.1f} MiB allocated ({each_own / 2**20:.1f} MiB with a buffer per pass)")
 
 
 if __name__ == "__main__":

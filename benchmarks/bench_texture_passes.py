@@ -36,7 +36,7 @@ import os
 import statistics
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +124,9 @@ class Material:
     artifact: Any
     schedule: Any
     values: dict[str, Any]
+    #: The schedule with its draft passes (`PassSchedule.draft`), for the draft case only: the other cases draw
+    #: `schedule`, which has none, so their links and times are those of the passes alone.
+    draft_schedule: Any = None
 
 
 def prepare(name: str, graph: Any) -> Material:
@@ -136,10 +139,12 @@ def prepare(name: str, graph: Any) -> Material:
     lowered = lower(graph)
     if not lowered.ok:
         raise SystemExit(f"{name} does not lower: " + "; ".join(d.message for d in lowered.errors))
-    programs = PassProgramCache.for_graph(graph).get("glsl420") if has_pass_nodes(graph) else None
+    programs = PassProgramCache.for_graph(graph, draft=True).get("glsl420") if has_pass_nodes(graph) else None
     specs = with_pass_parameters(lowered.parameters, programs.plan) if programs is not None else lowered.parameters
     values, _ = material_values(specs, graph)
-    return Material(name, graph, lowered.artifact, schedule_for(programs), dict(values))
+    schedule = schedule_for(programs)
+    return Material(name, graph, lowered.artifact, replace(schedule, draft=None), dict(values),
+                    schedule if schedule.draft is not None else None)
 
 
 def main() -> int:
@@ -191,6 +196,7 @@ def main() -> int:
     times: dict[tuple[str, str], list[float]] = {}
     counts: dict[tuple[str, str], tuple[int, int]] = {}
     memory = 0
+    drafts: list[float] = []  # an edit upstream drawn as the preview's draft frame: passes and frame at half a side
 
     def run(material: Material) -> None:
         nonlocal memory
@@ -214,6 +220,17 @@ def main() -> int:
                 record(material, case, elapsed, renderer, before)
                 renderer.set_parameter(name, value)
                 renderer.render_image(8, 8)  # back to the start for the next case (not timed)
+            if material.draft_schedule is not None:
+                renderer.build_program(material.artifact, material.draft_schedule)  # no link: the draft passes link below
+                renderer.drafting = True
+                renderer.render_image(8, 8)  # the draft passes link and draw first (not timed)
+                value = material.values[arguments.upstream]
+                renderer.set_parameter(arguments.upstream, value * 0.5 if isinstance(value, (int, float)) and value else 0.5)
+                started = time.perf_counter()
+                renderer.render_image(size // 2, size // 2)
+                drafts.append(time.perf_counter() - started)
+                renderer.drafting = False
+                renderer.set_parameter(arguments.upstream, value)
         finally:
             renderer.release()
 
@@ -234,6 +251,10 @@ def main() -> int:
         theirs = statistics.median(times[(single.name, case)])
         draws, links = counts[(with_passes.name, case)]
         print(f"{case:<48} {mine * 1000:7.0f}ms {theirs * 1000:7.0f}ms {mine / theirs:6.2f}x  {draws:10d}  {links:5d}")
+    if drafts:
+        full = statistics.median(times[(with_passes.name, cases[1])])
+        print(f"{'edit upstream, draft frame (passes, frame: half a side)':<48} {statistics.median(drafts) * 1000:7.0f}ms"
+              f" {'':>9} {statistics.median(drafts) / full:6.2f}x of the full frame's edit")
     print(f"\nbuffer memory: {memory / 2**20:.1f} MiB "
           f"({', '.join(f'{p.name} {p.resolution}² {p.format}' for p in with_passes.schedule.passes)})")
     return 0

@@ -61,7 +61,7 @@ from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
 from app.material.texture_passes import has_pass_nodes
 from app.material.traversal import connected_nodes, node_id_key
-from app.session.pass_programs import PassProgramCache, with_pass_parameters
+from app.session.pass_programs import PassProgramCache, PassPrograms, with_pass_parameters
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
@@ -422,6 +422,7 @@ class Baker:
         self.document_dir = document_dir
         self.values = values
         self.progress = progress
+        self._pass_programs: PassPrograms | None = None
         self.description = describe_output(graph)
         self.notes: list[str] = []
         self._mesh: Any = mesh
@@ -473,9 +474,10 @@ class Baker:
         programs = PassProgramCache.for_graph(self.graph).get(gl_target)
         if programs is None:
             return EMPTY_SCHEDULE, None
+        self._pass_programs = programs  # a bake program reading a refused pass node is refused (`_check_reads`)
         try:
             return schedule_for(programs), programs.plan
-        except ValueError as error:  # a plan with errors, or no program for this target
+        except ValueError as error:  # no program for this target
             raise BakeError(f"cannot bake the texture passes: {error}") from None
 
     def _set_parameters(self, renderer: Any, parameters: list[Any]) -> None:
@@ -508,6 +510,12 @@ class Baker:
             passes, pass_plan = self._passes(gl_target)
             for target in all_targets:
                 artifact, parameters = self._program(target, gl_target)
+                if self._pass_programs is not None:
+                    # A refused pass node this program samples would leave its buffer empty; one nothing of the
+                    # output reads does not disturb the bake.
+                    blocked = self._pass_programs.reads_refused([binding.name for binding in artifact.uniforms])
+                    if blocked:
+                        raise BakeError(f"cannot bake the texture passes: {blocked}")
                 if pass_plan is not None:
                     parameters = with_pass_parameters(parameters, pass_plan)
                 self._set_parameters(renderer, parameters)

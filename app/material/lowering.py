@@ -51,7 +51,7 @@ from vpl_core.ir import paths
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder, add_uniform, member, record
 from vpl_core.ir.instructions import BinaryOperator, Builtin, Instruction, Terminator
 from vpl_core.ir.module import Block, Function, Module, Semantic
-from vpl_core.ir.types import INT, VOID, Type, vec
+from vpl_core.ir.types import FLOAT, INT, SAMPLER2D, VOID, Type, vec
 from vpl_core.ir.values import ConstantValue, Operand, ReferenceValue, RegisterValue
 from vpl_core.publish import VerifiedModule
 from vpl_core.verify import VerificationError
@@ -513,17 +513,42 @@ class VertexStage:
         return loaded
 
     def world_position4(self) -> RegisterValue:
-        """model * vec4(position, 1)."""
+        """model * vec4(position, 1), moved along the world normal when the material displaces the mesh."""
         world = self._values.get("world4")
         if world is None:
             position4 = self.fn.construct(vec(4), self.input("position"), self.fn.f(1.0))
-            world = self._values["world4"] = self.fn.multiply(self.scene("model"), position4)
+            world = self.fn.multiply(self.scene("model"), position4)
+            if self.lowering.displacement is not None:
+                world = self._displaced(world, self.lowering.displacement)
+            self._values["world4"] = world
         return world
+
+    def _displaced(self, world: RegisterValue, displacement: VertexDisplacement) -> RegisterValue:
+        """world + normalize(world normal) * (clamp(height, 0, 1) - mid) * scale, the height read from the
+        displacement buffer at the vertex's texture coordinates, level 0 (a vertex stage has no derivatives)."""
+        fn = self.fn
+        sampler = fn.load(self.lowering.host_uniform(displacement.sampler, SAMPLER2D))
+        texel = fn.builtin(Builtin.TEXTURE_LOD, vec(4), sampler, self.input("texcoord"), fn.f(0.0))
+        height = fn.builtin(Builtin.CLAMP, FLOAT, fn.swizzle(texel, "x"), fn.f(0.0), fn.f(1.0))
+        distance = fn.multiply(fn.subtract(height, fn.f(displacement.mid_level)), fn.f(displacement.scale))
+        normal = fn.builtin(Builtin.NORMALIZE, vec(3), self.transform_direction("normal_matrix", self.input("normal")))
+        return fn.add(world, fn.construct(vec(4), fn.multiply(normal, distance), fn.f(0.0)))
 
     def transform_direction(self, matrix_field: str, direction: Operand) -> RegisterValue:
         """(scene.<matrix_field> * vec4(direction, 0)).xyz."""
         direction4 = self.fn.construct(vec(4), direction, self.fn.f(0.0))
         return self.fn.swizzle(self.fn.multiply(self.scene(matrix_field), direction4), "xyz")
+
+
+@dataclass(frozen=True)
+class VertexDisplacement:
+    """The vertex stage moves every vertex along its world normal by (height − mid_level) × scale, the height
+    read from the buffer of sampler uniform `sampler` (a texture pass of the material) at its texture
+    coordinates. Set by the Surface Output's "Displacement and bump" (`height.lower_displacement`)."""
+
+    sampler: str
+    scale: float
+    mid_level: float
 
 
 @dataclass(frozen=True)
@@ -662,6 +687,8 @@ class _Lowering:
         self.live_structural: set[ValueKey] = set()
         #: In a preview lowering: the ports it shows.
         self.preview_ports: frozenset[tuple[str, str]] = frozenset()
+        #: The Surface Output's displacement of the mesh in the vertex stage (None: the mesh as it is).
+        self.displacement: VertexDisplacement | None = None
 
     def node_context(self, node: Node, node_type: NodeType) -> NodeContext:
         """The context `node_type.lower` gets for `node` (group_lowering makes them without importing this module)."""
@@ -754,7 +781,8 @@ class _Lowering:
         vertex = VertexStage(self)
         varyings = sorted((SURFACE_VARYINGS[name] for name in self.varying_inputs), key=lambda varying: varying.location)
         clip_from_texcoord = self.override is not None and self.override.clip_from_texcoord
-        needed = {"position", *(("texcoord",) if clip_from_texcoord else ())}.union(*(varying.inputs for varying in varyings))
+        needed = {"position", *(("texcoord",) if clip_from_texcoord else ()),
+                  *(("normal", "texcoord") if self.displacement is not None else ())}.union(*(varying.inputs for varying in varyings))
         # Interface in a readable order: inputs by location, then Position, then varyings by location.
         for spec in sorted((VERTEX_INPUTS_BY_NAME[name] for name in needed), key=lambda spec: spec.location):
             vertex.input(spec.name)

@@ -54,6 +54,7 @@ from app.material.parameters import ParameterSpec
 from app.material.port_types import PortType
 from app.material.propagation import propagate
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
+from app.material.texture_passes import DEPENDS_ON_A_PROBLEM
 from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -290,7 +291,7 @@ def _lower_leaving_out_failures(graph: MaterialGraph, ports: list[tuple[str, str
         messages = _first_messages(result.diagnostics)
         for node_id, _port in ports:
             if (node_id, _port) not in shown and node_id not in problems:
-                problems[node_id] = messages.get(node_id, "depends on a node that has a problem")
+                problems[node_id] = messages.get(node_id, DEPENDS_ON_A_PROBLEM)
         if result.ok:
             break
         failing = {diagnostic.node_id for diagnostic in result.errors if diagnostic.node_id is not None}
@@ -301,7 +302,7 @@ def _lower_leaving_out_failures(graph: MaterialGraph, ports: list[tuple[str, str
             break
         dropped = connected_nodes(graph, failing, upstream=False)
         for node_id in dropped:
-            problems.setdefault(node_id, messages.get(node_id, "depends on a node that has a problem"))
+            problems.setdefault(node_id, messages.get(node_id, DEPENDS_ON_A_PROBLEM))
         ports = [port for port in result.preview_ports or ports if port[0] not in dropped]
     return result, ports
 

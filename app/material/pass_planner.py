@@ -20,17 +20,20 @@ from typing import Any
 
 from app.material.graph import Connection, MaterialGraph, Node
 from app.material.lowering import LoweringResult, NodeContext, OutputOverride, _lower
-from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, node_type_for
+from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, as_number, node_type_for
 from app.material.parameters import material_values
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME
 from app.material.texture_passes import (
     _PASS_OUTPUT_ID,
     BUFFER_TYPE,
+    DEPENDS_ON_A_PROBLEM,
+    DISPLACEMENT_SPEC,
     FILTERS,
     MEMORY_BUDGET_BYTES,
     PASS_VALUE_PREFIX,
     BufferSpec,
+    Displacement,
     FilterSetup,
     Kernel,
     PassContext,
@@ -39,13 +42,18 @@ from app.material.texture_passes import (
     TexturePass,
     _analyse,
     _Analysis,
+    allocated_bytes,
+    displacement_key,
+    displacing_output,
     fingerprint,
     is_pass_node_type,
     is_pass_uniform,
+    material_view,
     output_key,
     pass_sampler_name,
+    slot_requests,
 )
-from app.material.traversal import connected_nodes
+from app.material.traversal import connected_nodes, node_id_key
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
 
@@ -56,25 +64,41 @@ def _value_fingerprint(graph: MaterialGraph, each: TexturePass) -> str:
     return fingerprint({"values": each.values, "parameters": values, "live": live})
 
 
-def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset()) -> PassPlan:
+#: A draft plan's buffers (`plan_passes(draft=True)`): this fraction of each side (a quarter of the texels), never
+#: below `DRAFT_MIN_RESOLUTION`.
+DRAFT_DIVISOR = 2
+DRAFT_MIN_RESOLUTION = 64
+
+
+def draft_spec(spec: BufferSpec) -> BufferSpec:
+    """The buffer a pass of `spec` draws into in a draft plan."""
+    return replace(spec, resolution=max(min(spec.resolution, DRAFT_MIN_RESOLUTION), spec.resolution // DRAFT_DIVISOR))
+
+
+def plan_passes(graph: MaterialGraph, live: frozenset[tuple[str, str]] = frozenset(), draft: bool = False) -> PassPlan:
     """Lower every pass of `graph` (every pass node's, whether or not the output reads it: the node thumbnails
     show them too) to verified, compiled modules, in run order. Never raises.
 
     `live`: as `lowering.lower(live=...)`, values of the nodes in Texture Buffers' sub-graphs lowered as hidden
     uniforms instead of literals (`TexturePass.live_values`), so that dragging a constant upstream of a buffer
     re-renders it without relinking; such modules are the preview's only.
+
+    `draft`: every buffer at `draft_spec` (half of each side): the preview draws these while a value is dragged,
+    each filter lowered for its draft resolution (its texel size, tap counts and pass counts follow it).
     """
     plan = PassPlan()
     try:
-        _plan(graph, plan, frozenset(live))
+        _plan(graph, plan, frozenset(live), draft)
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         detail = traceback.format_exception_only(type(error), error)[-1].strip()
         plan.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while planning texture passes: {detail}"))
     return plan
 
 
-def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]) -> None:
+def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]], draft: bool) -> None:
     analysis, failed, problems = _analyse(graph)
+    if draft:
+        analysis.specs = {key: draft_spec(spec) for key, spec in analysis.specs.items()}
     plan.diagnostics.extend(problems)
     # Every output's pass key, so that any module's pass samplers can be named back.
     keys_by_uniform: dict[str, str] = {}
@@ -87,7 +111,6 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             plan.outputs[(node_id, port.name)] = key
             keys_by_uniform[pass_sampler_name(key)] = key
     incoming = {(c.target_node, c.target_port): c for c in graph.connections}
-    total = 0
     content: dict[str, str] = {}
     for node_id in analysis.order:
         node = graph.nodes[node_id]
@@ -104,14 +127,14 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
         if any(each.verified is None for each in made):
             failed.add(node_id)
             continue
-        for each in made:
-            total += each.spec.memory_bytes
+        # The memory the buffers take as allocated: a filter's internal passes share buffers (`assign_slots`).
+        candidates = [*plan.passes, *made]
+        total = allocated_bytes(slot_requests(candidates), {each.key: each.spec.memory_bytes for each in candidates})
         if total > MEMORY_BUDGET_BYTES:
             plan.diagnostics.append(NodeDiagnostic(node_id, "graph", (
                 f"the texture buffers need {_mebibytes(total)} with this node's, beyond the budget of "
                 f"{_mebibytes(MEMORY_BUDGET_BYTES)}: lower a resolution, use 8-bit or 16-bit, or turn mip-maps off")))
             failed.add(node_id)
-            total -= sum(each.spec.memory_bytes for each in made)
             continue
         for each in made:
             each.inputs = tuple(PassInput(uniform, keys_by_uniform.get(uniform, key)) for uniform, key in
@@ -119,8 +142,33 @@ def _plan(graph: MaterialGraph, plan: PassPlan, live: frozenset[tuple[str, str]]
             each.code_fingerprint = fingerprint(each.text)
             _fingerprint_values(graph, each, content)
             plan.passes.append(each)
+    displaced = displacing_output(graph)
+    readers: list[PassInput] = []
+    if displaced is not None:
+        made_height = _displacement_pass(graph, displaced, plan, live, failed)
+        if made_height is not None:
+            made_height.inputs = tuple(PassInput(each_input.uniform, keys_by_uniform.get(each_input.uniform, each_input.key))
+                                       for each_input in made_height.inputs)
+            made_height.code_fingerprint = fingerprint(made_height.text)
+            _fingerprint_values(graph, made_height, content)
+            plan.passes.append(made_height)
+            readers.append(PassInput(pass_sampler_name(made_height.key), made_height.key))
+            plan.displacement = Displacement(made_height.key, max(_number(displaced, "height_scale", 0.05), 0.0),
+                                             _number(displaced, "height_mid_level", 0.5))
     plan.material_inputs = tuple(PassInput(pass_sampler_name(key), key) for key in sorted(set(plan.outputs.values()))
-                                 if plan.pass_for(key) is not None)
+                                 if plan.pass_for(key) is not None) + tuple(readers)
+    # The pass nodes left out, each with its own first problem, or the one it inherits from a node it reads.
+    messages: dict[str, str] = {}
+    for diagnostic in plan.diagnostics:
+        if diagnostic.node_id is not None:
+            messages.setdefault(diagnostic.node_id, diagnostic.message)
+    plan.refused = {node_id: messages.get(node_id, DEPENDS_ON_A_PROBLEM)
+                    for node_id in sorted(failed, key=node_id_key) if node_id in graph.nodes}
+    for node_id in plan.refused:
+        refused_type = node_type_for(graph.nodes[node_id])
+        ports = [port.name for port in refused_type.outputs] if refused_type is not None else []
+        for port_name in ports:
+            plan.refused_samplers[pass_sampler_name(output_key(node_id, port_name, ports[0]))] = node_id
 
 
 def _fingerprint_values(graph: MaterialGraph, each: TexturePass, content: dict[str, str]) -> None:
@@ -138,7 +186,8 @@ def refresh_values(plan: PassPlan, graph: MaterialGraph) -> PassPlan:
     values differ), without lowering again: the same modules, value and content fingerprints (and live values'
     numbers) recomputed, so a host re-renders exactly the passes whose content fingerprint changed."""
     refreshed = PassPlan(material_inputs=plan.material_inputs, outputs=dict(plan.outputs),
-                         diagnostics=list(plan.diagnostics))
+                         diagnostics=list(plan.diagnostics), displacement=plan.displacement,
+                         refused=dict(plan.refused), refused_samplers=dict(plan.refused_samplers))
     content: dict[str, str] = {}
     for each in plan.passes:
         copied = replace(each, parameters=list(each.parameters), values=dict(each.values),
@@ -227,6 +276,52 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
         made.live_values = dict(result.live_values)
         assert result.module is not None
         made.inputs = tuple(_pass_inputs(result.module))
+    return made
+
+
+def _number(node: Node, name: str, default: float) -> float:
+    """A float property as the lowering reads it (`NodeContext.number`): the stored number, else the default."""
+    return as_number(node.properties.get(name), default)
+
+
+def _displacement_pass(graph: MaterialGraph, output: Node, plan: PassPlan, live: frozenset[tuple[str, str]],
+                       failed: set[str]) -> TexturePass | None:
+    """The pass rendering the height the Surface Output `output` displaces the mesh by into a buffer
+    (`DISPLACEMENT_SPEC`): the height input's upstream drawn in UV space, as the material module sees it
+    (`material_view`: pass nodes lower to loads of their buffers), the value converted to a float as the height
+    input converts it (a texture is read at the texture coordinates). None when it cannot be made (a pass node
+    it reads failed, or its lowering did: reported on the Surface Output)."""
+    height = next(c for c in graph.connections if c.target_node == output.id and c.target_port == "height")
+    if height.source_node in failed:
+        return None
+    viewed = material_view(graph)
+    upstream = connected_nodes(viewed, [height.source_node])
+    nodes = {node_id: graph.nodes[node_id] for node_id in sorted(upstream)}
+    nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
+    # The Unlit Output's float input `opacity` carries the height into the pass's output (never drawn as such).
+    feeding = Connection(height.source_node, height.source_port, _PASS_OUTPUT_ID, "opacity")
+    pass_graph = MaterialGraph(nodes=nodes, functions=graph.functions, connections=[
+        *(c for c in viewed.connections if c.target_node in upstream and c.source_node in upstream), feeding])
+
+    def store(ctx: NodeContext) -> None:
+        value = ctx.input("opacity")
+        fn = ctx.fn
+        fn.store(ctx.lowering.declare_fragment_output(ctx.lowering.output_name),
+                 fn.construct(vec(4), value, value, value, fn.f(1.0)))
+        fn.ret()
+
+    result = LoweringResult()
+    _lower(pass_graph, result, override=OutputOverride(store, DISPLAY_OUTPUT_NAME, (height.source_node,),
+                                                       clip_from_texcoord=True), live_keys=live)
+    _pass_result_into(plan, output.id, result)
+    if not result.ok:
+        return None
+    made = TexturePass(displacement_key(output.id), output.id, DISPLACEMENT_SPEC)
+    made.verified, made.artifact, made.text = result.verified, result.artifact, result.text
+    made.parameters = list(result.parameters)
+    made.live_values = dict(result.live_values)
+    assert result.module is not None
+    made.inputs = tuple(_pass_inputs(result.module))
     return made
 
 

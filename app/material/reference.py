@@ -124,7 +124,15 @@ normal / view / light directions.
   84° is marched as if at 84°; a height computed in a group (or after an If)
   cannot be moved, and then only bumps the normal (`dfdx` slope); the
   height must not come after an If node. An unconnected height changes
-  nothing (the same code as before).
+  nothing (the same code as before). That is displacement method "Bump
+  only" (the default); **"Displacement and bump"** instead moves the mesh:
+  the height's sub-graph is rendered into a 512² float buffer (an internal
+  texture pass), the vertex stage moves each vertex along its normal by
+  (height − mid level) x scale read from it with `texture_lod` at level 0,
+  and the fragment stage only bumps the normal by the same height (no
+  parallax, no self-shadowing march: the shadow map shades the geometry).
+  Its scale and mid level must be unconnected (numbers of the vertex stage).
+  Details in docs/preview.md ("Height: displacement and bump").
 
 ## Noise that looks the same everywhere
 

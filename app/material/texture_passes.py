@@ -102,6 +102,8 @@ BYTES_PER_TEXEL = {"8-bit": 4, "16-bit": 8, "float": 16}
 #: Tiling modes: `tile` repeats the buffer (GL REPEAT: a filter reading past an edge reads the opposite edge,
 #: so the result tiles seamlessly), `clamp` repeats the edge texels (GL CLAMP_TO_EDGE).
 TILINGS: tuple[str, ...] = ("tile", "clamp")
+#: Why a node shows no texture when a node it reads was refused (the thumbnails' wording for the same case).
+DEPENDS_ON_A_PROBLEM = "depends on a node that has a problem"
 #: The most memory every buffer of one material may take together (mip levels included); a plan beyond it is
 #: refused, naming the node whose buffer crosses it. 1 GiB: four 4096^2 float buffers with mip-maps fit
 #: (each 4096 * 4096 * 16 * 4/3 bytes = 341 MiB... three of them), a 2 GB GPU keeps room to draw.
@@ -193,6 +195,15 @@ class TexturePass:
     live_values: dict[tuple[str, str], Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Displacement:
+    """The mesh moved along the normal by (height − mid_level) × scale, the height the red channel of pass `key`."""
+
+    key: str
+    scale: float
+    mid_level: float
+
+
 @dataclass
 class PassPlan:
     """Every pass a material needs, in run order, and what reads them.
@@ -201,13 +212,23 @@ class PassPlan:
     `material_inputs`: which sampler uniforms of the material module (or of
     a preview lowering of it) read which pass; `outputs`: (node id, output
     port) -> the key of the pass whose buffer that output is.
-    `diagnostics` name nodes (errors stop the plan: `ok` is False).
+    `diagnostics` name nodes (`ok` is False with any error); a refused pass node
+    and those reading it are left out (`refused`), every other pass is planned.
     """
 
     passes: list[TexturePass] = field(default_factory=list)
     material_inputs: tuple[PassInput, ...] = ()
     outputs: dict[tuple[str, str], str] = field(default_factory=dict)
     diagnostics: list[NodeDiagnostic] = field(default_factory=list)
+    #: The Surface Output's displacement of the mesh ("Displacement and bump"): which pass holds the height, and
+    #: the scale and mid level the material's vertex stage moves by (a host's shadow passes move the same way).
+    displacement: Displacement | None = None
+    #: The pass nodes left out of the plan, each with why: its own first problem, or `DEPENDS_ON_A_PROBLEM` for
+    #: one that reads a refused node. Every other pass node's passes are in `passes` and run.
+    refused: dict[str, str] = field(default_factory=dict)
+    #: The sampler uniforms (`pass_sampler_name`) of the refused nodes' outputs, to their node: a module declaring
+    #: one reads a buffer no pass makes.
+    refused_samplers: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[NodeDiagnostic]:
@@ -215,18 +236,75 @@ class PassPlan:
 
     @property
     def ok(self) -> bool:
+        """No problem at all: every pass node is in the plan (`refused` names those that are not)."""
         return not self.errors and all(each.verified is not None for each in self.passes)
 
     @property
     def memory_bytes(self) -> int:
-        """GPU memory of every buffer of the plan together (each pass keeps its own)."""
-        return sum(each.spec.memory_bytes for each in self.passes)
+        """GPU memory the plan's buffers take: node outputs each their own, a filter's internal passes sharing
+        buffers where their lifetimes do not overlap (`assign_slots`, as the GL runner allocates them)."""
+        return allocated_bytes(slot_requests(self.passes), {each.key: each.spec.memory_bytes for each in self.passes})
 
     def pass_for(self, key: str) -> TexturePass | None:
         for each in self.passes:
             if each.key == key:
                 return each
         return None
+
+
+@dataclass(frozen=True)
+class SlotRequest:
+    """One pass as `assign_slots` sees it: `name`, what its buffer must be (`kind`: any hashable, equal for
+    interchangeable buffers), the passes it reads (`reads`), and `keep`: its buffer is read after the run (a node
+    output: the material, thumbnails and the Texture View read it), so it is never shared."""
+
+    name: str
+    kind: Any
+    reads: tuple[str, ...] = ()
+    keep: bool = True
+
+
+def assign_slots(requests: Sequence[SlotRequest]) -> dict[str, int]:
+    """Buffers for passes run in this order, reused where lifetimes do not overlap: pass name -> slot number.
+
+    A pass that is not kept lives from its own draw to the last draw that reads it; a later pass of the same
+    `kind` whose draw comes after that takes its slot (the slot freed longest ago first). A kept pass has a slot
+    of its own. A pass never shares with a pass it reads (both live at its draw), so no draw reads its target.
+    """
+    last_read = {request.name: index for index, request in enumerate(requests)}
+    for index, request in enumerate(requests):
+        for source in request.reads:
+            if source in last_read:
+                last_read[source] = max(last_read[source], index)
+    slots: dict[str, int] = {}
+    free: dict[Any, list[int]] = {}
+    ending: dict[int, list[tuple[Any, int]]] = {}  # draw index -> slots freed after that draw
+    count = 0
+    for index, request in enumerate(requests):
+        pool = free.setdefault(request.kind, [])
+        if not request.keep and pool:
+            slot = pool.pop(0)
+        else:
+            slot, count = count, count + 1
+        slots[request.name] = slot
+        if not request.keep:
+            ending.setdefault(last_read[request.name], []).append((request.kind, slot))
+        for kind, freed in ending.pop(index, ()):
+            free.setdefault(kind, []).append(freed)
+    return slots
+
+
+def allocated_bytes(requests: Sequence[SlotRequest], sizes: Mapping[str, int]) -> int:
+    """The memory `assign_slots` allocates for `requests`: each slot's bytes once (`sizes`: bytes by pass name)."""
+    slots = assign_slots(requests)
+    by_slot = {slot: sizes[name] for name, slot in slots.items()}
+    return sum(by_slot.values())
+
+
+def slot_requests(passes: Sequence[TexturePass]) -> list[SlotRequest]:
+    """A plan's passes as `assign_slots` takes them: a filter's internal passes (no `output`) may share."""
+    return [SlotRequest(each.key, each.spec, tuple(item.key for item in each.inputs), each.output is not None)
+            for each in passes]
 
 
 def pass_sampler_name(key: str) -> str:
@@ -635,8 +713,39 @@ def material_view(graph: MaterialGraph) -> MaterialGraph:
 
 
 def has_pass_nodes(graph: MaterialGraph) -> bool:
-    """Whether the material or one of its group definitions holds a pass node."""
-    return any(is_pass_node_type(node.type_name) for _, node in graph.walk_nodes())
+    """Whether the material needs texture passes: one of its nodes (or of its group definitions) is a pass node,
+    or its Surface Output displaces the mesh (`displacing_output`: its height is rendered into a buffer)."""
+    return (any(is_pass_node_type(node.type_name) for _, node in graph.walk_nodes())
+            or displacing_output(graph) is not None)
+
+
+#: The Surface Output's property choosing how its height is drawn, and its choices: "bump_only" (parallax
+#: occlusion mapping and bump in the fragment stage) or "displacement_and_bump" (the vertex stage moves the mesh
+#: by the height read from a buffer, the fragment stage bumps the shading normal by the same height).
+DISPLACEMENT_PROPERTY = "displacement_method"
+DISPLACEMENT_CHOICES = ("bump_only", "displacement_and_bump")
+#: The buffer the displaced height is rendered into: float texels for a smooth surface, clamped at the UV
+#: square's edges (the mesh's texture coordinates are read as they are), read at level 0 by the vertex stage.
+DISPLACEMENT_SPEC = BufferSpec(resolution=512, format="float", wrap="clamp", mipmaps=False)
+
+
+def displacement_key(node_id: str) -> str:
+    """The key of the pass that renders the height Surface Output `node_id` displaces the mesh by."""
+    return f"{node_id}/displacement"
+
+
+def displacing_output(graph: MaterialGraph) -> Node | None:
+    """The material's Surface Output when it displaces the mesh: displacement method "displacement_and_bump",
+    the height connected and a scale that is connected or above 0 (as `height.height_active`)."""
+    for node_id in sorted(graph.nodes, key=node_id_key):
+        node = graph.nodes[node_id]
+        if node.type_name != "surface_output" or node.properties.get(DISPLACEMENT_PROPERTY) != DISPLACEMENT_CHOICES[1]:
+            continue
+        connected = {c.target_port for c in graph.connections if c.target_node == node_id}
+        scale = node.properties.get("height_scale", 0.05)
+        if "height" in connected and ("height_scale" in connected or (isinstance(scale, (int, float)) and scale > 0.0)):
+            return node
+    return None
 
 
 def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[NodeDiagnostic]:

@@ -306,7 +306,8 @@ class CpuPreview(PreviewHostBase, QWidget):
         """Run stale texture passes in the calling thread (a frame drawn at once: tests, screenshots)."""
         if self._passes is not None and self._passes_stale():
             values = self._renderer.parameters
-            self._renderer.set_pass_textures(pass_textures(self._passes.plan, run_plan_cpu(self._passes.plan, values)))
+            self._renderer.set_pass_textures(pass_textures(self._passes.plan, run_plan_cpu(self._passes.plan, values)),
+                                             self._passes.plan.displacement)
             self._pass_textures_made = (self._passes, values)
 
     def _frame_drawn(self, drawn: Any) -> None:
@@ -315,7 +316,7 @@ class CpuPreview(PreviewHostBase, QWidget):
         pixels, made = drawn
         if made is not None and self._passes is not None and made[0] is self._passes:
             self._pass_textures_made = (self._passes, made[1])
-            self._renderer.set_pass_textures(made[2])
+            self._renderer.set_pass_textures(made[2], self._passes.plan.displacement)
         self._show(pixels)
         self._after_frame()
 

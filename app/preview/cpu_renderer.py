@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from app.material.scene import DEFAULT_VERTEX_COLOR, HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.texture_passes import Displacement, pass_sampler_name
 from app.material.textures import checker_rgba
 from app.preview import ibl, post
 from app.preview import std140 as packer
@@ -30,7 +31,7 @@ from app.preview.stage_geometry import MAX_EXTRA_LIGHTS, ground_irradiance
 from vpl_core.backends.glsl import std140 as layout
 from vpl_core.interp import MeshData, Program, RenderResult, Texture2D, render, to_rgba8
 from vpl_core.interp.pipeline import vertex_input_locations
-from vpl_core.interp.texture import Filter, SamplerState, Wrap
+from vpl_core.interp.texture import Filter, SamplerState, Wrap, sample
 from vpl_core.ir.module import Direction
 from vpl_core.ir.types import (
     ArrayType,
@@ -139,6 +140,7 @@ class CpuRenderer(PreviewState):
         self._checker: Texture2D | None = None
         self._environment_textures: dict[str, Texture2D] = {}
         self._pass_textures: dict[str, Texture2D] = {}
+        self._displacement: Displacement | None = None
 
     # ---- programs -------------------------------------------------------------------------------
 
@@ -156,10 +158,28 @@ class CpuRenderer(PreviewState):
 
     # ---- textures -------------------------------------------------------------------------------
 
-    def set_pass_textures(self, textures: Mapping[str, Texture2D]) -> None:
+    def set_pass_textures(self, textures: Mapping[str, Texture2D], displacement: Displacement | None = None) -> None:
         """The buffers of texture passes by sampler uniform name (`app.preview.cpu_passes.pass_textures`):
-        the material's pass samplers read them, with each buffer's wrap and mip-maps."""
+        the material's pass samplers read them, with each buffer's wrap and mip-maps. `displacement`: the
+        plan's (`PassPlan.displacement`), which the shadow and ground passes then follow."""
         self._pass_textures = dict(textures)
+        self._displacement = displacement
+        self.set_fine_mesh(displacement is not None)
+
+    def displaced_positions(self) -> np.ndarray:
+        """The mesh's positions as the material's vertex stage moves them ("Displacement and bump": along the
+        unit normal by (height − mid) × scale, the height buffer read bilinearly at level 0), (N, 3) float64."""
+        mesh = self.mesh()
+        positions = np.asarray(mesh.positions, dtype=np.float64)
+        moved = self._displacement
+        texture = self._pass_textures.get(pass_sampler_name(moved.key)) if moved is not None else None
+        if moved is None or texture is None:
+            return positions
+        uv = np.asarray(mesh.texcoords, dtype=np.float64)
+        height = np.clip(sample(texture, uv[:, 0], uv[:, 1], np.zeros(len(uv)))[:, 0], 0.0, 1.0)
+        normals = np.asarray(mesh.normals, dtype=np.float64)
+        normals = normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
+        return positions + normals * ((height - moved.mid_level) * moved.scale)[:, None]
 
     def _texture(self, name: str) -> Texture2D:
         if name in HOST_SAMPLERS:
@@ -292,7 +312,7 @@ class CpuRenderer(PreviewState):
         view_projection = np.asarray(scene["projection"], dtype=np.float64) @ np.asarray(scene["view"], dtype=np.float64)
         environment_e, light_e = ground_irradiance(self)
         mesh = self.mesh()
-        stage = StageScene(mesh.positions, mesh.normals, mesh.indices, view_projection, self.light_direction, casting,
+        stage = StageScene(self.displaced_positions(), mesh.normals, mesh.indices, view_projection, self.light_direction, casting,
                            self.ground, self.occlusion, self.light_size, environment_e, light_e)
         return StagePasses(stage, unlit, emission, tuple(extra))
 

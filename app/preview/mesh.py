@@ -160,13 +160,26 @@ def cube(half_extent: float = 0.6) -> Mesh:
     return build_mesh("cube", np.array(positions), np.array(normals), np.array(texcoords), np.array(indices))
 
 
-def plane(half_extent: float = 1.0) -> Mesh:
-    """A square in the z = 0 plane facing +z (towards the default camera), texcoords 0..1."""
-    positions = np.array([(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], dtype=np.float32) * half_extent
-    normals = np.tile(np.array([0, 0, 1], dtype=np.float32), (4, 1))
-    texcoords = np.array([(0, 0), (1, 0), (1, 1), (0, 1)], dtype=np.float32)
-    indices = np.array([(0, 1, 2), (0, 2, 3)], dtype=np.uint32)
-    return build_mesh("plane", positions, normals, texcoords, indices)
+#: Quads along each side of the preview plane: fine enough for "Displacement and bump" (the vertex stage moves
+#: the vertices, so the displaced shape is as detailed as the mesh: 128 cells per UV unit).
+PLANE_SEGMENTS = 128
+
+
+def plane(half_extent: float = 1.0, segments: int = PLANE_SEGMENTS) -> Mesh:
+    """A square in the z = 0 plane facing +z (towards the default camera), texcoords 0..1, a grid of
+    `segments` x `segments` quads (two triangles each, counter-clockwise seen from +z)."""
+    steps = np.linspace(0.0, 1.0, segments + 1)
+    v, u = np.meshgrid(steps, steps, indexing="ij")
+    texcoords = np.stack([u, v], axis=-1).reshape(-1, 2)
+    positions = np.concatenate([(texcoords * 2.0 - 1.0) * half_extent, np.zeros((len(texcoords), 1))], axis=1)
+    normals = np.tile(np.array([0.0, 0.0, 1.0]), (len(texcoords), 1))
+    row = segments + 1
+    corner = (np.arange(segments)[:, None] * row + np.arange(segments)[None, :]).reshape(-1)
+    indices = np.concatenate([np.stack([corner, corner + 1, corner + row + 1], axis=1),
+                              np.stack([corner, corner + row + 1, corner + row], axis=1)]).astype(np.uint32)
+    tangents = np.tile(np.array([1.0, 0.0, 0.0, 1.0]), (len(texcoords), 1))  # u grows along +x, v along +y
+    return build_mesh("plane", positions.astype(np.float32), normals.astype(np.float32), texcoords.astype(np.float32), indices,
+                      tangents)
 
 
 def _from_shape(name: str, shape: shapes.Shape) -> Mesh:
@@ -188,9 +201,15 @@ def material_ball() -> Mesh:
     return _from_shape("ball", shapes.material_ball())
 
 
-def make_mesh(name: str) -> Mesh:
-    """The named preview mesh (`MESH_NAMES`)."""
+def make_mesh(name: str, fine: bool = False) -> Mesh:
+    """The named preview mesh (`MESH_NAMES`). `fine`: the version drawn under a material that displaces the mesh
+    (the displaced shape is as detailed as the mesh): the sphere 256 x 128 instead of 64 x 32, the torus
+    192 x 96 instead of 64 x 32; the others as they are (the plane is a 128 x 128 grid already)."""
     builders: dict[str, Callable[[], Mesh]] = {"sphere": uv_sphere, "cube": cube, "plane": plane, "cylinder": cylinder, "torus": torus, "ball": material_ball}
     if name not in builders:
         raise ValueError(f"unknown preview mesh {name!r}; expected one of {', '.join(MESH_NAMES)}")
+    if fine and name == "sphere":
+        return uv_sphere(segments=256, rings=128)
+    if fine and name == "torus":
+        return _from_shape("torus", shapes.torus(major_segments=192, minor_segments=96))
     return builders[name]()

@@ -235,6 +235,8 @@ class PreviewState:
         self._environment: EnvironmentMaps = EnvironmentMaps.uniform(DEFAULT_AMBIENT_COLOR)
         self._brdf_table: np.ndarray | None = None  # None: default_brdf_table() when first needed
         self._custom_mesh: Mesh | None = None
+        #: Draw the built-in meshes' finer versions: the material displaces the mesh (`set_fine_mesh`).
+        self.fine_mesh = False
         self._built_mesh: Mesh | None = None
         self._images: dict[str, np.ndarray] = {}
         # What changed since the renderer last consumed it (see the module docstring).
@@ -322,12 +324,22 @@ class PreviewState:
             self._mesh_dirty = True
 
     def mesh(self) -> Mesh:
-        """The mesh drawn: the one given, or the built-in one of `mesh_name` (built once)."""
+        """The mesh drawn: the one given, or the built-in one of `mesh_name` (built once; its finer version while
+        the material displaces the mesh, `set_fine_mesh`)."""
         if self._custom_mesh is not None:
             return self._custom_mesh
         if self._built_mesh is None:
-            self._built_mesh = make_mesh(self.mesh_name)
+            self._built_mesh = make_mesh(self.mesh_name, fine=self.fine_mesh)
         return self._built_mesh
+
+    def set_fine_mesh(self, fine: bool) -> None:
+        """Draw the built-in meshes' finer versions (`mesh.make_mesh(fine=True)`): the material displaces the
+        mesh in its vertex stage ("Displacement and bump"). An imported mesh is drawn as it is."""
+        if bool(fine) != self.fine_mesh:
+            self.fine_mesh = bool(fine)
+            if self._custom_mesh is None:
+                self._built_mesh = None
+                self._mesh_dirty = True
 
     # ---- background, light ----------------------------------------------------------------
 

@@ -548,7 +548,13 @@ class RenderThread(QObject):
             target = next(framebuffer for framebuffer in frames if framebuffer.texture not in protected)
             target.bind()
             started = time.perf_counter()
-            self.renderer.render(*drawn)
+            # A draft frame draws the texture passes at draft resolution too (`Renderer.drafting`); the full frame
+            # that refines it draws them at full size with the values of then.
+            self.renderer.drafting = drawn != size
+            try:
+                self.renderer.render(*drawn)
+            finally:
+                self.renderer.drafting = False
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
             GL.glFinish()
             self._measured(size, drawn, time.perf_counter() - started)

@@ -199,6 +199,11 @@ class Renderer(PreviewState):
         self._texture_versions: dict[str, int] = {}
         #: The material's texture passes (app/preview/texture_passes_gl.py): drawn before it, only when changed.
         self.passes = GlTexturePasses()
+        #: The same passes at draft resolution (`PassSchedule.draft`), drawn instead while `drafting`: the render
+        #: thread sets it for its draft frames (a value being dragged), so a drag upstream of a buffer redraws a
+        #: quarter of the texels; the next full frame draws `passes` again with the values of then.
+        self.draft_passes = GlTexturePasses()
+        self.drafting = False
         self._color_target: Framebuffer | None = None
         self._hdr_target: Framebuffer | None = None
         self._post_programs: dict[str, PostProgram] = {}
@@ -239,6 +244,7 @@ class Renderer(PreviewState):
         GL.glDeleteVertexArrays(1, [self._vertex_array])
         GL.glDeleteBuffers(3, [self._vertex_buffer, self._index_buffer, self._color_buffer])
         self.passes.release()
+        self.draft_passes.release()
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
@@ -347,7 +353,11 @@ class Renderer(PreviewState):
     def run_passes(self) -> None:
         """Draw the texture passes whose inputs changed since they were last drawn (needs the context current)."""
         self._sync_textures()
-        self.passes.run(self.parameters, self._host_image, self.time, self._checker_texture)
+        self.pass_runner().run(self.parameters, self._host_image, self.time, self._checker_texture)
+
+    def pass_runner(self) -> GlTexturePasses:
+        """The passes this frame draws and samples: the draft ones while `drafting` (when the schedule has them)."""
+        return self.draft_passes if self.drafting and self.draft_passes.schedule.passes else self.passes
 
     # ---- programs -------------------------------------------------------------------------
 
@@ -364,6 +374,8 @@ class Renderer(PreviewState):
         clear_pending_errors()
         self.initialize()
         self.passes.prepare(passes, self.is_es)  # refused before the material changes
+        # The draft passes link at the first draft frame: most builds are never drafted.
+        self.draft_passes.prepare(passes.draft or EMPTY_SCHEDULE, self.is_es, link=False)
         reused = self.reuse_program(artifact)
         if reused is None:
             try:
@@ -375,6 +387,8 @@ class Renderer(PreviewState):
             self.link_count += 1
             reused = self.adopt_program(program, artifact, log)
         self.passes.set_schedule(passes, self.is_es)
+        self.set_fine_mesh(passes.displacement is not None)
+        self.draft_passes.set_schedule(passes.draft or EMPTY_SCHEDULE, self.is_es, link=False)
         return reused
 
     def reuse_program(self, artifact: ProgramArtifact) -> ProgramInfo | None:
@@ -649,7 +663,7 @@ class Renderer(PreviewState):
             GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, block.binding_point, block.buffer)
         if any(name in HOST_SAMPLERS for name in info.samplers):
             self._sync_environment()
-        pass_textures = self.passes.material_textures()
+        pass_textures = self.pass_runner().material_textures()
         for name, unit in info.samplers.items():
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
             if name in HOST_SAMPLERS:

@@ -473,7 +473,7 @@ def _cpu_screenshot(verified: Any, setup: _Setup, width: int, height: int, png_p
             from app.preview.cpu_passes import pass_textures, run_plan_cpu
 
             plan = setup.passes.plan
-            renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan, renderer.parameters)))
+            renderer.set_pass_textures(pass_textures(plan, run_plan_cpu(plan, renderer.parameters)), plan.displacement)
         pixels = renderer.render_image(width, height)
     except (InterpreterError, ValueError) as error:
         print(_diagnostic(setup.source_path, Category.TARGET, f"the CPU interpreter cannot draw this module: {error}"),

@@ -59,6 +59,25 @@ layout(location = 0) in vec3 position;
 uniform mat4 u_matrix;
 void main() { gl_Position = u_matrix * vec4(position, 1.0); }
 """
+#: The material's displacement of the mesh ("Displacement and bump", `PassPlan.displacement`), as its vertex
+#: stage does it, for the displaced variants of the depth and mask passes (positions are world positions here).
+_DISPLACE = """
+layout(location = 2) in vec2 texcoord;
+uniform sampler2D u_displacement;   // the height buffer (red), read at level 0
+uniform vec2 u_displacement_move;   // (scale, mid level)
+uniform float u_displacing;         // 1: move the vertex (the mesh), 0: not (the ground)
+vec3 displaced(vec3 p, vec3 n) {
+    float h = clamp(textureLod(u_displacement, texcoord, 0.0).r, 0.0, 1.0);
+    return p + normalize(n) * ((h - u_displacement_move.y) * u_displacement_move.x * u_displacing);
+}
+"""
+_DEPTH_VERTEX_DISPLACED = """
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 normal;
+uniform mat4 u_matrix;
+""" + _DISPLACE + """
+void main() { gl_Position = u_matrix * vec4(displaced(position, normal), 1.0); }
+"""
 _DEPTH_FRAGMENT = """
 void main() {}
 """
@@ -75,6 +94,22 @@ void main() {
     v_normal = normal;
     v_occlusion = occlusion;
     gl_Position = u_matrix * vec4(position, 1.0);
+}
+"""
+_MASK_VERTEX_DISPLACED = """
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 normal;
+layout(location = 5) in float occlusion;
+uniform mat4 u_matrix;
+out vec3 v_world;
+out vec3 v_normal;
+out float v_occlusion;
+""" + _DISPLACE + """
+void main() {
+    v_world = displaced(position, normal);
+    v_normal = normal;  // the shadow lookup's offset direction: the undisplaced normal is close enough
+    v_occlusion = occlusion;
+    gl_Position = u_matrix * vec4(v_world, 1.0);
 }
 """
 _MASK_FRAGMENT = """
@@ -349,17 +384,41 @@ class StagePasses:
         mesh = renderer.mesh()
         if self._extent is None or self._extent[0] is not mesh:
             self._extent = (mesh, MeshExtent.of(mesh.positions))
-        return self._extent[1]
+        extent = self._extent[1]
+        moved = renderer.passes.displacement()
+        if moved is None:
+            return extent
+        _texture, scale, mid_level = moved
+        reach = scale * max(abs(mid_level), abs(1.0 - mid_level))  # the farthest a vertex moves
+        return MeshExtent(extent.radius + reach, extent.bottom - reach, extent.top + reach)
+
+    def _displace(self, renderer: Renderer, program: str, unit: int) -> bool:
+        """Set the displaced program `program`'s displacement uniforms (height texture on `unit`); False when the
+        material does not displace the mesh."""
+        moved = renderer.passes.displacement()
+        if moved is None:
+            return False
+        texture, scale, mid_level = moved
+        GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+        GL.glUniform1i(self._location(program, "u_displacement"), unit)
+        GL.glUniform2f(self._location(program, "u_displacement_move"), scale, mid_level)
+        GL.glUniform1f(self._location(program, "u_displacing"), 1.0)
+        return True
 
     # ---- passes ---------------------------------------------------------------------------
 
-    def _draw_mesh(self, renderer: Renderer, occlusion: int = 0) -> None:
-        """The renderer's mesh, positions and normals (and `occlusion`'s per-vertex values at location 5)."""
+    def _draw_mesh(self, renderer: Renderer, occlusion: int = 0, texcoords: bool = False) -> None:
+        """The renderer's mesh, positions and normals (texture coordinates too with `texcoords`; and
+        `occlusion`'s per-vertex values at location 5)."""
         GL.glBindVertexArray(renderer._vertex_array)
         GL.glEnableVertexAttribArray(0)
         GL.glEnableVertexAttribArray(1)
         for location in (2, 3, 4):
-            GL.glDisableVertexAttribArray(location)
+            if location == 2 and texcoords:
+                GL.glEnableVertexAttribArray(location)
+            else:
+                GL.glDisableVertexAttribArray(location)
         if occlusion:
             GL.glBindBuffer(GL.GL_ARRAY_BUFFER, occlusion)
             GL.glVertexAttribPointer(_OCCLUSION_LOCATION, 1, GL.GL_FLOAT, GL.GL_FALSE, 4, ctypes.c_void_p(0))
@@ -372,7 +431,10 @@ class StagePasses:
 
     def _depth_pass(self, renderer: Renderer, name: str, size: int, matrix: np.ndarray, compare: bool, offset: bool) -> int:
         framebuffer, texture = self._depth_target(name, size, compare)
-        program = self._program("depth", _DEPTH_VERTEX, _DEPTH_FRAGMENT, renderer.is_es)
+        displacing = renderer.passes.displacement() is not None
+        name_of = "depth_displaced" if displacing else "depth"
+        program = self._program(name_of, _DEPTH_VERTEX_DISPLACED if displacing else _DEPTH_VERTEX, _DEPTH_FRAGMENT,
+                                renderer.is_es)
         GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, framebuffer)
         GL.glViewport(0, 0, size, size)
         GL.glDepthMask(GL.GL_TRUE)
@@ -385,8 +447,12 @@ class StagePasses:
             GL.glEnable(GL.GL_POLYGON_OFFSET_FILL)
             GL.glPolygonOffset(1.5, 2.0)
         GL.glUseProgram(program)
-        GL.glUniformMatrix4fv(self._location("depth", "u_matrix"), 1, GL.GL_FALSE, np.ascontiguousarray(matrix.T).reshape(-1))
-        self._draw_mesh(renderer)
+        GL.glUniformMatrix4fv(self._location(name_of, "u_matrix"), 1, GL.GL_FALSE, np.ascontiguousarray(matrix.T).reshape(-1))
+        if displacing:
+            self._displace(renderer, name_of, 0)
+        self._draw_mesh(renderer, texcoords=displacing)
+        if displacing:
+            self._unbind_textures(1)
         GL.glDisable(GL.GL_POLYGON_OFFSET_FILL)
         GL.glUseProgram(0)
         return texture
@@ -424,14 +490,17 @@ class StagePasses:
         clear((1.0, 1.0, 1.0, 1.0))
         GL.glEnable(GL.GL_DEPTH_TEST)
         GL.glDepthFunc(GL.GL_LESS)
-        program = self._program("mask", _MASK_VERTEX, _fill(_MASK_FRAGMENT), renderer.is_es)
+        displacing = renderer.passes.displacement() is not None
+        mask_name = "mask_displaced" if displacing else "mask"
+        program = self._program(mask_name, _MASK_VERTEX_DISPLACED if displacing else _MASK_VERTEX, _fill(_MASK_FRAGMENT),
+                                renderer.is_es)
         GL.glUseProgram(program)
         scene = renderer.scene_values(width, height)
         view_projection = np.asarray(scene["projection"], dtype=np.float32) @ np.asarray(scene["view"], dtype=np.float32)
         texel = 2.0 * radius / SHADOW_MAP_SIZE
 
         def uniform(name: str) -> int:
-            return self._location("mask", name)
+            return self._location(mask_name, name)
 
         GL.glUniformMatrix4fv(uniform("u_matrix"), 1, GL.GL_FALSE, np.ascontiguousarray(view_projection.T).reshape(-1))
         GL.glUniformMatrix4fv(uniform("u_light_matrix"), 1, GL.GL_FALSE, np.ascontiguousarray(light.T).reshape(-1))
@@ -457,15 +526,19 @@ class StagePasses:
         GL.glBindSampler(3, self._depth_sampler())  # the shadow map's depths, not compared
         GL.glUniform1i(uniform("u_ground"), 0)
         GL.glVertexAttrib1f(_OCCLUSION_LOCATION, 1.0)
-        self._draw_mesh(renderer, self._occlusion_buffer(renderer) if occluding else 0)
+        if displacing:
+            self._displace(renderer, mask_name, len(textures))
+        self._draw_mesh(renderer, self._occlusion_buffer(renderer) if occluding else 0, texcoords=displacing)
         GL.glVertexAttrib1f(_OCCLUSION_LOCATION, 1.0)
         if renderer.ground:
             GL.glUniform1i(uniform("u_ground"), 1)
+            if displacing:
+                GL.glUniform1f(uniform("u_displacing"), 0.0)
             GL.glBindVertexArray(self._ground(ground_y))
             GL.glDrawArrays(GL.GL_TRIANGLES, 0, 6)
             GL.glBindVertexArray(0)
         GL.glBindSampler(3, 0)
-        self._unbind_textures(4)
+        self._unbind_textures(len(textures) + (1 if displacing else 0))
         GL.glUseProgram(0)
         if not casting and not occluding:
             return lit

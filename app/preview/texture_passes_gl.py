@@ -43,6 +43,14 @@ same GLSL and differ only in which earlier pass a sampler reads (the logical
 name; the GLSL spells it by position): a program and its reflection, which
 binds samplers by logical name, serve only passes that name them alike. `link_count` and `pass_renders` (and
 `renders`, by pass) count what happened, for tests and the benchmark.
+
+Buffers are shared. A node output's pass (`PassDraw.keep`) has a buffer
+of its own; a filter's internal passes share buffers where their
+lifetimes over the run order do not overlap (`buffer_slots`, the
+allocator the plan's memory figure uses), so a long chain costs a few
+intermediates. Each buffer knows which pass's result it holds: a pass
+drawn whose input's buffer another pass has taken since gets that input
+drawn again first (the same result, so its version stays).
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ import numpy as np
 from OpenGL import GL
 
 from app.material.scene import HOST_SAMPLERS, SCENE_UNIFORM_NAME, VERTEX_INPUTS
+from app.material.texture_passes import Displacement, SlotRequest, assign_slots
 from app.preview.gl_objects import ProgramBuildError, read_float_pixels, read_pixels
 from app.preview.gl_programs import (
     ProgramInfo,
@@ -119,6 +128,9 @@ class PassDraw:
     artifact: ProgramArtifact
     inputs: Mapping[str, str] = field(default_factory=dict)
     values: Mapping[str, Any] = field(default_factory=dict)
+    #: Its buffer is read after the run (a node's output: the material, thumbnails, `read_pass`), so it is never
+    #: shared; False for a filter's internal pass, whose buffer another pass may reuse once nothing reads it.
+    keep: bool = True
 
     @property
     def buffer_key(self) -> tuple[int, str, str, bool]:
@@ -132,6 +144,10 @@ class PassSchedule:
 
     passes: tuple[PassDraw, ...] = ()
     material_inputs: Mapping[str, str] = field(default_factory=dict)
+    #: The material's displacement of the mesh (`PassPlan.displacement`): the host's shadow passes follow it.
+    displacement: Displacement | None = None
+    #: The same passes at draft resolution (`PassPrograms.draft`), drawn instead while the preview drafts.
+    draft: PassSchedule | None = None
 
     def __post_init__(self) -> None:
         seen: set[str] = set()
@@ -163,11 +179,23 @@ def schedule_for(programs: PassPrograms | None) -> PassSchedule:
         return EMPTY_SCHEDULE
     if not programs.ok:
         raise ValueError(programs.problem or "the texture passes have no programs for this target")
+    read_after = {item.key for item in programs.plan.material_inputs}
     draws = tuple(
         PassDraw(each.key, programs.label(each.key), each.spec.resolution, each.spec.format, each.spec.wrap,
-                 each.spec.mipmaps, artifact, {item.uniform: item.key for item in each.inputs}, dict(each.values))
+                 each.spec.mipmaps, artifact, {item.uniform: item.key for item in each.inputs}, dict(each.values),
+                 keep=each.output is not None or each.key in read_after)
         for each, artifact in zip(programs.plan.passes, programs.artifacts, strict=True))
-    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs})
+    draft = programs.draft
+    return PassSchedule(draws, {item.uniform: item.key for item in programs.plan.material_inputs},
+                        displacement=programs.plan.displacement,
+                        draft=schedule_for(draft) if draft is not None and draft.ok else None)
+
+
+def buffer_slots(schedule: PassSchedule) -> dict[str, int]:
+    """Which passes share a buffer (`texture_passes.assign_slots`: a filter's internal passes whose lifetimes do not
+    overlap, of the same resolution, format, tiling and mip-maps): pass name -> slot."""
+    return assign_slots([SlotRequest(draw.name, draw.buffer_key, tuple(draw.inputs.values()), draw.keep)
+                         for draw in schedule.passes])
 
 
 @functools.cache
@@ -221,6 +249,8 @@ class _Buffer:
         self.key = key
         self.internal_format = internal_format
         self.bytes = buffer_bytes(resolution, internal_format, mipmaps)
+        #: The pass whose result the texture holds now (None: nothing yet); passes sharing it take turns.
+        self.holder: str | None = None
         self.texture = int(GL.glGenTextures(1))
         GL.glBindTexture(GL.GL_TEXTURE_2D, self.texture)
         levels = int(np.floor(np.log2(resolution))) + 1 if mipmaps else 1
@@ -287,7 +317,8 @@ class GlTexturePasses:
         #: Draws by pass name since this object was made.
         self.renders: Counter[str] = Counter()
         self._programs: dict[tuple[object, ...], ProgramInfo] = {}
-        self._buffers: dict[str, _Buffer] = {}
+        self._buffers: dict[str, _Buffer] = {}  # pass name -> its buffer (passes sharing one: the same object)
+        self._slots: dict[str, int] = {}  # pass name -> its slot in the current schedule (`buffer_slots`)
         self._rendered: dict[str, _Rendered] = {}
         self._versions: dict[str, int] = {}
         self._vertex_array = 0
@@ -298,24 +329,45 @@ class GlTexturePasses:
 
     # ---- the schedule ---------------------------------------------------------------------
 
-    def set_schedule(self, schedule: PassSchedule, is_es: bool) -> None:
+    def set_schedule(self, schedule: PassSchedule, is_es: bool, link: bool = True) -> None:
         """Take `schedule` (needs a current context): `prepare` it, then draw with it from the next `run`.
 
-        Raises `PassError` naming the node, and then keeps the previous schedule.
+        Raises `PassError` naming the node, and then keeps the previous schedule. `link` False: the programs
+        link at their first draw instead (the draft passes, drawn only while a value is dragged).
         """
-        self.prepare(schedule, is_es)
+        self.prepare(schedule, is_es, link)
         self.schedule = schedule
         wanted = {draw.name: draw.buffer_key for draw in schedule.passes}
-        for name in list(self._buffers):
-            if wanted.get(name) != self._buffers[name].key:
-                self._buffers.pop(name).delete()
-                self._rendered.pop(name, None)
         for name in list(self._rendered):
-            if name not in wanted:
+            if wanted.get(name) != self._rendered[name].buffer:
                 del self._rendered[name]
+        # Buffers by slot: a slot takes a buffer of its key one of its passes had (its content may still be good),
+        # else any spare one of that key, else a new one when first drawn; the others are deleted.
+        self._slots = buffer_slots(schedule)
+        old = self._buffers
+        spare = {id(buffer): buffer for buffer in old.values()}
+        self._buffers = {}
+        by_slot: dict[int, list[str]] = {}
+        for name, slot in self._slots.items():
+            by_slot.setdefault(slot, []).append(name)
+        for names in by_slot.values():
+            key = wanted[names[0]]
+            found = next((old[name] for name in names if name in old and old[name].key == key
+                          and id(old[name]) in spare), None)
+            if found is None:
+                found = next((buffer for buffer in spare.values() if buffer.key == key), None)
+            if found is None:
+                continue
+            del spare[id(found)]
+            if found.holder not in names:
+                found.holder = None
+            for name in names:
+                self._buffers[name] = found
+        for buffer in spare.values():
+            buffer.delete()
         self._trim_programs()
 
-    def prepare(self, schedule: PassSchedule, is_es: bool) -> None:
+    def prepare(self, schedule: PassSchedule, is_es: bool, link: bool = True) -> None:
         """Check `schedule`'s buffers against this context's limits and the memory budget, and link the programs
         it lacks (kept for `set_schedule`); the schedule in use does not change. Raises `PassError`."""
         if self._is_es is None:
@@ -323,17 +375,22 @@ class GlTexturePasses:
             self._extensions = _extensions()
         limit = min(int(GL.glGetIntegerv(GL.GL_MAX_TEXTURE_SIZE)), int(GL.glGetIntegerv(GL.GL_MAX_RENDERBUFFER_SIZE)),
                     int(np.min(GL.glGetIntegerv(GL.GL_MAX_VIEWPORT_DIMS))))
+        slots = buffer_slots(schedule)
+        counted: set[int] = set()
         total = 0
         for draw in schedule.passes:
             if not 1 <= draw.resolution <= limit:
                 raise PassError(draw.name, f"{draw.label}: a {draw.resolution}² buffer is beyond this GPU's limit of "
                                            f"{limit}² texels")
+            if slots[draw.name] in counted:
+                continue  # a buffer it shares with an earlier pass (the memory allocated is what counts)
+            counted.add(slots[draw.name])
             internal, _ = texture_format(draw.format, is_es, self._extensions)
             total += buffer_bytes(draw.resolution, internal, draw.mipmaps)
             if total > self.memory_budget:
                 raise PassError(draw.name, f"{draw.label}: the texture buffers would take {total / 2**20:.0f} MiB, "
                                            f"more than the budget of {self.memory_budget / 2**20:.0f} MiB")
-        for draw in schedule.passes:
+        for draw in schedule.passes if link else ():
             self._program(draw)
 
     def _program(self, draw: PassDraw) -> ProgramInfo:
@@ -374,15 +431,21 @@ class GlTexturePasses:
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
         viewport = GL.glGetIntegerv(GL.GL_VIEWPORT)
         try:
-            for draw in self.schedule.passes:
-                self._run_one(draw, values, image, time, checker)
+            passes = self.schedule.passes
+            changed: set[str] = set()
+            for draw in passes:  # what must be drawn because something it reads changed
+                if any(source in changed for source in draw.inputs.values()) or self._changed(draw, values, image, time):
+                    changed.add(draw.name)
+            for draw in self._with_lost_inputs(passes, changed):
+                self._run_one(draw, values, image, time, checker, draw.name in changed)
         finally:
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
             GL.glViewport(*(int(v) for v in viewport))
 
-    def _run_one(self, draw: PassDraw, values: ParameterValues, image: Callable[[str], tuple[int, int]], time: float,
-                 checker: int) -> None:
+    def _reads(self, draw: PassDraw, image: Callable[[str], tuple[int, int]]) -> tuple[ProgramInfo, set[str],
+                                                                                       tuple[int, ...], bool]:
+        """(its program, its own uniforms' names, its host images' versions, whether it reads the time)."""
         info = self._program(draw)
         artifact = draw.artifact
         names = {binding.name for binding in artifact.uniforms
@@ -390,22 +453,65 @@ class GlTexturePasses:
                  and binding.name not in draw.values and not isinstance(binding.type, SamplerType)}
         host_samplers = sorted(name for name in info.samplers if name not in draw.inputs and name not in HOST_SAMPLERS)
         images = tuple(image(name)[1] for name in host_samplers)
-        reads_time = artifact_reads_scene_field(artifact, "time")
+        return info, names, images, artifact_reads_scene_field(artifact, "time")
+
+    def _changed(self, draw: PassDraw, values: ParameterValues, image: Callable[[str], tuple[int, int]],
+                 time: float) -> bool:
+        """Whether what `draw` reads differs from what its result was last drawn with (the module docstring)."""
+        _, names, images, reads_time = self._reads(draw, image)
         upstream = tuple(self._versions.get(source, 0) for source in draw.inputs.values())
-        buffer = self._buffers.get(draw.name)
         last = self._rendered.get(draw.name)
-        key = program_key(artifact)
-        if (buffer is not None and last is not None and last.key == key and last.buffer == draw.buffer_key
-                and last.images == images and last.upstream == upstream and last.pass_values == draw.values
-                and (not reads_time or last.time == time)
-                and not (names & values.changed_names(last.values))):
-            return
+        return not (last is not None and last.key == program_key(draw.artifact) and last.buffer == draw.buffer_key
+                    and last.images == images and last.upstream == upstream and last.pass_values == draw.values
+                    and (not reads_time or last.time == time)
+                    and not (names & values.changed_names(last.values)))
+
+    def _with_lost_inputs(self, passes: tuple[PassDraw, ...], changed: set[str]) -> list[PassDraw]:
+        """The passes to draw, in order: those `changed`, a kept pass whose buffer does not hold its result, and
+        every pass whose result a pass drawn reads but whose shared buffer another pass has taken since (drawn
+        again with what it was drawn with: the same result), found by replaying the buffers' holders."""
+        wanted = set(changed) | {draw.name for draw in passes if draw.keep and not self._holds(draw.name)}
+        while True:
+            holders = {id(buffer): buffer.holder for buffer in self._buffers.values()}
+            lost = ""
+            for draw in passes:
+                if draw.name not in wanted:
+                    continue
+                lost = next((source for source in draw.inputs.values() if source not in wanted
+                             and (source not in self._buffers or holders.get(id(self._buffers[source])) != source)), "")
+                if lost:
+                    break
+                if draw.name in self._buffers:
+                    holders[id(self._buffers[draw.name])] = draw.name
+            if not lost:
+                return [draw for draw in passes if draw.name in wanted]
+            wanted.add(lost)
+
+    def _holds(self, name: str) -> bool:
+        buffer = self._buffers.get(name)
+        return buffer is not None and buffer.holder == name
+
+    def _run_one(self, draw: PassDraw, values: ParameterValues, image: Callable[[str], tuple[int, int]], time: float,
+                 checker: int, changed: bool) -> None:
+        """Draw `draw` into its buffer; `changed`: with new inputs (else it is drawn again because another pass
+        took its shared buffer: the same result, so its version, which its readers compare, stays)."""
+        info, _, images, reads_time = self._reads(draw, image)
+        buffer = self._buffers.get(draw.name)
         if buffer is None:
             internal, pixel_type = texture_format(draw.format, bool(self._is_es), self._extensions)
-            buffer = self._buffers[draw.name] = _Buffer(draw.buffer_key, internal, pixel_type)
+            buffer = _Buffer(draw.buffer_key, internal, pixel_type)
+            slot = self._slots.get(draw.name)
+            for name, other in self._slots.items():
+                if other == slot:
+                    self._buffers[name] = buffer
+            self._buffers[draw.name] = buffer
         self._draw(draw, info, buffer, values, image, time, checker)
-        self._rendered[draw.name] = _Rendered(key, draw.buffer_key, values, draw.values, images, time if reads_time else None, upstream)
-        self._versions[draw.name] = self._versions.get(draw.name, 0) + 1
+        buffer.holder = draw.name
+        if changed or draw.name not in self._rendered:
+            upstream = tuple(self._versions.get(source, 0) for source in draw.inputs.values())
+            self._rendered[draw.name] = _Rendered(program_key(draw.artifact), draw.buffer_key, values, draw.values, images,
+                                                  time if reads_time else None, upstream)
+            self._versions[draw.name] = self._versions.get(draw.name, 0) + 1
         self.pass_renders += 1
         self.renders[draw.name] += 1
 
@@ -484,13 +590,24 @@ class GlTexturePasses:
         return {name: self._buffers[source].texture for name, source in self.schedule.material_inputs.items()
                 if source in self._buffers}
 
+    def displacement(self) -> tuple[int, float, float] | None:
+        """The material's displacement of the mesh as (height texture, scale, mid level), after `run`; None when
+        it does not displace the mesh."""
+        moved = self.schedule.displacement
+        if moved is None or moved.key not in self._buffers:
+            return None
+        return self._buffers[moved.key].texture, moved.scale, moved.mid_level
+
     def texture(self, name: str) -> int:
-        """Pass `name`'s texture (0 before it was drawn)."""
-        buffer = self._buffers.get(name)
-        return buffer.texture if buffer is not None else 0
+        """Pass `name`'s texture (0 before it was drawn, or once a later pass took its shared buffer)."""
+        return self._buffers[name].texture if self._holds(name) else 0
 
     def read_pass(self, name: str) -> np.ndarray:
-        """Pass `name`'s texture as float32 (resolution, resolution, 4), top row (v = 1) first."""
+        """Pass `name`'s texture as float32 (resolution, resolution, 4), top row (v = 1) first.
+
+        KeyError for a pass not drawn, or an internal pass whose shared buffer a later pass has taken."""
+        if not self._holds(name):
+            raise KeyError(f"pass {name!r} holds no result now (not drawn, or its shared buffer was reused)")
         buffer = self._buffers[name]
         resolution = buffer.key[0]
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
@@ -505,12 +622,16 @@ class GlTexturePasses:
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
 
     def memory_bytes(self) -> int:
-        """The memory the buffers take now (texels and mip chains)."""
-        return sum(buffer.bytes for buffer in self._buffers.values())
+        """The memory the buffers take now (texels and mip chains; a shared buffer once)."""
+        return sum(buffer.bytes for buffer in {id(buffer): buffer for buffer in self._buffers.values()}.values())
 
     def formats(self) -> dict[str, int]:
         """Each drawn pass's GL internal format (what `texture_format` chose here)."""
         return {name: buffer.internal_format for name, buffer in self._buffers.items()}
+
+    def buffer_count(self) -> int:
+        """How many buffers are allocated (passes sharing one count once)."""
+        return len({id(buffer) for buffer in self._buffers.values()})
 
     def invalidate(self) -> None:
         """Draw every pass again at the next `run` (e.g. after the host images were re-uploaded wholesale)."""
@@ -518,7 +639,7 @@ class GlTexturePasses:
 
     def release(self) -> None:
         """Delete every GL object (needs the same context current)."""
-        for buffer in self._buffers.values():
+        for buffer in {id(buffer): buffer for buffer in self._buffers.values()}.values():
             buffer.delete()
         self._buffers.clear()
         self._rendered.clear()

@@ -158,6 +158,8 @@ def node_texture(state: _ViewState, job: TextureViewJob) -> np.ndarray:
         renderer.passes.set_schedule(schedule_for(passes), renderer.is_es)
     except (ValueError, ProgramBuildError) as error:
         raise TextureUnavailableError(f"{job.label or job.node_id} cannot be drawn: texture passes: {error}") from None
+    if passes is not None and job.node_id in passes.problems:  # a refused pass node, or one reading it
+        raise TextureUnavailableError(f"{job.label or job.node_id} cannot be drawn: {passes.problems[job.node_id]}")
     if passes is not None:
         specs = tuple(with_pass_parameters(specs, passes.plan))
     # Every uniform gets a value: one the job does not name takes its default (the checker for a texture).

@@ -215,6 +215,9 @@ class ThumbnailBatch:
     #: True on the last batch of a job (also when it was interrupted by a newer one).
     final: bool = False
     seconds: float = 0.0
+    #: Nodes the module could draw but the texture passes cannot serve (a refused pass node, or one that reads
+    #: it: `PassPrograms.problems`), by id: why (no image; the others are drawn).
+    problems: Mapping[str, str] = field(default_factory=dict)
 
 
 class _NoContextError(RuntimeError):
@@ -410,9 +413,10 @@ class ThumbnailService(QObject):
         # named in the last batch, so the caller marks them (`program.problems` says why) instead of waiting.
         items: list[tuple[str, int]] = []
         undrawable: dict[str, str] = {}
+        refused = passes.problems if passes is not None else {}
         for node in job.nodes:
             selector = program.selector(node)
-            if selector is None:
+            if selector is None or node in refused:
                 undrawable[node] = job.fingerprints.get(node, "")
             else:
                 items.append((node, selector))
@@ -429,7 +433,8 @@ class ThumbnailService(QObject):
             fingerprints = {node: job.fingerprints.get(node, "") for node, _ in chunk}
             if last:
                 fingerprints.update(undrawable)
-            batch = ThumbnailBatch(job.generation, images, fingerprints, program, "", last, time.perf_counter() - started)
+            batch = ThumbnailBatch(job.generation, images, fingerprints, program, "", last, time.perf_counter() - started,
+                                   {node: refused[node] for node in undrawable if node in refused} if last else {})
             if last:
                 return batch
             work.emit(batch)

@@ -223,7 +223,8 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
             if passes is not None and passes.plan is not None:
                 from app.preview.cpu_passes import pass_textures, run_plan_cpu
 
-                cpu.set_pass_textures(pass_textures(passes.plan, run_plan_cpu(passes.plan, cpu.parameters)))
+                cpu.set_pass_textures(pass_textures(passes.plan, run_plan_cpu(passes.plan, cpu.parameters)),
+                                      passes.plan.displacement)
         except (InterpreterError, ValueError) as error:
             print(_diagnostic(source_path, Category.TARGET, f"the CPU interpreter cannot draw this module: {error}"), file=stderr)
             return 1

@@ -214,8 +214,6 @@ class LiveValues:
         pass_values = passes.live_values() if passes is not None else []
         if result.verified is None or not (result.live_values or pass_values):
             return
-        if passes is not None and passes.plan is not None and not passes.plan.ok:
-            return
         cache = ArtifactCache(result.verified, seed=result.artifact)
         for compiled in programs:
             cache.record(compiled)

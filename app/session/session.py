@@ -81,7 +81,13 @@ from app.session.engine_export import PreviewLighting, material_section, written
 from app.session.events import Event
 from app.session.live_values import LiveValues
 from app.session.parameters import ParameterModel, ParameterValues, VariantState
-from app.session.pass_programs import PassProgramCache, PassPrograms, same_passes, with_pass_parameters
+from app.session.pass_programs import (
+    PassProgramCache,
+    PassPrograms,
+    same_passes,
+    with_pass_parameters,
+    with_pass_problems,
+)
 from app.session.recovery import RecoveryStore
 from app.session.stage_files import rebased_stage
 from app.session.texture_parameters import TextureParameters
@@ -91,6 +97,9 @@ from vpl_core.backends.glsl.export import export_artifact, file_stem
 from vpl_core.external_files import read_external
 
 UNTITLED_EXPORT_STEM = "material"
+#: The preview's passes get a draft plan (`PassProgramCache.for_graph(draft=True)`) when a buffer has at least this
+#: many texels a side: below, a drag's full-size passes are quick enough and the second planning is not worth it.
+DRAFT_FROM_RESOLUTION = 1024
 
 
 @dataclass(frozen=True)
@@ -133,13 +142,19 @@ class LoweringJob:
         live_result: LoweringResult | None = None
         live_programs: tuple[CompiledProgram, ...] = ()
         live_passes: PassProgramCache | None = None
+        # A refused texture pass feeding the output is an error of the material (no module); one that does not
+        # feed it is a warning, and the material and every other pass draw (`with_pass_problems`).
         if self.live:
-            live_result = lower(self.graph, live=self.live)
-            live_programs = self._compile(live_result)
             if has_pass_nodes(self.graph):  # the live values upstream of a buffer are its pass's hidden uniforms
-                live_passes = self._compile_passes(PassProgramCache.for_graph(self.graph, live=self.live))
-        result = lower(self.graph)
-        passes = self._compile_passes(PassProgramCache.for_graph(self.graph)) if has_pass_nodes(self.graph) else None
+                live_passes = self._compile_passes(PassProgramCache.for_graph(
+                    self.graph, live=self.live, draft=True, draft_from=DRAFT_FROM_RESOLUTION))
+            live_result = with_pass_problems(lower(self.graph, live=self.live), live_passes, self.graph)
+            live_programs = self._compile(live_result)
+        # The preview's passes at draft resolution too when a buffer is large, which its draft frames draw while a
+        # value is dragged (`Renderer.drafting`): a parameter slider's drag makes no lowering, so they are made now.
+        passes = self._compile_passes(PassProgramCache.for_graph(
+            self.graph, draft=True, draft_from=DRAFT_FROM_RESOLUTION)) if has_pass_nodes(self.graph) else None
+        result = with_pass_problems(lower(self.graph), passes, self.graph)
         return LoweringOutcome(result, self._compile(result), tuple(range_problems(self.graph)),
                                live_result, live_programs, passes, live_passes)
 

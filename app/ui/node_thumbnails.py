@@ -376,7 +376,8 @@ class NodeThumbnails(QObject):
             for node_id, fingerprint in batch.fingerprints.items():
                 if node_id in batch.images:
                     continue
-                reason = batch.problem or (program.problems.get(node_id, "") if program is not None else "")
+                reason = batch.problems.get(node_id) or batch.problem or (
+                    program.problems.get(node_id, "") if program is not None else "")
                 if reason or (program is not None and program.selector(node_id) is None):
                     node = nodes.get(node_id)
                     if node is not None:
@@ -559,6 +560,11 @@ class NodePin(QObject):
                                  f"{problem}")
             return True
         passes = self.session.preview_passes(preview.target)  # a buffer or filter node shows its texture
+        if passes is not None and node_id in passes.problems:  # a refused pass node, or one reading it
+            self._shown = None
+            preview.show_problem(f"The pinned node {self.window.graph_editor.annotations.node_label(node_id)} cannot be "
+                                 f"previewed: {passes.problems[node_id]}")
+            return True
         key = (artifact.vertex_code, artifact.fragment_code, id(passes))
         if key != self._shown:
             self._shown = key

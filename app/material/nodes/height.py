@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from app.material.node_types import LoweringFailure
 from app.material.nodes.pbr import BUMP_FILTER_WIDTH, BUMP_TAP_OFFSETS, BUMP_TAPS
 from app.material.port_types import PortType
+from app.material.texture_passes import DISPLACEMENT_CHOICES, DISPLACEMENT_PROPERTY, displacement_key, pass_sampler_name
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import BOOL, FLOAT, vec
 from vpl_core.ir.values import Operand, RegisterValue
@@ -204,6 +205,29 @@ def lower_height(ctx: NodeContext) -> HeightResult:
             if value is not None:
                 ctx.replace_input(name, value)
     return HeightResult(_bump(ctx, moved, scale, mid_level, (hit_uv, hit_position)), visibility)
+
+
+def displaces(ctx: NodeContext) -> bool:
+    """True when the Surface Output moves the mesh by its height ("Displacement and bump", height active)."""
+    return ctx.choice(DISPLACEMENT_PROPERTY) == DISPLACEMENT_CHOICES[1] and height_active(ctx)
+
+
+def lower_displacement(ctx: NodeContext) -> HeightResult:
+    """"Displacement and bump": the vertex stage moves the mesh along the normal by (height − mid) × scale, the
+    height read from a buffer it is rendered into (the texture pass `displacement_key`, planned by
+    `pass_planner`), and the shading normal is bumped by the same height at the pixel (no parallax: the
+    geometry is where the surface is). The scale and mid level are numbers of the vertex stage: they cannot be
+    connected (the vertex stage does not run the node graph)."""
+    from app.material.lowering import VertexDisplacement  # the lowering imports the node modules
+
+    for name in ("height_scale", "height_mid_level"):
+        if ctx.is_connected(name):
+            raise LoweringFailure(f"'Displacement and bump' moves the mesh in the vertex stage, which reads the "
+                                  f"{name.replace('_', ' ')} as a number: disconnect its input and set the value "
+                                  "on the Surface Output (or use 'Bump only')")
+    ctx.lowering.displacement = VertexDisplacement(pass_sampler_name(displacement_key(ctx.node.id)),
+                                                   max(ctx.number("height_scale"), 0.0), ctx.number("height_mid_level"))
+    return HeightResult(bumped_normal(ctx), None)
 
 
 def bumped_normal(ctx: NodeContext) -> Operand:

@@ -40,6 +40,7 @@ from app.material.node_types import NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import height, pbr_functions
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
+from app.material.texture_passes import DISPLACEMENT_CHOICES, DISPLACEMENT_PROPERTY
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
@@ -111,7 +112,11 @@ def _unit_input(ctx: NodeContext, name: str) -> Operand:
 
 def _lower_surface_output(ctx: NodeContext) -> None:
     lowering = ctx.lowering
-    relief = height.lower_height(ctx) if height.height_active(ctx) else None
+    relief = None
+    if height.displaces(ctx):
+        relief = height.lower_displacement(ctx)
+    elif height.height_active(ctx):
+        relief = height.lower_height(ctx)
     fn = ctx.fn
     base_color = pbr_functions.saturate(fn, fn.swizzle(ctx.input("base_color"), "xyz"))
     metallic = pbr_functions.saturate(fn, ctx.input("metallic"))
@@ -176,6 +181,8 @@ register(
             PropertySpec("height", "float", 0.5, 0.0, 1.0),
             PropertySpec("height_scale", "float", 0.05, 0.0, 1.0),
             PropertySpec("height_mid_level", "float", 0.5, 0.0, 1.0),
+            PropertySpec(DISPLACEMENT_PROPERTY, "enum", DISPLACEMENT_CHOICES[0], choices=DISPLACEMENT_CHOICES,
+                         label="displacement method"),
         ],
         lower=_lower_surface_output,
         notes=(
@@ -191,7 +198,9 @@ register(
             "height field (layers 1/8 to 1/32 apart by the view angle, unrolled; 5 halvings; a linear interpolation), the other inputs are "
             "computed again where it hits (texture coordinates and world position moved there), a march towards "
             "the light darkens the direct light (self-shadowing) and the normal is bumped by the height's slope "
-            "fitted to 8 taps 2 pixels wide."
+            "fitted to 8 taps 2 pixels wide. Displacement method 'displacement_and_bump' instead moves the mesh in "
+            "the vertex stage (`texture_lod` at level 0 of a buffer the height is rendered into in UV space) and "
+            "bumps the normal by the same height at the pixel, without parallax."
         ),
     )
 )

@@ -144,3 +144,44 @@ def test_the_variable_turns_drafts_off(qtbot, monkeypatch: pytest.MonkeyPatch) -
     other.show()
     qtbot.waitExposed(other)
     assert other._thread is not None and other._thread.draft_policy == DraftPolicy()
+
+
+def test_a_drag_upstream_of_a_buffer_draws_draft_passes_then_full_ones(qtbot) -> None:
+    """A value dragged upstream of a Texture Buffer, on the render thread: the draft frames draw the passes at
+    draft resolution (`Renderer.draft_passes`), the full passes wait; the refined frame draws them once at full
+    size, with the last value."""
+    from test_texture_passes_gl import SIZE, stone_graph
+
+    from app.material.lowering import lower
+    from app.session.pass_programs import PassProgramCache, with_pass_parameters
+
+    widget = PreviewWidget()
+    widget.resize(96, 96)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    thread = widget._thread
+    assert thread is not None
+    thread.set_draft_policy(ALWAYS_SLOW)
+    graph = stone_graph()
+    lowered = lower(graph)
+    passes = PassProgramCache.for_graph(graph, draft=True).get("glsl420")
+    assert passes is not None and passes.draft is not None
+    with qtbot.waitSignal(widget.programReady, timeout=30_000):
+        widget.set_artifact(lowered.artifact, with_pass_parameters(lowered.parameters, passes.plan),
+                            {"lift": 0.0, "tint": 1.0}, passes)
+    widget.finish_rendering()
+    renderer = widget.renderer
+    full, draft = renderer.passes, renderer.draft_passes
+    assert full.pass_renders == 4
+    for step in (0.1, 0.2, 0.3):
+        widget.set_parameter("lift", step)
+        _newest_shown(qtbot, widget, thread)
+    assert widget.shown_frame is not None and widget.shown_frame.draft
+    assert full.pass_renders == 4 and draft.pass_renders >= 4
+    assert {draw.resolution for draw in draft.schedule.passes} == {SIZE // 2}
+    thread.set_draft_policy(replace(ALWAYS_SLOW, settle_s=0.0))  # the gesture ended
+    widget.finish_rendering()
+    _newest_shown(qtbot, widget, thread)
+    assert widget.shown_frame is not None and not widget.shown_frame.draft
+    assert full.pass_renders == 8

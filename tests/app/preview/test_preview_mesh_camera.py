@@ -52,7 +52,8 @@ def test_sphere_counts_and_shape() -> None:
 
 def test_cube_and_plane_counts() -> None:
     assert (cube().vertex_count, cube().triangle_count) == (24, 12)
-    assert (plane().vertex_count, plane().triangle_count) == (4, 2)
+    assert (plane().vertex_count, plane().triangle_count) == (129 * 129, 2 * 128 * 128)
+    assert (plane(segments=1).vertex_count, plane(segments=1).triangle_count) == (4, 2)
     assert np.allclose(plane().normals, (0, 0, 1))
 
 

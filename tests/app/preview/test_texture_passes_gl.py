@@ -430,3 +430,61 @@ def test_the_texture_view_of_a_filter_node_shows_its_buffer(current_gl) -> None:
         assert renderer.passes.pass_renders == 4
     finally:
         renderer.release()
+
+
+def test_draft_frames_draw_the_passes_at_draft_resolution_then_full_size_again(current_gl) -> None:
+    """While the render thread drafts (`Renderer.drafting`: a value being dragged), the passes drawn are the draft
+    plan's (half of each side); the full frame after the gesture draws the full passes with the last values, the
+    same as a fresh render of those values, pixel for pixel."""
+    graph = stone_graph()
+    programs = PassProgramCache.for_graph(graph, draft=True).get("glsl420")
+    assert programs is not None and programs.draft is not None and programs.draft.ok
+    schedule = schedule_for(programs)
+    assert schedule.draft is not None
+    assert {draw.resolution for draw in schedule.draft.passes} == {SIZE // 2}
+    renderer = Renderer()
+    fresh = Renderer()
+    try:
+        renderer.set_mesh(square_mesh())
+        renderer.camera = FlatCamera()  # type: ignore[assignment]
+        renderer.set_values({"lift": 0.0, "tint": 1.0})
+        renderer.build_program(lower(graph).artifact, schedule)
+        renderer.render_linear(16, 16)
+        full, draft = renderer.passes, renderer.draft_passes
+        assert (full.pass_renders, draft.pass_renders) == (4, 0)
+        renderer.drafting = True
+        for step in (0.1, 0.2, 0.3):  # the drag: every frame a draft
+            renderer.set_values({"lift": step, "tint": 1.0})
+            renderer.render_linear(16, 16)
+        assert full.pass_renders == 4 and draft.pass_renders == 12
+        assert draft.read_pass("normal").shape == (SIZE // 2, SIZE // 2, 4)
+        renderer.drafting = False  # the gesture ended: the refining full frame
+        shown = renderer.render_linear(16, 16)
+        assert full.pass_renders == 8 and draft.pass_renders == 12
+        fresh.set_mesh(square_mesh())
+        fresh.camera = FlatCamera()  # type: ignore[assignment]
+        fresh.set_values({"lift": 0.3, "tint": 1.0})
+        fresh.build_program(lower(graph).artifact, schedule_for(PassProgramCache.for_graph(graph).get("glsl420")))
+        expected = fresh.render_linear(16, 16)
+        assert np.array_equal(full.read_pass("normal"), fresh.passes.read_pass("normal"))
+        assert np.array_equal(shown, expected)
+    finally:
+        renderer.release()
+        fresh.release()
+
+
+def test_the_session_plans_draft_passes_only_for_large_buffers() -> None:
+    """A parameter slider's drag makes no lowering: the session's passes carry their draft plan already when a
+    buffer is large enough for drafts to matter (`DRAFT_FROM_RESOLUTION`), and none for small buffers."""
+    from app.session.session import DRAFT_FROM_RESOLUTION
+
+    for resolution, drafted in ((SIZE, False), (DRAFT_FROM_RESOLUTION, True)):
+        graph = stone_graph()
+        graph.nodes["height"].properties["resolution"] = str(resolution)
+        session = EditorSession()
+        session.open_graph(graph)
+        session.lower()
+        passes = session.preview_passes("glsl420")
+        assert passes is not None and (passes.draft is not None) == drafted, resolution
+        if passes.draft is not None:
+            assert {each.spec.resolution for each in passes.draft.plan.passes} == {resolution // 2}
