@@ -21,7 +21,8 @@ blurred, turned into a normal map by Height to Normal; base colour the blurred
 height times `tint`. Its single-pass twin computes the same look per point (the
 unblurred checker, Normal From Height on it). `--example FILE --single FILE`
 measures two saved materials instead (e.g. the stone wall and its single-pass
-twin), with the parameter names given.
+twin, benchmarks/stone_wall_single_pass.vpl), with the parameter names given;
+`--resolution` sets the example's buffers' resolution.
 
 Run under X (Mesa has no GL on Qt's offscreen platform):
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x1024x24" \\
@@ -154,6 +155,8 @@ def main() -> int:
     parser.add_argument("--single", help="its single-pass twin (.vpl); required with --example")
     parser.add_argument("--upstream", default="depth", help="a parameter a pass reads")
     parser.add_argument("--downstream", default="tint", help="a parameter only the material reads")
+    parser.add_argument("--resolution", type=int, help="with --example: every Texture Buffer at this resolution "
+                        "(its filters follow it), e.g. 1024 for an example saved at 512")
     arguments = parser.parse_args()
     if bool(arguments.example) != bool(arguments.single):
         parser.error("--example and --single go together")
@@ -169,7 +172,12 @@ def main() -> int:
     print(f"GL: {GL.glGetString(GL.GL_RENDERER).decode()} / {GL.glGetString(GL.GL_VERSION).decode()}")
     size = arguments.size
     if arguments.example:
-        with_passes = prepare(Path(arguments.example).stem, load_graph(arguments.example))
+        example = load_graph(arguments.example)
+        if arguments.resolution:
+            for node in example.nodes.values():
+                if node.type_name == "texture_buffer":
+                    node.properties["resolution"] = str(arguments.resolution)
+        with_passes = prepare(Path(arguments.example).stem, example)
         single = prepare(Path(arguments.single).stem, load_graph(arguments.single))
     else:
         with_passes = prepare("bumpy tiles (Texture Buffer + Blur + Height to Normal)", passes_graph(size))

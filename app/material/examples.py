@@ -770,6 +770,397 @@ def lacquered_wood() -> MaterialGraph:
     return graph
 
 
+# Texture-space examples ------------------------------------------------------------------------------
+#
+# Made as Substance Designer artists make materials: masks and heights rendered into Texture Buffers over the
+# UV square, read by filters that look at their neighbours (flood fill, bevel, slope blur, curvature,
+# occlusion, tile sampler), then sampled by a per-point material. Buffers are 512², enough for the preview's
+# sphere (two repeats around it) and cheap enough for the tests.
+
+TEXTURE_SPACE_RESOLUTION = "512"
+
+
+def _buffer(graph: MaterialGraph, position: tuple[float, float], texture_format: str = "16-bit") -> Node:
+    return graph.add_node("texture_buffer", position, {"resolution": TEXTURE_SPACE_RESOLUTION, "format": texture_format})
+
+
+def _read(graph: MaterialGraph, position: tuple[float, float], source: Node, uv: Node | None = None,
+          port: str = "out") -> Node:
+    """A Texture Sample of `source`'s texture (at `uv`'s coordinates when given)."""
+    sample = graph.add_node("sample_texture", position)
+    graph.connect(source.id, port, sample.id, "texture")
+    if uv is not None:
+        graph.connect(uv.id, "out", sample.id, "uv")
+    return sample
+
+
+def _relief(graph: MaterialGraph, position: tuple[float, float], height: Node, uv: Node, intensity: float) -> Node:
+    """Height to Normal of `height`, read at `uv` through a Normal Map: the world normal for a Surface Output."""
+    column, row = position
+    bump = graph.add_node("height_to_normal", (column, row), {"intensity": intensity})
+    graph.connect(height.id, "out", bump.id, "height")
+    normal_texture = _read(graph, (column + COLUMN_WIDTH, row), bump, uv)
+    normal = graph.add_node("normal_map", (column + 2 * COLUMN_WIDTH, row))
+    graph.connect(normal_texture.id, "rgb", normal.id, "tangent_normal")
+    return normal
+
+
+def stone_wall() -> MaterialGraph:
+    """A dry stone wall (Surface Output) made the texture-space way: irregular stones (warped bricks) told apart by Flood Fill and
+    raised to random heights, bevelled, weathered by Slope Blur; Curvature wears their edges pale and rough."""
+    graph = MaterialGraph()
+    uv = graph.add_node("texcoord", _at(0, 0))
+    wobble = graph.add_node("fractal_noise", _at(0, 1), {"scale": 6.0, "octaves": 3})
+    shift = graph.add_node("multiply", _at(1, 1), {"b": 0.03})
+    warped = graph.add_node("add", _at(1, 0))
+    stones = graph.add_node("bricks", _at(2, 0), {"count": (5.0, 9.0), "row_offset": 0.43, "mortar": 0.022,
+                                                  "softness": 0.004})
+    mask = _buffer(graph, _at(3, 2), "8-bit")  # below: Bricks is wider than a column
+    regions = graph.add_node("flood_fill", _at(4, 0))
+    random_height = graph.add_node("flood_fill_to_grayscale", _at(5, 0), {"seed": 7})
+    bevel = graph.add_node("bevel", _at(4, 2), {"width": 0.014, "smoothness": 0.5, "corner": "round", "format": "16-bit"})
+    grain = graph.add_node("fractal_noise", _at(0, 4), {"scale": 24.0, "octaves": 5, "basis": "gradient"})
+    grain_buffer = _buffer(graph, _at(1, 4))
+    variation = graph.add_node("float_parameter", _at(5, 2), {"name": "height_variation", "default": 0.5,
+                                                              "minimum": 0.0, "maximum": 1.0})
+    # height = bevel x (1 - variation + variation x random grey) + grain / 8
+    bevel_texel = _read(graph, _at(6, 2), bevel)
+    random_texel = _read(graph, _at(6, 0), random_height)
+    grain_texel = _read(graph, _at(6, 4), grain_buffer)
+    per_stone = graph.add_node("mix", _at(7, 0), {"a": 1.0})
+    raised = graph.add_node("multiply", _at(8, 0))
+    grain_depth = graph.add_node("multiply", _at(7, 4), {"b": 0.025})
+    rough_height = graph.add_node("add", _at(9, 0))
+    height = _buffer(graph, _at(10, 0))
+    weathered = graph.add_node("slope_blur", _at(11, 0), {"intensity": 0.12, "samples": "8", "mode": "min"})
+    smoothed = graph.add_node("blur", _at(12, 0), {"radius": 0.004})
+    curvature = graph.add_node("curvature", _at(13, 0), {"radius": 0.008, "intensity": 6.0})
+    wear_scan = graph.add_node("histogram_scan", _at(14, 0), {"position": 0.16, "contrast": 0.6})
+    tiling = graph.add_node("transform_uv", _at(13, 3), {"tiling": (2.0, 1.0)})
+    wear = _read(graph, _at(15, 0), wear_scan, tiling)
+    height_texel = _read(graph, _at(15, 2), smoothed, tiling)
+    stone_tone = _read(graph, _at(15, 4), random_height, tiling)
+    stone_colour = graph.add_node("color_ramp", _at(16, 4), {"stops": (
+        (0.0, 0.12, 0.11, 0.1, 1.0), (0.4, 0.27, 0.23, 0.18, 1.0), (0.75, 0.4, 0.33, 0.24, 1.0),
+        (1.0, 0.2, 0.21, 0.23, 1.0))})
+    grain_tone = _read(graph, _at(16, 5), grain_buffer, tiling)
+    speckle = graph.add_node("remap", _at(17, 5), {"out_min": 0.6, "out_max": 1.4})
+    speckled = graph.add_node("multiply", _at(17, 4))
+    mortar = graph.add_node("smoothstep", _at(16, 2), {"edge0": 0.01, "edge1": 0.06})
+    mortar_colour = graph.add_node("constant_color", _at(16, 0), {"value": (0.15, 0.14, 0.13, 1.0)})
+    laid = graph.add_node("mix", _at(17, 2))
+    worn_colour = graph.add_node("constant_color", _at(17, 0), {"value": (0.55, 0.51, 0.45, 1.0)})
+    worn = graph.add_node("mix", _at(18, 0))
+    tint = graph.add_node("float_parameter", _at(18, 3), {"name": "tint", "default": 1.0, "minimum": 0.0,
+                                                          "maximum": 2.0})
+    tinted = graph.add_node("multiply", _at(19, 0))
+    roughness = graph.add_node("mix", _at(19, 2), {"a": 0.78, "b": 0.95})
+    normal = _relief(graph, _at(16, 6), smoothed, tiling, 0.04)
+    output = graph.add_node("surface_output", _at(20, 0), {"metallic": 0.0})
+    graph.connect(uv.id, "out", wobble.id, "uv")
+    graph.connect(wobble.id, "out", shift.id, "a")
+    graph.connect(uv.id, "out", warped.id, "a")
+    graph.connect(shift.id, "out", warped.id, "b")
+    graph.connect(warped.id, "out", stones.id, "uv")
+    graph.connect(stones.id, "mask", mask.id, "input")
+    graph.connect(mask.id, "out", regions.id, "mask")
+    graph.connect(regions.id, "out", random_height.id, "regions")
+    graph.connect(mask.id, "out", bevel.id, "mask")
+    graph.connect(grain.id, "out", grain_buffer.id, "input")
+    graph.connect(variation.id, "out", per_stone.id, "t")
+    graph.connect(random_texel.id, "r", per_stone.id, "b")
+    graph.connect(bevel_texel.id, "r", raised.id, "a")
+    graph.connect(per_stone.id, "out", raised.id, "b")
+    graph.connect(grain_texel.id, "r", grain_depth.id, "a")
+    graph.connect(raised.id, "out", rough_height.id, "a")
+    graph.connect(grain_depth.id, "out", rough_height.id, "b")
+    graph.connect(rough_height.id, "out", height.id, "input")
+    graph.connect(height.id, "out", weathered.id, "input")
+    graph.connect(grain_buffer.id, "out", weathered.id, "slope")
+    graph.connect(weathered.id, "out", smoothed.id, "image")
+    graph.connect(smoothed.id, "out", curvature.id, "height")
+    graph.connect(curvature.id, "out", wear_scan.id, "input")
+    graph.connect(stone_tone.id, "r", stone_colour.id, "factor")
+    graph.connect(height_texel.id, "r", mortar.id, "x")
+    graph.connect(grain_tone.id, "r", speckle.id, "x")
+    graph.connect(laid.id, "out", speckled.id, "a")
+    graph.connect(speckle.id, "out", speckled.id, "b")
+    graph.connect(mortar_colour.id, "out", laid.id, "a")
+    graph.connect(stone_colour.id, "color", laid.id, "b")
+    graph.connect(mortar.id, "out", laid.id, "t")
+    graph.connect(worn_colour.id, "out", worn.id, "b")
+    graph.connect(speckled.id, "out", worn.id, "a")
+    graph.connect(wear.id, "r", worn.id, "t")
+    graph.connect(worn.id, "out", tinted.id, "a")
+    graph.connect(tint.id, "out", tinted.id, "b")
+    graph.connect(wear.id, "r", roughness.id, "t")
+    graph.connect(tinted.id, "out", output.id, "base_color")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(normal.id, "normal_out", output.id, "normal")
+    return graph
+
+
+def rusted_metal() -> MaterialGraph:
+    """Painted steel plates gone to rust (Surface Output), made the texture-space way: Curvature of the plates' height chips the
+    paint off their edges to bare metal, Ambient Occlusion of it puts rust in the seams and dents, and a noise
+    varies the rust from dark brown to orange."""
+    graph = MaterialGraph()
+    plates = graph.add_node("bricks", _at(0, 0), {"count": (2.0, 3.0), "row_offset": 0.0, "mortar": 0.012,
+                                                  "softness": 0.002})
+    plate_mask = _buffer(graph, _at(1, 2), "8-bit")  # below: Bricks is wider than a column
+    bevel = graph.add_node("bevel", _at(2, 0), {"width": 0.012, "smoothness": 0.8, "corner": "round", "format": "16-bit"})
+    dents = graph.add_node("fractal_noise", _at(0, 3), {"scale": 5.0, "octaves": 6, "basis": "gradient"})
+    dent_buffer = _buffer(graph, _at(1, 4))
+    bevel_texel = _read(graph, _at(3, 0), bevel)
+    dent_texel = _read(graph, _at(3, 3), dent_buffer)
+    dent_depth = graph.add_node("multiply", _at(4, 3), {"b": 0.15})
+    pits = graph.add_node("fractal_noise", _at(0, 5), {"scale": 48.0, "octaves": 3, "basis": "voronoi"})
+    pit_buffer = _buffer(graph, _at(1, 6), "8-bit")
+    pit_texel = _read(graph, _at(3, 5), pit_buffer)
+    pit_depth = graph.add_node("multiply", _at(4, 5), {"b": 0.06})
+    pitted = graph.add_node("add", _at(5, 3))
+    summed = graph.add_node("add", _at(5, 0))
+    height = _buffer(graph, _at(6, 0))
+    curvature = graph.add_node("curvature", _at(7, 0), {"radius": 0.004, "intensity": 14.0})
+    occlusion = graph.add_node("ambient_occlusion", _at(7, 2), {"radius": 0.03, "depth": 0.15, "intensity": 1.6,
+                                                                "directions": 8, "steps": 6})
+    uv = graph.add_node("texcoord", _at(8, 5))
+    tiling = graph.add_node("transform_uv", _at(9, 5), {"tiling": (2.0, 1.0)})
+    edges = _read(graph, _at(9, 0), curvature, tiling)
+    cavities = _read(graph, _at(9, 2), occlusion, tiling)
+    breakup = graph.add_node("fractal_noise", _at(9, 7), {"scale": 14.0, "octaves": 5})
+    # Chips: convex edges (curvature above mid-grey), broken up by a noise.
+    chip_breakup = graph.add_node("multiply", _at(10, 7), {"b": 0.3})
+    chip_amount = graph.add_node("add", _at(10, 0))
+    chips = graph.add_node("smoothstep", _at(11, 0), {"edge0": 0.8, "edge1": 0.9})
+    # Rust: where the occlusion is dark, also broken up by the noise.
+    exposure = graph.add_node("one_minus", _at(10, 2))
+    rust_breakup = graph.add_node("multiply", _at(10, 9), {"b": 0.8})
+    rust_amount = graph.add_node("add", _at(11, 2))
+    rust = graph.add_node("smoothstep", _at(12, 2), {"edge0": 0.5, "edge1": 0.68})
+    rust_tone = graph.add_node("fractal_noise", _at(10, 8), {"scale": 30.0, "octaves": 4, "basis": "gradient"})
+    rust_colour = graph.add_node("color_ramp", _at(11, 8), {"stops": (
+        (0.0, 0.12, 0.05, 0.03, 1.0), (0.45, 0.3, 0.11, 0.04, 1.0), (0.7, 0.55, 0.22, 0.07, 1.0),
+        (1.0, 0.42, 0.2, 0.1, 1.0))})
+    paint = graph.add_node("color_parameter", _at(10, 4), {"name": "paint", "default": (0.07, 0.15, 0.17, 1.0)})
+    steel = graph.add_node("constant_color", _at(11, 5), {"value": (0.56, 0.57, 0.58, 1.0)})
+    chipped = graph.add_node("mix", _at(12, 0))
+    rusted = graph.add_node("mix", _at(13, 0))
+    metal = graph.add_node("mix", _at(13, 3), {"a": 0.0, "b": 1.0})
+    bare = graph.add_node("multiply", _at(14, 3))
+    unrusted = graph.add_node("one_minus", _at(13, 5))
+    paint_roughness = graph.add_node("mix", _at(13, 6), {"a": 0.42, "b": 0.3})
+    roughness = graph.add_node("mix", _at(14, 6), {"b": 0.88})
+    normal = _relief(graph, _at(12, 10), height, tiling, 0.03)
+    output = graph.add_node("surface_output", _at(15, 0))
+    graph.connect(plates.id, "mask", plate_mask.id, "input")
+    graph.connect(plate_mask.id, "out", bevel.id, "mask")
+    graph.connect(dents.id, "out", dent_buffer.id, "input")
+    graph.connect(dent_texel.id, "r", dent_depth.id, "a")
+    graph.connect(bevel_texel.id, "r", summed.id, "a")
+    graph.connect(pits.id, "out", pit_buffer.id, "input")
+    graph.connect(pit_texel.id, "r", pit_depth.id, "a")
+    graph.connect(dent_depth.id, "out", pitted.id, "a")
+    graph.connect(pit_depth.id, "out", pitted.id, "b")
+    graph.connect(pitted.id, "out", summed.id, "b")
+    graph.connect(summed.id, "out", height.id, "input")
+    graph.connect(height.id, "out", curvature.id, "height")
+    graph.connect(height.id, "out", occlusion.id, "height")
+    graph.connect(uv.id, "out", tiling.id, "uv")
+    graph.connect(tiling.id, "out", breakup.id, "uv")
+    graph.connect(tiling.id, "out", rust_tone.id, "uv")
+    graph.connect(edges.id, "r", chip_amount.id, "a")
+    graph.connect(breakup.id, "out", chip_breakup.id, "a")
+    graph.connect(chip_breakup.id, "out", chip_amount.id, "b")
+    graph.connect(chip_amount.id, "out", chips.id, "x")
+    graph.connect(cavities.id, "r", exposure.id, "x")
+    graph.connect(exposure.id, "out", rust_amount.id, "a")
+    graph.connect(breakup.id, "out", rust_breakup.id, "a")
+    graph.connect(rust_breakup.id, "out", rust_amount.id, "b")
+    graph.connect(rust_amount.id, "out", rust.id, "x")
+    graph.connect(rust_tone.id, "out", rust_colour.id, "factor")
+    graph.connect(paint.id, "out", chipped.id, "a")
+    graph.connect(steel.id, "out", chipped.id, "b")
+    graph.connect(chips.id, "out", chipped.id, "t")
+    graph.connect(chipped.id, "out", rusted.id, "a")
+    graph.connect(rust_colour.id, "color", rusted.id, "b")
+    graph.connect(rust.id, "out", rusted.id, "t")
+    graph.connect(chips.id, "out", metal.id, "t")
+    graph.connect(rust.id, "out", unrusted.id, "x")
+    graph.connect(metal.id, "out", bare.id, "a")
+    graph.connect(unrusted.id, "out", bare.id, "b")
+    graph.connect(chips.id, "out", paint_roughness.id, "t")
+    graph.connect(paint_roughness.id, "out", roughness.id, "a")
+    graph.connect(rust.id, "out", roughness.id, "t")
+    graph.connect(rusted.id, "out", output.id, "base_color")
+    graph.connect(bare.id, "out", output.id, "metallic")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(cavities.id, "r", output.id, "ambient_occlusion")
+    graph.connect(normal.id, "normal_out", output.id, "normal")
+    return graph
+
+
+def wet_cobblestones() -> MaterialGraph:
+    """A wet cobblestone street (Surface Output), made the texture-space way: Voronoi cells told apart by Flood Fill, domed by
+    Bevel to random heights; rain pools where the blurred height is low (puddles: dark, mirror-smooth, flat) and
+    darkens the rest."""
+    graph = MaterialGraph()
+    cells = graph.add_node("voronoi", _at(0, 0), {"scale": 9.0, "jitter": 0.8})
+    gaps = graph.add_node("smoothstep", _at(1, 0), {"edge0": 0.012, "edge1": 0.03})
+    cobble_mask = _buffer(graph, _at(2, 0), "8-bit")
+    regions = graph.add_node("flood_fill", _at(3, 0))
+    random_height = graph.add_node("flood_fill_to_grayscale", _at(4, 0), {"seed": 3})
+    domes = graph.add_node("bevel", _at(3, 2), {"width": 0.025, "smoothness": 1.0, "corner": "round", "format": "16-bit"})
+    grain = graph.add_node("fractal_noise", _at(0, 4), {"scale": 40.0, "octaves": 4, "basis": "gradient"})
+    grain_buffer = _buffer(graph, _at(1, 4), "8-bit")
+    dome_texel = _read(graph, _at(5, 2), domes)
+    random_texel = _read(graph, _at(5, 0), random_height)
+    grain_texel = _read(graph, _at(5, 4), grain_buffer)
+    per_stone = graph.add_node("remap", _at(6, 0), {"out_min": 0.65, "out_max": 1.0})
+    raised = graph.add_node("multiply", _at(7, 0))
+    grain_depth = graph.add_node("multiply", _at(6, 4), {"b": 0.03})
+    summed = graph.add_node("add", _at(8, 0))
+    height = _buffer(graph, _at(9, 0))
+    worn_smooth = graph.add_node("blur", _at(10, 0), {"radius": 0.005})
+    pooled = graph.add_node("blur", _at(10, 2), {"radius": 0.02})
+    uv = graph.add_node("texcoord", _at(10, 5))
+    tiling = graph.add_node("transform_uv", _at(11, 5), {"tiling": (2.0, 1.0)})
+    water_height = _read(graph, _at(11, 2), pooled, tiling)
+    stone_height = _read(graph, _at(11, 0), worn_smooth, tiling)
+    stone_tone = _read(graph, _at(11, 7), random_height, tiling)
+    # Water stands where the smoothed ground is below a level that a broad noise raises and lowers.
+    level_noise = graph.add_node("fractal_noise", _at(11, 9), {"scale": 3.0, "octaves": 3})
+    rain = graph.add_node("float_parameter", _at(11, 11), {"name": "water_level", "default": 0.55, "minimum": 0.0,
+                                                           "maximum": 1.0})
+    pools = graph.add_node("smoothstep", _at(12, 10), {"edge0": 0.55, "edge1": 0.65})
+    level = graph.add_node("multiply", _at(12, 9))
+    depth = graph.add_node("subtract", _at(13, 2))
+    puddle = graph.add_node("smoothstep", _at(14, 2), {"edge0": 0.0, "edge1": 0.05})
+    stone_colour = graph.add_node("color_ramp", _at(12, 7), {"stops": (
+        (0.0, 0.12, 0.12, 0.12, 1.0), (0.5, 0.24, 0.22, 0.2, 1.0), (1.0, 0.32, 0.27, 0.22, 1.0))})
+    joint = graph.add_node("smoothstep", _at(12, 0), {"edge0": 0.02, "edge1": 0.12})
+    joint_colour = graph.add_node("constant_color", _at(12, 4), {"value": (0.09, 0.08, 0.07, 1.0)})
+    laid = graph.add_node("mix", _at(13, 0))
+    wet = graph.add_node("multiply", _at(14, 0), {"b": 0.55})
+    water_colour = graph.add_node("constant_color", _at(14, 4), {"value": (0.05, 0.05, 0.05, 1.0)})
+    soaked = graph.add_node("mix", _at(15, 0))
+    roughness = graph.add_node("mix", _at(15, 3), {"a": 0.45, "b": 0.03})
+    relief = _relief(graph, _at(12, 13), worn_smooth, tiling, 0.025)
+    calm = graph.add_node("mix", _at(16, 5))
+    world_normal = graph.add_node("normal", _at(15, 7))
+    normal = graph.add_node("normalize", _at(17, 5))
+    output = graph.add_node("surface_output", _at(18, 0))
+    graph.connect(cells.id, "edge", gaps.id, "x")
+    graph.connect(gaps.id, "out", cobble_mask.id, "input")
+    graph.connect(cobble_mask.id, "out", regions.id, "mask")
+    graph.connect(regions.id, "out", random_height.id, "regions")
+    graph.connect(cobble_mask.id, "out", domes.id, "mask")
+    graph.connect(grain.id, "out", grain_buffer.id, "input")
+    graph.connect(random_texel.id, "r", per_stone.id, "x")
+    graph.connect(dome_texel.id, "r", raised.id, "a")
+    graph.connect(per_stone.id, "out", raised.id, "b")
+    graph.connect(grain_texel.id, "r", grain_depth.id, "a")
+    graph.connect(raised.id, "out", summed.id, "a")
+    graph.connect(grain_depth.id, "out", summed.id, "b")
+    graph.connect(summed.id, "out", height.id, "input")
+    graph.connect(height.id, "out", worn_smooth.id, "image")
+    graph.connect(height.id, "out", pooled.id, "image")
+    graph.connect(uv.id, "out", tiling.id, "uv")
+    graph.connect(tiling.id, "out", level_noise.id, "uv")
+    graph.connect(level_noise.id, "out", pools.id, "x")
+    graph.connect(pools.id, "out", level.id, "a")
+    graph.connect(rain.id, "out", level.id, "b")
+    graph.connect(level.id, "out", depth.id, "a")
+    graph.connect(water_height.id, "r", depth.id, "b")
+    graph.connect(depth.id, "out", puddle.id, "x")
+    graph.connect(stone_tone.id, "r", stone_colour.id, "factor")
+    graph.connect(stone_height.id, "r", joint.id, "x")
+    graph.connect(joint_colour.id, "out", laid.id, "a")
+    graph.connect(stone_colour.id, "color", laid.id, "b")
+    graph.connect(joint.id, "out", laid.id, "t")
+    graph.connect(water_colour.id, "out", soaked.id, "b")
+    graph.connect(laid.id, "out", wet.id, "a")
+    graph.connect(wet.id, "out", soaked.id, "a")
+    graph.connect(puddle.id, "out", soaked.id, "t")
+    graph.connect(puddle.id, "out", roughness.id, "t")
+    graph.connect(relief.id, "normal_out", calm.id, "a")
+    graph.connect(world_normal.id, "out", calm.id, "b")
+    graph.connect(puddle.id, "out", calm.id, "t")
+    graph.connect(calm.id, "out", normal.id, "vector")
+    graph.connect(soaked.id, "out", output.id, "base_color")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(normal.id, "out", output.id, "normal")
+    return graph
+
+
+#: The pebbles' Tile Sampler (the shapes, and again per point for each pebble's shade).
+PEBBLES = {"x_amount": 9, "y_amount": 9, "shape": "brick", "size": 0.95, "scale_random": 0.3, "rotation_random": 1.0,
+           "position_random": 0.5, "seed": 11}
+
+
+def scattered_pebbles() -> MaterialGraph:
+    """River pebbles scattered on sand (Surface Output) by the Tile Sampler (random size, rotation, offset and shade per pebble),
+    rounded by Blur into domes, shaded by Ambient Occlusion where they sit in the sand."""
+    graph = MaterialGraph()
+    scatter = graph.add_node("tile_sampler", _at(0, 0), PEBBLES)
+    shapes = _buffer(graph, _at(1, 2), "8-bit")  # below: the Tile Sampler is wider than a column
+    softened = graph.add_node("blur", _at(2, 0), {"radius": 0.05})
+    oval = graph.add_node("histogram_scan", _at(3, 0), {"position": 0.42, "contrast": 0.9})
+    rounded = graph.add_node("blur", _at(4, 0), {"radius": 0.02, "format": "16-bit"})
+    sand = graph.add_node("fractal_noise", _at(0, 6), {"scale": 60.0, "octaves": 4, "basis": "gradient"})
+    sand_buffer = _buffer(graph, _at(1, 6), "8-bit")
+    dome_texel = _read(graph, _at(3, 0), rounded)
+    sand_texel = _read(graph, _at(3, 6), sand_buffer)
+    sand_depth = graph.add_node("multiply", _at(4, 6), {"b": 0.04})
+    summed = graph.add_node("add", _at(5, 0))
+    height = _buffer(graph, _at(6, 0))
+    occlusion = graph.add_node("ambient_occlusion", _at(7, 2), {"radius": 0.02, "depth": 0.04, "intensity": 1.5,
+                                                                "directions": 8, "steps": 6})
+    uv = graph.add_node("texcoord", _at(7, 5))
+    tiling = graph.add_node("transform_uv", _at(8, 5), {"tiling": (2.0, 1.0)})
+    pebble_height = _read(graph, _at(8, 0), height, tiling)
+    contact = _read(graph, _at(8, 2), occlusion, tiling)
+    shade = graph.add_node("tile_sampler", _at(8, 7), PEBBLES)
+    pebble_colour = graph.add_node("color_ramp", _at(9, 9), {"stops": (
+        (0.0, 0.14, 0.13, 0.13, 1.0), (0.3, 0.33, 0.28, 0.22, 1.0), (0.55, 0.45, 0.42, 0.38, 1.0),
+        (0.8, 0.3, 0.19, 0.13, 1.0), (1.0, 0.55, 0.52, 0.47, 1.0))})
+    sand_tone = _read(graph, _at(9, 11), sand_buffer, tiling)
+    sand_colour = graph.add_node("color_ramp", _at(10, 11), {"stops": (
+        (0.0, 0.3, 0.25, 0.18, 1.0), (1.0, 0.5, 0.42, 0.31, 1.0))})
+    on_pebble = graph.add_node("smoothstep", _at(9, 0), {"edge0": 0.3, "edge1": 0.5})
+    laid = graph.add_node("mix", _at(11, 0))
+    shaded = graph.add_node("multiply", _at(12, 0))
+    roughness = graph.add_node("mix", _at(12, 3), {"a": 0.95, "b": 0.7})
+    normal = _relief(graph, _at(10, 12), height, tiling, 0.02)
+    output = graph.add_node("surface_output", _at(13, 0))
+    graph.connect(scatter.id, "pattern", shapes.id, "input")
+    graph.connect(shapes.id, "out", softened.id, "image")
+    graph.connect(softened.id, "out", oval.id, "input")
+    graph.connect(oval.id, "out", rounded.id, "image")
+    graph.connect(sand.id, "out", sand_buffer.id, "input")
+    graph.connect(dome_texel.id, "r", summed.id, "a")
+    graph.connect(sand_texel.id, "r", sand_depth.id, "a")
+    graph.connect(sand_depth.id, "out", summed.id, "b")
+    graph.connect(summed.id, "out", height.id, "input")
+    graph.connect(height.id, "out", occlusion.id, "height")
+    graph.connect(uv.id, "out", tiling.id, "uv")
+    graph.connect(tiling.id, "out", shade.id, "uv")
+    graph.connect(shade.id, "grey", pebble_colour.id, "factor")
+    graph.connect(sand_tone.id, "r", sand_colour.id, "factor")
+    graph.connect(pebble_height.id, "r", on_pebble.id, "x")
+    graph.connect(sand_colour.id, "color", laid.id, "a")
+    graph.connect(pebble_colour.id, "color", laid.id, "b")
+    graph.connect(on_pebble.id, "out", laid.id, "t")
+    graph.connect(laid.id, "out", shaded.id, "a")
+    graph.connect(contact.id, "r", shaded.id, "b")
+    graph.connect(on_pebble.id, "out", roughness.id, "t")
+    graph.connect(shaded.id, "out", output.id, "base_color")
+    graph.connect(roughness.id, "out", output.id, "roughness")
+    graph.connect(contact.id, "r", output.id, "ambient_occlusion")
+    graph.connect(normal.id, "normal_out", output.id, "normal")
+    return graph
+
+
 EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "textured": _laid_out(textured),
     "animated": _laid_out(animated),
@@ -796,6 +1187,10 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "soap_bubble": _laid_out(soap_bubble),
     "brushed_aluminium": _laid_out(brushed_aluminium),
     "lacquered_wood": _laid_out(lacquered_wood),
+    "stone_wall": _laid_out(stone_wall),
+    "rusted_metal": _laid_out(rusted_metal),
+    "wet_cobblestones": _laid_out(wet_cobblestones),
+    "scattered_pebbles": _laid_out(scattered_pebbles),
 }
 
 

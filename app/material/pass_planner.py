@@ -235,10 +235,22 @@ def _buffer_pass(graph: MaterialGraph, node: Node, node_type: NodeType, spec: Bu
     others = {node_id for node_id, other in graph.nodes.items() if is_pass_node_type(other.type_name) and node_id != node.id}
     cut = [c for c in graph.connections if c.target_node not in others]
     upstream = connected_nodes(replace(graph, connections=cut), [node.id])
+    # A Texture Sample in the sub-graph may read another pass (a filter's output): that pass node lowers to a
+    # load of its sampler, but it must still see its texture inputs connected to pass nodes (not their
+    # sub-graphs), or it would be refused as unconnected.
+    kept = [c for c in cut if c.target_node in upstream and c.source_node in upstream]
+    readers = upstream & others
+    while True:
+        textures = [c for c in graph.connections if c.target_node in readers and c.source_node in others
+                    and c.source_node != node.id and c not in kept]
+        if not textures:
+            break
+        kept.extend(textures)
+        readers = {c.source_node for c in textures} - upstream
+        upstream = upstream | readers
     nodes = {node_id: graph.nodes[node_id] for node_id in sorted(upstream)}
     nodes[_PASS_OUTPUT_ID] = Node(_PASS_OUTPUT_ID, "material_output")
-    pass_graph = MaterialGraph(nodes=nodes, connections=[c for c in cut if c.target_node in upstream and c.source_node in upstream],
-                               functions=graph.functions)
+    pass_graph = MaterialGraph(nodes=nodes, connections=kept, functions=graph.functions)
     connection = next((c for c in cut if c.target_node == node.id and c.target_port == "input"), None)
 
     def store(ctx: NodeContext) -> None:

@@ -27,7 +27,8 @@ from app.preview.mesh_import import read_mesh_file
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "resources" / "examples"
 PBR_EXAMPLES = ("painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart",
-                "lacquered_wood")
+                "lacquered_wood",
+                "stone_wall", "rusted_metal", "wet_cobblestones", "scattered_pebbles")
 NODE_MODULES = ROOT / ".venv" / "node" / "node_modules"
 
 

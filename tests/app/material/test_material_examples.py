@@ -17,6 +17,7 @@ from app.material.examples import (
     load_example,
 )
 from app.material.lowering import lower
+from app.material.pass_planner import plan_passes
 from vpl_core.ir.instructions import Builtin, CallInstruction, ConditionalBranchTerminator, DiscardTerminator
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -67,6 +68,20 @@ def test_examples_show_what_their_names_promise() -> None:
     assert any(isinstance(t, DiscardTerminator) for t in _terminators(modules["alpha_clip"].module))
     main = modules["compare_and_branch"].module.fragment.entry
     assert any(isinstance(b.terminator, ConditionalBranchTerminator) for b in main.blocks)
+    # The texture-space examples are made of the filters their descriptions name, every pass planned.
+    promised = {
+        "stone_wall": {"flood_fill", "flood_fill_to_grayscale", "bevel", "slope_blur", "curvature", "height_to_normal"},
+        "rusted_metal": {"bevel", "curvature", "ambient_occlusion", "height_to_normal"},
+        "wet_cobblestones": {"flood_fill", "flood_fill_to_grayscale", "bevel", "blur", "height_to_normal"},
+        "scattered_pebbles": {"blur", "histogram_scan", "ambient_occlusion", "height_to_normal"},
+    }
+    for name, filters in promised.items():
+        graph = EXAMPLE_GRAPHS[name]()
+        plan = plan_passes(graph)
+        assert plan.ok and plan.diagnostics == [], (name, plan.diagnostics)
+        planned = {graph.nodes[each.node_id].type_name for each in plan.passes}
+        assert filters | {"texture_buffer"} <= planned, (name, sorted(planned))
+    assert "tile_sampler" in {node.type_name for node in EXAMPLE_GRAPHS["scattered_pebbles"]().nodes.values()}
 
 
 def test_material_nodes_reference_is_in_sync_with_the_catalog() -> None:

@@ -20,7 +20,8 @@ from app.material.examples import (
 
 ROOT = Path(__file__).resolve().parents[3]
 #: The node library's examples that are physically based in spirit end in the Surface Output too.
-LIBRARY_EXAMPLES = ["stylised_lava", "triplanar_rock", "tiled_floor"]
+LIBRARY_EXAMPLES = ["stylised_lava", "triplanar_rock", "tiled_floor", "stone_wall", "rusted_metal", "wet_cobblestones",
+                    "scattered_pebbles"]
 PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plastic", "glazed_ceramic", "material_chart",
                 *LIBRARY_EXAMPLES]
 

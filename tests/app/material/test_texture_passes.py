@@ -596,3 +596,31 @@ def test_refresh_values_matches_a_new_plan_after_a_parameter_edit() -> None:
         assert (mine.key, mine.value_fingerprint, mine.content_fingerprint) == (
             theirs.key, theirs.value_fingerprint, theirs.content_fingerprint)
         assert mine.content_fingerprint != before.content_fingerprint and mine.verified is before.verified
+
+
+def test_a_buffer_may_sample_a_filter_of_another_buffer() -> None:
+    """A Texture Buffer whose sub-graph reads a filter through a Texture Sample (blur(h) x 2 + h, combined per
+    texel, as layered heights are built) renders after that filter, from its result: texel for texel the
+    same arithmetic on the two buffers the CPU run made (the filter's own texture input stays a pass input)."""
+    graph, output, buffer = _material()
+    blur = graph.add_node("blur", properties={"radius": 0.012})
+    graph.connect(buffer.id, "out", blur.id, "image")
+    blurred = graph.add_node("sample_texture")
+    plain = graph.add_node("sample_texture")
+    graph.connect(blur.id, "out", blurred.id, "texture")
+    graph.connect(buffer.id, "out", plain.id, "texture")
+    doubled = graph.add_node("multiply", properties={"b": 2.0})
+    graph.connect(blurred.id, "r", doubled.id, "a")
+    summed = graph.add_node("add")
+    graph.connect(doubled.id, "out", summed.id, "a")
+    graph.connect(plain.id, "r", summed.id, "b")
+    layered = graph.add_node("texture_buffer", properties={"resolution": str(SIZE), "format": "float"})
+    graph.connect(summed.id, "out", layered.id, "input")
+    graph.connect(layered.id, "out", output.id, "base_color")
+    plan, buffers = _run(graph)
+    assert plan.diagnostics == []
+    keys = [each.key for each in plan.passes]
+    assert keys.index(layered.id) > keys.index(blur.id)
+    expected = 2.0 * buffers[blur.id][..., 0] + buffers[buffer.id][..., 0]
+    assert np.abs(buffers[layered.id][..., 0] - expected).max() < 1e-5
+    assert np.abs(buffers[blur.id][..., 0] - buffers[buffer.id][..., 0]).max() > 0.1  # the blur is in it
