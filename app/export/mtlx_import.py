@@ -795,7 +795,10 @@ class _Importer:
             return
         shader = found.getConnectedNode()
         if shader is None:
-            self.note(f"material '{material.getName()}' input 'displacementshader': reads no node; no height imported")
+            # An input left empty (`value=""`, as MaterialX's own examples declare it) means no displacement; only
+            # a reference to a node that is not there is worth a note.
+            if found.getNodeName() or found.getOutputString():
+                self.note(f"material '{material.getName()}' input 'displacementshader': reads no node; no height imported")
             return
         label = f"displacement shader '{shader.getName()}'"
         node = self.graph.nodes[self.output_id]

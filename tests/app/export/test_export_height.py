@@ -6,6 +6,7 @@ onto the height."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -197,3 +198,26 @@ def test_a_foreign_displacement_is_the_height_with_mid_level_zero(tmp_path: Path
     imported = import_mtlx(vector)
     assert any("vector3 displacement" in line and "'DS'" in line for line in imported.skipped)
     assert not any(edge.target_port == "height" for edge in imported.graph.connections)
+
+
+def test_an_empty_displacement_input_is_no_displacement_and_a_dangling_one_a_note(tmp_path: Path) -> None:
+    """MaterialX's own examples declare `displacementshader` with `value=""`: no displacement, nothing to say.
+    A reference to a node the document does not have is a note."""
+    def imported(attribute: str) -> Any:
+        path = tmp_path / "empty.mtlx"
+        path.write_text(f"""<?xml version="1.0"?>
+<materialx version="1.39">
+  <gltf_pbr name="SR" type="surfaceshader" />
+  <surfacematerial name="M" type="material">
+    <input name="surfaceshader" type="surfaceshader" nodename="SR" />
+    <input name="displacementshader" type="displacementshader" {attribute} />
+  </surfacematerial>
+</materialx>
+""")
+        return import_mtlx(path)
+
+    empty = imported('value=""')
+    assert empty.skipped == []
+    assert not any(edge.target_port == "height" for edge in empty.graph.connections)
+    dangling = imported('nodename="missing"')
+    assert dangling.skipped == ["material 'M' input 'displacementshader': reads no node; no height imported"]
