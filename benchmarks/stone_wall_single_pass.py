@@ -44,7 +44,7 @@ def stone_wall_single_pass() -> MaterialGraph:
     grain = graph.add_node("fractal_noise", (1300, 600), {"scale": 24.0, "octaves": 5, "basis": "gradient"})
     grain_depth = graph.add_node("multiply", (1550, 600), {"b": 0.025})
     height = graph.add_node("add", (2050, 0))
-    bump = graph.add_node("normal_from_height", (2300, 0), {"strength": 0.04})
+    bump = graph.add_node("normal_from_height", (2300, 0), {"strength": 0.04, "filter_width": 0.0})
     stone_colour = graph.add_node("color_ramp", (1550, 900), {"stops": (
         (0.0, 0.12, 0.11, 0.1, 1.0), (0.4, 0.27, 0.23, 0.18, 1.0), (0.75, 0.4, 0.33, 0.24, 1.0),
         (1.0, 0.2, 0.21, 0.23, 1.0))})
