@@ -43,6 +43,8 @@ class NodeCase:
     dynamic: Any = None  # None: leave dynamic inputs unconnected; else a key of WIDTH_TYPES
     properties: dict[str, Any] = field(default_factory=dict)
     connect_fixed: bool = True
+    #: Inputs left unconnected even when `connect_fixed` (values a choice reads as numbers).
+    unconnected: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -82,9 +84,13 @@ def node_cases() -> list[NodeCase]:
         for spec in node_type.properties:
             if spec.kind != "enum" or type_name == "if":
                 continue
+            # "Displacement and bump" moves the mesh in the vertex stage, which reads the scale and mid level as
+            # numbers: connecting them is refused (height.lower_displacement).
+            unconnected = ("height_scale", "height_mid_level") if spec.name == "displacement_method" else ()
             for choice in spec.choices:
                 if choice != spec.default:
-                    cases.append(NodeCase(type_name, f"{spec.name}-{choice}", properties={spec.name: choice}))
+                    cases.append(NodeCase(type_name, f"{spec.name}-{choice}", properties={spec.name: choice},
+                                          unconnected=unconnected))
     for interpolation in ("linear", "ease", "constant"):
         stops = ((0.0, 1.0, 0.0, 0.0, 1.0), (0.3, 0.0, 1.0, 0.0, 1.0), (0.3, 0.0, 0.0, 1.0, 1.0), (1.0, 1.0, 1.0, 1.0, 0.5))
         cases.append(NodeCase("color_ramp", f"four-stops-{interpolation}", properties={"stops": stops, "interpolation": interpolation}))
@@ -155,6 +161,8 @@ def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
     node = graph.add_node(case.type_name, properties=dict(case.properties))
     node_type = NODE_TYPES[case.type_name]
     for port in node_type.inputs:
+        if port.name in case.unconnected:
+            continue
         if isinstance(port.type, PortType):
             if case.type_name in FILTERS and port.type is PortType.TEXTURE:
                 # A filter reads buffers (docs/texture-space.md): a Texture Buffer of the default colour.
