@@ -26,7 +26,7 @@ from app.material.graph import MaterialGraph
 from app.material.groups import GROUP_TYPE, OUTPUT_TYPES, GroupingError, group_nodes, ungroup
 from app.material.lowering import lower
 from app.material.port_types import PortType
-from app.material.texture_passes import is_pass_node_type
+from app.material.texture_passes import has_pass_nodes, is_pass_node_type
 from app.material.traversal import connected_nodes
 from app.preview.renderer import Renderer
 from vpl_core.backends.glsl import compile as compile_glsl
@@ -66,6 +66,12 @@ def _stays_outside(graph: MaterialGraph, node_id: str) -> bool:
     return graph.nodes[node_id].type_name in OUTPUT_TYPES | {"texture_parameter"}
 
 
+#: The examples these tests group: not those made in texture space. Texture Buffers and filters cannot sit inside
+#: a group (the lowering refuses it, docs/texture-space.md), and grouping nodes on both sides of one (upstream
+#: of a buffer and downstream of its texture) makes a cycle through it.
+GROUPABLE = sorted(name for name, build in EXAMPLE_GRAPHS.items() if not has_pass_nodes(build()))
+
+
 @pytest.fixture
 def renderer(current_gl) -> Iterator[tuple[Renderer, str]]:
     """The preview's renderer on the desktop context (its default sphere, light and environment)."""
@@ -75,7 +81,7 @@ def renderer(current_gl) -> Iterator[tuple[Renderer, str]]:
     gl_renderer.release()
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLE_GRAPHS))
+@pytest.mark.parametrize("name", GROUPABLE)
 def test_grouping_any_selection_of_an_example_keeps_every_pixel(renderer, name: str) -> None:
     gl_renderer, target = renderer
     graph = EXAMPLE_GRAPHS[name]()
@@ -92,7 +98,7 @@ def test_grouping_any_selection_of_an_example_keeps_every_pixel(renderer, name: 
         assert ungroup(edit.document, None, edit.instance_id) == graph, (name, selection)
 
 
-@pytest.mark.parametrize("name", sorted(EXAMPLE_GRAPHS))
+@pytest.mark.parametrize("name", GROUPABLE)
 def test_nested_groups_of_an_example_keep_every_pixel(renderer, name: str) -> None:
     """A group of half the nodes, a group of that and the rest, a group of that: helpers three deep."""
     gl_renderer, target = renderer
