@@ -105,7 +105,9 @@ texture_passes.define_filter(
         "units (radius: a fraction of the texture's width, where the blur fades out), a uniform. T is the "
         "smallest of 4, 8, 16, 32, 64 texels holding the radius (a radius edit relinks only when T changes); "
         "beyond 64 texels the taps are spread radius/64 apart (bilinear between texels). A Float Parameter on "
-        "`radius` drives it from the parameters panel (then T = 64 whatever the radius)."
+        "`radius` drives it from the parameters panel (then T = 64 whatever the radius). "
+        "![A brick mask in a Texture Buffer, its Blur, and Height to Normal of the blur, each tiled 2 x 2]"
+        "(images/texture-space-filters.png)"
     ),
 )
 
@@ -165,6 +167,8 @@ texture_passes.define_filter(
         "One pass, 8 `texture_lod` taps of the height's red channel (3x3 Sobel around the texel); with dh/du, "
         "dh/dv per UV unit, n = normalize(-intensity dh/du, -intensity dh/dv, 1) (intensity: how deep a height of "
         "1 is, in UV units; a uniform). OpenGL convention (+y where v grows; DirectX flips y). Encoded: "
-        "n * 0.5 + 0.5 (as normal map images store it), alpha 1; linear: n itself (use a 16-bit or float buffer)."
+        "n * 0.5 + 0.5 (as normal map images store it), alpha 1; linear: n itself (use a 16-bit or float buffer). "
+        "![A brick mask, its Blur, and Height to Normal of the blur (right), each tiled 2 x 2]"
+        "(images/texture-space-filters.png)"
     ),
 )
