@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.material.node_types import as_number, input_default
 from app.material.nodes import pbr_functions
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, VectorType, vec
@@ -159,10 +160,12 @@ def constant_is(ctx: NodeContext, name: str, value: float) -> bool:
     """Whether input `name` is unconnected, not live and equal to `value` (every rgb component of a colour)."""
     if ctx.is_connected(name) or (ctx.node.id, name) in ctx.lowering.live:
         return False
-    stored = ctx.property(name)
+    # What the unconnected input reads: the stored value when well-formed, else the catalog default.
+    stored = input_default(ctx.node, ctx.node_type, name)
+    # A number that is not a finite float (as_number's fallback: NaN) is never the value: the lobe is emitted.
     if isinstance(stored, (tuple, list)):
-        return all(isinstance(c, (int, float)) and float(c) == value for c in stored[:3])
-    return ctx.number(name) == value
+        return all(as_number(c, math.nan) == value for c in stored[:3])
+    return as_number(stored, math.nan) == value
 
 
 class _Environment:
