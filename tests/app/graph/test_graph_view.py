@@ -33,16 +33,16 @@ def texture_and_output(view: MaterialNodeGraph) -> None:
 
 def test_the_viewer_refuses_a_type_mismatch_while_dragging_and_says_why(view: MaterialNodeGraph, qtbot) -> None:
     texture_and_output(view)
-    texture = view.node_by_stable_id("n1")
+    vector = view.node_by_stable_id("n2")
     output = view.node_by_stable_id("n3")
-    source_item = texture.outputs()["out"].view
-    target_item = output.inputs()["base_color"].view
+    source_item = vector.outputs()["out"].view
+    target_item = output.inputs()["opacity"].view
     viewer = view.typed_viewer
     with qtbot.waitSignal(viewer.connection_refused, timeout=5000) as refused:
         # The check the viewer makes while a live pipe hovers a port and on release.
         accepted = viewer.accepts_connection(source_item, target_item)
     assert accepted is False
-    assert "texture" in refused.args[0] and "color" in refused.args[0]
+    assert "vec2" in refused.args[0] and "float" in refused.args[0]
     # Dragging from the input end asks the same question the other way round.
     assert viewer.accepts_connection(target_item, source_item) is False
 
@@ -76,9 +76,9 @@ def test_a_wire_dragged_onto_a_port_of_another_type_is_refused(view: MaterialNod
     output = view.node_by_stable_id("n3")
     viewer = view.typed_viewer
     with qtbot.waitSignal(viewer.connection_refused, timeout=5000) as refused:
-        colours = _drag_wire(view, qtbot, view.node_by_stable_id("n1").outputs()["out"].view,
-                             output.inputs()["base_color"].view)
-    assert "texture" in refused.args[0]
+        colours = _drag_wire(view, qtbot, view.node_by_stable_id("n2").outputs()["out"].view,
+                             output.inputs()["opacity"].view)
+    assert "vec2" in refused.args[0]
     assert REFUSED_COLOUR in colours
     assert snapshot(view).connections == [] and viewer.reject_connection_types is view.model.reject_connection_types
     constant = view.create_material_node("constant_float", position=(-300.0, 400.0), push_undo=False)
@@ -104,11 +104,11 @@ def test_the_viewer_accepts_a_matching_connection(view: MaterialNodeGraph) -> No
 
 def test_programmatic_connects_are_guarded(view: MaterialNodeGraph) -> None:
     texture_and_output(view)
-    texture = view.node_by_stable_id("n1")
+    vector = view.node_by_stable_id("n2")
     output = view.node_by_stable_id("n3")
-    allowed, reason = view.connect_ports(texture, "out", output, "base_color")
-    assert not allowed and "texture" in reason
-    assert not output.inputs()["base_color"].connected_ports()
+    allowed, reason = view.connect_ports(vector, "out", output, "opacity")
+    assert not allowed and "vec2" in reason
+    assert not output.inputs()["opacity"].connected_ports()
     assert view.undo_stack().count() == 0
 
     constant = view.create_material_node("constant_color", push_undo=False)
@@ -132,18 +132,18 @@ def test_cycles_are_refused(view: MaterialNodeGraph) -> None:
 def test_type_checks_survive_load_and_paste(view: MaterialNodeGraph) -> None:
     """NodeGraphQt's own constraint tables go stale after a load; the typed check must not."""
     texture_and_output(view)
-    view.copy_nodes([view.node_by_stable_id("n1")])
+    view.copy_nodes([view.node_by_stable_id("n2")])
     pasted = list(view.paste_nodes())
     pasted[0].set_stable_id("n9")
     view.refresh_constraint_tables()
     assert view.typed_viewer.accept_connection_types is view.model.accept_connection_types
     output = view.node_by_stable_id("n3")
     assert view.typed_viewer.accepts_connection(
-        pasted[0].outputs()["out"].view, output.inputs()["base_color"].view
+        pasted[0].outputs()["out"].view, output.inputs()["opacity"].view
     ) is False
     texture_and_output(view)  # load again
     assert view.typed_viewer.accepts_connection(
-        view.node_by_stable_id("n1").outputs()["out"].view, view.node_by_stable_id("n3").inputs()["base_color"].view
+        view.node_by_stable_id("n2").outputs()["out"].view, view.node_by_stable_id("n3").inputs()["opacity"].view
     ) is False
 
 
