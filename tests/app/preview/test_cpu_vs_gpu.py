@@ -34,11 +34,20 @@ from vpl_core.interp import to_rgba8
 pytestmark = pytest.mark.gl
 
 ROOT = Path(__file__).resolve().parents[3]
-SOURCES = (
+
+
+def _module_alone(path: Path) -> bool:
+    """Whether the file's module draws by itself: not a texture-space example, whose module samples buffers only
+    its texture passes draw (this test draws modules alone; test_cpu_preview_passes.py compares the GL and CPU
+    previews with the passes run)."""
+    return '"texture_buffer"' not in path.read_text(encoding="utf-8")
+
+
+SOURCES = [path for path in (
     sorted((ROOT / "app" / "material" / "examples").glob("*.vpl"))
     + sorted((ROOT / "tests" / "data" / "spec").glob("*.vpl"))
     + sorted((Path(__file__).resolve().parent / "data").glob("*.vpl"))
-)
+) if _module_alone(path)]
 #: The ES targets reject this module (a varying array of records, docs/targets.md): no ES frame to compare.
 ES_SOURCES = [path for path in SOURCES if path.stem != "varying-array-of-records"]
 
