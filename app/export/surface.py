@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
-from app.material.lowering import OUTPUT_NODE_TYPES
 from app.material.node_types import as_numbers, input_default
+from app.material.scene import OUTPUT_NODE_TYPES
 from app.material.traversal import node_id_key
 
 SURFACE = "surface_output"

@@ -44,7 +44,6 @@ from app.material.graph import MaterialGraph, Node
 from app.material.group_names import FUNCTION_PROPERTY
 from app.material.groups import GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE, GROUP_TYPE, reachable, ungroup
 from app.material.lowering import (
-    OUTPUT_NODE_TYPES,
     LoweringResult,
     PreviewOutputs,
     lower,
@@ -53,7 +52,7 @@ from app.material.node_types import NodeDiagnostic
 from app.material.parameters import ParameterSpec
 from app.material.port_types import PortType
 from app.material.propagation import propagate
-from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
+from app.material.scene import DISPLAY_OUTPUT_NAME, OUTPUT_NODE_TYPES, RADIANCE_OUTPUT_NAME
 from app.material.texture_passes import DEPENDS_ON_A_PROBLEM
 from app.material.traversal import connected_nodes, node_id_key, topological_order
 from vpl_core.backends import glsl
