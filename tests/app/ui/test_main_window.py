@@ -30,9 +30,9 @@ SPEC_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "spec"
 
 
 def bad_graph() -> MaterialGraph:
-    """A texture wired into a colour input: loads (files may hold anything) but does not lower."""
+    """A vec2 wired into a colour input: loads (files may hold anything) but does not lower."""
     graph = MaterialGraph()
-    texture = graph.add_node("texture_parameter", (-300.0, 0.0))
+    texture = graph.add_node("constant_vec2", (-300.0, 0.0))
     output = graph.add_node("material_output", (100.0, 0.0))
     graph.connect(texture.id, "out", output.id, "base_color")
     return graph
@@ -113,7 +113,7 @@ def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbo
     window.flush()
     output = window.graph.node_by_stable_id("n2")
     assert output.view.has_error_marker
-    assert "texture" in output.view.toolTip()
+    assert "vec2" in output.view.toolTip()
     assert not window.graph.node_by_stable_id("n1").view.has_error_marker
     rows = window.diagnostics_panel.rows
     assert any(row.node_id == "n2" for row in rows)
@@ -136,19 +136,19 @@ def test_a_bad_graph_marks_the_node_and_fixing_it_clears_the_marker(window, qtbo
 
 def test_refused_connection_shows_the_reason(window) -> None:
     window.load_graph(MaterialGraph(), "empty")
-    window.node_palette.request("texture_parameter")
+    window.node_palette.request("constant_vec2")
     window.node_palette.request("material_output")
     graph = window.material
-    texture = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "texture_parameter")
+    texture = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "constant_vec2")
     output = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "material_output")
     source = window.graph.node_by_stable_id(texture).outputs()["out"].view
     target = window.graph.node_by_stable_id(output).inputs()["base_color"].view
     # The check the viewer makes while a live pipe is dragged over a port.
     assert window.graph.typed_viewer.accepts_connection(source, target) is False
     message = window.statusBar().currentMessage()
-    assert "refused" in message and "texture" in message and "color" in message
+    assert "refused" in message and "vec2" in message and "color" in message
     allowed, reason = window.nodes.connect_nodes(texture, "out", output, "base_color")
-    assert not allowed and "texture" in reason
+    assert not allowed and "vec2" in reason
     assert window.material.connections == []
 
 
@@ -165,7 +165,7 @@ def drag_between_ports(qtbot, window, source_item, target_item) -> None:
 
 def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> None:
     graph = MaterialGraph()
-    graph.add_node("texture_parameter", (-300.0, 0.0))
+    graph.add_node("constant_vec2", (-300.0, 0.0))
     graph.add_node("constant_color", (-300.0, 200.0))
     graph.add_node("material_output", (100.0, 0.0))
     window.load_graph(graph, "drag")
@@ -176,7 +176,7 @@ def test_mouse_drags_connect_matching_types_and_refuse_others(window, qtbot) -> 
 
     drag_between_ports(qtbot, window, texture, target)
     assert window.material.connections == []
-    assert "texture cannot connect" in window.statusBar().currentMessage()
+    assert "vec2 cannot connect" in window.statusBar().currentMessage()
     assert window.graph_editor.model.stack.count == 0
 
     drag_between_ports(qtbot, window, color, target)
