@@ -81,17 +81,17 @@ class Extensions:
 
     @staticmethod
     def of(ctx: NodeContext) -> Extensions:
-        transmission = not constant_is(ctx, "transmission", 0.0)
-        volume = transmission and not constant_is(ctx, "thickness", 0.0)
+        transmission = not constant_is(ctx, "transmission", 0.0, structural=True)
+        volume = transmission and not constant_is(ctx, "thickness", 0.0, structural=True)
         return Extensions(
-            clearcoat=not constant_is(ctx, "clearcoat", 0.0),
-            sheen=not constant_is(ctx, "sheen_color", 0.0),
+            clearcoat=not constant_is(ctx, "clearcoat", 0.0, structural=True),
+            sheen=not constant_is(ctx, "sheen_color", 0.0, structural=True),
             transmission=transmission,
             volume=volume,
-            attenuation=volume and not constant_is(ctx, "attenuation_distance", 0.0),
-            ior=not constant_is(ctx, "ior", GLTF_IOR),
-            iridescence=not constant_is(ctx, "iridescence", 0.0),
-            anisotropy=not constant_is(ctx, "anisotropy_strength", 0.0),
+            attenuation=volume and not constant_is(ctx, "attenuation_distance", 0.0, structural=True),
+            ior=not constant_is(ctx, "ior", GLTF_IOR, structural=True),
+            iridescence=not constant_is(ctx, "iridescence", 0.0, structural=True),
+            anisotropy=not constant_is(ctx, "anisotropy_strength", 0.0, structural=True),
         )
 
     @property

@@ -156,17 +156,27 @@ class Lobes:
                      not constant_zero("base_diffuse_roughness"))
 
 
-def constant_is(ctx: NodeContext, name: str, value: float) -> bool:
-    """Whether input `name` is unconnected, not live and equal to `value` (every rgb component of a colour)."""
-    if ctx.is_connected(name) or (ctx.node.id, name) in ctx.lowering.live:
+def constant_is(ctx: NodeContext, name: str, value: float, structural: bool = False) -> bool:
+    """Whether input `name` is unconnected and equal to `value` (every rgb component of a colour): the lobe it
+    weighs emits no code. A live value (`lower(live=...)`) is not constant (its lobe reads the uniform), unless
+    `structural`: then at `value` it is marked structural (`NodeContext.property`), so the live program has the
+    canonical program's code and moving the value away lowers again with the lobe (the Surface Output's glTF
+    extensions, whose neutral values must leave its code as it was)."""
+    if ctx.is_connected(name):
+        return False
+    live = (ctx.node.id, name) in ctx.lowering.live
+    if live and not structural:
         return False
     # What the unconnected input reads: the stored value when well-formed, else the catalog default.
     stored = input_default(ctx.node, ctx.node_type, name)
     # A number that is not a finite float (as_number's fallback: NaN) is never the value: the lobe is emitted.
     if isinstance(stored, (tuple, list)):
-        return all(as_number(c, math.nan) == value for c in stored[:3])
-    return as_number(stored, math.nan) == value
-
+        equal = all(as_number(c, math.nan) == value for c in stored[:3])
+    else:
+        equal = as_number(stored, math.nan) == value
+    if equal and live:
+        ctx.property(name)
+    return equal
 
 class _Environment:
     """The preview's image-based lighting: prefiltered radiance, irradiance / π and the split-sum table."""
