@@ -502,7 +502,8 @@ def painted_metal() -> MaterialGraph:
     normal_sample = graph.add_node("sample_texture", _at(1, 3.5))
     unpack = graph.add_node("orm_unpack", _at(2, 2))
     normal_map = graph.add_node("normal_map", _at(2, 3.5))
-    output = graph.add_node("surface_output", _at(3, 0))
+    # A gap wider than the column's: the Normal Map (its convention and strength fields) is wider than a column.
+    output = graph.add_node("surface_output", (3 * COLUMN_WIDTH + NODE_GAP, 0.0))
     for texture, sample in ((albedo, albedo_sample), (orm, orm_sample), (normal, normal_sample)):
         graph.connect(texture.id, "out", sample.id, "texture")
         graph.connect(tiling.id, "out", sample.id, "uv")
