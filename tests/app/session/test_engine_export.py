@@ -212,13 +212,16 @@ def _assert_same_picture(host: np.ndarray, preview: np.ndarray) -> None:
     assert len({tuple(pixel) for pixel in preview[::4, ::4, :3].reshape(-1, 3)}) > 3  # a real picture
 
 
-#: The examples an engine export carries whole: the GLSL export writes the material module only, not the texture
-#: passes a texture-space example's buffers come from (docs/engine-integration.md).
-MODULE_ONLY_EXAMPLES = [name for name in example_names() if '"texture_buffer"' not in example_path(name).read_text()]
+#: The examples made in texture space (Texture Buffers, filters): the export carries their passes.
+TEXTURE_SPACE_EXAMPLES = [name for name in example_names() if '"texture_buffer"' in example_path(name).read_text()]
+
+
+def test_the_texture_space_examples_are_the_documented_ones() -> None:
+    assert {"stone_wall", "rusted_metal", "wet_cobblestones", "scattered_pebbles"} <= set(TEXTURE_SPACE_EXAMPLES)
 
 
 @pytest.mark.gl
-@pytest.mark.parametrize("name", MODULE_ONLY_EXAMPLES)
+@pytest.mark.parametrize("name", example_names())
 def test_the_sample_host_renders_every_example_as_the_preview_does(qapp, tmp_path: Path, name: str) -> None:
     exported = _export(example_path(name), tmp_path / "out", copy_textures=True)
     _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(example_path(name), tmp_path))
