@@ -7,7 +7,10 @@ It reads what File > Export GLSL (or `vpl compile`) wrote: `<stem>.vert.glsl`,
 and whose `material` section gives the parameter values, the texture files,
 how the colour output is shown, the environment samplers and the stage of
 the editor's preview (light, environment files, exposure, tone mapper,
-background). Following docs/engine-integration.md step by step, it draws
+background), and, for a material made in texture space, the programs of
+its texture passes (`<stem>.pass<N>.*`, `material.passes`), which it
+draws first, in order, each into a texture the material then samples.
+Following docs/engine-integration.md step by step, it draws
 the material on the preview's default sphere (with tangents generated as
 the page says), with the preview's default camera, into an offscreen
 framebuffer: a display colour straight into RGBA8; linear radiance into
