@@ -781,24 +781,26 @@ class MaterialNodeItem(NodeItem):
         grouped = {port for header in self.section_headers for port in header.ports}
         y = v_offset
 
-        def place(port: Any) -> None:
-            nonlocal y
-            port.setPos(port_x, y)
+        def place(port: Any, at: float) -> None:
+            port.setPos(port_x, at)
             text = self._input_items.get(port)
             if text is not None:
-                text.setPos(port.boundingRect().width() / 2.0 - (PortEnum.CLICK_FALLOFF.value - 2), y - 1.5)
-            y += row + 1.0
+                text.setPos(port.boundingRect().width() / 2.0 - (PortEnum.CLICK_FALLOFF.value - 2), at - 1.5)
 
         for port in self.inputs:
             if port not in grouped and port.isVisible():
-                place(port)
+                place(port, y)
+                y += row + 1.0
         for header in self.section_headers:
             header.setPos(0.0, y)
             header.set_geometry(self._width, row)
             y += row + 1.0
-            if header.is_open:
-                for port in header.ports:
-                    place(port)
+            for port in header.ports:
+                if header.is_open:
+                    place(port, y)
+                    y += row + 1.0
+                else:  # hidden behind its header (so every port has a place that does not depend on the past)
+                    place(port, y - row - 1.0)
 
     def _place_input_values(self) -> None:
         """Each value beside its input's label, all in one column after the longest label."""
