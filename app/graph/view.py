@@ -139,6 +139,20 @@ CONVERSION_MARKER_AT = 0.15
 CONVERSION_MARKER_RADIUS = 4.0
 
 
+def _shown_whole(view: QtCore.QRectF, target: QtCore.QRectF) -> QtCore.QRectF:
+    """`view` moved as little as possible to hold `target` (its top left edge first when it cannot hold all of it)."""
+    moved = QtCore.QRectF(view)
+    if target.right() > moved.right():
+        moved.moveRight(target.right())
+    if target.left() < moved.left():
+        moved.moveLeft(target.left())
+    if target.bottom() > moved.bottom():
+        moved.moveBottom(target.bottom())
+    if target.top() < moved.top():
+        moved.moveTop(target.top())
+    return moved
+
+
 def _shown_type(port: PortItem) -> PortType | None:
     """The port type a port item shows (its resolved type, else its declared one; `MaterialNode.show_port_types`)."""
     label = port.data(0)
@@ -300,12 +314,15 @@ class TypedNodeViewer(NodeViewer):
             self.connection_refused.emit(reason)
         QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self)
 
-    def frame_items(self, items: list[QtWidgets.QGraphicsItem], margin: float = 40.0) -> None:
+    def frame_items(self, items: list[QtWidgets.QGraphicsItem], margin: float = 40.0,
+                    keep: QtWidgets.QGraphicsItem | None = None) -> None:
         """Fit the items in view with a margin (NodeGraphQt's zoom_to_nodes fits edge to edge).
 
         Never below `MIN_READABLE_SCALE`: a graph too large to fit legibly is
         shown at that scale around its centre (titles and error badges stay
-        readable; the rest is a pan away).
+        readable; the rest is a pan away), moved just enough to show `keep`
+        whole (the material's output node: what an artist looks for first;
+        its top left when it is larger than the view).
         """
         if not items:
             return
@@ -318,6 +335,8 @@ class TypedNodeViewer(NodeViewer):
                 rect = QtCore.QRectF(0.0, 0.0, viewport.width() / MIN_READABLE_SCALE,
                                      viewport.height() / MIN_READABLE_SCALE)
                 rect.moveCenter(centre)
+                if keep is not None:
+                    rect = _shown_whole(rect, self.items_rect([keep]).adjusted(-margin, -margin, margin, margin))
         self._scene_range = rect
         self._update_scene()
         if self.get_zoom() > 0.1:
