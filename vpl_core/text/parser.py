@@ -236,12 +236,12 @@ def same_tokens(text: str, other: str) -> bool:
     read-back. False if either text is not plain (lexically: comments,
     escapes, tabs, CR...), and for plain texts that differ in a token.
     """
-    if text == other:
-        return is_plain(text)
-    # Trivia is spaces and LF only in plain text: equal tokens leave equal texts once they are removed.
+    # Trivia is spaces and LF only in plain text: equal tokens leave equal texts once they are removed. So
+    # `other` holds the characters of plain `text` and spaces and LF besides (no tab, CR, comment, escape),
+    # and with the same words and strings it is plain too: one scan of `text` decides for both.
     if text.replace(" ", "").replace("\n", "") != other.replace(" ", "").replace("\n", ""):
         return False
-    return is_plain(text) and is_plain(other) and _token_key(text) == _token_key(other)
+    return is_plain(text) and (text == other or _token_key(text) == _token_key(other))
 
 
 def parse_unpositioned(text: str) -> Form | None:
