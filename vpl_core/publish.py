@@ -13,8 +13,10 @@ so each materialization is separately verified as spec 11 requires, while
 the text is parsed once per publication instead of once per consumer.
 
 `from_text(source)` reads the source once; when the source already is the
-canonical text (files the editor or `vpl fmt` wrote), that read is the
-read-back and the text is not parsed a second time. `from_unverified_read`
+canonical text (files the editor or `vpl fmt` wrote), or is canonical text
+laid out otherwise (the same tokens, `parser.same_tokens`: lines broken or
+joined), that read is the read-back and the text is not parsed a second
+time. `from_unverified_read`
 (what `compile_source` uses) also leaves out the verification of the
 source's own parse: the read-back verifies the canonical text, which spells
 the same module, and only an invalid module is verified itself, for its
@@ -89,20 +91,22 @@ class VerifiedModule:
         The module's canonical text is written and read back through the
         verifier: that read-back verifies the text, which spells exactly this
         module (ids aside), so verifying the module first would repeat it.
-        When the source already was canonical, the module itself is verified
-        and kept. If writing or the read-back fails, the module is verified
+        When the source already was canonical (or its tokens were the
+        canonical text's, `parser.same_tokens`), the module itself is
+        verified and kept. If writing or the read-back fails, the module is verified
         through `locator` so that an invalid module gets its diagnostic at
         its place in the source, as `read` would give it; if the module is
         valid, the failure was the writer's and is raised as it came.
         """
         from vpl_core.diagnostics import VplError
+        from vpl_core.text.parser import same_tokens
         from vpl_core.text.reader import collector_paused, read
         from vpl_core.text.writer import emit
 
         with collector_paused():
             try:
                 text = emit(module)
-                if text == locator.source.text:
+                if text == locator.source.text or same_tokens(text, locator.source.text):
                     locator.verify(module)  # the first read is the read-back
                     snapshot = module
                 else:
@@ -118,18 +122,19 @@ class VerifiedModule:
 
         The same work and the same contract: the canonical text is read back
         and verified (the module itself is verified when the source already
-        was canonical). The read-back keeps no source positions either, and
+        was canonical, or had the canonical text's tokens). The read-back keeps no source positions either, and
         any failure (an invalid module, a writer error) is raised as it came,
         without a usable position: `compile_source` then publishes again
         through `from_unverified_read`, which gives the exact diagnostic.
         """
+        from vpl_core.text.parser import same_tokens
         from vpl_core.text.reader import collector_paused, read_unverified_unpositioned
         from vpl_core.text.writer import emit
         from vpl_core.verify import Verifier
 
         with collector_paused():
             text = emit(module)
-            if text == source_text:
+            if text == source_text or same_tokens(text, source_text):
                 snapshot = module  # the first read is the read-back
             else:
                 snapshot, _ = read_unverified_unpositioned(text, label="<canonical text>", share_registers=True)

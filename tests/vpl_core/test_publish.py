@@ -176,6 +176,44 @@ def test_canonical_source_is_read_once_other_source_twice(monkeypatch: pytest.Mo
     assert parses == ["spec.vpl", "<canonical text>"]  # not canonical: the written text is read back
 
 
+def test_canonical_text_laid_out_otherwise_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Source with the canonical text's tokens, its lines joined or broken elsewhere, is taken as its own
+    read-back (the same forms read the same way) and verified once; other tokens, or a comment, make the
+    canonical text be read back."""
+    import vpl_core.text.reader as reader_module
+    from vpl_core.backends.glsl import compile_source
+    from vpl_core.verify import Verifier
+
+    canonical = write(read(SPEC_EXAMPLE.read_bytes()))
+    parses: list[str | None] = []
+    verified: list[object] = []
+    real_read_module, real_run = reader_module._Reader.read_module, Verifier.run
+
+    def counting_read_module(self, top):  # type: ignore[no-untyped-def]
+        parses.append(self.source.label)
+        return real_read_module(self, top)
+
+    def counting_run(self, checked):  # type: ignore[no-untyped-def]
+        verified.append(checked)
+        return real_run(self, checked)
+
+    monkeypatch.setattr(reader_module._Reader, "read_module", counting_read_module)
+    monkeypatch.setattr(Verifier, "run", counting_run)
+    joined = canonical.replace("\n", " ").replace("(", " ( ")
+    for publish in (lambda text: VerifiedModule.from_text(text, label="laid-out.vpl"),
+                    lambda text: compile_source(text, "laid-out.vpl").source):
+        parses.clear(), verified.clear()
+        assert publish(joined).text == canonical
+        assert parses == ["laid-out.vpl"]
+        assert len(verified) == 1
+    commented = "// a comment\n" + joined
+    for source in (SPEC_EXAMPLE.read_text(encoding="utf-8"), commented):  # other tokens (ids, types), not plain
+        parses.clear()
+        published = VerifiedModule.from_text(source, label="other.vpl")
+        assert parses == ["other.vpl", "<canonical text>"]
+        assert published.text == write(read(source))
+
+
 def test_a_publication_of_canonical_source_is_not_changed_by_its_materializations() -> None:
     canonical = write(read(SPEC_EXAMPLE.read_bytes()))
     published = VerifiedModule.from_text(canonical)

@@ -210,6 +210,40 @@ def _plain_text() -> re.Pattern[str]:
     return re.compile(_PLAIN_TEXT_PATTERN, re.X)
 
 
+def is_plain(text: str) -> bool:
+    """Whether `text` is in the plain subset `parse_unpositioned` takes (its lexical part; see there)."""
+    for character in _NEVER_PLAIN:
+        if character in text:
+            return False
+    return _plain_text().fullmatch(text) is not None
+
+
+def _token_key(text: str) -> str:
+    """The tokens of plain `text` as one string: strings verbatim, every run of trivia one space, none
+    beside a parenthesis (so two plain texts have the same key exactly when they split into the same tokens)."""
+    parts = text.split('"')
+    for index in range(0, len(parts), 2):  # outside strings (a double quote only delimits strings in plain text)
+        parts[index] = " ".join(parts[index].replace("(", " ( ").replace(")", " ) ").split())
+    return '"'.join(parts)
+
+
+def same_tokens(text: str, other: str) -> bool:
+    """Whether two texts differ at most in their trivia, both being plain: the same tokens in the same order.
+
+    Such texts scan alike (`parse_unpositioned`: to equal forms, or both to
+    None) and so read to equal modules: the publication takes a source that
+    is canonical text laid out otherwise (lines broken or joined) as its own
+    read-back. False if either text is not plain (lexically: comments,
+    escapes, tabs, CR...), and for plain texts that differ in a token.
+    """
+    # Trivia is spaces and LF only in plain text: equal tokens leave equal texts once they are removed. So
+    # `other` holds the characters of plain `text` and spaces and LF besides (no tab, CR, comment, escape),
+    # and with the same words and strings it is plain too: one scan of `text` decides for both.
+    if text.replace(" ", "").replace("\n", "") != other.replace(" ", "").replace("\n", ""):
+        return False
+    return is_plain(text) and (text == other or _token_key(text) == _token_key(other))
+
+
 def parse_unpositioned(text: str) -> Form | None:
     """The forms `parse_source` builds for `text`, every position 0; None if `text` is not plain.
 

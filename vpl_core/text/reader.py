@@ -769,7 +769,28 @@ class _Reader:
             scope.parameters[parameter_id] = (slot, parameter_type)
             function.parameters.append(parameter)
         entry_block = Block()
+        types = self.types
         for register_item in self._form(items[5], "registers", "(registers {register})").items[1:]:
+            # A lowered material declares a register per value: the common spelling, `(register rN typeId)`
+            # with a known type and a new register, inline; anything else (and every error) the general way.
+            if type(register_item) is Form:
+                register_items = register_item.items
+                if len(register_items) == 3:
+                    head, spelling, type_item = register_items
+                    if (type(head) is tuple and head[0] == NAME and head[1] == "register" and type(spelling) is tuple
+                            and spelling[0] == NAME and type(type_item) is tuple and type_item[0] == NAME):
+                        register_type = types.get(type_item[1])  # None: the general way
+                        if register_type is not None:
+                            index = self._register_index(spelling)
+                            if index not in scope.registers:
+                                register = RegisterValue(index, register_type)
+                                self._mark(register, spelling[2])
+                                declaration = DeclareLocalInstruction(register, register_type)
+                                self._mark(declaration, register_item.start)
+                                scope.registers[index] = register_type
+                                self._declared(scope, spelling[1], register)
+                                entry_block.instructions.append(declaration)
+                                continue
             register_form = self._form(register_item, "register", "(register reg typeId)")
             register_items = self._count(register_form, 3, 3, "(register reg typeId)")
             index = self._register_index(register_items[1])
@@ -783,6 +804,7 @@ class _Reader:
             declaration = DeclareLocalInstruction(register, register_type)
             self._mark(declaration, register_form.start)
             scope.registers[index] = register_type
+            self._declared(scope, register_items[1][1], register)  # type: ignore[index]  # an atom, as above
             entry_block.instructions.append(declaration)
         for position, block_item in enumerate(items[6:]):
             block_form = self._form(block_item, "block", "(block id {instruction} terminator)")
@@ -798,6 +820,11 @@ class _Reader:
         self.functions[function_id] = function
         stage.functions.append(function)
         return scope
+
+    def _declared(self, scope: _FunctionScope, spelling: str, register: RegisterValue) -> None:
+        """Note a register declared as `spelling`: its uses spelled the same way are bound without checking
+        the spelling again (it was checked here), as `_register_binding` notes a spelling at its first use."""
+        scope.register_spellings[spelling] = (register.index, register.type)
 
     # Function bodies -------------------------------------------------------------------
 
@@ -1146,6 +1173,11 @@ class _SharingReader(_Reader):
         if shared is None:
             shared = shared_references[key] = _Reader._reference(self, item)
         return shared
+
+    def _declared(self, scope: _FunctionScope, spelling: str, register: RegisterValue) -> None:
+        # Uses spelled as the declaration share its RegisterValue, as in a builder-made module.
+        scope.register_spellings[spelling] = (register.index, register.type)
+        scope.register_values[spelling] = register
 
     def _register(self, item: Item) -> RegisterValue:
         if type(item) is tuple and item[0] == NAME:

@@ -88,6 +88,7 @@ from vpl_core.ir.values import (
 )
 from vpl_core.text.errors import WriterRule
 from vpl_core.text.floats import format_float32
+from vpl_core.text.parser import same_tokens
 from vpl_core.text.reader import MAX_TYPE_DEPTH, SIZE_MAX, collector_paused, read
 from vpl_core.verify import Verifier
 
@@ -131,15 +132,16 @@ def write_read(module: Module, *, verified: bool = False, source_text: str | Non
     `verified=True` skips the verification before writing; only for a module
     the caller has just read or verified and that nothing has mutated since
     (the text is still read back and verified). `source_text`: the decoded
-    text `module` was read from; when the canonical text equals it, that
-    first read is the read-back (the same text through the same reader and
-    verifier) and `module` itself is returned.
+    text `module` was read from; when the canonical text equals it, or
+    differs from it only in trivia (`parser.same_tokens`: the same tokens),
+    that first read is the read-back (the same forms through the same reader
+    and verifier) and `module` itself is returned.
     """
     with collector_paused():  # see collector_paused: the same reasoning holds for writing
         if not verified:
             Verifier().run(module)
         text = _Writer(module).write()
-        if source_text is not None and text == source_text:
+        if source_text is not None and (text == source_text or same_tokens(text, source_text)):
             return text, module
         return text, read(text, label="<canonical text>")
 

@@ -7,6 +7,11 @@ None. Inputs: the spec examples, the shipped programs, their canonical
 text, deterministic mutations (the same fragments as the one-pass scan's
 test, plus plain ones that keep the text plain), and the edge cases of
 nesting and of trailing or missing input.
+
+`parser.same_tokens` (two texts differ at most in trivia: the publication
+takes such a source as its own read-back) answers True for a plain text
+that scans to forms exactly when the other is plain and scans to the same
+forms.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import pytest
 from vpl_core.diagnostics import VplError
 from vpl_core.text import read, write
 from vpl_core.text.lexer import decode
-from vpl_core.text.parser import MAX_NESTING_DEPTH, Form, parse_source, parse_unpositioned
+from vpl_core.text.parser import MAX_NESTING_DEPTH, Form, parse_source, parse_unpositioned, same_tokens
 
 ROOT = Path(__file__).resolve().parents[3]
 SOURCES = sorted((ROOT / "tests" / "data" / "spec").glob("*.vpl")) + sorted((ROOT / "resources" / "programs").glob("*.vpl"))
@@ -125,3 +130,57 @@ def test_plain_text_with_a_late_failure_takes_linear_time() -> None:
     for ending in (" 1x)", " é)", " a+)", ' "\x01")'):  # refused by the expression, not by the quick character test
         text = "(a" + "     b" * 50_000 + ending
         assert parse_unpositioned(text) is None
+
+
+def _same_forms(text: str, other: str) -> bool:
+    """The reference answer for `same_tokens`: both plain, the same forms."""
+    first, second = parse_unpositioned(text), parse_unpositioned(other)
+    return first is not None and second is not None and _without_positions(first) == _without_positions(second)
+
+
+def _laid_out_otherwise(text: str, generator: random.Random) -> str:
+    """`text` with its trivia changed outside strings: runs of spaces and LF replaced, added beside parentheses."""
+    parts = text.split('"')
+    for index in range(0, len(parts), 2):
+        words = parts[index].replace("(", " ( ").replace(")", " ) ").split(" ")
+        parts[index] = "".join(word + generator.choice(("", " ", "\n", "  \n ")) if word in ("(", ")") or not word
+                               else word + generator.choice((" ", "\n", " \n"))
+                               for word in words)
+    return '"'.join(parts)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_same_tokens_is_equal_forms_of_plain_texts(seed: int) -> None:
+    generator = random.Random(seed)
+    canonical = [write(read(path.read_text(encoding="utf-8"))) for path in SOURCES]
+    same = 0
+    for _ in range(60):
+        text = generator.choice(canonical)
+        other = _laid_out_otherwise(text, generator)
+        if generator.random() < 0.5:  # and a mutation, which may or may not change a token
+            position = generator.randrange(len(other) + 1)
+            other = other[:position] + generator.choice(_PIECES) + other[position:]
+        expected = _same_forms(text, other)
+        assert same_tokens(text, other) == expected == same_tokens(other, text), repr(other[:200])
+        same += expected
+    assert 10 < same < 60  # both answers are exercised
+
+
+@pytest.mark.parametrize(
+    ("text", "other", "expected"),
+    [
+        ("(a b)", "( a\n  b )", True),
+        ("(a b)", "(ab)", False),
+        ('(a "x y")', '(a "x  y")', False),  # inside a string, spaces are the token
+        ('(a "x")', '(a"x")', True),
+        ("(a b)", "(a b) ", True),
+        ("(a b)", "(a\tb)", False),  # a tab: not plain, scanned exactly
+        ("(a b)", "(a b // c\n)", False),
+        ("(a b", "(a  b", True),  # the same tokens, if no form (both scans refuse them alike)
+        ("(a b)", "(a b)", True),
+    ],
+)
+def test_same_tokens_cases(text: str, other: str, expected: bool) -> None:
+    assert same_tokens(text, other) == expected
+    if parse_unpositioned(text) is not None:
+        assert expected == _same_forms(text, other)

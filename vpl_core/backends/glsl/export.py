@@ -177,6 +177,8 @@ def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
         # Each kind's encoded spelling by the member's identity (an enum's `value` and `hash` run Python code;
         # a map has a range per instruction, of a dozen kinds).
         kinds: dict[int, str] = {}
+        last_parent: tuple[object, ...] | None = None
+        opening_of_path = ""
         for separator, name, stage_map in (("{", "fragment", artifact.source_map.fragment),
                                            (",", "vertex", artifact.source_map.vertex)):
             parts.append(separator + stages + f'"{name}": ')
@@ -191,10 +193,14 @@ def _source_map_spelling(artifact: ProgramArtifact) -> Callable[[str], str]:
                     path = ""
                 elif len(structural) > 1 and type(structural[-1]) is int:
                     parent = structural[:-1]
-                    opening_of_path = parents.get(parent)
-                    if opening_of_path is None:
-                        # The encoded parent with its closing quote dropped; a position needs no escape.
-                        opening_of_path = parents[parent] = f',{keys}"path": ' + _encode_string(paths.to_text(parent) + "/")[:-1]
+                    # Consecutive ranges mostly share their parent: comparing with the last one is a check of
+                    # identical items, where a lookup would hash the path (enum members hash in Python).
+                    if parent != last_parent:
+                        known = parents.get(parent)
+                        if known is None:
+                            # The encoded parent with its closing quote dropped; a position needs no escape.
+                            known = parents[parent] = f',{keys}"path": ' + _encode_string(paths.to_text(parent) + "/")[:-1]
+                        opening_of_path, last_parent = known, parent
                     path = f'{opening_of_path}{structural[-1]}"'
                 else:
                     path = f',{keys}"path": {_encode_string(paths.to_text(structural))}'
