@@ -58,7 +58,7 @@ from app.material.groups import (
     instances,
     reachable,
 )
-from app.material.node_types import LoweringFailure, NodeDiagnostic, Scope, node_type_for
+from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, Scope, node_type_for
 from app.material.port_types import PortType
 from app.material.propagation import TypeResolution, propagate
 from app.material.traversal import connected_nodes, node_id_key, topological_order
@@ -163,6 +163,8 @@ class GroupState:
         #: Analyses without the control facts, of definitions on a call cycle met while analysing it.
         self._bare: dict[str, BodyAnalysis] = {}
         self._analyzing: set[str] = set()
+        #: The group node types the bodies' scopes resolve, shared by all of them (`Scope.types`).
+        self.types: dict[tuple[str, str], NodeType] = {}
         self.helpers: dict[tuple[str, HelperKey], tuple[Function, RecordType | None]] = {}
         #: Each helper's surface-source parameters (after its interface inputs), in order: what a call passes.
         self.helper_sources: dict[int, list[str]] = {}
@@ -234,7 +236,7 @@ class GroupState:
         found = self._bare.get(function_id)
         if found is None:
             definition = self.functions[function_id]
-            scope = Scope(self.functions, definition, self.cycles)
+            scope = Scope(self.functions, definition, self.cycles, self.types)
             body = definition.body
             resolution = propagate(body, scope=scope)
             outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
@@ -252,16 +254,18 @@ class GroupState:
                                 bare.live, bare.control_nodes)
         definition, body, scope, output_node = analysis.definition, analysis.definition.body, analysis.scope, analysis.output_node
         inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
-        tainted = self._reach(body, scope, analysis.control_nodes, set(), include_tainted=True)
+        order, incoming = analysis.resolution.order, _incoming(body)
+        tainted = self._reach(body, scope, analysis.control_nodes, set(), True, order, incoming)
         analysis.tainted = frozenset(self._outputs_fed(definition, output_node, tainted))
         sensitive: set[str] = set()
         for port in definition.inputs:
-            reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, include_tainted=False)
+            reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, False, order, incoming)
             for output in self._outputs_fed(definition, output_node, reach):
                 analysis.depends[output] = analysis.depends.get(output, frozenset()) | {port.name}
             if self._is_sensitive(body, analysis.live, reach):
                 sensitive.add(port.name)
         analysis.sensitive = frozenset(sensitive)
+        self._bare.pop(function_id, None)
         return analysis
 
     def _is_sensitive(self, body: MaterialGraph, live: set[str], reach: Reach) -> bool:
@@ -280,8 +284,11 @@ class GroupState:
         return {port.name for port in definition.outputs if reach.feeds(definition.body, output_node, port.name)}
 
     def _reach(self, graph: MaterialGraph, scope: Scope, whole: set[str], ports: set[tuple[str, str]],
-               include_tainted: bool) -> Reach:
+               include_tainted: bool, order: list[str], incoming: dict[str, list[Connection]]) -> Reach:
         """Nodes and output ports downstream of `whole` (nodes) and `ports` (output ports).
+
+        `order` is the graph's topological order (its type resolution's) and `incoming` its connections by
+        target node (`_incoming`): a body's walks share them.
 
         An ordinary node fed from anything controlled is controlled as a
         whole (as the flat graph's `connected_nodes`); a group instance
@@ -290,11 +297,6 @@ class GroupState:
         after an If.
         """
         reach = Reach(set(), set(ports))
-        order, _ = topological_order(graph)
-        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic.
-        incoming: dict[str, list[Connection]] = {}
-        for connection in graph.connections:
-            incoming.setdefault(connection.target_node, []).append(connection)
         for node_id in order:
             node = graph.nodes[node_id]
             fed = {
@@ -320,7 +322,8 @@ class GroupState:
 
     def prepare(self, lowering: _Lowering, control_nodes: set[str]) -> None:
         """The material's level: which nodes count as control dependent, and which instance inputs are controlled."""
-        reach = self._reach(lowering.graph, lowering.scope, control_nodes, set(), include_tainted=True)
+        reach = self._reach(lowering.graph, lowering.scope, control_nodes, set(), True, lowering.resolution.order,
+                            _incoming(lowering.graph))
         lowering.forced_control = set(reach.nodes)
         self.level_controls[id(lowering)] = reach.instance_inputs
 
@@ -387,7 +390,8 @@ class GroupState:
         self.calls[id(child)] = CallData(definition, function, result_record)
         inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
         controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
-        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, include_tainted=True)
+        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, True, analysis.resolution.order,
+                            _incoming(body))
         child.forced_control = set(reach.nodes)
         self.level_controls[id(child)] = reach.instance_inputs
 
@@ -438,9 +442,15 @@ class GroupState:
     def _release(self, child: _Lowering) -> None:
         """Drop what only the lowering of one helper's body reads, once it is lowered.
 
-        The child stays reachable until the module is finished (its builder
-        defers declarations), so without this every level's values and
-        connection maps would stay in memory for the whole lowering.
+        The body is complete, so its builder puts its deferred declarations
+        in place now (`finish` is idempotent: `finish_functions` may call it
+        again) and leaves the lowering's list of builders when it is the
+        last one, as it is unless the body made a library helper; the
+        child's references to its builder and to itself (the source
+        parameter's closure) go, so the child and its builder are freed here
+        instead of every level's staying in memory to the end of the
+        lowering. What stays (a builder kept in the list) holds no per-body
+        maps: those are cleared.
         """
         self.calls.pop(id(child), None)
         self.level_controls.pop(id(child), None)
@@ -448,6 +458,12 @@ class GroupState:
             per_body.clear()
         child.used_outputs.clear()
         child.forced_control.clear()
+        child.shiftable_source = None
+        builder = child.fragment_main
+        builder.finish()
+        if child.builders and child.builders[-1] is builder:
+            child.builders.pop()
+        del child.fragment_main
 
     def _helper_name(self, base: str) -> str:
         """`base`, or `base_2`, `base_3`, ... whichever no helper has (as `group_names.unique`).
@@ -560,6 +576,14 @@ def _return(lowering: _Lowering, data: CallData, values: list[Operand]) -> None:
 
 def _zero(lowering: _Lowering, port_type: PortType) -> Operand:
     return lowering.default_operand(zero_value(port_type), port_type)
+
+
+def _incoming(graph: MaterialGraph) -> dict[str, list[Connection]]:
+    """Each node's incoming connections, gathered once: scanning all of them per node was quadratic."""
+    incoming: dict[str, list[Connection]] = {}
+    for connection in graph.connections:
+        incoming.setdefault(connection.target_node, []).append(connection)
+    return incoming
 
 
 def _function_id(node: Node) -> str:

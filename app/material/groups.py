@@ -393,19 +393,43 @@ def _resolve_instance(node: Node, scope: Scope) -> NodeType | str:
         problem = recursion_problem(scope.functions, function_id, inside)
     if problem is not None:
         return problem
-    return instance_type(scope.functions[function_id])
+    return _scoped_type(scope, GROUP_TYPE, scope.functions[function_id])
 
 
 def _resolve_group_input(_node: Node, scope: Scope) -> NodeType | str:
     if scope.definition is None:
         return "a Group Input belongs inside a group (Tab into a group to use its inputs)"
-    return _group_input_type(_interface_key(scope.definition.inputs, False))
+    return _scoped_type(scope, GROUP_INPUT_TYPE, scope.definition)
 
 
 def _resolve_group_output(_node: Node, scope: Scope) -> NodeType | str:
     if scope.definition is None:
         return "a Group Output belongs inside a group (Tab into a group to use its outputs)"
-    return _group_output_type(_interface_key(scope.definition.outputs, False))
+    return _scoped_type(scope, GROUP_OUTPUT_TYPE, scope.definition)
+
+
+def _scoped_type(scope: Scope, kind: str, definition: GroupDefinition) -> NodeType:
+    """The `kind` node type `definition`'s interface gives, kept in `scope.types` when the scope has one.
+
+    Without it each resolution rebuilds the interface key (every port's
+    default checked) and looks it up in a cache of 512 interfaces, which a
+    chain of more definitions than that misses every time.
+    """
+    types = scope.types
+    key = (kind, definition.id)
+    if types is not None:
+        found = types.get(key)
+        if found is not None:
+            return found
+    if kind == GROUP_TYPE:
+        node_type = instance_type(definition)
+    elif kind == GROUP_INPUT_TYPE:
+        node_type = _group_input_type(_interface_key(definition.inputs, False))
+    else:
+        node_type = _group_output_type(_interface_key(definition.outputs, False))
+    if types is not None:
+        types[key] = node_type
+    return node_type
 
 
 register_dynamic(GROUP_TYPE, _resolve_instance)
