@@ -52,7 +52,7 @@ from app.material.groups import (
     GROUP_OUTPUT_TYPE,
     GROUP_TYPE,
     call_cycles,
-    callees,
+    callee_map,
     callers,
     function_name,
     instances,
@@ -80,7 +80,7 @@ HelperKey = tuple[frozenset[str], tuple[tuple[str, Any], ...]]
 MAX_GROUP_DEPTH = 256
 
 
-@dataclass
+@dataclass(slots=True)
 class Reach:
     """What depends on a set of controlled nodes and ports at one level (see `_reach`)."""
 
@@ -97,7 +97,7 @@ class Reach:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class BodyAnalysis:
     """Facts about one definition's body, computed once per lowering."""
 
@@ -116,7 +116,7 @@ class BodyAnalysis:
     sensitive: frozenset[str] = frozenset()
 
 
-@dataclass
+@dataclass(slots=True)
 class HelperRequest:
     """A helper to make: the lowering that calls it, the definition, its specialization key and call-site facts."""
 
@@ -127,7 +127,7 @@ class HelperRequest:
     top_owner: str
 
 
-@dataclass
+@dataclass(slots=True)
 class CallData:
     """What the Group Input and Group Output nodes of one helper need while it is lowered."""
 
@@ -144,9 +144,11 @@ class GroupState:
         self.document = document
         self.functions = document.functions
         top = instances(document)
-        self.used = sorted(reachable(self.functions, (_function_id(node) for node in top)), key=node_id_key)
-        self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live))
-        self.cycles = call_cycles(self.functions)
+        #: Each definition's callees, worked out once for every walk below.
+        self.callees = callee_map(self.functions)
+        self.used = sorted(reachable(self.functions, (_function_id(node) for node in top), self.callees), key=node_id_key)
+        self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live), self.callees)
+        self.cycles = call_cycles(self.functions, self.callees)
         # Each definition's anchor: the first live top-level instance that reaches it, else the first one.
         # A definition reached from an earlier instance had everything below it reached from there too,
         # so each walk stops at what is anchored already: one pass over the definitions in all.
@@ -158,7 +160,7 @@ class GroupState:
                 if current in self.anchor or current not in self.functions:
                     continue
                 self.anchor[current] = node.id
-                stack.extend(callees(self.functions[current]))
+                stack.extend(self.callees[current])
         self._analyses: dict[str, BodyAnalysis] = {}
         #: Analyses without the control facts, of definitions on a call cycle met while analysing it.
         self._bare: dict[str, BodyAnalysis] = {}
@@ -187,7 +189,8 @@ class GroupState:
         self.result = result
         for function_id in self.used:
             analysis = self.analysis(function_id)
-            result.scoped_port_types[function_id] = dict(analysis.resolution.port_types)
+            # The analysis's own map (made for this lowering, which only reads it), not a copy per definition.
+            result.scoped_port_types[function_id] = analysis.resolution.port_types
             for node_id in sorted(analysis.resolution.errors, key=node_id_key):
                 for message in analysis.resolution.errors[node_id]:
                     result.diagnostics.append(self.scoped_diagnostic(function_id, node_id, message))
@@ -229,7 +232,7 @@ class GroupState:
         return self._analyses[function_id]
 
     def _pending_callees(self, function_id: str) -> list[str]:
-        return sorted((callee for callee in callees(self.functions[function_id]) if callee in self.functions),
+        return sorted((callee for callee in self.callees[function_id] if callee in self.functions),
                       key=node_id_key, reverse=True)
 
     def _bare_analysis(self, function_id: str) -> BodyAnalysis:
@@ -388,20 +391,9 @@ class GroupState:
         child.report = lambda node_id, message: self._report(definition.id, node_id, message)
         child.shiftable_source = self._source_parameter(child, function)
         self.calls[id(child)] = CallData(definition, function, result_record)
-        inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
-        controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
-        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, True, analysis.resolution.order,
-                            _incoming(body))
-        child.forced_control = set(reach.nodes)
-        self.level_controls[id(child)] = reach.instance_inputs
-
-        block_controlled = connected_nodes(body, analysis.control_nodes, upstream=False) & analysis.live
-        priority = {node_id: (1 if node_id in block_controlled else 0) for node_id in analysis.live}
-        if analysis.output_node is not None:
-            priority[analysis.output_node] = 2
-        order, _ = topological_order(body, priority)
+        order = self._prepare_body(child, analysis, key)
         try:
-            for node_id in (node_id for node_id in order if node_id in analysis.live):
+            for node_id in order:
                 node = body.nodes[node_id]
                 node_type = node_type_for(node, analysis.scope)
                 if node_type is None:
@@ -423,18 +415,36 @@ class GroupState:
         finally:
             self._release(child)
 
+    def _prepare_body(self, child: _Lowering, analysis: BodyAnalysis, key: HelperKey) -> list[str]:
+        """A helper body's control facts for `key` set on `child`; returns the live nodes in the order to lower them.
+
+        A function of its own so that what it makes on the way is dropped before the body is lowered: the
+        body's generator stays suspended while its nested groups are lowered, one per level of a chain.
+        """
+        body = analysis.definition.body
+        inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
+        controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
+        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, True, analysis.resolution.order,
+                            _incoming(body))
+        child.forced_control = reach.nodes
+        self.level_controls[id(child)] = reach.instance_inputs
+        block_controlled = connected_nodes(body, analysis.control_nodes, upstream=False) & analysis.live
+        priority = {node_id: (1 if node_id in block_controlled else 0) for node_id in analysis.live}
+        if analysis.output_node is not None:
+            priority[analysis.output_node] = 2
+        order, _ = topological_order(body, priority)
+        return [node_id for node_id in order if node_id in analysis.live]
+
     def _source_parameter(self, child: _Lowering, function: Function) -> Callable[[str, Type], Operand]:
         """How the body of helper `function` reads a shiftable surface source: a parameter added on first use.
 
         The helper reads the same value as it would from the varying, but a call can pass another one, so
         `_Lowering.relower_input` can compute a grouped height at moved surface points (a filtered bump).
         """
-        names = self.helper_sources.setdefault(id(function), [])
-
         def read(name: str, value_type: Type) -> Operand:
             parameter = ReferenceValue(StorageKind.PARAMETER, len(function.parameters), value_type)
             function.parameters.append(parameter)
-            names.append(name)
+            self.helper_sources.setdefault(id(function), []).append(name)
             return child.fragment_main.load(parameter)
 
         return read

@@ -132,8 +132,12 @@ def callees(definition: GroupDefinition) -> set[str]:
     return {str(node.properties.get(FUNCTION_PROPERTY)) for node in instances(definition.body)}
 
 
-def reachable(functions: Mapping[str, GroupDefinition], roots: Iterable[str]) -> set[str]:
-    """The definitions `roots` name and everything their bodies use, transitively (unknown ids skipped)."""
+def reachable(functions: Mapping[str, GroupDefinition], roots: Iterable[str],
+              called: Mapping[str, set[str]] | None = None) -> set[str]:
+    """The definitions `roots` name and everything their bodies use, transitively (unknown ids skipped).
+
+    `called`, when the caller has it, is each definition's `callees` (`callee_map`), not worked out again.
+    """
     seen: set[str] = set()
     stack = [root for root in roots if root in functions]
     while stack:
@@ -141,8 +145,14 @@ def reachable(functions: Mapping[str, GroupDefinition], roots: Iterable[str]) ->
         if current in seen:
             continue
         seen.add(current)
-        stack.extend(callee for callee in callees(functions[current]) if callee in functions and callee not in seen)
+        found = called[current] if called is not None else callees(functions[current])
+        stack.extend(callee for callee in found if callee in functions and callee not in seen)
     return seen
+
+
+def callee_map(functions: Mapping[str, GroupDefinition]) -> dict[str, set[str]]:
+    """Each definition's `callees`, worked out once for the walks that need them all."""
+    return {function_id: callees(definition) for function_id, definition in functions.items()}
 
 
 def used_functions(document: MaterialGraph) -> set[str]:
@@ -186,15 +196,15 @@ def recursion_problem(functions: Mapping[str, GroupDefinition], function_id: str
     )
 
 
-def call_cycles(functions: Mapping[str, GroupDefinition]) -> dict[str, int]:
+def call_cycles(functions: Mapping[str, GroupDefinition], called: Mapping[str, set[str]] | None = None) -> dict[str, int]:
     """Each definition on a call cycle -> the number of its cycle (strongly connected component).
 
     Two definitions call each other, directly or not, exactly when they have
     the same number; a definition not in the result is on no cycle. One pass
-    over the definitions (Tarjan's algorithm with an explicit stack).
+    over the definitions (Tarjan's algorithm with an explicit stack). `called` as for `reachable`.
     """
-    edges = {function_id: sorted(callee for callee in callees(definition) if callee in functions)
-             for function_id, definition in functions.items()}
+    called = called if called is not None else callee_map(functions)
+    edges = {function_id: sorted(callee for callee in called[function_id] if callee in functions) for function_id in functions}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
