@@ -25,7 +25,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +32,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
-from bench_pbr import _environment, _prepared
-from OpenGL import GL
+from bench_pbr import _prepared, interleaved_frames
 from PySide6.QtGui import QGuiApplication
 
 from app.material.examples import example_path, load_example
 from app.material.graph import MaterialGraph
 from app.preview.context import OffscreenContext
-from app.preview.images import load_image_rgba
-from app.preview.renderer import Framebuffer, Renderer
-from app.session.textures import resolve_texture_path
 
 BASELINE = "painted_metal"
 
@@ -77,35 +72,7 @@ def frame_times(frames: int, size: int) -> None:
     }
     same = cases[BASELINE][0].fragment_code == cases["painted_metal, clearcoat 0"][0].fragment_code
     print(f"GLSL of painted_metal with clearcoat 0 identical to painted_metal's: {same}")
-    maps, table, description = _environment()
-    renderers: dict[str, Renderer] = {}
-    for name, (artifact, parameters, document) in cases.items():
-        renderer = Renderer()
-        for spec in parameters:
-            if isinstance(spec.default, str) and document is not None:
-                renderer.set_texture(spec.name, load_image_rgba(str(resolve_texture_path(spec.default, Path(document).parent))))
-            elif spec.default is not None and not isinstance(spec.default, str):
-                renderer.set_parameter(spec.name, spec.default)
-        if table is not None:
-            renderer.set_brdf_table(table)
-        renderer.set_environment_maps(maps)
-        renderer.build_program(artifact)
-        renderers[name] = renderer
-    target = Framebuffer(size, size)
-    target.bind()
-    samples: dict[str, list[float]] = {name: [] for name in cases}
-    for renderer in renderers.values():  # warm-up: the driver compiles at the first draw
-        renderer.render(size, size)
-        GL.glFinish()
-    for _ in range(frames):
-        for name, renderer in renderers.items():
-            started = time.perf_counter()
-            renderer.render(size, size)
-            GL.glFinish()
-            samples[name].append(time.perf_counter() - started)
-    target.delete()
-    for renderer in renderers.values():
-        renderer.release()
+    samples, description = interleaved_frames(cases, frames, size, lambda _name: True)
     print(f"Frame time at {size}x{size}, {frames} frames each, interleaved (environment: {description})")
     baseline = statistics.median(samples[BASELINE])
     fastest = min(samples[BASELINE])

@@ -28,6 +28,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,14 +81,17 @@ def _environment() -> tuple[EnvironmentMaps, np.ndarray | None, str]:
     return maps, prepared.brdf_lut, "bundled studio environment"
 
 
-def frame_times(frames: int, size: int) -> None:
-    cases = {
-        "lit_blinn_phong (Unlit Output, hand-lit)": _prepared(load_example("lit_blinn_phong").graph, None),
-        "painted_metal, uniform environment": _prepared(load_example("painted_metal").graph, str(example_path("painted_metal"))),
-        "painted_metal, prefiltered environment": _prepared(load_example("painted_metal").graph, str(example_path("painted_metal"))),
-        "constant Unlit Output": _prepared(_constant("material_output"), None),
-        "constant Surface Output": _prepared(_constant("surface_output"), None),
-    }
+def interleaved_frames(cases: dict[str, tuple[Any, list[Any], str | None]], frames: int, size: int,
+                       with_maps: Callable[[str], bool],
+                       after: Callable[[dict[str, Renderer]], None] | None = None) -> tuple[dict[str, list[float]], str]:
+    """Frame times of each case at size x size, interleaved round by round so that load changes hit every case alike.
+
+    A renderer per case (`_prepared`: its artifact, parameter defaults and textures beside its document), with
+    `_environment`'s BRDF table, and its prefiltered maps where `with_maps(name)`; one warm-up frame each (the
+    driver compiles at the first draw), then `frames` rounds; every frame ends in glFinish. `after` runs on the
+    renderers, the target still bound, before they are released. Returns (case -> seconds per frame, the
+    environment's description).
+    """
     maps, table, description = _environment()
     renderers: dict[str, Renderer] = {}
     for name, (artifact, parameters, document) in cases.items():
@@ -99,14 +103,14 @@ def frame_times(frames: int, size: int) -> None:
                 renderer.set_parameter(spec.name, spec.default)
         if table is not None:
             renderer.set_brdf_table(table)
-        if "prefiltered" in name:
+        if with_maps(name):
             renderer.set_environment_maps(maps)
         renderer.build_program(artifact)
         renderers[name] = renderer
     target = Framebuffer(size, size)
     target.bind()
     samples: dict[str, list[float]] = {name: [] for name in cases}
-    for renderer in renderers.values():  # warm-up: the driver compiles at the first draw
+    for renderer in renderers.values():
         renderer.render(size, size)
         GL.glFinish()
     for _ in range(frames):
@@ -115,18 +119,35 @@ def frame_times(frames: int, size: int) -> None:
             renderer.render(size, size)
             GL.glFinish()
             samples[name].append(time.perf_counter() - started)
-    # The post pass alone (exposure, Khronos PBR Neutral, sRGB) over the whole 512x512 target.
-    surface = renderers["constant Surface Output"]
-    post = surface._post_program(surface.tone_mapper)
-    post_times = []
-    for _ in range(frames):
-        started = time.perf_counter()
-        surface._draw_post(size, size, post, surface._hdr_target.texture)
-        GL.glFinish()
-        post_times.append(time.perf_counter() - started)
+    if after is not None:
+        after(renderers)
     target.delete()
     for renderer in renderers.values():
         renderer.release()
+    return samples, description
+
+
+def frame_times(frames: int, size: int) -> None:
+    cases = {
+        "lit_blinn_phong (Unlit Output, hand-lit)": _prepared(load_example("lit_blinn_phong").graph, None),
+        "painted_metal, uniform environment": _prepared(load_example("painted_metal").graph, str(example_path("painted_metal"))),
+        "painted_metal, prefiltered environment": _prepared(load_example("painted_metal").graph, str(example_path("painted_metal"))),
+        "constant Unlit Output": _prepared(_constant("material_output"), None),
+        "constant Surface Output": _prepared(_constant("surface_output"), None),
+    }
+    post_times: list[float] = []
+
+    def time_post(renderers: dict[str, Renderer]) -> None:
+        # The post pass alone (exposure, Khronos PBR Neutral, sRGB) over the whole 512x512 target.
+        surface = renderers["constant Surface Output"]
+        post = surface._post_program(surface.tone_mapper)
+        for _ in range(frames):
+            started = time.perf_counter()
+            surface._draw_post(size, size, post, surface._hdr_target.texture)
+            GL.glFinish()
+            post_times.append(time.perf_counter() - started)
+
+    samples, description = interleaved_frames(cases, frames, size, lambda name: "prefiltered" in name, after=time_post)
     print(f"Frame time at {size}x{size}, {frames} frames each, interleaved (environment: {description})")
     baseline = statistics.median(samples["lit_blinn_phong (Unlit Output, hand-lit)"])
     for name, times in samples.items():

@@ -69,6 +69,26 @@ NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_O
                      "GALLIUM_DRIVER": "none", "LIBGL_DEBUG": "quiet"}
 
 
+#: Node id prefixes of the tests that take far longer than the rest, longest first (measured with
+#: `--durations`, docs/testing.md, "Where the whole suite's time goes"). They run first, dealt out one per
+#: free worker (tests/longest_first.py), so none starts late on one worker while the others fall idle. Not
+#: the bundle's tests: they wait for the controller's build (tests/bundle_build.py), best started well before.
+LONGEST: tuple[str, ...] = (
+    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_aluminum_brushed.mtlx]",
+    "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_editor]",
+    "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_pipeline]",
+    "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_interp]",
+    "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_launch]",
+    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_carpaint.mtlx]",
+    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[GltfPbr/gltf_pbr_gold.mtlx]",
+)
+
+
+def _longest_rank(nodeid: str) -> int:
+    """Position of the test in `LONGEST`; len(LONGEST) for every other test (a stable sort keeps their order)."""
+    return next((index for index, prefix in enumerate(LONGEST) if nodeid.startswith(prefix)), len(LONGEST))
+
+
 def _xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
@@ -90,6 +110,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The longest tests first (LONGEST): every worker sorts its collection the same way.
+    items.sort(key=lambda item: _longest_rank(item.nodeid))
     for item in items:
         for fixture in getattr(item, "fixturenames", ()):
             mark = TIER_FIXTURES.get(fixture)
@@ -273,6 +295,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from bundle_build import BUILD
 
         BUILD.start()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist load` (xdist's default) that deals the tests of `LONGEST` out first, one per free worker
+    (tests/longest_first.py). `log` is xdist's Producer (xdist ships no type information)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from longest_first import LongestFirstScheduling
+
+    return LongestFirstScheduling(config, log, is_long=lambda nodeid: _longest_rank(nodeid) < len(LONGEST))
 
 
 @pytest.hookimpl(optionalhook=True)

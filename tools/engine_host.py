@@ -7,7 +7,10 @@ It reads what File > Export GLSL (or `vpl compile`) wrote: `<stem>.vert.glsl`,
 and whose `material` section gives the parameter values, the texture files,
 how the colour output is shown, the environment samplers and the stage of
 the editor's preview (light, environment files, exposure, tone mapper,
-background). Following docs/engine-integration.md step by step, it draws
+background), and, for a material made in texture space, the programs of
+its texture passes (`<stem>.pass<N>.*`, `material.passes`), which it
+draws first, in order, each into a texture the material then samples.
+Following docs/engine-integration.md step by step, it draws
 the material on the preview's default sphere (with tangents generated as
 the page says), with the preview's default camera, into an offscreen
 framebuffer: a display colour straight into RGBA8; linear radiance into
@@ -423,6 +426,143 @@ def draw_environment_background(width: int, height: int, specular: int, environm
     GL.glBindVertexArray(0)
 
 
+# --- texture passes (docs/engine-integration.md, "Texture passes") ------------------------------------
+
+PASS_FORMATS = {"rgba8": ("GL_RGBA8", "GL_UNSIGNED_BYTE"), "rgba16f": ("GL_RGBA16F", "GL_HALF_FLOAT"),
+                "rgba32f": ("GL_RGBA32F", "GL_FLOAT")}
+
+
+def _set_uniform(program: int, gl_name: str | None, value: Any) -> None:
+    """A float or vec2-vec4 uniform by its GLSL name (nothing when the program does not declare it)."""
+    from OpenGL import GL
+
+    if gl_name is None:
+        return
+    location = GL.glGetUniformLocation(program, gl_name)
+    if isinstance(value, (list, tuple)):
+        components = [float(item) for item in value]
+        (GL.glUniform2f, GL.glUniform3f, GL.glUniform4f)[len(components) - 2](location, *components)
+    else:
+        GL.glUniform1f(location, float(value))
+
+
+def _quad(quad: dict[str, list[list[float]]], reflection: dict[str, Any], vertex_inputs: list[dict[str, Any]]) -> int:
+    """A vertex array of the passes' square, bound by the pass program's vertex inputs."""
+    from OpenGL import GL
+
+    vertex_array = int(GL.glGenVertexArrays(1))
+    GL.glBindVertexArray(vertex_array)
+    for entry in vertex_inputs:
+        declared = any(item["direction"] == "in" and item["location"] == entry["location"]
+                       for item in reflection["vertex_interface"])
+        if not declared:
+            continue
+        data = np.asarray(quad[entry["name"]], dtype=np.float32)
+        buffer = GL.glGenBuffers(1)
+        GL.glBindBuffer(GL.GL_ARRAY_BUFFER, buffer)
+        GL.glBufferData(GL.GL_ARRAY_BUFFER, data.nbytes, data, GL.GL_STATIC_DRAW)
+        GL.glEnableVertexAttribArray(entry["location"])
+        GL.glVertexAttribPointer(entry["location"], data.shape[1], GL.GL_FLOAT, GL.GL_FALSE, 0, None)
+    indices = np.asarray(quad["indices"], dtype=np.uint32)
+    index_buffer = GL.glGenBuffers(1)
+    GL.glBindBuffer(GL.GL_ELEMENT_ARRAY_BUFFER, index_buffer)
+    GL.glBufferData(GL.GL_ELEMENT_ARRAY_BUFFER, indices.nbytes, indices, GL.GL_STATIC_DRAW)
+    return vertex_array
+
+
+def _pass_scene(scene: dict[str, Any]) -> dict[str, Any]:
+    """The passes' scene record values: "identity" is the 4x4 identity; the fields not given read zero."""
+    return {name: np.eye(4, dtype=np.float32) if value == "identity" else value for name, value in scene.items()}
+
+
+def run_passes(export_json: Path, material: dict[str, Any], texture: Any, value: Any) -> list[int]:
+    """Draw every texture pass in order into its own texture; returns the textures by pass index.
+
+    `texture(parameter)` binds nothing and gives a texture parameter's GL texture; `value(parameter)` a
+    parameter's value (the chosen variant's): the passes take the material's parameter values.
+    """
+    from OpenGL import GL
+
+    passes = material.get("passes")
+    if not passes:
+        return []
+    parameters = {entry["name"]: entry for entry in material["parameters"]}
+    scene_values = _pass_scene(passes["scene"])
+    textures: list[int] = []
+    for entry in passes["run"]:
+        reflection = json.loads((export_json.parent / entry["reflection"]).read_text(encoding="utf-8"))
+        program = _program(*((export_json.parent / entry[name]).read_text(encoding="utf-8")
+                             for name in ("vertex", "fragment")))
+        buffer = entry["buffer"]
+        resolution = int(buffer["resolution"])
+        internal, pixel_type = (getattr(GL, name) for name in PASS_FORMATS[buffer["internal_format"]])
+        wrap = GL.GL_REPEAT if buffer["wrap"] == "repeat" else GL.GL_CLAMP_TO_EDGE
+        levels = math.floor(math.log2(resolution)) + 1 if buffer["mipmaps"] else 1
+        target = int(GL.glGenTextures(1))
+        GL.glBindTexture(GL.GL_TEXTURE_2D, target)
+        size = resolution
+        for level in range(levels):
+            GL.glTexImage2D(GL.GL_TEXTURE_2D, level, internal, size, size, 0, GL.GL_RGBA, pixel_type, None)
+            size = max(1, size // 2)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, 0)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, levels - 1)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER,
+                           GL.GL_LINEAR_MIPMAP_LINEAR if buffer["mipmaps"] else GL.GL_LINEAR)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_S, wrap)
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_WRAP_T, wrap)
+        framebuffer = GL.glGenFramebuffers(1)
+        GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, framebuffer)
+        location = int(entry["output"]["location"])
+        attachment = GL.GL_COLOR_ATTACHMENT0 + location
+        GL.glFramebufferTexture2D(GL.GL_FRAMEBUFFER, attachment, GL.GL_TEXTURE_2D, target, 0)
+        GL.glDrawBuffers(location + 1, [GL.GL_NONE] * location + [attachment])
+        if GL.glCheckFramebufferStatus(GL.GL_FRAMEBUFFER) != GL.GL_FRAMEBUFFER_COMPLETE:
+            raise RuntimeError(f"{entry['label']}: its buffer cannot be drawn into here")
+        GL.glViewport(0, 0, resolution, resolution)
+        for capability in (GL.GL_DEPTH_TEST, GL.GL_BLEND, GL.GL_CULL_FACE):
+            GL.glDisable(capability)
+        GL.glClearColor(*passes["clear"])
+        GL.glClear(GL.GL_COLOR_BUFFER_BIT)
+        GL.glUseProgram(program)
+        # The scene record: the UV square's, at its own binding point.
+        uniforms = {binding["name"]: binding for binding in reflection["uniforms"]}
+        scene = uniforms.get(material["scene"]["uniform"])
+        if scene is not None and scene["kind"] == "record":
+            data = pack_record(reflection["types"][scene["type"]], reflection["types"], scene_values, scene["block_size"])
+            block = GL.glGenBuffers(1)
+            GL.glBindBuffer(GL.GL_UNIFORM_BUFFER, block)
+            GL.glBufferData(GL.GL_UNIFORM_BUFFER, len(data), data, GL.GL_STATIC_DRAW)
+            GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, scene["block_binding"], block)
+        unit = 0
+        for item in entry["inputs"]:  # earlier passes' textures
+            GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+            GL.glBindTexture(GL.GL_TEXTURE_2D, textures[item["pass"]])
+            GL.glUniform1i(GL.glGetUniformLocation(program, item["gl_name"]), unit)
+            unit += 1
+        for item in entry["parameters"]:  # the material's parameter values
+            parameter = parameters[item["name"]]
+            if parameter["kind"] == "texture":
+                GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+                GL.glBindTexture(GL.GL_TEXTURE_2D, texture(parameter))
+                GL.glUniform1i(GL.glGetUniformLocation(program, item["gl_name"]), unit)
+                unit += 1
+            elif parameter["kind"] in ("float", "vector", "color"):
+                _set_uniform(program, item["gl_name"], value(parameter))
+        for item in entry["values"]:  # the filter's own numbers
+            _set_uniform(program, item["gl_name"], item["value"])
+        GL.glBindVertexArray(_quad(passes["quad"], reflection, material["vertex_inputs"]))
+        GL.glDrawElements(GL.GL_TRIANGLES, len(passes["quad"]["indices"]) * 3, GL.GL_UNSIGNED_INT, None)
+        GL.glBindVertexArray(0)
+        if buffer["mipmaps"]:
+            GL.glBindTexture(GL.GL_TEXTURE_2D, target)
+            GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
+        GL.glActiveTexture(GL.GL_TEXTURE0)
+        textures.append(target)
+    GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
+    return textures
+
+
 def render(export_json: Path, width: int = 256, height: int = 256, variant: str | None = None) -> np.ndarray:
     """Draw the exported material; returns (height, width, 4) uint8, top row first. Needs a current context."""
     from OpenGL import GL
@@ -434,6 +574,25 @@ def render(export_json: Path, width: int = 256, height: int = 256, variant: str 
     radiance = bool(output["radiance"])
     background = preview["background"] if preview else {"mode": "color", "color": list(BACKGROUND), "lod": 0.0}
     stem = export_json.name[: -len(".json")]
+
+    # Parameters: the chosen variant's values, else the active one's ("value"); each texture uploaded once.
+    chosen = next((item for item in material["variants"] if item["name"] == variant), None) if variant else None
+    default_texture = material["default_texture"]
+    placeholder = checker(default_texture["size"], default_texture["cells"], default_texture["light"],
+                          default_texture["dark"])
+    uploaded: dict[str | None, int] = {}
+
+    def value(parameter: dict[str, Any]) -> Any:
+        return chosen["values"].get(parameter["name"], parameter["default"]) if chosen else parameter["value"]
+
+    def texture(parameter: dict[str, Any]) -> int:
+        file = value(parameter)
+        if file not in uploaded:
+            uploaded[file] = _texture(read_image(export_json.parent / file) if file else placeholder)
+        return uploaded[file]
+
+    # The texture passes, in order, before the material (which samples their textures).
+    pass_textures = run_passes(export_json, material, texture, value)
     program = _program(*((export_json.parent / f"{stem}{suffix}").read_text(encoding="utf-8")
                          for suffix in (".vert.glsl", ".frag.glsl")))
 
@@ -511,26 +670,24 @@ def render(export_json: Path, width: int = 256, height: int = 256, variant: str 
         GL.glBufferData(GL.GL_UNIFORM_BUFFER, len(data), data, GL.GL_STATIC_DRAW)
         GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, scene["block_binding"], block)
 
-    # Parameters: the chosen variant's values, else the active one's ("value").
-    chosen = next((item for item in material["variants"] if item["name"] == variant), None) if variant else None
-    default_texture = material["default_texture"]
-    placeholder = checker(default_texture["size"], default_texture["cells"], default_texture["light"],
-                          default_texture["dark"])
     unit = 0
     for parameter in material["parameters"]:
-        value = chosen["values"].get(parameter["name"], parameter["default"]) if chosen else parameter["value"]
+        if parameter["gl_name"] is None:
+            continue  # a parameter only texture passes read
         location = GL.glGetUniformLocation(program, parameter["gl_name"])
         if parameter["kind"] == "texture":
-            pixels = read_image(export_json.parent / value) if value else placeholder
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
-            GL.glBindTexture(GL.GL_TEXTURE_2D, _texture(pixels))
+            GL.glBindTexture(GL.GL_TEXTURE_2D, texture(parameter))
             GL.glUniform1i(location, unit)
             unit += 1
-        elif parameter["kind"] == "float":
-            GL.glUniform1f(location, float(value))
-        elif parameter["kind"] in ("vector", "color"):
-            components = [float(item) for item in value]
-            (GL.glUniform2f, GL.glUniform3f, GL.glUniform4f)[len(components) - 2](location, *components)
+        elif parameter["kind"] in ("float", "vector", "color"):
+            _set_uniform(program, parameter["gl_name"], value(parameter))
+    # The texture passes' buffers the material samples, on the next units.
+    for entry in material["passes"]["material_inputs"] if material.get("passes") else ():
+        GL.glActiveTexture(GL.GL_TEXTURE0 + unit)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, pass_textures[entry["pass"]])
+        GL.glUniform1i(GL.glGetUniformLocation(program, entry["gl_name"]), unit)
+        unit += 1
     # The environment samplers, on the next units.
     for name, entry in samplers.items():
         GL.glActiveTexture(GL.GL_TEXTURE0 + unit)

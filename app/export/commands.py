@@ -249,6 +249,8 @@ def _configure_export_glsl(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stem", default=None, metavar="NAME", help="the files' stem (default: the material's file name)")
     parser.add_argument("--copy-textures", action="store_true",
                         help="copy the texture images beside the export (File > Export GLSL's Copy Textures)")
+    parser.add_argument("--target", default="glsl420", choices=("glsl420", "es300", "es320"),
+                        help="the GLSL target of every program written (default: glsl420, as File > Export GLSL)")
 
 
 def _export_glsl(arguments: argparse.Namespace) -> list[str]:
@@ -259,7 +261,10 @@ def _export_glsl(arguments: argparse.Namespace) -> list[str]:
     session = EditorSession()
     path = Path(arguments.file).resolve()
     session.open_graph(graph, path, path.name)
-    export = export_glsl(session, arguments.out, document_stage(graph, directory), arguments.stem, arguments.copy_textures)
+    export = export_glsl(session, arguments.out, document_stage(graph, directory), arguments.stem, arguments.copy_textures,
+                         arguments.target)
+    if export.refused:
+        raise _Failure(f"{arguments.file}: error: cannot export: {export.refused} (nothing was written)")
     if export.written is None:
         errors = [diagnostic.message for diagnostic in session.diagnostics if diagnostic.severity == "error"]
         raise _Failure(f"{arguments.file}: error: the material does not compile: {'; '.join(errors) or 'see vpl check'}")

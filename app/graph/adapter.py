@@ -260,6 +260,7 @@ def _create_nodes(view: MaterialNodeGraph, graph: MaterialGraph, scope: Scope, c
             if name in known:
                 view_node.set_property(property_key(name), to_view_value(value), push_undo=False)
         view_node.refresh_title()  # "Color Parameter: base_color" from the start, not after the next lowering
+        view_node.settle_sections()  # sections whose values are not neutral start open (wires open theirs)
         created[node_id] = view_node
 
 

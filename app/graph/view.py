@@ -46,6 +46,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.graph.nodes import THUMBNAIL_ROOM, FrameNode, MaterialNode, MaterialNodeItem, NodeClassRegistry, thumbnail_rect
 from app.graph.placement import nearest_free
 from app.graph.search import NodeSearch
+from app.graph.sections import SectionHeaderItem
 from app.material.port_types import Constraint, PortConstraint, PortType, conversion, refusal
 
 #: (source node id, source port, target node id, target port) -> (allowed, reason).
@@ -54,6 +55,10 @@ ConnectionCheck = Callable[[str, str, str, str], tuple[bool, str]]
 
 #: Framing never zooms out further than this: node titles (11 px) stay about 7 px tall, error badges visible.
 MIN_READABLE_SCALE = 0.6
+
+#: How long a dragged wire rests on a folded section's header before the section opens (spring-loaded, as folders
+#: open under a dragged file in a file manager).
+SPRING_OPEN_MS = 350
 
 #: The pixmap cache the view's items need, in viewports' worth of pixels (`fit_pixmap_cache`), and its ceiling.
 PIXMAP_CACHE_VIEWPORTS = 24
@@ -134,6 +139,20 @@ CONVERSION_MARKER_AT = 0.15
 CONVERSION_MARKER_RADIUS = 4.0
 
 
+def _shown_whole(view: QtCore.QRectF, target: QtCore.QRectF) -> QtCore.QRectF:
+    """`view` moved as little as possible to hold `target` (its top left edge first when it cannot hold all of it)."""
+    moved = QtCore.QRectF(view)
+    if target.right() > moved.right():
+        moved.moveRight(target.right())
+    if target.left() < moved.left():
+        moved.moveLeft(target.left())
+    if target.bottom() > moved.bottom():
+        moved.moveBottom(target.bottom())
+    if target.top() < moved.top():
+        moved.moveTop(target.top())
+    return moved
+
+
 def _shown_type(port: PortItem) -> PortType | None:
     """The port type a port item shows (its resolved type, else its declared one; `MaterialNode.show_port_types`)."""
     label = port.data(0)
@@ -164,6 +183,16 @@ class TypedNodeViewer(NodeViewer):
         self._wire_from: PortItem | None = None
         #: NodeGraphQt's own reject table while a refusal's table stands in for it (None: it is in place).
         self._saved_rejects: dict[str, Any] | None = None
+        #: (output port item a wire comes from, section header it was dropped on): connects into the section.
+        self.section_drop_handler: Callable[[PortItem, SectionHeaderItem], object] | None = None
+        #: The folded section a dragged wire rests on (opens when `_spring_timer` fires), and the sections opened so
+        #: while this wire is dragged (folded again when it is dropped, unless it was connected into them).
+        self._spring_header: SectionHeaderItem | None = None
+        self._sprung: list[SectionHeaderItem] = []
+        self._spring_timer = QtCore.QTimer(self)
+        self._spring_timer.setSingleShot(True)
+        self._spring_timer.setInterval(SPRING_OPEN_MS)
+        self._spring_timer.timeout.connect(self.open_spring_section)
         self.scene().installEventFilter(self)
 
     @property
@@ -231,7 +260,34 @@ class TypedNodeViewer(NodeViewer):
                 and event.type() in (QtCore.QEvent.Type.GraphicsSceneMouseMove,
                                      QtCore.QEvent.Type.GraphicsSceneMouseRelease)):
             self._check_port_under(event.scenePos())
+            self._rest_on_section(event.scenePos())
         return False  # NodeGraphQt handles the event as always
+
+    def section_header_at(self, position: QtCore.QPointF) -> SectionHeaderItem | None:
+        return next((item for item in self.scene().items(position) if isinstance(item, SectionHeaderItem)), None)
+
+    def _rest_on_section(self, position: QtCore.QPointF) -> None:
+        """A wire dragged from an output onto a folded section's header starts the spring timer; off it, stops it."""
+        start = self._wire_from
+        header = self.section_header_at(position) if start is not None and start.port_type == PortTypeEnum.OUT.value else None
+        if header is not None and header.is_open:
+            header = None
+        if header is self._spring_header:
+            return
+        self._spring_header = header
+        if header is None:
+            self._spring_timer.stop()
+        else:
+            self._spring_timer.start()
+
+    def open_spring_section(self) -> None:
+        """Open the folded section a dragged wire rests on, for as long as the wire is dragged."""
+        header = self._spring_header
+        self._spring_header = None
+        if header is None or self._wire_from is None or header.is_open:
+            return
+        header.set_transient(True)
+        self._sprung.append(header)
 
     def _check_port_under(self, position: QtCore.QPointF) -> None:
         start = self._wire_from
@@ -258,12 +314,15 @@ class TypedNodeViewer(NodeViewer):
             self.connection_refused.emit(reason)
         QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), reason, self)
 
-    def frame_items(self, items: list[QtWidgets.QGraphicsItem], margin: float = 40.0) -> None:
+    def frame_items(self, items: list[QtWidgets.QGraphicsItem], margin: float = 40.0,
+                    keep: QtWidgets.QGraphicsItem | None = None) -> None:
         """Fit the items in view with a margin (NodeGraphQt's zoom_to_nodes fits edge to edge).
 
         Never below `MIN_READABLE_SCALE`: a graph too large to fit legibly is
         shown at that scale around its centre (titles and error badges stay
-        readable; the rest is a pan away).
+        readable; the rest is a pan away), moved just enough to show `keep`
+        whole (the material's output node: what an artist looks for first;
+        its top left when it is larger than the view).
         """
         if not items:
             return
@@ -276,6 +335,8 @@ class TypedNodeViewer(NodeViewer):
                 rect = QtCore.QRectF(0.0, 0.0, viewport.width() / MIN_READABLE_SCALE,
                                      viewport.height() / MIN_READABLE_SCALE)
                 rect.moveCenter(centre)
+                if keep is not None:
+                    rect = _shown_whole(rect, self.items_rect([keep]).adjusted(-margin, -margin, margin, margin))
         self._scene_range = rect
         self._update_scene()
         if self.get_zoom() > 0.1:
@@ -313,6 +374,11 @@ class TypedNodeViewer(NodeViewer):
         super().end_live_connection()
         self._wire_from = None
         self._restore_rejects()
+        self._spring_timer.stop()
+        self._spring_header = None
+        sprung, self._sprung = self._sprung, []
+        for header in sprung:  # (a wire connected into one keeps it open)
+            header.set_transient(False)
 
     # --- node search: Tab, and wires dropped in empty space ---
 
@@ -330,6 +396,14 @@ class TypedNodeViewer(NodeViewer):
     def apply_live_connection(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:
         """A new wire released over no port opens the node search there (and connects what is chosen)."""
         start = self._start_port
+        header = self.section_header_at(event.scenePos())
+        if (header is not None and start is not None and start.port_type == PortTypeEnum.OUT.value
+                and self._detached_port is None and self.section_drop_handler is not None
+                and not any(isinstance(item, PortItem) for item in self.scene().items(event.scenePos()))):
+            # A wire dropped on a section's header connects to the section's first input that takes it.
+            self.end_live_connection()
+            self.section_drop_handler(start, header)
+            return
         dropped = (
             self.search_handler is not None
             and self._LIVE_PIPE.isVisible()
@@ -378,6 +452,7 @@ class MaterialNodeGraph(NodeGraph):
         self.registry: NodeClassRegistry | None = None
         self.connection_check: ConnectionCheck | None = None
         viewer.port_check = self._check_port_items
+        viewer.section_drop_handler = self.connect_into_section
         #: While loading (`bulk_naming`): the node names in use and the next number to try per base name.
         self._names_in_use: set[str] | None = None
         self._next_number: dict[str, int] = {}
@@ -668,11 +743,12 @@ class MaterialNodeGraph(NodeGraph):
         return node
 
     @staticmethod
-    def _show_property(node: Any, _name: str, _value: Any) -> None:
+    def _show_property(node: Any, name: str, _value: Any) -> None:
         """A property changed (an edit, undo, redo): the values drawn on the node follow."""
         if isinstance(node, MaterialNode):
             for item in node.view.input_values:
                 item.update()
+            node.reveal_value(name)
 
     def place_in_free_space(self, node: MaterialNode, preferred: tuple[float, float]) -> None:
         """Move the just-added `node` to the free spot nearest `preferred` (app.graph.placement).
@@ -753,6 +829,23 @@ class MaterialNodeGraph(NodeGraph):
         output.connect_to(input_, push_undo=push_undo)
         return True, ""
 
+    def connect_into_section(self, source_item: PortItem, header: SectionHeaderItem) -> tuple[bool, str]:
+        """Connect the output `source_item` to the first input of `header`'s section that takes it (an unconnected
+        one first): what dropping a wire on a section's header does. The section opens with the wire."""
+        source = self.get_node_by_id(source_item.node.id)
+        target = self.get_node_by_id(header.node_id)
+        if not isinstance(source, MaterialNode) or not isinstance(target, MaterialNode):
+            return False, ""
+        reason = f"no input of {header.title} takes this wire"
+        ports = sorted(header.ports, key=lambda port: bool(port.connected_pipes))
+        for port in ports:
+            allowed, why = self.check_connection(source, source_item.name, target, port.name)
+            if allowed:
+                return self.connect_ports(source, source_item.name, target, port.name)
+            reason = why or reason
+        self.typed_viewer.connection_refused.emit(reason)
+        return False, reason
+
     # --- paste with a correct redo ---
 
     def paste_nodes(self, adjust_graph_style: bool = True) -> list[Any]:
@@ -771,6 +864,9 @@ class MaterialNodeGraph(NodeGraph):
         stack.beginMacro("paste nodes")
         try:
             nodes = list(super().paste_nodes(adjust_graph_style) or [])
+            for node in nodes:
+                if isinstance(node, MaterialNode):
+                    node.settle_sections()  # the copied values' sections open, as when a document is shown
             if len(clipboard_positions) == len(nodes):
                 for node, previous in zip(nodes, clipboard_positions):
                     final = list(node.view.xy_pos)

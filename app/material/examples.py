@@ -87,9 +87,17 @@ def _at(column: int, row: float) -> tuple[float, float]:
     return (column * COLUMN_WIDTH, row * ROW_HEIGHT)
 
 
-def _drawn_height(node: Node, scope: Scope) -> float:
+def _drawn_height(node: Node, scope: Scope, graph: MaterialGraph) -> float:
     node_type = node_type_for(node, scope)
-    rows = max(len(node_type.inputs), len(node_type.outputs)) if node_type is not None else 1
+    if node_type is None:
+        rows = 1
+    elif node_type.sections:  # folded sections are one header row each (app/graph/sections.py)
+        wired = {connection.target_port for connection in graph.connections if connection.target_node == node.id}
+        shown = [section.title for section in node_type.sections
+                 if node_type.section_starts_open(section, node.properties, wired)]
+        rows = max(node_type.drawn_rows(shown), len(node_type.outputs))
+    else:
+        rows = max(len(node_type.inputs), len(node_type.outputs))
     return NODE_BASE_HEIGHT + NODE_PORT_ROW_HEIGHT * max(rows, 1)
 
 
@@ -98,7 +106,7 @@ def _stack_columns(graph: MaterialGraph, scope: Scope) -> None:
     frame around its members, and move a node that is not a member below any frame it would sit in
     (then stack again): no node covers another and a frame covers only its members (see
     tests/app/ui/test_example_layout.py)."""
-    heights = {node.id: _drawn_height(node, scope) for node in graph.nodes.values()}
+    heights = {node.id: _drawn_height(node, scope, graph) for node in graph.nodes.values()}
     for _ in range(len(graph.nodes) + 1):  # each round moves at least one node below a frame, never back
         columns: dict[float, list[Node]] = {}
         for node in graph.nodes.values():

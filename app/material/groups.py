@@ -26,7 +26,10 @@ id for that definition's body.
   the selection (outside, they would make a cycle through the instance).
   Output nodes, Group Input/Output nodes and texture
   nodes whose texture leaves the selection stay outside (a VPL function
-  cannot return a sampler). Every wire that crossed the selection's
+  cannot return a sampler). A Texture Buffer or filter that would go inside
+  (or a group node holding one) refuses the grouping, naming it: a pass
+  renders the whole UV square, a group's helper is called per point
+  (docs/texture-space.md). Every wire that crossed the selection's
   boundary becomes an interface port, typed with the type the wire carried,
   so the material computes exactly what it did (the tests compare pixels).
 - `ungroup` puts an instance's body back in its place (same node ids when
@@ -69,6 +72,7 @@ from app.material.node_types import (
 )
 from app.material.port_types import PortType
 from app.material.propagation import propagate
+from app.material.texture_passes import grouped_pass_nodes, is_pass_node_type
 from app.material.traversal import connected_nodes, node_id_key
 
 if TYPE_CHECKING:
@@ -491,6 +495,22 @@ def _port_type_of(resolution_types: Mapping[tuple[str, str], PortType], node: No
     return spec.type if spec is not None and isinstance(spec.type, PortType) else PortType.FLOAT
 
 
+def _pass_nodes_named(document: MaterialGraph, graph: MaterialGraph, node_ids: Iterable[str], scope: Scope) -> list[str]:
+    """The texture-space nodes among `node_ids` (and group nodes holding one), named for the artist."""
+    named = []
+    for node_id in sorted(node_ids, key=node_id_key):
+        node = graph.nodes[node_id]
+        node_type = node_type_for(node, scope)
+        title = f"{node_type.display_name if node_type is not None else node.type_name} {node_id}"
+        if is_pass_node_type(node.type_name):
+            named.append(title)
+        elif node.type_name == GROUP_TYPE and isinstance(function_id := node.properties.get(FUNCTION_PROPERTY), str):
+            found = grouped_pass_nodes(document.functions, function_id)
+            if found is not None:
+                named.append(f"{title} (it holds {', '.join(found[1])})")
+    return named
+
+
 def group_nodes(document: MaterialGraph, level: str | None, node_ids: Iterable[str], name: str | None = None,
                 reserved_ids: Iterable[str] = ()) -> GroupEdit:
     """Group the nodes `node_ids` of `level` into a new definition and one instance (see the module docstring).
@@ -529,6 +549,12 @@ def group_nodes(document: MaterialGraph, level: str | None, node_ids: Iterable[s
                 "selection stay outside a group"
             )
         raise GroupingError("select the nodes to group first")
+    refused = _pass_nodes_named(result, graph, selected, scope)
+    if refused:
+        raise GroupingError(
+            "Texture Buffers and filters render the whole UV square and cannot sit inside a group (a group is "
+            f"computed per shading point): leave {', '.join(refused)} out of the selection"
+        )
 
     taken_ids = set(result.functions) | set(reserved_ids)
     names = {definition.name for definition in result.functions.values()}

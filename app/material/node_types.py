@@ -38,7 +38,7 @@ module sits below the node modules, the catalog and the lowering.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -122,6 +122,25 @@ LowerFunction = Callable[["NodeContext"], None]
 ResolveFunction = Callable[["Node", dict[str, PortType], frozenset[str]], dict[str, PortType] | str]
 
 
+def _as_tuples(value: Any) -> Any:
+    """A property value with lists as tuples (the view keeps colours JSON-like, as lists)."""
+    return tuple(_as_tuples(item) for item in value) if isinstance(value, (list, tuple)) else value
+
+
+@dataclass(frozen=True)
+class InputSection:
+    """A titled group of a node's inputs, drawn as a panel the artist can fold (Blender's node panels).
+
+    Data only: the editor's graph (app/graph/nodes.py) draws a section as a
+    one-line header followed by its inputs, and folds it to the header while
+    none of its inputs is connected. Inputs a node type puts in no section
+    are drawn first, always shown; sections follow in their order.
+    """
+
+    title: str
+    inputs: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class NodeType:
     type_name: str
@@ -135,12 +154,18 @@ class NodeType:
     resolve: ResolveFunction | None = None
     notes: str = ""  # how the node lowers, for docs/material-nodes.md
     control: bool = False  # creates blocks and branches in the fragment entry (If)
+    #: Foldable groups of inputs (`InputSection`); each input at most once.
+    sections: tuple[InputSection, ...] = ()
     _inputs_by_name: dict[str, PortSpec] = field(default_factory=dict, compare=False, repr=False)
     _outputs_by_name: dict[str, PortSpec] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._inputs_by_name.update({port.name: port for port in self.inputs})
         self._outputs_by_name.update({port.name: port for port in self.outputs})
+        grouped = [name for section in self.sections for name in section.inputs]
+        unknown = [name for name in grouped if name not in self._inputs_by_name]
+        if unknown or len(grouped) != len(set(grouped)):
+            raise ValueError(f"{self.type_name}: sections name unknown or repeated inputs: {unknown or grouped}")
 
     def input(self, name: str) -> PortSpec | None:
         return self._inputs_by_name.get(name)
@@ -156,6 +181,33 @@ class NodeType:
 
     def default_properties(self) -> dict[str, Any]:
         return {spec.name: spec.default for spec in self.properties}
+
+    def unsectioned_inputs(self) -> list[str]:
+        """The inputs in no section, in declaration order (drawn first, never folded)."""
+        grouped = {name for section in self.sections for name in section.inputs}
+        return [port.name for port in self.inputs if port.name not in grouped]
+
+    def section_starts_open(self, section: InputSection, properties: Mapping[str, Any],
+                            connected: Iterable[str] = ()) -> bool:
+        """Whether `section` is unfolded when a node is shown: an input of it is connected (`connected`: input
+        names) or holds a value other than its default (a folded section would hide that the lobe is on)."""
+        wired = set(connected)
+        for name in section.inputs:
+            if name in wired:
+                return True
+            spec = self.property(name)
+            if spec is not None and name in properties and _as_tuples(properties[name]) != _as_tuples(spec.default):
+                return True
+        return False
+
+    def drawn_rows(self, open_sections: Iterable[str]) -> int:
+        """Rows of inputs a node shows with the sections titled in `open_sections` unfolded: each section's header
+        is a row, its inputs a row each when open (the example layout sizes nodes by this)."""
+        unfolded = set(open_sections)
+        rows = len(self.unsectioned_inputs())
+        for section in self.sections:
+            rows += 1 + (len(section.inputs) if section.title in unfolded else 0)
+        return rows
 
 
 #: Every registered node type by type name, in registration (palette) order; filled by `register`.

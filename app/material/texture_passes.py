@@ -75,7 +75,7 @@ from vpl_core.ir.types import FLOAT, SAMPLER2D, Type, vec
 from vpl_core.ir.values import Operand, RegisterValue
 
 if TYPE_CHECKING:
-    from app.material.graph import MaterialGraph, Node
+    from app.material.graph import GroupDefinition, MaterialGraph, Node
     from app.material.lowering import NodeContext, TrackingFunctionBuilder, _Lowering
     from vpl_core.publish import VerifiedModule
 
@@ -769,6 +769,30 @@ def pass_node_problems(graph: MaterialGraph, unconnected: bool = True) -> list[N
     return [problem for problem in problems if _UNCONNECTED not in problem.message]
 
 
+def grouped_pass_nodes(functions: Mapping[str, GroupDefinition], function_id: str) -> tuple[str, list[str]] | None:
+    """The pass nodes an instance of `function_id` would hold: (the definition whose body holds them, their ids),
+    looking in its body, then in the bodies of the groups it calls, depth first; None when there are none.
+
+    Grouping refuses such nodes (`groups.group_nodes`) and the planner names the group node of a file that has
+    them: a pass renders the whole UV square, which a group's helper function, called per point, cannot do."""
+    seen: set[str] = set()
+    pending = [function_id]
+    while pending:
+        current = pending.pop()
+        definition = functions.get(current)
+        if current in seen or definition is None:
+            continue
+        seen.add(current)
+        inside = sorted((node_id for node_id, node in definition.body.nodes.items() if is_pass_node_type(node.type_name)),
+                        key=node_id_key)
+        if inside:
+            return current, inside
+        called = [node.properties.get(FUNCTION_PROPERTY) for _, node in sorted(definition.body.nodes.items(),
+                  key=lambda item: node_id_key(item[0])) if node.type_name == GROUP_TYPE]
+        pending.extend(reversed([callee for callee in called if isinstance(callee, str)]))
+    return None
+
+
 @dataclass
 class _Analysis:
     order: list[str]                       # pass nodes, run order
@@ -787,16 +811,20 @@ def _analyse(graph: MaterialGraph) -> tuple[_Analysis, set[str], list[NodeDiagno
         problems.append(NodeDiagnostic(node_id, "graph", message, severity))
         failed.add(node_id)
 
-    for definition in graph.functions.values():
-        inside = sorted(node_id for node_id, node in definition.body.nodes.items() if is_pass_node_type(node.type_name))
-        if not inside:
+    for node_id, node in graph.nodes.items():
+        function_id = node.properties.get(FUNCTION_PROPERTY) if node.type_name == GROUP_TYPE else None
+        if not isinstance(function_id, str) or function_id not in graph.functions:
             continue
-        for node_id, node in graph.nodes.items():
-            if node.type_name == GROUP_TYPE and node.properties.get(FUNCTION_PROPERTY) == definition.id:
-                problems.append(NodeDiagnostic(
-                    node_id, "graph", f"group '{definition.name}' holds a texture-space node ({', '.join(inside)}); "
-                    "Texture Buffers and filters render the whole UV square and cannot sit inside a group: "
-                    "move them out of the group", scope=definition.id, scoped_node=inside[0]))
+        found = grouped_pass_nodes(graph.functions, function_id)
+        if found is None:
+            continue
+        holder, inside = found
+        definition = graph.functions[function_id]
+        where = "" if holder == function_id else f", in group '{graph.functions[holder].name}' inside it"
+        problems.append(NodeDiagnostic(
+            node_id, "graph", f"group '{definition.name}' holds a texture-space node ({', '.join(inside)}{where}); "
+            "Texture Buffers and filters render the whole UV square and cannot sit inside a group: "
+            "move them out of the group", scope=holder, scoped_node=inside[0]))
 
     incoming = {(c.target_node, c.target_port): c for c in graph.connections}
     cycle = set(cyclic)

@@ -25,30 +25,25 @@ import functools
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import cast
 
 import numpy as np
-import shiboken6
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QOffscreenSurface
 
-from app.gui_post import QtThread, gui_post
 from app.material.colors import display_hex
 from app.material.graph import MaterialGraph
 from app.material.lowering import lowering_equivalent
 from app.material.node_previews import texture_program
 from app.material.parameters import ParameterKind, ParameterSpec
 from app.material.texture_passes import has_pass_nodes
-from app.preview.context import Profile, context_problem, create_context, preview_surface_format
+from app.preview.context import Profile
+from app.preview.gl_worker import NoContextError, start_gl_worker
 from app.preview.renderer import ProgramBuildError, Renderer
 from app.preview.texture_passes_gl import schedule_for
 from app.preview.thumbnails import FlatCamera, square_mesh
 from app.session.pass_programs import PassProgramCache, PassPrograms, with_pass_parameters
 from app.workers import Job, Worker
-
-_delete = cast(Callable[[QObject], None], shiboken6.delete)  # shiboken6's untyped helper, typed
 
 #: Sides the view draws at (the dock's resolution menu); the first draw uses `DEFAULT_SIZE`.
 SIZES = (256, 512, 1024)
@@ -177,10 +172,6 @@ def node_texture(state: _ViewState, job: TextureViewJob) -> np.ndarray:
     return renderer.render_linear(job.size, job.size)
 
 
-class _NoContextError(RuntimeError):
-    """The worker cannot draw at all: no context of the profile, or it cannot be made current."""
-
-
 class TextureViewService(QObject):
     """The texture view's worker (module docstring). Create, `submit`; `stop` before the app quits."""
 
@@ -206,47 +197,19 @@ class TextureViewService(QObject):
         """
         if self._worker is not None:
             return
-        surface = QOffscreenSurface()
-        surface.setFormat(preview_surface_format(self.profile))
-        surface.create()
-        context = create_context(self.profile)
-        profile = self.profile
-        post = gui_post()
-        states: list[_ViewState] = []
+        target = self.profile.target
 
-        def setup() -> None:  # on the worker's thread
-            problem = context_problem(context, profile)
-            if not problem and context is not None and not context.makeCurrent(surface):
-                problem = "the texture view's OpenGL context could not be made current"
-            if problem:
-                raise _NoContextError(problem)
+        def make_state() -> _ViewState:  # on the worker's thread, its context current
             renderer = Renderer()
             renderer.set_mesh(square_mesh())
             renderer.camera = FlatCamera()  # type: ignore[assignment]  # duck-typed: the renderer only asks a camera for its matrices and position
             renderer.set_shadows(False, False, False)
             renderer.set_background_mode("color")
-            states.append(_ViewState(renderer, profile.target))
+            return _ViewState(renderer, target)
 
-        def teardown() -> None:  # on the worker's thread, after the last job
-            try:
-                if states:
-                    states[0].renderer.release()
-                if context is not None:
-                    context.doneCurrent()
-            finally:
-                if context is not None:
-                    _delete(context)
-                post(surface.destroy)  # on the GUI thread, as Qt requires, once nothing draws into it
-
-        self._states = states
-        worker: Worker[TextureImage | None] = Worker(
-            "vpl-texture-view", self._deliver, self._on_error, post, spawn=QtThread, setup=setup, teardown=teardown)
-        if context is not None:
-            context.moveToThread(cast(QtThread, worker.thread).qthread)
-        self._worker = worker
-        worker_ref = worker
-        self.destroyed.connect(lambda *_: worker_ref.close(0.0))
-        worker.start()
+        self._worker, self._states = start_gl_worker(
+            self, self.profile, "the texture view's", "vpl-texture-view", make_state,
+            lambda state: state.renderer.release(), self._deliver, self._on_error)
 
     def submit(self, job: TextureViewJob) -> None:
         """Draw `job` next (an older job not yet started is dropped, one being drawn is not delivered)."""
@@ -275,7 +238,7 @@ class TextureViewService(QObject):
             self.rendered.emit(image)
 
     def _on_error(self, error: BaseException) -> None:
-        if isinstance(error, _NoContextError):
+        if isinstance(error, NoContextError):
             self.problem = str(error)
             self.failed.emit(self.problem)
             return

@@ -14,21 +14,20 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
-import shiboken6
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QImage, QOffscreenSurface
+from PySide6.QtGui import QImage
 
-from app.gui_post import QtThread, gui_post
 from app.material.graph import MaterialGraph
 from app.material.lowering import lowering_equivalent
 from app.material.node_previews import MESH, SQUARE, ThumbnailProgram, lower_thumbnails
 from app.material.parameters import ParameterKind
 from app.material.texture_passes import has_pass_nodes
 from app.preview.camera import OrbitCamera
-from app.preview.context import Profile, context_problem, create_context, preview_surface_format
+from app.preview.context import Profile
+from app.preview.gl_worker import NoContextError, start_gl_worker
 from app.preview.images import rgba_to_qimage
 from app.preview.mesh import Mesh, build_mesh, uv_sphere
 from app.preview.renderer import ProgramBuildError, Renderer, Tile
@@ -39,8 +38,6 @@ from app.workers import Job, Worker
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
-
-_delete = cast(Callable[[QObject], None], shiboken6.delete)  # shiboken6's untyped helper, typed
 
 #: Side of a thumbnail in pixels: the size a node draws it at zoom 1 (`app.graph.nodes.THUMBNAIL_SIZE`); the
 #: draw cost grows with its area (docs/editor.md, "Node previews").
@@ -220,10 +217,6 @@ class ThumbnailBatch:
     problems: Mapping[str, str] = field(default_factory=dict)
 
 
-class _NoContextError(RuntimeError):
-    """The worker cannot draw at all: no context of the profile, or it cannot be made current."""
-
-
 class _RefreshError(RuntimeError):
     """A job failed: its generation, and the error (the job's `__cause__`)."""
 
@@ -255,49 +248,15 @@ class ThumbnailService(QObject):
         return self._worker is not None
 
     def start(self) -> None:
-        """Create the offscreen surface and the context here (the GUI thread) and start the worker with them.
-
-        The context is made here and moved to the worker: constructing a QOpenGLContext on the worker
-        deadlocks under llvmpipe (docs/decisions.md, "One kind of background work").
-        """
+        """Create the offscreen surface and the context here (the GUI thread) and start the worker with them
+        (`gl_worker.start_gl_worker`: a context constructed on the worker deadlocks under llvmpipe)."""
         if self._worker is not None:
             return
-        surface = QOffscreenSurface()
-        surface.setFormat(preview_surface_format(self.profile))
-        surface.create()
-        context = create_context(self.profile)
-        profile = self.profile
-        post = gui_post()
-        states: list[_WorkerState] = []
-
-        def setup() -> None:  # on the worker's thread
-            problem = context_problem(context, profile)
-            if not problem and context is not None and not context.makeCurrent(surface):
-                problem = "the thumbnails' OpenGL context could not be made current"
-            if problem:
-                raise _NoContextError(problem)
-            states.append(_WorkerState(ThumbnailRenderer(), profile.target))
-
-        def teardown() -> None:  # on the worker's thread, after the last job
-            try:
-                if states:
-                    states[0].thumbnails.release()
-                if context is not None:
-                    context.doneCurrent()
-            finally:
-                if context is not None:
-                    _delete(context)  # on its own thread, whatever still refers to the wrapper
-                post(surface.destroy)  # on the GUI thread, as Qt requires, once nothing draws into it
-
-        self._states = states
-        worker: Worker[ThumbnailBatch | None] = Worker(
-            "vpl-thumbnails", self._deliver, self._on_error, post, spawn=QtThread, setup=setup, teardown=teardown)
-        if context is not None:
-            context.moveToThread(cast(QtThread, worker.thread).qthread)
-        self._worker = worker
-        worker_ref = worker
-        self.destroyed.connect(lambda *_: worker_ref.close(0.0))  # destroyed with its parent, never stopped
-        worker.start()
+        target = self.profile.target
+        self._worker, self._states = start_gl_worker(
+            self, self.profile, "the thumbnails'", "vpl-thumbnails",
+            lambda: _WorkerState(ThumbnailRenderer(), target), lambda state: state.thumbnails.release(),
+            self._deliver, self._on_error)
 
     def submit(self, job: ThumbnailJob) -> None:
         """Draw `job` next (an older job not yet started is dropped; one being drawn stops at its next chunk)."""
@@ -332,7 +291,7 @@ class ThumbnailService(QObject):
             self.rendered.emit(batch)
 
     def _on_error(self, error: BaseException) -> None:
-        if isinstance(error, _NoContextError):
+        if isinstance(error, NoContextError):
             self.problem = str(error)
             self.failed.emit(self.problem)
             return

@@ -78,6 +78,7 @@ from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
 from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.engine_export import PreviewLighting, material_section, written_files
+from app.session.engine_passes import ExportRefusedError, pass_export
 from app.session.events import Event
 from app.session.live_values import LiveValues
 from app.session.parameters import ParameterModel, ParameterValues, VariantState
@@ -471,7 +472,8 @@ class EditorSession:
         return file_stem(self._document.path) if self._document.path is not None else UNTITLED_EXPORT_STEM
 
     def export(self, out_dir: str | os.PathLike[str], stem: str | None = None,
-               copy_textures: bool = False, lighting: PreviewLighting | None = None) -> list[Path] | None:
+               copy_textures: bool = False, lighting: PreviewLighting | None = None,
+               target: str = DEFAULT_TARGET) -> list[Path] | None:
         """Write <stem>.vert.glsl, .frag.glsl and .json as `vpl compile` does; None when nothing compiles.
 
         The JSON also holds the `material` section an engine needs
@@ -479,19 +481,33 @@ class EditorSession:
         textures and their colour spaces, variants, the output's encoding,
         the environment samplers); `copy_textures` copies the image files
         beside it; `lighting` (the preview's stage) adds the `preview` entry
-        and writes the environment's images beside it. Raises OSError when a
-        file cannot be written.
+        and writes the environment's images beside it. A material with
+        texture passes also gets each pass's program (`<stem>.pass<N>.*`)
+        and the section's `passes` entry (`app.session.engine_passes`).
+        `target`: the GLSL target of every program written. Raises OSError
+        when a file cannot be written, `ExportRefusedError` (before writing
+        anything) when the material cannot be exported whole.
         """
         self.lower()
-        artifact = self.current_artifact
-        if artifact is None:
+        if self.current_artifact is None:
             return None
+        compiled = self.program(target)
+        artifact = compiled.artifact
+        if artifact is None:
+            raise ExportRefusedError(f"the material does not compile for {target}: {compiled.problem}")
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         stem = stem or self.export_stem()
+        programs = self._passes.get(target) if isinstance(self._document, GraphDocument) and self._passes else None
+        passes = pass_export(programs, artifact, self.parameters.specs, stem, target) if programs is not None else None
+        out.mkdir(parents=True, exist_ok=True)
         section = material_section(artifact, self.parameters.specs, self.graph, self.directory, out, stem, copy_textures,
                                    lighting)
-        written = export_artifact(artifact, out, stem, extra={"material": section})
+        written: list[Path] = []
+        if passes is not None:
+            section["passes"] = passes.section
+            for pass_artifact, pass_stem in zip(passes.programs, passes.stems, strict=True):
+                written += export_artifact(pass_artifact, out, pass_stem)
+        written = export_artifact(artifact, out, stem, extra={"material": section}) + written
         return written + [out / name for name in written_files(section)]
 
     # ---- autosave and recovery ------------------------------------------------------------

@@ -207,6 +207,9 @@ class FileCommands:
         except OSError as error:
             self._error("Cannot export", f"Could not write to {out_dir}.", [str(error)])
             return False
+        if export.refused:
+            self._error("Cannot export", "The material cannot be exported whole; nothing was written.", [export.refused])
+            return False
         if export.written is None:
             self._error("Cannot export", "The material does not compile; fix the errors first.",
                         [row.text for row in self.window.diagnostics_panel.rows])

@@ -31,7 +31,9 @@ from app.graph.view import MaterialNodeGraph
 from app.material import catalog
 from app.material.custom_code import CUSTOM_CODE_TYPE
 from app.material.graph import MaterialGraph
-from app.material.groups import view_types
+from app.material.groups import GROUP_OUTPUT_TYPE, view_types
+from app.material.scene import OUTPUT_NODE_TYPES
+from app.material.traversal import node_id_key
 from app.session.document_commands import Change, LevelChanged
 from app.session.document_model import DocumentModel
 from app.ui.gesture_reader import GestureReader
@@ -160,7 +162,7 @@ class GraphEditor(QObject):
             if saved is not None:
                 viewer.show_range(saved)  # back where the level was left, as Blender does
             else:
-                viewer.frame_items([node.view for node in self.graph.all_nodes()])
+                self.frame_all()
         self.levelChanged.emit(self.breadcrumb())
 
     def _check_connection(self, source_id: str, source_port: str, target_id: str, target_port: str) -> tuple[bool, str]:
@@ -295,7 +297,18 @@ class GraphEditor(QObject):
         self.graph.typed_viewer.frame_items([node.view for node in nodes])
 
     def frame_all(self) -> None:
-        self.graph.typed_viewer.frame_items([node.view for node in self.graph.all_nodes()])
+        """The whole graph in view; when it cannot be shown whole at a readable scale, its output node stays in
+        view (`TypedNodeViewer.frame_items`)."""
+        output = self.output_node()
+        self.graph.typed_viewer.frame_items([node.view for node in self.graph.all_nodes()],
+                                            keep=output.view if output is not None else None)
+
+    def output_node(self) -> MaterialNode | None:
+        """The node the level's result comes from: the material's output node the lowering uses (the first by id),
+        inside a group its Group Output."""
+        kinds = set(OUTPUT_NODE_TYPES) | {GROUP_OUTPUT_TYPE}
+        outputs = [node for node in self.graph.material_nodes() if node.type_name in kinds]
+        return min(outputs, key=lambda node: node_id_key(node.stable_id)) if outputs else None
 
     def open_tab_search(self) -> None:
         """The node search at the cursor (app.graph.search: display names, synonyms); the chosen node lands there."""

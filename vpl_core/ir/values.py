@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 import math
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from vpl_core.ir.types import BOOL, FLOAT, INT, ScalarKind, ScalarType, Type
@@ -240,3 +241,27 @@ class IndexReferenceValue(ReferenceValue):
 
 def local_ref(register: RegisterValue) -> ReferenceValue:
     return ReferenceValue(StorageKind.LOCAL, register.index, register.type)
+
+
+class ReferenceSpellings:
+    """The text of reference paths, spelled once per reference object (the VPL text writer's and the GLSL
+    emitter's spellings, each with its own `spell`).
+
+    Memoized by identity, not by value: a module read without positions shares one object per path, and
+    hashing a long derived path would walk it. Each entry keeps its object alive, so an identity is never
+    reused for another reference while the memo lives. The spelling function is passed on each call rather
+    than stored, so a memo held by its speller makes no reference cycle.
+    """
+
+    __slots__ = ("_texts",)
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[ReferenceValue, str]] = {}
+
+    def text(self, reference: ReferenceValue, spell: Callable[[ReferenceValue], str]) -> str:
+        spelled = self._texts.get(id(reference))
+        if spelled is not None and spelled[0] is reference:
+            return spelled[1]
+        text = spell(reference)
+        self._texts[id(reference)] = (reference, text)
+        return text

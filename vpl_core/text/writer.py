@@ -80,6 +80,7 @@ from vpl_core.ir.values import (
     ConstantValue,
     IndexReferenceValue,
     MemberReferenceValue,
+    ReferenceSpellings,
     ReferenceValue,
     RegisterValue,
     StorageKind,
@@ -430,9 +431,7 @@ class _InstructionWriter:
         # repeat, and the shortest round-trip float spelling is costly.
         self.register_names: dict[int, str] = {}
         self.float_texts: dict[int, str] = {}
-        # Reference spellings by identity (a module read without positions shares one object per path);
-        # each entry keeps its object alive, so an identity is never reused for another.
-        self.reference_texts: dict[int, tuple[ReferenceValue, str]] = {}
+        self.reference_spellings = ReferenceSpellings()
 
     def _register_name(self, register: RegisterValue, subject: object) -> str:
         """`_register(register, subject)`, made once per register number."""
@@ -465,12 +464,7 @@ class _InstructionWriter:
         raise _fail(WriterRule.NOT_EXPRESSIBLE, f"cannot write operand {operand!r}", operand)
 
     def reference(self, reference: ReferenceValue) -> str:
-        spelled = self.reference_texts.get(id(reference))
-        if spelled is not None and spelled[0] is reference:
-            return spelled[1]
-        text = self._spell_reference(reference)
-        self.reference_texts[id(reference)] = (reference, text)
-        return text
+        return self.reference_spellings.text(reference, self._spell_reference)
 
     def _spell_reference(self, reference: ReferenceValue) -> str:
         # Walk to the root first (iteratively), then spell inside out.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.node_types import NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import InputSection, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import openpbr_shading
 from app.material.port_types import PortType
 from app.material.scene import RADIANCE_OUTPUT_NAME
@@ -75,6 +75,25 @@ UNSHADED = ("transmission_scatter", "transmission_scatter_anisotropy", "transmis
             "transmission_dispersion_abbe_number", "subsurface_scatter_anisotropy")
 
 
+#: The specification's parameter groups as foldable sections; the inputs Blender's Principled BSDF shows outside
+#: its panels (base colour, metalness, roughness, IOR, opacity, normal) are in none.
+SECTIONS = (
+    InputSection("Diffuse", ("base_weight", "base_diffuse_roughness")),
+    InputSection("Specular", ("specular_weight", "specular_color", "specular_roughness_anisotropy", "geometry_tangent")),
+    InputSection("Transmission", ("transmission_weight", "transmission_color", "transmission_depth",
+                                  "transmission_scatter", "transmission_scatter_anisotropy",
+                                  "transmission_dispersion_scale", "transmission_dispersion_abbe_number")),
+    InputSection("Subsurface", ("subsurface_weight", "subsurface_color", "subsurface_radius", "subsurface_radius_scale",
+                                "subsurface_scatter_anisotropy")),
+    InputSection("Coat", ("coat_weight", "coat_color", "coat_roughness", "coat_roughness_anisotropy", "coat_ior",
+                          "coat_darkening", "geometry_coat_normal", "geometry_coat_tangent")),
+    InputSection("Fuzz", ("fuzz_weight", "fuzz_color", "fuzz_roughness")),
+    InputSection("Thin Film", ("thin_film_weight", "thin_film_thickness", "thin_film_ior")),
+    InputSection("Emission", ("emission_luminance", "emission_color")),
+    InputSection("Thin Walled", ("geometry_thin_walled",)),
+)
+
+
 def _properties() -> list[PropertySpec]:
     specs = []
     for name, port_type, default, bounds in INPUTS:
@@ -106,6 +125,7 @@ register(
         outputs=[],
         properties=_properties(),
         lower=_lower,
+        sections=SECTIONS,
         notes=(
             "Fuzz over coat over a metal/dielectric base (OpenPBR 1.1's layering): GGX specular with OpenPBR's "
             "anisotropy, exact dielectric Fresnel from specular_ior scaled by specular_weight, F82-tint metal, "

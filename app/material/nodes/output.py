@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.material.node_types import NodeType, PortSpec, PropertySpec, register
+from app.material.node_types import InputSection, NodeType, PortSpec, PropertySpec, register
 from app.material.nodes import gltf_shading, height, pbr_functions
 from app.material.port_types import PortType
 from app.material.scene import DISPLAY_OUTPUT_NAME, RADIANCE_OUTPUT_NAME
@@ -226,6 +226,19 @@ register(
             PropertySpec("anisotropy_rotation", "float", 0.0, -3.2, 3.2),
         ],
         lower=_lower_surface_output,
+        # Blender's Principled BSDF panels: the metallic-roughness core always shown, each glTF extension lobe
+        # (and emission, height) a section folded while it is unconnected and neutral.
+        sections=(
+            InputSection("Specular", ("specular", "ior")),
+            InputSection("Emission", ("emissive_color", "emissive_strength")),
+            InputSection("Coat", ("clearcoat", "clearcoat_roughness", "clearcoat_normal")),
+            InputSection("Sheen", ("sheen_color", "sheen_roughness")),
+            InputSection("Transmission", ("transmission",)),
+            InputSection("Volume", ("thickness", "attenuation_color", "attenuation_distance")),
+            InputSection("Thin Film", ("iridescence", "iridescence_ior", "iridescence_thickness")),
+            InputSection("Anisotropy", ("anisotropy_strength", "anisotropy_rotation")),
+            InputSection("Height", ("height", "height_scale", "height_mid_level")),
+        ),
         notes=(
             "Clamps the inputs to [0, 1], calls the helper `gltf_brdf` (glTF 2.0 Appendix B: GGX "
             "`ggx_distribution`, height-correlated Smith `smith_visibility`, Schlick `schlick_weight`, "

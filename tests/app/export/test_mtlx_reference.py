@@ -14,7 +14,13 @@ import mtlx_reference
 import pytest
 
 SIZE = 128
+#: MaterialX's samples per pixel (filtered importance sampling of each lobe): nearly all of a test's time is
+#: MaterialX's render on llvmpipe, in proportion to them.
 SAMPLES = 256
+#: Documents whose every lobe has roughness 0: the samples all take the mirror (or refracted) direction, so
+#: more of them change nothing but the time (each measures the same at 16, 64 and 256 samples: docs/testing.md).
+SMOOTH_SAMPLES = 16
+SMOOTH = ("OpenPbr/open_pbr_glass.mtlx", "StandardSurface/standard_surface_chrome.mtlx")
 GOAL = 4.0
 MEETS = (
     "GltfPbr/gltf_pbr_gold.mtlx",
@@ -38,5 +44,5 @@ MISSES: dict[str, tuple[float, str]] = {
 @pytest.mark.parametrize("name", [*MEETS, *[pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"{figure:.1f} levels: {why}"))
                                              for name, (figure, why) in MISSES.items()]])
 def test_the_preview_of_the_import_matches_materialx_s_render(name: str) -> None:
-    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, SAMPLES)
+    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, SMOOTH_SAMPLES if name in SMOOTH else SAMPLES)
     assert difference <= GOAL, f"{name}: {difference:.2f} levels"

@@ -67,7 +67,7 @@ def _stays_outside(graph: MaterialGraph, node_id: str) -> bool:
 
 
 #: The examples these tests group: not those made in texture space. Texture Buffers and filters cannot sit inside
-#: a group (the lowering refuses it, docs/texture-space.md), and grouping nodes on both sides of one (upstream
+#: a group (grouping refuses them, docs/texture-space.md), and grouping nodes on both sides of one (upstream
 #: of a buffer and downstream of its texture) makes a cycle through it.
 GROUPABLE = sorted(name for name, build in EXAMPLE_GRAPHS.items() if not has_pass_nodes(build()))
 

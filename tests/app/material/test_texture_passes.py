@@ -21,8 +21,9 @@ from app.material import (
 )
 from app.material import texture_passes as tp
 from app.material.connections import can_connect
+from app.material.document import load_text
 from app.material.graph import Connection, MaterialGraph, Node
-from app.material.groups import group_nodes
+from app.material.groups import GroupingError, group_nodes
 from app.material.lowering import PreviewOutputs, lower, lowering_equivalent
 from app.material.node_types import NodeDiagnostic
 from app.material.nodes.texture_space import blur_taps
@@ -31,6 +32,7 @@ from app.preview.cpu_renderer import CpuRenderer
 from vpl_core.interp.texture import sample
 
 SIZE = 256
+SAVED_IN_GROUPS = Path(__file__).resolve().parents[2] / "data" / "saved" / "texture_buffers_in_groups.vpl"
 
 
 def _material(pattern: str = "white_noise", **buffer: object) -> tuple[MaterialGraph, Node, Node]:
@@ -336,18 +338,41 @@ def test_buffers_beyond_the_memory_budget_are_refused_naming_the_node() -> None:
     assert plan.memory_bytes == 3 * each <= tp.MEMORY_BUDGET_BYTES
 
 
-def test_a_buffer_inside_a_group_is_refused() -> None:
+def test_grouping_refuses_texture_space_nodes_and_names_them() -> None:
     graph, output, buffer = _material()
+    blur = _filter(graph, output, buffer, "blur", "image", radius=0.01)
     sample = graph.add_node("sample_texture")
-    graph.connect(buffer.id, "out", sample.id, "texture")
+    graph.connect(blur.id, "out", sample.id, "texture")
     graph.connect(sample.id, "rgba", output.id, "base_color")
-    edit = group_nodes(graph, None, [buffer.id, sample.id])  # the texture stays inside: the grouping takes both
-    definition = edit.document.functions[edit.function_id]
-    assert any(node.type_name == tp.BUFFER_TYPE for node in definition.body.nodes.values())
-    plan = pass_planner.plan_passes(edit.document)
-    errors = _errors_by_node(plan.diagnostics)
-    assert "cannot sit inside a group" in " ".join(errors[edit.instance_id])
-    assert edit.instance_id in _errors_by_node(lower(edit.document).diagnostics)
+    before = graph.copy()
+    # The textures stay inside the selection, so the buffer and the filter would go into the group: refused.
+    with pytest.raises(GroupingError) as refusal:
+        group_nodes(graph, None, [buffer.id, blur.id, sample.id])
+    assert f"Texture Buffer {buffer.id}" in str(refusal.value) and f"Blur {blur.id}" in str(refusal.value)
+    assert "cannot sit inside a group" in str(refusal.value)
+    assert graph == before
+    # A buffer whose texture leaves the selection stays outside, as any texture node: the rest is grouped.
+    source = next(node_id for node_id, node in graph.nodes.items() if node.type_name == "white_noise")
+    edit = group_nodes(graph, None, [source, buffer.id])
+    body = edit.document.functions[edit.function_id].body
+    assert [node.type_name for node in body.nodes.values() if not node.type_name.startswith("group_")] == ["white_noise"]
+    assert buffer.id in edit.document.nodes
+    assert pass_planner.plan_passes(edit.document).ok
+
+
+def test_a_file_with_buffers_inside_groups_names_their_group_nodes() -> None:
+    """A saved document with a Texture Buffer in a group (n8, "Buffered noise") and one in a group inside a
+    group (n10, "Outer" calls "Inner buffer"): both group nodes are refused, naming the node and the group
+    that holds it; grouping them again is refused too."""
+    document = load_text(SAVED_IN_GROUPS.read_bytes()).graph
+    assert document is not None
+    errors = _errors_by_node(pass_planner.plan_passes(document).diagnostics)
+    assert {node_id for node_id in errors if node_id is not None} == {"n8", "n10"}
+    assert "(n3)" in errors["n8"][0] and "cannot sit inside a group" in errors["n8"][0]
+    assert "n6, in group 'Inner buffer'" in errors["n10"][0]
+    assert {"n8", "n10"} <= set(_errors_by_node(lower(document).diagnostics))
+    with pytest.raises(GroupingError, match=r"Outer n10 \(it holds n6\)"):
+        group_nodes(document, None, ["n10"])
 
 
 def test_a_parameter_may_not_take_a_pass_uniform_name() -> None:

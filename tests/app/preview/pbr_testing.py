@@ -1,7 +1,9 @@
 """Shared helpers of the PBR and IBL renderer tests: a renderer on the desktop or ES context, materials built
-on it, surface values read back per pixel."""
+on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -41,3 +43,39 @@ def surface_value(renderer: Renderer, target: str, node_type: str, size: int) ->
     graph.connect(value.id, "out", output.id, "base_color")
     build(renderer, graph, target)
     return renderer.render_linear(size, size)[:, :, :3].astype(np.float64)
+
+
+def output_material(type_name: str, properties: Mapping[str, object]) -> MaterialGraph:
+    """A material of one output node (`surface_output`, `openpbr_surface`) with these properties."""
+    graph = MaterialGraph()
+    graph.add_node(type_name, (0.0, 0.0), dict(properties))
+    return graph
+
+
+def sphere_pixels(renderer: Renderer, target: str, size: int, facing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask of the default sphere's pixels well inside its silhouette, N·V above `facing`; unit normals; unit
+    view directions), (height, width) and (height, width, 3)."""
+    positions = surface_value(renderer, target, "world_position", size)
+    covered = np.abs(np.linalg.norm(positions, axis=2) - 1.0) < 1e-3
+    normals = positions / np.maximum(np.linalg.norm(positions, axis=2, keepdims=True), 1e-9)
+    view = np.asarray(renderer.camera.position, dtype=np.float64) - positions
+    view /= np.maximum(np.linalg.norm(view, axis=2, keepdims=True), 1e-9)
+    return covered & (np.einsum("ijk,ijk->ij", normals, view) > facing), normals, view
+
+
+def white_furnace(renderer: Renderer, target: str, size: int, output_type: str,
+                  cases: Mapping[str, Mapping[str, object]], facing: float,
+                  white: Callable[[Renderer], None]) -> dict[str, np.ndarray]:
+    """Case -> the linear radiance (n, 3) of the sphere's inner pixels (`sphere_pixels`) in a white furnace: no
+    key light, `white` lights the scene uniformly at radiance 1 (a uniform environment, a white ambient), the
+    material one `output_type` node with the case's properties. Every value is finite."""
+    renderer.set_light(intensity=0.0)
+    inner, _, _ = sphere_pixels(renderer, target, size, facing)
+    white(renderer)
+    figures = {}
+    for case, properties in cases.items():
+        build(renderer, output_material(output_type, properties), target)
+        values = renderer.render_linear(size, size)[inner][:, :3].astype(np.float64)
+        assert np.isfinite(values).all(), case
+        figures[case] = values
+    return figures

@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 import openpbr_reference
 import pytest
-from pbr_testing import build, renderer_on
+from pbr_testing import build, output_material, renderer_on, sphere_pixels, white_furnace
 
-from app.material.graph import MaterialGraph
 from app.preview.environment import load_named_environment, uniform_environment
 from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.preview_state import environment_maps
@@ -45,27 +44,6 @@ FURNACE: dict[str, tuple[dict[str, object], float]] = {
 }
 
 
-def _openpbr(properties: dict[str, object]) -> MaterialGraph:
-    graph = MaterialGraph()
-    graph.add_node("openpbr_surface", (0.0, 0.0), dict(properties))
-    return graph
-
-
-def _inner_sphere(renderer: Renderer, target: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mask of pixels well inside the silhouette, unit normals, unit view directions) of the default sphere."""
-    graph = MaterialGraph()
-    value = graph.add_node("world_position")
-    output = graph.add_node("material_output")
-    graph.connect(value.id, "out", output.id, "base_color")
-    build(renderer, graph, target)
-    positions = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
-    covered = np.abs(np.linalg.norm(positions, axis=2) - 1.0) < 1e-3
-    normals = positions / np.maximum(np.linalg.norm(positions, axis=2, keepdims=True), 1e-9)
-    view = np.asarray(renderer.camera.position, dtype=np.float64) - positions
-    view /= np.maximum(np.linalg.norm(view, axis=2, keepdims=True), 1e-9)
-    return covered & (np.einsum("ijk,ijk->ij", normals, view) > 0.15), normals, view
-
-
 @pytest.fixture(scope="module")
 def furnace_maps(tmp_path_factory: pytest.TempPathFactory) -> EnvironmentMaps:
     prepared = PrefilterJob(uniform_environment(1.0), cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
@@ -74,16 +52,10 @@ def furnace_maps(tmp_path_factory: pytest.TempPathFactory) -> EnvironmentMaps:
 
 def furnace_losses(renderer: Renderer, target: str, maps: EnvironmentMaps) -> dict[str, tuple[float, float, float]]:
     """Lobe -> (mean, min, max) radiance over the inner sphere in the white furnace."""
-    renderer.set_light(intensity=0.0)
-    inner, _, _ = _inner_sphere(renderer, target)
-    renderer.set_environment_maps(maps)
-    figures = {}
-    for lobe, (properties, _) in FURNACE.items():
-        build(renderer, _openpbr(properties), target)
-        values = renderer.render_linear(SIZE, SIZE)[inner][:, :3].astype(np.float64)
-        assert np.isfinite(values).all(), lobe
-        figures[lobe] = (float(values.mean()), float(values.min()), float(values.max()))
-    return figures
+    cases = {lobe: properties for lobe, (properties, _) in FURNACE.items()}
+    lit = white_furnace(renderer, target, SIZE, "openpbr_surface", cases, 0.15,
+                        lambda renderer: renderer.set_environment_maps(maps))
+    return {lobe: (float(values.mean()), float(values.min()), float(values.max())) for lobe, values in lit.items()}
 
 
 def test_white_furnace_gains_no_energy_and_loses_what_is_documented(request: pytest.FixtureRequest,
@@ -99,11 +71,11 @@ def test_layered_lobes_match_a_monte_carlo_estimate(request: pytest.FixtureReque
                                                     ) -> None:
     renderer, target = renderer_on(request, "current_gl")
     renderer.set_light(intensity=0.0)
-    inner, normals, views = _inner_sphere(renderer, target)
+    inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.15)
     environment = load_named_environment(openpbr_reference.ENVIRONMENT)
     prepared = PrefilterJob(environment, cache=IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))).run()
     renderer.set_environment_maps(environment_maps(prepared))
-    build(renderer, _openpbr(openpbr_reference.CASES[case]), target)
+    build(renderer, output_material("openpbr_surface", openpbr_reference.CASES[case]), target)
     rendered = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
     # Away from grazing views (N·V >= 0.3), where the split sum's n = v assumption is known to be off.
     facing = inner & (np.einsum("ijk,ijk->ij", normals, views) >= 0.3)

@@ -14,9 +14,8 @@ import math
 
 import numpy as np
 import pytest
-from pbr_testing import build, renderer_on
+from pbr_testing import build, output_material, renderer_on, sphere_pixels, white_furnace
 
-from app.material.graph import MaterialGraph
 from app.preview.renderer import Renderer
 
 pytestmark = pytest.mark.gl
@@ -37,29 +36,8 @@ FURNACE: dict[str, tuple[dict[str, object], float]] = {
 }
 
 
-def _surface(properties: dict[str, object]) -> MaterialGraph:
-    graph = MaterialGraph()
-    graph.add_node("surface_output", (0.0, 0.0), dict(properties))
-    return graph
-
-
-def _sphere(renderer: Renderer, target: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mask of pixels well inside the silhouette, unit normals, unit view directions) of the default sphere."""
-    graph = MaterialGraph()
-    value = graph.add_node("world_position")
-    output = graph.add_node("material_output")
-    graph.connect(value.id, "out", output.id, "base_color")
-    build(renderer, graph, target)
-    positions = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
-    covered = np.abs(np.linalg.norm(positions, axis=2) - 1.0) < 1e-3
-    normals = positions / np.maximum(np.linalg.norm(positions, axis=2, keepdims=True), 1e-9)
-    view = np.asarray(renderer.camera.position, dtype=np.float64) - positions
-    view /= np.maximum(np.linalg.norm(view, axis=2, keepdims=True), 1e-9)
-    return covered & (np.einsum("ijk,ijk->ij", normals, view) > 0.3), normals, view
-
-
 def _render(renderer: Renderer, target: str, properties: dict[str, object]) -> np.ndarray:
-    build(renderer, _surface(properties), target)
+    build(renderer, output_material("surface_output", properties), target)
     values = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
     assert np.isfinite(values).all()
     return values
@@ -67,15 +45,14 @@ def _render(renderer: Renderer, target: str, properties: dict[str, object]) -> n
 
 def test_white_furnace_gains_no_energy_and_the_coat_returns_what_it_takes(request: pytest.FixtureRequest) -> None:
     renderer, target = renderer_on(request, "current_gl")
-    renderer.set_light(intensity=0.0)
-    inner, _, _ = _sphere(renderer, target)
-    renderer.set_ambient((1.0, 1.0, 1.0))
+    cases = {case: properties for case, (properties, _) in FURNACE.items()}
+    lit = white_furnace(renderer, target, SIZE, "surface_output", cases, 0.3,
+                        lambda renderer: renderer.set_ambient((1.0, 1.0, 1.0)))
     means = {}
-    for case, (properties, loss) in FURNACE.items():
-        values = _render(renderer, target, properties)[inner]
+    for case, values in lit.items():
         assert values.max() <= 1.0 + 3e-3, (case, values.max())
         means[case] = float(values.mean())
-        assert 1.0 - means[case] <= loss, (case, means[case])
+        assert 1.0 - means[case] <= FURNACE[case][1], (case, means[case])
     assert abs(means["clearcoat"] - means["base"]) <= 2e-3, means
 
 
@@ -107,7 +84,7 @@ def _coat_albedo(n_dot_v: float, roughness: float, rng: np.random.Generator, cou
 def test_coat_over_black_reflects_its_directional_albedo(request: pytest.FixtureRequest) -> None:
     renderer, target = renderer_on(request, "current_gl")
     renderer.set_light(intensity=0.0)
-    inner, normals, views = _sphere(renderer, target)
+    inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.3)
     renderer.set_ambient((1.0, 1.0, 1.0))
     roughness = 0.3
     values = _render(renderer, target, {**BLACK_BASE, "clearcoat": 1.0, "clearcoat_roughness": roughness})
@@ -149,7 +126,7 @@ def _coat_direct(n: np.ndarray, v: np.ndarray, light: np.ndarray, roughness: flo
 def test_key_light_layers_match_the_khr_formulas(request: pytest.FixtureRequest, case: str) -> None:
     renderer, target = renderer_on(request, "current_gl")
     renderer.set_light(color=(1.0, 1.0, 1.0), intensity=0.0)
-    inner, normals, views = _sphere(renderer, target)
+    inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.3)
     renderer.set_ambient((0.0, 0.0, 0.0))
     renderer.set_light(intensity=INTENSITY)
     renderer.set_light_direction(tuple(LIGHT))

@@ -217,6 +217,21 @@ def test_group_and_ungroup_are_the_material_layers_operations() -> None:
     assert model.document == ungroup(grouped, None, instance)
 
 
+def test_a_refused_grouping_leaves_the_document_and_the_history() -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("material_output")
+    buffer = graph.add_node("texture_buffer")
+    sample = graph.add_node("sample_texture")
+    graph.connect(buffer.id, "out", sample.id, "texture")
+    graph.connect(sample.id, "rgba", output.id, "base_color")
+    model, changes = watched(graph)
+    before = model.document.copy()
+    with pytest.raises(GroupingError, match=f"Texture Buffer {buffer.id}"):
+        model.group([buffer.id, sample.id])
+    assert model.document == before
+    assert changes == [] and model.stack.count == 0 and not model.modified
+
+
 def test_enter_and_leave_nested_groups() -> None:
     model, changes = watched(EXAMPLE_GRAPHS["grouped_rock"]())
     top = model.document.copy()

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -212,13 +213,16 @@ def _assert_same_picture(host: np.ndarray, preview: np.ndarray) -> None:
     assert len({tuple(pixel) for pixel in preview[::4, ::4, :3].reshape(-1, 3)}) > 3  # a real picture
 
 
-#: The examples an engine export carries whole: the GLSL export writes the material module only, not the texture
-#: passes a texture-space example's buffers come from (docs/engine-integration.md).
-MODULE_ONLY_EXAMPLES = [name for name in example_names() if '"texture_buffer"' not in example_path(name).read_text()]
+#: The examples made in texture space (Texture Buffers, filters): the export carries their passes.
+TEXTURE_SPACE_EXAMPLES = [name for name in example_names() if '"texture_buffer"' in example_path(name).read_text()]
+
+
+def test_the_texture_space_examples_are_the_documented_ones() -> None:
+    assert {"stone_wall", "rusted_metal", "wet_cobblestones", "scattered_pebbles"} <= set(TEXTURE_SPACE_EXAMPLES)
 
 
 @pytest.mark.gl
-@pytest.mark.parametrize("name", MODULE_ONLY_EXAMPLES)
+@pytest.mark.parametrize("name", example_names())
 def test_the_sample_host_renders_every_example_as_the_preview_does(qapp, tmp_path: Path, name: str) -> None:
     exported = _export(example_path(name), tmp_path / "out", copy_textures=True)
     _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(example_path(name), tmp_path))
@@ -287,4 +291,113 @@ def test_the_sample_host_binds_white_for_the_vertex_colour_of_a_mesh_without(qap
     exported = _export(source, tmp_path / "out", copy_textures=False)
     material = json.loads(exported.read_text(encoding="utf-8"))["material"]
     assert {"location": 4, "name": "color", "type": "vector float 4"} in material["vertex_inputs"]
+    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))
+
+
+# --- texture passes -------------------------------------------------------------------------------
+
+
+def _session(source: Path, tmp_path: Path) -> EditorSession:
+    session = EditorSession(RecoveryStore(tmp_path / "recovery"))
+    loaded = load_file(source)
+    assert loaded.graph is not None, loaded.message
+    session.open_graph(loaded.graph, source, source.name)
+    return session
+
+
+def test_the_export_writes_every_texture_pass_and_how_to_run_it(tmp_path: Path) -> None:
+    exported = _export(example_path("stone_wall"), tmp_path / "out", copy_textures=False)
+    material = json.loads(exported.read_text(encoding="utf-8"))["material"]
+    passes = material["passes"]
+    run = passes["run"]
+    assert passes["target"] == "glsl420" and len(run) > 10
+    for number, entry in enumerate(run):
+        assert entry["index"] == number
+        stem = f"stone_wall.pass{number}"
+        assert (entry["vertex"], entry["fragment"], entry["reflection"]) == (
+            f"{stem}.vert.glsl", f"{stem}.frag.glsl", f"{stem}.json")
+        assert (tmp_path / "out" / entry["vertex"]).read_text().startswith("#version 420")
+        reflection = json.loads((tmp_path / "out" / entry["reflection"]).read_text(encoding="utf-8"))
+        declared = {binding["gl_name"] for binding in reflection["uniforms"]}
+        # Every uniform of the pass is accounted for: the scene, earlier passes, parameters, filter values.
+        named = {entry["scene"]} | {item["gl_name"] for key in ("inputs", "parameters", "values") for item in entry[key]}
+        assert named == declared, entry["label"]
+        assert all(item["pass"] < number for item in entry["inputs"])
+        buffer = entry["buffer"]
+        assert buffer["resolution"] in (256, 512, 1024, 2048, 4096) and buffer["wrap"] in ("repeat", "clamp_to_edge")
+        assert buffer["internal_format"] == {"8-bit": "rgba8", "16-bit": "rgba16f", "float": "rgba32f"}[buffer["format"]]
+    # A parameter inside a buffer's sub-graph: the pass takes the material parameter's value; the material
+    # program does not declare it.
+    (buffer_pass,) = [entry for entry in run if [item["name"] for item in entry["parameters"]] == ["height_variation"]]
+    assert buffer_pass["label"].startswith("Texture Buffer '")
+    parameters = {entry["name"]: entry for entry in material["parameters"]}
+    assert parameters["height_variation"]["gl_name"] is None
+    # The material's samplers of pass buffers: every `__pass_` uniform of its reflection, each bound.
+    reflection = json.loads(exported.read_text(encoding="utf-8"))
+    samplers = {binding["name"] for binding in reflection["uniforms"] if binding["name"].startswith("__pass_")}
+    assert samplers and {entry["uniform"] for entry in passes["material_inputs"]} == samplers
+    assert passes["scene"]["model"] == "identity" and passes["clear"] == [0.0, 0.0, 0.0, 0.0]
+    assert passes["quad"]["indices"] == [[0, 1, 2], [0, 2, 3]]
+
+
+def test_the_same_material_exports_the_same_bytes(tmp_path: Path) -> None:
+    first = _export(example_path("scattered_pebbles"), tmp_path / "a", copy_textures=True).parent
+    second = _export(example_path("scattered_pebbles"), tmp_path / "b", copy_textures=True).parent
+    names = sorted(path.name for path in first.iterdir())
+    assert names == sorted(path.name for path in second.iterdir()) and "scattered_pebbles.pass0.frag.glsl" in names
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def _float_buffer_material(directory: Path) -> Path:
+    """Unlit output <- a float, clamped, mip-mapped Texture Buffer of noise, read at a scaled texcoord."""
+    graph = MaterialGraph()
+    output = graph.add_node("material_output", (600, 0))
+    noise = graph.add_node("white_noise", (0, 0), {"scale": 16.0})
+    buffer = graph.add_node("texture_buffer", (200, 0), {"resolution": "256", "format": "float", "tiling": "clamp",
+                                                         "mipmaps": True})
+    graph.connect(noise.id, "out", buffer.id, "input")
+    graph.connect(buffer.id, "out", output.id, "base_color")
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "float_buffer.vpl"
+    save_file(path, graph)
+    return path
+
+
+def test_an_es_export_compiles_every_pass_for_es_and_names_the_float_fallback(tmp_path: Path) -> None:
+    session = _session(_float_buffer_material(tmp_path / "project"), tmp_path)
+    written = session.export(tmp_path / "out", target="es320")
+    assert written is not None
+    material = json.loads((tmp_path / "out" / "float_buffer.json").read_text(encoding="utf-8"))["material"]
+    (entry,) = material["passes"]["run"]
+    assert material["passes"]["target"] == "es320"
+    assert (tmp_path / "out" / entry["fragment"]).read_text().startswith("#version 320 es")
+    assert (tmp_path / "out" / "float_buffer.frag.glsl").read_text().startswith("#version 320 es")
+    assert entry["buffer"] == {"resolution": 256, "format": "float", "internal_format": "rgba32f",
+                               "internal_format_without_float_linear": "rgba16f", "wrap": "clamp_to_edge",
+                               "mipmaps": True, "min_filter": "linear_mipmap_linear", "mag_filter": "linear"}
+
+
+def test_a_pass_with_a_uniform_an_engine_cannot_set_refuses_the_export_naming_the_node(tmp_path: Path) -> None:
+    from app.session.engine_passes import ExportRefusedError, pass_export
+
+    session = _session(example_path("stone_wall"), tmp_path)
+    session.lower()
+    programs = session.preview_passes()
+    artifact = session.current_artifact
+    assert programs is not None and artifact is not None
+    # Without the parameter only a buffer's sub-graph declares, its pass reads a uniform nothing sets.
+    specs = [spec for spec in session.parameters.specs if spec.name != "height_variation"]
+    with pytest.raises(ExportRefusedError, match=r"Texture Buffer '\w+': .*'height_variation'"):
+        pass_export(programs, artifact, specs, "stone_wall", "glsl420")
+    # A target a pass has no program for refuses too, naming the pass's node.
+    broken = replace(programs, artifacts=(), problem="Blur 'n3': the target cannot express it")
+    with pytest.raises(ExportRefusedError, match="Blur 'n3'"):
+        pass_export(broken, artifact, session.parameters.specs, "stone_wall", "glsl420")
+
+
+@pytest.mark.gl
+def test_the_sample_host_runs_a_float_clamped_mipmapped_buffer_as_the_preview_does(qapp, tmp_path: Path) -> None:
+    source = _float_buffer_material(tmp_path / "project")
+    exported = _export(source, tmp_path / "out", copy_textures=False)
     _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))

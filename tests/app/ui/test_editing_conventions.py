@@ -164,6 +164,11 @@ def test_framing_a_large_graph_keeps_titles_readable(window, qtbot) -> None:
     window.frame_all()
     scale = window.graph.viewer().transform().m11()
     assert scale >= MIN_READABLE_SCALE - 0.01
+    # The graph cannot be shown whole at that scale: its output node (on the right edge) stays in view.
+    viewer = window.graph.viewer()
+    output = next(node for node in window.graph.material_nodes() if node.type_name == "material_output")
+    shown = viewer.mapToScene(viewer.viewport().rect()).boundingRect()
+    assert shown.contains(output.view.sceneBoundingRect())
     # A small graph still fits whole, at about its natural size.
     window.load_graph(_big_graph(3), "small")
     window.frame_all()

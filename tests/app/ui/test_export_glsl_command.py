@@ -21,6 +21,7 @@ def _files(directory: Path) -> dict[str, bytes]:
     ("painted_metal", None, True),  # textures beside the material, copied; the user's default stage
     ("polished_gold", {"environment": "neutral", "environment_rotation": 45.0, "exposure": 0.75, "tone_mapper": "agx"},
      False),  # a stage saved with the material: its environment images are written
+    ("scattered_pebbles", None, False),  # texture passes: a program per pass and the `passes` entry
 ])
 def test_the_command_writes_what_the_window_exports(make_window, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                     example: str, stage: dict | None, copy_textures: bool) -> None:
@@ -45,6 +46,8 @@ def test_the_command_writes_what_the_window_exports(make_window, tmp_path: Path,
         assert any(name.endswith(".png") for name in written)
     if stage is not None:
         assert any(".environment_" in name for name in written)
+    if example == "scattered_pebbles":
+        assert f"{example}.pass0.frag.glsl" in written and b'"passes"' in written[f"{example}.json"]
     assert sorted(written) == sorted(exported)
     for name, data in exported.items():
         assert written[name] == data, name
@@ -58,3 +61,16 @@ def test_a_file_without_a_graph_is_refused(tmp_path: Path, capsys: pytest.Captur
     assert cli.main(["export-glsl", str(module), "--out", str(tmp_path / "out")]) == 1
     assert "only materials saved by the editor" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_target_option_writes_every_program_for_that_target(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "material"
+    shutil.copytree(example_path("scattered_pebbles").parent / "textures", folder / "textures")
+    path = folder / "scattered_pebbles.vpl"
+    save_file(path, EXAMPLE_GRAPHS["scattered_pebbles"]())
+    assert cli.main(["export-glsl", str(path), "--out", str(tmp_path / "out"), "--target", "es300"]) == 0
+    assert capsys.readouterr().err == ""
+    programs = sorted((tmp_path / "out").glob("*.glsl"))
+    assert len(programs) > 2 and any(".pass" in path.name for path in programs)
+    assert all(path.read_text(encoding="utf-8").startswith("#version 300 es") for path in programs)

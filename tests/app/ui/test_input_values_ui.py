@@ -32,6 +32,8 @@ def test_every_float_and_colour_input_with_a_value_shows_it_on_its_node(qtbot) -
     graph.register_catalog(NODE_TYPES.values())
     for type_name, node_type in NODE_TYPES.items():
         node = graph.create_material_node(type_name, push_undo=False)
+        for header in node.view.section_headers:  # every input shown (a folded section hides its values)
+            node.view.set_section_open(header.title, True)
         names = {item.name for item in node.view.input_values}
         for port in node_type.inputs:
             spec = node_type.property(port.name)
@@ -47,6 +49,7 @@ def test_every_float_and_colour_input_with_a_value_shows_it_on_its_node(qtbot) -
         labels = [node.view.get_output_text_item(port.view) for port in node.output_ports()]
         labels += [node.view.get_input_text_item(port.view) for port in node.input_ports()]
         for item in node.view.input_values:  # inside the node, clear of every port label
+            assert item.isVisible(), (type_name, item.name)
             assert node.view.boundingRect().contains(item.mapRectToParent(item.boundingRect())), (type_name, item.name)
             for label in labels:
                 assert not label.sceneBoundingRect().intersects(item.sceneBoundingRect()), (type_name, item.name)

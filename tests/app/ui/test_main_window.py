@@ -601,3 +601,27 @@ def test_dialogs_of_an_untitled_material_start_in_documents_then_where_the_artis
     assert prompts.named("choose_save_path")[-1] == (str(elsewhere / "material.vpl"),)
     window.files.export_dialog()
     assert prompts.named("choose_export_dir")[-1] == (str(elsewhere),)
+
+
+def test_a_wire_dropped_on_a_folded_section_is_recorded_and_undone(window, qtbot) -> None:
+    """The Surface Output's folded Coat: a wire dropped on its header connects `clearcoat` in the document; the
+    window's undo takes the wire away and folds the section again (app/graph/sections.py)."""
+    graph = MaterialGraph()
+    graph.add_node("constant_float", (-300.0, 0.0))
+    graph.add_node("surface_output", (100.0, 0.0))
+    window.load_graph(graph, "sections")
+    window.frame_all()
+    output = window.graph.node_by_stable_id("n2")
+    header = output.view.section("Coat")
+    assert header is not None and not header.is_open
+    drag_between_ports(qtbot, window, window.graph.node_by_stable_id("n1").outputs()["out"].view, header)
+    window.flush()
+    assert [(c.target_node, c.target_port) for c in window.material.connections] == [("n2", "clearcoat")]
+    assert header.is_open and output.inputs()["clearcoat"].view.isVisible()
+    window.edit.undo_action.trigger()
+    window.flush()
+    assert window.material.connections == [] and not header.is_open
+    window.edit.redo_action.trigger()
+    window.flush()
+    assert [(c.target_node, c.target_port) for c in window.material.connections] == [("n2", "clearcoat")]
+    assert header.is_open

@@ -3,10 +3,15 @@ Ungroup, and undo/redo of every one of those steps, on the default example."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
+from app.material.graph import MaterialGraph
 from app.material.groups import GROUP_INPUT_TYPE, GROUP_OUTPUT_TYPE, GROUP_TYPE
+
+SAVED_IN_GROUPS = Path(__file__).resolve().parents[2] / "data" / "saved" / "texture_buffers_in_groups.vpl"
 
 
 def _select(window, node_ids: list[str]) -> None:
@@ -165,6 +170,38 @@ def test_refused_grouping_says_why(window) -> None:
     window.groups.group_action.trigger()
     assert window.material == before
     assert "Cannot group" in window.statusBar().currentMessage()
+
+
+def test_ctrl_g_refuses_texture_space_nodes_and_leaves_the_document(qtbot, window) -> None:
+    graph = MaterialGraph()
+    output = graph.add_node("material_output", position=(600.0, 0.0))
+    noise = graph.add_node("white_noise", position=(0.0, 0.0))
+    buffer = graph.add_node("texture_buffer", properties={"resolution": "256"}, position=(200.0, 0.0))
+    sample = graph.add_node("sample_texture", position=(400.0, 0.0))
+    graph.connect(noise.id, "out", buffer.id, "input")
+    graph.connect(buffer.id, "out", sample.id, "texture")
+    graph.connect(sample.id, "rgba", output.id, "base_color")
+    window.load_graph(graph, "buffered noise")
+    window.flush()
+    before = window.material
+    steps = window.graph_editor.model.stack.count
+    _select(window, [noise.id, buffer.id, sample.id])
+    _press(qtbot, window, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    assert window.material == before
+    assert window.graph_editor.model.stack.count == steps
+    assert {node.stable_id for node in window.graph.material_nodes()} == set(before.nodes)
+    message = window.statusBar().currentMessage()
+    assert "Cannot group" in message and f"Texture Buffer {buffer.id}" in message, message
+
+
+def test_a_file_with_buffers_inside_groups_opens_naming_the_group_nodes(window) -> None:
+    assert window.open_file(SAVED_IN_GROUPS, ask_to_save=False)
+    window.flush()
+    assert not window.result.ok
+    rows = {row.node_id: row.message for row in window.diagnostics_panel.rows if row.node_id in ("n8", "n10")}
+    assert "cannot sit inside a group" in rows["n8"] and "'Buffered noise'" in rows["n8"], rows
+    assert "in group 'Inner buffer'" in rows["n10"], rows
+    assert window.graph.node_by_stable_id("n10").view.has_error_marker
 
 
 def test_palette_lists_the_groups_under_group_and_adds_instances(window) -> None:

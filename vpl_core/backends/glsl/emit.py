@@ -68,6 +68,7 @@ from vpl_core.ir.values import (
     IndexReferenceValue,
     MemberReferenceValue,
     Operand,
+    ReferenceSpellings,
     ReferenceValue,
     RegisterValue,
     StorageKind,
@@ -329,9 +330,8 @@ class FunctionWriter:
         self.function_positions = function_positions  # id(function) -> list position in the stage
         self.sampler_roots = context.samplers.roots.get(function, {})
         self.register_names: dict[int, str] = {}  # register index -> GLSL name, spelled once per function
-        # Reference paths spelled in this function, by identity (a module read without positions shares one
-        # object per path); each entry keeps its object alive, so an identity is never reused for another.
-        self.reference_texts: dict[int, tuple[ReferenceValue, str]] = {}
+        # Reference paths spelled in this function, once each.
+        self.reference_spellings = ReferenceSpellings()
 
     # Whole body --------------------------------------------------------------------------
 
@@ -419,12 +419,7 @@ class FunctionWriter:
 
     def reference(self, reference: ReferenceValue) -> str:
         """The l-value / r-value path of root or derived storage."""
-        spelled = self.reference_texts.get(id(reference))
-        if spelled is not None and spelled[0] is reference:
-            return spelled[1]
-        text = self._spell_reference(reference)
-        self.reference_texts[id(reference)] = (reference, text)
-        return text
+        return self.reference_spellings.text(reference, self._spell_reference)
 
     def _spell_reference(self, reference: ReferenceValue) -> str:
         selectors: list[str] = []
