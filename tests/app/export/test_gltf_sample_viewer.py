@@ -38,16 +38,17 @@ from app.session.pass_programs import PassProgramCache
 SIZE = 128
 CASES = ("painted_metal", "car_paint", "glass", "velvet", "jade", "soap_bubble", "brushed_aluminium")
 
-#: Largest mean 8-bit difference over the sphere between the preview and the Sample Viewer per example
-#: (docs/interchange.md records the measured figures and what makes them).
+#: Largest mean 8-bit difference over the sphere between the preview and the Sample Viewer per example, about
+#: 15 % above the measured figure (docs/interchange.md's table says what makes each): painted metal 6.6, car paint
+#: 18.7, glass 30.3, velvet 15.2, jade 25.2, soap bubble 13.8, brushed aluminium 38.3.
 TOLERANCE = {
-    "painted_metal": 99.0,
-    "car_paint": 99.0,
-    "glass": 99.0,
-    "velvet": 99.0,
-    "jade": 99.0,
-    "soap_bubble": 99.0,
-    "brushed_aluminium": 99.0,
+    "painted_metal": 8.0,
+    "car_paint": 21.5,
+    "glass": 35.0,
+    "velvet": 17.5,
+    "jade": 29.0,
+    "soap_bubble": 16.0,
+    "brushed_aluminium": 44.0,
 }
 
 pytestmark = pytest.mark.skipif(sample_viewer.engine_path() is None, reason="run scripts/bootstrap.sh")
@@ -110,8 +111,9 @@ def test_the_sample_viewer_draws_the_export_like_the_preview(
     preview = preview_frame(load_file(path).graph, path.parent, preview_stage())
     covered = rerender.uv_image(SIZE)[:, :, 2] > 0.5  # the sphere's pixels
     assert covered.mean() > 0.3
-    viewer_covered = viewer[:, :, :3].max(axis=2) > 0  # on the black clear colour
-    overlap = (covered & viewer_covered).sum() / covered.sum()
+    camera = viewer_frames[1]["cameras"][CASES.index(name)]
+    assert camera["position"] == pytest.approx([0.0, 0.0, DEFAULT_DISTANCE], abs=1e-4), camera  # the preview's eye
+    assert camera["target"] == pytest.approx([0.0, 0.0, 0.0], abs=1e-4), camera
     if os.environ.get("VPL_SAMPLE_VIEWER_IMAGES"):
         from app.export.images import write_image
 
@@ -119,6 +121,5 @@ def test_the_sample_viewer_draws_the_export_like_the_preview(
                     np.concatenate([preview, viewer], axis=1), "data")
     mean = float(np.abs(preview[:, :, :3].astype(float) - viewer[:, :, :3].astype(float))[covered].mean())
     record_property("mean_difference", mean)
-    print(f"{name}: mean difference {mean:.2f} (sphere overlap {overlap:.3f})")
-    assert overlap > 0.98, overlap  # the same camera: the sphere covers the same pixels
+    print(f"{name}: mean difference {mean:.2f}")
     assert mean <= TOLERANCE[name], mean
