@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -84,14 +85,16 @@ def preview_frame(graph: MaterialGraph, document_dir: Path, stage: Stage) -> np.
 
 
 @pytest.fixture(scope="module")
-def viewer_frames(gl_context, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, np.ndarray], dict]:
+def viewer_frames(gl_context: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Every case baked (256²), written as .glb and drawn by the Sample Viewer in one page (one environment load)."""
     gl_context.make_current()
     directory = tmp_path_factory.mktemp("sample-viewer")
     glbs = []
     for name in CASES:
         path = EXAMPLES / f"{name}.vpl"
-        baker = Baker(load_file(path).graph, BakeSettings(size=256), document_dir=path.parent)
+        graph = load_file(path).graph
+        assert graph is not None
+        baker = Baker(graph, BakeSettings(size=256), document_dir=path.parent)
         glbs.append(export_gltf(baker.bake_material(), baker.mesh(), directory / f"{name}.glb", name)[0])
     environment = bundled_environment_path(preview_stage().environment)
     images, report = sample_viewer.render(glbs, SIZE, environment, distance=DEFAULT_DISTANCE, field_of_view=DEFAULT_FIELD_OF_VIEW)
@@ -102,13 +105,15 @@ def viewer_frames(gl_context, tmp_path_factory: pytest.TempPathFactory) -> tuple
 @pytest.mark.webgl
 @pytest.mark.parametrize("name", CASES)
 def test_the_sample_viewer_draws_the_export_like_the_preview(
-    current_gl, viewer_frames: tuple[dict[str, np.ndarray], dict], name: str, record_property
+    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], name: str, record_property: Any
 ) -> None:
     import rerender
 
     path = EXAMPLES / f"{name}.vpl"
     viewer = viewer_frames[0][name]
-    preview = preview_frame(load_file(path).graph, path.parent, preview_stage())
+    graph = load_file(path).graph
+    assert graph is not None
+    preview = preview_frame(graph, path.parent, preview_stage())
     covered = rerender.uv_image(SIZE)[:, :, 2] > 0.5  # the sphere's pixels
     assert covered.mean() > 0.3
     camera = viewer_frames[1]["cameras"][CASES.index(name)]
