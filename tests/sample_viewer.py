@@ -61,7 +61,8 @@ CHROMIUM_FLAGS = [
 ]
 
 #: The engine's environment rotation (degrees about +y) that puts the editor's equirect convention on it: the
-#: editor reads u = 0.5 + atan2(x, -z) / 2π, the engine u = 0.5 + atan2(z, x) / 2π before its rotation.
+#: editor reads u = 0.5 + atan2(x, -z) / 2π, the engine u = 0.5 + atan2(z, x) / 2π before its rotation (a quarter
+#: turn apart). Of 0, 90 (the engine's default), 180 and 270, 270 matches: painted metal 6.6 steps, 20 to 24 else.
 ENVIRONMENT_ROTATION = 270.0
 
 
