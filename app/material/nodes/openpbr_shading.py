@@ -479,13 +479,6 @@ def shade(ctx: NodeContext) -> Operand:
         prefiltered = env.radiance(reflected, env_roughness)
     scale, bias = env.table(frame.n_dot_v, env_roughness)
 
-    thin_film: Operand | None = None
-    thin_film_weight: Operand | None = None
-    if "thin_film" in on:
-        thin_film_weight = e.sat(ctx.input("thin_film_weight"))
-        thin_film = airy_iridescence(e, frame.n_dot_v, e.max(ctx.input("thin_film_thickness"), 0.0),
-                                     ctx.input("thin_film_ior"), specular_ior)
-
     # Dielectric base: specular over the diffuse / subsurface / transmission substrate.
     eta = specular_ior
     if coat_weight is not None and coat_ior is not None:
@@ -495,6 +488,14 @@ def shade(ctx: NodeContext) -> Operand:
     f0 = e.clamp(e.mul(specular_weight, f0_of_ior(e, eta)), 0.0, 0.99999)
     modulated_eta = e.div(e.add(1.0, e.sqrt(f0)), e.sub(1.0, e.sqrt(f0)))
     f90 = e.sat(e.mul(50.0, f0))
+    thin_film: Operand | None = None
+    thin_film_weight: Operand | None = None
+    if "thin_film" in on:
+        # The film lies on the base as the base's own Fresnel sees it: over the coat-relative, specular_weight-
+        # modulated IOR (MaterialX's dielectric_reflection_tf reads modulated_eta_s too).
+        thin_film_weight = e.sat(ctx.input("thin_film_weight"))
+        thin_film = airy_iridescence(e, frame.n_dot_v, e.max(ctx.input("thin_film_thickness"), 0.0),
+                                     ctx.input("thin_film_ior"), modulated_eta)
     fresnel = fresnel_dielectric(e, frame.v_dot_h, modulated_eta)
     env_f0 = e.promote(f0, 3)
     env_f90 = e.promote(f90, 3)
