@@ -24,6 +24,7 @@ MEETS = (
     "OpenPbr/open_pbr_default.mtlx",
     "OpenPbr/open_pbr_carpaint.mtlx",
     "OpenPbr/open_pbr_glass.mtlx",
+    "OpenPbr/open_pbr_honey.mtlx",
     "OpenPbr/open_pbr_ketchup.mtlx",
     "OpenPbr/open_pbr_lightbulb.mtlx",
     "OpenPbr/open_pbr_velvet.mtlx",
