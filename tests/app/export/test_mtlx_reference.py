@@ -27,6 +27,7 @@ MEETS = (
     "OpenPbr/open_pbr_honey.mtlx",
     "OpenPbr/open_pbr_ketchup.mtlx",
     "OpenPbr/open_pbr_lightbulb.mtlx",
+    "OpenPbr/open_pbr_soapbubble.mtlx",
     "OpenPbr/open_pbr_velvet.mtlx",
 )
 #: Known misses: name -> (the figure measured here, why).
