@@ -20,7 +20,14 @@ SAMPLES = 256
 #: Documents whose every lobe has roughness 0: the samples all take the mirror (or refracted) direction, so
 #: more of them change nothing but the time (each measures the same at 16, 64 and 256 samples: docs/testing.md).
 SMOOTH_SAMPLES = 16
-SMOOTH = ("OpenPbr/open_pbr_glass.mtlx", "StandardSurface/standard_surface_chrome.mtlx")
+#: Honey, ketchup and the soap bubble are smooth too (their subsurface and transmission read the environment
+#: without sampling), and the light bulb clips to white: each measured the same at 16 as at 256 samples
+#: (3.19, 1.23, 2.74, 0.00 levels).
+SMOOTH = ("OpenPbr/open_pbr_glass.mtlx", "StandardSurface/standard_surface_chrome.mtlx", "OpenPbr/open_pbr_honey.mtlx",
+          "OpenPbr/open_pbr_ketchup.mtlx", "OpenPbr/open_pbr_soapbubble.mtlx", "OpenPbr/open_pbr_lightbulb.mtlx")
+#: A known miss only has to stay a miss (a strict xfail): its figure is recorded at 256 samples in MISSES and
+#: docs/interchange.md, and each misses by several times the goal at 64 too.
+MISS_SAMPLES = 64
 GOAL = 4.0
 MEETS = (
     "GltfPbr/gltf_pbr_gold.mtlx",
@@ -52,5 +59,6 @@ MISSES: dict[str, tuple[float, str]] = {
 @pytest.mark.parametrize("name", [*MEETS, *[pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"{figure:.1f} levels: {why}"))
                                              for name, (figure, why) in MISSES.items()]])
 def test_the_preview_of_the_import_matches_materialx_s_render(name: str) -> None:
-    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, SMOOTH_SAMPLES if name in SMOOTH else SAMPLES)
+    samples = SMOOTH_SAMPLES if name in SMOOTH else MISS_SAMPLES if name in MISSES else SAMPLES
+    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, samples)
     assert difference <= GOAL, f"{name}: {difference:.2f} levels"
