@@ -80,6 +80,7 @@ LONGEST: tuple[str, ...] = (
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_interp]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_launch]",
     "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_carpaint.mtlx]",
+    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_velvet.mtlx]",
     "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[GltfPbr/gltf_pbr_gold.mtlx]",
 )
 
