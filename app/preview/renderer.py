@@ -206,6 +206,9 @@ class Renderer(PreviewState):
         self.drafting = False
         self._color_target: Framebuffer | None = None
         self._hdr_target: Framebuffer | None = None
+        #: The refinement's running sum (GL row order) and the texture its mean is tone-mapped from.
+        self._accumulation: np.ndarray | None = None
+        self._accumulation_target: Framebuffer | None = None
         self._post_programs: dict[str, PostProgram] = {}
         self._background_program: BackgroundProgram | None = None
         self._post_vertex_array = 0
@@ -248,10 +251,11 @@ class Renderer(PreviewState):
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
-        for target in (self._color_target, self._hdr_target):
+        for target in (self._color_target, self._hdr_target, self._accumulation_target):
             if target is not None:
                 target.delete()
-        self._color_target = self._hdr_target = None
+        self._color_target = self._hdr_target = self._accumulation_target = None
+        self._accumulation = None
         for post in self._post_programs.values():
             GL.glDeleteProgram(post.program)
         self._post_programs.clear()
@@ -533,17 +537,44 @@ class Renderer(PreviewState):
                 radiance = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color", cleared)
                 radiance = add_extra_lights(self._stage_passes, self, width, height, location, cleared, radiance)
                 GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
-                self._draw_post(width, height, post, radiance.texture)
+                self._draw_post(width, height, post, self._accumulated(radiance, width, height))
                 if self.ground:
                     self._stage_passes.catch(self, width, height)
                 return
             target.bind()
             self._draw(width, height, (UNCOVERED, UNCOVERED, UNCOVERED, 0.0), environment_background=self.background_mode != "color")
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
-            self._draw_post(width, height, post, target.texture)
+            self._draw_post(width, height, post, self._accumulated(target, width, height))
         finally:
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+
+    def _accumulated(self, frame: Framebuffer, width: int, height: int) -> int:
+        """The texture to tone-map: `frame`'s, or in a refined frame (`sample_frame` k >= 1) the mean of frames
+        1..k, kept as float64 sums in host memory (frame 1 starts a new sum) and uploaded to an RGBA32F texture.
+
+        Averaging the composed radiance is averaging the material's: every stage pass is linear in it, and
+        the uncovered marker (the same in every frame) stays exact."""
+        if self.sample_frame <= 0:
+            return frame.texture
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, frame.framebuffer)
+        GL.glReadBuffer(frame.color_attachment)
+        pixels = read_float_pixels(0, 0, width, height)[::-1].astype(np.float64)  # back to GL row order
+        if self.sample_frame == 1 or self._accumulation is None or self._accumulation.shape != pixels.shape:
+            self._accumulation = pixels
+        else:
+            self._accumulation += pixels
+        mean = np.ascontiguousarray(self._accumulation / max(self.sample_frame, 1), dtype=np.float32)
+        target = self._accumulation_target
+        if target is None or not target.matches(width, height, 0, GL.GL_RGBA32F, True):
+            if target is not None:
+                target.delete()
+            target = self._accumulation_target = Framebuffer(width, height, 0, GL.GL_RGBA32F, sampled=True)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, target.texture)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+        GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, width, height, GL.GL_RGBA, GL.GL_FLOAT, mean)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        return target.texture
 
     def _ensure_full_screen_triangle(self) -> None:
         if self._post_vertex_array:
@@ -785,6 +816,23 @@ class Renderer(PreviewState):
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
             target.delete()
+
+    def render_linear_refined(self, width: int, height: int, frames: int | None = None) -> np.ndarray:
+        """`render_linear` with the refined environment light: the mean of `frames` (default `refine_frames`)
+        frames 1..n, each with its own sample set (docs/lighting.md, "Refined environment light")."""
+        count = self.refine_frames if frames is None else max(int(frames), 1)
+        saved = self.refine_frames, self.sample_frame
+        self.refine_frames = count
+        total: np.ndarray | None = None
+        try:
+            for frame in range(1, count + 1):
+                self.sample_frame = frame
+                image = self.render_linear(width, height).astype(np.float64)
+                total = image if total is None else total + image
+        finally:
+            self.refine_frames, self.sample_frame = saved
+        assert total is not None
+        return (total / count).astype(np.float32)
 
     def render_image(self, width: int, height: int) -> np.ndarray:
         """Render one frame into a temporary offscreen framebuffer and return its pixels."""
