@@ -817,6 +817,28 @@ class Renderer(PreviewState):
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
             target.delete()
 
+    def refines(self) -> bool:
+        """Whether the drawn program has the refined environment light (a Surface Output reading the scene's
+        `environment_sample_frame`): then its converged frame is the mean of `refine_frames` frames."""
+        info = self.program
+        return (info is not None and info.radiance and self.refine_frames > 0
+                and artifact_reads_scene_field(info.artifact, "environment_sample_frame"))
+
+    def render_final(self, width: int, height: int) -> np.ndarray:
+        """`render_image` at final quality: with the refined environment light, the displayed (tone-mapped)
+        mean of frames 1..`refine_frames` (screenshots, turntables, exports); else one frame."""
+        if not self.refines():
+            return self.render_image(width, height)
+        pixels = None
+        try:
+            for frame in range(1, self.refine_frames + 1):
+                self.sample_frame = frame
+                pixels = self.render_image(width, height)
+        finally:
+            self.sample_frame = 0
+        assert pixels is not None
+        return pixels
+
     def render_linear_refined(self, width: int, height: int, frames: int | None = None) -> np.ndarray:
         """`render_linear` with the refined environment light: the mean of `frames` (default `refine_frames`)
         frames 1..n, each with its own sample set (docs/lighting.md, "Refined environment light")."""

@@ -446,7 +446,7 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
             print(_diagnostic(setup.source_path, Category.TARGET, message), file=setup.stderr)
             return 1
         try:
-            pixels = renderer.render_image(width, height)
+            pixels = renderer.render_final(width, height)
         except GLError as error:
             print(f"{png_path}: error: {gl_failure(error, width, height)}", file=setup.stderr)
             return 1

@@ -155,7 +155,7 @@ class _Drawing:
     def frame(self) -> np.ndarray | None:
         self._make_current()
         try:
-            return np.asarray(self.renderer.render_image(*self._size))
+            return np.asarray(self.renderer.render_final(*self._size))
         except self._errors as error:
             print(self._problem(error), file=self._stderr)
             return None

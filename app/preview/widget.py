@@ -106,6 +106,9 @@ RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: `VPL_PREVIEW_DRAFT=0` draws every frame at full resolution; unset or anything else (the default), frames
 #: are drawn smaller while things move when full frames are slow (docs/decisions.md, render_thread.py notes, "Draft frames").
 DRAFT_VARIABLE = "VPL_PREVIEW_DRAFT"
+#: `VPL_PREVIEW_REFINE=0` keeps the live split-sum frame when still; unset or anything else (the default), a still
+#: frame of a Surface Output is refined (docs/lighting.md, "Refined environment light"), "Refining k/N" in the corner.
+REFINE_VARIABLE = "VPL_PREVIEW_REFINE"
 #: What the corner of the preview says while it shows a draft frame.
 REFINING_NOTE = "Refining…"
 #: The longest `finish_rendering` waits for the render thread.
@@ -217,6 +220,14 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
     def refining(self) -> bool:
         """The preview shows a draft frame (drawn smaller while things move); the full one follows when still."""
         return self._thread is not None and self._shown_frame is not None and self._shown_frame.draft
+
+    @property
+    def refinement_note(self) -> str:
+        """"Refining k/N" while the shown frame is a refinement of the environment light short of its last frame."""
+        frame = self._shown_frame if self._thread is not None else None
+        if frame is None or not frame.sample_frames or frame.sample_frame >= frame.sample_frames:
+            return ""
+        return f"Refining {frame.sample_frame}/{frame.sample_frames}"
 
     @property
     def posted_commands(self) -> int:
@@ -357,6 +368,7 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
             # No Qt parent: the thread object outlives a widget Qt deletes first (it closes with the context).
             draft = None if os.environ.get(DRAFT_VARIABLE, "").strip() == "0" else DraftPolicy()
             thread = RenderThread(self._renderer, context, context.format(), draft=draft)
+            thread.refine = os.environ.get(REFINE_VARIABLE, "").strip() != "0"
         except RenderThreadUnavailable as error:
             print(f"vpl-editor: the preview draws in the window's thread: {error}", file=sys.stderr)
             return
@@ -371,12 +383,12 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
 
     # The thread's signals reach these slots queued to this thread; declared as slots (@Slot), so PySide
     # calls them through the class's own meta-object instead of adding slots to it at run time.
-    @Slot(int, int, int, int, int, int, int, int)
+    @Slot(int, int, int, int, int, int, int, int, int, int)
     def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int, commands: int,
-                  full_width: int, full_height: int) -> None:
+                  full_width: int, full_height: int, sample_frame: int = 0, sample_frames: int = 0) -> None:
         if self._thread is None:
             return  # a frame of a thread closed since
-        frame = Frame(texture, width, height, program, serial, commands, full_width, full_height)
+        frame = Frame(texture, width, height, program, serial, commands, full_width, full_height, sample_frame, sample_frames)
         self._frame = frame
         self._thread.received(frame, self._shown_texture)
         self.update()
@@ -502,6 +514,8 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
             paint_note(self, self._stage_host.note)
         if self.refining:
             paint_note(self, REFINING_NOTE, right=True)
+        elif self.refinement_note:
+            paint_note(self, self.refinement_note, right=True)
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""

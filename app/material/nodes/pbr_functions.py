@@ -302,6 +302,7 @@ REFINED_GRID = 4
 REFINED_SAMPLES_PER_FRAME = REFINED_GRID * REFINED_GRID
 #: Per-frame shift of the grid's jitter: the R2 sequence's steps (Roberts 2018), so the frames' jitters fill
 #: each cell evenly whatever the number of frames.
+REFINED_FOOTPRINT_SCALE = 2.0
 R2_STEP = (0.7548776662466927, 0.5698402909980532)
 
 
@@ -388,7 +389,7 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
     # the level whose GGX prefilter lobe (about 4π α² wide) covers that, α = 1 / (4π N pdf)^½, at the
     # chain's own mapping lod = max_lod r (2 − r), r = √α.
     pdf = fn.divide(fn.multiply(distribution, n_dot_h), fn.multiply(fn.f(4.0), v_dot_h))
-    footprint = fn.multiply(fn.multiply(pdf, sample_count), fn.f(4.0 * math.pi))
+    footprint = fn.multiply(fn.multiply(pdf, sample_count), fn.f(4.0 * math.pi * REFINED_FOOTPRINT_SCALE))
     level_roughness = call(fn, Builtin.MIN, FLOAT, call(fn, Builtin.POW, FLOAT, call(fn, Builtin.MAX, FLOAT, footprint, fn.f(1e-8)), fn.f(-0.25)),
                            fn.f(1.0))
     sample_lod = fn.multiply(max_lod, fn.multiply(level_roughness, fn.subtract(fn.f(2.0), level_roughness)))

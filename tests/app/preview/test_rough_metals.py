@@ -9,13 +9,17 @@ multiple-scattering term the preview models, from the reference's own
 albedo and irradiance estimates). Run with `-s` to print the per-roughness
 figures recorded in docs/lighting.md.
 
-The goal is not met at middle and high roughness: the split-sum
-factorisation itself (prefiltered with n = v, the lobe's shape at other
-view angles ignored) is most of the difference, see docs/lighting.md.
-Those cases are listed in `MISSES` with their figure: each must stay a
-miss within `REGRESSION` levels of it (so a change that makes one pass
-fails here until it is promoted, and one that makes it worse fails too);
-every other case must meet the goal.
+The preview is measured as it draws final frames: the refined environment
+light (`Renderer.render_linear_refined`: the GGX lobe integrated per pixel
+by filtered importance sampling, `REFINE_FRAMES` frames averaged), not the
+live split sum, which misses the goal above roughness 0.2-0.3
+(docs/lighting.md). The cases that still miss are listed in `MISSES` with
+their figure: the bundled `outdoor` sun (radiance 30,000 in 2 degrees) is
+what a lobe sampled 1,024 times per pixel resolves worst (the difference
+is noise, the signed mean stays within 3 levels), and three `studio` cells
+are just above 2. Each must stay a miss within `REGRESSION` levels of it
+(so a change that makes one pass fails here until it is promoted, and one
+that makes it worse fails too); every other case must meet the goal.
 """
 
 from __future__ import annotations
@@ -38,7 +42,12 @@ METALS = {"gold": (1.0, 0.766, 0.336), "white": (1.0, 1.0, 1.0)}
 #: Mean absolute difference allowed, 8-bit sRGB levels (display: clamped to [0, 1], no tone mapping).
 MEAN_LEVELS = 2.0
 #: Known misses: (environment, metal) -> {roughness: mean absolute difference measured here}.
-MISSES: dict[tuple[str, str], dict[float, float]] = {}
+MISSES: dict[tuple[str, str], dict[float, float]] = {
+    ("studio", "gold"): {0.4: 2.02},
+    ("studio", "white"): {0.4: 2.14, 0.8: 2.09},
+    ("outdoor", "gold"): {0.3: 4.1, 0.4: 5.2, 0.5: 2.3, 0.6: 4.1, 0.7: 4.4, 0.8: 4.3, 0.9: 5.1, 1.0: 2.9},
+    ("outdoor", "white"): {0.3: 2.8, 0.4: 3.4, 0.8: 2.4, 0.9: 2.5},
+}
 #: How much worse than its recorded figure a known miss may measure (the reference is seeded: figures repeat).
 REGRESSION = 1.0
 
