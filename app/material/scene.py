@@ -41,12 +41,7 @@ OUTPUT_NODE_TYPES: dict[str, str] = {"material_output": DISPLAY_OUTPUT_NAME, "su
 #: `HOST_SAMPLERS` below): `environment_rotation` (radians about +y,
 #: counter-clockwise seen from above), `environment_intensity` (multiplies
 #: every environment term) and `environment_max_lod` (the last level of the
-#: specular chain). `environment_sample_frame` is 0 in a live frame (the
-#: split-sum environment light) and k >= 1 in the k-th frame of a refinement
-#: (the lobe integrated per pixel with a sample set of that frame; the host
-#: averages the frames); `environment_sample_count` (samples per pixel in all
-#: the refinement's frames) sets the chain level each sample reads (docs/lighting.md, "Refined environment light").
-#: Fields are only ever appended, so older materials keep
+#: specular chain). Fields are only ever appended, so older materials keep
 #: their offsets.
 SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("model", mat(4)),
@@ -61,6 +56,13 @@ SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("environment_rotation", FLOAT),
     ("environment_intensity", FLOAT),
     ("environment_max_lod", FLOAT),
+)
+#: The scene record of a material's refined variant (`lower(..., refined=True)`, docs/lighting.md, "Refined
+#: environment light"): `SCENE_FIELDS` and, appended, `environment_sample_frame` (the frame k >= 1 of a
+#: refinement: the sample set it draws; the host averages the frames) and `environment_sample_count` (samples
+#: per pixel in all the refinement's frames: it sets the chain level each sample reads). Only that variant
+#: declares them, so the live program (and every saved or exported module) is the split-sum one.
+REFINED_SCENE_FIELDS: tuple[tuple[str, Type], ...] = SCENE_FIELDS + (
     ("environment_sample_frame", FLOAT),
     ("environment_sample_count", FLOAT),
 )

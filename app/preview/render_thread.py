@@ -332,13 +332,14 @@ class RenderThread(QObject):
             self._idle.clear()
             self._condition.notify()
 
-    def build(self, serial: int, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE) -> None:
-        """Make `artifact` the drawn program (reusing a program of the same code) with its texture `passes`;
-        `program_built` says how it went."""
+    def build(self, serial: int, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE,
+              refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
+        """Make `artifact` the drawn program (reusing a program of the same code) with its texture `passes`
+        and its refined variant's maker `refined` (`Renderer.build_program`); `program_built` says how it went."""
 
         def build(renderer: Renderer) -> None:
             try:
-                renderer.build_program(artifact, passes)
+                renderer.build_program(artifact, passes, refined)
             except ProgramBuildError as error:
                 self._emit("built", serial, str(error))
                 return

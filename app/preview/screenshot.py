@@ -109,6 +109,20 @@ def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
     return verified, specs_from_module(module)
 
 
+def document_refined(source_path: str, target: str) -> Any:
+    """A maker of the refined variant (`app.session.artifacts.refined_maker`) of the editor document at
+    `source_path` for `target`, drawn by `Renderer.render_final`; None for a plain module or an unreadable file."""
+    from app.material.document import load_text
+    from app.session.artifacts import refined_maker
+    from vpl_core.external_files import read_external
+
+    try:
+        graph = load_text(read_external(source_path, "document"), label=source_path).graph
+    except (OSError, VplError, ValueError):
+        return None
+    return None if graph is None else refined_maker(graph, target)
+
+
 def document_passes(source_path: str) -> Any:
     """The texture passes of the editor document at `source_path` (a `PassProgramCache`), or None: a plain
     module, a graph without Texture Buffer or filter nodes, a file that cannot be read (reported elsewhere)."""
@@ -437,7 +451,8 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
     try:
         setup.apply(renderer)
         try:
-            renderer.build_program(artifact, schedule_for(setup.passes.get(artifact.target) if setup.passes else None))
+            renderer.build_program(artifact, schedule_for(setup.passes.get(artifact.target) if setup.passes else None),
+                                   document_refined(setup.source_path, artifact.target))
         except ValueError as error:  # the passes have no program for this target
             print(_diagnostic(setup.source_path, Category.TARGET, str(error)), file=setup.stderr)
             return 1

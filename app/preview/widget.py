@@ -59,7 +59,7 @@ import os
 import sys
 import traceback
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QRect, Qt, Signal, Slot
@@ -166,6 +166,8 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         self._unavailable_reason = ""
         self._pending: ProgramArtifact | None = None
         self._schedule: PassSchedule = EMPTY_SCHEDULE  # the texture passes of the artifact being built
+        #: Makes the refined variant of the artifact being built (`Renderer.refined_source`); None: none.
+        self._refined_source: Callable[[], ProgramArtifact | None] | None = None
         self._error = ""
         # What the widget asked for, posted to the renderer (on the render thread, or at once without one).
         self._posted = PostedState(post)
@@ -251,14 +253,17 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
     # ---- the host API ---------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None,
+                     refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
         """Compile and link `artifact` with `values` (by name) for its parameters, defaults for the rest.
 
         Texture parameters take a `TextureImage` (None: the checker). The
         preview carries nothing over by itself: the host passes every value
         it wants kept. `passes`: the material's texture passes, compiled for
         this preview's target, drawn into buffers its samplers read
-        (app/preview/texture_passes_gl.py).
+        (app/preview/texture_passes_gl.py). `refined`: makes the material's
+        refined variant for this preview's target, called (in the render
+        thread) the first time a still frame is refined (None: frames stay live).
         """
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         try:
@@ -268,6 +273,7 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
             return
         self._take_artifact_values(artifact, specs, values)
         self._schedule = schedule
+        self._refined_source = refined
         if not self._initialized:
             self._pending = artifact
             return
@@ -333,12 +339,12 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         if self._thread is not None:
             # The last frame stays on screen until one drawn with this program arrives (`_on_frame`).
             self._building = self._build_serial
-            self._thread.build(self._build_serial, artifact, self._schedule)
+            self._thread.build(self._build_serial, artifact, self._schedule, self._refined_source)
             self._request_frame()
             return
         self.makeCurrent()
         try:
-            self._renderer.build_program(artifact, self._schedule)
+            self._renderer.build_program(artifact, self._schedule, self._refined_source)
         except ProgramBuildError as error:
             self._fail(str(error))
             return
@@ -587,7 +593,8 @@ class UnavailablePreview(QLabel):
     preparing_environment = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None,
+                     refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
         pass
 
     def show_problem(self, message: str) -> None:

@@ -442,9 +442,12 @@ def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
     normal_uv = fn.call(to_uv, normal, rotation)
     assert specular_uv is not None and normal_uv is not None
     split_sum = fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, specular_uv, lod), "xyz")
-    refined = fn.call(refined_specular(owner), normal, view, roughness, split_sum)
-    assert refined is not None
-    prefiltered = fn.multiply(refined, intensity)
+    if getattr(owner, "refined", False):
+        # The refined variant only (`lower(..., refined=True)`): the live program has no loop to run masked.
+        refined = fn.call(refined_specular(owner), normal, view, roughness, split_sum)
+        assert refined is not None
+        split_sum = refined
+    prefiltered = fn.multiply(split_sum, intensity)
     irradiance = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), irradiance_map, normal_uv, fn.f(0.0)), "xyz"), intensity)
     table = call(fn, Builtin.TEXTURE_LOD, vec(4), brdf_table, fn.construct(vec(2), n_dot_v, roughness), fn.f(0.0))
     scale, bias = fn.swizzle(table, "x"), fn.swizzle(table, "y")
