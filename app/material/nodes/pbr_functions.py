@@ -316,9 +316,12 @@ def _hash(fn: FunctionBuilder, normal: Operand, view: Operand, weights: tuple[fl
 def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
     """The prefiltered radiance of `environment_light`: the split-sum read, or its per-pixel integration.
 
-    With the scene's `environment_sample_frame` at 0 (every live frame) it
-    returns `split_sum` (the chain read at the reflection vector: prefiltered
-    with n = v). In a refined frame k >= 1 it integrates the GGX lobe at this
+    Called by `environment_light` in a material's refined variant only
+    (`lower(..., refined=True)`): the live program keeps the split-sum read
+    alone, since the loop below costs every pixel on GPUs that run it
+    masked. With the scene's `environment_sample_frame` at 0 it returns
+    `split_sum` (the chain read at the reflection vector: prefiltered with
+    n = v). In a refined frame k >= 1 it integrates the GGX lobe at this
     pixel's N and V instead, by filtered importance sampling (Křivánek &
     Colbert 2008): 16 half vectors drawn from D (n.h) on a 4 x 4 grid jittered
     by a per-pixel offset that moves by the R2 sequence from frame to frame
@@ -409,7 +412,8 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
 
 
 def refined_specular(owner: HelperOwner) -> Function:
-    """refined_specular(N, V: vec3, roughness: float, split_sum: vec3) -> vec3 (needs the lowering's scene record)."""
+    """refined_specular(N, V: vec3, roughness: float, split_sum: vec3) -> vec3 (needs the refined variant's scene
+    record, `REFINED_SCENE_FIELDS`)."""
     return owner.helper("refined_specular", _build_refined_specular, [vec(3), vec(3), FLOAT, vec(3)], vec(3))
 
 
@@ -421,7 +425,9 @@ def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
     (irradiance / π); (A, B) = environment_brdf at (|N·V|, r). Dielectric:
     F0 = 0.04 · specular, F90 = specular, plus the Lambertian layer
     baseColor · (1 − what the specular took) · irradiance; metal: F0 =
-    baseColor, F90 = 1; mixed by metallic as the glTF BRDF is.
+    baseColor, F90 = 1; mixed by metallic as the glTF BRDF is. In a
+    material's refined variant (`owner.refined`), prefiltered is
+    `refined_specular`'s per-pixel integration instead.
     """
     from vpl_core.ir.builder import member
     from vpl_core.ir.types import SAMPLER2D
