@@ -8,7 +8,8 @@
 #     npm (the Khronos glTF Validator the glTF export tests run), installed
 #     with apt-get when missing;
 #  2. a virtual environment in .venv with the project and its test extras;
-#  3. the npm package gltf-validator (pinned) in .venv/node.
+#  3. the npm packages gltf-validator and @khronosgroup/gltf-viewer (the Sample
+#     Viewer's renderer, test-only), both pinned, in .venv/node.
 # It prints what it does and is silent when everything is already there.
 #
 # A stamp (.venv/.bootstrap-stamp) records what the last complete set-up was made
@@ -105,6 +106,17 @@ if [[ ! -f $gltf_validator ]] || ! grep -q "\"version\": \"$gltf_validator_versi
   echo "bootstrap: installing gltf-validator $gltf_validator_version (npm)" >&2
   mkdir -p .venv/node
   npm install --prefix .venv/node --no-audit --no-fund --no-save --loglevel=error "gltf-validator@$gltf_validator_version" >&2
+fi
+
+# The Khronos glTF Sample Viewer's renderer (test-only: tests/sample_viewer.py draws exported .glb files with it in
+# headless Chromium; the editor never loads it). --no-save keeps the validator beside it.
+gltf_viewer_version=1.1.0
+gltf_viewer=.venv/node/node_modules/@khronosgroup/gltf-viewer/package.json
+if [[ ! -f $gltf_viewer ]] || ! grep -q "\"version\": \"$gltf_viewer_version\"" "$gltf_viewer"; then
+  echo "bootstrap: installing @khronosgroup/gltf-viewer $gltf_viewer_version (npm)" >&2
+  mkdir -p .venv/node
+  npm install --prefix .venv/node --no-audit --no-fund --no-save --loglevel=error \
+    "gltf-validator@$gltf_validator_version" "@khronosgroup/gltf-viewer@$gltf_viewer_version" >&2
 fi
 
 # Everything above succeeded: record what it was made from (the fast path at the top compares with this).

@@ -485,6 +485,8 @@ def _read_extensions(extensions: dict[str, Any], sample: Any, graph: MaterialGra
         if "attenuationDistance" in volume:
             set_value("attenuation_distance", float(volume["attenuationDistance"]))
             set_value("attenuation_color", tuple(float(c) for c in volume.get("attenuationColor", [1.0, 1.0, 1.0])) + (1.0,))
+    if "KHR_materials_dispersion" in extensions:
+        set_value("dispersion", float(extensions["KHR_materials_dispersion"].get("dispersion", 0.0)))
     if "KHR_materials_ior" in extensions:
         set_value("ior", float(extensions["KHR_materials_ior"].get("ior", 1.5)))
     iridescence = extensions.get("KHR_materials_iridescence")

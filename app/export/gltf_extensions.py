@@ -174,6 +174,12 @@ def surface_extensions(result: Any, baked: BakedMaterial, texture: Any, extensio
                 volume.update({"attenuationColor": [_r(c) for c in np.clip(v.mean(color), 0.0, 1.0)],
                                "attenuationDistance": _r(distance_value)})
             extensions["KHR_materials_volume"] = volume
+            # KHR_materials_dispersion applies to a volume only (the extension's spec), so it is written with one.
+            dispersion = np.maximum(v("dispersion"), 0.0)
+            if not near(dispersion, 0.0):
+                if not is_constant(dispersion):
+                    notes.append("dispersion varies over the mesh: KHR_materials_dispersion is one number; its mean is exported")
+                extensions["KHR_materials_dispersion"] = {"dispersion": _r(float(v.mean(dispersion)[0]))}
 
     film = np.clip(v("iridescence"), 0.0, 1.0)
     if not near(film, 0.0):

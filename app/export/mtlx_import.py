@@ -997,7 +997,7 @@ def _gltf_pbr(importer: _Importer, shader: Any) -> None:
         importer.feed(shader, name, target, name)
     if shader.getInput("iridescence") is not None and shader.getInput("iridescence_thickness") is None:
         output.properties["iridescence_thickness"] = 100.0  # gltf_pbr's default (the Surface Output's is 400 nm)
-    importer.unrepresented(shader, handled, {"transmission": ("dispersion",)})
+    importer.unrepresented(shader, handled)
 
 
 def _standard_surface(importer: _Importer, shader: Any) -> None:

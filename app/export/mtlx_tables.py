@@ -41,6 +41,7 @@ GLTF_PBR_EXTENSION_INPUTS: dict[str, str] = {
     "sheen_roughness": "float", "transmission": "float", "thickness": "float", "attenuation_color": "color3",
     "attenuation_distance": "float", "ior": "float", "iridescence": "float", "iridescence_ior": "float",
     "iridescence_thickness": "float", "anisotropy_strength": "float", "anisotropy_rotation": "float",
+    "dispersion": "float",
 }
 #: gltf_pbr's alpha_mode values.
 ALPHA_MODES = {"OPAQUE": 0, "MASK": 1, "BLEND": 2}

@@ -87,6 +87,7 @@ SURFACE_EXTENSION_CHANNELS: tuple[Channel, ...] = (
     Channel("clearcoat_normal", "coat_normal", (0, 1, 2), ("clearcoat_normal",)),
     Channel("thickness", "extra", (0,), ("thickness",)),
     Channel("anisotropy_rotation", "extra", (1,), ("anisotropy_rotation",)),
+    Channel("dispersion", "extra", (2,), ("dispersion",)),
 )
 #: The extension channels' neutral values (an extension whose factor is neutral is off).
 EXTENSION_FACTORS: dict[str, tuple[float, ...]] = {

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from NodeGraphQt import BackdropNode, BaseNode
-from NodeGraphQt.constants import ICON_NODE_BASE, ITEM_CACHE_MODE, NodeEnum, PortEnum, PortTypeEnum
+from NodeGraphQt.constants import ICON_NODE_BASE, ITEM_CACHE_MODE, NodeEnum, PortTypeEnum
 from NodeGraphQt.qgraphics.node_abstract import AbstractNodeItem
 from NodeGraphQt.qgraphics.node_base import NodeItem
 from NodeGraphQt.qgraphics.port import CustomPortItem
@@ -51,7 +51,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.graph.input_values import VALUE_GAP, VALUE_HEIGHT, InputValueItem, VectorValueItem
 from app.graph.ports import port_color, port_tooltip, type_label
 from app.graph.rich_text import escaped
-from app.graph.sections import SectionHeaderItem
+from app.graph.sections import NodeSections
 from app.material.port_types import Constraint, PortType
 
 IDENTIFIER_ROOT = "vpl"
@@ -345,8 +345,9 @@ class MaterialNodeItem(NodeItem):
     _laying_out = False
     #: The values of the node's unconnected float and colour inputs, drawn beside their labels.
     input_values: tuple[InputValueItem | VectorValueItem, ...] = ()
-    #: The headers of the node type's foldable input sections (app.graph.sections), in drawing order.
-    section_headers: tuple[SectionHeaderItem, ...] = ()
+    #: The node type's foldable input sections (app.graph.sections); the empty default serves while NodeGraphQt's
+    #: constructor lays the node out, before the node has its own.
+    sections: NodeSections = NodeSections(None)
     #: Makes the title and the port labels, (text, parent item) -> item (tests compare with NodeGraphQt's own).
     title_item_factory: Callable[[str, QtWidgets.QGraphicsItem], Any] = NodeTitleItem
     label_item_factory: Callable[[str, QtWidgets.QGraphicsItem], Any] = PortLabelItem
@@ -357,6 +358,7 @@ class MaterialNodeItem(NodeItem):
         # times while building it, and each text laid out in a QTextDocument costs about as much as the rest
         # of the title).
         super().__init__("", parent)
+        self.sections = NodeSections(self)
         rich_title = self.text_item
         rich_title.setParentItem(None)
         rich_title.deleteLater()
@@ -531,8 +533,8 @@ class MaterialNodeItem(NodeItem):
             own = ((add_w, add_h), super().calc_size(add_w, add_h))
             self._own_size = own
         width, height = own[1]
-        if self.section_headers:
-            width, height = self._section_size(width, height)
+        if self.sections.headers:
+            width, height = self.sections.size(width, height)
         if self.input_values:  # a column between the input and the output labels
             width += max(item.width for item in self.input_values) + 2 * VALUE_GAP
         if self._thumbnail_shown:
@@ -680,6 +682,9 @@ class MaterialNodeItem(NodeItem):
         finally:
             self._laying_out = False
         self._tooltip_stale = True  # NodeGraphQt's layout wrote its own tooltip
+        if self.sections.headers:
+            # Below the title, where NodeGraphQt's horizontal layout starts the ports (`_draw_node_horizontal`).
+            self.sections.place(self._text_item.boundingRect().height() + 4.0)
         self._place_input_values()
         self._place_marker()
 
@@ -690,117 +695,6 @@ class MaterialNodeItem(NodeItem):
     def set_input_values(self, items: Sequence[InputValueItem | VectorValueItem]) -> None:
         self.input_values = tuple(items)
         self.draw_node()
-
-    # --- foldable input sections (app.graph.sections) ---
-
-    def set_sections(self, sections: Sequence[tuple[str, Sequence[MaterialPortItem], Sequence[str]]]) -> None:
-        """The node's sections: (title, input port items, their labels) each; all start folded."""
-        self.section_headers = tuple(SectionHeaderItem(self, title, ports, labels) for title, ports, labels in sections)
-        self.refresh_sections()
-
-    def section(self, title: str) -> SectionHeaderItem | None:
-        return next((header for header in self.section_headers if header.title == title), None)
-
-    def section_of_port(self, port: Any) -> SectionHeaderItem | None:
-        return next((header for header in self.section_headers if port in header.ports), None)
-
-    def set_section_open(self, title: str, open_: bool) -> bool:
-        """The artist folds or unfolds a section (a section with a connected input is not folded); whether it
-        changed."""
-        header = self.section(title)
-        if header is None or (not open_ and header.wired):
-            return False
-        was_open = header.is_open
-        header.chosen_open = open_
-        if not open_:
-            header.transient = False
-        self.refresh_sections()
-        return header.is_open != was_open
-
-    def set_section_transient(self, title: str, open_: bool) -> None:
-        """Open a section while a wire is dragged over it (`open_` False: that ends)."""
-        header = self.section(title)
-        if header is not None and header.transient != open_:
-            header.transient = open_
-            self.refresh_sections()
-
-    def refresh_sections(self, connecting: Any = None, disconnecting: tuple[Any, Any] | None = None) -> None:
-        """Show the ports of open sections and hide the others' (then lay the node out again if that changed).
-
-        `connecting` (an input port item about to be connected) and `disconnecting` ((input port item, output
-        port item) whose wire is going) are the change NodeGraphQt reports before it makes it (undoing a
-        connection reports the disconnection while the wire is still there).
-        """
-        if not self.section_headers:
-            return
-        changed = False
-        for header in self.section_headers:
-            header.wired = any(_port_wired(port, connecting, disconnecting) for port in header.ports)
-            shown = header.is_open
-            for port in header.ports:
-                if port.isVisibleTo(self) != shown:
-                    port.setVisible(shown)
-                    changed = True
-                label = self._input_items.get(port)
-                if label is not None:
-                    label.setVisible(shown and port.display_name)
-            header.update()
-        if changed:
-            self.prepareGeometryChange()
-            self.draw_node()
-            for header in self.section_headers:
-                for port in header.ports:
-                    for pipe in list(port.connected_pipes):
-                        pipe.draw_path(pipe.input_port, pipe.output_port)
-            self.update()
-
-    def _section_size(self, width: float, height: float) -> tuple[float, float]:
-        """NodeGraphQt's size of the visible ports, with the headers' rows, and wide enough for every input's label
-        (a node keeps its width when a section opens)."""
-        ports = list(self._input_items)
-        if not ports:
-            return width, height
-        port_width = ports[0].boundingRect().width()
-        row = ports[0].boundingRect().height()
-        labels = max((text.boundingRect().width() for port, text in self._input_items.items() if port.display_name),
-                     default=0.0)
-        outputs = max((text.boundingRect().width() for port, text in self._output_items.items()
-                       if port.isVisible() and text.isVisible()), default=0.0)
-        headers = max(header.title_width() for header in self.section_headers)
-        width = max(width, port_width + labels + outputs, headers)
-        # NodeGraphQt's rows are the port's height, stretched by 5% for the one-unit gaps between ports.
-        return width, height + len(self.section_headers) * row * 1.05
-
-    def _align_ports_horizontal(self, v_offset: float) -> None:
-        super()._align_ports_horizontal(v_offset)
-        if not self.section_headers:
-            return
-        inputs = [port for port in self.inputs if port.isVisible()]
-        row = (inputs[0] if inputs else self.section_headers[0].ports[0]).boundingRect().height()
-        port_x = -self.section_headers[0].ports[0].boundingRect().width() / 2.0
-        grouped = {port for header in self.section_headers for port in header.ports}
-        y = v_offset
-
-        def place(port: Any, at: float) -> None:
-            port.setPos(port_x, at)
-            text = self._input_items.get(port)
-            if text is not None:
-                text.setPos(port.boundingRect().width() / 2.0 - (PortEnum.CLICK_FALLOFF.value - 2), at - 1.5)
-
-        for port in self.inputs:
-            if port not in grouped and port.isVisible():
-                place(port, y)
-                y += row + 1.0
-        for header in self.section_headers:
-            header.setPos(0.0, y)
-            header.set_geometry(self._width, row)
-            y += row + 1.0
-            for port in header.ports:
-                if header.is_open:
-                    place(port, y)
-                    y += row + 1.0
-                else:  # hidden behind its header (so every port has a place that does not depend on the past)
-                    place(port, y - row - 1.0)
 
     def _place_input_values(self) -> None:
         """Each value beside its input's label, all in one column after the longest label."""
@@ -840,16 +734,6 @@ class MaterialNodeItem(NodeItem):
         painter.drawText(QtCore.QRectF(center.x() - radius, center.y() - radius, 2 * radius, 2 * radius),
                          QtCore.Qt.AlignmentFlag.AlignCenter, "!")
         painter.restore()
-
-
-def _port_wired(port: Any, connecting: Any, disconnecting: tuple[Any, Any] | None) -> bool:
-    """Whether input `port` has a wire, counting `connecting` as connected and `disconnecting`'s wire as gone."""
-    if port is connecting:
-        return True
-    pipes = port.connected_pipes
-    if disconnecting is not None and port is disconnecting[0]:
-        pipes = [pipe for pipe in pipes if pipe.output_port is not disconnecting[1]]
-    return bool(pipes)
 
 
 def thumbnail_rect(item: MaterialNodeItem) -> QtCore.QRectF | None:
@@ -1010,7 +894,7 @@ class MaterialNode(BaseNode):
         if not node_type.sections:
             return
         inputs = self.inputs()
-        self.view.set_sections([
+        self.view.sections.set([
             (section.title, [inputs[name].view for name in section.inputs],
              [node_type.input(name).display_name for name in section.inputs])
             for section in node_type.sections])
@@ -1024,31 +908,31 @@ class MaterialNode(BaseNode):
         values = {spec.name: self.material_property(spec.name) for spec in node_type.properties}
         connected = [name for name, port in self.inputs().items() if port.connected_ports()]
         for section in node_type.sections:
-            header = self.view.section(section.title)
+            header = self.view.sections.find(section.title)
             if header is not None:
                 header.chosen_open = node_type.section_starts_open(section, values, connected)
-        self.view.refresh_sections()
+        self.view.sections.refresh()
 
     def reveal_value(self, view_property: str) -> None:
         """A value of a folded section changed elsewhere (the properties panel, undo) to other than its default:
         the section unfolds, so the node shows the lobe is on (it never folds by itself)."""
-        if not view_property.startswith(PROPERTY_PREFIX) or not self.view.section_headers:
+        if not view_property.startswith(PROPERTY_PREFIX) or not self.view.sections.headers:
             return
         name = view_property[len(PROPERTY_PREFIX):]
         port = self.inputs().get(name)
-        header = self.view.section_of_port(port.view) if port is not None else None
+        header = self.view.sections.of_port(port.view) if port is not None else None
         if header is None or header.is_open:
             return
         section = next(section for section in self.CATALOG_TYPE.sections if section.title == header.title)
         if self.CATALOG_TYPE.section_starts_open(section, {name: self.material_property(name)}):
-            self.view.set_section_open(header.title, True)
+            self.view.sections.set_open(header.title, True)
 
     def on_input_connected(self, in_port: Any, out_port: Any) -> None:
-        self.view.refresh_sections(connecting=in_port.view)
+        self.view.sections.refresh(connecting=in_port.view)
         self._show_input_values()
 
     def on_input_disconnected(self, in_port: Any, out_port: Any) -> None:
-        self.view.refresh_sections(disconnecting=(in_port.view, out_port.view))
+        self.view.sections.refresh(disconnecting=(in_port.view, out_port.view))
         self._show_input_values()
 
     def _show_input_values(self) -> None:

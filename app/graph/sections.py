@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from NodeGraphQt.constants import PortEnum
 from PySide6 import QtCore, QtGui, QtWidgets
 
 HEADER_FILL = QtGui.QColor(255, 255, 255, 22)
@@ -151,12 +152,143 @@ class SectionHeaderItem(QtWidgets.QGraphicsObject):
 
     def set_transient(self, open_: bool) -> None:
         """Open the section while a wire is dragged over it (False: the wire left or was dropped)."""
-        transient = getattr(self.node_item, "set_section_transient", None)
-        if transient is not None:
-            transient(self.title, open_)
+        sections = getattr(self.node_item, "sections", None)
+        if sections is not None:
+            sections.set_transient(self.title, open_)
 
     def toggle(self) -> bool:
         """Fold an open section or unfold a folded one (a section with a connected input stays open); whether it
         changed."""
-        toggle = getattr(self.node_item, "set_section_open", None)
-        return bool(toggle(self.title, not self.is_open)) if toggle is not None else False
+        sections = getattr(self.node_item, "sections", None)
+        return bool(sections.set_open(self.title, not self.is_open)) if sections is not None else False
+
+
+class NodeSections:
+    """The foldable input sections of one node item (a NodeGraphQt `NodeItem`): their headers, which of the
+    node's input ports show, the room they take and where they sit."""
+
+    def __init__(self, node_item: Any) -> None:
+        self.node_item = node_item
+        #: The headers, in drawing order.
+        self.headers: tuple[SectionHeaderItem, ...] = ()
+
+    def set(self, sections: Sequence[tuple[str, Sequence[Any], Sequence[str]]]) -> None:
+        """The node's sections: (title, input port items, their labels) each; all start folded."""
+        self.headers = tuple(SectionHeaderItem(self.node_item, title, ports, labels) for title, ports, labels in sections)
+        self.refresh()
+
+    def find(self, title: str) -> SectionHeaderItem | None:
+        return next((header for header in self.headers if header.title == title), None)
+
+    def of_port(self, port: Any) -> SectionHeaderItem | None:
+        return next((header for header in self.headers if port in header.ports), None)
+
+    def set_open(self, title: str, open_: bool) -> bool:
+        """The artist folds or unfolds a section (a section with a connected input is not folded); whether it
+        changed."""
+        header = self.find(title)
+        if header is None or (not open_ and header.wired):
+            return False
+        was_open = header.is_open
+        header.chosen_open = open_
+        if not open_:
+            header.transient = False
+        self.refresh()
+        return header.is_open != was_open
+
+    def set_transient(self, title: str, open_: bool) -> None:
+        """Open a section while a wire is dragged over it (`open_` False: that ends)."""
+        header = self.find(title)
+        if header is not None and header.transient != open_:
+            header.transient = open_
+            self.refresh()
+
+    def refresh(self, connecting: Any = None, disconnecting: tuple[Any, Any] | None = None) -> None:
+        """Show the ports of open sections and hide the others' (then lay the node out again if that changed).
+
+        `connecting` (an input port item about to be connected) and `disconnecting` ((input port item, output
+        port item) whose wire is going) are the change NodeGraphQt reports before it makes it (undoing a
+        connection reports the disconnection while the wire is still there).
+        """
+        if not self.headers:
+            return
+        node = self.node_item
+        changed = False
+        for header in self.headers:
+            header.wired = any(_port_wired(port, connecting, disconnecting) for port in header.ports)
+            shown = header.is_open
+            for port in header.ports:
+                if port.isVisibleTo(node) != shown:
+                    port.setVisible(shown)
+                    changed = True
+                label = node._input_items.get(port)
+                if label is not None:
+                    label.setVisible(shown and port.display_name)
+            header.update()
+        if changed:
+            node.prepareGeometryChange()
+            node.draw_node()
+            for header in self.headers:
+                for port in header.ports:
+                    for pipe in list(port.connected_pipes):
+                        pipe.draw_path(pipe.input_port, pipe.output_port)
+            node.update()
+
+    def size(self, width: float, height: float) -> tuple[float, float]:
+        """NodeGraphQt's size of the visible ports, with the headers' rows, and wide enough for every input's label
+        (a node keeps its width when a section opens)."""
+        node = self.node_item
+        ports = list(node._input_items)
+        if not ports:
+            return width, height
+        port_width = ports[0].boundingRect().width()
+        row = ports[0].boundingRect().height()
+        labels = max((text.boundingRect().width() for port, text in node._input_items.items() if port.display_name),
+                     default=0.0)
+        outputs = max((text.boundingRect().width() for port, text in node._output_items.items()
+                       if port.isVisible() and text.isVisible()), default=0.0)
+        headers = max(header.title_width() for header in self.headers)
+        width = max(width, port_width + labels + outputs, headers)
+        # NodeGraphQt's rows are the port's height, stretched by 5% for the one-unit gaps between ports.
+        return width, height + len(self.headers) * row * 1.05
+
+    def place(self, v_offset: float) -> None:
+        """Lay the inputs out again from `v_offset` (where NodeGraphQt's layout put the first): the ports outside
+        any section, then each header followed by its ports while open."""
+        node = self.node_item
+        inputs = [port for port in node.inputs if port.isVisible()]
+        row = (inputs[0] if inputs else self.headers[0].ports[0]).boundingRect().height()
+        port_x = -self.headers[0].ports[0].boundingRect().width() / 2.0
+        grouped = {port for header in self.headers for port in header.ports}
+        y = v_offset
+
+        def put(port: Any, at: float) -> None:
+            port.setPos(port_x, at)
+            text = node._input_items.get(port)
+            if text is not None:
+                text.setPos(port.boundingRect().width() / 2.0 - (PortEnum.CLICK_FALLOFF.value - 2), at - 1.5)
+
+        for port in node.inputs:
+            if port not in grouped and port.isVisible():
+                put(port, y)
+                y += row + 1.0
+        for header in self.headers:
+            header.setPos(0.0, y)
+            header.set_geometry(node._width, row)
+            y += row + 1.0
+            for port in header.ports:
+                if header.is_open:
+                    put(port, y)
+                    y += row + 1.0
+                else:  # hidden behind its header (so every port has a place that does not depend on the past)
+                    put(port, y - row - 1.0)
+
+
+def _port_wired(port: Any, connecting: Any, disconnecting: tuple[Any, Any] | None) -> bool:
+    """Whether input `port` has a wire, counting `connecting` as connected and `disconnecting`'s wire as gone."""
+    if port is connecting:
+        return True
+    pipes = port.connected_pipes
+    if disconnecting is not None and port is disconnecting[0]:
+        pipes = [pipe for pipe in pipes if pipe.output_port is not disconnecting[1]]
+    return bool(pipes)

@@ -709,11 +709,13 @@ def car_paint() -> MaterialGraph:
 
 
 def glass() -> MaterialGraph:
-    """Green bottle glass (OpenPBR Surface): full transmission, smooth, IOR 1.52, tinted by depth absorption."""
+    """Green flint glass (OpenPBR Surface): full transmission, smooth, IOR 1.52, tinted by depth absorption, with a
+    dense flint's dispersion (Abbe number 20: colour fringes along the edges of what it refracts)."""
     graph = MaterialGraph()
     tint = graph.add_node("color_parameter", _at(0, 0), {"name": "tint", "default": (0.55, 0.85, 0.6, 1.0)})
     output = _openpbr(graph, 1, {"transmission_weight": 1.0, "specular_roughness": 0.0, "specular_ior": 1.52,
-                                 "transmission_depth": 1.0})
+                                 "transmission_depth": 1.0, "transmission_dispersion_scale": 1.0,
+                                 "transmission_dispersion_abbe_number": 20.0})
     graph.connect(tint.id, "out", output.id, "transmission_color")
     return graph
 

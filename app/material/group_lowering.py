@@ -52,13 +52,13 @@ from app.material.groups import (
     GROUP_OUTPUT_TYPE,
     GROUP_TYPE,
     call_cycles,
-    callees,
+    callee_map,
     callers,
     function_name,
     instances,
     reachable,
 )
-from app.material.node_types import LoweringFailure, NodeDiagnostic, Scope, node_type_for
+from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, Scope, node_type_for
 from app.material.port_types import PortType
 from app.material.propagation import TypeResolution, propagate
 from app.material.traversal import connected_nodes, node_id_key, topological_order
@@ -80,7 +80,7 @@ HelperKey = tuple[frozenset[str], tuple[tuple[str, Any], ...]]
 MAX_GROUP_DEPTH = 256
 
 
-@dataclass
+@dataclass(slots=True)
 class Reach:
     """What depends on a set of controlled nodes and ports at one level (see `_reach`)."""
 
@@ -97,7 +97,7 @@ class Reach:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class BodyAnalysis:
     """Facts about one definition's body, computed once per lowering."""
 
@@ -116,7 +116,7 @@ class BodyAnalysis:
     sensitive: frozenset[str] = frozenset()
 
 
-@dataclass
+@dataclass(slots=True)
 class HelperRequest:
     """A helper to make: the lowering that calls it, the definition, its specialization key and call-site facts."""
 
@@ -127,7 +127,7 @@ class HelperRequest:
     top_owner: str
 
 
-@dataclass
+@dataclass(slots=True)
 class CallData:
     """What the Group Input and Group Output nodes of one helper need while it is lowered."""
 
@@ -144,9 +144,11 @@ class GroupState:
         self.document = document
         self.functions = document.functions
         top = instances(document)
-        self.used = sorted(reachable(self.functions, (_function_id(node) for node in top)), key=node_id_key)
-        self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live))
-        self.cycles = call_cycles(self.functions)
+        #: Each definition's callees, worked out once for every walk below.
+        self.callees = callee_map(self.functions)
+        self.used = sorted(reachable(self.functions, (_function_id(node) for node in top), self.callees), key=node_id_key)
+        self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live), self.callees)
+        self.cycles = call_cycles(self.functions, self.callees)
         # Each definition's anchor: the first live top-level instance that reaches it, else the first one.
         # A definition reached from an earlier instance had everything below it reached from there too,
         # so each walk stops at what is anchored already: one pass over the definitions in all.
@@ -158,11 +160,13 @@ class GroupState:
                 if current in self.anchor or current not in self.functions:
                     continue
                 self.anchor[current] = node.id
-                stack.extend(callees(self.functions[current]))
+                stack.extend(self.callees[current])
         self._analyses: dict[str, BodyAnalysis] = {}
         #: Analyses without the control facts, of definitions on a call cycle met while analysing it.
         self._bare: dict[str, BodyAnalysis] = {}
         self._analyzing: set[str] = set()
+        #: The group node types the bodies' scopes resolve, shared by all of them (`Scope.types`).
+        self.types: dict[tuple[str, str], NodeType] = {}
         self.helpers: dict[tuple[str, HelperKey], tuple[Function, RecordType | None]] = {}
         #: Each helper's surface-source parameters (after its interface inputs), in order: what a call passes.
         self.helper_sources: dict[int, list[str]] = {}
@@ -185,7 +189,8 @@ class GroupState:
         self.result = result
         for function_id in self.used:
             analysis = self.analysis(function_id)
-            result.scoped_port_types[function_id] = dict(analysis.resolution.port_types)
+            # The analysis's own map (made for this lowering, which only reads it), not a copy per definition.
+            result.scoped_port_types[function_id] = analysis.resolution.port_types
             for node_id in sorted(analysis.resolution.errors, key=node_id_key):
                 for message in analysis.resolution.errors[node_id]:
                     result.diagnostics.append(self.scoped_diagnostic(function_id, node_id, message))
@@ -227,14 +232,14 @@ class GroupState:
         return self._analyses[function_id]
 
     def _pending_callees(self, function_id: str) -> list[str]:
-        return sorted((callee for callee in callees(self.functions[function_id]) if callee in self.functions),
+        return sorted((callee for callee in self.callees[function_id] if callee in self.functions),
                       key=node_id_key, reverse=True)
 
     def _bare_analysis(self, function_id: str) -> BodyAnalysis:
         found = self._bare.get(function_id)
         if found is None:
             definition = self.functions[function_id]
-            scope = Scope(self.functions, definition, self.cycles)
+            scope = Scope(self.functions, definition, self.cycles, self.types)
             body = definition.body
             resolution = propagate(body, scope=scope)
             outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
@@ -252,16 +257,18 @@ class GroupState:
                                 bare.live, bare.control_nodes)
         definition, body, scope, output_node = analysis.definition, analysis.definition.body, analysis.scope, analysis.output_node
         inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
-        tainted = self._reach(body, scope, analysis.control_nodes, set(), include_tainted=True)
+        order, incoming = analysis.resolution.order, _incoming(body)
+        tainted = self._reach(body, scope, analysis.control_nodes, set(), True, order, incoming)
         analysis.tainted = frozenset(self._outputs_fed(definition, output_node, tainted))
         sensitive: set[str] = set()
         for port in definition.inputs:
-            reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, include_tainted=False)
+            reach = self._reach(body, scope, set(), {(node_id, port.name) for node_id in inputs_of}, False, order, incoming)
             for output in self._outputs_fed(definition, output_node, reach):
                 analysis.depends[output] = analysis.depends.get(output, frozenset()) | {port.name}
             if self._is_sensitive(body, analysis.live, reach):
                 sensitive.add(port.name)
         analysis.sensitive = frozenset(sensitive)
+        self._bare.pop(function_id, None)
         return analysis
 
     def _is_sensitive(self, body: MaterialGraph, live: set[str], reach: Reach) -> bool:
@@ -280,8 +287,11 @@ class GroupState:
         return {port.name for port in definition.outputs if reach.feeds(definition.body, output_node, port.name)}
 
     def _reach(self, graph: MaterialGraph, scope: Scope, whole: set[str], ports: set[tuple[str, str]],
-               include_tainted: bool) -> Reach:
+               include_tainted: bool, order: list[str], incoming: dict[str, list[Connection]]) -> Reach:
         """Nodes and output ports downstream of `whole` (nodes) and `ports` (output ports).
+
+        `order` is the graph's topological order (its type resolution's) and `incoming` its connections by
+        target node (`_incoming`): a body's walks share them.
 
         An ordinary node fed from anything controlled is controlled as a
         whole (as the flat graph's `connected_nodes`); a group instance
@@ -290,11 +300,6 @@ class GroupState:
         after an If.
         """
         reach = Reach(set(), set(ports))
-        order, _ = topological_order(graph)
-        # Each node's incoming connections, gathered once: scanning all of them per node was quadratic.
-        incoming: dict[str, list[Connection]] = {}
-        for connection in graph.connections:
-            incoming.setdefault(connection.target_node, []).append(connection)
         for node_id in order:
             node = graph.nodes[node_id]
             fed = {
@@ -320,7 +325,8 @@ class GroupState:
 
     def prepare(self, lowering: _Lowering, control_nodes: set[str]) -> None:
         """The material's level: which nodes count as control dependent, and which instance inputs are controlled."""
-        reach = self._reach(lowering.graph, lowering.scope, control_nodes, set(), include_tainted=True)
+        reach = self._reach(lowering.graph, lowering.scope, control_nodes, set(), True, lowering.resolution.order,
+                            _incoming(lowering.graph))
         lowering.forced_control = set(reach.nodes)
         self.level_controls[id(lowering)] = reach.instance_inputs
 
@@ -385,19 +391,9 @@ class GroupState:
         child.report = lambda node_id, message: self._report(definition.id, node_id, message)
         child.shiftable_source = self._source_parameter(child, function)
         self.calls[id(child)] = CallData(definition, function, result_record)
-        inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
-        controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
-        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, include_tainted=True)
-        child.forced_control = set(reach.nodes)
-        self.level_controls[id(child)] = reach.instance_inputs
-
-        block_controlled = connected_nodes(body, analysis.control_nodes, upstream=False) & analysis.live
-        priority = {node_id: (1 if node_id in block_controlled else 0) for node_id in analysis.live}
-        if analysis.output_node is not None:
-            priority[analysis.output_node] = 2
-        order, _ = topological_order(body, priority)
+        order = self._prepare_body(child, analysis, key)
         try:
-            for node_id in (node_id for node_id in order if node_id in analysis.live):
+            for node_id in order:
                 node = body.nodes[node_id]
                 node_type = node_type_for(node, analysis.scope)
                 if node_type is None:
@@ -419,18 +415,36 @@ class GroupState:
         finally:
             self._release(child)
 
+    def _prepare_body(self, child: _Lowering, analysis: BodyAnalysis, key: HelperKey) -> list[str]:
+        """A helper body's control facts for `key` set on `child`; returns the live nodes in the order to lower them.
+
+        A function of its own so that what it makes on the way is dropped before the body is lowered: the
+        body's generator stays suspended while its nested groups are lowered, one per level of a chain.
+        """
+        body = analysis.definition.body
+        inputs_of = [node.id for node in body.nodes.values() if node.type_name == GROUP_INPUT_TYPE]
+        controlled_ports = {(node_id, port) for node_id in inputs_of for port in key[0]}
+        reach = self._reach(body, analysis.scope, analysis.control_nodes, controlled_ports, True, analysis.resolution.order,
+                            _incoming(body))
+        child.forced_control = reach.nodes
+        self.level_controls[id(child)] = reach.instance_inputs
+        block_controlled = connected_nodes(body, analysis.control_nodes, upstream=False) & analysis.live
+        priority = {node_id: (1 if node_id in block_controlled else 0) for node_id in analysis.live}
+        if analysis.output_node is not None:
+            priority[analysis.output_node] = 2
+        order, _ = topological_order(body, priority)
+        return [node_id for node_id in order if node_id in analysis.live]
+
     def _source_parameter(self, child: _Lowering, function: Function) -> Callable[[str, Type], Operand]:
         """How the body of helper `function` reads a shiftable surface source: a parameter added on first use.
 
         The helper reads the same value as it would from the varying, but a call can pass another one, so
         `_Lowering.relower_input` can compute a grouped height at moved surface points (a filtered bump).
         """
-        names = self.helper_sources.setdefault(id(function), [])
-
         def read(name: str, value_type: Type) -> Operand:
             parameter = ReferenceValue(StorageKind.PARAMETER, len(function.parameters), value_type)
             function.parameters.append(parameter)
-            names.append(name)
+            self.helper_sources.setdefault(id(function), []).append(name)
             return child.fragment_main.load(parameter)
 
         return read
@@ -438,9 +452,15 @@ class GroupState:
     def _release(self, child: _Lowering) -> None:
         """Drop what only the lowering of one helper's body reads, once it is lowered.
 
-        The child stays reachable until the module is finished (its builder
-        defers declarations), so without this every level's values and
-        connection maps would stay in memory for the whole lowering.
+        The body is complete, so its builder puts its deferred declarations
+        in place now (`finish` is idempotent: `finish_functions` may call it
+        again) and leaves the lowering's list of builders when it is the
+        last one, as it is unless the body made a library helper; the
+        child's references to its builder and to itself (the source
+        parameter's closure) go, so the child and its builder are freed here
+        instead of every level's staying in memory to the end of the
+        lowering. What stays (a builder kept in the list) holds no per-body
+        maps: those are cleared.
         """
         self.calls.pop(id(child), None)
         self.level_controls.pop(id(child), None)
@@ -448,6 +468,12 @@ class GroupState:
             per_body.clear()
         child.used_outputs.clear()
         child.forced_control.clear()
+        child.shiftable_source = None
+        builder = child.fragment_main
+        builder.finish()
+        if child.builders and child.builders[-1] is builder:
+            child.builders.pop()
+        del child.fragment_main
 
     def _helper_name(self, base: str) -> str:
         """`base`, or `base_2`, `base_3`, ... whichever no helper has (as `group_names.unique`).
@@ -560,6 +586,14 @@ def _return(lowering: _Lowering, data: CallData, values: list[Operand]) -> None:
 
 def _zero(lowering: _Lowering, port_type: PortType) -> Operand:
     return lowering.default_operand(zero_value(port_type), port_type)
+
+
+def _incoming(graph: MaterialGraph) -> dict[str, list[Connection]]:
+    """Each node's incoming connections, gathered once: scanning all of them per node was quadratic."""
+    incoming: dict[str, list[Connection]] = {}
+    for connection in graph.connections:
+        incoming.setdefault(connection.target_node, []).append(connection)
+    return incoming
 
 
 def _function_id(node: Node) -> str:

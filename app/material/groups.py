@@ -136,8 +136,12 @@ def callees(definition: GroupDefinition) -> set[str]:
     return {str(node.properties.get(FUNCTION_PROPERTY)) for node in instances(definition.body)}
 
 
-def reachable(functions: Mapping[str, GroupDefinition], roots: Iterable[str]) -> set[str]:
-    """The definitions `roots` name and everything their bodies use, transitively (unknown ids skipped)."""
+def reachable(functions: Mapping[str, GroupDefinition], roots: Iterable[str],
+              called: Mapping[str, set[str]] | None = None) -> set[str]:
+    """The definitions `roots` name and everything their bodies use, transitively (unknown ids skipped).
+
+    `called`, when the caller has it, is each definition's `callees` (`callee_map`), not worked out again.
+    """
     seen: set[str] = set()
     stack = [root for root in roots if root in functions]
     while stack:
@@ -145,8 +149,14 @@ def reachable(functions: Mapping[str, GroupDefinition], roots: Iterable[str]) ->
         if current in seen:
             continue
         seen.add(current)
-        stack.extend(callee for callee in callees(functions[current]) if callee in functions and callee not in seen)
+        found = called[current] if called is not None else callees(functions[current])
+        stack.extend(callee for callee in found if callee in functions and callee not in seen)
     return seen
+
+
+def callee_map(functions: Mapping[str, GroupDefinition]) -> dict[str, set[str]]:
+    """Each definition's `callees`, worked out once for the walks that need them all."""
+    return {function_id: callees(definition) for function_id, definition in functions.items()}
 
 
 def used_functions(document: MaterialGraph) -> set[str]:
@@ -190,15 +200,15 @@ def recursion_problem(functions: Mapping[str, GroupDefinition], function_id: str
     )
 
 
-def call_cycles(functions: Mapping[str, GroupDefinition]) -> dict[str, int]:
+def call_cycles(functions: Mapping[str, GroupDefinition], called: Mapping[str, set[str]] | None = None) -> dict[str, int]:
     """Each definition on a call cycle -> the number of its cycle (strongly connected component).
 
     Two definitions call each other, directly or not, exactly when they have
     the same number; a definition not in the result is on no cycle. One pass
-    over the definitions (Tarjan's algorithm with an explicit stack).
+    over the definitions (Tarjan's algorithm with an explicit stack). `called` as for `reachable`.
     """
-    edges = {function_id: sorted(callee for callee in callees(definition) if callee in functions)
-             for function_id, definition in functions.items()}
+    called = called if called is not None else callee_map(functions)
+    edges = {function_id: sorted(callee for callee in called[function_id] if callee in functions) for function_id in functions}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -397,19 +407,43 @@ def _resolve_instance(node: Node, scope: Scope) -> NodeType | str:
         problem = recursion_problem(scope.functions, function_id, inside)
     if problem is not None:
         return problem
-    return instance_type(scope.functions[function_id])
+    return _scoped_type(scope, GROUP_TYPE, scope.functions[function_id])
 
 
 def _resolve_group_input(_node: Node, scope: Scope) -> NodeType | str:
     if scope.definition is None:
         return "a Group Input belongs inside a group (Tab into a group to use its inputs)"
-    return _group_input_type(_interface_key(scope.definition.inputs, False))
+    return _scoped_type(scope, GROUP_INPUT_TYPE, scope.definition)
 
 
 def _resolve_group_output(_node: Node, scope: Scope) -> NodeType | str:
     if scope.definition is None:
         return "a Group Output belongs inside a group (Tab into a group to use its outputs)"
-    return _group_output_type(_interface_key(scope.definition.outputs, False))
+    return _scoped_type(scope, GROUP_OUTPUT_TYPE, scope.definition)
+
+
+def _scoped_type(scope: Scope, kind: str, definition: GroupDefinition) -> NodeType:
+    """The `kind` node type `definition`'s interface gives, kept in `scope.types` when the scope has one.
+
+    Without it each resolution rebuilds the interface key (every port's
+    default checked) and looks it up in a cache of 512 interfaces, which a
+    chain of more definitions than that misses every time.
+    """
+    types = scope.types
+    key = (kind, definition.id)
+    if types is not None:
+        found = types.get(key)
+        if found is not None:
+            return found
+    if kind == GROUP_TYPE:
+        node_type = instance_type(definition)
+    elif kind == GROUP_INPUT_TYPE:
+        node_type = _group_input_type(_interface_key(definition.inputs, False))
+    else:
+        node_type = _group_output_type(_interface_key(definition.outputs, False))
+    if types is not None:
+        types[key] = node_type
+    return node_type
 
 
 register_dynamic(GROUP_TYPE, _resolve_instance)

@@ -326,11 +326,16 @@ class Scope:
     instances from the definition they name in `functions`. `cycles`, when
     a caller computed it for `functions` (`groups.call_cycles`), lets an
     instance's recursion check look up instead of walking the definitions.
+    `types`, when a caller hands one (the scopes of one lowering share it;
+    the definitions must not change while it is in use), keeps the types the
+    group resolvers build from a definition's interface, by (node kind,
+    definition id): a deep chain of groups resolves each of them many times.
     """
 
     functions: Mapping[str, GroupDefinition] = field(default_factory=dict)
     definition: GroupDefinition | None = None
     cycles: Mapping[str, int] | None = None
+    types: dict[tuple[str, str], NodeType] | None = None
 
 
 #: A dynamic type's resolver: the node's `NodeType`, or a message saying why it has none.

@@ -8,6 +8,7 @@ the lowering all share them. Every walk is deterministic: ties are broken by
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from collections.abc import Iterable
@@ -19,8 +20,13 @@ if TYPE_CHECKING:
 _ID_PATTERN = re.compile(r"^(.*?)(\d+)$")
 
 
+@functools.lru_cache(maxsize=4096)
 def node_id_key(node_id: str) -> tuple[str, int, str]:
-    """Sort key for node ids: "n2" before "n10" (natural order), any string accepted."""
+    """Sort key for node ids: "n2" before "n10" (natural order), any string accepted.
+
+    Cached: every walk sorts by it, and the ids of different graphs repeat ("n1", "n2", ... in every group
+    body), so a lowering of many bodies looks most of them up instead of matching and building each again.
+    """
     match = _ID_PATTERN.match(node_id)
     if match is None:
         return (node_id, -1, node_id)

@@ -17,6 +17,11 @@ for the same lobes (`openpbr_shading`, whose helpers are shared here):
   a sphere when the thickness is above 0, straight through when it is 0),
   tinted by the base colour and Beer-Lambert attenuation
   attenuationColor^(thickness / attenuationDistance) (distance 0 = none).
+- KHR_materials_dispersion (with a volume): the IOR spread over the colour
+  channels from the Abbe number (dispersion = 20 / V; half-spread
+  (ior − 1) · 0.025 · dispersion, R below and B above the IOR) and one
+  refracted environment lookup per channel, as the glTF Sample Viewer does
+  (`openpbr_shading.dispersed_environment`).
 - KHR_materials_sheen: Charlie D with Ashikhmin's visibility for the key
   light; the base scaled by 1 − max(sheenColor) · E(N·V), E the sheen's
   directional albedo (Zeltner's fit, `openpbr_shading.zeltner_albedo`),
@@ -47,8 +52,8 @@ from app.material.nodes.openpbr_shading import (
     _microfacet,
     airy_iridescence,
     constant_is,
+    dispersed_environment,
     f0_of_ior,
-    refracted_environment,
     zeltner_albedo,
 )
 from vpl_core.ir.instructions import Builtin
@@ -75,6 +80,7 @@ class Extensions:
     transmission: bool
     volume: bool
     attenuation: bool
+    dispersion: bool
     ior: bool
     iridescence: bool
     anisotropy: bool
@@ -89,6 +95,7 @@ class Extensions:
             transmission=transmission,
             volume=volume,
             attenuation=volume and not constant_is(ctx, "attenuation_distance", 0.0, structural=True),
+            dispersion=volume and not constant_is(ctx, "dispersion", 0.0, structural=True),
             ior=not constant_is(ctx, "ior", GLTF_IOR, structural=True),
             iridescence=not constant_is(ctx, "iridescence", 0.0, structural=True),
             anisotropy=not constant_is(ctx, "anisotropy_strength", 0.0, structural=True),
@@ -177,7 +184,8 @@ def extended_base(ctx: NodeContext, x: Extensions, b: BaseInputs) -> tuple[Opera
             tint = e.mul(tint, e.exp(e.mul(e.call(Builtin.LOG, color), e.div(thickness, distance))))
         # KHR_materials_transmission's roughness for the refracted lobe: roughness · clamp(2 ior − 2, 0, 1).
         transmitted_roughness = e.mul(b.roughness, e.sat(e.sub(e.mul(2.0, ior), 2.0)))
-        through = refracted_environment(ctx, e, env, b.view, b.normal, ior, not x.volume, transmitted_roughness)
+        dispersion = ctx.input("dispersion") if x.dispersion else None
+        through = dispersed_environment(ctx, e, env, b.view, b.normal, ior, not x.volume, transmitted_roughness, dispersion)
         diffuse_env = e.mix(diffuse_env, e.mul(through, tint), transmission)
 
     dielectric_direct = e.add(e.mul(dielectric_fresnel, lobe), e.mul(e.sub(1.0, dielectric_fresnel), diffuse_direct))

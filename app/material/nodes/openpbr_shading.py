@@ -305,6 +305,23 @@ def refracted_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Op
     return env.radiance(through, roughness)
 
 
+def dispersed_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Operand, normal: Operand, eta: Operand,
+                          thin: Operand | bool, roughness: Operand, dispersion: Operand | None) -> Operand:
+    """`refracted_environment`, with dispersion (KHR_materials_dispersion's `dispersion` = 20 / Abbe number) as
+    the extension and the glTF Sample Viewer shade it: the IOR spread over the channels, half-spread
+    (η − 1) · 0.025 · dispersion, η_R = η − spread, η_G = η, η_B = η + spread, and one refracted lookup per
+    channel. None: no dispersion, one lookup."""
+    if dispersion is None:
+        return refracted_environment(ctx, e, env, view, normal, eta, thin, roughness)
+    fn = ctx.fn
+    half_spread = e.mul(e.sub(eta, 1.0), 0.025, e.max(dispersion, 0.0))
+    channels = []
+    for channel, channel_eta in (("x", e.sub(eta, half_spread)), ("y", eta), ("z", e.add(eta, half_spread))):
+        seen = refracted_environment(ctx, e, env, view, normal, e.max(channel_eta, 1.0), thin, roughness)
+        channels.append(fn.swizzle(seen, channel))
+    return fn.construct(vec(3), *channels)
+
+
 def fresnel_dielectric(e: Emit, cosine: Operand, eta: Operand) -> Operand:
     """The exact unpolarised Fresnel reflectance of a dielectric interface of relative IOR η (η ≥ 1)."""
     c = e.clamp(cosine, 0.0, 1.0)
@@ -538,7 +555,12 @@ def shade(ctx: NodeContext) -> Operand:
         tint = e.select(fn.binary(BinaryOperator.GREATER, depth, fn.f(0.0)), absorbed, color)
         thin: Operand | bool = (ctx.input("geometry_thin_walled") if ctx.is_connected("geometry_thin_walled")
                                 else bool(ctx.property("geometry_thin_walled")))
-        transmitted = e.mul(refracted_environment(ctx, e, env, view, normal, modulated_eta, thin, env_roughness), tint)
+        dispersion: Operand | None = None
+        if not (thin is True or constant_is(ctx, "transmission_dispersion_scale", 0.0)):
+            # OpenPBR's effective Abbe number is abbe_number / scale; glTF's dispersion is 20 / Abbe number.
+            dispersion = e.div(e.mul(20.0, e.sat(ctx.input("transmission_dispersion_scale"))),
+                               e.max(ctx.input("transmission_dispersion_abbe_number"), 1e-3))
+        transmitted = e.mul(dispersed_environment(ctx, e, env, view, normal, modulated_eta, thin, env_roughness, dispersion), tint)
         opaque = e.mix(opaque, transmitted, transmission_weight)
     dielectric = e.add(dielectric, e.mul(substrate_transmit, opaque))
 

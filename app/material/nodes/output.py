@@ -187,6 +187,7 @@ register(
             PortSpec("thickness", PortType.FLOAT, 0.0),
             PortSpec("attenuation_color", PortType.COLOR, (1.0, 1.0, 1.0, 1.0)),
             PortSpec("attenuation_distance", PortType.FLOAT, 0.0),
+            PortSpec("dispersion", PortType.FLOAT, 0.0),
             PortSpec("ior", PortType.FLOAT, 1.5),
             PortSpec("iridescence", PortType.FLOAT, 0.0),
             PortSpec("iridescence_ior", PortType.FLOAT, 1.3),
@@ -218,6 +219,7 @@ register(
             PropertySpec("thickness", "float", 0.0, 0.0, 10.0),
             PropertySpec("attenuation_color", "color", (1.0, 1.0, 1.0, 1.0)),
             PropertySpec("attenuation_distance", "float", 0.0, 0.0, 100.0),
+            PropertySpec("dispersion", "float", 0.0, 0.0, 5.0),
             PropertySpec("ior", "float", 1.5, 1.0, 3.0),
             PropertySpec("iridescence", "float", 0.0, 0.0, 1.0),
             PropertySpec("iridescence_ior", "float", 1.3, 1.0, 3.0),
@@ -233,7 +235,7 @@ register(
             InputSection("Emission", ("emissive_color", "emissive_strength")),
             InputSection("Coat", ("clearcoat", "clearcoat_roughness", "clearcoat_normal")),
             InputSection("Sheen", ("sheen_color", "sheen_roughness")),
-            InputSection("Transmission", ("transmission",)),
+            InputSection("Transmission", ("transmission", "dispersion")),
             InputSection("Volume", ("thickness", "attenuation_color", "attenuation_distance")),
             InputSection("Thin Film", ("iridescence", "iridescence_ior", "iridescence_thickness")),
             InputSection("Anisotropy", ("anisotropy_strength", "anisotropy_rotation")),
@@ -255,9 +257,9 @@ register(
             "fitted to 8 taps 2 pixels wide. Displacement method 'displacement_and_bump' instead moves the mesh in "
             "the vertex stage (`texture_lod` at level 0 of a buffer the height is rendered into in UV space) and "
             "bumps the normal by the same height at the pixel, without parallax. The glTF extension inputs (clearcoat, sheen, transmission with volume "
-            "thickness and attenuation, ior, iridescence, anisotropy) are shaded by the KHR extensions' formulas "
+            "thickness, attenuation and dispersion, ior, iridescence, anisotropy) are shaded by the KHR extensions' formulas "
             "(app/material/nodes/gltf_shading.py); each emits nothing while its factor is unconnected and neutral "
-            "(0; ior 1.5; a black sheen colour)."
+            "(0; ior 1.5; a black sheen colour; dispersion only refracts with a volume: thickness above 0)."
         ),
     )
 )

@@ -247,6 +247,9 @@ def openpbr_twin(path: Path) -> MaterialGraph:
     if volume is not None:
         values["transmission_color"] = (*volume.get("attenuationColor", [1.0, 1.0, 1.0]), 1.0)
         values["transmission_depth"] = volume.get("attenuationDistance", 0.0)
+        dispersion = extensions.get("KHR_materials_dispersion", {}).get("dispersion", 0.0)
+        if dispersion > 0.0:  # glTF's dispersion is 20 / V; OpenPBR's effective Abbe number is abbe_number / scale
+            values.update(transmission_dispersion_scale=1.0, transmission_dispersion_abbe_number=20.0 / dispersion)
     film = extensions.get("KHR_materials_iridescence")
     if film is not None:
         values.update(thin_film_weight=film["iridescenceFactor"], thin_film_ior=film["iridescenceIor"])

@@ -1,5 +1,5 @@
-"""glTF export and import of the Surface Output's extension inputs (KHR clearcoat, sheen, transmission, volume, ior,
-iridescence, anisotropy): constants as factors, connected inputs as baked textures, the Khronos validator's 0 errors
+"""glTF export and import of the Surface Output's extension inputs (KHR clearcoat, sheen, transmission, volume,
+dispersion, ior, iridescence, anisotropy): constants as factors, connected inputs as baked textures, the Khronos validator's 0 errors
 and 0 warnings, and the factors read back by `material_graph`."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ CONSTANTS: dict[str, object] = {
     "clearcoat": 0.8, "clearcoat_roughness": 0.2, "sheen_color": (0.6, 0.3, 0.2, 1.0), "sheen_roughness": 0.4,
     "transmission": 0.9, "thickness": 0.5, "attenuation_color": (0.9, 0.5, 0.2, 1.0), "attenuation_distance": 2.0,
     "ior": 1.45, "iridescence": 0.7, "iridescence_ior": 1.35, "iridescence_thickness": 320.0,
-    "anisotropy_strength": 0.6, "anisotropy_rotation": 0.5,
+    "anisotropy_strength": 0.6, "anisotropy_rotation": 0.5, "dispersion": 0.4,
 }
 
 
@@ -40,6 +40,7 @@ def test_constants_become_the_extensions_factors(tmp_path: Path) -> None:
         "KHR_materials_sheen": {"sheenColorFactor": [0.6, 0.3, 0.2], "sheenRoughnessFactor": 0.4},
         "KHR_materials_transmission": {"transmissionFactor": 0.9},
         "KHR_materials_volume": {"thicknessFactor": 0.5, "attenuationColor": [0.9, 0.5, 0.2], "attenuationDistance": 2.0},
+        "KHR_materials_dispersion": {"dispersion": 0.4},
         "KHR_materials_ior": {"ior": 1.45},
         "KHR_materials_iridescence": {"iridescenceIor": 1.35, "iridescenceFactor": 0.7, "iridescenceThicknessMinimum": 320.0,
                                       "iridescenceThicknessMaximum": 320.0},
@@ -86,7 +87,8 @@ def test_connected_inputs_bake_to_valid_textures(tmp_path: Path) -> None:
     assert "thicknessTexture" in extensions["KHR_materials_volume"]
     assert "iridescenceThicknessTexture" in extensions["KHR_materials_iridescence"]
     assert "anisotropyTexture" in extensions["KHR_materials_anisotropy"]
-    assert {note.split(" ")[0] for note in result.notes} >= {"ior", "attenuation_color/attenuation_distance", "iridescence_ior"}
+    assert {note.split(" ")[0] for note in result.notes} >= {"ior", "attenuation_color/attenuation_distance", "iridescence_ior",
+                                                               "dispersion"}
     # The clearcoat texture holds the factor in R and the roughness in G, texel by texel.
     image = result.images["clearcoat"] / 255.0
     assert np.abs(image[..., 0] - passes["coat"][..., 0]).max() <= 0.5 / 255 + 1e-6
@@ -97,6 +99,14 @@ def test_connected_inputs_bake_to_valid_textures(tmp_path: Path) -> None:
         files.append(written[-1] if suffix == ".gltf" else written[0])
     reports = validate(*files)
     assert [issue_counts(report)[:2] for report in reports] == [(0, 0), (0, 0)], [report["issues"]["messages"] for report in reports]
+
+
+def test_dispersion_is_written_with_a_volume_only() -> None:
+    """KHR_materials_dispersion applies to a volume: without a thickness there is none to write (nor shade)."""
+    thin = build_material(baked_material(_surface(transmission=1.0, dispersion=1.0)), "m").material["extensions"]
+    assert "KHR_materials_dispersion" not in thin
+    solid = build_material(baked_material(_surface(transmission=1.0, thickness=1.0, dispersion=1.0)), "m").material["extensions"]
+    assert solid["KHR_materials_dispersion"] == {"dispersion": 1.0}
 
 
 def test_materialx_export_writes_the_extension_inputs_gltf_pbr_has(tmp_path: Path) -> None:

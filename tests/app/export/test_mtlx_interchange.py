@@ -268,3 +268,15 @@ def test_values_are_finite_after_import() -> None:
         for value in node.properties.values():
             numbers = value if isinstance(value, tuple) else (value,)
             assert all(not isinstance(v, float) or math.isfinite(v) for v in numbers)
+
+
+def test_gltf_pbr_dispersion_is_the_surface_outputs(tmp_path: Path) -> None:
+    written = document(tmp_path / "dispersion.mtlx", """
+  <gltf_pbr name="SR" type="surfaceshader">
+    <input name="transmission" type="float" value="1" />
+    <input name="thickness" type="float" value="0.5" />
+    <input name="dispersion" type="float" value="0.75" />
+  </gltf_pbr>""")
+    imported = mtlx.import_mtlx(written)
+    assert output(imported.graph).properties["dispersion"] == 0.75
+    assert not any("dispersion" in line for line in imported.skipped), imported.skipped

@@ -46,11 +46,11 @@ def _surface(properties: dict[str, object] | None = None, wired: str | None = No
 
 
 def _open(node: MaterialNode) -> dict[str, bool]:
-    return {header.title: header.is_open for header in node.view.section_headers}
+    return {header.title: header.is_open for header in node.view.sections.headers}
 
 
 def _no_wire_into_a_folded_section(node: MaterialNode) -> None:
-    for header in node.view.section_headers:
+    for header in node.view.sections.headers:
         for port in header.ports:
             if port.connected_pipes:
                 assert header.is_open, f"{header.title}: a wire ends at a folded section"
@@ -91,7 +91,7 @@ def test_the_extension_lobes_start_folded_and_the_node_is_short(view: MaterialNo
     assert not values["clearcoat"].isVisible() and values["metallic"].isVisible()
     assert {spec.name for spec in node.CATALOG_TYPE.properties} >= {"clearcoat", "sheen_roughness", "ior"}
     # The headers are drawn in order under the core inputs, each one row.
-    tops = [header.pos().y() for header in node.view.section_headers]
+    tops = [header.pos().y() for header in node.view.sections.headers]
     assert tops == sorted(tops) and tops[0] > max(port.pos().y() for port in node.view.inputs if port.isVisible())
 
 
@@ -134,7 +134,7 @@ def test_connecting_opens_the_section_and_undo_redo_keep_it_consistent(view: Mat
     assert _open(node)["Coat"] and port.connected_pipes and port.isVisible()
     _no_wire_into_a_folded_section(node)
     # A section holding a wire cannot be folded by a click; once the wire goes, it can.
-    header = node.view.section("Coat")
+    header = node.view.sections.find("Coat")
     assert header is not None
     assert not header.toggle() and header.is_open
     stack.undo()
@@ -147,7 +147,7 @@ def test_a_click_on_a_header_folds_and_unfolds_it(view: MaterialNodeGraph, qtbot
     populate(view, _surface())
     node = view.node_by_stable_id("n2")
     assert node is not None
-    header = node.view.section("Sheen")
+    header = node.view.sections.find("Sheen")
     assert header is not None
     view.typed_viewer.centerOn(header)
     point = _view_point(view, header.sceneBoundingRect().center())
@@ -172,7 +172,7 @@ def test_a_wire_resting_on_a_folded_header_opens_it_and_reaches_its_input(view: 
     populate(view, _surface())
     source, node = view.node_by_stable_id("n1"), view.node_by_stable_id("n2")
     assert source is not None and node is not None
-    header = node.view.section("Thin Film")
+    header = node.view.sections.find("Thin Film")
     assert header is not None
     out = source.outputs()["out"].view
     start = _view_point(view, out.scenePos() + out.boundingRect().center())
@@ -195,7 +195,7 @@ def test_a_wire_that_only_passes_a_folded_header_leaves_it_folded(view: Material
     populate(view, _surface())
     source, node = view.node_by_stable_id("n1"), view.node_by_stable_id("n2")
     assert source is not None and node is not None
-    header = node.view.section("Volume")
+    header = node.view.sections.find("Volume")
     assert header is not None
     out = source.outputs()["out"].view
     start = _view_point(view, out.scenePos() + out.boundingRect().center())
@@ -214,7 +214,7 @@ def test_a_wire_dropped_on_a_folded_header_connects_the_sections_first_input(vie
     populate(view, _surface())
     source, node = view.node_by_stable_id("n1"), view.node_by_stable_id("n2")
     assert source is not None and node is not None
-    header = node.view.section("Anisotropy")
+    header = node.view.sections.find("Anisotropy")
     assert header is not None
     out = source.outputs()["out"].view
     start = _view_point(view, out.scenePos() + out.boundingRect().center())
@@ -244,5 +244,5 @@ def test_the_openpbr_surface_folds_its_lobes_too(view: MaterialNodeGraph) -> Non
     populate(view, graph)
     node = view.node_by_stable_id("n1")
     assert node is not None
-    assert node.view.section_headers and not any(_open(node).values())
+    assert node.view.sections.headers and not any(_open(node).values())
     assert node.view.height < 420.0

@@ -3,14 +3,18 @@ reported as a diagnostic naming the chain (from a material and from a `.vplf` li
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
+
+from app.material import group_lowering
 from app.material.graph import GroupDefinition, InterfacePort, MaterialGraph
 from app.material.group_lowering import MAX_GROUP_DEPTH, definitions_with_problems
 from app.material.group_names import FUNCTION_PROPERTY
 from app.material.groups import GROUP_TYPE, call_cycles, containing_functions
 from app.material.library import function_text, import_function, read_function_text
-from app.material.lowering import lower
+from app.material.lowering import LoweringResult, lower
 from app.material.port_types import PortType
 
 
@@ -83,3 +87,41 @@ def test_call_cycles_and_callers_walk_without_recursion() -> None:
     assert node.id in cyclic.nodes
     cycles = call_cycles(chain.functions)
     assert len(cycles) == 5000 and len(set(cycles.values())) == 1
+
+
+def _helper_texts(result: LoweringResult) -> dict[str, str]:
+    """Each group helper's canonical VPL text by name, with function references (`f1`, ...) left unnumbered."""
+    helpers: dict[str, str] = {}
+    for chunk in result.text.split("\n      (function ")[1:]:
+        name = chunk.split('"')[1]
+        if name.startswith("group_level_"):
+            helpers[name] = re.sub(r"\bf\d+\b", "f", chunk).rstrip(")\n ")
+    return helpers
+
+
+def test_a_deep_chain_lowers_every_level_as_a_shallow_chain_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The lowering frees each helper's per-body state as soon as its body is lowered; the same text and the
+    # same provenance per level, however deep the chain, show that nothing of one level leaked into another.
+    depth = 2000
+    monkeypatch.setattr(group_lowering, "MAX_GROUP_DEPTH", depth + 1)
+    deep, shallow = lower(nested_groups(depth)), lower(nested_groups(3))
+    assert deep.ok and shallow.ok, [d.message for d in deep.errors + shallow.errors]
+    deep_helpers, shallow_helpers = _helper_texts(deep), _helper_texts(shallow)
+    assert len(deep_helpers) == depth and len(shallow_helpers) == 3
+    assert deep_helpers["group_level_0"] == shallow_helpers["group_level_0"]
+    for level in range(1, depth):  # each level above the first as the shallow chain's, but for its name
+        assert deep_helpers[f"group_level_{level}"] == shallow_helpers["group_level_1"].replace(
+            "group_level_1", f"group_level_{level}"), level
+    assert deep.module is not None
+    helpers = [function for function in deep.module.fragment.functions if function.name.startswith("group_level_")]
+    body = {"", "n1", "n2", "n3"}  # the function as a whole, Group Input, Group Output, the step
+    for function in helpers:
+        scope_id = "f" + function.name.removeprefix("group_level_")
+        for block in function.blocks:
+            for item in [*block.instructions, block.terminator]:
+                scope, node_id = deep.scoped_provenance[id(item)]
+                assert scope == scope_id and node_id in body, (function.name, scope, node_id)
+                assert deep.provenance[id(item)] == "n1"  # the material's instance
+    again = lower(nested_groups(depth))
+    assert again.text == deep.text and again.artifact is not None and deep.artifact is not None
+    assert again.artifact.fragment_code == deep.artifact.fragment_code

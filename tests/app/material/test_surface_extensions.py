@@ -26,6 +26,7 @@ ON: dict[str, object] = {
 NEUTRAL: dict[str, object] = {
     "clearcoat": 0.0, "clearcoat_roughness": 0.0, "sheen_color": (0.0, 0.0, 0.0, 1.0), "sheen_roughness": 0.0,
     "transmission": 0.0, "thickness": 0.0, "attenuation_color": (1.0, 1.0, 1.0, 1.0), "attenuation_distance": 0.0,
+    "dispersion": 0.0,
     "ior": 1.5, "iridescence": 0.0, "iridescence_ior": 1.3, "iridescence_thickness": 400.0,
     "anisotropy_strength": 0.0, "anisotropy_rotation": 0.0,
 }
@@ -89,6 +90,18 @@ def test_an_extension_emits_code_only_when_on(name: str) -> None:
     assert on != off and len(set(on.splitlines()) - set(off.splitlines())) > 5, name
 
 
+def test_dispersion_emits_code_only_through_a_volume() -> None:
+    """Dispersion spreads the refraction through a volume: with no transmission, no thickness or dispersion 0 the
+    code is the one without it; on, it adds the two other channels' refracted lookups."""
+    glass = {"transmission": 1.0, "thickness": 0.5}
+    off = _surface(glass)
+    assert _surface({**glass, "dispersion": 0.0}) == off
+    assert _surface({"transmission": 1.0, "dispersion": 1.0}) == _surface({"transmission": 1.0})
+    assert _surface({"dispersion": 1.0}) == _surface({})
+    on = _surface({**glass, "dispersion": 1.0})
+    assert on != off and on.count("refract(") == 3 * off.count("refract(") > 0
+
+
 def test_a_connected_zero_clearcoat_keeps_its_layer() -> None:
     graph = MaterialGraph()
     output = graph.add_node("surface_output", (0.0, 0.0))
@@ -99,7 +112,7 @@ def test_a_connected_zero_clearcoat_keeps_its_layer() -> None:
 
 def test_every_extension_on_compiles_for_glslang(glslang_validator: str, tmp_path: Path) -> None:
     graph = MaterialGraph()
-    graph.add_node("surface_output", (0.0, 0.0), {**ON, "thickness": 0.5, "attenuation_distance": 1.0,
+    graph.add_node("surface_output", (0.0, 0.0), {**ON, "thickness": 0.5, "attenuation_distance": 1.0, "dispersion": 0.8,
                                                    "attenuation_color": (0.8, 0.5, 0.2, 1.0), "metallic": 0.3})
     result = lower(graph)
     assert result.ok and result.artifact is not None, result.diagnostics

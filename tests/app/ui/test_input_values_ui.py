@@ -32,8 +32,8 @@ def test_every_float_and_colour_input_with_a_value_shows_it_on_its_node(qtbot) -
     graph.register_catalog(NODE_TYPES.values())
     for type_name, node_type in NODE_TYPES.items():
         node = graph.create_material_node(type_name, push_undo=False)
-        for header in node.view.section_headers:  # every input shown (a folded section hides its values)
-            node.view.set_section_open(header.title, True)
+        for header in node.view.sections.headers:  # every input shown (a folded section hides its values)
+            node.view.sections.set_open(header.title, True)
         names = {item.name for item in node.view.input_values}
         for port in node_type.inputs:
             spec = node_type.property(port.name)

@@ -612,7 +612,7 @@ def test_a_wire_dropped_on_a_folded_section_is_recorded_and_undone(window, qtbot
     window.load_graph(graph, "sections")
     window.frame_all()
     output = window.graph.node_by_stable_id("n2")
-    header = output.view.section("Coat")
+    header = output.view.sections.find("Coat")
     assert header is not None and not header.is_open
     drag_between_ports(qtbot, window, window.graph.node_by_stable_id("n1").outputs()["out"].view, header)
     window.flush()

@@ -1,0 +1,124 @@
+"""The preview of a textured glTF material against a Monte Carlo estimate of the glTF BRDF, texel by texel.
+
+The material is MaterialX's gltf_pbr boombox example as `vpl import-mtlx`
+reads it (base colour, occlusion-roughness-metallic, normal and emissive
+textures), drawn by `--preview-screenshot` on the preview's sphere in the
+studio environment, environment light only, no tone mapping
+(tests/mtlx_reference.py). For pixels whose four textures are uniform over
+a few texels around the pixel's texture coordinate (so texture filtering
+does not matter) and whose occlusion is 1, the expected radiance is
+computed here from the textures as glTF defines them: base colour sRGB,
+roughness in G and metallic in B, the normal map's green pointing to +v
+(tangent along +u, MikkTSpace frame), emissive sRGB added; specular by
+`metal_reference.metal_radiance` (multiple importance sampling of the full
+resolution environment) with F0 = mix(0.04, base colour, metallic), diffuse
+(1 - F) (1 - metallic) base colour × irradiance / pi by a sum over the
+environment. The sphere's texture coordinates are analytic: u = 0.5 +
+atan2(x, z) / 2 pi, v = 0.5 + asin(y) / pi.
+
+This is the reference MaterialX's own renderer is not at this material's
+low roughness (docs/interchange.md): its filtered importance sampling puts
+bright speckles on the smooth (roughness 0.1) dark plastic. Run with `-s`
+to print the figure.
+"""
+
+from __future__ import annotations
+
+import mtlx_reference
+import numpy as np
+import pytest
+from metal_reference import EnvironmentSampler, metal_radiance
+
+from app.preview.environment import load_named_environment
+
+pytestmark = pytest.mark.gl
+
+DOCUMENT = mtlx_reference.MX_EXAMPLES / "GltfPbr" / "gltf_pbr_boombox.mtlx"
+TEXTURES = DOCUMENT.parent / "boombox"
+SIZE = 128
+#: Pixels compared (a fixed random choice among the uniform ones) and Monte Carlo samples per pixel.
+PIXELS = 60
+SAMPLES = 4096
+#: Half-width in texels of the window each texture must be uniform over, and how uniform (standard deviation).
+WINDOW = 3
+UNIFORM = 0.01
+#: Mean absolute difference allowed, 8-bit sRGB levels.
+MEAN_LEVELS = 1.5
+
+
+def _texture(name: str, srgb: bool) -> np.ndarray:
+    import OpenImageIO as oiio  # noqa: N813 - the package's name
+
+    pixels = np.asarray(oiio.ImageBuf(str(TEXTURES / f"BoomBox_{name}.png")).get_pixels(oiio.FLOAT), dtype=np.float64)[..., :3]
+    return np.where(pixels <= 0.04045, pixels / 12.92, ((pixels + 0.055) / 1.055) ** 2.4) if srgb else pixels
+
+
+def _sphere_points(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pixel rows and columns (k, 2), points on the unit sphere (k, 3), unit directions to the eye (k, 3)) of the inner pixels."""
+    view, projection, _eye = mtlx_reference.camera_matrices(size)
+    inverse = np.linalg.inv(projection @ view)
+    rows, columns = np.nonzero(mtlx_reference.sphere_mask(size))
+    x, y = (columns + 0.5) / size * 2.0 - 1.0, 1.0 - (rows + 0.5) / size * 2.0
+    ones = np.ones_like(x)
+    near = np.stack([x, y, -ones, ones], axis=-1) @ inverse.T
+    far = np.stack([x, y, ones, ones], axis=-1) @ inverse.T
+    origin = near[:, :3] / near[:, 3:]
+    direction = far[:, :3] / far[:, 3:] - origin
+    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+    along = np.sum(direction * origin, axis=-1)
+    distance = -along - np.sqrt(along**2 - (np.sum(origin * origin, axis=-1) - 1.0))
+    points = origin + direction * distance[:, None]
+    return np.stack([rows, columns], axis=-1), points, -direction
+
+
+def test_the_boombox_s_uniformly_textured_pixels_match_the_gltf_brdf() -> None:
+    base, emissive = _texture("baseColor", True), _texture("emissive", True)
+    orm, normal_map = _texture("occlusionRoughnessMetallic", False), _texture("normal", False)
+    height, width = base.shape[:2]
+    stacked = np.concatenate([base, emissive, orm, normal_map], axis=-1)
+
+    pixels, points, views = _sphere_points(SIZE)
+    u = 0.5 + np.arctan2(points[:, 0], points[:, 2]) / (2.0 * np.pi)
+    v = 0.5 + np.arcsin(np.clip(points[:, 1], -1.0, 1.0)) / np.pi
+    columns, rows = (u * width).astype(int) % width, np.clip(((1.0 - v) * height).astype(int), 0, height - 1)
+    offsets = np.arange(-WINDOW, WINDOW + 1)
+    window = stacked[np.clip(rows[:, None, None] + offsets[None, :, None], 0, height - 1),
+                     (columns[:, None, None] + offsets[None, None, :]) % width]
+    texel = stacked[rows, columns]
+    uniform = (window.reshape(len(u), -1, stacked.shape[-1]).std(axis=1).max(axis=1) < UNIFORM) & (texel[:, 6] >= 0.99)
+    chosen = np.random.default_rng(3).choice(np.nonzero(uniform)[0], PIXELS, replace=False)
+
+    environment = load_named_environment(mtlx_reference.ENVIRONMENT)
+    radiance = np.asarray(environment.radiance, dtype=np.float64)[:, :, :3]
+    sampler = EnvironmentSampler(radiance)
+    # Irradiance / pi by a sum over the environment averaged down 8 x 8 (GL row order: row 0 the nadir, u = 0.5 is -z).
+    small = radiance.reshape(radiance.shape[0] // 8, 8, radiance.shape[1] // 8, 8, 3).mean(axis=(1, 3))
+    latitude = ((np.arange(small.shape[0]) + 0.5) / small.shape[0] - 0.5) * np.pi
+    longitude = ((np.arange(small.shape[1]) + 0.5) / small.shape[1] - 0.5) * 2.0 * np.pi
+    lat, lon = np.meshgrid(latitude, longitude, indexing="ij")
+    directions = np.stack([np.cos(lat) * np.sin(lon), np.sin(lat), -np.cos(lat) * np.cos(lon)], axis=-1).reshape(-1, 3)
+    solid_angles = (np.cos(lat) * (np.pi / small.shape[0]) * (2.0 * np.pi / small.shape[1])).reshape(-1)
+
+    rng = np.random.default_rng(5)
+    expected = np.zeros((PIXELS, 3))
+    for index, point in enumerate(chosen):
+        n = points[point]
+        azimuth = 2.0 * np.pi * (u[point] - 0.5)
+        tangent = np.array([np.cos(azimuth), 0.0, -np.sin(azimuth)])
+        bitangent = np.cross(n, tangent)  # +v: the sphere's tangent frame has handedness +1
+        t = texel[point, 9:12] * 2.0 - 1.0
+        shading = t[0] * tangent + t[1] * bitangent + t[2] * n
+        shading /= np.linalg.norm(shading)
+        colour, roughness, metallic = texel[point, 0:3], texel[point, 7], texel[point, 8]
+        f0 = 0.04 * (1.0 - metallic) + colour * metallic
+        specular = metal_radiance(sampler, shading[None], views[point][None], [f0], float(roughness), rng, SAMPLES)[0][0][0]
+        n_v = max(float(shading @ views[point]), 1e-4)
+        fresnel = 0.04 + 0.96 * (1.0 - n_v) ** 5
+        irradiance = (small.reshape(-1, 3) * (np.maximum(directions @ shading, 0.0) * solid_angles)[:, None]).sum(axis=0) / np.pi
+        expected[index] = specular + (1.0 - fresnel) * (1.0 - metallic) * colour * irradiance + texel[point, 3:6]
+
+    shot = np.round(mtlx_reference.render_editor(DOCUMENT, SIZE))
+    drawn = shot[pixels[chosen, 0], pixels[chosen, 1]]
+    difference = np.abs(drawn - mtlx_reference.srgb_8bit(expected))
+    print(f"boombox, {PIXELS} uniformly textured pixels: {difference.mean():.2f} levels from the Monte Carlo glTF estimate")
+    assert difference.mean() <= MEAN_LEVELS, (difference.mean(), difference.mean(axis=1).round(1).tolist())
