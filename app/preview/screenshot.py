@@ -268,8 +268,12 @@ def preview_screenshot(
     time: float = 0.0,
     assignments: Sequence[str] = (),
     chosen: Collection[str] = ("mesh", "environment"),
+    refined: bool = True,
 ) -> int:
     """Render one preview frame of `source_path` into `png_path`; 0 on success, 1 or 2 otherwise.
+
+    The frame is the final one (`Renderer.render_final`: with the refined environment light for an editor
+    document with a Surface Output); `refined` False draws the live frame (the split sum, as an engine does).
 
     `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto);
     `stage` an `app.preview.stage.Stage` (None: the default stage); `time` the scene time in
@@ -336,7 +340,7 @@ def preview_screenshot(
         from app.session.pass_programs import with_pass_parameters
 
         parameters = with_pass_parameters(parameters, passes.plan)
-    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr, passes)
+    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr, passes, refined)
     if context is None:
         note_cpu_fallback(source_path, problem, stage, "slower, the same picture", stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
@@ -381,6 +385,8 @@ class _Setup:
     stderr: TextIO
     #: The material's texture passes (`app.session.pass_programs.PassProgramCache`), None without any.
     passes: Any = None
+    #: Final frames with the refined environment light (`document_refined`); False: live frames.
+    refined: bool = True
 
     def apply(self, renderer: Any) -> None:
         """Configure a `Renderer` or a `CpuRenderer` (both `PreviewState`s) with all of it."""
@@ -452,7 +458,7 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
         setup.apply(renderer)
         try:
             renderer.build_program(artifact, schedule_for(setup.passes.get(artifact.target) if setup.passes else None),
-                                   document_refined(setup.source_path, artifact.target))
+                                   document_refined(setup.source_path, artifact.target) if setup.refined else None)
         except ValueError as error:  # the passes have no program for this target
             print(_diagnostic(setup.source_path, Category.TARGET, str(error)), file=setup.stderr)
             return 1
