@@ -30,7 +30,9 @@ MIN_ALPHA = pbr_functions.MIN_ALPHA
 MIN_COSINE = 1e-4
 # Slopes (in units of the lobe's extra tangent width) of the taps of the anisotropic environment lobe: the
 # midpoint quantiles of the 1D marginal of GGX's slope distribution, p(x) ∝ (1 + x²)^(-3/2), so equal weights.
-ANISOTROPIC_TAPS = 8
+# The marginal's tails are heavy (5 % of it lies beyond ±3 widths) and bright lights there light the lobe: 8 taps
+# reach 1.8 widths, 24 reach 3.4 (docs/lighting.md, "OpenPBR Surface").
+ANISOTROPIC_TAPS = 24
 ANISOTROPIC_SLOPES = tuple(w / math.sqrt(1.0 - w * w) for w in ((2 * k + 1) / ANISOTROPIC_TAPS - 1.0 for k in range(ANISOTROPIC_TAPS)))
 #: Lobe weights: a lobe is emitted unless its weight is a constant 0.
 LOBE_WEIGHTS: dict[str, str] = {
@@ -496,13 +498,6 @@ def shade(ctx: NodeContext) -> Operand:
         prefiltered = env.radiance(reflected, env_roughness)
     scale, bias = env.table(frame.n_dot_v, env_roughness)
 
-    thin_film: Operand | None = None
-    thin_film_weight: Operand | None = None
-    if "thin_film" in on:
-        thin_film_weight = e.sat(ctx.input("thin_film_weight"))
-        thin_film = airy_iridescence(e, frame.n_dot_v, e.max(ctx.input("thin_film_thickness"), 0.0),
-                                     ctx.input("thin_film_ior"), specular_ior)
-
     # Dielectric base: specular over the diffuse / subsurface / transmission substrate.
     eta = specular_ior
     if coat_weight is not None and coat_ior is not None:
@@ -512,6 +507,14 @@ def shade(ctx: NodeContext) -> Operand:
     f0 = e.clamp(e.mul(specular_weight, f0_of_ior(e, eta)), 0.0, 0.99999)
     modulated_eta = e.div(e.add(1.0, e.sqrt(f0)), e.sub(1.0, e.sqrt(f0)))
     f90 = e.sat(e.mul(50.0, f0))
+    thin_film: Operand | None = None
+    thin_film_weight: Operand | None = None
+    if "thin_film" in on:
+        # The film lies on the base as the base's own Fresnel sees it: over the coat-relative, specular_weight-
+        # modulated IOR (MaterialX's dielectric_reflection_tf reads modulated_eta_s too).
+        thin_film_weight = e.sat(ctx.input("thin_film_weight"))
+        thin_film = airy_iridescence(e, frame.n_dot_v, e.max(ctx.input("thin_film_thickness"), 0.0),
+                                     ctx.input("thin_film_ior"), modulated_eta)
     fresnel = fresnel_dielectric(e, frame.v_dot_h, modulated_eta)
     env_f0 = e.promote(f0, 3)
     env_f90 = e.promote(f90, 3)
