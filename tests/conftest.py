@@ -32,6 +32,10 @@ import pytest
 from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
+# A still preview refines a Surface Output by itself (frames of the refined environment light, in the
+# background): tests that read the shown frame want the live one; tests/app/preview/test_preview_refine.py
+# turns it on.
+os.environ.setdefault("VPL_PREVIEW_REFINE", "0")
 
 # Property tests are reproducible by default: every run (CI included) draws the
 # same examples, so a red run is a finding, not a dice roll, and `main` does not

@@ -38,6 +38,7 @@ from app.material.scene import (
     HIDDEN_UNIFORM_PREFIX,
     OUTPUT_NODE_TYPES,
     RADIANCE_OUTPUT_NAME,
+    REFINED_SCENE_FIELDS,
     RESERVED_UNIFORM_NAMES,
     SCENE_FIELDS,
     SCENE_RECORD_NAME,
@@ -658,6 +659,8 @@ class _Lowering:
         self.incoming = {(c.target_node, c.target_port): c for c in graph.connections}
         self.used_outputs = {(c.source_node, c.source_port) for c in graph.connections}
         self.parameters: list[ParameterSpec] = []
+        #: The refined variant (`lower(..., refined=True)`): `environment_light` samples the lobe per pixel.
+        self.refined = False
         self.helpers: dict[str, Function] = {}
         self.sources: dict[str, Operand] = {}
         #: Nodes that count as control dependent wherever they are emitted (NodeContext.control_dependent).
@@ -753,7 +756,7 @@ class _Lowering:
         self.output_name = output_name or (override.output_name if override is not None
                                            else OUTPUT_NODE_TYPES[self.graph.nodes[output_node].type_name])
         module = self.module
-        scene_type = record(SCENE_RECORD_NAME, SCENE_FIELDS)
+        scene_type = record(SCENE_RECORD_NAME, REFINED_SCENE_FIELDS if self.refined else SCENE_FIELDS)
         self.scene = add_uniform(module, SCENE_UNIFORM_NAME, scene_type)
         self.record(module.uniforms[-1])
         self.record(scene_type)
@@ -1038,9 +1041,17 @@ def lowering_equivalent(first: MaterialGraph, second: MaterialGraph) -> bool:
 
 
 def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
-          override: OutputOverride | None = None, live: frozenset[ValueKey] = frozenset()) -> LoweringResult:
+          override: OutputOverride | None = None, live: frozenset[ValueKey] = frozenset(),
+          refined: bool = False) -> LoweringResult:
     """Lower, verify, publish and compile a material graph (or, with `preview`, node outputs; re-targeted by
     `override`). Never raises.
+
+    `refined`: the material's refined variant (docs/lighting.md, "Refined environment light"): the Surface
+    Output's environment light integrates the GGX lobe per pixel (`pbr_functions.refined_specular`) in the
+    frames of a refinement, and the scene record is `REFINED_SCENE_FIELDS`. The preview draws it only to
+    refine a still frame and for final frames; the live program (the default) keeps the split-sum read, so
+    its loop costs nothing in the frames drawn while editing. Like `live`, such a module is never saved or
+    exported.
 
     `live` (the editor's preview during value edits, docs/editor.md): each listed (node id, property) that
     lowers to a literal (a constant's `value`, an unconnected input's default, of a float type, in the
@@ -1057,7 +1068,7 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
             for problem in texture_passes.pass_node_problems(graph, unconnected=False):
                 result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
             graph = texture_passes.material_view(graph)
-        _lower(graph, result, preview, override, frozenset(live))
+        _lower(graph, result, preview, override, frozenset(live), refined)
     except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
         result.module = result.verified = result.artifact = None
         result.text = ""
@@ -1109,7 +1120,8 @@ def _parameter_name_problems(graph: MaterialGraph, scopes: Sequence[str] = ()) -
 
 
 def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs | None = None,
-           override: OutputOverride | None = None, live_keys: frozenset[ValueKey] = frozenset()) -> None:
+           override: OutputOverride | None = None, live_keys: frozenset[ValueKey] = frozenset(),
+           refined: bool = False) -> None:
     started = time.perf_counter()
     resolution = propagate(graph)
     result.port_types = dict(resolution.port_types)
@@ -1172,6 +1184,7 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
     started = time.perf_counter()
     lowering = _Lowering(graph, resolution)
     lowering.live = live_keys
+    lowering.refined = refined
     lowering.groups = groups
     lowering.report = report
     groups.prepare(lowering, control_nodes)

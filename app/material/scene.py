@@ -57,6 +57,15 @@ SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
     ("environment_intensity", FLOAT),
     ("environment_max_lod", FLOAT),
 )
+#: The scene record of a material's refined variant (`lower(..., refined=True)`, docs/lighting.md, "Refined
+#: environment light"): `SCENE_FIELDS` and, appended, `environment_sample_frame` (the frame k >= 1 of a
+#: refinement: the sample set it draws; the host averages the frames) and `environment_sample_count` (samples
+#: per pixel in all the refinement's frames: it sets the chain level each sample reads). Only that variant
+#: declares them, so the live program (and every saved or exported module) is the split-sum one.
+REFINED_SCENE_FIELDS: tuple[tuple[str, Type], ...] = SCENE_FIELDS + (
+    ("environment_sample_frame", FLOAT),
+    ("environment_sample_count", FLOAT),
+)
 
 #: Samplers a host binds for the Surface Output's image-based lighting (declared by a material
 #: only when it has a Surface Output; not material parameters). Their layout is docs/lighting.md's:

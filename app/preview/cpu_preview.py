@@ -42,7 +42,7 @@ it and emits `programFailed`, as the GL preview does with a driver error.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
@@ -153,10 +153,12 @@ class CpuPreview(PreviewHostBase, QWidget):
     # ---- the host API ---------------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None,
+                     refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
         """Run the module `artifact` was compiled from, with `values` (by name) for its parameters.
 
         `passes`: the material's texture passes, run on the interpreter before it (`app.preview.cpu_passes`).
+        `refined` is not used: the interpreter draws no refinement (`CpuRenderer.render_final`).
         """
         if passes is not None and not passes.ok:
             self._fail(f"CPU preview: {passes.problem}")

@@ -333,6 +333,11 @@ class CpuRenderer(PreviewState):
         environment when the background mode says so."""
         return self.frame(width, height).draw_linear()
 
+    def render_final(self, width: int, height: int) -> np.ndarray:
+        """`Renderer.render_final`'s counterpart: one frame, with the split-sum environment light (the interpreter
+        draws no refinement: its frames of 16 samples a pixel each would take minutes)."""
+        return self.render_image(width, height)
+
     def render_image(self, width: int, height: int, *, step_limit: int | None = None) -> np.ndarray:
         """One frame as RGBA8, (height, width, 4), top row first (as `Renderer.render_image`); the background without a program."""
         if self.program is None:

@@ -17,7 +17,7 @@ carries decoded images.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
 from PySide6.QtCore import SignalInstance
@@ -82,12 +82,15 @@ class PreviewHost(Protocol):
         """The scene time (seconds) the preview shows; known at once (no waiting for a render thread)."""
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None,
+                     refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
         """Build `artifact`; `values` (by name; defaults for the rest) for its `parameters`.
 
         A texture parameter's value is a `TextureImage` (None: the checker texture). `passes`: the
         material's texture passes for this preview's target (`EditorSession.preview_passes`), run
-        before it into the buffers its pass samplers read; None when it has none.
+        before it into the buffers its pass samplers read; None when it has none. `refined`: makes
+        the material's refined variant (`EditorSession.refined_source`), drawn to refine a still
+        frame; a preview that draws no refinement ignores it.
         """
 
     def show_problem(self, message: str) -> None:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from app.material.nodes.pbr_functions import REFINED_SAMPLES_PER_FRAME
 from app.material.scene import RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME
 from app.material.textures import as_rgba_image
 from app.preview import std140
@@ -79,6 +80,10 @@ DEFAULT_BACKGROUND = DEFAULT_BACKGROUND_COLOR
 #: (sharp, or as prefiltered for BLURRED_BACKGROUND_ROUGHNESS). Display-colour materials always get the colour.
 BACKGROUND_MODES = ("color", "environment", "blurred")
 BLURRED_BACKGROUND_ROUGHNESS = 0.35
+
+
+#: Frames a refinement of the environment light averages (16 samples per pixel each): the converged image.
+REFINE_FRAMES = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,6 +222,10 @@ class PreviewState:
         self.exposure: float = 0.0  # EV: radiance is multiplied by 2^exposure before tone mapping
         self.tone_mapper: str = DEFAULT_TONE_MAPPER
         self.time: float = 0.0
+        #: The refined environment light (docs/lighting.md, "Refined environment light"): 0 draws the live
+        #: split-sum frame; k >= 1 the k-th of `refine_frames` frames whose average is the converged image.
+        self.sample_frame = 0
+        self.refine_frames = REFINE_FRAMES
         #: The material's values by name (`set_values`): a snapshot, never changed in place.
         self.parameters = ParameterValues()
         self.mesh_name = "sphere"
@@ -464,7 +473,13 @@ class PreviewState:
             "environment_rotation": float(self.environment_rotation),
             "environment_intensity": float(self.environment_intensity),
             "environment_max_lod": self._environment.max_lod,
+            "environment_sample_frame": float(self.sample_frame),
+            "environment_sample_count": self.sample_count(),
         }
+
+    def sample_count(self) -> float:
+        """`environment_sample_count`: the refined environment light's samples per pixel in all frames."""
+        return float(max(self.refine_frames, 1) * REFINED_SAMPLES_PER_FRAME)
 
 
 def preview_lighting(stage: Stage, with_environment: bool = True,

@@ -115,6 +115,10 @@ class Frame:
     commands: int
     full_width: int = field(default=0)
     full_height: int = field(default=0)
+    #: A frame of the refined environment light: its number k (0: a live frame) of `sample_frames`; it shows
+    #: the mean of frames 1..k (`Renderer.sample_frame`).
+    sample_frame: int = field(default=0)
+    sample_frames: int = field(default=0)
 
     @property
     def asked(self) -> tuple[int, int]:
@@ -205,9 +209,11 @@ class PostedState(PreviewState):
 class RenderThread(QObject):
     """See the module docstring and docs/decisions.md, "Module notes"."""
 
-    #: A `Frame`'s fields (texture, width, height, program, serial, commands, full width, full height), delivered on the thread that made
-    #: this object: plain integers, so the queued call copies C++ values, never a Python object between threads.
-    frame_ready: Signal[tuple[int, int, int, int, int, int, int, int]] = Signal(int, int, int, int, int, int, int, int)
+    #: A `Frame`'s fields (texture, width, height, program, serial, commands, full width, full height, sample frame,
+    #: sample frames), delivered on the thread that made this object: plain integers, so the queued call copies C++
+    #: values, never a Python object between threads.
+    frame_ready: Signal[tuple[int, int, int, int, int, int, int, int, int, int]] = Signal(
+        int, int, int, int, int, int, int, int, int, int)
     #: (build serial, "" or the driver's message): a program was built, or failed to build.
     program_built = Signal(int, str)
     #: A command or a frame failed: the message to show.
@@ -244,6 +250,14 @@ class RenderThread(QObject):
         self._draft_scale = 1.0             # the next draft's scale (of each side)
         self._motion_frame_at: float | None = None  # when the last frame drawn for new commands started
         self._drawn_commands = 0            # commands applied when the last frame was drawn
+        #: Refine a still frame with the refined environment light (docs/lighting.md, "Refined environment
+        #: light"): after a full frame, when nothing is posted for the draft policy's settle time, frames
+        #: 1..`Renderer.refine_frames` follow, each showing the mean so far; anything posted stops it.
+        self.refine = False
+        self._refine_next = 0               # the refinement frame to draw when still (0: none)
+        self._refine_size: tuple[int, int] | None = None
+        self._sampling = 0                  # the frame being drawn is this refinement frame (0: a live one)
+        self._converged = threading.Event()  # the newest full frame is refined to the end (`wait_refined`)
         self._job: Job | None = None
         # The context is made here, on the GUI thread, and moved to the worker's thread: constructing it on
         # the worker deadlocks under llvmpipe (docs/decisions.md, "One kind of background work").
@@ -313,16 +327,19 @@ class RenderThread(QObject):
             self._commands.append(command)
             self._posted += 1
             self._changed_at = time.monotonic()
+            self._refine_next = 0
+            self._converged.clear()
             self._idle.clear()
             self._condition.notify()
 
-    def build(self, serial: int, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE) -> None:
-        """Make `artifact` the drawn program (reusing a program of the same code) with its texture `passes`;
-        `program_built` says how it went."""
+    def build(self, serial: int, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE,
+              refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
+        """Make `artifact` the drawn program (reusing a program of the same code) with its texture `passes`
+        and its refined variant's maker `refined` (`Renderer.build_program`); `program_built` says how it went."""
 
         def build(renderer: Renderer) -> None:
             try:
-                renderer.build_program(artifact, passes)
+                renderer.build_program(artifact, passes, refined)
             except ProgramBuildError as error:
                 self._emit("built", serial, str(error))
                 return
@@ -347,6 +364,8 @@ class RenderThread(QObject):
             if self._closing:
                 return
             self._frame_size = (max(1, int(width)), max(1, int(height)))
+            self._refine_next = 0
+            self._converged.clear()
             self._idle.clear()
             self._condition.notify()
 
@@ -382,6 +401,10 @@ class RenderThread(QObject):
             if serial > self._presented:
                 self._presented = serial
                 self._condition.notify()
+
+    def wait_refined(self, timeout_s: float) -> bool:
+        """Wait until the newest full frame is refined to its last frame (benchmarks); False on timeout."""
+        return self._converged.wait(timeout_s)
 
     def wait_idle(self, timeout_s: float) -> bool:
         """Wait until every command and frame asked for so far is done; False on timeout."""
@@ -466,6 +489,15 @@ class RenderThread(QObject):
                                 self._frame_size, self._refine = self._refine, None
                             else:
                                 self._condition.wait(still_at - time.monotonic())
+                        elif self._frame_size is None and self._refine_next > 0:
+                            # Refining runs in the background: what was asked for is drawn (idle).
+                            self._idle.set()
+                            policy = self.draft_policy
+                            still_at = self._changed_at + (policy.settle_s if policy is not None else DraftPolicy.settle_s)
+                            if time.monotonic() >= still_at:
+                                self._frame_size, self._sampling, self._refine_next = self._refine_size, self._refine_next, 0
+                            else:
+                                self._condition.wait(still_at - time.monotonic())
                         elif self._frame_size is None:
                             self._idle.set()
                             self._condition.wait()
@@ -534,7 +566,8 @@ class RenderThread(QObject):
               retired: list[Framebuffer]) -> None:
         with self._condition:
             protected, unreceived, applied = self._protected, self._unreceived, self._applied
-        drawn = self._draft_size(size, applied)
+            sampling, self._sampling = self._sampling, 0
+        drawn = size if sampling else self._draft_size(size, applied)
         for other in [other for other in targets if other not in (size, drawn)]:
             retired.extend(targets.pop(other))
         if not unreceived:  # no frame naming a retired texture is still on its way to the widget
@@ -551,10 +584,12 @@ class RenderThread(QObject):
             # A draft frame draws the texture passes at draft resolution too (`Renderer.drafting`); the full frame
             # that refines it draws them at full size with the values of then.
             self.renderer.drafting = drawn != size
+            self.renderer.sample_frame = sampling
             try:
                 self.renderer.render(*drawn)
             finally:
                 self.renderer.drafting = False
+                self.renderer.sample_frame = 0
             GL.glBindFramebuffer(GL.GL_FRAMEBUFFER, 0)
             GL.glFinish()
             self._measured(size, drawn, time.perf_counter() - started)
@@ -568,4 +603,14 @@ class RenderThread(QObject):
             self._protected = (self._protected[0], target.texture)
             self._unreceived += 1
             self._refine = size if drawn != size else None
-        self._emit("frame", target.texture, drawn[0], drawn[1], self._program, self._frames, applied, size[0], size[1])
+            sample_frames = self.renderer.refine_frames if self.refine and drawn == size and self.renderer.refines() else 0
+            converged = False
+            if sample_frames and applied == self._posted and self._frame_size is None:
+                if sampling < sample_frames:
+                    self._refine_next, self._refine_size = sampling + 1, size
+                else:
+                    converged = True
+        self._emit("frame", target.texture, drawn[0], drawn[1], self._program, self._frames, applied, size[0], size[1],
+                   sampling, sample_frames)
+        if converged:
+            self._converged.set()

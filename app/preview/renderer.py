@@ -45,7 +45,8 @@ from __future__ import annotations
 
 import ctypes
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -206,6 +207,14 @@ class Renderer(PreviewState):
         self.drafting = False
         self._color_target: Framebuffer | None = None
         self._hdr_target: Framebuffer | None = None
+        #: The refinement's running sum (GL row order) and the texture its mean is tone-mapped from.
+        self._accumulation: np.ndarray | None = None
+        self._accumulation_target: Framebuffer | None = None
+        #: The drawn material's refined variant (`lower(..., refined=True)`, compiled for this renderer's target),
+        #: asked for the first time a refined frame is drawn; None: the material has none (frames stay live).
+        self.refined_source: Callable[[], ProgramArtifact | None] | None = None
+        #: Linked refined variants by their live program's key (the material's structure), most recent last.
+        self._refined: OrderedDict[ProgramKey, ProgramInfo | None] = OrderedDict()
         self._post_programs: dict[str, PostProgram] = {}
         self._background_program: BackgroundProgram | None = None
         self._post_vertex_array = 0
@@ -248,10 +257,13 @@ class Renderer(PreviewState):
         textures = [self._checker_texture] + list(self._textures.values())
         GL.glDeleteTextures(len(textures), textures)
         self._textures.clear()
-        for target in (self._color_target, self._hdr_target):
+        for target in (self._color_target, self._hdr_target, self._accumulation_target):
             if target is not None:
                 target.delete()
-        self._color_target = self._hdr_target = None
+        self._color_target = self._hdr_target = self._accumulation_target = None
+        self._accumulation = None
+        while self._refined:
+            self._release_refined(self._refined.popitem()[1])
         for post in self._post_programs.values():
             GL.glDeleteProgram(post.program)
         self._post_programs.clear()
@@ -361,8 +373,12 @@ class Renderer(PreviewState):
 
     # ---- programs -------------------------------------------------------------------------
 
-    def build_program(self, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE) -> ProgramInfo:
+    def build_program(self, artifact: ProgramArtifact, passes: PassSchedule = EMPTY_SCHEDULE,
+                      refined: Callable[[], ProgramArtifact | None] | None = None) -> ProgramInfo:
         """Compile, link and reflect `artifact`; on success it becomes the drawn program.
+
+        `refined`: makes the material's refined variant for the same target (`refined_source`), called only
+        when a refined frame is drawn for a program not seen before.
 
         An artifact with the code of a program linked recently (`program_key`)
         reuses it: reflected again, not linked. Raises `ProgramBuildError`
@@ -386,6 +402,7 @@ class Renderer(PreviewState):
                 raise
             self.link_count += 1
             reused = self.adopt_program(program, artifact, log)
+        self.refined_source = refined
         self.passes.set_schedule(passes, self.is_es)
         self.set_fine_mesh(passes.displacement is not None)
         self.draft_passes.set_schedule(passes.draft or EMPTY_SCHEDULE, self.is_es, link=False)
@@ -474,8 +491,55 @@ class Renderer(PreviewState):
 
     # ---- drawing --------------------------------------------------------------------------
 
+    def _refined_program(self) -> ProgramInfo | None:
+        """The refined variant of the drawn program, linked on first need and kept per material structure."""
+        live = self.program
+        if live is None or not live.radiance or self.refined_source is None:
+            return None
+        key = program_key(live.artifact)
+        if key in self._refined:
+            self._refined.move_to_end(key)
+            return self._refined[key]
+        artifact = self.refined_source()
+        info = None
+        if artifact is not None:
+            program, _ = link_program(artifact, self.is_es)
+            self.link_count += 1
+            info = reflect_program(program, artifact)
+        self._refined[key] = info
+        while len(self._refined) > RECENT_PROGRAMS:
+            self._release_refined(self._refined.popitem(last=False)[1])
+        return info
+
+    @staticmethod
+    def _release_refined(info: ProgramInfo | None) -> None:
+        if info is None:
+            return
+        GL.glDeleteProgram(info.program)
+        buffers = [block.buffer for block in info.blocks]
+        if buffers:
+            GL.glDeleteBuffers(len(buffers), buffers)
+
+    @contextmanager
+    def _frame_program(self) -> Iterator[None]:
+        """Draw with the refined variant in a refined frame (`sample_frame` k >= 1), else with the live program."""
+        refined = self._refined_program() if self.sample_frame > 0 else None
+        if refined is None:
+            yield
+            return
+        live, dirty = self.program, set(self._dirty_parameters)
+        self.program = refined
+        try:
+            self._upload_all_parameters()
+            yield
+        finally:
+            self.program = live
+            self._dirty_parameters = dirty
+
     def render(self, width: int, height: int) -> None:
         """Draw one frame into the currently bound framebuffer (viewport 0, 0, width, height).
+
+        A refined frame (`sample_frame` k >= 1) draws the material's refined variant (`refined_source`).
 
         A program whose colour output is `radiance` is drawn into an RGBA32F
         texture and then tone-mapped into the bound framebuffer by the post
@@ -483,6 +547,10 @@ class Renderer(PreviewState):
         """
         clear_pending_errors()
         self.initialize()
+        with self._frame_program():
+            self._render_frame(width, height)
+
+    def _render_frame(self, width: int, height: int) -> None:
         info = self.program
         if info is not None and info.radiance:
             self._render_radiance(width, height, info)
@@ -533,17 +601,44 @@ class Renderer(PreviewState):
                 radiance = self._stage_passes.radiance(self, width, height, location, self.background_mode != "color", cleared)
                 radiance = add_extra_lights(self._stage_passes, self, width, height, location, cleared, radiance)
                 GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
-                self._draw_post(width, height, post, radiance.texture)
+                self._draw_post(width, height, post, self._accumulated(radiance, width, height))
                 if self.ground:
                     self._stage_passes.catch(self, width, height)
                 return
             target.bind()
             self._draw(width, height, (UNCOVERED, UNCOVERED, UNCOVERED, 0.0), environment_background=self.background_mode != "color")
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
-            self._draw_post(width, height, post, target.texture)
+            self._draw_post(width, height, post, self._accumulated(target, width, height))
         finally:
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
+
+    def _accumulated(self, frame: Framebuffer, width: int, height: int) -> int:
+        """The texture to tone-map: `frame`'s, or in a refined frame (`sample_frame` k >= 1) the mean of frames
+        1..k, kept as float64 sums in host memory (frame 1 starts a new sum) and uploaded to an RGBA32F texture.
+
+        Averaging the composed radiance is averaging the material's: every stage pass is linear in it, and
+        the uncovered marker (the same in every frame) stays exact."""
+        if self.sample_frame <= 0:
+            return frame.texture
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, frame.framebuffer)
+        GL.glReadBuffer(frame.color_attachment)
+        pixels = read_float_pixels(0, 0, width, height)[::-1].astype(np.float64)  # back to GL row order
+        if self.sample_frame == 1 or self._accumulation is None or self._accumulation.shape != pixels.shape:
+            self._accumulation = pixels
+        else:
+            self._accumulation += pixels
+        mean = np.ascontiguousarray(self._accumulation / max(self.sample_frame, 1), dtype=np.float32)
+        target = self._accumulation_target
+        if target is None or not target.matches(width, height, 0, GL.GL_RGBA32F, True):
+            if target is not None:
+                target.delete()
+            target = self._accumulation_target = Framebuffer(width, height, 0, GL.GL_RGBA32F, sampled=True)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, target.texture)
+        GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+        GL.glTexSubImage2D(GL.GL_TEXTURE_2D, 0, 0, 0, width, height, GL.GL_RGBA, GL.GL_FLOAT, mean)
+        GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+        return target.texture
 
     def _ensure_full_screen_triangle(self) -> None:
         if self._post_vertex_array:
@@ -755,6 +850,10 @@ class Renderer(PreviewState):
         """
         clear_pending_errors()
         self.initialize()
+        with self._frame_program():
+            return self._render_linear_frame(width, height)
+
+    def _render_linear_frame(self, width: int, height: int) -> np.ndarray:
         previous_draw = int(GL.glGetIntegerv(GL.GL_DRAW_FRAMEBUFFER_BINDING))
         previous_read = int(GL.glGetIntegerv(GL.GL_READ_FRAMEBUFFER_BINDING))
         location = max(self.program.artifact.fragment_color_location, 0) if self.program is not None else 0
@@ -785,6 +884,46 @@ class Renderer(PreviewState):
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
             target.delete()
+
+    def refines(self) -> bool:
+        """Whether the drawn program has a refined variant (a Surface Output, whose environment light reads the
+        scene's `environment_max_lod`, and a `refined_source`): then its converged frame is the mean of
+        `refine_frames` refined frames."""
+        info = self.program
+        return (info is not None and info.radiance and self.refine_frames > 0 and self.refined_source is not None
+                and artifact_reads_scene_field(info.artifact, "environment_max_lod"))
+
+    def render_final(self, width: int, height: int) -> np.ndarray:
+        """`render_image` at final quality: with the refined environment light, the displayed (tone-mapped)
+        mean of frames 1..`refine_frames` (screenshots, turntables, exports); else one frame."""
+        if not self.refines():
+            return self.render_image(width, height)
+        pixels = None
+        try:
+            for frame in range(1, self.refine_frames + 1):
+                self.sample_frame = frame
+                pixels = self.render_image(width, height)
+        finally:
+            self.sample_frame = 0
+        assert pixels is not None
+        return pixels
+
+    def render_linear_refined(self, width: int, height: int, frames: int | None = None) -> np.ndarray:
+        """`render_linear` with the refined environment light: the mean of `frames` (default `refine_frames`)
+        frames 1..n, each with its own sample set (docs/lighting.md, "Refined environment light")."""
+        count = self.refine_frames if frames is None else max(int(frames), 1)
+        saved = self.refine_frames, self.sample_frame
+        self.refine_frames = count
+        total: np.ndarray | None = None
+        try:
+            for frame in range(1, count + 1):
+                self.sample_frame = frame
+                image = self.render_linear(width, height).astype(np.float64)
+                total = image if total is None else total + image
+        finally:
+            self.refine_frames, self.sample_frame = saved
+        assert total is not None
+        return (total / count).astype(np.float32)
 
     def render_image(self, width: int, height: int) -> np.ndarray:
         """Render one frame into a temporary offscreen framebuffer and return its pixels."""

@@ -109,6 +109,20 @@ def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
     return verified, specs_from_module(module)
 
 
+def document_refined(source_path: str, target: str) -> Any:
+    """A maker of the refined variant (`app.session.artifacts.refined_maker`) of the editor document at
+    `source_path` for `target`, drawn by `Renderer.render_final`; None for a plain module or an unreadable file."""
+    from app.material.document import load_text
+    from app.session.artifacts import refined_maker
+    from vpl_core.external_files import read_external
+
+    try:
+        graph = load_text(read_external(source_path, "document"), label=source_path).graph
+    except (OSError, VplError, ValueError):
+        return None
+    return None if graph is None else refined_maker(graph, target)
+
+
 def document_passes(source_path: str) -> Any:
     """The texture passes of the editor document at `source_path` (a `PassProgramCache`), or None: a plain
     module, a graph without Texture Buffer or filter nodes, a file that cannot be read (reported elsewhere)."""
@@ -254,8 +268,12 @@ def preview_screenshot(
     time: float = 0.0,
     assignments: Sequence[str] = (),
     chosen: Collection[str] = ("mesh", "environment"),
+    refined: bool = True,
 ) -> int:
     """Render one preview frame of `source_path` into `png_path`; 0 on success, 1 or 2 otherwise.
+
+    The frame is the final one (`Renderer.render_final`: with the refined environment light for an editor
+    document with a Surface Output); `refined` False draws the live frame (the split sum, as an engine does).
 
     `gl` is the profile choice ("desktop", "es", "auto"; None: `VPL_PREVIEW_GL`, else auto);
     `stage` an `app.preview.stage.Stage` (None: the default stage); `time` the scene time in
@@ -322,7 +340,7 @@ def preview_screenshot(
         from app.session.pass_programs import with_pass_parameters
 
         parameters = with_pass_parameters(parameters, passes.plan)
-    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr, passes)
+    setup = _Setup(source_path, stage, mesh, environment, float(time), parameters, values, stderr, passes, refined)
     if context is None:
         note_cpu_fallback(source_path, problem, stage, "slower, the same picture", stderr)
         return _cpu_screenshot(verified, setup, width, height, png_path)
@@ -367,6 +385,8 @@ class _Setup:
     stderr: TextIO
     #: The material's texture passes (`app.session.pass_programs.PassProgramCache`), None without any.
     passes: Any = None
+    #: Final frames with the refined environment light (`document_refined`); False: live frames.
+    refined: bool = True
 
     def apply(self, renderer: Any) -> None:
         """Configure a `Renderer` or a `CpuRenderer` (both `PreviewState`s) with all of it."""
@@ -437,7 +457,8 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
     try:
         setup.apply(renderer)
         try:
-            renderer.build_program(artifact, schedule_for(setup.passes.get(artifact.target) if setup.passes else None))
+            renderer.build_program(artifact, schedule_for(setup.passes.get(artifact.target) if setup.passes else None),
+                                   document_refined(setup.source_path, artifact.target) if setup.refined else None)
         except ValueError as error:  # the passes have no program for this target
             print(_diagnostic(setup.source_path, Category.TARGET, str(error)), file=setup.stderr)
             return 1
@@ -446,7 +467,7 @@ def _gl_screenshot(artifact: Any, context: Any, setup: _Setup, width: int, heigh
             print(_diagnostic(setup.source_path, Category.TARGET, message), file=setup.stderr)
             return 1
         try:
-            pixels = renderer.render_image(width, height)
+            pixels = renderer.render_final(width, height)
         except GLError as error:
             print(f"{png_path}: error: {gl_failure(error, width, height)}", file=setup.stderr)
             return 1

@@ -155,7 +155,7 @@ class _Drawing:
     def frame(self) -> np.ndarray | None:
         self._make_current()
         try:
-            return np.asarray(self.renderer.render_image(*self._size))
+            return np.asarray(self.renderer.render_final(*self._size))
         except self._errors as error:
             print(self._problem(error), file=self._stderr)
             return None
@@ -172,6 +172,7 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         _Failure,
         _Setup,
         document_passes,
+        document_refined,
         note_cpu_fallback,
         offscreen_gl,
         parse_assignment,
@@ -243,7 +244,8 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
 
     setup.apply(renderer)
     try:
-        renderer.build_program(artifact, schedule_for(passes.get(artifact.target) if passes is not None else None))
+        renderer.build_program(artifact, schedule_for(passes.get(artifact.target) if passes is not None else None),
+                               document_refined(source_path, artifact.target))
     except ValueError as error:  # the passes have no program for this target
         print(_diagnostic(source_path, Category.TARGET, str(error)), file=stderr)
         release()

@@ -59,7 +59,7 @@ import os
 import sys
 import traceback
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QRect, Qt, Signal, Slot
@@ -106,6 +106,9 @@ RENDER_THREAD_VARIABLE = "VPL_PREVIEW_RENDER_THREAD"
 #: `VPL_PREVIEW_DRAFT=0` draws every frame at full resolution; unset or anything else (the default), frames
 #: are drawn smaller while things move when full frames are slow (docs/decisions.md, render_thread.py notes, "Draft frames").
 DRAFT_VARIABLE = "VPL_PREVIEW_DRAFT"
+#: `VPL_PREVIEW_REFINE=0` keeps the live split-sum frame when still; unset or anything else (the default), a still
+#: frame of a Surface Output is refined (docs/lighting.md, "Refined environment light"), "Refining k/N" in the corner.
+REFINE_VARIABLE = "VPL_PREVIEW_REFINE"
 #: What the corner of the preview says while it shows a draft frame.
 REFINING_NOTE = "Refining…"
 #: The longest `finish_rendering` waits for the render thread.
@@ -163,6 +166,8 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         self._unavailable_reason = ""
         self._pending: ProgramArtifact | None = None
         self._schedule: PassSchedule = EMPTY_SCHEDULE  # the texture passes of the artifact being built
+        #: Makes the refined variant of the artifact being built (`Renderer.refined_source`); None: none.
+        self._refined_source: Callable[[], ProgramArtifact | None] | None = None
         self._error = ""
         # What the widget asked for, posted to the renderer (on the render thread, or at once without one).
         self._posted = PostedState(post)
@@ -219,6 +224,14 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         return self._thread is not None and self._shown_frame is not None and self._shown_frame.draft
 
     @property
+    def refinement_note(self) -> str:
+        """"Refining k/N" while the shown frame is a refinement of the environment light short of its last frame."""
+        frame = self._shown_frame if self._thread is not None else None
+        if frame is None or not frame.sample_frames or frame.sample_frame >= frame.sample_frames:
+            return ""
+        return f"Refining {frame.sample_frame}/{frame.sample_frames}"
+
+    @property
     def posted_commands(self) -> int:
         """How many changes were posted to the render thread so far (0 without it)."""
         return self._thread.posted if self._thread is not None else 0
@@ -240,14 +253,17 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
     # ---- the host API ---------------------------------------------------------------------
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None,
+                     refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
         """Compile and link `artifact` with `values` (by name) for its parameters, defaults for the rest.
 
         Texture parameters take a `TextureImage` (None: the checker). The
         preview carries nothing over by itself: the host passes every value
         it wants kept. `passes`: the material's texture passes, compiled for
         this preview's target, drawn into buffers its samplers read
-        (app/preview/texture_passes_gl.py).
+        (app/preview/texture_passes_gl.py). `refined`: makes the material's
+        refined variant for this preview's target, called (in the render
+        thread) the first time a still frame is refined (None: frames stay live).
         """
         specs = list(parameters) if parameters is not None else specs_from_artifact(artifact)
         try:
@@ -257,6 +273,7 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
             return
         self._take_artifact_values(artifact, specs, values)
         self._schedule = schedule
+        self._refined_source = refined
         if not self._initialized:
             self._pending = artifact
             return
@@ -322,12 +339,12 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
         if self._thread is not None:
             # The last frame stays on screen until one drawn with this program arrives (`_on_frame`).
             self._building = self._build_serial
-            self._thread.build(self._build_serial, artifact, self._schedule)
+            self._thread.build(self._build_serial, artifact, self._schedule, self._refined_source)
             self._request_frame()
             return
         self.makeCurrent()
         try:
-            self._renderer.build_program(artifact, self._schedule)
+            self._renderer.build_program(artifact, self._schedule, self._refined_source)
         except ProgramBuildError as error:
             self._fail(str(error))
             return
@@ -357,6 +374,7 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
             # No Qt parent: the thread object outlives a widget Qt deletes first (it closes with the context).
             draft = None if os.environ.get(DRAFT_VARIABLE, "").strip() == "0" else DraftPolicy()
             thread = RenderThread(self._renderer, context, context.format(), draft=draft)
+            thread.refine = os.environ.get(REFINE_VARIABLE, "").strip() != "0"
         except RenderThreadUnavailable as error:
             print(f"vpl-editor: the preview draws in the window's thread: {error}", file=sys.stderr)
             return
@@ -371,12 +389,12 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
 
     # The thread's signals reach these slots queued to this thread; declared as slots (@Slot), so PySide
     # calls them through the class's own meta-object instead of adding slots to it at run time.
-    @Slot(int, int, int, int, int, int, int, int)
+    @Slot(int, int, int, int, int, int, int, int, int, int)
     def _on_frame(self, texture: int, width: int, height: int, program: int, serial: int, commands: int,
-                  full_width: int, full_height: int) -> None:
+                  full_width: int, full_height: int, sample_frame: int = 0, sample_frames: int = 0) -> None:
         if self._thread is None:
             return  # a frame of a thread closed since
-        frame = Frame(texture, width, height, program, serial, commands, full_width, full_height)
+        frame = Frame(texture, width, height, program, serial, commands, full_width, full_height, sample_frame, sample_frames)
         self._frame = frame
         self._thread.received(frame, self._shown_texture)
         self.update()
@@ -502,6 +520,8 @@ class PreviewWidget(PreviewHostBase, QOpenGLWidget):
             paint_note(self, self._stage_host.note)
         if self.refining:
             paint_note(self, REFINING_NOTE, right=True)
+        elif self.refinement_note:
+            paint_note(self, self.refinement_note, right=True)
 
     def _paint_overlay(self, text: str, heading: str = "Shader error: showing the last program that worked") -> None:
         """The driver log over the last good image, in a dark band at the bottom."""
@@ -573,7 +593,8 @@ class UnavailablePreview(QLabel):
     preparing_environment = property(lambda self: False)
 
     def set_artifact(self, artifact: ProgramArtifact, parameters: Sequence[ParameterSpec] | None = None,
-                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None) -> None:
+                     values: Mapping[str, object] | None = None, passes: PassPrograms | None = None,
+                     refined: Callable[[], ProgramArtifact | None] | None = None) -> None:
         pass
 
     def show_problem(self, message: str) -> None:

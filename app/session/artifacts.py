@@ -11,8 +11,11 @@ does: a driver draws garbage or loses the context on an endless loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.material.graph import MaterialGraph
+from app.material.lowering import ValueKey, lower
 from vpl_core.backends import glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
 from vpl_core.diagnostics import VplError
@@ -62,3 +65,19 @@ class ArtifactCache:
     def compiled_targets(self) -> list[str]:
         """Targets compiled so far (tests check that nothing is compiled twice)."""
         return sorted(self._programs)
+
+
+def refined_maker(graph: MaterialGraph, target: str = DEFAULT_TARGET,
+                  live: frozenset[ValueKey] = frozenset()) -> Callable[[], ProgramArtifact | None]:
+    """A maker of `graph`'s refined variant compiled for `target` (None when it does not lower or compile),
+    lowered (verified and published like every program) on its first call and kept."""
+    made: list[ProgramArtifact | None] = []
+
+    def make() -> ProgramArtifact | None:
+        if not made:
+            result = lower(graph, live=live, refined=True)
+            made.append(ArtifactCache(result.verified, seed=result.artifact).get(target).artifact
+                        if result.verified is not None else None)
+        return made[0]
+
+    return make

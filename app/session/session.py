@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +75,7 @@ from app.material.parameters import (
     specs_from_module,
 )
 from app.material.texture_passes import has_pass_nodes
-from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram
+from app.session.artifacts import DEFAULT_TARGET, ArtifactCache, CompiledProgram, refined_maker
 from app.session.checks import range_problems
 from app.session.documents import Document, GraphDocument, ModuleDocument
 from app.session.engine_export import PreviewLighting, material_section, written_files
@@ -301,6 +302,23 @@ class EditorSession:
             return None
         live = self.live.preview_passes(target)  # with the live program: its passes, whose hidden uniforms it sets
         return live if live is not None else self._passes.get(target)
+
+    def refined_source(self, target: str = DEFAULT_TARGET) -> Callable[[], ProgramArtifact | None] | None:
+        """Makes the refined variant of what `preview_program(target)` draws (None: no graph lowered yet).
+
+        The variant (`lower(..., refined=True)`, docs/lighting.md, "Refined environment light") is the same
+        graph lowered with the same hidden uniforms and the environment light sampled per pixel; the preview
+        calls this only when it refines a still frame or draws a final one, so the lowering is not paid for
+        while editing. The maker is pure (the graph is a snapshot) and may run on the render thread.
+        """
+        if not isinstance(self._document, GraphDocument):
+            return None
+        live = self.live.program if self.live.preview_program(target) is not None else None
+        if live is not None:
+            return refined_maker(live.graph, target, frozenset(live.result.live_values))
+        if self._lowered_graph is None or self._result is None or self._result.verified is None:
+            return None
+        return refined_maker(self._lowered_graph, target)
 
     def program(self, target: str = DEFAULT_TARGET) -> CompiledProgram:
         """The current module compiled for `target` (compiled once per module and target)."""

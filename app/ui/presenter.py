@@ -224,7 +224,8 @@ class SessionPresenter:
         self._shown_passes = passes
         self.preview_pending = True
         self._preview_wait.start()
-        preview.set_artifact(program.artifact, self.session.preview_specs(), self.session.preview_values(), passes)
+        preview.set_artifact(program.artifact, self.session.preview_specs(), self.session.preview_values(), passes,
+                             self.session.refined_source(preview.target))
 
     def _preview_done(self) -> None:
         self._preview_wait.stop()

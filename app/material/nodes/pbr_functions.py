@@ -297,6 +297,126 @@ def _multiple_scattering(fn: FunctionBuilder, f0: Operand, f90: Operand, scale: 
     return specular, fn.add(single, multiple_energy)
 
 
+#: Half vectors the refined environment light samples per pixel and frame (a 4 x 4 jittered grid).
+REFINED_GRID = 4
+REFINED_SAMPLES_PER_FRAME = REFINED_GRID * REFINED_GRID
+#: Per-frame shift of the grid's jitter: the R2 sequence's steps (Roberts 2018), so the frames' jitters fill
+#: each cell evenly whatever the number of frames.
+REFINED_FOOTPRINT_SCALE = 2.0
+R2_STEP = (0.7548776662466927, 0.5698402909980532)
+
+
+def _hash(fn: FunctionBuilder, normal: Operand, view: Operand, weights: tuple[float, ...]) -> RegisterValue:
+    """A value in [0, 1) that changes from pixel to pixel: fract(sin(dot(N, a) + dot(V, b)) · 43758.5453)."""
+    phase = fn.add(call(fn, Builtin.DOT, FLOAT, normal, constant3(fn, weights[:3])),
+                   call(fn, Builtin.DOT, FLOAT, view, constant3(fn, weights[3:])))
+    return call(fn, Builtin.FRACT, FLOAT, fn.multiply(call(fn, Builtin.SIN, FLOAT, phase), fn.f(43758.5453)))
+
+
+def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
+    """The prefiltered radiance of `environment_light`: the split-sum read, or its per-pixel integration.
+
+    Called by `environment_light` in a material's refined variant only
+    (`lower(..., refined=True)`): the live program keeps the split-sum read
+    alone, since the loop below costs every pixel on GPUs that run it
+    masked. With the scene's `environment_sample_frame` at 0 it returns
+    `split_sum` (the chain read at the reflection vector: prefiltered with
+    n = v). In a refined frame k >= 1 it integrates the GGX lobe at this
+    pixel's N and V instead, by filtered importance sampling (Křivánek &
+    Colbert 2008): 16 half vectors drawn from D (n.h) on a 4 x 4 grid jittered
+    by a per-pixel offset that moves by the R2 sequence from frame to frame
+    (a Cranley-Patterson rotation: each frame's set differs per pixel, and the
+    host averages the frames), each read from the chain at the level whose
+    prefilter lobe covers the sample's solid angle, 1 / (N pdf), N the
+    scene's `environment_sample_count` (all frames' samples). The result is the
+    lobe-weighted mean radiance Σ L w / Σ w, w = Vis 4 (v.h)(n.l) / (n.h)
+    (the glTF BRDF's integrand over the pdf, Fresnel left to the split-sum
+    table), so a uniform environment returns its radiance exactly and the
+    white furnace stays 1.
+    """
+    from vpl_core.ir.builder import member
+    from vpl_core.ir.types import SAMPLER2D
+
+    normal, view, roughness, split_sum = parameters(fn, 4)
+    frame = fn.load(member(owner.scene, "environment_sample_frame"))
+    sample_count = fn.load(member(owner.scene, "environment_sample_count"))
+    rotation = fn.load(member(owner.scene, "environment_rotation"))
+    max_lod = fn.load(member(owner.scene, "environment_max_lod"))
+    specular_map = fn.load(owner.host_uniform("environment_specular", SAMPLER2D))
+    alpha = call(fn, Builtin.MAX, FLOAT, fn.multiply(roughness, roughness), fn.f(MIN_ALPHA))
+    alpha2 = fn.multiply(alpha, alpha)
+    n_dot_v = call(fn, Builtin.CLAMP, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view), fn.f(1e-4), fn.f(1.0))
+    # A tangent frame about N (any: the lobe is isotropic about N).
+    up = call(fn, Builtin.SELECT, vec(3), fn.binary(BinaryOperator.LESS, call(fn, Builtin.ABS, FLOAT, fn.swizzle(normal, "y")), fn.f(0.999)),
+              constant3(fn, (0.0, 1.0, 0.0)), constant3(fn, (1.0, 0.0, 0.0)))
+    tangent = call(fn, Builtin.NORMALIZE, vec(3), call(fn, Builtin.CROSS, vec(3), up, normal))
+    bitangent = call(fn, Builtin.CROSS, vec(3), normal, tangent)
+    jitter_u = call(fn, Builtin.FRACT, FLOAT, fn.add(_hash(fn, normal, view, (12.9898, 78.233, 37.719, 39.3468, 11.1357, 83.1551)),
+                                                     fn.multiply(frame, fn.f(R2_STEP[0]))))
+    jitter_v = call(fn, Builtin.FRACT, FLOAT, fn.add(_hash(fn, normal, view, (63.7264, 10.873, 91.2228, 27.4138, 54.2819, 17.9117)),
+                                                     fn.multiply(frame, fn.f(R2_STEP[1]))))
+    total = fn.copy(splat3(fn, 0.0))
+    weight_sum = fn.copy(fn.f(0.0))
+    sample = fn.copy(fn.f(0.0))
+    count = call(fn, Builtin.SELECT, FLOAT, fn.binary(BinaryOperator.GREATER, frame, fn.f(0.0)),
+                 fn.f(float(REFINED_SAMPLES_PER_FRAME)), fn.f(0.0))
+    test, body, finish = fn.new_block(), fn.new_block(), fn.new_block()
+    fn.branch(test)
+
+    fn.position_at(test)
+    fn.branch_if(fn.binary(BinaryOperator.LESS, sample, count), body, finish)
+
+    fn.position_at(body)
+    row = call(fn, Builtin.FLOOR, FLOAT, fn.multiply(sample, fn.f(1.0 / REFINED_GRID)))
+    column = fn.subtract(sample, fn.multiply(row, fn.f(float(REFINED_GRID))))
+    xi1 = fn.multiply(fn.add(column, jitter_u), fn.f(1.0 / REFINED_GRID))
+    xi2 = fn.multiply(fn.add(row, jitter_v), fn.f(1.0 / REFINED_GRID))
+    # GGX half vector: cos θ = √((1 − ξ1) / (1 + (α² − 1) ξ1)), φ = 2π ξ2.
+    cos_theta = call(fn, Builtin.SQRT, FLOAT, fn.divide(fn.subtract(fn.f(1.0), xi1),
+                                                       fn.add(fn.f(1.0), fn.multiply(fn.subtract(alpha2, fn.f(1.0)), xi1))))
+    sin_theta = call(fn, Builtin.SQRT, FLOAT, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), fn.multiply(cos_theta, cos_theta)), fn.f(0.0)))
+    phi = fn.multiply(xi2, fn.f(2.0 * math.pi))
+    half = fn.add(fn.add(fn.multiply(tangent, fn.multiply(sin_theta, call(fn, Builtin.COS, FLOAT, phi))),
+                         fn.multiply(bitangent, fn.multiply(sin_theta, call(fn, Builtin.SIN, FLOAT, phi)))),
+                  fn.multiply(normal, cos_theta))
+    v_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, view, half), fn.f(1e-4))
+    light = fn.subtract(fn.multiply(half, fn.multiply(fn.f(2.0), v_dot_h)), view)
+    n_dot_l = call(fn, Builtin.DOT, FLOAT, normal, light)
+    n_dot_h = call(fn, Builtin.MAX, FLOAT, cos_theta, fn.f(1e-4))
+    distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
+    visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
+    assert distribution is not None and visibility is not None
+    weight = fn.multiply(fn.divide(fn.multiply(fn.multiply(visibility, v_dot_h), call(fn, Builtin.MAX, FLOAT, n_dot_l, fn.f(0.0))), n_dot_h),
+                         fn.f(4.0))
+    # The sample stands for the solid angle 1 / (N pdf), pdf = D (n.h) / (4 v.h) per solid angle: it reads
+    # the level whose GGX prefilter lobe (about 4π α² wide) covers that, α = 1 / (4π N pdf)^½, at the
+    # chain's own mapping lod = max_lod r (2 − r), r = √α.
+    pdf = fn.divide(fn.multiply(distribution, n_dot_h), fn.multiply(fn.f(4.0), v_dot_h))
+    footprint = fn.multiply(fn.multiply(pdf, sample_count), fn.f(4.0 * math.pi * REFINED_FOOTPRINT_SCALE))
+    level_roughness = call(fn, Builtin.MIN, FLOAT, call(fn, Builtin.POW, FLOAT, call(fn, Builtin.MAX, FLOAT, footprint, fn.f(1e-8)), fn.f(-0.25)),
+                           fn.f(1.0))
+    sample_lod = fn.multiply(max_lod, fn.multiply(level_roughness, fn.subtract(fn.f(2.0), level_roughness)))
+    uv = fn.call(equirect_uv(owner), light, rotation)
+    assert uv is not None
+    radiance = fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, uv, sample_lod), "xyz")
+    fn.add(total, fn.multiply(radiance, weight), result=total)
+    fn.add(weight_sum, weight, result=weight_sum)
+    fn.add(sample, fn.f(1.0), result=sample)
+    fn.branch(test)  # the loop's back-edge
+
+    fn.position_at(finish)
+    # No sample above the horizon (or a live frame): the split-sum read.
+    sampled = fn.binary(BinaryOperator.GREATER, weight_sum, fn.f(0.0))
+    mean = fn.divide(total, call(fn, Builtin.MAX, FLOAT, weight_sum, fn.f(1e-8)))
+    fn.ret(call(fn, Builtin.SELECT, vec(3), sampled, mean, split_sum))
+
+
+def refined_specular(owner: HelperOwner) -> Function:
+    """refined_specular(N, V: vec3, roughness: float, split_sum: vec3) -> vec3 (needs the refined variant's scene
+    record, `REFINED_SCENE_FIELDS`)."""
+    return owner.helper("refined_specular", _build_refined_specular, [vec(3), vec(3), FLOAT, vec(3)], vec(3))
+
+
 def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
     """Light reflected from the environment (split-sum IBL with multiple-scattering compensation).
 
@@ -305,7 +425,9 @@ def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
     (irradiance / π); (A, B) = environment_brdf at (|N·V|, r). Dielectric:
     F0 = 0.04 · specular, F90 = specular, plus the Lambertian layer
     baseColor · (1 − what the specular took) · irradiance; metal: F0 =
-    baseColor, F90 = 1; mixed by metallic as the glTF BRDF is.
+    baseColor, F90 = 1; mixed by metallic as the glTF BRDF is. In a
+    material's refined variant (`owner.refined`), prefiltered is
+    `refined_specular`'s per-pixel integration instead.
     """
     from vpl_core.ir.builder import member
     from vpl_core.ir.types import SAMPLER2D
@@ -325,7 +447,13 @@ def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:
     specular_uv = fn.call(to_uv, reflected, rotation)
     normal_uv = fn.call(to_uv, normal, rotation)
     assert specular_uv is not None and normal_uv is not None
-    prefiltered = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, specular_uv, lod), "xyz"), intensity)
+    split_sum = fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, specular_uv, lod), "xyz")
+    if getattr(owner, "refined", False):
+        # The refined variant only (`lower(..., refined=True)`): the live program has no loop to run masked.
+        refined = fn.call(refined_specular(owner), normal, view, roughness, split_sum)
+        assert refined is not None
+        split_sum = refined
+    prefiltered = fn.multiply(split_sum, intensity)
     irradiance = fn.multiply(fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), irradiance_map, normal_uv, fn.f(0.0)), "xyz"), intensity)
     table = call(fn, Builtin.TEXTURE_LOD, vec(4), brdf_table, fn.construct(vec(2), n_dot_v, roughness), fn.f(0.0))
     scale, bias = fn.swizzle(table, "x"), fn.swizzle(table, "y")

@@ -10,6 +10,7 @@ import numpy as np
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.preview.renderer import Renderer
+from app.session.artifacts import refined_maker
 from vpl_core.backends.glsl import compile as compile_glsl
 
 #: The session's desktop 4.2 core and ES 3.2 contexts (tests/conftest.py).
@@ -25,10 +26,11 @@ def renderer_on(request, fixture: str) -> tuple[Renderer, str]:
 
 
 def build(renderer: Renderer, graph: MaterialGraph, target: str) -> None:
-    """Lower `graph`, compile it for `target`, build it and set its parameters' defaults."""
+    """Lower `graph`, compile it for `target`, build it (with its refined variant's maker) and set its
+    parameters' defaults."""
     result = lower(graph)
     assert result.ok, result.diagnostics
-    renderer.build_program(compile_glsl(result.verified, target=target))
+    renderer.build_program(compile_glsl(result.verified, target=target), refined=refined_maker(graph, target))
     for spec in result.parameters:
         if spec.default is not None and not isinstance(spec.default, str):
             renderer.set_parameter(spec.name, spec.default)

@@ -9,13 +9,17 @@ multiple-scattering term the preview models, from the reference's own
 albedo and irradiance estimates). Run with `-s` to print the per-roughness
 figures recorded in docs/lighting.md.
 
-The goal is not met at middle and high roughness: the split-sum
-factorisation itself (prefiltered with n = v, the lobe's shape at other
-view angles ignored) is most of the difference, see docs/lighting.md.
-Those cases are listed in `MISSES` with their figure: each must stay a
-miss within `REGRESSION` levels of it (so a change that makes one pass
-fails here until it is promoted, and one that makes it worse fails too);
-every other case must meet the goal.
+The preview is measured as it draws final frames: the refined environment
+light (`Renderer.render_linear_refined`: the GGX lobe integrated per pixel
+by filtered importance sampling, `REFINE_FRAMES` frames averaged), not the
+live split sum, which misses the goal above roughness 0.2-0.3
+(docs/lighting.md). The cases that still miss are listed in `MISSES` with
+their figure: the bundled `outdoor` sun (radiance 30,000 in 2 degrees) is
+what a lobe sampled 1,024 times per pixel resolves worst (the difference
+is noise, the signed mean stays within 3 levels), and three `studio` cells
+are just above 2. Each must stay a miss within `REGRESSION` levels of it
+(so a change that makes one pass fails here until it is promoted, and one
+that makes it worse fails too); every other case must meet the goal.
 """
 
 from __future__ import annotations
@@ -39,12 +43,10 @@ METALS = {"gold": (1.0, 0.766, 0.336), "white": (1.0, 1.0, 1.0)}
 MEAN_LEVELS = 2.0
 #: Known misses: (environment, metal) -> {roughness: mean absolute difference measured here}.
 MISSES: dict[tuple[str, str], dict[float, float]] = {
-    ("studio", "gold"): {0.2: 3.3, 0.3: 8.3, 0.4: 11.5, 0.5: 13.8, 0.6: 14.2, 0.7: 13.4, 0.8: 13.2, 0.9: 12.5, 1.0: 11.3},
-    ("studio", "white"): {0.2: 3.5, 0.3: 8.9, 0.4: 12.7, 0.5: 15.5, 0.6: 15.8, 0.7: 14.9, 0.8: 14.3, 0.9: 13.3, 1.0: 11.6},
-    ("outdoor", "gold"): {0.3: 3.9, 0.4: 8.7, 0.5: 10.4, 0.6: 11.7, 0.7: 13.3, 0.8: 15.3, 0.9: 17.0, 1.0: 18.4},
-    ("outdoor", "white"): {0.3: 3.0, 0.4: 5.2, 0.5: 3.0},
-    ("neutral", "gold"): {0.5: 3.0, 0.6: 3.9, 0.7: 4.7, 0.8: 5.1, 0.9: 4.8, 1.0: 4.6},
-    ("neutral", "white"): {0.4: 2.2, 0.5: 3.4, 0.6: 4.3, 0.7: 5.2, 0.8: 5.6, 0.9: 5.1, 1.0: 4.7},
+    ("studio", "gold"): {0.4: 2.02},
+    ("studio", "white"): {0.4: 2.14, 0.8: 2.09},
+    ("outdoor", "gold"): {0.3: 4.1, 0.4: 5.2, 0.5: 2.3, 0.6: 4.1, 0.7: 4.4, 0.8: 4.3, 0.9: 5.1, 1.0: 2.9},
+    ("outdoor", "white"): {0.3: 2.8, 0.4: 3.4, 0.8: 2.4, 0.9: 2.5},
 }
 #: How much worse than its recorded figure a known miss may measure (the reference is seeded: figures repeat).
 REGRESSION = 1.0
@@ -85,7 +87,7 @@ def test_metal_roughness_sweep_matches_monte_carlo(request, current_gl, tmp_path
         singles, compensated = metal_radiance(sampler, normals[inner], views[inner], f0s, roughness, rng)
         for (metal, base), single, expected in zip(METALS.items(), singles, compensated, strict=True):
             build(renderer, _surface(base, roughness), target)
-            measured = renderer.render_linear(SIZE, SIZE)[inner][:, :3].astype(np.float64)
+            measured = renderer.render_linear_refined(SIZE, SIZE)[inner][:, :3].astype(np.float64)
             difference = _levels(measured) - _levels(expected)
             figures[(metal, roughness)] = (float(np.abs(difference).mean()), float(difference.mean()),
                                            float((_levels(measured) - _levels(single)).mean()))

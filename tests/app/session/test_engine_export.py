@@ -202,7 +202,9 @@ def _preview_pixels(source: Path, tmp_path: Path, stage: Stage | None = None) ->
     from app.preview.screenshot import preview_screenshot
 
     png = tmp_path / f"{source.stem}.preview.png"
-    assert preview_screenshot(str(source), str(png), SIZE, gl="desktop", stage=stage) == 0
+    # The live frame: the exported module is the split-sum one the sample host draws (the preview's final
+    # frames refine the environment light, docs/lighting.md).
+    assert preview_screenshot(str(source), str(png), SIZE, gl="desktop", stage=stage, refined=False) == 0
     return qimage_to_rgba(QImage(str(png)))
 
 
