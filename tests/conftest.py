@@ -79,6 +79,7 @@ NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_O
 #: the bundle's tests: they wait for the controller's build (tests/bundle_build.py), best started well before.
 LONGEST: tuple[str, ...] = (
     "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_aluminum_brushed.mtlx]",
+    "tests/app/preview/test_rough_metals.py::test_metal_roughness_sweep_matches_monte_carlo",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_editor]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_pipeline]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_interp]",
