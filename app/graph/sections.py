@@ -24,6 +24,7 @@ state is derived from the material, so nothing is saved.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,7 +44,6 @@ class SectionHeaderItem(QtWidgets.QGraphicsObject):
 
     def __init__(self, node_item: QtWidgets.QGraphicsItem, title: str, ports: Sequence[Any], labels: Sequence[str]) -> None:
         super().__init__(node_item)
-        self.node_item = node_item
         self.title = title
         #: The section's input port items, in the order drawn.
         self.ports = tuple(ports)
@@ -148,18 +148,18 @@ class SectionHeaderItem(QtWidgets.QGraphicsObject):
     @property
     def node_id(self) -> str:
         """NodeGraphQt's id of the node the header belongs to."""
-        return str(getattr(self.node_item, "id", ""))
+        return str(getattr(self.parentItem(), "id", ""))
 
     def set_transient(self, open_: bool) -> None:
         """Open the section while a wire is dragged over it (False: the wire left or was dropped)."""
-        sections = getattr(self.node_item, "sections", None)
+        sections = getattr(self.parentItem(), "sections", None)
         if sections is not None:
             sections.set_transient(self.title, open_)
 
     def toggle(self) -> bool:
         """Fold an open section or unfold a folded one (a section with a connected input stays open); whether it
         changed."""
-        sections = getattr(self.node_item, "sections", None)
+        sections = getattr(self.parentItem(), "sections", None)
         return bool(sections.set_open(self.title, not self.is_open)) if sections is not None else False
 
 
@@ -168,9 +168,15 @@ class NodeSections:
     node's input ports show, the room they take and where they sit."""
 
     def __init__(self, node_item: Any) -> None:
-        self.node_item = node_item
+        # Held weakly (as the headers reach their node through Qt's parent): a node item holds its sections, and
+        # a cycle would keep a cleared view's items until the cyclic collector runs.
+        self._node_item = weakref.ref(node_item) if node_item is not None else None
         #: The headers, in drawing order.
         self.headers: tuple[SectionHeaderItem, ...] = ()
+
+    @property
+    def node_item(self) -> Any:
+        return self._node_item() if self._node_item is not None else None
 
     def set(self, sections: Sequence[tuple[str, Sequence[Any], Sequence[str]]]) -> None:
         """The node's sections: (title, input port items, their labels) each; all start folded."""

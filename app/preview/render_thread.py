@@ -28,7 +28,7 @@ from PySide6.QtGui import QOffscreenSurface, QOpenGLContext, QSurfaceFormat
 from app.gui_post import QtThread, gui_post
 from app.material.textures import as_rgba_image
 from app.preview.preview_state import PreviewState
-from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors
+from app.preview.renderer import Framebuffer, ProgramBuildError, Renderer, clear_pending_errors, refines
 from app.preview.texture_passes_gl import EMPTY_SCHEDULE, PassSchedule
 from app.session.parameters import ParameterValues
 from app.workers import Job, Worker
@@ -603,7 +603,7 @@ class RenderThread(QObject):
             self._protected = (self._protected[0], target.texture)
             self._unreceived += 1
             self._refine = size if drawn != size else None
-            sample_frames = self.renderer.refine_frames if self.refine and drawn == size and self.renderer.refines() else 0
+            sample_frames = self.renderer.refine_frames if self.refine and drawn == size and refines(self.renderer) else 0
             converged = False
             if sample_frames and applied == self._posted and self._frame_size is None:
                 if sampling < sample_frames:

@@ -885,18 +885,10 @@ class Renderer(PreviewState):
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
             target.delete()
 
-    def refines(self) -> bool:
-        """Whether the drawn program has a refined variant (a Surface Output, whose environment light reads the
-        scene's `environment_max_lod`, and a `refined_source`): then its converged frame is the mean of
-        `refine_frames` refined frames."""
-        info = self.program
-        return (info is not None and info.radiance and self.refine_frames > 0 and self.refined_source is not None
-                and artifact_reads_scene_field(info.artifact, "environment_max_lod"))
-
     def render_final(self, width: int, height: int) -> np.ndarray:
         """`render_image` at final quality: with the refined environment light, the displayed (tone-mapped)
         mean of frames 1..`refine_frames` (screenshots, turntables, exports); else one frame."""
-        if not self.refines():
+        if not refines(self):
             return self.render_image(width, height)
         pixels = None
         try:
@@ -941,3 +933,12 @@ class Renderer(PreviewState):
             GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, previous_draw)
             GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, previous_read)
             target.delete()
+
+
+def refines(renderer: Renderer) -> bool:
+    """Whether `renderer`'s drawn program has a refined variant (a Surface Output, whose environment light reads the
+    scene's `environment_max_lod`, and a `refined_source`): then its converged frame is the mean of
+    `refine_frames` refined frames."""
+    info = renderer.program
+    return (info is not None and info.radiance and renderer.refine_frames > 0 and renderer.refined_source is not None
+            and artifact_reads_scene_field(info.artifact, "environment_max_lod"))

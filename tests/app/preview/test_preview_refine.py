@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.preview.render_thread import DraftPolicy
+from app.preview.renderer import refines
 from app.preview.widget import REFINE_VARIABLE, RENDER_THREAD_VARIABLE, PreviewWidget
 from app.session.artifacts import refined_maker
 from vpl_core.backends.glsl import compile as compile_glsl
@@ -104,7 +105,7 @@ def test_the_refined_variant_is_linked_on_first_need_once_per_structure(request:
     links = renderer.link_count
     live = renderer.render_linear(32, 32)
     assert renderer.link_count == links and made == []  # live frames never make the variant
-    assert renderer.refines()
+    assert refines(renderer)
     refined = renderer.render_linear_refined(32, 32)
     assert renderer.link_count == links + 1 and made == [1]
     assert not (refined == live).all()  # the refined frames drew another program
