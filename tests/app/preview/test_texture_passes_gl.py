@@ -245,6 +245,7 @@ def test_a_resolution_beyond_the_gpu_is_refused_naming_the_node(current_gl) -> N
         renderer.release()
 
 
+@pytest.mark.gl  # its context fixture is asked for by name, so the tier cannot see it among the fixtures
 @pytest.mark.parametrize("context", ["current_gl", "current_gles"])
 def test_buffer_formats_hold_their_values(request, context: str) -> None:
     """8-bit clamps to 0..1 in 1/255 steps; 16-bit and float keep values above 1 (a lift of 1.5)."""
