@@ -15,25 +15,10 @@ from app.graph.nodes import FrameNode
 from app.graph.search import SYNONYMS, rank
 from app.graph.view import MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
-from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 
 TYPES = list(NODE_TYPES.values())
-
-
-@pytest.fixture
-def view(qtbot):
-    graph = MaterialNodeGraph()
-    graph.register_catalog(NODE_TYPES.values())
-    graph.connection_check = lambda *ports: can_connect(snapshot(graph), *ports)
-    graph.widget.resize(1000, 700)
-    graph.widget.show()
-    qtbot.waitExposed(graph.widget)
-    yield graph
-    graph.node_search.hide()
-    graph.clear_session()
-    graph.deleteLater()
 
 
 def _top(query: str, allowed=None) -> list[str]:

@@ -16,24 +16,9 @@ from app.graph.adapter import populate, snapshot
 from app.graph.nodes import MaterialNode
 from app.graph.view import SPRING_OPEN_MS, MaterialNodeGraph
 from app.material.catalog import NODE_TYPES
-from app.material.connections import can_connect
 from app.material.graph import MaterialGraph
 from app.material.node_types import InputSection, NodeType, PortSpec
 from app.material.port_types import PortType
-
-
-@pytest.fixture
-def view(qtbot):
-    graph = MaterialNodeGraph()
-    graph.register_catalog(NODE_TYPES.values())
-    graph.connection_check = lambda *ports: can_connect(snapshot(graph), *ports)
-    graph.widget.resize(1200, 900)
-    graph.widget.show()
-    qtbot.waitExposed(graph.widget)
-    yield graph
-    graph.node_search.hide()
-    graph.clear_session()
-    graph.deleteLater()
 
 
 def _surface(properties: dict[str, object] | None = None, wired: str | None = None) -> MaterialGraph:
