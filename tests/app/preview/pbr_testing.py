@@ -1,15 +1,21 @@
 """Shared helpers of the PBR and IBL renderer tests: a renderer on the desktop or ES context, materials built
-on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them."""
+on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them, a scene
+lit by a prepared environment alone, and a shown preview widget on its render thread with a draft policy."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
+from app.preview.ibl_assets import PreparedEnvironment
+from app.preview.preview_state import environment_maps
+from app.preview.render_thread import DraftPolicy, RenderThread
 from app.preview.renderer import Renderer
+from app.preview.widget import PreviewWidget
 from app.session.artifacts import refined_maker
 from vpl_core.backends.glsl import compile as compile_glsl
 
@@ -45,6 +51,38 @@ def surface_value(renderer: Renderer, target: str, node_type: str, size: int) ->
     graph.connect(value.id, "out", output.id, "base_color")
     build(renderer, graph, target)
     return renderer.render_linear(size, size)[:, :, :3].astype(np.float64)
+
+
+def shader_normals(renderer: Renderer, target: str, size: int) -> np.ndarray:
+    """The shader's unit normal per pixel (the interpolated one, not the default sphere's exact normal),
+    (height, width, 3)."""
+    normals = surface_value(renderer, target, "normal", size)
+    unit: np.ndarray = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), 1e-9)
+    return unit
+
+
+def environment_lit(renderer: Renderer, prepared: PreparedEnvironment, rotation: float | None = None,
+                    intensity: float | None = None) -> None:
+    """Light the scene by the prepared environment alone (no key light), with its split-sum table, turned by
+    `rotation` and scaled by `intensity` (None: as they are)."""
+    renderer.set_light(intensity=0.0)
+    renderer.set_environment_maps(environment_maps(prepared))
+    renderer.set_brdf_table(prepared.brdf_lut)
+    renderer.set_environment_settings(rotation, intensity)
+
+
+def shown_preview(qtbot: Any, size: tuple[int, int], policy: DraftPolicy | None) -> tuple[PreviewWidget, RenderThread]:
+    """A preview widget of `size`, shown and exposed, on its render thread (the caller unsets
+    RENDER_THREAD_VARIABLE) drawing drafts by `policy` (None: never)."""
+    widget = PreviewWidget()
+    widget.resize(*size)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    thread = widget._thread
+    assert thread is not None
+    thread.set_draft_policy(policy)
+    return widget, thread
 
 
 def output_material(type_name: str, properties: Mapping[str, object]) -> MaterialGraph:

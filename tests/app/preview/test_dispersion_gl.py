@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pbr_testing import CONTEXTS, build, output_material, renderer_on, surface_value
+from pbr_testing import CONTEXTS, build, environment_lit, output_material, renderer_on, shader_normals, sphere_pixels
 
 from app.preview.ibl import prefiltered_radiance
 from app.preview.ibl_assets import IblCache, PrefilterJob
-from app.preview.preview_state import environment_maps
 
 pytestmark = pytest.mark.gl
 
@@ -62,19 +61,10 @@ def _channel_iors(ior: float, dispersion: float) -> tuple[float, float, float]:
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_dispersed_glass_matches_the_per_channel_numpy_refraction(request: pytest.FixtureRequest, gl_fixture: str, studio: Any) -> None:
     renderer, target = renderer_on(request, gl_fixture)
-    renderer.set_light(intensity=0.0)
     rotation, intensity = 0.7, 1.3
-    renderer.set_environment_maps(environment_maps(studio))
-    renderer.set_brdf_table(studio.brdf_lut)
-    renderer.set_environment_settings(rotation, intensity)
-    positions = surface_value(renderer, target, "world_position", SIZE)
-    covered = np.abs(np.linalg.norm(positions, axis=2) - 1.0) < 1e-3
-    normals = surface_value(renderer, target, "normal", SIZE)  # the shader's normal: the interpolated one
-    normals /= np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), 1e-9)
-    view = np.asarray(renderer.camera.position, dtype=np.float64) - positions
-    view /= np.maximum(np.linalg.norm(view, axis=2, keepdims=True), 1e-9)
-    inner = covered & (np.einsum("ijk,ijk->ij", normals, view) > 0.15)
-    normals, view = normals[inner], view[inner]
+    environment_lit(renderer, studio, rotation, intensity)
+    inner, _, view = sphere_pixels(renderer, target, SIZE, 0.15)
+    normals, view = shader_normals(renderer, target, SIZE)[inner], view[inner]
     chain = [level.astype(np.float64) for level in studio.assets.specular]
 
     def expected(dispersion: float) -> np.ndarray:
@@ -103,9 +93,7 @@ def test_openpbr_dispersion_spreads_red_and_blue_by_the_effective_abbe_number(re
     """OpenPBR's effective Abbe number is abbe_number / scale: scale 1 at 40 and scale 0.5 at 20 are the same
     glass; green keeps the undispersed refraction, red and blue move."""
     renderer, target = renderer_on(request, gl_fixture)
-    renderer.set_light(intensity=0.0)
-    renderer.set_environment_maps(environment_maps(studio))
-    renderer.set_brdf_table(studio.brdf_lut)
+    environment_lit(renderer, studio)
     glass = {"transmission_weight": 1.0, "specular_roughness": 0.0, "specular_ior": 1.52}
     frames = {}
     for name, scale, abbe in (("none", 0.0, 20.0), ("full", 1.0, 40.0), ("half", 0.5, 20.0), ("strong", 1.0, 10.0)):

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from pbr_testing import shown_preview
 from preview_helpers import color_parameter_artifact
 
 from app.material.parameters import ParameterKind, ParameterSpec
@@ -33,14 +34,8 @@ def defaults(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _widget(qtbot, policy: DraftPolicy | None) -> tuple[PreviewWidget, RenderThread]:
-    widget = PreviewWidget()
-    widget.resize(200, 160)
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    thread = widget._thread
-    assert thread is not None
-    thread.set_draft_policy(policy)
+    """A shown preview drawing drafts by `policy`, its first frame (a red parameter colour) on screen."""
+    widget, thread = shown_preview(qtbot, (200, 160), policy)
     spec = ParameterSpec("tint", ParameterKind.COLOR, vec(4), RED)
     with qtbot.waitSignal(widget.programReady, timeout=10_000):
         widget.set_artifact(color_parameter_artifact(), [spec])
@@ -155,14 +150,7 @@ def test_a_drag_upstream_of_a_buffer_draws_draft_passes_then_full_ones(qtbot) ->
     from app.material.lowering import lower
     from app.session.pass_programs import PassProgramCache, with_pass_parameters
 
-    widget = PreviewWidget()
-    widget.resize(96, 96)
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    thread = widget._thread
-    assert thread is not None
-    thread.set_draft_policy(ALWAYS_SLOW)
+    widget, thread = shown_preview(qtbot, (96, 96), ALWAYS_SLOW)
     graph = stone_graph()
     lowered = lower(graph)
     passes = PassProgramCache.for_graph(graph, draft=True).get("glsl420")

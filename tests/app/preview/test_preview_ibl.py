@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 import pytest
-from pbr_testing import CONTEXTS, build, renderer_on, surface_value
+from pbr_testing import CONTEXTS, build, environment_lit, renderer_on, shader_normals, sphere_pixels
 
 from app.material.graph import MaterialGraph
 from app.preview import ibl
@@ -43,22 +43,6 @@ def studio(tmp_path_factory):
     return PrefilterJob("studio", cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
 
 
-def _unlit_pass(renderer: Renderer, target: str, node_type: str) -> np.ndarray:
-    return surface_value(renderer, target, node_type, SIZE)
-
-
-def _sphere_geometry(renderer: Renderer, target: str) -> tuple[np.ndarray, np.ndarray]:
-    """(covered mask, world positions) of the default sphere."""
-    positions = _unlit_pass(renderer, target, "world_position")
-    # Inside the silhouette, away from its edge (where a pixel mixes geometry and background).
-    covered = np.abs(np.linalg.norm(positions, axis=2) - 1.0) < 1e-3
-    normals = positions / np.maximum(np.linalg.norm(positions, axis=2, keepdims=True), 1e-9)
-    view = np.asarray(renderer.camera.position, dtype=np.float64) - positions
-    view /= np.maximum(np.linalg.norm(view, axis=2, keepdims=True), 1e-9)
-    inner = covered & (np.einsum("ijk,ijk->ij", normals, view) > 0.15)
-    return inner, positions
-
-
 def _surface(metallic: float, roughness: float, base=(1.0, 1.0, 1.0)) -> MaterialGraph:
     graph = MaterialGraph()
     graph.add_node("surface_output", properties={"base_color": (*base, 1.0), "metallic": metallic, "roughness": roughness})
@@ -71,7 +55,7 @@ def test_white_furnace(request, gl_fixture: str, furnace_maps: EnvironmentMaps) 
     exactly what arrives at every roughness (multiple-scattering compensation), a dielectric never more."""
     renderer, target = renderer_on(request, gl_fixture)
     renderer.set_light(intensity=0.0)
-    inner, _ = _sphere_geometry(renderer, target)
+    inner, _, _ = sphere_pixels(renderer, target, SIZE, 0.15)
     for maps, label in ((furnace_maps, "prefiltered"), (EnvironmentMaps.uniform((1.0, 1.0, 1.0)), "one texel")):
         renderer.set_environment_maps(maps)
         for metallic, roughness in itertools.product((1.0, 0.0), (0.0, 0.25, 0.5, 0.75, 1.0)):
@@ -104,15 +88,10 @@ def test_single_scattering_loses_energy_that_the_compensation_returns() -> None:
 @pytest.mark.parametrize("gl_fixture", CONTEXTS)
 def test_environment_term_matches_the_numpy_lookups(request, gl_fixture: str, studio) -> None:
     renderer, target = renderer_on(request, gl_fixture)
-    renderer.set_light(intensity=0.0)
     rotation, intensity = 0.7, 1.3
-    renderer.set_environment_maps(environment_maps(studio))
-    renderer.set_brdf_table(studio.brdf_lut)
-    renderer.set_environment_settings(rotation, intensity)
-    inner, positions = _sphere_geometry(renderer, target)
-    normals = _unlit_pass(renderer, target, "normal")[inner]  # the shader's normal: the interpolated one
-    view = np.asarray(renderer.camera.position) - positions[inner]
-    view /= np.linalg.norm(view, axis=1, keepdims=True)
+    environment_lit(renderer, studio, rotation, intensity)
+    inner, _, view = sphere_pixels(renderer, target, SIZE, 0.15)
+    normals, view = shader_normals(renderer, target, SIZE)[inner], view[inner]
     n_dot_v = np.clip(np.abs(np.einsum("ij,ij->i", normals, view)), 0.0, 1.0)
     reflected = 2.0 * n_dot_v[:, None] * normals - view
     chain = [level.astype(np.float64) for level in studio.assets.specular]

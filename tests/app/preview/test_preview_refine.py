@@ -9,14 +9,14 @@ next frame is a live one again.
 from __future__ import annotations
 
 import pytest
-from pbr_testing import CONTEXTS, renderer_on
+from pbr_testing import CONTEXTS, renderer_on, shown_preview
 from PySide6.QtCore import Qt
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.preview.render_thread import DraftPolicy
 from app.preview.renderer import refines
-from app.preview.widget import REFINE_VARIABLE, RENDER_THREAD_VARIABLE, PreviewWidget
+from app.preview.widget import REFINE_VARIABLE, RENDER_THREAD_VARIABLE
 from app.session.artifacts import refined_maker
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -36,14 +36,8 @@ def _gold(roughness: float) -> MaterialGraph:
 def test_a_still_frame_is_refined_and_a_change_stops_it(qtbot, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(RENDER_THREAD_VARIABLE, raising=False)
     monkeypatch.setenv(REFINE_VARIABLE, "1")
-    widget = PreviewWidget()
-    widget.resize(96, 80)
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    thread = widget._thread
-    assert thread is not None and thread.refine
-    thread.set_draft_policy(DraftPolicy(settle_s=0.0))
+    widget, thread = shown_preview(qtbot, (96, 80), DraftPolicy(settle_s=0.0))
+    assert thread.refine
     thread.post(lambda renderer: setattr(renderer, "refine_frames", FRAMES))
     handed: list[tuple[int, ...]] = []
     thread.frame_ready.connect(lambda *fields: handed.append(fields), Qt.ConnectionType.DirectConnection)
