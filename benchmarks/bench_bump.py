@@ -25,14 +25,14 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
+from bench_pbr import on_offscreen_gl
 from OpenGL import GL
-from PySide6.QtGui import QGuiApplication
 
 from app.material.examples import EXAMPLE_GRAPHS, example_path, load_example
 from app.material.lowering import lower
-from app.preview.context import OffscreenContext
 from app.preview.images import load_image_rgba
 from app.preview.renderer import Framebuffer, Renderer
 from app.session.textures import resolve_texture_path
@@ -92,17 +92,7 @@ def main() -> int:
     parser.add_argument("--include", action="append", default=[], help="an example left out by default")
     parser.add_argument("--only", action="append", default=None, help="measure only this example (repeatable)")
     arguments = parser.parse_args()
-    application = QGuiApplication(sys.argv[:1])
-    from app.preview.context import DEFAULT_PROFILE, align_pyopengl_platform
-
-    align_pyopengl_platform(application.platformName())
-    print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, {os.cpu_count()} CPUs")
-    context = OffscreenContext(DEFAULT_PROFILE)
-    try:
-        frame_times(arguments.frames, arguments.size, arguments.include, arguments.only)
-    finally:
-        context.done()
-    del application
+    on_offscreen_gl(lambda: frame_times(arguments.frames, arguments.size, arguments.include, arguments.only))
     return 0
 
 

@@ -176,12 +176,9 @@ def lowering_times(runs: int) -> None:
         print(f"  {name:16s} total {1000 * statistics.median(totals):7.2f} ms   ({parts} ms)")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=30)
-    parser.add_argument("--size", type=int, default=512)
-    parser.add_argument("--lowerings", type=int, default=15)
-    arguments = parser.parse_args()
+def on_offscreen_gl(measure: Callable[[], None]) -> None:
+    """Print the load average, then run `measure` with the preview's default GL profile current on an offscreen
+    context (a Qt application alive around it; PyOpenGL on Qt's platform), released afterwards whatever happens."""
     application = QGuiApplication(sys.argv[:1])
     from app.preview.context import DEFAULT_PROFILE, align_pyopengl_platform
 
@@ -189,9 +186,19 @@ def main() -> int:
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, {os.cpu_count()} CPUs")
     context = OffscreenContext(DEFAULT_PROFILE)
     try:
-        frame_times(arguments.frames, arguments.size)
+        measure()
     finally:
         context.done()
+    del application
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=30)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--lowerings", type=int, default=15)
+    arguments = parser.parse_args()
+    on_offscreen_gl(lambda: frame_times(arguments.frames, arguments.size))
     lowering_times(arguments.lowerings)
     return 0
 
