@@ -3,7 +3,8 @@
 A node type may group its inputs into titled sections (`InputSection`, data
 on the `NodeType` in app/material). The node draws each section as a
 one-line header, then the section's inputs; a click on the header folds the
-section to that line or unfolds it. A folded section's ports, labels and
+section to that line or unfolds it (a double click is one click: its second
+press does nothing). A folded section's ports, labels and
 in-place values are hidden and take no room, so the Surface Output, whose
 glTF extension lobes are folded until used, is about as tall as a
 metallic-roughness node.
@@ -144,6 +145,18 @@ class SectionHeaderItem(QtWidgets.QGraphicsObject):
         event.accept()
         if self.boundingRect().contains(event.pos()):
             self.toggle()
+
+    def mouseDoubleClickEvent(self, event: QtWidgets.QGraphicsSceneMouseEvent) -> None:  # noqa: N802 - Qt name
+        """The second click of a double click: taken, and nothing more. Qt sends a double click to a widget as
+        press, release, double-click, release, and an item's default double-click is a press: the pair would
+        unfold and fold again. So a double click is one toggle (the first click's): the release that ends it
+        toggles nothing (even after a second press, as a window gets it), and it reaches neither the node (no
+        `node_double_clicked`) nor the viewer."""
+        if event.button() != QtCore.Qt.MouseButton.LeftButton:
+            event.ignore()
+            return
+        self._pressed = False
+        event.accept()
 
     @property
     def node_id(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtWidgets import QApplication
 
 from app.graph.adapter import populate, snapshot
 from app.graph.nodes import MaterialNode
@@ -142,6 +143,40 @@ def test_a_click_on_a_header_folds_and_unfolds_it(view: MaterialNodeGraph, qtbot
     point = _view_point(view, header.sceneBoundingRect().center())
     qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=point)
     assert not header.is_open and not node.inputs()["sheen_color"].view.isVisible()
+
+
+def _double_click(view: MaterialNodeGraph, qtbot, point: QPoint, second_press: bool) -> None:
+    """A double click as Qt delivers it to a widget: press, release, double-click, release (`mouseDClick` sends
+    the double-click event alone); with `second_press`, as a window gets it: a press before the double-click."""
+    viewport = view.typed_viewer.viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=point)
+    if second_press:
+        qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=point)
+    qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=point)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=point)
+
+
+@pytest.mark.parametrize("second_press", [False, True], ids=["widget", "window"])
+def test_a_double_click_on_a_header_is_one_toggle(view: MaterialNodeGraph, qtbot, second_press: bool) -> None:
+    """The second click of a double click must not fold again what the first unfolded (nor unfold what it
+    folded); the double click stays on the header."""
+    populate(view, _surface())
+    node = view.node_by_stable_id("n2")
+    assert node is not None
+    header = node.view.sections.find("Sheen")
+    assert header is not None
+    view.typed_viewer.centerOn(header)
+    steps = view.undo_stack().count()
+    double_clicked: list[str] = []
+    view.node_double_clicked.connect(lambda node: double_clicked.append(node.id))
+    _double_click(view, qtbot, _view_point(view, header.sceneBoundingRect().center()), second_press)
+    assert header.is_open and node.inputs()["sheen_color"].view.isVisible()
+    qtbot.wait(QApplication.doubleClickInterval() + 50)  # the next gesture is no part of this one
+    _double_click(view, qtbot, _view_point(view, header.sceneBoundingRect().center()), second_press)
+    assert not header.is_open and not node.inputs()["sheen_color"].view.isVisible()
+    # Folding is view state: no step of the document; and the node's own double click was not triggered.
+    assert view.undo_stack().count() == steps
+    assert double_clicked == []
 
 
 def _drag(view: MaterialNodeGraph, qtbot, start: QPoint, end: QPoint, rest_ms: int = 0) -> None:
