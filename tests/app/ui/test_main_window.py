@@ -604,24 +604,51 @@ def test_dialogs_of_an_untitled_material_start_in_documents_then_where_the_artis
 
 
 def test_a_wire_dropped_on_a_folded_section_is_recorded_and_undone(window, qtbot) -> None:
-    """The Surface Output's folded Coat: a wire dropped on its header connects `clearcoat` in the document; the
-    window's undo takes the wire away and folds the section again (app/graph/sections.py)."""
+    """The Surface Output's folded Coat: a wire dropped on its header connects `clearcoat` in the document, one
+    undo step; the window's undo takes the wire away and folds the section again, redo brings both back. Folding
+    is view state (docs/decisions.md): no step of its own, and a section the artist unfolded stays open when the
+    wire made in it is undone (app/graph/sections.py)."""
     graph = MaterialGraph()
     graph.add_node("constant_float", (-300.0, 0.0))
     graph.add_node("surface_output", (100.0, 0.0))
     window.load_graph(graph, "sections")
     window.frame_all()
+    stack = window.graph_editor.model.stack
+    steps = stack.count
+    source = window.graph.node_by_stable_id("n1").outputs()["out"].view
     output = window.graph.node_by_stable_id("n2")
     header = output.view.sections.find("Coat")
     assert header is not None and not header.is_open
-    drag_between_ports(qtbot, window, window.graph.node_by_stable_id("n1").outputs()["out"].view, header)
+    drag_between_ports(qtbot, window, source, header)
     window.flush()
     assert [(c.target_node, c.target_port) for c in window.material.connections] == [("n2", "clearcoat")]
     assert header.is_open and output.inputs()["clearcoat"].view.isVisible()
+    assert stack.count == steps + 1  # the wire is one step; opening its section is none
     window.edit.undo_action.trigger()
     window.flush()
     assert window.material.connections == [] and not header.is_open
     window.edit.redo_action.trigger()
     window.flush()
     assert [(c.target_node, c.target_port) for c in window.material.connections] == [("n2", "clearcoat")]
-    assert header.is_open
+    port = output.inputs()["clearcoat"].view
+    assert header.is_open and port.isVisible() and all(pipe.isVisible() for pipe in port.connected_pipes)
+
+    # The artist unfolds Sheen (no step) and wires one of its inputs; undoing the wire leaves Sheen open.
+    sheen = output.view.sections.find("Sheen")
+    assert sheen is not None and sheen.toggle() and sheen.is_open
+    assert stack.count == steps + 1
+    window.frame_all()
+    drag_between_ports(qtbot, window, source, output.inputs()["sheen_roughness"].view)
+    window.flush()
+    assert ("n2", "sheen_roughness") in [(c.target_node, c.target_port) for c in window.material.connections]
+    assert stack.count == steps + 2
+    window.edit.undo_action.trigger()
+    window.flush()
+    assert [(c.target_node, c.target_port) for c in window.material.connections] == [("n2", "clearcoat")]
+    assert sheen.is_open and header.is_open  # the artist's unfolding and the Coat's wire both hold
+    # Folded by the artist meanwhile, Sheen opens again when redo brings its wire back.
+    assert sheen.toggle() and not sheen.is_open
+    window.edit.redo_action.trigger()
+    window.flush()
+    roughness = output.inputs()["sheen_roughness"].view
+    assert sheen.is_open and roughness.isVisible() and all(pipe.isVisible() for pipe in roughness.connected_pipes)
