@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
-from bench_pbr import on_offscreen_gl
+from bench_pbr import example_graph, on_offscreen_gl
 from OpenGL import GL
 
-from app.material.examples import EXAMPLE_GRAPHS, example_path, load_example
+from app.material.examples import EXAMPLE_GRAPHS, example_path
 from app.material.lowering import lower
 from app.preview.images import load_image_rgba
 from app.preview.renderer import Framebuffer, Renderer
@@ -39,7 +39,7 @@ from app.session.textures import resolve_texture_path
 
 
 def _renderer(name: str, width: float) -> tuple[Renderer, int]:
-    graph = load_example(name).graph
+    graph = example_graph(name)
     for node in graph.nodes.values():
         if node.type_name == "normal_from_height":
             node.properties["filter_width"] = width
@@ -58,7 +58,7 @@ def _renderer(name: str, width: float) -> tuple[Renderer, int]:
 
 def frame_times(frames: int, size: int, include: list[str], only: list[str] | None = None) -> None:
     names = [name for name in sorted(EXAMPLE_GRAPHS) if (name != "triplanar_rock" or name in include)
-             and any(node.type_name == "normal_from_height" for node in load_example(name).graph.nodes.values())]
+             and any(node.type_name == "normal_from_height" for node in example_graph(name).nodes.values())]
     if only:
         unknown = sorted(set(only) - set(names))
         if unknown:

@@ -56,6 +56,14 @@ def _constant(output_type: str) -> MaterialGraph:
     return graph
 
 
+def example_graph(name: str) -> MaterialGraph:
+    """The shipped example `name`'s graph, read from its file as the editor opens it."""
+    loaded = load_example(name)
+    if loaded.graph is None:
+        raise SystemExit(f"{name}: {loaded.message}")
+    return loaded.graph
+
+
 def _prepared(graph: MaterialGraph, document: str | None) -> tuple[Any, list[Any], str | None]:
     result = lower(graph)
     if not result.ok:
@@ -129,9 +137,9 @@ def interleaved_frames(cases: dict[str, tuple[Any, list[Any], str | None]], fram
 
 def frame_times(frames: int, size: int) -> None:
     cases = {
-        "lit_blinn_phong (Unlit Output, hand-lit)": _prepared(load_example("lit_blinn_phong").graph, None),
-        "painted_metal, uniform environment": _prepared(load_example("painted_metal").graph, str(example_path("painted_metal"))),
-        "painted_metal, prefiltered environment": _prepared(load_example("painted_metal").graph, str(example_path("painted_metal"))),
+        "lit_blinn_phong (Unlit Output, hand-lit)": _prepared(example_graph("lit_blinn_phong"), None),
+        "painted_metal, uniform environment": _prepared(example_graph("painted_metal"), str(example_path("painted_metal"))),
+        "painted_metal, prefiltered environment": _prepared(example_graph("painted_metal"), str(example_path("painted_metal"))),
         "constant Unlit Output": _prepared(_constant("material_output"), None),
         "constant Surface Output": _prepared(_constant("surface_output"), None),
     }
@@ -141,9 +149,11 @@ def frame_times(frames: int, size: int) -> None:
         # The post pass alone (exposure, Khronos PBR Neutral, sRGB) over the whole 512x512 target.
         surface = renderers["constant Surface Output"]
         post = surface._post_program(surface.tone_mapper)
+        hdr = surface._hdr_target
+        assert hdr is not None, "the Surface Output's frames were drawn into the HDR target"
         for _ in range(frames):
             started = time.perf_counter()
-            surface._draw_post(size, size, post, surface._hdr_target.texture)
+            surface._draw_post(size, size, post, hdr.texture)
             GL.glFinish()
             post_times.append(time.perf_counter() - started)
 

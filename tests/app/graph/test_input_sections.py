@@ -9,6 +9,8 @@ folded section.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtWidgets import QApplication
@@ -145,7 +147,7 @@ def test_a_click_on_a_header_folds_and_unfolds_it(view: MaterialNodeGraph, qtbot
     assert not header.is_open and not node.inputs()["sheen_color"].view.isVisible()
 
 
-def _double_click(view: MaterialNodeGraph, qtbot, point: QPoint, second_press: bool) -> None:
+def _double_click(view: MaterialNodeGraph, qtbot: Any, point: QPoint, second_press: bool) -> None:
     """A double click as Qt delivers it to a widget: press, release, double-click, release (`mouseDClick` sends
     the double-click event alone); with `second_press`, as a window gets it: a press before the double-click."""
     viewport = view.typed_viewer.viewport()
@@ -157,7 +159,7 @@ def _double_click(view: MaterialNodeGraph, qtbot, point: QPoint, second_press: b
 
 
 @pytest.mark.parametrize("second_press", [False, True], ids=["widget", "window"])
-def test_a_double_click_on_a_header_is_one_toggle(view: MaterialNodeGraph, qtbot, second_press: bool) -> None:
+def test_a_double_click_on_a_header_is_one_toggle(view: MaterialNodeGraph, qtbot: Any, second_press: bool) -> None:
     """The second click of a double click must not fold again what the first unfolded (nor unfold what it
     folded); the double click stays on the header."""
     populate(view, _surface())
