@@ -70,8 +70,6 @@ INPUTS: tuple[tuple[str, PortType, object, tuple[float, float] | None], ...] = (
     ("geometry_tangent", _V, "world_tangent", None),
     ("geometry_coat_tangent", _V, "world_tangent", None),
 )
-#: Inputs the shading reads but approximates away (documented in docs/lighting.md): kept so files round-trip.
-UNSHADED = ("transmission_scatter", "transmission_scatter_anisotropy", "subsurface_scatter_anisotropy")
 
 
 #: The specification's parameter groups as foldable sections; the inputs Blender's Principled BSDF shows outside
@@ -130,7 +128,9 @@ register(
             "anisotropy, exact dielectric Fresnel from specular_ior scaled by specular_weight, F82-tint metal, "
             "Oren-Nayar (Fujii) diffuse, coat with darkening and coat_color absorption, Zeltner sheen, Airy thin "
             "film, environment refraction for transmission (one lookup per colour channel with dispersion: the IOR spread "
-            "by the effective Abbe number abbe_number / scale, as KHR_materials_dispersion), wrapped diffuse for subsurface; environment by the "
+            "by the effective Abbe number abbe_number / scale, as KHR_materials_dispersion) through a scattering medium "
+            "(transmission_scatter: ballistic, scattered and escaping shares over the unit sphere's chord), wrapped diffuse "
+            "for subsurface (its spread by the similarity relation r / (1 - g)); environment by the "
             "host's prefiltered maps (split sum); stores vec4(radiance, geometry_opacity) to `radiance`. A lobe "
             "whose weight is an unconnected constant 0 emits nothing."
         ),

@@ -324,6 +324,81 @@ def dispersed_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Op
     return fn.construct(vec(3), *channels)
 
 
+#: The scattering medium's constants (docs/lighting.md, "OpenPBR Surface", Transmission), fitted to the volumetric
+#: random walk of tests/openpbr_volume_reference.py: the mean length of one leg of a scattered path to the
+#: boundary of the unit sphere, in scene units.
+SCATTER_LEG = 1.0
+#: ... and in mean free paths of the similar medium (a dense medium's walk starts and ends near the surface).
+SCATTER_DENSE_LEG = 1.1
+#: ... and the optical thickness at which half the scattered light leaves back around the entry.
+SCATTER_BACK = 7.0
+_AXES = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0))
+
+
+def scattering_medium(ctx: NodeContext, e: Emit, env: _Environment, view: Operand, normal: Operand, eta: Operand,
+                      color: Operand, depth: Operand, seen: Operand, irradiance: Operand) -> Operand:
+    """The radiance leaving a solid (not thin-walled) scattering medium towards the camera per unit of light
+    refracted into it (OpenPBR 1.1's transmission volume: μ_t = −ln(transmission_color) / depth,
+    μ_s = transmission_scatter / depth, μ_a = μ_t − μ_s shifted up to be non-negative, Henyey-Greenstein g).
+
+    The object is taken as the unit sphere the preview's meshes are normalised to: the camera ray is refracted
+    in and crosses the chord L = 2 (−N·T). Its ballistic share exp(−μ_t L) sees `seen` (the environment along
+    the refracted ray) through the exit's Fresnel; the share that scatters, (μ_s/μ_t)(1 − exp(−μ_t L)),
+    wanders in legs of mean length SCATTER_LEG in the similar medium (μ_s' = μ_s (1 − g)), each leg ending in
+    absorption, another scattering, internal reflection (the dielectric's diffuse internal reflectance
+    1 − (1 − F0)/η²) or escape: the escaping share is the geometric series' sum. It leaves forwards by
+    (1 + g)/2 into the prefiltered environment around the refracted ray, blurred to roughness √(1 − g_eff)
+    (g_eff the anisotropy left after the mean number of scatterings), and backwards by the rest into the
+    irradiance at N."""
+    fn = ctx.fn
+    scatter = e.max(fn.swizzle(ctx.input("transmission_scatter"), "xyz"), 0.0)
+    g = e.clamp(ctx.input("transmission_scatter_anisotropy"), -0.95, 0.95)
+    unit = e.max(depth, 1e-4)
+    extinction = e.div(e.mul(-1.0, e.call(Builtin.LOG, color)), unit)
+    sigma_s = e.div(scatter, unit)
+    sigma_a = e.sub(extinction, sigma_s)
+    lowest = e.min(e.min(fn.swizzle(sigma_a, "x"), fn.swizzle(sigma_a, "y")), fn.swizzle(sigma_a, "z"))
+    sigma_a = e.sub(sigma_a, e.min(lowest, 0.0))
+    sigma_t = e.add(sigma_a, sigma_s)
+    backwards = fn.call_builtin(Builtin.NEGATE, vec(3), view)
+    entered = fn.call_builtin(Builtin.REFRACT, vec(3), backwards, normal, e.div(1.0, eta))
+    chord = e.mul(2.0, e.max(e.mul(-1.0, e.dot(entered, normal)), 0.0))
+    ballistic = e.exp(e.mul(-1.0, sigma_t, chord))
+    n_dot_v = e.max(e.dot(normal, view), MIN_COSINE)
+    exit_transmit = e.sub(1.0, fresnel_dielectric(e, n_dot_v, eta))
+    albedo = e.div(sigma_s, e.max(sigma_t, 1e-6))
+    # The share that scatters along the chord, and the ballistic share the exit reflects back inside (it joins
+    # the walk rather than being lost: in a white furnace a non-absorbing medium then returns all of it).
+    first = e.add(e.mul(albedo, e.sub(1.0, ballistic)), e.mul(ballistic, e.sub(1.0, exit_transmit)))
+    # One leg of the scattered walk in the similar medium.
+    reduced_s = e.mul(sigma_s, e.sub(1.0, g))
+    reduced_t = e.add(sigma_a, reduced_s)
+    # A leg is at most as long as the mean free path (in a dense medium the walk starts near the surface).
+    leg = e.min(e.div(SCATTER_DENSE_LEG, e.max(reduced_s, 1e-4)), SCATTER_LEG)
+    through_leg = e.exp(e.mul(-1.0, leg, reduced_t))
+    internal = e.sub(1.0, e.div(e.sub(1.0, f0_of_ior(e, eta)), e.square(eta)))
+    escape = e.mul(through_leg, e.sub(1.0, internal))
+    again = e.add(e.mul(e.div(reduced_s, e.max(reduced_t, 1e-6)), e.sub(1.0, through_leg)), e.mul(through_leg, internal))
+    escaped = e.mul(first, e.div(escape, e.max(e.sub(1.0, again), 1e-4)))
+    # The anisotropy left after the mean number of scatterings along the chord (g^n, n ≥ 1).
+    count = e.max(e.mul(e.dot(sigma_s, pbr_functions.constant3(fn, (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0))), chord), 1.0)
+    remaining = e.mul(e.call(Builtin.SIGN, g), e.call(Builtin.POW, e.call(Builtin.ABS, g), count))
+    blur = e.sqrt(e.sat(e.sub(1.0, remaining)))
+    inner_normal = e.normalize(e.sub(e.mul(entered, e.dot(entered, normal)), e.mul(normal, 0.5)))
+    refracted_out = fn.call_builtin(Builtin.REFRACT, vec(3), entered, inner_normal, eta)
+    valid = fn.binary(BinaryOperator.GREATER, e.dot(refracted_out, refracted_out), fn.f(0.5))
+    through = e.select(valid, refracted_out, backwards)
+    # Isotropically scattered light leaves in every direction: the environment's mean over the sphere, as the
+    # irradiance along the six axes averages it; what anisotropy is left keeps it around the refracted ray.
+    around = e.mul(e.add(*(env.irradiance(pbr_functions.constant3(fn, axis)) for axis in _AXES)), 1.0 / 6.0)
+    # A dense medium sends more of it back out around the entry: towards the irradiance at N by the optical
+    # thickness τ' of the chord, τ' / (τ' + SCATTER_BACK).
+    thickness = e.mul(e.dot(reduced_s, pbr_functions.constant3(fn, (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0))), chord)
+    around = e.mix(around, irradiance, e.div(thickness, e.add(thickness, SCATTER_BACK)))
+    diffused = e.mix(around, env.radiance(through, blur), e.max(remaining, 0.0))
+    return e.add(e.mul(ballistic, exit_transmit, seen), e.mul(escaped, diffused))
+
+
 def fresnel_dielectric(e: Emit, cosine: Operand, eta: Operand) -> Operand:
     """The exact unpolarised Fresnel reflectance of a dielectric interface of relative IOR η (η ≥ 1)."""
     c = e.clamp(cosine, 0.0, 1.0)
@@ -545,6 +620,11 @@ def shade(ctx: NodeContext) -> Operand:
         subsurface_weight = e.sat(ctx.input("subsurface_weight"))
         subsurface_color = e.sat(fn.swizzle(ctx.input("subsurface_color"), "xyz"))
         radius = e.mul(e.max(ctx.input("subsurface_radius"), 0.0), e.max(fn.swizzle(ctx.input("subsurface_radius_scale"), "xyz"), 0.0))
+        if not constant_is(ctx, "subsurface_scatter_anisotropy", 0.0):
+            # The similarity relation of diffusion theory: a medium scattering with mean cosine g spreads light
+            # as an isotropic one of mean free path r / (1 − g) (μ_s' = μ_s (1 − g)); the colour is the
+            # observed albedo, so only the spread (the wrap) changes.
+            radius = e.div(radius, e.sub(1.0, e.clamp(ctx.input("subsurface_scatter_anisotropy"), -0.95, 0.95)))
         wrap = e.mul(0.5, e.div(radius, e.add(radius, 1.0)))
         wrapped = e.div(e.max(e.add(frame.n_dot_l, wrap), 0.0), e.square(e.add(wrap, 1.0)))
         subsurface = e.add(e.mul(subsurface_color, e.div(wrapped, math.pi), light_radiance), e.mul(subsurface_color, irradiance))
@@ -563,7 +643,11 @@ def shade(ctx: NodeContext) -> Operand:
             # OpenPBR's effective Abbe number is abbe_number / scale; glTF's dispersion is 20 / Abbe number.
             dispersion = e.div(e.mul(20.0, e.sat(ctx.input("transmission_dispersion_scale"))),
                                e.max(ctx.input("transmission_dispersion_abbe_number"), 1e-3))
-        transmitted = e.mul(dispersed_environment(ctx, e, env, view, normal, modulated_eta, thin, env_roughness, dispersion), tint)
+        seen = dispersed_environment(ctx, e, env, view, normal, modulated_eta, thin, env_roughness, dispersion)
+        transmitted = e.mul(seen, tint)
+        if thin is not True and not constant_is(ctx, "transmission_scatter", 0.0):
+            scattered = scattering_medium(ctx, e, env, view, normal, modulated_eta, color, depth, seen, irradiance)
+            transmitted = scattered if thin is False else e.select(thin, transmitted, scattered)
         opaque = e.mix(opaque, transmitted, transmission_weight)
     dielectric = e.add(dielectric, e.mul(substrate_transmit, opaque))
 

@@ -63,6 +63,26 @@ def test_a_constant_zero_lobe_emits_no_code(lobe: str) -> None:
     assert len(on.splitlines()) > len(off.splitlines()) + 5, lobe
 
 
+def test_a_constant_zero_scatter_leaves_the_fragment_as_the_unscattered_medium() -> None:
+    """Scatter 0 emits nothing: whatever the scatter anisotropy, the fragment is the Beer-Lambert medium's, byte for
+    byte; a scatter switches the medium's instructions on, except on a thin wall (no volume to scatter in)."""
+    medium = {"transmission_weight": 1.0, "transmission_color": (0.8, 0.4, 0.1, 1.0), "transmission_depth": 2.0}
+    unscattered = _fragment(medium)
+    assert _fragment({**medium, "transmission_scatter": (0.0, 0.0, 0.0, 1.0)}) == unscattered
+    assert _fragment({**medium, "transmission_scatter_anisotropy": 0.8}) == unscattered
+    scattered = _fragment({**medium, "transmission_scatter": (0.9, 0.9, 0.9, 1.0)})
+    assert len(scattered.splitlines()) > len(unscattered.splitlines()) + 20
+    thin = {**medium, "geometry_thin_walled": True}
+    assert _fragment({**thin, "transmission_scatter": (0.9, 0.9, 0.9, 1.0)}) == _fragment(thin)
+
+
+def test_subsurface_scatter_anisotropy_is_emitted_only_when_not_zero() -> None:
+    subsurface = {"subsurface_weight": 1.0}
+    isotropic = _fragment(subsurface)
+    assert _fragment({**subsurface, "subsurface_scatter_anisotropy": 0.0}) == isotropic
+    assert _fragment({**subsurface, "subsurface_scatter_anisotropy": 0.5}) != isotropic
+
+
 def test_a_connected_zero_weight_keeps_its_lobe() -> None:
     graph = MaterialGraph()
     output = graph.add_node(TYPE_NAME, (0.0, 0.0), {"fuzz_weight": 0.0})
@@ -77,7 +97,8 @@ def test_every_lobe_on_compiles_for_glslang(glslang_validator: str, tmp_path: Pa
     graph = MaterialGraph()
     graph.add_node(TYPE_NAME, (0.0, 0.0), {**dict.fromkeys(LOBE_WEIGHTS.values(), 0.5),
                                            "specular_roughness_anisotropy": 0.5, "coat_roughness_anisotropy": 0.5,
-                                           "base_diffuse_roughness": 0.5})
+                                           "base_diffuse_roughness": 0.5, "transmission_scatter": (0.5, 0.5, 0.5, 1.0),
+                                           "transmission_scatter_anisotropy": 0.5, "subsurface_scatter_anisotropy": 0.5})
     result = lower(graph)
     assert result.ok and result.artifact is not None
     glslang_check(glslang_validator, tmp_path, "openpbr", result.artifact.vertex_code, result.artifact.fragment_code)

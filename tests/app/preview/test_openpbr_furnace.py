@@ -38,6 +38,8 @@ FURNACE: dict[str, tuple[dict[str, object], float]] = {
     "fuzz": ({"base_color": WHITE, "fuzz_weight": 1.0}, 0.01),
     "thin film": ({"base_color": WHITE, "thin_film_weight": 1.0}, 0.05),
     "transmission": ({"base_color": WHITE, "transmission_weight": 1.0}, 0.01),
+    "transmission, scattering": ({"base_color": WHITE, "transmission_weight": 1.0, "transmission_depth": 1.0,
+                                  "transmission_scatter": WHITE, "transmission_scatter_anisotropy": 0.5}, 0.01),
     "subsurface": ({"base_color": WHITE, "subsurface_weight": 1.0, "subsurface_color": WHITE}, 0.01),
     "all": ({"base_color": WHITE, "coat_weight": 1.0, "fuzz_weight": 1.0, "thin_film_weight": 1.0,
              "specular_roughness_anisotropy": 1.0, "base_diffuse_roughness": 1.0}, 0.05),
