@@ -342,13 +342,31 @@ def _alias_table(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return threshold, alias
 
 
+def sampling_luminance(level0: np.ndarray) -> np.ndarray:
+    """Per texel of `level0`, the largest luminance (clamped at 0) of it and its eight neighbours (wrapping in u,
+    clamped in t): what `environment_sampling` averages into cells.
+
+    The shader reads level 0 bilinearly, so a bright texel (the sun's) lights
+    half a texel of the next cell too; with that cell's own mean its density
+    there would be far too small for the radiance, and the lobe's samples
+    that land in that strip are fireflies. The largest neighbour bounds any
+    bilinear read inside the texel.
+    """
+    luminance = np.maximum(np.asarray(level0, dtype=np.float64)[..., :3] @ LUMINANCE, 0.0)
+    padded = np.pad(luminance, ((1, 1), (0, 0)), mode="edge")
+    padded = np.concatenate([padded[:, -1:], padded, padded[:, :1]], axis=1)
+    height, width = luminance.shape
+    return np.max([padded[i:i + height, j:j + width] for i in range(3) for j in range(3)], axis=0)
+
+
 def environment_sampling(level0: np.ndarray) -> np.ndarray:
     """The environment's sampling distribution as the `environment_sampling` texture: (H + 1, W, 4) float32.
 
-    The radiance of `level0` (the specular chain's level 0, GL row order) is
+    The luminance of `level0` (the specular chain's level 0, GL row order),
+    each texel's the largest of its neighbourhood (`sampling_luminance`), is
     averaged into `SAMPLING_WIDTH` x `SAMPLING_HEIGHT` cells (a smaller image
     is repeated into them: the shader's grid is fixed), and each cell drawn with probability proportional to
-    its luminance times its solid angle: a row by the marginal distribution,
+    that luminance times its solid angle: a row by the marginal distribution,
     then a column by that row's conditional distribution, each through an
     alias table (`_alias_table`: constant time in a shader, no search).
     Rows 0..H-1 (GL row order, row 0 at the nadir) hold, per cell, the
@@ -358,17 +376,17 @@ def environment_sampling(level0: np.ndarray) -> np.ndarray:
     cell). Row H holds the marginal threshold and alias row of row i in texel i
     (R, G). An all-black environment is sampled uniformly in solid angle.
     """
-    image = np.asarray(level0, dtype=np.float64)[..., :3]
-    height, width = image.shape[:2]
+    luminance = sampling_luminance(level0)
+    height, width = luminance.shape
     cells_w, cells_h = SAMPLING_WIDTH, SAMPLING_HEIGHT
     if width % cells_w == 0 and height % cells_h == 0:
-        cells = image.reshape(cells_h, height // cells_h, cells_w, width // cells_w, 3).mean(axis=(1, 3))
+        cells = luminance.reshape(cells_h, height // cells_h, cells_w, width // cells_w).mean(axis=(1, 3))
     else:
         rows = ((np.arange(cells_h) + 0.5) * height / cells_h).astype(int)
         columns = ((np.arange(cells_w) + 0.5) * width / cells_w).astype(int)
-        cells = image[rows][:, columns]
+        cells = luminance[rows][:, columns]
     solid_angles = texel_solid_angles(cells_h, cells_w)
-    weights = np.maximum(cells @ LUMINANCE, 0.0) * solid_angles
+    weights = cells * solid_angles
     if not np.isfinite(weights).all() or weights.sum() <= 0.0:
         weights = np.broadcast_to(solid_angles, (cells_h, cells_w)).copy()
     probabilities = weights / weights.sum()
