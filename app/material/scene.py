@@ -74,6 +74,7 @@ REFINED_SCENE_FIELDS: tuple[tuple[str, Type], ...] = SCENE_FIELDS + (
 #: (`app.preview.ibl.environment_sampling`): `SAMPLING_WIDTH` x `SAMPLING_HEIGHT` cells plus a marginal row.
 HOST_SAMPLERS: tuple[str, ...] = ("environment_specular", "environment_irradiance", "environment_brdf",
                                   "environment_sampling")
+#: Cells of `environment_sampling` across and down (equirect: twice as wide as high; 2.8 degrees a cell).
 SAMPLING_WIDTH = 128
 SAMPLING_HEIGHT = SAMPLING_WIDTH // 2
 
