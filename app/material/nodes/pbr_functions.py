@@ -304,7 +304,8 @@ def _multiple_scattering(fn: FunctionBuilder, f0: Operand, f90: Operand, scale: 
 REFINED_GRID_THETA = 4
 REFINED_GRID_PHI = 2
 REFINED_BRDF_SAMPLES = REFINED_GRID_THETA * REFINED_GRID_PHI
-REFINED_ENVIRONMENT_SAMPLES = 8
+#: As many as `REFINED_BRDF_SAMPLES`: one of each per pass of the sampling loop.
+REFINED_ENVIRONMENT_SAMPLES = REFINED_BRDF_SAMPLES
 #: Per-frame shift of the grid's jitter: the R2 sequence's steps (Roberts 2018), so the frames' jitters fill
 #: each cell evenly whatever the number of frames.
 R2_STEP = (0.7548776662466927, 0.5698402909980532)
@@ -377,6 +378,7 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
     normal, view, roughness, split_sum = parameters(fn, 4)
     frame = fn.load(member(owner.scene, "environment_sample_frame"))
     rotation = fn.load(member(owner.scene, "environment_rotation"))
+    cos_r, sin_r = call(fn, Builtin.COS, FLOAT, rotation), call(fn, Builtin.SIN, FLOAT, rotation)
     specular_map = fn.load(owner.host_uniform("environment_specular", SAMPLER2D))
     sampling_map = fn.load(owner.host_uniform("environment_sampling", SAMPLER2D))
     brdf_table = fn.load(owner.host_uniform("environment_brdf", SAMPLER2D))
@@ -396,8 +398,7 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
         (41.2781, 93.1417, 7.3189, 61.9043, 25.5621, 48.8127), (85.3391, 33.6547, 70.9213, 14.2267, 97.4431, 58.1209),
         (29.8813, 66.4219, 52.7701, 90.6637, 3.9281, 74.3317), (77.1153, 19.5527, 45.3317, 36.8849, 68.2243, 9.6673))]
     active = fn.binary(BinaryOperator.GREATER, frame, fn.f(0.0))
-    brdf_count = call(fn, Builtin.SELECT, FLOAT, active, fn.f(float(REFINED_BRDF_SAMPLES)), fn.f(0.0))
-    environment_count = call(fn, Builtin.SELECT, FLOAT, active, fn.f(float(REFINED_ENVIRONMENT_SAMPLES)), fn.f(0.0))
+    count = call(fn, Builtin.SELECT, FLOAT, active, fn.f(float(REFINED_BRDF_SAMPLES)), fn.f(0.0))
     total = fn.copy(splat3(fn, 0.0))
     weight_sum = fn.copy(fn.f(0.0))
 
@@ -480,7 +481,6 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
         local_x = fn.multiply(cosine, call(fn, Builtin.SIN, FLOAT, azimuth))
         local_z = call(fn, Builtin.NEGATE, FLOAT, fn.multiply(cosine, call(fn, Builtin.COS, FLOAT, azimuth)))
         # The environment's frame to the world's: rotated by +rotation about +y (the lookup rotates by −rotation).
-        cos_r, sin_r = call(fn, Builtin.COS, FLOAT, rotation), call(fn, Builtin.SIN, FLOAT, rotation)
         light = fn.construct(vec(3), fn.add(fn.multiply(cos_r, local_x), fn.multiply(sin_r, local_z)), sine,
                              fn.subtract(fn.multiply(cos_r, local_z), fn.multiply(sin_r, local_x)))
         cell = fn.construct(vec(2), fn.multiply(fn.add(column, fn.f(0.5)), fn.f(1.0 / SAMPLING_WIDTH)),
@@ -495,8 +495,14 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
                                           fn.f(1.0 / math.pi)))
         accumulate(light, fn.construct(vec(2), u, t), integrand, brdf_density, density)
 
-    _loop(fn, brdf_count, brdf_sample)
-    _loop(fn, environment_count, environment_sample)
+    def both(index: RegisterValue) -> None:
+        brdf_sample(index)
+        environment_sample(index)
+
+    # One loop drawing one sample of each strategy per pass, not a loop per strategy: the backend writes loops
+    # as a block dispatcher that llvmpipe runs with every block masked on each pass, so two loops cost each
+    # pass both bodies (a refined frame measured about twice as slow).
+    _loop(fn, count, both)
     # split_sum + (Σ L w − split_sum Σ w) / ∫ g: Σ w estimates ∫ g and the split-sum read is fixed per pixel, so
     # the correction's mean is ∫ L g / ∫ g − split_sum (no ratio of two noisy sums, which biases each frame
     # upwards where the sun's samples carry the numerator alone), and it is exactly 0 in a uniform
