@@ -59,12 +59,10 @@ SCENE_FIELDS: tuple[tuple[str, Type], ...] = (
 )
 #: The scene record of a material's refined variant (`lower(..., refined=True)`, docs/lighting.md, "Refined
 #: environment light"): `SCENE_FIELDS` and, appended, `environment_sample_frame` (the frame k >= 1 of a
-#: refinement: the sample set it draws; the host averages the frames) and `environment_sample_count` (samples
-#: per pixel in all the refinement's frames: it sets the chain level each sample reads). Only that variant
-#: declares them, so the live program (and every saved or exported module) is the split-sum one.
+#: refinement: the sample set it draws; the host averages the frames). Only that variant declares it, so the
+#: live program (and every saved or exported module) is the split-sum one.
 REFINED_SCENE_FIELDS: tuple[tuple[str, Type], ...] = SCENE_FIELDS + (
     ("environment_sample_frame", FLOAT),
-    ("environment_sample_count", FLOAT),
 )
 
 #: Samplers a host binds for the Surface Output's image-based lighting (declared by a material
@@ -72,7 +70,13 @@ REFINED_SCENE_FIELDS: tuple[tuple[str, Type], ...] = SCENE_FIELDS + (
 #: `environment_specular` the equirect radiance prefiltered for GGX into a mip chain (level k for
 #: roughness r at lod = environment_max_lod * r * (2 - r)), `environment_irradiance` the equirect
 #: irradiance / pi, `environment_brdf` the split-sum table (u = N.V, v = roughness) -> (A, B).
-HOST_SAMPLERS: tuple[str, ...] = ("environment_specular", "environment_irradiance", "environment_brdf")
+#: `environment_sampling` (the refined variant only) the environment's sampling distribution
+#: (`app.preview.ibl.environment_sampling`): `SAMPLING_WIDTH` x `SAMPLING_HEIGHT` cells plus a marginal row.
+HOST_SAMPLERS: tuple[str, ...] = ("environment_specular", "environment_irradiance", "environment_brdf",
+                                  "environment_sampling")
+#: Cells of `environment_sampling` across and down (equirect: twice as wide as high; 2.8 degrees a cell).
+SAMPLING_WIDTH = 128
+SAMPLING_HEIGHT = SAMPLING_WIDTH // 2
 
 #: Uniform names a material parameter may not take.
 RESERVED_UNIFORM_NAMES: frozenset[str] = frozenset((SCENE_UNIFORM_NAME, *HOST_SAMPLERS))

@@ -182,6 +182,13 @@ class CpuRenderer(PreviewState):
         return positions + normals * ((height - moved.mid_level) * moved.scale)[:, None]
 
     def _texture(self, name: str) -> Texture2D:
+        if name == "environment_sampling":
+            # Only the refined variant reads it, which the interpreter does not draw: made on first need.
+            textures = self.environment_textures()
+            if name not in textures:
+                textures[name] = Texture2D([np.asarray(self.environment_maps.sampling, dtype=np.float32)], SamplerState(
+                    wrap_s=Wrap.CLAMP_TO_EDGE, wrap_t=Wrap.CLAMP_TO_EDGE, min_filter=Filter.NEAREST, mag_filter=Filter.NEAREST))
+            return textures[name]
         if name in HOST_SAMPLERS:
             return self.environment_textures()[name]
         if name in self._pass_textures:

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.material.scene import SAMPLING_HEIGHT, SAMPLING_WIDTH
+
 #: Levels of the specular mip chain (level 0: sharp; last level: roughness 1).
 SPECULAR_LEVELS = 6
 #: Size of specular level 0 for sources at least this large.
@@ -313,3 +315,112 @@ def multiple_scattering_ibl(
     specular = single * prefiltered + multiple_fresnel * multiple_albedo * irradiance_over_pi
     diffuse = np.asarray(diffuse_color, dtype=np.float64) * (1.0 - single - multiple_fresnel * multiple_albedo) * irradiance_over_pi
     return specular, diffuse
+
+
+#: Luminance weights (linear sRGB, Rec. 709) of the sampling distribution.
+LUMINANCE = np.array([0.2126, 0.7152, 0.0722])
+
+
+def _alias_table(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Walker's alias table (Vose's construction) of a discrete distribution: (threshold, alias) per cell.
+
+    Cell i is drawn by picking i uniformly and keeping it when a second
+    uniform number is below threshold[i], else taking alias[i]: each cell
+    then comes out with exactly its probability.
+    """
+    count = len(probabilities)
+    scaled = np.asarray(probabilities, dtype=np.float64) * count
+    threshold = np.ones(count)
+    alias = np.arange(count, dtype=np.float64)
+    small = [i for i in range(count) if scaled[i] < 1.0]
+    large = [i for i in range(count) if scaled[i] >= 1.0]
+    while small and large:
+        low, high = small.pop(), large.pop()
+        threshold[low], alias[low] = scaled[low], float(high)
+        scaled[high] -= 1.0 - scaled[low]
+        (small if scaled[high] < 1.0 else large).append(high)
+    return threshold, alias
+
+
+def sampling_luminance(level0: np.ndarray) -> np.ndarray:
+    """Per texel of `level0`, the largest luminance (clamped at 0) of it and its eight neighbours (wrapping in u,
+    clamped in t): what `environment_sampling` averages into cells.
+
+    The shader reads level 0 bilinearly, so a bright texel (the sun's) lights
+    half a texel of the next cell too; with that cell's own mean its density
+    there would be far too small for the radiance, and the lobe's samples
+    that land in that strip are fireflies. The largest neighbour bounds any
+    bilinear read inside the texel.
+    """
+    luminance = np.maximum(np.asarray(level0, dtype=np.float64)[..., :3] @ LUMINANCE, 0.0)
+    padded = np.pad(luminance, ((1, 1), (0, 0)), mode="edge")
+    padded = np.concatenate([padded[:, -1:], padded, padded[:, :1]], axis=1)
+    height, width = luminance.shape
+    return np.max([padded[i:i + height, j:j + width] for i in range(3) for j in range(3)], axis=0)
+
+
+def environment_sampling(level0: np.ndarray) -> np.ndarray:
+    """The environment's sampling distribution as the `environment_sampling` texture: (H + 1, W, 4) float32.
+
+    The luminance of `level0` (the specular chain's level 0, GL row order),
+    each texel's the largest of its neighbourhood (`sampling_luminance`), is
+    averaged into `SAMPLING_WIDTH` x `SAMPLING_HEIGHT` cells (a smaller image
+    is repeated into them: the shader's grid is fixed), and each cell drawn with probability proportional to
+    that luminance times its solid angle: a row by the marginal distribution,
+    then a column by that row's conditional distribution, each through an
+    alias table (`_alias_table`: constant time in a shader, no search).
+    Rows 0..H-1 (GL row order, row 0 at the nadir) hold, per cell, the
+    conditional threshold and alias column (R, G) and the density of
+    directions in the cell per steradian (B: the cell's probability over its
+    solid angle; a direction is drawn uniformly in solid angle inside the
+    cell). Row H holds the marginal threshold and alias row of row i in texel i
+    (R, G). An all-black environment is sampled uniformly in solid angle.
+    """
+    luminance = sampling_luminance(level0)
+    height, width = luminance.shape
+    cells_w, cells_h = SAMPLING_WIDTH, SAMPLING_HEIGHT
+    if width % cells_w == 0 and height % cells_h == 0:
+        cells = luminance.reshape(cells_h, height // cells_h, cells_w, width // cells_w).mean(axis=(1, 3))
+    else:
+        rows = ((np.arange(cells_h) + 0.5) * height / cells_h).astype(int)
+        columns = ((np.arange(cells_w) + 0.5) * width / cells_w).astype(int)
+        cells = luminance[rows][:, columns]
+    solid_angles = texel_solid_angles(cells_h, cells_w)
+    weights = cells * solid_angles
+    if not np.isfinite(weights).all() or weights.sum() <= 0.0:
+        weights = np.broadcast_to(solid_angles, (cells_h, cells_w)).copy()
+    probabilities = weights / weights.sum()
+    table = np.zeros((cells_h + 1, cells_w, 4), dtype=np.float64)
+    row_probabilities = probabilities.sum(axis=1)
+    for row in range(cells_h):
+        conditional = probabilities[row] / row_probabilities[row] if row_probabilities[row] > 0.0 else np.full(cells_w, 1.0 / cells_w)
+        table[row, :, 0], table[row, :, 1] = _alias_table(conditional)
+    table[:cells_h, :, 2] = probabilities / solid_angles
+    table[cells_h, :cells_h, 0], table[cells_h, :cells_h, 1] = _alias_table(row_probabilities)
+    return table.astype(np.float32)
+
+
+def sample_environment(table: np.ndarray, xi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Directions (n, 3) drawn from an `environment_sampling` table with uniform numbers xi (n, 4), and their
+    density per steradian, as the refined environment light draws them (environment frame: unrotated).
+
+    xi[:, 0] picks the row (its whole part a candidate, its fraction the alias test), xi[:, 1] the column
+    likewise; xi[:, 2] and xi[:, 3] place the direction uniformly in the cell's solid angle (u, then the sine
+    of the elevation).
+    """
+    cells_h, cells_w = table.shape[0] - 1, table.shape[1]
+    scaled = xi[:, 0] * cells_h
+    candidate = np.minimum(np.floor(scaled), cells_h - 1).astype(int)
+    marginal = table[cells_h, candidate]
+    row = np.where(scaled - candidate < marginal[:, 0], candidate, marginal[:, 1]).astype(int)
+    scaled = xi[:, 1] * cells_w
+    candidate = np.minimum(np.floor(scaled), cells_w - 1).astype(int)
+    conditional = table[row, candidate]
+    column = np.where(scaled - candidate < conditional[:, 0], candidate, conditional[:, 1]).astype(int)
+    u = (column + xi[:, 2]) / cells_w
+    low, high = np.sin((row / cells_h - 0.5) * np.pi), np.sin(((row + 1) / cells_h - 0.5) * np.pi)
+    sine = low + (high - low) * xi[:, 3]
+    cosine = np.sqrt(np.maximum(1.0 - sine * sine, 0.0))
+    azimuth = (u - 0.5) * 2.0 * np.pi
+    directions = np.stack([cosine * np.sin(azimuth), sine, -cosine * np.cos(azimuth)], axis=-1)
+    return directions, table[row, column, 2].astype(np.float64)

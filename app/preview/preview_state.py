@@ -40,6 +40,7 @@ through the post pass) and whether a program reads a scene field
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,11 +48,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from app.material.nodes.pbr_functions import REFINED_SAMPLES_PER_FRAME
 from app.material.scene import RADIANCE_OUTPUT_NAME, SCENE_UNIFORM_NAME
 from app.material.textures import as_rgba_image
 from app.preview import std140
 from app.preview.camera import OrbitCamera, normal_matrix
+from app.preview.ibl import environment_sampling
 from app.preview.mesh import MESH_NAMES, Mesh, make_mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
 from app.preview.stage import (
@@ -112,6 +113,12 @@ class EnvironmentMaps:
         """A uniform environment: the same radiance from every direction (every level, one texel)."""
         texel = np.asarray(radiance, dtype=np.float32).reshape(1, 1, 3)
         return cls((texel,), texel)
+
+    @functools.cached_property
+    def sampling(self) -> np.ndarray:
+        """The environment's sampling distribution (`ibl.environment_sampling` of level 0 as uploaded): the
+        refined environment light's `environment_sampling` texture, made once per environment."""
+        return environment_sampling(as_uploaded(self.specular[0]))
 
     @property
     def max_lod(self) -> float:
@@ -474,12 +481,7 @@ class PreviewState:
             "environment_intensity": float(self.environment_intensity),
             "environment_max_lod": self._environment.max_lod,
             "environment_sample_frame": float(self.sample_frame),
-            "environment_sample_count": self.sample_count(),
         }
-
-    def sample_count(self) -> float:
-        """`environment_sample_count`: the refined environment light's samples per pixel in all frames."""
-        return float(max(self.refine_frames, 1) * REFINED_SAMPLES_PER_FRAME)
 
 
 def preview_lighting(stage: Stage, with_environment: bool = True,

@@ -173,6 +173,24 @@ def _upload_float_texture(texture: int, levels: Sequence[np.ndarray], wrap_u: in
     GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
 
 
+def _upload_table_texture(texture: int, table: np.ndarray) -> None:
+    """Upload a (h, w, 4) table read texel by texel (the environment's sampling distribution) as RGBA32F,
+    NEAREST, clamped: its entries are cell indices and thresholds, which filtering or half floats would change."""
+    data = np.ascontiguousarray(np.asarray(table, dtype=np.float32))
+    height, width = data.shape[:2]
+    GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 1)
+    GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, width, height, 0, GL.GL_RGBA, GL.GL_FLOAT, data)
+    GL.glPixelStorei(GL.GL_UNPACK_ALIGNMENT, 4)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_BASE_LEVEL, 0)
+    GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAX_LEVEL, 0)
+    for parameter in (GL.GL_TEXTURE_MIN_FILTER, GL.GL_TEXTURE_MAG_FILTER):
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, parameter, GL.GL_NEAREST)
+    for parameter in (GL.GL_TEXTURE_WRAP_S, GL.GL_TEXTURE_WRAP_T):
+        GL.glTexParameteri(GL.GL_TEXTURE_2D, parameter, GL.GL_CLAMP_TO_EDGE)
+    GL.glBindTexture(GL.GL_TEXTURE_2D, 0)
+
+
 class Renderer(PreviewState):
     """Builds programs from artifacts and draws the preview mesh with the current one.
 
@@ -185,6 +203,7 @@ class Renderer(PreviewState):
     def __init__(self) -> None:
         super().__init__()
         self._environment_textures: dict[str, int] = {}
+        self._sampling_uploaded = False
         self.link_count = 0
         self.program: ProgramInfo | None = None
         #: Linked programs by code, least recently used first (the current one among them).
@@ -320,6 +339,8 @@ class Renderer(PreviewState):
         _upload_float_texture(textures["environment_specular"], maps.specular, wrap_u=GL.GL_REPEAT)
         _upload_float_texture(textures["environment_irradiance"], (maps.irradiance,), wrap_u=GL.GL_REPEAT)
         _upload_float_texture(textures["environment_brdf"], (self.brdf_table,), wrap_u=GL.GL_CLAMP_TO_EDGE)
+        # The sampling table only when a refined frame reads it (the draw uploads it): live frames never do.
+        self._sampling_uploaded = False
         self._environment_dirty = False
 
     def _sync_mesh(self) -> None:
@@ -758,6 +779,10 @@ class Renderer(PreviewState):
             GL.glBindBufferBase(GL.GL_UNIFORM_BUFFER, block.binding_point, block.buffer)
         if any(name in HOST_SAMPLERS for name in info.samplers):
             self._sync_environment()
+        if "environment_sampling" in info.samplers and not self._sampling_uploaded:
+            # The environment's sampling distribution (`EnvironmentMaps.sampling`), made once per environment.
+            _upload_table_texture(self._environment_textures["environment_sampling"], self._environment.sampling)
+            self._sampling_uploaded = True
         pass_textures = self.pass_runner().material_textures()
         for name, unit in info.samplers.items():
             GL.glActiveTexture(GL.GL_TEXTURE0 + unit)

@@ -41,6 +41,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from app.material.scene import SAMPLING_HEIGHT, SAMPLING_WIDTH
 from vpl_core.ir.builder import FunctionBuilder, StageBuilder
 from vpl_core.ir.instructions import BinaryOperator, Builtin
 from vpl_core.ir.module import Function
@@ -297,13 +298,20 @@ def _multiple_scattering(fn: FunctionBuilder, f0: Operand, f90: Operand, scale: 
     return specular, fn.add(single, multiple_energy)
 
 
-#: Half vectors the refined environment light samples per pixel and frame (a 4 x 4 jittered grid).
-REFINED_GRID = 4
-REFINED_SAMPLES_PER_FRAME = REFINED_GRID * REFINED_GRID
+#: The refined environment light's samples per pixel and frame: GGX half vectors on a jittered grid of
+#: `REFINED_GRID_THETA` x `REFINED_GRID_PHI` cells, and as many directions drawn from the environment's
+#: sampling distribution (`environment_sampling`), combined by multiple importance sampling.
+REFINED_GRID_THETA = 4
+REFINED_GRID_PHI = 2
+REFINED_BRDF_SAMPLES = REFINED_GRID_THETA * REFINED_GRID_PHI
+#: As many as `REFINED_BRDF_SAMPLES`: one of each per pass of the sampling loop.
+REFINED_ENVIRONMENT_SAMPLES = REFINED_BRDF_SAMPLES
 #: Per-frame shift of the grid's jitter: the R2 sequence's steps (Roberts 2018), so the frames' jitters fill
 #: each cell evenly whatever the number of frames.
-REFINED_FOOTPRINT_SCALE = 2.0
 R2_STEP = (0.7548776662466927, 0.5698402909980532)
+#: The R4 sequence's steps (1 / φ4^i, φ4 the real root of x^5 = x + 1): the environment samples' four
+#: numbers, one point of the sequence per sample of the refinement.
+R4_STEP = tuple(1.0 / 1.1673039782614187 ** power for power in range(1, 5))
 
 
 def _hash(fn: FunctionBuilder, normal: Operand, view: Operand, weights: tuple[float, ...]) -> RegisterValue:
@@ -313,36 +321,67 @@ def _hash(fn: FunctionBuilder, normal: Operand, view: Operand, weights: tuple[fl
     return call(fn, Builtin.FRACT, FLOAT, fn.multiply(call(fn, Builtin.SIN, FLOAT, phase), fn.f(43758.5453)))
 
 
+def _loop(fn: FunctionBuilder, count: Operand, body: Callable[[RegisterValue], None]) -> None:
+    """for (index = 0; index < count; ++index) body(index), as blocks (the IR's loops)."""
+    index = fn.copy(fn.f(0.0))
+    test, block, finish = fn.new_block(), fn.new_block(), fn.new_block()
+    fn.branch(test)
+    fn.position_at(test)
+    fn.branch_if(fn.binary(BinaryOperator.LESS, index, count), block, finish)
+    fn.position_at(block)
+    body(index)
+    fn.add(index, fn.f(1.0), result=index)
+    fn.branch(test)  # the loop's back-edge
+    fn.position_at(finish)
+
+
 def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
     """The prefiltered radiance of `environment_light`: the split-sum read, or its per-pixel integration.
 
     Called by `environment_light` in a material's refined variant only
     (`lower(..., refined=True)`): the live program keeps the split-sum read
-    alone, since the loop below costs every pixel on GPUs that run it
+    alone, since the loops below cost every pixel on GPUs that run them
     masked. With the scene's `environment_sample_frame` at 0 it returns
     `split_sum` (the chain read at the reflection vector: prefiltered with
     n = v). In a refined frame k >= 1 it integrates the GGX lobe at this
-    pixel's N and V instead, by filtered importance sampling (Křivánek &
-    Colbert 2008): 16 half vectors drawn from D (n.h) on a 4 x 4 grid jittered
-    by a per-pixel offset that moves by the R2 sequence from frame to frame
-    (a Cranley-Patterson rotation: each frame's set differs per pixel, and the
-    host averages the frames), each read from the chain at the level whose
-    prefilter lobe covers the sample's solid angle, 1 / (N pdf), N the
-    scene's `environment_sample_count` (all frames' samples). The result is the
-    lobe-weighted mean radiance Σ L w / Σ w, w = Vis 4 (v.h)(n.l) / (n.h)
-    (the glTF BRDF's integrand over the pdf, Fresnel left to the split-sum
-    table), so a uniform environment returns its radiance exactly and the
+    pixel's N and V instead, by multiple importance sampling (Veach 1997,
+    balance heuristic) of two strategies:
+
+    - `REFINED_BRDF_SAMPLES` half vectors drawn from D (n.h) on a jittered
+      grid, jittered by a per-pixel offset that moves by the R2 sequence from
+      frame to frame (a Cranley-Patterson rotation: each frame's set differs
+      per pixel, and the host averages the frames);
+    - `REFINED_ENVIRONMENT_SAMPLES` directions drawn from the environment's
+      own distribution (`environment_sampling`, `app.preview.ibl.
+      environment_sampling`: cells in proportion to their luminance, through
+      a marginal and a conditional alias table), numbered by the R4
+      sequence with a per-pixel rotation: a small bright source (a sun) is
+      found by these where the lobe's samples rarely hit it.
+
+    A direction l with density p_b under the first and p_e under the second
+    weighs g / (n_b p_b + n_e p_e), g = D Vis (n.l) the glTF integrand
+    without Fresnel (Fresnel stays with the split-sum table). The result is
+    the lobe-weighted mean radiance ∫ L g / ∫ g, estimated as split_sum +
+    (Σ L w − split_sum Σ w) / (A + B) over both sets (the split-sum read as
+    a control variate, ∫ g from the split-sum table): unbiased in each
+    frame, and a uniform environment returns its radiance exactly, so the
     white furnace stays 1.
+    Each sample reads the chain's level 0, the environment unfiltered:
+    filtered importance sampling (Křivánek & Colbert 2008, a level as
+    blurred as the solid angle a sample stands for) is what the lobe alone
+    needs to resolve a sun, and with the environment's own samples it only
+    adds bias (docs/lighting.md, "Refined environment light").
     """
     from vpl_core.ir.builder import member
     from vpl_core.ir.types import SAMPLER2D
 
     normal, view, roughness, split_sum = parameters(fn, 4)
     frame = fn.load(member(owner.scene, "environment_sample_frame"))
-    sample_count = fn.load(member(owner.scene, "environment_sample_count"))
     rotation = fn.load(member(owner.scene, "environment_rotation"))
-    max_lod = fn.load(member(owner.scene, "environment_max_lod"))
+    cos_r, sin_r = call(fn, Builtin.COS, FLOAT, rotation), call(fn, Builtin.SIN, FLOAT, rotation)
     specular_map = fn.load(owner.host_uniform("environment_specular", SAMPLER2D))
+    sampling_map = fn.load(owner.host_uniform("environment_sampling", SAMPLER2D))
+    brdf_table = fn.load(owner.host_uniform("environment_brdf", SAMPLER2D))
     alpha = call(fn, Builtin.MAX, FLOAT, fn.multiply(roughness, roughness), fn.f(MIN_ALPHA))
     alpha2 = fn.multiply(alpha, alpha)
     n_dot_v = call(fn, Builtin.CLAMP, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view), fn.f(1e-4), fn.f(1.0))
@@ -355,60 +394,124 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
                                                      fn.multiply(frame, fn.f(R2_STEP[0]))))
     jitter_v = call(fn, Builtin.FRACT, FLOAT, fn.add(_hash(fn, normal, view, (63.7264, 10.873, 91.2228, 27.4138, 54.2819, 17.9117)),
                                                      fn.multiply(frame, fn.f(R2_STEP[1]))))
+    rotations = [_hash(fn, normal, view, weights) for weights in (
+        (41.2781, 93.1417, 7.3189, 61.9043, 25.5621, 48.8127), (85.3391, 33.6547, 70.9213, 14.2267, 97.4431, 58.1209),
+        (29.8813, 66.4219, 52.7701, 90.6637, 3.9281, 74.3317), (77.1153, 19.5527, 45.3317, 36.8849, 68.2243, 9.6673))]
+    active = fn.binary(BinaryOperator.GREATER, frame, fn.f(0.0))
+    count = call(fn, Builtin.SELECT, FLOAT, active, fn.f(float(REFINED_BRDF_SAMPLES)), fn.f(0.0))
     total = fn.copy(splat3(fn, 0.0))
     weight_sum = fn.copy(fn.f(0.0))
-    sample = fn.copy(fn.f(0.0))
-    count = call(fn, Builtin.SELECT, FLOAT, fn.binary(BinaryOperator.GREATER, frame, fn.f(0.0)),
-                 fn.f(float(REFINED_SAMPLES_PER_FRAME)), fn.f(0.0))
-    test, body, finish = fn.new_block(), fn.new_block(), fn.new_block()
-    fn.branch(test)
 
-    fn.position_at(test)
-    fn.branch_if(fn.binary(BinaryOperator.LESS, sample, count), body, finish)
+    def environment_density(uv: Operand) -> RegisterValue:
+        """The environment strategy's density per steradian at equirect (u, t): the cell's texel, B."""
+        row = call(fn, Builtin.MIN, FLOAT, fn.multiply(fn.swizzle(uv, "y"), fn.f(float(SAMPLING_HEIGHT))),
+                   fn.f(SAMPLING_HEIGHT - 0.5))
+        texel = fn.construct(vec(2), fn.swizzle(uv, "x"), fn.multiply(row, fn.f(1.0 / (SAMPLING_HEIGHT + 1))))
+        return fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), sampling_map, texel, fn.f(0.0)), "z")
 
-    fn.position_at(body)
-    row = call(fn, Builtin.FLOOR, FLOAT, fn.multiply(sample, fn.f(1.0 / REFINED_GRID)))
-    column = fn.subtract(sample, fn.multiply(row, fn.f(float(REFINED_GRID))))
-    xi1 = fn.multiply(fn.add(column, jitter_u), fn.f(1.0 / REFINED_GRID))
-    xi2 = fn.multiply(fn.add(row, jitter_v), fn.f(1.0 / REFINED_GRID))
-    # GGX half vector: cos θ = √((1 − ξ1) / (1 + (α² − 1) ξ1)), φ = 2π ξ2.
-    cos_theta = call(fn, Builtin.SQRT, FLOAT, fn.divide(fn.subtract(fn.f(1.0), xi1),
-                                                       fn.add(fn.f(1.0), fn.multiply(fn.subtract(alpha2, fn.f(1.0)), xi1))))
-    sin_theta = call(fn, Builtin.SQRT, FLOAT, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), fn.multiply(cos_theta, cos_theta)), fn.f(0.0)))
-    phi = fn.multiply(xi2, fn.f(2.0 * math.pi))
-    half = fn.add(fn.add(fn.multiply(tangent, fn.multiply(sin_theta, call(fn, Builtin.COS, FLOAT, phi))),
-                         fn.multiply(bitangent, fn.multiply(sin_theta, call(fn, Builtin.SIN, FLOAT, phi)))),
-                  fn.multiply(normal, cos_theta))
-    v_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, view, half), fn.f(1e-4))
-    light = fn.subtract(fn.multiply(half, fn.multiply(fn.f(2.0), v_dot_h)), view)
-    n_dot_l = call(fn, Builtin.DOT, FLOAT, normal, light)
-    n_dot_h = call(fn, Builtin.MAX, FLOAT, cos_theta, fn.f(1e-4))
-    distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
-    visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
-    assert distribution is not None and visibility is not None
-    weight = fn.multiply(fn.divide(fn.multiply(fn.multiply(visibility, v_dot_h), call(fn, Builtin.MAX, FLOAT, n_dot_l, fn.f(0.0))), n_dot_h),
-                         fn.f(4.0))
-    # The sample stands for the solid angle 1 / (N pdf), pdf = D (n.h) / (4 v.h) per solid angle: it reads
-    # the level whose GGX prefilter lobe (about 4π α² wide) covers that, α = 1 / (4π N pdf)^½, at the
-    # chain's own mapping lod = max_lod r (2 − r), r = √α.
-    pdf = fn.divide(fn.multiply(distribution, n_dot_h), fn.multiply(fn.f(4.0), v_dot_h))
-    footprint = fn.multiply(fn.multiply(pdf, sample_count), fn.f(4.0 * math.pi * REFINED_FOOTPRINT_SCALE))
-    level_roughness = call(fn, Builtin.MIN, FLOAT, call(fn, Builtin.POW, FLOAT, call(fn, Builtin.MAX, FLOAT, footprint, fn.f(1e-8)), fn.f(-0.25)),
-                           fn.f(1.0))
-    sample_lod = fn.multiply(max_lod, fn.multiply(level_roughness, fn.subtract(fn.f(2.0), level_roughness)))
-    uv = fn.call(equirect_uv(owner), light, rotation)
-    assert uv is not None
-    radiance = fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, uv, sample_lod), "xyz")
-    fn.add(total, fn.multiply(radiance, weight), result=total)
-    fn.add(weight_sum, weight, result=weight_sum)
-    fn.add(sample, fn.f(1.0), result=sample)
-    fn.branch(test)  # the loop's back-edge
+    def accumulate(light: Operand, uv: Operand, integrand: Operand, brdf_density: Operand,
+                   sampled_density: Operand) -> None:
+        """Add the direction `light` (at `uv`) with weight integrand / (n_b p_b + n_e p_e)."""
+        mixture = fn.add(fn.multiply(brdf_density, fn.f(float(REFINED_BRDF_SAMPLES))),
+                         fn.multiply(sampled_density, fn.f(float(REFINED_ENVIRONMENT_SAMPLES))))
+        weight = fn.divide(integrand, call(fn, Builtin.MAX, FLOAT, mixture, fn.f(1e-20)))
+        # The chain's level 0, unfiltered: a level as blurred as the solid angle the sample stands for
+        # (filtered importance sampling) measured 2-3 levels too bright under the outdoor sun.
+        radiance = fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), specular_map, uv, fn.f(0.0)), "xyz")
+        fn.add(total, fn.multiply(radiance, weight), result=total)
+        fn.add(weight_sum, weight, result=weight_sum)
 
-    fn.position_at(finish)
-    # No sample above the horizon (or a live frame): the split-sum read.
-    sampled = fn.binary(BinaryOperator.GREATER, weight_sum, fn.f(0.0))
-    mean = fn.divide(total, call(fn, Builtin.MAX, FLOAT, weight_sum, fn.f(1e-8)))
-    fn.ret(call(fn, Builtin.SELECT, vec(3), sampled, mean, split_sum))
+    def lobe(half: Operand, n_dot_h: Operand, light: Operand) -> tuple[RegisterValue, RegisterValue]:
+        """(g = D Vis max(n.l, 0), p_b = D (n.h) / (4 v.h)) of the direction `light` with half vector `half`."""
+        v_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, view, half), fn.f(1e-4))
+        n_dot_l = call(fn, Builtin.DOT, FLOAT, normal, light)
+        distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
+        visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
+        assert distribution is not None and visibility is not None
+        integrand = fn.multiply(fn.multiply(distribution, visibility), call(fn, Builtin.MAX, FLOAT, n_dot_l, fn.f(0.0)))
+        density = fn.divide(fn.multiply(distribution, n_dot_h), fn.multiply(fn.f(4.0), v_dot_h))
+        return integrand, density
+
+    def brdf_sample(index: RegisterValue) -> None:
+        row = call(fn, Builtin.FLOOR, FLOAT, fn.multiply(index, fn.f(1.0 / REFINED_GRID_THETA)))
+        column = fn.subtract(index, fn.multiply(row, fn.f(float(REFINED_GRID_THETA))))
+        xi1 = fn.multiply(fn.add(column, jitter_u), fn.f(1.0 / REFINED_GRID_THETA))
+        xi2 = fn.multiply(fn.add(row, jitter_v), fn.f(1.0 / REFINED_GRID_PHI))
+        # GGX half vector: cos θ = √((1 − ξ1) / (1 + (α² − 1) ξ1)), φ = 2π ξ2.
+        cos_theta = call(fn, Builtin.SQRT, FLOAT, fn.divide(fn.subtract(fn.f(1.0), xi1),
+                                                           fn.add(fn.f(1.0), fn.multiply(fn.subtract(alpha2, fn.f(1.0)), xi1))))
+        sin_theta = call(fn, Builtin.SQRT, FLOAT, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), fn.multiply(cos_theta, cos_theta)), fn.f(0.0)))
+        phi = fn.multiply(xi2, fn.f(2.0 * math.pi))
+        half = fn.add(fn.add(fn.multiply(tangent, fn.multiply(sin_theta, call(fn, Builtin.COS, FLOAT, phi))),
+                             fn.multiply(bitangent, fn.multiply(sin_theta, call(fn, Builtin.SIN, FLOAT, phi)))),
+                      fn.multiply(normal, cos_theta))
+        v_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, view, half), fn.f(1e-4))
+        light = fn.subtract(fn.multiply(half, fn.multiply(fn.f(2.0), v_dot_h)), view)
+        integrand, density = lobe(half, call(fn, Builtin.MAX, FLOAT, cos_theta, fn.f(1e-4)), light)
+        uv = fn.call(equirect_uv(owner), light, rotation)
+        assert uv is not None
+        accumulate(light, uv, integrand, density, environment_density(uv))
+
+    def environment_sample(index: RegisterValue) -> None:
+        sequence = fn.add(fn.multiply(fn.subtract(frame, fn.f(1.0)), fn.f(float(REFINED_ENVIRONMENT_SAMPLES))), index)
+        xi = [call(fn, Builtin.FRACT, FLOAT, fn.add(offset, fn.multiply(sequence, fn.f(step))))
+              for offset, step in zip(rotations, R4_STEP, strict=True)]
+
+        def pick(number: Operand, size: int, table_row: Operand | None) -> RegisterValue:
+            """Walker's alias method: candidate cell floor(ξ size), kept when fract(ξ size) < its threshold."""
+            scaled = fn.multiply(number, fn.f(float(size)))
+            candidate = call(fn, Builtin.MIN, FLOAT, call(fn, Builtin.FLOOR, FLOAT, scaled), fn.f(size - 1.0))
+            row_coordinate = (fn.f((SAMPLING_HEIGHT + 0.5) / (SAMPLING_HEIGHT + 1)) if table_row is None
+                              else fn.multiply(fn.add(table_row, fn.f(0.5)), fn.f(1.0 / (SAMPLING_HEIGHT + 1))))
+            texel = fn.construct(vec(2), fn.multiply(fn.add(candidate, fn.f(0.5)), fn.f(1.0 / SAMPLING_WIDTH)), row_coordinate)
+            entry = call(fn, Builtin.TEXTURE_LOD, vec(4), sampling_map, texel, fn.f(0.0))
+            kept = fn.binary(BinaryOperator.LESS, fn.subtract(scaled, candidate), fn.swizzle(entry, "x"))
+            return call(fn, Builtin.SELECT, FLOAT, kept, candidate, fn.swizzle(entry, "y"))
+
+        row = pick(xi[0], SAMPLING_HEIGHT, None)
+        column = pick(xi[1], SAMPLING_WIDTH, row)
+        # Uniform in the cell's solid angle: u uniform, the sine of the elevation uniform between its edges.
+        u = fn.multiply(fn.add(column, xi[2]), fn.f(1.0 / SAMPLING_WIDTH))
+        low = call(fn, Builtin.SIN, FLOAT, fn.subtract(fn.multiply(row, fn.f(math.pi / SAMPLING_HEIGHT)), fn.f(0.5 * math.pi)))
+        high = call(fn, Builtin.SIN, FLOAT, fn.subtract(fn.multiply(fn.add(row, fn.f(1.0)), fn.f(math.pi / SAMPLING_HEIGHT)),
+                                                        fn.f(0.5 * math.pi)))
+        sine = fn.add(low, fn.multiply(fn.subtract(high, low), xi[3]))
+        cosine = call(fn, Builtin.SQRT, FLOAT, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), fn.multiply(sine, sine)), fn.f(0.0)))
+        azimuth = fn.multiply(fn.subtract(u, fn.f(0.5)), fn.f(2.0 * math.pi))
+        local_x = fn.multiply(cosine, call(fn, Builtin.SIN, FLOAT, azimuth))
+        local_z = call(fn, Builtin.NEGATE, FLOAT, fn.multiply(cosine, call(fn, Builtin.COS, FLOAT, azimuth)))
+        # The environment's frame to the world's: rotated by +rotation about +y (the lookup rotates by −rotation).
+        light = fn.construct(vec(3), fn.add(fn.multiply(cos_r, local_x), fn.multiply(sin_r, local_z)), sine,
+                             fn.subtract(fn.multiply(cos_r, local_z), fn.multiply(sin_r, local_x)))
+        cell = fn.construct(vec(2), fn.multiply(fn.add(column, fn.f(0.5)), fn.f(1.0 / SAMPLING_WIDTH)),
+                            fn.multiply(fn.add(row, fn.f(0.5)), fn.f(1.0 / (SAMPLING_HEIGHT + 1))))
+        density = fn.swizzle(call(fn, Builtin.TEXTURE_LOD, vec(4), sampling_map, cell, fn.f(0.0)), "z")
+        summed = fn.add(view, light)
+        half = fn.divide(summed, call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.LENGTH, FLOAT, summed), fn.f(1e-6)))
+        n_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, half), fn.f(1e-4))
+        integrand, brdf_density = lobe(half, n_dot_h, light)
+        # The chain is read at the sampled direction (u, t), not at the cell's centre.
+        t = fn.add(fn.f(0.5), fn.multiply(call(fn, Builtin.ASIN, FLOAT, call(fn, Builtin.CLAMP, FLOAT, sine, fn.f(-1.0), fn.f(1.0))),
+                                          fn.f(1.0 / math.pi)))
+        accumulate(light, fn.construct(vec(2), u, t), integrand, brdf_density, density)
+
+    def both(index: RegisterValue) -> None:
+        brdf_sample(index)
+        environment_sample(index)
+
+    # One loop drawing one sample of each strategy per pass, not a loop per strategy: the backend writes loops
+    # as a block dispatcher that llvmpipe runs with every block masked on each pass, so two loops cost each
+    # pass both bodies (a refined frame measured about twice as slow).
+    _loop(fn, count, both)
+    # split_sum + (Σ L w − split_sum Σ w) / ∫ g: Σ w estimates ∫ g and the split-sum read is fixed per pixel, so
+    # the correction's mean is ∫ L g / ∫ g − split_sum (no ratio of two noisy sums, which biases each frame
+    # upwards where the sun's samples carry the numerator alone), and it is exactly 0 in a uniform
+    # environment. ∫ g = A + B, the split-sum table's albedo at F0 = F90 = 1. A live frame has no samples.
+    table_uv = fn.construct(vec(2), saturate(fn, call(fn, Builtin.ABS, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view))), roughness)
+    table = call(fn, Builtin.TEXTURE_LOD, vec(4), brdf_table, table_uv, fn.f(0.0))
+    albedo = call(fn, Builtin.MAX, FLOAT, fn.add(fn.swizzle(table, "x"), fn.swizzle(table, "y")), fn.f(1e-4))
+    correction = fn.subtract(total, fn.multiply(split_sum, weight_sum))
+    fn.ret(fn.add(split_sum, fn.divide(correction, albedo)))
 
 
 def refined_specular(owner: HelperOwner) -> Function:

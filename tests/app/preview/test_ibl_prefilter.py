@@ -291,3 +291,44 @@ def test_area_resampling_keeps_the_mean_and_the_power_of_two_base() -> None:
     assert ibl_prefilter.base_size(300, 600) == (256, 512)
     assert ibl_prefilter.base_size(2048, 4096) == (512, 1024)
     assert ibl_prefilter.base_size(32, 64) == (32, 64)
+
+
+def _cells_of(directions: np.ndarray, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of the sampling cell each unrotated direction falls in (row 0 at the nadir)."""
+    u = 0.5 + np.arctan2(directions[:, 0], -directions[:, 2]) / (2.0 * np.pi)
+    t = 0.5 + np.arcsin(np.clip(directions[:, 1], -1.0, 1.0)) / np.pi
+    return np.minimum((t * height).astype(int), height - 1), np.minimum((u * width).astype(int), width - 1)
+
+
+def test_environment_sampling_draws_cells_in_proportion_to_their_luminance() -> None:
+    """The refined light's sampling table: densities integrate to 1 over the sphere, follow luminance, and the
+    alias tables draw each cell with its probability (a histogram of 400,000 draws)."""
+    rng = np.random.default_rng(3)
+    image = np.tile(np.linspace(0.1, 1.0, 256)[None, :, None], (128, 1, 3)).astype(np.float32)
+    image[90:93, 40:43] = (2000.0, 1500.0, 1000.0)  # a sun two texels wide
+    table = ibl.environment_sampling(image)
+    height, width = table.shape[0] - 1, table.shape[1]
+    assert (height, width) == (64, 128)
+    solid_angles = ibl.texel_solid_angles(height, width)
+    density = table[:height, :, 2].astype(np.float64)
+    probabilities = density * solid_angles
+    assert probabilities.sum() == pytest.approx(1.0, abs=1e-5)
+    # Each texel's luminance is the largest of its 3 x 3 neighbourhood (the bilinear read's bound), then averaged.
+    luminance = image.astype(np.float64) @ np.array([0.2126, 0.7152, 0.0722])
+    rows = np.pad(luminance, ((1, 1), (0, 0)), mode="edge")
+    largest = np.max([np.roll(rows, shift, axis=1)[1 + dy:129 + dy] for shift in (-1, 0, 1) for dy in (-1, 0, 1)], axis=0)
+    cells = largest.reshape(64, 2, 128, 2).mean(axis=(1, 3))
+    np.testing.assert_allclose(density / density.max(), cells / cells.max(), rtol=1e-4, atol=1e-7)
+    directions, densities = ibl.sample_environment(table, rng.random((400_000, 4)))
+    np.testing.assert_allclose(np.linalg.norm(directions, axis=1), 1.0, atol=1e-6)
+    rows, columns = _cells_of(directions, height, width)
+    np.testing.assert_allclose(densities, density[rows, columns], rtol=1e-6)
+    counts = np.bincount(rows * width + columns, minlength=height * width).reshape(height, width) / 400_000
+    # Each cell within 4 standard deviations of a binomial count around its probability.
+    assert np.all(np.abs(counts - probabilities) <= 4.0 * np.sqrt(probabilities / 400_000) + 1e-5)
+    assert counts[45:47, 20:22].sum() > 0.4  # the sun's four cells take nearly half of the draws
+
+
+def test_a_black_environment_is_sampled_uniformly_in_solid_angle() -> None:
+    table = ibl.environment_sampling(np.zeros((32, 64, 3), dtype=np.float32))
+    np.testing.assert_allclose(table[:-1, :, 2], 1.0 / (4.0 * np.pi), rtol=1e-5)

@@ -78,7 +78,7 @@ def test_only_the_refined_variant_has_the_sampling_loop() -> None:
     # The live program: no refined helper, no sampling fields, no loop for the GPU to run masked.
     assert "refined_specular" not in live.text and "environment_sample_frame" not in live.text
     assert "while" not in live.artifact.fragment_code
-    assert "refined_specular" in refined.text and "environment_sample_count" in refined.text
+    assert "refined_specular" in refined.text and "environment_sample_frame" in refined.text
     assert "while" in refined.artifact.fragment_code
 
 
