@@ -1,4 +1,4 @@
-"""Test support: the glTF extensions' formulas evaluated in numpy on pixels of the preview's default view.
+"""Test support: glTF's BRDF and its extensions' formulas evaluated in numpy on pixels of the preview's default view.
 
 Used by tests/app/export/test_gltf_sample_viewer.py to tell which of the preview and the Khronos Sample Viewer
 is off where they differ. The pixels are the default camera's (+z at `DEFAULT_DISTANCE`, `DEFAULT_FIELD_OF_VIEW`
