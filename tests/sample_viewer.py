@@ -4,9 +4,9 @@ The engine is the npm package `@khronosgroup/gltf-viewer` (the Khronos glTF
 Sample Renderer, the engine of the Sample Viewer), pinned and installed by
 scripts/bootstrap.sh into `.venv/node`; it is test-only (the editor never
 loads it). `render(glb, size)` serves a small page on 127.0.0.1 (the
-bundled ES module, the `.glb`, the preview's environment as `.hdr`), starts
-headless Chromium (WebGL 2 on SwiftShader, the flags of
-tests/vpl_core/backends/webgl_support.py) and gets the canvas back.
+bundled ES module, the `.glb`, the preview's environment as `.hdr`), opens
+it in headless Chromium (WebGL 2 on SwiftShader, tests/headless_chromium.py)
+and gets the canvas back.
 
 The frame matches the editor's default preview view (docs/preview.md,
 "Default view"): camera on +z at `DEFAULT_DISTANCE` looking at the origin,
@@ -25,55 +25,41 @@ Kulla visibility), so KHR_materials_sheen's layering works as in the viewer.
 from __future__ import annotations
 
 import base64
-import contextlib
 import http.server
 import json
 import math
-import os
-import shutil
-import signal
 import struct
-import subprocess
 import sys
-import tempfile
 import threading
 import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from headless_chromium import chromium_page
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / ".venv" / "node" / "node_modules" / "@khronosgroup" / "gltf-viewer"
 ENGINE_VERSION = "1.1.0"
 PAGE = Path(__file__).with_name("sample_viewer_page.html")
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--enable-unsafe-swiftshader",  # software WebGL, opted in (trusted, local content only)
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 #: The engine's environment rotation (degrees about +y) that puts the editor's equirect convention on it: the
 #: editor reads u = 0.5 + atan2(x, -z) / 2π, the engine u = 0.5 + atan2(z, x) / 2π before its rotation (a quarter
-#: turn apart). Of 0, 90 (the engine's default), 180 and 270, 270 matches: painted metal 6.6 steps, 20 to 24 else.
+#: turn apart). Of 0, 90 (the engine's default), 180 and 270, 270 matches: painted metal 6.6 steps, 20 to 24 else
+#: (measured with 256 Lambertian samples; 4.2 with the engine's 2048).
 ENVIRONMENT_ROTATION = 270.0
 
 
 #: What the harness lowers in the engine's load-time prefiltering (its `iblSampler`), which is most of the run on
 #: software WebGL (SwiftShader under a shared CPU): the engine's value -> the harness's. Both tables (split-sum and
 #: Charlie) are smooth and read bilinearly, so 128² is enough; the engine picks each sample's source mip from its
-#: pdf (filtered importance sampling), so fewer samples blur a little more instead of adding noise.
+#: pdf (filtered importance sampling), so fewer samples blur a little more instead of adding noise. The Lambertian
+#: map keeps the engine's 2048 samples: with 256 its blur brightens a smooth plastic's diffuse by about 3 8-bit
+#: levels against a Monte Carlo estimate (docs/interchange.md); fewer GGX samples cost about 1 level on a smooth
+#: gold and a seventh of the load.
 ENGINE_SETTINGS = {
     "this.lutResolution = 1024;": "this.lutResolution = 128;",
     "this.ggxSampleCount = 1024;": "this.ggxSampleCount = 128;",
-    "this.lambertianSampleCount = 2048;": "this.lambertianSampleCount = 256;",
 }
 
 
@@ -92,10 +78,6 @@ def engine_path() -> Path | None:
     if not package.is_file() or json.loads(package.read_text())["version"] != ENGINE_VERSION:
         return None
     return ENGINE / "dist"
-
-
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def png_bytes(image: np.ndarray) -> bytes:
@@ -295,8 +277,6 @@ def render(
     """
     engine = engine_path()
     assert engine is not None, f"@khronosgroup/gltf-viewer {ENGINE_VERSION} not installed (scripts/bootstrap.sh)"
-    executable = chromium()
-    assert executable is not None, "chromium not found (Debian package chromium, installed by scripts/bootstrap.sh)"
     params = {
         "width": size,
         "height": size,
@@ -320,23 +300,7 @@ def render(
     for index, glb in enumerate(glbs):
         files[f"/model{index}.glb"] = (glb.read_bytes(), "model/gltf-binary")
     server = _PageServer(engine, files)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    profile = tempfile.mkdtemp(prefix="vpl-sample-viewer-")
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below, after Chromium has ended
-    process = subprocess.Popen(
-        [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"http://127.0.0.1:{server.server_port}/"],
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
-
-    def chromium_said() -> str:
-        log.seek(0)
-        lines = [line for line in log.read().decode(errors="replace").splitlines() if "dbus" not in line]
-        return "\n".join(lines)[-3000:]
-
-    try:
+    with chromium_page(server, profile_prefix="vpl-sample-viewer-") as chromium_said:
         if not server.done.wait(timeout):
             raise AssertionError(
                 f"the page posted no frames in {timeout} s (steps: {server.progress}); Chromium said:\n{chromium_said()}"
@@ -344,24 +308,12 @@ def render(
         result = dict(server.result)
         if "error" in result:
             raise AssertionError(f"the Sample Viewer page failed: {result['error']}\nChromium said:\n{chromium_said()}")
-        images = []
-        result["cameras"] = []
-        for frame in result.pop("frames"):
-            image = decode_png(base64.b64decode(frame.pop("png").split(",", 1)[1]))
-            image[:, :, :3] = gamma_to_srgb(image[:, :, :3])
-            images.append(image)
-            result["cameras"].append(frame)  # the user camera's position and target as the engine drew
-        result["steps"] = list(server.progress)
-        return images, result
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        server.shutdown()
-        server.server_close()
-        log.close()
-        shutil.rmtree(profile, ignore_errors=True)
+    images = []
+    result["cameras"] = []
+    for frame in result.pop("frames"):
+        image = decode_png(base64.b64decode(frame.pop("png").split(",", 1)[1]))
+        image[:, :, :3] = gamma_to_srgb(image[:, :, :3])
+        images.append(image)
+        result["cameras"].append(frame)  # the user camera's position and target as the engine drew
+    result["steps"] = list(server.progress)
+    return images, result

@@ -1002,14 +1002,22 @@ def _gltf_pbr(importer: _Importer, shader: Any) -> None:
 
 def _standard_surface(importer: _Importer, shader: Any) -> None:
     target = importer.surface(shader, "standard_surface")
-    importer.product(shader, ("base", "base_color"), target, "base_color")
+    transmission = importer.constant_of(shader, "transmission", "standard_surface input 'transmission'")
+    metalness = importer.constant_of(shader, "metalness", "standard_surface input 'metalness'")
+    # glTF tints the transmission by the base colour; fully transmissive and not metal, no diffuse is left for it.
+    clear = transmission == (1.0,) and metalness == (0.0,)
+    if not clear:
+        importer.product(shader, ("base", "base_color"), target, "base_color")
     importer.feed(shader, "metalness", target, "metallic")
     importer.feed(shader, "specular_roughness", target, "roughness")
     importer.feed(shader, "normal", target, "normal")
     importer.product(shader, ("emission", "emission_color"), target, "emissive_color")
     importer.graph.nodes[target].properties["emissive_strength"] = 1.0
     handled = {"base", "base_color", "metalness", "specular_roughness", "normal", "emission", "emission_color", "opacity"}
-    handled |= importer.ior_to_specular(shader, "specular_IOR", "specular", target)
+    if transmission == "connected" or (isinstance(transmission, tuple) and transmission[0] != 0.0):
+        handled |= _standard_transmission(importer, shader, target, clear)
+    else:
+        handled |= importer.ior_to_specular(shader, "specular_IOR", "specular", target)
     opacity = importer.constant_of(shader, "opacity", "standard_surface input 'opacity'")
     if opacity == "connected":
         swizzle = importer.graph.add_node("swizzle", (450.0, 200.0), {"pattern": "x"}, node_id=importer.new_id("opacity_red"))
@@ -1025,12 +1033,66 @@ def _standard_surface(importer: _Importer, shader: Any) -> None:
                  "coat_affect_color", "coat_affect_roughness"),
         "sheen": ("sheen_color", "sheen_roughness"),
         "transmission": ("transmission_color", "transmission_depth", "transmission_scatter", "transmission_scatter_anisotropy",
-                         "transmission_dispersion", "transmission_extra_roughness"),
+                         "transmission_extra_roughness"),
         "subsurface": ("subsurface_color", "subsurface_radius", "subsurface_scale", "subsurface_anisotropy"),
         "thin_film_thickness": ("thin_film_IOR",),
         "specular_anisotropy": ("specular_rotation",),
         "specular": ("specular_color",),
     })
+
+
+#: The path length, in scene units, a solid standard_surface's transmission is attenuated over: one unit, as the
+#: OpenPBR Surface's Beer-Lambert (MaterialX's `anisotropic_vdf` for `transmission_depth`).
+STANDARD_TRANSMISSION_THICKNESS = 1.0
+
+
+def _standard_transmission(importer: _Importer, shader: Any, target: str, clear: bool) -> set[str]:
+    """standard_surface's transmission onto the Surface Output's glTF transmission extensions; the handled names.
+
+    - `transmission` is KHR_materials_transmission's factor; `specular_IOR` is KHR_materials_ior's `ior` (it
+      refracts) and `specular` the specular factor.
+    - Solid (`thin_walled` 0, the default) is a volume: `thickness` one scene unit; `transmission_depth` > 0 with
+      `transmission_color` is the attenuation distance and colour (both: the colour reached at that depth).
+    - glTF tints the transmission by the base colour. `clear` (transmission 1, metalness 0: the base colour
+      colours nothing else): the base colour is `transmission_color` at depth 0 (and white with a depth);
+      otherwise a `transmission_color` at depth 0 is listed.
+    - `transmission_dispersion` is an Abbe number V (0: none): KHR_materials_dispersion's dispersion = 20 / V. It
+      refracts only through a volume, so a thin wall lists it.
+    """
+    output = importer.graph.nodes[target]
+    importer.feed(shader, "transmission", target, "transmission")
+    importer.feed(shader, "specular_IOR", target, "ior")
+    importer.feed(shader, "specular", target, "specular")
+    handled = {"transmission", "specular_IOR", "specular", "transmission_dispersion"}
+    thin = importer.constant_of(shader, "thin_walled", "standard_surface input 'thin_walled'")
+    solid = isinstance(thin, tuple) and thin[0] == 0.0
+    if thin != "connected":
+        handled.add("thin_walled")
+    if solid:
+        output.properties["thickness"] = STANDARD_TRANSMISSION_THICKNESS
+        depth = importer.constant_of(shader, "transmission_depth", "standard_surface input 'transmission_depth'")
+        if isinstance(depth, tuple) and depth[0] > 0.0:
+            output.properties["attenuation_distance"] = depth[0]
+            importer.feed(shader, "transmission_color", target, "attenuation_color")
+            handled |= {"transmission_depth", "transmission_color"}
+    if clear:
+        handled |= {"base", "base_color"}
+        if "transmission_color" in handled:
+            output.properties["base_color"] = (1.0, 1.0, 1.0, 1.0)
+        else:
+            importer.feed(shader, "transmission_color", target, "base_color")
+            handled.add("transmission_color")
+    abbe = importer.constant_of(shader, "transmission_dispersion", "standard_surface input 'transmission_dispersion'")
+    if abbe == "connected":
+        importer.note("standard_surface input 'transmission_dispersion' (connected): KHR_materials_dispersion is one "
+                      "number (20 / Abbe number); not imported")
+    elif isinstance(abbe, tuple) and abbe[0] > 0.0:
+        if solid:
+            output.properties["dispersion"] = 20.0 / abbe[0]
+        else:
+            importer.note(f"standard_surface input 'transmission_dispersion' ({abbe[0]:g}): dispersion refracts only "
+                          f"through a volume (thin_walled 0); not imported")
+    return handled
 
 
 def _usd_preview_surface(importer: _Importer, shader: Any) -> None:

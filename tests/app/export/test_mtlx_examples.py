@@ -28,13 +28,13 @@ OPEN_PBR = sorted(name for name in ALL if name.startswith("OpenPbr/"))
 COMPLETE = ("GltfPbr/gltf_pbr_carpaint.mtlx", "GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_glass.mtlx",
             "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx",
             "StandardSurface/standard_surface_chrome.mtlx", "StandardSurface/standard_surface_default.mtlx",
+            "StandardSurface/standard_surface_glass.mtlx",
             "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
             "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
             "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", *OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
     "StandardSurface/standard_surface_gold.mtlx": ["specular_color"],
-    "StandardSurface/standard_surface_glass.mtlx": ["specular_IOR", "transmission"],
     "StandardSurface/standard_surface_velvet.mtlx": ["sheen", "sheen_color"],
     "StandardSurface/standard_surface_jade.mtlx": ["subsurface", "subsurface_color"],
     "StandardSurface/standard_surface_thin_film.mtlx": ["thin_film_thickness"],

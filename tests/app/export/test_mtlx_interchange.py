@@ -280,3 +280,48 @@ def test_gltf_pbr_dispersion_is_the_surface_outputs(tmp_path: Path) -> None:
     imported = mtlx.import_mtlx(written)
     assert output(imported.graph).properties["dispersion"] == 0.75
     assert not any("dispersion" in line for line in imported.skipped), imported.skipped
+
+
+def standard_glass(tmp_path: Path, extra: str) -> Path:
+    return document(tmp_path / "glass.mtlx", f"""
+  <standard_surface name="SR" type="surfaceshader">
+    <input name="base" type="float" value="0" />
+    <input name="transmission" type="float" value="1" />
+    <input name="specular_IOR" type="float" value="1.52" />
+{extra}
+  </standard_surface>""")
+
+
+def test_standard_surface_dispersion_is_twenty_over_its_abbe_number(tmp_path: Path) -> None:
+    imported = mtlx.import_mtlx(standard_glass(tmp_path, '    <input name="transmission_dispersion" type="float" value="40" />'))
+    surface = output(imported.graph).properties
+    assert surface["dispersion"] == pytest.approx(0.5)  # KHR_materials_dispersion: 20 / V
+    assert surface["transmission"] == 1.0 and surface["thickness"] > 0.0  # solid: a volume, which dispersion needs
+    assert surface["ior"] == pytest.approx(1.52)
+    assert surface["base_color"][:3] == pytest.approx((1.0, 1.0, 1.0))  # the tint: transmission_color, not base 0
+    assert imported.skipped == []
+    compiles(imported.graph)
+
+
+def test_standard_surface_without_dispersion_has_none(tmp_path: Path) -> None:
+    imported = mtlx.import_mtlx(standard_glass(tmp_path, '    <input name="transmission_dispersion" type="float" value="0" />'))
+    assert output(imported.graph).properties.get("dispersion", 0.0) == 0.0  # V = 0 is standard_surface's "none"
+    assert imported.skipped == []
+
+
+def test_standard_surface_dispersion_on_a_thin_wall_is_listed(tmp_path: Path) -> None:
+    imported = mtlx.import_mtlx(standard_glass(tmp_path, '    <input name="transmission_dispersion" type="float" value="40" />\n'
+                                                         '    <input name="thin_walled" type="boolean" value="true" />'))
+    surface = output(imported.graph).properties
+    assert surface.get("dispersion", 0.0) == 0.0 and surface.get("thickness", 0.0) == 0.0
+    assert any("'transmission_dispersion'" in line for line in imported.skipped), imported.skipped
+
+
+def test_standard_surface_transmission_depth_is_the_attenuation(tmp_path: Path) -> None:
+    imported = mtlx.import_mtlx(standard_glass(tmp_path, '    <input name="transmission_depth" type="float" value="0.25" />\n'
+                                                         '    <input name="transmission_color" type="color3" value="0.2, 0.6, 0.9" />'))
+    surface = output(imported.graph).properties
+    assert surface["attenuation_distance"] == pytest.approx(0.25)
+    assert surface["attenuation_color"][:3] == pytest.approx((0.2, 0.6, 0.9))
+    assert surface["base_color"][:3] == pytest.approx((1.0, 1.0, 1.0))
+    assert imported.skipped == []

@@ -10,28 +10,22 @@ recipe; the test compares the two pixels, so the reference is an independent
 GL implementation, not the backend.
 
 The page is served on 127.0.0.1 only and posts its results back to the same
-server; Chromium runs with the flags this machine needs (no sandbox as
-root, no GPU, no background networking: the network is closed). Each
-Chromium is started in its own process group and ended by that group id.
+server; tests/headless_chromium.py starts Chromium on it (the flags this
+machine needs, its own process group, ended by that group's id).
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import http.server
 import json
-import os
-import shutil
-import signal
-import subprocess
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from headless_chromium import chromium_page
 
 from vpl_core.backends.glsl import std140
 from vpl_core.backends.glsl.artifact import ProgramArtifact
@@ -42,19 +36,6 @@ SIZE = 4
 PIXEL = (2, 2)
 POSITIONS = [[-1.0, -1.0, 0.0, 1.0], [3.0, -1.0, 0.0, 1.0], [-1.0, 3.0, 0.0, 1.0]]
 TEXTURE = [255, 64, 0, 255, 0, 200, 80, 255, 30, 90, 255, 255, 250, 250, 250, 255]  # 2x2 RGBA8
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--enable-unsafe-swiftshader",  # software WebGL, opted in (trusted, local content only)
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 
 @dataclass
 class Recipe:
@@ -199,43 +180,14 @@ class _PageServer(http.server.ThreadingHTTPServer):
         self.done = threading.Event()
 
 
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def run_in_browser(recipes: list[Recipe], timeout: float = 180.0) -> dict[str, Any]:
     """Run every recipe in headless Chromium; returns {"context": {...}, "results": {name: {...}}}."""
-    executable = chromium()
-    assert executable is not None, "chromium not found (Debian package chromium, installed by scripts/bootstrap.sh)"
     server = _PageServer(recipes)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    profile = tempfile.mkdtemp(prefix="vpl-webgl-")
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below, after Chromium has ended
-    process = subprocess.Popen(
-        [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"http://127.0.0.1:{server.server_port}/"],
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
-    try:
-        finished = server.done.wait(timeout)
-        if not finished:
-            log.seek(0)
-            raise AssertionError(f"the page posted no results in {timeout} s; Chromium said:\n{log.read().decode()[-3000:]}")
-        return server.results
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        server.shutdown()
-        server.server_close()
-        log.close()
-        shutil.rmtree(profile, ignore_errors=True)
+    with chromium_page(server, profile_prefix="vpl-webgl-") as chromium_said:
+        if not server.done.wait(timeout):
+            raise AssertionError(f"the page posted no results in {timeout} s; Chromium said:\n{chromium_said()}")
+        results: dict[str, Any] = server.results
+        return results
 
 
 # The native side: the same recipe on Mesa's ES 3.2 context ---------------------------------------
