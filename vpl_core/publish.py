@@ -117,7 +117,9 @@ class VerifiedModule:
         return cls._from_canonical(text, snapshot, label)
 
     @classmethod
-    def from_unpositioned_read(cls, module: Module, source_text: str, label: str | None = None) -> VerifiedModule:
+    def from_unpositioned_read(
+        cls, module: Module, source_text: str, label: str | None = None, *, source_is_plain: bool = False
+    ) -> VerifiedModule:
         """`from_unverified_read` for a module `read_unverified_unpositioned` has just bound from `source_text`.
 
         The same work and the same contract: the canonical text is read back
@@ -134,7 +136,7 @@ class VerifiedModule:
 
         with collector_paused():
             text = emit(module)
-            if text == source_text or same_tokens(text, source_text):
+            if text == source_text or same_tokens(text, source_text, other_is_plain=source_is_plain):
                 snapshot = module  # the first read is the read-back
             else:
                 snapshot, _ = read_unverified_unpositioned(text, label="<canonical text>", share_registers=True)

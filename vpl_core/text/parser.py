@@ -227,7 +227,7 @@ def _token_key(text: str) -> str:
     return '"'.join(parts)
 
 
-def same_tokens(text: str, other: str) -> bool:
+def same_tokens(text: str, other: str, *, other_is_plain: bool = False) -> bool:
     """Whether two texts differ at most in their trivia, both being plain: the same tokens in the same order.
 
     Such texts scan alike (`parse_unpositioned`: to equal forms, or both to
@@ -235,13 +235,63 @@ def same_tokens(text: str, other: str) -> bool:
     is canonical text laid out otherwise (lines broken or joined) as its own
     read-back. False if either text is not plain (lexically: comments,
     escapes, tabs, CR...), and for plain texts that differ in a token.
+    `other_is_plain`: the caller knows `other` is plain (a scan found it so);
+    the answer is the same, found by comparing only the lines where the texts differ.
     """
+    if other_is_plain:
+        return _same_tokens_as_plain(text, other)
     # Trivia is spaces and LF only in plain text: equal tokens leave equal texts once they are removed. So
     # `other` holds the characters of plain `text` and spaces and LF besides (no tab, CR, comment, escape),
     # and with the same words and strings it is plain too: one scan of `text` decides for both.
     if text.replace(" ", "").replace("\n", "") != other.replace(" ", "").replace("\n", ""):
         return False
     return is_plain(text) and (text == other or _token_key(text) == _token_key(other))
+
+
+def _same_tokens_as_plain(text: str, other: str) -> bool:
+    """`same_tokens(text, other)` for a plain `other`, looking only at the lines where the two differ.
+
+    Both texts are cut at an LF in their common prefix and one in their common suffix: in plain `other`
+    every LF is trivia (strings hold no control character), and so it is in `text` at the same place (as
+    many double quotes precede it). Equal parts scan to equal tokens, so the texts have the same tokens
+    exactly when the middles have, which `same_tokens`' character and key comparisons decide. With the
+    same tokens as plain `other` (its words and strings, and only spaces and LF between them), `text` is
+    plain too: no scan of it is needed.
+    """
+    if text == other:
+        return True
+    shorter = min(len(text), len(other))
+    prefix = _common_length(text, other, shorter, 1)
+    suffix = _common_length(text, other, shorter - prefix, -1)
+    start = text.rfind("\n", 0, prefix) + 1  # just after an LF of the common prefix, or the start
+    end = text.find("\n", len(text) - suffix)  # an LF of the common suffix, or none: the end
+    text_end = len(text) if end < 0 else end
+    other_end = len(other) - (len(text) - text_end)
+    middle, other_middle = text[start:text_end], other[start:other_end]
+    if middle.replace(" ", "").replace("\n", "") != other_middle.replace(" ", "").replace("\n", ""):
+        return False
+    return _token_key(middle) == _token_key(other_middle)
+
+
+_CHUNK = 4096
+
+
+def _common_length(text: str, other: str, limit: int, direction: int) -> int:
+    """The length (at most `limit`) of the common prefix (`direction` 1) or suffix (-1) of two texts."""
+    length = 0
+    # Whole chunks first (slices compared in C), then characters within the first differing chunk.
+    while length + _CHUNK <= limit and (
+        text[length:length + _CHUNK] == other[length:length + _CHUNK] if direction > 0
+        else text[len(text) - length - _CHUNK:len(text) - length] == other[len(other) - length - _CHUNK:len(other) - length]
+    ):
+        length += _CHUNK
+    if direction > 0:
+        while length < limit and text[length] == other[length]:
+            length += 1
+    else:
+        while length < limit and text[-1 - length] == other[-1 - length]:
+            length += 1
+    return length
 
 
 def parse_unpositioned(text: str) -> Form | None:

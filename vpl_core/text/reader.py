@@ -198,6 +198,8 @@ def read_unverified_unpositioned(
         top = parse_unpositioned(text.text)
         if top is None:
             top = parse_source(text)
+        else:
+            text.plain = True
         reader = _SharingReader(text, strict_v1) if share_registers else _Reader(text, strict_v1)
         return reader.read_module(top), text
 
@@ -334,6 +336,9 @@ class _FunctionScope:
 
 
 class _Reader:
+    #: Whether `spans` is kept: the source position of each object read, for a `SourceLocator`.
+    keeps_positions = True
+
     def __init__(self, source: SourceText, strict_v1: bool) -> None:
         self.source = source
         self.strict_v1 = strict_v1
@@ -832,6 +837,7 @@ class _Reader:
         self.scope = scope
         readers = self.instruction_readers
         spans = self.spans
+        keeps_positions = self.keeps_positions
         for block, form in zip(scope.function.blocks, scope.block_forms):
             items = form.items
             last = len(items) - 1
@@ -848,7 +854,8 @@ class _Reader:
                 reader = readers.get(head)
                 if reader is not None:
                     instruction = reader(item)
-                    spans[id(instruction)] = item.start
+                    if keeps_positions:
+                        spans[id(instruction)] = item.start
                     instructions.append(instruction)
                     continue
                 if head in _TERMINATOR_HEADS:
@@ -931,7 +938,8 @@ class _Reader:
                 f"expected an operand (a register, (bool ...), (int ...) or (float ...)), found {_describe(item)}",
                 item.start,
             )
-        self.spans[id(constant)] = item.start
+        if self.keeps_positions:
+            self.spans[id(constant)] = item.start
         return constant
 
     def _reference(self, item: Item) -> ReferenceValue:
@@ -984,7 +992,8 @@ class _Reader:
             reference = IndexReferenceValue.create(base, selector, array.element)
         else:
             self._fail(SyntaxRule.EXPECTED_FORM, f"expected {expected}, found {_describe(item)}", item.start)
-        self.spans[id(reference)] = item.start
+        if self.keeps_positions:
+            self.spans[id(reference)] = item.start
         return reference
 
     # Instructions ----------------------------------------------------------------------
@@ -1161,8 +1170,13 @@ class _SharingReader(_Reader):
     spelling is bound (and checked) exactly as `_Reader` binds it. Shared
     references let the verifier and the writers spell or check a path
     once per function however often it is used (a uniform record's field,
-    a parameter).
+    a parameter). Nor does it keep `spans`: nothing locates its objects.
     """
+
+    keeps_positions = False
+
+    def _mark(self, value: object, index: int) -> None:
+        pass
 
     def _reference(self, item: Item) -> ReferenceValue:
         key = _reference_key(item)

@@ -31,11 +31,13 @@ def line_and_column(text: str, index: int) -> tuple[int, int]:
 class SourceText:
     """A decoded source and its label; makes positioned diagnostics and raises them."""
 
-    __slots__ = ("label", "text")
+    __slots__ = ("label", "plain", "text")
 
     def __init__(self, text: str, label: str | None) -> None:
         self.text = text
         self.label = label
+        #: True once a scan found `text` plain (`parser.is_plain`); False when unknown.
+        self.plain = False
 
     def position(self, diagnostic: Diagnostic, index: int) -> Diagnostic:
         """`diagnostic` placed at code-point `index` of this source, with its label."""

@@ -183,6 +183,11 @@ class _Writer:
         self.type_ids: dict[Type, str] = {}
         self.type_order: list[Type] = []
         self.type_depths: dict[int, int] = {}
+        # The module's type objects by identity (the module keeps them alive, so their ids stay theirs): a
+        # lowered material declares a register per value, of a few shared type objects, and `type_ids` is keyed
+        # by value (hashing a type runs Python code). Roots already discovered, and type ids already looked up.
+        self.discovered: set[int] = set()
+        self.type_ids_by_identity: dict[int, str] = {}
         self.lines: list[str] = []
 
     # Types -----------------------------------------------------------------------------
@@ -226,6 +231,8 @@ class _Writer:
             depths[id(value_type)] = depth
 
     def _discover(self, root: Type, subject: object) -> None:
+        if id(root) in self.discovered:
+            return  # this object, its depth checked and its components numbered
         self._check_type_depth(root, subject)
         # Explicit stack, pre-order: a type is numbered before its components.
         stack = [root]
@@ -239,6 +246,7 @@ class _Writer:
                 stack.extend(field.type for field in reversed(value_type.fields))
             elif isinstance(value_type, ArrayType):
                 stack.append(value_type.element)
+        self.discovered.add(id(root))
 
     def _discover_module_types(self) -> None:
         for uniform in self.module.uniforms:
@@ -257,7 +265,10 @@ class _Writer:
                     self._discover(declaration.type, declaration)
 
     def _type_id(self, value_type: Type) -> str:
-        return self.type_ids[value_type]
+        type_id = self.type_ids_by_identity.get(id(value_type))
+        if type_id is None:
+            type_id = self.type_ids_by_identity[id(value_type)] = self.type_ids[value_type]
+        return type_id
 
     def _type_declaration(self, value_type: Type) -> str:
         type_id = self.type_ids[value_type]
@@ -352,15 +363,18 @@ class _Writer:
         ]
         self._list(depth + 1, "parameters", parameters, _INLINE_LIST_LIMIT)
         declarations = _declarations(function)
-        registers = [
-            f"(register {_register(declaration.register, declaration)} {self._type_id(declaration.type)})"
-            for declaration in declarations
-        ]
+        block_ids = {id(block): f"b{position}" for position, block in enumerate(function.blocks)}
+        instruction_writer = _InstructionWriter(block_ids, function_ids)
+        register_name = instruction_writer._register_name  # spelled once per register number, for its uses too
+        type_id = self._type_id
+        registers = []
+        for declaration in declarations:
+            register = declaration.register
+            name = register_name(register, declaration) if type(register) is RegisterValue else _register(register, declaration)
+            registers.append(f"(register {name} {type_id(declaration.type)})")
         self._list(depth + 1, "registers", registers, _INLINE_LIST_LIMIT)
         if not function.blocks:
             raise _fail(WriterRule.NOT_EXPRESSIBLE, f"function '{function.name}' has no blocks", function)
-        block_ids = {id(block): f"b{position}" for position, block in enumerate(function.blocks)}
-        instruction_writer = _InstructionWriter(block_ids, function_ids)
         block_indent = INDENT * (depth + 1)
         body_indent = INDENT * (depth + 2)
         for position, block in enumerate(function.blocks):

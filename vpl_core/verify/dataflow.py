@@ -217,8 +217,9 @@ class _FunctionAnalysis:
         entry = function.entry_block
         if entry is not None:
             for instruction in entry.instructions:
-                if isinstance(instruction, DeclareLocalInstruction):
-                    self._register_bit(instruction.register.index)
+                if not isinstance(instruction, DeclareLocalInstruction):
+                    break  # the declarations' prefix (spec 6; a register declared elsewhere is numbered at its use)
+                self._register_bit(instruction.register.index)
 
     def _register_bit(self, index: int) -> int:
         bit = self.register_bits.get(index)
@@ -330,6 +331,8 @@ class _FunctionAnalysis:
         steps: list[_Step] = []
         gen = 0
         for instruction in block.instructions:
+            if type(instruction) is DeclareLocalInstruction:
+                continue  # needs nothing and assigns nothing: a step that always passes (a lowered material has thousands)
             step, cuts = self._compile_instruction(instruction)
             steps.append(step)
             gen |= step.gen

@@ -199,6 +199,7 @@ class FunctionChecker:
         self.function = function
         self.signature = stage.signatures[id(function)]
         self.types = module.types
+        self.accepted_types = module.types.accepted
         self.name = function.name
         self.block_ids = frozenset(id(block) for block in self.signature.blocks)
         self.registers: dict[int, Type] = {}
@@ -239,8 +240,23 @@ class FunctionChecker:
     # Registers, constants, operands ------------------------------------------------------
 
     def _declare(self, declaration: DeclareLocalInstruction, context: tuple[Any, ...]) -> None:
-        inner = (*context, declaration)
         register = declaration.register
+        declared_type = declaration.type
+        if type(register) is RegisterValue and register.type is declared_type:
+            # The common case (a lowered material declares a register per value, of a few type objects the
+            # reader shares): a new non-negative index, with the declaration's own type object, already found
+            # well-formed and not void. Exactly what the checks below accept, without their messages.
+            index = register.index
+            if (
+                type(index) is int
+                and index >= 0
+                and id(declared_type) in self.accepted_types
+                and type(declared_type) is not VoidType
+                and index not in self.registers
+            ):
+                self.registers[index] = declared_type
+                return
+        inner = (*context, declaration)
         if type(register) is not RegisterValue:
             raise _fail(ValueRule.NOT_A_REGISTER, "a declaration needs a register", register, inner)
         index = self._register_index(register, inner)

@@ -52,6 +52,14 @@ class TypeChecker:
     def __init__(self) -> None:
         self._accepted: dict[int, object] = {}
 
+    @property
+    def accepted(self) -> dict[int, object]:
+        """The types found well-formed so far, by identity (the live table: read it, never change it).
+
+        `check_type` of a type object in it returns that object and raises nothing.
+        """
+        return self._accepted
+
     def check_type(self, value_type: object, subject: Any, context: Sequence[Any], what: str) -> Type:
         """`value_type` must be a well-formed type (void allowed); returns it.
 

@@ -158,7 +158,7 @@ def compile_source(
         # what it always raised.
         try:
             module, text = read_unverified_unpositioned(source, label, strict_v1=strict_v1, share_registers=True)
-            verified = VerifiedModule.from_unpositioned_read(module, text.text, label=label)
+            verified = VerifiedModule.from_unpositioned_read(module, text.text, label=label, source_is_plain=text.plain)
             # The publication's snapshot was read and verified here, a moment ago, and no one else holds it:
             # generation (which only reads the module) runs on it instead of on a materialized copy, which
             # would be a second copy and a second verification of the same module.

@@ -86,6 +86,8 @@ _OPERATORS: dict[BinaryOperator, str] = {
     BinaryOperator.GREATER: ">",
     BinaryOperator.GREATER_EQUAL: ">=",
 }
+# The same by the member's identity: an enum member as a key is hashed by Python code, once per lookup.
+_OPERATOR_TEXT: dict[int, str] = {id(operator): text for operator, text in _OPERATORS.items()}
 
 #: Built-ins that are plain GLSL function calls with the same operand order.
 #: GLSL 4.20 and ESSL 3.00 both have every one of these.
@@ -133,6 +135,7 @@ _BUILTIN_FUNCTIONS: dict[Builtin, str] = {
     Builtin.DFDY: "dFdy",
     Builtin.FWIDTH: "fwidth",
 }
+_BUILTIN_FUNCTION_NAMES: dict[int, str] = {id(builtin): name for builtin, name in _BUILTIN_FUNCTIONS.items()}
 
 
 @dataclass(frozen=True)
@@ -339,15 +342,32 @@ class FunctionWriter:
         """The body's lines: register declarations (each tagged with its declaring instruction), then the code."""
         lines: list[TaggedLine] = []
         entry_path = (*function_path, "blocks", 0, "instructions")
+        register_names = self.register_names
+        # A lowered material declares a register per value, of a handful of types (the reader shares one
+        # object per spelled type): each type's `T ` / `[N]` spelled once per function, by identity.
+        spellings: dict[int, tuple[str, str, Type]] = {}
+        instruction_kind = LineKind.INSTRUCTION
         for position, instruction in enumerate(self.function.blocks[0].instructions):
-            if not isinstance(instruction, DeclareLocalInstruction):
+            if type(instruction) is not DeclareLocalInstruction and not isinstance(instruction, DeclareLocalInstruction):
                 break
-            if isinstance(instruction.type, SamplerType):
-                continue  # a static alias, never a GLSL local (spec 12.4)
-            lines.append((
-                f"{INDENT}{declaration(instruction.type, names.register_name(instruction.register.index), self.records)};",
-                Origin(LineKind.INSTRUCTION, (*entry_path, position)),
-            ))
+            value_type = instruction.type
+            spelling = spellings.get(id(value_type))
+            if spelling is None:
+                if isinstance(value_type, SamplerType):
+                    spelling = ("", "", value_type)
+                elif isinstance(value_type, ArrayType):
+                    spelling = (f"{INDENT}{base_type_name(value_type.element, self.records)} ",
+                                f"[{value_type.count}];", value_type)
+                else:
+                    spelling = (f"{INDENT}{base_type_name(value_type, self.records)} ", ";", value_type)
+                spellings[id(value_type)] = spelling  # the type is kept in the value: its id stays its own
+            if not spelling[0]:
+                continue  # a sampler: a static alias, never a GLSL local (spec 12.4)
+            index = instruction.register.index
+            name = register_names.get(index)
+            if name is None:
+                name = register_names[index] = names.register_name(index)
+            lines.append((f"{spelling[0]}{name}{spelling[1]}", Origin(instruction_kind, (*entry_path, position))))
         lines.extend(dispatch.lower_body(self.function, self, function_path))
         return lines
 
@@ -355,10 +375,15 @@ class FunctionWriter:
 
     def block_statements(self, block: Block, block_path: StructuralPath) -> list[TaggedLine]:
         lines: list[TaggedLine] = []
+        instructions_path = (*block_path, "instructions")
+        instruction_kind = LineKind.INSTRUCTION
+        statement_of = self.statement
         for position, instruction in enumerate(block.instructions):
-            statement = self.statement(instruction)
+            if type(instruction) is DeclareLocalInstruction:
+                continue  # declared at the top of the body (`body`)
+            statement = statement_of(instruction)
             if statement is not None:
-                lines.append((statement, Origin(LineKind.INSTRUCTION, (*block_path, "instructions", position))))
+                lines.append((statement, Origin(instruction_kind, (*instructions_path, position))))
         return lines
 
     def condition(self, terminator: ConditionalBranchTerminator) -> str:
@@ -466,7 +491,10 @@ class FunctionWriter:
         value = self.value(instruction)
         if result is None:
             return f"{value};"
-        return f"{names.register_name(result.index)} = {value};"
+        name = self.register_names.get(result.index)
+        if name is None:
+            name = self.register_names[result.index] = names.register_name(result.index)
+        return f"{name} = {value};"
 
     def value(self, instruction: Instruction) -> str:
         if isinstance(instruction, CopyInstruction):
@@ -476,7 +504,7 @@ class FunctionWriter:
         if isinstance(instruction, BinaryInstruction):
             lhs = self.operand(instruction.lhs, operator_operand=True)
             rhs = self.operand(instruction.rhs, operator_operand=True)
-            return f"{lhs} {_OPERATORS[instruction.operator]} {rhs}"
+            return f"{lhs} {_OPERATOR_TEXT[id(instruction.operator)]} {rhs}"
         if isinstance(instruction, ConstructInstruction):
             arguments = ", ".join(self.operand(argument) for argument in instruction.arguments)
             return f"{type_name(instruction.type, self.records)}({arguments})"
@@ -499,8 +527,9 @@ class FunctionWriter:
             assert instruction.callee is not None
             position = self.function_positions[id(instruction.callee)]
             return f"{names.function_name(self.stage.kind, position)}({', '.join(arguments)})"
-        if builtin in _BUILTIN_FUNCTIONS:
-            return f"{_BUILTIN_FUNCTIONS[builtin]}({', '.join(arguments)})"
+        function_name = _BUILTIN_FUNCTION_NAMES.get(id(builtin))
+        if function_name is not None:
+            return f"{function_name}({', '.join(arguments)})"
         operator_operands = [self.operand(argument, operator_operand=True) for argument in instruction.arguments]
         if builtin is Builtin.NEGATE:
             return f"-{operator_operands[0]}"

@@ -118,8 +118,9 @@ def _check_function_ends(stage: Stage, function: Function, profile: Profile) -> 
 # Types ---------------------------------------------------------------------------------
 
 
-def _declarations(module: Module) -> Iterator[tuple[Any, Type, str]]:
-    """Every (subject, type, description) through which a type enters the module."""
+def _declarations(module: Module, checked: set[int]) -> Iterator[tuple[Any, Type, str]]:
+    """Every (subject, type, description) through which a type enters the module, but those of a register
+    declaration whose type object is in `checked` (ids of types already found supported)."""
     for uniform in module.uniforms:
         yield uniform, uniform.type, f"uniform {uniform.name!r}"
     for stage in module.stages:
@@ -132,13 +133,21 @@ def _declarations(module: Module) -> Iterator[tuple[Any, Type, str]]:
                 yield function, parameter.type, f"parameter {slot} of {where}"
             for block in function.blocks:
                 for instruction in block.instructions:
-                    if isinstance(instruction, DeclareLocalInstruction):
+                    # A lowered material declares a register per value, of a few shared type objects: each
+                    # is checked (and its description spelled) once, at its first declaration.
+                    if (type(instruction) is DeclareLocalInstruction or isinstance(instruction, DeclareLocalInstruction)) \
+                            and id(instruction.type) not in checked:
                         yield instruction, instruction.type, f"register r{instruction.register.index} of {where}"
 
 
 def _check_declared_types(module: Module) -> None:
-    for subject, value_type, description in _declarations(module):
+    # The check depends on the type alone (the subject and description only name it in the diagnostic), so a
+    # type object that passed passes again: the first failing declaration fails as before. The module keeps
+    # its type objects alive, so their ids stay theirs.
+    checked: set[int] = set()
+    for subject, value_type, description in _declarations(module, checked):
         _check_type(value_type, subject, description)
+        checked.add(id(value_type))
     for stage, function in module.functions():
         if isinstance(function.return_type, SamplerType):
             raise TargetError(
