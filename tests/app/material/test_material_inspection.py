@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from material_testing import approved_graphs
 from source_map_checks import check_source_map
+from tiers import examples
 
 from app.material.code_links import CodeLinks, line_ranges, vpl_line_nodes
 from app.material.cost import Count, describe_count, describe_node, describe_totals, material_cost
@@ -74,7 +75,7 @@ def test_every_example_links_every_body_line(name: str) -> None:
     assert_vpl_lines_link(result)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(approved_graphs())
 def test_random_graphs_link_every_body_line(graph: MaterialGraph) -> None:
     result = lower(graph)
