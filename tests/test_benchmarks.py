@@ -46,7 +46,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_pbr.py": (["--frames", "1", "--size", "32", "--lowerings", "1"], [gl]),
     "bench_refine.py": (["--size", "32", "--frames", "2", "--live", "1"], [gl]),
     "bench_pipeline.py": (["--sizes", "100", "--repeat", "1", "--quick", "--sections", "1", "2", "3", "4",
-                           "--shape-sizes", "100"], [glslang]),
+                           "--shape-sizes", "100", "--startup-rounds", "2"], [glslang]),
     "bench_preview.py": (["--frames", "2", "--edits", "1", "--size", "32"], [gl]),
     "bench_stage.py": (["--frames", "1", "--size", "32", "--turntable-frames", "2"], [gl]),
     "bench_text.py": (["--sizes", "100", "--repeat", "1"], []),
