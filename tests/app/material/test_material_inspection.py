@@ -9,7 +9,7 @@ import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from material_testing import approved_graphs
+from material_testing import approved_graphs, lowered_example
 from source_map_checks import check_source_map
 from tiers import examples
 
@@ -26,7 +26,7 @@ BODY_SCAFFOLDING = {LineKind.DISPATCH, LineKind.FALLBACK}
 
 
 def lowered(name: str) -> LoweringResult:
-    result = lower(EXAMPLE_GRAPHS[name]())
+    result = lowered_example(name)
     assert result.ok, result.diagnostics
     return result
 
