@@ -353,6 +353,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--startup-runs", type=int, default=None,
+                        help="counted editor starts (after one uncounted start); default 3 with --quick, else 7")
     parser.add_argument("--skip-opening", action="store_true")
     parser.add_argument("--skip-interactive", action="store_true", help="no edit -> pixels and no drag")
     parser.add_argument("--opening-sizes", type=lambda text: [int(size) for size in text.split(",")],
@@ -361,6 +363,8 @@ def main() -> int:
                         help="open each size this many times in the one window (the figures vary between openings)")
     arguments = parser.parse_args()
     runs, rounds, edits, drag_s = (3, 1, 7, 2.0) if arguments.quick else (7, 3, 7, 5.0)
+    if arguments.startup_runs is not None:
+        runs = max(1, arguments.startup_runs)
     print(machine())
 
     if not arguments.skip_startup:

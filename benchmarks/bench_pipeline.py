@@ -507,6 +507,8 @@ def main() -> int:
                         help="which sections to run (default: 1 2 3; 4: every shape against glslang and its growth)")
     parser.add_argument("--shapes", nargs="+", choices=list(PIPELINE_SHAPES), default=list(PIPELINE_SHAPES),
                         help="the shapes of section 4")
+    parser.add_argument("--startup-rounds", type=int, default=None,
+                        help="interleaved rounds of section 2's process starts (default: 4 x --repeat, at least 20)")
     parser.add_argument("--shape-sizes", type=int, nargs="+", default=[1_000, 10_000],
                         help="the sizes of section 4 (instructions, about)")
     arguments = parser.parse_args()
@@ -527,7 +529,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="vpl-bench-") as directory:
             compile_versus_glslang(arguments.sizes, arguments.repeat, validator, Path(directory))
     if 2 in arguments.sections:
-        start_up(max(arguments.repeat * 4, 20))  # short runs: more rounds for a stable median
+        # Short runs: more rounds for a stable median.
+        start_up(arguments.startup_rounds if arguments.startup_rounds is not None else max(arguments.repeat * 4, 20))
     if 3 in arguments.sections:
         growth_pipeline(arguments.sizes, arguments.repeat)
         if not arguments.quick:

@@ -110,6 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from bundle_build import SHARED_FOLDER_VARIABLE
 
         os.environ[SHARED_FOLDER_VARIABLE] = tempfile.mkdtemp(prefix="vpl-bundle-build-")
+        os.environ[SHARED_CACHE_VARIABLE] = tempfile.mkdtemp(prefix="vpl-test-cache-")
     if config.getoption("--fast"):
         os.environ["VPL_TEST_TIER"] = "fast"  # tests/tiers.py: the property tests' budgets for this tier
         os.environ.update(NO_GL_ENVIRONMENT)
@@ -143,11 +144,19 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"skipped while VPL_FORBID_SKIPS=1 (CI must run every test): {reason}"
 
 
+#: The cache directory the xdist controller makes for its workers (they inherit the environment), so that what
+#: one worker prefilters the other reads instead of prefiltering it again.
+SHARED_CACHE_VARIABLE = "VPL_TEST_SHARED_CACHE"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Prefiltered environments go to a directory of this test session, never to the user's cache
-    (`VPL_CACHE_DIR`, read by app.preview.ibl_assets; subprocesses inherit it)."""
-    directory = tmp_path_factory.mktemp("cache")
+    """Prefiltered environments go to a directory of this test run, never to the user's cache
+    (`VPL_CACHE_DIR`, read by app.preview.ibl_assets; subprocesses inherit it). The workers of one xdist run
+    share it (the cache writes each entry to a temporary file renamed into place, so they may race); a
+    test that needs an empty cache points `VPL_CACHE_DIR` at its own directory."""
+    shared = os.environ.get(SHARED_CACHE_VARIABLE)
+    directory = Path(shared) if shared else tmp_path_factory.mktemp("cache")
     previous = os.environ.get("VPL_CACHE_DIR")
     os.environ["VPL_CACHE_DIR"] = str(directory)
     yield directory
@@ -332,9 +341,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if _xdist_controller(session.config):
         from bundle_build import SHARED_FOLDER_VARIABLE
 
-        folder = os.environ.pop(SHARED_FOLDER_VARIABLE, None)
-        if folder:
-            shutil.rmtree(folder, ignore_errors=True)
+        for variable in (SHARED_FOLDER_VARIABLE, SHARED_CACHE_VARIABLE):
+            folder = os.environ.pop(variable, None)
+            if folder:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:

@@ -30,7 +30,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_bundle.py": (["--runs", "1"], [gl, slow]),  # times the run's bundle (--archive), builds nothing
     "bench_cpu_stage.py": (["--frames", "1", "--size", "16", "--mesh", "sphere", "--environment", "none"], []),
     "bench_displacement.py": (["--frames", "1", "--size", "32"], [gl]),
-    "bench_editor.py": (["--quick", "--skip-opening", "--skip-interactive"], [gl]),
+    "bench_editor.py": (["--quick", "--skip-opening", "--skip-interactive", "--startup-runs", "1"], [gl]),
     "bench_glsl.py": (["--sizes", "100", "--repeat", "1"], [glslang]),
     "bench_groups.py": (["--levels", "10", "--repeat", "1"], []),
     "bench_ibl.py": (["--runs", "1", "--skip-gpu", "--step", "16"], []),
@@ -46,7 +46,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_pbr.py": (["--frames", "1", "--size", "32", "--lowerings", "1"], [gl]),
     "bench_refine.py": (["--size", "32", "--frames", "2", "--live", "1"], [gl]),
     "bench_pipeline.py": (["--sizes", "100", "--repeat", "1", "--quick", "--sections", "1", "2", "3", "4",
-                           "--shape-sizes", "100"], [glslang]),
+                           "--shape-sizes", "100", "--startup-rounds", "2"], [glslang]),
     "bench_preview.py": (["--frames", "2", "--edits", "1", "--size", "32"], [gl]),
     "bench_stage.py": (["--frames", "1", "--size", "32", "--turntable-frames", "2"], [gl]),
     "bench_text.py": (["--sizes", "100", "--repeat", "1"], []),

@@ -3,7 +3,9 @@
 The full run (`./run-tests`, CI) draws a property test's whole budget;
 `./run-tests --fast` (tests/conftest.py sets `VPL_TEST_TIER=fast`) a
 quarter of it, the same derandomized examples' first part, so a quick
-check while working stays quick and CI still covers everything.
+check while working stays quick and CI still covers everything. An
+exhaustive check may take a share of its cases the same way in the fast tier
+(`strange_values` of tests/app/material/test_material_lowering.py).
 """
 
 from __future__ import annotations

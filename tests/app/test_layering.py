@@ -22,6 +22,7 @@ of `vpl run --mesh`), the higher one registers it in an entry-point group.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
@@ -168,8 +169,11 @@ def _within(module: str, prefix: str) -> bool:
     return module == prefix or module.startswith(prefix + ".")
 
 
-def _first_party_imports() -> list[Import]:
-    found = []
+@functools.cache
+def first_party_imports() -> list[Import]:
+    """Every first-party import of `vpl_core` and `app`: parsed when a test first asks, not at collection
+    (every worker collects this module; one of them runs its tests)."""
+    found: list[Import] = []
     for name, path in ALL_MODULES.items():
         found.extend(
             item
@@ -177,9 +181,6 @@ def _first_party_imports() -> list[Import]:
             if item.imported.split(".")[0] in FIRST_PARTY
         )
     return found
-
-
-IMPORTS = _first_party_imports()
 
 
 def test_every_module_belongs_to_a_layer() -> None:
@@ -191,7 +192,7 @@ def test_every_module_belongs_to_a_layer() -> None:
 def test_layers_import_only_what_they_may(layer: str) -> None:
     allowed = LAYERS[layer]
     offences = []
-    for item in IMPORTS:
+    for item in first_party_imports():
         if layer_of(item.importer) != layer or _within(item.imported, layer):
             continue
         target_layer = layer_of(item.imported) or item.imported
@@ -262,12 +263,12 @@ def test_no_import_cycle(package: str) -> None:
     annotations only.
     """
     members = [name for name in ALL_MODULES if _within(name, package)]
-    cycles = runtime_cycles(members, IMPORTS)
+    cycles = runtime_cycles(members, first_party_imports())
     described = []
     for cycle in cycles:
         edges = sorted(
             f"  {ALL_MODULES[item.importer].relative_to(ROOT)}:{item.line} imports {item.imported}"
-            for item in IMPORTS
+            for item in first_party_imports()
             if item.runtime and item.importer in cycle and item.imported in cycle and item.importer != item.imported
         )
         described.append(" <-> ".join(cycle) + "\n" + "\n".join(edges))

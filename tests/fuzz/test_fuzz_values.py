@@ -14,8 +14,9 @@ import pytest
 import values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
-BUDGET = 300  # examples per target and run: about 10 s for both here
+BUDGET = examples(300)  # examples per target and run (the fast tier: a quarter): about 10 s for both here
 
 _SETTINGS = settings(max_examples=BUDGET, deadline=None, derandomize=True, database=None,
                      suppress_health_check=[HealthCheck.too_slow])

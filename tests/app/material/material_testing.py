@@ -12,10 +12,11 @@ hypothesis strategy of random graphs built only from connections
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
 
@@ -25,6 +26,9 @@ from app.material.graph import MaterialGraph
 from app.material.node_types import NodeType
 from app.material.port_types import PortType
 from app.material.texture_passes import BUFFER_TYPE, FILTERS
+
+if TYPE_CHECKING:
+    from app.material.lowering import LoweringResult
 
 CONSTANT_FOR: dict[PortType, tuple[str, str]] = {
     PortType.FLOAT: ("constant_float", "out"),
@@ -228,3 +232,13 @@ def approved_graphs(draw) -> MaterialGraph:
                 graph.connect(node_id, port.name, output.id, "base_color")
                 return graph
     return graph
+
+
+@functools.cache
+def lowered_example(name: str) -> LoweringResult:
+    """The lowering of the built-in example `name` (`EXAMPLE_GRAPHS`), once per test process: several test
+    modules read the same lowerings, and none changes them."""
+    from app.material.examples import EXAMPLE_GRAPHS
+    from app.material.lowering import lower
+
+    return lower(EXAMPLE_GRAPHS[name]())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from material_testing import glslang_check
+from material_testing import glslang_check, lowered_example
 
 from app.material import reference
 from app.material.examples import (
@@ -59,7 +59,7 @@ def _terminators(module):
 
 
 def test_examples_show_what_their_names_promise() -> None:
-    modules = {name: lower(EXAMPLE_GRAPHS[name]()) for name in EXAMPLE_GRAPHS}
+    modules = {name: lowered_example(name) for name in EXAMPLE_GRAPHS}
     builtins = {name: {i.builtin for i in _instructions(r.module) if isinstance(i, CallInstruction)} for name, r in modules.items()}
     assert Builtin.TEXTURE in builtins["textured"]
     assert '"time"' in modules["animated"].text

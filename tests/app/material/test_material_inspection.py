@@ -9,8 +9,9 @@ import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from material_testing import approved_graphs
+from material_testing import approved_graphs, lowered_example
 from source_map_checks import check_source_map
+from tiers import examples
 
 from app.material.code_links import CodeLinks, line_ranges, vpl_line_nodes
 from app.material.cost import Count, describe_count, describe_node, describe_totals, material_cost
@@ -25,7 +26,7 @@ BODY_SCAFFOLDING = {LineKind.DISPATCH, LineKind.FALLBACK}
 
 
 def lowered(name: str) -> LoweringResult:
-    result = lower(EXAMPLE_GRAPHS[name]())
+    result = lowered_example(name)
     assert result.ok, result.diagnostics
     return result
 
@@ -74,7 +75,7 @@ def test_every_example_links_every_body_line(name: str) -> None:
     assert_vpl_lines_link(result)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(approved_graphs())
 def test_random_graphs_link_every_body_line(graph: MaterialGraph) -> None:
     result = lower(graph)

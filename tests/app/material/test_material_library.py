@@ -157,6 +157,9 @@ def test_a_pipe_or_device_named_vplf_is_listed_as_a_problem_without_reading_it(t
                         "user library: zero.vplf: cannot be read (a device, not a regular file)"]
 
 
+# `gl`: the editor's screenshot draws its window with the OpenGL preview (the library's reading of a pipe and a
+# device is checked in-process above, in the fast tier).
+@pytest.mark.gl
 @pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero")
 def test_the_editor_starts_with_a_pipe_and_a_device_in_the_user_library(tmp_path: Path) -> None:
     library = tmp_path / "functions"

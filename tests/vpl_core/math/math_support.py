@@ -14,6 +14,7 @@ sampler.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -168,13 +169,19 @@ def arity(operation: str) -> int:
 
 def accepted_combinations(operation: str, universe: Iterable[TextType] = UNIVERSE) -> list[tuple[tuple[str, ...], str]]:
     """Every (argument keys, result key) over the universe that `operation` accepts."""
-    keys = [text_type.key for text_type in universe]
+    return list(_accepted_combinations(operation, tuple(text_type.key for text_type in universe)))
+
+
+@functools.cache
+def _accepted_combinations(operation: str, keys: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """`accepted_combinations`, worked out once per operation and universe: several test modules parametrize
+    with it at collection, in every worker."""
     combinations = []
     for arguments in itertools.product(keys, repeat=arity(operation)):
         result = expected_result(operation, arguments)
         if result is not None:
             combinations.append((arguments, result))
-    return combinations
+    return tuple(combinations)
 
 
 # Module texts --------------------------------------------------------------------------
