@@ -316,14 +316,16 @@ def preview_screenshot(
                 raise
             print(f"{source_path}: note: the stage's mesh: {error}; using the default", file=stderr)
             stage.mesh, mesh = Stage().mesh, None
+        read_notes: list[str] = []
         try:
-            environment = prepare_environment(stage.environment) if radiance else None
+            environment = prepare_environment(stage.environment, read_notes) if radiance else None
         except ValueError as error:
             if "environment" in chosen:
                 raise
             print(f"{source_path}: note: the stage's environment: {error}; using the default", file=stderr)
             stage.environment = Stage().environment
-            environment = prepare_environment(stage.environment) if radiance else None
+            environment = prepare_environment(stage.environment, read_notes) if radiance else None
+        print_environment_notes(source_path, stage.environment, read_notes, stderr)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
@@ -362,6 +364,12 @@ def offscreen_gl(choice: Any, verified: Any, source_path: str) -> tuple[Any, Any
         return artifact, OffscreenContext(selection.profile), ""
     except RuntimeError as error:
         return None, None, str(error)
+
+
+def print_environment_notes(source_path: str, environment: str, notes: list[str], stderr: TextIO) -> None:
+    """A note for each change reading the environment made (NaN texels set to 0, ...), as the window's preview shows."""
+    for note in notes:
+        print(f"{source_path}: note: the environment {environment}: {note}", file=stderr)
 
 
 def note_cpu_fallback(source_path: str, problem: str, stage: Any, speed: str, stderr: TextIO) -> None:

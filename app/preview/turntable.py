@@ -176,6 +176,7 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         note_cpu_fallback,
         offscreen_gl,
         parse_assignment,
+        print_environment_notes,
         read_program,
     )
     from app.preview.stage import load_stage_mesh
@@ -196,10 +197,12 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         values = dict(parse_assignment(text, parameters, radiance) for text in assignments)
         values.update(given)
         mesh = load_stage_mesh(stage.mesh)
-        environment = prepare_environment(stage.environment) if radiance else None
+        read_notes: list[str] = []
+        environment = prepare_environment(stage.environment, read_notes) if radiance else None
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
+    print_environment_notes(source_path, stage.environment, read_notes, stderr)
     passes = document_passes(source_path)  # the texture passes, drawn before each frame's material
     if passes is not None and passes.plan is not None:
         from app.session.pass_programs import with_pass_parameters
