@@ -182,9 +182,10 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
     from app.preview.stage import load_stage_mesh
     from vpl_core.diagnostics import Category
 
+    graph_notes: list[str] = []
     try:
         choice = choose(gl)
-        verified, parameters = read_program(source_path)
+        verified, parameters = read_program(source_path, graph_notes)
     except ValueError as error:
         print(f"error: {error}", file=stderr)
         return 1
@@ -192,6 +193,8 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         for line in failure.lines:
             print(line, file=stderr)
         return 1
+    for note in graph_notes:
+        print(f"{source_path}: note: {note}", file=stderr)
     radiance = module_writes_radiance(verified.materialize())
     try:
         values = dict(parse_assignment(text, parameters, radiance) for text in assignments)

@@ -73,6 +73,21 @@ def test_what_reading_the_environment_changed_is_a_note(qapp, tmp_path: Path, ca
     assert "1 texel(s) had negative values, clamped to 0" in notes, notes
 
 
+def test_a_document_whose_graph_does_not_lower_says_why_its_placeholder_is_drawn(qapp, tmp_path: Path, capsys) -> None:
+    # Saved with the magenta placeholder module; the window lists the graph's errors, the command line drew
+    # the placeholder with nothing said.
+    from app.material.document import save_file
+    from app.material.graph import MaterialGraph
+
+    graph = MaterialGraph()
+    graph.add_node("multiply")
+    document = tmp_path / "no_output.vpl"
+    save_file(document, graph)
+    _shot(tmp_path, "placeholder", source=document)
+    notes = capsys.readouterr().err
+    assert f"{document}: note: the graph does not lower (" in notes and "the module saved with it is drawn" in notes, notes
+
+
 def test_set_changes_a_parameter_and_hex_colours_are_srgb(qapp, tmp_path: Path) -> None:
     default = _shot(tmp_path, "default")
     red = _shot(tmp_path, "red", "--set", "gold=#ff0000", "--set", "roughness=0.6")
