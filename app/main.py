@@ -51,6 +51,18 @@ if TYPE_CHECKING:  # the editor's modules load lazily (start-up time): annotatio
 
 APPLICATION_NAME = "vpl-editor"
 DEFAULT_SCREENSHOT_TIMEOUT = 20.0
+#: The longest --timeout (a day): Qt's timers take milliseconds as a 32-bit int.
+MAX_SCREENSHOT_TIMEOUT = 86400.0
+
+
+def _timeout(text: str) -> float:
+    """--timeout: finite seconds from 0 to MAX_SCREENSHOT_TIMEOUT ("1e999" raised OverflowError in QTimer)."""
+    from vpl_core.numbers import NumberError, read_number
+
+    try:
+        return read_number(text, "the wait (seconds)", 0.0, MAX_SCREENSHOT_TIMEOUT)
+    except NumberError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--preview-screenshot", metavar="PNG",
                         help="render one preview frame of FILE offscreen, save it and exit")
     parser.add_argument("--size", metavar="WxH", default=None, help="size of --preview-screenshot (default 512x512)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_SCREENSHOT_TIMEOUT,
+    parser.add_argument("--timeout", type=_timeout, default=DEFAULT_SCREENSHOT_TIMEOUT,
                         help="longest wait, in seconds, for the preview before --screenshot grabs the window")
     parser.add_argument("--gl", choices=("desktop", "es", "auto"), default=None,
                         help="the preview's OpenGL profile: desktop (4.2 core), es (ES 3.2) or auto "

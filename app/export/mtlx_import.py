@@ -1315,6 +1315,39 @@ def _cut_mismatches(importer: _Importer) -> None:
     raise ExportError("the imported graph's types do not resolve")
 
 
+#: The most documents one import reads through XInclude (a document including itself would never end).
+MAX_INCLUDES = 64
+
+
+def _read_options(mx: Any, source: Path) -> Any:
+    """MaterialX read options whose XInclude reads each included document as the importer reads `source`:
+    a regular file within the MaterialX budget (MaterialX's own reader blocked on a FIFO and read any size),
+    at most MAX_INCLUDES of them."""
+    included: list[str] = []
+
+    def include(doc: Any, filename: Any, search_path: Any, options: Any) -> None:
+        name = filename.asString()
+        if len(included) >= MAX_INCLUDES:
+            raise ExportError(f"{source}: more than {MAX_INCLUDES} documents included (XInclude); does one include itself?")
+        found = search_path.find(filename).asString()
+        included.append(found)
+        try:
+            data = read_external(found, "mtlx")
+        except OSError as error:
+            raise ExportError(f"{source}: the included document {name!r} cannot be read ({error.strerror or error})") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ExportError(f"{source}: the included document {name!r} is not UTF-8 text") from error
+        nested = mx.FileSearchPath(str(Path(found).parent))
+        nested.append(search_path)
+        mx.readFromXmlString(doc, text, nested, options)
+
+    options = mx.XmlReadOptions()
+    options.readXIncludeFunction = include
+    return options
+
+
 def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
     """Read a MaterialX document into an editor graph (module docstring); ExportError when it cannot be used."""
     import MaterialX as mx  # noqa: N813 - the package's name
@@ -1330,7 +1363,7 @@ def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
         raise ExportError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     doc = mx.createDocument()
     try:
-        mx.readFromXmlString(doc, text, mx.FileSearchPath(str(source.parent)))
+        mx.readFromXmlString(doc, text, mx.FileSearchPath(str(source.parent)), _read_options(mx, source))
     except _mx_errors(mx) as error:
         raise ExportError(f"{source}: cannot read the MaterialX document ({error})") from None
     doc.setDataLibrary(_library())

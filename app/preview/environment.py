@@ -46,6 +46,8 @@ MAX_WIDTH = 16384
 LOAD_MAX_WIDTH = 4096
 #: Source rows read at once when downscaling (each band is rows x width x channels float32).
 _BAND_ROWS = 64
+#: The most a band of a tiled file may take as float32 (a file with very tall tiles is refused).
+_MAX_BAND_BYTES = 256 << 20
 
 BUNDLED_DIRECTORY = Path(__file__).resolve().parent / "environments"
 
@@ -253,15 +255,25 @@ def _read_downscaled(image_input: Any, spec: Any, channels: list[int], label: st
     factor = -(-spec.width // LOAD_MAX_WIDTH)
     width, height = spec.width // factor, spec.height // factor
     band = max(1, _BAND_ROWS // factor) * factor
+    tiled = spec.tile_width > 0
+    if tiled:  # a tiled file is read a row of whole tiles at a time: the band spans whole tiles
+        band = math.lcm(band, spec.tile_height)
+        if band * spec.width * spec.nchannels * 4 > _MAX_BAND_BYTES:
+            raise EnvironmentLoadError(f"{label}: its tiles are {spec.tile_height} rows high; a {spec.width} wide "
+                                       f"file is read with tiles at most {_MAX_BAND_BYTES // (spec.width * spec.nchannels * 4)} rows high")
     result = np.empty((height, width, 3), dtype=np.float32)
     counts = [0, 0]
     for top in range(0, height * factor, band):
         bottom = min(top + band, height * factor)
-        rows = image_input.read_scanlines(0, 0, top, bottom, 0, 0, spec.nchannels, OpenImageIO.FLOAT)
+        if tiled:  # the last row of tiles may run past the rows used: it is read to the image's edge
+            rows = image_input.read_tiles(0, 0, 0, spec.width, top, min(top + band, spec.height), 0, 1, 0, spec.nchannels,
+                                          OpenImageIO.FLOAT)
+        else:
+            rows = image_input.read_scanlines(0, 0, top, bottom, 0, 0, spec.nchannels, OpenImageIO.FLOAT)
         if rows is None:
             reason = image_input.geterror() or OpenImageIO.geterror() or "the pixel data is unreadable"
             raise EnvironmentLoadError(f"{label}: cannot read the pixels: {reason}")
-        rows = np.asarray(rows, dtype=np.float32).reshape(bottom - top, spec.width, spec.nchannels)
+        rows = np.asarray(rows, dtype=np.float32).reshape(-1, spec.width, spec.nchannels)[: bottom - top]
         texels = rows[:, : width * factor, channels]
         not_finite = ~np.isfinite(texels)
         counts[0] += int(not_finite.any(axis=-1).sum())

@@ -456,7 +456,12 @@ def _mesh_instances(document: _Json, label: str) -> list[tuple[int, np.ndarray]]
     scene_index = document.scene if isinstance(document.scene, int) and not isinstance(document.scene, bool) else 0
     scene = _item(scenes, scene_index, "scene", label)
     instances = []
-    stack = [(node, np.eye(4), 0) for node in _list(scene.nodes, "a scene's nodes", label)]
+    walked_too_far = f"{label}: the scene walks more than {MAX_NODE_VISITS} nodes (nodes shared as children?)"
+    roots = _list(scene.nodes, "a scene's nodes", label)
+    if len(roots) > MAX_NODE_VISITS:  # refused before a matrix is made for each
+        raise MeshImportError(walked_too_far)
+    identity = np.eye(4)  # shared: a parent matrix is only read
+    stack = [(node, identity, 0) for node in roots]
     visits = 0
     while stack:
         node_index, parent, depth = stack.pop()
@@ -464,7 +469,7 @@ def _mesh_instances(document: _Json, label: str) -> list[tuple[int, np.ndarray]]
             raise MeshImportError(f"{label}: the node hierarchy is deeper than 64 levels (a cycle?)")
         visits += 1
         if visits > MAX_NODE_VISITS:
-            raise MeshImportError(f"{label}: the scene walks more than {MAX_NODE_VISITS} nodes (nodes shared as children?)")
+            raise MeshImportError(walked_too_far)
         node = _item(document.nodes, node_index, "node", label)
         world = parent @ _node_matrix(node, label)
         if node.mesh is not None:
@@ -472,7 +477,10 @@ def _mesh_instances(document: _Json, label: str) -> list[tuple[int, np.ndarray]]
             if len(instances) > MAX_INSTANCES:
                 raise MeshImportError(f"{label}: the scene places more than {MAX_INSTANCES} mesh instances; "
                                       f"the preview takes at most {MAX_INSTANCES}")
-        stack.extend((child, world, depth + 1) for child in _list(node.children, "a node's children", label))
+        children = _list(node.children, "a node's children", label)
+        if visits + len(stack) + len(children) > MAX_NODE_VISITS:  # every node stacked is walked
+            raise MeshImportError(walked_too_far)
+        stack.extend((child, world, depth + 1) for child in children)
     return instances
 
 

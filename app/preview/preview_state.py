@@ -516,9 +516,10 @@ def preview_lighting(stage: Stage, with_environment: bool = True,
 # Here, beside `EnvironmentMaps`, rather than in `stage` (plain data the renderers import).
 
 
-def prepare_environment(environment: str) -> tuple[EnvironmentMaps, np.ndarray] | None:
+def prepare_environment(environment: str, notes: list[str] | None = None) -> tuple[EnvironmentMaps, np.ndarray] | None:
     """(EnvironmentMaps, BRDF table) of a stage environment, prefiltered in the calling thread (or taken
-    from the cache); None for "none". ValueError with a one-line message when it cannot be loaded."""
+    from the cache); None for "none". ValueError with a one-line message when it cannot be loaded. What the
+    reading changed (NaN texels set to 0, a wide file averaged down) is added to `notes`."""
     if environment == NO_ENVIRONMENT:
         return None
     try:  # optional components: imported here so that a host without them still draws
@@ -532,6 +533,8 @@ def prepare_environment(environment: str) -> tuple[EnvironmentMaps, np.ndarray] 
         raise ValueError(str(error)) from None
     except ImportError as error:  # a component the IBL code needs is missing from this installation
         raise ValueError(f"cannot use the environment {environment!r}: image-based lighting is not available ({error})") from None
+    if notes is not None:
+        notes.extend(prepared.notes)
     return environment_maps(prepared), prepared.brdf_lut
 
 

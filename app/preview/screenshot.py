@@ -85,8 +85,10 @@ def compile_program(verified: Any, source_path: str, target: str) -> Any:
         raise _Failure([_with_label(error.diagnostic, source_path).format()]) from error
 
 
-def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
-    """(VerifiedModule, parameter specs) for a file; raises _Failure with formatted diagnostics."""
+def read_program(source_path: str, notes: list[str] | None = None) -> tuple[Any, list[ParameterSpec]]:
+    """(VerifiedModule, parameter specs) for a file; raises _Failure with formatted diagnostics. For an editor
+    document whose graph does not lower (the saved module is then its placeholder), a note per error is
+    added to `notes`."""
     from vpl_core.external_files import read_external
 
     try:
@@ -94,7 +96,7 @@ def read_program(source_path: str) -> tuple[Any, list[ParameterSpec]]:
     except OSError as error:
         raise _Failure([_diagnostic(source_path, Category.LEXICAL, f"cannot read the file: {error.strerror or error}")]) from error
 
-    loaded = _load_with_document(source, source_path)
+    loaded = _load_with_document(source, source_path, notes)
     if loaded is not None:
         return loaded
 
@@ -148,7 +150,7 @@ def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
     return diagnostic
 
 
-def _load_with_document(source: bytes, source_path: str) -> tuple[Any, list[ParameterSpec]] | None:
+def _load_with_document(source: bytes, source_path: str, notes: list[str] | None = None) -> tuple[Any, list[ParameterSpec]] | None:
     """Open through the material document layer when it exists.
 
     It knows editor-saved graphs: the saved module is what is drawn, and the
@@ -175,17 +177,20 @@ def _load_with_document(source: bytes, source_path: str) -> tuple[Any, list[Para
     parameters = specs_from_module(module)
     graph = getattr(loaded, "graph", None)
     if graph is not None:
-        parameters = _graph_parameters(graph, parameters)
+        parameters = _graph_parameters(graph, parameters, notes)
     return verified, parameters
 
 
-def _graph_parameters(graph: Any, fallback: list[ParameterSpec]) -> list[ParameterSpec]:
+def _graph_parameters(graph: Any, fallback: list[ParameterSpec], notes: list[str] | None = None) -> list[ParameterSpec]:
     try:
         from app.material.lowering import lower
     except ImportError:
         return fallback
     lowered = lower(graph)
     if not lowered.ok:
+        if notes is not None:  # what the window lists; the module saved with such a graph is a placeholder
+            notes.extend(f"the graph does not lower ({f'node {error.node_id}: ' if error.node_id else ''}{error.message}); "
+                         "the module saved with it is drawn" for error in lowered.errors)
         return fallback
     by_name = {spec.name: spec for spec in lowered.parameters}
     # The saved module decides which parameters exist; the graph their values (the nodes' and
@@ -295,12 +300,15 @@ def preview_screenshot(
     except ValueError as error:
         print(f"error: {error}", file=stderr)
         return 1
+    graph_notes: list[str] = []
     try:
-        verified, parameters = read_program(source_path)
+        verified, parameters = read_program(source_path, graph_notes)
     except _Failure as failure:
         for line in failure.lines:
             print(line, file=stderr)
         return 1
+    for note in graph_notes:
+        print(f"{source_path}: note: {note}", file=stderr)
 
     from app.preview.preview_state import module_writes_radiance, prepare_environment
     from app.preview.stage import Stage, load_stage_mesh
@@ -316,14 +324,16 @@ def preview_screenshot(
                 raise
             print(f"{source_path}: note: the stage's mesh: {error}; using the default", file=stderr)
             stage.mesh, mesh = Stage().mesh, None
+        read_notes: list[str] = []
         try:
-            environment = prepare_environment(stage.environment) if radiance else None
+            environment = prepare_environment(stage.environment, read_notes) if radiance else None
         except ValueError as error:
             if "environment" in chosen:
                 raise
             print(f"{source_path}: note: the stage's environment: {error}; using the default", file=stderr)
             stage.environment = Stage().environment
-            environment = prepare_environment(stage.environment) if radiance else None
+            environment = prepare_environment(stage.environment, read_notes) if radiance else None
+        print_environment_notes(source_path, stage.environment, read_notes, stderr)
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
@@ -362,6 +372,12 @@ def offscreen_gl(choice: Any, verified: Any, source_path: str) -> tuple[Any, Any
         return artifact, OffscreenContext(selection.profile), ""
     except RuntimeError as error:
         return None, None, str(error)
+
+
+def print_environment_notes(source_path: str, environment: str, notes: list[str], stderr: TextIO) -> None:
+    """A note for each change reading the environment made (NaN texels set to 0, ...), as the window's preview shows."""
+    for note in notes:
+        print(f"{source_path}: note: the environment {environment}: {note}", file=stderr)
 
 
 def note_cpu_fallback(source_path: str, problem: str, stage: Any, speed: str, stderr: TextIO) -> None:

@@ -24,6 +24,7 @@ three-quarter view (`app.preview.camera.mesh_view`).
 
 from __future__ import annotations
 
+import errno
 import importlib
 import math
 import os
@@ -36,6 +37,7 @@ import numpy as np
 from app.preview.camera import MAX_DISTANCE, MAX_PITCH, mesh_view
 from app.preview.mesh import MESH_NAMES, Mesh
 from app.preview.post import DEFAULT_TONE_MAPPER, TONE_MAPPERS
+from vpl_core.external_files import ExternalFileError, check_file
 from vpl_core.numbers import FLOAT32_MAX, read_number, read_numbers
 
 BACKGROUNDS = ("environment", "blurred", "color")
@@ -131,6 +133,18 @@ def is_mesh_path(mesh: str) -> bool:
     return mesh not in MESH_NAMES
 
 
+def _why_not_readable(path: str, kind: str) -> str:
+    """" (REASON)" when `path` names something that is not a readable regular file (a device, a FIFO, a name
+    longer than the platform allows, ...); "" when it simply does not exist (a mistyped name)."""
+    try:
+        check_file(path, kind)
+    except ExternalFileError as error:
+        return "" if error.errno == errno.ENOENT else f" ({error.reason})"
+    except (OSError, ValueError):  # a NUL in the text
+        return ""
+    return ""
+
+
 def finite_color(value: Sequence[float], what: str) -> tuple[float, float, float]:
     """Three finite numbers >= 0 (a linear colour); ValueError naming `what` otherwise."""
     components = np.asarray(value, dtype=np.float64).reshape(-1)
@@ -210,7 +224,9 @@ class Stage:
         if not isinstance(mesh, str) or not mesh:
             raise ValueError("the mesh must be a name or a file path")
         if is_mesh_path(mesh) and not os.path.isfile(mesh):
-            raise ValueError(f"unknown mesh {mesh!r}: expected {', '.join(MESH_NAMES)} or the path of a mesh file")
+            kind = {".gltf": "gltf", ".glb": "glb"}.get(os.path.splitext(mesh)[1].lower(), "obj")
+            raise ValueError(f"unknown mesh {mesh!r}{_why_not_readable(mesh, kind)}: "
+                             f"expected {', '.join(MESH_NAMES)} or the path of a mesh file")
         self.mesh = mesh
 
     def set_exposure(self, exposure: Any) -> None:
@@ -282,7 +298,8 @@ class Stage:
             raise ValueError("the environment must be a name or a file path")
         names = environment_names()
         if environment not in names and not os.path.isfile(environment):
-            raise ValueError(f"unknown environment {environment!r}: expected {', '.join(names)} or the path of an .hdr/.exr file")
+            raise ValueError(f"unknown environment {environment!r}{_why_not_readable(environment, 'environment')}: "
+                             f"expected {', '.join(names)} or the path of an .hdr/.exr file")
         if environment != self.environment and environment in RECOMMENDED_EXPOSURE:
             self.exposure = RECOMMENDED_EXPOSURE[environment]
         self.environment = environment

@@ -176,14 +176,16 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         note_cpu_fallback,
         offscreen_gl,
         parse_assignment,
+        print_environment_notes,
         read_program,
     )
     from app.preview.stage import load_stage_mesh
     from vpl_core.diagnostics import Category
 
+    graph_notes: list[str] = []
     try:
         choice = choose(gl)
-        verified, parameters = read_program(source_path)
+        verified, parameters = read_program(source_path, graph_notes)
     except ValueError as error:
         print(f"error: {error}", file=stderr)
         return 1
@@ -191,15 +193,19 @@ def _renderer_factory(source_path: str, size: tuple[int, int], gl: str | None, s
         for line in failure.lines:
             print(line, file=stderr)
         return 1
+    for note in graph_notes:
+        print(f"{source_path}: note: {note}", file=stderr)
     radiance = module_writes_radiance(verified.materialize())
     try:
         values = dict(parse_assignment(text, parameters, radiance) for text in assignments)
         values.update(given)
         mesh = load_stage_mesh(stage.mesh)
-        environment = prepare_environment(stage.environment) if radiance else None
+        read_notes: list[str] = []
+        environment = prepare_environment(stage.environment, read_notes) if radiance else None
     except ValueError as error:
         print(f"vpl-editor: {error}", file=stderr)
         return USAGE_ERROR
+    print_environment_notes(source_path, stage.environment, read_notes, stderr)
     passes = document_passes(source_path)  # the texture passes, drawn before each frame's material
     if passes is not None and passes.plan is not None:
         from app.session.pass_programs import with_pass_parameters

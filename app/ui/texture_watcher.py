@@ -14,6 +14,7 @@ size or modification time changed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
@@ -22,6 +23,15 @@ from app.session import EditorSession
 
 #: How long after the last change on disk the files are read again (a paint program writes in several steps).
 SETTLE_MS = 150
+
+
+def _found(check: Callable[[], bool]) -> bool:
+    """`check()` (Path.is_file or is_dir), False for a path the platform refuses, such as a name longer than it
+    allows: the session reports that on the Texture Parameter, and there is nothing to watch."""
+    try:
+        return check()
+    except OSError:
+        return False
 
 
 class TextureWatcher(QObject):
@@ -48,8 +58,8 @@ class TextureWatcher(QObject):
     def _follow(self, _payload: Any) -> None:
         """Watch exactly the current texture files (those that exist) and their folders."""
         files = self.session.textures.files
-        wanted = {str(path) for path in files if path.is_file()}
-        wanted |= {str(path.parent) for path in files if path.parent.is_dir()}
+        wanted = {str(path) for path in files if _found(path.is_file)}
+        wanted |= {str(path.parent) for path in files if _found(path.parent.is_dir)}
         current = self.watched()
         stale = sorted(current - wanted)
         if stale:

@@ -29,6 +29,16 @@ def test_parser_knows_every_option() -> None:
 
 
 @pytest.mark.gl  # the window with its OpenGL preview (without GL it draws on the CPU, far slower)
+@pytest.mark.parametrize(("value", "reason"), [("1e999", "a finite number"), ("inf", "a finite number"), ("nan", "a finite number"),
+                                               ("1e308", "between 0 and 86400"), ("-1", "between 0 and 86400"), ("soon", "a number")])
+def test_a_timeout_that_is_not_finite_seconds_within_a_day_is_exit_2_with_the_reason(capsys, value: str, reason: str) -> None:
+    # "--timeout 1e999" reached QTimer.singleShot(int(inf)): OverflowError, a traceback.
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["--screenshot", "x.png", "--timeout", value])
+    assert exited.value.code == 2
+    assert f"argument --timeout: the wait (seconds) must be {reason}" in capsys.readouterr().err
+
+
 def test_window_screenshot_of_the_default_example(qapp, tmp_path: Path) -> None:
     png = tmp_path / "editor.png"
     assert main(["--screenshot", str(png)]) == 0

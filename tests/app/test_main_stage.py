@@ -56,6 +56,38 @@ def test_a_wrong_value_is_one_line_and_exit_2(qapp, tmp_path: Path, capsys, opti
     assert not png.exists()
 
 
+def test_what_reading_the_environment_changed_is_a_note(qapp, tmp_path: Path, capsys) -> None:
+    # NaN, infinite and negative texels are replaced; the window's preview says so, and the command line did not.
+    import OpenImageIO as oiio  # noqa: N813 - the library's own alias
+
+    texels = np.ones((64, 128, 3), np.float32)
+    texels[0, 0, 0], texels[1, 1, 1], texels[2, 2, 2] = np.nan, np.inf, -1.0
+    path = tmp_path / "spotted.exr"
+    output = oiio.ImageOutput.create(str(path))
+    output.open(str(path), oiio.ImageSpec(128, 64, 3, "float"))
+    output.write_image(texels)
+    output.close()
+    _shot(tmp_path, "spotted", "--environment", str(path))
+    notes = capsys.readouterr().err
+    assert f"note: the environment {path}: 2 texel(s) were NaN or infinite and were set to 0" in notes, notes
+    assert "1 texel(s) had negative values, clamped to 0" in notes, notes
+
+
+def test_a_document_whose_graph_does_not_lower_says_why_its_placeholder_is_drawn(qapp, tmp_path: Path, capsys) -> None:
+    # Saved with the magenta placeholder module; the window lists the graph's errors, the command line drew
+    # the placeholder with nothing said.
+    from app.material.document import save_file
+    from app.material.graph import MaterialGraph
+
+    graph = MaterialGraph()
+    graph.add_node("multiply")
+    document = tmp_path / "no_output.vpl"
+    save_file(document, graph)
+    _shot(tmp_path, "placeholder", source=document)
+    notes = capsys.readouterr().err
+    assert f"{document}: note: the graph does not lower (" in notes and "the module saved with it is drawn" in notes, notes
+
+
 def test_set_changes_a_parameter_and_hex_colours_are_srgb(qapp, tmp_path: Path) -> None:
     default = _shot(tmp_path, "default")
     red = _shot(tmp_path, "red", "--set", "gold=#ff0000", "--set", "roughness=0.6")

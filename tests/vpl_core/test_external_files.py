@@ -97,3 +97,30 @@ def test_vpl_run_set_file_naming_a_fifo_is_a_message(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.png")
     with pytest.raises(ExternalFileError, match=r"pipe\.png: a pipe \(FIFO\), not a regular file"):
         finishes(lambda: read_png(tmp_path / "pipe.png"))
+
+
+SAMPLER_MODULE = """(module 1
+  (types (type Void void) (type Vec4 vector float 4) (type Sampler sampler2D))
+  (uniforms (scalar image "image" Sampler))
+  (vertex main (interface (out clip "clip" Vec4 -1 position))
+    (functions (function main "vertex_main" Void (parameters) (registers (register r0 Vec4))
+      (block entry (construct r0 (float 1.0)) (store (stage clip) r0) (return)))))
+  (fragment main (interface (out color "color" Vec4 0 fragment_color))
+    (functions (function main "fragment_main" Void (parameters) (registers (register r0 Vec4))
+      (block entry (construct r0 (float 1.0)) (store (stage color) r0) (return))))))
+"""
+
+
+@needs_dev_zero
+@needs_fifo
+def test_vpl_run_set_file_linking_to_dev_zero_or_naming_a_fifo_is_exit_2_with_the_reason(tmp_path: Path) -> None:
+    # A link to /dev/zero ended in MemoryError and a FIFO hung `vpl run --set image=@FILE`.
+    (tmp_path / "m.vpl").write_text(SAMPLER_MODULE)
+    (tmp_path / "zero.png").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "pipe.png")
+    for name, reason in (("zero.png", "a device, not a regular file"), ("pipe.png", "a pipe (FIFO), not a regular file")):
+        ran = subprocess.run([*vpl(), "run", str(tmp_path / "m.vpl"), "--size", "4x4", "--set", f"image=@{tmp_path / name}",
+                              "--out", str(tmp_path / "out.png")], capture_output=True, text=True, timeout=60)
+        assert ran.returncode == 2, ran.stderr
+        assert f"--set image=@{tmp_path / name}: cannot read the image: {reason}" in ran.stderr, ran.stderr
+        assert "Traceback" not in ran.stderr and not (tmp_path / "out.png").exists()

@@ -7,6 +7,8 @@ References are numpy, from the meshes' own definitions: the plane maps
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -177,6 +179,20 @@ def test_bad_settings_and_materials_are_reported() -> None:
         Baker(MaterialGraph(), BakeSettings())
     with pytest.raises(BakeError, match="cannot read the mesh file"):
         Baker(unlit_world_position(), BakeSettings(mesh="/no/such/mesh.obj")).mesh()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero on this platform")
+def test_a_bake_mesh_whose_buffer_is_dev_zero_is_refused_unread(tmp_path: Path) -> None:
+    # `vpl bake --mesh scene.gltf` with a buffer URI of /dev/zero ended in MemoryError.
+    import json
+
+    (tmp_path / "zero.gltf").write_text(json.dumps({
+        "asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3"}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}], "buffers": [{"byteLength": 36, "uri": "/dev/zero"}]}))
+    with pytest.raises(BakeError, match=r"cannot read buffer file '/dev/zero': a device, not a regular file"):
+        Baker(unlit_world_position(), BakeSettings(mesh=str(tmp_path / "zero.gltf"))).mesh()
 
 
 def test_a_material_that_does_not_lower_names_the_node(current_gl) -> None:

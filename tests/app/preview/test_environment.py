@@ -316,6 +316,41 @@ def test_a_wide_file_is_averaged_down_as_it_is_read(tmp_path: Path, monkeypatch:
                             "1 texel(s) were NaN or infinite and were set to 0", "1 texel(s) had negative values, clamped to 0")
 
 
+@pytest.mark.parametrize("tile", [32, 48])
+def test_a_wide_tiled_file_is_averaged_down_as_a_scanline_one_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 tile: int) -> None:
+    # Rows were read with read_scanlines, which OpenEXR refuses for a tiled file ("scanline accessor
+    # function for a tiled image"): a valid tiled 16k environment could not be used.
+    monkeypatch.setattr(env, "LOAD_MAX_WIDTH", 128)
+    image = np.random.default_rng(3).random((128, 256, 3), dtype=np.float32)
+    image[10, 10] = np.nan
+    write_with_oiio(tmp_path / "lines.exr", image)
+    spec = OpenImageIO.ImageSpec(256, 128, 3, OpenImageIO.FLOAT)
+    spec.tile_width = spec.tile_height = tile  # 48: the last row of tiles runs past the rows used
+    output = OpenImageIO.ImageOutput.create(str(tmp_path / "tiles.exr"))
+    assert output is not None and output.open(str(tmp_path / "tiles.exr"), spec), OpenImageIO.geterror()
+    assert output.write_image(image), output.geterror()
+    output.close()
+    tiled, lines = load_environment(tmp_path / "tiles.exr"), load_environment(tmp_path / "lines.exr")
+    np.testing.assert_array_equal(tiled.radiance, lines.radiance)
+    assert tiled.notes == lines.notes and "1 texel(s) were NaN or infinite and were set to 0" in tiled.notes
+
+
+def test_a_tiled_wide_file_with_very_tall_tiles_is_refused_with_the_reason(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(env, "LOAD_MAX_WIDTH", 128)
+    monkeypatch.setattr(env, "_MAX_BAND_BYTES", 256 * 3 * 4 * 64)  # a band of 64 rows of 256 texels
+    spec = OpenImageIO.ImageSpec(256, 128, 3, OpenImageIO.FLOAT)
+    spec.tile_width, spec.tile_height = 32, 128
+    output = OpenImageIO.ImageOutput.create(str(tmp_path / "tall.exr"))
+    assert output is not None and output.open(str(tmp_path / "tall.exr"), spec), OpenImageIO.geterror()
+    assert output.write_image(np.ones((128, 256, 3), np.float32)), output.geterror()
+    output.close()
+    with pytest.raises(EnvironmentLoadError, match=r"tall\.exr: its tiles are 128 rows high; a 256 wide file is "
+                                                   r"read with tiles at most 64 rows high"):
+        load_environment(tmp_path / "tall.exr")
+
+
 @pytest.mark.heavy  # writes and decodes a 16k image in a child: many seconds of CPU, full tier only
 def test_a_16k_exr_loads_within_a_gigabyte(tmp_path: Path) -> None:
     # The file is small (one colour compresses well); decoding it whole took 4 GB. The child's address space

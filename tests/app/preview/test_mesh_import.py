@@ -20,6 +20,7 @@ from bounded import finishes, python_child
 
 from app.preview.mesh_import import (
     MAX_INSTANCES,
+    MAX_NODE_VISITS,
     MAX_TRIANGLES,
     MeshImportError,
     box_projection,
@@ -475,6 +476,24 @@ def test_too_many_instances_are_refused_before_they_are_expanded(tmp_path: Path)
     assert _import_in_child(tmp_path / "crowd.gltf") == (
         f"{tmp_path / 'crowd.gltf'}: the scene places more than {MAX_INSTANCES} mesh instances; "
         f"the preview takes at most {MAX_INSTANCES}")
+
+
+def test_a_scene_listing_more_nodes_than_the_walk_budget_is_refused_before_any_is_read(tmp_path: Path) -> None:
+    # Two million listed nodes took a 4x4 matrix each before the walk began (about 20 s here). The node
+    # popped first does not exist: the refusal must come from the list's length, before any node is read.
+    import json
+
+    document = json.loads(_scene_json(1, "missing.bin"))
+    document["scenes"][0]["nodes"] = [0] * MAX_NODE_VISITS + [7]
+    (tmp_path / "listed.gltf").write_text(json.dumps(document))
+    with pytest.raises(MeshImportError, match=rf"the scene walks more than {MAX_NODE_VISITS} nodes"):
+        read_mesh_file(tmp_path / "listed.gltf")
+    # The same through children: a node listing more children than the budget.
+    document["scenes"][0]["nodes"] = [1]
+    document["nodes"].append({"children": [0] * MAX_NODE_VISITS + [7]})
+    (tmp_path / "children.gltf").write_text(json.dumps(document))
+    with pytest.raises(MeshImportError, match=rf"the scene walks more than {MAX_NODE_VISITS} nodes"):
+        read_mesh_file(tmp_path / "children.gltf")
 
 
 def test_the_triangle_budget_is_checked_before_any_buffer_is_read(tmp_path: Path) -> None:

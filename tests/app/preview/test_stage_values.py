@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from app.preview.stage import DEFAULT_LIGHT_COLOR, DEFAULT_LIGHT_INTENSITY, Stage
 
 
@@ -41,3 +45,20 @@ def test_a_huge_camera_falls_back_with_a_note() -> None:
     assert notes == ["the stage's camera: the camera yaw (degrees) must be a finite number, not 1000000000000000000000000000000000000...; "
                      "using the default"]
     assert Stage.from_dict({"camera": "30, 10, 4"}).camera == (30.0, 10.0, 4.0)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_stage_file_that_is_not_a_readable_regular_file_says_why(tmp_path) -> None:
+    # "unknown environment 'zero.exr': expected ... or the path of an .hdr/.exr file" said nothing of what
+    # was wrong with a path that was one: a link to /dev/zero, a FIFO, a name the platform refuses.
+    (tmp_path / "zero.exr").symlink_to(os.devnull)
+    os.mkfifo(tmp_path / "pipe.obj")
+    long_name = str(tmp_path / ("m" * 300 + ".glb"))
+    with pytest.raises(ValueError, match=r"zero\.exr' \(a device, not a regular file\): expected "):
+        Stage().set_environment(str(tmp_path / "zero.exr"))
+    with pytest.raises(ValueError, match=r"pipe\.obj' \(a pipe \(FIFO\), not a regular file\): expected "):
+        Stage().set_mesh(str(tmp_path / "pipe.obj"))
+    with pytest.raises(ValueError, match=r"\.glb' \(the path of the glTF binary file is longer than this system allows\)"):
+        Stage().set_mesh(long_name)
+    with pytest.raises(ValueError, match=r"^unknown mesh 'teapot': expected "):  # a mistyped name: no reason added
+        Stage().set_mesh("teapot")

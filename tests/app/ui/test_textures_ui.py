@@ -42,6 +42,19 @@ def test_a_missing_texture_is_reported_on_its_node_and_in_the_status_bar(window,
     assert "1 texture could not be loaded" in state
 
 
+@pytest.mark.parametrize("stored", ["maps/" + "t" * 300 + ".png", "/".join(["d" * 250] * 20) + "/x.png"])
+def test_a_texture_path_longer_than_the_platform_allows_opens_with_a_diagnostic(window, tmp_path: Path, stored: str) -> None:
+    # A name over 255 bytes (or a path over 4096): the session reported it, then the file watcher's
+    # Path.is_file() raised OSError (errno 36) and the window failed to open the document.
+    document = tmp_path / "long.vpl"
+    (tmp_path / "maps").mkdir()
+    save_file(document, _textured_graph(stored))
+    assert window.open_file(document)
+    window.flush()
+    rows = [row for row in window.diagnostics_panel.rows if row.category == "texture"]
+    assert len(rows) == 1 and rows[0].node_id == "n1" and "longer than this system allows" in rows[0].message
+
+
 def test_textures_resolve_next_to_the_document_whatever_the_working_directory(window, tmp_path: Path,
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "project"
