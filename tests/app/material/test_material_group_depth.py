@@ -172,11 +172,12 @@ def _traced_steps(depth: int) -> int:
         frame.f_trace_opcodes = True
         return step
 
+    previous = sys.gettrace()  # a coverage run's tracer, put back after
     sys.settrace(step)
     try:
         result = lower(document)
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     assert result.ok, [d.message for d in result.errors]
     return steps
 
