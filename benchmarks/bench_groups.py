@@ -12,12 +12,11 @@ Output), times `lower()` split as it records it:
 each the best of `--repeat` runs, and the growth of the first column per
 10x more levels (the goal: at most 11x, i.e. linear in the total size).
 The first column is measured twice: with Python's cyclic collector as a
-script has it, and paused during the call as the editor runs it
-(vpl_core/collector.py: the GUI thread collects on a timer between
-frames). The collector's full passes walk every live object, about 75 per
-level while the module is being built, and start after each 25% growth of
-the heap: their share grows with the size on top of the lowering's own
-linear work.
+script has it, and paused by the benchmark during the call. `lower()`
+pauses the collector itself (vpl_core/collector.py), so the two agree:
+the collector's passes would walk every live object, about 75 per level
+while the module is being built, and free nothing, a share that grows
+with the size on top of the lowering's own linear work.
 The product refuses chains deeper than `MAX_GROUP_DEPTH` (a diagnostic
 naming the chain); the benchmark lifts that budget to time the lowering
 itself, and also prints how long the refusal of the deepest chain takes.

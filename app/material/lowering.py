@@ -46,6 +46,7 @@ from app.material.scene import (
     VERTEX_INPUTS_BY_NAME,
 )
 from app.material.traversal import connected_nodes, node_id_key, topological_order
+from vpl_core import collector
 from vpl_core.backends import glsl
 from vpl_core.diagnostics import VplError
 from vpl_core.ir import paths
@@ -1061,19 +1062,25 @@ def lower(graph: MaterialGraph, preview: PreviewOutputs | None = None, *,
     exported (`scene.is_hidden_uniform`).
     """
     result = LoweringResult()
-    try:
-        if texture_passes.has_pass_nodes(graph):
-            # Pass nodes are sources here (loads of their buffers' samplers); their passes are
-            # `pass_planner.plan_passes`'s. A preview shows what it can: their problems are warnings there.
-            for problem in texture_passes.pass_node_problems(graph, unconnected=False):
-                result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
-            graph = texture_passes.material_view(graph)
-        _lower(graph, result, preview, override, frozenset(live), refined)
-    except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
-        result.module = result.verified = result.artifact = None
-        result.text = ""
-        detail = traceback.format_exception_only(type(error), error)[-1].strip()
-        result.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while lowering: {detail}"))
+    # The cyclic collector is paused while the module is built, published and compiled: those steps keep
+    # every object they make alive until they end (about 75 per level of a nested group chain), so the
+    # collections their allocations would start walk the whole growing heap and free nothing; that walk
+    # made the time grow faster than the graph. Reference counting still frees what is dropped, and the
+    # cycles a lowering leaves wait for the next collection (docs/decisions.md, "One collector policy").
+    with collector.paused():
+        try:
+            if texture_passes.has_pass_nodes(graph):
+                # Pass nodes are sources here (loads of their buffers' samplers); their passes are
+                # `pass_planner.plan_passes`'s. A preview shows what it can: their problems are warnings there.
+                for problem in texture_passes.pass_node_problems(graph, unconnected=False):
+                    result.diagnostics.append(problem if preview is None else dataclass_replace(problem, severity="warning"))
+                graph = texture_passes.material_view(graph)
+            _lower(graph, result, preview, override, frozenset(live), refined)
+        except Exception as error:  # noqa: BLE001 - a bug must show as a diagnostic, not take the editor down
+            result.module = result.verified = result.artifact = None
+            result.text = ""
+            detail = traceback.format_exception_only(type(error), error)[-1].strip()
+            result.diagnostics.append(NodeDiagnostic(None, "graph", f"internal error while lowering: {detail}"))
     return result
 
 
