@@ -1001,6 +1001,11 @@ def _gltf_pbr(importer: _Importer, shader: Any) -> None:
 
 
 def _standard_surface(importer: _Importer, shader: Any) -> None:
+    """standard_surface onto the Surface Output when the glTF model holds everything it sets, else onto the
+    OpenPBR Surface (`_standard_to_openpbr`)."""
+    if _standard_needs_openpbr(importer, shader):
+        _standard_to_openpbr(importer, shader)
+        return
     target = importer.surface(shader, "standard_surface")
     transmission = importer.constant_of(shader, "transmission", "standard_surface input 'transmission'")
     metalness = importer.constant_of(shader, "metalness", "standard_surface input 'metalness'")
@@ -1038,6 +1043,212 @@ def _standard_surface(importer: _Importer, shader: Any) -> None:
         "thin_film_thickness": ("thin_film_IOR",),
         "specular_anisotropy": ("specular_rotation",),
         "specular": ("specular_color",),
+    })
+
+
+def _standard_value(importer: _Importer, shader: Any, name: str) -> tuple[float, ...] | str | None:
+    return importer.constant_of(shader, name, f"standard_surface input '{name}'")
+
+
+def _standard_on(importer: _Importer, shader: Any, name: str) -> bool:
+    """Whether the input is connected or a constant other than 0."""
+    value = _standard_value(importer, shader, name)
+    return value == "connected" or (isinstance(value, tuple) and any(value))
+
+
+def _standard_needs_openpbr(importer: _Importer, shader: Any) -> bool:
+    """Whether the shader sets something the Surface Output (glTF metallic-roughness and its extensions) cannot
+    represent: a coat, sheen, subsurface, thin film, specular anisotropy, diffuse roughness, a tinted specular,
+    a scattering or tinted (not fully transmissive) transmission, or a dielectric reflecting more than IOR 1.5."""
+    if any(_standard_on(importer, shader, name) for name in
+           ("coat", "sheen", "subsurface", "thin_film_thickness", "specular_anisotropy", "diffuse_roughness")):
+        return True
+    reflects = _standard_on(importer, shader, "specular") or _standard_on(importer, shader, "metalness")
+    if reflects and _standard_value(importer, shader, "specular_color") not in ((1.0, 1.0, 1.0), None):
+        return True
+    transmission = _standard_value(importer, shader, "transmission")
+    if transmission == "connected" or (isinstance(transmission, tuple) and transmission[0] != 0.0):
+        if _standard_on(importer, shader, "transmission_scatter"):
+            return True
+        clear = transmission == (1.0,) and _standard_value(importer, shader, "metalness") == (0.0,)
+        depth = _standard_value(importer, shader, "transmission_depth")
+        tinted = _standard_value(importer, shader, "transmission_color") not in ((1.0, 1.0, 1.0), None)
+        return tinted and not clear and not (isinstance(depth, tuple) and depth[0] > 0.0)
+    ior = _standard_value(importer, shader, "specular_IOR")
+    return isinstance(ior, tuple) and ((ior[0] - 1.0) / (ior[0] + 1.0)) ** 2 > 0.04 + 1e-6
+
+
+#: standard_surface inputs that are OpenPBR Surface inputs of the same meaning under another name.
+STANDARD_TO_OPENPBR = {
+    "base": "base_weight", "base_color": "base_color", "diffuse_roughness": "base_diffuse_roughness",
+    "metalness": "base_metalness", "specular_IOR": "specular_ior",
+    "transmission": "transmission_weight", "transmission_color": "transmission_color",
+    "transmission_depth": "transmission_depth", "transmission_scatter": "transmission_scatter",
+    "transmission_scatter_anisotropy": "transmission_scatter_anisotropy",
+    "subsurface": "subsurface_weight", "subsurface_color": "subsurface_color",
+    "subsurface_radius": "subsurface_radius_scale", "subsurface_scale": "subsurface_radius",
+    "subsurface_anisotropy": "subsurface_scatter_anisotropy",
+    "sheen": "fuzz_weight", "sheen_color": "fuzz_color", "sheen_roughness": "fuzz_roughness",
+    "coat": "coat_weight", "coat_color": "coat_color", "coat_IOR": "coat_ior", "coat_affect_color": "coat_darkening",
+    "thin_film_IOR": "thin_film_ior", "emission": "emission_luminance", "emission_color": "emission_color",
+    "thin_walled": "geometry_thin_walled", "normal": "geometry_normal", "coat_normal": "geometry_coat_normal",
+    "tangent": "geometry_tangent",
+}
+#: OpenPBR's μ̄ of the F82-tint metal: the edge tint is the reflectance at arccos(1/7) ≈ 82° over Schlick's.
+_F82_COSINE = 1.0 / 7.0
+
+
+def conductor_fresnel(cosine: float, n: float, k: float) -> float:
+    """The unpolarised Fresnel reflectance of a conductor of complex IOR n + ik, from a dielectric of IOR 1."""
+    c2 = cosine * cosine
+    s2 = 1.0 - c2
+    t0 = n * n - k * k - s2
+    a2b2 = math.sqrt(t0 * t0 + 4.0 * n * n * k * k)
+    a = math.sqrt(max(0.5 * (a2b2 + t0), 0.0))
+    t1, t2 = a2b2 + c2, 2.0 * a * cosine
+    rs = (t1 - t2) / (t1 + t2)
+    t3, t4 = c2 * a2b2 + s2 * s2, t2 * s2
+    rp = rs * (t3 - t4) / (t3 + t4)
+    return 0.5 * (rs + rp)
+
+
+def standard_metal_edge_tint(reflectivity: Sequence[float], edge: Sequence[float]) -> tuple[float, ...]:
+    """The OpenPBR specular_color (F82 tint) of a standard_surface metal of `reflectivity` (base × base_color)
+    and edge colour (specular × specular_color), per channel.
+
+    standard_surface's metal is a conductor whose complex IOR is Gulbrandsen's "artist friendly metallic
+    Fresnel" (JCGT 2014) of the two colours: its normal reflectance is the reflectivity, which is OpenPBR's F0
+    (base_weight × base_color). OpenPBR's F82-tint metal is Schlick's curve of F0 bent so that at μ̄ = 1/7 it
+    is the tint × Schlick's value; the tint making the two agree there is the conductor's reflectance over
+    Schlick's at μ̄. Both curves then meet at normal incidence, at μ̄ and at grazing incidence (1)."""
+    tint = []
+    for r_value, g_value in zip(reflectivity, edge):
+        r = min(max(r_value, 0.0), 0.99)
+        g = min(max(g_value, 0.0), 1.0)
+        n_low, n_high = (1.0 - r) / (1.0 + r), (1.0 + math.sqrt(r)) / (1.0 - math.sqrt(r))
+        n = n_high + (n_low - n_high) * g
+        k = math.sqrt(max(((n + 1.0) ** 2 * r - (n - 1.0) ** 2) / (1.0 - r), 0.0))
+        schlick = r + (1.0 - r) * (1.0 - _F82_COSINE) ** 5
+        tint.append(min(max(conductor_fresnel(_F82_COSINE, n, k) / schlick, 0.0), 1.0))
+    return tuple(tint)
+
+
+def standard_roughness_scale(anisotropy: float) -> float:
+    """The factor on a standard_surface roughness that gives OpenPBR's anisotropic lobe the same α.
+
+    standard_surface (MaterialX's `roughness_anisotropy`): α_x = r² / √(1 − a), α_y = r² √(1 − a), a at most
+    0.98. OpenPBR: α_t = r'² √(2 / (1 + (1 − a')²)), α_b = (1 − a') α_t. The ratio α_b / α_t is 1 − a in both,
+    so a' = a, and α_t agrees when r' = r ((1 + (1 − a)²) / (2 (1 − a)))^¼ (1 when isotropic)."""
+    left = 1.0 - min(max(anisotropy, 0.0), 0.98)
+    return float(((1.0 + left * left) / (2.0 * left)) ** 0.25)
+
+
+def _standard_scaled(importer: _Importer, shader: Any, theirs: str, target: str, ours: str, factor: float,
+                     limit: float | None = None) -> None:
+    """Our input `ours` = the shader's input `theirs` × factor (at most `limit`): a number, or a Multiply node."""
+    value = _standard_value(importer, shader, theirs)
+    if isinstance(value, tuple):
+        scaled = value[0] * factor
+        importer.graph.nodes[target].properties[ours] = min(scaled, limit) if limit is not None else scaled
+        return
+    if factor == 1.0:
+        importer.feed(shader, theirs, target, ours)
+        return
+    graph = importer.graph
+    multiply = graph.add_node("multiply", (graph.nodes[target].position[0] - 150.0, 0.0), node_id=importer.new_id(f"{target}_{ours}"))
+    importer.feed(shader, theirs, multiply.id, "a")
+    importer.set_value(multiply.id, "b", (factor,), "float")
+    if limit is None:
+        graph.connect(multiply.id, "out", target, ours)
+        return
+    bounded = graph.add_node("min", (graph.nodes[target].position[0] - 100.0, 0.0), node_id=importer.new_id(f"{target}_{ours}_bound"))
+    graph.connect(multiply.id, "out", bounded.id, "a")
+    importer.set_value(bounded.id, "b", (limit,), "float")
+    graph.connect(bounded.id, "out", target, ours)
+
+
+def _standard_anisotropic(importer: _Importer, shader: Any, target: str, roughness: str, anisotropy: str, ours: str,
+                          ours_anisotropy: str) -> None:
+    """A roughness and anisotropy pair (`standard_roughness_scale`); a connected anisotropy keeps the roughness."""
+    importer.feed(shader, anisotropy, target, ours_anisotropy)
+    value = _standard_value(importer, shader, anisotropy)
+    factor = standard_roughness_scale(value[0]) if isinstance(value, tuple) else 1.0
+    _standard_scaled(importer, shader, roughness, target, ours, factor, 1.0 if factor != 1.0 else None)
+
+
+def _standard_to_openpbr(importer: _Importer, shader: Any) -> None:
+    """standard_surface (Autodesk Standard Surface 1.0) onto the OpenPBR Surface (1.1): the mapping table of
+    docs/interchange.md, "Standard Surface onto the OpenPBR Surface". Most inputs have a counterpart of the same
+    meaning (STANDARD_TO_OPENPBR); the specular weight, the metal's edge tint, anisotropic roughness, the thin
+    film's thickness (nm to μm), dispersion (an Abbe number) and the opacity are converted; what has no
+    counterpart is listed."""
+    graph = importer.graph
+    output = graph.add_node("openpbr_surface", (600.0, 0.0), node_id=importer.new_id("surface"))
+    target = importer.output_id = output.id
+    for theirs, ours in STANDARD_TO_OPENPBR.items():
+        if theirs not in ("specular_IOR",) or _standard_on(importer, shader, "specular") or _standard_on(importer, shader, "transmission"):
+            importer.feed(shader, theirs, target, ours)
+    # geometry_tangent: standard_surface's one tangent serves the coat too.
+    importer.feed(shader, "tangent", target, "geometry_coat_tangent")
+    handled = set(STANDARD_TO_OPENPBR) | {"specular", "specular_color", "specular_roughness", "specular_anisotropy",
+                                          "coat_roughness", "coat_anisotropy", "thin_film_thickness",
+                                          "transmission_dispersion", "opacity"}
+    metalness = _standard_value(importer, shader, "metalness")
+    specular = _standard_value(importer, shader, "specular")
+    # OpenPBR's specular weight scales the metal's reflection too; standard_surface's the dielectric's alone.
+    if metalness == (1.0,):
+        output.properties["specular_weight"] = 1.0
+    else:
+        importer.feed(shader, "specular", target, "specular_weight")
+        if metalness != (0.0,) and specular != (1.0,):
+            importer.note(f"standard_surface input 'specular' ({'connected' if specular == 'connected' else specular}): "
+                          f"on the OpenPBR Surface it also scales the metal's reflection (metalness "
+                          f"{'connected' if metalness == 'connected' else metalness}); imported as the dielectric's weight")
+    # specular_color: the dielectric's tint in both; a metal's edge colour (× specular) becomes the F82 tint.
+    color = _standard_value(importer, shader, "specular_color")
+    base = _standard_value(importer, shader, "base")
+    base_color = _standard_value(importer, shader, "base_color")
+    if (metalness == (1.0,) and isinstance(color, tuple) and isinstance(specular, tuple) and isinstance(base, tuple)
+            and isinstance(base_color, tuple)):
+        tint = standard_metal_edge_tint([base[0] * c for c in base_color[:3]], [specular[0] * c for c in color[:3]])
+        output.properties["specular_color"] = (*tint, 1.0)
+    else:
+        importer.feed(shader, "specular_color", target, "specular_color")
+    # The specular and coat lobes' anisotropic roughness; the tangent's rotation has no counterpart.
+    _standard_anisotropic(importer, shader, target, "specular_roughness", "specular_anisotropy", "specular_roughness",
+                          "specular_roughness_anisotropy")
+    _standard_anisotropic(importer, shader, target, "coat_roughness", "coat_anisotropy", "coat_roughness", "coat_roughness_anisotropy")
+    # Thin film: standard_surface's thickness is in nanometres (0: none), OpenPBR's in micrometres with a weight.
+    if _standard_on(importer, shader, "thin_film_thickness"):
+        output.properties["thin_film_weight"] = 1.0
+        _standard_scaled(importer, shader, "thin_film_thickness", target, "thin_film_thickness", 0.001)
+    else:
+        output.properties["thin_film_weight"] = 0.0
+    # Dispersion: standard_surface's is an Abbe number (0: none); OpenPBR's a scale on its own Abbe number.
+    abbe = _standard_value(importer, shader, "transmission_dispersion")
+    if isinstance(abbe, tuple) and abbe[0] > 0.0:
+        output.properties["transmission_dispersion_scale"] = 1.0
+        output.properties["transmission_dispersion_abbe_number"] = abbe[0]
+    elif abbe == "connected":
+        importer.note("standard_surface input 'transmission_dispersion' (connected): the OpenPBR Surface's Abbe number "
+                      "is a number; not imported")
+    # Opacity: a colour in standard_surface, one number in OpenPBR.
+    opacity = _standard_value(importer, shader, "opacity")
+    if opacity == "connected":
+        swizzle = graph.add_node("swizzle", (450.0, 200.0), {"pattern": "x"}, node_id=importer.new_id("opacity_red"))
+        importer.feed(shader, "opacity", swizzle.id, "vector")
+        graph.connect(swizzle.id, "out", target, "geometry_opacity")
+        importer.note("standard_surface input 'opacity' (connected, colour): its red channel is the opacity")
+    elif isinstance(opacity, tuple):
+        output.properties["geometry_opacity"] = sum(opacity) / len(opacity)
+        if max(opacity) - min(opacity) > 1e-6:
+            importer.note(f"standard_surface input 'opacity' ({opacity}): a coloured opacity; its mean is the opacity")
+    # No counterpart: transmission_extra_roughness, specular_rotation, coat_rotation, coat_affect_roughness.
+    importer.unrepresented(shader, handled, {
+        "coat": ("coat_color", "coat_roughness", "coat_anisotropy", "coat_rotation", "coat_IOR", "coat_normal",
+                 "coat_affect_color", "coat_affect_roughness"),
+        "transmission": ("transmission_extra_roughness",),
+        "specular_anisotropy": ("specular_rotation",),
     })
 
 
