@@ -10,6 +10,7 @@ is a fixed point.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -32,14 +33,16 @@ COMPLETE = ("GltfPbr/gltf_pbr_carpaint.mtlx", "GltfPbr/gltf_pbr_default.mtlx", "
             "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
             "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
             "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", *OPEN_PBR)
+#: standard_surface examples that use what the Surface Output cannot represent (coat, sheen, subsurface, thin
+#: film, anisotropy, a metal's edge colour): onto the OpenPBR Surface, every input mapped.
+STANDARD_OPEN_PBR = ("StandardSurface/standard_surface_carpaint.mtlx", "StandardSurface/standard_surface_copper.mtlx",
+                     "StandardSurface/standard_surface_gold.mtlx", "StandardSurface/standard_surface_jade.mtlx",
+                     "StandardSurface/standard_surface_metal_brushed.mtlx", "StandardSurface/standard_surface_thin_film.mtlx",
+                     "StandardSurface/standard_surface_velvet.mtlx", "StandardSurface/standard_surface_wood_tiled.mtlx")
+COMPLETE = (*COMPLETE, *STANDARD_OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
-    "StandardSurface/standard_surface_gold.mtlx": ["specular_color"],
-    "StandardSurface/standard_surface_velvet.mtlx": ["sheen", "sheen_color"],
-    "StandardSurface/standard_surface_jade.mtlx": ["subsurface", "subsurface_color"],
-    "StandardSurface/standard_surface_thin_film.mtlx": ["thin_film_thickness"],
-    "StandardSurface/standard_surface_copper.mtlx": ["coat", "coat_color"],
-    "StandardSurface/standard_surface_metal_brushed.mtlx": ["specular_anisotropy"],
+    "StandardSurface/standard_surface_marble_solid.mtlx": ["in1"],  # its fractal3d noise has no counterpart
     "UsdPreviewSurface/usd_preview_surface_carpaint.mtlx": ["clearcoat"],
     "UsdPreviewSurface/usd_preview_surface_glass.mtlx": ["ior"],
 }
@@ -83,6 +86,74 @@ def test_open_pbr_surface_imports_input_for_input_and_round_trips(name: str, tmp
     assert "<open_pbr_surface" in first.read_text()
     mtlx.export_mtlx(mtlx.import_mtlx(first).graph, second, "example")
     assert second.read_text() == first.read_text()
+
+
+@pytest.mark.parametrize("name", [*STANDARD_OPEN_PBR, "StandardSurface/standard_surface_marble_solid.mtlx"])
+def test_standard_surface_beyond_gltf_imports_onto_open_pbr_and_round_trips(name: str, tmp_path: Path) -> None:
+    graph = mtlx.import_mtlx(MX_EXAMPLES / name).graph
+    assert [node.type_name for node in graph.nodes.values() if node.type_name in ("openpbr_surface", "surface_output")] == ["openpbr_surface"]
+    if name not in STANDARD_OPEN_PBR:
+        return  # not imported completely: no fixed point to hold
+    first, second = tmp_path / "first.mtlx", tmp_path / "second.mtlx"
+    mtlx.export_mtlx(graph, first, "example")
+    assert "<open_pbr_surface" in first.read_text()
+    mtlx.export_mtlx(mtlx.import_mtlx(first).graph, second, "example")
+    assert second.read_text() == first.read_text()
+
+
+def test_standard_surface_lobes_map_onto_their_open_pbr_inputs() -> None:
+    def openpbr(name: str) -> Node:
+        graph = mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / name).graph
+        found: Node = next(node for node in graph.nodes.values() if node.type_name == "openpbr_surface")
+        return found
+
+    velvet = openpbr("standard_surface_velvet.mtlx").properties
+    assert (velvet["fuzz_weight"], velvet["specular_weight"], velvet["base_weight"]) == pytest.approx((1.0, 0.0, 0.8))
+    assert velvet["fuzz_color"][:3] == pytest.approx((0.404, 0.058, 1.0))
+    jade = openpbr("standard_surface_jade.mtlx").properties
+    assert (jade["subsurface_weight"], jade["specular_ior"], jade["specular_roughness_anisotropy"]) == pytest.approx((0.4, 2.418, 0.5))
+    assert jade["subsurface_color"][:3] == pytest.approx((0.0603, 0.4398, 0.1916))
+    film = openpbr("standard_surface_thin_film.mtlx").properties
+    assert (film["thin_film_weight"], film["thin_film_thickness"], film["thin_film_ior"]) == pytest.approx((1.0, 0.55, 1.5))  # nm -> um
+    copper = openpbr("standard_surface_copper.mtlx").properties
+    assert (copper["coat_weight"], copper["coat_roughness"], copper["coat_ior"], copper["coat_darkening"]) == pytest.approx((1.0, 0.2, 1.5, 0.0))
+    assert copper["coat_color"][:3] == pytest.approx((0.96467984, 0.37626296, 0.25818297))
+    assert copper["specular_weight"] == 1.0  # standard_surface's specular 0 does not dim a metal; OpenPBR's would
+
+
+def test_a_standard_surface_metal_s_edge_colour_is_the_f82_tint_that_meets_its_conductor() -> None:
+    """OpenPBR's F82-tint curve of F0 = reflectivity and the mapped tint equals standard_surface's artistic-IOR
+    conductor at normal incidence and at mu = 1/7 (where the tint, at most 1 as OpenPBR's colours, is not clamped),
+    and stays near it in between."""
+    from app.export.mtlx_import import conductor_fresnel, standard_metal_edge_tint
+
+    for r, g in ((0.944, 0.998), (0.776, 0.981), (0.373, 0.751), (0.5, 0.0), (0.9, 1.0)):
+        (tint,) = standard_metal_edge_tint([r], [g])
+        n = (1 + math.sqrt(r)) / (1 - math.sqrt(r)) + ((1 - r) / (1 + r) - (1 + math.sqrt(r)) / (1 - math.sqrt(r))) * g
+        k = math.sqrt(max(((n + 1) ** 2 * r - (n - 1) ** 2) / (1 - r), 0.0))
+        bar = 1.0 / 7.0
+        dip = (r + (1 - r) * (1 - bar) ** 5) * (1 - tint) / (bar * (1 - bar) ** 6)
+
+        def f82(mu: float, r: float = r, dip: float = dip) -> float:
+            return r + (1 - r) * (1 - mu) ** 5 - dip * mu * (1 - mu) ** 6
+
+        assert conductor_fresnel(1.0, n, k) == pytest.approx(r, abs=1e-6)
+        if tint < 1.0:
+            assert f82(bar) == pytest.approx(conductor_fresnel(bar, n, k), abs=1e-6)
+        else:
+            assert f82(bar) < conductor_fresnel(bar, n, k) < f82(bar) + 0.05
+        assert max(abs(f82(mu) - conductor_fresnel(mu, n, k)) for mu in np.linspace(0.02, 1.0, 50)) < 0.08
+
+
+def test_standard_surface_anisotropic_roughness_keeps_both_alphas() -> None:
+    from app.export.mtlx_import import standard_roughness_scale
+
+    for roughness, anisotropy in ((0.4, 0.5), (0.25, 0.65), (0.3, 0.0), (0.5, 0.98)):
+        aspect = math.sqrt(1 - anisotropy)
+        theirs = (roughness**2 / aspect, roughness**2 * aspect)
+        ours_r = roughness * standard_roughness_scale(anisotropy)
+        alpha_t = ours_r**2 * math.sqrt(2 / (1 + (1 - anisotropy) ** 2))
+        assert (alpha_t, (1 - anisotropy) * alpha_t) == pytest.approx(theirs)
 
 
 def test_standard_surface_maps_base_weight_metalness_and_roughness() -> None:
