@@ -5,7 +5,9 @@ orders each node's sources before it (a cycle is an error naming it), and
 each node then maps through the inverse of the exporter's tables. Shading
 models (`gltf_pbr`, `standard_surface`, `UsdPreviewSurface`,
 `surface_unlit`) map onto the Surface or Unlit Output, `open_pbr_surface`
-onto the OpenPBR Surface input for input; every input, node or
+onto the OpenPBR Surface input for input, and a `standard_surface` that
+uses more than glTF's model holds onto the OpenPBR Surface through the
+Standard Surface to OpenPBR mapping (docs/interchange.md); every input, node or
 value that cannot be represented is listed by name in `MtlxImport.skipped`.
 """
 

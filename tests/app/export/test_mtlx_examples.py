@@ -4,8 +4,9 @@ standard_surface, UsdPreviewSurface (with UsdUVTexture, UsdPrimvarReader and
 UsdTransform2d), gltf_pbr and surface_unlit map onto the Surface Output where
 the glTF metallic-roughness model can represent them; every input that cannot
 be represented is listed by name, and every import compiles. open_pbr_surface
-maps onto the OpenPBR Surface input for input, and import -> export -> import
-is a fixed point.
+maps onto the OpenPBR Surface input for input, a standard_surface beyond the
+glTF model onto the OpenPBR Surface through the Standard Surface mapping, and
+import -> export -> import is a fixed point for both.
 """
 
 from __future__ import annotations
