@@ -1177,6 +1177,28 @@ def _standard_sheen_roughness(importer: _Importer, shader: Any, target: str) -> 
     graph.connect(scale.id, "out", target, "fuzz_roughness")
 
 
+def standard_coated_ior(ior: float, coat: float, coat_ior: float) -> float:
+    """The OpenPBR specular IOR under a coat that reflects as standard_surface's `ior` does.
+
+    OpenPBR's base reflects at its interface with the coat: the specular IOR relative to the coat's where the
+    coat is, mix(η, η / η_c, coat) (its `modulated_eta_s`; under a coat of the same IOR it reflects nothing).
+    standard_surface layers its coat over a base that reflects against air whatever the coat. Solving
+    mix(x, x / η_c, coat) = η for x keeps standard_surface's base reflection."""
+    return ior / (1.0 - coat + coat / max(coat_ior, 1e-3))
+
+
+def _standard_coated_ior(importer: _Importer, shader: Any, output: Any) -> None:
+    """`standard_coated_ior` on a coated opaque dielectric whose numbers are constants (a transmission would
+    refract at the changed IOR too, so it keeps the IOR as it is)."""
+    coat = _standard_value(importer, shader, "coat")
+    coat_ior = _standard_value(importer, shader, "coat_IOR")
+    ior = _standard_value(importer, shader, "specular_IOR")
+    transmission = _standard_value(importer, shader, "transmission")
+    if (isinstance(coat, tuple) and coat[0] > 0.0 and isinstance(coat_ior, tuple) and isinstance(ior, tuple)
+            and transmission == (0.0,) and _standard_on(importer, shader, "specular") and ior[0] >= 1.0):
+        output.properties["specular_ior"] = standard_coated_ior(ior[0], min(coat[0], 1.0), coat_ior[0])
+
+
 def _standard_scaled(importer: _Importer, shader: Any, theirs: str, target: str, ours: str, factor: float,
                      limit: float | None = None) -> None:
     """Our input `ours` = the shader's input `theirs` × factor (at most `limit`): a number, or a Multiply node."""
@@ -1253,6 +1275,7 @@ def _standard_to_openpbr(importer: _Importer, shader: Any) -> None:
                           "specular_roughness_anisotropy")
     _standard_anisotropic(importer, shader, target, "coat_roughness", "coat_anisotropy", "coat_roughness", "coat_roughness_anisotropy")
     _standard_sheen_roughness(importer, shader, target)
+    _standard_coated_ior(importer, shader, output)
     # Thin film: standard_surface's thickness is in nanometres (0: none), OpenPBR's in micrometres with a weight.
     if _standard_on(importer, shader, "thin_film_thickness"):
         output.properties["thin_film_weight"] = 1.0
