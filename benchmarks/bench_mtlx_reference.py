@@ -1,4 +1,4 @@
-"""The editor's preview against MaterialX's own renderer on the MaterialX example materials that import completely.
+"""The editor's preview against MaterialX's own renderer on the MaterialX example materials.
 
     xvfb-run -a .venv/bin/python benchmarks/bench_mtlx_reference.py [--size N] [--samples N] [NAME ...]
 
@@ -23,12 +23,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import mtlx_reference  # noqa: E402 - after the path set-up above
 
-#: The example materials every input of which the Surface Output represents, the textured boombox, and the
-#: OpenPBR examples (onto the OpenPBR Surface).
+#: The glTF and USD example materials every input of which the Surface Output represents, the textured boombox,
+#: every StandardSurface example (onto the Surface Output or the OpenPBR Surface) and the OpenPBR examples.
 MATERIALS = (
     "GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx", "GltfPbr/gltf_pbr_boombox.mtlx",
-    "StandardSurface/standard_surface_default.mtlx", "StandardSurface/standard_surface_chrome.mtlx",
-    "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
+    *sorted(f"StandardSurface/{path.name}" for path in (mtlx_reference.MX_EXAMPLES / "StandardSurface").glob("*.mtlx")),
     "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
     "UsdPreviewSurface/usd_preview_surface_plastic.mtlx",
     *sorted(f"OpenPbr/{path.name}" for path in (mtlx_reference.MX_EXAMPLES / "OpenPbr").glob("*.mtlx")),
