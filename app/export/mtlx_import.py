@@ -1159,7 +1159,7 @@ def standard_sheen_roughness(roughness: float) -> float:
     1 − A(μ) of the layer below, so the fuzz roughness is chosen to match A: for each sheen roughness, the one
     minimising ∫ μ (A_fuzz − A_sheen)² dμ over MaterialX's fits of both albedos; a power law fits those to 0.022
     (0.03 to 1: 0.45 to 0.73; the albedos then differ by 0.012 rms at 0.3, against 0.16 with the number kept)."""
-    return SHEEN_SCALE * max(roughness, 0.0) ** SHEEN_EXPONENT
+    return float(SHEEN_SCALE * max(roughness, 0.0) ** SHEEN_EXPONENT)
 
 
 def _standard_sheen_roughness(importer: _Importer, shader: Any, target: str) -> None:
