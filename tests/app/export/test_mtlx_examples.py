@@ -120,6 +120,18 @@ def test_standard_surface_lobes_map_onto_their_open_pbr_inputs() -> None:
     assert (copper["coat_weight"], copper["coat_roughness"], copper["coat_ior"], copper["coat_darkening"]) == pytest.approx((1.0, 0.2, 1.5, 0.0))
     assert copper["coat_color"][:3] == pytest.approx((0.96467984, 0.37626296, 0.25818297))
     assert copper["specular_weight"] == 1.0  # standard_surface's specular 0 does not dim a metal; OpenPBR's would
+    # A coated dielectric's base reflects against the coat in OpenPBR: the IOR relative to the coat stays 1.5.
+    carpaint = openpbr("standard_surface_carpaint.mtlx").properties
+    assert carpaint["specular_ior"] / carpaint["coat_ior"] == pytest.approx(1.5)
+    assert velvet["fuzz_roughness"] == pytest.approx(0.725 * 0.3**0.158)  # the albedo-matched fuzz roughness
+
+
+def test_a_partly_coated_base_keeps_its_ior_relative_to_what_lies_above() -> None:
+    from app.export.mtlx_import import standard_coated_ior
+
+    for ior, coat, coat_ior in ((1.5, 1.0, 1.5), (1.5, 0.1, 1.5), (2.0, 0.5, 1.3), (1.33, 0.0, 1.6)):
+        x = standard_coated_ior(ior, coat, coat_ior)
+        assert x * (1 - coat) + x / coat_ior * coat == pytest.approx(ior)  # OpenPBR's modulated_eta_s
 
 
 def test_a_standard_surface_metal_s_edge_colour_is_the_f82_tint_that_meets_its_conductor() -> None:
