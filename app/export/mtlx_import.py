@@ -1187,6 +1187,34 @@ def standard_coated_ior(ior: float, coat: float, coat_ior: float) -> float:
     return ior / (1.0 - coat + coat / max(coat_ior, 1e-3))
 
 
+def standard_coated_roughness(roughness: float, coat: float, coat_roughness: float) -> float:
+    """The OpenPBR specular roughness that a coat roughens to `roughness`, as near as it can (0 at least).
+
+    OpenPBR roughens the base under a rough coat: mix(r, min(1, r⁴ + 2 r_c⁴)^¼, coat) (its
+    `effective_specular_roughness`); standard_surface leaves the base as it is (unless `coat_affect_roughness`).
+    The roughness that the formula takes to the document's is found by bisection (it rises with r)."""
+    def effective(value: float) -> float:
+        return float(value + (min(1.0, value**4 + 2.0 * coat_roughness**4) ** 0.25 - value) * coat)
+
+    low, high = 0.0, roughness
+    if effective(low) >= roughness:
+        return 0.0
+    for _step in range(40):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if effective(middle) < roughness else (low, middle)
+    return 0.5 * (low + high)
+
+
+def _standard_coated_roughness(importer: _Importer, shader: Any, output: Any) -> None:
+    """`standard_coated_roughness` on the (anisotropy-scaled) specular roughness when the numbers are constants."""
+    coat = _standard_value(importer, shader, "coat")
+    coat_roughness = _standard_value(importer, shader, "coat_roughness")
+    roughness = output.properties.get("specular_roughness")
+    if (isinstance(coat, tuple) and coat[0] > 0.0 and isinstance(coat_roughness, tuple) and coat_roughness[0] > 0.0
+            and isinstance(roughness, float) and importer.graph.connection_into(output.id, "specular_roughness") is None):
+        output.properties["specular_roughness"] = standard_coated_roughness(roughness, min(coat[0], 1.0), min(coat_roughness[0], 1.0))
+
+
 def _standard_coated_ior(importer: _Importer, shader: Any, output: Any) -> None:
     """`standard_coated_ior` on a coated opaque dielectric whose numbers are constants (a transmission would
     refract at the changed IOR too, so it keeps the IOR as it is)."""
@@ -1276,6 +1304,7 @@ def _standard_to_openpbr(importer: _Importer, shader: Any) -> None:
     _standard_anisotropic(importer, shader, target, "coat_roughness", "coat_anisotropy", "coat_roughness", "coat_roughness_anisotropy")
     _standard_sheen_roughness(importer, shader, target)
     _standard_coated_ior(importer, shader, output)
+    _standard_coated_roughness(importer, shader, output)
     # Thin film: standard_surface's thickness is in nanometres (0: none), OpenPBR's in micrometres with a weight.
     if _standard_on(importer, shader, "thin_film_thickness"):
         output.properties["thin_film_weight"] = 1.0

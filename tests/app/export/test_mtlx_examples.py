@@ -126,6 +126,16 @@ def test_standard_surface_lobes_map_onto_their_open_pbr_inputs() -> None:
     assert velvet["fuzz_roughness"] == pytest.approx(0.725 * 0.3**0.158)  # the albedo-matched fuzz roughness
 
 
+def test_a_coated_base_keeps_its_roughness_after_openpbr_s_coat_roughening() -> None:
+    from app.export.mtlx_import import standard_coated_roughness
+
+    for roughness, coat, coat_roughness in ((0.25, 1.0, 0.2), (0.4, 0.5, 0.3), (0.6, 1.0, 0.1)):
+        r = standard_coated_roughness(roughness, coat, coat_roughness)
+        effective = r + (min(1.0, r**4 + 2 * coat_roughness**4) ** 0.25 - r) * coat  # OpenPBR's effective_specular_roughness
+        assert effective == pytest.approx(roughness, abs=1e-6)
+    assert standard_coated_roughness(0.1, 1.0, 0.5) == 0.0  # a rough coat roughens a smooth base past it: as near as it goes
+
+
 def test_a_partly_coated_base_keeps_its_ior_relative_to_what_lies_above() -> None:
     from app.export.mtlx_import import standard_coated_ior
 
