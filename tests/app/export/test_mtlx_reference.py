@@ -52,12 +52,13 @@ MISSES: dict[str, tuple[float, str]] = {
     "OpenPbr/open_pbr_aluminum_brushed.mtlx": (15.85, "anisotropy 0.9 (a near-mirror lobe, alpha 0.056 x 0.0056): MaterialX's "
                                                       "filtered importance sampling is itself 8.3 levels brighter than a Monte Carlo "
                                                       "of the lobe, the preview's 24 tangent taps 4.1 levels from it"),
-    "StandardSurface/standard_surface_copper.mtlx": (14.28, "a white metal (F0 1, roughness 0.25) under a coloured coat: MaterialX "
-                                                          "renders the plain open_pbr metal itself 15.6 levels brighter than the "
-                                                          "preview at 256 samples and 25.9 at 64 (its sampling is not converged)"),
-    "StandardSurface/standard_surface_jade.mtlx": (5.74, "MaterialX renders the mapped open_pbr_surface exactly as the standard_surface "
-                                                         "(0.00 levels apart); the preview's subsurface under an IOR 2.418 anisotropic "
-                                                         "specular is 3-5 levels darker per channel than MaterialX's OpenPBR"),
+    "StandardSurface/standard_surface_copper.mtlx": (12.53, "a metal under a coloured coat: MaterialX draws the mapped open_pbr_surface "
+                                                          "0.30 levels from the standard_surface, but a plain white open_pbr metal "
+                                                          "of roughness 0.25 15.6 levels brighter than the preview at 256 samples and "
+                                                          "25.9 at 64 (its sampling is not converged)"),
+    "StandardSurface/standard_surface_jade.mtlx": (5.74, "MaterialX draws the mapped open_pbr_surface exactly as the standard_surface "
+                                                         "(0.00 levels apart); the preview's OpenPBR of the same inputs is 2.5-4.8 "
+                                                         "levels darker per channel than MaterialX's"),
     "OpenPbr/open_pbr_pearl.mtlx": (14.07, "thin film: the preview gives the substrate 1 - the film's albedo, MaterialX's real-time "
                                           "dielectric_bsdf 1 - the film-less albedo (4.55 levels with that emulated)"),
 }
