@@ -1613,6 +1613,22 @@ def _cut_mismatches(importer: _Importer) -> None:
     raise ExportError("the imported graph's types do not resolve")
 
 
+def _read_mtlx_text(path: str | os.PathLike[str], source: Path, included: str | None = None) -> str:
+    """A MaterialX document's text (`source`, or the document it includes by the name `included` at `path`), read
+    as every external file is (a regular file within the MaterialX budget: MaterialX's own reader blocks on a FIFO
+    and reads any size) and decoded as UTF-8; ExportError naming the document when it cannot be."""
+    subject = f"{source}:" if included is None else f"{source}: the included document {included!r}"
+    verb = "" if included is None else " is"
+    try:
+        data = read_external(path, "mtlx")
+    except OSError as error:
+        raise ExportError(f"{subject} cannot be read ({error.strerror or error})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ExportError(f"{subject}{verb} not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
 #: The most documents one import reads through XInclude (a document including itself would never end).
 MAX_INCLUDES = 64
 
@@ -1629,14 +1645,7 @@ def _read_options(mx: Any, source: Path) -> Any:
             raise ExportError(f"{source}: more than {MAX_INCLUDES} documents included (XInclude); does one include itself?")
         found = search_path.find(filename).asString()
         included.append(found)
-        try:
-            data = read_external(found, "mtlx")
-        except OSError as error:
-            raise ExportError(f"{source}: the included document {name!r} cannot be read ({error.strerror or error})") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ExportError(f"{source}: the included document {name!r} is not UTF-8 text") from error
+        text = _read_mtlx_text(found, source, name)
         nested = mx.FileSearchPath(str(Path(found).parent))
         nested.append(search_path)
         mx.readFromXmlString(doc, text, nested, options)
@@ -1651,14 +1660,7 @@ def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
     import MaterialX as mx  # noqa: N813 - the package's name
 
     source = Path(path)
-    try:
-        data = read_external(source, "mtlx")
-    except OSError as error:
-        raise ExportError(f"{source}: cannot be read ({error.strerror or error})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ExportError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    text = _read_mtlx_text(source, source)
     doc = mx.createDocument()
     try:
         mx.readFromXmlString(doc, text, mx.FileSearchPath(str(source.parent)), _read_options(mx, source))

@@ -61,3 +61,18 @@ print([node.properties.get("roughness") for node in imported.graph.nodes.values(
         f"{tmp_path}/with_pipe.mtlx: the included document 'pipe.mtlx' cannot be read (a pipe (FIFO), not a regular file)",
         f"{tmp_path}/with_zero.mtlx: the included document '/dev/zero' cannot be read (a device, not a regular file)",
         "[0.25]"]
+
+
+def test_a_document_or_an_included_one_that_is_not_utf8_is_refused_with_where(tmp_path: Path) -> None:
+    from app.export.mtlx_import import import_mtlx
+    from app.export.surface import ExportError
+
+    (tmp_path / "latin1.mtlx").write_bytes('<?xml version="1.0"?>\n<materialx version="1.39"><!-- é -->'.encode("latin-1"))
+    (tmp_path / "with_latin1.mtlx").write_text(INCLUDING.format(href="latin1.mtlx"))
+    with pytest.raises(ExportError) as direct:
+        import_mtlx(tmp_path / "latin1.mtlx")
+    assert str(direct.value) == f"{tmp_path}/latin1.mtlx: not UTF-8 text (invalid continuation byte at byte 53)"
+    with pytest.raises(ExportError) as included:
+        import_mtlx(tmp_path / "with_latin1.mtlx")
+    assert str(included.value) == (f"{tmp_path}/with_latin1.mtlx: the included document 'latin1.mtlx' is not UTF-8 text "
+                                   "(invalid continuation byte at byte 53)")
