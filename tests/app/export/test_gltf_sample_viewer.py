@@ -226,6 +226,22 @@ def mean_difference(preview: np.ndarray, viewer: np.ndarray) -> float:
     return float(np.abs(preview[:, :, :3].astype(float) - viewer[:, :, :3].astype(float))[covered].mean())
 
 
+def assert_near(label: str, preview: np.ndarray, viewer: np.ndarray, tolerance: float, record_property: Any,
+                save: bool = True) -> None:
+    """The preview's and the Sample Viewer's frames within `tolerance` (mean 8-bit difference over the sphere),
+    the figure recorded and printed; with VPL_SAMPLE_VIEWER_IMAGES set (and `save`), both frames side by side
+    written there as `<label>.png`."""
+    if save and os.environ.get("VPL_SAMPLE_VIEWER_IMAGES"):
+        from app.export.images import write_image
+
+        write_image(Path(os.environ["VPL_SAMPLE_VIEWER_IMAGES"]) / f"{label}.png",
+                    np.concatenate([preview, viewer], axis=1), "data")
+    mean = mean_difference(preview, viewer)
+    record_property("mean_difference", mean)
+    print(f"{label}: mean difference {mean:.2f}")
+    assert mean <= tolerance, mean
+
+
 @pytest.mark.webgl
 @pytest.mark.parametrize("name", CASES)
 def test_the_sample_viewer_draws_the_export_like_the_preview(
@@ -239,15 +255,7 @@ def test_the_sample_viewer_draws_the_export_like_the_preview(
     camera = viewer_frames[1]["cameras"][CASES.index(name)]
     assert camera["position"] == pytest.approx([0.0, 0.0, DEFAULT_DISTANCE], abs=1e-4), camera  # the preview's eye
     assert camera["target"] == pytest.approx([0.0, 0.0, 0.0], abs=1e-4), camera
-    if os.environ.get("VPL_SAMPLE_VIEWER_IMAGES"):
-        from app.export.images import write_image
-
-        write_image(Path(os.environ["VPL_SAMPLE_VIEWER_IMAGES"]) / f"{name}.png",
-                    np.concatenate([preview, viewer], axis=1), "data")
-    mean = mean_difference(preview, viewer)
-    record_property("mean_difference", mean)
-    print(f"{name}: mean difference {mean:.2f}")
-    assert mean <= TOLERANCE[name], mean
+    assert_near(name, preview, viewer, TOLERANCE[name], record_property)
 
 
 @pytest.mark.webgl
@@ -265,10 +273,8 @@ def test_without_the_lobe_the_difference_is_the_base_models(
     for port, value in inputs.items():
         graph.disconnect_input(surface.id, port)
         surface.properties[port] = value
-    mean = mean_difference(preview_frame(graph, path.parent, preview_stage()), viewer_frames[0][label])
-    record_property("mean_difference", mean)
-    print(f"{label}: mean difference {mean:.2f}")
-    assert mean <= tolerance, mean
+    assert_near(label, preview_frame(graph, path.parent, preview_stage()), viewer_frames[0][label], tolerance,
+                record_property, save=False)
 
 
 def _pixels_against(reference: Any, preview: np.ndarray, viewer: np.ndarray, step: int,
@@ -396,17 +402,7 @@ def test_the_sample_viewer_draws_the_materialx_gltf_pbr_examples_like_the_previe
     imported = import_mtlx(MX_EXAMPLES / f"{name}.mtlx")
     preview = preview_frame(imported.graph, MX_EXAMPLES, preview_stage())
     viewer = viewer_frames[0][name]
-    if os.environ.get("VPL_SAMPLE_VIEWER_IMAGES"):
-        from app.export.images import write_image
-
-        write_image(Path(os.environ["VPL_SAMPLE_VIEWER_IMAGES"]) / f"{name}.png",
-                    np.concatenate([preview, viewer], axis=1), "data")
-    mean = mean_difference(preview, viewer)
-    record_property("mean_difference", mean)
-    print(f"{name}: mean difference {mean:.2f}")
-    assert mean <= MX_TOLERANCE[name], mean
-
-
+    assert_near(name, preview, viewer, MX_TOLERANCE[name], record_property)
 
 
 #: The Sample Viewer's signed offset from the estimate, 8-bit levels (measured plastic +1.4, gold +6.1, plastic at
