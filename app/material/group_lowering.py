@@ -147,6 +147,7 @@ class GroupState:
         #: Each definition's callees, worked out once for every walk below.
         self.callees = callee_map(self.functions)
         self.used = sorted(reachable(self.functions, (_function_id(node) for node in top), self.callees), key=node_id_key)
+        self.live_top = live
         self.live_used = reachable(self.functions, (_function_id(node) for node in top if node.id in live), self.callees)
         self.cycles = call_cycles(self.functions, self.callees)
         # Each definition's anchor: the first live top-level instance that reaches it, else the first one.
@@ -198,6 +199,62 @@ class GroupState:
                 result.diagnostics.append(self.scoped_diagnostic(
                     function_id, extra, f"a group has one Group Output; this one is ignored ({analysis.output_node} is used)"))
 
+    def depth_diagnostic(self) -> NodeDiagnostic | None:
+        """The error for live groups nested more than MAX_GROUP_DEPTH deep, naming the deepest chain; else None.
+
+        Worked out from each body's live instances alone (the nodes its Group Output reads: what a helper
+        lowers), before any body is analysed, so that refusing a chain thousands of levels deep costs one walk
+        over the definitions rather than the analysis of every body. A definition's depth is the longest
+        chain of calls its helper makes at run time, counting itself; calls within one call cycle (a type
+        error reported by `check`) are not followed.
+        """
+        top = sorted((node for node in instances(self.document) if node.id in self.live_top), key=lambda node: node_id_key(node.id))
+        depth: dict[str, int] = {}
+        deepest_call: dict[str, tuple[str, str]] = {}  # definition -> (its instance, the callee) on its deepest chain
+        for root in dict.fromkeys(_function_id(node) for node in top):
+            if root not in self.functions:
+                continue
+            stack: list[tuple[str, list[tuple[str, str]] | None]] = [(root, None)]
+            while stack:
+                current, calls = stack.pop()
+                if current in depth:
+                    continue
+                if calls is None:  # first visit: its callees first, then itself
+                    calls = self._live_calls(current)
+                    stack.append((current, calls))
+                    stack.extend((callee, None) for _, callee in calls if callee not in depth)
+                    continue
+                depth[current] = 1
+                for instance, callee in calls:
+                    if depth[callee] + 1 > depth[current]:
+                        depth[current] = depth[callee] + 1
+                        deepest_call[current] = (instance, callee)
+        roots = [_function_id(node) for node in top if _function_id(node) in depth]
+        if not roots:
+            return None
+        start = max(roots, key=lambda function_id: depth[function_id])  # the first of the deepest
+        if depth[start] <= MAX_GROUP_DEPTH:
+            return None
+        chain, current, instance = [start], start, ""
+        while len(chain) <= MAX_GROUP_DEPTH:
+            instance, current = deepest_call[current]
+            chain.append(current)
+        names = [self.functions[function_id].name for function_id in chain]
+        message = f"groups are nested more than {MAX_GROUP_DEPTH} deep ({_chain_text(names)}); ungroup some levels"
+        return NodeDiagnostic(self.anchor.get(chain[-2]), "graph", message, "error", scope=chain[-2], scoped_node=instance)
+
+    def _live_calls(self, function_id: str) -> list[tuple[str, str]]:
+        """(instance, callee) of each live instance in a definition's body whose callee exists and is not on a
+        call cycle with it, in the body's order."""
+        body = self.functions[function_id].body
+        found = [node for node in body.nodes.values() if node.type_name == GROUP_TYPE and _function_id(node) in self.functions]
+        if not found:
+            return []
+        _, live = _outputs_and_live(body)
+        cycle = self.cycles.get(function_id)
+        return [(node.id, _function_id(node)) for node in found
+                if node.id in live and (cycle is None or self.cycles.get(_function_id(node)) != cycle)]
+
     # Analyses -----------------------------------------------------------------------------------
 
     def analysis(self, function_id: str) -> BodyAnalysis:
@@ -242,9 +299,8 @@ class GroupState:
             scope = Scope(self.functions, definition, self.cycles, self.types)
             body = definition.body
             resolution = propagate(body, scope=scope)
-            outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
+            outputs, live = _outputs_and_live(body)
             output_node = outputs[0] if outputs else None
-            live = connected_nodes(body, [output_node]) if output_node is not None else set()
             control_nodes = {node_id for node_id in live if _is_control(body.nodes[node_id], scope)}
             found = self._bare[function_id] = BodyAnalysis(definition, scope, resolution, output_node, outputs[1:], live,
                                                            control_nodes)
@@ -539,6 +595,12 @@ def lower_instance(ctx: NodeContext) -> None:
     for port in definition.outputs:
         if ctx.output_used(port.name):
             ctx.set_output(port.name, fn.member(called, port.name))
+
+
+def _outputs_and_live(body: MaterialGraph) -> tuple[list[str], set[str]]:
+    """A body's Group Outputs in node id order, and the nodes the first one reads (what its helper lowers)."""
+    outputs = sorted((node.id for node in body.nodes.values() if node.type_name == GROUP_OUTPUT_TYPE), key=node_id_key)
+    return outputs, (connected_nodes(body, [outputs[0]]) if outputs else set())
 
 
 def _chain_text(names: list[str]) -> str:

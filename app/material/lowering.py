@@ -1163,6 +1163,10 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         for message in resolution.errors[node_id]:
             report(node_id, message)
     groups = group_lowering.GroupState(graph, live)
+    too_deep = groups.depth_diagnostic()
+    if too_deep is not None:  # refused before the bodies are analysed (their analyses cost the chain's length)
+        result.diagnostics.append(too_deep)
+        return
     groups.check(result)
     name_problems = _parameter_name_problems(graph, groups.used)
     for (where, node_id), message in sorted(name_problems.items(),

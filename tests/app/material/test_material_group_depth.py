@@ -193,3 +193,48 @@ def test_each_level_of_a_chain_costs_the_same_python_steps() -> None:
     first, second = counts[1] - counts[0], counts[2] - counts[1]
     assert first > 20 * 1000  # each level runs at least a thousand steps, so the counts see it
     assert abs(second - first) <= 100, (counts, first, second)
+
+
+def test_a_chain_past_the_budget_is_refused_before_any_body_is_analysed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The depth is known from the bodies' live instances alone: analysing every body first (type propagation
+    # and control facts, per level) made the refusal of a 10,000-level chain take seconds.
+    analysed: list[str] = []
+    analyse = group_lowering.GroupState._bare_analysis
+
+    def counted(self: group_lowering.GroupState, function_id: str) -> group_lowering.BodyAnalysis:
+        analysed.append(function_id)
+        return analyse(self, function_id)
+
+    monkeypatch.setattr(group_lowering.GroupState, "_bare_analysis", counted)
+    refused = lower(nested_groups(3000))
+    assert [d.message[:36] for d in refused.errors] == [f"groups are nested more than {MAX_GROUP_DEPTH} deep"]
+    assert (refused.errors[0].scope, refused.errors[0].scoped_node) == (f"f{3000 - MAX_GROUP_DEPTH}", "n3")
+    assert analysed == []
+    assert lower(nested_groups(MAX_GROUP_DEPTH)).ok
+    assert len(analysed) == MAX_GROUP_DEPTH  # within the budget every body is analysed, once
+
+
+def test_the_depth_counts_live_calls_only_and_every_path_to_a_shared_chain() -> None:
+    # An instance the body's Group Output does not read is not lowered, so it adds no depth.
+    dead = nested_groups(MAX_GROUP_DEPTH)
+    body = dead.functions[f"f{MAX_GROUP_DEPTH - 1}"].body
+    spare = nested_groups(2)
+    extra = GroupDefinition("g", "spare", [InterfacePort("x", PortType.FLOAT, 1.0)], [InterfacePort("y", PortType.FLOAT)],
+                            spare.functions["f1"].body)
+    dead.functions["g"] = extra
+    extra.body.nodes["n3"].properties[FUNCTION_PROPERTY] = f"f{MAX_GROUP_DEPTH - 1}"
+    unconnected = body.add_node(GROUP_TYPE, properties={FUNCTION_PROPERTY: "g"})
+    assert unconnected.id in body.nodes
+    result = lower(dead)
+    assert [d.message for d in result.errors if "nested" in d.message] == []
+    # A second material instance that reaches the same chain one level deeper: the helpers are shared, but the
+    # calls still nest one frame per level at run time.
+    deeper = nested_groups(MAX_GROUP_DEPTH)
+    deeper.functions["g"] = GroupDefinition("g", "outer", [InterfacePort("x", PortType.FLOAT, 1.0)],
+                                            [InterfacePort("y", PortType.FLOAT)], nested_groups(2).functions["f1"].body)
+    deeper.functions["g"].body.nodes["n3"].properties[FUNCTION_PROPERTY] = f"f{MAX_GROUP_DEPTH - 1}"
+    second = deeper.add_node(GROUP_TYPE, properties={FUNCTION_PROPERTY: "g"})
+    output = next(node for node in deeper.nodes.values() if node.type_name == "material_output")
+    deeper.connect(second.id, "y", output.id, "alpha_clip")
+    messages = [d.message for d in lower(deeper).errors]
+    assert len(messages) == 1 and messages[0].startswith(f"groups are nested more than {MAX_GROUP_DEPTH} deep ('outer'"), messages
