@@ -18,7 +18,9 @@ from typing import Any
 
 #: The largest finite 32-bit float: GPU uniforms and the interpreter's float lanes hold nothing larger.
 FLOAT32_MAX = 3.4028234663852886e38
-#: The scene time a command line may ask for (one day in seconds).
+#: The scene time a command line may ask for (one day in seconds), from 0: the time the Time node reads counts
+#: seconds since the preview started (its clock starts at 0 and only advances), so `vpl bake --time` and
+#: `vpl-editor --time` take the same range (`read_time`).
 MAX_TIME = 86400.0
 #: How deeply `parse_value` lets brackets nest (no VPL value nests deeper than arrays of records of matrices).
 MAX_VALUE_DEPTH = 32

@@ -41,7 +41,6 @@ a bake whose progress callback returned False.
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,7 +64,7 @@ from app.session.pass_programs import PassProgramCache, PassPrograms, with_pass_
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
 from vpl_core.ir.values import Operand
-from vpl_core.numbers import MAX_TIME
+from vpl_core.numbers import NumberError, read_time
 
 #: The sizes an artist may ask for (texels on a side).
 MIN_SIZE, MAX_SIZE = 256, 4096
@@ -105,8 +104,10 @@ class BakeSettings:
             raise BakeError(f"supersampling must be one of {', '.join(map(str, SUPERSAMPLING))}, not {self.supersampling}")
         if self.padding is not None and not 0 <= self.padding <= self.size:
             raise BakeError(f"the padding must be between 0 and the size, not {self.padding}")
-        if not math.isfinite(self.time) or abs(self.time) > MAX_TIME:
-            raise BakeError(f"the time must be a finite number of seconds from -{MAX_TIME:g} to {MAX_TIME:g}, not {self.time:g}")
+        try:
+            read_time(self.time, "--time")  # the preview's range: the scene time counts from 0
+        except NumberError as error:
+            raise BakeError(str(error)) from None
         return self
 
     @property
