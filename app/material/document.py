@@ -74,6 +74,9 @@ class LoadedDocument:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     message: str = ""
     label: str = ""
+    #: Why the graph saved in the file is not used (the module opened read-only), "" when there is none to use:
+    #: what tools that draw the module anyway (screenshots) say about it.
+    graph_problem: str = ""
 
     @property
     def ok(self) -> bool:
@@ -260,7 +263,8 @@ def load_text(data: bytes | str, label: str = "<document>") -> LoadedDocument:
 
     if graph is not None:
         return LoadedDocument(graph=graph, verified=verified, module=module, read_only=False, message="", label=label)
-    return LoadedDocument(verified=verified, module=module, read_only=True, message=f"{label}: {graph_message}", label=label)
+    return LoadedDocument(verified=verified, module=module, read_only=True, message=f"{label}: {graph_message}", label=label,
+                          graph_problem=graph_message if header is not None else "")
 
 
 def load_file(path: str | os.PathLike[str]) -> LoadedDocument:

@@ -88,7 +88,7 @@ def compile_program(verified: Any, source_path: str, target: str) -> Any:
 def read_program(source_path: str, notes: list[str] | None = None) -> tuple[Any, list[ParameterSpec]]:
     """(VerifiedModule, parameter specs) for a file; raises _Failure with formatted diagnostics. For an editor
     document whose graph does not lower (the saved module is then its placeholder), a note per error is
-    added to `notes`."""
+    added to `notes`; for one whose saved graph cannot be used (opened read-only), a note saying why."""
     from vpl_core.external_files import read_external
 
     try:
@@ -176,6 +176,9 @@ def _load_with_document(source: bytes, source_path: str, notes: list[str] | None
     module = getattr(loaded, "module", None) or verified.materialize()
     parameters = specs_from_module(module)
     graph = getattr(loaded, "graph", None)
+    problem = getattr(loaded, "graph_problem", "")
+    if problem and notes is not None:  # the saved graph is unusable (what `vpl bake` reports): the module is drawn
+        notes.append(f"{problem}; the saved module is drawn")
     if graph is not None:
         parameters = _graph_parameters(graph, parameters, notes)
     return verified, parameters

@@ -214,3 +214,24 @@ def test_a_module_with_an_endless_loop_is_refused_by_the_desktop_preview_too(qap
     programs = ArtifactCache(VerifiedModule.from_text(ENDLESS_MODULE, "endless"))
     for target in ("glsl420", "es320"):
         assert "never finishes" in programs.get(target).problem
+
+
+def test_a_document_whose_saved_graph_cannot_be_read_says_so_and_draws_its_module(qapp, tmp_path: Path, capsys) -> None:
+    # The window opens such a document read-only and says why, as `vpl bake` does; the command line drew the
+    # saved module with nothing said.
+    from app.material.document import BEGIN_LINE, END_LINE
+
+    text = GOLD.read_text()
+    start, end = text.index(BEGIN_LINE) + len(BEGIN_LINE), text.index(END_LINE)
+    document = tmp_path / "broken_graph.vpl"
+    document.write_text(text[:start] + "\n// {not json\n" + text[end:])
+    _shot(tmp_path, "broken", source=document)
+    notes = capsys.readouterr().err
+    assert f"{document}: note: the saved graph cannot be read (" in notes, notes
+    assert "): opened read-only; the saved module is drawn" in notes, notes
+    edited = tmp_path / "edited_module.vpl"
+    edited.write_text(text + "\n")  # the module's text no longer matches the saved hash
+    _shot(tmp_path, "edited", source=edited)
+    notes = capsys.readouterr().err
+    assert f"{edited}: note: the module was changed outside the editor since the graph was saved: opened read-only; " \
+           "the saved module is drawn" in notes, notes
