@@ -149,15 +149,17 @@ def main() -> None:
     started = time.perf_counter()
     refused = lower(document)
     refusal = time.perf_counter() - started
+    if not refused.errors:
+        print(f"{deepest} levels are within the budget of {budget}: not refused")
+        return
     # What the refusal cost when it came at the budget's level of the lowering: every body analysed first.
     started = time.perf_counter()
     with collector.paused():  # as in lower()
         group_lowering.GroupState(document, set(document.nodes)).analysis(f"f{deepest - 1}")
     analyses = time.perf_counter() - started
     print(f"refusing {deepest} levels at the budget of {budget}: {refusal:.3f} s; analysing their bodies (which the "
-          f"depth check skips): {analyses:.3f} s ({analyses / refusal:.0f}x the refusal)")
-    print(f"  {refused.errors[0].message[:60]}..." if refused.errors else "  not refused")
-
+          f"depth check skips): {analyses:.3f} s ({analyses / refusal:.1f}x the refusal)")
+    print(f"  {refused.errors[0].message[:60]}...")
 
 if __name__ == "__main__":
     main()
