@@ -23,6 +23,7 @@ import pytest
 from metal_reference import EnvironmentSampler, coat_radiance, openpbr_metal_radiance
 from pbr_testing import build, output_material, renderer_on, surface_value
 
+from app.preview.environment import uniform_environment
 from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.preview_state import environment_maps
 
@@ -108,3 +109,22 @@ def test_openpbr_metal_matches_monte_carlo(request, current_gl, prepared, case: 
     print(f"\n{case} ({int(inner.sum())} pixels): " + ", ".join(
         f"{name} {np.abs(difference).mean():.2f} levels (signed {difference.mean():+.2f})" for name, difference in figures.items()))
     assert np.abs(figures["refined"]).mean() <= MEAN_LEVELS, (case, float(np.abs(figures["refined"]).mean()))
+
+
+def test_final_frames_keep_the_white_furnace(request, current_gl, tmp_path) -> None:
+    """In a uniform environment the per-pixel integration's correction is exactly 0: final frames of an anisotropic
+    metal and of a coat over a white metal draw what the live frame draws (no energy gained or lost)."""
+    renderer, target = renderer_on(request, "current_gl")
+    renderer.set_light(intensity=0.0)
+    uniform = PrefilterJob(uniform_environment(1.0), cache=IblCache(tmp_path / "cache")).run()
+    renderer.set_environment_maps(environment_maps(uniform))
+    renderer.set_brdf_table(uniform.brdf_lut)
+    white = (1.0, 1.0, 1.0, 1.0)
+    for properties in ({"base_color": white, "base_metalness": 1.0, "specular_roughness": 0.4, "specular_roughness_anisotropy": 0.9},
+                       {"base_color": white, "base_metalness": 1.0, "specular_roughness": 0.3, "coat_weight": 1.0,
+                        "coat_roughness": 0.3}):
+        build(renderer, output_material("openpbr_surface", properties), target)
+        live = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
+        refined = renderer.render_linear_refined(SIZE, SIZE, frames=4)[:, :, :3].astype(np.float64)
+        assert np.abs(refined - live).max() < 2e-3, (properties, float(np.abs(refined - live).max()))
+        assert refined.max() <= 1.0 + 2e-3
