@@ -336,8 +336,8 @@ def _loop(fn: FunctionBuilder, count: Operand, body: Callable[[RegisterValue], N
 
 
 def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
-    """The prefiltered radiance of `environment_light`: the split-sum read, or its per-pixel integration.
-    (`_refined_lobe`, isotropic.)"""
+    """The prefiltered radiance of `environment_light` (and of the OpenPBR Surface's isotropic lobes): the
+    split-sum read, or its per-pixel integration (`_refined_lobe`, isotropic)."""
     _refined_lobe(owner, fn, anisotropic=False)
 
 
@@ -349,10 +349,10 @@ def _build_refined_anisotropic_specular(owner: Any, fn: FunctionBuilder) -> None
 def _refined_lobe(owner: Any, fn: FunctionBuilder, anisotropic: bool) -> None:
     """The prefiltered radiance of a GGX lobe: the split-sum read, or its per-pixel integration.
 
-    Called by `environment_light` in a material's refined variant only
-    (`lower(..., refined=True)`): the live program keeps the split-sum read
-    alone, since the loops below cost every pixel on GPUs that run them
-    masked. With the scene's `environment_sample_frame` at 0 it returns
+    Called by `environment_light` (and the OpenPBR Surface's lobes) in a
+    material's refined variant only (`lower(..., refined=True)`): the live
+    program keeps the split-sum read alone, since the loops below cost
+    every pixel on GPUs that run them masked. With the scene's `environment_sample_frame` at 0 it returns
     `split_sum` (the chain read at the reflection vector: prefiltered with
     n = v). In a refined frame k >= 1 it integrates the GGX lobe at this
     pixel's N and V instead, by multiple importance sampling (Veach 1997,
@@ -377,6 +377,7 @@ def _refined_lobe(owner: Any, fn: FunctionBuilder, anisotropic: bool) -> None:
     a control variate, ∫ g from the split-sum table): unbiased in each
     frame, and a uniform environment returns its radiance exactly, so the
     white furnace stays 1.
+
     With `anisotropic`, the lobe is GGX with (α_t, α_b) along the tangent T
     and N × T: the half vectors are its slopes (the isotropic α = 1 slopes
     stretched by α_t and α_b, density D (n.h) as before), g takes the
@@ -385,6 +386,7 @@ def _refined_lobe(owner: Any, fn: FunctionBuilder, anisotropic: bool) -> None:
     only scales the correction, so its error is that fraction of the
     (already small) difference between the split sum and the integral,
     and a uniform environment still returns its radiance exactly.
+
     Each sample reads the chain's level 0, the environment unfiltered:
     filtered importance sampling (Křivánek & Colbert 2008, a level as
     blurred as the solid angle a sample stands for) is what the lobe alone
