@@ -195,17 +195,30 @@ class _Environment:
         self.brdf_table = fn.load(ctx.lowering.host_uniform("environment_brdf", SAMPLER2D))
         self.to_uv = pbr_functions.equirect_uv(ctx.lowering)
 
-    def _sample(self, sampler: Operand, direction: Operand, lod: Operand | float) -> Operand:
+    def _sample(self, sampler: Operand, direction: Operand, lod: Operand | float, scaled: bool = True) -> Operand:
         fn = self.ctx.fn
         uv = fn.call(self.to_uv, direction, self.rotation)
         assert uv is not None
-        texel = fn.call_builtin(Builtin.TEXTURE_LOD, vec(4), sampler, uv, self.e.v(lod))
-        return self.e.mul(fn.swizzle(texel, "xyz"), self.intensity)
+        texel = fn.swizzle(fn.call_builtin(Builtin.TEXTURE_LOD, vec(4), sampler, uv, self.e.v(lod)), "xyz")
+        return self.e.mul(texel, self.intensity) if scaled else texel
 
-    def radiance(self, direction: Operand, roughness: Operand) -> Operand:
+    def radiance(self, direction: Operand, roughness: Operand, scaled: bool = True) -> Operand:
         e = self.e
         lod = e.mul(self.max_lod, e.mul(roughness, e.sub(2.0, roughness)))
-        return self._sample(self.specular_map, direction, lod)
+        return self._sample(self.specular_map, direction, lod, scaled)
+
+    def lobe(self, normal: Operand, view: Operand, roughness: Operand) -> Operand:
+        """The environment over the isotropic GGX lobe of `roughness` at `normal`: the prefiltered map at the
+        reflection (the split sum), integrated per pixel in the material's refined variant (docs/lighting.md,
+        "Refined environment light")."""
+        fn = self.ctx.fn
+        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
+        split_sum = self.radiance(reflected, roughness, scaled=False)
+        if getattr(self.ctx.lowering, "refined", False):
+            refined = fn.call(pbr_functions.refined_specular(self.ctx.lowering), normal, view, roughness, split_sum)
+            assert refined is not None
+            split_sum = refined
+        return self.e.mul(split_sum, self.intensity)
 
     def irradiance(self, normal: Operand) -> Operand:
         return self._sample(self.irradiance_map, normal, 0.0)
@@ -280,10 +293,17 @@ def _anisotropic_radiance(ctx: NodeContext, e: Emit, env: _Environment, normal: 
     total: Operand | None = None
     for slope in ANISOTROPIC_SLOPES:
         facet = e.normalize(e.add(normal, e.mul(spread, slope)))
-        tap = env.radiance(fn.call_builtin(Builtin.REFLECT, vec(3), backwards, facet), across)
+        tap = env.radiance(fn.call_builtin(Builtin.REFLECT, vec(3), backwards, facet), across, scaled=False)
         total = tap if total is None else e.add(total, tap)
     assert total is not None
-    return e.mul(total, 1.0 / ANISOTROPIC_TAPS)
+    taps = e.mul(total, 1.0 / ANISOTROPIC_TAPS)
+    if getattr(ctx.lowering, "refined", False):
+        # Final frames integrate the lobe per pixel, the taps as the control variate (docs/lighting.md).
+        refined = fn.call(pbr_functions.refined_anisotropic_specular(ctx.lowering), normal, view, t_axis, alpha_t, alpha_b,
+                          e.sqrt(e.sqrt(e.mul(alpha_t, alpha_b))), taps)
+        assert refined is not None
+        taps = refined
+    return e.mul(taps, env.intensity)
 
 
 def refracted_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Operand, normal: Operand, eta: Operand,
@@ -569,8 +589,7 @@ def shade(ctx: NodeContext) -> Operand:
     if tangent is not None:
         prefiltered = _anisotropic_radiance(ctx, e, env, normal, view, tangent, alpha_t, alpha_b)
     else:
-        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
-        prefiltered = env.radiance(reflected, env_roughness)
+        prefiltered = env.lobe(normal, view, env_roughness)
     scale, bias = env.table(frame.n_dot_v, env_roughness)
 
     # Dielectric base: specular over the diffuse / subsurface / transmission substrate.
@@ -679,10 +698,9 @@ def shade(ctx: NodeContext) -> Operand:
         coat_lobe = _microfacet(ctx, e, coat_half_frame, view, light, halfway, coat_alpha, coat_tangent)
         coat_fresnel = fresnel_dielectric(e, coat_half_frame.v_dot_h, coat_ior)
         coat_f0 = f0_of_ior(e, coat_ior)
-        coat_reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), coat_normal)
         coat_scale, coat_bias = env.table(coat_half_frame.n_dot_v, coat_roughness)
         coat_env, coat_taken = pbr_functions._multiple_scattering(
-            fn, e.promote(coat_f0, 3), e.vec3(1.0), coat_scale, coat_bias, env.radiance(coat_reflected, coat_roughness),
+            fn, e.promote(coat_f0, 3), e.vec3(1.0), coat_scale, coat_bias, env.lobe(coat_normal, view, coat_roughness),
             env.irradiance(coat_normal))
         coat_specular = e.mul(coat_weight, e.add(coat_env, e.mul(coat_fresnel, coat_lobe, e.mul(light_radiance, e.max(coat_half_frame.n_dot_l, 0.0)))))
         coat_color = e.sat(fn.swizzle(ctx.input("coat_color"), "xyz"))

@@ -336,12 +336,23 @@ def _loop(fn: FunctionBuilder, count: Operand, body: Callable[[RegisterValue], N
 
 
 def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
-    """The prefiltered radiance of `environment_light`: the split-sum read, or its per-pixel integration.
+    """The prefiltered radiance of `environment_light` (and of the OpenPBR Surface's isotropic lobes): the
+    split-sum read, or its per-pixel integration (`_refined_lobe`, isotropic)."""
+    _refined_lobe(owner, fn, anisotropic=False)
 
-    Called by `environment_light` in a material's refined variant only
-    (`lower(..., refined=True)`): the live program keeps the split-sum read
-    alone, since the loops below cost every pixel on GPUs that run them
-    masked. With the scene's `environment_sample_frame` at 0 it returns
+
+def _build_refined_anisotropic_specular(owner: Any, fn: FunctionBuilder) -> None:
+    """`_refined_lobe` of an anisotropic GGX lobe (the OpenPBR Surface's and KHR_materials_anisotropy's)."""
+    _refined_lobe(owner, fn, anisotropic=True)
+
+
+def _refined_lobe(owner: Any, fn: FunctionBuilder, anisotropic: bool) -> None:
+    """The prefiltered radiance of a GGX lobe: the split-sum read, or its per-pixel integration.
+
+    Called by `environment_light` (and the OpenPBR Surface's lobes) in a
+    material's refined variant only (`lower(..., refined=True)`): the live
+    program keeps the split-sum read alone, since the loops below cost
+    every pixel on GPUs that run them masked. With the scene's `environment_sample_frame` at 0 it returns
     `split_sum` (the chain read at the reflection vector: prefiltered with
     n = v). In a refined frame k >= 1 it integrates the GGX lobe at this
     pixel's N and V instead, by multiple importance sampling (Veach 1997,
@@ -366,6 +377,16 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
     a control variate, ∫ g from the split-sum table): unbiased in each
     frame, and a uniform environment returns its radiance exactly, so the
     white furnace stays 1.
+
+    With `anisotropic`, the lobe is GGX with (α_t, α_b) along the tangent T
+    and N × T: the half vectors are its slopes (the isotropic α = 1 slopes
+    stretched by α_t and α_b, density D (n.h) as before), g takes the
+    anisotropic D and height-correlated Smith visibility, and ∫ g is the
+    table's at the `roughness` given (√√(α_t α_b)): an approximate ∫ g
+    only scales the correction, so its error is that fraction of the
+    (already small) difference between the split sum and the integral,
+    and a uniform environment still returns its radiance exactly.
+
     Each sample reads the chain's level 0, the environment unfiltered:
     filtered importance sampling (Křivánek & Colbert 2008, a level as
     blurred as the solid angle a sample stands for) is what the lobe alone
@@ -375,20 +396,31 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
     from vpl_core.ir.builder import member
     from vpl_core.ir.types import SAMPLER2D
 
-    normal, view, roughness, split_sum = parameters(fn, 4)
+    if anisotropic:
+        normal, view, tangent_in, alpha_t, alpha_b, roughness, split_sum = parameters(fn, 7)
+    else:
+        normal, view, roughness, split_sum = parameters(fn, 4)
     frame = fn.load(member(owner.scene, "environment_sample_frame"))
     rotation = fn.load(member(owner.scene, "environment_rotation"))
     cos_r, sin_r = call(fn, Builtin.COS, FLOAT, rotation), call(fn, Builtin.SIN, FLOAT, rotation)
     specular_map = fn.load(owner.host_uniform("environment_specular", SAMPLER2D))
     sampling_map = fn.load(owner.host_uniform("environment_sampling", SAMPLER2D))
     brdf_table = fn.load(owner.host_uniform("environment_brdf", SAMPLER2D))
-    alpha = call(fn, Builtin.MAX, FLOAT, fn.multiply(roughness, roughness), fn.f(MIN_ALPHA))
-    alpha2 = fn.multiply(alpha, alpha)
     n_dot_v = call(fn, Builtin.CLAMP, FLOAT, call(fn, Builtin.DOT, FLOAT, normal, view), fn.f(1e-4), fn.f(1.0))
-    # A tangent frame about N (any: the lobe is isotropic about N).
-    up = call(fn, Builtin.SELECT, vec(3), fn.binary(BinaryOperator.LESS, call(fn, Builtin.ABS, FLOAT, fn.swizzle(normal, "y")), fn.f(0.999)),
-              constant3(fn, (0.0, 1.0, 0.0)), constant3(fn, (1.0, 0.0, 0.0)))
-    tangent = call(fn, Builtin.NORMALIZE, vec(3), call(fn, Builtin.CROSS, vec(3), up, normal))
+    alpha2: Operand
+    if anisotropic:
+        # The lobe's own frame: the tangent made perpendicular to N (Gram-Schmidt), and N × T.
+        along = fn.subtract(tangent_in, fn.multiply(normal, call(fn, Builtin.DOT, FLOAT, normal, tangent_in)))
+        tangent = call(fn, Builtin.NORMALIZE, vec(3), fn.add(along, constant3(fn, (1e-7, 0.0, 0.0))))
+        alpha2 = fn.f(0.0)  # unused: the slopes are stretched by (α_t, α_b) instead
+    else:
+        alpha = call(fn, Builtin.MAX, FLOAT, fn.multiply(roughness, roughness), fn.f(MIN_ALPHA))
+        alpha_t = alpha_b = alpha
+        alpha2 = fn.multiply(alpha, alpha)
+        # A tangent frame about N (any: the lobe is isotropic about N).
+        up = call(fn, Builtin.SELECT, vec(3), fn.binary(BinaryOperator.LESS, call(fn, Builtin.ABS, FLOAT, fn.swizzle(normal, "y")), fn.f(0.999)),
+                  constant3(fn, (0.0, 1.0, 0.0)), constant3(fn, (1.0, 0.0, 0.0)))
+        tangent = call(fn, Builtin.NORMALIZE, vec(3), call(fn, Builtin.CROSS, vec(3), up, normal))
     bitangent = call(fn, Builtin.CROSS, vec(3), normal, tangent)
     jitter_u = call(fn, Builtin.FRACT, FLOAT, fn.add(_hash(fn, normal, view, (12.9898, 78.233, 37.719, 39.3468, 11.1357, 83.1551)),
                                                      fn.multiply(frame, fn.f(R2_STEP[0]))))
@@ -425,8 +457,14 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
         """(g = D Vis max(n.l, 0), p_b = D (n.h) / (4 v.h)) of the direction `light` with half vector `half`."""
         v_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, view, half), fn.f(1e-4))
         n_dot_l = call(fn, Builtin.DOT, FLOAT, normal, light)
-        distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
-        visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
+        distribution: Operand | None
+        visibility: Operand | None
+        if anisotropic:
+            distribution, visibility = _anisotropic_lobe(fn, half, n_dot_h, light, n_dot_l, view, n_dot_v,
+                                                         (tangent, bitangent), (alpha_t, alpha_b))
+        else:
+            distribution = fn.call(ggx_distribution(owner), n_dot_h, alpha)
+            visibility = fn.call(smith_visibility(owner), n_dot_l, n_dot_v, alpha)
         assert distribution is not None and visibility is not None
         integrand = fn.multiply(fn.multiply(distribution, visibility), call(fn, Builtin.MAX, FLOAT, n_dot_l, fn.f(0.0)))
         density = fn.divide(fn.multiply(distribution, n_dot_h), fn.multiply(fn.f(4.0), v_dot_h))
@@ -437,14 +475,22 @@ def _build_refined_specular(owner: Any, fn: FunctionBuilder) -> None:
         column = fn.subtract(index, fn.multiply(row, fn.f(float(REFINED_GRID_THETA))))
         xi1 = fn.multiply(fn.add(column, jitter_u), fn.f(1.0 / REFINED_GRID_THETA))
         xi2 = fn.multiply(fn.add(row, jitter_v), fn.f(1.0 / REFINED_GRID_PHI))
-        # GGX half vector: cos θ = √((1 − ξ1) / (1 + (α² − 1) ξ1)), φ = 2π ξ2.
-        cos_theta = call(fn, Builtin.SQRT, FLOAT, fn.divide(fn.subtract(fn.f(1.0), xi1),
-                                                           fn.add(fn.f(1.0), fn.multiply(fn.subtract(alpha2, fn.f(1.0)), xi1))))
-        sin_theta = call(fn, Builtin.SQRT, FLOAT, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), fn.multiply(cos_theta, cos_theta)), fn.f(0.0)))
         phi = fn.multiply(xi2, fn.f(2.0 * math.pi))
-        half = fn.add(fn.add(fn.multiply(tangent, fn.multiply(sin_theta, call(fn, Builtin.COS, FLOAT, phi))),
-                             fn.multiply(bitangent, fn.multiply(sin_theta, call(fn, Builtin.SIN, FLOAT, phi)))),
-                      fn.multiply(normal, cos_theta))
+        if anisotropic:
+            # GGX slopes: the α = 1 slope radius √(ξ1 / (1 − ξ1)) at angle φ, stretched by (α_t, α_b).
+            radius = call(fn, Builtin.SQRT, FLOAT, fn.divide(xi1, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), xi1), fn.f(1e-6))))
+            slope_t = fn.multiply(alpha_t, fn.multiply(radius, call(fn, Builtin.COS, FLOAT, phi)))
+            slope_b = fn.multiply(alpha_b, fn.multiply(radius, call(fn, Builtin.SIN, FLOAT, phi)))
+            half = call(fn, Builtin.NORMALIZE, vec(3), fn.add(fn.add(fn.multiply(tangent, slope_t), fn.multiply(bitangent, slope_b)), normal))
+            cos_theta = call(fn, Builtin.DOT, FLOAT, normal, half)
+        else:
+            # GGX half vector: cos θ = √((1 − ξ1) / (1 + (α² − 1) ξ1)), φ = 2π ξ2.
+            cos_theta = call(fn, Builtin.SQRT, FLOAT, fn.divide(fn.subtract(fn.f(1.0), xi1),
+                                                               fn.add(fn.f(1.0), fn.multiply(fn.subtract(alpha2, fn.f(1.0)), xi1))))
+            sin_theta = call(fn, Builtin.SQRT, FLOAT, call(fn, Builtin.MAX, FLOAT, fn.subtract(fn.f(1.0), fn.multiply(cos_theta, cos_theta)), fn.f(0.0)))
+            half = fn.add(fn.add(fn.multiply(tangent, fn.multiply(sin_theta, call(fn, Builtin.COS, FLOAT, phi))),
+                                 fn.multiply(bitangent, fn.multiply(sin_theta, call(fn, Builtin.SIN, FLOAT, phi)))),
+                          fn.multiply(normal, cos_theta))
         v_dot_h = call(fn, Builtin.MAX, FLOAT, call(fn, Builtin.DOT, FLOAT, view, half), fn.f(1e-4))
         light = fn.subtract(fn.multiply(half, fn.multiply(fn.f(2.0), v_dot_h)), view)
         integrand, density = lobe(half, call(fn, Builtin.MAX, FLOAT, cos_theta, fn.f(1e-4)), light)
@@ -518,6 +564,39 @@ def refined_specular(owner: HelperOwner) -> Function:
     """refined_specular(N, V: vec3, roughness: float, split_sum: vec3) -> vec3 (needs the refined variant's scene
     record, `REFINED_SCENE_FIELDS`)."""
     return owner.helper("refined_specular", _build_refined_specular, [vec(3), vec(3), FLOAT, vec(3)], vec(3))
+
+
+def refined_anisotropic_specular(owner: HelperOwner) -> Function:
+    """refined_anisotropic_specular(N, V, T: vec3, α_t, α_b, roughness: float, split_sum: vec3) -> vec3: as
+    `refined_specular` for the anisotropic GGX lobe (α_t along T), `roughness` the split-sum table's."""
+    return owner.helper("refined_anisotropic_specular", _build_refined_anisotropic_specular,
+                        [vec(3), vec(3), vec(3), FLOAT, FLOAT, FLOAT, vec(3)], vec(3))
+
+
+def _anisotropic_lobe(fn: FunctionBuilder, half: Operand, n_dot_h: Operand, light: Operand, n_dot_l: Operand, view: Operand,
+                      n_dot_v: Operand, axes: tuple[Operand, Operand], alpha: tuple[Operand, Operand]) -> tuple[Operand, Operand]:
+    """(D, Vis) of anisotropic GGX with the height-correlated Smith visibility (Heitz 2014): D = 1 / (π α_t α_b
+    ((h·T / α_t)² + (h·B / α_b)² + (n·h)²)²), Vis = 0.5 / (n·l Λ(v) + n·v Λ(l)), Λ(d) = |(α_t d·T, α_b d·B, n·d)|."""
+    (t_axis, b_axis), (alpha_t, alpha_b) = axes, alpha
+
+    def dot(a: Operand, b: Operand) -> RegisterValue:
+        return call(fn, Builtin.DOT, FLOAT, a, b)
+
+    def square(a: Operand) -> RegisterValue:
+        return fn.multiply(a, a)
+
+    h_t, h_b = fn.divide(dot(half, t_axis), alpha_t), fn.divide(dot(half, b_axis), alpha_b)
+    base = fn.add(fn.add(square(h_t), square(h_b)), square(n_dot_h))
+    distribution = fn.divide(fn.f(1.0), fn.multiply(fn.multiply(fn.f(math.pi), fn.multiply(alpha_t, alpha_b)), square(base)))
+
+    def root(direction: Operand, cosine: Operand) -> RegisterValue:
+        along_t, along_b = fn.multiply(alpha_t, dot(direction, t_axis)), fn.multiply(alpha_b, dot(direction, b_axis))
+        return call(fn, Builtin.SQRT, FLOAT, fn.add(fn.add(square(along_t), square(along_b)), square(cosine)))
+
+    positive = call(fn, Builtin.MAX, FLOAT, n_dot_l, fn.f(0.0))
+    total = fn.add(fn.multiply(positive, root(view, n_dot_v)), fn.multiply(n_dot_v, root(light, positive)))
+    visibility = fn.divide(fn.f(0.5), call(fn, Builtin.MAX, FLOAT, total, fn.f(VISIBILITY_EPSILON)))
+    return distribution, visibility
 
 
 def _build_environment_light(owner: Any, fn: FunctionBuilder) -> None:

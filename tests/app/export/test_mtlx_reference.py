@@ -49,13 +49,14 @@ MEETS = (
 MISSES: dict[str, tuple[float, str]] = {
     "GltfPbr/gltf_pbr_default.mtlx": (170.9, "the document sets occlusion 0; the preview applies it to the environment light "
                                             "(glTF), MaterialX 1.39's gltf_pbr declares occlusion but never reads it"),
-    "OpenPbr/open_pbr_aluminum_brushed.mtlx": (15.85, "anisotropy 0.9 (a near-mirror lobe, alpha 0.056 x 0.0056): MaterialX's "
+    "OpenPbr/open_pbr_aluminum_brushed.mtlx": (14.38, "anisotropy 0.9 (a near-mirror lobe, alpha 0.056 x 0.0056): MaterialX's "
                                                       "filtered importance sampling is itself 8.3 levels brighter than a Monte Carlo "
-                                                      "of the lobe, the preview's 24 tangent taps 4.1 levels from it"),
-    "StandardSurface/standard_surface_copper.mtlx": (12.53, "a metal under a coloured coat: MaterialX draws the mapped open_pbr_surface "
-                                                          "0.30 levels from the standard_surface, but a plain white open_pbr metal "
-                                                          "of roughness 0.25 15.6 levels brighter than the preview at 256 samples and "
-                                                          "25.9 at 64 (its sampling is not converged)"),
+                                                      "of the lobe, the preview's final frame 1.1 levels from it "
+                                                      "(tests/app/preview/test_openpbr_metals.py)"),
+    "StandardSurface/standard_surface_copper.mtlx": (11.28, "a metal under a coloured coat: MaterialX draws the mapped open_pbr_surface "
+                                                          "0.30 levels from the standard_surface but 21 levels brighter than a Monte "
+                                                          "Carlo of the specification's coat over metal, from which the preview's final "
+                                                          "frame is 0.6 levels (tests/app/preview/test_openpbr_metals.py)"),
     "StandardSurface/standard_surface_jade.mtlx": (5.74, "MaterialX draws the mapped open_pbr_surface exactly as the standard_surface "
                                                          "(0.00 levels apart); the preview's OpenPBR of the same inputs is 2.5-4.8 "
                                                          "levels darker per channel than MaterialX's"),
