@@ -177,3 +177,112 @@ def estimate(properties: Mapping[str, object], radiance: np.ndarray, normal: np.
     local = np.stack([np.sqrt(u1) * np.cos(2.0 * math.pi * u2), np.sqrt(u1) * np.sin(2.0 * math.pi * u2), np.sqrt(1.0 - u1)], axis=1)
     diffuse = ibl.background_radiance(radiance, local @ frame).astype(np.float64).mean(axis=0) * base
     return np.asarray(specular + (1.0 - albedo) * diffuse)
+
+
+def key_light(properties: Mapping[str, object], normal: np.ndarray, view: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """Radiance (..., 3) the film-coated specular reflects towards `view` (..., 3) per unit radiance of a directional
+    light along `light` (3): GGX D, height-correlated Smith G2 and the film's reflectance at V·H, times N·L (the
+    base, which the light also reaches, is left out: use the cases without one)."""
+    roughness = _number(properties, "specular_roughness")
+    alpha = max(roughness * roughness, 1e-4)
+    weight, base_ior = _number(properties, "thin_film_weight"), _number(properties, "specular_ior")
+    cosines, table = film_table(1000.0 * _number(properties, "thin_film_thickness"), _number(properties, "thin_film_ior"),
+                                base_ior)
+    _, bare = film_table(0.0, 1.0, base_ior)
+    halfway = view + light
+    halfway /= np.linalg.norm(halfway, axis=-1, keepdims=True)
+    n_dot_v, n_dot_l = np.sum(normal * view, axis=-1), normal @ light
+    n_dot_h, v_dot_h = np.sum(normal * halfway, axis=-1), np.clip(np.sum(view * halfway, axis=-1), 0.0, 1.0)
+    distribution = alpha * alpha / (math.pi * (n_dot_h * n_dot_h * (alpha * alpha - 1.0) + 1.0) ** 2)
+    masking = 1.0 / (1.0 + _smith_lambda(n_dot_v, alpha) + _smith_lambda(n_dot_l, alpha))
+    fresnel = np.stack([np.interp(v_dot_h, cosines, (1.0 - weight) * bare[:, c] + weight * table[:, c]) for c in range(3)],
+                       axis=-1)
+    lit = (n_dot_l > 0.0) & (n_dot_v > 0.0) & (n_dot_h > 0.0)
+    value = distribution * masking / (4.0 * np.maximum(n_dot_v, 1e-6))
+    return np.asarray(np.where(lit, value, 0.0)[..., None] * fresnel)
+
+
+def _document(properties: Mapping[str, object]) -> str:
+    """An open_pbr_surface material of `properties` (MaterialX 1.39)."""
+    inputs = []
+    for name, value in properties.items():
+        if isinstance(value, tuple):
+            inputs.append(f'<input name="{name}" type="color3" value="{value[0]}, {value[1]}, {value[2]}" />')
+        else:
+            inputs.append(f'<input name="{name}" type="float" value="{value}" />')
+    return ('<?xml version="1.0"?>\n<materialx version="1.39" colorspace="lin_rec709">\n'
+            '  <surfacematerial name="Film" type="material">\n'
+            '    <input name="surfaceshader" type="surfaceshader" nodename="film_surface" />\n  </surfacematerial>\n'
+            '  <open_pbr_surface name="film_surface" type="surfaceshader">\n    ' + "\n    ".join(inputs)
+            + "\n  </open_pbr_surface>\n</materialx>\n")
+
+
+def sphere_points(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask, unit normals, unit view directions) of the unit sphere per pixel (top row first) from the preview's
+    camera: where each pixel's centre ray meets it."""
+    from mtlx_reference import camera_matrices, sphere_mask
+
+    view_matrix, projection, eye = camera_matrices(size)
+    inverse = np.linalg.inv(projection @ view_matrix)
+    centres = (np.arange(size) + 0.5) / size * 2.0 - 1.0
+    x, y = np.meshgrid(centres, -centres)
+    far = np.stack([x, y, np.ones_like(x), np.ones_like(x)], axis=-1) @ inverse.T
+    direction = far[..., :3] / far[..., 3:] - eye
+    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+    half_b = direction @ eye
+    discriminant = np.maximum(half_b * half_b - (eye @ eye - 1.0), 0.0)
+    normals = eye + (-half_b - np.sqrt(discriminant))[..., None] * direction
+    normals /= np.linalg.norm(normals, axis=-1, keepdims=True)
+    return sphere_mask(size), normals, -direction
+
+
+def main() -> int:
+    """Prints, per case, the mean 8-bit difference from the estimate of MaterialX's render of the case as an
+    open_pbr_surface and of the preview's (its import, `mtlx_reference.render_editor`), on the same pixels."""
+    import argparse
+    import tempfile
+    from pathlib import Path
+
+    import mtlx_reference
+
+    from app.preview.environment import load_named_environment
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--size", type=int, default=64)
+    parser.add_argument("--samples", type=int, default=256, help="MaterialX's samples per pixel")
+    parser.add_argument("--pixels", type=int, default=48)
+    parser.add_argument("cases", nargs="*", default=sorted(CASES))
+    arguments = parser.parse_args()
+    environment = load_named_environment(ENVIRONMENT)
+    mask, normals, views = sphere_points(arguments.size)
+    rows, columns = np.nonzero(mask)
+    chosen = np.random.default_rng(3).choice(len(rows), arguments.pixels, replace=False)
+    print(f"size {arguments.size}, MaterialX {arguments.samples} samples, {arguments.pixels} pixels, "
+          f"environment {ENVIRONMENT}, environment light only")
+    for case in arguments.cases:
+        with tempfile.TemporaryDirectory() as scratch:
+            document = Path(scratch) / "film.mtlx"
+            document.write_text(_document(CASES[case]))
+            materialx = mtlx_reference.srgb_8bit(mtlx_reference.render_materialx(document, arguments.size, arguments.samples))
+            preview = np.round(mtlx_reference.render_editor(document, arguments.size))
+        rng = np.random.default_rng(7)
+        errors: dict[str, list[float]] = {"MaterialX": [], "preview": [], "rim MaterialX": [], "rim preview": []}
+        for row, column in zip(rows[chosen], columns[chosen], strict=True):
+            normal, view = normals[row, column], views[row, column]
+            expected = srgb_8bit(estimate(CASES[case], environment.radiance, normal, view, rng))
+            rim = float(normal @ view) < 0.4
+            for label, image in (("MaterialX", materialx), ("preview", preview)):
+                error = float(np.abs(image[row, column] - expected).mean())
+                errors[label].append(error)
+                if rim:
+                    errors[f"rim {label}"].append(error)
+        figures = ", ".join(f"{label} {np.mean(values):.2f}" for label, values in errors.items() if values)
+        print(f"{case:20s} levels from the estimate: {figures} (rim: N·V < 0.4, {len(errors['rim preview'])} pixels)",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

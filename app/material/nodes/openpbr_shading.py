@@ -610,18 +610,21 @@ def shade(ctx: NodeContext) -> Operand:
     modulated_eta = e.div(e.add(1.0, e.sqrt(f0)), e.sub(1.0, e.sqrt(f0)))
     f90 = e.sat(e.mul(50.0, f0))
     thin_film: Operand | None = None
+    thin_film_light: Operand | None = None
     thin_film_weight: Operand | None = None
     if "thin_film" in on:
         # The film lies on the base as the base's own Fresnel sees it: over the coat-relative, specular_weight-
-        # modulated IOR (MaterialX's dielectric_reflection_tf reads modulated_eta_s too).
+        # modulated IOR (MaterialX's dielectric_reflection_tf reads modulated_eta_s too). The key light's
+        # microfacet sees it at V·H (the specification's per-microfacet Fresnel); the split sum at N·V.
         thin_film_weight = e.sat(ctx.input("thin_film_weight"))
-        thin_film = airy_iridescence(e, frame.n_dot_v, e.max(ctx.input("thin_film_thickness"), 0.0),
-                                     ctx.input("thin_film_ior"), modulated_eta)
+        thickness, film_ior = e.max(ctx.input("thin_film_thickness"), 0.0), ctx.input("thin_film_ior")
+        thin_film = airy_iridescence(e, frame.n_dot_v, thickness, film_ior, modulated_eta)
+        thin_film_light = airy_iridescence(e, frame.v_dot_h, thickness, film_ior, modulated_eta)
     fresnel = fresnel_dielectric(e, frame.v_dot_h, modulated_eta)
     env_f0 = e.promote(f0, 3)
     env_f90 = e.promote(f90, 3)
-    if thin_film is not None and thin_film_weight is not None:
-        fresnel = e.mix(e.promote(fresnel, 3), thin_film, thin_film_weight)
+    if thin_film is not None and thin_film_light is not None and thin_film_weight is not None:
+        fresnel = e.mix(e.promote(fresnel, 3), thin_film_light, thin_film_weight)
         env_f0 = e.mix(env_f0, thin_film, thin_film_weight)
         env_f90 = e.mix(env_f90, thin_film, thin_film_weight)
     spec_env, spec_taken = pbr_functions._multiple_scattering(fn, env_f0, env_f90, scale, bias, prefiltered, irradiance)
@@ -684,8 +687,8 @@ def shade(ctx: NodeContext) -> Operand:
         metal_color = albedo
         metal_fresnel = f82_tint(e, frame.v_dot_h, metal_color, specular_color)
         metal_env_f0: Operand = metal_color
-        if thin_film is not None and thin_film_weight is not None:
-            metal_fresnel = e.mix(metal_fresnel, thin_film, thin_film_weight)
+        if thin_film is not None and thin_film_light is not None and thin_film_weight is not None:
+            metal_fresnel = e.mix(metal_fresnel, thin_film_light, thin_film_weight)
             metal_env_f0 = e.mix(metal_env_f0, thin_film, thin_film_weight)
         metal_env, _ = pbr_functions._multiple_scattering(fn, metal_env_f0, e.vec3(1.0), scale, bias, prefiltered, irradiance)
         dip = e.mul(f82_dip_factor(e, metal_color, specular_color, frame.n_dot_v), e.add(scale, bias), prefiltered)
