@@ -107,3 +107,34 @@ def test_the_key_light_sees_the_film_per_microfacet(request: pytest.FixtureReque
     print("FIGURES key light", round(levels(expected), 2), round(levels(naive), 2))
     assert levels(expected) <= 1.5
     assert levels(naive) >= 3.0 * levels(expected)
+
+
+#: "film on black" as a Surface Output with KHR_materials_iridescence's inputs (thickness in nm).
+GLTF_FILM_ON_BLACK = {"base_color": (0.0, 0.0, 0.0, 1.0), "metallic": 0.0, "roughness": 0.02, "ior": 2.5,
+                      "iridescence": 1.0, "iridescence_ior": 1.5, "iridescence_thickness": 550.0}
+
+
+def test_the_gltf_iridescence_is_the_same_film(request: pytest.FixtureRequest) -> None:
+    """The Surface Output's KHR_materials_iridescence evaluates the OpenPBR Surface's film: the same film on a
+    black dielectric is as close to the spectral estimate as the OpenPBR Surface's, and without it much further."""
+    renderer, target = renderer_on(request, "current_gl")
+    renderer.set_light(intensity=0.0)
+    inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.15)
+    environment = load_named_environment(reference.ENVIRONMENT)
+    prepared = PrefilterJob(environment, cache=IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))).run()
+    renderer.set_environment_maps(environment_maps(prepared))
+    rows, columns = np.nonzero(inner)
+    chosen = np.random.default_rng(5).choice(len(rows), PIXELS, replace=False)
+    rng = np.random.default_rng(7)
+    expected = [reference.srgb_8bit(reference.estimate(reference.CASES["film on black"], environment.radiance,
+                                                       normals[row, column], views[row, column], rng))
+                for row, column in zip(rows[chosen], columns[chosen], strict=True)]
+    figures = []
+    for properties in (GLTF_FILM_ON_BLACK, {**GLTF_FILM_ON_BLACK, "iridescence": 0.0}):
+        build(renderer, output_material("surface_output", properties), target)
+        rendered = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
+        figures.append(float(np.mean([np.abs(reference.srgb_8bit(rendered[row, column]) - value).mean()
+                                      for row, column, value in zip(rows[chosen], columns[chosen], expected, strict=True)])))
+    print("FIGURES glTF film on black", round(figures[0], 2), round(figures[1], 2))
+    assert figures[0] <= BOUND_LEVELS["film on black"][0], figures
+    assert figures[0] <= 0.5 * figures[1], figures
