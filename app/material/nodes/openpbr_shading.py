@@ -485,35 +485,62 @@ def zeltner_lobe(e: Emit, normal: Operand, view: Operand, light: Operand, n_dot_
     return e.mul(cosine_pdf, e.square(e.div(a_inv, e.max(length_squared, 1e-12))))
 
 
+def fresnel_polarized(e: Emit, cosine: Operand, eta: Operand) -> tuple[Operand, Operand]:
+    """(R_p, R_s): the exact Fresnel reflectance of a dielectric interface of relative IOR η per polarisation
+    (η below 1 is light leaving the denser side: total internal reflection gives 1)."""
+    c2 = e.square(e.clamp(cosine, 0.0, 1.0))
+    s2 = e.sub(1.0, c2)
+    t0 = e.max(e.sub(e.square(eta), s2), 0.0)
+    t1 = e.add(t0, c2)
+    t2 = e.mul(2.0, e.sqrt(t0), e.sqrt(c2))
+    r_s = e.div(e.sub(t1, t2), e.max(e.add(t1, t2), 1e-12))
+    t3 = e.add(e.mul(c2, t0), e.square(s2))
+    t4 = e.mul(t2, s2)
+    r_p = e.mul(r_s, e.div(e.sub(t3, t4), e.max(e.add(t3, t4), 1e-12)))
+    return r_p, r_s
+
+
 def airy_iridescence(e: Emit, cosine: Operand, thickness_um: Operand, film_ior: Operand, base_ior: Operand) -> Operand:
     """Thin-film (Airy) reflectance of a dielectric film in air over a dielectric base, per RGB: Belcour & Barla
-    (2017) as KHR_materials_iridescence's reference implementation evaluates it (two orders of the Airy sum,
-    spectral integration in Fourier space by `_eval_sensitivity`), with exact Fresnel at both interfaces."""
+    (2017), each polarisation on its own (exact Fresnel and phase shifts at both interfaces, two orders of the
+    Airy sum) and averaged, the spectral integration in Fourier space by `_eval_sensitivity`. Averaging the
+    Fresnel terms before the interference (KHR_materials_iridescence's evalIridescence) is the same at normal
+    incidence, but towards grazing the p wave nears Brewster's angle and the two interfere differently: the
+    averaged form overshoots the exact spectral reflectance there (docs/lighting.md)."""
     thickness = e.mul(thickness_um, 1000.0)  # nm
     # The film's IOR fades to the outside's as the film vanishes (no film, no colour): KHR's smoothstep.
     fade = e.call(Builtin.SMOOTHSTEP, 0.0, 0.03, thickness)
     eta2 = e.mix(1.0, e.max(film_ior, 1.0), fade)
-    cos1 = e.clamp(cosine, 0.0, 1.0)
-    cos2 = e.sqrt(e.max(e.sub(1.0, e.mul(e.square(e.div(1.0, eta2)), e.sub(1.0, e.square(cos1)))), 0.0))
-    r12 = fresnel_dielectric(e, cos1, e.max(eta2, 1.0))
-    t121 = e.sub(1.0, r12)
     eta3 = e.max(base_ior, 1.0)
-    # Film -> base: below the film's IOR the ratio is under 1 (reflection from the optically thinner side).
-    ratio = e.div(eta3, eta2)
-    r23 = fresnel_dielectric(e, cos2, e.max(ratio, e.div(1.0, ratio)))
-    phi23 = e.select(e.fn.binary(BinaryOperator.LESS, eta3, eta2), e.v(math.pi), e.v(0.0))
+    cos1 = e.clamp(cosine, 0.0, 1.0)
+    sin2_film = e.mul(e.square(e.div(1.0, eta2)), e.sub(1.0, e.square(cos1)))
+    cos2 = e.sqrt(e.max(e.sub(1.0, sin2_film), 0.0))
+    r12_p, r12_s = fresnel_polarized(e, cos1, eta2)
+    r23_p, r23_s = fresnel_polarized(e, cos2, e.div(eta3, eta2))
+    # Phase shifts on reflection: at the film's top seen from inside (p flips at Brewster's angle, tan θ_B = η2),
+    # and at the base (π below a less dense base; p flips where n3⁴ cos² θ2 = n2² (n3² − n2² sin² θ2)).
+    brewster = e.div(1.0, e.sqrt(e.add(1.0, e.square(eta2))))
+    phi21_p = e.select(e.fn.binary(BinaryOperator.LESS, cos1, brewster), e.v(0.0), e.v(math.pi))
+    phi23_s = e.select(e.fn.binary(BinaryOperator.LESS, eta3, eta2), e.v(math.pi), e.v(0.0))
+    eta2_sq, eta3_sq = e.square(eta2), e.square(eta3)
+    p_sign = e.sub(e.mul(e.square(eta3_sq), e.square(cos2)), e.mul(eta2_sq, e.sub(eta3_sq, e.mul(eta2_sq, sin2_film))))
+    phi23_p = e.select(e.fn.binary(BinaryOperator.LESS, p_sign, e.fn.f(0.0)), e.v(math.pi), e.v(0.0))
     opd = e.mul(2.0, eta2, thickness, cos2)
-    phi = e.add(math.pi, phi23)  # phi21 = pi - phi12, phi12 = 0 (film denser than air)
-    r123 = e.clamp(e.mul(r12, r23), 1e-5, 0.9999)
-    rs = e.div(e.mul(e.square(t121), r23), e.sub(1.0, r123))
-    result = e.promote(e.add(r12, rs), 3)
-    amplitude = e.sub(rs, t121)
-    root = e.sqrt(r123)
-    for m in (1, 2):
-        amplitude = e.mul(amplitude, root)
-        sensitivity = _eval_sensitivity(e, e.mul(float(m), opd), e.mul(float(m), phi))
-        result = e.add(result, e.mul(amplitude, 2.0, sensitivity))
-    return e.max(result, 0.0)
+    result: Operand | None = None
+    for r12, r23, phi in ((r12_p, r23_p, e.add(phi21_p, phi23_p)), (r12_s, r23_s, e.add(math.pi, phi23_s))):
+        t121 = e.sub(1.0, r12)
+        r123 = e.clamp(e.mul(r12, r23), 1e-5, 0.9999)
+        rs = e.div(e.mul(e.square(t121), r23), e.sub(1.0, r123))
+        polarised = e.promote(e.add(r12, rs), 3)
+        amplitude = e.sub(rs, t121)
+        root = e.sqrt(r123)
+        for m in (1, 2):
+            amplitude = e.mul(amplitude, root)
+            sensitivity = _eval_sensitivity(e, e.mul(float(m), opd), e.mul(float(m), phi))
+            polarised = e.add(polarised, e.mul(amplitude, 2.0, sensitivity))
+        result = polarised if result is None else e.add(result, polarised)
+    assert result is not None
+    return e.max(e.mul(0.5, result), 0.0)
 
 
 def _eval_sensitivity(e: Emit, opd: Operand, shift: Operand) -> Operand:
@@ -602,18 +629,21 @@ def shade(ctx: NodeContext) -> Operand:
     modulated_eta = e.div(e.add(1.0, e.sqrt(f0)), e.sub(1.0, e.sqrt(f0)))
     f90 = e.sat(e.mul(50.0, f0))
     thin_film: Operand | None = None
+    thin_film_light: Operand | None = None
     thin_film_weight: Operand | None = None
     if "thin_film" in on:
         # The film lies on the base as the base's own Fresnel sees it: over the coat-relative, specular_weight-
-        # modulated IOR (MaterialX's dielectric_reflection_tf reads modulated_eta_s too).
+        # modulated IOR (MaterialX's dielectric_reflection_tf reads modulated_eta_s too). The key light's
+        # microfacet sees it at V·H (the specification's per-microfacet Fresnel); the split sum at N·V.
         thin_film_weight = e.sat(ctx.input("thin_film_weight"))
-        thin_film = airy_iridescence(e, frame.n_dot_v, e.max(ctx.input("thin_film_thickness"), 0.0),
-                                     ctx.input("thin_film_ior"), modulated_eta)
+        thickness, film_ior = e.max(ctx.input("thin_film_thickness"), 0.0), ctx.input("thin_film_ior")
+        thin_film = airy_iridescence(e, frame.n_dot_v, thickness, film_ior, modulated_eta)
+        thin_film_light = airy_iridescence(e, frame.v_dot_h, thickness, film_ior, modulated_eta)
     fresnel = fresnel_dielectric(e, frame.v_dot_h, modulated_eta)
     env_f0 = e.promote(f0, 3)
     env_f90 = e.promote(f90, 3)
-    if thin_film is not None and thin_film_weight is not None:
-        fresnel = e.mix(e.promote(fresnel, 3), thin_film, thin_film_weight)
+    if thin_film is not None and thin_film_light is not None and thin_film_weight is not None:
+        fresnel = e.mix(e.promote(fresnel, 3), thin_film_light, thin_film_weight)
         env_f0 = e.mix(env_f0, thin_film, thin_film_weight)
         env_f90 = e.mix(env_f90, thin_film, thin_film_weight)
     spec_env, spec_taken = pbr_functions._multiple_scattering(fn, env_f0, env_f90, scale, bias, prefiltered, irradiance)
@@ -676,8 +706,8 @@ def shade(ctx: NodeContext) -> Operand:
         metal_color = albedo
         metal_fresnel = f82_tint(e, frame.v_dot_h, metal_color, specular_color)
         metal_env_f0: Operand = metal_color
-        if thin_film is not None and thin_film_weight is not None:
-            metal_fresnel = e.mix(metal_fresnel, thin_film, thin_film_weight)
+        if thin_film is not None and thin_film_light is not None and thin_film_weight is not None:
+            metal_fresnel = e.mix(metal_fresnel, thin_film_light, thin_film_weight)
             metal_env_f0 = e.mix(metal_env_f0, thin_film, thin_film_weight)
         metal_env, _ = pbr_functions._multiple_scattering(fn, metal_env_f0, e.vec3(1.0), scale, bias, prefiltered, irradiance)
         dip = e.mul(f82_dip_factor(e, metal_color, specular_color, frame.n_dot_v), e.add(scale, bias), prefiltered)
