@@ -270,6 +270,22 @@ def _create_context(qapp, es: bool):
     return GLContext(context, surface), ""
 
 
+#: Frames of the refined environment light in the screenshots of tests that use `few_refined_frames`.
+FEW_REFINED_FRAMES = 4
+
+
+@pytest.fixture
+def few_refined_frames(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Screenshots (`--preview-screenshot`, in-process) average FEW_REFINED_FRAMES frames of the refined
+    environment light, not the application's 64 (`app.preview.preview_state.REFINE_FRAMES`): for tests that
+    compare frames drawn alike (other stage options, other examples), which the refinement does not touch.
+    The refined path still runs; its 64 frames were most of such a test's time. Returns the count."""
+    from app.preview import preview_state
+
+    monkeypatch.setattr(preview_state, "REFINE_FRAMES", FEW_REFINED_FRAMES)
+    return FEW_REFINED_FRAMES
+
+
 @pytest.fixture(scope="session")
 def gl_context(qapp) -> GLContext:
     """A current OpenGL 4.2+ core context (skips, failing on CI, when there is none)."""

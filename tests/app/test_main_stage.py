@@ -11,21 +11,12 @@ import pytest
 from app.main import main
 from app.preview.images import load_image_rgba
 
-pytestmark = pytest.mark.gl
+# These tests compare frames drawn alike with other stage options: few refined frames (tests/conftest.py).
+pytestmark = [pytest.mark.gl, pytest.mark.usefixtures("few_refined_frames")]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"
 GOLD = EXAMPLES / "polished_gold.vpl"
-
-
-@pytest.fixture(autouse=True)
-def _few_refined_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Screenshots with 4 frames of the refined environment light, not the application's 64
-    (`app.preview.preview_state.REFINE_FRAMES`): these tests compare frames drawn alike with different stage
-    options, which the refinement does not touch; the 64 frames were most of the file's time."""
-    from app.preview import preview_state
-
-    monkeypatch.setattr(preview_state, "REFINE_FRAMES", 4)
 
 
 def _shot(tmp_path: Path, name: str, *options: str, source: Path = GOLD) -> np.ndarray:
