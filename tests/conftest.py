@@ -77,8 +77,12 @@ NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_O
 #: `--durations`, docs/testing.md, "Where the whole suite's time goes"). They run first, dealt out one per
 #: free worker (tests/longest_first.py), so none starts late on one worker while the others fall idle. Not
 #: the bundle's tests: they wait for the controller's build (tests/bundle_build.py), best started well before.
+#: An entry naming a whole module (ending in ".py") is one unit: its tests share an expensive module-scoped
+#: fixture, so they go to one worker together and the fixture is built once.
 LONGEST: tuple[str, ...] = (
     "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_aluminum_brushed.mtlx]",
+    # The Sample Viewer draws every exported case in one browser page (its module fixture, `viewer_frames`).
+    "tests/app/export/test_gltf_sample_viewer.py",
     "tests/app/preview/test_rough_metals.py::test_metal_roughness_sweep_matches_monte_carlo",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_editor]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_pipeline]",
@@ -93,6 +97,12 @@ LONGEST: tuple[str, ...] = (
 def _longest_rank(nodeid: str) -> int:
     """Position of the test in `LONGEST`; len(LONGEST) for every other test (a stable sort keeps their order)."""
     return next((index for index, prefix in enumerate(LONGEST) if nodeid.startswith(prefix)), len(LONGEST))
+
+
+def _longest_group(nodeid: str) -> str | None:
+    """The `LONGEST` module entry the test belongs to (its tests are dealt out together), or None."""
+    rank = _longest_rank(nodeid)
+    return LONGEST[rank] if rank < len(LONGEST) and LONGEST[rank].endswith(".py") else None
 
 
 def _xdist_worker(config: pytest.Config) -> bool:
@@ -260,6 +270,22 @@ def _create_context(qapp, es: bool):
     return GLContext(context, surface), ""
 
 
+#: Frames of the refined environment light in the screenshots of tests that use `few_refined_frames`.
+FEW_REFINED_FRAMES = 4
+
+
+@pytest.fixture
+def few_refined_frames(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Screenshots (`--preview-screenshot`, in-process) average FEW_REFINED_FRAMES frames of the refined
+    environment light, not the application's 64 (`app.preview.preview_state.REFINE_FRAMES`): for tests that
+    compare frames drawn alike (other stage options, other examples), which the refinement does not touch.
+    The refined path still runs; its 64 frames were most of such a test's time. Returns the count."""
+    from app.preview import preview_state
+
+    monkeypatch.setattr(preview_state, "REFINE_FRAMES", FEW_REFINED_FRAMES)
+    return FEW_REFINED_FRAMES
+
+
 @pytest.fixture(scope="session")
 def gl_context(qapp) -> GLContext:
     """A current OpenGL 4.2+ core context (skips, failing on CI, when there is none)."""
@@ -314,13 +340,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """`--dist load` (xdist's default) that deals the tests of `LONGEST` out first, one per free worker
-    (tests/longest_first.py). `log` is xdist's Producer (xdist ships no type information)."""
+    """`--dist load` (xdist's default) that deals the tests of `LONGEST` out first, one per free worker (a
+    module entry's tests together; tests/longest_first.py). `log` is xdist's Producer (xdist ships no type information)."""
     if config.getvalue("dist") != "load":
         return None
     from longest_first import LongestFirstScheduling
 
-    return LongestFirstScheduling(config, log, is_long=lambda nodeid: _longest_rank(nodeid) < len(LONGEST))
+    return LongestFirstScheduling(config, log, is_long=lambda nodeid: _longest_rank(nodeid) < len(LONGEST),
+                                  group_of=_longest_group)
 
 
 @pytest.hookimpl(optionalhook=True)

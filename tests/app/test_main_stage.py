@@ -11,7 +11,8 @@ import pytest
 from app.main import main
 from app.preview.images import load_image_rgba
 
-pytestmark = pytest.mark.gl
+# These tests compare frames drawn alike with other stage options: few refined frames (tests/conftest.py).
+pytestmark = [pytest.mark.gl, pytest.mark.usefixtures("few_refined_frames")]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"

@@ -329,6 +329,7 @@ def test_the_editor_examples_are_here() -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.stem)
+@pytest.mark.usefixtures("few_refined_frames")  # the frame covers the sphere: few refined frames show it
 def test_editor_example_screenshots(current_gl, tmp_path: Path, path: Path, capsys) -> None:
     png = tmp_path / "example.png"
     assert preview_screenshot(str(path), str(png), (128, 128)) == 0, capsys.readouterr().err

@@ -6,7 +6,9 @@ furnace through the shadow passes is still 1."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,22 +26,57 @@ PAINTED = ROOT / "resources" / "examples" / "painted_metal.vpl"
 SIZE = 96
 
 
-def _ball(tmp_path: Path, name: str, *options: str) -> np.ndarray:
-    png = tmp_path / f"{name}.png"
-    assert main([str(PAINTED), "--preview-screenshot", str(png), "--size", f"{SIZE}x{SIZE}", "--mesh", "ball", *options]) == 0
-    return load_image_rgba(str(png)).astype(int)[..., :3]
+#: Frames of the refined environment light in these screenshots (the application's is
+#: `app.preview.preview_state.REFINE_FRAMES`, 64). The shadow and occlusion passes run alike in every refined
+#: frame and the frames compared share their sample sets, so a few frames check the same; at 64 the frames
+#: were nearly all of the file's time.
+REFINE_FRAMES = 4
+
+Shot = Callable[..., np.ndarray]
 
 
-def _mesh_mask(tmp_path: Path) -> np.ndarray:
+@pytest.fixture(scope="module")
+def screenshot(qapp: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shot]:
+    """`screenshot(document, *options)`: `vpl-editor DOCUMENT --preview-screenshot` at SIZE with these options
+    (RGB, int), drawn once per module: the tests compare several of the same frames (the mesh mask, the ground
+    without shadows)."""
+    from app.preview import preview_state
+
+    directory = tmp_path_factory.mktemp("shadows")
+    frames: dict[tuple[str, ...], np.ndarray] = {}
+
+    def draw(document: Path, *options: str) -> np.ndarray:
+        key = (str(document), *options)
+        if key not in frames:
+            png = directory / f"frame{len(frames)}.png"
+            assert main([str(document), "--preview-screenshot", str(png), "--size", f"{SIZE}x{SIZE}", *options]) == 0
+            frames[key] = load_image_rgba(str(png)).astype(int)[..., :3]
+        return frames[key].copy()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(preview_state, "REFINE_FRAMES", REFINE_FRAMES)
+        yield draw
+
+
+Ball = Callable[..., np.ndarray]
+
+
+@pytest.fixture
+def ball(screenshot: Shot) -> Ball:
+    """`ball(*options)`: the painted-metal material ball's screenshot with these options."""
+    return lambda *options: screenshot(PAINTED, "--mesh", "ball", *options)
+
+
+def _mesh_mask(ball: Ball) -> np.ndarray:
     """The ball's pixels: where the frame differs from the background with the ground off."""
-    plain = _ball(tmp_path, "plain", "--ground", "off", "--shadows", "off")
+    plain = ball("--ground", "off", "--shadows", "off")
     return np.abs(plain - plain[0, 0]).sum(axis=2) > 0
 
 
-def test_the_ground_under_the_ball_is_darker_with_shadows_and_the_lit_side_is_not(qapp, tmp_path: Path) -> None:
-    mesh = _mesh_mask(tmp_path)
-    without = _ball(tmp_path, "without", "--ground", "on", "--shadows", "off")
-    with_shadows = _ball(tmp_path, "with", "--ground", "on", "--shadows", "on")
+def test_the_ground_under_the_ball_is_darker_with_shadows_and_the_lit_side_is_not(ball: Ball) -> None:
+    mesh = _mesh_mask(ball)
+    without = ball("--ground", "on", "--shadows", "off")
+    with_shadows = ball("--ground", "on", "--shadows", "on")
     ground = ~mesh
     darker = (without - with_shadows).sum(axis=2)
     # The cast shadow: a patch of ground clearly darker (the light is upper left in front: it falls right, behind).
@@ -58,23 +95,23 @@ def test_the_ground_under_the_ball_is_darker_with_shadows_and_the_lit_side_is_no
     assert np.abs(with_shadows[lit_side] - without[lit_side]).max() <= 1
 
 
-def test_the_ball_shadows_itself_and_the_ground_leaves_it_alone(qapp, tmp_path: Path) -> None:
-    mesh = _mesh_mask(tmp_path)
-    plain = _ball(tmp_path, "plain2", "--ground", "off", "--shadows", "off")
-    shadows = _ball(tmp_path, "self", "--ground", "off", "--shadows", "on")
+def test_the_ball_shadows_itself_and_the_ground_leaves_it_alone(ball: Ball) -> None:
+    mesh = _mesh_mask(ball)
+    plain = ball("--ground", "off", "--shadows", "off")
+    shadows = ball("--ground", "off", "--shadows", "on")
     # The sphere shadows the pedestal below it: some of the ball's pixels are clearly darker, none lighter.
     change = (plain - shadows).sum(axis=2)
     assert (change[mesh] > 30).sum() > 20
     assert (change[mesh] >= -3).all()
     assert (shadows[~mesh] == plain[~mesh]).all()  # without a ground the background is untouched
-    ground = _ball(tmp_path, "ground_only", "--ground", "on", "--shadows", "off")
+    ground = ball("--ground", "on", "--shadows", "off")
     assert (ground[mesh] == plain[mesh]).all()  # the ground's catcher is not multiplied into the mesh
 
 
-def test_contact_occlusion_without_the_key_light(qapp, tmp_path: Path) -> None:
-    mesh = _mesh_mask(tmp_path)
-    dark = _ball(tmp_path, "unlit", "--ground", "on", "--light", "off")
-    background = _ball(tmp_path, "unlit_plain", "--ground", "off", "--light", "off")[0, 0]
+def test_contact_occlusion_without_the_key_light(ball: Ball) -> None:
+    mesh = _mesh_mask(ball)
+    dark = ball("--ground", "on", "--light", "off")
+    background = ball("--ground", "off", "--light", "off")[0, 0]
     # Right under the pedestal the open ground is occluded by the ball; far from it, not at all.
     rows = np.flatnonzero(mesh.any(axis=1))
     columns = np.flatnonzero(mesh[rows[-1]])
@@ -82,12 +119,12 @@ def test_contact_occlusion_without_the_key_light(qapp, tmp_path: Path) -> None:
     assert below.sum(axis=1).mean() < 0.8 * background.sum()
     assert (dark[0] == background).all() and (dark[:, 0] == background).all()
     # Without a key light there is nothing to shadow: shadows on or off give the same frame.
-    assert (_ball(tmp_path, "unlit_shadows", "--ground", "on", "--light", "off", "--shadows", "on") == dark).all()
+    assert (ball("--ground", "on", "--light", "off", "--shadows", "on") == dark).all()
 
 
-def test_shadows_on_es_are_those_of_desktop(qapp, tmp_path: Path) -> None:
-    desktop = _ball(tmp_path, "desktop", "--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "desktop")
-    es = _ball(tmp_path, "es", "--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "es")
+def test_shadows_on_es_are_those_of_desktop(ball: Ball) -> None:
+    desktop = ball("--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "desktop")
+    es = ball("--ground", "on", "--shadows", "on", "--occlusion", "on", "--gl", "es")
     assert np.abs(desktop - es).max() <= 2
 
 
@@ -121,17 +158,14 @@ def test_the_white_furnace_through_the_shadow_passes_is_still_one(request, gl_fi
         assert values.max() <= 1.0 + 2e-3 and values.min() > 0.99, (metallic, roughness, values.min(), values.max())
 
 
-def test_the_geometrys_occlusion_darkens_the_torus_hole_and_not_its_outside(qapp, tmp_path: Path) -> None:
+def test_the_geometrys_occlusion_darkens_the_torus_hole_and_not_its_outside(screenshot: Shot) -> None:
     plastic = ROOT / "resources" / "examples" / "rough_plastic.vpl"
 
-    def torus(name: str, *options: str) -> np.ndarray:
-        png = tmp_path / f"{name}.png"
-        assert main([str(plastic), "--preview-screenshot", str(png), "--size", f"{SIZE}x{SIZE}", "--mesh", "torus",
-                     "--camera", "0,60,3.8", "--light", "off", *options]) == 0
-        return load_image_rgba(str(png)).astype(int)[..., :3]
+    def torus(*options: str) -> np.ndarray:
+        return screenshot(plastic, "--mesh", "torus", "--camera", "0,60,3.8", "--light", "off", *options)
 
-    plain = torus("plain", "--occlusion", "off")
-    occluded = torus("occluded", "--occlusion", "on")
+    plain = torus("--occlusion", "off")
+    occluded = torus("--occlusion", "on")
     covered = np.abs(plain - plain[0, 0]).sum(axis=2) > 0
     darker = (plain - occluded).sum(axis=2)
     assert (darker[covered] >= -1).all()  # never lighter
