@@ -36,6 +36,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_ibl.py": (["--runs", "1", "--skip-gpu", "--step", "16"], []),
     "bench_interp.py": (["--frames", "1", "--size", "16", "--largest-module", "200"], []),
     "bench_launch.py": (["--runs", "1"], [gl]),
+    "bench_jade_monte_carlo.py": (["--size", "32", "--samples", "16", "--step", "8", "--mc-samples", "2000"], [gl]),
     "bench_lowering.py": (["--sizes", "20", "--repeat", "1"], []),
     "bench_mtlx_reference.py": (["GltfPbr/gltf_pbr_plastic.mtlx", "--size", "32", "--samples", "16"], [gl]),
     "bench_noise.py": (["--frames", "1", "--size", "32"], [gl]),

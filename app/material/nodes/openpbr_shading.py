@@ -349,7 +349,15 @@ def dispersed_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Op
 #: boundary of the unit sphere, in scene units.
 SCATTER_LEG = 1.0
 #: ... and in mean free paths of the similar medium (a dense medium's walk starts and ends near the surface).
-SCATTER_DENSE_LEG = 1.1
+SCATTER_DENSE_LEG = 1.3
+#: ... and in mean free paths of the channel's own extinction (light absorbed within a leg escapes only from
+#: near the surface, so its walk is shorter).
+SCATTER_ABSORBED_LEG = 1.5
+#: The legs' lengths are Gamma distributed with this shape (as the sum of that many exponential flights): their
+#: mean transmittance (1 + μ l / k)^−k exceeds exp(−μ l), most in a strongly absorbing channel.
+SCATTER_LEG_SHAPE = 4.0
+#: ... the share of the isotropically scattered light that leaves on the far side, around the refracted ray ...
+SCATTER_FAR_SIDE = 0.2
 #: ... and the optical thickness at which half the scattered light leaves back around the entry.
 SCATTER_BACK = 7.0
 _AXES = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0))
@@ -364,9 +372,10 @@ def scattering_medium(ctx: NodeContext, e: Emit, env: _Environment, view: Operan
     The object is taken as the unit sphere the preview's meshes are normalised to: the camera ray is refracted
     in and crosses the chord L = 2 (−N·T). Its ballistic share exp(−μ_t L) sees `seen` (the environment along
     the refracted ray) through the exit's Fresnel; the share that scatters, (μ_s/μ_t)(1 − exp(−μ_t L)),
-    wanders in legs of mean length SCATTER_LEG in the similar medium (μ_s' = μ_s (1 − g)), each leg ending in
-    absorption, another scattering, internal reflection (the dielectric's diffuse internal reflectance
-    1 − (1 − F0)/η²) or escape: the escaping share is the geometric series' sum. It leaves forwards by
+    wanders in legs of mean length at most SCATTER_LEG (Gamma distributed) in the similar medium
+    (μ_s' = μ_s (1 − g)), each leg ending in absorption, another scattering, internal reflection (the
+    dielectric's diffuse internal reflectance 1 − (1 − F0)/η²) or escape: the escaping share is the geometric
+    series' sum. It leaves forwards by
     (1 + g)/2 into the prefiltered environment around the refracted ray, blurred to roughness √(1 − g_eff)
     (g_eff the anisotropy left after the mean number of scatterings), and backwards by the rest into the
     irradiance at N."""
@@ -393,9 +402,11 @@ def scattering_medium(ctx: NodeContext, e: Emit, env: _Environment, view: Operan
     # One leg of the scattered walk in the similar medium.
     reduced_s = e.mul(sigma_s, e.sub(1.0, g))
     reduced_t = e.add(sigma_a, reduced_s)
-    # A leg is at most as long as the mean free path (in a dense medium the walk starts near the surface).
-    leg = e.min(e.div(SCATTER_DENSE_LEG, e.max(reduced_s, 1e-4)), SCATTER_LEG)
-    through_leg = e.exp(e.mul(-1.0, leg, reduced_t))
+    # A leg is at most SCATTER_DENSE_LEG mean free paths long (in a dense medium the walk starts near the surface)
+    # and SCATTER_ABSORBED_LEG extinction lengths (per channel).
+    leg = e.min(e.min(e.div(SCATTER_DENSE_LEG, e.max(reduced_s, 1e-4)), SCATTER_LEG),
+                e.div(SCATTER_ABSORBED_LEG, e.max(reduced_t, 1e-4)))
+    through_leg = e.call(Builtin.POW, e.add(1.0, e.mul(leg, reduced_t, 1.0 / SCATTER_LEG_SHAPE)), e.v(-SCATTER_LEG_SHAPE))
     internal = e.sub(1.0, e.div(e.sub(1.0, f0_of_ior(e, eta)), e.square(eta)))
     escape = e.mul(through_leg, e.sub(1.0, internal))
     again = e.add(e.mul(e.div(reduced_s, e.max(reduced_t, 1e-6)), e.sub(1.0, through_leg)), e.mul(through_leg, internal))
@@ -409,8 +420,10 @@ def scattering_medium(ctx: NodeContext, e: Emit, env: _Environment, view: Operan
     valid = fn.binary(BinaryOperator.GREATER, e.dot(refracted_out, refracted_out), fn.f(0.5))
     through = e.select(valid, refracted_out, backwards)
     # Isotropically scattered light leaves in every direction: the environment's mean over the sphere, as the
-    # irradiance along the six axes averages it; what anisotropy is left keeps it around the refracted ray.
+    # irradiance along the six axes averages it, a share of it from the far side (the irradiance around the
+    # refracted ray); what anisotropy is left keeps it around the refracted ray.
     around = e.mul(e.add(*(env.irradiance(pbr_functions.constant3(fn, axis)) for axis in _AXES)), 1.0 / 6.0)
+    around = e.mix(around, env.irradiance(through), SCATTER_FAR_SIDE)
     # A dense medium sends more of it back out around the entry: towards the irradiance at N by the optical
     # thickness τ' of the chord, τ' / (τ' + SCATTER_BACK).
     thickness = e.mul(e.dot(reduced_s, pbr_functions.constant3(fn, (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0))), chord)
