@@ -2,9 +2,10 @@
 
 At SIZE x SIZE (default 512; every frame ends in glFinish; Mesa llvmpipe
 runs on the CPU), lit by the bundled `studio` environment, for
-`painted_metal` (the example: three textures, a normal map) and a rough
+`painted_metal` (the example: three textures, a normal map), a rough
 gold (a Surface Output, base colour (1, 0.766, 0.336), metallic 1,
-roughness 0.6):
+roughness 0.6) and `brushed_aluminium` (the example: an OpenPBR Surface
+whose anisotropic lobe is integrated per pixel in refined frames):
 - the live frame (the live program: the split sum, no refined path in it),
   median of `--live` frames, interleaved with the refined variant drawn as
   a live frame (`lower(..., refined=True)` at `environment_sample_frame` 0:
@@ -152,8 +153,11 @@ def main() -> int:
               f"{arguments.frames} frames of 16 samples a pixel")
         painted = load_example("painted_metal").graph
         assert painted is not None
+        brushed = load_example("brushed_aluminium").graph
+        assert brushed is not None
         cases = {"painted_metal": (painted, str(example_path("painted_metal"))),
-                 "rough gold (roughness 0.6)": (_rough_gold(), None)}
+                 "rough gold (roughness 0.6)": (_rough_gold(), None),
+                 "brushed_aluminium (OpenPBR)": (brushed, str(example_path("brushed_aluminium")))}
         for name, (graph, document) in cases.items():
             renderer = _renderer(graph, document, prepared)
             looped = _renderer(graph, document, prepared, refined_drawn=True)

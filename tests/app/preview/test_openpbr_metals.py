@@ -17,6 +17,7 @@ per pixel. Run with `-s` to print the live frame's figure beside it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ MEAN_LEVELS = 2.0
 #: OpenPBR Surface inputs: MaterialX's examples as the editor imports them (the StandardSurface ones mapped onto
 #: OpenPBR: the F82 tint matched to the artistic-IOR conductor, the base roughness undone of the coat's roughening),
 #: and the plain white metal MaterialX draws brighter than its own converged render.
-CASES: dict[str, dict[str, object]] = {
+CASES: dict[str, dict[str, Any]] = {
     "open_pbr_aluminum_brushed": {"base_color": (0.912, 0.914, 0.920, 1.0), "base_metalness": 1.0,
                                   "specular_color": (0.970, 0.979, 0.988, 1.0), "specular_roughness": 0.2,
                                   "specular_roughness_anisotropy": 0.9},
@@ -55,26 +56,25 @@ def _levels(linear: np.ndarray) -> np.ndarray:
     return 255.0 * np.where(clipped <= 0.0031308, 12.92 * clipped, 1.055 * np.power(clipped, 1.0 / 2.4) - 0.055)
 
 
-def _alphas(properties: dict[str, object]) -> tuple[float, float]:
+def _alphas(properties: dict[str, Any]) -> tuple[float, float]:
     """OpenPBR 1.1's (α_t, α_b) of the base's specular lobe: the roughness first roughened by the coat
     (r' = (2 r_c⁴ + r⁴)^¼ under a full coat), then α_t = r² √(2 / (1 + (1 − a)²)), α_b = (1 − a) α_t."""
-    roughness = float(properties["specular_roughness"])  # type: ignore[arg-type]
-    if float(properties.get("coat_weight", 0.0)) > 0.0:  # type: ignore[arg-type]
-        roughness = min(1.0, 2.0 * float(properties["coat_roughness"]) ** 4 + roughness**4) ** 0.25  # type: ignore[arg-type]
-    anisotropy = float(properties.get("specular_roughness_anisotropy", 0.0))  # type: ignore[arg-type]
+    roughness = float(properties["specular_roughness"])
+    if float(properties.get("coat_weight", 0.0)) > 0.0:
+        roughness = min(1.0, 2.0 * float(properties["coat_roughness"]) ** 4 + roughness**4) ** 0.25
+    anisotropy = float(properties.get("specular_roughness_anisotropy", 0.0))
     alpha_t = roughness**2 * math.sqrt(2.0 / (1.0 + (1.0 - anisotropy) ** 2))
     return alpha_t, (1.0 - anisotropy) * alpha_t
 
 
 def _reference(sampler: EnvironmentSampler, normals: np.ndarray, views: np.ndarray, tangents: np.ndarray,
-               properties: dict[str, object], rng: np.random.Generator) -> np.ndarray:
+               properties: dict[str, Any], rng: np.random.Generator) -> np.ndarray:
     color = np.asarray(properties["base_color"], dtype=np.float64)[:3]
     tint = np.asarray(properties.get("specular_color", (1.0, 1.0, 1.0)), dtype=np.float64)[:3]
     _single, metal = openpbr_metal_radiance(sampler, normals, views, tangents, color, tint, _alphas(properties), rng)
-    if float(properties.get("coat_weight", 0.0)) == 0.0:  # type: ignore[arg-type]
+    if float(properties.get("coat_weight", 0.0)) == 0.0:
         return metal
-    coat, coat_albedo = coat_radiance(sampler, normals, views, float(properties["coat_ior"]),  # type: ignore[arg-type]
-                                      float(properties["coat_roughness"]), rng)  # type: ignore[arg-type]
+    coat, coat_albedo = coat_radiance(sampler, normals, views, float(properties["coat_ior"]), float(properties["coat_roughness"]), rng)
     coat_color = np.asarray(properties["coat_color"], dtype=np.float64)[:3]
     return np.asarray(coat + coat_color * (1.0 - coat_albedo) * metal)
 
