@@ -264,10 +264,10 @@ def _source(name: str) -> str:
     if name == "generated-1k":
         from bench_glsl import generate_module
 
-        return generate_module(1000)
+        return str(generate_module(1000))
     from bench_pipeline import wide_uniforms_module
 
-    return wide_uniforms_module(1000)  # record and array paths, each spelled many times
+    return str(wide_uniforms_module(1000))  # record and array paths, each spelled many times
 
 
 def _spelled(case: str) -> str:
