@@ -5,7 +5,8 @@ The full run (`./run-tests`, CI) draws a property test's whole budget;
 quarter of it, the same derandomized examples' first part, so a quick
 check while working stays quick and CI still covers everything. An
 exhaustive check may take a share of its cases the same way in the fast tier
-(`strange_values` of tests/app/material/test_material_lowering.py).
+(`strange_values` of tests/app/material/test_material_lowering.py, `REJECTED_SHARE` of
+tests/vpl_core/math/test_math_text_typing.py).
 """
 
 from __future__ import annotations

@@ -150,7 +150,11 @@ def _imported_names(node: ast.AST) -> list[str]:
 
 def imports_of(source: str, importer: str, filename: str = "<source>") -> Iterator[Import]:
     """Every absolute import in a module, however deeply nested, with whether it runs at run time."""
-    stack: list[tuple[ast.AST, bool]] = [(ast.parse(source, filename=filename), True)]
+    return _imports_in(ast.parse(source, filename=filename), importer)
+
+
+def _imports_in(tree: ast.AST, importer: str) -> Iterator[Import]:
+    stack: list[tuple[ast.AST, bool]] = [(tree, True)]
     while stack:
         node, runtime = stack.pop()
         for name in _imported_names(node):
@@ -170,17 +174,24 @@ def _within(module: str, prefix: str) -> bool:
 
 
 @functools.cache
+def syntax_tree(name: str) -> ast.Module:
+    """The parsed source of the first-party module `name`: parsed when a test first asks, not at collection
+    (every worker collects this module; one of them runs its tests), and once for all the tests here (none
+    changes a tree)."""
+    path = ALL_MODULES[name]
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+@functools.cache
+def all_imports(name: str) -> tuple[Import, ...]:
+    """Every absolute import of the first-party module `name`."""
+    return tuple(_imports_in(syntax_tree(name), name))
+
+
+@functools.cache
 def first_party_imports() -> list[Import]:
-    """Every first-party import of `vpl_core` and `app`: parsed when a test first asks, not at collection
-    (every worker collects this module; one of them runs its tests)."""
-    found: list[Import] = []
-    for name, path in ALL_MODULES.items():
-        found.extend(
-            item
-            for item in imports_of(path.read_text(encoding="utf-8"), name, str(path))
-            if item.imported.split(".")[0] in FIRST_PARTY
-        )
-    return found
+    """Every first-party import of `vpl_core` and `app`."""
+    return [item for name in ALL_MODULES for item in all_imports(name) if item.imported.split(".")[0] in FIRST_PARTY]
 
 
 def test_every_module_belongs_to_a_layer() -> None:
@@ -279,8 +290,8 @@ def test_imports_are_absolute() -> None:
     """The scanner reads absolute imports only; a relative one would hide an edge from every rule here."""
     relative = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
-        for path in ALL_MODULES.values()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for name, path in ALL_MODULES.items()
+        for node in ast.walk(syntax_tree(name))
         if isinstance(node, ast.ImportFrom) and node.level > 0
     ]
     assert not relative, "use absolute imports: " + ", ".join(relative)
@@ -292,7 +303,7 @@ def test_sources_do_not_import_forbidden_modules(prefix: str) -> None:
     for name, path in ALL_MODULES.items():
         if not _within(name, prefix):
             continue
-        for item in imports_of(path.read_text(encoding="utf-8"), name, str(path)):
+        for item in all_imports(name):
             if item.imported.split(".")[0] in FORBIDDEN_ROOTS[prefix]:
                 offences.append(f"{path.relative_to(ROOT)}:{item.line} imports {item.imported}")
     assert not offences, "\n".join(offences)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -247,27 +248,45 @@ _SOURCES = sorted((Path(__file__).resolve().parents[1] / "data" / "spec").glob("
 )
 
 
-def _spellings() -> list[tuple[str, str]]:
-    """(name, text): each source as written, canonical, and with a comment and tabs (not plain text)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from bench_glsl import generate_module
+_GENERATED = ("generated-1k", "wide-uniforms-1k")
+_SPELLINGS = ("", " canonical", " commented")
+#: every case's name: each source as written, canonical, and with a comment and tabs (not plain text). The
+#: texts are made when a test asks (`_spelled`), not at collection, where every worker would make them all.
+_SPELLING_NAMES = [f"{name}{spelling}" for name in [path.name for path in _SOURCES] + list(_GENERATED)
+                   for spelling in _SPELLINGS]
 
-    cases = [(path.name, path.read_text(encoding="utf-8")) for path in _SOURCES]
+
+@functools.cache
+def _source(name: str) -> str:
+    if name not in _GENERATED:
+        return next(path for path in _SOURCES if path.name == name).read_text(encoding="utf-8")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    if name == "generated-1k":
+        from bench_glsl import generate_module
+
+        return str(generate_module(1000))
     from bench_pipeline import wide_uniforms_module
 
-    cases.append(("generated-1k", generate_module(1000)))
-    cases.append(("wide-uniforms-1k", wide_uniforms_module(1000)))  # record and array paths, each spelled many times
-    spelled = []
-    for name, text in cases:
-        spelled.append((name, text))
-        spelled.append((f"{name} canonical", write(read(text))))
-        spelled.append((f"{name} commented", "// a comment\n" + text.replace("  ", "\t", 3)))
-    return spelled
+    return str(wide_uniforms_module(1000))  # record and array paths, each spelled many times
 
 
-@pytest.mark.parametrize(("name", "text"), _spellings(), ids=[name for name, _ in _spellings()])
-def test_compile_source_gives_what_the_exact_path_gives(name: str, text: str) -> None:
+def _spelled(case: str) -> str:
+    """The text of one case of `_SPELLING_NAMES`."""
+    for spelling in reversed(_SPELLINGS):
+        if case.endswith(spelling):
+            text = _source(case.removesuffix(spelling))
+            if spelling == " canonical":
+                return write(read(text))
+            if spelling == " commented":
+                return "// a comment\n" + text.replace("  ", "\t", 3)
+            return text
+    raise AssertionError(case)
+
+
+@pytest.mark.parametrize("name", _SPELLING_NAMES)
+def test_compile_source_gives_what_the_exact_path_gives(name: str) -> None:
     """The position-free reads with shared registers give the exact reader's module, text and artifact."""
+    text = _spelled(name)
     from vpl_core.backends.glsl import compile, compile_source
     from vpl_core.backends.glsl.export import artifact_json
     from vpl_core.text.reader import read_located, read_unverified_unpositioned

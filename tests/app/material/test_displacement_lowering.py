@@ -16,11 +16,12 @@ from app.material.texture_passes import displacement_key, has_pass_nodes, pass_s
 from vpl_core.backends.glsl import compile as compile_glsl
 
 
-def _code(graph: MaterialGraph, target: str) -> str:
+def _codes(graph: MaterialGraph, targets: tuple[str, ...]) -> list[str]:
+    """The code of the graph's program for each target (one lowering, one compilation per target)."""
     lowered = lower(graph)
     assert lowered.verified is not None, lowered.diagnostics
-    artifact = compile_glsl(lowered.verified, target=target)
-    return artifact.vertex_code + artifact.fragment_code
+    artifacts = [compile_glsl(lowered.verified, target=target) for target in targets]
+    return [artifact.vertex_code + artifact.fragment_code for artifact in artifacts]
 
 
 def _with_method(graph: MaterialGraph, method: str | None) -> MaterialGraph:
@@ -39,8 +40,8 @@ def _with_method(graph: MaterialGraph, method: str | None) -> MaterialGraph:
 def test_bump_only_is_the_code_of_a_material_without_the_option(name: str) -> None:
     graph = load_example(name).graph
     assert graph is not None
-    for target in ("glsl420", "es320"):
-        assert _code(_with_method(graph, "bump_only"), target) == _code(_with_method(graph, None), target)
+    targets = ("glsl420", "es320")
+    assert _codes(_with_method(graph, "bump_only"), targets) == _codes(_with_method(graph, None), targets)
     assert not has_pass_nodes(_with_method(graph, "bump_only")) or has_pass_nodes(_with_method(graph, None))
 
 
@@ -70,7 +71,7 @@ def test_displacement_and_bump_reads_a_height_pass_in_the_vertex_stage() -> None
     # Scale 0 displaces nothing: no pass, the code of bump only at scale 0.
     flat, _ = _height_graph("displacement_and_bump", scale=0.0)
     assert not has_pass_nodes(flat)
-    assert _code(flat, "glsl420") == _code(_height_graph("bump_only", scale=0.0)[0], "glsl420")
+    assert _codes(flat, ("glsl420",)) == _codes(_height_graph("bump_only", scale=0.0)[0], ("glsl420",))
 
 
 def test_a_connected_scale_is_refused_naming_the_surface_output() -> None:

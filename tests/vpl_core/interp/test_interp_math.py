@@ -90,8 +90,7 @@ def _report(evaluation: Evaluation, lanes: np.ndarray, values: np.ndarray, allow
     return f"{evaluation.operation}{evaluation.arguments}: {bad.sum()} of {bad.size} lanes differ\n" + "\n".join(lines)
 
 
-def _fragment_lanes(evaluation: Evaluation, tracked: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    program = _program(evaluation)
+def _fragment_lanes(evaluation: Evaluation, program: Program, tracked: bool) -> tuple[np.ndarray, np.ndarray | None]:
     result = render(program, fullscreen_mesh(), evaluation.cases, 1, uniforms=evaluation.uniforms(), depth_test=False, tracked=tracked)
     assert result.written.all()
     rows = [np.asarray(result.outputs[f"color{m}"])[0] for m in range(evaluation.output_count)]
@@ -107,9 +106,10 @@ def _fragment_lanes(evaluation: Evaluation, tracked: bool) -> tuple[np.ndarray, 
 @pytest.mark.parametrize(("operation", "arguments", "result"), COMBINATIONS, ids=map(_id, COMBINATIONS))
 def test_operation_in_the_fragment_stage(operation: str, arguments: tuple[str, ...], result: str) -> None:
     evaluation = Evaluation(operation, arguments, result)
-    lanes, radii = _fragment_lanes(evaluation, tracked=True)
+    program = _program(evaluation)  # read and verified once: both renders run the same program
+    lanes, radii = _fragment_lanes(evaluation, program, tracked=True)
     _compare(evaluation, lanes, radii)
-    untracked, _ = _fragment_lanes(evaluation, tracked=False)
+    untracked, _ = _fragment_lanes(evaluation, program, tracked=False)
     np.testing.assert_array_equal(untracked, lanes)  # tracking never changes a value
 
 

@@ -15,7 +15,6 @@ sampler.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -151,10 +150,15 @@ def _instantiate(pattern: str, bound: dict[str, object]) -> str:
     return pattern
 
 
+@functools.cache
+def _signatures(operation: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """`EXPECTED_SIGNATURES[operation]` parsed: (parameter patterns, result pattern) per signature."""
+    return tuple((tuple(parameters), result) for parameters, result in map(_parse, EXPECTED_SIGNATURES[operation]))
+
+
 def expected_result(operation: str, argument_keys: Sequence[str]) -> str | None:
     """The result type key of `operation` applied to these argument types, or None if it is rejected."""
-    for signature in EXPECTED_SIGNATURES[operation]:
-        parameters, result = _parse(signature)
+    for parameters, result in _signatures(operation):
         if len(parameters) != len(argument_keys):
             continue
         bound: dict[str, object] = {}
@@ -175,13 +179,26 @@ def accepted_combinations(operation: str, universe: Iterable[TextType] = UNIVERS
 @functools.cache
 def _accepted_combinations(operation: str, keys: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
     """`accepted_combinations`, worked out once per operation and universe: several test modules parametrize
-    with it at collection, in every worker."""
-    combinations = []
-    for arguments in itertools.product(keys, repeat=arity(operation)):
-        result = expected_result(operation, arguments)
-        if result is not None:
-            combinations.append((arguments, result))
-    return tuple(combinations)
+    with it at collection, in every worker. Each signature's arguments are matched one position at a time, so
+    a rejected prefix rules out every tuple that starts with it (what `expected_result` gives every tuple of
+    the universe, in `itertools.product` order)."""
+    count = arity(operation)
+    found: dict[tuple[str, ...], str] = {}
+
+    def extend(parameters: tuple[str, ...], result: str, arguments: tuple[str, ...], bound: dict[str, object]) -> None:
+        if len(arguments) == count:
+            found.setdefault(arguments, _instantiate(result, bound))  # the first signature that matches decides
+            return
+        for key in keys:
+            trial = dict(bound)
+            if _match(parameters[len(arguments)], key, trial):
+                extend(parameters, result, (*arguments, key), trial)
+
+    for parameters, result in _signatures(operation):
+        if len(parameters) == count:
+            extend(parameters, result, (), {})
+    position = {key: index for index, key in enumerate(keys)}
+    return tuple(sorted(found.items(), key=lambda item: [position[key] for key in item[0]]))
 
 
 # Module texts --------------------------------------------------------------------------
