@@ -17,12 +17,21 @@ from __future__ import annotations
 
 
 class Record:
-    """Fields in `__slots__`, set once by `__init__`; equality, hash and repr by field, as a frozen dataclass's."""
+    """Fields in `__slots__`, set once by `__init__`; equality, hash and repr by field, as a frozen dataclass's.
+
+    Slots whose names start with an underscore hold what the fields determine (caches): they take no part
+    in equality, hash or repr.
+    """
 
     __slots__: tuple[str, ...] = ()
+    _fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls._fields = tuple(name for name in cls.__slots__ if not name.startswith("_"))
 
     def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self._fields)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
@@ -33,5 +42,5 @@ class Record:
         return hash(self._values())
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{self.__class__.__qualname__}({fields})"
