@@ -16,6 +16,8 @@ from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from vpl_core.ir.module import Block, Function
 
 
@@ -128,6 +130,10 @@ class Builtin(enum.Enum):
 # when the class is created, the costliest of its generated methods, on
 # every `vpl` start. Fields, `repr` and `dataclasses.replace` stay as they were.
 
+#: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
+#: gives (None passed explicitly stays None: malformed input the verifier reports).
+_NEW_LIST: Any = object()
+
 
 class Instruction:
     """Base class of instructions. Every instruction has `result`: the destination register or None."""
@@ -235,11 +241,11 @@ class CallInstruction(Instruction):
     builtin: Builtin
     arguments: list[Operand] = field(default_factory=list)
 
-    def __init__(self, result: RegisterValue | None, callee: Function | None, builtin: Builtin, arguments: list[Operand] | None = None) -> None:
+    def __init__(self, result: RegisterValue | None, callee: Function | None, builtin: Builtin, arguments: list[Operand] = _NEW_LIST) -> None:
         self.result = result
         self.callee = callee
         self.builtin = builtin
-        self.arguments = [] if arguments is None else arguments
+        self.arguments = [] if arguments is _NEW_LIST else arguments
 
     def operands(self) -> list[Operand]:
         return list(self.arguments)
@@ -253,10 +259,10 @@ class ConstructInstruction(Instruction):
     type: Type
     arguments: list[Operand] = field(default_factory=list)
 
-    def __init__(self, result: RegisterValue, type: Type, arguments: list[Operand] | None = None) -> None:
+    def __init__(self, result: RegisterValue, type: Type, arguments: list[Operand] = _NEW_LIST) -> None:
         self.result = result
         self.type = type
-        self.arguments = [] if arguments is None else arguments
+        self.arguments = [] if arguments is _NEW_LIST else arguments
 
     def operands(self) -> list[Operand]:
         return list(self.arguments)

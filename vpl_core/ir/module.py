@@ -10,6 +10,11 @@ from vpl_core.ir.instructions import Instruction, Terminator
 from vpl_core.ir.types import Type
 from vpl_core.ir.values import ReferenceValue
 
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class StageKind(enum.Enum):
     VERTEX = "vertex"
@@ -42,6 +47,10 @@ class UniformKind(enum.Enum):
 
 # As the instructions (instructions.py), these dataclasses write their `__init__`
 # out (no `exec` at import); those with a `repr` of their own have no generated one.
+
+#: The default of the written `__init__`s' list and stage fields: a new empty list or stage each time, as
+#: their `default_factory` gives (None passed explicitly stays None: malformed input the verifier reports).
+_NEW: Any = object()
 
 
 @dataclass(eq=False, init=False)
@@ -84,8 +93,8 @@ class Block:
     instructions: list[Instruction] = field(default_factory=list)
     terminator: Terminator | None = None
 
-    def __init__(self, instructions: list[Instruction] | None = None, terminator: Terminator | None = None) -> None:
-        self.instructions = [] if instructions is None else instructions
+    def __init__(self, instructions: list[Instruction] = _NEW, terminator: Terminator | None = None) -> None:
+        self.instructions = [] if instructions is _NEW else instructions
         self.terminator = terminator
 
     def __repr__(self) -> str:
@@ -105,12 +114,12 @@ class Function:
     parameters: list[ReferenceValue] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
 
-    def __init__(self, name: str, return_type: Type, parameters: list[ReferenceValue] | None = None,
-                 blocks: list[Block] | None = None) -> None:
+    def __init__(self, name: str, return_type: Type, parameters: list[ReferenceValue] = _NEW,
+                 blocks: list[Block] = _NEW) -> None:
         self.name = name
         self.return_type = return_type
-        self.parameters = [] if parameters is None else parameters
-        self.blocks = [] if blocks is None else blocks
+        self.parameters = [] if parameters is _NEW else parameters
+        self.blocks = [] if blocks is _NEW else blocks
 
     @property
     def entry_block(self) -> Block | None:
@@ -129,11 +138,11 @@ class Stage:
     functions: list[Function] = field(default_factory=list)
     entry: Function | None = None
 
-    def __init__(self, kind: StageKind, interface: list[InterfaceVariable] | None = None,
-                 functions: list[Function] | None = None, entry: Function | None = None) -> None:
+    def __init__(self, kind: StageKind, interface: list[InterfaceVariable] = _NEW,
+                 functions: list[Function] = _NEW, entry: Function | None = None) -> None:
         self.kind = kind
-        self.interface = [] if interface is None else interface
-        self.functions = [] if functions is None else functions
+        self.interface = [] if interface is _NEW else interface
+        self.functions = [] if functions is _NEW else functions
         self.entry = entry
 
     def __repr__(self) -> str:
@@ -148,11 +157,11 @@ class Module:
     vertex: Stage = field(default_factory=lambda: Stage(StageKind.VERTEX))
     fragment: Stage = field(default_factory=lambda: Stage(StageKind.FRAGMENT))
 
-    def __init__(self, uniforms: list[Uniform] | None = None, vertex: Stage | None = None,
-                 fragment: Stage | None = None) -> None:
-        self.uniforms = [] if uniforms is None else uniforms
-        self.vertex = Stage(StageKind.VERTEX) if vertex is None else vertex
-        self.fragment = Stage(StageKind.FRAGMENT) if fragment is None else fragment
+    def __init__(self, uniforms: list[Uniform] = _NEW, vertex: Stage = _NEW,
+                 fragment: Stage = _NEW) -> None:
+        self.uniforms = [] if uniforms is _NEW else uniforms
+        self.vertex = Stage(StageKind.VERTEX) if vertex is _NEW else vertex
+        self.fragment = Stage(StageKind.FRAGMENT) if fragment is _NEW else fragment
 
     @property
     def stages(self) -> tuple[Stage, Stage]:

@@ -18,6 +18,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class ScalarKind(enum.Enum):
     BOOL = "bool"
@@ -40,6 +45,10 @@ class Type:
 # every `vpl` start, and a frozen one's stores each field through
 # `object.__setattr__`; the structural types store theirs in the instance
 # dictionary directly. Equality, hashing, repr and immutability stay generated.
+
+#: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
+#: gives (None passed explicitly stays None: malformed input the verifier reports).
+_NEW_LIST: Any = object()
 
 
 @dataclass(frozen=True, init=False)
@@ -183,9 +192,9 @@ class RecordType(Type):
     name: str
     fields: list[Field] = field(default_factory=list)
 
-    def __init__(self, name: str, fields: list[Field] | None = None) -> None:
+    def __init__(self, name: str, fields: list[Field] = _NEW_LIST) -> None:
         self.name = name
-        self.fields = [] if fields is None else fields
+        self.fields = [] if fields is _NEW_LIST else fields
 
     def _position(self, name: str) -> int:
         fields = self.fields
