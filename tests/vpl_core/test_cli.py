@@ -248,7 +248,7 @@ def test_a_plain_compile_builds_no_parser(tmp_path: Path) -> None:
 @pytest.mark.parametrize("option_first", [False, True])
 def test_a_plain_compile_does_what_the_parser_would(file: str, option_first: bool, broken_files: list[str],
                                                     tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                    monkeypatch) -> None:
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The same status, messages and files as with `--target glsl420` (which goes through argparse)."""
     import io
 
