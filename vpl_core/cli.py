@@ -18,9 +18,9 @@ file should cost little more than the interpreter's own start. So this
 module imports nothing of its own at load time: each handler imports the
 reader, verifier or backend it needs when it runs, and argparse (with the
 gettext and locale set-up it does: about 4 ms) is imported to build the
-parser. The commonest command line, `vpl check FILE...` (files only, no
-option), needs no parser at all: `main` runs it directly, as argparse
-would have parsed it.
+parser. The commonest command lines, `vpl check FILE...` (files only, no
+option) and `vpl compile FILE --out DIR`, need no parser at all: `main`
+runs them directly, as argparse would have parsed them.
 
 Subcommands are registered in `COMMANDS`: each entry pairs a function that
 adds the subcommand's arguments with the handler that runs it and returns
@@ -266,6 +266,25 @@ def _plain_check(argv: Sequence[str]) -> list[str] | None:
     return files
 
 
+def _plain_compile(argv: Sequence[str]) -> types.SimpleNamespace | None:
+    """`compile FILE --out DIR` (either order of FILE and the option) as argparse would parse it, else None.
+
+    Only that form: the file and the directory are not options (`-` alone, standard input, is a file), so
+    argparse would take them as they are; any other command line goes to argparse to parse and report.
+    """
+    if len(argv) != 4 or argv[0] != "compile":
+        return None
+    if argv[1] == "--out":
+        directory, file = argv[2], argv[3]
+    elif argv[2] == "--out":
+        file, directory = argv[1], argv[3]
+    else:
+        return None
+    if directory.startswith("-") or (file.startswith("-") and file != STDIN):
+        return None
+    return types.SimpleNamespace(command="compile", file=file, target="glsl420", out=directory, strict_v1=False)
+
+
 def _first_positional(argv: Sequence[str]) -> str | None:
     for argument in argv:
         if not argument.startswith("-"):
@@ -343,6 +362,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:
             _exit_now(checked)
         return checked
+    plain = _plain_compile(arguments_list)
+    if plain is not None:  # `vpl compile FILE --out DIR`: the same, without building a parser
+        compiled = run_compile(plain)  # type: ignore[arg-type]  # run_compile reads only these
+        if argv is None:
+            _exit_now(compiled)
+        return compiled
     # Plug-ins are looked up only for a command that is not built in, or for the help (start-up time).
     first = _first_positional(arguments_list)
     wants_help = first is None and any(argument in ("-h", "--help") for argument in arguments_list)

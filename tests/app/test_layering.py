@@ -39,7 +39,7 @@ QT_ROOTS = ("PySide6", "PySide2", "PyQt5", "PyQt6", "Qt", "NodeGraphQt", "shibok
 GL_ROOTS = ("OpenGL",)
 
 _VPL_BASE = ("vpl_core.diagnostics", "vpl_core.version", "vpl_core.atomic_write", "vpl_core.numbers",
-             "vpl_core.external_files", "vpl_core.collector")
+             "vpl_core.external_files", "vpl_core.collector", "vpl_core.records")
 
 #: layer -> the first-party layers it may import (besides itself). The table of docs/architecture.md.
 LAYERS: dict[str, tuple[str, ...]] = {
@@ -49,6 +49,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "vpl_core.numbers": (),
     "vpl_core.external_files": (),
     "vpl_core.collector": (),
+    "vpl_core.records": (),
     "vpl_core.ir": _VPL_BASE,
     "vpl_core.verify": (*_VPL_BASE, "vpl_core.ir"),
     "vpl_core.text": (*_VPL_BASE, "vpl_core.ir", "vpl_core.verify"),

@@ -235,6 +235,37 @@ def test_a_plain_check_does_what_the_parser_would(files: list[str], broken_files
     assert results[0] == results[1]
 
 
+def test_a_plain_compile_builds_no_parser(tmp_path: Path) -> None:
+    """Start-up: `vpl compile FILE --out DIR` is run without argparse; with another option the parser is built."""
+    assert _modules_loaded_by(("argparse", "gettext", "locale"), "compile", str(SPEC_EXAMPLE), "--out",
+                              str(tmp_path)) == "[] 0"
+    assert _modules_loaded_by(("argparse",), "compile", "--out", str(tmp_path), str(SPEC_EXAMPLE)) == "[] 0"
+    assert _modules_loaded_by(("argparse",), "compile", "--strict-v1", str(SPEC_EXAMPLE), "--out",
+                              str(tmp_path)) == "['argparse'] 0"
+
+
+@pytest.mark.parametrize("file", ["GOOD", "BROKEN", "MISSING", "-"])
+@pytest.mark.parametrize("option_first", [False, True])
+def test_a_plain_compile_does_what_the_parser_would(file: str, option_first: bool, broken_files: list[str],
+                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same status, messages and files as with `--target glsl420` (which goes through argparse)."""
+    import io
+
+    path = {"GOOD": str(SPEC_EXAMPLE), "BROKEN": broken_files[0], "MISSING": str(tmp_path / "missing.vpl")}.get(file, file)
+    results = []
+    for name, extra in (("plain", []), ("parsed", ["--target", "glsl420"])):
+        out = tmp_path / name
+        arguments = ["--out", str(out), path] if option_first else [path, "--out", str(out)]
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(Path(SPEC_EXAMPLE).read_bytes())))
+        status = cli.main(["compile", *extra, *arguments])
+        captured = capsys.readouterr()
+        written = sorted((item.name, item.read_bytes()) for item in out.iterdir()) if out.exists() else []
+        results.append((status, captured.out, captured.err, written))
+    assert results[0] == results[1]
+    assert results[0][0] == (cli.EXIT_OK if file in ("GOOD", "-") else cli.EXIT_FAILURE)
+
+
 def test_a_compile_run_loads_no_typing_tempfile_or_fractions(tmp_path: Path) -> None:
     """Start-up: `vpl compile` (which writes files and spells floats) imports neither typing,
     tempfile (the atomic write makes its own temporary name), shutil nor fractions/decimal (the

@@ -16,6 +16,8 @@ from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from vpl_core.ir.module import Block, Function
 
 
@@ -123,6 +125,16 @@ class Builtin(enum.Enum):
         return None if self in (Builtin.NONE, Builtin.TEXTURE) else "math"
 
 
+# The instruction and terminator dataclasses write their `__init__` out
+# (`init=False`): a dataclass compiles its generated `__init__` with `exec`
+# when the class is created, the costliest of its generated methods, on
+# every `vpl` start. Fields, `repr` and `dataclasses.replace` stay as they were.
+
+#: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
+#: gives (None passed explicitly stays None: malformed input the verifier reports).
+_NEW_LIST: Any = object()
+
+
 class Instruction:
     """Base class of instructions. Every instruction has `result`: the destination register or None."""
 
@@ -131,7 +143,7 @@ class Instruction:
         return []
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class DeclareLocalInstruction(Instruction):
     """Declares `register` with `type` (which must equal `register.type`).
 
@@ -142,36 +154,52 @@ class DeclareLocalInstruction(Instruction):
     register: RegisterValue
     type: Type
 
+    def __init__(self, register: RegisterValue, type: Type) -> None:
+        self.register = register
+        self.type = type
+
     @property
     def result(self) -> None:
         return None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class CopyInstruction(Instruction):
     """`result = source`; the source has exactly the result's type."""
 
     result: RegisterValue
     source: Operand
 
+    def __init__(self, result: RegisterValue, source: Operand) -> None:
+        self.result = result
+        self.source = source
+
     def operands(self) -> list[Operand]:
         return [self.source]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class LoadInstruction(Instruction):
     """`result = *source`; root or derived storage of exactly the result's type."""
 
     result: RegisterValue
     source: ReferenceValue
 
+    def __init__(self, result: RegisterValue, source: ReferenceValue) -> None:
+        self.result = result
+        self.source = source
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, init=False)
 class StoreInstruction(Instruction):
     """`*target = value`; writable storage, value of exactly the target's type."""
 
     target: ReferenceValue
     value: Operand
+
+    def __init__(self, target: ReferenceValue, value: Operand) -> None:
+        self.target = target
+        self.value = value
 
     @property
     def result(self) -> None:
@@ -181,7 +209,7 @@ class StoreInstruction(Instruction):
         return [self.value]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class BinaryInstruction(Instruction):
     """`result = lhs OP rhs` following the operand table of spec 7.1."""
 
@@ -190,11 +218,17 @@ class BinaryInstruction(Instruction):
     lhs: Operand
     rhs: Operand
 
+    def __init__(self, result: RegisterValue, operator: BinaryOperator, lhs: Operand, rhs: Operand) -> None:
+        self.result = result
+        self.operator = operator
+        self.lhs = lhs
+        self.rhs = rhs
+
     def operands(self) -> list[Operand]:
         return [self.lhs, self.rhs]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class CallInstruction(Instruction):
     """Call of a same-stage function (`builtin` NONE) or of a built-in (`callee` None).
 
@@ -207,11 +241,17 @@ class CallInstruction(Instruction):
     builtin: Builtin
     arguments: list[Operand] = field(default_factory=list)
 
+    def __init__(self, result: RegisterValue | None, callee: Function | None, builtin: Builtin, arguments: list[Operand] = _NEW_LIST) -> None:
+        self.result = result
+        self.callee = callee
+        self.builtin = builtin
+        self.arguments = [] if arguments is _NEW_LIST else arguments
+
     def operands(self) -> list[Operand]:
         return list(self.arguments)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class ConstructInstruction(Instruction):
     """Construct a value of `type` (equal to the result's type) from components (spec 7.2)."""
 
@@ -219,11 +259,16 @@ class ConstructInstruction(Instruction):
     type: Type
     arguments: list[Operand] = field(default_factory=list)
 
+    def __init__(self, result: RegisterValue, type: Type, arguments: list[Operand] = _NEW_LIST) -> None:
+        self.result = result
+        self.type = type
+        self.arguments = [] if arguments is _NEW_LIST else arguments
+
     def operands(self) -> list[Operand]:
         return list(self.arguments)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class SwizzleInstruction(Instruction):
     """Select 1-4 `xyzw` components of a vector, in pattern order (repeats allowed)."""
 
@@ -231,11 +276,16 @@ class SwizzleInstruction(Instruction):
     source: Operand
     pattern: str
 
+    def __init__(self, result: RegisterValue, source: Operand, pattern: str) -> None:
+        self.result = result
+        self.source = source
+        self.pattern = pattern
+
     def operands(self) -> list[Operand]:
         return [self.source]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class MemberInstruction(Instruction):
     """Extract an existing field of a record value, with the field's declared type."""
 
@@ -243,17 +293,27 @@ class MemberInstruction(Instruction):
     source: Operand
     field_name: str
 
+    def __init__(self, result: RegisterValue, source: Operand, field_name: str) -> None:
+        self.result = result
+        self.source = source
+        self.field_name = field_name
+
     def operands(self) -> list[Operand]:
         return [self.source]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class IndexInstruction(Instruction):
     """Extract an array element with an integer scalar index; constant indices in bounds."""
 
     result: RegisterValue
     source: Operand
     index: Operand
+
+    def __init__(self, result: RegisterValue, source: Operand, index: Operand) -> None:
+        self.result = result
+        self.source = source
+        self.index = index
 
     def operands(self) -> list[Operand]:
         return [self.source, self.index]
@@ -269,23 +329,31 @@ class Terminator:
         return []
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class BranchTerminator(Terminator):
     """Transfer to `target`, a block of the same function."""
 
     target: Block
 
+    def __init__(self, target: Block) -> None:
+        self.target = target
+
     def successors(self) -> list[Block]:
         return [self.target]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class ConditionalBranchTerminator(Terminator):
     """Test a bool scalar and transfer to one of two same-function blocks."""
 
     condition: Operand
     true_target: Block
     false_target: Block
+
+    def __init__(self, condition: Operand, true_target: Block, false_target: Block) -> None:
+        self.condition = condition
+        self.true_target = true_target
+        self.false_target = false_target
 
     def successors(self) -> list[Block]:
         return [self.true_target, self.false_target]
@@ -294,17 +362,20 @@ class ConditionalBranchTerminator(Terminator):
         return [self.condition]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class ReturnTerminator(Terminator):
     """Finish the function: no value for void functions, an exactly matching one otherwise."""
 
     value: Operand | None = None
 
+    def __init__(self, value: Operand | None = None) -> None:
+        self.value = value
+
     def operands(self) -> list[Operand]:
         return [] if self.value is None else [self.value]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class DiscardTerminator(Terminator):
     """Abandon the fragment invocation; fragment stages only."""
 

@@ -10,6 +10,11 @@ from vpl_core.ir.instructions import Instruction, Terminator
 from vpl_core.ir.types import Type
 from vpl_core.ir.values import ReferenceValue
 
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class StageKind(enum.Enum):
     VERTEX = "vertex"
@@ -40,7 +45,15 @@ class UniformKind(enum.Enum):
     ARRAY = "array"
 
 
-@dataclass(eq=False)
+# As the instructions (instructions.py), these dataclasses write their `__init__`
+# out (no `exec` at import); those with a `repr` of their own have no generated one.
+
+#: The default of the written `__init__`s' list and stage fields: a new empty list or stage each time, as
+#: their `default_factory` gives (None passed explicitly stays None: malformed input the verifier reports).
+_NEW: Any = object()
+
+
+@dataclass(eq=False, init=False)
 class Uniform:
     """A module uniform: its kind, logical name and type (slot = position in `Module.uniforms`)."""
 
@@ -48,8 +61,13 @@ class Uniform:
     name: str
     type: Type
 
+    def __init__(self, kind: UniformKind, name: str, type: Type) -> None:
+        self.kind = kind
+        self.name = name
+        self.type = type
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, init=False)
 class InterfaceVariable:
     """A stage input or output. Location -1 means unspecified."""
 
@@ -59,19 +77,31 @@ class InterfaceVariable:
     location: int = -1
     semantic: Semantic = Semantic.NONE
 
+    def __init__(self, direction: Direction, name: str, type: Type, location: int = -1,
+                 semantic: Semantic = Semantic.NONE) -> None:
+        self.direction = direction
+        self.name = name
+        self.type = type
+        self.location = location
+        self.semantic = semantic
 
-@dataclass(eq=False)
+
+@dataclass(eq=False, init=False, repr=False)
 class Block:
     """Ordered instructions and exactly one terminator (None only while building)."""
 
     instructions: list[Instruction] = field(default_factory=list)
     terminator: Terminator | None = None
 
+    def __init__(self, instructions: list[Instruction] = _NEW, terminator: Terminator | None = None) -> None:
+        self.instructions = [] if instructions is _NEW else instructions
+        self.terminator = terminator
+
     def __repr__(self) -> str:
         return f"Block(0x{id(self):x}, {len(self.instructions)} instructions)"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False, repr=False)
 class Function:
     """A function; `parameters[i]` is the root PARAMETER reference of slot i.
 
@@ -84,6 +114,13 @@ class Function:
     parameters: list[ReferenceValue] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
 
+    def __init__(self, name: str, return_type: Type, parameters: list[ReferenceValue] = _NEW,
+                 blocks: list[Block] = _NEW) -> None:
+        self.name = name
+        self.return_type = return_type
+        self.parameters = [] if parameters is _NEW else parameters
+        self.blocks = [] if blocks is _NEW else blocks
+
     @property
     def entry_block(self) -> Block | None:
         return self.blocks[0] if self.blocks else None
@@ -92,7 +129,7 @@ class Function:
         return f"Function({self.name!r})"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False, repr=False)
 class Stage:
     """One stage: its interface variables, its functions and which of them is the entry point."""
 
@@ -101,17 +138,30 @@ class Stage:
     functions: list[Function] = field(default_factory=list)
     entry: Function | None = None
 
+    def __init__(self, kind: StageKind, interface: list[InterfaceVariable] = _NEW,
+                 functions: list[Function] = _NEW, entry: Function | None = None) -> None:
+        self.kind = kind
+        self.interface = [] if interface is _NEW else interface
+        self.functions = [] if functions is _NEW else functions
+        self.entry = entry
+
     def __repr__(self) -> str:
         return f"Stage({self.kind.value})"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False, repr=False)
 class Module:
     """A whole program: the uniforms both stages share, the vertex stage and the fragment stage."""
 
     uniforms: list[Uniform] = field(default_factory=list)
     vertex: Stage = field(default_factory=lambda: Stage(StageKind.VERTEX))
     fragment: Stage = field(default_factory=lambda: Stage(StageKind.FRAGMENT))
+
+    def __init__(self, uniforms: list[Uniform] = _NEW, vertex: Stage = _NEW,
+                 fragment: Stage = _NEW) -> None:
+        self.uniforms = [] if uniforms is _NEW else uniforms
+        self.vertex = Stage(StageKind.VERTEX) if vertex is _NEW else vertex
+        self.fragment = Stage(StageKind.FRAGMENT) if fragment is _NEW else fragment
 
     @property
     def stages(self) -> tuple[Stage, Stage]:

@@ -18,6 +18,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class ScalarKind(enum.Enum):
     BOOL = "bool"
@@ -35,7 +40,18 @@ class Type:
         return False
 
 
-@dataclass(frozen=True)
+# The dataclasses below write their `__init__` out (`init=False`): a dataclass
+# compiles its generated `__init__` with `exec` when the class is created, on
+# every `vpl` start, and a frozen one's stores each field through
+# `object.__setattr__`; the structural types store theirs in the instance
+# dictionary directly. Equality, hashing, repr and immutability stay generated.
+
+#: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
+#: gives (None passed explicitly stays None: malformed input the verifier reports).
+_NEW_LIST: Any = object()
+
+
+@dataclass(frozen=True, init=False)
 class VoidType(Type):
     """No value; only a function return type."""
 
@@ -47,26 +63,32 @@ class VoidType(Type):
         return "void"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ScalarType(Type):
     """A bool, int32 or binary32 float scalar."""
 
     kind: ScalarKind
 
+    def __init__(self, kind: ScalarKind) -> None:
+        self.__dict__["kind"] = kind
+
     def __str__(self) -> str:
         return self.kind.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class VectorType(Type):
     """2 to 4 components of one scalar kind."""
 
     kind: ScalarKind
     size: int
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.size, int) or not 2 <= self.size <= 4:
-            raise ValueError(f"vector size must be 2, 3 or 4, not {self.size!r}")
+    def __init__(self, kind: ScalarKind, size: int) -> None:
+        if not isinstance(size, int) or not 2 <= size <= 4:
+            raise ValueError(f"vector size must be 2, 3 or 4, not {size!r}")
+        fields = self.__dict__
+        fields["kind"] = kind
+        fields["size"] = size
 
     @property
     def element(self) -> ScalarType:
@@ -76,17 +98,20 @@ class VectorType(Type):
         return f"vector {self.kind.value} {self.size}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class MatrixType(Type):
     """A floating matrix with 2-4 rows and 2-4 columns (rows first, as in the text)."""
 
     rows: int
     columns: int
 
-    def __post_init__(self) -> None:
-        for value in (self.rows, self.columns):
+    def __init__(self, rows: int, columns: int) -> None:
+        for value in (rows, columns):
             if not isinstance(value, int) or not 2 <= value <= 4:
                 raise ValueError(f"matrix dimensions must be 2, 3 or 4, not {value!r}")
+        fields = self.__dict__
+        fields["rows"] = rows
+        fields["columns"] = columns
 
     @property
     def column_type(self) -> VectorType:
@@ -96,26 +121,32 @@ class MatrixType(Type):
         return f"matrix {self.rows} {self.columns}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class SamplerType(Type):
     """An opaque sampler; version 1 has only sampler2D."""
 
     kind: str = "sampler2D"
 
+    def __init__(self, kind: str = "sampler2D") -> None:
+        self.__dict__["kind"] = kind
+
     def __str__(self) -> str:
         return self.kind
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ArrayType(Type):
     """A fixed, positive number of elements of one value type."""
 
     element: Type
     count: int
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.count, int) or isinstance(self.count, bool) or self.count < 1:
-            raise ValueError(f"array count must be a positive integer, not {self.count!r}")
+    def __init__(self, element: Type, count: int) -> None:
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise ValueError(f"array count must be a positive integer, not {count!r}")
+        fields = self.__dict__
+        fields["element"] = element
+        fields["count"] = count
 
     def __str__(self) -> str:
         return f"array {self.element} {self.count}"
@@ -127,12 +158,16 @@ class _FieldNames:
     generation = 0
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class Field:
     """A named record field."""
 
     name: str
     type: Type
+
+    def __init__(self, name: str, type: Type) -> None:
+        self.name = name
+        self.type = type
 
     def __setattr__(self, attribute: str, value: object) -> None:
         if attribute == "name":
@@ -140,7 +175,7 @@ class Field:
         object.__setattr__(self, attribute, value)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False, repr=False)
 class RecordType(Type):
     """A record declaration; equality and hashing are by identity (nominal typing).
 
@@ -156,6 +191,10 @@ class RecordType(Type):
 
     name: str
     fields: list[Field] = field(default_factory=list)
+
+    def __init__(self, name: str, fields: list[Field] = _NEW_LIST) -> None:
+        self.name = name
+        self.fields = [] if fields is _NEW_LIST else fields
 
     def _position(self, name: str) -> int:
         fields = self.fields

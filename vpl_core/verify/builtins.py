@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.module import StageKind
@@ -49,13 +48,21 @@ from vpl_core.ir.types import (
     VectorType,
     VoidType,
 )
+from vpl_core.records import Record
 from vpl_core.verify.errors import InstructionRule, ObjectRule, VerifierRule
+
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _Environment = dict[str, object]
 
 
-class Shape:
+class Shape(Record):
     """A parameter or result pattern: matches argument types, binding variables."""
+
+    __slots__ = ()
 
     def match(self, argument: Type, environment: _Environment) -> bool:
         raise NotImplementedError
@@ -67,11 +74,13 @@ class Shape:
         return ()
 
 
-@dataclass(frozen=True)
 class Exact(Shape):
     """Exactly this type."""
 
-    type: Type
+    __slots__ = ("type",)
+
+    def __init__(self, type: Type) -> None:
+        self.type: Final = type
 
     def match(self, argument: Type, environment: _Environment) -> bool:
         return types_equal(argument, self.type)
@@ -83,11 +92,13 @@ class Exact(Shape):
         return describe_type(self.type)
 
 
-@dataclass(frozen=True)
 class Generic(Shape):
     """genF/genI/genB: a scalar (size 1) or vector of `kind`, sized by the variable `n`."""
 
-    kind: ScalarKind
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: ScalarKind) -> None:
+        self.kind: Final = kind
 
     def match(self, argument: Type, environment: _Environment) -> bool:
         if isinstance(argument, ScalarType) and argument.kind is self.kind:
@@ -111,9 +122,10 @@ class Generic(Shape):
         return {ScalarKind.FLOAT: "genF", ScalarKind.INT: "genI", ScalarKind.BOOL: "genB"}[self.kind]
 
 
-@dataclass(frozen=True)
 class AnyMatrix(Shape):
     """Any float matrix; all AnyMatrix shapes of a signature are the same matrix type."""
+
+    __slots__ = ()
 
     def match(self, argument: Type, environment: _Environment) -> bool:
         if not isinstance(argument, MatrixType):
@@ -133,9 +145,10 @@ class AnyMatrix(Shape):
         return "mat"
 
 
-@dataclass(frozen=True)
 class AnyValue(Shape):
     """Any value type but void and sampler; all AnyValue shapes of a signature are one type."""
+
+    __slots__ = ()
 
     @staticmethod
     def accepts(argument: object) -> bool:
@@ -173,12 +186,14 @@ VEC4 = Exact(VectorType(ScalarKind.FLOAT, 4))
 SAMPLER = Exact(SAMPLER2D)
 
 
-@dataclass(frozen=True)
-class Signature:
+class Signature(Record):
     """One overload of a built-in: the shapes of its parameters and of its result."""
 
-    parameters: tuple[Shape, ...]
-    result: Shape
+    __slots__ = ("parameters", "result")
+
+    def __init__(self, parameters: tuple[Shape, ...], result: Shape) -> None:
+        self.parameters: Final = parameters
+        self.result: Final = result
 
     def match(self, arguments: Sequence[Type]) -> Type | None:
         if len(arguments) != len(self.parameters):
@@ -201,14 +216,18 @@ ALL_STAGES = frozenset(StageKind)
 FRAGMENT_ONLY = frozenset({StageKind.FRAGMENT})
 
 
-@dataclass(frozen=True)
-class BuiltinSpec:
+class BuiltinSpec(Record):
     """A built-in function: its overloads and the stages that may call it."""
 
-    builtin: Builtin
-    description: str
-    signatures: tuple[Signature, ...]
-    stages: frozenset[StageKind] = ALL_STAGES
+    __slots__ = ("builtin", "description", "signatures", "stages")
+
+    def __init__(
+        self, builtin: Builtin, description: str, signatures: tuple[Signature, ...], stages: frozenset[StageKind] = ALL_STAGES
+    ) -> None:
+        self.builtin: Final = builtin
+        self.description: Final = description
+        self.signatures: Final = signatures
+        self.stages: Final = stages
 
     @property
     def name(self) -> str:
@@ -395,12 +414,14 @@ def builtin_spec(builtin: object) -> BuiltinSpec | None:
     return BUILTINS.get(builtin)
 
 
-@dataclass(frozen=True)
-class BuiltinCallProblem:
+class BuiltinCallProblem(Record):
     """Why a built-in call is invalid: the rule it breaks and the message for people."""
 
-    kind: VerifierRule
-    message: str
+    __slots__ = ("kind", "message")
+
+    def __init__(self, kind: VerifierRule, message: str) -> None:
+        self.kind: Final = kind
+        self.message: Final = message
 
 
 def check_builtin_call(

@@ -46,7 +46,6 @@ from __future__ import annotations
 import collections
 import enum
 import heapq
-from dataclasses import dataclass
 
 from vpl_core.ir.instructions import (
     BinaryInstruction,
@@ -72,6 +71,7 @@ from vpl_core.ir.values import (
     RegisterValue,
     StorageKind,
 )
+from vpl_core.records import Record
 from vpl_core.verify import callgraph, division
 from vpl_core.verify.errors import DataFlowRule, VerificationError
 from vpl_core.verify.outputs import OutputLayout
@@ -79,8 +79,7 @@ from vpl_core.verify.outputs import OutputLayout
 __all__ = ["HelperSummary", "check_module", "check_stage", "summarize_stage"]
 
 
-@dataclass(frozen=True)
-class HelperSummary:
+class HelperSummary(Record):
     """What a call of a function means for its caller's output availability (spec 6.3).
 
     Masks are sets of the stage's output leaf classes (`OutputLayout` numbering).
@@ -90,9 +89,12 @@ class HelperSummary:
     not, a call cuts the caller's continuation.
     """
 
-    prerequisites: int
-    guarantees: int
-    returns_normally: bool
+    __slots__ = ("guarantees", "prerequisites", "returns_normally")
+
+    def __init__(self, prerequisites: int, guarantees: int, returns_normally: bool) -> None:
+        self.prerequisites: Final = prerequisites
+        self.guarantees: Final = guarantees
+        self.returns_normally: Final = returns_normally
 
 
 # A call of a function outside the stage (rejected by the structural layer)
@@ -133,7 +135,7 @@ _REGISTER_ONLY_CLASSES = frozenset(
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, NamedTuple
+    from typing import Any, Final, NamedTuple
 
     class _Need(NamedTuple):
         """Bits that must be in the availability set, and what to blame if they are not."""

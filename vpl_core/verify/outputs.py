@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from vpl_core.ir.instructions import LoadInstruction, StoreInstruction
 from vpl_core.ir.module import Direction, InterfaceVariable, Stage
@@ -55,7 +54,13 @@ from vpl_core.ir.values import (
     ReferenceValue,
     StorageKind,
 )
+from vpl_core.records import Record
 from vpl_core.verify.errors import DataFlowRule, VerificationError
+
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 # The implementation bound on leaf-class tree nodes per stage (see above).
 MAX_CLASS_NODES = 1 << 18
@@ -67,8 +72,7 @@ Step = tuple[str, int | str]
 Path = tuple[Step, ...]
 
 
-@dataclass(frozen=True)
-class OutputSelection:
+class OutputSelection(Record):
     """The leaf classes a reference rooted at a stage output touches.
 
     `read` is every class a load through the path may observe (for a dynamic
@@ -77,9 +81,12 @@ class OutputSelection:
     constant-index paths, nothing once any index on the path is dynamic.
     """
 
-    variable: InterfaceVariable
-    read: int
-    written: int
+    __slots__ = ("read", "variable", "written")
+
+    def __init__(self, variable: InterfaceVariable, read: int, written: int) -> None:
+        self.variable: Final = variable
+        self.read: Final = read
+        self.written: Final = written
 
 
 _NO_NODES: list[_Node] = []  # never appended to: expanded nodes get their own lists

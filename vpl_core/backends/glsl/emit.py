@@ -24,8 +24,6 @@ with its code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from vpl_core.backends.glsl import dispatch, names
 from vpl_core.backends.glsl.dispatch import INDENT
 from vpl_core.backends.glsl.literals import constant_literal, is_negative_spelling
@@ -73,6 +71,12 @@ from vpl_core.ir.values import (
     RegisterValue,
     StorageKind,
 )
+from vpl_core.records import Record
+
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _OPERATORS: dict[BinaryOperator, str] = {
     BinaryOperator.ADD: "+",
@@ -138,16 +142,18 @@ _BUILTIN_FUNCTIONS: dict[Builtin, str] = {
 _BUILTIN_FUNCTION_NAMES: dict[int, str] = {id(builtin): name for builtin, name in _BUILTIN_FUNCTIONS.items()}
 
 
-@dataclass(frozen=True)
-class ModuleContext:
+class ModuleContext(Record):
     """Everything the stage writers share: names, locations, bindings, sampler aliases."""
 
-    module: Module
-    profile: Profile
-    records: names.RecordNames
-    interfaces: dict[StageKind, StageInterface]
-    block_bindings: dict[int, int]  # uniform slot of a record uniform -> binding point
-    samplers: SamplerAliases
+    __slots__ = ("block_bindings", "interfaces", "module", "profile", "records", "samplers")
+
+    def __init__(self, module: Module, profile: Profile, records: names.RecordNames, interfaces: dict[StageKind, StageInterface], block_bindings: dict[int, int], samplers: SamplerAliases) -> None:
+        self.module: Final = module
+        self.profile: Final = profile
+        self.records: Final = records
+        self.interfaces: Final = interfaces
+        self.block_bindings: Final = block_bindings  # uniform slot of a record uniform -> binding point
+        self.samplers: Final = samplers
 
 
 # Types -----------------------------------------------------------------------------------

@@ -17,14 +17,18 @@ friends) are checked afterwards, on the resolved locations (`limits.py`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from vpl_core.backends.glsl import names
 from vpl_core.backends.glsl.errors import LocationRule
 from vpl_core.diagnostics import TargetError
 from vpl_core.ir.module import Direction, InterfaceVariable, Module, Semantic, Stage, StageKind
 from vpl_core.ir.types import ArrayType, MatrixType, RecordType, ScalarKind, ScalarType, Type, VectorType
 from vpl_core.ir.values import INT32_MAX
+from vpl_core.records import Record
+
+# typing.TYPE_CHECKING without importing typing at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 
 def location_span(value_type: Type) -> int:
@@ -49,24 +53,28 @@ def contains_integer(value_type: Type) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class InterfaceAssignment:
+class InterfaceAssignment(Record):
     """How one interface variable appears in GLSL."""
 
-    variable: InterfaceVariable
-    slot: int
-    gl_name: str
-    location: int          # -1 for the built-in Position variables
-    builtin: bool          # gl_Position / gl_FragCoord: no declaration
-    flat: bool             # integer-containing varying: `flat` on both sides
+    __slots__ = ("builtin", "flat", "gl_name", "location", "slot", "variable")
+
+    def __init__(self, variable: InterfaceVariable, slot: int, gl_name: str, location: int, builtin: bool, flat: bool) -> None:
+        self.variable: Final = variable
+        self.slot: Final = slot
+        self.gl_name: Final = gl_name
+        self.location: Final = location  # -1 for the built-in Position variables
+        self.builtin: Final = builtin  # gl_Position / gl_FragCoord: no declaration
+        self.flat: Final = flat  # integer-containing varying: `flat` on both sides
 
 
-@dataclass(frozen=True)
-class StageInterface:
+class StageInterface(Record):
     """A stage's interface variables with their resolved locations, by slot."""
 
-    stage: Stage
-    assignments: tuple[InterfaceAssignment, ...]
+    __slots__ = ("assignments", "stage")
+
+    def __init__(self, stage: Stage, assignments: tuple[InterfaceAssignment, ...]) -> None:
+        self.stage: Final = stage
+        self.assignments: Final = assignments
 
     def for_slot(self, slot: int) -> InterfaceAssignment:
         return self.assignments[slot]

@@ -27,7 +27,6 @@ raise `TargetError` with the offending object as the diagnostic subject:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from vpl_core.backends.glsl.dispatch import reachable_blocks
 from vpl_core.backends.glsl.errors import ControlFlowRule, SamplerRule, TargetInterfaceRule, TargetTypeRule
@@ -62,25 +61,28 @@ from vpl_core.ir.values import (
     RegisterValue,
     StorageKind,
 )
+from vpl_core.records import Record
 
 # typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 #: Largest array length GLSL can declare (a signed GL integer).
 MAX_ARRAY_LENGTH = 2**31 - 1
 
 
-@dataclass(frozen=True)
-class SamplerAliases:
+class SamplerAliases(Record):
     """For each function, the sampler registers and the root each one aliases.
 
     The root is a UNIFORM or PARAMETER reference; the emitter spells a use of
     the register as that root's GLSL name.
     """
 
-    roots: dict[Function, dict[int, ReferenceValue]]
+    __slots__ = ("roots",)
+
+    def __init__(self, roots: dict[Function, dict[int, ReferenceValue]]) -> None:
+        self.roots: Final = roots
 
     def root(self, function: Function, register: int) -> ReferenceValue:
         return self.roots[function][register]

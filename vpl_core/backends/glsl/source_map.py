@@ -42,15 +42,15 @@ from __future__ import annotations
 import bisect
 import enum
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 
 from vpl_core.diagnostics import StructuralPath
 from vpl_core.ir import paths
+from vpl_core.records import Record
 
 # typing.TYPE_CHECKING without importing typing at run time (about 3 ms of every `vpl compile`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Final
 
 
 class LineKind(enum.Enum):
@@ -69,23 +69,18 @@ SCAFFOLDING_KINDS = frozenset({LineKind.DISPATCH, LineKind.FALLBACK, LineKind.FU
 
 
 # Origins and ranges are made per emitted statement (tens of thousands per
-# large module): like the IR's value classes (vpl_core/ir/values.py) they
-# write their `__init__` out and store the fields directly, which is twice
-# as fast as a frozen dataclass's generated one; equality, hashing, repr and
-# immutability stay generated.
+# large module): records (`vpl_core.records`), whose slots `__init__` sets
+# directly, twice as fast as a frozen dataclass's generated `__init__`.
 
 
-@dataclass(frozen=True, init=False)
-class Origin:
+class Origin(Record):
     """What one emitted line was written for."""
 
-    kind: LineKind
-    path: StructuralPath | None = None
+    __slots__ = ("kind", "path")
 
     def __init__(self, kind: LineKind, path: StructuralPath | None = None) -> None:
-        fields = self.__dict__
-        fields["kind"] = kind
-        fields["path"] = path
+        self.kind: Final = kind
+        self.path: Final = path
 
 
 PREAMBLE = Origin(LineKind.PREAMBLE)
@@ -99,19 +94,15 @@ def tagged(lines: Iterable[str], origin: Origin) -> list[TaggedLine]:
     return [(line, origin) for line in lines]
 
 
-@dataclass(frozen=True, init=False)
-class SourceRange:
+class SourceRange(Record):
     """Lines `first`..`last` (one-based, inclusive) of one stage, written for `origin`."""
 
-    first: int
-    last: int
-    origin: Origin
+    __slots__ = ("first", "last", "origin")
 
     def __init__(self, first: int, last: int, origin: Origin) -> None:
-        fields = self.__dict__
-        fields["first"] = first
-        fields["last"] = last
-        fields["origin"] = origin
+        self.first: Final = first
+        self.last: Final = last
+        self.origin: Final = origin
 
     @property
     def kind(self) -> LineKind:
@@ -128,15 +119,14 @@ class SourceRange:
         return entry
 
 
-@dataclass(frozen=True)
-class StageSourceMap:
+class StageSourceMap(Record):
     """The ranges of one stage's code, in line order (see the module docstring)."""
 
-    ranges: tuple[SourceRange, ...] = ()
-    _firsts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    __slots__ = ("_firsts", "ranges")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_firsts", tuple(source_range.first for source_range in self.ranges))
+    def __init__(self, ranges: tuple[SourceRange, ...] = ()) -> None:
+        self.ranges: Final = ranges
+        self._firsts: Final = tuple(source_range.first for source_range in ranges)
 
     @classmethod
     def from_lines(cls, lines: Sequence[TaggedLine]) -> StageSourceMap:
@@ -196,12 +186,17 @@ class StageSourceMap:
         return cls(tuple(ranges))
 
 
-@dataclass(frozen=True)
-class SourceMap:
+_EMPTY = StageSourceMap()
+
+
+class SourceMap(Record):
     """Both stages' maps; `stage(name)` takes "vertex" or "fragment"."""
 
-    vertex: StageSourceMap = StageSourceMap()
-    fragment: StageSourceMap = StageSourceMap()
+    __slots__ = ("fragment", "vertex")
+
+    def __init__(self, vertex: StageSourceMap = _EMPTY, fragment: StageSourceMap = _EMPTY) -> None:
+        self.vertex: Final = vertex
+        self.fragment: Final = fragment
 
     def stage(self, name: str) -> StageSourceMap:
         if name == "vertex":
