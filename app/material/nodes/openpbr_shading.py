@@ -207,6 +207,27 @@ class _Environment:
         lod = e.mul(self.max_lod, e.mul(roughness, e.sub(2.0, roughness)))
         return self._sample(self.specular_map, direction, lod)
 
+    def lobe_radiance(self, normal: Operand, view: Operand, roughness: Operand) -> Operand:
+        """The lobe-weighted environment radiance of an isotropic GGX lobe about `normal` seen from `view`.
+
+        The split-sum read at the reflection vector; in the material's refined variant
+        (`lower(..., refined=True)`) the lobe integrated per pixel instead, as the Surface Output's
+        environment light does (`pbr_functions.refined_specular`, docs/lighting.md, "Refined environment
+        light").
+        """
+        fn = self.ctx.fn
+        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
+        if not getattr(self.ctx.lowering, "refined", False):
+            return self.radiance(reflected, roughness)
+        e = self.e
+        lod = e.mul(self.max_lod, e.mul(roughness, e.sub(2.0, roughness)))
+        uv = fn.call(self.to_uv, reflected, self.rotation)
+        assert uv is not None
+        split_sum = fn.swizzle(fn.call_builtin(Builtin.TEXTURE_LOD, vec(4), self.specular_map, uv, e.v(lod)), "xyz")
+        refined = fn.call(pbr_functions.refined_specular(self.ctx.lowering), normal, view, roughness, split_sum)
+        assert refined is not None
+        return e.mul(refined, self.intensity)
+
     def irradiance(self, normal: Operand) -> Operand:
         return self._sample(self.irradiance_map, normal, 0.0)
 
@@ -569,8 +590,7 @@ def shade(ctx: NodeContext) -> Operand:
     if tangent is not None:
         prefiltered = _anisotropic_radiance(ctx, e, env, normal, view, tangent, alpha_t, alpha_b)
     else:
-        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
-        prefiltered = env.radiance(reflected, env_roughness)
+        prefiltered = env.lobe_radiance(normal, view, env_roughness)
     scale, bias = env.table(frame.n_dot_v, env_roughness)
 
     # Dielectric base: specular over the diffuse / subsurface / transmission substrate.
@@ -679,10 +699,9 @@ def shade(ctx: NodeContext) -> Operand:
         coat_lobe = _microfacet(ctx, e, coat_half_frame, view, light, halfway, coat_alpha, coat_tangent)
         coat_fresnel = fresnel_dielectric(e, coat_half_frame.v_dot_h, coat_ior)
         coat_f0 = f0_of_ior(e, coat_ior)
-        coat_reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), coat_normal)
         coat_scale, coat_bias = env.table(coat_half_frame.n_dot_v, coat_roughness)
         coat_env, coat_taken = pbr_functions._multiple_scattering(
-            fn, e.promote(coat_f0, 3), e.vec3(1.0), coat_scale, coat_bias, env.radiance(coat_reflected, coat_roughness),
+            fn, e.promote(coat_f0, 3), e.vec3(1.0), coat_scale, coat_bias, env.lobe_radiance(coat_normal, view, coat_roughness),
             env.irradiance(coat_normal))
         coat_specular = e.mul(coat_weight, e.add(coat_env, e.mul(coat_fresnel, coat_lobe, e.mul(light_radiance, e.max(coat_half_frame.n_dot_l, 0.0)))))
         coat_color = e.sat(fn.swizzle(ctx.input("coat_color"), "xyz"))

@@ -27,6 +27,8 @@ margin, so a change that makes the live frame worse fails.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from metal_reference import EnvironmentSampler, metal_radiance
@@ -63,11 +65,21 @@ def _surface(base: tuple[float, float, float], roughness: float) -> MaterialGrap
     return graph
 
 
+def _openpbr(base: tuple[float, float, float], roughness: float) -> MaterialGraph:
+    """The same metal as an OpenPBR Surface: with the default white specular colour its F82-tint Fresnel is
+    Schlick's, and its environment light the same split sum with the same multiple scattering."""
+    graph = MaterialGraph()
+    graph.add_node("openpbr_surface", properties={"base_color": (*base, 1.0), "base_metalness": 1.0,
+                                                  "specular_roughness": roughness})
+    return graph
+
+
 Figures = dict[tuple[str, float], tuple[float, float, float]]
 
 
 def _sweep(request: pytest.FixtureRequest, tmp_path, name: str, roughnesses: list[float],
-           rotation: float = 0.0) -> tuple[Figures, Figures]:
+           rotation: float = 0.0, surface: Callable[[tuple[float, float, float], float], MaterialGraph] = _surface,
+           ) -> tuple[Figures, Figures]:
     """(refined, live) figures: (metal, roughness) -> (mean absolute difference, signed mean, signed mean
     against single scattering alone), levels, of the refined preview and of its live frame against the
     reference in environment `name` turned by `rotation`."""
@@ -97,7 +109,7 @@ def _sweep(request: pytest.FixtureRequest, tmp_path, name: str, roughnesses: lis
     for roughness in roughnesses:
         singles, compensated = metal_radiance(sampler, reference_normals, reference_views, f0s, roughness, rng)
         for (metal, base), single, expected in zip(METALS.items(), singles, compensated, strict=True):
-            build(renderer, _surface(base, roughness), target)
+            build(renderer, surface(base, roughness), target)
             for frames, render in ((figures, renderer.render_linear_refined), (live, renderer.render_linear)):
                 measured = render(SIZE, SIZE)[inner][:, :3].astype(np.float64)
                 difference = _levels(measured) - _levels(expected)
@@ -131,6 +143,14 @@ def test_metal_roughness_sweep_matches_monte_carlo(request, current_gl, tmp_path
 def test_rotated_environment_matches_monte_carlo(request, current_gl, tmp_path) -> None:
     figures, _live = _sweep(request, tmp_path, "outdoor", [0.3, 0.7], rotation=2.0)
     assert not _misses(figures), _misses(figures)
+
+
+def test_openpbr_metal_refined_matches_monte_carlo(request, current_gl, tmp_path) -> None:
+    """The OpenPBR Surface's refined frames integrate its specular lobe per pixel as the Surface Output's do:
+    within the goal where its live split sum is not."""
+    figures, live = _sweep(request, tmp_path, "studio", [0.5, 0.8], surface=_openpbr)
+    assert not _misses(figures), _misses(figures)
+    assert _misses(live), "the live frame was expected to miss the goal here"
 
 
 def test_no_fireflies_around_the_sun(request, current_gl, tmp_path) -> None:
