@@ -210,13 +210,13 @@ class _Environment:
     def lobe_radiance(self, normal: Operand, view: Operand, roughness: Operand) -> Operand:
         """The lobe-weighted environment radiance of an isotropic GGX lobe about `normal` seen from `view`.
 
-        The split-sum read at the reflection vector; in the material's refined variant
+        The split-sum read in `pbr_functions.lobe_direction`; in the material's refined variant
         (`lower(..., refined=True)`) the lobe integrated per pixel instead, as the Surface Output's
         environment light does (`pbr_functions.refined_specular`, docs/lighting.md, "Refined environment
         light").
         """
         fn = self.ctx.fn
-        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
+        reflected = pbr_functions.lobe_direction(fn, normal, view, roughness)
         if not getattr(self.ctx.lowering, "refined", False):
             return self.radiance(reflected, roughness)
         e = self.e
