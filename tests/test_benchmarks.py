@@ -45,6 +45,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_overview.py": (["--sizes", "50", "--repeat", "1"], []),
     "bench_region_filters.py": (["--size", "64", "--runs", "1"], [gl]),
     "bench_pbr.py": (["--frames", "1", "--size", "32", "--lowerings", "1"], [gl]),
+    "bench_lobe_direction.py": (["--frames", "1", "--size", "32"], [gl]),
     "bench_refine.py": (["--size", "32", "--frames", "2", "--live", "1"], [gl]),
     "bench_pipeline.py": (["--sizes", "100", "--repeat", "1", "--quick", "--sections", "1", "2", "3", "4",
                            "--shape-sizes", "100", "--startup-rounds", "2"], [glslang]),

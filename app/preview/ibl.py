@@ -204,6 +204,19 @@ def sample_trilinear(chain: list[np.ndarray] | tuple[np.ndarray, ...], uv: np.nd
     return result
 
 
+def lobe_direction(normal: np.ndarray, view: np.ndarray, roughness: np.ndarray | float) -> np.ndarray:
+    """Where the chain is read for a GGX lobe (..., 3): Frostbite's dominant direction, reflect(-V, N) bent
+    towards N, normalize(mix(N, R, (1 - alpha)(sqrt(1 - alpha) + alpha))), alpha = roughness^2 (the shaders'
+    `pbr_functions.lobe_direction`)."""
+    normal = np.asarray(normal, dtype=np.float64)
+    view = np.asarray(view, dtype=np.float64)
+    reflected = 2.0 * np.sum(normal * view, axis=-1, keepdims=True) * normal - view
+    alpha = np.asarray(roughness, dtype=np.float64) ** 2
+    factor = (1.0 - alpha) * (np.sqrt(np.maximum(1.0 - alpha, 0.0)) + alpha)
+    factor = factor[..., None] if factor.ndim else factor
+    return _unit(normal + (reflected - normal) * factor)
+
+
 def prefiltered_radiance(
     chain: list[np.ndarray] | tuple[np.ndarray, ...],
     direction: np.ndarray,

@@ -208,11 +208,11 @@ class _Environment:
         return self._sample(self.specular_map, direction, lod, scaled)
 
     def lobe(self, normal: Operand, view: Operand, roughness: Operand) -> Operand:
-        """The environment over the isotropic GGX lobe of `roughness` at `normal`: the prefiltered map at the
-        reflection (the split sum), integrated per pixel in the material's refined variant (docs/lighting.md,
-        "Refined environment light")."""
+        """The environment over the isotropic GGX lobe of `roughness` at `normal`: the prefiltered map in the
+        lobe's dominant direction (the split sum, `pbr_functions.lobe_direction`), integrated per pixel in the
+        material's refined variant (docs/lighting.md, "Refined environment light")."""
         fn = self.ctx.fn
-        reflected = fn.call_builtin(Builtin.REFLECT, vec(3), fn.call_builtin(Builtin.NEGATE, vec(3), view), normal)
+        reflected = pbr_functions.lobe_direction(fn, normal, view, roughness)
         split_sum = self.radiance(reflected, roughness, scaled=False)
         if getattr(self.ctx.lowering, "refined", False):
             refined = fn.call(pbr_functions.refined_specular(self.ctx.lowering), normal, view, roughness, split_sum)

@@ -93,7 +93,6 @@ def test_environment_term_matches_the_numpy_lookups(request, gl_fixture: str, st
     inner, _, view = sphere_pixels(renderer, target, SIZE, 0.15)
     normals, view = shader_normals(renderer, target, SIZE)[inner], view[inner]
     n_dot_v = np.clip(np.abs(np.einsum("ij,ij->i", normals, view)), 0.0, 1.0)
-    reflected = 2.0 * n_dot_v[:, None] * normals - view
     chain = [level.astype(np.float64) for level in studio.assets.specular]
     irradiance = ibl.diffuse_radiance(studio.assets.irradiance.astype(np.float64), normals, rotation, intensity)
     table = studio.brdf_lut.astype(np.float16).astype(np.float64)  # the renderer stores it as half floats
@@ -101,7 +100,7 @@ def test_environment_term_matches_the_numpy_lookups(request, gl_fixture: str, st
     for metallic, roughness in ((0.0, 0.3), (1.0, 0.05), (1.0, 0.6), (0.5, 1.0)):
         build(renderer, _surface(metallic, roughness, tuple(base)), target)
         measured = renderer.render_linear(SIZE, SIZE)[inner][:, :3].astype(np.float64)
-        prefiltered = ibl.prefiltered_radiance(chain, reflected, roughness, rotation, intensity)
+        prefiltered = ibl.prefiltered_radiance(chain, ibl.lobe_direction(normals, view, roughness), roughness, rotation, intensity)
         dielectric_specular, dielectric_diffuse = ibl.multiple_scattering_ibl(
             table, np.full(3, 0.04), base, n_dot_v, roughness, prefiltered, irradiance)
         metal, _ = ibl.multiple_scattering_ibl(table, base, np.zeros(3), n_dot_v, roughness, prefiltered, irradiance)
