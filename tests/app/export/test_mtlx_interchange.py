@@ -174,6 +174,20 @@ def test_exported_textures_are_copied_beside_the_document(tmp_path: Path) -> Non
         assert (target.parent / name).read_bytes() == next((EXAMPLES / "textures").glob(f"*{name.split('_', 1)[1]}")).read_bytes()
 
 
+def test_a_textured_import_exported_to_another_folder_is_a_fixed_point(tmp_path: Path) -> None:
+    """A copied texture is already named after the material: exporting it again elsewhere keeps its name."""
+    imported = mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / "standard_surface_wood_tiled.mtlx")
+    assert imported.skipped == []
+    first, second = tmp_path / "first" / "oak.mtlx", tmp_path / "second" / "oak.mtlx"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    exported = mtlx.export_mtlx(imported.graph, first, "oak")
+    assert sorted(exported.copies.values()) == ["oak_wood_color.jpg", "oak_wood_roughness.jpg"]
+    mtlx.export_mtlx(mtlx.import_mtlx(first).graph, second, "oak")
+    assert second.read_text() == first.read_text()
+    assert sorted(path.name for path in second.parent.iterdir()) == sorted(path.name for path in first.parent.iterdir())
+
+
 def test_an_opaque_material_with_a_connected_alpha_stays_opaque(tmp_path: Path) -> None:
     imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_boombox.mtlx")
     surface = output(imported.graph)
