@@ -644,6 +644,8 @@ class _Importer:
             space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
         if not path:
             self.note(f"{label}: an image without a file name; the texture is left empty")
+        elif not Path(path).is_file():
+            self.note(f"{label}: its file {path} is not found; the texture names it as it is")
         if space not in ("", "lin_rec709", "srgb_texture", "raw"):
             self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
         color_space = "srgb" if "srgb" in space else "linear"

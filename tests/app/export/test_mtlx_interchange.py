@@ -141,6 +141,19 @@ def test_an_empty_texture_file_name_stays_empty(tmp_path: Path) -> None:
     assert images == [""]
 
 
+def test_a_missing_texture_file_is_listed_by_name(tmp_path: Path) -> None:
+    path = document(tmp_path / "missing.mtlx", """  <gltf_pbr name="SR" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG" output="out" />
+  </gltf_pbr>""", """  <nodegraph name="NG">
+    <image name="albedo" type="color3"><input name="file" type="filename" value="absent.png" colorspace="srgb_texture" /></image>
+    <output name="out" type="color3" nodename="albedo" />
+  </nodegraph>""")
+    imported = mtlx.import_mtlx(path)
+    assert any("absent.png" in line and "not found" in line for line in imported.skipped), imported.skipped
+    (tmp_path / "absent.png").write_bytes((MX_EXAMPLES.parent.parent / "Images" / "wood_color.jpg").read_bytes())
+    assert mtlx.import_mtlx(path).skipped == []
+
+
 def test_fileprefix_applies_to_file_names() -> None:
     imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_boombox.mtlx")
     images = sorted(Path(node.properties["image"]) for node in imported.graph.nodes.values() if node.type_name == "texture_parameter")
