@@ -444,7 +444,10 @@ class _Exporter:
         if relative.parts and relative.parts[0] != ".." and not relative.is_absolute():
             name = relative.as_posix()
         else:
+            # A file already named after the material (an earlier export's copy) keeps its name, so exporting
+            # an import of an export to another folder writes the same document.
             stem, suffix = _name(path.stem), path.suffix
+            stem = stem.removeprefix(f"{self.name}_") or stem
             name, number = f"{self.name}_{stem}{suffix}", 2
             while name in self.copies.values():
                 name, number = f"{self.name}_{stem}_{number}{suffix}", number + 1

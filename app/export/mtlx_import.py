@@ -644,6 +644,8 @@ class _Importer:
             space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
         if not path:
             self.note(f"{label}: an image without a file name; the texture is left empty")
+        elif not Path(path).is_file():
+            self.note(f"{label}: its file {path} is not found; the texture names it as it is")
         if space not in ("", "lin_rec709", "srgb_texture", "raw"):
             self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
         color_space = "srgb" if "srgb" in space else "linear"
@@ -1425,8 +1427,25 @@ def _usd_preview_surface(importer: _Importer, shader: Any) -> None:
                       "read as metallic-roughness")
     else:
         handled.add("specularColor")
-    handled |= importer.ior_to_specular(shader, "ior", None, target)
-    importer.unrepresented(shader, handled, {"clearcoat": ("clearcoatRoughness",)})
+    ior = importer.constant_of(shader, "ior", "UsdPreviewSurface input 'ior'")
+    if isinstance(ior, tuple) and ior[0] > 1.5:
+        # Beyond what the specular factor reaches: KHR_materials_ior's F0 = ((ior - 1) / (ior + 1))², as MaterialX's.
+        output.properties["ior"] = ior[0]
+        output.properties["specular"] = 1.0
+        handled.add("ior")
+    else:
+        handled |= importer.ior_to_specular(shader, "ior", None, target)
+    # MaterialX's coat: GGX at clearcoatRoughness, Schlick from F0 = ((ior - 1) / (ior + 1))² to 1, layered over the
+    # rest: KHR_materials_clearcoat's (F0 0.04) when the IOR is 1.5.
+    importer.feed(shader, "clearcoat", target, "clearcoat")
+    importer.feed(shader, "clearcoatRoughness", target, "clearcoat_roughness")
+    handled |= {"clearcoat", "clearcoatRoughness"}
+    coat = importer.constant_of(shader, "clearcoat", "UsdPreviewSurface input 'clearcoat'")
+    if coat != (0.0,) and not (isinstance(ior, tuple) and abs(ior[0] - 1.5) < 1e-6):
+        shown = "connected" if not isinstance(ior, tuple) else f"{ior[0]:g}"
+        importer.note(f"UsdPreviewSurface input 'clearcoat': its Fresnel follows 'ior' ({shown}); the Surface Output's "
+                      f"clearcoat has IOR 1.5")
+    importer.unrepresented(shader, handled, {})
 
 
 def _open_pbr_surface(importer: _Importer, shader: Any) -> None:

@@ -33,7 +33,8 @@ COMPLETE = ("GltfPbr/gltf_pbr_carpaint.mtlx", "GltfPbr/gltf_pbr_default.mtlx", "
             "StandardSurface/standard_surface_glass.mtlx",
             "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
             "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
-            "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", *OPEN_PBR)
+            "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", "UsdPreviewSurface/usd_preview_surface_carpaint.mtlx",
+            "UsdPreviewSurface/usd_preview_surface_glass.mtlx", *OPEN_PBR)
 #: standard_surface examples that use what the Surface Output cannot represent (coat, sheen, subsurface, thin
 #: film, anisotropy, a metal's edge colour): onto the OpenPBR Surface, every input mapped.
 STANDARD_OPEN_PBR = ("StandardSurface/standard_surface_carpaint.mtlx", "StandardSurface/standard_surface_copper.mtlx",
@@ -44,8 +45,6 @@ COMPLETE = (*COMPLETE, *STANDARD_OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
     "StandardSurface/standard_surface_marble_solid.mtlx": ["in1"],  # its fractal3d noise has no counterpart
-    "UsdPreviewSurface/usd_preview_surface_carpaint.mtlx": ["clearcoat"],
-    "UsdPreviewSurface/usd_preview_surface_glass.mtlx": ["ior"],
 }
 
 
@@ -99,6 +98,19 @@ def test_standard_surface_beyond_gltf_imports_onto_open_pbr_and_round_trips(name
     mtlx.export_mtlx(graph, first, "example")
     assert "<open_pbr_surface" in first.read_text()
     mtlx.export_mtlx(mtlx.import_mtlx(first).graph, second, "example")
+    assert second.read_text() == first.read_text()
+
+
+@pytest.mark.parametrize("name", [name for name in COMPLETE if name not in OPEN_PBR and name not in STANDARD_OPEN_PBR])
+def test_the_surface_output_examples_that_import_completely_round_trip(name: str, tmp_path: Path) -> None:
+    first, second = tmp_path / "first" / "example.mtlx", tmp_path / "second" / "example.mtlx"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    mtlx.export_mtlx(mtlx.import_mtlx(MX_EXAMPLES / name).graph, first, "example")
+    assert "<gltf_pbr" in first.read_text()
+    again = mtlx.import_mtlx(first)
+    assert again.skipped == []
+    mtlx.export_mtlx(again.graph, second, "example")
     assert second.read_text() == first.read_text()
 
 
@@ -192,6 +204,36 @@ def test_usd_preview_surface_gold_is_a_metal() -> None:
     gold = surface(mtlx.import_mtlx(MX_EXAMPLES / "UsdPreviewSurface" / "usd_preview_surface_gold.mtlx").graph)
     assert gold.properties["metallic"] == 1.0
     assert gold.properties["base_color"][:3] == pytest.approx((0.944, 0.776, 0.373))
+
+
+def test_usd_preview_surface_clearcoat_is_the_surface_outputs_clearcoat() -> None:
+    """MaterialX's UsdPreviewSurface coat is Schlick with F0 from `ior` and F90 1: KHR_materials_clearcoat at IOR 1.5."""
+    carpaint = surface(mtlx.import_mtlx(MX_EXAMPLES / "UsdPreviewSurface" / "usd_preview_surface_carpaint.mtlx").graph)
+    assert carpaint.properties["clearcoat"] == 1.0
+    assert carpaint.properties["clearcoat_roughness"] == 0.0
+    assert carpaint.properties["roughness"] == pytest.approx(0.4)
+
+
+def test_usd_preview_surface_ior_above_one_and_a_half_is_the_surface_outputs_ior() -> None:
+    glass = surface(mtlx.import_mtlx(MX_EXAMPLES / "UsdPreviewSurface" / "usd_preview_surface_glass.mtlx").graph)
+    assert glass.properties["ior"] == pytest.approx(1.52)
+    assert glass.properties["specular"] == 1.0
+
+
+def test_usd_preview_surface_clearcoat_over_another_ior_is_listed(tmp_path: Path) -> None:
+    path = tmp_path / "coat.mtlx"
+    path.write_text("""<?xml version="1.0"?>
+<materialx version="1.39">
+  <UsdPreviewSurface name="SR" type="surfaceshader">
+    <input name="clearcoat" type="float" value="1" />
+    <input name="ior" type="float" value="1.33" />
+  </UsdPreviewSurface>
+  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
+</materialx>
+""")
+    imported = mtlx.import_mtlx(path)
+    assert surface(imported.graph).properties["clearcoat"] == 1.0
+    assert any("'clearcoat'" in line and "1.33" in line for line in imported.skipped), imported.skipped
 
 
 def test_a_tiled_standard_surface_reads_its_images_through_fileprefix() -> None:

@@ -141,6 +141,19 @@ def test_an_empty_texture_file_name_stays_empty(tmp_path: Path) -> None:
     assert images == [""]
 
 
+def test_a_missing_texture_file_is_listed_by_name(tmp_path: Path) -> None:
+    path = document(tmp_path / "missing.mtlx", """  <gltf_pbr name="SR" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG" output="out" />
+  </gltf_pbr>""", """  <nodegraph name="NG">
+    <image name="albedo" type="color3"><input name="file" type="filename" value="absent.png" colorspace="srgb_texture" /></image>
+    <output name="out" type="color3" nodename="albedo" />
+  </nodegraph>""")
+    imported = mtlx.import_mtlx(path)
+    assert any("absent.png" in line and "not found" in line for line in imported.skipped), imported.skipped
+    (tmp_path / "absent.png").write_bytes((MX_EXAMPLES.parent.parent / "Images" / "wood_color.jpg").read_bytes())
+    assert mtlx.import_mtlx(path).skipped == []
+
+
 def test_fileprefix_applies_to_file_names() -> None:
     imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_boombox.mtlx")
     images = sorted(Path(node.properties["image"]) for node in imported.graph.nodes.values() if node.type_name == "texture_parameter")
@@ -172,6 +185,20 @@ def test_exported_textures_are_copied_beside_the_document(tmp_path: Path) -> Non
     assert names and all("/" not in name and (target.parent / name).is_file() for name in names), names
     for name in names:
         assert (target.parent / name).read_bytes() == next((EXAMPLES / "textures").glob(f"*{name.split('_', 1)[1]}")).read_bytes()
+
+
+def test_a_textured_import_exported_to_another_folder_is_a_fixed_point(tmp_path: Path) -> None:
+    """A copied texture is already named after the material: exporting it again elsewhere keeps its name."""
+    imported = mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / "standard_surface_wood_tiled.mtlx")
+    assert imported.skipped == []
+    first, second = tmp_path / "first" / "oak.mtlx", tmp_path / "second" / "oak.mtlx"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    exported = mtlx.export_mtlx(imported.graph, first, "oak")
+    assert sorted(exported.copies.values()) == ["oak_wood_color.jpg", "oak_wood_roughness.jpg"]
+    mtlx.export_mtlx(mtlx.import_mtlx(first).graph, second, "oak")
+    assert second.read_text() == first.read_text()
+    assert sorted(path.name for path in second.parent.iterdir()) == sorted(path.name for path in first.parent.iterdir())
 
 
 def test_an_opaque_material_with_a_connected_alpha_stays_opaque(tmp_path: Path) -> None:
