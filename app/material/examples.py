@@ -720,6 +720,18 @@ def glass() -> MaterialGraph:
     return graph
 
 
+def honey() -> MaterialGraph:
+    """Honey (OpenPBR Surface): a coloured liquid. Fully transmissive and smooth (IOR 1.504), amber by absorption
+    over its depth, and clouded by a scattering medium that softens what is seen through it (MaterialX's
+    open_pbr_honey)."""
+    graph = MaterialGraph()
+    amber = graph.add_node("color_parameter", _at(0, 0), {"name": "amber", "default": (0.83, 0.4, 0.04, 1.0)})
+    output = _openpbr(graph, 1, {"transmission_weight": 1.0, "specular_roughness": 0.0, "specular_ior": 1.504,
+                                 "transmission_depth": 2.0, "transmission_scatter": (0.9, 0.9, 0.9, 1.0)})
+    graph.connect(amber.id, "out", output.id, "transmission_color")
+    return graph
+
+
 def velvet() -> MaterialGraph:
     """Velvet (OpenPBR Surface): a dark, rough base under a bright fuzz layer that glows at grazing angles."""
     graph = MaterialGraph()
@@ -1193,6 +1205,7 @@ EXAMPLE_GRAPHS: dict[str, Callable[[], MaterialGraph]] = {
     "custom_posterize": _laid_out(custom_posterize),
     "car_paint": _laid_out(car_paint),
     "glass": _laid_out(glass),
+    "honey": _laid_out(honey),
     "velvet": _laid_out(velvet),
     "jade": _laid_out(jade),
     "soap_bubble": _laid_out(soap_bubble),

@@ -15,7 +15,7 @@ from app.export.surface import ExportError
 from app.material.document import load_file
 from app.material.graph import MaterialGraph
 
-OPENPBR_EXAMPLES = ("car_paint", "glass", "velvet", "jade", "soap_bubble", "brushed_aluminium")
+OPENPBR_EXAMPLES = ("car_paint", "glass", "honey", "velvet", "jade", "soap_bubble", "brushed_aluminium")
 
 
 def openpbr(**properties: object) -> MaterialGraph:
@@ -269,7 +269,7 @@ def test_the_gltf_twin_in_the_preview(current_gl, name: str, tmp_path: Path, rec
     """The example against what its glTF carries, both drawn by the preview; the lobes glTF drops show as the difference.
 
     Mean differences over the sphere's pixels in 8-bit steps (docs/interchange.md records them): jade loses its
-    subsurface and car paint its coat darkening; the rest carry every lobe in use, so their twins match.
+    subsurface, honey its scattering and car paint its coat darkening; the rest carry every lobe in use, so their twins match.
     """
     import rerender
 
@@ -295,8 +295,8 @@ def test_the_gltf_twin_in_the_preview(current_gl, name: str, tmp_path: Path, rec
 
 #: Largest mean 8-bit difference over the sphere per example between it and its glTF twin (docs/interchange.md):
 #: measured 13.2 for car paint (coat_darkening about 9 of it, flakes finer than the bake the rest), 43.7 for jade
-#: (its subsurface), 0.03 or less for the others.
-TWIN_TOLERANCE = {"car_paint": 14.0, "glass": 0.5, "velvet": 0.5, "jade": 45.0, "soap_bubble": 0.5, "brushed_aluminium": 0.5}
+#: (its subsurface), 37.4 for honey (its scattering medium: glTF's volume only absorbs), 0.03 or less for the others.
+TWIN_TOLERANCE = {"car_paint": 14.0, "glass": 0.5, "honey": 38.5, "velvet": 0.5, "jade": 45.0, "soap_bubble": 0.5, "brushed_aluminium": 0.5}
 
 
 def every_input_connected() -> tuple[MaterialGraph, dict[str, np.ndarray]]:

@@ -105,7 +105,7 @@ def test_every_lobe_on_compiles_for_glslang(glslang_validator: str, tmp_path: Pa
 
 
 #: Each OpenPBR example and the input that makes it what it is named (a lobe's weight, or anisotropy).
-OPENPBR_EXAMPLES = {"car_paint": "coat_weight", "glass": "transmission_weight", "velvet": "fuzz_weight",
+OPENPBR_EXAMPLES = {"car_paint": "coat_weight", "glass": "transmission_weight", "honey": "transmission_weight", "velvet": "fuzz_weight",
                     "jade": "subsurface_weight", "soap_bubble": "thin_film_weight",
                     "brushed_aluminium": "specular_roughness_anisotropy"}
 
