@@ -70,7 +70,7 @@ MX_UNIFORM: dict[str, tuple[str, tuple[tuple[float, float, float], float], float
     "dark plastic at roughness 0.1": ("gltf_pbr_plastic", ((0.0144, 0.0144, 0.0144), 0.0), 0.1),
 }
 MX_TOLERANCE = {
-    "gltf_pbr_plastic": 2.6,
+    "gltf_pbr_plastic": 3.0,
     "gltf_pbr_gold": 4.8,
     "gltf_pbr_carpaint": 2.3,
     "gltf_pbr_glass": 10.3,
