@@ -12,11 +12,13 @@
 2. A turntable of the same stage with shadows, ground and occlusion: `--turntable-frames`
    frames (default 36) rendered and encoded as GIF and as MP4 through
    `app.preview.turntable.turntable` (one process, the program built once
-   per turntable), wall time each.
+   per turntable), wall time each. Each picture averages `--refine-frames`
+   frames of the refined environment light (default the application's 64).
 
 Run under X (Mesa has no GL on Qt's offscreen platform):
     QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1280x1024x24" \\
         .venv/bin/python benchmarks/bench_stage.py [--frames N] [--size S] [--turntable-frames F]
+        [--refine-frames R]
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "xcb")
 
 from app.material.examples import EXAMPLE_GRAPHS, example_path
 from app.material.lowering import lower
+from app.preview import preview_state
 from app.preview.context import OffscreenContext
 from app.preview.preview_state import ExtraLight, prepare_environment
 from app.preview.renderer import Renderer
@@ -69,7 +72,13 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=512, help="frame side in pixels (default 512)")
     parser.add_argument("--turntable-frames", type=int, default=36, help="turntable frames (default 36; 0 skips it)")
     parser.add_argument("--pom-scale", type=float, default=0.02, help="the height's scale in scene units (default 0.02)")
+    parser.add_argument("--refine-frames", type=int, default=preview_state.REFINE_FRAMES,
+                        help=f"refined frames averaged per turntable frame (default {preview_state.REFINE_FRAMES}, the "
+                             "application's)")
     arguments = parser.parse_args()
+    # The renderers made from here on (the turntable's) average this many frames of the refined environment light
+    # per picture: the application's count unless asked (tests/test_benchmarks.py's smallest setting draws two).
+    preview_state.REFINE_FRAMES = max(arguments.refine_frames, 1)
     if ensure_gui_application() is None:
         print("no display: run under X (see the docstring)", file=sys.stderr)
         return 1
@@ -132,7 +141,8 @@ def main() -> int:
                 elapsed = time.perf_counter() - start
                 size = Path(out).stat().st_size if status == 0 else 0
                 print(f"  turntable {suffix}: {arguments.turntable_frames} frames at {arguments.size}x{arguments.size} "
-                      f"with shadows, ground and occlusion: {elapsed:.1f} s (status {status}, {size / 1e6:.1f} MB)")
+                      f"with shadows, ground and occlusion, {preview_state.REFINE_FRAMES} refined frames each: "
+                      f"{elapsed:.1f} s (status {status}, {size / 1e6:.1f} MB)")
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

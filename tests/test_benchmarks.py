@@ -50,7 +50,7 @@ SMALLEST: dict[str, tuple[list[str], list[pytest.MarkDecorator]]] = {
     "bench_pipeline.py": (["--sizes", "100", "--repeat", "1", "--quick", "--sections", "1", "2", "3", "4",
                            "--shape-sizes", "100", "--startup-rounds", "2"], [glslang]),
     "bench_preview.py": (["--frames", "2", "--edits", "1", "--size", "32"], [gl]),
-    "bench_stage.py": (["--frames", "1", "--size", "32", "--turntable-frames", "2"], [gl]),
+    "bench_stage.py": (["--frames", "1", "--size", "32", "--turntable-frames", "2", "--refine-frames", "2"], [gl]),
     "bench_text.py": (["--sizes", "100", "--repeat", "1"], []),
     "bench_texture_passes.py": (["--size", "256", "--runs", "1"], [gl]),
     "bench_thumbnails.py": (["--runs", "1", "--seconds", "0.2", "--large-sizes", ""], [gl]),
