@@ -16,7 +16,9 @@ from app.preview.camera import DEFAULT_DISTANCE, MESH_VIEWS
 from app.preview.images import load_image_rgba
 from app.preview.stage import Stage
 
-pytestmark = pytest.mark.gl
+#: The screenshots and turntables compare frames drawn alike (other options, other frames of one turntable):
+#: few refined frames show the same (`few_refined_frames`, tests/conftest.py); no test here checks the refinement.
+pytestmark = [pytest.mark.gl, pytest.mark.usefixtures("few_refined_frames")]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"

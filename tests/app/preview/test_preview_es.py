@@ -38,7 +38,9 @@ from app.preview.widget import PreviewWidget, create_preview_widget
 from vpl_core.backends.glsl import compile as compile_glsl
 from vpl_core.publish import VerifiedModule
 
-pytestmark = pytest.mark.gl
+#: The screenshots compare the ES frame with the desktop one, drawn alike: few refined frames show the same
+#: (`few_refined_frames`, tests/conftest.py); no test here checks the refinement.
+pytestmark = [pytest.mark.gl, pytest.mark.usefixtures("few_refined_frames")]
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = Path(__file__).resolve().parent / "data"
