@@ -69,6 +69,7 @@ def test_preview_screenshot(qapp, tmp_path: Path) -> None:
     assert (image.width(), image.height()) == (64, 48)
 
 
+@pytest.mark.usefixtures("few_refined_frames")  # the sphere against the background: few refined frames show it
 def test_preview_screenshot_without_a_file_renders_the_example(qapp, tmp_path: Path) -> None:
     png = tmp_path / "example.png"
     assert main(["--preview-screenshot", str(png), "--size", "96x96"]) == 0
