@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 import pytest
-from ibl_reference import brute_force_prefiltered
+from ibl_reference import brute_force_prefiltered, texel_grid
 
 from app.preview import ibl, ibl_prefilter
 from app.preview.environment import load_named_environment
@@ -64,9 +64,7 @@ def monte_carlo_prefiltered(image: np.ndarray, normal: np.ndarray, roughness: fl
 
 
 def brute_force_irradiance_over_pi(image: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    height, width = image.shape[:2]
-    directions = ibl.texel_directions(height, width).reshape(-1, 3)
-    solid_angles = np.broadcast_to(ibl.texel_solid_angles(height, width), (height, width)).reshape(-1)
+    directions, solid_angles = texel_grid(*image.shape[:2])
     weights = np.maximum(directions @ normal, 0.0) * solid_angles
     return (image.reshape(-1, image.shape[2]) * weights[:, None]).sum(axis=0) / np.pi
 
