@@ -7,9 +7,25 @@ Used by tests/app/preview/test_ibl_prefilter.py and benchmarks/bench_ibl.py.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from app.preview import ibl
+
+
+@functools.lru_cache(maxsize=4)
+def texel_grid(height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every texel centre's direction (height * width, 3) and solid angle (height * width,), read-only.
+
+    The same for every normal and roughness summed over one image size, so
+    worked out once per size (a full-size environment's grid costs more than
+    one weighted sum over it).
+    """
+    directions = ibl.texel_directions(height, width).reshape(-1, 3)
+    solid_angles = np.broadcast_to(ibl.texel_solid_angles(height, width), (height, width)).reshape(-1)
+    directions.flags.writeable = False
+    return directions, solid_angles
 
 
 def brute_force_prefiltered(image: np.ndarray, normal: np.ndarray, roughness: float) -> np.ndarray:
@@ -18,9 +34,7 @@ def brute_force_prefiltered(image: np.ndarray, normal: np.ndarray, roughness: fl
     D is GGX with alpha = roughness^2 (glTF 2.0 Appendix B); dOmega the
     texel's exact solid angle.
     """
-    height, width = image.shape[:2]
-    directions = ibl.texel_directions(height, width).reshape(-1, 3)
-    solid_angles = np.broadcast_to(ibl.texel_solid_angles(height, width), (height, width)).reshape(-1)
+    directions, solid_angles = texel_grid(*image.shape[:2])
     alpha = max(roughness * roughness, 1e-4)
     half = directions + normal
     half /= np.linalg.norm(half, axis=1, keepdims=True)

@@ -6,7 +6,9 @@ quarter of it, the same derandomized examples' first part, so a quick
 check while working stays quick and CI still covers everything. An
 exhaustive check may take a share of its cases the same way in the fast tier
 (`strange_values` of tests/app/material/test_material_lowering.py, `REJECTED_SHARE` of
-tests/vpl_core/math/test_math_text_typing.py).
+tests/vpl_core/math/test_math_text_typing.py, `CORRESPONDING_SAMPLE` of
+tests/vpl_core/ir/test_paths.py), and a growth check its smaller sizes
+(`SMALL` of tests/vpl_core/test_growth.py).
 """
 
 from __future__ import annotations

@@ -37,10 +37,19 @@ CATEGORIES = ("add", "multiply", "convert", "image", "tiledimage", "constant", "
               "noise2d", "UsdUVTexture", "gltf_image", "normalmap", "ifgreater", "clamp", "unknown_node")
 
 
+#: The editor's examples whose MaterialX exports are seeds too.
+EXPORTED_EXAMPLES = ("glazed_ceramic", "material_chart", "painted_metal", "polished_gold")
+
+
+def seed_count() -> int:
+    """len(seed_texts()), without exporting anything (for a parametrisation at collection)."""
+    return len(list(EXAMPLES.glob("*/*.mtlx"))) + len(EXPORTED_EXAMPLES)
+
+
 def seed_texts() -> list[str]:
     """Documents to mutate: the bundled MaterialX examples and the editor's exports of its mapped examples."""
     texts = [path.read_text(encoding="utf-8") for path in sorted(EXAMPLES.glob("*/*.mtlx"))]
-    for name in ("glazed_ceramic", "material_chart", "painted_metal", "polished_gold"):
+    for name in EXPORTED_EXAMPLES:
         graph = load_file(str(ROOT / "resources" / "examples" / f"{name}.vpl")).graph
         assert graph is not None
         texts.append(mtlx.export_document(graph, Path(f"/nonexistent/{name}.mtlx"), name,

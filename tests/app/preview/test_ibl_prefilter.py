@@ -22,7 +22,7 @@ import itertools
 
 import numpy as np
 import pytest
-from ibl_reference import brute_force_prefiltered
+from ibl_reference import brute_force_prefiltered, texel_grid
 
 from app.preview import ibl, ibl_prefilter
 from app.preview.environment import load_named_environment
@@ -64,9 +64,7 @@ def monte_carlo_prefiltered(image: np.ndarray, normal: np.ndarray, roughness: fl
 
 
 def brute_force_irradiance_over_pi(image: np.ndarray, normal: np.ndarray) -> np.ndarray:
-    height, width = image.shape[:2]
-    directions = ibl.texel_directions(height, width).reshape(-1, 3)
-    solid_angles = np.broadcast_to(ibl.texel_solid_angles(height, width), (height, width)).reshape(-1)
+    directions, solid_angles = texel_grid(*image.shape[:2])
     weights = np.maximum(directions @ normal, 0.0) * solid_angles
     return (image.reshape(-1, image.shape[2]) * weights[:, None]).sum(axis=0) / np.pi
 
@@ -105,7 +103,8 @@ def large_feature_chain() -> tuple[np.ndarray, list[np.ndarray]]:
     return image, ibl_prefilter.prefilter_specular(image)
 
 
-@pytest.mark.parametrize("level", (2, 3, 5))
+#: Monte Carlo estimates of a million directions each: the fast tier checks one level (tests/conftest.py, `heavy`).
+@pytest.mark.parametrize("level", (pytest.param(2, marks=pytest.mark.heavy), 3, pytest.param(5, marks=pytest.mark.heavy)))
 def test_specular_lookups_match_a_monte_carlo_reference_in_random_directions(large_feature_chain, level: int) -> None:
     """Through the documented lookup (bilinear between texel centres, lod from roughness), not texel centres."""
     image, chain = large_feature_chain
@@ -244,7 +243,13 @@ def quadrature_scale_bias(n_dot_v: float, roughness: float, polar_steps: int = 3
     return float((integrand * (1.0 - schlick)).sum()), float((integrand * schlick).sum())
 
 
-@pytest.mark.parametrize(("column", "row"), [(0, 127), (12, 38), (64, 6), (115, 64), (64, 127), (38, 102), (127, 0), (3, 3), (90, 90)])
+#: Table entries checked (n.v column, roughness row). Each quadrature sums two million half vectors: the fast tier
+#: checks the corners of the table and a smooth mid entry, the full tier every entry listed (tests/conftest.py, `heavy`).
+BRDF_TABLE_ENTRIES = [(0, 127), (64, 6), (127, 0), (3, 3)]
+BRDF_TABLE_ENTRIES_FULL_TIER = [(12, 38), (115, 64), (64, 127), (38, 102), (90, 90)]
+
+
+@pytest.mark.parametrize(("column", "row"), BRDF_TABLE_ENTRIES + [pytest.param(*entry, marks=pytest.mark.heavy) for entry in BRDF_TABLE_ENTRIES_FULL_TIER])
 def test_shipped_brdf_table_matches_a_deterministic_quadrature(column: int, row: int) -> None:
     table = load_brdf_lut()
     size = ibl.BRDF_LUT_SIZE
