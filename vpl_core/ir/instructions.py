@@ -129,6 +129,10 @@ class Builtin(enum.Enum):
 # (`init=False`): a dataclass compiles its generated `__init__` with `exec`
 # when the class is created, the costliest of its generated methods, on
 # every `vpl` start. Fields, `repr` and `dataclasses.replace` stay as they were.
+# They keep their fields in slots (`slots=True`, and the bases' empty
+# `__slots__`): a module holds one object per instruction, and without an
+# instance dictionary each is one allocation of about half the size, which
+# the reader, the copy and every pass over the instructions touch.
 
 #: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
 #: gives (None passed explicitly stays None: malformed input the verifier reports).
@@ -138,12 +142,14 @@ _NEW_LIST: Any = object()
 class Instruction:
     """Base class of instructions. Every instruction has `result`: the destination register or None."""
 
+    __slots__ = ()
+
     def operands(self) -> list[Operand]:
         """The computation operands this instruction reads (not storage paths)."""
         return []
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class DeclareLocalInstruction(Instruction):
     """Declares `register` with `type` (which must equal `register.type`).
 
@@ -163,7 +169,7 @@ class DeclareLocalInstruction(Instruction):
         return None
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class CopyInstruction(Instruction):
     """`result = source`; the source has exactly the result's type."""
 
@@ -178,7 +184,7 @@ class CopyInstruction(Instruction):
         return [self.source]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class LoadInstruction(Instruction):
     """`result = *source`; root or derived storage of exactly the result's type."""
 
@@ -190,7 +196,7 @@ class LoadInstruction(Instruction):
         self.source = source
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class StoreInstruction(Instruction):
     """`*target = value`; writable storage, value of exactly the target's type."""
 
@@ -209,7 +215,7 @@ class StoreInstruction(Instruction):
         return [self.value]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class BinaryInstruction(Instruction):
     """`result = lhs OP rhs` following the operand table of spec 7.1."""
 
@@ -228,7 +234,7 @@ class BinaryInstruction(Instruction):
         return [self.lhs, self.rhs]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class CallInstruction(Instruction):
     """Call of a same-stage function (`builtin` NONE) or of a built-in (`callee` None).
 
@@ -251,7 +257,7 @@ class CallInstruction(Instruction):
         return list(self.arguments)
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class ConstructInstruction(Instruction):
     """Construct a value of `type` (equal to the result's type) from components (spec 7.2)."""
 
@@ -268,7 +274,7 @@ class ConstructInstruction(Instruction):
         return list(self.arguments)
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class SwizzleInstruction(Instruction):
     """Select 1-4 `xyzw` components of a vector, in pattern order (repeats allowed)."""
 
@@ -285,7 +291,7 @@ class SwizzleInstruction(Instruction):
         return [self.source]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class MemberInstruction(Instruction):
     """Extract an existing field of a record value, with the field's declared type."""
 
@@ -302,7 +308,7 @@ class MemberInstruction(Instruction):
         return [self.source]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class IndexInstruction(Instruction):
     """Extract an array element with an integer scalar index; constant indices in bounds."""
 
@@ -322,6 +328,8 @@ class IndexInstruction(Instruction):
 class Terminator:
     """Base class of block terminators."""
 
+    __slots__ = ()
+
     def successors(self) -> list[Block]:
         return []
 
@@ -329,7 +337,7 @@ class Terminator:
         return []
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class BranchTerminator(Terminator):
     """Transfer to `target`, a block of the same function."""
 
@@ -342,7 +350,7 @@ class BranchTerminator(Terminator):
         return [self.target]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class ConditionalBranchTerminator(Terminator):
     """Test a bool scalar and transfer to one of two same-function blocks."""
 
@@ -362,7 +370,7 @@ class ConditionalBranchTerminator(Terminator):
         return [self.condition]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class ReturnTerminator(Terminator):
     """Finish the function: no value for void functions, an exactly matching one otherwise."""
 
@@ -375,7 +383,7 @@ class ReturnTerminator(Terminator):
         return [] if self.value is None else [self.value]
 
 
-@dataclass(eq=False, init=False)
+@dataclass(eq=False, init=False, slots=True)
 class DiscardTerminator(Terminator):
     """Abandon the fragment invocation; fragment stages only."""
 

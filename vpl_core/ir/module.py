@@ -86,7 +86,7 @@ class InterfaceVariable:
         self.semantic = semantic
 
 
-@dataclass(eq=False, init=False, repr=False)
+@dataclass(eq=False, init=False, repr=False, slots=True)
 class Block:
     """Ordered instructions and exactly one terminator (None only while building)."""
 
@@ -101,7 +101,7 @@ class Block:
         return f"Block(0x{id(self):x}, {len(self.instructions)} instructions)"
 
 
-@dataclass(eq=False, init=False, repr=False)
+@dataclass(eq=False, init=False, repr=False, slots=True)
 class Function:
     """A function; `parameters[i]` is the root PARAMETER reference of slot i.
 
