@@ -57,8 +57,7 @@ def array_bytes(array: np.ndarray) -> bytes:
 
 
 def _paths(folder: str, key: str) -> tuple[Path, Path]:
-    base = STORE / folder / key
-    return base.with_suffix(".png"), base.with_suffix(".json")
+    return STORE / folder / f"{key}.png", STORE / folder / f"{key}.json"
 
 
 def stored_provenance(folder: str, key: str) -> dict[str, Any] | None:
