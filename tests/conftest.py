@@ -80,17 +80,13 @@ NO_GL_ENVIRONMENT = {"LIBGL_DRIVERS_PATH": "/nonexistent", "MESA_LOADER_DRIVER_O
 #: An entry naming a whole module (ending in ".py") is one unit: its tests share an expensive module-scoped
 #: fixture, so they go to one worker together and the fixture is built once.
 LONGEST: tuple[str, ...] = (
-    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_aluminum_brushed.mtlx]",
-    # The Sample Viewer draws every exported case in one browser page (its module fixture, `viewer_frames`).
+    # The Sample Viewer's module: every case baked and exported once (`viewer_glbs`), and one live browser page.
     "tests/app/export/test_gltf_sample_viewer.py",
     "tests/app/preview/test_rough_metals.py::test_metal_roughness_sweep_matches_monte_carlo",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_editor]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_pipeline]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_interp]",
     "tests/test_benchmarks.py::test_the_benchmark_runs_on_its_smallest_setting[bench_launch]",
-    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_carpaint.mtlx]",
-    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[OpenPbr/open_pbr_velvet.mtlx]",
-    "tests/app/export/test_mtlx_reference.py::test_the_preview_of_the_import_matches_materialx_s_render[GltfPbr/gltf_pbr_gold.mtlx]",
 )
 
 

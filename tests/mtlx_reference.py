@@ -8,12 +8,18 @@ light only, no tone mapping: linear radiance clipped to [0, 1] and
 sRGB-encoded to 8 bits. `compare` gives the mean absolute 8-bit difference
 over the pixels well inside the sphere's silhouette.
 
+MaterialX's renders are stored (tests/reference_store.py): `reference_8bit`
+gives the stored image when its manifest matches what MaterialX would be
+given now (its version, the settings, and a hash of the document, its
+textures, the environment maps, the sphere and the camera).
+
 Used by tests/app/export/test_mtlx_reference.py and benchmarks/bench_mtlx_reference.py.
 Needs a display (Xvfb) for both renderers.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sys
@@ -22,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+import reference_store
 
 ROOT = Path(__file__).resolve().parents[1]
 MX_EXAMPLES = ROOT / "tests" / "data" / "materialx" / "Materials" / "Examples"
@@ -29,6 +36,12 @@ SIZE = 256
 ENVIRONMENT = "studio"
 #: Samples of MaterialX's filtered importance sampling per pixel.
 SAMPLES = 1024
+#: How `render_materialx` sets MaterialX's renderer up, part of a stored render's provenance: change it with the
+#: set-up, so that every stored image is regenerated.
+SETUP = ("GlslRenderer, FLOAT target; filtered importance sampling; environment light only, turned by pi about +y; "
+         "target colour space lin_rec709; texture vertical flip; 8-bit sRGB of the linear radiance clipped to [0, 1]")
+#: Where the stored renders live, under tests/data/reference_renders/.
+STORE_FOLDER = "materialx"
 
 
 def srgb_8bit(linear: np.ndarray) -> np.ndarray:
@@ -62,14 +75,7 @@ def sphere_mask(size: int, inset: float = 0.97) -> np.ndarray:
 
 
 def write_sphere_obj(path: Path) -> Path:
-    from app.preview.mesh import make_mesh
-
-    mesh = make_mesh("sphere")
-    lines = [f"v {p[0]:.7f} {p[1]:.7f} {p[2]:.7f}" for p in mesh.positions]
-    lines += [f"vt {t[0]:.7f} {t[1]:.7f}" for t in mesh.texcoords]
-    lines += [f"vn {n[0]:.7f} {n[1]:.7f} {n[2]:.7f}" for n in mesh.normals]
-    lines += ["f " + " ".join(f"{i + 1}/{i + 1}/{i + 1}" for i in triangle) for triangle in mesh.indices]
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(sphere_obj_text())
     return path
 
 
@@ -84,8 +90,9 @@ def _write_hdr(path: Path, image: np.ndarray) -> Path:
     return path
 
 
-def environment_maps(folder: Path, name: str = ENVIRONMENT) -> tuple[Path, Path]:
-    """(radiance, irradiance) lat-long `.hdr` files for MaterialX, top row the zenith (MaterialX's latitude 0).
+@functools.cache
+def environment_arrays(name: str = ENVIRONMENT) -> tuple[np.ndarray, np.ndarray]:
+    """(radiance, irradiance) lat-long float32 maps for MaterialX, top row the zenith (MaterialX's latitude 0).
 
     The radiance is the bundled file as the preview loads it; the irradiance
     is the preview's own map (irradiance / pi, as MaterialX's
@@ -98,7 +105,72 @@ def environment_maps(folder: Path, name: str = ENVIRONMENT) -> tuple[Path, Path]
     radiance = np.asarray(environment.radiance, dtype=np.float32)  # GL row order: first row the nadir
     height, width = ibl_prefilter.base_size(environment.height, environment.width)
     irradiance = ibl_prefilter.irradiance_map(ibl_prefilter.area_resample(radiance, height, width))
-    return (_write_hdr(folder / "radiance.hdr", radiance[::-1]), _write_hdr(folder / "irradiance.hdr", np.asarray(irradiance)[::-1]))
+    return np.ascontiguousarray(radiance[::-1]), np.ascontiguousarray(np.asarray(irradiance, dtype=np.float32)[::-1])
+
+
+def environment_maps(folder: Path, name: str = ENVIRONMENT) -> tuple[Path, Path]:
+    """`environment_arrays` written as (radiance, irradiance) `.hdr` files in `folder`."""
+    radiance, irradiance = environment_arrays(name)
+    return _write_hdr(folder / "radiance.hdr", radiance), _write_hdr(folder / "irradiance.hdr", irradiance)
+
+
+def sphere_obj_text() -> str:
+    """The preview's sphere as OBJ text (positions, texture coordinates, normals, one index per corner)."""
+    from app.preview.mesh import make_mesh
+
+    mesh = make_mesh("sphere")
+    lines = [f"v {p[0]:.7f} {p[1]:.7f} {p[2]:.7f}" for p in mesh.positions]
+    lines += [f"vt {t[0]:.7f} {t[1]:.7f}" for t in mesh.texcoords]
+    lines += [f"vn {n[0]:.7f} {n[1]:.7f} {n[2]:.7f}" for n in mesh.normals]
+    lines += ["f " + " ".join(f"{i + 1}/{i + 1}/{i + 1}" for i in triangle) for triangle in mesh.indices]
+    return "\n".join(lines) + "\n"
+
+
+def texture_files(document: Path) -> list[Path]:
+    """The files the document's `filename` inputs name (resolved as MaterialX does), sorted."""
+    import MaterialX as mx  # noqa: N813 - the package's name
+
+    doc = mx.createDocument()
+    mx.readFromXmlFile(doc, str(document))
+    names = {element.getResolvedValueString() for element in doc.traverseTree()
+             if element.isA(mx.Input) and element.getType() == "filename" and element.getValueString()}
+    return sorted(document.parent / name for name in names)
+
+
+def provenance(document: Path, size: int, samples: int) -> dict[str, object]:
+    """What MaterialX's render of `document` depends on: its version, the settings, and a SHA-256 of every input
+    (the document's text, its textures, the environment maps, the sphere, the camera) in order."""
+    import MaterialX as mx  # noqa: N813 - the package's name
+
+    radiance, irradiance = environment_arrays(ENVIRONMENT)
+    view, projection, _eye = camera_matrices(size)
+    parts: list[bytes | str] = [document.read_bytes()]
+    for texture in texture_files(document):
+        parts += [texture.relative_to(document.parent).as_posix(), texture.read_bytes() if texture.is_file() else b"missing"]
+    parts += [reference_store.array_bytes(radiance), reference_store.array_bytes(irradiance), sphere_obj_text(),
+              reference_store.array_bytes(view), reference_store.array_bytes(projection)]
+    return {"renderer": f"MaterialX {mx.__version__} (PyMaterialXRenderGlsl)", "setup": SETUP,
+            "document": document.relative_to(ROOT).as_posix(), "size": size, "samples": samples,
+            "environment": ENVIRONMENT, "inputs_sha256": reference_store.digest(parts)}
+
+
+def store_key(document: Path, size: int, samples: int) -> str:
+    """The stored render's file name (without suffix): the document's path under MX_EXAMPLES, size, samples."""
+    name = document.relative_to(MX_EXAMPLES).with_suffix("").as_posix() if document.is_relative_to(MX_EXAMPLES) else document.stem
+    return f"{name.replace('/', '__')}-{size}px-{samples}spp"
+
+
+def reference_8bit(document: Path, size: int = SIZE, samples: int = SAMPLES) -> np.ndarray:
+    """MaterialX's render of `document` as 8-bit sRGB values (size, size, 3), float64, from the stored image.
+
+    A missing or stale stored image fails naming the command that regenerates it; under
+    `VPL_STORE_REFERENCES=1` it is rendered for real and stored instead.
+    """
+    expected = provenance(document, size, samples)
+    key = store_key(document, size, samples)
+    if reference_store.storing() and reference_store.mismatch(STORE_FOLDER, key, expected) is not None:
+        reference_store.save(STORE_FOLDER, key, srgb_8bit(render_materialx(document, size, samples)), expected)
+    return reference_store.load(STORE_FOLDER, key, expected)[:, :, :3].astype(np.float64)
 
 
 def render_materialx(document: Path, size: int = SIZE, samples: int = SAMPLES) -> np.ndarray:
@@ -212,12 +284,14 @@ def render_editor(document: Path, size: int = SIZE, unmodelled: Mapping[str, obj
         return _read(folder / "shot.png")[:, :, :3] * 255.0
 
 
-def compare(document: Path, size: int = SIZE, samples: int = SAMPLES, unmodelled: Mapping[str, object] | None = None) -> float:
+def compare(document: Path, size: int = SIZE, samples: int = SAMPLES, unmodelled: Mapping[str, object] | None = None,
+            *, stored: bool = False) -> float:
     """Mean absolute 8-bit difference over the sphere's inner pixels between MaterialX's render and the editor's
-    (`render_editor`'s `unmodelled`, by default UNMODELLED's for an example of MX_EXAMPLES)."""
+    (`render_editor`'s `unmodelled`, by default UNMODELLED's for an example of MX_EXAMPLES). MaterialX's render is
+    the stored one with `stored` (`reference_8bit`), else rendered now."""
     if unmodelled is None and document.is_relative_to(MX_EXAMPLES):
         unmodelled = UNMODELLED.get(document.relative_to(MX_EXAMPLES).as_posix())
-    reference = srgb_8bit(render_materialx(document, size, samples))
+    reference = reference_8bit(document, size, samples) if stored else srgb_8bit(render_materialx(document, size, samples))
     editor = np.round(render_editor(document, size, unmodelled))
     mask = sphere_mask(size)
     return float(np.abs(reference[mask] - editor[mask]).mean())

@@ -20,15 +20,22 @@ The engine package carries no `lut_sheen_E.png` (its Sample Viewer front
 end ships it): `sheen_albedo_table` computes the same table, the directional
 albedo of the engine's own sheen BRDF (Charlie distribution, the Estevez and
 Kulla visibility), so KHR_materials_sheen's layering works as in the viewer.
+
+`stored_frames` gives the frames from the stored renders
+(tests/reference_store.py): a frame depends on its `.glb`, the environment,
+the engine and its settings, the page's parameters and Chromium (its
+SwiftShader), all in each stored frame's manifest.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import http.server
 import json
 import math
 import struct
+import subprocess
 import sys
 import threading
 import zlib
@@ -36,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from headless_chromium import chromium_page
+import reference_store
+from headless_chromium import chromium, chromium_page
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / ".venv" / "node" / "node_modules" / "@khronosgroup" / "gltf-viewer"
@@ -257,6 +265,69 @@ def gamma_to_srgb(pixels: np.ndarray) -> np.ndarray:
     return np.clip(np.round(encoded * 255.0), 0, 255).astype(np.uint8)
 
 
+#: Where the stored frames live, under tests/data/reference_renders/.
+STORE_FOLDER = "sample_viewer"
+
+
+@functools.cache
+def chromium_version() -> str:
+    """Chromium's own version line (its SwiftShader draws the frames)."""
+    executable = chromium()
+    assert executable is not None, "chromium not found (Debian package chromium, installed by scripts/bootstrap.sh)"
+    done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=60)
+    return done.stdout.strip()
+
+
+def page_parameters(size: int, *, distance: float, field_of_view: float, clear: tuple[int, int, int] = (0, 0, 0),
+                    environment_rotation: float = ENVIRONMENT_ROTATION) -> dict[str, Any]:
+    """The page's parameters for frames of `size` (`render`'s), without the models."""
+    return {
+        "width": size,
+        "height": size,
+        "yfov": math.radians(field_of_view),
+        "yaw": 0.0,
+        "pitch": 0.0,
+        "distance": distance,
+        "target": [0.0, 0.0, 0.0],
+        "znear": 0.05,
+        "zfar": 100.0,
+        "clear": [*clear, 255],
+        "environment_rotation": environment_rotation,
+        "frames": 3,
+    }
+
+
+def provenance(glb: Path, environment: Path, parameters: dict[str, Any]) -> dict[str, Any]:
+    """What the engine's frame of `glb` depends on: the engine, its settings, Chromium, the page's parameters and
+    a SHA-256 of the inputs (the `.glb`, the environment, the sheen table)."""
+    return {"renderer": f"@khronosgroup/gltf-viewer {ENGINE_VERSION} in {chromium_version()}",
+            "engine_settings": dict(ENGINE_SETTINGS), "page": parameters, "environment": environment.name,
+            "inputs_sha256": reference_store.digest([glb.read_bytes(), environment.read_bytes(), _sheen_table_png(), PAGE.read_bytes()])}
+
+
+def stored_frames(glbs: dict[str, Path], size: int, environment: Path, *, distance: float,
+                  field_of_view: float) -> dict[str, np.ndarray]:
+    """`render`'s frame of each labelled `.glb` from the stored renders (key: the label).
+
+    Missing or stale stored frames fail, listing them with the command that regenerates them; under
+    `VPL_STORE_REFERENCES=1` they are rendered for real in one page and stored instead.
+    """
+    parameters = page_parameters(size, distance=distance, field_of_view=field_of_view)
+    expected = {label: provenance(glb, environment, parameters) for label, glb in glbs.items()}
+    keys = {label: label.replace(" ", "_") for label in glbs}
+    problems = {label: problem for label in glbs
+                if (problem := reference_store.mismatch(STORE_FOLDER, keys[label], expected[label])) is not None}
+    if problems and reference_store.storing():
+        images, report = render([glbs[label] for label in problems], size, environment, distance=distance,
+                                field_of_view=field_of_view)
+        print(f"Sample Viewer: {report['renderer']}; steps {report['steps']}")
+        for label, image in zip(problems, images):
+            reference_store.save(STORE_FOLDER, keys[label], image, expected[label])
+        problems = {}
+    assert not problems, "\n".join(problems.values()) + f"\nregenerate with\n    {reference_store.REGENERATE}"
+    return {label: reference_store.load(STORE_FOLDER, keys[label], expected[label]) for label in glbs}
+
+
 def render(
     glbs: list[Path],
     size: int,
@@ -277,21 +348,9 @@ def render(
     """
     engine = engine_path()
     assert engine is not None, f"@khronosgroup/gltf-viewer {ENGINE_VERSION} not installed (scripts/bootstrap.sh)"
-    params = {
-        "width": size,
-        "height": size,
-        "yfov": math.radians(field_of_view),
-        "yaw": 0.0,
-        "pitch": 0.0,
-        "distance": distance,
-        "target": [0.0, 0.0, 0.0],
-        "znear": 0.05,
-        "zfar": 100.0,
-        "clear": [*clear, 255],
-        "environment_rotation": environment_rotation,
-        "frames": 3,
-        "models": [f"/model{index}.glb" for index in range(len(glbs))],
-    }
+    params = {**page_parameters(size, distance=distance, field_of_view=field_of_view, clear=clear,
+                                environment_rotation=environment_rotation),
+              "models": [f"/model{index}.glb" for index in range(len(glbs))]}
     files = {
         "/params.json": (json.dumps(params).encode(), "application/json"),
         "/environment.hdr": (environment.read_bytes(), "application/octet-stream"),

@@ -19,6 +19,13 @@ that attribution, and numpy evaluations of the extensions' formulas
 where they still differ: the engine's anisotropic lookup, its framebuffer
 transmission, its image-based sheen, and its image-based lighting on the
 smooth gltf_pbr examples.
+
+The Sample Viewer's frames are the stored ones (tests/reference_store.py,
+docs/testing.md "Stored reference renders"): each `.glb` is baked and
+exported here on every run, and a frame whose stored copy was drawn from
+other bytes fails naming the command that regenerates it.
+`test_the_sample_viewer_still_draws_the_stored_frame` draws one case in the
+engine for real and checks it against its stored frame.
 """
 
 from __future__ import annotations
@@ -190,9 +197,8 @@ def preview_frame(graph: MaterialGraph, document_dir: Path, stage: Stage) -> np.
 
 
 @pytest.fixture(scope="module")
-def viewer_frames(gl_context: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Every case baked (256²), written as .glb and drawn by the Sample Viewer in one page (one environment load),
-    then every twin (TWINS) in the same page."""
+def viewer_glbs(gl_context: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every case baked (256²) and written as .glb, then every uniform twin (MX_UNIFORM) and twin (TWINS)."""
     gl_context.make_current()
     directory = tmp_path_factory.mktemp("sample-viewer")
     glbs = {}
@@ -211,11 +217,35 @@ def viewer_frames(gl_context: Any, tmp_path_factory: pytest.TempPathFactory) -> 
             glbs[label] = edited_glb(glbs[name], directory / f"uniform{index}.glb", _with_factors(base, roughness))
     for index, (label, (name, _, edit, _)) in enumerate(TWINS.items()):
         glbs[label] = edited_glb(glbs[name], directory / f"twin{index}.glb", edit) if edit is not None else glbs[name]
+    return glbs
+
+
+@pytest.fixture(scope="module")
+def viewer_frames(viewer_glbs: dict[str, Path]) -> dict[str, np.ndarray]:
+    """The Sample Viewer's frame of every `.glb` of `viewer_glbs`, from the stored renders (drawn in one page)."""
     environment = bundled_environment_path(preview_stage().environment)
-    images, report = sample_viewer.render(list(glbs.values()), SIZE, environment, distance=DEFAULT_DISTANCE,
+    return sample_viewer.stored_frames(viewer_glbs, SIZE, environment, distance=DEFAULT_DISTANCE,
+                                       field_of_view=DEFAULT_FIELD_OF_VIEW)
+
+
+#: The case the engine draws for real on every run, in a page of its own, against its stored frame.
+LIVE = "painted_metal"
+
+
+@pytest.mark.webgl
+def test_the_sample_viewer_still_draws_the_stored_frame(viewer_glbs: dict[str, Path],
+                                                        viewer_frames: dict[str, np.ndarray]) -> None:
+    """The engine, in the installed Chromium, draws the stored frame (so the stored set is what it draws), from the
+    preview's camera."""
+    environment = bundled_environment_path(preview_stage().environment)
+    images, report = sample_viewer.render([viewer_glbs[LIVE]], SIZE, environment, distance=DEFAULT_DISTANCE,
                                           field_of_view=DEFAULT_FIELD_OF_VIEW)
     print(f"Sample Viewer: {report['renderer']}; steps {report['steps']}")
-    return dict(zip(glbs, images)), report
+    camera = report["cameras"][0]
+    assert camera["position"] == pytest.approx([0.0, 0.0, DEFAULT_DISTANCE], abs=1e-4), camera  # the preview's eye
+    assert camera["target"] == pytest.approx([0.0, 0.0, 0.0], abs=1e-4), camera
+    live, stored = images[0].astype(int), viewer_frames[LIVE].astype(int)
+    assert np.array_equal(live, stored), f"{np.abs(live - stored).max()} levels at most, {(live != stored).mean():.2%} of the values"
 
 
 def mean_difference(preview: np.ndarray, viewer: np.ndarray) -> float:
@@ -245,23 +275,20 @@ def assert_near(label: str, preview: np.ndarray, viewer: np.ndarray, tolerance: 
 @pytest.mark.webgl
 @pytest.mark.parametrize("name", CASES)
 def test_the_sample_viewer_draws_the_export_like_the_preview(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], name: str, record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], name: str, record_property: Any
 ) -> None:
     path = EXAMPLES / f"{name}.vpl"
-    viewer = viewer_frames[0][name]
+    viewer = viewer_frames[name]
     graph = load_file(path).graph
     assert graph is not None
     preview = preview_frame(graph, path.parent, preview_stage())
-    camera = viewer_frames[1]["cameras"][CASES.index(name)]
-    assert camera["position"] == pytest.approx([0.0, 0.0, DEFAULT_DISTANCE], abs=1e-4), camera  # the preview's eye
-    assert camera["target"] == pytest.approx([0.0, 0.0, 0.0], abs=1e-4), camera
     assert_near(name, preview, viewer, TOLERANCE[name], record_property)
 
 
 @pytest.mark.webgl
 @pytest.mark.parametrize("label", TWINS)
 def test_without_the_lobe_the_difference_is_the_base_models(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], label: str, record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], label: str, record_property: Any
 ) -> None:
     """The lobe docs/interchange.md names is what makes an example's difference: taken out on both sides, the
     difference falls to about the base model's (painted metal's 4.2; transmission and anisotropy keep their own)."""
@@ -273,7 +300,7 @@ def test_without_the_lobe_the_difference_is_the_base_models(
     for port, value in inputs.items():
         graph.disconnect_input(surface.id, port)
         surface.properties[port] = value
-    assert_near(label, preview_frame(graph, path.parent, preview_stage()), viewer_frames[0][label], tolerance,
+    assert_near(label, preview_frame(graph, path.parent, preview_stage()), viewer_frames[label], tolerance,
                 record_property, save=False)
 
 
@@ -296,7 +323,7 @@ def _pixels_against(reference: Any, preview: np.ndarray, viewer: np.ndarray, ste
 
 @pytest.mark.webgl
 def test_the_anisotropic_metal_against_a_monte_carlo_estimate(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], record_property: Any
 ) -> None:
     """Brushed aluminium as its .glb defines it (KHR_materials_anisotropy along the mesh tangent), estimated by
     Monte Carlo on 86 pixels: the preview is near it; the Sample Viewer's bent-normal lookup (one sample of its
@@ -310,7 +337,7 @@ def test_the_anisotropic_metal_against_a_monte_carlo_estimate(
     graph = load_file(path).graph
     assert graph is not None
     preview = preview_frame(graph, path.parent, preview_stage()).astype(float)
-    viewer = viewer_frames[0]["brushed_aluminium"].astype(float)
+    viewer = viewer_frames["brushed_aluminium"].astype(float)
     radiance = load_named_environment(preview_stage().environment).radiance[..., :3].astype(np.float64)
     roughness, strength = (float(value[0]) for value in gltf_anisotropy(np.array([BRUSHED_ROUGHNESS]), np.array([0.85])))
     rng = np.random.default_rng(3)
@@ -327,7 +354,7 @@ def test_the_anisotropic_metal_against_a_monte_carlo_estimate(
 
 @pytest.mark.webgl
 def test_thin_clear_glass_against_its_delta_lobes(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], record_property: Any
 ) -> None:
     """The glass twin that is thin-walled and clear has delta lobes only, so the reference is exact: the
     environment straight through and mirrored, by Schlick's Fresnel. The preview meets it; the Sample Viewer
@@ -346,7 +373,7 @@ def test_thin_clear_glass_against_its_delta_lobes(
         graph.disconnect_input(surface.id, port)
         surface.properties[port] = value
     preview = preview_frame(graph, path.parent, preview_stage()).astype(float)
-    viewer = viewer_frames[0]["glass thin-walled and clear"].astype(float)
+    viewer = viewer_frames["glass thin-walled and clear"].astype(float)
     radiance = load_named_environment(preview_stage().environment).radiance[..., :3].astype(np.float64)
     preview_error, viewer_error = _pixels_against(
         lambda _row, _column, normal, view: viewer_reference.thin_smooth_dielectric(radiance, normal, view, GLASS_IOR), preview, viewer, 4)
@@ -359,7 +386,7 @@ def test_thin_clear_glass_against_its_delta_lobes(
 
 @pytest.mark.webgl
 def test_the_sheen_against_a_monte_carlo_estimate(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], record_property: Any
 ) -> None:
     """Velvet's .glb carries KHR_materials_sheen, not OpenPBR's fuzz. A Monte Carlo estimate of the KHR sheen over
     the base (the preview's twin without fuzz, which the viewer matches within 4.2 levels) lies between the two:
@@ -376,7 +403,7 @@ def test_the_sheen_against_a_monte_carlo_estimate(
     graph.disconnect_input(surface.id, "fuzz_weight")
     surface.properties["fuzz_weight"] = 0.0
     base = viewer_reference.linear_of_8bit(preview_frame(graph, path.parent, preview_stage())[:, :, :3])
-    viewer = viewer_frames[0]["velvet"].astype(float)
+    viewer = viewer_frames["velvet"].astype(float)
     radiance = load_named_environment(preview_stage().environment).radiance[..., :3].astype(np.float64)
     rng = np.random.default_rng(5)
     sheen = np.array(VELVET_SHEEN)
@@ -394,14 +421,14 @@ def test_the_sheen_against_a_monte_carlo_estimate(
 @pytest.mark.webgl
 @pytest.mark.parametrize("name", MX_CASES)
 def test_the_sample_viewer_draws_the_materialx_gltf_pbr_examples_like_the_preview(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], name: str, record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], name: str, record_property: Any
 ) -> None:
     """The MaterialX repository's gltf_pbr examples as `vpl import-mtlx` reads them, previewed, and baked and
     exported as `.glb` for the Sample Viewer: within the base model's difference, or what docs/interchange.md
     names."""
     imported = import_mtlx(MX_EXAMPLES / f"{name}.mtlx")
     preview = preview_frame(imported.graph, MX_EXAMPLES, preview_stage())
-    viewer = viewer_frames[0][name]
+    viewer = viewer_frames[name]
     assert_near(name, preview, viewer, MX_TOLERANCE[name], record_property)
 
 
@@ -414,7 +441,7 @@ MX_VIEWER_OFFSET = {"gltf_pbr_plastic": (0.8, 2.0), "gltf_pbr_gold": (4.8, 7.4),
 @pytest.mark.webgl
 @pytest.mark.parametrize("name", MX_UNIFORM)
 def test_the_smooth_gltf_pbr_examples_against_a_monte_carlo_estimate(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], name: str, record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], name: str, record_property: Any
 ) -> None:
     """Which renderer is off on the smooth examples: against a Monte Carlo estimate of glTF's BRDF (86 pixels,
     N·V >= 0.2) the preview is within 2 levels on average (signed); the Sample Viewer is as near on the plastic
@@ -429,7 +456,7 @@ def test_the_smooth_gltf_pbr_examples_against_a_monte_carlo_estimate(
     output = next(node for node in graph.nodes.values() if node.type_name == "surface_output")
     output.properties.update(base_color=(*base, 1.0), roughness=roughness)
     preview = preview_frame(graph, MX_EXAMPLES, preview_stage()).astype(float)
-    viewer = viewer_frames[0][name].astype(float)
+    viewer = viewer_frames[name].astype(float)
     radiance = load_named_environment(preview_stage().environment).radiance[..., :3].astype(np.float64)
     rng = np.random.default_rng(7)
     preview_error, viewer_error = _pixels_against(
@@ -452,7 +479,7 @@ def glb_json(path: Path) -> dict[str, Any]:
 
 @pytest.mark.webgl
 def test_gltf_pbr_glass_without_a_thickness_is_thin_walled_transmission(
-    current_gl: Any, viewer_frames: tuple[dict[str, np.ndarray], dict[str, Any]], tmp_path: Path, record_property: Any
+    current_gl: Any, viewer_frames: dict[str, np.ndarray], tmp_path: Path, record_property: Any
 ) -> None:
     """gltf_pbr_glass sets transmission 1 and IOR 1.52 and no thickness: in glTF, transmission without
     KHR_materials_volume is a thin wall, the environment seen straight through (no refraction) and tinted by the
@@ -475,7 +502,7 @@ def test_gltf_pbr_glass_without_a_thickness_is_thin_walled_transmission(
     assert "KHR_materials_dispersion" not in material["extensions"]
 
     preview = preview_frame(graph, MX_EXAMPLES, preview_stage()).astype(float)
-    viewer = viewer_frames[0]["gltf_pbr_glass"].astype(float)
+    viewer = viewer_frames["gltf_pbr_glass"].astype(float)
     radiance = load_named_environment(preview_stage().environment).radiance[..., :3].astype(np.float64)
     preview_error, viewer_error = _pixels_against(
         lambda _row, _column, normal, view: viewer_reference.thin_smooth_dielectric(radiance, normal, view, 1.52), preview, viewer, 4)

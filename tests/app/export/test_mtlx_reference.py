@@ -6,12 +6,19 @@ at most 4 8-bit levels over the sphere's inner pixels. Materials that miss it
 are marked (strict) with their measured figure and the reason, so a change
 that makes one pass fails here until it is promoted. Smaller and with fewer
 samples than benchmarks/bench_mtlx_reference.py, which prints the figures.
+
+MaterialX's renders are the stored ones (tests/reference_store.py,
+docs/testing.md "Stored reference renders"): a missing or stale one fails
+naming the command that regenerates it, and `LIVE`'s cheap cases are
+rendered by MaterialX for real and must equal their stored images.
 """
 
 from __future__ import annotations
 
 import mtlx_reference
+import numpy as np
 import pytest
+import reference_store
 
 SIZE = 128
 #: MaterialX's samples per pixel (filtered importance sampling of each lobe): nearly all of a test's time is
@@ -68,10 +75,39 @@ MISSES: dict[str, tuple[float, str]] = {
 }
 
 
+
+
+def samples_for(name: str) -> int:
+    """MaterialX's samples per pixel for the document `name` in this test."""
+    return SMOOTH_SAMPLES if name in SMOOTH else MISS_SAMPLES if name in MISSES else SAMPLES
+
+
+#: Cheap cases MaterialX renders for real in every run, proving the stored set is what the installed renderer
+#: draws: a smooth document at 16 samples and a rough one at 256 (each about 5 s of CPU; MaterialX's render is
+#: deterministic: the same image bit for bit on every run).
+LIVE = ("StandardSurface/standard_surface_chrome.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx")
+
+
+def test_every_document_has_its_stored_materialx_render() -> None:
+    """Each document the comparison uses has a stored render whose provenance matches its inputs now."""
+    problems = [problem for name in [*MEETS, *MISSES] if (problem := reference_store.mismatch(
+        mtlx_reference.STORE_FOLDER, mtlx_reference.store_key(mtlx_reference.MX_EXAMPLES / name, SIZE, samples_for(name)),
+        mtlx_reference.provenance(mtlx_reference.MX_EXAMPLES / name, SIZE, samples_for(name)))) is not None]
+    assert not problems, "\n".join(problems) + f"\nregenerate with\n    {reference_store.REGENERATE}"
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("name", LIVE)
+def test_materialx_still_draws_the_stored_render(name: str) -> None:
+    document = mtlx_reference.MX_EXAMPLES / name
+    live = mtlx_reference.srgb_8bit(mtlx_reference.render_materialx(document, SIZE, samples_for(name)))
+    stored = mtlx_reference.reference_8bit(document, SIZE, samples_for(name))
+    assert np.array_equal(live, stored), f"{name}: {np.abs(live - stored).max():.0f} levels at most, {(live != stored).mean():.2%} of the values"
+
+
 @pytest.mark.gl
 @pytest.mark.parametrize("name", [*MEETS, *[pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=f"{figure:.1f} levels: {why}"))
                                              for name, (figure, why) in MISSES.items()]])
 def test_the_preview_of_the_import_matches_materialx_s_render(name: str) -> None:
-    samples = SMOOTH_SAMPLES if name in SMOOTH else MISS_SAMPLES if name in MISSES else SAMPLES
-    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, samples)
+    difference = mtlx_reference.compare(mtlx_reference.MX_EXAMPLES / name, SIZE, samples_for(name), stored=True)
     assert difference <= GOAL, f"{name}: {difference:.2f} levels"
