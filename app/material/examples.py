@@ -743,12 +743,17 @@ def velvet() -> MaterialGraph:
 
 
 def jade() -> MaterialGraph:
-    """Jade (OpenPBR Surface): subsurface scattering in green with a polished, slightly rough specular."""
+    """Jade (OpenPBR Surface): translucent green stone. A dense scattering medium (transmission 0.6, scatter
+    1 per 0.3 scene units) that absorbs red and blue over its depth lets light through, soft and deep green where
+    thick, over a saturated green subsurface that takes the key light; a polished, sharp specular (IOR 1.66)."""
     graph = MaterialGraph()
-    stone = graph.add_node("color_parameter", _at(0, 0), {"name": "jade", "default": (0.25, 0.62, 0.38, 1.0)})
-    output = _openpbr(graph, 1, {"base_color": (0.1, 0.35, 0.18, 1.0), "subsurface_weight": 1.0, "subsurface_radius": 2.0,
-                                 "subsurface_radius_scale": (0.5, 1.0, 0.6, 1.0), "specular_roughness": 0.15})
-    graph.connect(stone.id, "out", output.id, "subsurface_color")
+    stone = graph.add_node("color_parameter", _at(0, 0), {"name": "jade", "default": (0.25, 0.7, 0.5, 1.0)})
+    output = _openpbr(graph, 1, {"base_color": (0.06, 0.3, 0.16, 1.0), "subsurface_weight": 1.0,
+                                 "subsurface_color": (0.1, 0.5, 0.28, 1.0), "subsurface_radius": 1.0,
+                                 "subsurface_radius_scale": (0.3, 1.0, 0.6, 1.0), "transmission_weight": 0.6,
+                                 "transmission_depth": 0.3, "transmission_scatter": (1.0, 1.0, 1.0, 1.0),
+                                 "specular_roughness": 0.06, "specular_ior": 1.66})
+    graph.connect(stone.id, "out", output.id, "transmission_color")
     return graph
 
 

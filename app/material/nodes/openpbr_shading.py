@@ -350,12 +350,12 @@ def dispersed_environment(ctx: NodeContext, e: Emit, env: _Environment, view: Op
 SCATTER_LEG = 1.0
 #: ... and in mean free paths of the similar medium (a dense medium's walk starts and ends near the surface).
 SCATTER_DENSE_LEG = 1.3
-#: ... and in mean free paths of the channel's own extinction (light absorbed within a leg escapes only from
-#: near the surface, so its walk is shorter).
-SCATTER_ABSORBED_LEG = 1.5
+#: ... and in absorption lengths of the channel (light absorbed within a leg escapes only from near the surface,
+#: so its walk is shorter).
+SCATTER_ABSORBED_LEG = 1.0
 #: The legs' lengths are Gamma distributed with this shape (as the sum of that many exponential flights): their
 #: mean transmittance (1 + μ l / k)^−k exceeds exp(−μ l), most in a strongly absorbing channel.
-SCATTER_LEG_SHAPE = 4.0
+SCATTER_LEG_SHAPE = 6.0
 #: ... the share of the isotropically scattered light that leaves on the far side, around the refracted ray ...
 SCATTER_FAR_SIDE = 0.2
 #: ... and the optical thickness at which half the scattered light leaves back around the entry.
@@ -375,10 +375,10 @@ def scattering_medium(ctx: NodeContext, e: Emit, env: _Environment, view: Operan
     wanders in legs of mean length at most SCATTER_LEG (Gamma distributed) in the similar medium
     (μ_s' = μ_s (1 − g)), each leg ending in absorption, another scattering, internal reflection (the
     dielectric's diffuse internal reflectance 1 − (1 − F0)/η²) or escape: the escaping share is the geometric
-    series' sum. It leaves forwards by
-    (1 + g)/2 into the prefiltered environment around the refracted ray, blurred to roughness √(1 − g_eff)
-    (g_eff the anisotropy left after the mean number of scatterings), and backwards by the rest into the
-    irradiance at N."""
+    series' sum. It leaves by g_eff (the anisotropy left after the mean number of scatterings, times the exit's
+    Fresnel transmission relative to normal incidence) into the prefiltered environment around the refracted
+    ray, blurred to roughness 1 − g_eff, and by the rest into the environment's mean, moved towards the
+    irradiance at N by the chord's optical thickness."""
     fn = ctx.fn
     scatter = e.max(fn.swizzle(ctx.input("transmission_scatter"), "xyz"), 0.0)
     g = e.clamp(ctx.input("transmission_scatter_anisotropy"), -0.95, 0.95)
@@ -403,32 +403,37 @@ def scattering_medium(ctx: NodeContext, e: Emit, env: _Environment, view: Operan
     reduced_s = e.mul(sigma_s, e.sub(1.0, g))
     reduced_t = e.add(sigma_a, reduced_s)
     # A leg is at most SCATTER_DENSE_LEG mean free paths long (in a dense medium the walk starts near the surface)
-    # and SCATTER_ABSORBED_LEG extinction lengths (per channel).
+    # and SCATTER_ABSORBED_LEG absorption lengths (per channel).
     leg = e.min(e.min(e.div(SCATTER_DENSE_LEG, e.max(reduced_s, 1e-4)), SCATTER_LEG),
-                e.div(SCATTER_ABSORBED_LEG, e.max(reduced_t, 1e-4)))
+                e.div(SCATTER_ABSORBED_LEG, e.max(sigma_a, 1e-4)))
     through_leg = e.call(Builtin.POW, e.add(1.0, e.mul(leg, reduced_t, 1.0 / SCATTER_LEG_SHAPE)), e.v(-SCATTER_LEG_SHAPE))
     internal = e.sub(1.0, e.div(e.sub(1.0, f0_of_ior(e, eta)), e.square(eta)))
     escape = e.mul(through_leg, e.sub(1.0, internal))
     again = e.add(e.mul(e.div(reduced_s, e.max(reduced_t, 1e-6)), e.sub(1.0, through_leg)), e.mul(through_leg, internal))
     escaped = e.mul(first, e.div(escape, e.max(e.sub(1.0, again), 1e-4)))
     # The anisotropy left after the mean number of scatterings along the chord (g^n, n ≥ 1).
-    count = e.max(e.mul(e.dot(sigma_s, pbr_functions.constant3(fn, (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0))), chord), 1.0)
+    third = pbr_functions.constant3(fn, (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0))
+    count = e.max(e.mul(e.dot(sigma_s, third), chord), 1.0)
     remaining = e.mul(e.call(Builtin.SIGN, g), e.call(Builtin.POW, e.call(Builtin.ABS, g), count))
-    blur = e.sqrt(e.sat(e.sub(1.0, remaining)))
+    blur = e.sat(e.sub(1.0, remaining))
     inner_normal = e.normalize(e.sub(e.mul(entered, e.dot(entered, normal)), e.mul(normal, 0.5)))
     refracted_out = fn.call_builtin(Builtin.REFRACT, vec(3), entered, inner_normal, eta)
     valid = fn.binary(BinaryOperator.GREATER, e.dot(refracted_out, refracted_out), fn.f(0.5))
     through = e.select(valid, refracted_out, backwards)
     # Isotropically scattered light leaves in every direction: the environment's mean over the sphere, as the
     # irradiance along the six axes averages it, a share of it from the far side (the irradiance around the
-    # refracted ray); what anisotropy is left keeps it around the refracted ray.
+    # refracted ray); what anisotropy is left keeps it around the refracted ray, as far as the exit lets it
+    # through (the rest is reflected back inside and diffuses): g_eff (1 − F(N·V)) / (1 − F0), the exit's
+    # cosine being the entry's on a sphere.
     around = e.mul(e.add(*(env.irradiance(pbr_functions.constant3(fn, axis)) for axis in _AXES)), 1.0 / 6.0)
     around = e.mix(around, env.irradiance(through), SCATTER_FAR_SIDE)
-    # A dense medium sends more of it back out around the entry: towards the irradiance at N by the optical
-    # thickness τ' of the chord, τ' / (τ' + SCATTER_BACK).
-    thickness = e.mul(e.dot(reduced_s, pbr_functions.constant3(fn, (1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0))), chord)
+    # A dense or absorbing medium sends more of it back out around the entry (what survives in an absorbing
+    # channel walked a short way): towards the irradiance at N by the optical thickness of the chord,
+    # τ' = (μ_s' + μ_a) L per channel, τ' / (τ' + SCATTER_BACK).
+    thickness = e.mul(e.add(e.dot(reduced_s, third), sigma_a), chord)
     around = e.mix(around, irradiance, e.div(thickness, e.add(thickness, SCATTER_BACK)))
-    diffused = e.mix(around, env.radiance(through, blur), e.max(remaining, 0.0))
+    diffused = e.mix(around, env.radiance(through, blur),
+                     e.mul(e.max(remaining, 0.0), e.div(exit_transmit, e.sub(1.0, f0_of_ior(e, eta)))))
     return e.add(e.mul(ballistic, exit_transmit, seen), e.mul(escaped, diffused))
 
 
