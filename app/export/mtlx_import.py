@@ -493,9 +493,12 @@ class _Importer:
         if source is None:
             return None
         found = self.resolve(source)
-        if found is None:
+        interface = self.interface_value(source) if found is None else None
+        if interface is not None and self.resolve(interface) is not None:
+            found = self.resolve(interface)
+        if found is None:  # a value, its own or the interface input's it reads
             node = self.add(_CONSTANT_NODE.get(mx_type, "constant_vec3"), element, element.getName())
-            values = self.numbers(source, f"{label} input 'in'")
+            values = self.numbers(interface if interface is not None else source, f"{label} input 'in'")
             if values is not None:
                 node.properties["value"] = _fit(_coerce(values, mx_type), mx_type)
             return node.id, "out"

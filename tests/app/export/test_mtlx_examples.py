@@ -257,7 +257,9 @@ def test_the_procedural_brick_reads_its_hue_variation_and_its_connected_uv_tilin
     types = [node.type_name for node in graph.nodes.values()]
     assert types.count("rgb_to_hsv") == 1 and types.count("hsv_to_rgb") == 1
     tilings = [node.id for node in graph.nodes.values() if node.type_name == "tiling_offset"]
-    assert len(tilings) == 6 and all(graph.connection_into(node_id, "tiling") is not None for node_id in tilings)
+    sources = {connection.source_node for node_id in tilings if (connection := graph.connection_into(node_id, "tiling"))}
+    assert len(tilings) == 6 and sources == {"node_convert_1"}
+    assert graph.nodes["node_convert_1"].properties["value"] == (3.0, 3.0)  # the interface input `uvtiling` it converts
 
 
 @pytest.mark.gl
