@@ -37,6 +37,8 @@ MEETS = (
     "StandardSurface/standard_surface_velvet.mtlx",
     "StandardSurface/standard_surface_wood_tiled.mtlx",
     "StandardSurface/standard_surface_thin_film.mtlx",
+    "StandardSurface/standard_surface_greysphere_calibration.mtlx",
+    "StandardSurface/standard_surface_brick_procedural.mtlx",
     "OpenPbr/open_pbr_default.mtlx",
     "OpenPbr/open_pbr_carpaint.mtlx",
     "OpenPbr/open_pbr_glass.mtlx",
