@@ -23,13 +23,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import mtlx_reference  # noqa: E402 - after the path set-up above
 
-#: The glTF and USD example materials every input of which the Surface Output represents, the textured boombox,
+#: The glTF and USD example materials every input of which the Surface Output represents (the tiled brass textured), the textured boombox,
 #: every StandardSurface example (onto the Surface Output or the OpenPBR Surface) and the OpenPBR examples.
 MATERIALS = (
     "GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx", "GltfPbr/gltf_pbr_boombox.mtlx",
     *sorted(f"StandardSurface/{path.name}" for path in (mtlx_reference.MX_EXAMPLES / "StandardSurface").glob("*.mtlx")),
     "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
-    "UsdPreviewSurface/usd_preview_surface_plastic.mtlx",
+    "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", "UsdPreviewSurface/usd_preview_surface_brass_tiled.mtlx",
     *sorted(f"OpenPbr/{path.name}" for path in (mtlx_reference.MX_EXAMPLES / "OpenPbr").glob("*.mtlx")),
 )
 

@@ -14,7 +14,10 @@ show exactly what an artist gets; the tiles are then put side by side
 - `node-library-examples.png`: the node library's examples (stylised lava,
   triplanar rock and tiled floor on the Surface Output, toon shading on
   the Unlit Output) on the sphere in `studio`, and the three lit ones again
-  in `outdoor` on the material ball.
+  in `outdoor` on the material ball;
+- `openpbr-examples.png`: the OpenPBR Surface examples on the sphere in the
+  `studio` environment (the clear glass and the soap bubble `outdoor`), shown
+  behind them (blurred) so the transmitting ones show what they refract.
 """
 
 from __future__ import annotations
@@ -31,12 +34,17 @@ PBR_EXAMPLES = ["painted_metal", "brushed_metal", "polished_gold", "rough_plasti
 ENVIRONMENTS = ["studio", "outdoor", "neutral"]
 SHEET_EXAMPLES = ["painted_metal", "polished_gold", "rough_plastic"]
 LIBRARY_EXAMPLES = ["stylised_lava", "triplanar_rock", "tiled_floor", "toon_shading"]
-SHEETS = ("pbr-examples", "pbr-environments", "node-library-examples")
+OPENPBR_EXAMPLES = ["car_paint", "glass", "honey", "velvet", "jade", "soap_bubble", "brushed_aluminium"]
+#: Clear transmitting examples in the outdoor environment: seen through, the studio's dark backdrop draws them black.
+OPENPBR_ENVIRONMENTS = {"glass": "outdoor", "soap_bubble": "outdoor"}
+SHEETS = ("pbr-examples", "pbr-environments", "node-library-examples", "openpbr-examples")
 
 
-def shot(example: str, png: Path, size: int, environment: str = "studio", mesh: str = "sphere") -> Path:
+def shot(example: str, png: Path, size: int, environment: str = "studio", mesh: str = "sphere", background: str | None = None) -> Path:
     command = [sys.executable, "-m", "app", str(EXAMPLES / f"{example}.vpl"), "--preview-screenshot", str(png),
                "--size", f"{size}x{size}", "--environment", environment, "--mesh", mesh]
+    if background is not None:
+        command += ["--background", background]
     subprocess.run(command, check=True, cwd=ROOT)
     return png
 
@@ -62,7 +70,7 @@ def sheet(rows: list[list[Path]], out: Path, labels: list[list[str]] | None = No
                 painter.drawText(QRect(c * width + 8, r * height + 6, width - 16, height // 8),
                                  int(Qt.AlignmentFlag.AlignLeft), labels[r][c])
     painter.end()
-    if not result.save(str(out), "PNG"):
+    if not result.save(str(out), "PNG"):  # type: ignore[call-overload]  # PySide6 takes the str its stubs refuse
         raise OSError(f"cannot write {out}")
     print(out)
 
@@ -100,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
             sheet([library, outdoors], arguments.out / "node-library-examples.png",
                   [[f"{name}, studio" for name in library_names[:3]] + ["toon shading (unlit)"],
                    [f"{name}, outdoor, ball" for name in library_names[:3]]])
+        if "openpbr-examples" in wanted:
+            tiles = [shot(name, work / f"{name}-openpbr.png", arguments.size, OPENPBR_ENVIRONMENTS.get(name, "studio"), background="blurred")
+                     for name in OPENPBR_EXAMPLES]
+            names = [name.replace("_", " ") + (f", {OPENPBR_ENVIRONMENTS[name]}" if name in OPENPBR_ENVIRONMENTS else "")
+                     for name in OPENPBR_EXAMPLES]
+            sheet([tiles[:4], tiles[4:]], arguments.out / "openpbr-examples.png", [names[:4], names[4:]])
     return 0
 
 

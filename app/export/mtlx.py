@@ -106,7 +106,7 @@ PARAMETER_TYPES = ("float_parameter", "vector_parameter", "color_parameter")
 CONSTANT_TYPES = ("constant_float", "constant_vec2", "constant_vec3", "constant_vec4", "constant_color")
 #: Node types handled by dedicated code in `_Exporter` (besides SIMPLE and GEOMETRY).
 SPECIAL = ("sample_texture", "split", "compose", "tiling_offset", "normal_map", "orm_unpack", "remap", "if", "reroute",
-           *PARAMETER_TYPES, *CONSTANT_TYPES)
+           "rgb_to_hsv", "hsv_to_rgb", *PARAMETER_TYPES, *CONSTANT_TYPES)
 
 
 def exportable(node: Node) -> bool:
@@ -122,7 +122,7 @@ def exportable(node: Node) -> bool:
         from app.material.nodes.vectors import swizzle_pattern
 
         pattern = swizzle_pattern(node.properties.get("pattern", "xyz"))
-        return pattern is not None and len(pattern) == 1
+        return pattern is not None and (len(pattern) == 1 or "xyzw".startswith(pattern))  # one component, or the first ones
     return name in SIMPLE or name in GEOMETRY or name in SPECIAL
 
 
@@ -475,10 +475,32 @@ class _Exporter:
         if in_type == "float":  # a float's only component (MaterialX has no extract of a float)
             self.emitted[(node.id, "out")] = self.input_value(node, "vector", "float")
             return
+        if len(pattern) > 1:  # the first components: MaterialX's convert to the narrower type keeps them
+            source = self.input_value(node, "vector", in_type)
+            if source.node is None:
+                self.emitted[(node.id, "out")] = _Value(out_type, numbers=source.numbers[:len(pattern)])
+                return
+            if _WIDTHS[source.mx_type] == len(pattern):  # e.g. a color3 the editor holds with alpha: already that wide
+                self.emitted[(node.id, "out")] = source
+                return
+            convert = self.add("convert", node.id, out_type, node)
+            self.connect(convert.addInput("in", in_type), source, in_type, "")
+            self.emitted[(node.id, "out")] = _Value(out_type, convert)
+            return
         extract = self.add("extract", node.id, "float", node)
         self.set_input(extract, "in", node, "vector", in_type)
         extract.addInput("index", "integer").setValueString(str("xyzw".index(pattern)))
         self.emitted[(node.id, "out")] = _Value("float", extract)
+
+    def emit_rgb_to_hsv(self, node: Node, port: str, out_type: str) -> None:
+        hsv = self.add("rgbtohsv", node.id, "color3", node)
+        self.set_input(hsv, "in", node, "color", "color3")
+        self.emitted[(node.id, "out")] = _Value("color3", hsv)
+
+    def emit_hsv_to_rgb(self, node: Node, port: str, out_type: str) -> None:
+        rgb = self.add("hsvtorgb", node.id, "color3", node)  # alpha 1 when a colour with alpha reads it (convert)
+        self.set_input(rgb, "in", node, "hsv", "color3")
+        self.emitted[(node.id, "out")] = _Value("color3", rgb)
 
     def emit_compose(self, node: Node, port: str, out_type: str) -> None:
         width = _WIDTHS[out_type]

@@ -351,7 +351,9 @@ class _Importer:
         node_type = NODE_TYPES[node.type_name]
         spec = node_type.property(port)
         uniform = all(value == values[0] for value in values)
-        if spec is not None and spec.kind == "float" and uniform:
+        input_spec = node_type.input(port)
+        generic = input_spec is not None and not isinstance(input_spec.type, PortType)
+        if spec is not None and spec.kind == "float" and uniform and not (generic and len(values) > 1):  # keeps a generic input's width
             node.properties[port] = values[0]
             return
         if spec is not None and spec.kind in ("color", "vector"):
@@ -361,7 +363,6 @@ class _Importer:
             node.properties[port] = bool(values[0])
             return
         if spec is None:
-            input_spec = node_type.input(port)
             default = input_spec.default if input_spec is not None else 0.0
             if not isinstance(default, str) and tuple(as_numbers(default, len(values), pad_alpha=mx_type == "color4")) == tuple(values):
                 return  # the port's own default: nothing to set
@@ -421,6 +422,19 @@ class _Importer:
             return self.primvar(element, label, what)
         if category == "UsdTransform2d":
             return self.transform2d(element, label, name, inputs)
+        if category == "place2d":
+            return self.place2d(element, label, name)
+        if category in ("rgbtohsv", "hsvtorgb") and mx_type == "color3":
+            if category == "rgbtohsv":
+                node = self.add("rgb_to_hsv", element, name)
+                inputs(node.id, {"in": "color"})
+                return node.id, "out"
+            node = self.add("hsv_to_rgb", element, name)
+            inputs(node.id, {"in": "hsv"})
+            rgb = self.add("swizzle", element, f"{name}_rgb", {"pattern": "xyz"})  # a color3: HSV to RGB's alpha left out
+            rgb.position = (rgb.position[0] + 150.0, rgb.position[1])
+            self.graph.connect(node.id, "out", rgb.id, "vector")
+            return rgb.id, "out"
         if category == "constant":
             value = element.getInput("value")
             found = self.resolve(value) if value is not None else None
@@ -479,9 +493,12 @@ class _Importer:
         if source is None:
             return None
         found = self.resolve(source)
-        if found is None:
+        interface = self.interface_value(source) if found is None else None
+        if interface is not None and self.resolve(interface) is not None:
+            found = self.resolve(interface)
+        if found is None:  # a value, its own or the interface input's it reads
             node = self.add(_CONSTANT_NODE.get(mx_type, "constant_vec3"), element, element.getName())
-            values = self.numbers(source, f"{label} input 'in'")
+            values = self.numbers(interface if interface is not None else source, f"{label} input 'in'")
             if values is not None:
                 node.properties["value"] = _fit(_coerce(values, mx_type), mx_type)
             return node.id, "out"
@@ -621,6 +638,62 @@ class _Importer:
         inputs(node.id, {"in": "uv", "scale": "tiling", "translation": "offset"})
         return node.id, "out"
 
+    def place2d(self, element: Any, label: str, name: str) -> tuple[str, str] | None:
+        """place2d: (uv − pivot) / scale, rotated clockwise by `rotate` degrees, − offset, + pivot (operationorder 0,
+        SRT; 1, TRS, subtracts the offset before rotating and scaling). Constant pivot, scale and offset without a
+        rotation fold into one Tiling and Offset; otherwise the same steps as editor nodes."""
+        found = {key: self.constant_of(element, key, f"{label} input '{key}'") for key in ("pivot", "scale", "rotate", "offset")}
+        order = self.constant_of(element, "operationorder", f"{label} input 'operationorder'")
+        if order == "connected":
+            self.note(f"{label} input 'operationorder': a connected operation order is not imported; read as 0 (SRT)")
+        trs = isinstance(order, tuple) and order[0] == 1.0
+        pivot, scale, rotate, offset = (found[key] for key in ("pivot", "scale", "rotate", "offset"))
+        texcoord = self.input_of(element, "texcoord")
+        if (isinstance(pivot, tuple) and isinstance(scale, tuple) and isinstance(offset, tuple) and len(pivot) == len(scale) == len(offset) == 2
+                and all(scale) and (rotate is None or (isinstance(rotate, tuple) and rotate[0] == 0.0))):
+            tiling = tuple(1.0 / value for value in scale)
+            shift = tuple(p - (p + o) / s if trs else p - p / s - o for p, s, o in zip(pivot, scale, offset, strict=True))
+            node = self.add("tiling_offset", element, name)
+            self.set_value(node.id, "tiling", tiling, "vector2")
+            self.set_value(node.id, "offset", shift, "vector2")
+            if texcoord is not None:
+                self.connect(texcoord, node.id, "uv", f"{label} input 'texcoord'")
+            return node.id, "out"
+
+        def step(type_name: str, suffix: str, first: tuple[str, str] | None, port: str, mx_input: str) -> tuple[str, str]:
+            node = self.add(type_name, element, f"{name}_{suffix}")
+            first_port = "uv" if type_name == "rotate_uv" else "a"
+            if first is not None:
+                self.graph.connect(first[0], first[1], node.id, first_port)
+            elif texcoord is not None:
+                self.connect(texcoord, node.id, first_port, f"{label} input 'texcoord'")
+            source = self.input_of(element, mx_input)
+            if source is not None:
+                self.connect(source, node.id, port, f"{label} input '{mx_input}'")
+            return node.id, "out"
+
+        current = step("subtract", "pivot", None, "b", "pivot")
+        if trs:
+            current = step("subtract", "offset", current, "b", "offset")
+        if not trs:
+            current = step("divide", "scale", current, "b", "scale")
+        if rotate == "connected" or (isinstance(rotate, tuple) and rotate[0] != 0.0):
+            turn = self.add("rotate_uv", element, f"{name}_rotate", {"center": (0.0, 0.0), "degrees": 0.0})
+            self.graph.connect(current[0], current[1], turn.id, "uv")
+            if isinstance(rotate, tuple):
+                turn.properties["degrees"] = -rotate[0]  # rotate2d turns clockwise, Rotate UV counter-clockwise
+            else:
+                negate = self.add("negate", element, f"{name}_angle")
+                self.connect(self.input_of(element, "rotate"), negate.id, "x", f"{label} input 'rotate'")
+                self.graph.connect(negate.id, "out", turn.id, "degrees")
+            current = (turn.id, "out")
+        if trs:
+            current = step("divide", "scale", current, "b", "scale")
+        else:
+            current = step("subtract", "offset", current, "b", "offset")
+        placed = step("add", "repivot", current, "b", "pivot")
+        return placed
+
     def file_name(self, element: Any, what: str) -> tuple[str, str]:
         """(resolved file path or "", colour space) of an image node's `file` input (fileprefix applied)."""
         file_input = self.input_of(element, "file")
@@ -661,7 +734,7 @@ class _Importer:
         texture_id = self.made[key][0]  # type: ignore[index]  # set to a (node, port) pair just above
         sample = self.add("sample_texture", element, name)
         self.graph.connect(texture_id, "out", sample.id, "texture")
-        self.image_uv(element, sample.id, label)
+        self.image_uv(element, sample.id, label, path)
         self.image_unsupported(element, label)
         mx_type = element.getType()
         if category == "gltf_normalmap":
@@ -683,7 +756,7 @@ class _Importer:
         port = {"float": "r", "color3": "rgb", "vector3": "rgb", "color4": "rgba", "vector4": "rgba", "vector2": "rgba"}.get(mx_type, "rgba")
         return sample.id, port
 
-    def image_uv(self, element: Any, sample_id: str, label: str) -> None:
+    def image_uv(self, element: Any, sample_id: str, label: str, path: str = "") -> None:
         """The Texture Sample's UV: texcoord / st, and a tiledimage's or gltf_image's transform as Tiling and Offset."""
         category = element.getCategory()
         uv_name = "st" if category == "UsdUVTexture" else "texcoord"
@@ -700,21 +773,47 @@ class _Importer:
             rotate = self.constant_of(element, "rotate", f"{label} input 'rotate'")
             if rotate == "connected" or (isinstance(rotate, tuple) and rotate[0] != 0.0):
                 self.note(f"{label} input 'rotate': a UV rotation has no counterpart; not imported (rotation 0)")
-        for what, value in (("tiling", tiling), ("offset", offset)):
-            if value == "connected":
-                self.note(f"{label}: a connected UV {what} is not imported; left at its default")
-        tiling = tiling if isinstance(tiling, tuple) else (1.0, 1.0)
-        offset = offset if isinstance(offset, tuple) else (0.0, 0.0)
-        if tiling != (1.0, 1.0) or offset != (0.0, 0.0):
+        clamped = self.clamped(element, label)
+        target = sample_id
+        if clamped:
+            # Clamp addressing: the UV limited to the outermost texel centres before the (repeating) sample reads
+            # it, so the edge texels extend as with GL's CLAMP_TO_EDGE; to [0, 1] when the file's size is unknown.
+            size = _image_size(path)
+            limit = self.add("clamp" if size else "saturate", element, f"{element.getName()}_clamp")
+            limit.position = (limit.position[0] - 60.0, limit.position[1] + 90.0)
+            if size:
+                self.set_value(limit.id, "minimum", (0.5 / size[0], 0.5 / size[1]), "vector2")
+                self.set_value(limit.id, "maximum", (1.0 - 0.5 / size[0], 1.0 - 0.5 / size[1]), "vector2")
+            self.graph.connect(limit.id, "out", sample_id, "uv")
+            target = limit.id
+        target_port = "x" if clamped else "uv"
+        if tiling == "connected" or offset == "connected" or (tiling or (1.0, 1.0)) != (1.0, 1.0) or (offset or (0.0, 0.0)) != (0.0, 0.0):
             node = self.add("tiling_offset", element, f"{element.getName()}_uv")
             node.position = (node.position[0] - 100.0, node.position[1] + 60.0)
-            self.set_value(node.id, "tiling", tiling, "vector2")
-            self.set_value(node.id, "offset", offset, "vector2")
+            for port, value, mx_input in (("tiling", tiling, "uvtiling" if category == "tiledimage" else "scale"),
+                                          ("offset", offset, "uvoffset" if category == "tiledimage" else "offset")):
+                if isinstance(value, tuple):
+                    self.set_value(node.id, port, value, "vector2")
+                elif value == "connected" and category == "tiledimage" and port == "offset":  # uv × tiling − offset
+                    negate = self.add("negate", element, f"{element.getName()}_uvoffset")
+                    self.connect(self.input_of(element, mx_input), negate.id, "x", f"{label} input '{mx_input}'")
+                    self.graph.connect(negate.id, "out", node.id, port)
+                elif value == "connected":
+                    self.connect(self.input_of(element, mx_input), node.id, port, f"{label} input '{mx_input}'")
             if uv is not None:
                 self.connect(uv, node.id, "uv", f"{label} input '{uv_name}'")
-            self.graph.connect(node.id, "out", sample_id, "uv")
+            elif clamped:
+                self.graph.connect(self.add("texcoord", element, f"{element.getName()}_texcoord").id, "out", node.id, "uv")
+            self.graph.connect(node.id, "out", target, target_port)
         elif uv is not None:
-            self.connect(uv, sample_id, "uv", f"{label} input '{uv_name}'")
+            self.connect(uv, target, target_port, f"{label} input '{uv_name}'")
+        elif clamped:
+            self.graph.connect(self.add("texcoord", element, f"{element.getName()}_texcoord").id, "out", target, target_port)
+
+    def clamped(self, element: Any, label: str) -> bool:
+        """Whether the image clamps its UV in both directions (MaterialX's `clamp` address mode)."""
+        modes = [element.getInput(name) for name in ("uaddressmode", "vaddressmode")]
+        return all(mode is not None and mode.getValueString() == "clamp" for mode in modes)
 
     def image_unsupported(self, element: Any, label: str) -> None:
         """Image inputs with no counterpart (address modes other than repeat, real-world sizes, ...) listed."""
@@ -722,8 +821,11 @@ class _Importer:
             "uaddressmode": "periodic", "vaddressmode": "periodic", "wrapS": "periodic", "wrapT": "periodic",
             "address_mode_u": "periodic", "address_mode_v": "periodic",
         }
+        clamped = self.clamped(element, label)
         for input_name, neutral in checks.items():
             found = element.getInput(input_name)
+            if clamped and input_name in ("uaddressmode", "vaddressmode"):
+                continue  # both clamp: the UV is limited to [0, 1] (image_uv)
             if found is not None and found.getValueString() not in ("", neutral, "useMetadata", "repeat"):
                 self.note(f"{label} input '{input_name}' ({found.getValueString()}): the editor repeats textures; not imported")
         for input_name in ("realworldimagesize", "realworldtilesize"):
@@ -941,6 +1043,22 @@ class _Importer:
                       f"(IOR 1.5, specular 1); specular set to 1")
         self.graph.nodes[target].properties["specular"] = min(max(factor, 0.0), 1.0)
         return {ior_name, specular_name or ""}
+
+
+def _image_size(path: str) -> tuple[int, int] | None:
+    """(width, height) of an image file from its header, or None (no such regular file, or unreadable)."""
+    if not path or not Path(path).is_file():
+        return None
+    import OpenImageIO as oiio  # noqa: N813 - the library's own documented alias
+
+    image = oiio.ImageInput.open(path)
+    if image is None:
+        return None
+    try:
+        spec = image.spec()
+        return (spec.width, spec.height) if spec.width > 0 and spec.height > 0 else None
+    finally:
+        image.close()
 
 
 def _valid(text: str) -> str:

@@ -30,14 +30,15 @@ OPEN_PBR = sorted(name for name in ALL if name.startswith("OpenPbr/"))
 COMPLETE = ("GltfPbr/gltf_pbr_carpaint.mtlx", "GltfPbr/gltf_pbr_default.mtlx", "GltfPbr/gltf_pbr_glass.mtlx",
             "GltfPbr/gltf_pbr_gold.mtlx", "GltfPbr/gltf_pbr_plastic.mtlx",
             "StandardSurface/standard_surface_chrome.mtlx", "StandardSurface/standard_surface_default.mtlx",
-            "StandardSurface/standard_surface_glass.mtlx",
-            "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
-            "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
+            "StandardSurface/standard_surface_glass.mtlx", "StandardSurface/standard_surface_glass_tinted.mtlx",
+            "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_greysphere_calibration.mtlx",
+            "StandardSurface/standard_surface_brick_procedural.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
+            "UsdPreviewSurface/usd_preview_surface_brass_tiled.mtlx", "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
             "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", "UsdPreviewSurface/usd_preview_surface_carpaint.mtlx",
             "UsdPreviewSurface/usd_preview_surface_glass.mtlx", *OPEN_PBR)
 #: standard_surface examples that use what the Surface Output cannot represent (coat, sheen, subsurface, thin
 #: film, anisotropy, a metal's edge colour): onto the OpenPBR Surface, every input mapped.
-STANDARD_OPEN_PBR = ("StandardSurface/standard_surface_carpaint.mtlx", "StandardSurface/standard_surface_copper.mtlx",
+STANDARD_OPEN_PBR = ("StandardSurface/standard_surface_brass_tiled.mtlx", "StandardSurface/standard_surface_carpaint.mtlx", "StandardSurface/standard_surface_copper.mtlx",
                      "StandardSurface/standard_surface_gold.mtlx", "StandardSurface/standard_surface_jade.mtlx",
                      "StandardSurface/standard_surface_metal_brushed.mtlx", "StandardSurface/standard_surface_thin_film.mtlx",
                      "StandardSurface/standard_surface_velvet.mtlx", "StandardSurface/standard_surface_wood_tiled.mtlx")
@@ -45,6 +46,12 @@ COMPLETE = (*COMPLETE, *STANDARD_OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
     "StandardSurface/standard_surface_marble_solid.mtlx": ["in1"],  # its fractal3d noise has no counterpart
+    "StandardSurface/standard_surface_onyx_hextiled.mtlx": ["image_color", "image_roughness"],  # hextiledimage
+    # Documents of several materials: the first is imported, each other one is named.
+    "StandardSurface/standard_surface_chess_set.mtlx": ["M_Bishop_W", "M_Chessboard", "M_Pawn_Body_B", "M_Pawn_Top_W",
+                                                        *(f"M_{piece}_{side}" for piece in ("Castle", "King", "Knight", "Queen") for side in "BW")],
+    "StandardSurface/standard_surface_look_brass_tiled.mtlx": ["Greysphere_Calibration"],
+    "StandardSurface/standard_surface_look_wood_tiled.mtlx": ["Greysphere_Calibration"],
 }
 
 
@@ -244,6 +251,17 @@ def test_a_tiled_standard_surface_reads_its_images_through_fileprefix() -> None:
     assert any(node.type_name == "tiling_offset" for node in imported.graph.nodes.values())  # uvtiling 4, 4
 
 
+def test_the_procedural_brick_reads_its_hue_variation_and_its_connected_uv_tiling() -> None:
+    """rgbtohsv / hsvtorgb onto the HSV nodes; a tiledimage's `uvtiling` from a node onto its Tiling and Offset."""
+    graph = mtlx.import_mtlx(MX_EXAMPLES / "StandardSurface" / "standard_surface_brick_procedural.mtlx").graph
+    types = [node.type_name for node in graph.nodes.values()]
+    assert types.count("rgb_to_hsv") == 1 and types.count("hsv_to_rgb") == 1
+    tilings = [node.id for node in graph.nodes.values() if node.type_name == "tiling_offset"]
+    sources = {connection.source_node for node_id in tilings if (connection := graph.connection_into(node_id, "tiling"))}
+    assert len(tilings) == 6 and sources == {"node_convert_1"}
+    assert graph.nodes["node_convert_1"].properties["value"] == (3.0, 3.0)  # the interface input `uvtiling` it converts
+
+
 @pytest.mark.gl
 def test_usd_uv_texture_with_primvar_reader_transform_scale_and_bias_bakes_its_formula(current_gl, tmp_path: Path) -> None:
     """base = texel(st × (2, 1) + (0.25, 0)) × 0.5 + 0.25 on red/blue halves; the rotation is listed."""
@@ -301,3 +319,72 @@ def test_a_value_on_an_input_with_a_geometric_default_reads_the_geometry_as_mate
     """gltf_pbr_default gives `normal` the value (0, 0, 1); MaterialX shades with Nworld (defaultgeomprop) anyway."""
     imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_default.mtlx")
     assert imported.graph.connection_into(surface(imported.graph).id, "normal") is None
+
+
+def _place2d(u: np.ndarray, v: np.ndarray, pivot: tuple[float, float], scale: tuple[float, float], degrees: float,
+             offset: tuple[float, float], trs: bool) -> tuple[np.ndarray, np.ndarray]:
+    """MaterialX's place2d (stdlib NG_place2d_vector2): rotate2d turns clockwise by `degrees`."""
+    x, y = u - pivot[0], v - pivot[1]
+    if trs:
+        x, y = x - offset[0], y - offset[1]
+    else:
+        x, y = x / scale[0], y / scale[1]
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    x, y = c * x + s * y, -s * x + c * y
+    if trs:
+        x, y = x / scale[0], y / scale[1]
+    else:
+        x, y = x - offset[0], y - offset[1]
+    return x + pivot[0], y + pivot[1]
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("order", [0, 1])
+def test_place2d_and_clamp_addressing_bake_materialx_s_formula(current_gl, tmp_path: Path, order: int) -> None:
+    """image(place2d(uv)) with a rotation, both operation orders, clamp addressing: each texel read is where
+    MaterialX's place2d puts it, limited to the edge texels (a ramp in u: the red channel reads the u)."""
+    from app.export.images import write_image
+
+    width = 64
+    texels = np.zeros((4, width, 3), dtype=np.float32)
+    texels[:, :, 0] = (np.arange(width) + 0.5) / width
+    write_image(tmp_path / "ramp.exr", texels, "linear")
+    (tmp_path / "placed.mtlx").write_text(f"""<?xml version="1.0"?>
+<materialx version="1.39" colorspace="lin_rec709">
+  <nodegraph name="NG">
+    <texcoord name="uv" type="vector2" />
+    <place2d name="placed" type="vector2">
+      <input name="texcoord" type="vector2" nodename="uv" />
+      <input name="pivot" type="vector2" value="0.5, 0.5" />
+      <input name="scale" type="vector2" value="0.5, 0.8" />
+      <input name="rotate" type="float" value="30" />
+      <input name="offset" type="vector2" value="0.1, -0.05" />
+      <input name="operationorder" type="integer" value="{order}" />
+    </place2d>
+    <image name="ramp" type="color3">
+      <input name="file" type="filename" value="ramp.exr" />
+      <input name="texcoord" type="vector2" nodename="placed" />
+      <input name="uaddressmode" type="string" value="clamp" />
+      <input name="vaddressmode" type="string" value="clamp" />
+    </image>
+    <output name="color" type="color3" nodename="ramp" />
+  </nodegraph>
+  <standard_surface name="SR" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG" output="color" />
+  </standard_surface>
+  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
+</materialx>
+""")
+    imported = mtlx.import_mtlx(tmp_path / "placed.mtlx")
+    assert imported.skipped == []
+    assert any(node.type_name == "rotate_uv" for node in imported.graph.nodes.values())
+    size = 128  # a texel or less per pixel: the ramp's full-resolution level is read (coarser levels wrap at the edges)
+    baked = bake_material(imported.graph, BakeSettings(size=size, mesh="plane", padding=2), any_size=True)
+    centres = (np.arange(size) + 0.5) / size
+    u, v = np.meshgrid(centres, 1.0 - centres)  # the baked image's top row is v = 1
+    x, _ = _place2d(u, v, (0.5, 0.5), (0.5, 0.8), 30.0, (0.1, -0.05), trs=order == 1)
+    expected = np.clip(x, 0.5 / width, 1.0 - 0.5 / width)
+    red = baked.channel("base_color")[:, :, 0]
+    error = np.abs(red - expected)
+    assert error.max() < 3e-3, np.argwhere(error > 3e-3).tolist()
+    assert (x < 0.0).any() and (x > 1.0).any()  # both clamped ends are read

@@ -44,6 +44,8 @@ MEETS = (
     "StandardSurface/standard_surface_velvet.mtlx",
     "StandardSurface/standard_surface_wood_tiled.mtlx",
     "StandardSurface/standard_surface_thin_film.mtlx",
+    "StandardSurface/standard_surface_greysphere_calibration.mtlx",
+    "StandardSurface/standard_surface_brick_procedural.mtlx",
     "OpenPbr/open_pbr_default.mtlx",
     "OpenPbr/open_pbr_carpaint.mtlx",
     "OpenPbr/open_pbr_glass.mtlx",
@@ -68,6 +70,10 @@ MISSES: dict[str, tuple[float, str]] = {
     "StandardSurface/standard_surface_jade.mtlx": (5.74, "MaterialX's own render is the one off: against a numpy Monte Carlo of the "
                                                          "BSDF (benchmarks/bench_jade_monte_carlo.py, 214 pixels) the preview is 1.44 "
                                                          "levels off, MaterialX 4.63 (brighter around the lights' reflections)"),
+    "UsdPreviewSurface/usd_preview_surface_brass_tiled.mtlx": (16.08, "a smooth textured metal (roughness 0.12-0.23): on 60 "
+                                                                      "uniformly textured pixels MaterialX is 18.7 levels brighter "
+                                                                      "than a Monte Carlo of the glTF metal BRDF, the preview 1.3 "
+                                                                      "from it (tests/app/preview/test_textured_gltf_reference.py)"),
     "OpenPbr/open_pbr_pearl.mtlx": (13.73, "thin film: the preview gives the substrate 1 - the film's albedo, MaterialX's real-time "
                                           "dielectric_bsdf 1 - the film-less albedo (4.55 levels with that emulated); against a "
                                           "spectral Monte Carlo of the film over a diffuse base MaterialX is 9.5 levels off, "
