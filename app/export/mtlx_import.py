@@ -717,7 +717,7 @@ class _Importer:
             space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
         if not path:
             self.note(f"{label}: an image without a file name; the texture is left empty")
-        elif not Path(path).is_file():
+        elif not _is_file(path):
             self.note(f"{label}: its file {path} is not found; the texture names it as it is")
         if space not in ("", "lin_rec709", "srgb_texture", "raw"):
             self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
@@ -1045,9 +1045,18 @@ class _Importer:
         return {ior_name, specular_name or ""}
 
 
+def _is_file(path: str) -> bool:
+    """Whether `path` names a regular file. A name the system cannot look up (too long, a component too long) is
+    no file: a document may name anything, and the import then lists the texture as not found."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
+
+
 def _image_size(path: str) -> tuple[int, int] | None:
     """(width, height) of an image file from its header, or None (no such regular file, or unreadable)."""
-    if not path or not Path(path).is_file():
+    if not path or not _is_file(path):
         return None
     import OpenImageIO as oiio  # noqa: N813 - the library's own documented alias
 

@@ -154,6 +154,19 @@ def test_a_missing_texture_file_is_listed_by_name(tmp_path: Path) -> None:
     assert mtlx.import_mtlx(path).skipped == []
 
 
+def test_a_file_name_the_system_cannot_look_up_is_listed_not_raised(tmp_path: Path) -> None:
+    # 2,000 characters: longer than a path component may be (ENAMETOOLONG from every lookup of it).
+    name = "1, " * 666 + "1.png"
+    path = document(tmp_path / "long.mtlx", """  <gltf_pbr name="SR" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG" output="out" />
+  </gltf_pbr>""", f"""  <nodegraph name="NG">
+    <image name="albedo" type="color3"><input name="file" type="filename" value="{name}" /></image>
+    <output name="out" type="color3" nodename="albedo" />
+  </nodegraph>""")
+    imported = mtlx.import_mtlx(path)
+    assert any(name in line and "not found" in line for line in imported.skipped), imported.skipped
+
+
 def test_fileprefix_applies_to_file_names() -> None:
     imported = mtlx.import_mtlx(MX_EXAMPLES / "GltfPbr" / "gltf_pbr_boombox.mtlx")
     images = sorted(Path(node.properties["image"]) for node in imported.graph.nodes.values() if node.type_name == "texture_parameter")
