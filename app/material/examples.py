@@ -717,6 +717,7 @@ def glass() -> MaterialGraph:
                                  "transmission_depth": 1.0, "transmission_dispersion_scale": 1.0,
                                  "transmission_dispersion_abbe_number": 20.0})
     graph.connect(tint.id, "out", output.id, "transmission_color")
+    graph.stage = {"background": "environment"}  # what it refracts, seen around it too
     return graph
 
 
@@ -729,6 +730,7 @@ def honey() -> MaterialGraph:
     output = _openpbr(graph, 1, {"transmission_weight": 1.0, "specular_roughness": 0.0, "specular_ior": 1.504,
                                  "transmission_depth": 2.0, "transmission_scatter": (0.9, 0.9, 0.9, 1.0)})
     graph.connect(amber.id, "out", output.id, "transmission_color")
+    graph.stage = {"background": "environment"}  # what it refracts, seen around it too
     return graph
 
 
