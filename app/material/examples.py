@@ -717,6 +717,7 @@ def glass() -> MaterialGraph:
                                  "transmission_depth": 1.0, "transmission_dispersion_scale": 1.0,
                                  "transmission_dispersion_abbe_number": 20.0})
     graph.connect(tint.id, "out", output.id, "transmission_color")
+    graph.stage = {"background": "environment"}  # what it refracts, seen around it too
     return graph
 
 
@@ -729,6 +730,7 @@ def honey() -> MaterialGraph:
     output = _openpbr(graph, 1, {"transmission_weight": 1.0, "specular_roughness": 0.0, "specular_ior": 1.504,
                                  "transmission_depth": 2.0, "transmission_scatter": (0.9, 0.9, 0.9, 1.0)})
     graph.connect(amber.id, "out", output.id, "transmission_color")
+    graph.stage = {"background": "environment"}  # what it refracts, seen around it too
     return graph
 
 
@@ -758,15 +760,25 @@ def jade() -> MaterialGraph:
 
 
 def soap_bubble() -> MaterialGraph:
-    """Soap bubble (OpenPBR Surface): thin-walled, fully transmissive, coloured by a thin film whose thickness
-    drifts across the surface."""
+    """Soap bubble (OpenPBR Surface): a thin-walled, fully transmissive sphere of no IOR of its own (specular IOR
+    1: air on both sides, so the wall itself neither reflects nor bends), coloured only by its soap film (IOR
+    1.33) whose thickness swirls over the surface (warped 3D noise, 150 to 850 nm: the range of vivid
+    interference colours). Seen against the environment it shows (the stage's background), it is nearly
+    invisible but for the film's iridescent reflections, strongest towards the rim."""
     graph = MaterialGraph()
-    noise = graph.add_node("value_noise", _at(0, 1), {"scale": 3.0})
-    thickness = graph.add_node("remap", _at(1, 1), {"out_min": 0.25, "out_max": 0.75})
-    output = _openpbr(graph, 2, {"specular_roughness": 0.0, "specular_ior": 1.33, "transmission_weight": 1.0,
+    position = graph.add_node("object_position", _at(0, 1))
+    swirl = graph.add_node("domain_warp_3d", _at(1, 1), {"scale": 1.2, "strength": 0.6})
+    noise = graph.add_node("fractal_noise_3d", _at(2, 1), {"scale": 1.5, "octaves": 3, "basis": "gradient"})
+    thickness = graph.add_node("remap", _at(3, 1), {"in_min": 0.3, "in_max": 0.7, "out_min": 0.15, "out_max": 0.85, "clamp": True})
+    output = _openpbr(graph, 4, {"specular_roughness": 0.0, "specular_ior": 1.0, "transmission_weight": 1.0,
                                  "thin_film_weight": 1.0, "thin_film_ior": 1.33, "geometry_thin_walled": True})
+    graph.connect(position.id, "out", swirl.id, "position")
+    graph.connect(swirl.id, "out", noise.id, "position")
     graph.connect(noise.id, "out", thickness.id, "x")
     graph.connect(thickness.id, "out", output.id, "thin_film_thickness")
+    # A thin wall shows the environment straight through: the background must be that environment, or the
+    # bubble reads as a dark ball on a flat colour.
+    graph.stage = {"background": "environment"}
     return graph
 
 

@@ -295,8 +295,9 @@ def test_the_gltf_twin_in_the_preview(current_gl, name: str, tmp_path: Path, rec
 
 #: Largest mean 8-bit difference over the sphere per example between it and its glTF twin (docs/interchange.md):
 #: measured 13.2 for car paint (coat_darkening about 9 of it, flakes finer than the bake the rest), 38.7 for jade
-#: (its subsurface and scattering medium), 37.4 for honey (its scattering medium: glTF's volume only absorbs), 0.03 or less for the others.
-TWIN_TOLERANCE = {"car_paint": 14.0, "glass": 0.5, "honey": 38.5, "velvet": 0.5, "jade": 44.5, "soap_bubble": 0.5, "brushed_aluminium": 0.5}
+#: (its subsurface and scattering medium), 37.4 for honey (its scattering medium: glTF's volume only absorbs), 0.62 for
+#: the soap bubble (its film's swirling thickness baked into a 256² thickness texture), 0.03 or less for the others.
+TWIN_TOLERANCE = {"car_paint": 14.0, "glass": 0.5, "honey": 38.5, "velvet": 0.5, "jade": 44.5, "soap_bubble": 0.75, "brushed_aluminium": 0.5}
 
 
 def every_input_connected() -> tuple[MaterialGraph, dict[str, np.ndarray]]:

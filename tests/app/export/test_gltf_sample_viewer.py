@@ -87,7 +87,7 @@ MX_TOLERANCE = {
 
 #: Largest mean 8-bit difference over the sphere between the preview and the Sample Viewer per example, about
 #: 15 % above the measured figure (docs/interchange.md's table says what makes each): painted metal 4.2, car paint
-#: 17.8, glass 30.4, velvet 14.4, jade 41.0, soap bubble 14.3, brushed aluminium 37.5.
+#: 17.8, glass 30.4, velvet 14.4, jade 41.0, soap bubble 14.5, brushed aluminium 37.5.
 TOLERANCE = {
     "painted_metal": 4.9,
     "car_paint": 20.5,
@@ -128,7 +128,7 @@ VELVET_SHEEN_ROUGHNESS = 0.4
 #: left is the base model's difference: label -> (example, OpenPBR inputs set, edit of the glTF JSON, tolerance
 #: about 15 % above the measured figure). Together with TOLERANCE they attribute each example's difference to the
 #: lobe docs/interchange.md names. Measured: jade 10.1 (its transmission, as glass's), car paint 8.0, velvet 2.8, glass 2.8 (thin-walled and
-#: clear 8.7), soap bubble 13.4, brushed aluminium 11.2.
+#: clear 8.7), soap bubble 14.6, brushed aluminium 11.2.
 TWINS: dict[str, tuple[str, dict[str, Any], Callable[[dict[str, Any]], None] | None, float]] = {
     "jade without subsurface and scatter": ("jade", {"subsurface_weight": 0.0, "transmission_scatter": (0.0, 0.0, 0.0, 1.0)},
                                             None, 11.6),
@@ -139,7 +139,7 @@ TWINS: dict[str, tuple[str, dict[str, Any], Callable[[dict[str, Any]], None] | N
     "glass thin-walled and clear": ("glass", {"geometry_thin_walled": True, "transmission_color": (1.0, 1.0, 1.0, 1.0),
                                               "transmission_dispersion_scale": 0.0}, _thin_clear, 10.0),
     "soap bubble without thin film": ("soap_bubble", {"thin_film_weight": 0.0},
-                                      lambda gltf: _extensions(gltf).pop("KHR_materials_iridescence"), 15.4),
+                                      lambda gltf: _extensions(gltf).pop("KHR_materials_iridescence"), 16.8),
     "brushed aluminium isotropic": ("brushed_aluminium", {"specular_roughness_anisotropy": 0.0}, _isotropic, 12.9),
 }
 
