@@ -264,6 +264,11 @@ class StagePasses:
         self._programs: dict[str, int] = {}
         self._locations: dict[tuple[str, str], int] = {}
         self._depth_targets: dict[str, tuple[int, int, int]] = {}  # name -> (framebuffer, texture, size)
+        #: name -> what its depth target was last drawn with (`_depth_key`); the mesh is held so its id stays its own
+        self._depth_keys: dict[str, tuple[object, ...]] = {}
+        self._depth_mesh: Mesh | None = None
+        #: Depth passes drawn since this object was made (tests: a still refined frame draws none again).
+        self.depth_renders = 0
         self._targets: dict[str, Framebuffer] = {}
         self._ground_array = 0
         self._ground_buffer = 0
@@ -283,6 +288,8 @@ class StagePasses:
             GL.glDeleteFramebuffers(1, [framebuffer])
             GL.glDeleteTextures(1, [texture])
         self._depth_targets.clear()
+        self._depth_keys.clear()
+        self._depth_mesh = None
         for target in self._targets.values():
             target.delete()
         self._targets.clear()
@@ -429,8 +436,30 @@ class StagePasses:
         GL.glDisableVertexAttribArray(_OCCLUSION_LOCATION)
         GL.glBindVertexArray(0)
 
+    @staticmethod
+    def _depth_key(renderer: Renderer, matrix: np.ndarray) -> tuple[object, ...] | None:
+        """All a depth pass's result depends on: the mesh (by identity: a `Mesh` is frozen, an edit is a new one),
+        the matrix (light direction and the scene's extent), and the displacement (its height texture, the
+        version of the pass that drew it, its scale and mid level); None when that cannot be told (a
+        displacement whose pass version is unknown): then it is drawn every frame."""
+        moved = renderer.passes.displacement()
+        displacement: tuple[object, ...] = ()
+        if moved is not None:
+            version = renderer.passes.displacement_version()
+            if version is None:
+                return None
+            displacement = (*moved, version)
+        return (id(renderer.mesh()), renderer._index_count, matrix.astype(np.float32).tobytes(), displacement)
+
     def _depth_pass(self, renderer: Renderer, name: str, size: int, matrix: np.ndarray, compare: bool, offset: bool) -> int:
+        """The depth target `name` drawn with `matrix`: again only when what it depends on changed (`_depth_key`),
+        so the still preview's refined frames, whose camera and jitter it does not read, draw it once."""
         framebuffer, texture = self._depth_target(name, size, compare)
+        key = self._depth_key(renderer, matrix)
+        if key is not None and self._depth_keys.get(name) == key and self._depth_mesh is renderer.mesh():
+            return texture
+        self._depth_keys.pop(name, None)
+        self.depth_renders += 1
         displacing = renderer.passes.displacement() is not None
         name_of = "depth_displaced" if displacing else "depth"
         program = self._program(name_of, _DEPTH_VERTEX_DISPLACED if displacing else _DEPTH_VERTEX, _DEPTH_FRAGMENT,
@@ -455,6 +484,11 @@ class StagePasses:
             self._unbind_textures(1)
         GL.glDisable(GL.GL_POLYGON_OFFSET_FILL)
         GL.glUseProgram(0)
+        if key is not None:
+            if self._depth_mesh is not renderer.mesh():
+                self._depth_keys = {}
+                self._depth_mesh = renderer.mesh()
+            self._depth_keys[name] = key
         return texture
 
     def radiance(self, renderer: Renderer, width: int, height: int, location: int, environment_background: bool,

@@ -598,6 +598,14 @@ class GlTexturePasses:
             return None
         return self._buffers[moved.key].texture, moved.scale, moved.mid_level
 
+    def displacement_version(self) -> int | None:
+        """How many times the displacement's pass was drawn with new inputs (its result changes only then; None
+        when the material does not displace the mesh): with `displacement`, what the shadow passes key on."""
+        moved = self.schedule.displacement
+        if moved is None or moved.key not in self._buffers:
+            return None
+        return self._versions.get(moved.key)
+
     def texture(self, name: str) -> int:
         """Pass `name`'s texture (0 before it was drawn, or once a later pass took its shared buffer)."""
         return self._buffers[name].texture if self._holds(name) else 0

@@ -175,6 +175,16 @@ def test_the_shadow_map_sees_the_displaced_mesh(current_gl: object, request: pyt
     lit = candidates & (to_wall > 1.6 * length)
     assert dark.sum() > 50 and lit.sum() > 50
     assert np.median(shadowed[dark] / open_frame[dark]) < 0.7
+    # A new height (other cells raised) draws the shadow map again: the frame is the one fresh passes draw.
+    checker.properties["scale"] = CELLS * 2.0
+    _build(renderer, graph, target)
+    moved = renderer.render_linear(size, size)[..., :3]
+    assert renderer._stage_passes is not None
+    renderer._stage_passes.release()
+    renderer._stage_passes = None
+    fresh = renderer.render_linear(size, size)[..., :3]
+    assert np.abs(moved.mean(axis=-1) - shadowed).max() > 0.1
+    assert np.abs(moved - fresh).max() < 1e-5
     assert np.median(shadowed[lit] / open_frame[lit]) > 0.95
 
 

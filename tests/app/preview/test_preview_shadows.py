@@ -180,3 +180,47 @@ def test_the_geometrys_occlusion_darkens_the_torus_hole_and_not_its_outside(scre
     inner = [hole[0] - 2, hole[-1] + 2]
     assert min(darker[middle, c] for c in inner) > 6
     assert max(darker[middle, c] for c in outer) <= 3
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_still_refined_frames_draw_the_depth_passes_once(request, gl_fixture: str) -> None:
+    """The shadow map and the ground's two height maps read neither the camera nor the frame's jitter: the
+    refined frames of a still view draw them once, and a new light direction draws the shadow map alone again."""
+    renderer, target = renderer_on(request, gl_fixture)
+    renderer.set_shadows(True, True, True)
+    build(renderer, _surface(0.0, 0.5), target)
+    renderer.render_linear_refined(32, 32, frames=4)
+    stage = renderer._stage_passes
+    assert stage is not None
+    assert stage.depth_renders == 3  # shadow map, height maps below and above
+    renderer.render_linear_refined(32, 32, frames=4)
+    assert stage.depth_renders == 3
+    renderer.set_light_direction((-0.5, 0.6, 0.4))
+    renderer.render_linear_refined(32, 32, frames=4)
+    assert stage.depth_renders == 4
+
+
+@pytest.mark.parametrize("gl_fixture", CONTEXTS)
+def test_a_new_light_direction_moves_the_kept_shadow(request, gl_fixture: str) -> None:
+    """The frame after a light edit is the one a fresh renderer draws with that light (the kept shadow map is
+    not reused), and differs from the frame before (the shadow on the ground moved)."""
+    renderer, target = renderer_on(request, gl_fixture)
+    renderer.set_shadows(True, True)
+    renderer.set_light(intensity=3.0)
+    renderer.set_mesh("cube")  # a sphere's shadow map is the same from every direction
+    renderer.set_camera_home((0.0, 50.0, 4.0))  # looking down on the ground
+    build(renderer, _surface(0.0, 0.5), target)
+    renderer.set_light_direction((1.0, 0.5, 0.3))
+    before = renderer.render_image(48, 48)[..., :3].astype(int)
+    renderer.set_light_direction((-1.0, 0.5, 0.2))
+    after = renderer.render_image(48, 48)[..., :3].astype(int)
+    stage = renderer._stage_passes
+    assert stage is not None
+    stage.release()
+    renderer._stage_passes = None
+    fresh = renderer.render_image(48, 48)[..., :3].astype(int)
+    renderer.set_shadows(False, True)
+    plain = renderer.render_image(48, 48)[..., :3].astype(int)
+    assert (np.abs(plain - fresh).sum(axis=-1) > 15).sum() > 20  # the shadow is in the frame
+    assert (np.abs(after - before).sum(axis=-1) > 15).sum() > 100  # it moved
+    assert np.abs(after - fresh).max() <= 1
