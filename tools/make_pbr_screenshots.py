@@ -16,8 +16,8 @@ show exactly what an artist gets; the tiles are then put side by side
   the Unlit Output) on the sphere in `studio`, and the three lit ones again
   in `outdoor` on the material ball;
 - `openpbr-examples.png`: the OpenPBR Surface examples on the sphere in the
-  `studio` environment (the clear glass and the soap bubble `outdoor`), shown
-  behind them (blurred) so the transmitting ones show what they refract.
+  `studio` environment, shown behind them (blurred) so the transmitting ones
+  show what they refract.
 """
 
 from __future__ import annotations
@@ -35,8 +35,6 @@ ENVIRONMENTS = ["studio", "outdoor", "neutral"]
 SHEET_EXAMPLES = ["painted_metal", "polished_gold", "rough_plastic"]
 LIBRARY_EXAMPLES = ["stylised_lava", "triplanar_rock", "tiled_floor", "toon_shading"]
 OPENPBR_EXAMPLES = ["car_paint", "glass", "honey", "velvet", "jade", "soap_bubble", "brushed_aluminium"]
-#: Clear transmitting examples in the outdoor environment: seen through, the studio's dark backdrop draws them black.
-OPENPBR_ENVIRONMENTS = {"glass": "outdoor", "soap_bubble": "outdoor"}
 SHEETS = ("pbr-examples", "pbr-environments", "node-library-examples", "openpbr-examples")
 
 
@@ -109,10 +107,9 @@ def main(argv: list[str] | None = None) -> int:
                   [[f"{name}, studio" for name in library_names[:3]] + ["toon shading (unlit)"],
                    [f"{name}, outdoor, ball" for name in library_names[:3]]])
         if "openpbr-examples" in wanted:
-            tiles = [shot(name, work / f"{name}-openpbr.png", arguments.size, OPENPBR_ENVIRONMENTS.get(name, "studio"), background="blurred")
+            tiles = [shot(name, work / f"{name}-openpbr.png", arguments.size, "studio", background="environment")
                      for name in OPENPBR_EXAMPLES]
-            names = [name.replace("_", " ") + (f", {OPENPBR_ENVIRONMENTS[name]}" if name in OPENPBR_ENVIRONMENTS else "")
-                     for name in OPENPBR_EXAMPLES]
+            names = [name.replace("_", " ") for name in OPENPBR_EXAMPLES]
             sheet([tiles[:4], tiles[4:]], arguments.out / "openpbr-examples.png", [names[:4], names[4:]])
     return 0
 
