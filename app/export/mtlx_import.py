@@ -205,22 +205,6 @@ class _Importer:
         values = self.numbers(element, what) if element is not None else None
         return values[0] if values else None
 
-    def interface_value(self, element: Any) -> Any:
-        """The interface input a node input reads (through `interfacename`), or None."""
-        name = element.getInterfaceName()
-        if not name:
-            return None
-        parent = element.getParent().getParent()
-        return parent.getInput(name) if parent is not None else None
-
-    def input_of(self, element: Any, name: str) -> Any:
-        """The node's input `name`, or its node definition's (which holds the default value), or None."""
-        found = element.getInput(name)
-        if found is not None:
-            return found
-        definition = element.getNodeDef() if hasattr(element, "getNodeDef") else None
-        return definition.getActiveInput(name) if definition is not None else None
-
     def geometric_default(self, element: Any) -> bool:
         """Whether the input's node definition gives it a geometric default (`defaultgeomprop`)."""
         declaration = element if element.getParent() is not None and element.getParent().isA(self.mx.NodeDef) else self.definition_input(element)
@@ -237,12 +221,12 @@ class _Importer:
 
     def constant_of(self, element: Any, name: str, what: str) -> tuple[float, ...] | str | None:
         """The input's inline value (the definition's default when absent), "connected", or None without a value."""
-        found = self.input_of(element, name)
+        found = _input_of(element, name)
         if found is None:
             return None
         if found.getConnectedNode() is not None or found.getNodeGraphString():
             return "connected"
-        interface = self.interface_value(found)
+        interface = _interface_value(found)
         if interface is not None:
             found = interface
             if found.getConnectedNode() is not None:
@@ -316,7 +300,7 @@ class _Importer:
         if found is None and self.geometric_default(element):
             return  # MaterialX reads the geometric default (Nworld, UV0, ...) for an unconnected input, value or not
         if found is None:
-            interface = self.interface_value(element)
+            interface = _interface_value(element)
             if interface is not None and self.resolve(interface) is not None:
                 found = self.resolve(interface)
             else:
@@ -391,7 +375,7 @@ class _Importer:
 
         def inputs(node_id: str, mapping: dict[str, str]) -> None:
             for theirs, ours in mapping.items():
-                source = self.input_of(element, theirs)
+                source = _input_of(element, theirs)
                 if source is not None:
                     self.connect(source, node_id, ours, f"{label} input '{theirs}'")
 
@@ -409,7 +393,7 @@ class _Importer:
             inputs(node.id, mapping)
             return node.id, "out"
         if category in ("position", "normal", "tangent", "bitangent"):
-            space = self.input_of(element, "space")
+            space = _input_of(element, "space")
             geometry = INVERSE_GEOMETRY.get((category, str(space.getValueString() if space is not None else "object") or "object"))
             if geometry is None:
                 self.note(f"{label}: space '{space.getValueString() if space is not None else ''}' has no counterpart; "
@@ -440,7 +424,7 @@ class _Importer:
             found = self.resolve(value) if value is not None else None
             if found is not None:
                 return self.node(found[0], found[1], what)
-            interface = self.interface_value(value) if value is not None else None
+            interface = _interface_value(value) if value is not None else None
             if interface is not None and self.resolve(interface) is None:
                 return self.parameter(interface, mx_type, element, name, label)
             node = self.add(_CONSTANT_NODE.get(mx_type, "constant_float"), element, name)
@@ -450,7 +434,7 @@ class _Importer:
         if category in IMAGE_CATEGORIES:
             return self.image(element, output, name, label)
         if category == "extract":
-            index_input = self.input_of(element, "index")
+            index_input = _input_of(element, "index")
             index = self.number(index_input, f"{label} input 'index'") if index_input is not None else 0.0
             swizzle = self.add("swizzle", element, name, {"pattern": "xyzw"[min(max(int(index or 0), 0), 3)]})
             inputs(swizzle.id, {"in": "vector"})
@@ -493,7 +477,7 @@ class _Importer:
         if source is None:
             return None
         found = self.resolve(source)
-        interface = self.interface_value(source) if found is None else None
+        interface = _interface_value(source) if found is None else None
         if interface is not None and self.resolve(interface) is not None:
             found = self.resolve(interface)
         if found is None:  # a value, its own or the interface input's it reads
@@ -538,7 +522,7 @@ class _Importer:
 
     def _make_special(self, element: Any, category: str, name: str, inputs: Any) -> tuple[str, str] | None:
         def fixed(input_name: str) -> float | None:
-            source = self.input_of(element, input_name)
+            source = _input_of(element, input_name)
             if source is None or self.resolve(source) is not None or source.getInterfaceName():
                 return None
             values = self.numbers(source, f"node '{name}' input '{input_name}'")
@@ -620,7 +604,7 @@ class _Importer:
         return node.id, "out"
 
     def primvar(self, element: Any, label: str, what: str) -> tuple[str, str] | None:
-        varname = self.input_of(element, "varname")
+        varname = _input_of(element, "varname")
         name = varname.getValueString() if varname is not None else ""
         if element.getType() != "vector2":
             self.note(f"{label}: primvar '{name}' of type {element.getType()} has no counterpart; {what} left at its default")
@@ -648,7 +632,7 @@ class _Importer:
             self.note(f"{label} input 'operationorder': a connected operation order is not imported; read as 0 (SRT)")
         trs = isinstance(order, tuple) and order[0] == 1.0
         pivot, scale, rotate, offset = (found[key] for key in ("pivot", "scale", "rotate", "offset"))
-        texcoord = self.input_of(element, "texcoord")
+        texcoord = _input_of(element, "texcoord")
         if (isinstance(pivot, tuple) and isinstance(scale, tuple) and isinstance(offset, tuple) and len(pivot) == len(scale) == len(offset) == 2
                 and all(scale) and (rotate is None or (isinstance(rotate, tuple) and rotate[0] == 0.0))):
             tiling = tuple(1.0 / value for value in scale)
@@ -667,7 +651,7 @@ class _Importer:
                 self.graph.connect(first[0], first[1], node.id, first_port)
             elif texcoord is not None:
                 self.connect(texcoord, node.id, first_port, f"{label} input 'texcoord'")
-            source = self.input_of(element, mx_input)
+            source = _input_of(element, mx_input)
             if source is not None:
                 self.connect(source, node.id, port, f"{label} input '{mx_input}'")
             return node.id, "out"
@@ -684,7 +668,7 @@ class _Importer:
                 turn.properties["degrees"] = -rotate[0]  # rotate2d turns clockwise, Rotate UV counter-clockwise
             else:
                 negate = self.add("negate", element, f"{name}_angle")
-                self.connect(self.input_of(element, "rotate"), negate.id, "x", f"{label} input 'rotate'")
+                self.connect(_input_of(element, "rotate"), negate.id, "x", f"{label} input 'rotate'")
                 self.graph.connect(negate.id, "out", turn.id, "degrees")
             current = (turn.id, "out")
         if trs:
@@ -696,10 +680,10 @@ class _Importer:
 
     def file_name(self, element: Any, what: str) -> tuple[str, str]:
         """(resolved file path or "", colour space) of an image node's `file` input (fileprefix applied)."""
-        file_input = self.input_of(element, "file")
+        file_input = _input_of(element, "file")
         if file_input is None:
             return "", "lin_rec709"
-        interface = self.interface_value(file_input)
+        interface = _interface_value(file_input)
         source = interface if interface is not None else file_input
         stored = source.getResolvedValueString().strip() if source.getValueString().strip() else ""
         space = file_input.getColorSpace() or source.getActiveColorSpace() or ""
@@ -724,8 +708,8 @@ class _Importer:
         color_space = "srgb" if "srgb" in space else "linear"
         key = ("texture", f"{path}|{color_space}")
         if key not in self.made:
-            file_input = self.input_of(element, "file")
-            interface = self.interface_value(file_input) if file_input is not None else None
+            file_input = _input_of(element, "file")
+            interface = _interface_value(file_input) if file_input is not None else None
             parameter = interface.getName() if interface is not None else f"{name}_texture"
             texture = self.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
                                {"name": self.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
@@ -773,7 +757,7 @@ class _Importer:
             rotate = self.constant_of(element, "rotate", f"{label} input 'rotate'")
             if rotate == "connected" or (isinstance(rotate, tuple) and rotate[0] != 0.0):
                 self.note(f"{label} input 'rotate': a UV rotation has no counterpart; not imported (rotation 0)")
-        clamped = self.clamped(element, label)
+        clamped = _clamped(element)
         target = sample_id
         if clamped:
             # Clamp addressing: the UV limited to the outermost texel centres before the (repeating) sample reads
@@ -796,10 +780,10 @@ class _Importer:
                     self.set_value(node.id, port, value, "vector2")
                 elif value == "connected" and category == "tiledimage" and port == "offset":  # uv × tiling − offset
                     negate = self.add("negate", element, f"{element.getName()}_uvoffset")
-                    self.connect(self.input_of(element, mx_input), negate.id, "x", f"{label} input '{mx_input}'")
+                    self.connect(_input_of(element, mx_input), negate.id, "x", f"{label} input '{mx_input}'")
                     self.graph.connect(negate.id, "out", node.id, port)
                 elif value == "connected":
-                    self.connect(self.input_of(element, mx_input), node.id, port, f"{label} input '{mx_input}'")
+                    self.connect(_input_of(element, mx_input), node.id, port, f"{label} input '{mx_input}'")
             if uv is not None:
                 self.connect(uv, node.id, "uv", f"{label} input '{uv_name}'")
             elif clamped:
@@ -810,18 +794,13 @@ class _Importer:
         elif clamped:
             self.graph.connect(self.add("texcoord", element, f"{element.getName()}_texcoord").id, "out", target, target_port)
 
-    def clamped(self, element: Any, label: str) -> bool:
-        """Whether the image clamps its UV in both directions (MaterialX's `clamp` address mode)."""
-        modes = [element.getInput(name) for name in ("uaddressmode", "vaddressmode")]
-        return all(mode is not None and mode.getValueString() == "clamp" for mode in modes)
-
     def image_unsupported(self, element: Any, label: str) -> None:
         """Image inputs with no counterpart (address modes other than repeat, real-world sizes, ...) listed."""
         checks = {
             "uaddressmode": "periodic", "vaddressmode": "periodic", "wrapS": "periodic", "wrapT": "periodic",
             "address_mode_u": "periodic", "address_mode_v": "periodic",
         }
-        clamped = self.clamped(element, label)
+        clamped = _clamped(element)
         for input_name, neutral in checks.items():
             found = element.getInput(input_name)
             if clamped and input_name in ("uaddressmode", "vaddressmode"):
@@ -915,7 +894,7 @@ class _Importer:
         if shader.getCategory() != "displacement":
             self.note(f"{label}: a {shader.getCategory()}, not a displacement node; no height imported")
             return
-        amount = self.input_of(shader, "displacement")
+        amount = _input_of(shader, "displacement")
         if amount is None:
             return
         if amount.getType() != "float":
@@ -926,8 +905,8 @@ class _Importer:
         pattern = self.exported_height(amount)
         if pattern is not None:
             clamp, centred = pattern
-            self.connect(self.input_of(clamp, "in"), self.output_id, "height", f"{label} height")
-            self.connect(self.input_of(centred, "in2"), self.output_id, "height_mid_level", f"{label} mid level")
+            self.connect(_input_of(clamp, "in"), self.output_id, "height", f"{label} height")
+            self.connect(_input_of(centred, "in2"), self.output_id, "height_mid_level", f"{label} mid level")
         else:
             self.connect(amount, self.output_id, "height", what)
             node.properties["height_mid_level"] = 0.0
@@ -942,14 +921,14 @@ class _Importer:
         if found is None or found[0].getCategory() != "subtract" or found[0].getType() != "float":
             return None
         centred = found[0]
-        first = self.input_of(centred, "in1")
+        first = _input_of(centred, "in1")
         inner = self.resolve(first) if first is not None else None
         if inner is None or inner[0].getCategory() != "clamp" or inner[0].getType() != "float":
             return None
         clamp = inner[0]
         low = self.constant_of(clamp, "low", f"node '{clamp.getName()}' input 'low'")
         high = self.constant_of(clamp, "high", f"node '{clamp.getName()}' input 'high'")
-        if low != (0.0,) or high != (1.0,) or self.input_of(clamp, "in") is None or self.input_of(centred, "in2") is None:
+        if low != (0.0,) or high != (1.0,) or _input_of(clamp, "in") is None or _input_of(centred, "in2") is None:
             return None
         return clamp, centred
 
@@ -960,7 +939,7 @@ class _Importer:
 
     def feed(self, shader: Any, theirs: str, target: str, ours: str) -> None:
         """Our output input `ours` from the shader's input `theirs` (or its node definition's default)."""
-        element = self.input_of(shader, theirs)
+        element = _input_of(shader, theirs)
         if element is not None:
             self.connect(element, target, ours, f"{shader.getCategory()} input '{theirs}'")
 
@@ -1043,6 +1022,30 @@ class _Importer:
                       f"(IOR 1.5, specular 1); specular set to 1")
         self.graph.nodes[target].properties["specular"] = min(max(factor, 0.0), 1.0)
         return {ior_name, specular_name or ""}
+
+
+def _interface_value(element: Any) -> Any:
+    """The interface input a node input reads (through `interfacename`), or None."""
+    name = element.getInterfaceName()
+    if not name:
+        return None
+    parent = element.getParent().getParent()
+    return parent.getInput(name) if parent is not None else None
+
+
+def _input_of(element: Any, name: str) -> Any:
+    """The node's input `name`, or its node definition's (which holds the default value), or None."""
+    found = element.getInput(name)
+    if found is not None:
+        return found
+    definition = element.getNodeDef() if hasattr(element, "getNodeDef") else None
+    return definition.getActiveInput(name) if definition is not None else None
+
+
+def _clamped(element: Any) -> bool:
+    """Whether the image clamps its UV in both directions (MaterialX's `clamp` address mode)."""
+    modes = [element.getInput(name) for name in ("uaddressmode", "vaddressmode")]
+    return all(mode is not None and mode.getValueString() == "clamp" for mode in modes)
 
 
 def _is_file(path: str) -> bool:
@@ -1608,7 +1611,7 @@ def _surface_unlit(importer: _Importer, shader: Any) -> None:
 def _encode_srgb(importer: _Importer, shader: Any, target: str) -> None:
     """base_color = srgb(emission × emission_color). The exporter's `srgb_texture_to_lin_rec709` node (and an
     sRGB image read directly) cancel the encoding, so they connect straight through."""
-    element = importer.input_of(shader, "emission_color")
+    element = _input_of(shader, "emission_color")
     found = importer.resolve(element) if element is not None else None
     weight = importer.constant_of(shader, "emission", "surface_unlit input 'emission'")
     unit = isinstance(weight, tuple) and weight[0] == 1.0
