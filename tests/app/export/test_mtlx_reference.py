@@ -100,6 +100,10 @@ def test_every_document_has_its_stored_materialx_render() -> None:
         mtlx_reference.STORE_FOLDER, mtlx_reference.store_key(mtlx_reference.MX_EXAMPLES / name, SIZE, samples_for(name)),
         mtlx_reference.provenance(mtlx_reference.MX_EXAMPLES / name, SIZE, samples_for(name)))) is not None]
     assert not problems, "\n".join(problems) + f"\nregenerate with\n    {reference_store.REGENERATE}"
+    # And nothing else is stored: a render no case reads (a renamed document, other settings) is removed.
+    used = {mtlx_reference.store_key(mtlx_reference.MX_EXAMPLES / name, SIZE, samples_for(name)) for name in [*MEETS, *MISSES]}
+    stored = {path.stem for path in (reference_store.STORE / mtlx_reference.STORE_FOLDER).iterdir()}
+    assert stored == used, f"stored renders no case reads: {sorted(stored - used)}"
 
 
 @pytest.mark.gl
