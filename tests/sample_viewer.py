@@ -305,6 +305,11 @@ def provenance(glb: Path, environment: Path, parameters: dict[str, Any]) -> dict
             "inputs_sha256": reference_store.digest([glb.read_bytes(), environment.read_bytes(), _sheen_table_png(), PAGE.read_bytes()])}
 
 
+def store_key(label: str) -> str:
+    """The name of a labelled case's stored frame (`STORE_FOLDER`): its PNG and manifest."""
+    return label.replace(" ", "_")
+
+
 def stored_frames(glbs: dict[str, Path], size: int, environment: Path, *, distance: float,
                   field_of_view: float) -> dict[str, np.ndarray]:
     """`render`'s frame of each labelled `.glb` from the stored renders (key: the label).
@@ -314,7 +319,7 @@ def stored_frames(glbs: dict[str, Path], size: int, environment: Path, *, distan
     """
     parameters = page_parameters(size, distance=distance, field_of_view=field_of_view)
     expected = {label: provenance(glb, environment, parameters) for label, glb in glbs.items()}
-    keys = {label: label.replace(" ", "_") for label in glbs}
+    keys = {label: store_key(label) for label in glbs}
     problems = {label: problem for label in glbs
                 if (problem := reference_store.mismatch(STORE_FOLDER, keys[label], expected[label])) is not None}
     if problems and reference_store.storing():

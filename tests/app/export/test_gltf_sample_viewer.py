@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import reference_store
 import sample_viewer
 from test_gltf import EXAMPLES
 
@@ -227,6 +228,16 @@ def viewer_frames(viewer_glbs: dict[str, Path]) -> dict[str, np.ndarray]:
     environment = bundled_environment_path(preview_stage().environment)
     return sample_viewer.stored_frames(viewer_glbs, SIZE, environment, distance=DEFAULT_DISTANCE,
                                        field_of_view=DEFAULT_FIELD_OF_VIEW)
+
+
+def test_every_stored_frame_is_read_by_a_case() -> None:
+    """The stored Sample Viewer frames are exactly the ones the cases read (`viewer_glbs`' labels): a frame no case
+    reads (a renamed case, a twin taken out) is removed. A missing or stale frame fails in `viewer_frames`."""
+    used = {sample_viewer.store_key(label) for label in [*CASES, *MX_CASES, *MX_UNIFORM, *TWINS]}
+    stored = {path.name.removesuffix(".png").removesuffix(".json")
+              for path in (reference_store.STORE / sample_viewer.STORE_FOLDER).iterdir()}
+    assert stored - used == set(), f"stored frames no case reads: {sorted(stored - used)}"
+    assert used - stored == set(), f"cases without a stored frame: {sorted(used - stored)}"
 
 
 #: The case the engine draws for real on every run, in a page of its own, against its stored frame.
