@@ -78,11 +78,11 @@ def mismatch(folder: str, key: str, provenance: dict[str, Any], suffix: str = ".
     image, _manifest = _paths(folder, key, suffix)
     stored = stored_provenance(folder, key)
     if stored is None or not image.is_file():
-        return f"no stored reference image {image.relative_to(ROOT)}"
+        return f"no stored reference {image.relative_to(ROOT)}"
     differing = sorted(name for name in {*stored, *provenance} if stored.get(name) != provenance.get(name))
     if differing:
         changes = "; ".join(f"{name}: stored {stored.get(name)!r}, now {provenance.get(name)!r}" for name in differing)
-        return f"the stored reference image {image.relative_to(ROOT)} is stale ({changes})"
+        return f"the stored reference {image.relative_to(ROOT)} is stale ({changes})"
     return None
 
 
