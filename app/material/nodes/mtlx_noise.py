@@ -21,8 +21,9 @@ The lattice cell is `float_to_int(floor(p))`, as MaterialX's `mx_floor`. The
 corner gradients, the quintic fade, the trilinear blend (MaterialX's operand
 order) and the 0.9820 scale follow MaterialX's code, so the editor draws the
 same pattern as MaterialX's renderer, to float rounding. The cost is the
-XOR: about 31 x 9 integer operations each, 7 per corner hash, 8 corners per
-octave. The numpy port of MaterialX's code this is checked against is
+XOR: about 9 integer operations a bit, 7 XORs per corner hash (the last two
+only on the low bits the gradients read), 8 corners per octave. The numpy
+port of MaterialX's code this is checked against is
 `tests/mtlx_noise_reference.py`.
 """
 
@@ -81,10 +82,12 @@ def _low_bits(fn: TrackingFunctionBuilder, value: Operand, bits: int) -> Operand
     return fn.subtract(value, fn.multiply(fn.divide(value, fn.i(1 << bits)), fn.i(1 << bits)))
 
 
-def xor(lowering: _Lowering) -> Function:
-    """a ^ b on int32 bit patterns: the low 31 bits from the top one down (unrolled: each bit is a comparison
-    with its weight, which is then taken off; the result gains the weight where the operands' bits differ),
-    then the XOR of the sign bits."""
+def xor(lowering: _Lowering, bits: int = 32) -> Function:
+    """a ^ b on int32 bit patterns, or only its low `bits` bits (the rest zero) when fewer than 32 are needed.
+
+    Unrolled from the top bit down: each bit is a comparison with its weight, which is then taken off; the
+    result gains the weight where the operands' bits differ. All 32 bits: the low 31 so, then the XOR of the
+    sign bits."""
 
     def build(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
         a = fn.load(fn.parameter(0))
@@ -94,8 +97,12 @@ def xor(lowering: _Lowering) -> Function:
         rest_a = _low31(fn, a, a_negative)
         rest_b = _low31(fn, b, b_negative)
         zero = fn.i(0)
-        result: Operand = _select(fn, fn.binary(BinaryOperator.NOT_EQUAL, a_negative, b_negative), fn.i(-_INT_MAX - 1), zero)
-        for bit in range(30, -1, -1):
+        if bits < 32:
+            rest_a, rest_b = _low_bits(fn, rest_a, bits), _low_bits(fn, rest_b, bits)
+            result: Operand = zero
+        else:
+            result = _select(fn, fn.binary(BinaryOperator.NOT_EQUAL, a_negative, b_negative), fn.i(-_INT_MAX - 1), zero)
+        for bit in range(min(bits, 31) - 1, -1, -1):
             weight = fn.i(1 << bit)
             set_a = fn.binary(BinaryOperator.GREATER_EQUAL, rest_a, weight)
             set_b = fn.binary(BinaryOperator.GREATER_EQUAL, rest_b, weight)
@@ -105,21 +112,27 @@ def xor(lowering: _Lowering) -> Function:
             result = fn.add(result, _select(fn, fn.binary(BinaryOperator.NOT_EQUAL, set_a, set_b), weight, zero))
         fn.ret(result)
 
-    return lowering.helper("mtlx_xor", build, [INT, INT], INT)
+    return lowering.helper("mtlx_xor" if bits == 32 else f"mtlx_xor_low{bits}", build, [INT, INT], INT)
 
 
-def hash_corner(lowering: _Lowering) -> Function:
-    """mx_hash_int(x, y, z): lookup3's final mix of start + x, start + y, start + z (an int32 bit pattern)."""
+def hash_corner(lowering: _Lowering, channels: int) -> Function:
+    """mx_hash_int(x, y, z): lookup3's final mix of start + x, start + y, start + z (an int32 bit pattern), of
+    which only the low bits the gradients read are right: 4 (one channel) or 20 (three, bytes 0 to 2).
+
+    Borrows only travel upwards, so the low n bits of a difference need only the low n bits of its operands:
+    the last round's XOR needs as many bits as are read, and the one before as many as the last round reads of
+    the word it rotates (its bits up to n + 8)."""
+    read = 4 if channels == 1 else 20
+    widths = (32, 32, 32, 32, 32, read + 8, read)
 
     def build(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
         words: list[Operand] = [fn.add(fn.i(HASH_START), fn.load(fn.parameter(axis))) for axis in range(3)]
-        mix = xor(lowering)
-        for target, source, bits in _FINAL_ROUNDS:
-            mixed = call(fn, mix, words[target], words[source])
+        for (target, source, bits), width in zip(_FINAL_ROUNDS, widths, strict=True):
+            mixed = call(fn, xor(lowering, width), words[target], words[source])
             words[target] = fn.subtract(mixed, _rotate_left(fn, words[source], bits))
         fn.ret(words[2])
 
-    return lowering.helper("mtlx_hash", build, [INT, INT, INT], INT)
+    return lowering.helper("mtlx_hash" if channels == 1 else "mtlx_hash_vecthree", build, [INT, INT, INT], INT)
 
 
 def _gradient(fn: TrackingFunctionBuilder, hashed: Operand, local: Operand) -> Operand:
@@ -162,8 +175,8 @@ def perlin(lowering: _Lowering, channels: int) -> Function:
     """mx_perlin_noise_float (channels 1) or mx_perlin_noise_vec3 (channels 3, from the hash's bytes 0, 1, 2).
 
     The eight corners are an explicit loop, so the hash's code appears once (a GLSL compiler inlines every
-    call and unrolls small loops: eight inlined hashes took llvmpipe about 16 s to compile); each pass keeps
-    its corner's gradient value in that corner's register, and the blend after the loop is MaterialX's.
+    call: eight inlined hashes made llvmpipe's compile about ten times longer); each pass keeps its corner's
+    gradient value in that corner's register, and the blend after the loop is MaterialX's.
     """
 
     def build(lowering: _Lowering, fn: TrackingFunctionBuilder) -> None:
@@ -184,7 +197,7 @@ def perlin(lowering: _Lowering, channels: int) -> Function:
         fn.position_at(body)
         half, quarter = fn.divide(corner, fn.i(2)), fn.divide(corner, fn.i(4))
         steps = [fn.subtract(corner, fn.add(half, half)), _low_bits(fn, half, 1), quarter]  # corner = x + 2 y + 4 z
-        value = call(fn, hash_corner(lowering), *(fn.add(cell, step) for cell, step in zip(cells, steps, strict=True)))
+        value = call(fn, hash_corner(lowering, channels), *(fn.add(cell, step) for cell, step in zip(cells, steps, strict=True)))
         offset = fn.subtract(local, fn.construct(vec(3), *(fn.construct(FLOAT, step) for step in steps)))
         unsigned = _low31(fn, value, _less(fn, value, fn.i(0)))
         gradients = []
