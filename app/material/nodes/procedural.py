@@ -288,8 +288,7 @@ register(
         "mtlx_fractal_3d",
         "MaterialX Fractal 3D",
         CATEGORY,
-        "MaterialX's fractal3d: octaves of its Perlin noise over 3D space, signed (about [-1.75, 1.75] at 3 octaves); "
-        "draws the same pattern as MaterialX.",
+        "MaterialX's fractal3d: signed octaves of its Perlin noise in 3D; the same pattern as MaterialX.",
         inputs=[
             _POSITION,
             PortSpec("amplitude", PortType.FLOAT, 1.0),
