@@ -460,6 +460,8 @@ class _Importer:
             if normal is not None:
                 self.connect(normal, node.id, "normal", f"{label} input 'normal'")
             return node.id, "normal_out"
+        if category == "fractal3d":
+            return self.fractal3d(element, label, what, inputs)
         if category == "srgb_texture_to_lin_rec709" or category in _CM_NODES:
             self.note(f"{label}: colour conversion node not imported (the editor converts texture colour spaces itself); "
                       f"{what} reads its input unconverted")
@@ -468,6 +470,42 @@ class _Importer:
             return self.node(found[0], found[1], what) if found is not None else None
         self.note(f"{label}: no counterpart in the editor; {what} left at its default")
         return None
+
+    def fractal3d(self, element: Any, label: str, what: str, inputs: Any) -> tuple[str, str] | None:
+        """MaterialX's `fractal3d` as MaterialX Fractal 3D (the same Perlin octaves and hash): the float form
+        on its `out`, the vector3 and color3 forms on its `vector` (their amplitude one number for all three)."""
+        mx_type = element.getType()
+        if mx_type not in ("float", "vector3", "color3"):
+            self.note(f"{label}: only the float, vector3 and color3 forms have a counterpart; {what} left at its default")
+            return None
+        node = self.add("mtlx_fractal_3d", element, element.getName())
+        octaves = _input_of(element, "octaves")
+        if octaves is not None and self.resolve(octaves) is not None:
+            self.note(f"{label}: a connected 'octaves' has no counterpart (the editor's is a number); "
+                      f"{node.properties.get('octaves', 3)} octaves")
+        elif octaves is not None:
+            interface = _interface_value(octaves)
+            count = self.number(interface if interface is not None else octaves, f"{label} input 'octaves'")
+            if count is not None:
+                node.properties["octaves"] = int(count)
+        amplitude = _input_of(element, "amplitude")
+        values = self.numbers(amplitude, f"{label} input 'amplitude'") if amplitude is not None and self.resolve(amplitude) is None \
+            and not amplitude.getInterfaceName() else None
+        if mx_type != "float" and (values is None or len(set(values)) > 1):
+            self.note(f"{label}: an amplitude that is not one number for all three channels has no counterpart; "
+                      "its first channel is used")
+        if values is not None:
+            node.properties["amplitude"] = values[0]
+        else:
+            inputs(node.id, {"amplitude": "amplitude"})
+        inputs(node.id, {"lacunarity": "lacunarity", "diminish": "diminish"})
+        if element.getInput("position") is not None:
+            inputs(node.id, {"position": "position"})
+        else:  # MaterialX's default is the object-space position (the editor's 3D noises read world space)
+            position = self.add("object_position", element, f"{element.getName()}_position")
+            position.position = (node.position[0] - 150.0, node.position[1])
+            self.graph.connect(position.id, "out", node.id, "position")
+        return node.id, "out" if mx_type == "float" else "vector"
 
     def convert(self, element: Any, label: str, what: str) -> tuple[str, str] | None:
         """A `convert`: the editor converts a float or an equal width by itself; a narrower target keeps the
