@@ -167,19 +167,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
+#: Why a test fails before it runs: `--fast` would lose it (`_check_modules_left_out_of_fast`).
+LOST_TO_FAST = pytest.StashKey[str]()
+
+
 def _check_modules_left_out_of_fast(items: list[pytest.Item]) -> None:
     """In a run that collects every module: no test of a module `--fast` leaves uncollected would run in that tier.
 
     The scan reads the module's text; pytest's own marks are the truth (a `pytestmark` inside a string, or assigned
-    twice, would fool a scan)."""
+    twice, would fool a scan). A test the scan would lose fails, named, at its set-up (`pytest_runtest_setup`): an
+    error raised here, at collection, reaches an xdist run only as the controller's internal error, without it."""
     verdicts: dict[Path, bool] = {}
     for item in items:
         path = item.path
         if path not in verdicts:
             verdicts[path] = module_marked_out_of_fast(path.read_text(encoding="utf-8"))
         if verdicts[path] and not _out_of_fast(item):
-            raise pytest.UsageError(f"{item.nodeid} has none of the marks {', '.join(FAST_EXCLUDES)}, yet --fast would "
-                                    "not collect its module (tests/conftest.py, module_marked_out_of_fast)")
+            item.stash[LOST_TO_FAST] = (f"{item.nodeid} has none of the marks {', '.join(FAST_EXCLUDES)}, yet --fast "
+                                        "would not collect its module (tests/conftest.py, module_marked_out_of_fast)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    lost = item.stash.get(LOST_TO_FAST, None)
+    if lost is not None:
+        pytest.fail(lost, pytrace=False)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -50,14 +50,16 @@ def test_fast_does_not_collect_a_module_of_gl_tests_and_the_full_run_does(reques
     assert conftest.pytest_ignore_collect(this_module, fast) is None
 
 
-def test_the_full_run_fails_when_the_scan_disagrees_with_the_marks(request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    """A `pytestmark` inside a string fools the scan; the full run's collection names the test that would be lost."""
+def test_the_full_run_fails_a_test_the_scan_would_lose(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """A `pytestmark` inside a string fools the scan; the full run fails the test that `--fast` would lose, named."""
     conftest = _conftest(request.config)
     module = tmp_path / "test_fooled.py"
     module.write_text('DOC = """\npytestmark = pytest.mark.gl\n"""\n\ndef test_plain(): ...\n', encoding="utf-8")
-    plain = SimpleNamespace(path=module, nodeid="test_fooled.py::test_plain", iter_markers=lambda: iter(()))
-    with pytest.raises(pytest.UsageError, match="test_fooled.py::test_plain has none of the marks"):
-        conftest._check_modules_left_out_of_fast([plain])
-    marked = SimpleNamespace(path=module, nodeid="test_fooled.py::test_plain",
-                             iter_markers=lambda: iter([pytest.mark.gl.mark]))
-    conftest._check_modules_left_out_of_fast([marked])
+    plain = SimpleNamespace(path=module, nodeid="test_fooled.py::test_plain", iter_markers=lambda: iter(()),
+                            stash=pytest.Stash())
+    marked = SimpleNamespace(path=module, nodeid="test_fooled.py::test_marked",
+                             iter_markers=lambda: iter([pytest.mark.gl.mark]), stash=pytest.Stash())
+    conftest._check_modules_left_out_of_fast([plain, marked])
+    with pytest.raises(pytest.fail.Exception, match=r"test_fooled\.py::test_plain has none of the marks"):
+        conftest.pytest_runtest_setup(plain)
+    conftest.pytest_runtest_setup(marked)
