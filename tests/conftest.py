@@ -174,8 +174,8 @@ LOST_TO_FAST = pytest.StashKey[str]()
 def _check_modules_left_out_of_fast(items: list[pytest.Item]) -> None:
     """In a run that collects every module: no test of a module `--fast` leaves uncollected would run in that tier.
 
-    The scan reads the module's text; pytest's own marks are the truth (a `pytestmark` inside a string, or assigned
-    twice, would fool a scan). A test the scan would lose fails, named, at its set-up (`pytest_runtest_setup`): an
+    The scan reads the module's text; pytest's own marks are the truth (a `pytestmark` line inside a string would fool
+    the scan). A test the scan would lose fails, named, at its set-up (`pytest_runtest_setup`): an
     error raised here, at collection, reaches an xdist run only as the controller's internal error, without it."""
     verdicts: dict[Path, bool] = {}
     for item in items:
