@@ -25,8 +25,6 @@ import pytest
 
 from app.preview.environment import load_named_environment
 
-pytestmark = pytest.mark.gl
-
 DOCUMENT = mtlx_reference.MX_EXAMPLES / "StandardSurface" / "standard_surface_glass_tinted.mtlx"
 SIZE = 128
 #: MaterialX's render: the stored one test_mtlx_reference.py's miss reads (MISS_SAMPLES).
@@ -69,6 +67,7 @@ def test_the_path_tracer_conserves_energy_in_a_white_furnace() -> None:
         assert low - 1e-9 <= value.min() and value.max() <= 1.0 + 1e-9, (roughness, facing, value)
 
 
+@pytest.mark.gl
 def test_the_tinted_rough_glass_matches_a_path_traced_sphere() -> None:
     pixels, points, views = _sphere_points(SIZE)
     chosen = np.random.default_rng(3).choice(len(pixels), PIXELS, replace=False)
