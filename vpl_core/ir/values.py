@@ -65,6 +65,12 @@ def is_float32(value: float) -> bool:
 # hashing, immutability) stays generated.
 
 
+def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
+    """The `__set__` of the member descriptor of `cls`'s slot `name` (it stores past a frozen `__setattr__`)."""
+    setter: Callable[[object, object], None] = vars(cls)[name].__set__
+    return setter
+
+
 @dataclass(frozen=True, init=False, slots=True)
 class RegisterValue:
     """A function-local mutable register, named by its numeric index and typed."""
@@ -80,8 +86,8 @@ class RegisterValue:
         return f"r{self.index}"
 
 
-_set_register_index = RegisterValue.index.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
-_set_register_type = RegisterValue.type.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
+_set_register_index = _slot_setter(RegisterValue, "index")
+_set_register_type = _slot_setter(RegisterValue, "type")
 
 
 @dataclass(frozen=True, eq=False, init=False, slots=True)
@@ -146,8 +152,8 @@ class ConstantValue:
         return f"({self.type} {self.value!r})"
 
 
-_set_constant_type = ConstantValue.type.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
-_set_constant_value = ConstantValue.value.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
+_set_constant_type = _slot_setter(ConstantValue, "type")
+_set_constant_value = _slot_setter(ConstantValue, "value")
 
 Operand = RegisterValue | ConstantValue
 
@@ -190,9 +196,9 @@ class ReferenceValue:
         return self
 
 
-_set_storage_kind = ReferenceValue.storage_kind.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
-_set_slot = ReferenceValue.slot.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
-_set_reference_type = ReferenceValue.type.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
+_set_storage_kind = _slot_setter(ReferenceValue, "storage_kind")
+_set_slot = _slot_setter(ReferenceValue, "slot")
+_set_reference_type = _slot_setter(ReferenceValue, "type")
 
 
 @dataclass(frozen=True, init=False, slots=True)
@@ -226,8 +232,8 @@ class MemberReferenceValue(ReferenceValue):
         raise ValueError("reference path is cyclic or too deep")
 
 
-_set_member_base = MemberReferenceValue.base.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
-_set_field_name = MemberReferenceValue.field_name.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
+_set_member_base = _slot_setter(MemberReferenceValue, "base")
+_set_field_name = _slot_setter(MemberReferenceValue, "field_name")
 
 
 @dataclass(frozen=True, init=False, slots=True)
@@ -253,8 +259,8 @@ class IndexReferenceValue(ReferenceValue):
     root = MemberReferenceValue.root
 
 
-_set_index_base = IndexReferenceValue.base.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
-_set_index_operand = IndexReferenceValue.index.__set__  # type: ignore[attr-defined]  # a slot's member descriptor
+_set_index_base = _slot_setter(IndexReferenceValue, "base")
+_set_index_operand = _slot_setter(IndexReferenceValue, "index")
 
 
 def local_ref(register: RegisterValue) -> ReferenceValue:
