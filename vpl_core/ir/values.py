@@ -54,15 +54,24 @@ def is_float32(value: float) -> bool:
         return False
 
 
-# The frozen value classes below write their `__init__` out (`init=False`):
-# a frozen dataclass's generated one stores each field through
-# `object.__setattr__`, which made constructing the values (the reader and
-# the copy create tens of thousands per module) about twice as slow as
-# storing the same fields in the instance dictionary directly, as these do.
-# Everything else (fields, equality, hashing, immutability) stays generated.
+# The frozen value classes below keep their fields in slots and write their
+# `__init__` out (`init=False`). The reader and the copy create tens of
+# thousands of values per module: in slots each is one allocation of 48
+# bytes, where an instance dictionary made it two of 144 together. A frozen
+# dataclass's generated `__init__` stores each field through
+# `object.__setattr__`; these store through the slots' own descriptors
+# (`_set_*`, taken once the class exists), which skips the frozen
+# `__setattr__` at a third of its cost. Everything else (fields, equality,
+# hashing, immutability) stays generated.
 
 
-@dataclass(frozen=True, init=False)
+def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
+    """The `__set__` of the member descriptor of `cls`'s slot `name` (it stores past a frozen `__setattr__`)."""
+    setter: Callable[[object, object], None] = vars(cls)[name].__set__
+    return setter
+
+
+@dataclass(frozen=True, init=False, slots=True)
 class RegisterValue:
     """A function-local mutable register, named by its numeric index and typed."""
 
@@ -70,15 +79,18 @@ class RegisterValue:
     type: Type
 
     def __init__(self, index: int, type: Type) -> None:
-        fields = self.__dict__
-        fields["index"] = index
-        fields["type"] = type
+        _set_register_index(self, index)
+        _set_register_type(self, type)
 
     def __str__(self) -> str:
         return f"r{self.index}"
 
 
-@dataclass(frozen=True, eq=False, init=False)
+_set_register_index = _slot_setter(RegisterValue, "index")
+_set_register_type = _slot_setter(RegisterValue, "type")
+
+
+@dataclass(frozen=True, eq=False, init=False, slots=True)
 class ConstantValue:
     """A bool, int32 or finite binary32 scalar literal of an explicit scalar type.
 
@@ -90,9 +102,8 @@ class ConstantValue:
     value: bool | int | float
 
     def __init__(self, type: Type, value: bool | int | float) -> None:
-        fields = self.__dict__
-        fields["type"] = type
-        fields["value"] = value
+        _set_constant_type(self, type)
+        _set_constant_value(self, value)
 
     @staticmethod
     def of_bool(value: bool) -> ConstantValue:
@@ -141,6 +152,9 @@ class ConstantValue:
         return f"({self.type} {self.value!r})"
 
 
+_set_constant_type = _slot_setter(ConstantValue, "type")
+_set_constant_value = _slot_setter(ConstantValue, "value")
+
 Operand = RegisterValue | ConstantValue
 
 
@@ -159,7 +173,7 @@ class StorageKind(enum.Enum):
         return self not in (StorageKind.MEMBER, StorageKind.INDEX)
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True, init=False, slots=True)
 class ReferenceValue:
     """A root storage descriptor: namespace, slot and the stored value type.
 
@@ -173,17 +187,21 @@ class ReferenceValue:
     type: Type
 
     def __init__(self, storage_kind: StorageKind, slot: int, type: Type) -> None:
-        fields = self.__dict__
-        fields["storage_kind"] = storage_kind
-        fields["slot"] = slot
-        fields["type"] = type
+        _set_storage_kind(self, storage_kind)
+        _set_slot(self, slot)
+        _set_reference_type(self, type)
 
     @property
     def root(self) -> ReferenceValue:
         return self
 
 
-@dataclass(frozen=True, init=False)
+_set_storage_kind = _slot_setter(ReferenceValue, "storage_kind")
+_set_slot = _slot_setter(ReferenceValue, "slot")
+_set_reference_type = _slot_setter(ReferenceValue, "type")
+
+
+@dataclass(frozen=True, init=False, slots=True)
 class MemberReferenceValue(ReferenceValue):
     """A record field of `base` storage; `type` is the field's declared type."""
 
@@ -193,12 +211,11 @@ class MemberReferenceValue(ReferenceValue):
     def __init__(
         self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, field_name: str = ""  # type: ignore[assignment]  # as the field: `create` always passes a base
     ) -> None:
-        fields = self.__dict__
-        fields["storage_kind"] = storage_kind
-        fields["slot"] = slot
-        fields["type"] = type
-        fields["base"] = base
-        fields["field_name"] = field_name
+        _set_storage_kind(self, storage_kind)
+        _set_slot(self, slot)
+        _set_reference_type(self, type)
+        _set_member_base(self, base)
+        _set_field_name(self, field_name)
 
     @staticmethod
     def create(base: ReferenceValue, field_name: str, type: Type) -> MemberReferenceValue:
@@ -215,7 +232,11 @@ class MemberReferenceValue(ReferenceValue):
         raise ValueError("reference path is cyclic or too deep")
 
 
-@dataclass(frozen=True, init=False)
+_set_member_base = _slot_setter(MemberReferenceValue, "base")
+_set_field_name = _slot_setter(MemberReferenceValue, "field_name")
+
+
+@dataclass(frozen=True, init=False, slots=True)
 class IndexReferenceValue(ReferenceValue):
     """An array element of `base` storage selected by an integer register or constant."""
 
@@ -225,18 +246,21 @@ class IndexReferenceValue(ReferenceValue):
     def __init__(
         self, storage_kind: StorageKind, slot: int, type: Type, base: ReferenceValue = None, index: Operand = None  # type: ignore[assignment]  # as the fields: `create` always passes both
     ) -> None:
-        fields = self.__dict__
-        fields["storage_kind"] = storage_kind
-        fields["slot"] = slot
-        fields["type"] = type
-        fields["base"] = base
-        fields["index"] = index
+        _set_storage_kind(self, storage_kind)
+        _set_slot(self, slot)
+        _set_reference_type(self, type)
+        _set_index_base(self, base)
+        _set_index_operand(self, index)
 
     @staticmethod
     def create(base: ReferenceValue, index: Operand, type: Type) -> IndexReferenceValue:
         return IndexReferenceValue(StorageKind.INDEX, 0, type, base, index)
 
     root = MemberReferenceValue.root
+
+
+_set_index_base = _slot_setter(IndexReferenceValue, "base")
+_set_index_operand = _slot_setter(IndexReferenceValue, "index")
 
 
 def local_ref(register: RegisterValue) -> ReferenceValue:

@@ -153,7 +153,7 @@ def read_located(
         top = parse_source(text)
         reader = _Reader(text, strict_v1)
         module = reader.read_module(top)
-        locator = SourceLocator(text, reader.spans, top.start)
+        locator = SourceLocator(text, reader.placed, reader.starts, top.start)
         locator.verify(module)
         return module, locator
 
@@ -173,7 +173,7 @@ def read_unverified_located(
         top = parse_source(text)
         reader = _Reader(text, strict_v1)
         module = reader.read_module(top)
-        return module, SourceLocator(text, reader.spans, top.start)
+        return module, SourceLocator(text, reader.placed, reader.starts, top.start)
 
 
 def read_unverified_unpositioned(
@@ -200,7 +200,7 @@ def read_unverified_unpositioned(
             top = parse_source(text)
         else:
             text.plain = True
-        reader = _SharingReader(text, strict_v1) if share_registers else _Reader(text, strict_v1)
+        reader = _SharingReader(text, strict_v1) if share_registers else _Reader(text, strict_v1, keeps_positions=False)
         return reader.read_module(top), text
 
 
@@ -210,14 +210,33 @@ class SourceLocator:
     Positions are keyed by object identity, so a locator only answers for
     objects of its own module instance; `vpl_core.ir.paths` translates
     objects of another instance of the same module.
+
+    The reader hands over the objects it read and their starts as two lists
+    in reading order; the table by identity (`spans`) is built when first
+    asked for, which only a diagnostic or an editor's code link does. A
+    located read of a large module places tens of thousands of objects:
+    appending them costs a fraction of filling a table keyed by identity (a
+    hashed entry and an integer object each), which grew faster than the
+    module past the processor's caches. The lists keep the objects alive, so
+    no identity in the table can be reused by another object.
     """
 
-    __slots__ = ("module_start", "source", "spans")
+    __slots__ = ("_spans", "module_start", "placed", "source", "starts")
 
-    def __init__(self, source: SourceText, spans: dict[int, int], module_start: int) -> None:
+    def __init__(self, source: SourceText, placed: list[object], starts: list[int], module_start: int) -> None:
         self.source = source
-        self.spans = spans
+        self.placed = placed
+        self.starts = starts
         self.module_start = module_start
+        self._spans: dict[int, int] | None = None
+
+    @property
+    def spans(self) -> dict[int, int]:
+        """Object identity -> character index of its start (an object placed twice: the last place)."""
+        spans = self._spans
+        if spans is None:
+            spans = self._spans = dict(zip(map(id, self.placed), self.starts))
+        return spans
 
     def index_of(self, subject: object, context: Sequence[object] = ()) -> int:
         """The character index of `subject`, else of the innermost located `context`
@@ -336,13 +355,14 @@ class _FunctionScope:
 
 
 class _Reader:
-    #: Whether `spans` is kept: the source position of each object read, for a `SourceLocator`.
-    keeps_positions = True
-
-    def __init__(self, source: SourceText, strict_v1: bool) -> None:
+    def __init__(self, source: SourceText, strict_v1: bool, *, keeps_positions: bool = True) -> None:
         self.source = source
         self.strict_v1 = strict_v1
-        self.spans: dict[int, int] = {}
+        #: Whether the source position of each object read is kept (`placed`, `starts`), for a `SourceLocator`.
+        self.keeps_positions = keeps_positions
+        # The objects read and the character index of each one's start, in reading order.
+        self.placed: list[object] = []
+        self.starts: list[int] = []
         self.types: dict[str, Type] = {}
         self.uniforms: dict[str, tuple[int, Type]] = {}
         self.extensions: set[str] = set()
@@ -375,7 +395,9 @@ class _Reader:
         self.source.fail(kind, message, index)
 
     def _mark(self, value: object, index: int) -> None:
-        self.spans[id(value)] = index
+        if self.keeps_positions:
+            self.placed.append(value)
+            self.starts.append(index)
 
     # Form shapes -----------------------------------------------------------------------
 
@@ -836,8 +858,8 @@ class _Reader:
     def _read_function_body(self, scope: _FunctionScope) -> None:
         self.scope = scope
         readers = self.instruction_readers
-        spans = self.spans
         keeps_positions = self.keeps_positions
+        place, start_at = self.placed.append, self.starts.append
         for block, form in zip(scope.function.blocks, scope.block_forms):
             items = form.items
             last = len(items) - 1
@@ -855,7 +877,8 @@ class _Reader:
                 if reader is not None:
                     instruction = reader(item)
                     if keeps_positions:
-                        spans[id(instruction)] = item.start
+                        place(instruction)
+                        start_at(item.start)
                     instructions.append(instruction)
                     continue
                 if head in _TERMINATOR_HEADS:
@@ -864,7 +887,9 @@ class _Reader:
                             SyntaxRule.TERMINATOR_NOT_LAST, f"the terminator ({head} ...) must be the last form of its block", item.start
                         )
                     terminator = self._read_terminator(head, item)
-                    spans[id(terminator)] = item.start
+                    if keeps_positions:
+                        place(terminator)
+                        start_at(item.start)
                     block.terminator = terminator
                     break
                 self._fail(SyntaxRule.UNKNOWN_INSTRUCTION, f"unknown instruction '{head}'", _start(item.items[0]))
@@ -893,7 +918,9 @@ class _Reader:
         known = self.scope.register_spellings.get(item[1]) if type(item) is tuple and item[0] == NAME else None  # type: ignore[union-attr]  # registers are read inside a function body, where `scope` is set
         index, register_type = known if known is not None else self._register_binding(item)
         register = RegisterValue(index, register_type)
-        self.spans[id(register)] = item[2]  # type: ignore[index]  # `_register_binding` accepted `item`, so it is an atom (kind, text, offset)
+        if self.keeps_positions:
+            self.placed.append(register)
+            self.starts.append(item[2])  # type: ignore[index]  # `_register_binding` accepted `item`, so it is an atom (kind, text, offset)
         return register
 
     def _operand(self, item: Item) -> Operand:
@@ -902,7 +929,9 @@ class _Reader:
                 known = self.scope.register_spellings.get(item[1])  # type: ignore[union-attr]  # operands are read inside a function body, where `scope` is set
                 if known is not None:  # a register seen before: the common case, inline
                     register = RegisterValue(known[0], known[1])
-                    self.spans[id(register)] = item[2]
+                    if self.keeps_positions:
+                        self.placed.append(register)
+                        self.starts.append(item[2])
                     return register
                 if _is_register_spelling(item[1]):
                     return self._register(item)
@@ -939,7 +968,8 @@ class _Reader:
                 item.start,
             )
         if self.keeps_positions:
-            self.spans[id(constant)] = item.start
+            self.placed.append(constant)
+            self.starts.append(item.start)
         return constant
 
     def _reference(self, item: Item) -> ReferenceValue:
@@ -993,7 +1023,8 @@ class _Reader:
         else:
             self._fail(SyntaxRule.EXPECTED_FORM, f"expected {expected}, found {_describe(item)}", item.start)
         if self.keeps_positions:
-            self.spans[id(reference)] = item.start
+            self.placed.append(reference)
+            self.starts.append(item.start)
         return reference
 
     # Instructions ----------------------------------------------------------------------
@@ -1170,10 +1201,11 @@ class _SharingReader(_Reader):
     spelling is bound (and checked) exactly as `_Reader` binds it. Shared
     references let the verifier and the writers spell or check a path
     once per function however often it is used (a uniform record's field,
-    a parameter). Nor does it keep `spans`: nothing locates its objects.
+    a parameter). Nor does it keep positions: nothing locates its objects.
     """
 
-    keeps_positions = False
+    def __init__(self, source: SourceText, strict_v1: bool) -> None:
+        super().__init__(source, strict_v1, keeps_positions=False)
 
     def _mark(self, value: object, index: int) -> None:
         pass
