@@ -47,6 +47,11 @@ _CONSTANT_NODE = {"float": "constant_float", "vector2": "constant_vec2", "vector
                   "color4": "constant_color", "color3": "constant_vec3"}
 #: Image nodes read as a Texture Parameter + Texture Sample.
 IMAGE_CATEGORIES = ("image", "tiledimage", "gltf_image", "gltf_colorimage", "gltf_normalmap", "UsdUVTexture")
+#: hextiledimage's inputs -> the Hex Tiled Image's (besides `file`; `default`, what a missing file reads, is not
+#: imported: the editor shows its own missing-texture colour).
+HEXTILED_INPUTS = {"texcoord": "uv", "tiling": "tiling", "rotation": "rotation", "rotationrange": "rotation_range",
+                   "scale": "scale", "scalerange": "scale_range", "offset": "offset", "offsetrange": "offset_range",
+                   "falloff": "falloff", "falloffcontrast": "falloff_contrast", "lumacoeffs": "lumacoeffs"}
 #: Names of the primvar that holds the (only) UV set.
 UV_PRIMVARS = ("st", "st0", "uv", "uv0", "UVMap", "UV0", "map1")
 
@@ -433,6 +438,8 @@ class _Importer:
             return node.id, "out"
         if category in IMAGE_CATEGORIES:
             return self.image(element, output, name, label)
+        if category == "hextiledimage":
+            return self.hextiled_image(element, name, label)
         if category == "extract":
             index_input = _input_of(element, "index")
             index = self.number(index_input, f"{label} input 'index'") if index_input is not None else 0.0
@@ -699,23 +706,7 @@ class _Importer:
             source_space = element.getInput("sourceColorSpace")
             usd_space = source_space.getValueString() if source_space is not None else "auto"
             space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
-        if not path:
-            self.note(f"{label}: an image without a file name; the texture is left empty")
-        elif not _is_file(path):
-            self.note(f"{label}: its file {path} is not found; the texture names it as it is")
-        if space not in ("", "lin_rec709", "srgb_texture", "raw"):
-            self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
-        color_space = "srgb" if "srgb" in space else "linear"
-        key = ("texture", f"{path}|{color_space}")
-        if key not in self.made:
-            file_input = _input_of(element, "file")
-            interface = _interface_value(file_input) if file_input is not None else None
-            parameter = interface.getName() if interface is not None else f"{name}_texture"
-            texture = self.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
-                               {"name": self.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
-            texture.position = (texture.position[0] - 200.0, texture.position[1])
-            self.made[key] = (texture.id, "out")
-        texture_id = self.made[key][0]  # type: ignore[index]  # set to a (node, port) pair just above
+        texture_id = self.texture_parameter(element, name, label, path, space)
         sample = self.add("sample_texture", element, name)
         self.graph.connect(texture_id, "out", sample.id, "texture")
         self.image_uv(element, sample.id, label, path)
@@ -739,6 +730,37 @@ class _Importer:
             return self.usd_scale_bias(element, label, name, sample.id, port)
         port = {"float": "r", "color3": "rgb", "vector3": "rgb", "color4": "rgba", "vector4": "rgba", "vector2": "rgba"}.get(mx_type, "rgba")
         return sample.id, port
+
+    def texture_parameter(self, element: Any, name: str, label: str, path: str, space: str) -> str:
+        """The Texture Parameter of an image node's file (one per file and colour space)."""
+        if not path:
+            self.note(f"{label}: an image without a file name; the texture is left empty")
+        elif not _is_file(path):
+            self.note(f"{label}: its file {path} is not found; the texture names it as it is")
+        if space not in ("", "lin_rec709", "srgb_texture", "raw", "none"):
+            self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
+        color_space = "srgb" if "srgb" in space else "linear"
+        key = ("texture", f"{path}|{color_space}")
+        if key not in self.made:
+            file_input = _input_of(element, "file")
+            interface = _interface_value(file_input) if file_input is not None else None
+            parameter = interface.getName() if interface is not None else f"{name}_texture"
+            texture = self.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
+                               {"name": self.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
+            texture.position = (texture.position[0] - 200.0, texture.position[1])
+            self.made[key] = (texture.id, "out")
+        return str(self.made[key][0])  # type: ignore[index]  # set to a (node, port) pair just above
+
+    def hextiled_image(self, element: Any, name: str, label: str) -> tuple[str, str]:
+        """A `hextiledimage` as a Hex Tiled Image reading the file's Texture Parameter (the same inputs)."""
+        path, space = self.file_name(element, label)
+        node = self.add("hextiled_image", element, name)
+        self.graph.connect(self.texture_parameter(element, name, label, path, space), "out", node.id, "texture")
+        for theirs, ours in HEXTILED_INPUTS.items():
+            source = element.getInput(theirs)
+            if source is not None:
+                self.connect(source, node.id, ours, f"{label} input '{theirs}'")
+        return node.id, "rgba" if element.getType() == "color4" else "rgb"
 
     def image_uv(self, element: Any, sample_id: str, label: str, path: str = "") -> None:
         """The Texture Sample's UV: texcoord / st, and a tiledimage's or gltf_image's transform as Tiling and Offset."""
