@@ -1642,13 +1642,13 @@ def _encode_srgb(importer: _Importer, shader: Any, target: str) -> None:
         if source is not None:
             importer.connect(source, target, "base_color", "surface_unlit input 'emission_color'")
         return
-    if found is not None and unit and found[0].getCategory() in IMAGE_CATEGORIES:
+    if found is not None and unit and found[0].getCategory() in (*IMAGE_CATEGORIES, "hextiledimage"):
         _path, space = importer.file_name(found[0], "")
         if "srgb" in space:
             importer.connect(element, target, "base_color", "surface_unlit input 'emission_color'")
             texture = importer.graph.connection_into(target, "base_color")
             sample = importer.graph.nodes[texture.source_node] if texture is not None else None
-            if sample is not None and sample.type_name == "sample_texture":
+            if sample is not None and sample.type_name in ("sample_texture", "hextiled_image"):
                 return  # an sRGB file shown as stored: the Unlit Output does not decode it
     # linear -> sRGB with nodes: mix(12.92 x, 1.055 x^(1/2.4) - 0.055, saturate((x - 0.0031308) 1e7)), component-wise
     graph = importer.graph

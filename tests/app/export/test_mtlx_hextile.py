@@ -136,3 +136,30 @@ def test_an_exported_onyx_is_a_fixed_point_and_materialx_generates_it(tmp_path: 
     assert again.skipped == []
     mtlx.export_mtlx(again.graph, second, "onyx")
     assert second.read_text() == first.read_text()
+
+
+def test_an_unlit_srgb_hextiledimage_is_shown_as_stored_and_round_trips(tmp_path: Path) -> None:
+    """surface_unlit's emission from an sRGB hextiledimage: MaterialX blends the encoded texels, decodes the blend
+    and the display encodes it again, so the Unlit Output shows the node's blend as it is (no encoding nodes)."""
+    source = ONYX.read_text()
+    start, end = source.index("  <standard_surface"), source.index("</materialx>")
+    unlit = (source[:start] + '  <surface_unlit name="N_Unlit" type="surfaceshader">\n'
+             '    <input name="emission_color" type="color3" nodegraph="NG_OnyxHextiled" output="out_color" />\n'
+             '  </surface_unlit>\n  <surfacematerial name="M_Onyx" type="material">\n'
+             '    <input name="surfaceshader" type="surfaceshader" nodename="N_Unlit" />\n  </surfacematerial>\n' + source[end:])
+    document = tmp_path / "onyx_unlit.mtlx"
+    document.write_text(unlit.replace('fileprefix="../../../Images/"', f'fileprefix="{IMAGES.as_posix()}/"'))
+    first, second = tmp_path / "first" / "onyx.mtlx", tmp_path / "second" / "onyx.mtlx"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    imported = mtlx.import_mtlx(document)
+    assert imported.skipped == []
+    graph = imported.graph
+    output = next(node for node in graph.nodes.values() if node.type_name == "material_output")
+    feed = graph.connection_into(output.id, "base_color")
+    assert feed is not None and (feed.source_node, feed.source_port) == ("image_color", "rgb")
+    mtlx.export_mtlx(graph, first, "onyx")
+    again = mtlx.import_mtlx(first)
+    assert again.skipped == []
+    mtlx.export_mtlx(again.graph, second, "onyx")
+    assert second.read_text() == first.read_text()
