@@ -439,7 +439,7 @@ class _Importer:
         if category in IMAGE_CATEGORIES:
             return self.image(element, output, name, label)
         if category == "hextiledimage":
-            return self.hextiled_image(element, name, label)
+            return _hextiled_image(self, element, name, label)
         if category == "extract":
             index_input = _input_of(element, "index")
             index = self.number(index_input, f"{label} input 'index'") if index_input is not None else 0.0
@@ -751,17 +751,6 @@ class _Importer:
             self.made[key] = (texture.id, "out")
         return str(self.made[key][0])  # type: ignore[index]  # set to a (node, port) pair just above
 
-    def hextiled_image(self, element: Any, name: str, label: str) -> tuple[str, str]:
-        """A `hextiledimage` as a Hex Tiled Image reading the file's Texture Parameter (the same inputs)."""
-        path, space = self.file_name(element, label)
-        node = self.add("hextiled_image", element, name)
-        self.graph.connect(self.texture_parameter(element, name, label, path, space), "out", node.id, "texture")
-        for theirs, ours in HEXTILED_INPUTS.items():
-            source = element.getInput(theirs)
-            if source is not None:
-                self.connect(source, node.id, ours, f"{label} input '{theirs}'")
-        return node.id, "rgba" if element.getType() == "color4" else "rgb"
-
     def image_uv(self, element: Any, sample_id: str, label: str, path: str = "") -> None:
         """The Texture Sample's UV: texcoord / st, and a tiledimage's or gltf_image's transform as Tiling and Offset."""
         category = element.getCategory()
@@ -1044,6 +1033,18 @@ class _Importer:
                       f"(IOR 1.5, specular 1); specular set to 1")
         self.graph.nodes[target].properties["specular"] = min(max(factor, 0.0), 1.0)
         return {ior_name, specular_name or ""}
+
+
+def _hextiled_image(importer: _Importer, element: Any, name: str, label: str) -> tuple[str, str]:
+    """A `hextiledimage` as a Hex Tiled Image reading the file's Texture Parameter (the same inputs)."""
+    path, space = importer.file_name(element, label)
+    node = importer.add("hextiled_image", element, name)
+    importer.graph.connect(importer.texture_parameter(element, name, label, path, space), "out", node.id, "texture")
+    for theirs, ours in HEXTILED_INPUTS.items():
+        source = element.getInput(theirs)
+        if source is not None:
+            importer.connect(source, node.id, ours, f"{label} input '{theirs}'")
+    return node.id, "rgba" if element.getType() == "color4" else "rgb"
 
 
 def _interface_value(element: Any) -> Any:

@@ -121,7 +121,7 @@ def _vertices(fn: TrackingFunctionBuilder, coord: Operand) -> list[Operand]:
     is_zero = fn.compare(BinaryOperator.LESS, colour, fn.f(0.5))
     is_one = fn.compare(BinaryOperator.LESS, colour, fn.f(1.5))
     # Slot k holds the vertex of colour k: c itself, c + 1 (next_one) or c + 2 (next_two).
-    slots = []
+    slots: list[Operand] = []
     for own, plus_one, plus_two in ((0, 2, 1), (1, 0, 2), (2, 1, 0)):
         by_colour = {own: first, plus_one: next_one, plus_two: next_two}
         slots.append(fn.builtin(Builtin.SELECT, vec(3), is_zero, by_colour[0],
@@ -165,7 +165,9 @@ def _blend_weights(ctx: NodeContext, luminance: Operand, tile_weights: Operand) 
     weights = fn.divide(weights, fn.builtin(Builtin.DOT, FLOAT, weights, fn.construct(vec(3), fn.f(1.0))))
     falloff = ctx.input("falloff")
     gain = ctx.helper("hextile_gain", _build_gain, [FLOAT, FLOAT], FLOAT)
-    gained = fn.construct(vec(3), *(fn.call(gain, fn.swizzle(weights, letter), falloff) for letter in "xyz"))
+    components = [fn.call(gain, fn.swizzle(weights, letter), falloff) for letter in "xyz"]
+    assert all(component is not None for component in components)
+    gained = fn.construct(vec(3), *(component for component in components if component is not None))
     gained = fn.divide(gained, fn.builtin(Builtin.DOT, FLOAT, gained, fn.construct(vec(3), fn.f(1.0))))
     return fn.builtin(Builtin.SELECT, vec(3), fn.compare(BinaryOperator.NOT_EQUAL, falloff, fn.f(0.5)), gained, weights)
 
@@ -234,8 +236,7 @@ register(
         "hextiled_image",
         "Hex Tiled Image",
         CATEGORY,
-        "Repeats a texture on a hexagonal grid, each tile randomly rotated, scaled and shifted and the tiles "
-        "blended where they meet, so the repetition does not show (MaterialX's hextiledimage).",
+        "A texture tiled on a hex grid, each tile randomly turned, scaled and shifted: no visible repeats.",
         inputs=[
             PortSpec("texture", PortType.TEXTURE, None),
             PortSpec("uv", PortType.VEC2, "texcoord"),
@@ -250,7 +251,8 @@ register(
             PortSpec("a", PortType.FLOAT),
         ],
         properties=[
-            PropertySpec(name, kind, default, *(bounds or (None, None)), label=_LABELS.get(name, ""))
+            PropertySpec(name, kind, default, bounds[0] if bounds else None, bounds[1] if bounds else None,
+                         label=_LABELS.get(name, ""))
             for name, _type, default, kind, bounds in PARAMETERS
         ],
         lower=_lower_hextiled_image,
