@@ -1,4 +1,4 @@
-"""The Hex Tiled Image node on real OpenGL against a numpy port of MaterialX's published GLSL.
+"""The Hex Tiled Image node on real OpenGL (desktop 4.2 and ES) against a numpy port of MaterialX's published GLSL.
 
 The reference below is MaterialX 1.39's `mx_hextiledimage_color4` and
 `mx_hextile_coord` (stdlib genglsl `mx_hextiledimage.glsl`,
@@ -127,7 +127,7 @@ def _random_image(seed: int) -> np.ndarray:
 
 
 def _render(image: np.ndarray, properties: dict[str, object], target: str = "glsl420") -> np.ndarray:
-    """The node (Unlit Output, rgba into base colour and alpha into opacity) on the quad, the texture bound with
+    """The node (compiled for `target`) (Unlit Output, rgba into base colour and alpha into opacity) on the quad, the texture bound with
     every mip level; uploaded bottom row first, as the preview uploads an image (v = 0 reads its bottom row)."""
     graph = MaterialGraph()
     graph.add_node("texture_parameter", node_id="texture", properties={"name": "image", "color_space": "linear"})
@@ -144,7 +144,11 @@ def _render(image: np.ndarray, properties: dict[str, object], target: str = "gls
             GL.glActiveTexture(GL.GL_TEXTURE0)
             GL.glBindTexture(GL.GL_TEXTURE_2D, texture)
             flipped = np.ascontiguousarray(image[::-1])
-            GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, TEXTURE, TEXTURE, 0, GL.GL_RGBA, GL.GL_FLOAT, flipped)
+            if target == "glsl420":
+                GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA32F, TEXTURE, TEXTURE, 0, GL.GL_RGBA, GL.GL_FLOAT, flipped)
+            else:  # ES filters 8-bit textures without an extension; `image` holds 8-bit values
+                texels = np.round(flipped * 255.0).astype(np.uint8)
+                GL.glTexImage2D(GL.GL_TEXTURE_2D, 0, GL.GL_RGBA8, TEXTURE, TEXTURE, 0, GL.GL_RGBA, GL.GL_UNSIGNED_BYTE, texels)
             GL.glGenerateMipmap(GL.GL_TEXTURE_2D)
             GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MIN_FILTER, GL.GL_LINEAR_MIPMAP_LINEAR)
             GL.glTexParameteri(GL.GL_TEXTURE_2D, GL.GL_TEXTURE_MAG_FILTER, GL.GL_LINEAR)
@@ -190,3 +194,16 @@ def test_the_tiles_are_randomised_not_repeated(current_gl: object) -> None:
     assert np.abs(plain - tiled).max() < 1e-3
     randomised = _render(image, {"tiling": (2.0, 2.0)})
     assert np.abs(randomised - tiled).mean() > 0.1
+
+
+@pytest.mark.parametrize("target", ["es320", "es300"])
+def test_the_hex_tiled_image_matches_the_formula_on_gles(current_gles: object, target: str) -> None:
+    """The same on Mesa's OpenGL ES, with an 8-bit texture (ES filters RGBA32F only with an extension)."""
+    image = (np.round(_random_image(11) * 255.0) / 255.0).astype(F)
+    properties = CASES[1]
+    pixels = _render(image, properties, target)
+    u, v = pixel_uv(SIZE)
+    expected = hextiled_image(image, np.stack([u, v], axis=-1), **properties)  # type: ignore[arg-type]
+    error = np.abs(pixels - expected)
+    assert error.max() < 0.06, float(error.max())
+    assert error.mean() < 2e-3, float(error.mean())
