@@ -11,7 +11,7 @@ imported `hextiledimage` shows the same tiles as MaterialX's renderers:
     vertices base + (s, s), base + (s, 1 - s), base + (1 - s, s) with barycentric weights
              -z (2s - 1), s - f.y (2s - 1), s - f.x (2s - 1)   (base = floor(skewed))
     per vertex id: r = hash(id + 0.12345) (Dave Hoskins' hash22: fract and dot only);
-             centre c = (id.x + id.y / 2, id.y / (2 tan 30)) / (2 sqrt(3)) ... (MaterialX's inverse skew)
+             centre c = (id.x + id.y / 2, id.y / (2 tan 30)) / (2 sqrt(3))   (MaterialX's inverse skew)
              angle = mix(radians(rotation range.x), radians(rotation range.y), r.x rotation)
              size  = mix(1, mix(scale range.x, scale range.y, r.y), scale)
              shift = mix(offset range.x, offset range.y, r offset)
