@@ -22,8 +22,12 @@
    (`post.display_colors`) and, for comparison, the same post pass run as
    its VPL module through the interpreter (why the CPU renderer uses numpy).
 
+`--examples NAME ...` draws only those examples in the first and third
+tables (the smallest setting: one physically based example, so both tables
+and every measured part still run).
+
 No GL needed:
-    .venv/bin/python benchmarks/bench_interp.py [--frames N] [--size S] [--only examples|growth|stage]
+    .venv/bin/python benchmarks/bench_interp.py [--frames N] [--size S] [--only examples|growth|stage] [--examples NAME ...]
 """
 
 from __future__ import annotations
@@ -60,10 +64,10 @@ def _median_time(function, repeats: int) -> float:
     return statistics.median(times)
 
 
-def examples(frames: int, size: int) -> None:
+def examples(frames: int, size: int, names: list[str]) -> None:
     print(f"Examples at {size}x{size} (median of {frames} frames)")
     print(f"{'example':<22}{'ms':>8}{'Mpixel/s':>10}{'lanes':>8}{'Mlane/s':>9}{'tracked ms':>12}")
-    for name in example_names():
+    for name in names:
         verified, specs = read_program(str(example_path(name)))
         renderer = CpuRenderer()
         renderer.set_program(verified)
@@ -135,7 +139,7 @@ def growth(size: int, largest: int = 3200) -> None:
             previous = seconds
 
 
-def stage_frames(frames: int, size: int) -> None:
+def stage_frames(frames: int, size: int, names: list[str]) -> None:
     stage = Stage()
     stage.set_environment("studio")
     maps, table = prepare_environment("studio")
@@ -143,7 +147,7 @@ def stage_frames(frames: int, size: int) -> None:
     print(f"{'example':<16}{'frame':>8}{'blurred bg':>12}{'material':>10}{'background':>12}{'post numpy':>12}{'post VPL':>10}")
     nearest = SamplerState(wrap_s=Wrap.CLAMP_TO_EDGE, wrap_t=Wrap.CLAMP_TO_EDGE, min_filter=Filter.NEAREST, mag_filter=Filter.NEAREST)
     post_program = Program.from_verified(VerifiedModule.create(post.post_module(stage.tone_mapper), label="post"))
-    for name in PBR_EXAMPLES:
+    for name in names:
         verified, specs = read_program(str(example_path(name)))
         renderer = CpuRenderer()
         stage.apply(renderer)
@@ -176,14 +180,21 @@ def main() -> None:
     parser.add_argument("--only", choices=("examples", "growth", "stage"), default=None)
     parser.add_argument("--largest-module", type=int, default=3200,
                         help="operations of the largest module of the growth table (the smallest setting: 200)")
+    parser.add_argument("--examples", nargs="+", metavar="NAME", default=None,
+                        help="draw only these examples (default: every example, and the physically based ones on the stage)")
     arguments = parser.parse_args()
+    chosen = arguments.examples
+    if chosen is not None and (unknown := sorted(set(chosen) - set(example_names()))):
+        parser.error(f"no such example: {', '.join(unknown)}")
+    if chosen is not None and arguments.only in (None, "stage") and (flat := [name for name in chosen if name not in PBR_EXAMPLES]):
+        parser.error(f"the stage table draws Surface Output examples ({', '.join(PBR_EXAMPLES)}), not {', '.join(flat)}")
     print(f"load average: {', '.join(f'{value:.2f}' for value in os.getloadavg())}; CPUs: {os.cpu_count()}")
     if arguments.only in (None, "examples"):
-        examples(arguments.frames, arguments.size)
+        examples(arguments.frames, arguments.size, chosen or example_names())
     if arguments.only in (None, "growth"):
         growth(min(128, arguments.size), arguments.largest_module)
     if arguments.only in (None, "stage"):
-        stage_frames(arguments.frames, arguments.size)
+        stage_frames(arguments.frames, arguments.size, chosen or PBR_EXAMPLES)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ On Mesa llvmpipe this is CPU time; a GPU is far faster, but the ratios
 tell an artist what a node costs compared with another.
 
 Run under X (Mesa has no GL on Qt's offscreen platform):
-    xvfb-run -a -s "-screen 0 1280x1024x24" .venv/bin/python benchmarks/bench_noise.py [--frames N] [--size S]
+    xvfb-run -a -s "-screen 0 1280x1024x24" .venv/bin/python benchmarks/bench_noise.py [--frames N] [--size S] [--only TEXT ...]
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ CASES: list[tuple[str, str, dict, str]] = [
     ("fractal simplex ridged, 5 oct", "fractal_noise", {"basis": "simplex", "mode": "ridged"}, "out"),
     ("fractal voronoi fBm, 5 oct", "fractal_noise", {"basis": "voronoi"}, "out"),
     ("fractal gradient 3D fBm, 5 oct", "fractal_noise_3d", {"basis": "gradient"}, "out"),
+    ("fractal gradient 3D fBm, 3 oct", "fractal_noise_3d", {"basis": "gradient", "octaves": 3}, "out"),
+    ("MaterialX fractal 3D, 3 oct", "mtlx_fractal_3d", {}, "out"),
     ("domain warp", "domain_warp", {}, "out"),
     ("domain warp 3D", "domain_warp_3d", {}, "out"),
 ]
@@ -91,6 +93,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--frames", type=int, default=20)
     parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--only", nargs="*", default=[], metavar="TEXT",
+                        help="measure only the cases whose label contains one of these (and the baseline)")
     arguments = parser.parse_args()
     application = QGuiApplication(sys.argv[:1])  # noqa: F841 - the context needs it alive
     context = OffscreenContext()  # noqa: F841 - current for the whole run
@@ -98,6 +102,8 @@ def main() -> int:
     print(f"load average at start: {os.getloadavg()[0]:.2f}; {arguments.size}x{arguments.size}, {arguments.frames} frames each, median")
     baseline = None
     for label, type_name, properties, port in CASES:
+        if arguments.only and baseline is not None and not any(text in label for text in arguments.only):
+            continue
         median = statistics.median(frame_times(type_name, properties, port, arguments.size, arguments.frames))
         baseline = baseline or median
         print(f"  {label:<32} {median * 1000.0:8.2f} ms   x{median / baseline:6.1f}")

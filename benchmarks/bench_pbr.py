@@ -74,7 +74,7 @@ def _prepared(graph: MaterialGraph, document: str | None) -> tuple[Any, list[Any
 def _environment() -> tuple[EnvironmentMaps, np.ndarray | None, str]:
     """(maps, BRDF table or None, description): the bundled studio when the IBL components exist."""
     try:
-        from app.preview.ibl_assets import IblCache, PrefilterJob
+        from app.preview.ibl_assets import PrefilterJob
     except ImportError:
         levels, height = [], 512
         rng = np.random.default_rng(1)
@@ -82,9 +82,7 @@ def _environment() -> tuple[EnvironmentMaps, np.ndarray | None, str]:
             levels.append(rng.random((height, 2 * height, 3)).astype(np.float16))
             height //= 2
         return EnvironmentMaps(tuple(levels), levels[-1][:32, :64]), None, "synthetic 1024x512 chain (IBL components not installed)"
-    import tempfile
-
-    prepared = PrefilterJob("studio", cache=IblCache(Path(tempfile.mkdtemp()))).run()
+    prepared = PrefilterJob("studio").run()  # the preview's cache
     maps = EnvironmentMaps(tuple(prepared.assets.specular), prepared.assets.irradiance)
     return maps, prepared.brdf_lut, "bundled studio environment"
 

@@ -32,7 +32,6 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -47,7 +46,7 @@ from app.material.examples import example_path, load_example
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
 from app.preview.context import OffscreenContext
-from app.preview.ibl_assets import IblCache, PrefilterJob
+from app.preview.ibl_assets import PrefilterJob
 from app.preview.images import load_image_rgba
 from app.preview.preview_state import REFINE_FRAMES, environment_maps
 from app.preview.renderer import Framebuffer, Renderer, read_pixels
@@ -146,7 +145,7 @@ def main() -> int:
 
     align_pyopengl_platform(application.platformName())
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}, {os.cpu_count()} CPUs")
-    prepared = PrefilterJob("studio", cache=IblCache(Path(tempfile.mkdtemp()))).run()
+    prepared = PrefilterJob("studio").run()  # the preview's cache
     context = OffscreenContext(DEFAULT_PROFILE)
     try:
         print(f"Refined environment light at {arguments.size}x{arguments.size}, studio environment, "

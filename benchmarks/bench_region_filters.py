@@ -93,9 +93,13 @@ def measure(graph: Any, runs: int) -> tuple[int, float, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--size", type=int, default=1024, help="the mask's Texture Buffer resolution (256 is the smallest)")
     parser.add_argument("--runs", type=int, default=3)
     arguments = parser.parse_args()
+    from app.material.texture_passes import RESOLUTIONS
+
+    if arguments.size not in RESOLUTIONS:  # the Texture Buffer would draw at its default resolution instead
+        parser.error(f"--size must be a Texture Buffer resolution ({', '.join(map(str, RESOLUTIONS))}), not {arguments.size}")
 
     from OpenGL import GL
     from PySide6.QtGui import QGuiApplication

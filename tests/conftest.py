@@ -19,6 +19,7 @@ runs with OpenGL made unavailable (`NO_GL_ENVIRONMENT`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -122,6 +123,31 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.update(NO_GL_ENVIRONMENT)
 
 
+#: A module-level `pytestmark = pytest.mark.NAME` or `pytestmark = [pytest.mark.NAME, ...]` at the start of a line.
+_MODULE_MARKS = re.compile(r"^pytestmark\s*=\s*(\[[^\]\n]*\]|pytest\.mark\.\w+)", re.MULTILINE)
+
+
+def module_marked_out_of_fast(source: str) -> bool:
+    """True if a test module's text gives all its tests a mark of FAST_EXCLUDES (one module-level `pytestmark`
+    naming it, on one line): `--fast` would deselect every test of it, so it need not be imported at all."""
+    found = _MODULE_MARKS.findall(source)
+    return len(found) == 1 and not set(re.findall(r"pytest\.mark\.(\w+)", found[0])).isdisjoint(FAST_EXCLUDES)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `--fast`, a test module all of whose tests are marked out of the tier (`module_marked_out_of_fast`) is
+    not collected: each worker would import it and build its tests only to deselect them all. The full run
+    collects it, and `pytest_collection_modifyitems` checks there that the text scan agreed with pytest's marks."""
+    if (config.getoption("--fast") and collection_path.suffix == ".py" and collection_path.name.startswith("test_")
+            and module_marked_out_of_fast(collection_path.read_text(encoding="utf-8"))):
+        return True
+    return None
+
+
+def _out_of_fast(item: pytest.Item) -> bool:
+    return any(mark.name in FAST_EXCLUDES for mark in item.iter_markers())
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # The longest tests first (LONGEST): every worker sorts its collection the same way.
     items.sort(key=lambda item: _longest_rank(item.nodeid))
@@ -131,13 +157,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if mark is not None and item.get_closest_marker(mark) is None:
                 item.add_marker(mark)
     if not config.getoption("--fast"):
+        _check_modules_left_out_of_fast(items)
         return
     kept, left_out = [], []
     for item in items:
-        (left_out if any(item.get_closest_marker(mark) for mark in FAST_EXCLUDES) else kept).append(item)
+        (left_out if _out_of_fast(item) else kept).append(item)
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
+
+
+#: Why a test fails before it runs: `--fast` would lose it (`_check_modules_left_out_of_fast`).
+LOST_TO_FAST = pytest.StashKey[str]()
+
+
+def _check_modules_left_out_of_fast(items: list[pytest.Item]) -> None:
+    """In a run that collects every module: no test of a module `--fast` leaves uncollected would run in that tier.
+
+    The scan reads the module's text; pytest's own marks are the truth (a `pytestmark` line inside a string would fool
+    the scan). A test the scan would lose fails, named, at its set-up (`pytest_runtest_setup`): an
+    error raised here, at collection, reaches an xdist run only as the controller's internal error, without it."""
+    verdicts: dict[Path, bool] = {}
+    for item in items:
+        path = item.path
+        if path not in verdicts:
+            verdicts[path] = module_marked_out_of_fast(path.read_text(encoding="utf-8"))
+        if verdicts[path] and not _out_of_fast(item):
+            item.stash[LOST_TO_FAST] = (f"{item.nodeid} has none of the marks {', '.join(FAST_EXCLUDES)}, yet --fast "
+                                        "would not collect its module (tests/conftest.py, module_marked_out_of_fast)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    lost = item.stash.get(LOST_TO_FAST, None)
+    if lost is not None:
+        pytest.fail(lost, pytrace=False)
 
 
 @pytest.hookimpl(hookwrapper=True)

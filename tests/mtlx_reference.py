@@ -19,9 +19,10 @@ Needs a display (Xvfb) for both renderers.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import math
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -266,6 +267,7 @@ def render_editor(document: Path, size: int = SIZE, unmodelled: Mapping[str, obj
     """8-bit RGB (size, size, 3), top row first, of the editor's import of `document` in the preview; `unmodelled`
     sets inputs of its output node (those MaterialX's real-time renderer ignores, at the value it renders them as)."""
     from app.export.mtlx import import_mtlx
+    from app.main import main as editor_main
     from app.material.document import save_file
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -277,10 +279,13 @@ def render_editor(document: Path, size: int = SIZE, unmodelled: Mapping[str, obj
         imported.graph.stage = {"environment": ENVIRONMENT, "light_intensity": 0.0, "tone_mapper": "none", "exposure": 0.0,
                                 "background": "color"}
         save_file(folder / "imported.vpl", imported.graph)
-        done = subprocess.run([sys.executable, "-m", "app.main", str(folder / "imported.vpl"), "--preview-screenshot",
-                               str(folder / "shot.png"), "--size", f"{size}x{size}", "--gl", "desktop", "--environment", ENVIRONMENT,
-                               "--tone-mapper", "none"], capture_output=True, text=True, timeout=600, cwd=ROOT)
-        assert done.returncode == 0, done.stderr
+        # `vpl-editor --preview-screenshot` run in this process (the same `app.main.main`, the same frame): one
+        # process shares its start-up, the refined program's link and the environment's prefiltering over documents.
+        problems = io.StringIO()
+        with contextlib.redirect_stderr(problems):
+            code = editor_main([str(folder / "imported.vpl"), "--preview-screenshot", str(folder / "shot.png"), "--size",
+                                f"{size}x{size}", "--gl", "desktop", "--environment", ENVIRONMENT, "--tone-mapper", "none"])
+        assert code == 0, problems.getvalue()
         return _read(folder / "shot.png")[:, :, :3] * 255.0
 
 

@@ -4,10 +4,12 @@ MaterialX's GLSL renderer (tests/mtlx_reference.py) and the Khronos glTF
 Sample Viewer (tests/sample_viewer.py) draw the same image for the same
 input on every run, and on llvmpipe or SwiftShader they are most of their
 tests' time. Their images are stored under `tests/data/reference_renders/`
-as 8-bit PNG (what the comparisons consume: sRGB-encoded 8-bit values), each
-with a JSON manifest beside it: the renderer and its version, the settings
+as 8-bit PNG (what the comparisons consume: sRGB-encoded 8-bit values), and
+the numpy Monte Carlo estimates of the rough-metal sweep
+(tests/app/preview/test_rough_metals.py: seeded, so equal on every run) as
+float64 `.npy` arrays, each with a JSON manifest beside it: the renderer and its version, the settings
 and a SHA-256 of every input the renderer reads (document text, textures,
-environment, mesh, camera). A test uses a stored image only when the
+environment, mesh, camera; the estimator's source, the sampled points). A test uses a stored image only when the
 manifest equals the provenance of what it would render now; otherwise it
 fails naming `REGENERATE` (never a skip, never a silent live render).
 
@@ -32,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "tests" / "data" / "reference_renders"
 #: The one command that renders the missing and stale stored images for real (serially: `-n 0`).
 REGENERATE = ("VPL_STORE_REFERENCES=1 xvfb-run -a .venv/bin/python -m pytest -n 0 -p no:cacheprovider "
-              "tests/app/export/test_mtlx_reference.py tests/app/export/test_gltf_sample_viewer.py")
+              "tests/app/export/test_mtlx_reference.py tests/app/export/test_gltf_sample_viewer.py "
+              "tests/app/preview/test_rough_metals.py")
 
 
 def storing() -> bool:
@@ -56,8 +59,8 @@ def array_bytes(array: np.ndarray) -> bytes:
     return f"{contiguous.dtype.str}{contiguous.shape}".encode() + contiguous.tobytes()
 
 
-def _paths(folder: str, key: str) -> tuple[Path, Path]:
-    return STORE / folder / f"{key}.png", STORE / folder / f"{key}.json"
+def _paths(folder: str, key: str, suffix: str = ".png") -> tuple[Path, Path]:
+    return STORE / folder / f"{key}{suffix}", STORE / folder / f"{key}.json"
 
 
 def stored_provenance(folder: str, key: str) -> dict[str, Any] | None:
@@ -69,16 +72,17 @@ def stored_provenance(folder: str, key: str) -> dict[str, Any] | None:
     return provenance
 
 
-def mismatch(folder: str, key: str, provenance: dict[str, Any]) -> str | None:
-    """Why the stored image of `key` cannot stand for a render with `provenance` (None when it can)."""
-    image, _manifest = _paths(folder, key)
+def mismatch(folder: str, key: str, provenance: dict[str, Any], suffix: str = ".png") -> str | None:
+    """Why the stored image (`suffix` ".png") or array (".npy") of `key` cannot stand for a render with `provenance`
+    (None when it can)."""
+    image, _manifest = _paths(folder, key, suffix)
     stored = stored_provenance(folder, key)
     if stored is None or not image.is_file():
-        return f"no stored reference image {image.relative_to(ROOT)}"
+        return f"no stored reference {image.relative_to(ROOT)}"
     differing = sorted(name for name in {*stored, *provenance} if stored.get(name) != provenance.get(name))
     if differing:
         changes = "; ".join(f"{name}: stored {stored.get(name)!r}, now {provenance.get(name)!r}" for name in differing)
-        return f"the stored reference image {image.relative_to(ROOT)} is stale ({changes})"
+        return f"the stored reference {image.relative_to(ROOT)} is stale ({changes})"
     return None
 
 
@@ -101,4 +105,20 @@ def save(folder: str, key: str, image: np.ndarray, provenance: dict[str, Any]) -
     png, manifest = _paths(folder, key)
     png.parent.mkdir(parents=True, exist_ok=True)
     png.write_bytes(png_bytes(values.astype(np.uint8)))
+    manifest.write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n")
+
+
+def load_array(folder: str, key: str, provenance: dict[str, Any]) -> np.ndarray:
+    """The stored array of `key`, failing unless its manifest equals `provenance`."""
+    problem = mismatch(folder, key, provenance, ".npy")
+    assert problem is None, f"{problem}: regenerate with\n    {REGENERATE}"
+    array: np.ndarray = np.load(_paths(folder, key, ".npy")[0], allow_pickle=False)
+    return array
+
+
+def save_array(folder: str, key: str, array: np.ndarray, provenance: dict[str, Any]) -> None:
+    """Store `array` as `key`'s `.npy` (exact: float64 as computed), with `provenance` as its manifest."""
+    data, manifest = _paths(folder, key, ".npy")
+    data.parent.mkdir(parents=True, exist_ok=True)
+    np.save(data, np.asarray(array), allow_pickle=False)
     manifest.write_text(json.dumps(provenance, indent=1, sort_keys=True) + "\n")

@@ -22,6 +22,7 @@ def _conftest(config: pytest.Config) -> ModuleType:
     return found[0]
 
 
+@pytest.mark.heavy  # collects the longest modules in a child (2 s of CPU); the order only matters to the full run
 def test_every_longest_test_exists(request: pytest.FixtureRequest) -> None:
     """A renamed or removed test would otherwise drop out of the order without a word."""
     longest = _conftest(request.config).LONGEST

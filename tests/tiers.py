@@ -7,8 +7,10 @@ check while working stays quick and CI still covers everything. An
 exhaustive check may take a share of its cases the same way in the fast tier
 (`strange_values` of tests/app/material/test_material_lowering.py, `REJECTED_SHARE` of
 tests/vpl_core/math/test_math_text_typing.py, `CORRESPONDING_SAMPLE` of
-tests/vpl_core/ir/test_paths.py), and a growth check its smaller sizes
-(`SMALL` of tests/vpl_core/test_growth.py).
+tests/vpl_core/ir/test_paths.py), a growth check its smaller sizes
+(`SMALL` of tests/vpl_core/test_growth.py), and a limit its checks at a smaller
+scale in-process (`FAST_TIER_LIMIT_SHARE` of tests/app/preview/test_mesh_import.py,
+whose full tier reads the full-size scenes in a guarded child).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from app.export.mtlx_tables import Simple as Simple
 from app.export.surface import OPENPBR, SURFACE, UNLIT, ExportError, output_node_id
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph, Node
-from app.material.node_types import as_numbers, input_default
+from app.material.node_types import as_integer, as_numbers, input_default
 from app.material.port_types import LUMINANCE_WEIGHTS, PortType
 from app.material.propagation import propagate
 from app.material.texture_passes import is_pass_node_type
@@ -106,7 +106,7 @@ PARAMETER_TYPES = ("float_parameter", "vector_parameter", "color_parameter")
 CONSTANT_TYPES = ("constant_float", "constant_vec2", "constant_vec3", "constant_vec4", "constant_color")
 #: Node types handled by dedicated code in `_Exporter` (besides SIMPLE and GEOMETRY).
 SPECIAL = ("sample_texture", "hextiled_image", "split", "compose", "tiling_offset", "normal_map", "orm_unpack", "remap", "if", "reroute",
-           "rgb_to_hsv", "hsv_to_rgb", *PARAMETER_TYPES, *CONSTANT_TYPES)
+           "rgb_to_hsv", "hsv_to_rgb", "mtlx_fractal_3d", *PARAMETER_TYPES, *CONSTANT_TYPES)
 #: Nodes that read a texture input: a MaterialX image node whose `file` is the Texture Parameter's filename.
 TEXTURE_READERS = ("sample_texture", "hextiled_image")
 #: The Hex Tiled Image's inputs -> hextiledimage's, with their MaterialX types.
@@ -570,6 +570,20 @@ class _Exporter:
         for ours, theirs in (("x", "in"), ("in_min", "inlow"), ("in_max", "inhigh"), ("out_min", "outlow"), ("out_max", "outhigh")):
             self.set_input(remap, theirs, node, ours, self.port_type(node.id, ours))
         self.emitted[(node.id, "out")] = _Value(out_type, remap)
+
+    def emit_mtlx_fractal_3d(self, node: Node, port: str, out_type: str) -> None:
+        """MaterialX Fractal 3D as `fractal3d`: float for `out`, vector3 for `vector` (one node per output used)."""
+        mx_type = "float" if port == "out" else "vector3"
+        fractal = self.add("fractal3d", node.id if port == "out" else f"{node.id}_{port}", mx_type, node)
+        self.set_input(fractal, "amplitude", node, "amplitude", mx_type)
+        octaves = NODE_TYPES[node.type_name].property("octaves")
+        assert octaves is not None
+        count = as_integer(node.properties.get("octaves", octaves.default), int(octaves.default), octaves.minimum, octaves.maximum)
+        fractal.addInput("octaves", "integer").setValueString(str(count))
+        for name in ("lacunarity", "diminish"):
+            self.set_input(fractal, name, node, name, "float")
+        self.set_input(fractal, "position", node, "position", "vector3")
+        self.emitted[(node.id, port)] = _Value(mx_type, fractal)
 
     def emit_if(self, node: Node, port: str, out_type: str) -> None:
         category, swap_values, swap_branches = IF_OPERATORS[node.properties.get("operator", ">")]

@@ -467,6 +467,8 @@ class _Importer:
             if normal is not None:
                 self.connect(normal, node.id, "normal", f"{label} input 'normal'")
             return node.id, "normal_out"
+        if category == "fractal3d":
+            return self.fractal3d(element, label, what, inputs)
         if category == "srgb_texture_to_lin_rec709" or category in _CM_NODES:
             self.note(f"{label}: colour conversion node not imported (the editor converts texture colour spaces itself); "
                       f"{what} reads its input unconverted")
@@ -475,6 +477,42 @@ class _Importer:
             return self.node(found[0], found[1], what) if found is not None else None
         self.note(f"{label}: no counterpart in the editor; {what} left at its default")
         return None
+
+    def fractal3d(self, element: Any, label: str, what: str, inputs: Any) -> tuple[str, str] | None:
+        """MaterialX's `fractal3d` as MaterialX Fractal 3D (the same Perlin octaves and hash): the float form
+        on its `out`, the vector3 and color3 forms on its `vector` (their amplitude one number for all three)."""
+        mx_type = element.getType()
+        if mx_type not in ("float", "vector3", "color3"):
+            self.note(f"{label}: only the float, vector3 and color3 forms have a counterpart; {what} left at its default")
+            return None
+        node = self.add("mtlx_fractal_3d", element, element.getName())
+        octaves = _input_of(element, "octaves")
+        if octaves is not None and self.resolve(octaves) is not None:
+            self.note(f"{label}: a connected 'octaves' has no counterpart (the editor's is a number); "
+                      f"{node.properties.get('octaves', 3)} octaves")
+        elif octaves is not None:
+            interface = _interface_value(octaves)
+            count = self.number(interface if interface is not None else octaves, f"{label} input 'octaves'")
+            if count is not None:
+                node.properties["octaves"] = int(count)
+        amplitude = _input_of(element, "amplitude")
+        values = self.numbers(amplitude, f"{label} input 'amplitude'") if amplitude is not None and self.resolve(amplitude) is None \
+            and not amplitude.getInterfaceName() else None
+        if mx_type != "float" and (values is None or len(set(values)) > 1):
+            self.note(f"{label}: an amplitude that is not one number for all three channels has no counterpart; "
+                      "its first channel is used")
+        if values is not None:
+            node.properties["amplitude"] = values[0]
+        else:
+            inputs(node.id, {"amplitude": "amplitude"})
+        inputs(node.id, {"lacunarity": "lacunarity", "diminish": "diminish"})
+        if element.getInput("position") is not None:
+            inputs(node.id, {"position": "position"})
+        else:  # MaterialX's default is the object-space position (the editor's 3D noises read world space)
+            position = self.add("object_position", element, f"{element.getName()}_position")
+            position.position = (node.position[0] - 150.0, node.position[1])
+            self.graph.connect(position.id, "out", node.id, "position")
+        return node.id, "out" if mx_type == "float" else "vector"
 
     def convert(self, element: Any, label: str, what: str) -> tuple[str, str] | None:
         """A `convert`: the editor converts a float or an equal width by itself; a narrower target keeps the
@@ -706,7 +744,7 @@ class _Importer:
             source_space = element.getInput("sourceColorSpace")
             usd_space = source_space.getValueString() if source_space is not None else "auto"
             space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
-        texture_id = self.texture_parameter(element, name, label, path, space)
+        texture_id = _texture_parameter(self, element, name, label, path, space)
         sample = self.add("sample_texture", element, name)
         self.graph.connect(texture_id, "out", sample.id, "texture")
         self.image_uv(element, sample.id, label, path)
@@ -730,26 +768,6 @@ class _Importer:
             return self.usd_scale_bias(element, label, name, sample.id, port)
         port = {"float": "r", "color3": "rgb", "vector3": "rgb", "color4": "rgba", "vector4": "rgba", "vector2": "rgba"}.get(mx_type, "rgba")
         return sample.id, port
-
-    def texture_parameter(self, element: Any, name: str, label: str, path: str, space: str) -> str:
-        """The Texture Parameter of an image node's file (one per file and colour space)."""
-        if not path:
-            self.note(f"{label}: an image without a file name; the texture is left empty")
-        elif not _is_file(path):
-            self.note(f"{label}: its file {path} is not found; the texture names it as it is")
-        if space not in ("", "lin_rec709", "srgb_texture", "raw", "none"):
-            self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
-        color_space = "srgb" if "srgb" in space else "linear"
-        key = ("texture", f"{path}|{color_space}")
-        if key not in self.made:
-            file_input = _input_of(element, "file")
-            interface = _interface_value(file_input) if file_input is not None else None
-            parameter = interface.getName() if interface is not None else f"{name}_texture"
-            texture = self.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
-                               {"name": self.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
-            texture.position = (texture.position[0] - 200.0, texture.position[1])
-            self.made[key] = (texture.id, "out")
-        return str(self.made[key][0])  # type: ignore[index]  # set to a (node, port) pair just above
 
     def image_uv(self, element: Any, sample_id: str, label: str, path: str = "") -> None:
         """The Texture Sample's UV: texcoord / st, and a tiledimage's or gltf_image's transform as Tiling and Offset."""
@@ -1035,11 +1053,32 @@ class _Importer:
         return {ior_name, specular_name or ""}
 
 
+def _texture_parameter(importer: _Importer, element: Any, name: str, label: str, path: str, space: str) -> str:
+    """The Texture Parameter of an image node's file (one per file and colour space)."""
+    if not path:
+        importer.note(f"{label}: an image without a file name; the texture is left empty")
+    elif not _is_file(path):
+        importer.note(f"{label}: its file {path} is not found; the texture names it as it is")
+    if space not in ("", "lin_rec709", "srgb_texture", "raw", "none"):
+        importer.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
+    color_space = "srgb" if "srgb" in space else "linear"
+    key = ("texture", f"{path}|{color_space}")
+    if key not in importer.made:
+        file_input = _input_of(element, "file")
+        interface = _interface_value(file_input) if file_input is not None else None
+        parameter = interface.getName() if interface is not None else f"{name}_texture"
+        texture = importer.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
+                               {"name": importer.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
+        texture.position = (texture.position[0] - 200.0, texture.position[1])
+        importer.made[key] = (texture.id, "out")
+    return str(importer.made[key][0])  # type: ignore[index]  # set to a (node, port) pair just above
+
+
 def _hextiled_image(importer: _Importer, element: Any, name: str, label: str) -> tuple[str, str]:
     """A `hextiledimage` as a Hex Tiled Image reading the file's Texture Parameter (the same inputs)."""
     path, space = importer.file_name(element, label)
     node = importer.add("hextiled_image", element, name)
-    importer.graph.connect(importer.texture_parameter(element, name, label, path, space), "out", node.id, "texture")
+    importer.graph.connect(_texture_parameter(importer, element, name, label, path, space), "out", node.id, "texture")
     for theirs, ours in HEXTILED_INPUTS.items():
         source = element.getInput(theirs)
         if source is not None:

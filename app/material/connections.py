@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.material import texture_passes
-from app.material.catalog import Scope, node_type_for, resolve_node_type
+from app.material.catalog import NODE_TYPES, Scope, node_type_for, resolve_node_type
 from app.material.node_types import NodeType
 from app.material.port_types import Constraint, refusal
 from app.material.propagation import propagate, scope_of
@@ -69,6 +69,10 @@ def _can_connect(
             if not texture_passes.is_pass_node_type(source.type_name):
                 return False, (f"{target_type_spec.display_name} reads Texture Buffers and other filters: render "
                                f"{source_type_spec.display_name} into a Texture Buffer first")
+            wanted = texture_passes.FILTERS[target.type_name].input_sources.get(target_port)
+            if wanted is not None and source.type_name not in wanted:
+                names = " or ".join(NODE_TYPES[name].display_name for name in wanted)
+                return False, f"'{target_port}' of {target_type_spec.display_name} takes the output of a {names}"
         elif source.type_name not in texture_passes.VALUE_PARAMETER_TYPES:
             return False, (f"'{target_port}' of {target_type_spec.display_name} is the same at every texel: it takes "
                            "a Float, Vector or Colour Parameter (or set it in the properties)")

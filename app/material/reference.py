@@ -175,6 +175,18 @@ noise about 2x, value noise 3x, gradient/simplex 2D 4-5x, Voronoi 2D 6x,
 fractal about 5 times its basis (a 3D gradient fBm above 100x). On a GPU
 everything is much faster; the ratios still tell what is expensive.
 
+**MaterialX Fractal 3D** is the exception to the one hash: it is
+MaterialX's `fractal3d` (what `vpl import-mtlx` makes of one, and exported
+back as one), so it hashes its lattice as MaterialX does, with Bob
+Jenkins' lookup3 on 32-bit integers, and draws the same pattern as
+MaterialX's renderer (checked against a numpy port of MaterialX's code,
+itself checked against MaterialX's GLSL). VPL has no bit operators, so the
+XORs are built from 32-bit integer arithmetic, bit by bit
+(`app/material/nodes/mtlx_noise.py`): at 3 octaves it costs about 10
+times the editor's 3D gradient fBm of 3 octaves on llvmpipe
+(docs/performance.md). For a new material, Fractal Noise 3D with the
+gradient basis gives a similar look (normalised to [0, 1]) for far less.
+
 The examples built with these nodes: stylised lava, triplanar rock and a
 tiled floor end in the Surface Output, so the stage's light and
 environment light them like any physically based material (the patterns

@@ -14,7 +14,9 @@ for the same lobes (`openpbr_shading`, whose helpers are shared here):
   tapped environment lobe (`_anisotropic_radiance`).
 - KHR_materials_transmission / _volume: the dielectric's diffuse is mixed
   towards the environment seen through the surface (refracted twice through
-  a sphere when the thickness is above 0, straight through when it is 0),
+  a sphere when the thickness is above 0, with the lobe the two rough faces
+  give (`openpbr_shading.solid_refraction_roughness`); straight through when
+  it is 0, with the extension's roughness · clamp(2 ior − 2, 0, 1)),
   tinted by the base colour and Beer-Lambert attenuation
   attenuationColor^(thickness / attenuationDistance) (distance 0 = none).
 - KHR_materials_dispersion (with a volume): the IOR spread over the colour
@@ -182,10 +184,13 @@ def extended_base(ctx: NodeContext, x: Extensions, b: BaseInputs) -> tuple[Opera
             distance = e.max(ctx.input("attenuation_distance"), 1e-6)
             thickness = e.max(ctx.input("thickness"), 0.0)
             tint = e.mul(tint, e.exp(e.mul(e.call(Builtin.LOG, color), e.div(thickness, distance))))
-        # KHR_materials_transmission's roughness for the refracted lobe: roughness · clamp(2 ior − 2, 0, 1).
-        transmitted_roughness = e.mul(b.roughness, e.sat(e.sub(e.mul(2.0, ior), 2.0)))
+        # Thin: KHR_materials_transmission's roughness for the refracted lobe, roughness · clamp(2 ior − 2, 0, 1).
+        # A volume: the roughness, which `refracted_environment` turns into the lobe through the sphere's two faces.
+        transmitted_roughness = (b.roughness if x.volume
+                                 else e.mul(b.roughness, e.sat(e.sub(e.mul(2.0, ior), 2.0))))
         dispersion = ctx.input("dispersion") if x.dispersion else None
-        through = dispersed_environment(ctx, e, env, b.view, b.normal, ior, not x.volume, transmitted_roughness, dispersion)
+        through = dispersed_environment(ctx, e, env, b.view, b.normal, ior, not x.volume, transmitted_roughness, dispersion,
+                                        not constant_is(ctx, "roughness", 0.0))
         diffuse_env = e.mix(diffuse_env, e.mul(through, tint), transmission)
 
     dielectric_direct = e.add(e.mul(dielectric_fresnel, lobe), e.mul(e.sub(1.0, dielectric_fresnel), diffuse_direct))

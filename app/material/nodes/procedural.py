@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.material.node_types import LowerFunction, NodeType, PortSpec, PropertySpec, register
-from app.material.nodes import noise
+from app.material.nodes import mtlx_noise, noise
 from app.material.port_types import PortType
 from vpl_core.ir.instructions import Builtin
 from vpl_core.ir.types import vec
@@ -269,6 +269,47 @@ for _dimensions in (2, 3):
             ),
         )
     )
+
+
+# MaterialX's fractal noise ----------------------------------------------------------------------
+
+
+def _lower_mtlx_fractal(ctx: NodeContext) -> None:
+    fn = ctx.fn
+    arguments = (ctx.input("position"), fn.i(ctx.integer("octaves")), ctx.input("lacunarity"), ctx.input("diminish"))
+    for port, channels in (("out", 1), ("vector", 3)):
+        if ctx.output_used(port):
+            summed = noise.call(fn, mtlx_noise.fractal(ctx.lowering, channels), *arguments)
+            ctx.set_output(port, fn.multiply(summed, ctx.input("amplitude")))
+
+
+register(
+    NodeType(
+        "mtlx_fractal_3d",
+        "MaterialX Fractal 3D",
+        CATEGORY,
+        "MaterialX's fractal3d: signed octaves of its Perlin noise in 3D; the same pattern as MaterialX.",
+        inputs=[
+            _POSITION,
+            PortSpec("amplitude", PortType.FLOAT, 1.0),
+            PortSpec("lacunarity", PortType.FLOAT, 2.0),
+            PortSpec("diminish", PortType.FLOAT, 0.5),
+        ],
+        outputs=[PortSpec("out", PortType.FLOAT), PortSpec("vector", PortType.VEC3)],
+        properties=[
+            PropertySpec("octaves", "int", 3, 1, 8),
+            PropertySpec("amplitude", "float", 1.0, 0.0, 4.0),
+            PropertySpec("lacunarity", "float", 2.0, 1.0, 4.0),
+            PropertySpec("diminish", "float", 0.5, 0.0, 1.0),
+        ],
+        lower=_lower_mtlx_fractal,
+        notes=(
+            "A call of `mtlx_fractal` (`_vecthree` for vector): MaterialX's mx_fractal3d_noise loop over its Perlin "
+            "noise, with Jenkins' lookup3 hash in int32 arithmetic (XOR bit by bit: no bit operators in VPL), times "
+            "amplitude; the float and vector outputs are each computed only when connected."
+        ),
+    )
+)
 
 
 # Domain warp ------------------------------------------------------------------------------------

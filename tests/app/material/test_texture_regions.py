@@ -255,3 +255,17 @@ def test_flood_fill_of_hexagons_in_a_clamped_buffer() -> None:
         assert len(values) == 1, f"region {region} has {len(values)} greys"
         greys.add(float(values[0]))
     assert len(greys) == labels.max() + 1
+
+
+def test_can_connect_refuses_what_the_readers_refuse() -> None:
+    """The editor does not offer a wire the pass planner would refuse: a reader's regions from anything but a Flood Fill."""
+    from app.material.connections import can_connect
+
+    graph = _bricks()
+    _add(graph, "fill", "flood_fill", "mask", "mask")
+    reader = graph.add_node("flood_fill_to_color", node_id="reader")
+    edges = graph.add_node("edge_detect", node_id="edges")
+    graph.connect("mask", "out", edges.id, "input")
+    assert can_connect(graph, "fill", "out", reader.id, "regions")[0]
+    allowed, reason = can_connect(graph, "edges", "out", reader.id, "regions")
+    assert not allowed and reason == "'regions' of Flood Fill to Random Colour takes the output of a Flood Fill", reason

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pygltflib
 import pytest
 from bounded import finishes, python_child
+from tiers import fast_tier
 
 from app.preview.mesh_import import (
     MAX_INSTANCES,
@@ -471,11 +473,36 @@ def test_a_mesh_file_that_is_a_fifo_is_refused_without_blocking(tmp_path: Path) 
         finishes(lambda: read_mesh_file(tmp_path / "pipe.obj"))
 
 
-def test_too_many_instances_are_refused_before_they_are_expanded(tmp_path: Path) -> None:
-    (tmp_path / "crowd.gltf").write_text(_scene_json(MAX_INSTANCES + 1, "missing.bin"))
-    assert _import_in_child(tmp_path / "crowd.gltf") == (
-        f"{tmp_path / 'crowd.gltf'}: the scene places more than {MAX_INSTANCES} mesh instances; "
-        f"the preview takes at most {MAX_INSTANCES}")
+#: The share of the instance and triangle limits the fast tier checks them at (tests/tiers.py): the same checks in the
+#: same order, in-process, on scenes a thousand times smaller. The full tier reads the full-size scenes in a guarded
+#: child (a regression that expands them fails there instead of exhausting the test process).
+FAST_TIER_LIMIT_SHARE = 1000
+
+
+def _budget_refusal(path_of: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch) -> tuple[str, int, int]:
+    """The refusal of the scene `path_of(share)` writes (its sizes divided by `share`), and the instance and triangle
+    limits it met: the real ones in a guarded child in the full tier, a `FAST_TIER_LIMIT_SHARE`th of them
+    in-process in the fast tier."""
+    if not fast_tier():
+        return _import_in_child(path_of(1)), MAX_INSTANCES, MAX_TRIANGLES
+    from app.preview import mesh_import
+
+    instances, triangles = MAX_INSTANCES // FAST_TIER_LIMIT_SHARE, MAX_TRIANGLES // FAST_TIER_LIMIT_SHARE
+    monkeypatch.setattr(mesh_import, "MAX_INSTANCES", instances)
+    monkeypatch.setattr(mesh_import, "MAX_TRIANGLES", triangles)
+    with pytest.raises(MeshImportError) as refused:
+        read_mesh_file(path_of(FAST_TIER_LIMIT_SHARE))
+    return str(refused.value), instances, triangles
+
+
+def test_too_many_instances_are_refused_before_they_are_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def crowd(share: int) -> Path:
+        (tmp_path / "crowd.gltf").write_text(_scene_json(MAX_INSTANCES // share + 1, "missing.bin"))
+        return tmp_path / "crowd.gltf"
+
+    refusal, instances, _ = _budget_refusal(crowd, monkeypatch)
+    assert refusal == (f"{tmp_path / 'crowd.gltf'}: the scene places more than {instances} mesh instances; "
+                       f"the preview takes at most {instances}")
 
 
 def test_a_scene_listing_more_nodes_than_the_walk_budget_is_refused_before_any_is_read(tmp_path: Path) -> None:
@@ -496,13 +523,17 @@ def test_a_scene_listing_more_nodes_than_the_walk_budget_is_refused_before_any_i
         read_mesh_file(tmp_path / "children.gltf")
 
 
-def test_the_triangle_budget_is_checked_before_any_buffer_is_read(tmp_path: Path) -> None:
-    # 50,000 instances of a 100-triangle mesh: 5 million triangles. The buffer file does not exist: the
-    # refusal must come from the counts alone, before any buffer is read or any instance expanded.
-    (tmp_path / "dense.gltf").write_text(_scene_json(50_000, "missing.bin", corners=300))
-    assert _import_in_child(tmp_path / "dense.gltf") == (
-        f"{tmp_path / 'dense.gltf'}: the scene places more than {MAX_TRIANGLES} triangles (50000 mesh instances); "
-        f"the preview takes at most {MAX_TRIANGLES}")
+def test_the_triangle_budget_is_checked_before_any_buffer_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 50,000 instances of a 100-triangle mesh: 5 million triangles (50 in the fast tier: 5,000). The buffer file
+    # does not exist: the refusal must come from the counts alone, before any buffer is read or any instance expanded.
+    def dense(share: int) -> Path:
+        (tmp_path / "dense.gltf").write_text(_scene_json(50_000 // share, "missing.bin", corners=300))
+        return tmp_path / "dense.gltf"
+
+    refusal, _, triangles = _budget_refusal(dense, monkeypatch)
+    placed = 50_000 // (FAST_TIER_LIMIT_SHARE if fast_tier() else 1)
+    assert refusal == (f"{tmp_path / 'dense.gltf'}: the scene places more than {triangles} triangles ({placed} mesh "
+                       f"instances); the preview takes at most {triangles}")
 
 
 def test_instances_of_one_mesh_are_placed_each_at_its_node(tmp_path: Path) -> None:
