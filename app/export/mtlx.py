@@ -105,8 +105,16 @@ IF_OPERATORS: dict[str, tuple[str, bool, bool]] = {
 PARAMETER_TYPES = ("float_parameter", "vector_parameter", "color_parameter")
 CONSTANT_TYPES = ("constant_float", "constant_vec2", "constant_vec3", "constant_vec4", "constant_color")
 #: Node types handled by dedicated code in `_Exporter` (besides SIMPLE and GEOMETRY).
-SPECIAL = ("sample_texture", "split", "compose", "tiling_offset", "normal_map", "orm_unpack", "remap", "if", "reroute",
+SPECIAL = ("sample_texture", "hextiled_image", "split", "compose", "tiling_offset", "normal_map", "orm_unpack", "remap", "if", "reroute",
            "rgb_to_hsv", "hsv_to_rgb", "mtlx_fractal_3d", *PARAMETER_TYPES, *CONSTANT_TYPES)
+#: Nodes that read a texture input: a MaterialX image node whose `file` is the Texture Parameter's filename.
+TEXTURE_READERS = ("sample_texture", "hextiled_image")
+#: The Hex Tiled Image's inputs -> hextiledimage's, with their MaterialX types.
+HEXTILED_INPUTS = {"uv": ("texcoord", "vector2"), "tiling": ("tiling", "vector2"), "rotation": ("rotation", "float"),
+                   "rotation_range": ("rotationrange", "vector2"), "scale": ("scale", "float"),
+                   "scale_range": ("scalerange", "vector2"), "offset": ("offset", "float"),
+                   "offset_range": ("offsetrange", "vector2"), "falloff": ("falloff", "float"),
+                   "falloff_contrast": ("falloffcontrast", "float"), "lumacoeffs": ("lumacoeffs", "color3")}
 
 
 def exportable(node: Node) -> bool:
@@ -294,7 +302,7 @@ class _Exporter:
         component-wise Step is baked."""
         if node.type_name == "step" and self.port_type(node.id, "out") != "float":
             return False
-        if node.type_name == "sample_texture":
+        if node.type_name in TEXTURE_READERS:
             # A texture a Texture Buffer or filter renders exists only after its passes ran: the read is baked
             # (the baker runs the passes first, as the preview does).
             connection = self.incoming.get((node.id, "texture"))
@@ -317,7 +325,7 @@ class _Exporter:
             edges = sorted(sources.get(node_id, ()))
             if node_id == self.output_id:
                 return [edge for edge in edges if edge[0] in ports]
-            return [edge for edge in edges if not (node.type_name == "sample_texture" and edge[0] == "texture")]
+            return [edge for edge in edges if not (node.type_name in TEXTURE_READERS and edge[0] == "texture")]
 
         state: dict[str, int] = {self.output_id: 1}
         order: list[str] = []
@@ -399,31 +407,54 @@ class _Exporter:
         stored = node.properties.get(prop, spec.default if spec is not None else 0.0)
         return tuple(as_numbers(stored, _WIDTHS[mx_type], pad_alpha=mx_type == "color4"))
 
+    def texture_image(self, category: str, node: Node, mx_type: str = "color4") -> Any:
+        """The MaterialX image node (`category`, of `mx_type`) for our texture reader `node`, its `file` input reading
+        the Texture Parameter's filename interface input."""
+        connection = self.incoming.get((node.id, "texture"))
+        source = self.graph.nodes.get(connection.source_node) if connection is not None else None
+        if source is None or source.type_name != "texture_parameter":
+            raise ExportError(f"{node.id}: {NODE_TYPES[node.type_name].display_name} needs a Texture Parameter")
+        parameter = str(source.properties.get("name", source.id))
+        interface = self.interface.get(parameter)
+        if interface is None:
+            interface = self.interface[parameter] = self.nodegraph.addInput(_name(parameter), "filename")
+            file_name = self.file_path(str(source.properties.get("image", "")))
+            if file_name:  # an empty name is left without a value (MaterialX reads `value=""` as the folder)
+                interface.setValueString(file_name)
+        image = self.add(category, node.id, mx_type, node)
+        file_input = image.addInput("file", "filename")
+        file_input.setInterfaceName(interface.getName())
+        if self.kind == SURFACE and source.properties.get("color_space", "srgb") != "linear":
+            # The editor decodes it in a Surface Output material. On the image's own input: MaterialX's
+            # generators read the colour space there, not on the node graph's interface input.
+            file_input.setColorSpace("srgb_texture")
+        return image
+
     def emit_sample_texture(self, node: Node, port: str, out_type: str) -> None:
         image = self.nodegraph.getNode(node.id)
         if image is None:
-            connection = self.incoming.get((node.id, "texture"))
-            source = self.graph.nodes.get(connection.source_node) if connection is not None else None
-            if source is None or source.type_name != "texture_parameter":
-                raise ExportError(f"{node.id}: Sample Texture needs a Texture Parameter")
-            parameter = str(source.properties.get("name", source.id))
-            interface = self.interface.get(parameter)
-            if interface is None:
-                interface = self.interface[parameter] = self.nodegraph.addInput(_name(parameter), "filename")
-                file_name = self.file_path(str(source.properties.get("image", "")))
-                if file_name:  # an empty name is left without a value (MaterialX reads `value=""` as the folder)
-                    interface.setValueString(file_name)
-            image = self.add("image", node.id, "color4", node)
-            file_input = image.addInput("file", "filename")
-            file_input.setInterfaceName(interface.getName())
-            if self.kind == SURFACE and source.properties.get("color_space", "srgb") != "linear":
-                # The editor decodes it in a Surface Output material. On the image's own input: MaterialX's
-                # generators read the colour space there, not on the node graph's interface input.
-                file_input.setColorSpace("srgb_texture")
+            image = self.texture_image("image", node)
             self.set_input(image, "texcoord", node, "uv", "vector2")
             rgba = _Value("color4", image)
             self.emitted[(node.id, "rgba")] = rgba
             self.emitted[(node.id, "rgb")] = rgba  # the consumer converts color4 -> vector3 (drops alpha, as the editor)
+        if port in ("r", "g", "b", "a"):
+            self.emitted[(node.id, port)] = self.extract(self.emitted[(node.id, "rgba")], "rgba".index(port), f"{node.id}_{port}", node)
+
+    def emit_hextiled_image(self, node: Node, port: str, out_type: str) -> None:
+        """A `hextiledimage`: color3, or color4 when the alpha is read (its rgb is the color3 one's, its alpha
+        blended by the tile weights alone, as the Hex Tiled Image does)."""
+        image = self.nodegraph.getNode(node.id)
+        if image is None:
+            alpha = any(connection.source_node == node.id and connection.source_port in ("rgba", "a")
+                        for connection in self.graph.connections)
+            image_type = "color4" if alpha else "color3"
+            image = self.texture_image("hextiledimage", node, image_type)
+            for ours, (theirs, mx_type) in HEXTILED_INPUTS.items():
+                self.set_input(image, theirs, node, ours, mx_type)
+            color = _Value(image_type, image)
+            self.emitted[(node.id, "rgba")] = color
+            self.emitted[(node.id, "rgb")] = color  # a color4 is converted by the consumer (alpha dropped, as the editor)
         if port in ("r", "g", "b", "a"):
             self.emitted[(node.id, port)] = self.extract(self.emitted[(node.id, "rgba")], "rgba".index(port), f"{node.id}_{port}", node)
 

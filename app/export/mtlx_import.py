@@ -47,6 +47,11 @@ _CONSTANT_NODE = {"float": "constant_float", "vector2": "constant_vec2", "vector
                   "color4": "constant_color", "color3": "constant_vec3"}
 #: Image nodes read as a Texture Parameter + Texture Sample.
 IMAGE_CATEGORIES = ("image", "tiledimage", "gltf_image", "gltf_colorimage", "gltf_normalmap", "UsdUVTexture")
+#: hextiledimage's inputs -> the Hex Tiled Image's (besides `file`; `default`, what a missing file reads, is not
+#: imported: the editor shows its own missing-texture colour).
+HEXTILED_INPUTS = {"texcoord": "uv", "tiling": "tiling", "rotation": "rotation", "rotationrange": "rotation_range",
+                   "scale": "scale", "scalerange": "scale_range", "offset": "offset", "offsetrange": "offset_range",
+                   "falloff": "falloff", "falloffcontrast": "falloff_contrast", "lumacoeffs": "lumacoeffs"}
 #: Names of the primvar that holds the (only) UV set.
 UV_PRIMVARS = ("st", "st0", "uv", "uv0", "UVMap", "UV0", "map1")
 
@@ -433,6 +438,8 @@ class _Importer:
             return node.id, "out"
         if category in IMAGE_CATEGORIES:
             return self.image(element, output, name, label)
+        if category == "hextiledimage":
+            return _hextiled_image(self, element, name, label)
         if category == "extract":
             index_input = _input_of(element, "index")
             index = self.number(index_input, f"{label} input 'index'") if index_input is not None else 0.0
@@ -737,23 +744,7 @@ class _Importer:
             source_space = element.getInput("sourceColorSpace")
             usd_space = source_space.getValueString() if source_space is not None else "auto"
             space = {"sRGB": "srgb_texture", "raw": "lin_rec709"}.get(usd_space, space)  # auto: the file's colorspace
-        if not path:
-            self.note(f"{label}: an image without a file name; the texture is left empty")
-        elif not _is_file(path):
-            self.note(f"{label}: its file {path} is not found; the texture names it as it is")
-        if space not in ("", "lin_rec709", "srgb_texture", "raw"):
-            self.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
-        color_space = "srgb" if "srgb" in space else "linear"
-        key = ("texture", f"{path}|{color_space}")
-        if key not in self.made:
-            file_input = _input_of(element, "file")
-            interface = _interface_value(file_input) if file_input is not None else None
-            parameter = interface.getName() if interface is not None else f"{name}_texture"
-            texture = self.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
-                               {"name": self.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
-            texture.position = (texture.position[0] - 200.0, texture.position[1])
-            self.made[key] = (texture.id, "out")
-        texture_id = self.made[key][0]  # type: ignore[index]  # set to a (node, port) pair just above
+        texture_id = _texture_parameter(self, element, name, label, path, space)
         sample = self.add("sample_texture", element, name)
         self.graph.connect(texture_id, "out", sample.id, "texture")
         self.image_uv(element, sample.id, label, path)
@@ -1060,6 +1051,39 @@ class _Importer:
                       f"(IOR 1.5, specular 1); specular set to 1")
         self.graph.nodes[target].properties["specular"] = min(max(factor, 0.0), 1.0)
         return {ior_name, specular_name or ""}
+
+
+def _texture_parameter(importer: _Importer, element: Any, name: str, label: str, path: str, space: str) -> str:
+    """The Texture Parameter of an image node's file (one per file and colour space)."""
+    if not path:
+        importer.note(f"{label}: an image without a file name; the texture is left empty")
+    elif not _is_file(path):
+        importer.note(f"{label}: its file {path} is not found; the texture names it as it is")
+    if space not in ("", "lin_rec709", "srgb_texture", "raw", "none"):
+        importer.note(f"{label}: colour space '{space}' of its file is not supported; read as {'sRGB' if 'srgb' in space else 'linear'}")
+    color_space = "srgb" if "srgb" in space else "linear"
+    key = ("texture", f"{path}|{color_space}")
+    if key not in importer.made:
+        file_input = _input_of(element, "file")
+        interface = _interface_value(file_input) if file_input is not None else None
+        parameter = interface.getName() if interface is not None else f"{name}_texture"
+        texture = importer.add("texture_parameter", element, parameter if interface is not None else f"{name}_texture",
+                               {"name": importer.graph.unique_parameter_name(_valid(parameter)), "image": path, "color_space": color_space})
+        texture.position = (texture.position[0] - 200.0, texture.position[1])
+        importer.made[key] = (texture.id, "out")
+    return str(importer.made[key][0])  # type: ignore[index]  # set to a (node, port) pair just above
+
+
+def _hextiled_image(importer: _Importer, element: Any, name: str, label: str) -> tuple[str, str]:
+    """A `hextiledimage` as a Hex Tiled Image reading the file's Texture Parameter (the same inputs)."""
+    path, space = importer.file_name(element, label)
+    node = importer.add("hextiled_image", element, name)
+    importer.graph.connect(_texture_parameter(importer, element, name, label, path, space), "out", node.id, "texture")
+    for theirs, ours in HEXTILED_INPUTS.items():
+        source = element.getInput(theirs)
+        if source is not None:
+            importer.connect(source, node.id, ours, f"{label} input '{theirs}'")
+    return node.id, "rgba" if element.getType() == "color4" else "rgb"
 
 
 def _interface_value(element: Any) -> Any:
@@ -1658,13 +1682,13 @@ def _encode_srgb(importer: _Importer, shader: Any, target: str) -> None:
         if source is not None:
             importer.connect(source, target, "base_color", "surface_unlit input 'emission_color'")
         return
-    if found is not None and unit and found[0].getCategory() in IMAGE_CATEGORIES:
+    if found is not None and unit and found[0].getCategory() in (*IMAGE_CATEGORIES, "hextiledimage"):
         _path, space = importer.file_name(found[0], "")
         if "srgb" in space:
             importer.connect(element, target, "base_color", "surface_unlit input 'emission_color'")
             texture = importer.graph.connection_into(target, "base_color")
             sample = importer.graph.nodes[texture.source_node] if texture is not None else None
-            if sample is not None and sample.type_name == "sample_texture":
+            if sample is not None and sample.type_name in ("sample_texture", "hextiled_image"):
                 return  # an sRGB file shown as stored: the Unlit Output does not decode it
     # linear -> sRGB with nodes: mix(12.92 x, 1.055 x^(1/2.4) - 0.055, saturate((x - 0.0031308) 1e7)), component-wise
     graph = importer.graph

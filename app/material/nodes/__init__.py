@@ -9,6 +9,7 @@ VPL stay in one place. Import order is palette order within a category.
 
 from app.material.nodes import (
     color,
+    hextile,  # imports textures first: Texture Sample leads the Texture category
     inputs,
     lighting,
     logic,

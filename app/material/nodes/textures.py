@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 CATEGORY = "Texture"
 
 
-def _decodes_srgb(ctx: NodeContext) -> bool:
+def decodes_srgb(ctx: NodeContext) -> bool:
     """Whether the sampled texture's texels are sRGB-encoded colour that this material wants linear.
 
     Only a Surface Output material works in linear light; an Unlit Output
@@ -55,7 +55,7 @@ def _lower_sample(ctx: NodeContext) -> None:
         rgba = fn.builtin(Builtin.TEXTURE_LOD, PortType.COLOR, sampler, uv, fn.f(0.0))
     else:
         rgba = fn.texture(sampler, uv)
-    if _decodes_srgb(ctx):
+    if decodes_srgb(ctx):
         linear = fn.call(pbr_functions.srgb_to_linear(ctx.lowering), fn.swizzle(rgba, "xyz"))
         assert linear is not None
         rgba = fn.construct(vec(4), linear, fn.swizzle(rgba, "w"))

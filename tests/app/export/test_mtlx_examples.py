@@ -33,6 +33,7 @@ COMPLETE = ("GltfPbr/gltf_pbr_carpaint.mtlx", "GltfPbr/gltf_pbr_default.mtlx", "
             "StandardSurface/standard_surface_glass.mtlx", "StandardSurface/standard_surface_glass_tinted.mtlx",
             "StandardSurface/standard_surface_greysphere.mtlx", "StandardSurface/standard_surface_greysphere_calibration.mtlx",
             "StandardSurface/standard_surface_brick_procedural.mtlx", "StandardSurface/standard_surface_plastic.mtlx",
+            "StandardSurface/standard_surface_onyx_hextiled.mtlx",
             "UsdPreviewSurface/usd_preview_surface_brass_tiled.mtlx", "UsdPreviewSurface/usd_preview_surface_default.mtlx", "UsdPreviewSurface/usd_preview_surface_gold.mtlx",
             "UsdPreviewSurface/usd_preview_surface_plastic.mtlx", "UsdPreviewSurface/usd_preview_surface_carpaint.mtlx",
             "UsdPreviewSurface/usd_preview_surface_glass.mtlx", *OPEN_PBR)
@@ -46,7 +47,6 @@ STANDARD_OPEN_PBR = ("StandardSurface/standard_surface_brass_tiled.mtlx", "Stand
 COMPLETE = (*COMPLETE, *STANDARD_OPEN_PBR)
 #: What is listed for the others (each line names the input).
 LISTED = {
-    "StandardSurface/standard_surface_onyx_hextiled.mtlx": ["image_color", "image_roughness"],  # hextiledimage
     # Documents of several materials: the first is imported, each other one is named.
     "StandardSurface/standard_surface_chess_set.mtlx": ["M_Bishop_W", "M_Chessboard", "M_Pawn_Body_B", "M_Pawn_Top_W",
                                                         *(f"M_{piece}_{side}" for piece in ("Castle", "King", "Knight", "Queen") for side in "BW")],

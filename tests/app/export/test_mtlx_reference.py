@@ -46,6 +46,7 @@ MEETS = (
     "StandardSurface/standard_surface_thin_film.mtlx",
     "StandardSurface/standard_surface_greysphere_calibration.mtlx",
     "StandardSurface/standard_surface_brick_procedural.mtlx",
+    "StandardSurface/standard_surface_onyx_hextiled.mtlx",
     "StandardSurface/standard_surface_marble_solid.mtlx",
     "OpenPbr/open_pbr_default.mtlx",
     "OpenPbr/open_pbr_carpaint.mtlx",
