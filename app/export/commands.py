@@ -199,14 +199,16 @@ def run_export_mtlx(arguments: argparse.Namespace) -> int:
 
 
 EXPORT_MTLX = (
-    "export a material as a MaterialX 1.39 document (gltf_pbr); nodes without a standard-library counterpart are baked (OpenGL)",
+    "export a material as a MaterialX 1.39 document (open_pbr_surface from the OpenPBR Surface, gltf_pbr from the Surface "
+    "Output, surface_unlit); nodes without a standard-library counterpart are baked (OpenGL)",
     _configure_export_mtlx,
     run_export_mtlx,
 )
 
 
 def _configure_import_mtlx(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="a MaterialX document (.mtlx) with a gltf_pbr or surface_unlit material")
+    parser.add_argument("file", metavar="FILE", help="a MaterialX document (.mtlx) whose material is an open_pbr_surface, standard_surface, gltf_pbr, "
+                        "UsdPreviewSurface or surface_unlit")
     parser.add_argument("--out", required=True, metavar="PATH.vpl", help="the editor material to write")
 
 
@@ -234,7 +236,8 @@ def run_import_mtlx(arguments: argparse.Namespace) -> int:
 
 
 IMPORT_MTLX = (
-    "import a MaterialX document (gltf_pbr or surface_unlit material) as an editor material; lists what was not imported",
+    "import a MaterialX document (OpenPBR, Standard Surface, glTF PBR, UsdPreviewSurface or unlit material) as an editor "
+    "material; lists what was not imported",
     _configure_import_mtlx,
     run_import_mtlx,
 )
