@@ -18,8 +18,9 @@ atan2(x, z) / 2 pi, v = 0.5 + asin(y) / pi.
 
 This is the reference MaterialX's own renderer is not at this material's
 low roughness (docs/interchange.md): its filtered importance sampling puts
-bright speckles on the smooth (roughness 0.1) dark plastic. Run with `-s`
-to print the figure.
+bright speckles on the smooth (roughness 0.1) dark plastic. The tiled brass
+and the chess set's black bishop are checked the same way. Run with `-s` to
+print the figures.
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ WINDOW = 3
 UNIFORM = 0.01
 #: Mean absolute difference allowed, 8-bit sRGB levels.
 MEAN_LEVELS = 1.5
+#: The chess bishop's textures are JPEG (noisier than the boombox's PNG): a smaller window, a looser uniformity.
+CHESS_WINDOW = 2
+CHESS_UNIFORM = 0.02
+#: The chess bishop's mean allowed, and its mean signed difference per channel: a pixel on a light's reflection
+#: in the normal-mapped lobe moves by tens of levels with the normal's filtering (one of the 60 is 55 levels off,
+#: the preview and MaterialX both below the estimate there); without it the mean is 1.7.
+CHESS_MEAN_LEVELS = 3.0
+CHESS_BIAS_LEVELS = 1.0
+#: The samples of MaterialX's stored render of the chess set (tests/app/export/test_mtlx_reference.py's MISS_SAMPLES).
+CHESS_MATERIALX_SAMPLES = 64
 
 
 def _texture(name: str, srgb: bool) -> np.ndarray:
@@ -159,3 +170,78 @@ def test_the_tiled_brass_s_uniformly_textured_pixels_match_the_gltf_metal_brdf()
     difference = np.abs(drawn - mtlx_reference.srgb_8bit(expected))
     print(f"tiled brass, {PIXELS} uniformly textured pixels: {difference.mean():.2f} levels from the Monte Carlo glTF estimate")
     assert difference.mean() <= MEAN_LEVELS, (difference.mean(), difference.mean(axis=1).round(1).tolist())
+
+
+def test_the_chess_bishop_s_uniformly_textured_pixels_match_the_standard_surface_brdf() -> None:
+    """MaterialX's standard_surface_chess_set, its first material (the black bishop): base colour (sRGB; `base`
+    is 1 in standard_surface 1.0.1), metalness, roughness and a tangent-space normal map, specular IOR 1.5 (F0
+    0.04), no coat, sheen or subsurface: the import draws it with the Surface Output. On pixels whose four
+    textures are uniform around their texture coordinate (all dielectric, roughness 0.24-0.40), the expected
+    radiance is the boombox's Monte Carlo of the glTF BRDF with those values; the standard_surface form (exact
+    Fresnel of IOR 1.5, the diffuse under 1 - the specular's directional albedo) is 0.8 levels from it on these
+    pixels. MaterialX's stored render of the same pixels is compared too: it is about 8-9 levels brighter per
+    channel, bright speckles where the studio's small lights fall in the lobe (docs/interchange.md)."""
+    document = mtlx_reference.MX_EXAMPLES / "StandardSurface" / "standard_surface_chess_set.mtlx"
+    folder = document.parent / "chess_set"
+
+    def texture(name: str, srgb: bool) -> np.ndarray:
+        import OpenImageIO as oiio  # noqa: N813 - the package's name
+
+        pixels = np.asarray(oiio.ImageBuf(str(folder / f"bishop_{name}.jpg")).get_pixels(oiio.FLOAT), dtype=np.float64)
+        pixels = np.repeat(pixels[..., :1], 3, axis=-1) if pixels.shape[-1] < 3 else pixels[..., :3]
+        return np.where(pixels <= 0.04045, pixels / 12.92, ((pixels + 0.055) / 1.055) ** 2.4) if srgb else pixels
+
+    # Base colour (3), metalness, roughness, normal map (3).
+    stacked = np.concatenate([texture("black_base_color", True), texture("shared_metallic", False)[..., :1],
+                              texture("black_roughness", False)[..., :1], texture("black_normal", False)], axis=-1)
+    height, width = stacked.shape[:2]
+    pixels, points, views = _sphere_points(SIZE)
+    u = 0.5 + np.arctan2(points[:, 0], points[:, 2]) / (2.0 * np.pi)
+    v = 0.5 + np.arcsin(np.clip(points[:, 1], -1.0, 1.0)) / np.pi
+    columns, rows = (u * width).astype(int) % width, np.clip(((1.0 - v) * height).astype(int), 0, height - 1)
+    offsets = np.arange(-CHESS_WINDOW, CHESS_WINDOW + 1)
+    window = stacked[np.clip(rows[:, None, None] + offsets[None, :, None], 0, height - 1),
+                     (columns[:, None, None] + offsets[None, None, :]) % width]
+    uniform = window.reshape(len(u), -1, stacked.shape[-1]).std(axis=1).max(axis=1) < CHESS_UNIFORM
+    chosen = np.random.default_rng(3).choice(np.nonzero(uniform)[0], PIXELS, replace=False)
+    texel = stacked[rows, columns]
+
+    environment = load_named_environment(mtlx_reference.ENVIRONMENT)
+    radiance = np.asarray(environment.radiance, dtype=np.float64)[:, :, :3]
+    sampler = EnvironmentSampler(radiance)
+    small = radiance.reshape(radiance.shape[0] // 8, 8, radiance.shape[1] // 8, 8, 3).mean(axis=(1, 3))
+    latitude = ((np.arange(small.shape[0]) + 0.5) / small.shape[0] - 0.5) * np.pi
+    longitude = ((np.arange(small.shape[1]) + 0.5) / small.shape[1] - 0.5) * 2.0 * np.pi
+    lat, lon = np.meshgrid(latitude, longitude, indexing="ij")
+    directions = np.stack([np.cos(lat) * np.sin(lon), np.sin(lat), -np.cos(lat) * np.cos(lon)], axis=-1).reshape(-1, 3)
+    solid_angles = (np.cos(lat) * (np.pi / small.shape[0]) * (2.0 * np.pi / small.shape[1])).reshape(-1)
+
+    rng = np.random.default_rng(5)
+    expected = np.zeros((PIXELS, 3))
+    for index, point in enumerate(chosen):
+        n = points[point]
+        azimuth = 2.0 * np.pi * (u[point] - 0.5)
+        tangent = np.array([np.cos(azimuth), 0.0, -np.sin(azimuth)])
+        t = texel[point, 5:8] * 2.0 - 1.0
+        shading = t[0] * tangent + t[1] * np.cross(n, tangent) + t[2] * n
+        shading /= np.linalg.norm(shading)
+        colour, metallic, roughness = texel[point, 0:3], texel[point, 3], texel[point, 4]
+        f0 = 0.04 * (1.0 - metallic) + colour * metallic
+        specular = metal_radiance(sampler, shading[None], views[point][None], [f0], float(roughness), rng, SAMPLES)[0][0][0]
+        n_v = max(float(shading @ views[point]), 1e-4)
+        fresnel = 0.04 + 0.96 * (1.0 - n_v) ** 5
+        irradiance = (small.reshape(-1, 3) * (np.maximum(directions @ shading, 0.0) * solid_angles)[:, None]).sum(axis=0) / np.pi
+        expected[index] = specular + (1.0 - fresnel) * (1.0 - metallic) * colour * irradiance
+
+    reference = mtlx_reference.srgb_8bit(expected)
+    drawn = np.round(mtlx_reference.render_editor(document, SIZE))[pixels[chosen, 0], pixels[chosen, 1]]
+    materialx = mtlx_reference.reference_8bit(document, SIZE, CHESS_MATERIALX_SAMPLES)[pixels[chosen, 0], pixels[chosen, 1]]
+    difference = np.abs(drawn - reference)
+    print(f"chess bishop, {PIXELS} uniformly textured pixels (roughness {texel[chosen, 4].min():.2f}-{texel[chosen, 4].max():.2f}, "
+          f"metalness {texel[chosen, 3].min():.2f}-{texel[chosen, 3].max():.2f}): the preview {difference.mean():.2f} levels "
+          f"from the Monte Carlo estimate, MaterialX {np.abs(materialx - reference).mean():.2f} "
+          f"(per channel {(materialx - reference).mean(axis=0).round(1).tolist()})")
+    assert difference.mean() <= CHESS_MEAN_LEVELS, (difference.mean(), difference.mean(axis=1).round(1).tolist())
+    assert np.abs((drawn - reference).mean(axis=0)).max() <= CHESS_BIAS_LEVELS, (drawn - reference).mean(axis=0)
+    # The evidence for tests/app/export/test_mtlx_reference.py's strict xfail of the chess set: MaterialX is the one off.
+    assert np.abs(materialx - reference).mean() > 2.0 * CHESS_MEAN_LEVELS, np.abs(materialx - reference).mean()
