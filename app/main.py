@@ -219,6 +219,7 @@ def _quiet_prompts() -> Prompts:
         choose_save_path=lambda _parent, _suggested: None,
         choose_export_dir=lambda _parent, _directory: None,
         ask_text=lambda _parent, _title, _label, _initial: None,
+        choose_mtlx_material=lambda _parent, _document, names: names[0] if names else None,
     )
 
 

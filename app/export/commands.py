@@ -210,6 +210,8 @@ def _configure_import_mtlx(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="a MaterialX document (.mtlx) whose material is an open_pbr_surface, standard_surface, gltf_pbr, "
                         "UsdPreviewSurface or surface_unlit")
     parser.add_argument("--out", required=True, metavar="PATH.vpl", help="the editor material to write")
+    parser.add_argument("--material", default=None, metavar="NAME",
+                        help="which of the document's materials to import (default: the first; the others are listed)")
 
 
 def _import_mtlx(arguments: argparse.Namespace) -> list[str]:
@@ -221,7 +223,7 @@ def _import_mtlx(arguments: argparse.Namespace) -> list[str]:
     from app.export.surface import ExportError
     from app.material.lowering import lower
 
-    imported = import_mtlx(arguments.file)
+    imported = import_mtlx(arguments.file, arguments.material)
     lowered = lower(imported.graph)
     if lowered.errors or not lowered.text:
         problems = "; ".join(str(error) for error in lowered.errors) or "no module"

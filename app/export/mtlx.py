@@ -843,11 +843,19 @@ def generate_glsl(text: str) -> tuple[str, str]:
 # The importer lives in app.export.mtlx_import; these names keep the module's interface.
 
 
-def import_mtlx(path: str | os.PathLike[str]) -> Any:
-    """Read a MaterialX document into an editor graph (`app.export.mtlx_import.import_mtlx`)."""
+def import_mtlx(path: str | os.PathLike[str], material: str | None = None) -> Any:
+    """Read a MaterialX document's material (the first unless named) into an editor graph
+    (`app.export.mtlx_import.import_mtlx`)."""
     from app.export.mtlx_import import import_mtlx as run_import
 
-    return run_import(path)
+    return run_import(path, material)
+
+
+def mtlx_material_names(path: str | os.PathLike[str]) -> list[str]:
+    """The document's material names (`app.export.mtlx_import.mtlx_material_names`)."""
+    from app.export.mtlx_import import mtlx_material_names as names
+
+    return names(path)
 
 
 def _finite(values: Sequence[float]) -> bool:

@@ -1866,33 +1866,52 @@ def _read_options(mx: Any, source: Path) -> Any:
     return options
 
 
-def import_mtlx(path: str | os.PathLike[str]) -> MtlxImport:
-    """Read a MaterialX document into an editor graph (module docstring); ExportError when it cannot be used."""
+def _read_document(source: Path) -> Any:
+    """The MaterialX document at `source` (its includes resolved); ExportError when it cannot be read."""
     import MaterialX as mx  # noqa: N813 - the package's name
 
-    source = Path(path)
     text = _read_mtlx_text(source, source)
     doc = mx.createDocument()
     try:
         mx.readFromXmlString(doc, text, mx.FileSearchPath(str(source.parent)), _read_options(mx, source))
     except _mx_errors(mx) as error:
         raise ExportError(f"{source}: cannot read the MaterialX document ({error})") from None
+    return doc
+
+
+def mtlx_material_names(path: str | os.PathLike[str]) -> list[str]:
+    """The names of the document's materials (`surfacematerial` nodes), in the document's order: what
+    `import_mtlx`'s `material` chooses from. ExportError when the document cannot be read."""
+    return [material.getName() for material in _read_document(Path(path)).getMaterialNodes()]
+
+
+def import_mtlx(path: str | os.PathLike[str], material: str | None = None) -> MtlxImport:
+    """Read a MaterialX document's material into an editor graph (module docstring): the one named `material`, or
+    the first; the others are listed by name. ExportError when it cannot be used."""
+    source = Path(path)
+    doc = _read_document(source)
     doc.setDataLibrary(_library())
     importer = _Importer(doc, source.parent)
     materials = doc.getMaterialNodes()
     if not materials:
         raise ExportError(f"{source}: the document has no surfacematerial")
-    shader_input = materials[0].getInput("surfaceshader")
+    names = [candidate.getName() for candidate in materials]
+    if material is not None and material not in names:
+        raise ExportError(f"{source}: the document has no material '{material}' (it has: {', '.join(names)})")
+    chosen = materials[names.index(material) if material is not None else 0]
+    shader_input = chosen.getInput("surfaceshader")
     shader = shader_input.getConnectedNode() if shader_input is not None else None
     if shader is None:
-        raise ExportError(f"{source}: the material '{materials[0].getName()}' has no surface shader")
+        raise ExportError(f"{source}: the material '{chosen.getName()}' has no surface shader")
     space = doc.getColorSpace()
     if space and space != "lin_rec709":
         importer.note(f"document colour space '{space}': values without their own colour space are read as lin_rec709")
     importer.shader(shader)
-    importer.displacement(materials[0])
-    for extra in materials[1:]:
-        importer.note(f"material '{extra.getName()}': only the first material is imported")
+    importer.displacement(chosen)
+    for extra in materials:
+        if extra is not chosen:
+            importer.note(f"material '{extra.getName()}': not imported (one material per editor document; choose it "
+                          f"when importing)")
     _prune(importer.graph, importer.output_id)
     _cut_mismatches(importer)
     _prune(importer.graph, importer.output_id)

@@ -121,6 +121,13 @@ def ask_text(parent: QWidget | None, title: str, label: str, initial: str) -> st
     return text if accepted else None
 
 
+def choose_mtlx_material(parent: QWidget | None, document: str, names: Sequence[str]) -> str | None:
+    """Which of a MaterialX document's materials to import (an editor document holds one); None when cancelled."""
+    name, accepted = QInputDialog.getItem(parent, "Import MaterialX", f"{document} has {len(names)} materials. Import:",
+                                          list(names), 0, False)
+    return name if accepted and name else None
+
+
 def ask_update_functions(parent: QWidget | None, names: Sequence[str]) -> bool:
     """The library copies of functions this material uses changed: take the new versions?"""
     listed = "\n".join(f"  {name}" for name in names)
@@ -151,3 +158,4 @@ class Prompts:
     choose_mtlx_path: Callable[[QWidget | None, str], str | None] = choose_mtlx_path
     ask_update_functions: Callable[[QWidget | None, Sequence[str]], bool] = ask_update_functions
     choose_turntable_path: Callable[[QWidget | None, str], str | None] = choose_turntable_path
+    choose_mtlx_material: Callable[[QWidget | None, str, Sequence[str]], str | None] = choose_mtlx_material

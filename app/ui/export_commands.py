@@ -68,19 +68,26 @@ class ExportCommands:
         return self.import_mtlx_from(path)
 
     def import_mtlx_from(self, path: str | os.PathLike[str]) -> bool:
-        """Open the mapped subset of a MaterialX document as an untitled material; list what was not imported."""
-        from app.export.mtlx import import_mtlx
+        """Open the mapped subset of a MaterialX document as an untitled material; list what was not imported. A
+        document of several materials asks which (an editor document holds one)."""
+        from app.export.mtlx import import_mtlx, mtlx_material_names
         from app.export.surface import ExportError
         from app.material.document import LoadedDocument
 
         source = Path(path)
         try:
-            imported = import_mtlx(source)
+            names = mtlx_material_names(source)
+            material = None
+            if len(names) > 1:
+                material = self.prompts.choose_mtlx_material(self.window, source.name, names)
+                if material is None:
+                    return False
+            imported = import_mtlx(source, material)
         except ExportError as error:
             self.prompts.show_error(self.window, "Cannot import MaterialX", str(error), [])
             return False
-        opened = self.window.files.open_document(LoadedDocument(graph=imported.graph), None, f"{source.stem} (MaterialX)",
-                                                 origin=source.parent)
+        title = f"{source.stem} (MaterialX)" if material is None else f"{source.stem}: {material} (MaterialX)"
+        opened = self.window.files.open_document(LoadedDocument(graph=imported.graph), None, title, origin=source.parent)
         if opened and imported.skipped:
             self.prompts.show_notes(self.window, "Import MaterialX", "Parts of the document were not imported:", imported.skipped)
         return opened

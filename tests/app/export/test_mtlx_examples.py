@@ -70,6 +70,23 @@ def test_every_example_imports_to_a_compiling_graph(name: str) -> None:
         assert any(f"'{listed}'" in line for line in imported.skipped), (listed, imported.skipped)
 
 
+def test_each_material_of_a_document_of_several_imports_when_named() -> None:
+    chess = MX_EXAMPLES / "StandardSurface" / "standard_surface_chess_set.mtlx"
+    names = mtlx.mtlx_material_names(chess)
+    assert len(names) == 15 and names[0] == "M_Bishop_B"
+    surfaces: set[str] = set()
+    for name in names:
+        imported = mtlx.import_mtlx(chess, name)
+        lowered = lower(imported.graph)
+        assert lowered.text and not lowered.errors, (name, lowered.errors)
+        listed = [line for line in imported.skipped if line.startswith("material '")]
+        assert len(listed) == 14 and not any(f"'{name}'" in line for line in listed), (name, listed)
+        surfaces.add(repr(sorted(repr(sorted(node.properties.items())) for node in imported.graph.nodes.values())))
+    assert len(surfaces) == 15  # every material's graph differs: each import read its own shader
+    with pytest.raises(mtlx.ExportError, match=r"no material 'M_Bishop' .*M_Bishop_B, M_Bishop_W"):
+        mtlx.import_mtlx(chess, "M_Bishop")
+
+
 @pytest.mark.parametrize("name", OPEN_PBR)
 def test_open_pbr_surface_imports_input_for_input_and_round_trips(name: str, tmp_path: Path) -> None:
     import MaterialX as mx  # noqa: N813 - the package's name

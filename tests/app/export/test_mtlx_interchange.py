@@ -365,3 +365,17 @@ def test_standard_surface_transmission_depth_is_the_attenuation(tmp_path: Path) 
     assert surface["attenuation_color"][:3] == pytest.approx((0.2, 0.6, 0.9))
     assert surface["base_color"][:3] == pytest.approx((1.0, 1.0, 1.0))
     assert imported.skipped == []
+
+
+def test_import_mtlx_chooses_a_material_by_name_and_refuses_an_unknown_one(tmp_path: Path) -> None:
+    chess = MX_EXAMPLES / "StandardSurface" / "standard_surface_chess_set.mtlx"
+    command = [sys.executable, "-m", "vpl_core.cli", "import-mtlx", str(chess), "--out", str(tmp_path / "queen.vpl")]
+    done = subprocess.run([*command, "--material", "M_Queen_W"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "'M_Bishop_B'" in done.stderr and "'M_Queen_W'" not in done.stderr
+    assert (tmp_path / "queen.vpl").is_file()
+    refused = subprocess.run([*command[:-1], str(tmp_path / "none.vpl"), "--material", "M_Queen"], capture_output=True,
+                             text=True, timeout=120, cwd=ROOT)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "no material 'M_Queen'" in refused.stderr and "M_Queen_W" in refused.stderr
+    assert not (tmp_path / "none.vpl").exists()

@@ -37,6 +37,7 @@ class RecordingPrompts:
         self.text_answers: list[str | None] = []  # answers to ask_text, in order (None: cancelled)
         self.export_request: Any = None  # the answer to choose_export_target (an ExportRequest; None: cancelled)
         self.mtlx_path: str | None = None  # the answer to choose_mtlx_path
+        self.mtlx_material: str | None = None  # the answer to choose_mtlx_material (None: cancelled)
         self.update_functions = False  # the answer to "library functions changed: update them?"
         self.calls: list[tuple[str, tuple[Any, ...]]] = []
 
@@ -84,13 +85,17 @@ class RecordingPrompts:
             self.calls.append(("choose_mtlx_path", ()))
             return self.mtlx_path
 
+        def choose_mtlx_material(_parent: object, document: str, names: Any) -> str | None:
+            self.calls.append(("choose_mtlx_material", (document, list(names))))
+            return self.mtlx_material
+
         def ask_update_functions(_parent: object, names: Any) -> bool:
             self.calls.append(("ask_update_functions", (list(names),)))
             return self.update_functions
 
         return Prompts(ask_save_changes, show_error, offer_recovery, choose_open_path, choose_save_path,
                        choose_export_dir, ask_text, choose_export_target, show_notes, choose_mtlx_path,
-                       ask_update_functions)
+                       ask_update_functions, choose_mtlx_material=choose_mtlx_material)
 
 
 @pytest.fixture(autouse=True)

@@ -17,6 +17,8 @@ from PySide6.QtCore import QTimer
 from app.export import mtlx
 from app.ui.export_dialog import ExportDialog, ExportKind, ExportRequest
 
+MATERIALX_EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "materialx" / "Materials" / "Examples"
+
 pytestmark = pytest.mark.gl
 
 
@@ -81,6 +83,23 @@ def test_import_materialx_opens_the_mapped_graph_and_lists_the_rest(window, prom
     assert window.session.name == "gold (MaterialX)"  # nothing lost
 
 
+def test_import_of_a_document_of_several_materials_asks_which(window, prompts) -> None:
+    chess = MATERIALX_EXAMPLES / "StandardSurface" / "standard_surface_chess_set.mtlx"
+    prompts.mtlx_path = str(chess)
+    window.load_example("polished_gold")
+    assert not window.exports.import_mtlx_dialog()  # cancelled: nothing opened, nothing lost
+    document, names = prompts.named("choose_mtlx_material")[-1]
+    assert document == chess.name and len(names) == 15 and "M_Queen_W" in names
+    assert window.session.graph.nodes and window.session.name != "standard_surface_chess_set (MaterialX)"
+    prompts.mtlx_path = str(chess)
+    prompts.mtlx_material = "M_Queen_W"
+    assert window.exports.import_mtlx_dialog()
+    assert window.session.name == "standard_surface_chess_set: M_Queen_W (MaterialX)"
+    title, _message, notes = prompts.named("show_notes")[-1]
+    assert title == "Import MaterialX" and any("M_Bishop_B" in note for note in notes)
+    assert not any("M_Queen_W" in note for note in notes)
+
+
 def test_cancel_stops_the_bake_and_writes_nothing(window, prompts, tmp_path: Path) -> None:
     prompts.export_request = ExportRequest(tmp_path / "maps", size=1024)
     pressed = []
@@ -121,3 +140,31 @@ def test_the_dialog_gives_a_request(qtbot, tmp_path: Path) -> None:
     assert dialog.request() == ExportRequest(tmp_path / "out.glb", 2048, 2, "torus")
     dialog.path_edit.setText("")
     assert dialog.request() is None
+
+
+def test_the_material_question_lists_the_document_s_materials_and_returns_the_choice(qtbot) -> None:
+    from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog
+
+    from app.ui.dialogs import choose_mtlx_material
+
+    offered: list[list[str]] = []
+
+    def answer(choice: int | None) -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QInputDialog):
+            QTimer.singleShot(20, lambda: answer(choice))
+            return
+        box = dialog.findChild(QComboBox)
+        offered.append([box.itemText(index) for index in range(box.count())])
+        if choice is None:
+            dialog.reject()
+        else:
+            dialog.setTextValue(box.itemText(choice))
+            dialog.accept()
+
+    names = ["M_Bishop_B", "M_Queen_W", "M_Chessboard"]
+    QTimer.singleShot(20, lambda: answer(1))
+    assert choose_mtlx_material(None, "chess.mtlx", names) == "M_Queen_W"
+    QTimer.singleShot(20, lambda: answer(None))
+    assert choose_mtlx_material(None, "chess.mtlx", names) is None
+    assert offered == [names, names]
