@@ -34,7 +34,7 @@ from app.export.mtlx_tables import (
 from app.export.surface import ExportError
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
-from app.material.node_extent import NODE_GAP, NODE_PORT_ROW_HEIGHT, NODE_WIDTH, drawn_height, drawn_width, input_rows
+from app.material.node_extent import NODE_GAP, NODE_PORT_ROW_HEIGHT, drawn_height, drawn_width, input_rows, wired_inputs
 from app.material.node_types import Scope, as_numbers, input_default
 from app.material.port_types import PortType
 
@@ -1762,11 +1762,11 @@ _FIRST_ROW = 30.0
 
 
 def _place(graph: MaterialGraph, output_id: str, free: set[str]) -> None:
-    """Lay out the nodes in `free` (those the document gave no position) left of the output, as Blender's and
-    Substance's arrangers do: columns by the longest path to the output (sources to the left), each column as wide
-    as its widest node and its nodes aligned on their right (outputs towards their consumers); within a column, nodes ordered by where their consumers' wired inputs are (the mean row:
-    a barycentric pass from the output leftwards, which undoes most wire crossings), each node as near as it can be
-    to that row and below the one above it by its height in the editor and a gap (app/material/node_extent.py),
+    """Lay out the nodes in `free` left of the output, as Blender's and Substance's arrangers do: columns by the
+    longest path to the output (sources to the left), each as wide as its widest node, with its nodes aligned on
+    their right (outputs towards their consumers); within a column, nodes ordered by the mean row of the inputs
+    they feed (a barycentric pass from the output leftwards, which undoes most wire crossings), each as near that
+    row as it can be and below the one above it by its height in the editor and a gap (app/material/node_extent.py),
     so no two nodes overlap."""
 
     free = {node_id for node_id in free if node_id in graph.nodes}
@@ -1788,12 +1788,13 @@ def _place(graph: MaterialGraph, output_id: str, free: set[str]) -> None:
             if waiting[source] == 0:
                 ready.append(source)
     scope = Scope(graph.functions)
-    height = {node_id: drawn_height(graph.nodes[node_id], scope, graph) for node_id in free}
+    wired = wired_inputs(graph)
+    height = {node_id: drawn_height(graph.nodes[node_id], scope, graph, wired) for node_id in free}
     rows: dict[str, dict[str, int]] = {}
 
     def port_y(node_id: str, port: str) -> float:
         if node_id not in rows:
-            rows[node_id] = input_rows(graph.nodes[node_id], scope, graph)
+            rows[node_id] = input_rows(graph.nodes[node_id], scope, graph, wired)
         return graph.nodes[node_id].position[1] + _FIRST_ROW + NODE_PORT_ROW_HEIGHT * rows[node_id].get(port, 0)
 
     columns: dict[int, list[str]] = {}
@@ -1801,7 +1802,7 @@ def _place(graph: MaterialGraph, output_id: str, free: set[str]) -> None:
         columns.setdefault(depth.get(node_id, 1), []).append(node_id)
     width = {node_id: drawn_width(graph.nodes[node_id], scope) for node_id in free}
     origin = graph.nodes[output_id].position
-    right = origin[0] + width.get(output_id, NODE_WIDTH)  # the left edge of the column to the right
+    right = origin[0] + width.get(output_id, 0.0)  # the left edge of the column to the right (column 0: the output)
     placed = set(graph.nodes) - free
     for column in sorted(columns):
         # Where each node would like its middle: the mean height of the inputs it feeds (laid out already, as

@@ -11,6 +11,8 @@ real widget, so they fail when a node grows and these were not told.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from app.material.graph import MaterialGraph, Node
 from app.material.node_types import NodeType, Scope, node_type_for
 
@@ -35,21 +37,33 @@ ROW_MARGINS = 70.0
 VALUE_WIDTHS = {"float": 44.0, "color": 28.0, "bool": 13.0, "vector": 4 * 32.0 + 3 * 1.0}
 
 
-def _open_sections(node: Node, node_type: NodeType, graph: MaterialGraph) -> list[str]:
+def wired_inputs(graph: MaterialGraph) -> dict[str, set[str]]:
+    """Each node's connected inputs by node id (one pass over the connections, for laying out many nodes)."""
+    wired: dict[str, set[str]] = {}
+    for connection in graph.connections:
+        wired.setdefault(connection.target_node, set()).add(connection.target_port)
+    return wired
+
+
+def _open_sections(node: Node, node_type: NodeType, graph: MaterialGraph,
+                   wired: Mapping[str, Collection[str]] | None) -> list[str]:
     """The titles of the sections the editor opens `node` with: those with an input wired or set away from its
     default (app/graph/sections.py; a folded section is one header row)."""
-    wired = {connection.target_port for connection in graph.connections if connection.target_node == node.id}
+    if wired is None:
+        wired = wired_inputs(graph)
     return [section.title for section in node_type.sections
-            if node_type.section_starts_open(section, node.properties, wired)]
+            if node_type.section_starts_open(section, node.properties, wired.get(node.id, ()))]
 
 
-def drawn_height(node: Node, scope: Scope, graph: MaterialGraph) -> float:
-    """The height the editor draws `node` at in `graph`, sections folded or open as the editor opens them."""
+def drawn_height(node: Node, scope: Scope, graph: MaterialGraph,
+                 wired: Mapping[str, Collection[str]] | None = None) -> float:
+    """The height the editor draws `node` at in `graph`, sections folded or open as the editor opens them
+    (`wired`: `wired_inputs(graph)`, when the caller sizes many nodes)."""
     node_type = node_type_for(node, scope)
     if node_type is None:
         rows = 1
     elif node_type.sections:
-        rows = max(node_type.drawn_rows(_open_sections(node, node_type, graph)), len(node_type.outputs))
+        rows = max(node_type.drawn_rows(_open_sections(node, node_type, graph, wired)), len(node_type.outputs))
     else:
         rows = max(len(node_type.inputs), len(node_type.outputs))
     return NODE_BASE_HEIGHT + NODE_PORT_ROW_HEIGHT * max(rows, 1)
@@ -74,7 +88,8 @@ def drawn_width(node: Node, scope: Scope) -> float:
     return max(NODE_MIN_WIDTH, CHAR_WIDTH * len(title) + TITLE_MARGINS, rows)
 
 
-def input_rows(node: Node, scope: Scope, graph: MaterialGraph) -> dict[str, int]:
+def input_rows(node: Node, scope: Scope, graph: MaterialGraph,
+               wired: Mapping[str, Collection[str]] | None = None) -> dict[str, int]:
     """The row (from 0 at the top) each shown input of `node` is drawn on: the inputs outside any section in
     declaration order, then each section's header row followed by its inputs while it is open. An input of a
     folded section is on its header's row (the editor draws its wires into the header)."""
@@ -84,7 +99,7 @@ def input_rows(node: Node, scope: Scope, graph: MaterialGraph) -> dict[str, int]
     grouped = {name for section in node_type.sections for name in section.inputs}
     rows = {port.name: row for row, port in enumerate(port for port in node_type.inputs if port.name not in grouped)}
     row = len(rows)
-    opened = set(_open_sections(node, node_type, graph)) if node_type.sections else set()
+    opened = set(_open_sections(node, node_type, graph, wired)) if node_type.sections else set()
     for section in node_type.sections:
         header = row
         row += 1
