@@ -26,26 +26,16 @@ MARGIN = 4.0
 EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "materialx" / "Materials" / "Examples"
 
 
-def _importable() -> list[Path]:
-    documents = []
-    for path in sorted(EXAMPLES.rglob("*.mtlx")):
-        try:
-            import_mtlx(path)
-        except ExportError:
-            continue
-        documents.append(path)
-    return documents
+DOCUMENTS = sorted(EXAMPLES.rglob("*.mtlx"))
 
 
-DOCUMENTS = _importable()
-
-
-def test_the_tall_documents_import() -> None:
+def test_the_tall_documents_are_checked() -> None:
     """The documents whose nodes are tallest (the hex-tiled onyx, the marble's noise chain, the chess set's
-    and the boombox's textures) are among those checked below."""
-    names = {path.stem for path in DOCUMENTS}
-    assert {"standard_surface_onyx_hextiled", "standard_surface_marble_solid", "gltf_pbr_boombox",
-            "standard_surface_chess_set"} <= names
+    and the boombox's textures) are among those checked below, and import."""
+    names = {path.stem: path for path in DOCUMENTS}
+    for name in ("standard_surface_onyx_hextiled", "standard_surface_marble_solid", "gltf_pbr_boombox",
+                 "standard_surface_chess_set"):
+        import_mtlx(names[name])
 
 
 @pytest.fixture
@@ -56,6 +46,10 @@ def thumbnail_window(make_window, settings):
 
 @pytest.mark.parametrize("path", DOCUMENTS, ids=[path.stem for path in DOCUMENTS])
 def test_no_imported_node_covers_another(thumbnail_window, path: Path) -> None:
+    try:
+        import_mtlx(path)
+    except ExportError:
+        pytest.skip("not imported (the importer's tests list why)")
     window = thumbnail_window
     assert window.exports.import_mtlx_from(path)
     window.flush()
