@@ -34,7 +34,8 @@ from app.export.mtlx_tables import (
 from app.export.surface import ExportError
 from app.material.catalog import NODE_TYPES
 from app.material.graph import MaterialGraph
-from app.material.node_types import as_numbers, input_default
+from app.material.node_extent import NODE_GAP, NODE_PORT_ROW_HEIGHT, drawn_height, drawn_width, input_rows, wired_inputs
+from app.material.node_types import Scope, as_numbers, input_default
 from app.material.port_types import PortType
 
 _WIDTHS = {"float": 1, "vector2": 2, "vector3": 3, "vector4": 4, "color3": 3, "color4": 4, "boolean": 1, "integer": 1}
@@ -128,6 +129,7 @@ class _Importer:
         self.state: dict[str, int] = {}  # node path -> _ON_STACK / _DONE (the walk's colours)
         self.parameters: dict[str, str] = {}
         self.unplaced: set[str] = set()  # our nodes made from MaterialX nodes without xpos/ypos
+        self.documented: set[str] = set()  # those made from MaterialX nodes with xpos/ypos
         self.output_id = ""
         self.names: set[str] | None = None  # every element name of the document (made on first need)
         self.counter = 0
@@ -152,8 +154,7 @@ class _Importer:
         """An editor node at the MaterialX node's position (recorded as unplaced when it has none)."""
         position = self.position(element)
         node = self.graph.add_node(type_name, position or (0.0, 0.0), properties, node_id=self.new_id(name))
-        if position is None:
-            self.unplaced.add(node.id)
+        (self.unplaced if position is None else self.documented).add(node.id)
         return node
 
     def position(self, element: Any) -> tuple[float, float] | None:
@@ -1754,18 +1755,30 @@ def _prune(graph: MaterialGraph, output_id: str) -> None:
         graph.remove_node(node_id)
 
 
-def _place(graph: MaterialGraph, output_id: str, unplaced: set[str]) -> None:
-    """Columns by the longest path to the output for nodes the document gave no position: sources to the left."""
-    unplaced = {node_id for node_id in unplaced if node_id in graph.nodes}
-    if not unplaced:
+#: The space between two columns of laid-out nodes (room for the wires between them).
+COLUMN_GAP = 70.0
+#: Where a laid-out node's input rows start below its top, in the editor's drawing (its title).
+_FIRST_ROW = 30.0
+
+
+def _place(graph: MaterialGraph, output_id: str, free: set[str]) -> None:
+    """Lay out the nodes in `free` left of the output, as Blender's and Substance's arrangers do: columns by the
+    longest path to the output (sources to the left), each as wide as its widest node, with its nodes aligned on
+    their right (outputs towards their consumers); within a column, nodes ordered by the mean row of the inputs
+    they feed (a barycentric pass from the output leftwards, which undoes most wire crossings), each as near that
+    row as it can be and below the one above it by its height in the editor and a gap (app/material/node_extent.py),
+    so no two nodes overlap."""
+
+    free = {node_id for node_id in free if node_id in graph.nodes}
+    if not free:
         return
-    consumers: dict[str, list[str]] = {}
+    consumers: dict[str, list[tuple[str, str]]] = {}
     feeding: dict[str, set[str]] = {}
     for connection in graph.connections:
-        consumers.setdefault(connection.source_node, []).append(connection.target_node)
+        consumers.setdefault(connection.source_node, []).append((connection.target_node, connection.target_port))
         feeding.setdefault(connection.target_node, set()).add(connection.source_node)
     depth = {output_id: 0}
-    waiting = {node_id: len(set(consumers.get(node_id, ()))) for node_id in graph.nodes}
+    waiting = {node_id: len({target for target, _port in consumers.get(node_id, ())}) for node_id in graph.nodes}
     ready = [output_id]
     while ready:  # Kahn's order from the output upstream: a node's depth is final once all its consumers are done
         node_id = ready.pop()
@@ -1774,13 +1787,47 @@ def _place(graph: MaterialGraph, output_id: str, unplaced: set[str]) -> None:
             waiting[source] -= 1
             if waiting[source] == 0:
                 ready.append(source)
+    scope = Scope(graph.functions)
+    wired = wired_inputs(graph)
+    height = {node_id: drawn_height(graph.nodes[node_id], scope, graph, wired) for node_id in free}
+    rows: dict[str, dict[str, int]] = {}
+
+    def port_y(node_id: str, port: str) -> float:
+        if node_id not in rows:
+            rows[node_id] = input_rows(graph.nodes[node_id], scope, graph, wired)
+        return graph.nodes[node_id].position[1] + _FIRST_ROW + NODE_PORT_ROW_HEIGHT * rows[node_id].get(port, 0)
+
+    columns: dict[int, list[str]] = {}
+    for node_id in free:
+        columns.setdefault(depth.get(node_id, 1), []).append(node_id)
+    width = {node_id: drawn_width(graph.nodes[node_id], scope) for node_id in free}
     origin = graph.nodes[output_id].position
-    rows: dict[int, int] = {}
-    for node_id in sorted(unplaced, key=lambda name: (depth.get(name, 0), name)):
-        column = depth.get(node_id, 1)
-        row = rows.get(column, 0)
-        rows[column] = row + 1
-        graph.nodes[node_id].position = (origin[0] - 250.0 * column, origin[1] + 150.0 * row)
+    right = origin[0] + width.get(output_id, 0.0)  # the left edge of the column to the right (column 0: the output)
+    placed = set(graph.nodes) - free
+    for column in sorted(columns):
+        # Where each node would like its middle: the mean height of the inputs it feeds (laid out already, as
+        # every consumer is in a column to the right); the output's column keeps the output's own place.
+        wanted: dict[str, float] = {}
+        for node_id in columns[column]:
+            targets = [port_y(target, port) for target, port in consumers.get(node_id, ()) if target in placed]
+            wanted[node_id] = (sum(targets) / len(targets) if targets else origin[1] + height[node_id] / 2.0)
+        order = sorted(columns[column], key=lambda name: (wanted[name], name))
+        tops: list[float] = []
+        free_from = float("-inf")
+        for node_id in order:
+            top = max(wanted[node_id] - height[node_id] / 2.0, free_from)
+            tops.append(top)
+            free_from = top + height[node_id] + NODE_GAP
+        # Pushing each node below the one above drifts the column down: move it back up as a whole (which keeps
+        # the gaps) so that on average the nodes sit where their consumers want them.
+        shift = 0.0 if column == 0 else sum(
+            top + height[node_id] / 2.0 - wanted[node_id] for top, node_id in zip(tops, order)) / len(order)
+        gap = 0.0 if column == 0 else COLUMN_GAP
+        for top, node_id in zip(tops, order):  # right-aligned: each node's output as near its consumers as can be
+            # Whole units: xpos/ypos (hundredths of them) then survive an export and import exactly.
+            graph.nodes[node_id].position = (float(math.floor(right - gap - width[node_id])), float(round(top - shift)))
+            placed.add(node_id)
+        right = min(graph.nodes[node_id].position[0] for node_id in order)
 
 
 def _cut_mismatches(importer: _Importer) -> None:
@@ -1915,5 +1962,8 @@ def import_mtlx(path: str | os.PathLike[str], material: str | None = None) -> Mt
     _prune(importer.graph, importer.output_id)
     _cut_mismatches(importer)
     _prune(importer.graph, importer.output_id)
-    _place(importer.graph, importer.output_id, importer.unplaced)
+    # A document without positions has every node laid out, the nodes the import adds around them (constants,
+    # conversions, the output) too; one with positions keeps them and the import's helpers beside their nodes.
+    documented = importer.documented & set(importer.graph.nodes)
+    _place(importer.graph, importer.output_id, importer.unplaced if documented else set(importer.graph.nodes))
     return MtlxImport(importer.graph, importer.skipped)

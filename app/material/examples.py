@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from app.material.document import LoadedDocument, load_text, save_text
 from app.material.graph import GroupDefinition, MaterialGraph, Node
-from app.material.node_types import Scope, node_type_for
+from app.material.node_extent import NODE_GAP, NODE_WIDTH, drawn_height
+from app.material.node_types import Scope
 
 if TYPE_CHECKING:  # `importlib.resources.abc` is new in Python 3.11; the editor runs on 3.10 too
     if sys.version_info >= (3, 11):
@@ -72,33 +73,13 @@ def load_example(name: str) -> LoadedDocument:
 
 COLUMN_WIDTH = 250.0
 ROW_HEIGHT = 140.0
-#: A node's height in the editor with its thumbnail shown: title, thumbnail and cost footer, plus one
-#: row per port row (inputs and outputs side by side). Measured on the real NodeGraphQt items.
-NODE_BASE_HEIGHT = 80.0
-NODE_PORT_ROW_HEIGHT = 23.5
-#: The space left between two nodes of a column, and around a frame's members.
-NODE_GAP = 30.0
+#: The space left around a frame's members (node sizes: app/material/node_extent.py).
 FRAME_PADDING = 20.0
 FRAME_TITLE_HEIGHT = 42.0
-NODE_WIDTH = 240.0
 
 
 def _at(column: int, row: float) -> tuple[float, float]:
     return (column * COLUMN_WIDTH, row * ROW_HEIGHT)
-
-
-def _drawn_height(node: Node, scope: Scope, graph: MaterialGraph) -> float:
-    node_type = node_type_for(node, scope)
-    if node_type is None:
-        rows = 1
-    elif node_type.sections:  # folded sections are one header row each (app/graph/sections.py)
-        wired = {connection.target_port for connection in graph.connections if connection.target_node == node.id}
-        shown = [section.title for section in node_type.sections
-                 if node_type.section_starts_open(section, node.properties, wired)]
-        rows = max(node_type.drawn_rows(shown), len(node_type.outputs))
-    else:
-        rows = max(len(node_type.inputs), len(node_type.outputs))
-    return NODE_BASE_HEIGHT + NODE_PORT_ROW_HEIGHT * max(rows, 1)
 
 
 def _stack_columns(graph: MaterialGraph, scope: Scope) -> None:
@@ -106,7 +87,7 @@ def _stack_columns(graph: MaterialGraph, scope: Scope) -> None:
     frame around its members, and move a node that is not a member below any frame it would sit in
     (then stack again): no node covers another and a frame covers only its members (see
     tests/app/ui/test_example_layout.py)."""
-    heights = {node.id: _drawn_height(node, scope, graph) for node in graph.nodes.values()}
+    heights = {node.id: drawn_height(node, scope, graph) for node in graph.nodes.values()}
     for _ in range(len(graph.nodes) + 1):  # each round moves at least one node below a frame, never back
         columns: dict[float, list[Node]] = {}
         for node in graph.nodes.values():
