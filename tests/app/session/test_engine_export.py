@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from app.session.recovery import RecoveryStore
 
 ROOT = Path(__file__).resolve().parents[3]
 HOST = ROOT / "tools" / "engine_host.py"
+HOST_RUNNER = ROOT / "tests" / "engine_host_runner.py"
 SIZE = (160, 128)
 
 
@@ -184,14 +186,40 @@ def test_a_missing_texture_is_exported_as_the_checker_with_its_problem(tmp_path:
     assert albedo["file"] is None and "no such file" in albedo["problem"]
 
 
-def _host_pixels(exported: Path, tmp_path: Path, variant: str | None = None) -> np.ndarray:
-    raw = tmp_path / f"{exported.stem}-{variant or 'active'}.npy"
+@pytest.fixture(scope="module")
+def host() -> Iterator[subprocess.Popen]:
+    """The sample engine host, one process for the module's pictures (tests/engine_host_runner.py: each
+    picture in a fresh EGL context, as a new host process would draw it)."""
+    environment = dict(os.environ, PYOPENGL_PLATFORM="egl")
+    process = subprocess.Popen([sys.executable, str(HOST_RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               text=True, env=environment)
+    yield process
+    assert process.stdin is not None
+    process.stdin.close()
+    assert process.wait(timeout=60) == 0
+
+
+def _host_command_pixels(exported: Path, tmp_path: Path) -> np.ndarray:
+    """The host run as docs/engine-integration.md shows it, one process for the picture."""
+    raw = tmp_path / f"{exported.stem}-command.npy"
     arguments = [sys.executable, str(HOST), str(exported), "--size", f"{SIZE[0]}x{SIZE[1]}", "--raw", str(raw),
                  "--out", str(raw.with_suffix(".png"))]
-    arguments += ["--variant", variant] if variant else []
     environment = dict(os.environ, PYOPENGL_PLATFORM="egl")
     completed = subprocess.run(arguments, capture_output=True, text=True, timeout=300, env=environment, cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
+    return np.load(raw)
+
+
+def _host_pixels(host: subprocess.Popen, exported: Path, tmp_path: Path, variant: str | None = None) -> np.ndarray:
+    raw = tmp_path / f"{exported.stem}-{variant or 'active'}.npy"
+    request = {"export": str(exported), "width": SIZE[0], "height": SIZE[1], "variant": variant, "raw": str(raw),
+               "out": str(raw.with_suffix(".png"))}
+    assert host.stdin is not None and host.stdout is not None
+    host.stdin.write(json.dumps(request) + "\n")
+    host.stdin.flush()
+    answer = host.stdout.readline()
+    assert answer, f"the sample host's process ended (exit status {host.poll()})"
+    assert answer == "ok\n", json.loads(answer.removeprefix("error: ")) if answer.startswith("error: ") else answer
     return np.load(raw)
 
 
@@ -225,9 +253,9 @@ def test_the_texture_space_examples_are_the_documented_ones() -> None:
 
 @pytest.mark.gl
 @pytest.mark.parametrize("name", example_names())
-def test_the_sample_host_renders_every_example_as_the_preview_does(qapp, tmp_path: Path, name: str) -> None:
+def test_the_sample_host_renders_every_example_as_the_preview_does(qapp, host, tmp_path: Path, name: str) -> None:
     exported = _export(example_path(name), tmp_path / "out", copy_textures=True)
-    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(example_path(name), tmp_path))
+    _assert_same_picture(_host_pixels(host, exported, tmp_path), _preview_pixels(example_path(name), tmp_path))
 
 
 #: Stages beyond the default one (studio, colour background, PBR Neutral at 0 EV): the environment behind the
@@ -257,24 +285,24 @@ def _host_stage(description: dict) -> Stage:
 @pytest.mark.gl
 @pytest.mark.parametrize("stage_name", sorted(HOST_STAGES))
 @pytest.mark.parametrize("name", ["painted_metal", "glazed_ceramic", "lit_blinn_phong"])
-def test_the_sample_host_renders_other_stages_as_the_preview_does(qapp, tmp_path: Path, name: str, stage_name: str) -> None:
+def test_the_sample_host_renders_other_stages_as_the_preview_does(qapp, host, tmp_path: Path, name: str, stage_name: str) -> None:
     stage = _host_stage(HOST_STAGES[stage_name])
     exported = _export(example_path(name), tmp_path / "out", copy_textures=True, stage=stage)
-    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(example_path(name), tmp_path, stage))
+    _assert_same_picture(_host_pixels(host, exported, tmp_path), _preview_pixels(example_path(name), tmp_path, stage))
 
 
 @pytest.mark.gl
-def test_the_sample_host_renders_textures_and_variants_as_the_preview_does(qapp, tmp_path: Path) -> None:
+def test_the_sample_host_renders_textures_and_variants_as_the_preview_does(qapp, host, tmp_path: Path) -> None:
     source = _textured_material(tmp_path / "project")
     exported = _export(source, tmp_path / "out", copy_textures=True)
-    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))
+    _assert_same_picture(_host_pixels(host, exported, tmp_path), _preview_pixels(source, tmp_path))
     # The variant, as the preview shows it once it is the active one.
     loaded = load_file(source)
     assert loaded.graph is not None
     loaded.graph.active_variant = "worn"
     worn = tmp_path / "project" / "worn.vpl"
     save_file(worn, loaded.graph)
-    _assert_same_picture(_host_pixels(exported, tmp_path, "worn"), _preview_pixels(worn, tmp_path))
+    _assert_same_picture(_host_pixels(host, exported, tmp_path, "worn"), _preview_pixels(worn, tmp_path))
 
 
 @pytest.mark.gl
@@ -293,7 +321,8 @@ def test_the_sample_host_binds_white_for_the_vertex_colour_of_a_mesh_without(qap
     exported = _export(source, tmp_path / "out", copy_textures=False)
     material = json.loads(exported.read_text(encoding="utf-8"))["material"]
     assert {"location": 4, "name": "color", "type": "vector float 4"} in material["vertex_inputs"]
-    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))
+    # The host's command line (the other tests draw through one host process, tests/engine_host_runner.py).
+    _assert_same_picture(_host_command_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))
 
 
 # --- texture passes -------------------------------------------------------------------------------
@@ -399,7 +428,7 @@ def test_a_pass_with_a_uniform_an_engine_cannot_set_refuses_the_export_naming_th
 
 
 @pytest.mark.gl
-def test_the_sample_host_runs_a_float_clamped_mipmapped_buffer_as_the_preview_does(qapp, tmp_path: Path) -> None:
+def test_the_sample_host_runs_a_float_clamped_mipmapped_buffer_as_the_preview_does(qapp, host, tmp_path: Path) -> None:
     source = _float_buffer_material(tmp_path / "project")
     exported = _export(source, tmp_path / "out", copy_textures=False)
-    _assert_same_picture(_host_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))
+    _assert_same_picture(_host_pixels(host, exported, tmp_path), _preview_pixels(source, tmp_path))
