@@ -58,7 +58,7 @@ from app.material.groups import (
     instances,
     reachable,
 )
-from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, Scope, node_type_for
+from app.material.node_types import LoweringFailure, NodeDiagnostic, NodeType, Scope, input_default, node_type_for
 from app.material.port_types import PortType
 from app.material.propagation import TypeResolution, propagate
 from app.material.traversal import connected_nodes, node_id_key, topological_order
@@ -242,6 +242,27 @@ class GroupState:
         names = [self.functions[function_id].name for function_id in chain]
         message = f"groups are nested more than {MAX_GROUP_DEPTH} deep ({_chain_text(names)}); ungroup some levels"
         return NodeDiagnostic(self.anchor.get(chain[-2]), "graph", message, "error", scope=chain[-2], scoped_node=instance)
+
+    def read_nodes(self, graph: MaterialGraph, scope: Scope, roots: Iterable[str]) -> set[str]:
+        """The nodes `roots` read: everything upstream of them, through a group instance only along the inputs its
+        helper reads (`read_inputs`). A node that feeds only an input the body ignores is not lowered, as in the
+        flat graph, where it is dead: lowering it could put a branch (an If) before what the flat graph emits in
+        the entry block, and a texture read there would lose its mip filtering."""
+        incoming = _incoming(graph)
+        found: set[str] = set()
+        stack = list(roots)
+        while stack:
+            node_id = stack.pop()
+            if node_id in found:
+                continue
+            found.add(node_id)
+            node = graph.nodes[node_id]
+            connections = incoming.get(node_id, [])
+            if node.type_name == GROUP_TYPE and _function_id(node) in self.functions and node_type_for(node, scope) is not None:
+                read = read_inputs(self.analysis(_function_id(node)))
+                connections = [connection for connection in connections if connection.target_port in read]
+            stack.extend(connection.source_node for connection in connections)
+        return found
 
     def _live_calls(self, function_id: str) -> list[tuple[str, str]]:
         """(instance, callee) of each live instance in a definition's body whose callee exists and is not on a
@@ -458,7 +479,7 @@ class GroupState:
                 try:
                     ctx = child.node_context(node, node_type)
                     if node.type_name == GROUP_TYPE:
-                        nested = _instance_request(ctx)
+                        nested, _ = _instance_request(ctx)
                         if (nested.definition.id, nested.key) not in self.helpers:
                             yield nested
                     node_type.lower(ctx)
@@ -556,14 +577,29 @@ class GroupState:
 # Node lowerings ------------------------------------------------------------------------------------
 
 
-def _instance_request(ctx: NodeContext) -> HelperRequest:
+def read_inputs(analysis: BodyAnalysis) -> frozenset[str]:
+    """The inputs a definition's helper reads: those whose values reach its outputs, and every texture input (a
+    sampler argument is the texture itself, not a computed value)."""
+    textures = {port.name for port in analysis.definition.inputs if port.type is PortType.TEXTURE}
+    return frozenset(textures.union(*analysis.depends.values()))
+
+
+def _arguments(ctx: NodeContext, definition: GroupDefinition, analysis: BodyAnalysis) -> list[Operand]:
+    """The call's arguments: each input the helper reads as connected; the default of one it ignores, whose source
+    the lowering leaves out (`GroupState.read_nodes`)."""
+    read = read_inputs(analysis)
+    return [ctx.input(port.name) if port.name in read
+            else ctx.lowering.default_operand(input_default(ctx.node, ctx.node_type, port.name), ctx.input_type(port.name))
+            for port in definition.inputs]
+
+
+def _instance_request(ctx: NodeContext) -> tuple[HelperRequest, list[Operand]]:
     """What an instance's call needs: its arguments (evaluated first, as the call does), the helper's key."""
     lowering = ctx.lowering
     state: GroupState = lowering.groups
     definition = lowering.scope.functions[_function_id(ctx.node)]
-    for port in definition.inputs:
-        ctx.input(port.name)
     analysis = state.analysis(definition.id)
+    arguments = _arguments(ctx, definition, analysis)
     controlled = state.level_controls.get(id(lowering), {}).get(ctx.node.id, frozenset())
     origins: list[tuple[str, Any]] = []
     outer_sources: dict[str, Node | None] = {}
@@ -573,14 +609,13 @@ def _instance_request(ctx: NodeContext) -> HelperRequest:
             outer_sources[port.name] = source
             origins.append((port.name, None if source is None else (source.type_name, source.properties.get("color_space"))))
     key: HelperKey = (frozenset(controlled & analysis.sensitive), tuple(origins))
-    return HelperRequest(lowering, definition, key, outer_sources, lowering.top_owner or ctx.node.id)
+    return HelperRequest(lowering, definition, key, outer_sources, lowering.top_owner or ctx.node.id), arguments
 
 
 def lower_instance(ctx: NodeContext) -> None:
     """A call of the definition's helper; each used output read from the result."""
-    request = _instance_request(ctx)
+    request, arguments = _instance_request(ctx)
     definition = request.definition
-    arguments = [ctx.input(port.name) for port in definition.inputs]
     function, result_record = ctx.lowering.groups.helper(request.caller, definition, request.key, request.outer_sources,
                                                          request.top_owner)
     # The surface sources the body reads: the material's, or (lowered again by `relower_input`) moved ones.

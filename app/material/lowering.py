@@ -1146,9 +1146,10 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
         roots = [node_id for node_id, _ in preview.ports]
     else:
         roots = [output_node] if output_node is not None else []
-    live = connected_nodes(graph, roots)
+    live_roots, live_extra = roots, set()
     if preview is None and override is not None and override.roots is not None and output_node is not None:
-        live = connected_nodes(graph, [root for root in override.roots if root in graph.nodes]) | {output_node}
+        live_roots, live_extra = [root for root in override.roots if root in graph.nodes], {output_node}
+    live = connected_nodes(graph, live_roots) | live_extra
 
     def report(node_id: str | None, message: str, category: str = "graph") -> None:
         # A preview leaves out what cannot be lowered (`preview_ports` says what it shows): warnings only.
@@ -1177,6 +1178,8 @@ def _lower(graph: MaterialGraph, result: LoweringResult, preview: PreviewOutputs
             result.diagnostics.append(groups.scoped_diagnostic(where, node_id, message))
     if not roots or result.errors:
         return
+    # What is lowered: a node feeding only an input a group's body ignores is left out, as in the flat graph.
+    live = groups.read_nodes(graph, scope, live_roots) | live_extra
 
     control_nodes = {node_id for node_id in live if _is_control(graph.nodes[node_id], scope)}
     controlled = connected_nodes(graph, control_nodes, upstream=False) & live

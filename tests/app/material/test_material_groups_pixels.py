@@ -263,3 +263,33 @@ def test_grouping_generated_graphs_keeps_every_pixel(renderer, case: tuple[Mater
     np.testing.assert_allclose(_render(gl_renderer, edit.document, target), reference, rtol=1e-6, atol=2e-6,
                                equal_nan=True, err_msg=str(selection))
     assert ungroup(edit.document, None, edit.instance_id) == graph
+
+
+def _ignored_input_graph() -> MaterialGraph:
+    """A texture read at the output and a Texture Sample, next to an If feeding only a dead If: grouping the sample
+    with the dead If gives the group an input (from the live-looking If outside) that its body ignores."""
+    from app.material.graph import Connection, Node
+
+    graph = MaterialGraph()
+    branch = {"operator": ">", "a": 0.0, "b": 0.5, "if_true": 1.0, "if_false": 0.0}
+    for node_id, type_name, properties in (
+            ("outer_if", "if", dict(branch)), ("dead_if", "if", dict(branch)), ("sample", "sample_texture", {}),
+            ("albedo", "texture_parameter", {"name": "albedo", "image": "", "color_space": "srgb"}),
+            ("out", "material_output", {"base_color": (0.8, 0.8, 0.8, 1.0), "emissive": (0.0, 0.0, 0.0, 1.0),
+                                        "opacity": 1.0, "alpha_clip": 0.0})):
+        graph.nodes[node_id] = Node(id=node_id, type_name=type_name, properties=properties)
+    for connection in (("outer_if", "out", "dead_if", "b"), ("albedo", "out", "sample", "texture"),
+                       ("albedo", "out", "out", "base_color"), ("sample", "rgba", "out", "opacity")):
+        graph.connections.append(Connection(*connection))
+    return graph
+
+
+def test_a_group_input_the_body_ignores_lowers_nothing_and_keeps_every_pixel(renderer) -> None:
+    graph = _ignored_input_graph()
+    edit = group_nodes(graph, None, ["sample", "dead_if"])
+    grouped = lower(edit.document)
+    # The flat graph never lowers the If (it feeds nothing live); nor may the grouped one: its branch would move the
+    # output's texture read out of the entry block (`texture_lod`, no mip filtering at the silhouette).
+    assert "branch_if" not in grouped.text and "texture_lod" not in grouped.text
+    gl_renderer, target = renderer
+    assert np.array_equal(_render(gl_renderer, edit.document, target), _render(gl_renderer, graph, target))
