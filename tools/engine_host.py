@@ -279,12 +279,14 @@ def headless_display() -> tuple[Any, str]:
 
     The platform is chosen explicitly, never EGL_DEFAULT_DISPLAY: Mesa's default display is its
     build-time window system (X11 on Debian) or the one $EGL_PLATFORM names, so with it eglInitialize
-    fails with EGL_NOT_INITIALIZED wherever $DISPLAY is unset, names an X server that is gone, not up
-    yet or refusing the connection, or $EGL_PLATFORM names a compositor that is not running. The
-    client extensions decide, before anything is tried: the device platform (EGL_EXT_platform_device)
-    on Mesa's software device (EGL_MESA_device_software, llvmpipe: the renderer the preview draws with
-    under Xvfb, whatever GPU the machine has), else on its first device; else Mesa's surfaceless
-    platform. The one chosen is tried once, and a failure names it.
+    fails with EGL_NOT_INITIALIZED wherever $DISPLAY is unset or names an X server that is gone or not
+    up yet, or $EGL_PLATFORM names a compositor that is not running; and now and then under xvfb-run,
+    where the host is the X server's only client: Mesa's X11 path opens and closes connections while it
+    probes (DRI3, DRI2, then software), the server resets when its last client leaves, and a connection
+    made during the reset fails. The client extensions decide, before anything is tried: the device
+    platform (EGL_EXT_platform_device) on Mesa's software device (EGL_MESA_device_software, llvmpipe:
+    the renderer the preview draws with under Xvfb, whatever GPU the machine has), else on its first
+    device; else Mesa's surfaceless platform. The one chosen is tried once, and a failure names it.
     """
     from OpenGL import EGL
 
