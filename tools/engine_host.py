@@ -22,8 +22,10 @@ every example to 1/255).
 It is written from the documentation, not from the editor's code, so it
 shows what an engine has to do and checks that the documentation is
 complete. The context is an EGL pbuffer context (OpenGL 4.2 core) made with
-PyOpenGL's EGL bindings; set PYOPENGL_PLATFORM=egl before OpenGL is imported
-(this script does it when run as a program). Image files are read with
+PyOpenGL's EGL bindings, on a display of a headless platform chosen by name
+(`headless_display`: no window system, $DISPLAY not used); set
+PYOPENGL_PLATFORM=egl before OpenGL is imported (this script does it when
+run as a program). Image files are read with
 OpenImageIO (any loader does: the export says which rows come first).
 """
 
@@ -265,19 +267,86 @@ def _fields(record_body: str) -> list[tuple[str, str]]:
 
 # --- the host --------------------------------------------------------------------------------------
 
-def create_context() -> Any:
-    """An OpenGL 4.2 core context on an EGL pbuffer, made current (PYOPENGL_PLATFORM must be egl)."""
+#: EGL_MESA_platform_surfaceless's platform (the Khronos EGL registry; PyOpenGL names no constant for it).
+EGL_PLATFORM_SURFACELESS_MESA = 0x31DD
+#: What a display of each platform needs, as EGL names its client extensions.
+DEVICE_EXTENSIONS = ("EGL_EXT_platform_device", "EGL_EXT_device_enumeration", "EGL_EXT_device_query")
+SURFACELESS_EXTENSION = "EGL_MESA_platform_surfaceless"
+
+
+def headless_display() -> tuple[Any, str]:
+    """An initialized EGL display that needs no window system, and what it is (for messages).
+
+    The platform is chosen explicitly, never EGL_DEFAULT_DISPLAY: Mesa's default display is its
+    build-time window system (X11 on Debian) or the one $EGL_PLATFORM names, so with it eglInitialize
+    fails with EGL_NOT_INITIALIZED wherever $DISPLAY is unset or names an X server that is gone or not
+    up yet, or $EGL_PLATFORM names a compositor that is not running; and now and then under xvfb-run,
+    where the host is the X server's only client: Mesa's X11 path opens and closes connections while it
+    probes (DRI3, DRI2, then software), the server resets when its last client leaves, and a connection
+    made during the reset fails. The client extensions decide, before anything is tried: the device
+    platform (EGL_EXT_platform_device) on Mesa's software device (EGL_MESA_device_software, llvmpipe:
+    the renderer the preview draws with under Xvfb, whatever GPU the machine has), else on its first
+    device; else Mesa's surfaceless platform. The one chosen is tried once, and a failure names it.
+    """
     from OpenGL import EGL
 
-    display = EGL.eglGetDisplay(EGL.EGL_DEFAULT_DISPLAY)
+    offered = (EGL.eglQueryString(EGL.EGL_NO_DISPLAY, EGL.EGL_EXTENSIONS) or b"").decode().split()
+    if all(name in offered for name in DEVICE_EXTENSIONS):
+        from OpenGL.EGL.EXT.device_enumeration import eglQueryDevicesEXT
+        from OpenGL.EGL.EXT.device_query import eglQueryDeviceStringEXT
+        from OpenGL.raw.EGL.EXT.platform_device import EGL_PLATFORM_DEVICE_EXT
+
+        devices, count = (EGL.EGLDeviceEXT * 16)(), EGL.EGLint()
+        eglQueryDevicesEXT(len(devices), devices, ctypes.pointer(count))
+        listed = [devices[index] for index in range(count.value)]
+        if not listed:
+            raise RuntimeError("EGL offers the device platform (EGL_EXT_platform_device) but lists no device")
+        software = [device for device in listed
+                    if b"EGL_MESA_device_software" in (eglQueryDeviceStringEXT(device, EGL.EGL_EXTENSIONS) or b"").split()]
+        chosen = (software or listed)[0]
+        what = ("the device platform on Mesa's software device" if software
+                else f"the device platform on the first of {len(listed)} devices (none is Mesa's software device)")
+        display = EGL.eglGetPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, chosen, None)
+    elif SURFACELESS_EXTENSION in offered:
+        what = "Mesa's surfaceless platform (EGL_MESA_platform_surfaceless)"
+        display = EGL.eglGetPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL.EGL_DEFAULT_DISPLAY, None)
+    else:
+        raise RuntimeError(f"EGL offers no platform that needs no window system: this host needs "
+                           f"{' + '.join(DEVICE_EXTENSIONS)} or {SURFACELESS_EXTENSION}; its client extensions are "
+                           f"{' '.join(offered) or 'none'}")
+    if display == EGL.EGL_NO_DISPLAY:
+        raise RuntimeError(f"eglGetPlatformDisplay gave no display for {what}")
     major, minor = EGL.EGLint(), EGL.EGLint()
-    if not EGL.eglInitialize(display, ctypes.pointer(major), ctypes.pointer(minor)):
-        raise RuntimeError("no EGL display")
+    try:
+        initialized = EGL.eglInitialize(display, ctypes.pointer(major), ctypes.pointer(minor))
+    except EGL.EGLError as error:
+        raise RuntimeError(f"eglInitialize failed on {what}: {_egl_error_name(error.err)} "
+                           "(with EGL_LOG_LEVEL=debug, Mesa's libEGL says why)") from error
+    if not initialized:
+        raise RuntimeError(f"eglInitialize failed on {what}: {_egl_error_name(EGL.eglGetError())} "
+                           "(with EGL_LOG_LEVEL=debug, Mesa's libEGL says why)")
+    return display, f"{what}, EGL {major.value}.{minor.value}"
+
+
+def _egl_error_name(code: int) -> str:
+    from OpenGL import EGL
+
+    names = {int(getattr(EGL, name)): name for name in dir(EGL) if name.startswith("EGL_") and name.isupper()
+             and isinstance(getattr(EGL, name), int) and 0x3000 <= int(getattr(EGL, name)) <= 0x300E}
+    return names.get(int(code), hex(int(code)))
+
+
+def create_context() -> Any:
+    """An OpenGL 4.2 core context on an EGL pbuffer of `headless_display()`, made current (PYOPENGL_PLATFORM
+    must be egl)."""
+    from OpenGL import EGL
+
+    display, what = headless_display()
     wanted = [EGL.EGL_SURFACE_TYPE, EGL.EGL_PBUFFER_BIT, EGL.EGL_RENDERABLE_TYPE, EGL.EGL_OPENGL_BIT, EGL.EGL_NONE]
     config, count = EGL.EGLConfig(), EGL.EGLint()
     EGL.eglChooseConfig(display, (EGL.EGLint * len(wanted))(*wanted), ctypes.pointer(config), 1, ctypes.pointer(count))
     if count.value < 1:
-        raise RuntimeError("no EGL configuration for desktop OpenGL")
+        raise RuntimeError(f"no EGL configuration for desktop OpenGL on {what}")
     surface = EGL.eglCreatePbufferSurface(display, config, (EGL.EGLint * 5)(EGL.EGL_WIDTH, 1, EGL.EGL_HEIGHT, 1,
                                                                             EGL.EGL_NONE))
     EGL.eglBindAPI(EGL.EGL_OPENGL_API)
@@ -285,7 +354,7 @@ def create_context() -> Any:
                   EGL.EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL.EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL.EGL_NONE]
     context = EGL.eglCreateContext(display, config, EGL.EGL_NO_CONTEXT, (EGL.EGLint * len(attributes))(*attributes))
     if not context or not EGL.eglMakeCurrent(display, surface, surface, context):
-        raise RuntimeError("cannot make an OpenGL 4.2 core context current")
+        raise RuntimeError(f"cannot make an OpenGL 4.2 core context current on {what}")
     return context
 
 

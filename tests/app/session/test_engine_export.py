@@ -199,13 +199,17 @@ def host() -> Iterator[subprocess.Popen]:
     assert process.wait(timeout=60) == 0
 
 
-def _host_command_pixels(exported: Path, tmp_path: Path) -> np.ndarray:
+def _host_command(exported: Path, raw: Path, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """The host run as docs/engine-integration.md shows it, one process for the picture."""
-    raw = tmp_path / f"{exported.stem}-command.npy"
     arguments = [sys.executable, str(HOST), str(exported), "--size", f"{SIZE[0]}x{SIZE[1]}", "--raw", str(raw),
                  "--out", str(raw.with_suffix(".png"))]
-    environment = dict(os.environ, PYOPENGL_PLATFORM="egl")
-    completed = subprocess.run(arguments, capture_output=True, text=True, timeout=300, env=environment, cwd=tmp_path)
+    return subprocess.run(arguments, capture_output=True, text=True, timeout=300,
+                          env=dict(environment, PYOPENGL_PLATFORM="egl"), cwd=raw.parent)
+
+
+def _host_command_pixels(exported: Path, tmp_path: Path, environment: dict[str, str] | None = None) -> np.ndarray:
+    raw = tmp_path / f"{exported.stem}-command.npy"
+    completed = _host_command(exported, raw, dict(os.environ) if environment is None else environment)
     assert completed.returncode == 0, completed.stderr
     return np.load(raw)
 
@@ -323,6 +327,38 @@ def test_the_sample_host_binds_white_for_the_vertex_colour_of_a_mesh_without(qap
     assert {"location": 4, "name": "color", "type": "vector float 4"} in material["vertex_inputs"]
     # The host's command line (the other tests draw through one host process, tests/engine_host_runner.py).
     _assert_same_picture(_host_command_pixels(exported, tmp_path), _preview_pixels(source, tmp_path))
+
+
+def _without_window_system() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if name not in ("DISPLAY", "WAYLAND_DISPLAY", "EGL_PLATFORM")}
+
+
+@pytest.mark.gl
+def test_the_sample_host_draws_the_same_picture_without_any_window_system(host, tmp_path: Path) -> None:
+    # The host picks a headless EGL platform itself: the display of the tests' Xvfb, none at all, or one
+    # naming no server (with Mesa's EGL_PLATFORM pointing at X11 or Wayland) draw the same bytes.
+    exported = _export(example_path("polished_gold"), tmp_path / "out", copy_textures=False)
+    expected = _host_pixels(host, exported, tmp_path)
+    no_server = next(f":{number}" for number in range(1000, 2000) if not Path(f"/tmp/.X11-unix/X{number}").exists()
+                     and not Path(f"/tmp/.X{number}-lock").exists())
+    for name, environment in (("none", _without_window_system()),
+                              ("x11", dict(_without_window_system(), DISPLAY=no_server, EGL_PLATFORM="x11")),
+                              ("wayland", dict(_without_window_system(), EGL_PLATFORM="wayland"))):
+        (tmp_path / name).mkdir()
+        np.testing.assert_array_equal(_host_command_pixels(exported, tmp_path / name, environment), expected,
+                                      err_msg=name)
+
+
+@pytest.mark.gl
+def test_when_egl_cannot_start_the_sample_host_names_the_platform_it_tried(tmp_path: Path) -> None:
+    exported = _export(example_path("polished_gold"), tmp_path / "out", copy_textures=False)
+    # Mesa loads its drivers from LIBGL_DRIVERS_PATH: an empty folder leaves eglInitialize nothing to start.
+    broken = dict(_without_window_system(), LIBGL_DRIVERS_PATH=str(tmp_path))
+    completed = _host_command(exported, tmp_path / "picture.npy", broken)
+    assert completed.returncode != 0 and not (tmp_path / "picture.npy").exists()
+    last = completed.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError: eglInitialize failed on the device platform") and "EGL_NOT_INITIALIZED" in last, \
+        completed.stderr
 
 
 # --- texture passes -------------------------------------------------------------------------------

@@ -143,28 +143,40 @@ def test_the_dialog_gives_a_request(qtbot, tmp_path: Path) -> None:
 
 
 def test_the_material_question_lists_the_document_s_materials_and_returns_the_choice(qtbot) -> None:
-    from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QComboBox, QDialogButtonBox, QInputDialog, QLabel
 
     from app.ui.dialogs import choose_mtlx_material
 
-    offered: list[list[str]] = []
+    names = ["M_Bishop_B", "M_Queen_W", "M_Chessboard"]
+    seen: list[tuple[str, list[str]]] = []
 
     def answer(choice: int | None) -> None:
+        """Runs in the dialog's own event loop: picks with the keyboard, then presses OK or Cancel."""
+        qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), QInputDialog))
         dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, QInputDialog):
-            QTimer.singleShot(20, lambda: answer(choice))
-            return
-        box = dialog.findChild(QComboBox)
-        offered.append([box.itemText(index) for index in range(box.count())])
-        if choice is None:
-            dialog.reject()
-        else:
-            dialog.setTextValue(box.itemText(choice))
-            dialog.accept()
+        try:
+            box = dialog.findChild(QComboBox)
+            seen.append((dialog.findChild(QLabel).text(), [box.itemText(index) for index in range(box.count())]))
+            for _ in range(choice or 0):
+                qtbot.keyClick(box, Qt.Key.Key_Down)
+            buttons = dialog.findChild(QDialogButtonBox)
+            button = QDialogButtonBox.StandardButton.Cancel if choice is None else QDialogButtonBox.StandardButton.Ok
+            qtbot.mouseClick(buttons.button(button), Qt.MouseButton.LeftButton)
+        finally:
+            if dialog.isVisible():  # a failed check above must not leave the test waiting on the dialog
+                dialog.reject()
 
-    names = ["M_Bishop_B", "M_Queen_W", "M_Chessboard"]
-    QTimer.singleShot(20, lambda: answer(1))
-    assert choose_mtlx_material(None, "chess.mtlx", names) == "M_Queen_W"
-    QTimer.singleShot(20, lambda: answer(None))
-    assert choose_mtlx_material(None, "chess.mtlx", names) is None
-    assert offered == [names, names]
+    def ask(choice: int | None) -> str | None:
+        timer = QTimer()  # stopped afterwards: an unanswered timer never fires in a later test
+        timer.setSingleShot(True)
+        timer.timeout.connect(lambda: answer(choice))
+        timer.start(0)
+        try:
+            return choose_mtlx_material(None, "chess.mtlx", names)
+        finally:
+            timer.stop()
+
+    assert ask(1) == "M_Queen_W"
+    assert ask(None) is None
+    assert seen == [("chess.mtlx has 3 materials. Import:", names)] * 2
