@@ -1,6 +1,7 @@
 """Shared helpers of the PBR and IBL renderer tests: a renderer on the desktop or ES context, materials built
-on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them, a scene
-lit by a prepared environment alone, an environment prefiltered through the run's cache, and a shown preview widget on its render thread with a draft policy."""
+on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them, an
+environment prefiltered through the run's cache, a scene lit by a prepared environment alone, and a shown
+preview widget on its render thread with a draft policy."""
 
 from __future__ import annotations
 
