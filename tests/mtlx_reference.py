@@ -59,20 +59,38 @@ def camera_matrices(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return camera.view_matrix().astype(np.float64), camera.projection_matrix(1.0).astype(np.float64), camera.position.astype(np.float64)
 
 
-def sphere_mask(size: int, inset: float = 0.97) -> np.ndarray:
-    """Pixels (top row first) whose centre ray meets the unit sphere within `inset` of its silhouette's radius."""
-    view, projection, eye = camera_matrices(size)
+def _pixel_rays(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(origins on the near plane, unit directions) (size, size, 3) of the camera's rays through the pixel centres
+    (top row first)."""
+    view, projection, _eye = camera_matrices(size)
     inverse = np.linalg.inv(projection @ view)
     centres = (np.arange(size) + 0.5) / size * 2.0 - 1.0
     x, y = np.meshgrid(centres, -centres)
     near = np.stack([x, y, -np.ones_like(x), np.ones_like(x)], axis=-1) @ inverse.T
     far = np.stack([x, y, np.ones_like(x), np.ones_like(x)], axis=-1) @ inverse.T
-    direction = far[..., :3] / far[..., 3:] - near[..., :3] / near[..., 3:]
-    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+    origin = near[..., :3] / near[..., 3:]
+    direction = far[..., :3] / far[..., 3:] - origin
+    return origin, direction / np.linalg.norm(direction, axis=-1, keepdims=True)
+
+
+def sphere_mask(size: int, inset: float = 0.97) -> np.ndarray:
+    """Pixels (top row first) whose centre ray meets the unit sphere within `inset` of its silhouette's radius."""
+    _origin, direction = _pixel_rays(size)
+    eye = camera_matrices(size)[2]
     # Distance of the ray from the sphere's centre, compared with the radius shrunk by `inset`.
     along = -(direction @ eye)
     closest = eye + direction * along[..., None]
     return np.asarray(np.linalg.norm(closest, axis=-1) < inset)
+
+
+def sphere_points(size: int, inset: float = 0.97) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pixel rows and columns (k, 2), points on the unit sphere (k, 3), unit directions to the eye (k, 3)) of the
+    pixels of `sphere_mask`, in its row-major order: where each centre ray first meets the sphere."""
+    mask = sphere_mask(size, inset)
+    origin, direction = (rays[mask] for rays in _pixel_rays(size))
+    along = np.sum(direction * origin, axis=-1)
+    distance = -along - np.sqrt(along**2 - (np.sum(origin * origin, axis=-1) - 1.0))
+    return np.argwhere(mask), origin + direction * distance[:, None], -direction
 
 
 def write_sphere_obj(path: Path) -> Path:

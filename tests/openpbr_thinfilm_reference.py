@@ -17,9 +17,11 @@ albedo scaling).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
+import mtlx_reference
 import numpy as np
 
 from app.preview import ibl
@@ -38,12 +40,6 @@ WAVELENGTHS = np.linspace(380.0, 780.0, 401)
 #: XYZ -> linear Rec.709 (IEC 61966-2-1).
 XYZ_TO_REC709 = np.array([[3.2404542, -1.5371385, -0.4985314], [-0.9692660, 1.8760108, 0.0415560],
                           [0.0556434, -0.2040259, 1.0572252]])
-
-
-def srgb_8bit(linear: np.ndarray) -> np.ndarray:
-    clipped = np.clip(linear, 0.0, 1.0)
-    encoded = np.where(clipped <= 0.0031308, clipped * 12.92, 1.055 * np.power(clipped, 1.0 / 2.4) - 0.055)
-    return np.asarray(np.round(encoded * 255.0))
 
 
 def _lobe(wavelength: np.ndarray, mean: float, below: float, above: float) -> np.ndarray:
@@ -97,10 +93,14 @@ def spectral_to_rgb(reflectance: np.ndarray, wavelength: np.ndarray = WAVELENGTH
     return np.asarray(rgb / white)
 
 
+@functools.cache
 def film_table(thickness_nm: float, film_ior: float, base_ior: float, size: int = 1025) -> tuple[np.ndarray, np.ndarray]:
-    """(cosines, RGB reflectance (size, 3)) of the film, to interpolate per sample."""
+    """(cosines, RGB reflectance (size, 3)) of the film, to interpolate per sample; read-only, worked out once per
+    film (every estimate of a case reads the same table)."""
     cosines = np.linspace(0.0, 1.0, size)
-    return cosines, spectral_to_rgb(airy_reflectance(cosines, thickness_nm, film_ior, base_ior))
+    reflectance = spectral_to_rgb(airy_reflectance(cosines, thickness_nm, film_ior, base_ior))
+    cosines.flags.writeable = reflectance.flags.writeable = False
+    return cosines, reflectance
 
 
 def _basis(normal: np.ndarray, view: np.ndarray) -> np.ndarray:
@@ -143,17 +143,28 @@ def _number(properties: Mapping[str, object], name: str, default: float | None =
     return float(value)
 
 
+def _film(properties: Mapping[str, object]) -> tuple[float, Callable[[np.ndarray], np.ndarray]]:
+    """(GGX alpha, the RGB reflectance (..., 3) at cosines (...)) of the case's film-coated specular: the film's table
+    blended with the bare base's Fresnel by `thin_film_weight`."""
+    roughness = _number(properties, "specular_roughness")
+    weight, base_ior = _number(properties, "thin_film_weight"), _number(properties, "specular_ior")
+    cosines, table = film_table(1000.0 * _number(properties, "thin_film_thickness"), _number(properties, "thin_film_ior"),
+                                base_ior)
+    _, bare = film_table(0.0, 1.0, base_ior)
+    blended = (1.0 - weight) * bare + weight * table
+
+    def reflectance(cosine: np.ndarray) -> np.ndarray:
+        return np.stack([np.interp(cosine, cosines, blended[:, c]) for c in range(3)], axis=-1)
+
+    return max(roughness * roughness, 1e-4), reflectance
+
+
 def estimate(properties: Mapping[str, object], radiance: np.ndarray, normal: np.ndarray, view: np.ndarray,
              rng: np.random.Generator, samples: int = SAMPLES, film_at_view: bool = False) -> np.ndarray:
     """Linear radiance towards `view` of the film-coated dielectric over its diffuse base at a point with `normal`,
     lit by the equirect `radiance` alone. `film_at_view` takes the film's reflectance at N·V for every microfacet
     (the split sum's assumption) instead of at its V·H, to tell the approximations apart."""
-    roughness = _number(properties, "specular_roughness")
-    alpha = max(roughness * roughness, 1e-4)
-    weight, base_ior = _number(properties, "thin_film_weight"), _number(properties, "specular_ior")
-    cosines, table = film_table(1000.0 * _number(properties, "thin_film_thickness"), _number(properties, "thin_film_ior"),
-                                base_ior)
-    _, bare = film_table(0.0, 1.0, base_ior)
+    alpha, film = _film(properties)
     frame = _basis(normal, view)
     view_local = frame @ view
     halfway = sample_visible_normals(view_local, alpha, rng, samples)
@@ -164,9 +175,7 @@ def estimate(properties: Mapping[str, object], radiance: np.ndarray, normal: np.
     lambda_v = _smith_lambda(np.full(samples, view_local[2]), alpha)
     masking = np.where(n_dot_l > 0.0, (1.0 + lambda_v) / (1.0 + lambda_v + _smith_lambda(n_dot_l, alpha)), 0.0)
     fresnel_cosine = np.full(samples, view_local[2]) if film_at_view else v_dot_h
-    fresnel = np.stack([np.interp(fresnel_cosine, cosines, (1.0 - weight) * bare[:, c] + weight * table[:, c]) for c in range(3)],
-                       axis=1)
-    throughput = fresnel * masking[:, None]
+    throughput = film(fresnel_cosine) * masking[:, None]
     seen = ibl.background_radiance(radiance, light_local @ frame).astype(np.float64)
     specular = (seen * throughput).mean(axis=0)
     albedo = throughput.mean(axis=0)
@@ -183,23 +192,16 @@ def key_light(properties: Mapping[str, object], normal: np.ndarray, view: np.nda
     """Radiance (..., 3) the film-coated specular reflects towards `view` (..., 3) per unit radiance of a directional
     light along `light` (3): GGX D, height-correlated Smith G2 and the film's reflectance at V·H, times N·L (the
     base, which the light also reaches, is left out: use the cases without one)."""
-    roughness = _number(properties, "specular_roughness")
-    alpha = max(roughness * roughness, 1e-4)
-    weight, base_ior = _number(properties, "thin_film_weight"), _number(properties, "specular_ior")
-    cosines, table = film_table(1000.0 * _number(properties, "thin_film_thickness"), _number(properties, "thin_film_ior"),
-                                base_ior)
-    _, bare = film_table(0.0, 1.0, base_ior)
+    alpha, film = _film(properties)
     halfway = view + light
     halfway /= np.linalg.norm(halfway, axis=-1, keepdims=True)
     n_dot_v, n_dot_l = np.sum(normal * view, axis=-1), normal @ light
     n_dot_h, v_dot_h = np.sum(normal * halfway, axis=-1), np.clip(np.sum(view * halfway, axis=-1), 0.0, 1.0)
     distribution = alpha * alpha / (math.pi * (n_dot_h * n_dot_h * (alpha * alpha - 1.0) + 1.0) ** 2)
     masking = 1.0 / (1.0 + _smith_lambda(n_dot_v, alpha) + _smith_lambda(n_dot_l, alpha))
-    fresnel = np.stack([np.interp(v_dot_h, cosines, (1.0 - weight) * bare[:, c] + weight * table[:, c]) for c in range(3)],
-                       axis=-1)
     lit = (n_dot_l > 0.0) & (n_dot_v > 0.0) & (n_dot_h > 0.0)
     value = distribution * masking / (4.0 * np.maximum(n_dot_v, 1e-6))
-    return np.asarray(np.where(lit, value, 0.0)[..., None] * fresnel)
+    return np.asarray(np.where(lit, value, 0.0)[..., None] * film(v_dot_h))
 
 
 def _document(properties: Mapping[str, object]) -> str:
@@ -217,33 +219,12 @@ def _document(properties: Mapping[str, object]) -> str:
             + "\n  </open_pbr_surface>\n</materialx>\n")
 
 
-def sphere_points(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mask, unit normals, unit view directions) of the unit sphere per pixel (top row first) from the preview's
-    camera: where each pixel's centre ray meets it."""
-    from mtlx_reference import camera_matrices, sphere_mask
-
-    view_matrix, projection, eye = camera_matrices(size)
-    inverse = np.linalg.inv(projection @ view_matrix)
-    centres = (np.arange(size) + 0.5) / size * 2.0 - 1.0
-    x, y = np.meshgrid(centres, -centres)
-    far = np.stack([x, y, np.ones_like(x), np.ones_like(x)], axis=-1) @ inverse.T
-    direction = far[..., :3] / far[..., 3:] - eye
-    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
-    half_b = direction @ eye
-    discriminant = np.maximum(half_b * half_b - (eye @ eye - 1.0), 0.0)
-    normals = eye + (-half_b - np.sqrt(discriminant))[..., None] * direction
-    normals /= np.linalg.norm(normals, axis=-1, keepdims=True)
-    return sphere_mask(size), normals, -direction
-
-
 def main() -> int:
     """Prints, per case, the mean 8-bit difference from the estimate of MaterialX's render of the case as an
     open_pbr_surface and of the preview's (its import, `mtlx_reference.render_editor`), on the same pixels."""
     import argparse
     import tempfile
     from pathlib import Path
-
-    import mtlx_reference
 
     from app.preview.environment import load_named_environment
 
@@ -254,9 +235,8 @@ def main() -> int:
     parser.add_argument("cases", nargs="*", default=sorted(CASES))
     arguments = parser.parse_args()
     environment = load_named_environment(ENVIRONMENT)
-    mask, normals, views = sphere_points(arguments.size)
-    rows, columns = np.nonzero(mask)
-    chosen = np.random.default_rng(3).choice(len(rows), arguments.pixels, replace=False)
+    pixels, normals, views = mtlx_reference.sphere_points(arguments.size)
+    chosen = np.random.default_rng(3).choice(len(pixels), arguments.pixels, replace=False)
     print(f"size {arguments.size}, MaterialX {arguments.samples} samples, {arguments.pixels} pixels, "
           f"environment {ENVIRONMENT}, environment light only")
     for case in arguments.cases:
@@ -267,9 +247,8 @@ def main() -> int:
             preview = np.round(mtlx_reference.render_editor(document, arguments.size))
         rng = np.random.default_rng(7)
         errors: dict[str, list[float]] = {"MaterialX": [], "preview": [], "rim MaterialX": [], "rim preview": []}
-        for row, column in zip(rows[chosen], columns[chosen], strict=True):
-            normal, view = normals[row, column], views[row, column]
-            expected = srgb_8bit(estimate(CASES[case], environment.radiance, normal, view, rng))
+        for (row, column), normal, view in zip(pixels[chosen], normals[chosen], views[chosen], strict=True):
+            expected = mtlx_reference.srgb_8bit(estimate(CASES[case], environment.radiance, normal, view, rng))
             rim = float(normal @ view) < 0.4
             for label, image in (("MaterialX", materialx), ("preview", preview)):
                 error = float(np.abs(image[row, column] - expected).mean())

@@ -1,6 +1,7 @@
 """Shared helpers of the PBR and IBL renderer tests: a renderer on the desktop or ES context, materials built
-on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them, a scene
-lit by a prepared environment alone, and a shown preview widget on its render thread with a draft policy."""
+on it, surface values read back per pixel, the default sphere's pixels and a white furnace over them, an
+environment prefiltered through the run's cache, a scene lit by a prepared environment alone, and a shown
+preview widget on its render thread with a draft policy."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import numpy as np
 
 from app.material.graph import MaterialGraph
 from app.material.lowering import lower
-from app.preview.ibl_assets import PreparedEnvironment
+from app.preview.environment import Environment
+from app.preview.ibl_assets import IblCache, PrefilterJob, PreparedEnvironment
 from app.preview.preview_state import environment_maps
 from app.preview.render_thread import DraftPolicy, RenderThread
 from app.preview.renderer import Renderer
@@ -59,6 +61,13 @@ def shader_normals(renderer: Renderer, target: str, size: int) -> np.ndarray:
     normals = surface_value(renderer, target, "normal", size)
     unit: np.ndarray = normals / np.maximum(np.linalg.norm(normals, axis=2, keepdims=True), 1e-9)
     return unit
+
+
+def prefiltered(source: str | Environment) -> PreparedEnvironment:
+    """`source` (a bundled environment's name or an `Environment`) prefiltered through the run's shared cache
+    (`VPL_CACHE_DIR`, tests/conftest.py): each environment is prefiltered once per run, then read from the cache
+    (bit for bit the arrays stored). The cache itself, empty or filled, is tested by test_ibl_assets.py."""
+    return PrefilterJob(source, cache=IblCache()).run()
 
 
 def environment_lit(renderer: Renderer, prepared: PreparedEnvironment, rotation: float | None = None,

@@ -16,10 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pbr_testing import CONTEXTS, build, environment_lit, output_material, renderer_on, shader_normals, sphere_pixels
+from pbr_testing import CONTEXTS, build, environment_lit, output_material, prefiltered, renderer_on, shader_normals, sphere_pixels
 
 from app.preview.ibl import prefiltered_radiance
-from app.preview.ibl_assets import IblCache, PrefilterJob
 
 pytestmark = pytest.mark.gl
 
@@ -31,8 +30,8 @@ GLASS = {"base_color": (1.0, 1.0, 1.0, 1.0), "specular": 0.0, "roughness": 0.0, 
 
 
 @pytest.fixture(scope="module")
-def studio(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return PrefilterJob("studio", cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
+def studio() -> Any:
+    return prefiltered("studio")
 
 
 def _snell(incident: np.ndarray, normal: np.ndarray, ratio: float) -> np.ndarray:

@@ -17,10 +17,9 @@ from __future__ import annotations
 import numpy as np
 import openpbr_reference
 import pytest
-from pbr_testing import build, output_material, renderer_on, sphere_pixels, white_furnace
+from pbr_testing import build, output_material, prefiltered, renderer_on, sphere_pixels, white_furnace
 
 from app.preview.environment import load_named_environment, uniform_environment
-from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.preview_state import environment_maps
 from app.preview.renderer import EnvironmentMaps, Renderer
 
@@ -47,8 +46,8 @@ FURNACE: dict[str, tuple[dict[str, object], float]] = {
 
 
 @pytest.fixture(scope="module")
-def furnace_maps(tmp_path_factory: pytest.TempPathFactory) -> EnvironmentMaps:
-    prepared = PrefilterJob(uniform_environment(1.0), cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
+def furnace_maps() -> EnvironmentMaps:
+    prepared = prefiltered(uniform_environment(1.0))
     return environment_maps(prepared)
 
 
@@ -75,7 +74,7 @@ def test_layered_lobes_match_a_monte_carlo_estimate(request: pytest.FixtureReque
     renderer.set_light(intensity=0.0)
     inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.15)
     environment = load_named_environment(openpbr_reference.ENVIRONMENT)
-    prepared = PrefilterJob(environment, cache=IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))).run()
+    prepared = prefiltered(environment)
     renderer.set_environment_maps(environment_maps(prepared))
     build(renderer, output_material("openpbr_surface", openpbr_reference.CASES[case]), target)
     rendered = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)

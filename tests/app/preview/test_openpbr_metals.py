@@ -22,10 +22,9 @@ from typing import Any
 import numpy as np
 import pytest
 from metal_reference import EnvironmentSampler, coat_radiance, openpbr_metal_radiance
-from pbr_testing import build, output_material, renderer_on, surface_value
+from pbr_testing import build, output_material, prefiltered, renderer_on, surface_value
 
 from app.preview.environment import uniform_environment
-from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.preview_state import environment_maps
 
 pytestmark = pytest.mark.gl
@@ -80,8 +79,8 @@ def _reference(sampler: EnvironmentSampler, normals: np.ndarray, views: np.ndarr
 
 
 @pytest.fixture(scope="module")
-def prepared(tmp_path_factory):
-    return PrefilterJob("studio", cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
+def prepared():
+    return prefiltered("studio")
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -111,12 +110,12 @@ def test_openpbr_metal_matches_monte_carlo(request, current_gl, prepared, case: 
     assert np.abs(figures["refined"]).mean() <= MEAN_LEVELS, (case, float(np.abs(figures["refined"]).mean()))
 
 
-def test_final_frames_keep_the_white_furnace(request, current_gl, tmp_path) -> None:
+def test_final_frames_keep_the_white_furnace(request, current_gl) -> None:
     """In a uniform environment the per-pixel integration's correction is exactly 0: final frames of an anisotropic
     metal and of a coat over a white metal draw what the live frame draws (no energy gained or lost)."""
     renderer, target = renderer_on(request, "current_gl")
     renderer.set_light(intensity=0.0)
-    uniform = PrefilterJob(uniform_environment(1.0), cache=IblCache(tmp_path / "cache")).run()
+    uniform = prefiltered(uniform_environment(1.0))
     renderer.set_environment_maps(environment_maps(uniform))
     renderer.set_brdf_table(uniform.brdf_lut)
     white = (1.0, 1.0, 1.0, 1.0)

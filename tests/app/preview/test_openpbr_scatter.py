@@ -17,10 +17,9 @@ import numpy as np
 import openpbr_reference
 import openpbr_volume_reference
 import pytest
-from pbr_testing import build, environment_lit, output_material, renderer_on, sphere_pixels
+from pbr_testing import build, environment_lit, output_material, prefiltered, renderer_on, sphere_pixels
 
 from app.preview.environment import load_named_environment, uniform_environment
-from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.stage import DEFAULT_LIGHT_INTENSITY
 
 pytestmark = pytest.mark.gl
@@ -38,7 +37,7 @@ def measure(request: pytest.FixtureRequest, case: str) -> tuple[float, float]:
     renderer, target = renderer_on(request, "current_gl")
     inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.15)
     environment = load_named_environment(openpbr_volume_reference.ENVIRONMENT)
-    environment_lit(renderer, PrefilterJob(environment, cache=IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))).run())
+    environment_lit(renderer, prefiltered(environment))
     properties = openpbr_volume_reference.CASES[case]
     renders = []
     for scatter in (properties["transmission_scatter"], (0.0, 0.0, 0.0, 1.0)):
@@ -71,8 +70,7 @@ def test_subsurface_scatter_anisotropy_moves_the_key_light_s_terminator(request:
     normalisation. In the environment alone (no key light) the anisotropy changes nothing."""
     renderer, target = renderer_on(request, "current_gl")
     inner, _, _ = sphere_pixels(renderer, target, SIZE, 0.15)
-    cache = IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))
-    environment_lit(renderer, PrefilterJob(uniform_environment(0.0), cache=cache).run())
+    environment_lit(renderer, prefiltered(uniform_environment(0.0)))
     renderer.set_light(intensity=DEFAULT_LIGHT_INTENSITY)
     renderer.set_light_direction((1.0, 0.0, 0.0))
     base = {"subsurface_weight": 1.0, "subsurface_color": (0.9, 0.9, 0.9, 1.0), "specular_weight": 0.0}
@@ -86,5 +84,5 @@ def test_subsurface_scatter_anisotropy_moves_the_key_light_s_terminator(request:
     assert shadowed.sum() > 20
     assert forward[shadowed].mean() > 1.2 * isotropic[shadowed].mean() + 1e-4
     assert backward[shadowed].mean() < 0.8 * isotropic[shadowed].mean()
-    environment_lit(renderer, PrefilterJob(load_named_environment("studio"), cache=cache).run())
+    environment_lit(renderer, prefiltered("studio"))
     assert np.allclose(red(0.0), red(0.6), atol=1e-5)

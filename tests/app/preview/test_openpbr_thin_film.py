@@ -13,14 +13,19 @@ the closed form (GGX, Smith, the film at V·H).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import NamedTuple
+
 import numpy as np
 import openpbr_thinfilm_reference as reference
 import pytest
-from pbr_testing import build, output_material, renderer_on, sphere_pixels
+from mtlx_reference import srgb_8bit
+from pbr_testing import build, output_material, prefiltered, renderer_on, sphere_pixels
 
+from app.material.graph import MaterialGraph
 from app.preview.environment import load_named_environment, uniform_environment
-from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.preview_state import environment_maps
+from app.preview.renderer import Renderer
 
 pytestmark = pytest.mark.gl
 
@@ -31,28 +36,53 @@ PIXELS = 24
 BOUND_LEVELS = {"film on black": (3.0, 0.5), "film over diffuse": (4.5, 1.35)}
 
 
-def measure(request: pytest.FixtureRequest, case: str) -> tuple[float, float]:
-    """(mean level difference of the preview from the estimate, the same without the film on both sides) over
-    PIXELS pixels with N·V above 0.15."""
+class _StudioPixels(NamedTuple):
+    """A renderer lit by the reference's environment alone (no key light) and PIXELS of the sphere's pixels with
+    N·V above 0.15 (a fixed random choice): their rows, columns, unit normals and view directions."""
+
+    renderer: Renderer
+    target: str
+    radiance: np.ndarray
+    rows: np.ndarray
+    columns: np.ndarray
+    normals: np.ndarray
+    views: np.ndarray
+
+
+def _studio_pixels(request: pytest.FixtureRequest) -> _StudioPixels:
     renderer, target = renderer_on(request, "current_gl")
     renderer.set_light(intensity=0.0)
     inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.15)
     environment = load_named_environment(reference.ENVIRONMENT)
-    prepared = PrefilterJob(environment, cache=IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))).run()
-    renderer.set_environment_maps(environment_maps(prepared))
+    renderer.set_environment_maps(environment_maps(prefiltered(environment)))
     rows, columns = np.nonzero(inner)
     chosen = np.random.default_rng(5).choice(len(rows), PIXELS, replace=False)
+    rows, columns = rows[chosen], columns[chosen]
+    return _StudioPixels(renderer, target, environment.radiance, rows, columns, normals[rows, columns], views[rows, columns])
+
+
+def _estimates(scene: _StudioPixels, properties: Mapping[str, object]) -> np.ndarray:
+    """The reference's 8-bit estimate (PIXELS, 3) of `properties` at the scene's pixels (seed 7)."""
+    rng = np.random.default_rng(7)
+    return np.array([srgb_8bit(reference.estimate(properties, scene.radiance, normal, view, rng))
+                     for normal, view in zip(scene.normals, scene.views, strict=True)])
+
+
+def _levels(scene: _StudioPixels, graph: MaterialGraph, expected: np.ndarray) -> float:
+    """Mean 8-bit difference of the preview's render of `graph` from `expected` over the scene's pixels."""
+    build(scene.renderer, graph, scene.target)
+    rendered = scene.renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)[scene.rows, scene.columns]
+    return float(np.abs(srgb_8bit(rendered) - expected).mean(axis=1).mean())
+
+
+def measure(request: pytest.FixtureRequest, case: str) -> tuple[float, float]:
+    """(mean level difference of the preview from the estimate, the same without the film on both sides) over
+    PIXELS pixels with N·V above 0.15."""
+    scene = _studio_pixels(request)
     figures = []
     for weight in (reference.CASES[case]["thin_film_weight"], 0.0):
         properties = {**reference.CASES[case], "thin_film_weight": weight}
-        build(renderer, output_material("openpbr_surface", properties), target)
-        rendered = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
-        rng = np.random.default_rng(7)
-        errors = []
-        for row, column in zip(rows[chosen], columns[chosen], strict=True):
-            expected = reference.estimate(properties, environment.radiance, normals[row, column], views[row, column], rng)
-            errors.append(float(np.abs(reference.srgb_8bit(rendered[row, column]) - reference.srgb_8bit(expected)).mean()))
-        figures.append(float(np.mean(errors)))
+        figures.append(_levels(scene, output_material("openpbr_surface", properties), _estimates(scene, properties)))
     return figures[0], figures[1]
 
 
@@ -84,8 +114,7 @@ def test_the_key_light_sees_the_film_per_microfacet(request: pytest.FixtureReque
     renderer.set_light_direction(tuple(direction))
     renderer.set_light(color=(1.0, 1.0, 1.0), intensity=KEY_LIGHT[1])
     inner, normals, views = sphere_pixels(renderer, target, KEY_LIGHT_SIZE, 0.15)
-    cache = IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))
-    renderer.set_environment_maps(environment_maps(PrefilterJob(uniform_environment(0.0), cache=cache).run()))
+    renderer.set_environment_maps(environment_maps(prefiltered(uniform_environment(0.0))))
     build(renderer, output_material("openpbr_surface", KEY_LIGHT_CASE), target)
     rendered = renderer.render_linear(KEY_LIGHT_SIZE, KEY_LIGHT_SIZE)[:, :, :3].astype(np.float64)[inner]
     normal, view = normals[inner], views[inner]
@@ -102,7 +131,7 @@ def test_the_key_light_sees_the_film_per_microfacet(request: pytest.FixtureReque
     assert lit.sum() > 50
 
     def levels(values: np.ndarray) -> float:
-        return float(np.abs(reference.srgb_8bit(rendered[lit]) - reference.srgb_8bit(values[lit])).mean())
+        return float(np.abs(srgb_8bit(rendered[lit]) - srgb_8bit(values[lit])).mean())
 
     print("FIGURES key light", round(levels(expected), 2), round(levels(naive), 2))
     assert levels(expected) <= 1.5
@@ -117,24 +146,10 @@ GLTF_FILM_ON_BLACK = {"base_color": (0.0, 0.0, 0.0, 1.0), "metallic": 0.0, "roug
 def test_the_gltf_iridescence_is_the_same_film(request: pytest.FixtureRequest) -> None:
     """The Surface Output's KHR_materials_iridescence evaluates the OpenPBR Surface's film: the same film on a
     black dielectric is as close to the spectral estimate as the OpenPBR Surface's, and without it much further."""
-    renderer, target = renderer_on(request, "current_gl")
-    renderer.set_light(intensity=0.0)
-    inner, normals, views = sphere_pixels(renderer, target, SIZE, 0.15)
-    environment = load_named_environment(reference.ENVIRONMENT)
-    prepared = PrefilterJob(environment, cache=IblCache(request.getfixturevalue("tmp_path_factory").mktemp("c"))).run()
-    renderer.set_environment_maps(environment_maps(prepared))
-    rows, columns = np.nonzero(inner)
-    chosen = np.random.default_rng(5).choice(len(rows), PIXELS, replace=False)
-    rng = np.random.default_rng(7)
-    expected = [reference.srgb_8bit(reference.estimate(reference.CASES["film on black"], environment.radiance,
-                                                       normals[row, column], views[row, column], rng))
-                for row, column in zip(rows[chosen], columns[chosen], strict=True)]
-    figures = []
-    for properties in (GLTF_FILM_ON_BLACK, {**GLTF_FILM_ON_BLACK, "iridescence": 0.0}):
-        build(renderer, output_material("surface_output", properties), target)
-        rendered = renderer.render_linear(SIZE, SIZE)[:, :, :3].astype(np.float64)
-        figures.append(float(np.mean([np.abs(reference.srgb_8bit(rendered[row, column]) - value).mean()
-                                      for row, column, value in zip(rows[chosen], columns[chosen], expected, strict=True)])))
+    scene = _studio_pixels(request)
+    expected = _estimates(scene, reference.CASES["film on black"])
+    figures = [_levels(scene, output_material("surface_output", properties), expected)
+               for properties in (GLTF_FILM_ON_BLACK, {**GLTF_FILM_ON_BLACK, "iridescence": 0.0})]
     print("FIGURES glTF film on black", round(figures[0], 2), round(figures[1], 2))
     assert figures[0] <= BOUND_LEVELS["film on black"][0], figures
     assert figures[0] <= 0.5 * figures[1], figures

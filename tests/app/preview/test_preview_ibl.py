@@ -15,12 +15,12 @@ import threading
 
 import numpy as np
 import pytest
-from pbr_testing import CONTEXTS, build, environment_lit, renderer_on, shader_normals, sphere_pixels
+from pbr_testing import CONTEXTS, build, environment_lit, prefiltered, renderer_on, shader_normals, sphere_pixels
 
 from app.material.graph import MaterialGraph
 from app.preview import ibl
 from app.preview.environment import load_named_environment, uniform_environment
-from app.preview.ibl_assets import IblCache, PrefilterJob, load_brdf_lut
+from app.preview.ibl_assets import PrefilterJob, load_brdf_lut
 from app.preview.preview_state import environment_maps
 from app.preview.renderer import EnvironmentMaps, Renderer
 from app.preview.stage import Stage
@@ -32,15 +32,15 @@ SIZE = 48
 
 
 @pytest.fixture(scope="module")
-def furnace_maps(tmp_path_factory) -> EnvironmentMaps:
+def furnace_maps() -> EnvironmentMaps:
     """A uniform white environment (radiance 1) through the real prefilter."""
-    prepared = PrefilterJob(uniform_environment(1.0), cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
+    prepared = prefiltered(uniform_environment(1.0))
     return environment_maps(prepared)
 
 
 @pytest.fixture(scope="module")
-def studio(tmp_path_factory):
-    return PrefilterJob("studio", cache=IblCache(tmp_path_factory.mktemp("cache"))).run()
+def studio():
+    return prefiltered("studio")
 
 
 def _surface(metallic: float, roughness: float, base=(1.0, 1.0, 1.0)) -> MaterialGraph:

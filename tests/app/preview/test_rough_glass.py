@@ -38,24 +38,6 @@ PATHS = 4000
 MEAN_LEVELS = 6.5
 
 
-def _sphere_points(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(pixel rows and columns (k, 2), points on the unit sphere (k, 3), unit directions to the eye (k, 3)) of the
-    inner pixels."""
-    view, projection, _eye = mtlx_reference.camera_matrices(size)
-    inverse = np.linalg.inv(projection @ view)
-    rows, columns = np.nonzero(mtlx_reference.sphere_mask(size))
-    x, y = (columns + 0.5) / size * 2.0 - 1.0, 1.0 - (rows + 0.5) / size * 2.0
-    ones = np.ones_like(x)
-    near = np.stack([x, y, -ones, ones], axis=-1) @ inverse.T
-    far = np.stack([x, y, ones, ones], axis=-1) @ inverse.T
-    origin = near[:, :3] / near[:, 3:]
-    direction = far[:, :3] / far[:, 3:] - origin
-    direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
-    along = np.sum(direction * origin, axis=-1)
-    distance = -along - np.sqrt(along**2 - (np.sum(origin * origin, axis=-1) - 1.0))
-    return np.stack([rows, columns], axis=-1), origin + direction * distance[:, None], -direction
-
-
 def test_the_path_tracer_conserves_energy_in_a_white_furnace() -> None:
     """A clear glass sphere in a uniform white environment returns what it receives (smooth: exactly; rough:
     less only by the single-scattering microfacets' loss, small at roughness 0.15 away from the rim)."""
@@ -69,7 +51,7 @@ def test_the_path_tracer_conserves_energy_in_a_white_furnace() -> None:
 
 @pytest.mark.gl
 def test_the_tinted_rough_glass_matches_a_path_traced_sphere() -> None:
-    pixels, points, views = _sphere_points(SIZE)
+    pixels, points, views = mtlx_reference.sphere_points(SIZE)
     chosen = np.random.default_rng(3).choice(len(pixels), PIXELS, replace=False)
     radiance = np.asarray(load_named_environment(mtlx_reference.ENVIRONMENT).radiance, dtype=np.float64)[:, :, :3]
     rng = np.random.default_rng(5)

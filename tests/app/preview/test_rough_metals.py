@@ -47,11 +47,10 @@ import pytest
 import reference_store
 from metal_reference import EnvironmentSampler, metal_radiance
 from pbr_reference import ALPHA_FLOOR
-from pbr_testing import build, renderer_on, surface_value
+from pbr_testing import build, prefiltered, renderer_on, surface_value
 
 from app.material.graph import MaterialGraph
 from app.preview.ibl import environment_direction
-from app.preview.ibl_assets import IblCache, PrefilterJob
 from app.preview.preview_state import environment_maps
 
 pytestmark = pytest.mark.gl
@@ -129,10 +128,10 @@ class _Scene:
     """The sweep's sphere lit by environment `name` turned by `rotation`, environment light only: the compared pixels
     (`inner`, on the `SIZE`² canvas) and what the reference reads of them, in the unrotated environment."""
 
-    def __init__(self, request: pytest.FixtureRequest, tmp_path: Path, name: str, rotation: float) -> None:
+    def __init__(self, request: pytest.FixtureRequest, name: str, rotation: float) -> None:
         self.name, self.rotation = name, rotation
         self.renderer, self.target = renderer_on(request, "current_gl")
-        self.prepared = PrefilterJob(name, cache=IblCache(tmp_path / "cache")).run()
+        self.prepared = prefiltered(name)
         renderer = self.renderer
         renderer.set_light(intensity=0.0)
         renderer.set_environment_maps(environment_maps(self.prepared))
@@ -168,13 +167,13 @@ class _Scene:
         return reference_store.load_array(STORE_FOLDER, key, provenance)
 
 
-def _sweep(request: pytest.FixtureRequest, tmp_path, name: str, roughnesses: list[float],
+def _sweep(request: pytest.FixtureRequest, name: str, roughnesses: list[float],
            rotation: float = 0.0, surface: Callable[[tuple[float, float, float], float], MaterialGraph] = _surface,
            ) -> tuple[Figures, Figures]:
     """(refined, live) figures: (metal, roughness) -> (mean absolute difference, signed mean, signed mean
     against single scattering alone), levels, of the refined preview and of its live frame against the
     reference in environment `name` turned by `rotation`."""
-    scene = _Scene(request, tmp_path, name, rotation)
+    scene = _Scene(request, name, rotation)
     renderer, target, inner = scene.renderer, scene.target, scene.inner
     print(f"\n{name}: {int(inner.sum())} pixels compared")
     figures: Figures = {}
@@ -207,32 +206,32 @@ def _misses(figures: Figures, goal: float = MEAN_LEVELS, above: float = -1.0) ->
 
 
 @pytest.mark.parametrize("name", ENVIRONMENTS)
-def test_metal_roughness_sweep_matches_monte_carlo(request, current_gl, tmp_path, name: str) -> None:
-    figures, live = _sweep(request, tmp_path, name, ROUGHNESSES)
+def test_metal_roughness_sweep_matches_monte_carlo(request, current_gl, name: str) -> None:
+    figures, live = _sweep(request, name, ROUGHNESSES)
     assert not _misses(figures), (name, _misses(figures))
     smooth = {case: value for case, value in live.items() if case[1] <= LIVE_GOAL_ROUGHNESS}
     assert not _misses(smooth), (name, "live", _misses(smooth))
     assert not _misses(live, LIVE_LEVELS[name], LIVE_GOAL_ROUGHNESS), (name, "live", _misses(live, LIVE_LEVELS[name]))
 
 
-def test_rotated_environment_matches_monte_carlo(request, current_gl, tmp_path) -> None:
-    figures, _live = _sweep(request, tmp_path, "outdoor", [0.3, 0.7], rotation=2.0)
+def test_rotated_environment_matches_monte_carlo(request, current_gl) -> None:
+    figures, _live = _sweep(request, "outdoor", [0.3, 0.7], rotation=2.0)
     assert not _misses(figures), _misses(figures)
 
 
-def test_openpbr_metal_refined_matches_monte_carlo(request, current_gl, tmp_path) -> None:
+def test_openpbr_metal_refined_matches_monte_carlo(request, current_gl) -> None:
     """The OpenPBR Surface's refined frames integrate its specular lobe per pixel as the Surface Output's do:
     within the goal where its live split sum is not."""
-    figures, live = _sweep(request, tmp_path, "studio", [0.5, 0.8], surface=_openpbr)
+    figures, live = _sweep(request, "studio", [0.5, 0.8], surface=_openpbr)
     assert not _misses(figures), _misses(figures)
     assert _misses(live), "the live frame was expected to miss the goal here"
 
 
-def test_the_stored_estimate_is_what_the_reference_computes(request, current_gl, tmp_path) -> None:
+def test_the_stored_estimate_is_what_the_reference_computes(request, current_gl) -> None:
     """One stored Monte Carlo estimate (`studio`, roughness 0.5) computed live by `metal_reference`: the estimator
     itself runs in every suite. Equal to the last bits of a float64 sum (numpy's vector loops may round a sum of 4,096
     terms differently on another processor), far below the estimate's 0.2 levels of noise."""
-    scene = _Scene(request, tmp_path, "studio", 0.0)
+    scene = _Scene(request, "studio", 0.0)
     live = _estimate(scene.sampler, scene.normals, scene.views, 0.5)
     np.testing.assert_allclose(live, scene.estimate(0.5), rtol=1e-9, atol=1e-12)
 
@@ -246,13 +245,13 @@ def test_every_stored_estimate_is_read_by_a_test() -> None:
     assert used - stored == set(), f"estimates not stored: {sorted(used - stored)}"
 
 
-def test_no_fireflies_around_the_sun(request, current_gl, tmp_path) -> None:
+def test_no_fireflies_around_the_sun(request, current_gl) -> None:
     """A rough gold under the `outdoor` sun, refined: no pixel stands out of its 5 x 5 neighbourhood by more than
     12 levels (at the environment's recommended exposure, -3 EV). A sampling table that gave the strip the
     bilinear read lights beyond the sun's cell that cell's own density left about one pixel in a thousand
     20-50 levels too bright there."""
     renderer, target = renderer_on(request, "current_gl")
-    prepared = PrefilterJob("outdoor", cache=IblCache(tmp_path / "cache")).run()
+    prepared = prefiltered("outdoor")
     renderer.set_light(intensity=0.0)
     renderer.set_environment_maps(environment_maps(prepared))
     renderer.set_brdf_table(prepared.brdf_lut)

@@ -4,7 +4,7 @@
 `window` is a shown MainWindow on `WINDOW_EXAMPLE` with its settings,
 recovery directory and prompts isolated in the test's temporary directory.
 Teardown answers "discard" to any unsaved-changes question and closes the
-window, so no test leaves a top-level window behind.
+window, so no test leaves a top-level window behind, then deletes it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 
 from app.ui.dialogs import Prompts, SaveChoice
 from app.ui.recovery import RECOVERY_DIR_ENV, RecoveryStore
@@ -100,7 +100,12 @@ class RecordingPrompts:
 
 @pytest.fixture(autouse=True)
 def no_leaked_windows(qapp):
-    """Fail a test that leaves a main window open (autouse: set up first, torn down last)."""
+    """Fail a test that leaves a main window open (autouse: set up first, torn down last), then delete the
+    widgets the test closed. pytest-qt closes each widget a test registered and calls its `deleteLater`, but a
+    deferred deletion happens only in a running event loop, and between tests none runs (`processEvents` does not
+    deliver it): every closed window stayed alive to the end of the worker's run, with its environment worker's
+    thread, its timers and its signal connections, and each new window cost more than the last (docs/testing.md,
+    "What was cut")."""
     yield
     from app.ui.main_window import MainWindow
 
@@ -108,6 +113,7 @@ def no_leaked_windows(qapp):
     for widget in leaked:
         widget.prompts.ask_save_changes = lambda _parent, _name: SaveChoice.DISCARD
         widget.close()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     assert not leaked, f"{len(leaked)} main window(s) left open"
 
 
