@@ -242,14 +242,7 @@ register(
             PortSpec("uv", PortType.VEC2, "texcoord"),
             *(PortSpec(name, port_type, default, label=_LABELS.get(name, "")) for name, port_type, default, _kind, _range in PARAMETERS),
         ],
-        outputs=[
-            PortSpec("rgba", PortType.COLOR),
-            PortSpec("rgb", PortType.VEC3),
-            PortSpec("r", PortType.FLOAT),
-            PortSpec("g", PortType.FLOAT),
-            PortSpec("b", PortType.FLOAT),
-            PortSpec("a", PortType.FLOAT),
-        ],
+        outputs=list(textures.SAMPLE_OUTPUTS),
         properties=[
             PropertySpec(name, kind, default, bounds[0] if bounds else None, bounds[1] if bounds else None,
                          label=_LABELS.get(name, ""))

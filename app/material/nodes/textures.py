@@ -67,6 +67,17 @@ def _lower_sample(ctx: NodeContext) -> None:
             ctx.set_output(name, fn.swizzle(rgba, letter))
 
 
+#: A sampled texel's outputs: the colour, its rgb and each channel (Texture Sample; Hex Tiled Image too).
+SAMPLE_OUTPUTS = (
+    PortSpec("rgba", PortType.COLOR),
+    PortSpec("rgb", PortType.VEC3),
+    PortSpec("r", PortType.FLOAT),
+    PortSpec("g", PortType.FLOAT),
+    PortSpec("b", PortType.FLOAT),
+    PortSpec("a", PortType.FLOAT),
+)
+
+
 register(
     NodeType(
         "sample_texture",
@@ -74,14 +85,7 @@ register(
         CATEGORY,
         "Reads a texture's colour at texture coordinates (the mesh UVs by default).",
         inputs=[PortSpec("texture", PortType.TEXTURE, None), PortSpec("uv", PortType.VEC2, "texcoord")],
-        outputs=[
-            PortSpec("rgba", PortType.COLOR),
-            PortSpec("rgb", PortType.VEC3),
-            PortSpec("r", PortType.FLOAT),
-            PortSpec("g", PortType.FLOAT),
-            PortSpec("b", PortType.FLOAT),
-            PortSpec("a", PortType.FLOAT),
-        ],
+        outputs=list(SAMPLE_OUTPUTS),
         properties=[],
         lower=_lower_sample,
         notes=(

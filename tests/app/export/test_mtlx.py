@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mtlx_documents import document
 
 from app.export import mtlx
 from app.export.bake import Baker, BakeSettings, bake_material
@@ -199,17 +200,7 @@ def test_every_mapped_node_type_survives_the_round_trip(tmp_path: Path) -> None:
 
 
 def write_document(path: Path, body: str, shader: str) -> Path:
-    path.write_text(f"""<?xml version="1.0"?>
-<materialx version="1.39" colorspace="lin_rec709">
-  <nodegraph name="NG">
-{body}
-  </nodegraph>
-{shader}
-  <surfacematerial name="M" type="material">
-    <input name="surfaceshader" type="surfaceshader" nodename="SR" />
-  </surfacematerial>
-</materialx>
-""")
+    path.write_text(document(shader, nodegraph=body))
     assert mtlx.validate(path.read_text())[0], mtlx.validate(path.read_text())[1]
     return path
 

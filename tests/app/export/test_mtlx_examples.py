@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mtlx_documents import document
 
 from app.export import mtlx
 from app.export.bake import BakeSettings, bake_material
@@ -244,15 +245,10 @@ def test_usd_preview_surface_ior_above_one_and_a_half_is_the_surface_outputs_ior
 
 def test_usd_preview_surface_clearcoat_over_another_ior_is_listed(tmp_path: Path) -> None:
     path = tmp_path / "coat.mtlx"
-    path.write_text("""<?xml version="1.0"?>
-<materialx version="1.39">
-  <UsdPreviewSurface name="SR" type="surfaceshader">
+    path.write_text(document("""  <UsdPreviewSurface name="SR" type="surfaceshader">
     <input name="clearcoat" type="float" value="1" />
     <input name="ior" type="float" value="1.33" />
-  </UsdPreviewSurface>
-  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
-</materialx>
-""")
+  </UsdPreviewSurface>""", colorspace=None))
     imported = mtlx.import_mtlx(path)
     assert surface(imported.graph).properties["clearcoat"] == 1.0
     assert any("'clearcoat'" in line and "1.33" in line for line in imported.skipped), imported.skipped
@@ -286,10 +282,10 @@ def test_usd_uv_texture_with_primvar_reader_transform_scale_and_bias_bakes_its_f
     texels[:, :2] = (1.0, 0.0, 0.0)
     texels[:, 2:] = (0.0, 0.0, 1.0)
     write_image(tmp_path / "halves.exr", texels, "linear")
-    (tmp_path / "usd.mtlx").write_text("""<?xml version="1.0"?>
-<materialx version="1.39" colorspace="lin_rec709">
-  <nodegraph name="NG">
-    <UsdPrimvarReader name="reader" type="vector2"><input name="varname" type="string" value="st" /></UsdPrimvarReader>
+    (tmp_path / "usd.mtlx").write_text(document("""  <UsdPreviewSurface name="SR" type="surfaceshader">
+    <input name="diffuseColor" type="color3" nodegraph="NG" output="color" />
+    <input name="roughness" type="float" nodegraph="NG" output="roughness" />
+  </UsdPreviewSurface>""", nodegraph="""    <UsdPrimvarReader name="reader" type="vector2"><input name="varname" type="string" value="st" /></UsdPrimvarReader>
     <UsdTransform2d name="transform" type="vector2">
       <input name="in" type="vector2" nodename="reader" />
       <input name="scale" type="vector2" value="2, 1" />
@@ -307,15 +303,7 @@ def test_usd_uv_texture_with_primvar_reader_transform_scale_and_bias_bakes_its_f
       <input name="st" type="vector2" nodename="turned" />
     </UsdUVTexture>
     <output name="color" type="color3" nodename="texture" output="rgb" />
-    <output name="roughness" type="float" nodename="rough" output="g" />
-  </nodegraph>
-  <UsdPreviewSurface name="SR" type="surfaceshader">
-    <input name="diffuseColor" type="color3" nodegraph="NG" output="color" />
-    <input name="roughness" type="float" nodegraph="NG" output="roughness" />
-  </UsdPreviewSurface>
-  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
-</materialx>
-""")
+    <output name="roughness" type="float" nodename="rough" output="g" />"""))
     assert mtlx.validate((tmp_path / "usd.mtlx").read_text())[0], mtlx.validate((tmp_path / "usd.mtlx").read_text())[1]
     imported = mtlx.import_mtlx(tmp_path / "usd.mtlx")
     assert len(imported.skipped) == 1 and "'rotation'" in imported.skipped[0], imported.skipped
@@ -364,10 +352,9 @@ def test_place2d_and_clamp_addressing_bake_materialx_s_formula(current_gl, tmp_p
     texels = np.zeros((4, width, 3), dtype=np.float32)
     texels[:, :, 0] = (np.arange(width) + 0.5) / width
     write_image(tmp_path / "ramp.exr", texels, "linear")
-    (tmp_path / "placed.mtlx").write_text(f"""<?xml version="1.0"?>
-<materialx version="1.39" colorspace="lin_rec709">
-  <nodegraph name="NG">
-    <texcoord name="uv" type="vector2" />
+    (tmp_path / "placed.mtlx").write_text(document("""  <standard_surface name="SR" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG" output="color" />
+  </standard_surface>""", nodegraph=f"""    <texcoord name="uv" type="vector2" />
     <place2d name="placed" type="vector2">
       <input name="texcoord" type="vector2" nodename="uv" />
       <input name="pivot" type="vector2" value="0.5, 0.5" />
@@ -382,14 +369,7 @@ def test_place2d_and_clamp_addressing_bake_materialx_s_formula(current_gl, tmp_p
       <input name="uaddressmode" type="string" value="clamp" />
       <input name="vaddressmode" type="string" value="clamp" />
     </image>
-    <output name="color" type="color3" nodename="ramp" />
-  </nodegraph>
-  <standard_surface name="SR" type="surfaceshader">
-    <input name="base_color" type="color3" nodegraph="NG" output="color" />
-  </standard_surface>
-  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
-</materialx>
-""")
+    <output name="color" type="color3" nodename="ramp" />"""))
     imported = mtlx.import_mtlx(tmp_path / "placed.mtlx")
     assert imported.skipped == []
     assert any(node.type_name == "rotate_uv" for node in imported.graph.nodes.values())

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from bounded import python_child
+from mtlx_documents import document
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero")
@@ -28,12 +29,7 @@ for name in ("pipe.mtlx", "zero.mtlx"):
                                          f"{tmp_path}/zero.mtlx: cannot be read (a device, not a regular file)"]
 
 
-INCLUDING = """<?xml version="1.0"?>
-<materialx version="1.39" colorspace="lin_rec709">
-  <xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="{href}" />
-  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
-</materialx>
-"""
+INCLUDING = document('  <xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="{href}" />')
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo") or not Path("/dev/zero").exists(), reason="needs FIFOs and /dev/zero")

@@ -5,25 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mtlx_documents import document
+
 from app.export import mtlx
 from app.material.graph import MaterialGraph, Node
 from app.material.lowering import lower
 
-DOCUMENT = """<?xml version="1.0"?>
-<materialx version="1.39">
-  <nodegraph name="NG">
-    <input name="count" type="integer" value="5" />
+DOCUMENT = document("""  <standard_surface name="SR" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG" output="out" />
+  </standard_surface>""", colorspace=None, nodegraph="""    <input name="count" type="integer" value="5" />
     <input name="gap" type="float" value="2.5" />
     <position name="pos" type="vector3"><input name="space" type="string" value="world" /></position>
     {nodes}
-    <output name="out" type="color3" nodename="{output}" />
-  </nodegraph>
-  <standard_surface name="SR" type="surfaceshader">
-    <input name="base_color" type="color3" nodegraph="NG" output="out" />
-  </standard_surface>
-  <surfacematerial name="M" type="material"><input name="surfaceshader" type="surfaceshader" nodename="SR" /></surfacematerial>
-</materialx>
-"""
+    <output name="out" type="color3" nodename="{output}" />""")
 FLOAT = """<fractal3d name="noise" type="float">
       <input name="octaves" type="integer" interfacename="count" />
       <input name="lacunarity" type="float" interfacename="gap" />

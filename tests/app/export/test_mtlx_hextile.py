@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from mtlx_documents import document
 
 from app.export import mtlx
 from app.material.graph import MaterialGraph
@@ -23,10 +24,10 @@ ROOT = Path(__file__).resolve().parents[3]
 ONYX = ROOT / "tests" / "data" / "materialx" / "Materials" / "Examples" / "StandardSurface" / "standard_surface_onyx_hextiled.mtlx"
 IMAGES = ROOT / "tests" / "data" / "materialx" / "Images"
 
-EVERY_INPUT = """<?xml version="1.0"?>
-<materialx version="1.39">
-  <nodegraph name="NG_hex">
-    <texcoord name="uv" type="vector2" />
+EVERY_INPUT = document("""  <gltf_pbr name="shader" type="surfaceshader">
+    <input name="base_color" type="color3" nodegraph="NG_hex" output="color_out" />
+    <input name="roughness" type="float" nodegraph="NG_hex" output="alpha_out" />
+  </gltf_pbr>""", nodegraph="""    <texcoord name="uv" type="vector2" />
     <multiply name="uv_half" type="vector2">
       <input name="in1" type="vector2" nodename="uv" />
       <input name="in2" type="float" value="0.5" />
@@ -53,17 +54,8 @@ EVERY_INPUT = """<?xml version="1.0"?>
       <input name="in" type="color4" nodename="hex" />
     </convert>
     <output name="color_out" type="color3" nodename="rgb" />
-    <output name="alpha_out" type="float" nodename="alpha" />
-  </nodegraph>
-  <gltf_pbr name="shader" type="surfaceshader">
-    <input name="base_color" type="color3" nodegraph="NG_hex" output="color_out" />
-    <input name="roughness" type="float" nodegraph="NG_hex" output="alpha_out" />
-  </gltf_pbr>
-  <surfacematerial name="M_hex" type="material">
-    <input name="surfaceshader" type="surfaceshader" nodename="shader" />
-  </surfacematerial>
-</materialx>
-"""
+    <output name="alpha_out" type="float" nodename="alpha" />""", graph_name="NG_hex", shader="shader", material="M_hex",
+                       colorspace=None)
 EXPECTED = {"tiling": (3.0, 2.0), "rotation": 0.25, "rotation_range": (-30.0, 60.0), "scale": 0.5, "scale_range": (0.75, 1.5),
             "offset": 0.3, "offset_range": (-0.5, 0.5), "falloff": 0.6, "falloff_contrast": 0.8,
             "lumacoeffs": (0.2126, 0.7152, 0.0722)}

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mtlx_documents import document as mtlx_document
 
 from app.export import mtlx
 from app.export.surface import ExportError, describe_output
@@ -44,15 +45,7 @@ def output(graph: MaterialGraph) -> Node:
 
 
 def document(path: Path, shader: str, body: str = "", attributes: str = "") -> Path:
-    path.write_text(f"""<?xml version="1.0"?>
-<materialx version="1.39" colorspace="lin_rec709" {attributes}>
-{body}
-{shader}
-  <surfacematerial name="M" type="material">
-    <input name="surfaceshader" type="surfaceshader" nodename="SR" />
-  </surfacematerial>
-</materialx>
-""")
+    path.write_text(mtlx_document(body, shader, attributes=attributes))
     return path
 
 

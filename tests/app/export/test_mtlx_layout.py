@@ -9,6 +9,7 @@ import itertools
 from pathlib import Path
 
 import pytest
+from mtlx_documents import document as mtlx_document
 
 from app.export import mtlx
 from app.material.graph import MaterialGraph
@@ -19,18 +20,10 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "data" / "materialx" / "Materia
 
 
 def document(path: Path, body: str) -> Path:
-    path.write_text(f"""<?xml version="1.0"?>
-<materialx version="1.39">
-{body}
-  <gltf_pbr name="SR" type="surfaceshader">
+    path.write_text(mtlx_document(body, """  <gltf_pbr name="SR" type="surfaceshader">
     <input name="base_color" type="color3" nodename="zz" />
     <input name="roughness" type="float" nodename="aa" />
-  </gltf_pbr>
-  <surfacematerial name="M" type="material">
-    <input name="surfaceshader" type="surfaceshader" nodename="SR" />
-  </surfacematerial>
-</materialx>
-""")
+  </gltf_pbr>""", colorspace=None))
     return path
 
 

@@ -197,7 +197,8 @@ def build_case(case: NodeCase) -> tuple[MaterialGraph, str]:
 
 
 def glslang_check(validator: str, directory: Path, stem: str, vertex_code: str, fragment_code: str) -> None:
-    """Write both stages and run glslangValidator on each and on the link; assert success."""
+    """Write both stages and link them with glslangValidator (`-l` compiles each stage, then links); assert
+    success. Many programs at once: glslang_programs.check_programs."""
     vertex = directory / f"{stem}.vert.glsl"
     fragment = directory / f"{stem}.frag.glsl"
     vertex.write_text(vertex_code)

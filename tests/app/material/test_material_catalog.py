@@ -4,18 +4,21 @@ Each node type is lowered in several type combinations (its defaults,
 fixed inputs connected, each dynamic width 1-4 and colour, and every
 choice of the enum properties that select different code), published,
 compiled to GLSL 4.20, GLSL ES 3.00 and GLSL ES 3.20, and the GLSL checked
-by glslangValidator (compile and link).
+by glslangValidator (compile and link; in blocks of cases, glslang_programs.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from material_testing import build_case, glslang_check, node_cases
+from glslang_programs import check_programs
+from material_testing import NodeCase, build_case, node_cases
 
 from app.material.catalog import NODE_TYPES, categories, node_type
-from app.material.lowering import lower
+from app.material.lowering import LoweringResult, lower
 from app.material.node_types import CATEGORIES, PROPERTY_KINDS
 from app.material.port_types import Constraint, PortType
 from vpl_core.backends.glsl import compile as compile_glsl
@@ -102,12 +105,73 @@ def test_unknown_node_type_lookup_raises_key_error() -> None:
 
 
 CASES = node_cases()
+#: Cases lowered and checked by glslangValidator together (glslang_programs.py: one compile for every
+#: stage, one link per distinct pair of stage interfaces). A worker of pytest-xdist runs its cases in
+#: runs of neighbours, so a block is mostly checked for the cases the worker runs next.
+BLOCK = 48
+
+
+def es_targets(case: NodeCase) -> tuple[str, ...]:
+    compiled = case.variant in ES_VARIANTS or ("-" in case.variant and not case.variant.startswith("dynamic"))
+    return ES_TARGETS if compiled else ()
+
+
+@dataclass
+class Checked:
+    """One case lowered, compiled for its targets and checked by glslangValidator."""
+
+    node_id: str = ""
+    result: LoweringResult | None = None
+    failure: Exception | None = None  # what lowering or compiling the case raised, re-raised by its test
+    glslang: dict[str, list[str]] = field(default_factory=dict)  # target -> glslangValidator's errors
+
+
+_CHECKED: dict[str, Checked] = {}  # kept across the module fixture's set-ups: a worker may come back to the module
+
+
+def _check_block(cases: list[NodeCase], validator: str, directory: Path) -> None:
+    checked: dict[str, Checked] = {}
+    programs: dict[tuple[str, str], tuple[str, str]] = {}
+    for case in cases:
+        each = checked[case.id] = Checked()
+        try:
+            graph, each.node_id = build_case(case)
+            each.result = lower(graph)
+            if each.result.verified is None or each.result.artifact is None:
+                continue
+            programs[case.id, "glsl420"] = (each.result.artifact.vertex_code, each.result.artifact.fragment_code)
+            for target in es_targets(case):
+                artifact = compile_glsl(each.result.verified, target=target)
+                programs[case.id, target] = (artifact.vertex_code, artifact.fragment_code)
+        except Exception as error:  # noqa: BLE001 - the case's own test raises it
+            each.failure = error
+    named = {f"{case_id} {target}": code for (case_id, target), code in programs.items()}
+    errors = check_programs(validator, directory, named)
+    for case_id, target in programs:
+        checked[case_id].glslang[target] = errors[f"{case_id} {target}"]
+    _CHECKED.update(checked)
+
+
+@pytest.fixture(scope="module")
+def checked_case(glslang_validator: str, tmp_path_factory: pytest.TempPathFactory) -> Callable[[NodeCase], Checked]:
+    """The checked case, its block lowered and checked when the first of its cases asks."""
+
+    def checked(case: NodeCase) -> Checked:
+        if case.id not in _CHECKED:
+            start = CASES.index(case) // BLOCK * BLOCK
+            _check_block(CASES[start : start + BLOCK], glslang_validator, tmp_path_factory.mktemp("catalog"))
+        return _CHECKED[case.id]
+
+    return checked
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_every_node_type_lowers_verifies_and_compiles(case, glslang_validator: str, tmp_path: Path) -> None:
-    graph, node_id = build_case(case)
-    result = lower(graph)
+def test_every_node_type_lowers_verifies_and_compiles(case: NodeCase, checked_case: Callable[[NodeCase], Checked]) -> None:
+    checked = checked_case(case)
+    if checked.failure is not None:
+        raise checked.failure
+    result, node_id = checked.result, checked.node_id
+    assert result is not None
     assert [d for d in result.diagnostics if d.severity == "error"] == [], result.diagnostics
     assert result.module is not None and result.verified is not None and result.artifact is not None
     assert result.text.startswith("(module 1")
@@ -117,10 +181,10 @@ def test_every_node_type_lowers_verifies_and_compiles(case, glslang_validator: s
                                 "component_max-dynamic-1", "component_sum-dynamic-1", "transform_vector-source-world")
     if not emits_nothing and case.type_name not in ("math_constant", "reroute"):
         assert node_id in set(result.provenance.values()), "the node under test emitted nothing"
-    glslang_check(glslang_validator, tmp_path, "material", result.artifact.vertex_code, result.artifact.fragment_code)
-    for target in ES_TARGETS if case.variant in ES_VARIANTS or ("-" in case.variant and not case.variant.startswith("dynamic")) else ():
-        artifact = compile_glsl(result.verified, target=target)
-        glslang_check(glslang_validator, tmp_path, f"material-{target}", artifact.vertex_code, artifact.fragment_code)
+    # GLSL 4.20 and, for the variants in ES_VARIANTS and the property variants, ES 3.00 and 3.20: each
+    # program compiled and linked as glslangValidator -l would.
+    assert set(checked.glslang) == {"glsl420", *es_targets(case)}
+    assert {target: errors for target, errors in checked.glslang.items() if errors} == {}
 
 
 def test_cases_cover_every_node_type_and_every_dynamic_width() -> None:
