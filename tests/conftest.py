@@ -91,6 +91,21 @@ LONGEST: tuple[str, ...] = (
 )
 
 
+#: Test modules whose set-ups collect the whole process's heap (`gc.collect()`, for the counts their tests read).
+#: A full collection walks every object alive, so it costs more the more caches the earlier tests filled: late in a
+#: run these tests took several times their cost at its start. They run right after `LONGEST`, at the start of
+#: whichever worker takes them (docs/testing.md, "What was cut").
+HEAP_WALKING: tuple[str, ...] = (
+    "tests/app/ui/test_opening_collection.py::",
+    "tests/app/preview/test_gui_collection.py::",
+)
+
+
+def _run_order(nodeid: str) -> tuple[int, bool]:
+    """Sort key of the run: `LONGEST` first, in its order, then `HEAP_WALKING`'s tests, then the rest as collected."""
+    return _longest_rank(nodeid), not nodeid.startswith(HEAP_WALKING)
+
+
 def _longest_rank(nodeid: str) -> int:
     """Position of the test in `LONGEST`; len(LONGEST) for every other test (a stable sort keeps their order)."""
     return next((index for index, prefix in enumerate(LONGEST) if nodeid.startswith(prefix)), len(LONGEST))
@@ -149,8 +164,9 @@ def _out_of_fast(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # The longest tests first (LONGEST): every worker sorts its collection the same way.
-    items.sort(key=lambda item: _longest_rank(item.nodeid))
+    # The longest tests first (LONGEST), then the heap-walking ones (HEAP_WALKING): every worker sorts its
+    # collection the same way.
+    items.sort(key=lambda item: _run_order(item.nodeid))
     for item in items:
         for fixture in getattr(item, "fixturenames", ()):
             mark = TIER_FIXTURES.get(fixture)

@@ -63,3 +63,15 @@ def test_the_full_run_fails_a_test_the_scan_would_lose(request: pytest.FixtureRe
     with pytest.raises(pytest.fail.Exception, match=r"test_fooled\.py::test_plain has none of the marks"):
         conftest.pytest_runtest_setup(plain)
     conftest.pytest_runtest_setup(marked)
+
+
+def test_the_heap_walking_modules_exist_and_run_right_after_the_longest_tests(request: pytest.FixtureRequest) -> None:
+    conftest = _conftest(request.config)
+    for entry in conftest.HEAP_WALKING:
+        module = ROOT / entry.removesuffix("::")
+        assert module.is_file(), entry
+        assert "gc.collect()" in module.read_text(encoding="utf-8"), f"{entry} no longer collects the heap"
+    heap_test = conftest.HEAP_WALKING[0] + "test_any"
+    longest_test = conftest.LONGEST[0] + ("::test_any" if conftest.LONGEST[0].endswith(".py") else "")
+    other = "tests/app/material/test_material_lowering.py::test_any"
+    assert sorted([other, heap_test, longest_test], key=conftest._run_order) == [longest_test, heap_test, other]
