@@ -49,6 +49,7 @@ from vpl_core.text.lexer import (
     GROUP_OPEN,
     GROUP_SINGLE,
     KEYWORD,
+    KIND_CODES,
     NAME,
     NUMBER,
     OPEN,
@@ -57,12 +58,14 @@ from vpl_core.text.lexer import (
     STRING,
     WORD_CHARACTER,
     Token,
+    Tokens,
     decode_escapes,
     tokenize,
 )
 from vpl_core.text.source import SourceText, line_and_column
 
 MAX_NESTING_DEPTH = 128
+_CODE_OPEN, _CODE_CLOSE = KIND_CODES.index(OPEN), KIND_CODES.index(CLOSE)
 _TOO_DEEP = f"forms and atoms nest deeper than {MAX_NESTING_DEPTH} levels"
 
 
@@ -83,37 +86,37 @@ class Form:
 Item = Token | Form
 
 
-def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
-    """The single top-level form of the token list."""
+def parse_forms(source: SourceText, tokens: Tokens) -> Form:
+    """The single top-level form of the tokens."""
     if not tokens:
         source.fail(SyntaxRule.EMPTY_INPUT, "empty input: expected a (module ...) form", len(source.text))
     first_kind, first_value, first_start = tokens[0]
     if first_kind != OPEN:
         source.fail(SyntaxRule.NOT_A_MODULE_FORM, f"expected '(' of a (module ...) form, found '{first_value}'", first_start)
+    kinds = KIND_CODES
     stack: list[Form] = []
     top: Form | None = None
-    for token in tokens:
-        kind = token[0]
+    for code, value, start in zip(tokens.kinds, tokens.values, tokens.starts):
         if top is not None:
-            source.fail(SyntaxRule.TRAILING_INPUT, f"trailing input after the module form: '{token[1]}'", token[2])
-        if kind == OPEN:
+            source.fail(SyntaxRule.TRAILING_INPUT, f"trailing input after the module form: '{value}'", start)
+        if code == _CODE_OPEN:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, token[2])
-            form = Form(token[2])
+                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, start)
+            form = Form(start)
             if stack:
                 stack[-1].items.append(form)
             stack.append(form)
-        elif kind == CLOSE:
+        elif code == _CODE_CLOSE:
             # The stack is never empty here: the first token is '(' and any
             # token after the first form closed was reported as trailing.
             form = stack.pop()
-            form.end = token[2]
+            form.end = start
             if not stack:
                 top = form
         else:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, token[2])
-            stack[-1].items.append(token)
+                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, start)
+            stack[-1].items.append((kinds[code], value, start))
     if top is None:
         line, column = line_and_column(source.text, stack[-1].start)
         source.fail(
@@ -139,6 +142,8 @@ def parse_source(source: SourceText) -> Form:
     stack: list[Form] = []
     items: list[Item] = []  # the items of the innermost open form
     top: Form | None = None
+    shared: dict[str, str] = {}  # one string per distinct word: tokens keep no copies of their values
+    share = shared.setdefault
     group: int | None = -1  # the last match's group; None once the end of input matched
     for match in SCANNER.finditer(text):
         group = match.lastindex
@@ -165,9 +170,10 @@ def parse_source(source: SourceText) -> Form:
             break
         elif group == GROUP_NAME:
             value = match.group(group)
-            items.append((KEYWORD if value in reserved else NAME, value, match.start(group)))
+            items.append((KEYWORD if value in reserved else NAME, share(value, value), match.start(group)))
         elif group == GROUP_NUMBER:
-            items.append((NUMBER, match.group(group), match.start(group)))
+            value = match.group(group)
+            items.append((NUMBER, share(value, value), match.start(group)))
         elif group in (GROUP_DOUBLE, GROUP_SINGLE):
             body = match.group(group)
             start = match.start(group) - 1  # the opening quote
