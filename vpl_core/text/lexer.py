@@ -29,15 +29,11 @@ a lexical error.
 
 A token is the tuple ``(kind, value, start)``; `start` is the code-point
 index of its first character in the decoded text (see `source.py`).
-`tokenize` keeps a text's tokens in columns (`Tokens`) and makes the
-tuples as they are read.
 """
 
 from __future__ import annotations
 
 import re
-from array import array
-from collections.abc import Iterator
 
 from vpl_core.text.errors import LexicalRule
 from vpl_core.text.source import SourceText
@@ -92,6 +88,7 @@ _GROUP_NAME, _GROUP_MALFORMED, _GROUP_DOUBLE, _GROUP_SINGLE = 3, 5, 6, 7
 # For `parser.parse_source`, which scans and builds forms in one pass.
 SCANNER = _SCANNER
 GROUP_OPEN, GROUP_CLOSE, GROUP_NAME, GROUP_NUMBER, GROUP_DOUBLE, GROUP_SINGLE = 1, 2, 3, 4, 6, 7
+_KIND_OF_GROUP = ("", OPEN, CLOSE, NAME, NUMBER)  # by group number; group 0 is no token
 
 _ESCAPE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "'": "'", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -143,68 +140,33 @@ def _describe_utf8_error(data: bytes, start: int) -> str:
     return f"invalid UTF-8: truncated or malformed sequence starting with byte 0x{lead:02x}"
 
 
-class Tokens:
-    """A text's tokens in order, in three columns; read as `Token` tuples (by index or iterating).
-
-    `kinds` holds a code per token (`KIND_CODES`), `values` each token's
-    value (tokens of equal value share one string) and `starts` each
-    token's start. A list of tuples holds a tuple, an integer and a string
-    per token (about 130 bytes); these columns about 18, which keeps a long
-    text's tokens within fewer cache lines and pages.
-    """
-
-    __slots__ = ("kinds", "starts", "values")
-
-    def __init__(self) -> None:
-        self.kinds = bytearray()
-        self.values: list[str] = []
-        self.starts = array("l")  # at least 32 bits: a text has at most MAX_SOURCE_BYTES characters
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def __getitem__(self, index: int) -> Token:
-        return (KIND_CODES[self.kinds[index]], self.values[index], self.starts[index])
-
-    def __iter__(self) -> Iterator[Token]:
-        return zip(map(KIND_CODES.__getitem__, self.kinds), self.values, self.starts)
-
-
-# A token's kind by its code in `Tokens.kinds`: the scanner's group number
-# for the first four, then keyword and string.
-KIND_CODES = ("", OPEN, CLOSE, NAME, NUMBER, KEYWORD, STRING)
-_CODE_KEYWORD, _CODE_STRING = 5, 6
-
-
-def tokenize(source: SourceText) -> Tokens:
+def tokenize(source: SourceText) -> list[Token]:
     """All tokens of the text, in order; raises LexicalError at the first bad character or word."""
     text = source.text
-    tokens = Tokens()
-    append_kind, append_value, append_start = tokens.kinds.append, tokens.values.append, tokens.starts.append
-    shared: dict[str, str] = {}  # one string per distinct value
-    share = shared.setdefault
+    tokens: list[Token] = []
+    append = tokens.append
+    kind_of_group = _KIND_OF_GROUP
     reserved = RESERVED_WORDS
+    # One string per distinct value: a long text repeats a few hundred words, and a token's own copy of its
+    # word was about 50 of the 130 bytes it kept.
+    shared: dict[str, str] = {}
+    share = shared.setdefault
     for match in _SCANNER.finditer(text):
         group = match.lastindex
         if group is None:
             break  # end of input
-        if group <= 2:
-            append_kind(group)
-            append_value(OPEN if group == 1 else CLOSE)
-            append_start(match.start(group))
-        elif group <= 4:
+        if group <= 4:
             value = match.group(group)
-            append_kind(_CODE_KEYWORD if group == _GROUP_NAME and value in reserved else group)
-            append_value(share(value, value))
-            append_start(match.start(group))
+            if group == _GROUP_NAME and value in reserved:
+                append((KEYWORD, value, match.start(group)))
+            else:
+                append((kind_of_group[group], share(value, value), match.start(group)))
         elif group in (_GROUP_DOUBLE, _GROUP_SINGLE):
             body = match.group(group)
             start = match.start(group) - 1  # the opening quote
             if "\\" in body:
                 body = _decode_escapes(source, body, start + 1)
-            append_kind(_CODE_STRING)
-            append_value(share(body, body))
-            append_start(start)
+            append((STRING, share(body, body), start))
         elif group == _GROUP_MALFORMED:
             word = match.group(group)
             start = match.start(group)

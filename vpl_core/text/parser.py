@@ -49,7 +49,6 @@ from vpl_core.text.lexer import (
     GROUP_OPEN,
     GROUP_SINGLE,
     KEYWORD,
-    KIND_CODES,
     NAME,
     NUMBER,
     OPEN,
@@ -58,14 +57,12 @@ from vpl_core.text.lexer import (
     STRING,
     WORD_CHARACTER,
     Token,
-    Tokens,
     decode_escapes,
     tokenize,
 )
 from vpl_core.text.source import SourceText, line_and_column
 
 MAX_NESTING_DEPTH = 128
-_CODE_OPEN, _CODE_CLOSE = KIND_CODES.index(OPEN), KIND_CODES.index(CLOSE)
 _TOO_DEEP = f"forms and atoms nest deeper than {MAX_NESTING_DEPTH} levels"
 
 
@@ -86,37 +83,37 @@ class Form:
 Item = Token | Form
 
 
-def parse_forms(source: SourceText, tokens: Tokens) -> Form:
-    """The single top-level form of the tokens."""
+def parse_forms(source: SourceText, tokens: list[Token]) -> Form:
+    """The single top-level form of the token list."""
     if not tokens:
         source.fail(SyntaxRule.EMPTY_INPUT, "empty input: expected a (module ...) form", len(source.text))
     first_kind, first_value, first_start = tokens[0]
     if first_kind != OPEN:
         source.fail(SyntaxRule.NOT_A_MODULE_FORM, f"expected '(' of a (module ...) form, found '{first_value}'", first_start)
-    kinds = KIND_CODES
     stack: list[Form] = []
     top: Form | None = None
-    for code, value, start in zip(tokens.kinds, tokens.values, tokens.starts):
+    for token in tokens:
+        kind = token[0]
         if top is not None:
-            source.fail(SyntaxRule.TRAILING_INPUT, f"trailing input after the module form: '{value}'", start)
-        if code == _CODE_OPEN:
+            source.fail(SyntaxRule.TRAILING_INPUT, f"trailing input after the module form: '{token[1]}'", token[2])
+        if kind == OPEN:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, start)
-            form = Form(start)
+                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, token[2])
+            form = Form(token[2])
             if stack:
                 stack[-1].items.append(form)
             stack.append(form)
-        elif code == _CODE_CLOSE:
+        elif kind == CLOSE:
             # The stack is never empty here: the first token is '(' and any
             # token after the first form closed was reported as trailing.
             form = stack.pop()
-            form.end = start
+            form.end = token[2]
             if not stack:
                 top = form
         else:
             if len(stack) >= MAX_NESTING_DEPTH:
-                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, start)
-            stack[-1].items.append((kinds[code], value, start))
+                source.fail(SyntaxRule.NESTING_DEPTH, _TOO_DEEP, token[2])
+            stack[-1].items.append(token)
     if top is None:
         line, column = line_and_column(source.text, stack[-1].start)
         source.fail(
