@@ -139,6 +139,8 @@ def parse_source(source: SourceText) -> Form:
     stack: list[Form] = []
     items: list[Item] = []  # the items of the innermost open form
     top: Form | None = None
+    shared: dict[str, str] = {}  # one string per distinct word: tokens keep no copies of their values
+    share = shared.setdefault
     group: int | None = -1  # the last match's group; None once the end of input matched
     for match in SCANNER.finditer(text):
         group = match.lastindex
@@ -165,9 +167,10 @@ def parse_source(source: SourceText) -> Form:
             break
         elif group == GROUP_NAME:
             value = match.group(group)
-            items.append((KEYWORD if value in reserved else NAME, value, match.start(group)))
+            items.append((KEYWORD if value in reserved else NAME, share(value, value), match.start(group)))
         elif group == GROUP_NUMBER:
-            items.append((NUMBER, match.group(group), match.start(group)))
+            value = match.group(group)
+            items.append((NUMBER, share(value, value), match.start(group)))
         elif group in (GROUP_DOUBLE, GROUP_SINGLE):
             body = match.group(group)
             start = match.start(group) - 1  # the opening quote
