@@ -315,7 +315,59 @@ def provenance(glb: Path, environment: Path, parameters: dict[str, Any],
     a SHA-256 of the inputs (the `.glb`, the environment, the sheen table)."""
     return {"renderer": f"@khronosgroup/gltf-viewer {ENGINE_VERSION} in {chromium_version()}",
             "engine_settings": dict(ENGINE_SETTINGS if engine_settings is None else engine_settings), "page": parameters, "environment": environment.name,
-            "inputs_sha256": reference_store.digest([glb.read_bytes(), environment.read_bytes(), _sheen_table_png(), PAGE.read_bytes()])}
+            "inputs_sha256": reference_store.digest([*glb_content(glb.read_bytes()), environment.read_bytes(),
+                                                     _sheen_table_png(), PAGE.read_bytes()])}
+
+
+def glb_content(data: bytes) -> list[bytes | str]:
+    """What a binary glTF's rendering depends on, as parts for `reference_store.digest`: its JSON without byte
+    offsets and lengths, then each buffer view in order, an embedded image by its decoded pixels and every chunk
+    but the compressed data (`png_content`).
+
+    The same baked pixels compress to other bytes on another machine (the PNG encoder's output is not fixed
+    across builds and CPUs, where the pixels are), and every later buffer view's offset moves with them: the
+    stored frames must not go stale for bytes the engine decodes to the same image.
+    """
+    magic, version, length = struct.unpack_from("<4sII", data, 0)
+    assert magic == b"glTF" and version == 2, "not a binary glTF 2.0"
+    chunks: list[bytes] = []
+    position = 12
+    while position < length:
+        chunk_length, _kind = struct.unpack_from("<I4s", data, position)
+        chunks.append(data[position + 8 : position + 8 + chunk_length])
+        position += 8 + chunk_length
+    document = json.loads(chunks[0])
+    binary = chunks[1] if len(chunks) > 1 else b""
+    views = document.get("bufferViews", [])
+    images = {image["bufferView"] for image in document.get("images", []) if "bufferView" in image}
+    parts: list[bytes | str] = []
+    for index, view in enumerate(views):
+        start = view.pop("byteOffset", 0)
+        body = binary[start : start + view.pop("byteLength")]
+        parts.extend(png_content(body) if index in images else [body])
+    for buffer in document.get("buffers", []):
+        buffer.pop("byteLength", None)
+    return [json.dumps(document, sort_keys=True), *parts]
+
+
+def png_content(data: bytes) -> list[bytes]:
+    """A PNG's chunks but its compressed image data (type and contents: header, colour chunks...), then its decoded
+    pixels (Pillow), for `glb_content`."""
+    import io
+
+    from PIL import Image
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "an embedded image that is not a PNG"
+    parts, position = [], 8
+    while position < len(data):
+        (length,) = struct.unpack_from(">I", data, position)
+        kind = data[position + 4 : position + 8]
+        if kind != b"IDAT":
+            parts.append(kind + data[position + 8 : position + 8 + length])
+        position += 12 + length
+    with Image.open(io.BytesIO(data)) as image:
+        parts.append(image.mode.encode() + reference_store.array_bytes(np.asarray(image)))
+    return parts
 
 
 def store_key(label: str) -> str:
