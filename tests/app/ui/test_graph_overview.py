@@ -8,13 +8,15 @@ with its margin) and by reading the pixels the overview painted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from large_graphs import add_parameter_clash, tiled_examples
-from PySide6.QtCore import QPoint, QPointF, QRectF, QSettings, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, QSettings, Qt
 from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
-from app.graph.overview import INNER_MARGIN, OVERVIEW_SETTING
+from app.graph.overview import INNER_MARGIN, OVERVIEW_SETTING, layout_of
 from app.material.graph import MaterialGraph
 
 WAIT_MS = 5_000
@@ -153,21 +155,40 @@ def test_the_overview_follows_adding_moving_and_deleting_nodes(window, qtbot) ->
     qtbot.waitUntil(lambda: len(overview.layout_shown.nodes) == count + 1, timeout=WAIT_MS)
 
 
+class _Paints(QObject):
+    """Counts a widget's paint events (the view's viewport repaints after every pan and zoom)."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.count = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
 def test_panning_and_zooming_reuse_the_cached_drawing(window, qtbot) -> None:
     overview = _open_big(window, qtbot)
     overview.rebuild()
     renders = overview.renders
     bounds = overview.layout_shown.bounds
+    viewer = window.graph.viewer()
+    paints = _Paints(viewer.viewport())
+
+    def repainted(move: Callable[..., object], *args: object) -> None:
+        """Pans or zooms the view, then waits for its repaint: the overview follows the view there."""
+        painted, shown = paints.count, overview.visible_scene_rect()
+        move(*args)
+        qtbot.waitUntil(lambda: paints.count > painted, timeout=WAIT_MS)
+        assert overview.visible_scene_rect() != shown
+
     for step in range(6):
-        overview.center_view_on(QPointF(bounds.left() + step * bounds.width() / 6, bounds.center().y()))
-        qtbot.wait(20)
-    window.graph.viewer().set_zoom(-0.2)
-    qtbot.wait(REBUILD_WAIT_MS)
+        repainted(overview.center_view_on, QPointF(bounds.left() + step * bounds.width() / 6, bounds.center().y()))
+    repainted(viewer.set_zoom, -0.2)
     overview.rebuild()
     assert overview.renders == renders  # the view moved, the graph did not: no repaint of the drawing
-
-
-REBUILD_WAIT_MS = 200
 
 
 def test_the_wheel_over_the_overview_zooms_the_view(window, qtbot) -> None:
@@ -184,8 +205,10 @@ def test_the_wheel_over_the_overview_zooms_the_view(window, qtbot) -> None:
 def test_the_overview_hides_when_the_graph_fits(window, qtbot) -> None:
     overview = window.inspection.overview
     window.frame_all()
-    qtbot.wait(REBUILD_WAIT_MS)
-    assert not overview.isVisible()  # the example fits
+    # The overview has read the graph (its scheduled rebuild ran), and the example fits the view.
+    qtbot.waitUntil(lambda: overview.layout_shown == layout_of(window.graph.all_nodes()), timeout=WAIT_MS)
+    assert overview.graph_fits() and overview.layout_shown.nodes
+    qtbot.waitUntil(lambda: not overview.isVisible(), timeout=WAIT_MS)
     _open_big(window, qtbot)
     # Zoomed out until the whole graph is in view: nothing left to navigate.
     viewer = window.graph.viewer()
@@ -206,8 +229,8 @@ def test_view_overview_toggles_it_and_is_remembered(window, make_window, setting
     _second_graph = _big_graph_with_an_error()
     second.load_graph(_second_graph, "big")
     second.frame_all()
-    qtbot.wait(REBUILD_WAIT_MS)
     second.inspection.overview.rebuild()
+    assert not second.inspection.overview.graph_fits()  # hidden below because it is off, not because the graph fits
     assert not second.inspection.overview.isVisible()
     second.inspection.overview_action.trigger()
     assert second.inspection.overview.isVisible() and settings.value(OVERVIEW_SETTING, type=bool) is True

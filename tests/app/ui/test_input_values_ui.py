@@ -192,23 +192,41 @@ def test_a_colour_swatch_edits_alpha_and_draws_it_over_a_checkerboard(window, qt
 
 def test_the_colour_dialog_offers_alpha(qtbot) -> None:
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QColorDialog
+    from PySide6.QtWidgets import QApplication, QColorDialog, QDialogButtonBox, QLabel, QLineEdit, QSpinBox
 
     seen: list[bool] = []
 
     def answer() -> None:
+        """Runs in the dialog's own event loop: types the colour and its alpha, then presses OK."""
+        qtbot.waitUntil(lambda: isinstance(QApplication.activeModalWidget(), QColorDialog))
         dialog = QApplication.activeModalWidget()
-        if not isinstance(dialog, QColorDialog):
-            QTimer.singleShot(20, answer)
-            return
-        seen.append(dialog.testOption(QColorDialog.ColorDialogOption.ShowAlphaChannel))
-        dialog.setCurrentColor(QColor.fromRgbF(0.2, 0.4, 0.6, 0.5))
-        dialog.accept()
+        try:
+            labels = {label.text().replace("&", ""): label.buddy() for label in dialog.findChildren(QLabel)}
+            alpha = labels["Alpha channel:"]
+            assert isinstance(alpha, QSpinBox)
+            seen.append(alpha.isVisible())  # shown only with ShowAlphaChannel
+            html = labels["HTML:"]
+            assert isinstance(html, QLineEdit)
+            html.selectAll()
+            qtbot.keyClicks(html, "#336699")  # 0.2, 0.4, 0.6
+            alpha.lineEdit().selectAll()
+            qtbot.keyClicks(alpha, "128")  # 0.5
+            buttons = dialog.findChild(QDialogButtonBox)
+            qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+        finally:
+            if dialog.isVisible():  # a failed check above must not leave the test waiting on the dialog
+                dialog.reject()
 
-    QTimer.singleShot(20, answer)
-    chosen = InputValueItem.pick_color(QColor.fromRgbF(1.0, 1.0, 1.0, 1.0), None)
+    timer = QTimer()  # stopped afterwards: an unanswered timer never fires in a later test
+    timer.setSingleShot(True)
+    timer.timeout.connect(answer)
+    timer.start(0)
+    try:
+        chosen = InputValueItem.pick_color(QColor.fromRgbF(1.0, 1.0, 1.0, 1.0), None)
+    finally:
+        timer.stop()
     assert seen == [True]
-    assert chosen.alphaF() == pytest.approx(0.5, abs=0.01)
+    assert (chosen.red(), chosen.green(), chosen.blue(), chosen.alpha()) == (0x33, 0x66, 0x99, 128)
 
 
 def test_an_input_added_at_runtime_gets_its_value_on_the_node(window, qtbot) -> None:
@@ -234,11 +252,11 @@ def test_an_input_added_at_runtime_gets_its_value_on_the_node(window, qtbot) -> 
     assert window.graph_editor.model.stack.count == before + 1
     window.edit.undo_action.trigger()
     # The document did not store the new input's value before the edit: undo takes it out again, and the
-    # node shows the default (drawn: the view paints it).
+    # node shows the default, and draws it (grab() paints the view now, the vector's item in it).
     assert "offset" not in window.material.nodes[node_id].properties
     assert [item.text() for item in vector.components] == ["0.000", "0.000"]
-    vector.update()
-    qtbot.wait(20)
+    assert viewport.rect().intersects(window.graph.viewer().mapFromScene(vector.sceneBoundingRect()).boundingRect())
+    assert not viewport.grab().isNull()
 
 
 def test_a_boolean_input_switches_on_the_node_with_undo(window, qtbot) -> None:

@@ -100,10 +100,10 @@ def test_a_module_es_cannot_express_is_reported_on_es_and_previewed_on_desktop(m
     assert "es320" in failed.args[0] and "array of records" in failed.args[0]
     assert "es320" in es_window.preview.error_text
     # The overlay is painted with QPainter, which leaves a GL error on the ES context; the
-    # next frames must not report it as theirs.
+    # next frames must not report it as theirs: three frames painted and shown, each with its overlay.
     for _ in range(3):
-        es_window.preview.update()
-        qtbot.wait(100)
+        with qtbot.waitSignal(es_window.preview.frameSwapped, timeout=PREVIEW_TIMEOUT_MS):
+            es_window.preview.update()
         es_window.preview.grabFramebuffer()
     assert es_window.preview.error_text.startswith("es320 target error"), es_window.preview.error_text
     rows = es_window.diagnostics_panel.rows

@@ -84,15 +84,20 @@ def test_custom_code_is_read_without_scrolling_sideways_at_1366x768(qtbot, promp
         qtbot.waitUntil(lambda: dock.widget().height() >= dock.widget().minimumSizeHint().height(), timeout=3000)
         editor = window.properties_panel.findChild(QWidget, "customCodeEditor")
         assert editor is not None and editor.isVisible()
-        qtbot.wait(50)
-        grab_window(window).save(str(tmp_path / "custom-code-1366x768.png"))
         text = editor.text
         longest = max(text.toPlainText().splitlines(), key=len)
-        assert text.fontMetrics().horizontalAdvance(longest) > text.viewport().width()  # the code is wider...
-        assert text.horizontalScrollBar().maximum() == 0  # ...and wraps instead of scrolling
         scroll = window.properties_panel.findChild(QScrollArea)
-        wide = [(w.objectName() or type(w).__name__, w.minimumSizeHint().width()) for w in scroll.widget().findChildren(QWidget)
-                if w.minimumSizeHint().width() > scroll.viewport().width() - 80]
-        assert scroll.horizontalScrollBar().maximum() == 0, (scroll.viewport().width(), wide)
+
+        def wraps() -> None:
+            """Once the panel's layout has reached the dock's width (layout requests are posted events)."""
+            assert text.fontMetrics().horizontalAdvance(longest) > text.viewport().width()  # the code is wider...
+            assert text.horizontalScrollBar().maximum() == 0  # ...and wraps instead of scrolling
+            wide = [(w.objectName() or type(w).__name__, w.minimumSizeHint().width())
+                    for w in scroll.widget().findChildren(QWidget)
+                    if w.minimumSizeHint().width() > scroll.viewport().width() - 80]
+            assert scroll.horizontalScrollBar().maximum() == 0, (scroll.viewport().width(), wide)
+
+        qtbot.waitUntil(wraps, timeout=3000)
+        grab_window(window).save(str(tmp_path / "custom-code-1366x768.png"))
     finally:
         window.close()
