@@ -128,15 +128,12 @@ def _tuple_getter(fields: tuple[str, ...]) -> Callable[[object], tuple[object, .
     return getter
 
 
-def _make_eq(fields: tuple[str, ...]) -> Callable[[object, object], bool]:
+def _make_eq(fields: tuple[str, ...]) -> Callable[[object, object], object]:
     values = _tuple_getter(fields)
 
-    def equal(self: object, other: object) -> bool:
-        if self is other:
-            return True
+    def equal(self: object, other: object) -> object:
         if other.__class__ is self.__class__:
-            same: bool = values(self) == values(other)
-            return same
+            return values(self) == values(other)
         return NotImplemented
 
     return equal

@@ -125,10 +125,9 @@ class Builtin(enum.Enum):
         return None if self in (Builtin.NONE, Builtin.TEXTURE) else "math"
 
 
-# The instruction and terminator dataclasses write their `__init__` out
-# (`init=False`): a dataclass compiles its generated `__init__` with `exec`
-# when the class is created, the costliest of its generated methods, on
-# every `vpl` start. Fields, `repr` and `dataclasses.replace` stay as they were.
+# The instructions and terminators are `record`s (`vpl_core.records`: fields,
+# `repr` and `replace` as a dataclass's, no method compiled at import) and
+# write their `__init__` out.
 # They keep their fields in slots (`slots=True`, and the bases' empty
 # `__slots__`): a module holds one object per instruction, and without an
 # instance dictionary each is one allocation of about half the size, which

@@ -45,8 +45,8 @@ class UniformKind(enum.Enum):
     ARRAY = "array"
 
 
-# As the instructions (instructions.py), these dataclasses write their `__init__`
-# out (no `exec` at import); those with a `repr` of their own have no generated one.
+# As the instructions (instructions.py), these are `record`s that write their
+# `__init__` out; those with a `repr` of their own have no generated one.
 
 #: The default of the written `__init__`s' list and stage fields: a new empty list or stage each time, as
 #: their `default_factory` gives (None passed explicitly stays None: malformed input the verifier reports).

@@ -1,7 +1,7 @@
 """VPL types (spec 4).
 
 Structural types (void, scalars, vectors, matrices, samplers, arrays) are
-frozen dataclasses compared by value. A `RecordType` has nominal identity:
+frozen records (`vpl_core.records.record`) compared by value. A `RecordType` has nominal identity:
 one declaration is one object, and two declarations with the same display
 name and fields are different types. Records are mutable only so that a
 reader can create the declaration before its fields are bound; everything
@@ -41,11 +41,11 @@ class Type:
         return False
 
 
-# The dataclasses below write their `__init__` out (`init=False`): a dataclass
-# compiles its generated `__init__` with `exec` when the class is created, on
-# every `vpl` start, and a frozen one's stores each field through
-# `object.__setattr__`; the structural types store theirs in the instance
-# dictionary directly. Equality, hashing, repr and immutability stay generated.
+# The classes below are `record`s (`vpl_core.records`: what a dataclass
+# generates, without compiling methods at import) and write their `__init__`
+# out: the frozen structural types store their fields in the instance
+# dictionary directly, past the frozen `__setattr__`. Equality, hashing, repr
+# and immutability come from `record`.
 
 #: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
 #: gives (None passed explicitly stays None: malformed input the verifier reports).

@@ -55,14 +55,14 @@ def is_float32(value: float) -> bool:
 
 
 # The frozen value classes below keep their fields in slots and write their
-# `__init__` out (`init=False`). The reader and the copy create tens of
-# thousands of values per module: in slots each is one allocation of 48
-# bytes, where an instance dictionary made it two of 144 together. A frozen
-# dataclass's generated `__init__` stores each field through
-# `object.__setattr__`; these store through the slots' own descriptors
+# `__init__` out (`record(slots=True)`, `vpl_core.records`). The reader and
+# the copy create tens of thousands of values per module: in slots each is
+# one allocation of 48 bytes, where an instance dictionary made it two of 144
+# together. They store each field through the slots' own descriptors
 # (`_set_*`, taken once the class exists), which skips the frozen
-# `__setattr__` at a third of its cost. Everything else (fields, equality,
-# hashing, immutability) stays generated.
+# `__setattr__` (through `object.__setattr__` it would cost three times as
+# much). Everything else (fields, equality, hashing, immutability) comes from
+# `record`.
 
 
 def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
