@@ -14,8 +14,8 @@ The IR's classes and `Diagnostic` keep their class bodies (annotated fields,
 written-out `__init__`s) and take the `record` decorator instead of
 `dataclass`: it adds the same equality, hash, `repr`, immutability and slots
 with shared functions rather than code compiled per class, and names the
-fields in `_fields`, which `vpl_core.ir.paths` walks. `replace` stands for
-`dataclasses.replace`.
+fields in `_fields`, which `vpl_core.ir.paths` walks. `replace`, `fields_of`
+and `is_record` stand for `dataclasses.replace`, `fields` and `is_dataclass`.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def record(*, frozen: bool = False, eq: bool = True, repr: bool = True, slots: b
     its own `__init__`. `eq` gives equality between instances of the same class by the tuple of field values
     and, with `frozen`, the hash of that tuple (`eq=False` keeps identity); `repr` gives
     `QualName(field=value, ...)`; `frozen` makes assigning or deleting a field raise `FrozenInstanceError`;
-    `_fields` and `_frozen` name the fields and the mode; `slots` recreates the class with the fields as `__slots__` (class-level defaults dropped, as a dataclass
-    does).
+    `slots` recreates the class with its own fields as `__slots__` (class-level defaults dropped, as a
+    dataclass does). The class's `_fields` names the fields in order and `_frozen` says whether it is frozen.
     """
 
     def decorate(cls: _C) -> _C:
