@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+
+from vpl_core.records import record, replace
 
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False
@@ -89,7 +90,7 @@ class DiagnosticKind(enum.Enum):
         return f"<{self.code} (spec {self.section})>"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     """One problem: where it is, what it is, which rule, and (for the verifier and backend) which object.
 
@@ -114,6 +115,22 @@ class Diagnostic:
     kind: DiagnosticKind | None = None
     context: tuple[object, ...] = ()
     subject_path: StructuralPath | None = None
+
+    def __init__(self, category: Category, message: str, label: str | None = None, offset: int | None = None,
+                 line: int | None = None, column: int | None = None, subject: object = None,
+                 kind: DiagnosticKind | None = None, context: tuple[object, ...] = (),
+                 subject_path: StructuralPath | None = None) -> None:
+        store = object.__setattr__
+        store(self, "category", category)
+        store(self, "message", message)
+        store(self, "label", label)
+        store(self, "offset", offset)
+        store(self, "line", line)
+        store(self, "column", column)
+        store(self, "subject", subject)
+        store(self, "kind", kind)
+        store(self, "context", context)
+        store(self, "subject_path", subject_path)
 
     def with_position(self, label: str | None, offset: int, line: int, column: int) -> Diagnostic:
         return replace(self, label=label, offset=offset, line=line, column=column)

@@ -144,7 +144,7 @@ def document_passes(source_path: str) -> Any:
 
 def _with_label(diagnostic: Diagnostic, label: str) -> Diagnostic:
     if diagnostic.label is None:
-        from dataclasses import replace
+        from vpl_core.records import replace
 
         return replace(diagnostic, label=label)
     return diagnostic

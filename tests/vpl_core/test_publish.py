@@ -15,6 +15,7 @@ from text_support import assert_same_module, minimal_module, random_module
 from vpl_core.diagnostics import SemanticError
 from vpl_core.ir import FLOAT, ConstantValue, FunctionBuilder, add_uniform
 from vpl_core.publish import VerifiedModule
+from vpl_core.records import is_record
 from vpl_core.text import read, write
 
 SPEC_EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "spec" / "loop-and-helper.vpl"
@@ -99,13 +100,11 @@ def test_equal_programs_publish_equal_snapshots() -> None:
 
 def _mutable_objects(module: object) -> dict[int, object]:
     """Every object reachable from the module that is not a frozen value (containers, records, instructions)."""
-    import dataclasses
-
     from vpl_core.ir import paths
 
     found: dict[int, object] = {id(module): module}
     for _, value in paths.walk(module):  # type: ignore[arg-type]
-        frozen = dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+        frozen = is_record(value) and type(value)._frozen
         if not frozen:
             found[id(value)] = value
     return found

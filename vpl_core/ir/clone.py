@@ -6,7 +6,7 @@ function, block, instruction, terminator, argument list) and every record
 declaration (`RecordType`, `Field`) is new. Immutable descriptors are shared
 where they cannot reach a record: scalar, vector, matrix and sampler types,
 arrays of those, registers, constants and references of such types (frozen
-dataclasses, interchangeable by value; `vpl_core.ir.paths` never depends on
+records, interchangeable by value; `vpl_core.ir.paths` never depends on
 descriptor identity). Anything that names a record is rebuilt, so that the
 copy's records are its own objects and nominal identity (one declaration,
 one object) holds inside the copy as it held in the original.

@@ -8,10 +8,10 @@ the verifier (`vpl_core.verify`) is the executable form of those rules.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 
 from vpl_core.ir.types import Type
 from vpl_core.ir.values import Operand, ReferenceValue, RegisterValue
+from vpl_core.records import record as _record
 
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False
@@ -125,10 +125,9 @@ class Builtin(enum.Enum):
         return None if self in (Builtin.NONE, Builtin.TEXTURE) else "math"
 
 
-# The instruction and terminator dataclasses write their `__init__` out
-# (`init=False`): a dataclass compiles its generated `__init__` with `exec`
-# when the class is created, the costliest of its generated methods, on
-# every `vpl` start. Fields, `repr` and `dataclasses.replace` stay as they were.
+# The instructions and terminators are `record`s (`vpl_core.records`: fields,
+# `repr` and `replace` as a dataclass's, no method compiled at import) and
+# write their `__init__` out.
 # They keep their fields in slots (`slots=True`, and the bases' empty
 # `__slots__`): a module holds one object per instruction, and without an
 # instance dictionary each is one allocation of about half the size, which
@@ -149,7 +148,7 @@ class Instruction:
         return []
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class DeclareLocalInstruction(Instruction):
     """Declares `register` with `type` (which must equal `register.type`).
 
@@ -169,7 +168,7 @@ class DeclareLocalInstruction(Instruction):
         return None
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class CopyInstruction(Instruction):
     """`result = source`; the source has exactly the result's type."""
 
@@ -184,7 +183,7 @@ class CopyInstruction(Instruction):
         return [self.source]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class LoadInstruction(Instruction):
     """`result = *source`; root or derived storage of exactly the result's type."""
 
@@ -196,7 +195,7 @@ class LoadInstruction(Instruction):
         self.source = source
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class StoreInstruction(Instruction):
     """`*target = value`; writable storage, value of exactly the target's type."""
 
@@ -215,7 +214,7 @@ class StoreInstruction(Instruction):
         return [self.value]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class BinaryInstruction(Instruction):
     """`result = lhs OP rhs` following the operand table of spec 7.1."""
 
@@ -234,7 +233,7 @@ class BinaryInstruction(Instruction):
         return [self.lhs, self.rhs]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class CallInstruction(Instruction):
     """Call of a same-stage function (`builtin` NONE) or of a built-in (`callee` None).
 
@@ -245,7 +244,7 @@ class CallInstruction(Instruction):
     result: RegisterValue | None
     callee: Function | None
     builtin: Builtin
-    arguments: list[Operand] = field(default_factory=list)
+    arguments: list[Operand]
 
     def __init__(self, result: RegisterValue | None, callee: Function | None, builtin: Builtin, arguments: list[Operand] = _NEW_LIST) -> None:
         self.result = result
@@ -257,13 +256,13 @@ class CallInstruction(Instruction):
         return list(self.arguments)
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class ConstructInstruction(Instruction):
     """Construct a value of `type` (equal to the result's type) from components (spec 7.2)."""
 
     result: RegisterValue
     type: Type
-    arguments: list[Operand] = field(default_factory=list)
+    arguments: list[Operand]
 
     def __init__(self, result: RegisterValue, type: Type, arguments: list[Operand] = _NEW_LIST) -> None:
         self.result = result
@@ -274,7 +273,7 @@ class ConstructInstruction(Instruction):
         return list(self.arguments)
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class SwizzleInstruction(Instruction):
     """Select 1-4 `xyzw` components of a vector, in pattern order (repeats allowed)."""
 
@@ -291,7 +290,7 @@ class SwizzleInstruction(Instruction):
         return [self.source]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class MemberInstruction(Instruction):
     """Extract an existing field of a record value, with the field's declared type."""
 
@@ -308,7 +307,7 @@ class MemberInstruction(Instruction):
         return [self.source]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class IndexInstruction(Instruction):
     """Extract an array element with an integer scalar index; constant indices in bounds."""
 
@@ -337,7 +336,7 @@ class Terminator:
         return []
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class BranchTerminator(Terminator):
     """Transfer to `target`, a block of the same function."""
 
@@ -350,7 +349,7 @@ class BranchTerminator(Terminator):
         return [self.target]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class ConditionalBranchTerminator(Terminator):
     """Test a bool scalar and transfer to one of two same-function blocks."""
 
@@ -370,7 +369,7 @@ class ConditionalBranchTerminator(Terminator):
         return [self.condition]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class ReturnTerminator(Terminator):
     """Finish the function: no value for void functions, an exactly matching one otherwise."""
 
@@ -383,7 +382,7 @@ class ReturnTerminator(Terminator):
         return [] if self.value is None else [self.value]
 
 
-@dataclass(eq=False, init=False, slots=True)
+@_record(eq=False, slots=True)
 class DiscardTerminator(Terminator):
     """Abandon the fragment invocation; fragment stages only."""
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from vpl_core.ir.instructions import Instruction, Terminator
 from vpl_core.ir.types import Type
 from vpl_core.ir.values import ReferenceValue
+from vpl_core.records import record as _record
 
 # typing.TYPE_CHECKING without importing typing at run time.
 TYPE_CHECKING = False
@@ -45,15 +45,15 @@ class UniformKind(enum.Enum):
     ARRAY = "array"
 
 
-# As the instructions (instructions.py), these dataclasses write their `__init__`
-# out (no `exec` at import); those with a `repr` of their own have no generated one.
+# As the instructions (instructions.py), these are `record`s that write their
+# `__init__` out; those with a `repr` of their own have no generated one.
 
 #: The default of the written `__init__`s' list and stage fields: a new empty list or stage each time, as
 #: their `default_factory` gives (None passed explicitly stays None: malformed input the verifier reports).
 _NEW: Any = object()
 
 
-@dataclass(eq=False, init=False)
+@_record(eq=False)
 class Uniform:
     """A module uniform: its kind, logical name and type (slot = position in `Module.uniforms`)."""
 
@@ -67,7 +67,7 @@ class Uniform:
         self.type = type
 
 
-@dataclass(eq=False, init=False)
+@_record(eq=False)
 class InterfaceVariable:
     """A stage input or output. Location -1 means unspecified."""
 
@@ -86,11 +86,11 @@ class InterfaceVariable:
         self.semantic = semantic
 
 
-@dataclass(eq=False, init=False, repr=False, slots=True)
+@_record(eq=False, repr=False, slots=True)
 class Block:
     """Ordered instructions and exactly one terminator (None only while building)."""
 
-    instructions: list[Instruction] = field(default_factory=list)
+    instructions: list[Instruction]
     terminator: Terminator | None = None
 
     def __init__(self, instructions: list[Instruction] = _NEW, terminator: Terminator | None = None) -> None:
@@ -101,7 +101,7 @@ class Block:
         return f"Block(0x{id(self):x}, {len(self.instructions)} instructions)"
 
 
-@dataclass(eq=False, init=False, repr=False, slots=True)
+@_record(eq=False, repr=False, slots=True)
 class Function:
     """A function; `parameters[i]` is the root PARAMETER reference of slot i.
 
@@ -111,8 +111,8 @@ class Function:
 
     name: str
     return_type: Type
-    parameters: list[ReferenceValue] = field(default_factory=list)
-    blocks: list[Block] = field(default_factory=list)
+    parameters: list[ReferenceValue]
+    blocks: list[Block]
 
     def __init__(self, name: str, return_type: Type, parameters: list[ReferenceValue] = _NEW,
                  blocks: list[Block] = _NEW) -> None:
@@ -129,13 +129,13 @@ class Function:
         return f"Function({self.name!r})"
 
 
-@dataclass(eq=False, init=False, repr=False)
+@_record(eq=False, repr=False)
 class Stage:
     """One stage: its interface variables, its functions and which of them is the entry point."""
 
     kind: StageKind
-    interface: list[InterfaceVariable] = field(default_factory=list)
-    functions: list[Function] = field(default_factory=list)
+    interface: list[InterfaceVariable]
+    functions: list[Function]
     entry: Function | None = None
 
     def __init__(self, kind: StageKind, interface: list[InterfaceVariable] = _NEW,
@@ -149,13 +149,13 @@ class Stage:
         return f"Stage({self.kind.value})"
 
 
-@dataclass(eq=False, init=False, repr=False)
+@_record(eq=False, repr=False)
 class Module:
     """A whole program: the uniforms both stages share, the vertex stage and the fragment stage."""
 
-    uniforms: list[Uniform] = field(default_factory=list)
-    vertex: Stage = field(default_factory=lambda: Stage(StageKind.VERTEX))
-    fragment: Stage = field(default_factory=lambda: Stage(StageKind.FRAGMENT))
+    uniforms: list[Uniform]
+    vertex: Stage
+    fragment: Stage
 
     def __init__(self, uniforms: list[Uniform] = _NEW, vertex: Stage = _NEW,
                  fragment: Stage = _NEW) -> None:

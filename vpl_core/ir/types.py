@@ -1,7 +1,7 @@
 """VPL types (spec 4).
 
 Structural types (void, scalars, vectors, matrices, samplers, arrays) are
-frozen dataclasses compared by value. A `RecordType` has nominal identity:
+frozen records (`vpl_core.records.record`) compared by value. A `RecordType` has nominal identity:
 one declaration is one object, and two declarations with the same display
 name and fields are different types. Records are mutable only so that a
 reader can create the declaration before its fields are bound; everything
@@ -16,7 +16,8 @@ recursive records) belong to the verifier.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from vpl_core.records import record as _record
 
 # typing.TYPE_CHECKING without importing typing at run time.
 TYPE_CHECKING = False
@@ -40,18 +41,18 @@ class Type:
         return False
 
 
-# The dataclasses below write their `__init__` out (`init=False`): a dataclass
-# compiles its generated `__init__` with `exec` when the class is created, on
-# every `vpl` start, and a frozen one's stores each field through
-# `object.__setattr__`; the structural types store theirs in the instance
-# dictionary directly. Equality, hashing, repr and immutability stay generated.
+# The classes below are `record`s (`vpl_core.records`: what a dataclass
+# generates, without compiling methods at import) and write their `__init__`
+# out: the frozen structural types store their fields in the instance
+# dictionary directly, past the frozen `__setattr__`. Equality, hashing, repr
+# and immutability come from `record`.
 
 #: The default of the list fields' written `__init__`: a new empty list each time, as `field(default_factory=list)`
 #: gives (None passed explicitly stays None: malformed input the verifier reports).
 _NEW_LIST: Any = object()
 
 
-@dataclass(frozen=True, init=False)
+@_record(frozen=True)
 class VoidType(Type):
     """No value; only a function return type."""
 
@@ -63,7 +64,7 @@ class VoidType(Type):
         return "void"
 
 
-@dataclass(frozen=True, init=False)
+@_record(frozen=True)
 class ScalarType(Type):
     """A bool, int32 or binary32 float scalar."""
 
@@ -76,7 +77,7 @@ class ScalarType(Type):
         return self.kind.value
 
 
-@dataclass(frozen=True, init=False)
+@_record(frozen=True)
 class VectorType(Type):
     """2 to 4 components of one scalar kind."""
 
@@ -98,7 +99,7 @@ class VectorType(Type):
         return f"vector {self.kind.value} {self.size}"
 
 
-@dataclass(frozen=True, init=False)
+@_record(frozen=True)
 class MatrixType(Type):
     """A floating matrix with 2-4 rows and 2-4 columns (rows first, as in the text)."""
 
@@ -121,7 +122,7 @@ class MatrixType(Type):
         return f"matrix {self.rows} {self.columns}"
 
 
-@dataclass(frozen=True, init=False)
+@_record(frozen=True)
 class SamplerType(Type):
     """An opaque sampler; version 1 has only sampler2D."""
 
@@ -134,7 +135,7 @@ class SamplerType(Type):
         return self.kind
 
 
-@dataclass(frozen=True, init=False)
+@_record(frozen=True)
 class ArrayType(Type):
     """A fixed, positive number of elements of one value type."""
 
@@ -158,7 +159,7 @@ class _FieldNames:
     generation = 0
 
 
-@dataclass(eq=False, init=False)
+@_record(eq=False)
 class Field:
     """A named record field."""
 
@@ -175,7 +176,7 @@ class Field:
         object.__setattr__(self, attribute, value)
 
 
-@dataclass(eq=False, init=False, repr=False)
+@_record(eq=False, repr=False)
 class RecordType(Type):
     """A record declaration; equality and hashing are by identity (nominal typing).
 
@@ -190,7 +191,7 @@ class RecordType(Type):
     """
 
     name: str
-    fields: list[Field] = field(default_factory=list)
+    fields: list[Field]
 
     def __init__(self, name: str, fields: list[Field] = _NEW_LIST) -> None:
         self.name = name

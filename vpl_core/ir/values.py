@@ -17,9 +17,9 @@ import enum
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from vpl_core.ir.types import BOOL, FLOAT, INT, ScalarKind, ScalarType, Type
+from vpl_core.records import record as _record
 
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
@@ -55,14 +55,14 @@ def is_float32(value: float) -> bool:
 
 
 # The frozen value classes below keep their fields in slots and write their
-# `__init__` out (`init=False`). The reader and the copy create tens of
-# thousands of values per module: in slots each is one allocation of 48
-# bytes, where an instance dictionary made it two of 144 together. A frozen
-# dataclass's generated `__init__` stores each field through
-# `object.__setattr__`; these store through the slots' own descriptors
+# `__init__` out (`record(slots=True)`, `vpl_core.records`). The reader and
+# the copy create tens of thousands of values per module: in slots each is
+# one allocation of 48 bytes, where an instance dictionary made it two of 144
+# together. They store each field through the slots' own descriptors
 # (`_set_*`, taken once the class exists), which skips the frozen
-# `__setattr__` at a third of its cost. Everything else (fields, equality,
-# hashing, immutability) stays generated.
+# `__setattr__` (through `object.__setattr__` it would cost three times as
+# much). Everything else (fields, equality, hashing, immutability) comes from
+# `record`.
 
 
 def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
@@ -71,7 +71,7 @@ def _slot_setter(cls: type, name: str) -> Callable[[object, object], None]:
     return setter
 
 
-@dataclass(frozen=True, init=False, slots=True)
+@_record(frozen=True, slots=True)
 class RegisterValue:
     """A function-local mutable register, named by its numeric index and typed."""
 
@@ -90,7 +90,7 @@ _set_register_index = _slot_setter(RegisterValue, "index")
 _set_register_type = _slot_setter(RegisterValue, "type")
 
 
-@dataclass(frozen=True, eq=False, init=False, slots=True)
+@_record(frozen=True, eq=False, slots=True)
 class ConstantValue:
     """A bool, int32 or finite binary32 scalar literal of an explicit scalar type.
 
@@ -173,7 +173,7 @@ class StorageKind(enum.Enum):
         return self not in (StorageKind.MEMBER, StorageKind.INDEX)
 
 
-@dataclass(frozen=True, init=False, slots=True)
+@_record(frozen=True, slots=True)
 class ReferenceValue:
     """A root storage descriptor: namespace, slot and the stored value type.
 
@@ -201,7 +201,7 @@ _set_slot = _slot_setter(ReferenceValue, "slot")
 _set_reference_type = _slot_setter(ReferenceValue, "type")
 
 
-@dataclass(frozen=True, init=False, slots=True)
+@_record(frozen=True, slots=True)
 class MemberReferenceValue(ReferenceValue):
     """A record field of `base` storage; `type` is the field's declared type."""
 
@@ -236,7 +236,7 @@ _set_member_base = _slot_setter(MemberReferenceValue, "base")
 _set_field_name = _slot_setter(MemberReferenceValue, "field_name")
 
 
-@dataclass(frozen=True, init=False, slots=True)
+@_record(frozen=True, slots=True)
 class IndexReferenceValue(ReferenceValue):
     """An array element of `base` storage selected by an integer register or constant."""
 

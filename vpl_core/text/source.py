@@ -10,9 +10,8 @@ bookkeeping.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from vpl_core.diagnostics import ERROR_CLASSES, Diagnostic, DiagnosticKind
+from vpl_core.records import replace
 
 # typing.TYPE_CHECKING without importing typing at run time (typing is about 3 ms of `vpl check`'s start-up).
 TYPE_CHECKING = False

@@ -6,12 +6,13 @@ its header), so adding a case is adding a few lines of text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from vpl_core.diagnostics import LexicalError, SemanticError, SyntacticError, VplError
+from vpl_core.records import replace
 from vpl_core.text import read
 
 CASES_FILE = Path(__file__).parent / "data" / "negative-cases.vpl-cases"

@@ -435,10 +435,9 @@ def assert_same_module(left: Module, right: Module) -> None:
     merged or split); blocks and callees must sit at the same list positions;
     float constants must have the same bits.
     """
-    import dataclasses
-
     from vpl_core.ir.module import Block as BlockClass
     from vpl_core.ir.module import Stage
+    from vpl_core.records import fields_of, is_record
 
     records: dict[int, RecordType] = {}
     records_reverse: dict[int, RecordType] = {}
@@ -479,10 +478,10 @@ def assert_same_module(left: Module, right: Module) -> None:
             assert isinstance(b, list) and len(a) == len(b)
             for item_a, item_b in zip(a, b):
                 same_value(item_a, item_b, stage_pair, blocks_pair)
-        elif dataclasses.is_dataclass(a) and not isinstance(a, type):
+        elif is_record(a):
             assert type(a) is type(b), (a, b)
-            for field in dataclasses.fields(a):
-                same_value(getattr(a, field.name), getattr(b, field.name), stage_pair, blocks_pair)
+            for name in fields_of(a):
+                same_value(getattr(a, name), getattr(b, name), stage_pair, blocks_pair)
         else:
             assert a == b, (a, b)
 

@@ -429,9 +429,9 @@ def test_sampler_uniform_loads_into_a_sampler_register() -> None:
 
 
 def test_unknown_reference_subclass_is_rejected() -> None:
-    from dataclasses import dataclass
+    from vpl_core.records import record
 
-    @dataclass(frozen=True)
+    @record(frozen=True)
     class Pointer(ReferenceValue):
         pass
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import enum
 import math
 import os
@@ -72,6 +71,7 @@ from vpl_core.ir import (
     record,
     vec,
 )
+from vpl_core.records import fields_of, is_record
 from vpl_core.verify import VerificationError, Verifier, dataflow, structure
 from vpl_core.verify.errors import InternalRule, VerifierRule
 
@@ -221,7 +221,7 @@ JUNK: list[Callable[[], object]] = [
 
 
 def collect(root: object) -> tuple[list[Slot], list[object]]:
-    """Every mutable slot (dataclass field or list element) and every object reachable from `root`."""
+    """Every mutable slot (record field or list element) and every object reachable from `root`."""
     slots: list[Slot] = []
     objects: list[object] = []
     seen: set[int] = set()
@@ -231,11 +231,11 @@ def collect(root: object) -> tuple[list[Slot], list[object]]:
         if id(current) in seen:
             continue
         seen.add(id(current))
-        if dataclasses.is_dataclass(current) and not isinstance(current, type):
+        if is_record(current):
             objects.append(current)
-            for field in dataclasses.fields(current):
-                slots.append((current, field.name))
-                stack.append(getattr(current, field.name, None))
+            for name in fields_of(current):
+                slots.append((current, name))
+                stack.append(getattr(current, name, None))
         elif isinstance(current, list):
             objects.append(current)
             for position, item in enumerate(current):
@@ -249,7 +249,7 @@ def assign(slot: Slot, value: object) -> None:
     if isinstance(holder, list):
         holder[key] = value
     else:
-        object.__setattr__(holder, key, value)  # frozen dataclasses too, as a buggy producer could
+        object.__setattr__(holder, key, value)  # frozen records too, as a buggy producer could
 
 
 def current_value(slot: Slot) -> object:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from vpl_core import records
 from vpl_core.backends.glsl import names, std140
 from vpl_core.backends.glsl.artifact import InterfaceBinding, ProgramArtifact, UniformBinding
 from vpl_core.backends.glsl.emit import ModuleContext, write_stage
@@ -121,9 +122,9 @@ def _compile_snapshot(verified: VerifiedModule, snapshot: Module, profile: Profi
         # object in the caller's module, whose source positions it knows.
         diagnostic = error.diagnostic
         if diagnostic.label is None and verified.label is not None:
-            diagnostic = replace(diagnostic, label=verified.label)
+            diagnostic = records.replace(diagnostic, label=verified.label)
         if error.subject is not None:
-            diagnostic = replace(diagnostic, subject_path=paths.path_of(snapshot, error.subject))
+            diagnostic = records.replace(diagnostic, subject_path=paths.path_of(snapshot, error.subject))
         raise TargetError(diagnostic) from None
     return replace(artifact, source=verified)
 
@@ -183,9 +184,9 @@ def _located(error: TargetError, module: Module, locator: SourceLocator) -> Targ
     if error.subject_path is None:
         return error
     subject = paths.object_at(module, error.subject_path)
-    diagnostic = locator.locate(replace(error.diagnostic, context=()), subject)
+    diagnostic = locator.locate(records.replace(error.diagnostic, context=()), subject)
     if subject is not None:
-        diagnostic = replace(diagnostic, subject=subject)
+        diagnostic = records.replace(diagnostic, subject=subject)
     return TargetError(diagnostic)
 
 
