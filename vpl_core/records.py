@@ -185,7 +185,9 @@ def fields_of(instance: object) -> tuple[str, ...]:
 
 def replace(instance: _T, **changes: object) -> _T:
     """A new instance of `instance`'s class with `changes` to its fields, as `dataclasses.replace`."""
-    arguments = {name: getattr(instance, name) for name in instance._fields}  # type: ignore[attr-defined]
+    if not is_record(instance):
+        raise TypeError(f"replace() takes a record instance, not {type(instance).__qualname__}")
+    arguments = {name: getattr(instance, name) for name in fields_of(instance)}
     unknown = set(changes) - set(arguments)
     if unknown:
         raise TypeError(f"{type(instance).__qualname__} has no fields {sorted(unknown)}")

@@ -43,7 +43,8 @@ _VPL_BASE = ("vpl_core.diagnostics", "vpl_core.version", "vpl_core.atomic_write"
 
 #: layer -> the first-party layers it may import (besides itself). The table of docs/architecture.md.
 LAYERS: dict[str, tuple[str, ...]] = {
-    "vpl_core.diagnostics": (),
+    # `Diagnostic` is a `record` class (no `dataclasses` on the start-up path); `records` imports nothing.
+    "vpl_core.diagnostics": ("vpl_core.records",),
     "vpl_core.version": (),
     "vpl_core.atomic_write": (),
     "vpl_core.numbers": (),
