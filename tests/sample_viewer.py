@@ -328,16 +328,11 @@ def glb_content(data: bytes) -> list[bytes | str]:
     across builds and CPUs, where the pixels are), and every later buffer view's offset moves with them: the
     stored frames must not go stale for bytes the engine decodes to the same image.
     """
-    magic, version, length = struct.unpack_from("<4sII", data, 0)
-    assert magic == b"glTF" and version == 2, "not a binary glTF 2.0"
-    chunks: list[bytes] = []
-    position = 12
-    while position < length:
-        chunk_length, _kind = struct.unpack_from("<I4s", data, position)
-        chunks.append(data[position + 8 : position + 8 + chunk_length])
-        position += 8 + chunk_length
-    document = json.loads(chunks[0])
-    binary = chunks[1] if len(chunks) > 1 else b""
+    from app.preview.mesh_import import _glb_chunks  # the editor's own GLB reader (glTF 2.0 section 4.4)
+
+    text, stored = _glb_chunks(data, "a stored frame's .glb")
+    document = json.loads(text)
+    binary = stored or b""
     views = document.get("bufferViews", [])
     images = {image["bufferView"] for image in document.get("images", []) if "bufferView" in image}
     parts: list[bytes | str] = []
